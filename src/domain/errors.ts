@@ -1,0 +1,56 @@
+/** Stable codes every adapter maps to its own transport (HTTP status, MCP isError, CLI exit). */
+export type ErrorCode =
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'NOT_PERMITTED'
+  | 'NEEDS_SEAT'
+  | 'PLAN_LIMIT'
+  | 'INVALID_INPUT'
+  | 'STALE_VERSION'
+  | 'RATE_LIMITED'
+  | 'UNAUTHENTICATED'
+  | 'UNAVAILABLE';
+
+/**
+ * The one error family of Switchboard. `message` is a sentence a person or an
+ * agent can act on; `details` carries machine-readable facts (limits, counts).
+ */
+export class SwitchboardError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'SwitchboardError';
+  }
+}
+
+export const notFound = (what: string, hint = '') =>
+  new SwitchboardError('NOT_FOUND', `${what} was not found.${hint ? ' ' + hint : ''}`);
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new SwitchboardError('CONFLICT', message, details);
+export const notPermitted = (message: string, details?: Record<string, unknown>) =>
+  new SwitchboardError('NOT_PERMITTED', message, details);
+export const invalidInput = (message: string, details?: Record<string, unknown>) =>
+  new SwitchboardError('INVALID_INPUT', message, details);
+export const planLimit = (message: string, details?: Record<string, unknown>) =>
+  new SwitchboardError('PLAN_LIMIT', message, details);
+
+export const isSwitchboardError = (e: unknown): e is SwitchboardError => e instanceof SwitchboardError;
+
+/** Thrown by job handlers when retrying cannot help (the queue records it and stops). */
+export class PermanentFailure extends Error {
+  constructor(message: string, readonly reason: string = message) {
+    super(message);
+    this.name = 'PermanentFailure';
+  }
+}
+
+/** Thrown by job handlers when the platform asked us to wait (e.g. HTTP 429 Retry-After). */
+export class RetryLater extends Error {
+  constructor(message: string, readonly afterMs: number) {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}

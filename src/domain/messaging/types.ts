@@ -1,0 +1,74 @@
+import type { AgentKind, SurfaceName } from '../types.ts';
+
+export type ConversationKind = 'dm' | 'channel' | 'thread' | 'external';
+
+export interface Conversation {
+  id: string;
+  workspaceId: string;
+  kind: ConversationKind;
+  key: string;
+  title: string;
+  surface: SurfaceName;
+  externalRef: Record<string, string> | null;
+  permalink: string | null;
+  parentId: string | null;
+  createdAt: Date;
+}
+
+export interface Message {
+  id: string;
+  workspaceId: string;
+  conversationId: string;
+  senderId: string;
+  body: string;
+  replyTo: string | null;
+  chainId: string;
+  hop: number;
+  askerPersonId: string | null;
+  askerIdentityId: string | null;
+  surface: SurfaceName;
+  permalink: string | null;
+  externalId: string | null;
+  createdAt: Date;
+}
+
+export type NewMessage = Omit<Message, 'id' | 'createdAt' | 'permalink' | 'externalId'> & {
+  permalink?: string | null;
+  externalId?: string | null;
+  createdAt?: Date;
+};
+
+export interface Sender {
+  id: string;
+  name: string;
+  person: string;
+  displayName: string;
+  avatarUrl: string | null;
+  kind: AgentKind;
+}
+
+/** One message as an agent's inbox shows it. */
+export interface InboxItem {
+  message: Message;
+  sender: Sender;
+  conversation: { id: string; kind: ConversationKind; title: string; surface: SurfaceName; permalink: string | null };
+  asker: { personId: string | null; handle: string | null; identityId: string | null };
+}
+
+export interface SearchQuery {
+  workspaceId: string;
+  text: string;
+  /** Restrict to messages this agent sent or received; null for every message (monitor). */
+  agentId: string | null;
+  fromAgentId?: string;
+  conversationId?: string;
+  since: Date;
+  limit: number;
+}
+
+export interface SearchHit {
+  message: Message;
+  sender: Sender;
+  rank: number;
+  snippet: string;
+}

@@ -1,0 +1,185 @@
+import type { PlanName } from './organizations/plans.ts';
+import type {
+  Agent, AgentMembership, Organization, OrgMember, OrgRole, Person, SurfaceName, Workspace, WorkspaceKind, WorkspaceRole,
+} from './types.ts';
+import type { Conversation, ConversationKind, InboxItem, Message, NewMessage, SearchHit, SearchQuery } from './messaging/types.ts';
+
+/** Organizations, their members, seats and monthly usage. */
+export interface OrgRepo {
+  /** Throws CONFLICT when the slug is taken. */
+  create(o: { name: string; slug: string; plan: PlanName; licensedMessages?: number; personalFor?: string | null }): Promise<Organization>;
+  /** By id or slug; null when absent. */
+  get(idOrSlug: string): Promise<Organization | null>;
+  setPlan(orgId: string, plan: PlanName, licensedMessages: number): Promise<void>;
+  /** Throws CONFLICT when the person is already a member. */
+  addMember(orgId: string, personId: string, role: OrgRole): Promise<void>;
+  /** Null when the person is not a member. */
+  member(orgId: string, personId: string): Promise<OrgMember | null>;
+  /** Organizations the person belongs to, with their role. */
+  listForPerson(personId: string): Promise<Array<Organization & { role: OrgRole }>>;
+  setSeat(orgId: string, personId: string, hasSeat: boolean): Promise<void>;
+  countWorkspaces(orgId: string): Promise<number>;
+  /** Distinct agents with a valid token that are in the organization (joined to one of its workspaces, or homed there). */
+  countAgents(orgId: string): Promise<number>;
+  usage(orgId: string, month: string): Promise<number>;
+  /** Adds to the month's count and returns the new total. */
+  addUsage(orgId: string, month: string, n: number): Promise<number>;
+}
+
+export interface PeopleRepo {
+  /** Throws CONFLICT when the handle or email is taken. */
+  create(p: { handle: string; displayName: string; email?: string | null }): Promise<Person>;
+  /** By id or handle; null when absent. */
+  get(idOrHandle: string): Promise<Person | null>;
+  setPasswordHash(personId: string, hash: string): Promise<void>;
+  /** The stored password hash; null when the person has none. */
+  passwordHash(personId: string): Promise<string | null>;
+}
+
+export interface WorkspaceRepo {
+  /** Throws CONFLICT when the slug is taken. */
+  create(w: { orgId: string; name: string; slug: string; restricted: boolean; kind: WorkspaceKind }): Promise<Workspace>;
+  /** By id or slug; null when absent. */
+  get(idOrSlug: string): Promise<Workspace | null>;
+  update(id: string, patch: Partial<Pick<Workspace, 'description' | 'instructions' | 'requireLinking' | 'name'>>): Promise<void>;
+  /** Sets (or replaces) a person's direct role. */
+  setMember(workspaceId: string, personId: string, role: WorkspaceRole): Promise<void>;
+  /** The direct role; null when the person was not added directly. */
+  directRole(workspaceId: string, personId: string): Promise<WorkspaceRole | null>;
+  /** Every person who can reach the workspace, with their effective role. */
+  reachablePeople(workspaceId: string): Promise<Array<{ person: Person; role: WorkspaceRole }>>;
+  /** Workspaces a person can reach, with their effective role. */
+  listForPerson(personId: string): Promise<Array<Workspace & { role: WorkspaceRole }>>;
+}
+
+export interface AgentRepo {
+  /** Throws CONFLICT when the owner already has an agent with that name. */
+  create(a: { ownerId: string; name: string; displayName: string; avatarUrl?: string | null; roleLine?: string; kind: Agent['kind']; tokenHash?: string | null }): Promise<Agent>;
+  /** Null when absent. */
+  get(id: string): Promise<Agent | null>;
+  /** `ownerHandle/name`; null when absent. */
+  byQualifiedName(ownerHandle: string, name: string): Promise<Agent | null>;
+  /** The agent whose current token hashes to `hash`; null when none (e.g. after rotation). */
+  byTokenHash(hash: string): Promise<Agent | null>;
+  /** The person agent of a person; null when absent. */
+  personAgent(personId: string): Promise<Agent | null>;
+  setTokenHash(agentId: string, hash: string | null): Promise<void>;
+  /** Inserts or replaces the agent's membership in a workspace. */
+  putMembership(m: AgentMembership): Promise<void>;
+  /** Null when the agent has not joined the workspace. */
+  membership(agentId: string, workspaceId: string): Promise<AgentMembership | null>;
+  /** Agents that joined the workspace explicitly, with their memberships. */
+  listMembers(workspaceId: string): Promise<Array<{ agent: Agent; membership: AgentMembership }>>;
+  listOwnedBy(ownerId: string): Promise<Agent[]>;
+}
+
+export interface MessageRepo {
+  /** Finds the conversation with this key in the workspace, or creates it. */
+  conversation(c: { workspaceId: string; kind: ConversationKind; key: string; title?: string; surface?: SurfaceName; externalRef?: Record<string, string> | null; permalink?: string | null; parentId?: string | null }): Promise<Conversation>;
+  /** Null when absent or in another workspace. */
+  getConversation(workspaceId: string, id: string): Promise<Conversation | null>;
+  setConversationPermalink(id: string, permalink: string): Promise<void>;
+  addParticipants(conversationId: string, agentIds: string[]): Promise<void>;
+  participants(conversationId: string): Promise<string[]>;
+  insert(m: NewMessage): Promise<Message>;
+  /** Null when absent or in another workspace. */
+  get(workspaceId: string, id: string): Promise<Message | null>;
+  setPermalink(messageId: string, permalink: string, externalId?: string): Promise<void>;
+  deliver(messageId: string, workspaceId: string, agentIds: string[]): Promise<void>;
+  /** The newest message delivered to `agentId` in the conversation; null when none. */
+  latestReceived(agentId: string, conversationId: string): Promise<Message | null>;
+  /** Whether a message was delivered to (or sent by) the agent. */
+  involves(agentId: string, messageId: string): Promise<boolean>;
+  countSentSince(senderId: string, conversationId: string, since: Date): Promise<number>;
+  /** Unread messages oldest first, marked read as they are returned. */
+  takeUnread(agentId: string, workspaceId: string, limit: number): Promise<{ items: InboxItem[]; remaining: number }>;
+  unreadCount(agentId: string, workspaceId: string): Promise<number>;
+  search(q: SearchQuery): Promise<SearchHit[]>;
+  /** Messages of a conversation, oldest first. */
+  listConversation(workspaceId: string, conversationId: string, limit: number): Promise<Message[]>;
+  /** Deletes messages of the organization older than `cutoff`; returns how many. */
+  purgeOlderThan(orgId: string, cutoff: Date): Promise<number>;
+}
+
+export interface OutboxEntry {
+  id: string;
+  topic: string;
+  payload: Record<string, unknown>;
+  orderingKey: string | null;
+  status: 'pending' | 'queued' | 'done' | 'failed';
+  attempts: number;
+  runAt: Date;
+  lastError: string | null;
+}
+
+/** Work to be done outside the transaction (posting to Slack, Teams…), written with the change that caused it. */
+export interface OutboxRepo {
+  add(e: { topic: string; payload: Record<string, unknown>; orderingKey?: string | null; runAt?: Date }): Promise<OutboxEntry>;
+  /** Null when absent. */
+  get(id: string): Promise<OutboxEntry | null>;
+  /** Claims up to `limit` due pending entries for this worker (skipping those others hold) and marks them queued. */
+  claimDue(limit: number, now: Date, leaseMs: number): Promise<OutboxEntry[]>;
+  markDone(id: string): Promise<void>;
+  /** Schedules another attempt at `runAt`, recording why this one failed. */
+  markRetry(id: string, error: string, runAt: Date): Promise<void>;
+  markFailed(id: string, error: string): Promise<void>;
+  list(filter: { topic?: string; status?: OutboxEntry['status'] }): Promise<OutboxEntry[]>;
+}
+
+export interface AuditEntry {
+  workspaceId?: string | null;
+  agentId?: string | null;
+  onBehalfOf?: string | null;
+  action: string;
+  target?: string | null;
+  result: string;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditRepo {
+  record(e: AuditEntry): Promise<void>;
+  list(workspaceId: string, limit: number): Promise<Array<AuditEntry & { createdAt: Date }>>;
+}
+
+/** Everything the core keeps. `transaction` runs `fn` atomically against the same repositories. */
+export interface Store {
+  orgs: OrgRepo;
+  people: PeopleRepo;
+  workspaces: WorkspaceRepo;
+  agents: AgentRepo;
+  messages: MessageRepo;
+  outbox: OutboxRepo;
+  audit: AuditRepo;
+  /** Records an inbound event id; false when it was seen before (so it is processed once). */
+  firstSeen(source: string, eventId: string): Promise<boolean>;
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+}
+
+/** Cross-process wake-ups (Postgres NOTIFY or Redis pub/sub). */
+export interface Notifier {
+  /** Publishes after the current transaction committed. */
+  publish(topic: string, payload: string): Promise<void>;
+  /** Resolves to an unsubscribe function. */
+  subscribe(topic: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A job handler: plain data in; throw PermanentFailure to stop retrying, RetryLater to wait. */
+export type JobHandler = (payload: Record<string, unknown>, ctx: { attempt: number; entryId: string }) => Promise<void>;
+
+/** Delivers outbox entries to registered handlers with retries; BullMQ or the embedded loop. */
+export interface JobQueue {
+  register(topic: string, handler: JobHandler): void;
+  /** Starts delivering; entries left by a previous process are picked up too. */
+  start(): Promise<void>;
+  /** Asks the queue to look for due entries now (after a commit). */
+  kick(): void;
+  /** Stops taking new work and waits for in-flight jobs. */
+  stop(): Promise<void>;
+  ping(): Promise<void>;
+}

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
+
+export interface TestDatabase {
+  kind: 'pglite' | 'postgres';
+  open(): Promise<Database>;
+}
+
+/** A fresh, migrated PGlite in memory. */
+export const pgliteDb: TestDatabase = {
+  kind: 'pglite',
+  async open() {
+    const d = await openDatabase({ dataDir: 'memory://' });
+    await d.migrate();
+    return d;
+  },
+};
+
+/**
+ * A fresh database on the real PostgreSQL (TEST_DATABASE_URL), created for this
+ * test file and dropped when it is closed, so parallel files never share rows.
+ */
+export function postgresDb(url = process.env.TEST_DATABASE_URL): TestDatabase | null {
+  if (!url) return null;
+  return {
+    kind: 'postgres',
+    async open() {
+      const name = `sb_test_${randomBytes(6).toString('hex')}`;
+      const admin = postgres(url, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`create database ${name}`);
+      const u = new URL(url);
+      u.pathname = `/${name}`;
+      const d = await openDatabase({ databaseUrl: u.toString(), max: 5 });
+      await d.migrate();
+      const close = d.close;
+      d.close = async () => {
+        await close();
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      };
+      return d;
+    },
+  };
+}
+
+/** Every database kind available here: PGlite always, PostgreSQL when TEST_DATABASE_URL is set (always in CI). */
+export function databases(): TestDatabase[] {
+  const pg = postgresDb();
+  return pg ? [pgliteDb, pg] : [pgliteDb];
+}
