@@ -1,0 +1,341 @@
+// Request bodies Slack sends to an app, shaped after Slack's documented
+// payloads (Events API envelope, block_actions, view_submission, slash
+// commands, url_verification) and typed with Bolt's own payload types so a
+// drift from what Bolt expects fails to compile. Events are JSON; interactivity
+// is form-encoded as `payload=<json>`; slash commands are plain form fields.
+import type { BlockAction, ButtonAction, EnvelopedEvent, SlashCommand, ViewStateValue, ViewSubmitAction, types } from '@slack/bolt';
+import { randomUUID } from 'node:crypto';
+import { SLACK_DEFAULTS, dmChannelId } from './defaults.ts';
+
+/** A body ready to sign and POST, plus the payload it carries for assertions. */
+export interface SlackRequestBody<P = unknown> {
+  contentType: 'application/json' | 'application/x-www-form-urlencoded';
+  body: string;
+  payload: P;
+}
+
+let tsCounter = 0;
+/** A fresh, increasing message ts for events people "write" (apart from the stand-in's 1700000000.* range). */
+export function nextEventTs(): string {
+  tsCounter += 1;
+  return `1710000000.${String(tsCounter * 100).padStart(6, '0')}`;
+}
+
+let eventCounter = 0;
+function nextEventId(): string {
+  eventCounter += 1;
+  return `Ev0STANDIN${String(eventCounter).padStart(4, '0')}`;
+}
+
+function triggerId(): string {
+  return `${Date.now()}.${SLACK_DEFAULTS.teamId.slice(1)}.${randomUUID().replace(/-/g, '')}`;
+}
+
+const json = <P>(payload: P): SlackRequestBody<P> => ({ contentType: 'application/json', body: JSON.stringify(payload), payload });
+
+const form = <P>(payload: P, fields: Record<string, string>): SlackRequestBody<P> => ({
+  contentType: 'application/x-www-form-urlencoded',
+  body: new URLSearchParams(fields).toString(),
+  payload,
+});
+
+/** Interactivity payloads travel as one form field holding JSON. */
+const interactive = <P>(payload: P) => form(payload, { payload: JSON.stringify(payload) });
+
+export interface EnvelopeOptions {
+  teamId?: string;
+  apiAppId?: string;
+  eventId?: string;
+  /** Seconds since the epoch; default now. */
+  eventTime?: number;
+  /** The installation(s) the event is for; default the stand-in's bot in `teamId`. */
+  authorizations?: EnvelopedEvent['authorizations'];
+  botUserId?: string;
+  isExtSharedChannel?: boolean;
+}
+
+/** The Events API envelope around an event (`type: 'event_callback'`), as JSON. */
+export function eventCallback<E extends { type: string }>(event: E, options: EnvelopeOptions = {}): SlackRequestBody<EnvelopedEvent<E>> {
+  const teamId = options.teamId ?? SLACK_DEFAULTS.teamId;
+  const envelope: EnvelopedEvent<E> = {
+    token: SLACK_DEFAULTS.verificationToken,
+    team_id: teamId,
+    context_team_id: teamId,
+    api_app_id: options.apiAppId ?? SLACK_DEFAULTS.appId,
+    event,
+    type: 'event_callback',
+    event_id: options.eventId ?? nextEventId(),
+    event_time: options.eventTime ?? Math.floor(Date.now() / 1000),
+    authorizations: options.authorizations ?? [
+      { enterprise_id: null, team_id: teamId, user_id: options.botUserId ?? SLACK_DEFAULTS.botUserId, is_bot: true, is_enterprise_install: false },
+    ],
+    is_ext_shared_channel: options.isExtSharedChannel ?? false,
+  };
+  // Outside Enterprise Grid Slack sends `context_enterprise_id: null`; Bolt's type only allows a string or absence.
+  return json({ ...envelope, context_enterprise_id: null } as unknown as EnvelopedEvent<E>);
+}
+
+export interface MessageInput {
+  user: string;
+  text: string;
+  channel: string;
+  ts?: string;
+  thread_ts?: string;
+  /** The author of the thread's parent, which Slack adds to replies. */
+  parent_user_id?: string;
+  team?: string;
+  /** Further documented fields (blocks, files, bot_id, subtype…) to add or override. */
+  extra?: Record<string, unknown>;
+}
+
+/** An `app_mention` event: someone wrote `<@BOT>` in a channel the bot is in. */
+export function appMention(input: MessageInput): types.AppMentionEvent {
+  const ts = input.ts ?? nextEventTs();
+  return {
+    client_msg_id: randomUUID(),
+    type: 'app_mention',
+    text: input.text,
+    user: input.user,
+    ts,
+    team: input.team ?? SLACK_DEFAULTS.teamId,
+    ...(input.thread_ts ? { thread_ts: input.thread_ts } : {}),
+    ...(input.parent_user_id ? { parent_user_id: input.parent_user_id } : {}),
+    channel: input.channel,
+    event_ts: ts,
+    ...input.extra,
+  } as types.AppMentionEvent;
+}
+
+/** A plain `message` event in a channel, group, DM or group DM. */
+export function message(input: MessageInput & { channel_type: 'channel' | 'group' | 'im' | 'mpim' }): types.GenericMessageEvent {
+  const ts = input.ts ?? nextEventTs();
+  return {
+    client_msg_id: randomUUID(),
+    type: 'message',
+    text: input.text,
+    user: input.user,
+    ts,
+    team: input.team ?? SLACK_DEFAULTS.teamId,
+    ...(input.thread_ts ? { thread_ts: input.thread_ts } : {}),
+    ...(input.parent_user_id ? { parent_user_id: input.parent_user_id } : {}),
+    channel: input.channel,
+    event_ts: ts,
+    channel_type: input.channel_type,
+    ...input.extra,
+  } as types.GenericMessageEvent;
+}
+
+/** A `message.im` event: a person wrote to the bot in their DM (channel defaults to the stand-in's DM id). */
+export function messageIm(input: Omit<MessageInput, 'channel'> & { channel?: string }): types.GenericMessageEvent {
+  return message({ ...input, channel: input.channel ?? dmChannelId(input.user), channel_type: 'im' });
+}
+
+/** `app_home_opened`: a person opened the app's Home or Messages tab. */
+export function appHomeOpened(input: { user: string; channel?: string; tab?: 'home' | 'messages'; view?: Record<string, unknown> }): types.AppHomeOpenedEvent {
+  return {
+    type: 'app_home_opened',
+    user: input.user,
+    channel: input.channel ?? dmChannelId(input.user),
+    tab: input.tab ?? 'home',
+    ...(input.view ? { view: input.view } : {}),
+    event_ts: nextEventTs(),
+  } as types.AppHomeOpenedEvent;
+}
+
+export interface MembershipInput {
+  user: string;
+  channel: string;
+  /** 'C' public channel, 'G' private channel or group DM. */
+  channel_type?: 'C' | 'G';
+  team?: string;
+  inviter?: string;
+}
+
+/** `member_joined_channel`: someone (possibly the bot) joined a channel the bot is in. */
+export function memberJoinedChannel(input: MembershipInput): types.MemberJoinedChannelEvent {
+  return {
+    type: 'member_joined_channel',
+    user: input.user,
+    channel: input.channel,
+    channel_type: input.channel_type ?? 'C',
+    team: input.team ?? SLACK_DEFAULTS.teamId,
+    ...(input.inviter ? { inviter: input.inviter } : {}),
+    event_ts: nextEventTs(),
+  };
+}
+
+/** `member_left_channel`: someone left a channel the bot is in. */
+export function memberLeftChannel(input: Omit<MembershipInput, 'inviter'>): types.MemberLeftChannelEvent {
+  return {
+    type: 'member_left_channel',
+    user: input.user,
+    channel: input.channel,
+    channel_type: input.channel_type ?? 'C',
+    team: input.team ?? SLACK_DEFAULTS.teamId,
+    event_ts: nextEventTs(),
+  };
+}
+
+export interface ActionInput {
+  action_id: string;
+  value?: string;
+  block_id?: string;
+  /** The button's label. */
+  text?: string;
+}
+
+export interface BlockActionsInput {
+  user: string | { id: string; username?: string; name?: string; team_id?: string };
+  team?: string | { id: string; domain: string };
+  channel: string | { id: string; name: string };
+  /** The message holding the buttons (for an approval card, the card the bot posted). */
+  message: { ts: string; text?: string; thread_ts?: string; blocks?: unknown[]; user?: string; bot_id?: string };
+  actions: ActionInput[];
+  response_url?: string;
+  trigger_id?: string;
+  apiAppId?: string;
+}
+
+/** A `block_actions` payload from a button click in a message, form-encoded as `payload=<json>`. */
+export function blockActions(input: BlockActionsInput): SlackRequestBody<BlockAction<ButtonAction>> {
+  const user = typeof input.user === 'string' ? { id: input.user } : input.user;
+  const team = typeof input.team === 'object' ? input.team : { id: input.team ?? SLACK_DEFAULTS.teamId, domain: SLACK_DEFAULTS.teamDomain };
+  const channel = typeof input.channel === 'string' ? { id: input.channel, name: input.channel.startsWith('D') ? 'directmessage' : 'general' } : input.channel;
+  const actionTs = `${Math.floor(Date.now() / 1000)}.${String(Date.now() % 1000).padStart(3, '0')}100`;
+  const payload: BlockAction<ButtonAction> = {
+    type: 'block_actions',
+    user: { id: user.id, username: user.username ?? user.id.toLowerCase(), name: user.name ?? user.id.toLowerCase(), team_id: user.team_id ?? team.id },
+    api_app_id: input.apiAppId ?? SLACK_DEFAULTS.appId,
+    token: SLACK_DEFAULTS.verificationToken,
+    container: {
+      type: 'message',
+      message_ts: input.message.ts,
+      channel_id: channel.id,
+      is_ephemeral: false,
+      ...(input.message.thread_ts ? { thread_ts: input.message.thread_ts } : {}),
+    },
+    trigger_id: input.trigger_id ?? triggerId(),
+    team,
+    is_enterprise_install: false,
+    channel,
+    message: {
+      type: 'message',
+      user: input.message.user ?? SLACK_DEFAULTS.botUserId,
+      bot_id: input.message.bot_id ?? SLACK_DEFAULTS.botId,
+      app_id: SLACK_DEFAULTS.appId,
+      text: input.message.text ?? '',
+      blocks: input.message.blocks ?? [],
+      team: team.id,
+      ts: input.message.ts,
+      ...(input.message.thread_ts ? { thread_ts: input.message.thread_ts } : {}),
+    },
+    state: { values: {} },
+    response_url: input.response_url ?? `https://hooks.slack.com/actions/${team.id}/1000000001/standinresponseurl`,
+    actions: input.actions.map((action) => ({
+      action_id: action.action_id,
+      block_id: action.block_id ?? action.action_id,
+      text: { type: 'plain_text', text: action.text ?? action.action_id, emoji: true },
+      ...(action.value !== undefined ? { value: action.value } : {}),
+      type: 'button',
+      action_ts: actionTs,
+    })),
+  };
+  // Slack sends `enterprise: null` outside Enterprise Grid; Bolt's type only allows an object or absence.
+  return interactive({ ...payload, enterprise: null } as unknown as BlockAction<ButtonAction>);
+}
+
+export interface ViewSubmissionInput {
+  user: string | { id: string; username?: string; name?: string; team_id?: string };
+  team?: string;
+  view: {
+    callback_id: string;
+    id?: string;
+    private_metadata?: string;
+    /** `state.values`: block_id → action_id → { type, value | selected_option … }. */
+    values?: Record<string, Record<string, ViewStateValue>>;
+    title?: string;
+    blocks?: unknown[];
+  };
+  trigger_id?: string;
+  response_urls?: ViewSubmitAction['response_urls'];
+  apiAppId?: string;
+}
+
+/** A `view_submission` payload from a modal's submit button, form-encoded as `payload=<json>`. */
+export function viewSubmission(input: ViewSubmissionInput): SlackRequestBody<ViewSubmitAction> {
+  const user = typeof input.user === 'string' ? { id: input.user } : input.user;
+  const teamId = input.team ?? SLACK_DEFAULTS.teamId;
+  const viewId = input.view.id ?? 'V0STANDIN1';
+  const payload: ViewSubmitAction = {
+    type: 'view_submission',
+    team: { id: teamId, domain: SLACK_DEFAULTS.teamDomain },
+    user: { id: user.id, username: user.username ?? user.id.toLowerCase(), name: user.name ?? user.id.toLowerCase(), team_id: user.team_id ?? teamId } as ViewSubmitAction['user'],
+    api_app_id: input.apiAppId ?? SLACK_DEFAULTS.appId,
+    token: SLACK_DEFAULTS.verificationToken,
+    trigger_id: input.trigger_id ?? triggerId(),
+    view: {
+      id: viewId,
+      team_id: teamId,
+      type: 'modal',
+      blocks: (input.view.blocks ?? []) as ViewSubmitAction['view']['blocks'],
+      private_metadata: input.view.private_metadata ?? '',
+      callback_id: input.view.callback_id,
+      state: { values: input.view.values ?? {} },
+      hash: `${Math.floor(Date.now() / 1000)}.standin`,
+      title: { type: 'plain_text', text: input.view.title ?? 'Switchboard', emoji: true },
+      clear_on_close: false,
+      notify_on_close: false,
+      close: { type: 'plain_text', text: 'Cancel', emoji: true },
+      submit: { type: 'plain_text', text: 'Submit', emoji: true },
+      previous_view_id: null,
+      root_view_id: viewId,
+      app_id: input.apiAppId ?? SLACK_DEFAULTS.appId,
+      external_id: '',
+      app_installed_team_id: teamId,
+      bot_id: SLACK_DEFAULTS.botId,
+    },
+    response_urls: input.response_urls ?? [],
+    is_enterprise_install: false,
+  };
+  return interactive({ ...payload, enterprise: null } as unknown as ViewSubmitAction);
+}
+
+export interface SlashCommandInput {
+  command: string;
+  text?: string;
+  user_id: string;
+  channel_id: string;
+  team_id?: string;
+  response_url?: string;
+  trigger_id?: string;
+  user_name?: string;
+  channel_name?: string;
+  team_domain?: string;
+  api_app_id?: string;
+}
+
+/** A slash command invocation: plain form fields (no `payload=` wrapper). */
+export function slashCommand(input: SlashCommandInput): SlackRequestBody<SlashCommand> {
+  const teamId = input.team_id ?? SLACK_DEFAULTS.teamId;
+  const fields: SlashCommand = {
+    token: SLACK_DEFAULTS.verificationToken,
+    team_id: teamId,
+    team_domain: input.team_domain ?? SLACK_DEFAULTS.teamDomain,
+    channel_id: input.channel_id,
+    channel_name: input.channel_name ?? (input.channel_id.startsWith('D') ? 'directmessage' : 'general'),
+    user_id: input.user_id,
+    user_name: input.user_name ?? input.user_id.toLowerCase(),
+    command: input.command,
+    text: input.text ?? '',
+    api_app_id: input.api_app_id ?? SLACK_DEFAULTS.appId,
+    is_enterprise_install: 'false',
+    response_url: input.response_url ?? `https://hooks.slack.com/commands/${teamId}/1000000002/standinresponseurl`,
+    trigger_id: input.trigger_id ?? triggerId(),
+  };
+  return form(fields, fields as Record<string, string>);
+}
+
+/** The one-time `url_verification` challenge Slack sends when the events URL is configured. */
+export function urlVerification(challenge: string): SlackRequestBody<{ token: string; challenge: string; type: 'url_verification' }> {
+  return json({ token: SLACK_DEFAULTS.verificationToken, challenge, type: 'url_verification' as const });
+}
