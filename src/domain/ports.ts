@@ -21,6 +21,8 @@ export interface OrgRepo {
   countWorkspaces(orgId: string): Promise<number>;
   /** Distinct agents with a valid token that are in the organization (joined to one of its workspaces, or homed there). */
   countAgents(orgId: string): Promise<number>;
+  /** Every organization (for scheduled work such as the history purge). */
+  listAll(): Promise<Organization[]>;
   usage(orgId: string, month: string): Promise<number>;
   /** Adds to the month's count and returns the new total. */
   addUsage(orgId: string, month: string, n: number): Promise<number>;
@@ -141,6 +143,24 @@ export interface AuditRepo {
   list(workspaceId: string, limit: number): Promise<Array<AuditEntry & { createdAt: Date }>>;
 }
 
+export interface OneTimeToken {
+  id: string;
+  purpose: 'signin' | 'link';
+  personId: string | null;
+  subject: Record<string, string> | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+/** Single-use expiring secrets, stored by hash. */
+export interface OneTimeTokenRepo {
+  create(t: { purpose: OneTimeToken['purpose']; tokenHash: string; personId?: string | null; subject?: Record<string, string> | null; expiresAt: Date }): Promise<OneTimeToken>;
+  /** Null when no token has that hash. */
+  peek(tokenHash: string, purpose: OneTimeToken['purpose']): Promise<OneTimeToken | null>;
+  /** Marks it used if it is unused and unexpired; null when that failed (used, expired or unknown). */
+  consume(tokenHash: string, purpose: OneTimeToken['purpose'], now: Date): Promise<OneTimeToken | null>;
+}
+
 /** Everything the core keeps. `transaction` runs `fn` atomically against the same repositories. */
 export interface Store {
   orgs: OrgRepo;
@@ -150,6 +170,7 @@ export interface Store {
   messages: MessageRepo;
   outbox: OutboxRepo;
   audit: AuditRepo;
+  tokens: OneTimeTokenRepo;
   /** Records an inbound event id; false when it was seen before (so it is processed once). */
   firstSeen(source: string, eventId: string): Promise<boolean>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

@@ -9,6 +9,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
+import { lockDataDir } from './lock.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -58,8 +59,10 @@ function openPostgres(url: string, max: number): Database {
 }
 
 async function openPglite(dataDir: string): Promise<Database> {
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  const memory = dataDir.startsWith('memory://');
+  if (!memory) mkdirSync(dataDir, { recursive: true });
+  const release = memory ? () => {} : lockDataDir(dataDir);
+  const client = await PGlite.create(dataDir).catch((e) => { release(); throw e; });
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   let closed = false;
   return {
@@ -72,6 +75,6 @@ async function openPglite(dataDir: string): Promise<Database> {
       const unlisten = await client.listen(channel, onPayload);
       return async () => { if (!closed) await unlisten(); };
     },
-    close: async () => { if (!closed) { closed = true; await client.close(); } },
+    close: async () => { if (!closed) { closed = true; await client.close(); release(); } },
   };
 }

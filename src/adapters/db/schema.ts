@@ -168,3 +168,15 @@ export const processedEvents = pgTable('processed_events', {
   eventId: text('event_id').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.source, t.eventId] })]);
+
+/** Single-use, expiring secrets (sign-in links, account-link nonces); only their hash is kept. */
+export const oneTimeTokens = pgTable('one_time_tokens', {
+  id: id(),
+  purpose: text('purpose', { enum: ['signin', 'link'] }).notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  personId: uuid('person_id').references(() => people.id, { onDelete: 'cascade' }),
+  subject: jsonb('subject').$type<Record<string, string>>(),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

@@ -1,0 +1,87 @@
+import { and, eq } from 'drizzle-orm';
+import type { AgentRepo } from '../../domain/ports.ts';
+import type { Agent, AgentMembership } from '../../domain/types.ts';
+import type { Db } from './client.ts';
+import { uniqueOr } from './errors.ts';
+import { isUuid } from './ids.ts';
+import { agentMemberships, agents, people } from './schema.ts';
+
+/** Agent columns joined with the owner's handle; the token hash is reduced to whether one exists. */
+const agentColumns = {
+  id: agents.id, ownerId: agents.ownerId, ownerHandle: people.handle, name: agents.name, displayName: agents.displayName,
+  avatarUrl: agents.avatarUrl, roleLine: agents.roleLine, kind: agents.kind, tokenHash: agents.tokenHash, createdAt: agents.createdAt,
+};
+type Row = { [K in keyof typeof agentColumns]: (typeof agentColumns)[K]['_']['data'] } & { ownerHandle: string };
+
+const toAgent = ({ tokenHash, ...r }: Row): Agent => ({ ...r, hasToken: tokenHash !== null });
+const toMembership = (r: typeof agentMemberships.$inferSelect): AgentMembership => ({ ...r });
+
+export class DrizzleAgentRepo implements AgentRepo {
+  constructor(private readonly db: Db) {}
+
+  private select() {
+    return this.db.select(agentColumns).from(agents).innerJoin(people, eq(people.id, agents.ownerId));
+  }
+
+  async create(a: Parameters<AgentRepo['create']>[0]) {
+    const [row] = await uniqueOr(
+      () => this.db.insert(agents).values({
+        ownerId: a.ownerId, name: a.name, displayName: a.displayName, avatarUrl: a.avatarUrl ?? null,
+        roleLine: a.roleLine ?? '', kind: a.kind, tokenHash: a.tokenHash ?? null,
+      }).returning({ id: agents.id }),
+      `This owner already has an agent named "${a.name}"; agent names are unique per owner.`,
+    );
+    return (await this.get(row.id))!;
+  }
+
+  async get(id: string) {
+    if (!isUuid(id)) return null;
+    const [row] = await this.select().where(eq(agents.id, id));
+    return row ? toAgent(row as Row) : null;
+  }
+
+  async byQualifiedName(ownerHandle: string, name: string) {
+    const [row] = await this.select().where(and(eq(people.handle, ownerHandle), eq(agents.name, name)));
+    return row ? toAgent(row as Row) : null;
+  }
+
+  async byTokenHash(hash: string) {
+    const [row] = await this.select().where(eq(agents.tokenHash, hash));
+    return row ? toAgent(row as Row) : null;
+  }
+
+  async personAgent(personId: string) {
+    const [row] = await this.select().where(and(eq(agents.ownerId, personId), eq(agents.kind, 'person')));
+    return row ? toAgent(row as Row) : null;
+  }
+
+  async setTokenHash(agentId: string, hash: string | null) {
+    await this.db.update(agents).set({ tokenHash: hash }).where(eq(agents.id, agentId));
+  }
+
+  async putMembership(m: AgentMembership) {
+    const { agentId, workspaceId, ...perms } = m;
+    await this.db.insert(agentMemberships).values(m)
+      .onConflictDoUpdate({ target: [agentMemberships.agentId, agentMemberships.workspaceId], set: perms });
+  }
+
+  async membership(agentId: string, workspaceId: string) {
+    const [row] = await this.db.select().from(agentMemberships)
+      .where(and(eq(agentMemberships.agentId, agentId), eq(agentMemberships.workspaceId, workspaceId)));
+    return row ? toMembership(row) : null;
+  }
+
+  async listMembers(workspaceId: string) {
+    const rows = await this.db.select({ a: agentColumns, m: agentMemberships }).from(agentMemberships)
+      .innerJoin(agents, eq(agents.id, agentMemberships.agentId))
+      .innerJoin(people, eq(people.id, agents.ownerId))
+      .where(eq(agentMemberships.workspaceId, workspaceId))
+      .orderBy(agents.name, people.handle);
+    return rows.map((r) => ({ agent: toAgent(r.a as Row), membership: toMembership(r.m) }));
+  }
+
+  async listOwnedBy(ownerId: string) {
+    const rows = await this.select().where(eq(agents.ownerId, ownerId)).orderBy(agents.name);
+    return rows.map((r) => toAgent(r as Row));
+  }
+}

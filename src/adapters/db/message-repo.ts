@@ -1,0 +1,183 @@
+import { and, asc, count, desc, eq, gte, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { Conversation, InboxItem, Message, NewMessage, SearchHit, SearchQuery, Sender } from '../../domain/messaging/types.ts';
+import type { MessageRepo } from '../../domain/ports.ts';
+import type { Db } from './client.ts';
+import { isUuid } from './ids.ts';
+import { rowsOf } from './org-repo.ts';
+import { agents, conversationParticipants, conversations, deliveries, messages, people, workspaces } from './schema.ts';
+
+const messageColumns = {
+  id: messages.id, workspaceId: messages.workspaceId, conversationId: messages.conversationId, senderId: messages.senderId,
+  body: messages.body, replyTo: messages.replyTo, chainId: messages.chainId, hop: messages.hop,
+  askerPersonId: messages.askerPersonId, askerIdentityId: messages.askerIdentityId, surface: messages.surface,
+  permalink: messages.permalink, externalId: messages.externalId, createdAt: messages.createdAt,
+};
+const senderColumns = {
+  id: agents.id, name: agents.name, person: people.handle, displayName: agents.displayName, avatarUrl: agents.avatarUrl, kind: agents.kind,
+};
+
+function inboxRows(db: Db, where: SQL | undefined) {
+  return db.select({
+    message: messageColumns, sender: senderColumns,
+    conversation: { id: conversations.id, kind: conversations.kind, title: conversations.title, surface: conversations.surface, permalink: conversations.permalink },
+    askerHandle: sql<string | null>`(select p.handle from people p where p.id = ${messages.askerPersonId})`,
+  }).from(deliveries)
+    .innerJoin(messages, eq(messages.id, deliveries.messageId))
+    .innerJoin(agents, eq(agents.id, messages.senderId))
+    .innerJoin(people, eq(people.id, agents.ownerId))
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .where(where).orderBy(asc(deliveries.createdAt), asc(deliveries.messageId));
+}
+
+
+export class DrizzleMessageRepo implements MessageRepo {
+  constructor(private readonly db: Db) {}
+
+  async conversation(c: Parameters<MessageRepo['conversation']>[0]): Promise<Conversation> {
+    const [created] = await this.db.insert(conversations).values({
+      workspaceId: c.workspaceId, kind: c.kind, key: c.key, title: c.title ?? '', surface: c.surface ?? 'mcp',
+      externalRef: c.externalRef ?? null, permalink: c.permalink ?? null, parentId: c.parentId ?? null,
+    }).onConflictDoNothing().returning();
+    if (created) return created;
+    const [row] = await this.db.select().from(conversations)
+      .where(and(eq(conversations.workspaceId, c.workspaceId), eq(conversations.key, c.key)));
+    return row;
+  }
+
+  async getConversation(workspaceId: string, id: string) {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db.select().from(conversations)
+      .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
+    return row ?? null;
+  }
+
+  async setConversationPermalink(id: string, permalink: string) {
+    await this.db.update(conversations).set({ permalink }).where(eq(conversations.id, id));
+  }
+
+  async addParticipants(conversationId: string, agentIds: string[]) {
+    if (!agentIds.length) return;
+    await this.db.insert(conversationParticipants).values(agentIds.map((agentId) => ({ conversationId, agentId }))).onConflictDoNothing();
+  }
+
+  async participants(conversationId: string) {
+    const rows = await this.db.select({ id: conversationParticipants.agentId }).from(conversationParticipants)
+      .where(eq(conversationParticipants.conversationId, conversationId));
+    return rows.map((r) => r.id);
+  }
+
+  async insert(m: NewMessage): Promise<Message> {
+    const [row] = await this.db.insert(messages).values(m).returning(messageColumns);
+    return row;
+  }
+
+  async get(workspaceId: string, id: string) {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db.select(messageColumns).from(messages)
+      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id)));
+    return row ?? null;
+  }
+
+  async setPermalink(messageId: string, permalink: string, externalId?: string) {
+    await this.db.update(messages).set({ permalink, ...(externalId ? { externalId } : {}) }).where(eq(messages.id, messageId));
+  }
+
+  async deliver(messageId: string, workspaceId: string, agentIds: string[]) {
+    if (!agentIds.length) return;
+    await this.db.insert(deliveries).values(agentIds.map((agentId) => ({ messageId, agentId, workspaceId }))).onConflictDoNothing();
+  }
+
+  async latestReceived(agentId: string, conversationId: string) {
+    const [row] = await this.db.select(messageColumns).from(deliveries)
+      .innerJoin(messages, eq(messages.id, deliveries.messageId))
+      .where(and(eq(deliveries.agentId, agentId), eq(messages.conversationId, conversationId)))
+      .orderBy(desc(messages.createdAt)).limit(1);
+    return row ?? null;
+  }
+
+  async involves(agentId: string, messageId: string) {
+    if (!isUuid(messageId)) return false;
+    const [row] = await this.db.select({ id: messages.id }).from(messages)
+      .leftJoin(deliveries, and(eq(deliveries.messageId, messages.id), eq(deliveries.agentId, agentId)))
+      .where(and(eq(messages.id, messageId), or(eq(messages.senderId, agentId), eq(deliveries.agentId, agentId)))).limit(1);
+    return Boolean(row);
+  }
+
+  async countSentSince(senderId: string, conversationId: string, since: Date) {
+    const [row] = await this.db.select({ n: count() }).from(messages)
+      .where(and(eq(messages.senderId, senderId), eq(messages.conversationId, conversationId), gte(messages.createdAt, since)));
+    return Number(row.n);
+  }
+
+  async takeUnread(agentId: string, workspaceId: string, limit: number) {
+    return this.db.transaction(async (tx) => {
+      const txDb = tx as unknown as Db;
+      const unread = and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt));
+      // Lock the rows we return so two concurrent readers never both get the same message.
+      const picked = await tx.select({ id: deliveries.messageId }).from(deliveries).where(unread)
+        .orderBy(asc(deliveries.createdAt), asc(deliveries.messageId)).limit(limit).for('update', { skipLocked: true });
+      const ids = picked.map((p) => p.id);
+      let items: InboxItem[] = [];
+      if (ids.length) {
+        await tx.update(deliveries).set({ readAt: new Date() })
+          .where(and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, ids)));
+        const rows = await inboxRows(txDb, and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, ids)));
+        items = rows.map((r) => ({
+          message: r.message, sender: r.sender as Sender, conversation: r.conversation,
+          asker: { personId: r.message.askerPersonId, handle: r.askerHandle, identityId: r.message.askerIdentityId },
+        }));
+      }
+      const remaining = await new DrizzleMessageRepo(txDb).unreadCount(agentId, workspaceId);
+      return { items, remaining };
+    });
+  }
+
+  async unreadCount(agentId: string, workspaceId: string) {
+    const [row] = await this.db.select({ n: count() }).from(deliveries)
+      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt)));
+    return Number(row.n);
+  }
+
+  async search(q: SearchQuery): Promise<SearchHit[]> {
+    const tsq = sql`websearch_to_tsquery('english', ${q.text})`;
+    const conds = [
+      eq(messages.workspaceId, q.workspaceId),
+      sql`${messages.search} @@ ${tsq}`,
+      gte(messages.createdAt, q.since),
+    ];
+    if (q.fromAgentId) conds.push(eq(messages.senderId, q.fromAgentId));
+    if (q.conversationId) conds.push(eq(messages.conversationId, q.conversationId));
+    if (q.agentId) {
+      conds.push(or(
+        eq(messages.senderId, q.agentId),
+        sql`exists (select 1 from ${deliveries} where ${deliveries.messageId} = ${messages.id} and ${deliveries.agentId} = ${q.agentId})`,
+      )!);
+    }
+    const rank = sql<number>`ts_rank(${messages.search}, ${tsq})`;
+    const rows = await this.db.select({
+      message: messageColumns, sender: senderColumns, rank,
+      snippet: sql<string>`ts_headline('english', ${messages.body}, ${tsq}, 'MaxWords=20, MinWords=5, StartSel=**, StopSel=**')`,
+    }).from(messages)
+      .innerJoin(agents, eq(agents.id, messages.senderId))
+      .innerJoin(people, eq(people.id, agents.ownerId))
+      .where(and(...conds))
+      .orderBy(desc(rank), desc(messages.createdAt)).limit(q.limit);
+    return rows.map((r) => ({ message: r.message, sender: r.sender as Sender, rank: Number(r.rank), snippet: r.snippet }));
+  }
+
+  async listConversation(workspaceId: string, conversationId: string, limit: number) {
+    const rows = await this.db.select(messageColumns).from(messages)
+      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId)))
+      .orderBy(desc(messages.createdAt)).limit(limit);
+    return rows.reverse();
+  }
+
+  async purgeOlderThan(orgId: string, cutoff: Date) {
+    const res = await this.db.execute(sql`
+      with gone as (delete from ${messages} where ${messages.createdAt} < ${cutoff}
+        and ${messages.workspaceId} in (select ${workspaces.id} from ${workspaces} where ${workspaces.orgId} = ${orgId})
+        returning 1)
+      select count(*)::int as n from gone`);
+    return Number(rowsOf<{ n: number }>(res)[0]?.n ?? 0);
+  }
+}

@@ -1,0 +1,34 @@
+import type { Store } from '../../domain/ports.ts';
+import { DrizzleAgentRepo } from './agent-repo.ts';
+import { DrizzleAuditRepo } from './audit-repo.ts';
+import type { Db } from './client.ts';
+import { DrizzleMessageRepo } from './message-repo.ts';
+import { DrizzleOrgRepo } from './org-repo.ts';
+import { DrizzleOutboxRepo } from './outbox-repo.ts';
+import { DrizzlePeopleRepo } from './people-repo.ts';
+import { processedEvents } from './schema.ts';
+import { DrizzleTokenRepo } from './token-repo.ts';
+import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
+
+/** The Store port over drizzle; `transaction` hands `fn` the same repositories bound to one transaction. */
+export function createStore(db: Db, inTransaction = false): Store {
+  return {
+    orgs: new DrizzleOrgRepo(db),
+    people: new DrizzlePeopleRepo(db),
+    workspaces: new DrizzleWorkspaceRepo(db),
+    agents: new DrizzleAgentRepo(db),
+    messages: new DrizzleMessageRepo(db),
+    outbox: new DrizzleOutboxRepo(db),
+    audit: new DrizzleAuditRepo(db),
+    tokens: new DrizzleTokenRepo(db),
+    async firstSeen(source, eventId) {
+      const rows = await db.insert(processedEvents).values({ source, eventId }).onConflictDoNothing().returning();
+      return rows.length === 1;
+    },
+    transaction(fn) {
+      // Nested calls join the outer transaction instead of opening a savepoint per call.
+      if (inTransaction) return fn(this);
+      return db.transaction((tx) => fn(createStore(tx as unknown as Db, true)));
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import { openDatabase, type Database } from './adapters/db/client.ts';
+import { PgNotifier } from './adapters/db/pg-notifier.ts';
+import { createStore } from './adapters/db/store.ts';
+import { createJobQueue } from './adapters/queue/index.ts';
+import type { Config } from './config.ts';
+import { AgentService } from './domain/agents/agent-service.ts';
+import { MessagingService } from './domain/messaging/messaging-service.ts';
+import { DEFAULT_RATE_LIMIT, type RateLimit } from './domain/messaging/rules.ts';
+import { OrgService } from './domain/organizations/org-service.ts';
+import { systemClock, type Clock, type JobQueue, type Store } from './domain/ports.ts';
+
+/** Everything a running Switchboard holds; built once by `createApp`. */
+export interface App {
+  config: Config;
+  logger: Logger;
+  secret: string;
+  database: Database;
+  store: Store;
+  notifier: PgNotifier;
+  queue: JobQueue;
+  clock: Clock;
+  orgs: OrgService;
+  agents: AgentService;
+  messaging: MessagingService;
+  /** Hooks other modules add to run on close (surfaces, MCP sessions). */
+  onClose: Array<() => Promise<void> | void>;
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  logger?: Logger;
+  clock?: Clock;
+  rateLimit?: RateLimit;
+  /** Use this already-open database instead of opening one from the config (tests). */
+  database?: Database;
+  /** Options for the queue (tests shorten the poll interval and backoff). */
+  queue?: { pollMs?: number; backoff?: (attempt: number) => number; maxAttempts?: number; queueName?: string; prefix?: string };
+  /** Skip migrations (the CLI's `migrate` runs them itself). */
+  migrate?: boolean;
+}
+
+/** The secret from the environment, or one generated once and kept in DATA_DIR (mode 600). */
+export function resolveSecret(config: Config, logger: Logger): string {
+  if (config.secret) return config.secret;
+  const file = path.join(config.dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(config.dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, secret, { mode: 0o600 });
+  logger.warn({ file }, 'SWITCHBOARD_SECRET is not set; generated one in the data directory (set it explicitly when several processes share a database)');
+  return secret;
+}
+
+export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  const logger = opts.logger ?? pino({ level: config.logLevel, redact: ['*.token', '*.password', '*.secret', '*.botToken', 'token'] });
+  const clock = opts.clock ?? systemClock;
+  const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite') });
+  if (opts.migrate !== false) await database.migrate();
+  const store = createStore(database.db);
+  const notifier = new PgNotifier(database);
+  const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: store.outbox, logger, clock, ...opts.queue });
+  const orgs = new OrgService(store, clock);
+  const agents = new AgentService(store, orgs);
+  const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick());
+  const app: App = {
+    config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, orgs, agents, messaging,
+    onClose: [],
+    async close() {
+      for (const fn of app.onClose.reverse()) await fn();
+      await queue.stop();
+      await notifier.close();
+      if (!opts.database) await database.close();
+    },
+  };
+  return app;
+}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import type { App } from '../app.ts';
+import { SYSTEM } from '../domain/actor.ts';
+import { invalidInput } from '../domain/errors.ts';
+import { qualifiedName } from '../domain/types.ts';
+
+/** What a command produced: data for `--json`, and lines for a person. */
+export interface Output {
+  data: Record<string, unknown>;
+  text: string;
+}
+
+const list = z.string().optional().transform((s) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : undefined));
+const role = <T extends string>(values: readonly [T, ...T[]], what: string) =>
+  z.enum(values, { message: `${what} must be one of: ${values.join(', ')}` });
+
+/** Parses command arguments with zod, turning problems into one INVALID_INPUT sentence. */
+function args<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+  const r = schema.safeParse(raw);
+  if (!r.success) throw invalidInput(r.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; '));
+  return r.data;
+}
+
+/**
+ * The CLI commands that act on data. They run in the CLI process, or inside a
+ * running server when the CLI routes them over the control socket (PGlite).
+ */
+export const commands: Record<string, (app: App, raw: Record<string, unknown>) => Promise<Output>> = {
+  async init(app, raw) {
+    const a = args(z.object({ org: z.string().min(1), admin: z.string().min(1), email: z.string().email().optional(), name: z.string().optional() }), raw);
+    const { org, admin, signin } = await app.orgs.init({ org: a.org, admin: a.admin, email: a.email, displayName: a.name });
+    const url = `${app.config.publicUrl}${signin.path}`;
+    return {
+      data: { org: { id: org.id, slug: org.slug, name: org.name, plan: org.plan }, admin: { id: admin.id, handle: admin.handle }, signin_url: url, expires_at: signin.expiresAt },
+      text: `Created organization ${org.name} (${org.slug}) with admin @${admin.handle}.\nSign in once at: ${url}`,
+    };
+  },
+
+  async 'person add'(app, raw) {
+    const a = args(z.object({
+      handle: z.string(), org: z.string().optional(), role: role(['admin', 'member'], 'role').default('member'),
+      email: z.string().email().optional(), name: z.string().optional(), invite: z.boolean().optional(),
+    }), raw);
+    const person = await app.orgs.addPerson(SYSTEM, { handle: a.handle, org: a.org, role: a.role, email: a.email, displayName: a.name });
+    const invite = a.invite ? `${app.config.publicUrl}${(await app.orgs.issueSignin(person.id)).path}` : undefined;
+    return {
+      data: { person: { id: person.id, handle: person.handle, display_name: person.displayName, email: person.email }, org: a.org ?? null, role: a.org ? a.role : null, ...(invite ? { signin_url: invite } : {}) },
+      text: `Added @${person.handle}${a.org ? ` to ${a.org} as ${a.role}` : ''}.${invite ? `\nSign-in link: ${invite}` : ''}`,
+    };
+  },
+
+  async 'workspace add'(app, raw) {
+    const a = args(z.object({ name: z.string().min(1), org: z.string(), simplified: z.boolean().optional(), restricted: z.boolean().optional() }), raw);
+    const ws = await app.orgs.addWorkspace(SYSTEM, a);
+    return {
+      data: { workspace: { id: ws.id, slug: ws.slug, name: ws.name, kind: ws.kind, restricted: ws.restricted } },
+      text: `Created workspace ${ws.name} (${ws.slug}, ${ws.kind}${ws.restricted ? ', restricted' : ''}).`,
+    };
+  },
+
+  async 'member add'(app, raw) {
+    const a = args(z.object({ workspace: z.string(), handle: z.string(), role: role(['owner', 'editor', 'viewer'], '--role') }), raw);
+    const r = await app.orgs.addWorkspaceMember(SYSTEM, a.workspace, a.handle, a.role);
+    return { data: { workspace: r.workspace.slug, handle: r.person.handle, role: r.role }, text: `@${r.person.handle} is now ${r.role} of ${r.workspace.slug}.` };
+  },
+
+  async 'seat grant'(app, raw) { return seat(app, raw, true); },
+  async 'seat revoke'(app, raw) { return seat(app, raw, false); },
+
+  async 'plan set'(app, raw) {
+    const a = args(z.object({ org: z.string(), plan: role(['free', 'team'], 'plan'), messages: z.coerce.number().int().positive().optional() }), raw);
+    const r = await app.orgs.setPlan(SYSTEM, a.org, a.plan, a.messages);
+    const l = r.limits;
+    return {
+      data: { org: r.org.slug, plan: l.name, messages_per_month: l.messagesPerMonth, agents: l.agents, workspaces: Number.isFinite(l.workspaces) ? l.workspaces : null, history_days: l.historyDays },
+      text: `${r.org.slug} is on the ${l.name} plan: ${l.messagesPerMonth} messages a month, ${l.agents} agents, ${Number.isFinite(l.workspaces) ? l.workspaces : 'unlimited'} workspaces, ${l.historyDays} days of history.`,
+    };
+  },
+
+  async 'agent add'(app, raw) {
+    const a = args(z.object({ name: z.string(), owner: z.string(), displayName: z.string().optional(), avatarUrl: z.string().optional(), role: z.string().optional() }), raw);
+    const { agent, token } = await app.agents.add(SYSTEM, { name: a.name, owner: a.owner, displayName: a.displayName, avatarUrl: a.avatarUrl, roleLine: a.role });
+    return {
+      data: { agent: { id: agent.id, name: qualifiedName(agent), display_name: agent.displayName }, token },
+      text: `Created agent ${qualifiedName(agent)}.\nIts token (shown once, store it now): ${token}`,
+    };
+  },
+
+  async 'agent join'(app, raw) {
+    const a = args(z.object({
+      agent: z.string(), workspace: z.string(), send: z.boolean().default(true), receive: z.boolean().default(true),
+      canMessage: list, takesFrom: list, monitor: z.boolean().optional(),
+    }), raw);
+    const r = await app.agents.join(SYSTEM, a);
+    const m = r.membership;
+    return {
+      data: { agent: qualifiedName(r.agent), workspace: r.workspace.slug, send: m.send, receive: m.receive, can_message: a.canMessage ?? [], takes_messages_from: a.takesFrom ?? [], monitor: m.monitor },
+      text: `${qualifiedName(r.agent)} joined ${r.workspace.slug} (send: ${m.send ? 'yes' : 'no'}, receive: ${m.receive ? 'yes' : 'no'}${m.monitor ? ', monitor' : ''}).`,
+    };
+  },
+
+  async 'agent rotate-token'(app, raw) {
+    const a = args(z.object({ agent: z.string() }), raw);
+    const { agent, token } = await app.agents.rotateToken(SYSTEM, a.agent);
+    return { data: { agent: qualifiedName(agent), token }, text: `New token for ${qualifiedName(agent)} (the old one no longer works): ${token}` };
+  },
+};
+
+async function seat(app: App, raw: Record<string, unknown>, grant: boolean): Promise<Output> {
+  const a = args(z.object({ handle: z.string(), org: z.string() }), raw);
+  const r = await app.orgs.setSeat(SYSTEM, a.org, a.handle, grant);
+  return { data: { org: r.org.slug, handle: r.person.handle, seat: grant }, text: `@${r.person.handle} ${grant ? 'now holds' : 'no longer holds'} a seat in ${r.org.slug}.` };
+}

@@ -1,0 +1,78 @@
+import { existsSync, unlinkSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { App } from '../app.ts';
+import { isSwitchboardError } from '../domain/errors.ts';
+import { commands, type Output } from './commands.ts';
+
+/**
+ * The control socket: with PGlite only one process may open the data, so a
+ * running server listens on a unix socket in DATA_DIR and runs CLI commands
+ * for the CLI. File permissions (0600) keep it to the server's own user.
+ */
+export const controlSocketPath = (dataDir: string) => path.join(dataDir, 'control.sock');
+
+export interface CommandReply {
+  ok: boolean;
+  output?: Output;
+  error?: { code: string; message: string };
+}
+
+export async function runCommand(app: App, name: string, args: Record<string, unknown>): Promise<CommandReply> {
+  const fn = commands[name];
+  if (!fn) return { ok: false, error: { code: 'INVALID_INPUT', message: `Unknown command "${name}".` } };
+  try {
+    return { ok: true, output: await fn(app, args) };
+  } catch (e) {
+    if (isSwitchboardError(e)) return { ok: false, error: { code: e.code, message: e.message } };
+    app.logger.error({ err: e, command: name }, 'command failed');
+    return { ok: false, error: { code: 'INTERNAL', message: `The command failed: ${(e as Error).message}` } };
+  }
+}
+
+export async function startControlServer(app: App): Promise<() => Promise<void>> {
+  const file = controlSocketPath(app.config.dataDir);
+  if (existsSync(file)) unlinkSync(file);
+  const server = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    let reply: CommandReply;
+    try {
+      const { name, args } = JSON.parse(body) as { name: string; args: Record<string, unknown> };
+      reply = await runCommand(app, name, args);
+    } catch {
+      reply = { ok: false, error: { code: 'INVALID_INPUT', message: 'The control request was not valid JSON.' } };
+    }
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(reply));
+  });
+  const oldMask = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(file, resolve); });
+  } finally {
+    process.umask(oldMask);
+  }
+  return () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+    if (existsSync(file)) unlinkSync(file);
+  });
+}
+
+/** Sends a command to the server on the control socket; null when no server is listening there. */
+export function sendToServer(dataDir: string, name: string, args: Record<string, unknown>): Promise<CommandReply | null> {
+  const socketPath = controlSocketPath(dataDir);
+  if (!existsSync(socketPath)) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ socketPath, path: '/run', method: 'POST', headers: { 'content-type': 'application/json' } }, async (res) => {
+      let body = '';
+      for await (const chunk of res) body += chunk;
+      try { resolve(JSON.parse(body) as CommandReply); } catch (e) { reject(e); }
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      // A socket left behind by a server that died: nobody is listening.
+      if (e.code === 'ECONNREFUSED' || e.code === 'ENOENT') resolve(null); else reject(e);
+    });
+    req.end(JSON.stringify({ name, args }));
+  });
+}

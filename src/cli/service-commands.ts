@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { controlSocketPath, sendToServer } from './control.ts';
+import { quietLogger } from './index.ts';
+
+type Io = { out: (s: string) => void; err: (s: string) => void };
+
+/** Long-running and maintenance commands: serve, worker, migrate. */
+export function registerServiceCommands(program: Command, io: Io, setCode: (c: number) => void) {
+  const withConfig = (fn: (config: Config, ...a: any[]) => Promise<void>) => async (...a: unknown[]) => {
+    try {
+      await fn(loadConfig(), ...a);
+    } catch (e) {
+      if (e instanceof ConfigError) { io.err(e.message); setCode(2); return; }
+      throw e;
+    }
+  };
+
+  program.command('serve').description('run the HTTP server (Slack, Teams, MCP, web chat) and the workers')
+    .option('--demo', 'seed a demo organization, workspace and agent on first run')
+    .action(withConfig(async (config, o: { demo?: boolean }) => {
+      const { startServer, stopOnSignals } = await import('../server.ts');
+      const server = await startServer(config);
+      stopOnSignals(server, server.app.logger);
+      io.out(`Switchboard is listening on ${config.publicUrl} (health: ${config.publicUrl}/healthz)`);
+      if (o.demo) {
+        const { seedDemo } = await import('../demo/seed.ts');
+        const demo = await seedDemo(server);
+        io.out(`Open this link to sign in to the demo: ${demo.signinUrl}`);
+      }
+    }));
+
+  program.command('worker').description('deliver outbox jobs only (no HTTP); run several next to the servers')
+    .action(withConfig(async (config) => {
+      if (!config.databaseUrl) {
+        io.err('A separate worker needs a shared database: set DATABASE_URL (PGlite is embedded in `serve`, which already runs the worker).');
+        setCode(2);
+        return;
+      }
+      const { createApp } = await import('../app.ts');
+      const app = await createApp(config);
+      await app.queue.start();
+      const stop = () => app.close().then(() => process.exit(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      io.out('Switchboard worker started.');
+    }));
+
+  program.command('migrate').description('apply database migrations and exit')
+    .action(withConfig(async (config) => {
+      if (!config.databaseUrl && await sendToServer(config.dataDir, '__ping', {})) {
+        io.err(`A server is running on this data directory (${controlSocketPath(config.dataDir)}); it applied the migrations at start-up.`);
+        setCode(1);
+        return;
+      }
+      const { createApp } = await import('../app.ts');
+      const app = await createApp(config, { logger: quietLogger(config) });
+      await app.close();
+      io.out('Migrations applied.');
+    }));
+}

@@ -1,0 +1,80 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const url = (name: string) => z.string().url({ message: `${name} must be a full URL such as http://localhost:3000` });
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535, 'PORT must be a port number between 0 and 65535').default(3000),
+  PUBLIC_URL: url('PUBLIC_URL').optional(),
+  DATA_DIR: z.string().min(1).default('./.switchboard'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// (or leave it unset to use the embedded PGlite)').optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// (or leave it unset to use the embedded worker)').optional(),
+  SWITCHBOARD_SECRET: z.string().min(32, 'SWITCHBOARD_SECRET must be at least 32 characters; generate one with `openssl rand -hex 32`').optional(),
+  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+  SLACK_BOT_TOKEN: z.string().regex(/^xoxb-/, 'SLACK_BOT_TOKEN must be a bot token starting with xoxb-').optional(),
+  SLACK_CLIENT_ID: z.string().min(1).optional(),
+  SLACK_CLIENT_SECRET: z.string().min(1).optional(),
+  SLACK_API_URL: url('SLACK_API_URL').optional(),
+  SLACK_COMMAND: z.string().regex(/^\/[a-z0-9_-]+$/, 'SLACK_COMMAND must look like /switchboard').default('/switchboard'),
+  MICROSOFT_APP_ID: z.string().min(1).optional(),
+  MICROSOFT_APP_PASSWORD: z.string().min(1).optional(),
+  MICROSOFT_APP_TENANT_ID: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof schema>;
+
+export interface Config {
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  /** Present when set; start-up derives a stable one in DATA_DIR otherwise (see main). */
+  secret?: string;
+  logLevel: Env['LOG_LEVEL'];
+  slack: {
+    signingSecret?: string; botToken?: string; clientId?: string; clientSecret?: string; apiUrl?: string; command: string;
+  };
+  teams: { appId?: string; appPassword?: string; tenantId?: string };
+}
+
+/** Thrown when the environment is wrong; the message says what to set. */
+export class ConfigError extends Error {}
+
+/** Parses the environment once; every problem is listed with how to fix it. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `- ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Switchboard cannot start because of its environment:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if (Boolean(e.SLACK_CLIENT_ID) !== Boolean(e.SLACK_CLIENT_SECRET)) {
+    throw new ConfigError('Switchboard cannot start: set both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET for the OAuth install, or neither.');
+  }
+  if ((e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID) && !e.SLACK_SIGNING_SECRET) {
+    throw new ConfigError('Switchboard cannot start: Slack is configured but SLACK_SIGNING_SECRET is missing; copy it from your Slack app\'s Basic Information page.');
+  }
+  if (e.SLACK_CLIENT_ID && !e.SWITCHBOARD_SECRET) {
+    throw new ConfigError('Switchboard cannot start: the Slack OAuth install stores bot tokens encrypted, so set SWITCHBOARD_SECRET (e.g. `openssl rand -hex 32`).');
+  }
+  if (e.MICROSOFT_APP_ID && !e.MICROSOFT_APP_PASSWORD) {
+    throw new ConfigError('Switchboard cannot start: MICROSOFT_APP_ID is set but MICROSOFT_APP_PASSWORD is missing; create a client secret for the bot\'s app registration.');
+  }
+  return {
+    port: e.PORT,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    secret: e.SWITCHBOARD_SECRET,
+    logLevel: e.LOG_LEVEL,
+    slack: {
+      signingSecret: e.SLACK_SIGNING_SECRET, botToken: e.SLACK_BOT_TOKEN, clientId: e.SLACK_CLIENT_ID,
+      clientSecret: e.SLACK_CLIENT_SECRET, apiUrl: e.SLACK_API_URL, command: e.SLACK_COMMAND,
+    },
+    teams: { appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD, tenantId: e.MICROSOFT_APP_TENANT_ID },
+  };
+}

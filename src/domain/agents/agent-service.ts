@@ -1,0 +1,172 @@
+import type { Actor } from '../actor.ts';
+import { invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
+import { assertMayGrantMonitor, assertMayManageAgent } from '../organizations/access.ts';
+import type { OrgService } from '../organizations/org-service.ts';
+import { assertAgentAllowed, planLimits } from '../organizations/plans.ts';
+import type { Store } from '../ports.ts';
+import { PERSON_AGENT_PERMISSIONS, qualifiedName, type Agent, type AgentPermissions, type Workspace, type WorkspaceRole } from '../types.ts';
+import { hashSecret, newAgentToken } from './tokens.ts';
+
+const NAME = /^[a-z0-9][a-z0-9_.-]{0,38}$/;
+
+/** An agent as a workspace sees it: its permissions there, and for a person agent the person's role. */
+export interface WorkspaceAgent {
+  agent: Agent;
+  permissions: AgentPermissions;
+  /** The owner's role in the workspace (person agents act with it). */
+  ownerRole: WorkspaceRole;
+}
+
+/** Agents, their tokens and memberships, and who is in a workspace. */
+export class AgentService {
+  constructor(private readonly store: Store, private readonly orgs: OrgService) {}
+
+  async byName(qualified: string): Promise<Agent> {
+    const [owner, name] = qualified.split('/');
+    const agent = name ? await this.store.agents.byQualifiedName(owner, name) : null;
+    if (!agent) throw notFound(`The agent "${qualified}"`, 'Name it as OWNER/NAME, e.g. alice/builder.');
+    return agent;
+  }
+
+  private async mayManage(actor: Actor, agent: Agent) {
+    if (actor.kind === 'system' || actor.personId === agent.ownerId) return;
+    // An admin of a shared organization the owner belongs to may manage the owner's agents.
+    const ownerOrgs = (await this.store.orgs.listForPerson(agent.ownerId)).filter((o) => o.personalFor === null);
+    const roles = await Promise.all(ownerOrgs.map((o) => this.store.orgs.member(o.id, actor.personId)));
+    assertMayManageAgent(actor.personId, agent, roles.some((m) => m?.role === 'admin'));
+  }
+
+  /** Creates an agent and returns its token, which is never shown again. */
+  async add(actor: Actor, input: { name: string; owner: string; displayName?: string; avatarUrl?: string | null; roleLine?: string }) {
+    if (!NAME.test(input.name)) {
+      throw invalidInput(`"${input.name}" is not a valid agent name: use 1–39 lowercase letters, digits, dots, dashes or underscores.`);
+    }
+    if (input.avatarUrl && !/^https?:\/\//.test(input.avatarUrl)) throw invalidInput('The avatar URL must start with http:// or https://.');
+    const owner = await this.orgs.person(input.owner);
+    if (actor.kind === 'person' && actor.personId !== owner.id) throw notPermitted('You can add agents only for yourself.');
+    return this.store.transaction(async (tx) => {
+      if (await tx.agents.personAgent(owner.id).then((p) => p?.name === input.name)) {
+        throw new SwitchboardError('CONFLICT', `"${input.name}" is ${owner.handle}'s own person agent; choose another name.`);
+      }
+      const home = (await tx.orgs.listForPerson(owner.id)).find((o) => o.personalFor === owner.id);
+      if (home) assertAgentAllowed(planLimits(home.plan, home.licensedMessages), await tx.orgs.countAgents(home.id));
+      const token = newAgentToken();
+      const agent = await tx.agents.create({
+        ownerId: owner.id, name: input.name, displayName: input.displayName ?? input.name,
+        avatarUrl: input.avatarUrl ?? null, roleLine: input.roleLine ?? '', kind: 'agent', tokenHash: hashSecret(token),
+      });
+      return { agent, token };
+    });
+  }
+
+  /** Replaces the token; the old one stops working at once. */
+  async rotateToken(actor: Actor, qualified: string) {
+    const agent = await this.byName(qualified);
+    if (agent.kind === 'person') throw invalidInput('Person agents have no token; they act through the person\'s own sign-in.');
+    await this.mayManage(actor, agent);
+    const token = newAgentToken();
+    await this.store.agents.setTokenHash(agent.id, hashSecret(token));
+    return { agent, token };
+  }
+
+  /** The agent holding this token; null when the token is unknown or was rotated away. */
+  async authenticate(token: string): Promise<Agent | null> {
+    if (!token.startsWith('sb_')) return null;
+    return this.store.agents.byTokenHash(hashSecret(token));
+  }
+
+  /** Puts an agent in a workspace with the given permissions (replacing earlier ones). */
+  async join(actor: Actor, input: {
+    agent: string; workspace: string; send?: boolean; receive?: boolean; canMessage?: string[]; takesFrom?: string[]; monitor?: boolean;
+  }) {
+    const agent = await this.byName(input.agent);
+    if (agent.kind === 'person') throw invalidInput('Person agents are in every workspace their person can reach; they cannot be joined by hand.');
+    await this.mayManage(actor, agent);
+    const ws = await this.orgs.workspace(input.workspace);
+    const ownerRole = await this.orgs.roleIn(agent.ownerId, ws);
+    if (!ownerRole) {
+      throw notPermitted(`@${agent.ownerHandle} cannot reach the workspace "${ws.slug}", so their agent cannot join it; add them to the workspace first.`);
+    }
+    if (input.monitor) {
+      const actorRole = actor.kind === 'system' ? 'owner' : await this.orgs.roleIn(actor.personId, ws);
+      assertMayGrantMonitor(actorRole);
+    }
+    return this.store.transaction(async (tx) => {
+      const existing = await tx.agents.membership(agent.id, ws.id);
+      if (!existing) {
+        const org = await tx.orgs.get(ws.orgId);
+        const alreadyCounted = org!.personalFor === agent.ownerId;
+        if (!alreadyCounted) assertAgentAllowed(planLimits(org!.plan, org!.licensedMessages), await tx.orgs.countAgents(org!.id));
+      }
+      const directory = await new AgentService(tx, this.orgs).directory(ws);
+      const resolve = (names: string[] = []) => names.map((n) => resolveOne(directory, n).agent.id);
+      const membership = {
+        agentId: agent.id, workspaceId: ws.id,
+        send: input.send ?? true, receive: input.receive ?? true,
+        canMessage: resolve(input.canMessage), takesMessagesFrom: resolve(input.takesFrom),
+        monitor: Boolean(input.monitor),
+      };
+      await tx.agents.putMembership(membership);
+      return { agent, workspace: ws, membership };
+    });
+  }
+
+  /** Everyone who can be messaged in a workspace: joined agents whose owner still reaches it, and person agents. */
+  async directory(ws: Workspace): Promise<WorkspaceAgent[]> {
+    const [members, people] = await Promise.all([this.store.agents.listMembers(ws.id), this.store.workspaces.reachablePeople(ws.id)]);
+    const roles = new Map(people.map((p) => [p.person.id, p.role]));
+    const out: WorkspaceAgent[] = [];
+    for (const m of members) {
+      const ownerRole = roles.get(m.agent.ownerId);
+      if (ownerRole && m.agent.hasToken) out.push({ agent: m.agent, permissions: m.membership, ownerRole });
+    }
+    const personAgents = await Promise.all(people.map((p) => this.store.agents.personAgent(p.person.id)));
+    people.forEach((p, i) => {
+      const agent = personAgents[i];
+      if (agent) out.push({ agent, permissions: PERSON_AGENT_PERMISSIONS, ownerRole: p.role });
+    });
+    return out;
+  }
+
+  /** The caller's own entry in the workspace directory; NOT_PERMITTED when it is not a member. */
+  async member(agent: Agent, ws: Workspace): Promise<WorkspaceAgent> {
+    const entry = (await this.directory(ws)).find((d) => d.agent.id === agent.id);
+    if (!entry) {
+      throw notPermitted(`${qualifiedName(agent)} is not a member of the workspace "${ws.slug}"; ask its owner to run \`switchboard agent join ${qualifiedName(agent)} ${ws.slug}\`.`);
+    }
+    return entry;
+  }
+}
+
+/**
+ * Resolves `name` or `owner/name` in a directory. A bare name that several
+ * owners use is refused with the candidates, so nothing goes to the wrong agent.
+ */
+export function resolveOne(directory: WorkspaceAgent[], raw: string): WorkspaceAgent {
+  const name = raw.trim().replace(/^@/, '').toLowerCase();
+  const [owner, agentName] = name.includes('/') ? name.split('/', 2) : [null, name];
+  const found = directory.filter((d) => d.agent.name === agentName && (owner === null || d.agent.ownerHandle === owner));
+  if (found.length === 1) return found[0];
+  if (found.length > 1) {
+    const names = found.map((d) => qualifiedName(d.agent)).join(', ');
+    throw invalidInput(`"${raw}" is ambiguous in this workspace: it could be ${names}. Use the owner/name form.`, { candidates: found.map((d) => qualifiedName(d.agent)) });
+  }
+  const close = closestNames(directory.map((d) => (d.agent.kind === 'person' ? d.agent.name : qualifiedName(d.agent))), agentName);
+  throw new SwitchboardError('NOT_FOUND', `There is no agent or person "${raw}" in this workspace${close.length ? `; did you mean ${close.join(', ')}?` : '. Call list_agents to see who is here.'}`, { suggestions: close });
+}
+
+/** Up to three names nearest to `wanted` by edit distance (for "did you mean"). */
+export function closestNames(names: string[], wanted: string): string[] {
+  const dist = (a: string, b: string) => {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0][j] = j;
+    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    return d[a.length][b.length];
+  };
+  return names
+    .map((n) => ({ n, d: dist(n.split('/').pop()!, wanted) }))
+    .filter((x) => x.d <= Math.max(2, Math.floor(wanted.length / 2)))
+    .sort((a, b) => a.d - b.d).slice(0, 3).map((x) => x.n);
+}

@@ -1,0 +1,131 @@
+import { SYSTEM, isHandle, isSlug, slugify, type Actor } from '../actor.ts';
+import { hashSecret, newNonce } from '../agents/tokens.ts';
+import { invalidInput, notFound, notPermitted } from '../errors.ts';
+import type { Clock, Store } from '../ports.ts';
+import type { Organization, OrgRole, Person, Workspace, WorkspaceKind, WorkspaceRole } from '../types.ts';
+import { assertOrgAdmin, workspaceRole } from './access.ts';
+import { assertWorkspaceAllowed, planLimits, type PlanName } from './plans.ts';
+
+export const SIGNIN_TTL_MS = 24 * 3600_000;
+
+/** Organizations, people, workspaces, memberships, seats and plans. */
+export class OrgService {
+  constructor(private readonly store: Store, private readonly clock: Clock) {}
+
+  async org(idOrSlug: string): Promise<Organization> {
+    const org = await this.store.orgs.get(idOrSlug);
+    if (!org) throw notFound(`The organization "${idOrSlug}"`, 'Check the name with `switchboard init` or the web app.');
+    return org;
+  }
+
+  async person(idOrHandle: string): Promise<Person> {
+    const p = await this.store.people.get(idOrHandle);
+    if (!p) throw notFound(`The person "${idOrHandle}"`, 'Add them first with `switchboard person add`.');
+    return p;
+  }
+
+  async workspace(idOrSlug: string): Promise<Workspace> {
+    const ws = await this.store.workspaces.get(idOrSlug);
+    if (!ws) throw notFound(`The workspace "${idOrSlug}"`, 'Create it with `switchboard workspace add`.');
+    return ws;
+  }
+
+  /** The organization role of the actor; the CLI operator counts as an admin everywhere. */
+  async orgRoleOf(actor: Actor, orgId: string): Promise<OrgRole | null> {
+    if (actor.kind === 'system') return 'admin';
+    return (await this.store.orgs.member(orgId, actor.personId))?.role ?? null;
+  }
+
+  /** A person's effective role in a workspace, or null when they cannot reach it. */
+  async roleIn(personId: string, ws: Workspace): Promise<WorkspaceRole | null> {
+    const [m, direct] = await Promise.all([this.store.orgs.member(ws.orgId, personId), this.store.workspaces.directRole(ws.id, personId)]);
+    return workspaceRole(ws, m?.role ?? null, direct);
+  }
+
+  /** Creates the first organization and its admin; returns a one-time sign-in URL path. */
+  async init(input: { org: string; admin: string; displayName?: string; email?: string | null }) {
+    return this.store.transaction(async (tx) => {
+      const svc = new OrgService(tx, this.clock);
+      const admin = await svc.addPerson(SYSTEM, { handle: input.admin, displayName: input.displayName, email: input.email });
+      const org = await svc.createOrg(input.org);
+      await tx.orgs.addMember(org.id, admin.id, 'admin');
+      const signin = await svc.issueSignin(admin.id);
+      return { org, admin, signin };
+    });
+  }
+
+  async createOrg(name: string, plan: PlanName = 'free'): Promise<Organization> {
+    const slug = slugify(name);
+    if (!isSlug(slug)) throw invalidInput(`"${name}" does not make a usable organization name; use letters, digits and dashes.`);
+    return this.store.orgs.create({ name, slug, plan });
+  }
+
+  /** A person with their own Free organization and their person agent; optionally a member of `org`. */
+  async addPerson(actor: Actor, input: { handle: string; displayName?: string; email?: string | null; org?: string; role?: OrgRole }): Promise<Person> {
+    if (!isHandle(input.handle)) {
+      throw invalidInput(`"${input.handle}" is not a valid handle: use 1–39 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit.`);
+    }
+    return this.store.transaction(async (tx) => {
+      const target = input.org ? await new OrgService(tx, this.clock).org(input.org) : null;
+      if (target) assertOrgAdmin(await this.orgRoleOf(actor, target.id), 'add people to this organization');
+      const person = await tx.people.create({ handle: input.handle, displayName: input.displayName ?? input.handle, email: input.email ?? null });
+      const own = await tx.orgs.create({ name: `${person.handle}'s organization`, slug: `~${person.handle}`, plan: 'free', personalFor: person.id });
+      await tx.orgs.addMember(own.id, person.id, 'admin');
+      await tx.agents.create({ ownerId: person.id, name: person.handle, displayName: person.displayName, kind: 'person' });
+      if (target) await tx.orgs.addMember(target.id, person.id, input.role ?? 'member');
+      return person;
+    });
+  }
+
+  async addWorkspace(actor: Actor, input: { name: string; org: string; simplified?: boolean; restricted?: boolean; slug?: string }): Promise<Workspace> {
+    const slug = input.slug ?? slugify(input.name);
+    if (!isSlug(slug)) throw invalidInput(`"${input.name}" does not make a usable workspace name; use letters, digits and dashes.`);
+    return this.store.transaction(async (tx) => {
+      const org = await new OrgService(tx, this.clock).org(input.org);
+      assertOrgAdmin(await this.orgRoleOf(actor, org.id), 'create workspaces');
+      assertWorkspaceAllowed(planLimits(org.plan, org.licensedMessages), await tx.orgs.countWorkspaces(org.id));
+      const kind: WorkspaceKind = input.simplified ? 'simplified' : 'structured';
+      return tx.workspaces.create({ orgId: org.id, name: input.name, slug, restricted: Boolean(input.restricted), kind });
+    });
+  }
+
+  async addWorkspaceMember(actor: Actor, workspace: string, handle: string, role: WorkspaceRole) {
+    const ws = await this.workspace(workspace);
+    const person = await this.person(handle);
+    if (actor.kind === 'person' && (await this.roleIn(actor.personId, ws)) !== 'owner') {
+      throw notPermitted('Only a workspace owner or an organization admin can add people to this workspace.');
+    }
+    await this.store.workspaces.setMember(ws.id, person.id, role);
+    return { workspace: ws, person, role };
+  }
+
+  async setSeat(actor: Actor, org: string, handle: string, hasSeat: boolean) {
+    const o = await this.org(org);
+    assertOrgAdmin(await this.orgRoleOf(actor, o.id), hasSeat ? 'assign seats' : 'revoke seats');
+    const person = await this.person(handle);
+    if (!(await this.store.orgs.member(o.id, person.id))) {
+      throw invalidInput(`@${handle} is not a member of ${o.name}; add them with \`switchboard person add ${handle} --org ${o.slug}\` first.`);
+    }
+    await this.store.orgs.setSeat(o.id, person.id, hasSeat);
+    return { org: o, person, hasSeat };
+  }
+
+  async setPlan(actor: Actor, org: string, plan: PlanName, licensedMessages?: number) {
+    const o = await this.org(org);
+    assertOrgAdmin(await this.orgRoleOf(actor, o.id), 'change the plan');
+    if (plan === 'team' && !(licensedMessages && licensedMessages > 0)) {
+      throw invalidInput('The Team plan needs the licensed monthly message count: pass --messages N.');
+    }
+    const licensed = plan === 'team' ? licensedMessages! : 0;
+    await this.store.orgs.setPlan(o.id, plan, licensed);
+    return { org: { ...o, plan, licensedMessages: licensed }, limits: planLimits(plan, licensed) };
+  }
+
+  /** A one-time sign-in link for a person (the path; the caller adds PUBLIC_URL). */
+  async issueSignin(personId: string, ttlMs = SIGNIN_TTL_MS) {
+    const nonce = newNonce();
+    const expiresAt = new Date(this.clock.now().getTime() + ttlMs);
+    await this.store.tokens.create({ purpose: 'signin', tokenHash: hashSecret(nonce), personId, expiresAt });
+    return { path: `/signin?token=${nonce}`, expiresAt };
+  }
+}

@@ -1,0 +1,55 @@
+import type { Logger } from 'pino';
+import { createApp, type App, type AppOptions } from './app.ts';
+import { startControlServer } from './cli/control.ts';
+import type { Config } from './config.ts';
+import { createHttpApp, listen, type Mount, type RunningServer } from './web/http.ts';
+
+export interface Server {
+  app: App;
+  http: RunningServer;
+  url: string;
+  /** Graceful stop: no new requests, in-flight ones finish, then queue, database and Redis close. */
+  stop(): Promise<void>;
+}
+
+export const PURGE_EVERY_MS = 3600_000;
+
+/** The mounts every server has; later surfaces add theirs here. */
+export async function defaultMounts(): Promise<Mount[]> {
+  return [];
+}
+
+export async function startServer(config: Config, opts: AppOptions & { mounts?: Mount[]; host?: string; control?: boolean } = {}): Promise<Server> {
+  const app = await createApp(config, opts);
+  const web = await createHttpApp(app, opts.mounts ?? await defaultMounts());
+  const http = await listen(web, config.port, opts.host);
+  await app.queue.start();
+  const stopControl = opts.control === false || config.databaseUrl ? null : await startControlServer(app);
+  const purge = setInterval(() => {
+    app.messaging.purgeHistory().then(
+      (n) => n && app.logger.info({ deleted: n }, 'purged messages past their plan\'s history'),
+      (err) => app.logger.error({ err }, 'history purge failed'),
+    );
+  }, PURGE_EVERY_MS);
+  purge.unref();
+  let stopping: Promise<void> | null = null;
+  return {
+    app, http, url: http.url,
+    stop: () => (stopping ??= (async () => {
+      clearInterval(purge);
+      await stopControl?.();
+      await http.close();
+      await app.close();
+    })()),
+  };
+}
+
+/** Stops the server on SIGTERM/SIGINT, then exits. */
+export function stopOnSignals(server: Server, logger: Logger) {
+  const handler = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    server.stop().then(() => process.exit(0), (err) => { logger.error({ err }, 'shutdown failed'); process.exit(1); });
+  };
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+}

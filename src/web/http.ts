@@ -1,0 +1,65 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { App } from '../app.ts';
+import { isSwitchboardError, type ErrorCode } from '../domain/errors.ts';
+
+export const STATUS: Record<ErrorCode, number> = {
+  NOT_FOUND: 404, CONFLICT: 409, NOT_PERMITTED: 403, NEEDS_SEAT: 403, PLAN_LIMIT: 402, INVALID_INPUT: 400,
+  STALE_VERSION: 409, RATE_LIMITED: 429, UNAUTHENTICATED: 401, UNAVAILABLE: 503,
+};
+
+/** A piece of the HTTP surface (Slack, Teams, MCP, web chat) mounted on the one express app. */
+export type Mount = (web: Express, app: App) => void | Promise<void>;
+
+/** The express app: health routes first, then every mount in order, then one error handler. */
+export async function createHttpApp(app: App, mounts: Mount[] = []): Promise<Express> {
+  const web = express();
+  web.disable('x-powered-by');
+  web.set('trust proxy', 'loopback');
+  web.get('/healthz', (_req, res) => { res.json({ ok: true }); });
+  web.get('/readyz', async (_req, res) => {
+    const checks = await Promise.all([
+      app.database.ping().then(() => null, (e: Error) => `database unreachable: ${e.message}`),
+      app.queue.ping().then(() => null, (e: Error) => `queue unreachable: ${e.message}`),
+    ]);
+    const problems = checks.filter((c): c is string => c !== null);
+    res.status(problems.length ? 503 : 200).json(problems.length ? { ok: false, problems } : { ok: true });
+  });
+  for (const mount of mounts) await mount(web, app);
+  web.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    if (isSwitchboardError(err)) {
+      res.status(STATUS[err.code]).json({ error: { code: err.code, message: err.message, ...err.details } });
+      return;
+    }
+    app.logger.error({ err }, 'unhandled request error');
+    res.status(500).json({ error: { code: 'INTERNAL', message: 'Something went wrong on our side; the error was logged.' } });
+  });
+  return web;
+}
+
+export interface RunningServer {
+  server: http.Server;
+  url: string;
+  /** Stops taking connections, waits for in-flight requests (up to `graceMs`), then closes them. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function listen(web: Express, port: number, host = '0.0.0.0'): Promise<RunningServer> {
+  const server = http.createServer(web);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const { port: actual } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://127.0.0.1:${actual}`,
+    close: (graceMs = 10_000) => new Promise<void>((resolve) => {
+      const force = setTimeout(() => server.closeAllConnections(), graceMs);
+      server.close(() => { clearTimeout(force); resolve(); });
+      server.closeIdleConnections();
+    }),
+  };
+}
