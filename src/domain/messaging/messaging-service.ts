@@ -3,7 +3,7 @@ import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/ag
 import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
 import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth } from '../organizations/plans.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
-import type { Agent, SurfaceName, Workspace } from '../types.ts';
+import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, refusalFor, type RateLimit } from './rules.ts';
 import type { Conversation, InboxItem, Message, SearchHit } from './types.ts';
 
@@ -24,6 +24,12 @@ export interface SendInput {
   conversation?: Conversation;
   /** Recipients chosen by a surface (e.g. the agents mentioned in Slack), bypassing name resolution. */
   recipients?: WorkspaceAgent[];
+  /**
+   * Set by a surface adapter for a chat user who is not linked: the sender is then
+   * the guest agent (OrgService.guestAgent), which is not a workspace member, and
+   * `askerIdentityId` says who really wrote. Guests never act with anyone's access.
+   */
+  asGuest?: boolean;
 }
 
 export interface RecipientResult {
@@ -60,7 +66,9 @@ export class MessagingService {
     const body = input.body.trim();
     if (!body) throw invalidInput('The message body is empty; write something to send.');
     if (body.length > MAX_BODY_CHARS) throw invalidInput(`The message body is ${body.length} characters; the limit is ${MAX_BODY_CHARS}. Split it or share a document instead.`);
-    const me = await this.agents.member(sender, ws);
+    const me: WorkspaceAgent = input.asGuest
+      ? { agent: sender, permissions: { ...PERSON_AGENT_PERMISSIONS }, ownerRole: 'viewer' }
+      : await this.agents.member(sender, ws);
     if (!me.permissions.send) throw notPermitted('You do not have the send permission in this workspace; ask your owner to grant it.');
     const directory = await this.agents.directory(ws);
 
@@ -88,7 +96,7 @@ export class MessagingService {
     const human = sender.kind === 'person';
     const chainId = human || !parent ? randomUUID() : parent.chainId;
     const hop = human || !parent ? 0 : parent.hop + 1;
-    const askerPersonId = human ? sender.ownerId : parent?.askerPersonId ?? (parent ? null : sender.ownerId);
+    const askerPersonId = input.asGuest ? null : human ? sender.ownerId : parent?.askerPersonId ?? (parent ? null : sender.ownerId);
     const askerIdentityId = input.askerIdentityId ?? (human ? null : parent?.askerIdentityId ?? null);
 
     // Recipients: named ones, or everyone else in the conversation (agents only in a DM: agents answer agents only when addressed).

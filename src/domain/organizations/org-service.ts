@@ -7,6 +7,8 @@ import { assertOrgAdmin, workspaceRole } from './access.ts';
 import { assertWorkspaceAllowed, planLimits, type PlanName } from './plans.ts';
 
 export const SIGNIN_TTL_MS = 24 * 3600_000;
+export const GUEST_HANDLE = 'guest';
+const RESERVED_HANDLES = new Set([GUEST_HANDLE, 'switchboard', 'admin', 'system']);
 
 /** Organizations, people, workspaces, memberships, seats and plans. */
 export class OrgService {
@@ -62,6 +64,7 @@ export class OrgService {
 
   /** A person with their own Free organization and their person agent; optionally a member of `org`. */
   async addPerson(actor: Actor, input: { handle: string; displayName?: string; email?: string | null; org?: string; role?: OrgRole }): Promise<Person> {
+    if (RESERVED_HANDLES.has(input.handle)) throw invalidInput(`"${input.handle}" is reserved by Switchboard; choose another handle.`);
     if (!isHandle(input.handle)) {
       throw invalidInput(`"${input.handle}" is not a valid handle: use 1–39 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit.`);
     }
@@ -119,6 +122,19 @@ export class OrgService {
     const licensed = plan === 'team' ? licensedMessages! : 0;
     await this.store.orgs.setPlan(o.id, plan, licensed);
     return { org: { ...o, plan, licensedMessages: licensed }, limits: planLimits(plan, licensed) };
+  }
+
+  /**
+   * The guest agent: the sender of messages from chat users who have not linked
+   * an account. It belongs to the reserved person @guest, who has no access to anything.
+   */
+  async guestAgent() {
+    const existing = await this.store.people.get(GUEST_HANDLE);
+    if (existing) return (await this.store.agents.personAgent(existing.id))!;
+    return this.store.transaction(async (tx) => {
+      const person = await tx.people.create({ handle: GUEST_HANDLE, displayName: 'Guest' }).catch(async () => (await tx.people.get(GUEST_HANDLE))!);
+      return (await tx.agents.personAgent(person.id)) ?? tx.agents.create({ ownerId: person.id, name: GUEST_HANDLE, displayName: 'Guest', kind: 'person' });
+    });
   }
 
   /** A one-time sign-in link for a person (the path; the caller adds PUBLIC_URL). */

@@ -1,0 +1,132 @@
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { JobHandler, JobQueue, OutboxEntry } from '../../domain/ports.ts';
+import { PollLoop } from './poll-loop.ts';
+import { outboxOf, resolveDelivery, runEntry, type DeliveryOptions, type OutboxSource, type ResolvedDelivery } from './run-entry.ts';
+
+export interface BullmqQueueOptions extends DeliveryOptions {
+  redisUrl: string;
+  outbox: OutboxSource;
+  logger: Logger;
+  /** Default `switchboard`. */
+  queueName?: string;
+  /** Redis key prefix; default BullMQ's own (`bull`). */
+  prefix?: string;
+  /** Entries moved to Redis per relay pass; default 100. */
+  relayBatch?: number;
+}
+
+/** The job data: a pointer to the outbox entry and the attempt this job stands for. */
+interface RelayedJob {
+  entryId: string;
+  attempt: number;
+}
+
+/**
+ * Delivers outbox entries through BullMQ. The outbox stays the source of truth:
+ * a relay loop claims due entries and adds one job per attempt, and the worker
+ * records every outcome (and every retry time) back in the outbox, so retries
+ * survive a restart and a lost Redis job is relayed again when its lease ends.
+ */
+export class BullmqQueue implements JobQueue {
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly delivery: ResolvedDelivery;
+  private readonly outbox;
+  private readonly logger: Logger;
+  private readonly redis: Redis;
+  private readonly relay: PollLoop;
+  private queue: Queue<RelayedJob> | null = null;
+  private worker: Worker<RelayedJob> | null = null;
+
+  constructor(private readonly o: BullmqQueueOptions) {
+    this.delivery = resolveDelivery(o);
+    this.outbox = outboxOf(o.outbox);
+    this.logger = o.logger;
+    // BullMQ needs maxRetriesPerRequest: null; commands wait for a reconnect instead of failing.
+    this.redis = new Redis(o.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    this.redis.on('error', (err) => this.logger.warn({ err }, 'Redis connection error'));
+    this.relay = new PollLoop({ name: 'bullmq-relay', pollMs: this.delivery.pollMs, logger: o.logger, tick: () => this.relayDue() });
+  }
+
+  register(topic: string, handler: JobHandler): void {
+    this.handlers.set(topic, handler);
+  }
+
+  async start(): Promise<void> {
+    if (this.queue) return;
+    const name = this.o.queueName ?? 'switchboard';
+    const shared = { connection: this.redis, ...(this.o.prefix ? { prefix: this.o.prefix } : {}) };
+    this.queue = new Queue<RelayedJob>(name, shared);
+    this.queue.on('error', (err) => this.logger.warn({ err }, 'BullMQ queue error'));
+    this.worker = new Worker<RelayedJob>(name, (job) => this.process(job), { ...shared, concurrency: this.delivery.concurrency });
+    this.worker.on('error', (err) => this.logger.warn({ err }, 'BullMQ worker error'));
+    await Promise.all([this.queue.waitUntilReady(), this.worker.waitUntilReady()]);
+    this.relay.start();
+  }
+
+  kick(): void {
+    this.relay.kick();
+  }
+
+  async stop(): Promise<void> {
+    await this.relay.stop();
+    // The worker first: close() waits for active jobs, which record their outcome in the outbox.
+    await this.worker?.close();
+    await this.queue?.close();
+    this.worker = null;
+    this.queue = null;
+    if (this.redis.status !== 'end' && this.redis.status !== 'wait') await this.redis.quit();
+    else this.redis.disconnect();
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
+  /** Moves due outbox entries to Redis; true when there may be more. */
+  private async relayDue(): Promise<boolean> {
+    const queue = this.queue;
+    if (!queue) return false;
+    const limit = this.o.relayBatch ?? 100;
+    const entries = await this.outbox().claimDue(limit, this.delivery.clock.now(), this.delivery.leaseMs);
+    if (entries.length === 0) return false;
+    try {
+      await queue.addBulk(entries.map((e) => ({
+        name: e.topic,
+        data: { entryId: e.id, attempt: e.attempts },
+        // One job per attempt: adding the same attempt twice is a no-op, a later attempt is a new job.
+        opts: { jobId: `${e.id}-${e.attempts}`, attempts: 1, removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 } },
+      })));
+    } catch (e) {
+      await this.handBack(entries, e);
+    }
+    return entries.length === limit;
+  }
+
+  /** Returns entries Redis refused to the outbox, to be relayed again after the backoff. */
+  private async handBack(entries: OutboxEntry[], err: unknown): Promise<void> {
+    this.logger.error({ err, entries: entries.length }, 'could not add jobs to Redis; they will be relayed again');
+    const now = this.delivery.clock.now().getTime();
+    for (const e of entries) {
+      const reason = `could not add the job to Redis: ${err instanceof Error ? err.message : String(err)}`;
+      await this.outbox().markRetry(e.id, reason, new Date(now + this.delivery.backoff(e.attempts)))
+        .catch((markErr: unknown) => this.logger.error({ err: markErr, entryId: e.id }, 'could not hand the entry back; it is relayed when its lease ends'));
+    }
+  }
+
+  private async process(job: Job<RelayedJob>): Promise<void> {
+    const { entryId, attempt } = job.data;
+    const entry = await this.outbox().get(entryId);
+    // A job for an attempt the outbox has moved past (relayed again after its lease ran out, or already recorded).
+    if (!entry || entry.status !== 'queued' || entry.attempts !== attempt) {
+      this.logger.debug({ entryId, attempt, status: entry?.status }, 'skipping a stale job');
+      return;
+    }
+    const outcome = await runEntry(entry, { handlers: this.handlers, outbox: this.outbox(), delivery: this.delivery, logger: this.logger });
+    // Shown as failed in BullMQ, and never retried there: the outbox already holds the verdict.
+    if (outcome.kind === 'failed') throw new UnrecoverableError(outcome.error);
+    // Relay the next entry of the same ordering key (or the retry) without waiting for the poll.
+    this.relay.kick();
+  }
+}
