@@ -26,20 +26,31 @@ export function postgresDb(url = process.env.TEST_DATABASE_URL): TestDatabase | 
   return {
     kind: 'postgres',
     async open() {
-      const name = `sb_test_${randomBytes(6).toString('hex')}`;
-      const admin = postgres(url, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`create database ${name}`);
-      const u = new URL(url);
-      u.pathname = `/${name}`;
-      const d = await openDatabase({ databaseUrl: u.toString(), max: 5 });
+      const fresh = await freshPostgresDatabase(url);
+      const d = await openDatabase({ databaseUrl: fresh.url, max: 5 });
       await d.migrate();
       const close = d.close;
       d.close = async () => {
         await close();
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
-        await admin.end();
+        await fresh.drop();
       };
       return d;
+    },
+  };
+}
+
+/** An empty database on the server behind `url`, and a function that drops it. */
+export async function freshPostgresDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `sb_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
     },
   };
 }

@@ -22,7 +22,7 @@ export function lockDataDir(dataDir: string): () => void {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number(readFileSync(file, 'utf8'));
-      if (pid && pid !== process.pid && alive(pid)) throw new DatabaseLockedError(pid, dataDir);
+      if (pid && alive(pid)) throw new DatabaseLockedError(pid, dataDir);
       unlinkSync(file); // left by a process that died
     }
   }

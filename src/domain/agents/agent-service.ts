@@ -1,5 +1,5 @@
 import type { Actor } from '../actor.ts';
-import { invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
+import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { assertMayGrantMonitor, assertMayManageAgent } from '../organizations/access.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import { assertAgentAllowed, planLimits } from '../organizations/plans.ts';
@@ -45,9 +45,10 @@ export class AgentService {
     const owner = await this.orgs.person(input.owner);
     if (actor.kind === 'person' && actor.personId !== owner.id) throw notPermitted('You can add agents only for yourself.');
     return this.store.transaction(async (tx) => {
-      if (await tx.agents.personAgent(owner.id).then((p) => p?.name === input.name)) {
-        throw new SwitchboardError('CONFLICT', `"${input.name}" is ${owner.handle}'s own person agent; choose another name.`);
-      }
+      // A taken name is the more useful answer than a plan limit, so it is checked first.
+      const taken = await tx.agents.byQualifiedName(owner.handle, input.name);
+      if (taken?.kind === 'person') throw conflict(`"${input.name}" is ${owner.handle}'s own person agent; choose another name.`);
+      if (taken) throw conflict(`This owner already has an agent named "${input.name}"; agent names are unique per owner.`);
       const home = (await tx.orgs.listForPerson(owner.id)).find((o) => o.personalFor === owner.id);
       if (home) assertAgentAllowed(planLimits(home.plan, home.licensedMessages), await tx.orgs.countAgents(home.id));
       const token = newAgentToken();

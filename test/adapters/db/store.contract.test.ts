@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { createStore } from '../../../src/adapters/db/store.ts';
+import { AgentService } from '../../../src/domain/agents/agent-service.ts';
+import { hashSecret } from '../../../src/domain/agents/tokens.ts';
+import { SYSTEM } from '../../../src/domain/actor.ts';
+import { SwitchboardError } from '../../../src/domain/errors.ts';
+import { OrgService } from '../../../src/domain/organizations/org-service.ts';
+import { systemClock, type Store } from '../../../src/domain/ports.ts';
+import { databases } from '../../support/db.ts';
+
+const codeOf = async (p: Promise<unknown>) => {
+  try { await p; } catch (e) { return (e as SwitchboardError).code; }
+  return 'OK';
+};
+
+describe.each(databases())('store on $kind', (kind) => {
+  let database: Database;
+  let store: Store;
+  let orgs: OrgService;
+  let agents: AgentService;
+
+  beforeAll(async () => {
+    database = await kind.open();
+    store = createStore(database.db);
+    orgs = new OrgService(store, systemClock);
+    agents = new AgentService(store, orgs);
+    await orgs.init({ org: 'Acme', admin: 'alice' });
+    await orgs.addPerson(SYSTEM, { handle: 'bob', org: 'acme' });
+    await orgs.addPerson(SYSTEM, { handle: 'carol' });
+  });
+  afterAll(() => database.close());
+
+  it('gives every person their own Free organization, as its admin, and a person agent', async () => {
+    const bob = (await store.people.get('bob'))!;
+    const own = (await store.orgs.listForPerson(bob.id)).find((o) => o.personalFor === bob.id)!;
+    expect(own).toMatchObject({ plan: 'free', role: 'admin' });
+    const personAgent = await store.agents.personAgent(bob.id);
+    expect(personAgent).toMatchObject({ name: 'bob', kind: 'person', hasToken: false });
+  });
+
+  it('turns a duplicate handle into a CONFLICT, not a database error', async () => {
+    await expect(orgs.addPerson(SYSTEM, { handle: 'bob' })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('"bob"') });
+  });
+
+  it('keeps agent names unique per owner, not globally', async () => {
+    await agents.add(SYSTEM, { name: 'builder', owner: 'alice' });
+    expect(await codeOf(agents.add(SYSTEM, { name: 'builder', owner: 'alice' }))).toBe('CONFLICT');
+    expect(await codeOf(agents.add(SYSTEM, { name: 'builder', owner: 'bob' }))).toBe('OK');
+  });
+
+  it('stores only the hash of a token and never returns it in an agent', async () => {
+    const { agent, token } = await agents.add(SYSTEM, { name: 'hashy', owner: 'carol' });
+    expect(token).toMatch(/^sb_[A-Za-z0-9_-]{43}$/);
+    expect(Object.keys(agent)).not.toContain('tokenHash');
+    expect(JSON.stringify(await store.agents.get(agent.id))).not.toContain(hashSecret(token));
+    expect((await agents.authenticate(token))?.id).toBe(agent.id);
+  });
+
+  it('invalidates the old token at once when it is rotated', async () => {
+    const { token: old } = await agents.add(SYSTEM, { name: 'rotor', owner: 'carol' });
+    const { token: fresh } = await agents.rotateToken(SYSTEM, 'carol/rotor');
+    expect(await agents.authenticate(old)).toBeNull();
+    expect((await agents.authenticate(fresh))?.name).toBe('rotor');
+  });
+
+  it('refuses the 6th agent in a Free organization with a plan-limit sentence', async () => {
+    await orgs.addPerson(SYSTEM, { handle: 'dana' });
+    for (let i = 1; i <= 5; i++) await agents.add(SYSTEM, { name: `a${i}`, owner: 'dana' });
+    const sixth = agents.add(SYSTEM, { name: 'a6', owner: 'dana' });
+    await expect(sixth).rejects.toMatchObject({ code: 'PLAN_LIMIT', message: expect.stringContaining('allows 5') });
+  });
+
+  it('refuses a second workspace on the Free plan and allows it on Team', async () => {
+    await orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
+    await expect(orgs.addWorkspace(SYSTEM, { name: 'Ops', org: 'acme' })).rejects.toMatchObject({ code: 'PLAN_LIMIT' });
+    await orgs.setPlan(SYSTEM, 'acme', 'team', 10_000);
+    await expect(orgs.addWorkspace(SYSTEM, { name: 'Ops', org: 'acme', restricted: true })).resolves.toMatchObject({ slug: 'ops', restricted: true });
+  });
+
+  it('opens unrestricted workspaces to members and restricted ones only to admins and direct members', async () => {
+    const bob = (await store.people.get('bob'))!;
+    const reach = async () => (await store.workspaces.listForPerson(bob.id)).map((w) => `${w.slug}:${w.role}`).sort();
+    expect(await reach()).toEqual(['eng:viewer']);
+    await orgs.addWorkspaceMember(SYSTEM, 'ops', 'bob', 'editor');
+    expect(await reach()).toEqual(['eng:viewer', 'ops:editor']);
+    const people = (await store.workspaces.reachablePeople((await store.workspaces.get('ops'))!.id)).map((p) => `${p.person.handle}:${p.role}`);
+    expect(people).toEqual(['alice:owner', 'bob:editor']);
+  });
+
+  it('lists person agents of everyone who can reach a workspace, and joined agents', async () => {
+    await agents.join(SYSTEM, { agent: 'alice/builder', workspace: 'eng' });
+    const dir = await agents.directory((await store.workspaces.get('eng'))!);
+    expect(dir.map((d) => `${d.agent.ownerHandle}/${d.agent.name}:${d.agent.kind}`).sort())
+      .toEqual(['alice/alice:person', 'alice/builder:agent', 'bob/bob:person']);
+  });
+
+  it('refuses to join an agent to a workspace its owner cannot reach', async () => {
+    await expect(agents.join(SYSTEM, { agent: 'carol/hashy', workspace: 'ops' }))
+      .rejects.toMatchObject({ code: 'NOT_PERMITTED', message: expect.stringContaining('@carol cannot reach') });
+  });
+
+  it('lets only admins assign seats, and only to members', async () => {
+    const bob = (await store.people.get('bob'))!;
+    await expect(orgs.setSeat({ kind: 'person', personId: bob.id }, 'acme', 'bob', true)).rejects.toMatchObject({ code: 'NOT_PERMITTED' });
+    await expect(orgs.setSeat(SYSTEM, 'acme', 'carol', true)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await orgs.setSeat(SYSTEM, 'acme', 'bob', true);
+    expect((await store.orgs.member((await store.orgs.get('acme'))!.id, bob.id))?.hasSeat).toBe(true);
+  });
+
+  it('lets a member change only their own agents', async () => {
+    const bob = (await store.people.get('bob'))!;
+    await expect(agents.rotateToken({ kind: 'person', personId: bob.id }, 'alice/builder')).rejects.toMatchObject({ code: 'NOT_PERMITTED' });
+    await expect(agents.rotateToken({ kind: 'person', personId: bob.id }, 'bob/builder')).resolves.toMatchObject({ token: expect.any(String) });
+  });
+
+  it('consumes a one-time token once, and never after it expires', async () => {
+    const carol = (await store.people.get('carol'))!;
+    const now = new Date();
+    await store.tokens.create({ purpose: 'signin', tokenHash: 'h1', personId: carol.id, expiresAt: new Date(now.getTime() + 60_000) });
+    const [a, b] = await Promise.all([store.tokens.consume('h1', 'signin', now), store.tokens.consume('h1', 'signin', now)]);
+    expect([a, b].filter(Boolean)).toHaveLength(1);
+    await store.tokens.create({ purpose: 'signin', tokenHash: 'h2', personId: carol.id, expiresAt: new Date(now.getTime() - 1) });
+    expect(await store.tokens.consume('h2', 'signin', now)).toBeNull();
+    expect(await store.tokens.consume('h1', 'link', now)).toBeNull();
+  });
+
+  it('records an inbound event id once', async () => {
+    expect(await store.firstSeen('slack', 'Ev1')).toBe(true);
+    expect(await store.firstSeen('slack', 'Ev1')).toBe(false);
+    expect(await store.firstSeen('teams', 'Ev1')).toBe(true);
+  });
+
+  it('rolls back everything a failed transaction wrote', async () => {
+    await expect(store.transaction(async (tx) => {
+      await tx.people.create({ handle: 'ghost', displayName: 'Ghost' });
+      throw new Error('boom');
+    })).rejects.toThrow('boom');
+    expect(await store.people.get('ghost')).toBeNull();
+  });
+
+  it('adds monthly usage atomically', async () => {
+    const acme = (await store.orgs.get('acme'))!;
+    await Promise.all(Array.from({ length: 10 }, () => store.orgs.addUsage(acme.id, '2026-11', 3)));
+    expect(await store.orgs.usage(acme.id, '2026-11')).toBe(30);
+    expect(await store.orgs.usage(acme.id, '2026-12')).toBe(0);
+  });
+});

@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/index.ts';
+import { freshPostgresDatabase } from '../support/db.ts';
+
+const run = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../../bin/switchboard.mjs');
+
+/** Runs the CLI in-process with the given environment; returns exit code and what it printed. */
+async function cli(env: Record<string, string>, ...argv: string[]) {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  const out: string[] = [];
+  const err: string[] = [];
+  try {
+    const code = await main(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    process.env = saved;
+  }
+}
+
+const pgUrl = process.env.TEST_DATABASE_URL;
+
+describe.runIf(pgUrl)('the CLI against PostgreSQL', () => {
+  let env: Record<string, string>;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const db = await freshPostgresDatabase(pgUrl!);
+    drop = db.drop;
+    env = { DATABASE_URL: db.url, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-cli-')), LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => { await drop(); rmSync(env.DATA_DIR, { recursive: true, force: true }); });
+
+  it('initialises an organization and prints a one-time sign-in URL', async () => {
+    const r = await cli(env, '--json', 'init', '--org', 'Acme', '--admin', 'alice');
+    expect(r.code).toBe(0);
+    const data = JSON.parse(r.out);
+    expect(data.org).toMatchObject({ slug: 'acme', plan: 'free' });
+    expect(data.signin_url).toMatch(/^http:\/\/localhost:3000\/signin\?token=[\w-]{43}$/);
+  });
+
+  it('adds a person and an agent, printing its token once', async () => {
+    expect((await cli(env, 'person', 'add', 'bob', '--org', 'acme')).code).toBe(0);
+    const r = await cli(env, 'agent', 'add', 'builder', '--owner', 'alice', '--role', 'Builds things');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Created agent alice\/builder\.\nIts token \(shown once, store it now\): sb_[\w-]{43}/);
+  });
+
+  it('refuses the same agent name for the same owner with a conflict and a non-zero exit', async () => {
+    const r = await cli(env, 'agent', 'add', 'builder', '--owner', 'alice');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('Error (CONFLICT): This owner already has an agent named "builder"');
+  });
+
+  it('accepts the same name under another owner', async () => {
+    const r = await cli(env, '--json', 'agent', 'add', 'builder', '--owner', 'bob');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ agent: { name: 'bob/builder' }, token: expect.stringMatching(/^sb_/) });
+  });
+
+  it('refuses the 6th agent on a Free organization with the limit stated', async () => {
+    for (const n of ['a2', 'a3', 'a4', 'a5']) expect((await cli(env, 'agent', 'add', n, '--owner', 'alice')).code).toBe(0);
+    const r = await cli(env, 'agent', 'add', 'a6', '--owner', 'alice');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/PLAN_LIMIT.*already has 5 agents and its free plan allows 5/);
+  });
+
+  it('refuses the 2nd workspace on a Free organization with the limit stated', async () => {
+    expect((await cli(env, 'workspace', 'add', 'Eng', '--org', 'acme')).code).toBe(0);
+    const r = await cli(env, '--json', 'workspace', 'add', 'Ops', '--org', 'acme');
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.err).error).toMatchObject({ code: 'PLAN_LIMIT', message: expect.stringContaining('free plan allows 1') });
+  });
+
+  it('joins an agent with permissions and manages members, seats and plans', async () => {
+    expect((await cli(env, 'member', 'add', 'eng', 'bob', '--role', 'editor')).code).toBe(0);
+    expect((await cli(env, 'seat', 'grant', 'bob', '--org', 'acme')).out).toContain('now holds a seat');
+    const join = await cli(env, '--json', 'agent', 'join', 'alice/builder', 'eng', '--no-send', '--can-message', 'bob', '--monitor');
+    expect(JSON.parse(join.out)).toMatchObject({ send: false, receive: true, monitor: true, can_message: ['bob'] });
+    const plan = await cli(env, '--json', 'plan', 'set', 'acme', 'team', '--messages', '20000');
+    expect(JSON.parse(plan.out)).toMatchObject({ plan: 'team', messages_per_month: 20000, agents: 200, workspaces: null, history_days: 90 });
+  });
+
+  it('rotates a token', async () => {
+    const r = await cli(env, '--json', 'agent', 'rotate-token', 'bob/builder');
+    expect(JSON.parse(r.out).token).toMatch(/^sb_/);
+  });
+
+  it('explains bad input with exit code 2', async () => {
+    const r = await cli(env, 'member', 'add', 'eng', 'bob', '--role', 'boss');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--role must be one of: owner, editor, viewer');
+  });
+
+  it('runs as the package bin and exits non-zero on a refusal', async () => {
+    const err = await run('node', [BIN, 'agent', 'add', 'builder', '--owner', 'alice'], { env: { ...process.env, ...env } }).catch((e) => e);
+    expect(err.code).toBe(1);
+    expect(err.stderr).toContain('CONFLICT');
+  });
+});
+
+describe('the CLI configuration check', () => {
+  it('stops with a sentence saying what to set', async () => {
+    const r = await cli({ DATABASE_URL: 'mysql://nope', LOG_LEVEL: 'silent' }, 'person', 'add', 'x');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('DATABASE_URL must start with postgres://');
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+describe('configuration', () => {
+  it('starts on embedded defaults with nothing set', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, publicUrl: 'http://localhost:3000', databaseUrl: undefined, redisUrl: undefined });
+    expect(c.dataDir).toMatch(/\.switchboard$/);
+  });
+
+  it('derives PUBLIC_URL from PORT and trims a trailing slash', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_URL: 'https://sb.example.com/' }).publicUrl).toBe('https://sb.example.com');
+  });
+
+  it('lists every bad value with how to fix it', () => {
+    const bad = () => loadConfig({ PORT: 'x', DATABASE_URL: 'mysql://a', SWITCHBOARD_SECRET: 'short' });
+    expect(bad).toThrow(ConfigError);
+    try { bad(); } catch (e) {
+      const m = (e as Error).message;
+      expect(m).toContain('PORT');
+      expect(m).toContain('DATABASE_URL must start with postgres://');
+      expect(m).toContain('openssl rand -hex 32');
+    }
+  });
+
+  it('asks for the signing secret when Slack is configured', () => {
+    expect(() => loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(/SLACK_SIGNING_SECRET is missing/);
+  });
+
+  it('needs both halves of the Slack OAuth credentials and a secret to encrypt tokens', () => {
+    expect(() => loadConfig({ SLACK_CLIENT_ID: 'a', SLACK_SIGNING_SECRET: 's' })).toThrow(/both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET/);
+    expect(() => loadConfig({ SLACK_CLIENT_ID: 'a', SLACK_CLIENT_SECRET: 'b', SLACK_SIGNING_SECRET: 's' })).toThrow(/SWITCHBOARD_SECRET/);
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).databaseUrl).toBeUndefined();
+  });
+});

@@ -1,0 +1,38 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const FORBIDDEN = /^(express|drizzle-orm|postgres|@electric-sql\/pglite|bullmq|ioredis|@slack\/|botbuilder|@modelcontextprotocol\/|pino)/;
+const root = path.resolve(import.meta.dirname, '../../src/domain');
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = path.join(dir, f);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every module specifier a file imports, statically or dynamically. */
+const importsOf = (src: string) =>
+  [...src.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"]+)['"]/g)].map((m) => m[1]);
+
+describe('the domain core', () => {
+  it('imports no SDK, web framework, ORM or driver', () => {
+    const offenders = files(root).flatMap((f) =>
+      importsOf(readFileSync(f, 'utf8')).filter((s) => FORBIDDEN.test(s)).map((s) => `${path.relative(root, f)} → ${s}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('imports nothing from outside src/domain except node built-ins', () => {
+    const offenders = files(root).flatMap((f) =>
+      importsOf(readFileSync(f, 'utf8'))
+        .filter((s) => s.startsWith('.') && !path.resolve(path.dirname(f), s).startsWith(root))
+        .map((s) => `${path.relative(root, f)} → ${s}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('catches a forbidden import when one is present (the check itself works)', () => {
+    expect(importsOf(`import { App } from '@slack/bolt';\nconst x = await import('drizzle-orm');`).filter((s) => FORBIDDEN.test(s)))
+      .toEqual(['@slack/bolt', 'drizzle-orm']);
+  });
+});
