@@ -220,3 +220,57 @@ export const agentPresence = pgTable('agent_presence', {
   agentId: uuid('agent_id').primaryKey().references(() => agents.id, { onDelete: 'cascade' }),
   lastSeenAt: ts('last_seen_at').notNull(),
 });
+
+/**
+ * A person as a chat platform knows them (a Slack user in a team, a Teams user
+ * in a tenant), with the profile last read from the platform. `person_id` is
+ * set once the account is linked; until then they talk to agents as a guest.
+ */
+export const externalIdentities = pgTable('external_identities', {
+  id: id(),
+  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  tenantId: text('tenant_id').notNull(),
+  externalUserId: text('external_user_id').notNull(),
+  personId: uuid('person_id').references(() => people.id, { onDelete: 'set null' }),
+  displayName: text('display_name').notNull().default(''),
+  email: text('email'),
+  avatarUrl: text('avatar_url'),
+  profile: jsonb('profile').$type<Record<string, unknown>>(),
+  profileFetchedAt: ts('profile_fetched_at'),
+  linkedAt: ts('linked_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('external_identities_uq').on(t.surface, t.tenantId, t.externalUserId),
+  index('external_identities_person_idx').on(t.personId),
+]);
+
+/**
+ * A Slack team the app is installed in, and the Switchboard workspace it maps
+ * to (null until connected). The bot token is sealed with SWITCHBOARD_SECRET;
+ * null means the single-workspace token from SLACK_BOT_TOKEN is used.
+ */
+export const slackInstallations = pgTable('slack_installations', {
+  teamId: text('team_id').primaryKey(),
+  enterpriseId: text('enterprise_id'),
+  teamName: text('team_name').notNull().default(''),
+  workspaceId: uuid('workspace_id').references(() => workspaces.id, { onDelete: 'set null' }),
+  botTokenSealed: text('bot_token_sealed'),
+  botUserId: text('bot_user_id').notNull(),
+  botId: text('bot_id').notNull(),
+  appId: text('app_id'),
+  scopes: text('scopes').notNull().default(''),
+  installedBy: text('installed_by'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [index('slack_installations_ws_idx').on(t.workspaceId)]);
+
+/** Which agent a Slack user's DMs go to (scope 'user') and a channel's default agent (scope 'channel'). */
+export const slackAgentChoices = pgTable('slack_agent_choices', {
+  teamId: text('team_id').notNull(),
+  scope: text('scope', { enum: ['user', 'channel'] }).notNull(),
+  scopeId: text('scope_id').notNull(),
+  agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  setBy: text('set_by'),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.teamId, t.scope, t.scopeId] })]);
