@@ -274,3 +274,48 @@ export const slackAgentChoices = pgTable('slack_agent_choices', {
   setBy: text('set_by'),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.teamId, t.scope, t.scopeId] })]);
+
+/** Millisecond timestamps: `updated_at` is handed to agents and compared back exactly, so it must survive a JS Date. */
+const tsMs = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
+
+/** A workspace's document collections (one hidden collection in a Simplified workspace). */
+export const collections = pgTable('collections', {
+  id: id(),
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  key: text('key').notNull(),
+  type: text('type').notNull(),
+  name: text('name').notNull(),
+  statuses: jsonb('statuses').$type<string[]>().notNull(),
+  instructions: text('instructions').notNull().default(''),
+  active: boolean('active').notNull().default(true),
+  hidden: boolean('hidden').notNull().default(false),
+  createdAt: tsMs('created_at').notNull().defaultNow(),
+  updatedAt: tsMs('updated_at').notNull().defaultNow(),
+}, (t) => [uniqueIndex('collections_ws_key_uq').on(t.workspaceId, t.key)]);
+
+/**
+ * Documents. `number` makes the identifier unique in the workspace; `search`
+ * covers the identifier, title and summary only: content is never searched.
+ */
+export const documents = pgTable('documents', {
+  id: id(),
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  collectionId: uuid('collection_id').notNull().references(() => collections.id),
+  number: integer('number').notNull(),
+  identifier: text('identifier').notNull(),
+  title: text('title').notNull(),
+  summary: text('summary').notNull().default(''),
+  content: text('content').notNull().default(''),
+  status: text('status').notNull(),
+  archived: boolean('archived').notNull().default(false),
+  createdBy: uuid('created_by').references(() => agents.id, { onDelete: 'set null' }),
+  updatedBy: uuid('updated_by').references(() => agents.id, { onDelete: 'set null' }),
+  search: tsvector('search').generatedAlwaysAs(sql`setweight(to_tsvector('english', identifier || ' ' || title), 'A') || setweight(to_tsvector('english', summary), 'B')`),
+  createdAt: tsMs('created_at').notNull().defaultNow(),
+  updatedAt: tsMs('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('documents_ws_number_uq').on(t.workspaceId, t.number),
+  uniqueIndex('documents_ws_identifier_uq').on(t.workspaceId, t.identifier),
+  index('documents_collection_idx').on(t.collectionId, t.updatedAt),
+  index('documents_search_idx').using('gin', t.search),
+]);
