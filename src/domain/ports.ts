@@ -3,6 +3,7 @@ import type {
   Agent, AgentMembership, Organization, OrgMember, OrgRole, Person, SurfaceName, Workspace, WorkspaceKind, WorkspaceRole,
 } from './types.ts';
 import type { Conversation, ConversationKind, InboxItem, Message, NewMessage, SearchHit, SearchQuery } from './messaging/types.ts';
+import type { ChatRepo, PresenceRepo, SessionRepo } from './chat/ports.ts';
 
 /** Organizations, their members, seats and monthly usage. */
 export interface OrgRepo {
@@ -171,6 +172,12 @@ export interface Store {
   outbox: OutboxRepo;
   audit: AuditRepo;
   tokens: OneTimeTokenRepo;
+  /** Web chat: channels, read markers, the web inbox. */
+  chat: ChatRepo;
+  /** Web sign-in sessions. */
+  sessions: SessionRepo;
+  /** When agents last used their token. */
+  presence: PresenceRepo;
   /** Records an inbound event id; false when it was seen before (so it is processed once). */
   firstSeen(source: string, eventId: string): Promise<boolean>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

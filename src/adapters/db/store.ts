@@ -1,12 +1,14 @@
 import type { Store } from '../../domain/ports.ts';
 import { DrizzleAgentRepo } from './agent-repo.ts';
 import { DrizzleAuditRepo } from './audit-repo.ts';
+import { DrizzleChatRepo } from './chat-repo.ts';
 import type { Db } from './client.ts';
 import { DrizzleMessageRepo } from './message-repo.ts';
 import { DrizzleOrgRepo } from './org-repo.ts';
 import { DrizzleOutboxRepo } from './outbox-repo.ts';
 import { DrizzlePeopleRepo } from './people-repo.ts';
 import { processedEvents } from './schema.ts';
+import { DrizzlePresenceRepo, DrizzleSessionRepo } from './session-repo.ts';
 import { DrizzleTokenRepo } from './token-repo.ts';
 import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
 
@@ -21,6 +23,9 @@ export function createStore(db: Db, inTransaction = false): Store {
     outbox: new DrizzleOutboxRepo(db),
     audit: new DrizzleAuditRepo(db),
     tokens: new DrizzleTokenRepo(db),
+    chat: new DrizzleChatRepo(db),
+    sessions: new DrizzleSessionRepo(db),
+    presence: new DrizzlePresenceRepo(db),
     async firstSeen(source, eventId) {
       const rows = await db.insert(processedEvents).values({ source, eventId }).onConflictDoNothing().returning();
       return rows.length === 1;

@@ -1,0 +1,86 @@
+import type { Conversation, Message, Sender } from '../messaging/types.ts';
+
+/** A web chat channel: the settings kept next to its conversation (kind 'channel'). */
+export interface Channel {
+  conversationId: string;
+  workspaceId: string;
+  name: string;
+  /** When true, only its members see it; otherwise everyone who reaches the workspace may read and join. */
+  restricted: boolean;
+  description: string;
+  createdBy: string | null;
+  createdAt: Date;
+}
+
+/** A thread hanging off a message: its conversation and how many replies it holds. */
+export interface ThreadSummary {
+  rootMessageId: string;
+  conversationId: string;
+  replies: number;
+  lastReplyAt: Date | null;
+}
+
+/** One message delivered to a person agent, as the web inbox lists it. */
+export interface InboxEntry {
+  message: Message;
+  sender: Sender;
+  conversation: Pick<Conversation, 'id' | 'kind' | 'title' | 'surface' | 'parentId'>;
+  readAt: Date | null;
+}
+
+/** Channels, channel membership, read markers and the web inbox. */
+export interface ChatRepo {
+  /** Throws CONFLICT when the workspace already has a channel with that name. */
+  createChannel(c: Omit<Channel, 'createdAt'>): Promise<Channel>;
+  /** Null when absent or in another workspace. */
+  channel(workspaceId: string, conversationId: string): Promise<Channel | null>;
+  /** Null when the workspace has no channel of that name. */
+  channelByName(workspaceId: string, name: string): Promise<Channel | null>;
+  /** Every channel of the workspace, with whether the person joined it. */
+  listChannels(workspaceId: string, personId: string): Promise<Array<Channel & { member: boolean }>>;
+  /** Idempotent. */
+  addChannelMember(conversationId: string, personId: string): Promise<void>;
+  removeChannelMember(conversationId: string, personId: string): Promise<void>;
+  isChannelMember(conversationId: string, personId: string): Promise<boolean>;
+  /** Conversations of `kinds` in the workspace the agent takes part in, newest activity first. */
+  conversationsOf(agentId: string, workspaceId: string, kinds: Conversation['kind'][]): Promise<Array<Conversation & { lastMessageAt: Date | null }>>;
+  /** Threads started from any of these messages (by root message id). */
+  threads(workspaceId: string, rootMessageIds: string[]): Promise<ThreadSummary[]>;
+  /** Moves the person's read marker forward to `at` (never back). */
+  markRead(conversationId: string, personId: string, at: Date): Promise<void>;
+  /** Messages by others after the person's read marker, per conversation (absent = 0). */
+  unreadCounts(personId: string, ownAgentId: string, conversationIds: string[]): Promise<Map<string, number>>;
+  /** The newest deliveries to the agent in the workspace, newest first. */
+  inbox(agentId: string, workspaceId: string, limit: number): Promise<InboxEntry[]>;
+  /** Marks deliveries to the agent read: those of one conversation, or all in the workspace. */
+  markDeliveriesRead(agentId: string, workspaceId: string, at: Date, conversationId?: string): Promise<void>;
+}
+
+/** A signed-in browser. The cookie holds a random token; only its hash is stored. */
+export interface WebSession {
+  id: string;
+  personId: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+}
+
+export interface SessionRepo {
+  create(s: { tokenHash: string; personId: string; now: Date; expiresAt: Date }): Promise<WebSession>;
+  /** Null when no session has that hash (never created, signed out, or swept). */
+  byTokenHash(tokenHash: string): Promise<WebSession | null>;
+  /** Records activity (which slides the idle timeout). */
+  touch(id: string, at: Date): Promise<void>;
+  delete(id: string): Promise<void>;
+  /** Ends every session of a person (after a password change); returns how many. */
+  deleteForPerson(personId: string, exceptId?: string): Promise<number>;
+  /** Deletes sessions whose expiry has passed; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
+/** When agents last used their token. */
+export interface PresenceRepo {
+  touch(agentId: string, at: Date): Promise<void>;
+  /** Last use per agent id; agents never seen are absent. */
+  lastSeen(agentIds: string[]): Promise<Map<string, Date>>;
+}
