@@ -73,7 +73,10 @@ export class AgentService {
   /** The agent holding this token; null when the token is unknown or was rotated away. */
   async authenticate(token: string): Promise<Agent | null> {
     if (!token.startsWith('sb_')) return null;
-    return this.store.agents.byTokenHash(hashSecret(token));
+    const agent = await this.store.agents.byTokenHash(hashSecret(token));
+    // Every use of a token counts as a sign of life (the web agents page shows who is connected).
+    if (agent) await this.store.presence.touch(agent.id, new Date());
+    return agent;
   }
 
   /** Puts an agent in a workspace with the given permissions (replacing earlier ones). */

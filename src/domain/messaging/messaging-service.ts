@@ -129,7 +129,9 @@ export class MessagingService {
 
     // An external thread (Slack, Teams) is itself an audience, so a reply there needs no named recipient.
     const external = conversation?.surface === 'slack' || conversation?.surface === 'teams';
-    if (!targets.length && !(external && !results.length)) {
+    // A web channel and its threads are audiences too: everyone in them reads them.
+    const audience = external || conversation?.kind === 'channel' || conversation?.kind === 'thread';
+    if (!targets.length && !(audience && !results.length)) {
       if (hopRefused && askerPersonId) await this.tellChainStopped(ws, sender, askerPersonId, conversation);
       if (!results.length) throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
       return { message: null, conversation, recipients: results };
