@@ -2,7 +2,9 @@ import type { PlanName } from './organizations/plans.ts';
 import type {
   Agent, AgentMembership, Organization, OrgMember, OrgRole, Person, SurfaceName, Workspace, WorkspaceKind, WorkspaceRole,
 } from './types.ts';
+import type { Approval, ApprovalView } from './approvals/types.ts';
 import type { Conversation, ConversationKind, InboxItem, Message, NewMessage, SearchHit, SearchQuery } from './messaging/types.ts';
+import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/types.ts';
 import type { ChatRepo, PresenceRepo, SessionRepo } from './chat/ports.ts';
 
 /** Organizations, their members, seats and monthly usage. */
@@ -91,6 +93,8 @@ export interface MessageRepo {
   deliver(messageId: string, workspaceId: string, agentIds: string[]): Promise<void>;
   /** The newest message delivered to `agentId` in the conversation; null when none. */
   latestReceived(agentId: string, conversationId: string): Promise<Message | null>;
+  /** The newest message delivered to `agentId` anywhere in the workspace since `since`; null when none. */
+  latestReceivedSince(agentId: string, workspaceId: string, since: Date): Promise<Message | null>;
   /** Whether a message was delivered to (or sent by) the agent. */
   involves(agentId: string, messageId: string): Promise<boolean>;
   countSentSince(senderId: string, conversationId: string, since: Date): Promise<number>;
@@ -162,6 +166,53 @@ export interface OneTimeTokenRepo {
   consume(tokenHash: string, purpose: OneTimeToken['purpose'], now: Date): Promise<OneTimeToken | null>;
 }
 
+/** Collections and documents; every method is scoped to one workspace (the tenant). */
+export interface DocumentRepo {
+  /** Collections in creation order; deactivated ones only when asked. */
+  listCollections(workspaceId: string, opts?: { includeInactive?: boolean }): Promise<Collection[]>;
+  /** By id or key, active or not; null when absent. */
+  getCollection(workspaceId: string, idOrKey: string): Promise<Collection | null>;
+  /** Throws CONFLICT when the key is taken in the workspace. */
+  createCollection(c: Omit<Collection, 'id' | 'createdAt' | 'updatedAt'>): Promise<Collection>;
+  /** The hidden collection of a Simplified workspace, created on first use. */
+  ensureHiddenCollection(c: Omit<Collection, 'id' | 'createdAt' | 'updatedAt' | 'hidden' | 'active'>): Promise<Collection>;
+  /** Null when absent; throws CONFLICT when a new key is taken. */
+  updateCollection(workspaceId: string, id: string, patch: Partial<Pick<Collection, 'name' | 'key' | 'instructions' | 'active'>>): Promise<Collection | null>;
+  /** Deletes a collection that holds no document (archived ones count); false when it holds some or is absent. */
+  deleteEmptyCollection(workspaceId: string, id: string): Promise<boolean>;
+  /** Documents in the collection, archived included. */
+  countDocuments(workspaceId: string, collectionId: string): Promise<number>;
+  /** Allocates the next identifier number of the workspace. */
+  createDocument(d: NewDocument): Promise<Document>;
+  /** By id or identifier, archived included; null when absent or (unless asked) in a deactivated collection. */
+  getDocument(workspaceId: string, idOrIdentifier: string, opts?: { includeInactive?: boolean }): Promise<Document | null>;
+  /** One collection's documents, most recently updated first, without content; `total` counts every match. */
+  listDocuments(q: { workspaceId: string; collectionId: string; status?: string; includeArchived: boolean; limit: number; offset: number }): Promise<{ items: DocumentSummary[]; total: number }>;
+  /** Matches titles, summaries and identifiers only (never content), in active collections, best first. */
+  searchDocuments(q: { workspaceId: string; text: string; collectionId?: string; includeArchived: boolean; limit: number }): Promise<DocumentSummary[]>;
+  /**
+   * Writes the change and moves `updated_at` forward, in one conditional
+   * statement: only if `updated_at` still equals `readUpdatedAt` (null: unconditionally).
+   * Null when it did not (someone wrote since, or the document is absent).
+   */
+  updateDocument(workspaceId: string, id: string, readUpdatedAt: Date | null, change: DocumentPatch & { collectionId?: string }, byAgentId: string | null, now: Date): Promise<Document | null>;
+}
+
+/** Approvals and where each is shown. */
+export interface ApprovalRepo {
+  create(a: Pick<Approval, 'workspaceId' | 'agentId' | 'conversationId' | 'title' | 'details' | 'approvers' | 'askerPersonId' | 'askerIdentityId' | 'expiresAt'>): Promise<Approval>;
+  /** Null when absent or in another workspace. */
+  get(workspaceId: string, id: string): Promise<Approval | null>;
+  /** Settles a pending approval; null when it was no longer pending (someone else settled it first). */
+  settle(id: string, change: Pick<Approval, 'status' | 'decidedBy' | 'decidedVia' | 'decidedAt' | 'reason'>): Promise<Approval | null>;
+  /** Approvals asked in a conversation, oldest first (web cards). */
+  listForConversation(workspaceId: string, conversationId: string): Promise<Approval[]>;
+  /** Pending approvals a person may decide in a workspace (their inbox). */
+  listPending(workspaceId: string): Promise<Approval[]>;
+  addView(v: ApprovalView): Promise<void>;
+  views(approvalId: string, surface?: SurfaceName): Promise<ApprovalView[]>;
+}
+
 /** Everything the core keeps. `transaction` runs `fn` atomically against the same repositories. */
 export interface Store {
   orgs: OrgRepo;
@@ -172,6 +223,8 @@ export interface Store {
   outbox: OutboxRepo;
   audit: AuditRepo;
   tokens: OneTimeTokenRepo;
+  approvals: ApprovalRepo;
+  documents: DocumentRepo;
   /** Web chat: channels, read markers, the web inbox. */
   chat: ChatRepo;
   /** Web sign-in sessions. */

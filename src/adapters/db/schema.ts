@@ -319,3 +319,31 @@ export const documents = pgTable('documents', {
   index('documents_collection_idx').on(t.collectionId, t.updatedAt),
   index('documents_search_idx').using('gin', t.search),
 ]);
+
+/** Approvals an agent asked for; settled once by a conditional update from `pending`. */
+export const approvals = pgTable('approvals', {
+  id: id(),
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  conversationId: uuid('conversation_id').references(() => conversations.id, { onDelete: 'set null' }),
+  title: text('title').notNull(),
+  details: text('details').notNull().default(''),
+  approvers: jsonb('approvers').$type<string[]>().notNull().default([]),
+  status: text('status', { enum: ['pending', 'approved', 'rejected', 'expired', 'cancelled'] }).notNull().default('pending'),
+  decidedBy: uuid('decided_by').references(() => people.id, { onDelete: 'set null' }),
+  decidedVia: text('decided_via', { enum: ['mcp', 'web', 'slack', 'teams'] }),
+  decidedAt: ts('decided_at'),
+  reason: text('reason'),
+  askerPersonId: uuid('asker_person_id'),
+  askerIdentityId: uuid('asker_identity_id'),
+  expiresAt: ts('expires_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [index('approvals_ws_status_idx').on(t.workspaceId, t.status), index('approvals_conv_idx').on(t.conversationId)]);
+
+/** Each place an approval is shown on a surface (Slack message, Teams card), to update it when settled. */
+export const approvalViews = pgTable('approval_views', {
+  approvalId: uuid('approval_id').notNull().references(() => approvals.id, { onDelete: 'cascade' }),
+  surface: text('surface', { enum: ['mcp', 'web', 'slack', 'teams'] }).notNull(),
+  key: text('key').notNull(),
+  ref: jsonb('ref').$type<Record<string, string>>().notNull(),
+}, (t) => [primaryKey({ columns: [t.approvalId, t.surface, t.key] })]);

@@ -1,8 +1,10 @@
 import type { Store } from '../../domain/ports.ts';
 import { DrizzleAgentRepo } from './agent-repo.ts';
+import { DrizzleApprovalRepo } from './approval-repo.ts';
 import { DrizzleAuditRepo } from './audit-repo.ts';
 import { DrizzleChatRepo } from './chat-repo.ts';
 import type { Db } from './client.ts';
+import { DrizzleDocumentRepo } from './document-repo.ts';
 import { DrizzleMessageRepo } from './message-repo.ts';
 import { DrizzleOrgRepo } from './org-repo.ts';
 import { DrizzleOutboxRepo } from './outbox-repo.ts';
@@ -23,6 +25,8 @@ export function createStore(db: Db, inTransaction = false): Store {
     outbox: new DrizzleOutboxRepo(db),
     audit: new DrizzleAuditRepo(db),
     tokens: new DrizzleTokenRepo(db),
+    approvals: new DrizzleApprovalRepo(db),
+    documents: new DrizzleDocumentRepo(db),
     chat: new DrizzleChatRepo(db),
     sessions: new DrizzleSessionRepo(db),
     presence: new DrizzlePresenceRepo(db),

@@ -8,7 +8,8 @@ import { assertWorkspaceAllowed, planLimits, type PlanName } from './plans.ts';
 
 export const SIGNIN_TTL_MS = 24 * 3600_000;
 export const GUEST_HANDLE = 'guest';
-const RESERVED_HANDLES = new Set([GUEST_HANDLE, 'switchboard', 'admin', 'system']);
+export const SYSTEM_HANDLE = 'switchboard';
+const RESERVED_HANDLES = new Set([GUEST_HANDLE, SYSTEM_HANDLE, 'admin', 'system']);
 
 /** Organizations, people, workspaces, memberships, seats and plans. */
 export class OrgService {
@@ -128,13 +129,31 @@ export class OrgService {
    * The guest agent: the sender of messages from chat users who have not linked
    * an account. It belongs to the reserved person @guest, who has no access to anything.
    */
-  async guestAgent() {
-    const existing = await this.store.people.get(GUEST_HANDLE);
-    if (existing) return (await this.store.agents.personAgent(existing.id))!;
-    return this.store.transaction(async (tx) => {
-      const person = await tx.people.create({ handle: GUEST_HANDLE, displayName: 'Guest' }).catch(async () => (await tx.people.get(GUEST_HANDLE))!);
-      return (await tx.agents.personAgent(person.id)) ?? tx.agents.create({ ownerId: person.id, name: GUEST_HANDLE, displayName: 'Guest', kind: 'person' });
-    });
+  guestAgent() {
+    return this.reservedAgent(GUEST_HANDLE, 'Guest');
+  }
+
+  /** The sender of Switchboard's own notices (approval outcomes, delivery failures). */
+  systemAgent() {
+    return this.reservedAgent(SYSTEM_HANDLE, 'Switchboard');
+  }
+
+  private async reservedAgent(handle: string, displayName: string) {
+    const existing = await this.store.people.get(handle);
+    const found = existing && await this.store.agents.personAgent(existing.id);
+    if (found) return found;
+    try {
+      return await this.store.transaction(async (tx) => {
+        const person = existing ?? await tx.people.create({ handle, displayName });
+        return tx.agents.create({ ownerId: person.id, name: handle, displayName, kind: 'person' });
+      });
+    } catch (e) {
+      // Another request created it at the same moment.
+      const again = await this.store.people.get(handle);
+      const agent = again && await this.store.agents.personAgent(again.id);
+      if (agent) return agent;
+      throw e;
+    }
   }
 
   /** A one-time sign-in link for a person (the path; the caller adds PUBLIC_URL). */

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentService } from '../agents/agent-service.ts';
+import { conflict, invalidInput, notFound, notPermitted } from '../errors.ts';
+import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
+import type { OrgService } from '../organizations/org-service.ts';
+import type { Clock, Notifier, Store } from '../ports.ts';
+import { qualifiedName, type Agent, type SurfaceName, type Workspace } from '../types.ts';
+import { outcomeLine, refusalToDecide, type Decider } from './rules.ts';
+import type { Approval, Decision } from './types.ts';
+
+/** Topic for live views of one approval (web cards). */
+export const approvalTopic = (id: string) => `approval:${id}`;
+
+export interface ApprovalOptions {
+  /** Surfaces that show approvals through the outbox (`<surface>.approval.show` / `.update`). */
+  surfaces: () => SurfaceName[];
+  /** Remind approvers after this long without a decision; 0 for never. */
+  reminderMs?: number;
+}
+
+/**
+ * Approvals: stored first, then shown everywhere through the outbox; the first
+ * permitted decision settles it with one conditional update, and every view follows.
+ */
+export class ApprovalService {
+  constructor(
+    private readonly store: Store,
+    private readonly orgs: OrgService,
+    private readonly agents: AgentService,
+    private readonly notifier: Notifier,
+    private readonly clock: Clock,
+    private readonly opts: ApprovalOptions,
+    private readonly afterCommit: () => void = () => {},
+  ) {}
+
+  async request(agent: Agent, ws: Workspace, input: { title: string; details: string; conversationId?: string; approvers?: string[]; expiresInSeconds?: number }) {
+    await this.agents.member(agent, ws);
+    const approvers: string[] = [];
+    for (const handle of input.approvers ?? []) {
+      const p = await this.store.people.get(handle.replace(/^@/, ''));
+      if (!p || !(await this.orgs.roleIn(p.id, ws))) {
+        throw invalidInput(`"${handle}" is not a person who can reach this workspace; approvers are person handles (call list_agents: kind "person").`);
+      }
+      approvers.push(p.id);
+    }
+    let askerPersonId: string | null = agent.ownerId;
+    let askerIdentityId: string | null = null;
+    const conversation = input.conversationId ? await this.store.messages.getConversation(ws.id, input.conversationId) : null;
+    if (input.conversationId) {
+      if (!conversation || !(await this.store.messages.participants(conversation.id)).includes(agent.id)) {
+        throw notFound(`The conversation ${input.conversationId}`, 'Ask in a conversation you received a message in, or leave `conversation` out to ask approvers directly.');
+      }
+      const last = await this.store.messages.latestReceived(agent.id, conversation.id);
+      if (last) { askerPersonId = last.askerPersonId; askerIdentityId = last.askerIdentityId; }
+    }
+    const now = this.clock.now();
+    const expiresAt = input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null;
+    const owners = approvers.length ? approvers : await this.defaultApprovers(agent, ws);
+    const system = await this.orgs.systemAgent();
+    const approval = await this.store.transaction(async (tx) => {
+      const a = await tx.approvals.create({
+        workspaceId: ws.id, agentId: agent.id, conversationId: conversation?.id ?? null, title: input.title, details: input.details,
+        approvers, askerPersonId, askerIdentityId, expiresAt,
+      });
+      for (const surface of this.opts.surfaces()) {
+        await tx.outbox.add({ topic: `${surface}.approval.show`, payload: { approvalId: a.id, workspaceId: ws.id }, orderingKey: `approval:${a.id}` });
+      }
+      if (expiresAt) await tx.outbox.add({ topic: 'approval.expire', payload: { approvalId: a.id, workspaceId: ws.id }, runAt: expiresAt });
+      if (this.opts.reminderMs) {
+        await tx.outbox.add({ topic: 'approval.remind', payload: { approvalId: a.id, workspaceId: ws.id }, runAt: new Date(now.getTime() + this.opts.reminderMs) });
+      }
+      await this.notice(tx, system, ws, agent, owners, conversation?.id ?? null, `Approval requested by ${qualifiedName(agent)}: ${a.title}\n\n${a.details}\n\n(approval ${a.id})`);
+      await tx.audit.record({ workspaceId: ws.id, agentId: agent.id, onBehalfOf: askerPersonId, action: 'request_approval', target: a.id, result: 'pending', details: { title: a.title } });
+      return a;
+    });
+    this.afterCommit();
+    await this.publish(approval, owners);
+    return approval;
+  }
+
+  async get(workspaceId: string, id: string): Promise<Approval> {
+    const a = await this.store.approvals.get(workspaceId, id);
+    if (!a) throw notFound(`The approval ${id}`, 'Use the approval_id that request_approval returned.');
+    return a;
+  }
+
+  /** A person's decision from any surface. Exactly one decision ever wins; a late one is told who settled it. */
+  async decide(input: { approvalId: string; workspaceId: string; decision: Decision; decider: Decider; via: SurfaceName; reason?: string }) {
+    const a = await this.get(input.workspaceId, input.approvalId);
+    const agent = (await this.store.agents.get(a.agentId))!;
+    const audit = (result: string, details: Record<string, unknown> = {}) => this.store.audit.record({
+      workspaceId: a.workspaceId, agentId: a.agentId, onBehalfOf: input.decider.personId, action: `approval.${input.decision === 'approved' ? 'approve' : 'reject'}`,
+      target: a.id, result, details: { via: input.via, ...details },
+    });
+    if (a.status !== 'pending') {
+      await audit('refused', { why: 'already settled' });
+      throw await this.alreadySettled(a);
+    }
+    const refusal = refusalToDecide(a, input.decider, agent.ownerId);
+    if (refusal) {
+      await audit('refused', { why: refusal });
+      throw notPermitted(refusal);
+    }
+    const settled = await this.settle(a, { status: input.decision, decidedBy: input.decider.personId, decidedVia: input.via, reason: input.reason?.trim() || null });
+    if (!settled) {
+      await audit('refused', { why: 'lost the race' });
+      throw await this.alreadySettled((await this.store.approvals.get(a.workspaceId, a.id))!);
+    }
+    await audit(input.decision);
+    return settled;
+  }
+
+  async cancel(agent: Agent, workspaceId: string, id: string) {
+    const a = await this.get(workspaceId, id);
+    if (a.agentId !== agent.id) throw notPermitted('Only the agent that requested an approval can cancel it.');
+    if (a.status !== 'pending') throw await this.alreadySettled(a);
+    const settled = await this.settle(a, { status: 'cancelled', decidedBy: null, decidedVia: null, reason: null });
+    if (!settled) throw await this.alreadySettled((await this.store.approvals.get(a.workspaceId, a.id))!);
+    return settled;
+  }
+
+  /** Settles an approval whose time ran out (run by the `approval.expire` job); false when it was already settled. */
+  async expire(workspaceId: string, id: string): Promise<boolean> {
+    const a = await this.store.approvals.get(workspaceId, id);
+    if (!a || a.status !== 'pending') return false;
+    return Boolean(await this.settle(a, { status: 'expired', decidedBy: null, decidedVia: null, reason: null }));
+  }
+
+  /** The handle of whoever decided (for views), or null. */
+  async deciderHandle(a: Approval) {
+    return a.decidedBy ? (await this.store.people.get(a.decidedBy))?.handle ?? null : null;
+  }
+
+  async outcome(a: Approval) {
+    return outcomeLine(a, await this.deciderHandle(a));
+  }
+
+  private async alreadySettled(a: Approval) {
+    return conflict(`This approval was already settled: ${await this.outcome(a)}.`, { status: a.status, approval_id: a.id });
+  }
+
+  private async settle(a: Approval, change: Pick<Approval, 'status' | 'decidedBy' | 'decidedVia' | 'reason'>) {
+    const ws = (await this.store.workspaces.get(a.workspaceId))!;
+    const agent = (await this.store.agents.get(a.agentId))!;
+    const system = await this.orgs.systemAgent();
+    const settled = await this.store.transaction(async (tx) => {
+      const s = await tx.approvals.settle(a.id, { ...change, decidedAt: this.clock.now() });
+      if (!s) return null;
+      for (const surface of this.opts.surfaces()) {
+        await tx.outbox.add({ topic: `${surface}.approval.update`, payload: { approvalId: a.id, workspaceId: a.workspaceId }, orderingKey: `approval:${a.id}` });
+      }
+      const line = outcomeLine(s, s.decidedBy ? (await tx.people.get(s.decidedBy))?.handle ?? null : null);
+      if (change.status !== 'cancelled') {
+        await this.notice(tx, system, ws, null, [agent.id], a.conversationId, `Approval ${a.id} “${a.title}”: ${line}.`, true);
+      }
+      return s;
+    });
+    if (!settled) return null;
+    this.afterCommit();
+    await this.publish(settled, [], agent.id);
+    return settled;
+  }
+
+  /** Owners of the agent and of the workspace: who decides when the request names nobody. */
+  private async defaultApprovers(agent: Agent, ws: Workspace) {
+    const people = await this.store.workspaces.reachablePeople(ws.id);
+    const ids = people.filter((p) => p.role === 'owner').map((p) => p.person.id);
+    return [...new Set([agent.ownerId, ...ids])];
+  }
+
+  /**
+   * Puts a notice in inboxes: to approvers' person agents (ids are person ids)
+   * or, with `toAgents`, to agents directly. Sent by Switchboard itself, so it counts against no plan.
+   */
+  private async notice(tx: Store, system: Agent, ws: Workspace, about: Agent | null, ids: string[], conversationId: string | null, body: string, toAgents = false) {
+    const recipients = toAgents ? ids : (await Promise.all(ids.map((p) => tx.agents.personAgent(p)))).flatMap((x) => (x ? [x.id] : []));
+    if (!recipients.length) return;
+    const conv = conversationId
+      ? (await tx.messages.getConversation(ws.id, conversationId))!
+      : await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `notices:${about?.id ?? recipients.join(',')}`, title: 'Approvals' });
+    const m = await tx.messages.insert({
+      workspaceId: ws.id, conversationId: conv.id, senderId: system.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
+      askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
+    });
+    await tx.messages.addParticipants(conv.id, recipients);
+    await tx.messages.deliver(m.id, ws.id, recipients);
+  }
+
+  private async publish(a: Approval, approverPersonIds: string[], agentId?: string) {
+    const personAgents = await Promise.all(approverPersonIds.map((p) => this.store.agents.personAgent(p)));
+    await Promise.all([
+      this.notifier.publish(approvalTopic(a.id), a.status),
+      ...(a.conversationId ? [this.notifier.publish(conversationTopic(a.conversationId), `approval:${a.id}`)] : []),
+      ...personAgents.flatMap((p) => (p ? [this.notifier.publish(inboxTopic(p.id), `approval:${a.id}`)] : [])),
+      ...(agentId ? [this.notifier.publish(inboxTopic(agentId), `approval:${a.id}`)] : []),
+    ]);
+  }
+}

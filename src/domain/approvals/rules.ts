@@ -1,0 +1,48 @@
+import type { WorkspaceRole } from '../types.ts';
+import type { Approval } from './types.ts';
+
+/** Who is trying to decide, as the surface knows them. */
+export interface Decider {
+  /** The linked Switchboard person; null for a guest (unlinked chat user). */
+  personId: string | null;
+  /** Their role in the approval's workspace; null when they cannot reach it. */
+  role: WorkspaceRole | null;
+  /** True when the click came from an agent rather than a person. */
+  isAgent?: boolean;
+}
+
+/**
+ * Why this decider may not settle the approval, or null when they may.
+ * Agents and guests never decide; listed approvers, or by default the agent's
+ * owner and the workspace owners, do — and never for a request they made themselves as a guest.
+ */
+export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string): string | null {
+  if (d.isAgent) return 'Agents cannot decide approvals; a person has to.';
+  if (!d.personId) return 'Link your chat account to Switchboard before deciding approvals (use the link in your DM from the app, or `/switchboard link`).';
+  if (!d.role) return 'You do not have access to the workspace this approval belongs to.';
+  const allowed = a.approvers.length ? a.approvers.includes(d.personId) : d.personId === agentOwnerId || d.role === 'owner';
+  if (!allowed) {
+    return a.approvers.length
+      ? 'Only the approvers this request names can decide it.'
+      : 'Only the agent\'s owner or an owner of the workspace can decide this approval.';
+  }
+  return null;
+}
+
+export const isSettled = (a: Pick<Approval, 'status'>) => a.status !== 'pending';
+
+/** "Approved by @alice via slack at 14:02 UTC" — what every view shows once settled. */
+export function outcomeLine(a: Approval, deciderHandle: string | null): string {
+  const at = a.decidedAt ? ` at ${a.decidedAt.toISOString().slice(11, 16)} UTC` : '';
+  switch (a.status) {
+    case 'approved':
+    case 'rejected':
+      return `${a.status === 'approved' ? 'Approved' : 'Rejected'} by @${deciderHandle ?? 'someone'} via ${a.decidedVia ?? 'web'}${at}${a.reason ? ` — “${a.reason}”` : ''}`;
+    case 'expired':
+      return `Expired${at} without a decision`;
+    case 'cancelled':
+      return `Cancelled by the agent${at}`;
+    default:
+      return 'Waiting for a decision';
+  }
+}
