@@ -9,6 +9,7 @@ import { createJobQueue } from './adapters/queue/index.ts';
 import type { Config } from './config.ts';
 import { AgentService } from './domain/agents/agent-service.ts';
 import { MessagingService } from './domain/messaging/messaging-service.ts';
+import { DocumentService } from './domain/documents/document-service.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
 import { systemClock, type Clock, type JobQueue, type Store } from './domain/ports.ts';
@@ -26,6 +27,7 @@ export interface App {
   orgs: OrgService;
   agents: AgentService;
   messaging: MessagingService;
+  documents: DocumentService;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
   close(): Promise<void>;
@@ -66,8 +68,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const orgs = new OrgService(store, clock);
   const agents = new AgentService(store, orgs);
   const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick());
+  const documents = new DocumentService(store, orgs, clock);
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, orgs, agents, messaging,
+    documents,
     onClose: [],
     async close() {
       for (const fn of app.onClose.reverse()) await fn();
