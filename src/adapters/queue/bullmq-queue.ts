@@ -38,6 +38,7 @@ export class BullmqQueue implements JobQueue {
   private readonly relay: PollLoop;
   private queue: Queue<RelayedJob> | null = null;
   private worker: Worker<RelayedJob> | null = null;
+  private stopping: Promise<void> | null = null;
 
   constructor(private readonly o: BullmqQueueOptions) {
     this.delivery = resolveDelivery(o);
@@ -55,6 +56,7 @@ export class BullmqQueue implements JobQueue {
 
   async start(): Promise<void> {
     if (this.queue) return;
+    if (this.stopping) throw new Error('This queue was stopped; create a new one to deliver again.');
     const name = this.o.queueName ?? 'switchboard';
     const shared = { connection: this.redis, ...(this.o.prefix ? { prefix: this.o.prefix } : {}) };
     this.queue = new Queue<RelayedJob>(name, shared);
@@ -62,26 +64,29 @@ export class BullmqQueue implements JobQueue {
     this.worker = new Worker<RelayedJob>(name, (job) => this.process(job), { ...shared, concurrency: this.delivery.concurrency });
     this.worker.on('error', (err) => this.logger.warn({ err }, 'BullMQ worker error'));
     await Promise.all([this.queue.waitUntilReady(), this.worker.waitUntilReady()]);
-    this.relay.start();
+    if (!this.stopping) this.relay.start();
   }
 
   kick(): void {
     this.relay.kick();
   }
 
-  async stop(): Promise<void> {
-    await this.relay.stop();
-    // The worker first: close() waits for active jobs, which record their outcome in the outbox.
-    await this.worker?.close();
-    await this.queue?.close();
-    this.worker = null;
-    this.queue = null;
-    if (this.redis.status !== 'end' && this.redis.status !== 'wait') await this.redis.quit();
-    else this.redis.disconnect();
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
   }
 
   async ping(): Promise<void> {
     await this.redis.ping();
+  }
+
+  private async shutdown(): Promise<void> {
+    await this.relay.stop();
+    // The worker first: close() waits for active jobs, which record their outcome in the outbox.
+    await this.worker?.close();
+    await this.queue?.close();
+    if (this.redis.status === 'wait') this.redis.disconnect(); // never connected
+    else await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
   /** Moves due outbox entries to Redis; true when there may be more. */

@@ -1,0 +1,119 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { DrizzleOutboxRepo } from '../../../src/adapters/db/outbox-repo.ts';
+import { outbox } from '../../../src/adapters/db/schema.ts';
+import type { OutboxEntry } from '../../../src/domain/ports.ts';
+import { databases } from '../../support/db.ts';
+
+const LEASE = 60_000;
+const later = (ms: number) => new Date(Date.now() + ms);
+
+describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
+  let database: Database;
+  let repo: DrizzleOutboxRepo;
+
+  beforeAll(async () => {
+    database = await kind.open();
+    repo = new DrizzleOutboxRepo(database.db);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+  afterEach(async () => {
+    await database.db.delete(outbox);
+  });
+
+  /** Claims in concurrent rounds of `claimers` until nothing is due; every claim, in the order made. */
+  async function drainConcurrently(claimers: number, limit: number, release?: (e: OutboxEntry) => Promise<void>) {
+    const claimed: OutboxEntry[] = [];
+    for (;;) {
+      const rounds = await Promise.all(Array.from({ length: claimers }, () => repo.claimDue(limit, new Date(), LEASE)));
+      const round = rounds.flat();
+      if (round.length === 0) return claimed;
+      claimed.push(...round);
+      if (release) for (const e of round) await release(e);
+    }
+  }
+
+  it('never hands the same entry to two concurrent claims', async () => {
+    await Promise.all(Array.from({ length: 60 }, (_, n) => repo.add({ topic: 'post', payload: { n } })));
+    const claimed = await drainConcurrently(6, 7);
+    const ids = claimed.map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(60);
+    expect(claimed.every((e) => e.status === 'queued' && e.attempts === 1)).toBe(true);
+  });
+
+  it('claims one entry of an ordering key at a time, in the order they were added', async () => {
+    for (let n = 0; n < 5; n++) await repo.add({ topic: 'post', payload: { n }, orderingKey: 'C1' });
+    const inFlight = new Set<string>();
+    const claimed = await drainConcurrently(4, 10, async (e) => {
+      expect(inFlight.size).toBe(0);
+      inFlight.add(e.id);
+      await repo.markDone(e.id);
+      inFlight.delete(e.id);
+    });
+    expect(claimed.map((e) => e.payload.n)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('keeps entries added in one transaction in the order they were added', async () => {
+    await database.db.transaction(async (tx) => {
+      const inTx = new DrizzleOutboxRepo(tx);
+      for (let n = 0; n < 5; n++) await inTx.add({ topic: 'post', payload: { n }, orderingKey: 'C1' });
+    });
+    const seen: unknown[] = [];
+    for (let e = await repo.claimDue(10, new Date(), LEASE); e.length; e = await repo.claimDue(10, new Date(), LEASE)) {
+      expect(e).toHaveLength(1);
+      seen.push(e[0].payload.n);
+      await repo.markDone(e[0].id);
+    }
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('holds back later entries of a key while an earlier one waits for its retry', async () => {
+    const first = await repo.add({ topic: 'post', payload: {}, orderingKey: 'C1' });
+    const second = await repo.add({ topic: 'post', payload: {}, orderingKey: 'C1' });
+    await repo.claimDue(10, new Date(), LEASE);
+    await repo.markRetry(first.id, 'rate limited', later(1_000));
+    expect(await repo.claimDue(10, new Date(), LEASE)).toEqual([]);
+    const [retried] = await repo.claimDue(10, later(1_000), LEASE);
+    expect(retried).toMatchObject({ id: first.id, attempts: 2, lastError: 'rate limited' });
+    await repo.markDone(first.id);
+    expect((await repo.claimDue(10, later(1_000), LEASE)).map((e) => e.id)).toEqual([second.id]);
+  });
+
+  it('does not let an entry scheduled for later hold back one due now', async () => {
+    await repo.add({ topic: 'remind', payload: {}, orderingKey: 'C1', runAt: later(60_000) });
+    const now = await repo.add({ topic: 'post', payload: {}, orderingKey: 'C1' });
+    expect((await repo.claimDue(10, new Date(), LEASE)).map((e) => e.id)).toEqual([now.id]);
+  });
+
+  it('gives a claimed entry to another claim only once its lease has run out', async () => {
+    const e = await repo.add({ topic: 'post', payload: {} });
+    const t0 = new Date();
+    expect(await repo.claimDue(10, t0, 1_000)).toHaveLength(1);
+    expect(await repo.claimDue(10, new Date(t0.getTime() + 999), 1_000)).toEqual([]);
+    const [again] = await repo.claimDue(10, new Date(t0.getTime() + 1_000), 1_000);
+    expect(again).toMatchObject({ id: e.id, status: 'queued', attempts: 2 });
+  });
+
+  it('records done, retry and failure', async () => {
+    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((topic) => repo.add({ topic, payload: { topic } })));
+    await repo.claimDue(10, new Date(), LEASE);
+    await repo.markDone(a.id);
+    const retryAt = later(5_000);
+    await repo.markRetry(b.id, 'Slack is down', retryAt);
+    await repo.markFailed(c.id, 'channel_archived');
+    expect(await repo.get(a.id)).toMatchObject({ status: 'done', attempts: 1 });
+    expect(await repo.get(b.id)).toMatchObject({ status: 'pending', lastError: 'Slack is down', runAt: retryAt });
+    expect(await repo.get(c.id)).toMatchObject({ status: 'failed', lastError: 'channel_archived' });
+    expect((await repo.list({ status: 'failed' })).map((e) => e.id)).toEqual([c.id]);
+    expect((await repo.list({ topic: 'b' })).map((e) => e.id)).toEqual([b.id]);
+    expect(await repo.list({})).toHaveLength(3);
+  });
+
+  it('returns null for an unknown or malformed id', async () => {
+    expect(await repo.get('00000000-0000-4000-8000-000000000000')).toBeNull();
+    expect(await repo.get('not-a-uuid')).toBeNull();
+  });
+});

@@ -1,0 +1,288 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { DrizzleOutboxRepo } from '../../../src/adapters/db/outbox-repo.ts';
+import { outbox } from '../../../src/adapters/db/schema.ts';
+import { BullmqQueue } from '../../../src/adapters/queue/bullmq-queue.ts';
+import { EmbeddedQueue } from '../../../src/adapters/queue/embedded-queue.ts';
+import { createJobQueue } from '../../../src/adapters/queue/index.ts';
+import type { DeliveryOptions } from '../../../src/adapters/queue/run-entry.ts';
+import { PermanentFailure, RetryLater } from '../../../src/domain/errors.ts';
+import type { JobQueue, OutboxEntry } from '../../../src/domain/ports.ts';
+import { databases, pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
+
+const logger = pino({ level: 'silent' });
+const wait = { timeout: 15_000, interval: 20 };
+const fast: DeliveryOptions = { pollMs: 25, backoff: () => 20, concurrency: 4 };
+
+/** One way of delivering jobs, over one kind of database. */
+interface Variant {
+  name: string;
+  db: TestDatabase;
+  /** Per test: a factory for queues that share this test's Redis queue (if any), and a cleanup. */
+  scope(repo: DrizzleOutboxRepo): { make(o?: DeliveryOptions): JobQueue; cleanup(): Promise<void> };
+}
+
+const embedded = (db: TestDatabase): Variant => ({
+  name: `embedded × ${db.kind}`,
+  db,
+  scope: (repo) => ({
+    make: (o) => new EmbeddedQueue({ outbox: repo, logger, ...fast, ...o }),
+    cleanup: async () => {},
+  }),
+});
+
+const bullmq = (redisUrl: string, db: TestDatabase): Variant => ({
+  name: `bullmq × ${db.kind}`,
+  db,
+  scope: (repo) => {
+    // A queue name and key prefix of its own per test, removed afterwards.
+    const id = randomBytes(5).toString('hex');
+    const prefix = `sbtest-${id}`;
+    return {
+      make: (o) => new BullmqQueue({ redisUrl, outbox: repo, logger, queueName: `q-${id}`, prefix, ...fast, ...o }),
+      cleanup: async () => {
+        const redis = new Redis(redisUrl);
+        try {
+          const keys = await redis.keys(`${prefix}:*`);
+          if (keys.length) await redis.del(...keys);
+        } finally {
+          await redis.quit();
+        }
+      },
+    };
+  },
+});
+
+const variants: Variant[] = databases().map(embedded);
+if (process.env.TEST_REDIS_URL) variants.push(bullmq(process.env.TEST_REDIS_URL, postgresDb() ?? pgliteDb));
+
+describe.each(variants)('job queue contract: $name', (variant) => {
+  let database: Database;
+  let repo: DrizzleOutboxRepo;
+  let scope: ReturnType<Variant['scope']>;
+  let started: JobQueue[] = [];
+
+  beforeAll(async () => {
+    database = await variant.db.open();
+    repo = new DrizzleOutboxRepo(database.db);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+  beforeEach(() => {
+    scope = variant.scope(repo);
+  });
+  afterEach(async () => {
+    await Promise.all(started.map((q) => q.stop()));
+    started = [];
+    await scope.cleanup();
+    await database.db.delete(outbox);
+  });
+
+  /** A queue that is stopped after the test. */
+  function queue(o?: DeliveryOptions): JobQueue {
+    const q = scope.make(o);
+    started.push(q);
+    return q;
+  }
+
+  async function settled(id: string, status: OutboxEntry['status'] = 'done'): Promise<OutboxEntry> {
+    return vi.waitFor(async () => {
+      const e = await repo.get(id);
+      expect(e?.status).toBe(status);
+      return e!;
+    }, wait);
+  }
+
+  it('delivers each entry exactly once, even with two queues polling the same outbox', async () => {
+    const calls = new Map<number, number>();
+    const handler = async (p: Record<string, unknown>) => { calls.set(p.n as number, (calls.get(p.n as number) ?? 0) + 1); };
+    const [a, b] = [queue(), queue()];
+    a.register('post', handler);
+    b.register('post', handler);
+    const entries = await Promise.all(Array.from({ length: 20 }, (_, n) => repo.add({ topic: 'post', payload: { n } })));
+    await Promise.all([a.start(), b.start()]);
+    for (const e of entries) await settled(e.id);
+    // One more entry through both queues: anything delivered twice would have shown by then.
+    const last = await repo.add({ topic: 'post', payload: { n: 20 } });
+    a.kick();
+    b.kick();
+    await settled(last.id);
+    expect([...calls.keys()].sort((x, y) => x - y)).toEqual(Array.from({ length: 21 }, (_, n) => n));
+    expect([...calls.values()].every((c) => c === 1)).toBe(true);
+  });
+
+  it('retries a handler that throws, with backoff, until it succeeds', async () => {
+    const backoff = vi.fn((_attempt: number) => 20);
+    const attempts: number[] = [];
+    const q = queue({ backoff });
+    q.register('post', async (_p, ctx) => {
+      attempts.push(ctx.attempt);
+      if (ctx.attempt < 3) throw new Error(`Slack is down (${ctx.attempt})`);
+    });
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    const done = await settled(e.id);
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(backoff.mock.calls.map(([n]) => n)).toEqual([1, 2]);
+    expect(done).toMatchObject({ attempts: 3, lastError: 'Slack is down (2)' });
+  });
+
+  it('waits at least afterMs after RetryLater before trying again', async () => {
+    const at: number[] = [];
+    const q = queue();
+    q.register('post', async (_p, ctx) => {
+      at.push(Date.now());
+      if (ctx.attempt === 1) throw new RetryLater('rate limited', 400);
+    });
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    const done = await settled(e.id);
+    expect(at).toHaveLength(2);
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(400);
+    expect(done).toMatchObject({ attempts: 2, lastError: 'rate limited' });
+  });
+
+  it('records a PermanentFailure as failed with its reason and does not retry it', async () => {
+    let calls = 0;
+    const q = queue();
+    q.register('post', async () => {
+      calls++;
+      throw new PermanentFailure('The channel was archived.', 'channel_archived');
+    });
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    const failed = await settled(e.id, 'failed');
+    expect(failed).toMatchObject({ attempts: 1, lastError: 'channel_archived' });
+    // Another entry through the same queue: a retry of the first would have run before it.
+    q.register('other', async () => {});
+    const next = await repo.add({ topic: 'other', payload: {} });
+    q.kick();
+    await settled(next.id);
+    expect(calls).toBe(1);
+    expect((await repo.get(e.id))?.status).toBe('failed');
+  });
+
+  it('gives up after maxAttempts and records the last error', async () => {
+    let calls = 0;
+    const q = queue({ maxAttempts: 3 });
+    q.register('post', async (_p, ctx) => {
+      calls++;
+      throw new Error(`timeout on attempt ${ctx.attempt}`);
+    });
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    const failed = await settled(e.id, 'failed');
+    expect(calls).toBe(3);
+    expect(failed).toMatchObject({ attempts: 3, lastError: 'gave up after 3 attempts: timeout on attempt 3' });
+  });
+
+  it('fails an entry whose topic has no handler', async () => {
+    const q = queue();
+    const e = await repo.add({ topic: 'teams.post', payload: {} });
+    await q.start();
+    expect(await settled(e.id, 'failed')).toMatchObject({ lastError: 'no handler for topic teams.post' });
+  });
+
+  it('a new queue over the same database delivers what a stopped one left behind', async () => {
+    const first = vi.fn(async () => {});
+    const before = queue();
+    before.register('post', first);
+    await before.start();
+    const e = await repo.add({ topic: 'post', payload: { text: 'hello' }, runAt: new Date(Date.now() + 300) });
+    await before.stop();
+
+    const second = vi.fn(async () => {});
+    const after = queue();
+    after.register('post', second);
+    await after.start();
+    await settled(e.id);
+    expect(first).not.toHaveBeenCalled();
+    expect(second).toHaveBeenCalledOnce();
+    expect(second).toHaveBeenCalledWith({ text: 'hello' }, { attempt: 1, entryId: e.id });
+  });
+
+  it('delivers an entry claimed by a process that died once its lease runs out', async () => {
+    const e = await repo.add({ topic: 'post', payload: {} });
+    // The dead process: it claimed the entry and never reported back.
+    expect(await repo.claimDue(10, new Date(), 300)).toHaveLength(1);
+    const attempts: number[] = [];
+    const q = queue();
+    q.register('post', async (_p, ctx) => { attempts.push(ctx.attempt); });
+    await q.start();
+    await settled(e.id);
+    expect(attempts).toEqual([2]);
+  });
+
+  it('runs entries with the same ordering key one at a time, in order, even across a retry', async () => {
+    const order = new Map<string, number[]>();
+    const active = new Map<string, number>();
+    let overlap = false;
+    const q = queue({ concurrency: 4 });
+    q.register('post', async (p, ctx) => {
+      const key = p.key as string;
+      if ((active.get(key) ?? 0) > 0) overlap = true;
+      active.set(key, (active.get(key) ?? 0) + 1);
+      try {
+        await new Promise((r) => setTimeout(r, 5)); // a platform call, giving a second job the chance to overlap
+        if (key === 'C1' && p.n === 0 && ctx.attempt === 1) throw new Error('Slack is down');
+        order.set(key, [...(order.get(key) ?? []), p.n as number]);
+      } finally {
+        active.set(key, active.get(key)! - 1);
+      }
+    });
+    const entries: OutboxEntry[] = [];
+    for (let n = 0; n < 5; n++) {
+      for (const key of ['C1', 'C2']) entries.push(await repo.add({ topic: 'post', payload: { key, n }, orderingKey: key }));
+    }
+    await q.start();
+    for (const e of entries) await settled(e.id);
+    expect(overlap).toBe(false);
+    expect(order.get('C1')).toEqual([0, 1, 2, 3, 4]);
+    expect(order.get('C2')).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('stop waits for the handlers in flight', async () => {
+    let release!: () => void;
+    const began = vi.fn();
+    const q = queue();
+    q.register('post', () => new Promise<void>((resolve) => { began(); release = resolve; }));
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    await vi.waitFor(() => expect(began).toHaveBeenCalled(), wait);
+    let stopped = false;
+    const stopping = q.stop().then(() => { stopped = true; });
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect((await repo.get(e.id))?.status).toBe('done');
+  });
+
+  it('kick delivers at once, without waiting for the next poll', async () => {
+    const q = queue({ pollMs: 60_000 });
+    q.register('post', async () => {});
+    await q.start();
+    const e = await repo.add({ topic: 'post', payload: {} });
+    q.kick();
+    await settled(e.id);
+  });
+
+  it('ping resolves', async () => {
+    await expect(queue().ping()).resolves.toBeUndefined();
+  });
+});
+
+describe('createJobQueue', () => {
+  const repo = { } as DrizzleOutboxRepo; // never touched: neither queue is started
+
+  it('uses BullMQ when a Redis URL is given, the embedded loop otherwise', async () => {
+    expect(createJobQueue({ outbox: repo, logger })).toBeInstanceOf(EmbeddedQueue);
+    const q = createJobQueue({ outbox: repo, logger, redisUrl: 'redis://127.0.0.1:6379' });
+    expect(q).toBeInstanceOf(BullmqQueue);
+    await q.stop();
+  });
+});
