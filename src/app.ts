@@ -8,11 +8,13 @@ import { createStore } from './adapters/db/store.ts';
 import { createJobQueue } from './adapters/queue/index.ts';
 import type { Config } from './config.ts';
 import { AgentService } from './domain/agents/agent-service.ts';
+import { ApprovalService } from './domain/approvals/approval-service.ts';
 import { MessagingService } from './domain/messaging/messaging-service.ts';
 import { DocumentService } from './domain/documents/document-service.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
 import { systemClock, type Clock, type JobQueue, type Store } from './domain/ports.ts';
+import type { SurfaceName } from './domain/types.ts';
 
 /** Everything a running Switchboard holds; built once by `createApp`. */
 export interface App {
@@ -27,6 +29,9 @@ export interface App {
   orgs: OrgService;
   agents: AgentService;
   messaging: MessagingService;
+  approvals: ApprovalService;
+  /** Surfaces that show approvals and cards through the outbox; each surface's mount adds its name. */
+  surfaces: Set<SurfaceName>;
   documents: DocumentService;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
@@ -41,6 +46,8 @@ export interface AppOptions {
   database?: Database;
   /** Options for the queue (tests shorten the poll interval and backoff). */
   queue?: { pollMs?: number; backoff?: (attempt: number) => number; maxAttempts?: number; queueName?: string; prefix?: string };
+  /** Remind approvers after this long without a decision (approval.remind jobs; a surface may act on them). */
+  approvalReminderMs?: number;
   /** Skip migrations (the CLI's `migrate` runs them itself). */
   migrate?: boolean;
 }
@@ -69,9 +76,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const agents = new AgentService(store, orgs);
   const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick());
   const documents = new DocumentService(store, orgs, clock);
+  const surfaces = new Set<SurfaceName>();
+  const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs }, () => queue.kick());
+  queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
+  queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, orgs, agents, messaging,
-    documents,
+    documents, approvals, surfaces,
     onClose: [],
     async close() {
       for (const fn of app.onClose.reverse()) await fn();

@@ -126,6 +126,19 @@ export class ApprovalService {
     return Boolean(await this.settle(a, { status: 'expired', decidedBy: null, decidedVia: null, reason: null }));
   }
 
+  /** Reminds the approvers of a still-pending approval (run by the `approval.remind` job). */
+  async remind(workspaceId: string, id: string): Promise<boolean> {
+    const a = await this.store.approvals.get(workspaceId, id);
+    if (!a || a.status !== 'pending') return false;
+    const ws = (await this.store.workspaces.get(workspaceId))!;
+    const agent = (await this.store.agents.get(a.agentId))!;
+    const approvers = a.approvers.length ? a.approvers : await this.defaultApprovers(agent, ws);
+    const system = await this.orgs.systemAgent();
+    await this.store.transaction((tx) => this.notice(tx, system, ws, agent, approvers, a.conversationId, `Reminder: ${qualifiedName(agent)} is still waiting for a decision on “${a.title}” (approval ${a.id}).`));
+    await this.publish(a, approvers);
+    return true;
+  }
+
   /** The handle of whoever decided (for views), or null. */
   async deciderHandle(a: Approval) {
     return a.decidedBy ? (await this.store.people.get(a.decidedBy))?.handle ?? null : null;
