@@ -17,3 +17,14 @@ export interface ToolContext {
   /** Whether the owner holds a seat in the workspace's organization (writing documents needs one). */
   ownerHasSeat: boolean;
 }
+
+/**
+ * Resolves who is calling into which workspace. Throws NOT_FOUND for an unknown
+ * workspace and NOT_PERMITTED (with the command that fixes it) for a non-member.
+ */
+export async function openToolContext(app: App, agent: Agent, workspaceRef: string): Promise<ToolContext> {
+  const workspace = await app.orgs.workspace(workspaceRef);
+  const member = await app.agents.member(agent, workspace);
+  const orgMember = await app.store.orgs.member(workspace.orgId, agent.ownerId);
+  return { app, agent, workspace, member, ownerRole: member.ownerRole, ownerHasSeat: Boolean(orgMember?.hasSeat) };
+}

@@ -95,6 +95,14 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row ?? null;
   }
 
+  async latestReceivedSince(agentId: string, workspaceId: string, since: Date) {
+    const [row] = await this.db.select(messageColumns).from(deliveries)
+      .innerJoin(messages, eq(messages.id, deliveries.messageId))
+      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), gte(messages.createdAt, since)))
+      .orderBy(desc(messages.createdAt)).limit(1);
+    return row ?? null;
+  }
+
   async involves(agentId: string, messageId: string) {
     if (!isUuid(messageId)) return false;
     const [row] = await this.db.select({ id: messages.id }).from(messages)

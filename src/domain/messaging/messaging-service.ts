@@ -4,7 +4,9 @@ import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
 import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth } from '../organizations/plans.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
-import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, refusalFor, type RateLimit } from './rules.ts';
+import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
+import { waitForWake } from './inbox-wait.ts';
+import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, rateLimited, refusalFor, type RateLimit, type RefusalRule } from './rules.ts';
 import type { Conversation, InboxItem, Message, SearchHit } from './types.ts';
 
 export interface SendInput {
@@ -37,6 +39,8 @@ export interface RecipientResult {
   agent_id: string | null;
   status: 'delivered' | 'refused';
   reason?: string;
+  /** The rule that refused it (absent when delivered). */
+  rule?: RefusalRule;
 }
 
 export interface SendResult {
@@ -49,6 +53,11 @@ export interface SendResult {
 export const inboxTopic = (agentId: string) => `inbox:${agentId}`;
 /** Topic for live views of a conversation (web chat). */
 export const conversationTopic = (conversationId: string) => `conversation:${conversationId}`;
+
+const dmKey = (ids: string[]) => `dm:${[...new Set(ids)].sort().join(',')}`;
+const isExternal = (c: Conversation | null) => c?.surface === 'slack' || c?.surface === 'teams';
+/** A conversation whose members all read it (external threads, web channels and their threads): it needs no named recipient. */
+const isAudience = (c: Conversation | null) => isExternal(c) || c?.kind === 'channel' || c?.kind === 'thread';
 
 /** Sending, reading and searching messages, with every rule of the workspace applied. */
 export class MessagingService {
@@ -76,94 +85,93 @@ export class MessagingService {
     if (!conversation && input.conversationId) {
       conversation = await this.store.messages.getConversation(ws.id, input.conversationId);
       if (!conversation) throw new SwitchboardError('NOT_FOUND', `There is no conversation ${input.conversationId} in this workspace; use the conversation id of a message you received.`);
-      const participants = await this.store.messages.participants(conversation.id);
-      if (!participants.includes(sender.id) && !me.permissions.monitor) {
-        throw notPermitted('You are not part of that conversation; you can reply only where you received a message.');
+      // Monitoring lets an agent read everything, never speak where it was not invited.
+      if (!(await this.store.messages.participants(conversation.id)).includes(sender.id)) {
+        throw notPermitted('You are not part of that conversation; you can reply only where you sent or received a message. Name recipients with `to` instead.');
       }
     }
 
-    // The parent decides the chain: a reply continues the human request it descends from.
     let parent: Message | null = null;
     if (input.replyTo) {
       parent = await this.store.messages.get(ws.id, input.replyTo);
       if (!parent || !(await this.store.messages.involves(sender.id, parent.id))) {
         throw new SwitchboardError('NOT_FOUND', `There is no message ${input.replyTo} that you sent or received in this workspace.`);
       }
+      if (conversation && parent.conversationId !== conversation.id) {
+        throw invalidInput(`Message ${input.replyTo} belongs to another conversation; pass its own conversation id, or leave \`conversation\` out.`);
+      }
       conversation ??= await this.store.messages.getConversation(ws.id, parent.conversationId);
-    } else if (conversation && sender.kind === 'agent') {
-      parent = await this.store.messages.latestReceived(sender.id, conversation.id);
     }
-    const human = sender.kind === 'person';
-    const chainId = human || !parent ? randomUUID() : parent.chainId;
-    const hop = human || !parent ? 0 : parent.hop + 1;
-    const askerPersonId = input.asGuest ? null : human ? sender.ownerId : parent?.askerPersonId ?? (parent ? null : sender.ownerId);
-    const askerIdentityId = input.askerIdentityId ?? (human ? null : parent?.askerIdentityId ?? null);
 
-    // Recipients: named ones, or everyone else in the conversation (agents only in a DM: agents answer agents only when addressed).
-    const results: RecipientResult[] = [];
-    const targets: WorkspaceAgent[] = [];
-    const add = (w: WorkspaceAgent, to: string) => {
-      if (targets.some((t) => t.agent.id === w.agent.id)) return;
-      const reason = refusalFor(me, w, hop);
-      results.push({ to, agent_id: w.agent.id, status: reason ? 'refused' : 'delivered', ...(reason ? { reason } : {}) });
-      if (!reason) targets.push(w);
-    };
-    for (const w of input.recipients ?? []) add(w, label(w.agent));
+    // Candidates: named ones, or everyone else in the conversation — but agents only in a
+    // two-party DM, because agents answer other agents only when addressed.
+    const entries: Array<{ to: string; w?: WorkspaceAgent; refusal?: { rule: RefusalRule; reason: string } }> = [];
+    const seen = new Set<string>();
+    const push = (w: WorkspaceAgent, to: string) => { if (!seen.has(w.agent.id)) { seen.add(w.agent.id); entries.push({ to, w }); } };
+    for (const w of input.recipients ?? []) push(w, label(w.agent));
     for (const name of input.to ?? []) {
       try {
-        const w = resolveOne(directory, name);
-        add(w, name);
+        push(resolveOne(directory, name), name);
       } catch (e) {
         if (!(e instanceof SwitchboardError)) throw e;
-        results.push({ to: name, agent_id: null, status: 'refused', reason: e.message });
+        entries.push({ to: name, refusal: { rule: e.code === 'INVALID_INPUT' ? 'ambiguous_recipient' : 'unknown_recipient', reason: e.message } });
       }
     }
     if (!input.to?.length && !input.recipients && conversation) {
       const ids = await this.store.messages.participants(conversation.id);
-      const others = directory.filter((d) => ids.includes(d.agent.id) && d.agent.id !== sender.id);
       const isDm = conversation.kind === 'dm' && ids.length <= 2;
-      for (const w of others) if (w.agent.kind === 'person' || isDm) add(w, label(w.agent));
+      for (const w of directory) {
+        if (ids.includes(w.agent.id) && w.agent.id !== sender.id && (w.agent.kind === 'person' || isDm)) push(w, label(w.agent));
+      }
     }
-    if (!results.length && !conversation) throw invalidInput('Say who the message is for: give `to` (agent names or person handles) or a `conversation` id to reply in.');
-    const hopRefused = results.some((r) => r.reason?.includes(`${HOP_LIMIT} hops`));
+    if (!entries.length && !conversation) throw invalidInput('Say who the message is for: give `to` (agent names or person handles) or a `conversation` id to reply in.');
+
+    // The parent decides the chain: what the agent answers, else what it received last.
+    if (!parent && sender.kind === 'agent') {
+      if (conversation) parent = await this.store.messages.latestReceived(sender.id, conversation.id);
+      parent ??= await this.store.messages.latestReceivedSince(sender.id, ws.id, new Date(this.clock.now().getTime() - CHAIN_WINDOW_MS));
+    }
+    const chain = chainPosition({ sender, parent, newChainId: randomUUID(), asGuest: input.asGuest, askerIdentityId: input.askerIdentityId });
+
+    const results: RecipientResult[] = [];
+    const targets: WorkspaceAgent[] = [];
+    for (const e of entries) {
+      const refusal = e.refusal ?? refusalFor(me, e.w!, chain.hop);
+      results.push({ to: e.to, agent_id: e.w?.agent.id ?? null, status: refusal ? 'refused' : 'delivered', ...refusal });
+      if (!refusal) targets.push(e.w!);
+    }
+    const hopRefused = results.some((r) => r.rule === 'hop_limit');
 
     // An external thread (Slack, Teams) is itself an audience, so a reply there needs no named recipient.
-    const external = conversation?.surface === 'slack' || conversation?.surface === 'teams';
-    // A web channel and its threads are audiences too: everyone in them reads them.
-    const audience = external || conversation?.kind === 'channel' || conversation?.kind === 'thread';
-    if (!targets.length && !(audience && !results.length)) {
-      if (hopRefused && askerPersonId) await this.tellChainStopped(ws, sender, askerPersonId, conversation);
+    if (!targets.length && !(isAudience(conversation) && !results.length)) {
+      if (hopRefused && chain.askerPersonId) await this.tellChainStopped(ws, sender, chain.askerPersonId, chain.chainId);
       if (!results.length) throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
       return { message: null, conversation, recipients: results };
     }
 
     const now = this.clock.now();
-    if (conversation) {
-      const sent = await this.store.messages.countSentSince(sender.id, conversation.id, new Date(now.getTime() - this.rateLimit.windowMs));
-      if (sent >= this.rateLimit.max) {
-        throw new SwitchboardError('RATE_LIMITED', `You have sent ${sent} messages to this conversation in the last ${Math.round(this.rateLimit.windowMs / 1000)} seconds, the most allowed; wait a minute before sending more.`, { limit: this.rateLimit.max, window_seconds: this.rateLimit.windowMs / 1000 });
-      }
-    }
-
+    const counted = Math.max(1, targets.length);
     const stored = await this.store.transaction(async (tx) => {
-      const org = (await tx.orgs.get(ws.orgId))!;
-      const plan = planLimits(org.plan, org.licensedMessages);
-      const month = usageMonth(now);
-      assertMessagesAllowed(plan, await tx.orgs.usage(org.id, month), Math.max(1, targets.length), now);
       const conv = conversation ?? await tx.messages.conversation({
-        workspaceId: ws.id, kind: 'dm', key: `dm:${[sender.id, ...targets.map((t) => t.agent.id)].sort().join(',')}`,
+        workspaceId: ws.id, kind: 'dm', key: dmKey([sender.id, ...targets.map((t) => t.agent.id)]),
         title: [sender, ...targets.map((t) => t.agent)].map(label).join(', '),
       });
+      const sent = await tx.messages.countSentSince(sender.id, conv.id, new Date(now.getTime() - this.rateLimit.windowMs));
+      if (sent >= this.rateLimit.max) throw rateLimited(this.rateLimit, sent, this.rateLimit.windowMs);
+      // Counting first and checking the new total serialises concurrent senders on the usage row.
+      const org = (await tx.orgs.get(ws.orgId))!;
+      const month = usageMonth(now);
+      const total = await tx.orgs.addUsage(org.id, month, counted);
+      assertMessagesAllowed(planLimits(org.plan, org.licensedMessages), total - counted, counted, now);
       const message = await tx.messages.insert({
         workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: parent?.id ?? null,
-        chainId, hop, askerPersonId, askerIdentityId, surface: input.surface ?? 'mcp',
+        ...chain, surface: input.surface ?? 'mcp',
         permalink: input.permalink ?? null, externalId: input.externalId ?? null, createdAt: now,
       });
       await tx.messages.addParticipants(conv.id, [sender.id, ...targets.map((t) => t.agent.id)]);
       await tx.messages.deliver(message.id, ws.id, targets.map((t) => t.agent.id));
-      await tx.orgs.addUsage(org.id, month, Math.max(1, targets.length));
       // A message into an external thread is posted there by the surface's worker, never inline.
-      if ((conv.surface === 'slack' || conv.surface === 'teams') && input.surface !== conv.surface) {
+      if (isExternal(conv) && input.surface !== conv.surface) {
         await tx.outbox.add({ topic: `${conv.surface}.post`, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id }, orderingKey: `${conv.surface}:${conv.id}` });
       }
       return { message, conversation: conv };
@@ -173,25 +181,29 @@ export class MessagingService {
       ...targets.map((t) => this.notifier.publish(inboxTopic(t.agent.id), stored.message.id)),
       this.notifier.publish(conversationTopic(stored.conversation.id), stored.message.id),
     ]);
-    if (hopRefused && askerPersonId) await this.tellChainStopped(ws, sender, askerPersonId, stored.conversation);
+    if (hopRefused && chain.askerPersonId) await this.tellChainStopped(ws, sender, chain.askerPersonId, chain.chainId);
     return { ...stored, recipients: results };
   }
 
-  /** Tells the person who started a chain that it stopped at the hop limit. */
-  private async tellChainStopped(ws: Workspace, sender: Agent, personId: string, conversation: Conversation | null) {
+  /** Tells the person who started a chain, once per chain, that it stopped at the hop limit. */
+  private async tellChainStopped(ws: Workspace, sender: Agent, personId: string, chainId: string) {
     const personAgent = await this.store.agents.personAgent(personId);
-    if (!personAgent) return;
-    const body = `Switchboard stopped a chain of agent-to-agent messages started by your request after ${HOP_LIMIT} hops (last sender: ${label(sender)}). Reply in the conversation if you want the agents to continue.`;
-    await this.store.transaction(async (tx) => {
-      const conv = conversation ?? await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `dm:${[sender.id, personAgent.id].sort().join(',')}` });
+    if (!personAgent || !(await this.store.firstSeen('hop-limit', chainId))) return;
+    const body = `Switchboard stopped a chain of agent-to-agent messages started by your request after ${HOP_LIMIT} hops (last sender: ${label(sender)}). ` +
+      'Reply to the agents if you want them to continue.';
+    const message = await this.store.transaction(async (tx) => {
+      const conv = await tx.messages.conversation({
+        workspaceId: ws.id, kind: 'dm', key: dmKey([sender.id, personAgent.id]), title: [sender, personAgent].map(label).join(', '),
+      });
       const m = await tx.messages.insert({
-        workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
+        workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: null, chainId, hop: HOP_LIMIT + 1,
         askerPersonId: personId, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
       });
-      await tx.messages.addParticipants(conv.id, [personAgent.id]);
+      await tx.messages.addParticipants(conv.id, [sender.id, personAgent.id]);
       await tx.messages.deliver(m.id, ws.id, [personAgent.id]);
+      return m;
     });
-    await this.notifier.publish(inboxTopic(personAgent.id), 'hop-limit');
+    await this.notifier.publish(inboxTopic(personAgent.id), message.id);
   }
 
   /** Unread messages oldest first, marked read. */
@@ -206,28 +218,20 @@ export class MessagingService {
    */
   async waitForInbox(agent: Agent, ws: Workspace, limit: number, timeoutMs: number, signal?: AbortSignal) {
     await this.assertReceive(agent, ws);
-    let wake: () => void = () => {};
-    let woken = false;
-    const unsubscribe = await this.notifier.subscribe(inboxTopic(agent.id), () => { woken = true; wake(); });
-    try {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        woken = false;
-        const got = await this.store.messages.takeUnread(agent.id, ws.id, limit);
-        if (got.items.length || Date.now() >= deadline || signal?.aborted) return { ...got, timedOut: !got.items.length };
-        if (woken) continue;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-          const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
-          wake = done;
-          signal?.addEventListener('abort', done);
-        });
-      }
-    } finally {
-      await unsubscribe();
-    }
+    return waitForWake({
+      notifier: this.notifier, topic: inboxTopic(agent.id), timeoutMs, signal,
+      take: () => this.store.messages.takeUnread(agent.id, ws.id, limit),
+      found: (got) => got.items.length > 0,
+    }).then(({ value, timedOut }) => ({ ...value, timedOut }));
   }
 
+  /** Unread messages waiting for the agent (nothing is marked read). */
+  async unreadCount(agent: Agent, ws: Workspace): Promise<number> {
+    await this.assertReceive(agent, ws);
+    return this.store.messages.unreadCount(agent.id, ws.id);
+  }
+
+  /** Full-text search over what the agent sent or received (everything, with monitor), within the plan's history. */
   async search(agent: Agent, ws: Workspace, q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number }): Promise<SearchHit[]> {
     const me = await this.assertReceive(agent, ws);
     const org = (await this.store.orgs.get(ws.orgId))!;

@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+import type { InboxItem, SearchHit, Sender } from '../domain/messaging/types.ts';
+import type { inboxItem, sender as senderSchema } from './tools/messaging-schemas.ts';
+
+export type InboxItemOut = z.infer<typeof inboxItem>;
+
+const EXTERNAL = new Set(['slack', 'teams']);
+
+/** How a sender is shown to agents; `address` is what send_message accepts. */
+export function senderOut(s: Sender): z.infer<typeof senderSchema> {
+  return {
+    name: s.name, person: s.person, kind: s.kind, display_name: s.displayName,
+    address: s.kind === 'person' ? s.name : `${s.person}/${s.name}`,
+  };
+}
+
+/** One inbox entry in the snake_case shape of the tools' output schema. */
+export function inboxItemOut(i: InboxItem): InboxItemOut {
+  const m = i.message;
+  const external = EXTERNAL.has(m.surface) || EXTERNAL.has(i.conversation.surface);
+  return {
+    id: m.id,
+    time: m.createdAt.toISOString(),
+    sender: senderOut(i.sender),
+    conversation: { id: i.conversation.id, kind: i.conversation.kind, title: i.conversation.title },
+    thread: m.replyTo,
+    surface: m.surface,
+    permalink: external ? (m.permalink ?? i.conversation.permalink) : null,
+    // A guest's message carries the chat identity and no person: it is not linked to anyone.
+    asker: { handle: i.asker.handle, linked: i.asker.personId !== null },
+    body: m.body,
+  };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** A short text rendering of inbox items for clients that show only text. */
+export function inboxText(items: InboxItemOut[], remaining: number, emptyLine: string): string {
+  if (!items.length) return emptyLine;
+  const head = `${plural(items.length, 'message')}${remaining ? `; ${remaining} more unread (call again)` : ''}:`;
+  const lines = items.map((m) => {
+    const where = m.conversation.kind === 'dm' ? 'DM' : `${m.conversation.kind} "${m.conversation.title}"`;
+    const asker = m.asker.handle && m.asker.handle !== m.sender.person ? `, for @${m.asker.handle}` : !m.asker.linked ? ', from an unlinked guest' : '';
+    return `- [${m.id}] ${m.sender.address} in ${where} (conversation ${m.conversation.id}${asker}) at ${m.time}:\n  ${m.body.replace(/\n/g, '\n  ')}`;
+  });
+  return [head, ...lines].join('\n');
+}
+
+/** A search hit in the output schema's shape. */
+export function searchHitOut(h: SearchHit) {
+  return {
+    id: h.message.id, time: h.message.createdAt.toISOString(), sender: senderOut(h.sender),
+    conversation_id: h.message.conversationId, snippet: h.snippet, body: h.message.body, rank: h.rank,
+  };
+}
+
+export function searchText(hits: ReturnType<typeof searchHitOut>[]): string {
+  if (!hits.length) return 'No messages match; try other words, or a later `since`.';
+  return [`${plural(hits.length, 'match', 'matches')}, best first:`, ...hits.map((h) => `- [${h.id}] ${h.sender.address} at ${h.time} (conversation ${h.conversation_id}): ${h.snippet}`)].join('\n');
+}

@@ -1,0 +1,35 @@
+import { createRequire } from 'node:module';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { label } from '../domain/messaging/rules.ts';
+import type { ToolContext } from './context.ts';
+import { registerInboxResource } from './resources.ts';
+import { documentInstructions, registerDocumentTools } from './tools/documents.ts';
+import { registerMessagingTools } from './tools/messaging.ts';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** What every session is told on connect, before the workspace's own instructions. */
+export function messagingInstructions(ctx: ToolContext): string {
+  return [
+    `You are ${label(ctx.agent)} in the Switchboard workspace "${ctx.workspace.name}" (${ctx.workspace.slug}).`,
+    'Call list_agents to see who is here. send_message reaches agents only when you name them in `to`; to answer a message, pass its `conversation` id (and `reply_to`).',
+    'check_inbox returns unread messages; subscribe waits for new ones (under 60 s a call, call it again to keep listening).',
+    'A refused call says why and what to do instead: follow it rather than retrying unchanged.',
+  ].join(' ');
+}
+
+/**
+ * One MCP server for one session, built for the caller: its tools depend on the
+ * caller's permissions and role when the session opens, and stay fixed for it.
+ */
+export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
+  const docs = await documentInstructions(ctx);
+  const server = new McpServer({ name: 'switchboard', title: 'Switchboard', version }, {
+    instructions: [messagingInstructions(ctx), docs].filter(Boolean).join('\n\n'),
+    capabilities: { tools: {}, resources: { subscribe: true } },
+  });
+  registerMessagingTools(server, ctx);
+  registerInboxResource(server, ctx);
+  registerDocumentTools(server, ctx);
+  return server;
+}

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
+
+/** Longest a `subscribe` may wait: under the 60 s after which MCP clients give up on a request. */
+export const MAX_WAIT_SECONDS = 55;
+export const DEFAULT_WAIT_SECONDS = 30;
+export const MAX_INBOX_LIMIT = 100;
+export const MAX_RECIPIENTS = 20;
+
+const agentKind = z.enum(['agent', 'person']);
+const surface = z.enum(['mcp', 'web', 'slack', 'teams']);
+
+export const sender = z.object({
+  name: z.string().describe('The agent\'s name, or the person\'s handle'),
+  person: z.string().describe('Handle of the person who owns the agent (for a person: their own handle)'),
+  kind: agentKind,
+  display_name: z.string(),
+  address: z.string().describe('What to put in send_message `to` to reach it'),
+});
+
+export const inboxItem = z.object({
+  id: z.string().describe('Message id (use as `reply_to`)'),
+  time: z.string().describe('When it was sent (ISO 8601, UTC)'),
+  sender,
+  conversation: z.object({
+    id: z.string().describe('Pass as send_message `conversation` to reply in the same conversation or thread'),
+    kind: z.enum(['dm', 'channel', 'thread', 'external']),
+    title: z.string(),
+  }),
+  thread: z.string().nullable().describe('Id of the message this one replies to; null when it starts a thread'),
+  surface: surface.describe('Where it was written: mcp, web, slack or teams'),
+  permalink: z.string().nullable().describe('Link to the message in Slack or Teams; null elsewhere'),
+  asker: z.object({
+    handle: z.string().nullable().describe('The person on whose behalf this chain of messages runs; null for a guest'),
+    linked: z.boolean().describe('False when the human behind it is an unlinked chat user (a guest with no access to anything private)'),
+  }),
+  body: z.string(),
+});
+
+export const inboxOutput = {
+  messages: z.array(inboxItem),
+  truncated: z.boolean().describe('True when more unread messages are waiting than were returned'),
+  remaining: z.number().int().describe('Unread messages still waiting'),
+};
+
+export const listAgentsInput = {};
+export const listAgentsOutput = {
+  you: z.string().describe('Your own address'),
+  agents: z.array(z.object({
+    name: z.string(),
+    person: z.string(),
+    display_name: z.string(),
+    role: z.string().describe('One-line role'),
+    kind: agentKind,
+    address: z.string().describe('What to put in send_message `to`'),
+    may_message: z.boolean().describe('Whether you may send it a message'),
+  })),
+};
+
+export const sendMessageInput = {
+  to: z.array(z.string().min(1).max(80)).max(MAX_RECIPIENTS).optional()
+    .describe('Recipients: agent names, owner/name when a name is ambiguous, or person handles. Optional when `conversation` is given'),
+  conversation: z.string().max(64).optional()
+    .describe('Id of a conversation you received a message in, to reply there (e.g. the Slack thread)'),
+  body: z.string().min(1, 'The body is empty; write something to send.')
+    .max(MAX_BODY_CHARS, `The body is longer than ${MAX_BODY_CHARS} characters; split it or share a document instead.`).describe(`Markdown, at most ${MAX_BODY_CHARS} characters`),
+  reply_to: z.string().max(64).optional().describe('Id of the message you are answering'),
+};
+export const sendMessageOutput = {
+  message_id: z.string().nullable().describe('Null when no recipient accepted it'),
+  conversation_id: z.string().nullable(),
+  recipients: z.array(z.object({
+    to: z.string(),
+    status: z.enum(['delivered', 'refused']),
+    reason: z.string().optional(),
+    rule: z.string().optional().describe('The rule that refused it'),
+  })),
+};
+
+export const checkInboxInput = {
+  limit: z.number().int().min(1).max(MAX_INBOX_LIMIT).default(20).describe('Most messages to return'),
+};
+
+export const subscribeInput = {
+  timeout_seconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(DEFAULT_WAIT_SECONDS)
+    .describe(`How long to wait for a message when none is unread (at most ${MAX_WAIT_SECONDS})`),
+  limit: z.number().int().min(1).max(MAX_INBOX_LIMIT).default(20),
+};
+export const subscribeOutput = {
+  ...inboxOutput,
+  timed_out: z.boolean().describe('True when nothing arrived before the timeout; call subscribe again to keep waiting'),
+};
+
+export const searchInput = {
+  query: z.string().min(1).max(500).describe('Words to find; supports "quoted phrases", OR and -exclusions'),
+  from: z.string().max(80).optional().describe('Only messages from this agent or person'),
+  conversation: z.string().max(64).optional().describe('Only messages in this conversation'),
+  since: z.iso.datetime({ offset: true }).optional().describe('Only messages at or after this time (ISO 8601)'),
+  limit: z.number().int().min(1).max(50).default(10),
+};
+export const searchOutput = {
+  results: z.array(z.object({
+    id: z.string(),
+    time: z.string(),
+    sender,
+    conversation_id: z.string(),
+    snippet: z.string().describe('The matching words in context, marked with **'),
+    body: z.string(),
+    rank: z.number(),
+  })),
+};

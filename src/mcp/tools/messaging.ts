@@ -1,0 +1,100 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { mayMessage, label } from '../../domain/messaging/rules.ts';
+import type { ToolContext } from '../context.ts';
+import { inboxItemOut, inboxText, searchHitOut, searchText } from '../render.ts';
+import {
+  checkInboxInput, inboxOutput, listAgentsInput, listAgentsOutput, searchInput, searchOutput,
+  sendMessageInput, sendMessageOutput, subscribeInput, subscribeOutput,
+} from './messaging-schemas.ts';
+import { ok, recordAudit, runTool } from './run.ts';
+
+/** The messaging tools: list_agents, send_message, check_inbox, subscribe, search_messages. */
+export function registerMessagingTools(server: McpServer, ctx: ToolContext): void {
+  const { app, agent, workspace: ws } = ctx;
+
+  server.registerTool('list_agents', {
+    title: 'List agents',
+    description: 'The agents and people in this workspace you can see, and whether you may message each.',
+    inputSchema: listAgentsInput, outputSchema: listAgentsOutput,
+    annotations: { readOnlyHint: true },
+  }, runTool(ctx, 'list_agents', async () => {
+    const [me, directory] = await Promise.all([app.agents.member(agent, ws), app.agents.directory(ws)]);
+    const agents = directory.filter((d) => d.agent.id !== agent.id).map((d) => ({
+      name: d.agent.name, person: d.agent.ownerHandle, display_name: d.agent.displayName, role: d.agent.roleLine,
+      kind: d.agent.kind, address: d.agent.kind === 'person' ? d.agent.name : label(d.agent), may_message: mayMessage(me, d),
+    }));
+    const text = agents.length
+      ? agents.map((a) => `- ${a.address} (${a.kind}, "${a.display_name}")${a.role ? `: ${a.role}` : ''}${a.may_message ? '' : ' [you may not message it]'}`).join('\n')
+      : 'Nobody else is in this workspace yet.';
+    return ok({ you: label(agent), agents }, `You are ${label(agent)} in ${ws.slug}.\n${text}`);
+  }));
+
+  server.registerTool('send_message', {
+    title: 'Send a message',
+    description: 'Send a message to agents or people (`to`), or reply in a conversation you received a message in (`conversation`). ' +
+      'Agents receive it only when named; in a DM the other side always receives it.',
+    inputSchema: sendMessageInput, outputSchema: sendMessageOutput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  }, runTool(ctx, 'send_message', async (args) => {
+    const r = await app.messaging.send({
+      workspace: ws, sender: agent, to: args.to, conversationId: args.conversation, body: args.body, replyTo: args.reply_to, surface: 'mcp',
+    });
+    const recipients = r.recipients.map((x) => ({ to: x.to, status: x.status, ...(x.reason ? { reason: x.reason, rule: x.rule } : {}) }));
+    const out = { message_id: r.message?.id ?? null, conversation_id: r.conversation?.id ?? null, recipients };
+    await recordAudit(ctx, 'send_message', {
+      target: args.to?.join(', ') || args.conversation || null,
+      result: r.message ? (recipients.some((x) => x.status === 'refused') ? 'partly delivered' : 'sent') : 'refused',
+      details: { message_id: out.message_id, conversation_id: out.conversation_id, recipients },
+      onBehalfOf: r.message?.askerPersonId ?? agent.ownerId,
+    });
+    const lines = recipients.map((x) => `- ${x.to}: ${x.status}${x.reason ? ` (${x.reason})` : ''}`);
+    if (!r.message) return { ...ok(out, ['Nothing was sent:', ...lines].join('\n')), isError: true };
+    const head = `Sent message ${r.message.id} in conversation ${out.conversation_id}.`;
+    return ok(out, lines.length ? [head, ...lines].join('\n') : head);
+  }, (args) => args.to?.join(', ') || args.conversation || null));
+
+  server.registerTool('check_inbox', {
+    title: 'Check inbox',
+    description: 'Your unread messages, oldest first; they are marked read. Says when it cut the list (`truncated`, `remaining`).',
+    inputSchema: checkInboxInput, outputSchema: inboxOutput,
+    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+  }, runTool(ctx, 'check_inbox', async (args) => {
+    const got = await app.messaging.checkInbox(agent, ws, args.limit);
+    const messages = got.items.map(inboxItemOut);
+    await auditRead(ctx, 'check_inbox', messages.map((m) => m.id));
+    return ok({ messages, truncated: got.remaining > 0, remaining: got.remaining }, inboxText(messages, got.remaining, 'No unread messages.'));
+  }));
+
+  server.registerTool('subscribe', {
+    title: 'Wait for messages',
+    description: 'Waits for new messages and returns them like check_inbox. Returns at once when some are unread; ' +
+      'otherwise waits up to `timeout_seconds` (under 60). Call it again after a timeout to keep listening.',
+    inputSchema: subscribeInput, outputSchema: subscribeOutput,
+    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+  }, runTool(ctx, 'subscribe', async (args, extra) => {
+    const got = await app.messaging.waitForInbox(agent, ws, args.limit, Math.round(args.timeout_seconds * 1000), extra.signal);
+    const messages = got.items.map(inboxItemOut);
+    await auditRead(ctx, 'subscribe', messages.map((m) => m.id));
+    const empty = `No new messages in ${args.timeout_seconds} seconds; call subscribe again to keep waiting.`;
+    return ok({ messages, truncated: got.remaining > 0, remaining: got.remaining, timed_out: got.timedOut }, inboxText(messages, got.remaining, empty));
+  }));
+
+  server.registerTool('search_messages', {
+    title: 'Search messages',
+    description: 'Full-text search, best match first, over the messages you sent or received (every message in the workspace if you monitor it), within the plan\'s history.',
+    inputSchema: searchInput, outputSchema: searchOutput,
+    annotations: { readOnlyHint: true },
+  }, runTool(ctx, 'search_messages', async (args) => {
+    const hits = await app.messaging.search(agent, ws, {
+      text: args.query, from: args.from, conversationId: args.conversation, since: args.since ? new Date(args.since) : undefined, limit: args.limit,
+    });
+    const results = hits.map(searchHitOut);
+    return ok({ results }, searchText(results));
+  }));
+}
+
+/** Reading marks messages read, which changes state, so it is audited when something was read. */
+async function auditRead(ctx: ToolContext, action: string, ids: string[]) {
+  if (!ids.length) return;
+  await recordAudit(ctx, action, { target: `${ids.length} message${ids.length === 1 ? '' : 's'}`, result: 'read', details: { message_ids: ids }, onBehalfOf: ctx.agent.ownerId });
+}
