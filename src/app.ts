@@ -35,6 +35,8 @@ export interface App {
   documents: DocumentService;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
+  /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */
+  onDrain: Array<() => void>;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, orgs, agents, messaging,
     documents, approvals, surfaces,
     onClose: [],
+    onDrain: [],
     async close() {
       for (const fn of app.onClose.reverse()) await fn();
       await queue.stop();

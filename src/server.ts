@@ -41,6 +41,7 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
     stop: () => (stopping ??= (async () => {
       clearInterval(purge);
       await stopControl?.();
+      for (const fn of app.onDrain) fn();
       await http.close();
       await app.close();
     })()),
