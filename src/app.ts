@@ -71,7 +71,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const clock = opts.clock ?? systemClock;
   const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite') });
   if (opts.migrate !== false) await database.migrate();
-  const store = createStore(database.db);
+  const store = createStore(database.db, clock);
   const notifier = new PgNotifier(database);
   const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: store.outbox, logger, clock, ...opts.queue });
   const orgs = new OrgService(store, clock);

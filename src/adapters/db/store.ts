@@ -1,4 +1,4 @@
-import type { Store } from '../../domain/ports.ts';
+import { systemClock, type Clock, type Store } from '../../domain/ports.ts';
 import { DrizzleAgentRepo } from './agent-repo.ts';
 import { DrizzleApprovalRepo } from './approval-repo.ts';
 import { DrizzleAuditRepo } from './audit-repo.ts';
@@ -15,14 +15,14 @@ import { DrizzleTokenRepo } from './token-repo.ts';
 import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
 
 /** The Store port over drizzle; `transaction` hands `fn` the same repositories bound to one transaction. */
-export function createStore(db: Db, inTransaction = false): Store {
+export function createStore(db: Db, clock: Clock = systemClock, inTransaction = false): Store {
   return {
     orgs: new DrizzleOrgRepo(db),
     people: new DrizzlePeopleRepo(db),
     workspaces: new DrizzleWorkspaceRepo(db),
     agents: new DrizzleAgentRepo(db),
     messages: new DrizzleMessageRepo(db),
-    outbox: new DrizzleOutboxRepo(db),
+    outbox: new DrizzleOutboxRepo(db, clock),
     audit: new DrizzleAuditRepo(db),
     tokens: new DrizzleTokenRepo(db),
     approvals: new DrizzleApprovalRepo(db),
@@ -37,7 +37,7 @@ export function createStore(db: Db, inTransaction = false): Store {
     transaction(fn) {
       // Nested calls join the outer transaction instead of opening a savepoint per call.
       if (inTransaction) return fn(this);
-      return db.transaction((tx) => fn(createStore(tx as unknown as Db, true)));
+      return db.transaction((tx) => fn(createStore(tx as unknown as Db, clock, true)));
     },
   };
 }
