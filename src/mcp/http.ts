@@ -1,4 +1,104 @@
-import type { Mount } from '../web/http.ts';
+import { randomUUID } from 'node:crypto';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import express, { type Request, type Response } from 'express';
+import type { App } from '../app.ts';
+import { isSwitchboardError } from '../domain/errors.ts';
+import { STATUS, type Mount } from '../web/http.ts';
+import { bearerAgent, type AuthedLocals } from './auth.ts';
+import { openToolContext } from './context.ts';
+import { buildMcpServer } from './server.ts';
+import { DEFAULT_SESSION_OPTIONS, SessionRegistry, type Session, type SessionOptions } from './sessions.ts';
 
-/** `/mcp/:workspace`: MCP over Streamable HTTP (filled in by the MCP issue). */
-export const mountMcp: Mount = () => {};
+/** Largest JSON-RPC request body accepted (a message body is at most 16,000 characters). */
+const MAX_BODY = '1mb';
+
+const registries = new WeakMap<App, SessionRegistry>();
+/** The MCP sessions a running app holds (tests and the bench look at it). */
+export const mcpSessions = (app: App) => registries.get(app);
+
+/** A JSON-RPC error the way the SDK's transport answers (so clients treat ours alike). */
+function rpcError(res: Response, status: number, message: string, code = -32000) {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+const opensSession = (body: unknown) => (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
+
+/**
+ * `/mcp/:workspace` (id or slug): MCP over Streamable HTTP with stateful
+ * sessions. Every request carries the agent's bearer token; an `initialize`
+ * opens a session with a server built for that agent in that workspace.
+ */
+export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
+  return (web, app) => {
+    const registry = new SessionRegistry({ ...DEFAULT_SESSION_OPTIONS, ...options }, app.logger);
+    registries.set(app, registry);
+    app.onClose.push(() => registry.closeAll());
+
+    async function resume(req: Request, res: Response, session: Session, auth: AuthedLocals) {
+      const ref = String(req.params.workspace);
+      if (session.agentId !== auth.agent.id) {
+        return rpcError(res, 403, 'This session was opened by another agent; open your own session (initialize) with your own token.');
+      }
+      if (ref !== session.workspaceId && ref !== session.workspaceSlug) {
+        return rpcError(res, 404, `This session belongs to another workspace; use /mcp/${session.workspaceSlug}, or initialize a new session here.`, -32001);
+      }
+      // The latest token that worked for this agent is the one a notification stream is checked against.
+      session.stillAuthorized = async () => (await app.agents.authenticate(auth.token))?.id === session.agentId;
+      registry.track(session, (done) => res.once('close', done));
+      await session.transport.handleRequest(req, res, req.body);
+    }
+
+    async function open(req: Request, res: Response, auth: AuthedLocals) {
+      let ctx;
+      try {
+        ctx = await openToolContext(app, auth.agent, String(req.params.workspace));
+      } catch (e) {
+        if (isSwitchboardError(e)) return rpcError(res, STATUS[e.code], e.message);
+        throw e;
+      }
+      const server = await buildMcpServer(ctx);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          const session: Session = {
+            id, agentId: ctx.agent.id, workspaceId: ctx.workspace.id, workspaceSlug: ctx.workspace.slug, server, transport,
+            inFlight: 0, lastSeen: Date.now(),
+            stillAuthorized: async () => (await app.agents.authenticate(auth.token))?.id === ctx.agent.id,
+          };
+          registry.add(session);
+          app.logger.info({ sessionId: id, agentId: ctx.agent.id, workspaceId: ctx.workspace.id }, 'MCP session opened');
+        },
+        onsessionclosed: (id) => registry.forget(id),
+      });
+      const previous = server.server.onclose;
+      server.server.onclose = () => {
+        previous?.();
+        if (transport.sessionId) registry.forget(transport.sessionId);
+      };
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+      // An initialize the transport refused (e.g. malformed) opened nothing to keep.
+      if (!transport.sessionId || !registry.get(transport.sessionId)) await server.close();
+    }
+
+    web.all('/mcp/:workspace', express.json({ limit: MAX_BODY }), bearerAgent(app), async (req, res, next) => {
+      try {
+        const auth = res.locals.auth as AuthedLocals;
+        const sessionId = req.header('mcp-session-id');
+        if (sessionId) {
+          const session = registry.get(sessionId);
+          if (!session) return rpcError(res, 404, 'Session not found: it expired or was closed. Start a new session by sending initialize again.', -32001);
+          return await resume(req, res, session, auth);
+        }
+        if (req.method === 'POST' && opensSession(req.body)) return await open(req, res, auth);
+        rpcError(res, 400, 'Bad Request: no Mcp-Session-Id header. Open a session first by POSTing an initialize request.');
+      } catch (e) {
+        next(e);
+      }
+    });
+  };
+}
+
+/** The default MCP mount (30 minutes of idle time closes a session). */
+export const mountMcp: Mount = createMcpMount();

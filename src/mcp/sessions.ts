@@ -1,0 +1,96 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Logger } from 'pino';
+
+/** One open MCP session over Streamable HTTP: the caller's own server and its transport. */
+export interface Session {
+  id: string;
+  agentId: string;
+  workspaceId: string;
+  workspaceSlug: string;
+  server: McpServer;
+  transport: StreamableHTTPServerTransport;
+  /** Requests being answered now (a waiting `subscribe`, the GET notification stream). */
+  inFlight: number;
+  lastSeen: number;
+  /** Whether the token that opened the session still authenticates its agent (false once rotated). */
+  stillAuthorized(): Promise<boolean>;
+}
+
+export interface SessionOptions {
+  /** A session with no request for this long is closed; its id then gets 404. */
+  idleMs: number;
+  /** How often idle sessions are looked for. */
+  sweepMs: number;
+  /** The most sessions held at once; the oldest idle one is closed to make room. */
+  max: number;
+}
+
+export const DEFAULT_SESSION_OPTIONS: SessionOptions = { idleMs: 30 * 60_000, sweepMs: 60_000, max: 10_000 };
+
+/** The sessions of this process, closed after idle time and all at once on shutdown. */
+export class SessionRegistry {
+  private readonly sessions = new Map<string, Session>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly opts: SessionOptions, private readonly logger: Logger, private readonly now: () => number = Date.now) {
+    this.timer = setInterval(() => { void this.sweep(); }, opts.sweepMs);
+    this.timer.unref();
+  }
+
+  get size() {
+    return this.sessions.size;
+  }
+
+  get(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  add(s: Session) {
+    if (this.sessions.size >= this.opts.max) {
+      const oldest = [...this.sessions.values()].filter((x) => x.inFlight === 0).sort((a, b) => a.lastSeen - b.lastSeen)[0];
+      if (oldest) void this.close(oldest.id, 'too many sessions');
+    }
+    this.sessions.set(s.id, s);
+  }
+
+  /** Counts a request against the session until its response is done. */
+  track(s: Session, done: (fn: () => void) => void) {
+    s.inFlight++;
+    s.lastSeen = this.now();
+    done(() => { s.inFlight--; s.lastSeen = this.now(); });
+  }
+
+  /** Forgets the session (the transport already closed, e.g. after DELETE). */
+  forget(id: string) {
+    this.sessions.delete(id);
+  }
+
+  async close(id: string, why: string) {
+    const s = this.sessions.get(id);
+    if (!s) return;
+    this.sessions.delete(id);
+    this.logger.debug({ sessionId: id, agentId: s.agentId, why }, 'closing MCP session');
+    await s.server.close().catch((err) => this.logger.warn({ err, sessionId: id }, 'MCP session did not close cleanly'));
+  }
+
+  /**
+   * Closes sessions idle past `idleMs` (a session answering a request is never
+   * idle), and open streams whose token was rotated: every request is checked
+   * anyway, but a notification stream would otherwise outlive its token.
+   */
+  async sweep() {
+    const cutoff = this.now() - this.opts.idleMs;
+    const all = [...this.sessions.values()];
+    const idle = all.filter((s) => s.inFlight === 0 && s.lastSeen < cutoff);
+    const streaming = all.filter((s) => s.inFlight > 0);
+    const revoked = (await Promise.all(streaming.map(async (s) => ((await s.stillAuthorized().catch(() => true)) ? null : s)))).filter((s) => s !== null);
+    await Promise.all([...idle.map((s) => this.close(s.id, 'idle')), ...revoked.map((s) => this.close(s.id, 'token rotated'))]);
+    return idle.length + revoked.length;
+  }
+
+  async closeAll() {
+    clearInterval(this.timer);
+    await Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'shutting down')));
+  }
+}

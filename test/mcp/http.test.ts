@@ -1,0 +1,144 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../src/adapters/db/client.ts';
+import { SYSTEM } from '../../src/domain/actor.ts';
+import { createMcpMount, mcpSessions } from '../../src/mcp/http.ts';
+import { startServer, type Server } from '../../src/server.ts';
+import { pgliteDb } from '../support/db.ts';
+import { makeWorld, silent, testConfig, type World } from './support/world.ts';
+
+let db: Database;
+let server: Server;
+let w: World;
+
+beforeAll(async () => {
+  db = await pgliteDb.open();
+  server = await startServer(testConfig(), {
+    database: db, logger: silent, migrate: false, control: false, host: '127.0.0.1',
+    mounts: [createMcpMount({ idleMs: 400, sweepMs: 100 })],
+  });
+  w = await makeWorld(server.app);
+});
+afterAll(async () => {
+  await server?.stop();
+  await db?.close();
+});
+
+const endpoint = (ws = w.ws.slug) => `${server.url}/mcp/${ws}`;
+
+async function connect(token: string, ws = w.ws.slug) {
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint(ws)), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: 'switchboard-http-test', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client, transport,
+    call: (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+  };
+}
+
+/** A raw MCP POST, for the status codes an SDK client hides. */
+function post(body: unknown, headers: Record<string, string> = {}, ws = w.ws.slug) {
+  return fetch(endpoint(ws), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+describe('MCP over Streamable HTTP', () => {
+  it('lets two agents message each other with the SDK client, a reply arriving through subscribe', async () => {
+    const a = await connect(w.builder.token);
+    const b = await connect(w.reviewer.token);
+    expect((await a.client.listTools()).tools.map((t) => t.name)).toContain('subscribe');
+    const waiting = a.call('subscribe', { timeout_seconds: 20 });
+    const sent = (await b.call('send_message', { to: ['builder'], body: 'ready for review?' })).structuredContent as { message_id: string };
+    const got = (await waiting).structuredContent as { messages: Array<{ id: string; body: string }> };
+    expect(got.messages.map((m) => m.id)).toEqual([sent.message_id]);
+    const search = (await a.call('search_messages', { query: 'review' })).structuredContent as { results: unknown[] };
+    expect(search.results).toHaveLength(1);
+    await a.transport.terminateSession();
+    await Promise.all([a.client.close(), b.client.close()]);
+  });
+
+  it('answers 401 with a WWW-Authenticate challenge when the token is missing or wrong', async () => {
+    const missing = await post(initialize);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="switchboard"');
+    expect((await missing.json()).error_description).toContain('Authorization: Bearer <token>');
+
+    const wrong = await post(initialize, { authorization: 'Bearer sb_not-a-real-token' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toMatch(/^Bearer realm="switchboard", error="invalid_token", error_description="That agent token is not valid/);
+  });
+
+  it('answers 403 with a sentence when the agent is not a member of the workspace', async () => {
+    const outsider = await server.app.agents.add(SYSTEM, { name: `outsider`, owner: w.bob });
+    const res = await post(initialize, { authorization: `Bearer ${outsider.token}` });
+    expect(res.status).toBe(403);
+    expect((await res.json()).error.message).toBe(
+      `${w.bob}/outsider is not a member of the workspace "${w.ws.slug}"; ask its owner to run \`switchboard agent join ${w.bob}/outsider ${w.ws.slug}\`.`);
+    await expect(connect(outsider.token)).rejects.toThrow(/not a member of the workspace/);
+  });
+
+  it('answers 404 for an unknown workspace and for an unknown session id', async () => {
+    const auth = { authorization: `Bearer ${w.builder.token}` };
+    expect((await post(initialize, auth, 'no-such-workspace')).status).toBe(404);
+    const res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...auth, 'mcp-session-id': '6d0c3f0e-0000-4000-8000-000000000000' });
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.message).toMatch(/Session not found.*initialize again/);
+  });
+
+  it('accepts the workspace id as well as its slug', async () => {
+    const c = await connect(w.builder.token, w.ws.id);
+    expect((await c.call('list_agents')).isError).toBeFalsy();
+    await c.client.close();
+  });
+
+  it('refuses a session opened by another agent', async () => {
+    const a = await connect(w.builder.token);
+    const res = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { authorization: `Bearer ${w.reviewer.token}`, 'mcp-session-id': a.transport.sessionId!, 'mcp-protocol-version': '2025-06-18' });
+    expect(res.status).toBe(403);
+    await a.client.close();
+  });
+
+  it('stops a rotated token at once, even in the middle of a session', async () => {
+    const fresh = await server.app.agents.add(SYSTEM, { name: 'rotator', owner: w.alice });
+    await server.app.agents.join(SYSTEM, { agent: `${w.alice}/rotator`, workspace: w.ws.slug });
+    const c = await connect(fresh.token);
+    expect((await c.call('list_agents')).isError).toBeFalsy();
+    const { token: next } = await server.app.agents.rotateToken(SYSTEM, `${w.alice}/rotator`);
+    await expect(c.call('list_agents')).rejects.toThrow(/401|not valid/);
+    const again = await connect(next);
+    expect((await again.call('list_agents')).isError).toBeFalsy();
+    await Promise.all([c.client.close(), again.client.close()]);
+  });
+
+  it('closes a session on DELETE and after idle time; its id then gets 404', async () => {
+    const a = await connect(w.builder.token);
+    const id = a.transport.sessionId!;
+    await a.transport.terminateSession();
+    expect(mcpSessions(server.app)!.get(id)).toBeUndefined();
+    await a.client.close();
+
+    const b = await connect(w.builder.token);
+    const idle = b.transport.sessionId!;
+    await b.client.close(); // closes the notification stream, leaving the session idle
+    await vi.waitFor(() => expect(mcpSessions(server.app)!.get(idle)).toBeUndefined(), { timeout: 5_000, interval: 50 });
+    const res = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { authorization: `Bearer ${w.builder.token}`, 'mcp-session-id': idle });
+    expect(res.status).toBe(404);
+  });
+
+  it('keeps a session alive while a subscribe is waiting', async () => {
+    const a = await connect(w.reviewer.token);
+    const id = a.transport.sessionId!;
+    const started = Date.now();
+    const r = (await a.call('subscribe', { timeout_seconds: 1 })).structuredContent as { timed_out: boolean };
+    expect(r.timed_out).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(mcpSessions(server.app)!.get(id)).toBeDefined();
+    await a.client.close();
+  });
+});
