@@ -206,6 +206,26 @@ export class MessagingService {
     await this.notifier.publish(inboxTopic(personAgent.id), message.id);
   }
 
+  /**
+   * Puts a notice from Switchboard (`from`, the system agent) in an agent's
+   * inbox, e.g. a post a chat platform refused for good. It needs no permission
+   * and counts against no plan; all notices of one `topic` share a conversation.
+   */
+  async notice(ws: Workspace, from: Agent, to: Agent, body: string, topic = 'notices'): Promise<Message> {
+    const message = await this.store.transaction(async (tx) => {
+      const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `${topic}:${to.id}`, title: `${from.displayName} notices` });
+      const m = await tx.messages.insert({
+        workspaceId: ws.id, conversationId: conv.id, senderId: from.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
+        askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
+      });
+      await tx.messages.addParticipants(conv.id, [from.id, to.id]);
+      await tx.messages.deliver(m.id, ws.id, [to.id]);
+      return m;
+    });
+    await this.notifier.publish(inboxTopic(to.id), message.id);
+    return message;
+  }
+
   /** Unread messages oldest first, marked read. */
   async checkInbox(agent: Agent, ws: Workspace, limit: number): Promise<{ items: InboxItem[]; remaining: number }> {
     await this.assertReceive(agent, ws);
