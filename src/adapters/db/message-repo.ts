@@ -91,7 +91,7 @@ export class DrizzleMessageRepo implements MessageRepo {
     const [row] = await this.db.select(messageColumns).from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
       .where(and(eq(deliveries.agentId, agentId), eq(messages.conversationId, conversationId)))
-      .orderBy(desc(messages.createdAt)).limit(1);
+      .orderBy(desc(messages.createdAt), desc(deliveries.createdAt), desc(messages.hop)).limit(1);
     return row ?? null;
   }
 
@@ -99,7 +99,7 @@ export class DrizzleMessageRepo implements MessageRepo {
     const [row] = await this.db.select(messageColumns).from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
       .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), gte(messages.createdAt, since)))
-      .orderBy(desc(messages.createdAt)).limit(1);
+      .orderBy(desc(messages.createdAt), desc(deliveries.createdAt), desc(messages.hop)).limit(1);
     return row ?? null;
   }
 
