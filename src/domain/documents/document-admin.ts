@@ -32,7 +32,6 @@ export class DocumentAdmin {
     const nextStatus = status ?? (target.statuses.includes(doc.status) ? doc.status : target.statuses[0]);
     assertStatus(target, nextStatus);
     const moved = await this.store.documents.updateDocument(ws.id, doc.id, null, { collectionId: target.id, status: nextStatus }, access.agentId, this.clock.now());
-    await this.store.audit.record({ workspaceId: ws.id, agentId: access.agentId, action: 'document.move', target: doc.identifier, result: 'ok', details: { to: target.key } });
     return moved!;
   }
 

@@ -108,12 +108,8 @@ export class DocumentService {
     const status = input.status ?? collection.statuses[0];
     assertStatus(collection, status);
     const prefix = collectionType(collection.type)?.prefix ?? 'DOC';
-    return this.store.transaction(async (tx) => {
-      const doc = await tx.documents.createDocument({
-        workspaceId: ws.id, collectionId: collection.id, prefix, ...fields, status, byAgentId: access.agentId, now: this.clock.now(),
-      });
-      await this.audit(tx, ws, access, 'document.create', doc.identifier);
-      return doc;
+    return this.store.documents.createDocument({
+      workspaceId: ws.id, collectionId: collection.id, prefix, ...fields, status, byAgentId: access.agentId, now: this.clock.now(),
     });
   }
 
@@ -132,13 +128,9 @@ export class DocumentService {
       const collection = await this.store.documents.getCollection(ws.id, current.collectionId);
       assertStatus(collection!, patch.status);
     }
-    return this.store.transaction(async (tx) => {
-      const written = await tx.documents.updateDocument(ws.id, current.id, input.readUpdatedAt, patch, access.agentId, this.clock.now());
-      if (!written) throw staleVersion((await tx.documents.getDocument(ws.id, current.id, { includeInactive: true })) ?? current, input.readUpdatedAt);
-      const action = patch.archived === true ? 'document.archive' : patch.archived === false ? 'document.unarchive' : 'document.update';
-      await this.audit(tx, ws, access, action, written.identifier);
-      return written;
-    });
+    const written = await this.store.documents.updateDocument(ws.id, current.id, input.readUpdatedAt, patch, access.agentId, this.clock.now());
+    if (written) return written;
+    throw staleVersion((await this.store.documents.getDocument(ws.id, current.id, { includeInactive: true })) ?? current, input.readUpdatedAt);
   }
 
   /** The catalogue, each type with the collections of this workspace that already use it. */
@@ -157,11 +149,9 @@ export class DocumentService {
     const instructions = input.instructions ?? type.defaultInstructions;
     this.assertInstructions(instructions);
     const statuses = normalizeStatuses(input.statuses ?? type.defaultStatuses);
-    const c = await this.store.documents.createCollection({
+    return this.store.documents.createCollection({
       workspaceId: ws.id, key, type: type.type, name, statuses, instructions, active: true, hidden: false,
     });
-    await this.audit(this.store, ws, access, 'collection.create', c.key);
-    return c;
   }
 
   async setCollectionInstructions(ws: Workspace, access: DocumentAccess, ref: string, instructions: string): Promise<Collection> {
@@ -169,16 +159,13 @@ export class DocumentService {
     assertMayShape(access, 'write collection instructions');
     this.assertInstructions(instructions);
     const c = await this.collection(ws, ref);
-    const updated = (await this.store.documents.updateCollection(ws.id, c.id, { instructions }))!;
-    await this.audit(this.store, ws, access, 'collection.instructions', c.key);
-    return updated;
+    return (await this.store.documents.updateCollection(ws.id, c.id, { instructions }))!;
   }
 
   async setWorkspaceInstructions(ws: Workspace, access: DocumentAccess, instructions: string): Promise<Workspace> {
     assertMayShape(access, 'write the workspace instructions');
     this.assertInstructions(instructions);
     await this.store.workspaces.update(ws.id, { instructions });
-    await this.audit(this.store, ws, access, 'workspace.instructions', ws.slug);
     return { ...ws, instructions };
   }
 
@@ -199,9 +186,5 @@ export class DocumentService {
 
   private assertInstructions(instructions: string) {
     if (instructions.length > LIMITS.instructions) throw invalidInput(`The instructions are ${instructions.length} characters; the limit is ${LIMITS.instructions}.`);
-  }
-
-  private async audit(store: Store, ws: Workspace, access: DocumentAccess, action: string, target: string) {
-    await store.audit.record({ workspaceId: ws.id, agentId: access.agentId, action, target, result: 'ok', details: { as: access.personHandle } });
   }
 }

@@ -1,10 +1,184 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { documentToolset, seatRefusal, type DocumentToolName } from '../../domain/documents/rules.ts';
+import type { DocumentAccess } from '../../domain/documents/types.ts';
 import type { ToolContext } from '../context.ts';
+import { refusalResult, toRefusal } from '../errors.ts';
+import {
+  collectionInstructionsInput, collectionOutput, createCollectionInput, createInput, getInput, getOutput, listInput, listOutput,
+  searchInput, searchOutput, typesInput, typesOutput, updateInput, workspaceInfoInput, workspaceInfoOutput,
+  workspaceInstructionsInput, workspaceInstructionsOutput, writeOutput,
+} from './document-schemas.ts';
+import { collectionOut, documentOut, documentText, instructionsText, keysOf, summariesText, summaryOut } from './document-render.ts';
+import { refuseWithheldTools } from './withheld-tools.ts';
+import { ok, recordAudit, runTool } from './run.ts';
 
-/** Registers the document tools the caller's role allows (filled in by the documents issue). */
-export function registerDocumentTools(_server: McpServer, _ctx: ToolContext): void {}
+const toolsetOf = (ctx: ToolContext) => documentToolset(ctx.workspace.kind, ctx.ownerRole, ctx.ownerHasSeat);
+
+/** Role and seat as fixed when the session opened, with the names refusals use. */
+function sessionAccess(ctx: ToolContext): () => Promise<DocumentAccess> {
+  let access: Promise<DocumentAccess> | null = null;
+  return () => (access ??= ctx.app.documents.access(ctx.workspace, ctx.agent.ownerId, ctx.agent.id, { role: ctx.ownerRole, hasSeat: ctx.ownerHasSeat })
+    .then((a) => a!));
+}
+
+/** What the workspace shows agents, and the instructions text built from it. */
+async function overview(ctx: ToolContext) {
+  const { app, workspace } = ctx;
+  const ws = (await app.store.workspaces.get(workspace.id)) ?? workspace;
+  const collections = await app.documents.visibleCollections(ws);
+  const statuses = ws.kind === 'simplified' ? (await app.documents.hiddenCollection(ws)).statuses : null;
+  const tools = toolsetOf(ctx);
+  const seatNote = tools.withheldForSeat.length ? seatRefusal(await sessionAccess(ctx)()).message : null;
+  return { ws, collections, statuses, tools, seatNote, text: instructionsText(ws, collections, statuses, tools, seatNote) };
+}
 
 /** Collection or workspace instructions sent as the server's instructions on connect. */
-export async function documentInstructions(_ctx: ToolContext): Promise<string> {
-  return '';
+export async function documentInstructions(ctx: ToolContext): Promise<string> {
+  return (await overview(ctx)).text;
+}
+
+/**
+ * Registers the document tools the session allows: every role reads; the owner's
+ * role and seat (fixed when the session opened) add the writing tools. A call to
+ * a tool the missing seat withholds gets a refusal about the seat.
+ */
+export function registerDocumentTools(server: McpServer, ctx: ToolContext): void {
+  const { app, agent, workspace: ws } = ctx;
+  const structured = ws.kind === 'structured';
+  const tools = toolsetOf(ctx);
+  const access = sessionAccess(ctx);
+  const has = (t: DocumentToolName) => tools.granted.includes(t);
+  const keys = async () => keysOf(await app.documents.allCollections(ws));
+  const audit = (action: string, target: string, result: string) => recordAudit(ctx, action, { target, result, onBehalfOf: agent.ownerId });
+
+  server.registerTool('get_workspace_informations', {
+    title: 'Workspace information',
+    description: 'Start here: the workspace\'s name, description and instructions' +
+      (structured ? ', and its collections with their identifiers, statuses and instructions.' : ', and the document statuses.'),
+    inputSchema: workspaceInfoInput, outputSchema: workspaceInfoOutput, annotations: { readOnlyHint: true },
+  }, runTool(ctx, 'get_workspace_informations', async () => {
+    const o = await overview(ctx);
+    return ok({
+      name: o.ws.name, slug: o.ws.slug, kind: o.ws.kind, description: o.ws.description, instructions: o.ws.instructions,
+      collections: o.collections.map(collectionOut), statuses: o.statuses,
+      access: { role: ctx.ownerRole, has_seat: ctx.ownerHasSeat, tools: o.tools.granted, withheld_for_seat: o.tools.withheldForSeat, note: o.seatNote },
+    }, o.text);
+  }));
+
+  server.registerTool('list_documents', {
+    title: 'List documents',
+    description: `The documents of ${structured ? 'one collection' : 'this workspace'}, most recently updated first: title and summary, never the content. ` +
+      'Filter by status; archived documents only when include_archived is true. Says when it cut a long list (truncated, next_offset).',
+    inputSchema: listInput(structured), outputSchema: listOutput, annotations: { readOnlyHint: true },
+  }, runTool(ctx, 'list_documents', async (args: { collection?: string; status?: string; include_archived: boolean; limit: number; offset: number }) => {
+    const r = await app.documents.list(ws, { collection: args.collection, status: args.status, includeArchived: args.include_archived, limit: args.limit, offset: args.offset });
+    const k = keysOf([r.collection]);
+    const documents = r.items.map((d) => summaryOut(d, k));
+    const nextOffset = r.truncated ? args.offset + r.items.length : null;
+    const head = `${r.total} document${r.total === 1 ? '' : 's'}${r.collection.hidden ? '' : ` in ${r.collection.key}`}` +
+      (r.truncated ? `; showing ${documents.length} from ${args.offset}. The list was cut: call again with offset ${nextOffset}, or narrow it with status.` : '.');
+    return ok({ collection: r.collection.hidden ? null : r.collection.key, documents, total: r.total, truncated: r.truncated, next_offset: nextOffset },
+      `${head}\n${summariesText(documents, 'No documents match.')}`);
+  }));
+
+  server.registerTool('search_documents', {
+    title: 'Search documents',
+    description: 'Searches titles, summaries and identifiers (never the content)' + (structured ? ', in one collection or the whole workspace.' : '.') +
+      ' Archived documents only when include_archived is true.',
+    inputSchema: searchInput(structured), outputSchema: searchOutput, annotations: { readOnlyHint: true },
+  }, runTool(ctx, 'search_documents', async (args: { query: string; collection?: string; include_archived: boolean; limit: number }) => {
+    const hits = await app.documents.search(ws, { text: args.query, collection: args.collection, includeArchived: args.include_archived, limit: args.limit });
+    const k = await keys();
+    const documents = hits.map((d) => summaryOut(d, k));
+    return ok({ documents }, summariesText(documents, 'No document title, summary or identifier matches; try other words (content is not searched).'));
+  }));
+
+  server.registerTool('get_document', {
+    title: 'Read a document',
+    description: 'One document in full, content included; archived documents too. Its updated_at is what update_document needs.',
+    inputSchema: getInput, outputSchema: getOutput, annotations: { readOnlyHint: true },
+  }, runTool(ctx, 'get_document', async (args) => {
+    const out = documentOut(await app.documents.get(ws, args.document), await keys());
+    return ok(out, documentText(out));
+  }));
+
+  if (has('create_document')) {
+    server.registerTool('create_document', {
+      title: 'Create a document',
+      description: `Creates a document${structured ? ' in a collection' : ''}. Write a summary: it is what agents read before opening a document.`,
+      inputSchema: createInput(structured), outputSchema: writeOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    }, runTool(ctx, 'create_document', async (args: { collection?: string; title: string; summary: string; content: string; status?: string }) => {
+      const doc = await app.documents.create(ws, await access(), args);
+      await audit('create_document', doc.identifier, 'created');
+      const out = summaryOut(doc, await keys());
+      return ok(out, `Created ${out.identifier} "${out.title}" [${out.status}], updated_at ${out.updated_at}.`);
+    }, (args) => args.collection ?? null));
+
+    server.registerTool('update_document', {
+      title: 'Update a document',
+      description: 'Changes a document (title, summary, content, status), archives it (archived: true) or brings it back (archived: false). ' +
+        'Pass the updated_at of the version you read: if someone wrote since, the update is refused with the current updated_at; read again and redo your change.',
+      inputSchema: updateInput, outputSchema: writeOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    }, runTool(ctx, 'update_document', async (args) => {
+      const { document, updated_at, ...patch } = args;
+      const doc = await app.documents.update(ws, await access(), { document, readUpdatedAt: new Date(updated_at), patch });
+      const what = patch.archived === true ? 'Archived' : patch.archived === false ? 'Unarchived' : 'Updated';
+      await audit('update_document', doc.identifier, what.toLowerCase());
+      const out = summaryOut(doc, await keys());
+      return ok(out, `${what} ${out.identifier}; its updated_at is now ${out.updated_at}.`);
+    }, (args) => args.document));
+  }
+
+  if (has('get_available_collection_types')) {
+    server.registerTool('get_available_collection_types', {
+      title: 'Collection types',
+      description: 'The kinds of collection that can be opened, with their default statuses, and which ones this workspace already has.',
+      inputSchema: typesInput, outputSchema: typesOutput, annotations: { readOnlyHint: true },
+    }, runTool(ctx, 'get_available_collection_types', async () => {
+      const types = (await app.documents.availableTypes(ws)).map((t) => ({
+        type: t.type, name: t.name, description: t.description, identifier_prefix: t.prefix, default_statuses: t.defaultStatuses, existing: t.existing,
+      }));
+      return ok({ types }, types.map((t) => `- ${t.type}: ${t.description} Statuses: ${t.default_statuses.join(', ')}.${t.existing.length ? ` Already here: ${t.existing.join(', ')}.` : ''}`).join('\n'));
+    }));
+
+    server.registerTool('create_collection', {
+      title: 'Create a collection',
+      description: 'Opens a collection of a catalogue type, with a name and its statuses (defaults from the type). It shows to agents in their next session.',
+      inputSchema: createCollectionInput, outputSchema: collectionOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    }, runTool(ctx, 'create_collection', async (args) => {
+      const c = await app.documents.createCollection(ws, await access(), args);
+      await audit('create_collection', c.key, 'created');
+      return ok(collectionOut(c), `Opened the collection ${c.key} ("${c.name}", statuses: ${c.statuses.join(', ')}).`);
+    }, (args) => args.name ?? args.type));
+
+    server.registerTool('update_collection_instructions', {
+      title: 'Write collection instructions',
+      description: 'Replaces the instructions of a collection: every agent receives them when it connects.',
+      inputSchema: collectionInstructionsInput, outputSchema: collectionOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    }, runTool(ctx, 'update_collection_instructions', async (args) => {
+      const c = await app.documents.setCollectionInstructions(ws, await access(), args.collection, args.instructions);
+      await audit('update_collection_instructions', c.key, 'updated');
+      return ok(collectionOut(c), `Updated the instructions of ${c.key}; agents receive them from their next session.`);
+    }, (args) => args.collection));
+  }
+
+  if (has('update_workspace_instructions')) {
+    server.registerTool('update_workspace_instructions', {
+      title: 'Write workspace instructions',
+      description: 'Replaces the instructions of this workspace: every agent receives them when it connects.',
+      inputSchema: workspaceInstructionsInput, outputSchema: workspaceInstructionsOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    }, runTool(ctx, 'update_workspace_instructions', async (args) => {
+      const w = await app.documents.setWorkspaceInstructions(ws, await access(), args.instructions);
+      await audit('update_workspace_instructions', w.slug, 'updated');
+      return ok({ name: w.name, instructions: w.instructions }, 'Updated the workspace instructions; agents receive them from their next session.');
+    }, () => ws.slug));
+  }
+
+  if (tools.withheldForSeat.length) {
+    const wrapped = refuseWithheldTools(server, tools.withheldForSeat, async (name) => {
+      await audit(name, ws.slug, 'refused: NEEDS_SEAT');
+      return refusalResult(toRefusal(seatRefusal(await access()), app.logger, name));
+    });
+    if (!wrapped) app.logger.warn({ tools: tools.withheldForSeat }, 'could not attach the seat refusal to withheld document tools; the instructions still explain it');
+  }
 }

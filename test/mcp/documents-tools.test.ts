@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/adapters/db/client.ts';
+import type { App } from '../../src/app.ts';
+import { SYSTEM } from '../../src/domain/actor.ts';
+import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
+import { pgliteDb } from '../support/db.ts';
+import { docsWorld } from './documents-world.ts';
+import { testApp, textOf } from './support/world.ts';
+
+const READ = ['get_document', 'get_workspace_informations', 'list_documents', 'search_documents'];
+const WRITE = ['create_document', 'update_document'];
+const STRUCTURE = ['create_collection', 'get_available_collection_types', 'update_collection_instructions'];
+const SIMPLIFIED_OWNER = ['update_workspace_instructions'];
+const ALL = [...READ, ...WRITE, ...STRUCTURE, ...SIMPLIFIED_OWNER];
+
+let db: Database;
+let app: App;
+
+beforeAll(async () => {
+  db = await pgliteDb.open();
+  app = await testApp(db);
+});
+afterAll(async () => {
+  await app.close();
+  await db.close();
+});
+
+async function toolNames(c: Awaited<ReturnType<Awaited<ReturnType<typeof docsWorld>>['connect']>>) {
+  const names = (await c.client.listTools()).tools.map((t) => t.name);
+  return { docs: names.filter((n) => ALL.includes(n)).sort(), others: names.filter((n) => !ALL.includes(n)).sort() };
+}
+
+describe.each(['structured', 'simplified'] as const)('document tools by role in a %s workspace', (kind) => {
+  const ownerTools = kind === 'structured' ? STRUCTURE : SIMPLIFIED_OWNER;
+  const expected = {
+    viewer: READ,
+    editor: READ, // an editor without a seat keeps the reading tools only
+    writer: [...READ, ...WRITE].sort(),
+    owner: [...READ, ...WRITE, ...ownerTools].sort(),
+  };
+
+  it('gives each role exactly the tools it allows (Viewer 4, Editor with a seat 6, Owner 9 or 7)', async () => {
+    const w = await docsWorld(app, kind);
+    const seen: Record<string, string[]> = {};
+    let messaging: string[] | null = null;
+    for (const who of ['viewer', 'editor', 'writer', 'owner'] as const) {
+      const c = await w.connect(who);
+      const { docs, others } = await toolNames(c);
+      seen[who] = docs;
+      messaging ??= others;
+      expect(others, 'the role changes only the document tools').toEqual(messaging);
+      await c.close();
+    }
+    expect(seen).toEqual(expected);
+    expect(seen.owner).toHaveLength(kind === 'structured' ? 9 : 7);
+  });
+
+  it('refuses a seatless editor\'s writing call with a sentence about the seat and who assigns it', async () => {
+    const w = await docsWorld(app, kind);
+    const c = await w.connect('editor');
+    const r = await c.call('create_document', { collection: 'specs', title: 'Plan', summary: 'x' });
+    expect(r.isError).toBe(true);
+    const text = textOf(r);
+    expect(text).toContain('needs a seat');
+    expect(text).toContain(`@${w.people.editor} holds none`);
+    expect(text).toContain(`switchboard seat grant ${w.people.editor} --org ${w.org}`);
+    expect(text).toMatch(/An admin of .+ can assign one/);
+    expect(text).not.toMatch(/\b(editor|viewer|owner|role)\b/i);
+    expect((r._meta?.[ERROR_META_KEY] as { code: string }).code).toBe('NEEDS_SEAT');
+    // Reading still works, and the instructions say the same thing up front.
+    expect((await c.call('get_workspace_informations')).isError).toBeFalsy();
+    expect(c.client.getInstructions()).toContain('needs a seat');
+    await c.close();
+  });
+
+  it('keeps an owner without a seat to the reading tools, refusing the owner tools about the seat too', async () => {
+    const w = await docsWorld(app, kind, { ownerSeat: false });
+    const c = await w.connect('owner');
+    expect((await toolNames(c)).docs).toEqual(READ);
+    const r = await c.call(ownerTools[ownerTools.length - 1], { collection: 'x', instructions: 'y' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('needs a seat');
+    await c.close();
+  });
+
+  it('leaves the SDK\'s answer for a tool no role would give (a viewer calling create_document)', async () => {
+    const w = await docsWorld(app, kind);
+    const c = await w.connect('viewer');
+    const r = await c.call('create_document', { title: 'x', summary: '' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('not found');
+    await c.close();
+  });
+
+  it('shows a new seat in the next session, not in the one already open', async () => {
+    const w = await docsWorld(app, kind);
+    const before = await w.connect('editor');
+    await app.orgs.setSeat(SYSTEM, w.org, w.people.editor, true);
+    expect((await toolNames(before)).docs).toEqual(READ);
+    const after = await w.connect('editor');
+    expect((await toolNames(after)).docs).toEqual([...READ, ...WRITE].sort());
+    await before.close();
+    await after.close();
+  });
+});
+
+describe('collections and instructions reach agents', () => {
+  it('lets an owner open a collection and write its instructions; the next session receives them', async () => {
+    const w = await docsWorld(app, 'structured');
+    const owner = await w.connect('owner');
+    const types = await owner.call('get_available_collection_types');
+    expect((types.structuredContent as { types: Array<{ type: string; existing: string[] }> }).types.map((t) => t.type))
+      .toEqual(['specs', 'runbooks', 'decisions', 'notes']);
+
+    const created = await owner.call('create_collection', { type: 'runbooks', name: 'Ops Runbooks', statuses: ['Draft', 'Verified'] });
+    expect(created.structuredContent).toMatchObject({ identifier: 'ops-runbooks', statuses: ['draft', 'verified'] });
+    const dup = await owner.call('create_collection', { type: 'runbooks', name: 'Ops runbooks' });
+    expect(dup.isError).toBe(true);
+    expect(textOf(dup)).toContain('already has a collection');
+
+    await owner.call('update_collection_instructions', { collection: 'ops-runbooks', instructions: 'Number every step.' });
+    const again = await owner.call('get_available_collection_types');
+    expect((again.structuredContent as { types: Array<{ type: string; existing: string[] }> }).types.find((t) => t.type === 'runbooks')!.existing)
+      .toEqual(['ops-runbooks']);
+
+    const viewer = await w.connect('viewer');
+    expect(viewer.client.getInstructions()).toContain('Number every step.');
+    const info = await viewer.call('get_workspace_informations');
+    expect(info.structuredContent).toMatchObject({
+      kind: 'structured', statuses: null,
+      collections: [{ identifier: 'ops-runbooks', name: 'Ops Runbooks', type: 'runbooks', statuses: ['draft', 'verified'], instructions: 'Number every step.' }],
+      access: { role: 'viewer', has_seat: false, tools: ['get_workspace_informations', 'list_documents', 'search_documents', 'get_document'], withheld_for_seat: [] },
+    });
+    await owner.close();
+    await viewer.close();
+  });
+
+  it('writes the workspace instructions of a Simplified workspace, with no collection in sight', async () => {
+    const w = await docsWorld(app, 'simplified');
+    const owner = await w.connect('owner');
+    const r = await owner.call('update_workspace_instructions', { instructions: 'Keep documents short.' });
+    expect(r.isError).toBeFalsy();
+    const writer = await w.connect('writer');
+    expect(writer.client.getInstructions()).toContain('Keep documents short.');
+    const info = (await writer.call('get_workspace_informations')).structuredContent as Record<string, unknown>;
+    expect(info).toMatchObject({ kind: 'simplified', collections: [], statuses: ['draft', 'published'], instructions: 'Keep documents short.' });
+    const { tools } = await writer.client.listTools();
+    const create = tools.find((t) => t.name === 'create_document')!;
+    expect(Object.keys(create.inputSchema.properties ?? {})).not.toContain('collection');
+    await owner.close();
+    await writer.close();
+  });
+});
