@@ -1,0 +1,94 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { EventEmitter } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
+import { inboxTopic } from '../../src/domain/messaging/messaging-service.ts';
+import { createMcpMount } from '../../src/mcp/http.ts';
+import { INBOX_URI } from '../../src/mcp/resources.ts';
+import { startServer, type Server } from '../../src/server.ts';
+import { freshPostgresDatabase, pgliteDb } from '../support/db.ts';
+import { makeWorld, silent, testConfig, type World } from './support/world.ts';
+
+/**
+ * Two servers, each with its own App, notifier and HTTP port, over one database:
+ * on PostgreSQL each has its own connection pool (as two processes would), so
+ * a wake-up can only cross through LISTEN/NOTIFY.
+ */
+interface Pair { kind: string; open(): Promise<{ databases: [Database, Database]; close(): Promise<void> }> }
+
+const pairs: Pair[] = [{
+  kind: 'pglite (one embedded database, two apps)',
+  async open() {
+    const d = await pgliteDb.open();
+    return { databases: [d, d], close: () => d.close() };
+  },
+}];
+if (process.env.TEST_DATABASE_URL) {
+  const url = process.env.TEST_DATABASE_URL;
+  pairs.push({
+    kind: 'postgres (two connection pools)',
+    async open() {
+      const fresh = await freshPostgresDatabase(url);
+      const one = await openDatabase({ databaseUrl: fresh.url, max: 4 });
+      await one.migrate();
+      const two = await openDatabase({ databaseUrl: fresh.url, max: 4 });
+      return { databases: [one, two], close: async () => { await one.close(); await two.close(); await fresh.drop(); } };
+    },
+  });
+}
+
+async function connect(server: Server, w: World, token: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/${w.ws.slug}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: 'cross-process-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult> };
+}
+
+describe.each(pairs)('two servers on one database: $kind', (pair) => {
+  let env: Awaited<ReturnType<Pair['open']>>;
+  let one: Server;
+  let two: Server;
+  let w: World;
+
+  beforeAll(async () => {
+    env = await pair.open();
+    const start = (database: Database) => startServer(testConfig(), {
+      database, logger: silent, migrate: false, control: false, host: '127.0.0.1', mounts: [createMcpMount()],
+    });
+    [one, two] = await Promise.all([start(env.databases[0]), start(env.databases[1])]);
+    w = await makeWorld(one.app);
+  });
+  afterAll(async () => {
+    await Promise.all([one?.stop(), two?.stop()]);
+    await env?.close();
+  });
+
+  it('wakes a subscribe waiting on one server when a message is sent through the other', async () => {
+    const waiter = await connect(two, w, w.reviewer.token);
+    const sender = await connect(one, w, w.builder.token);
+    const waiting = waiter.call('subscribe', { timeout_seconds: 30 });
+    // Wait until the waiter listens on server two, so the wake-up (not the first look) is what answers it.
+    const listeners = () => (two.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(w.reviewer.agent.id));
+    await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 5_000, interval: 10 });
+    const started = performance.now();
+    const sent = (await sender.call('send_message', { to: ['reviewer'], body: 'across the servers' })).structuredContent as { message_id: string };
+    const got = (await waiting).structuredContent as { messages: Array<{ id: string }>; timed_out: boolean };
+    const wakeMs = performance.now() - started;
+    expect(got.timed_out).toBe(false);
+    expect(got.messages.map((m) => m.id)).toEqual([sent.message_id]);
+    expect(wakeMs).toBeLessThan(3_000);
+    await Promise.all([waiter.client.close(), sender.client.close()]);
+  });
+
+  it('notifies an inbox resource subscriber on one server of a message sent through the other', async () => {
+    const watcher = await connect(two, w, w.builder.token);
+    const sender = await connect(one, w, w.reviewer.token);
+    const updated = new Promise<string>((resolve) => watcher.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)));
+    await watcher.client.subscribeResource({ uri: INBOX_URI });
+    await sender.call('send_message', { to: ['builder'], body: 'resource ping' });
+    expect(await updated).toBe(INBOX_URI);
+    await Promise.all([watcher.client.close(), sender.client.close()]);
+  });
+});
