@@ -1,6 +1,7 @@
 import { and, count, desc, eq, inArray, isNull, max, ne, sql } from 'drizzle-orm';
 import type { Channel, ChatRepo, InboxEntry, ThreadSummary } from '../../domain/chat/ports.ts';
 import type { Conversation, Sender } from '../../domain/messaging/types.ts';
+import { threadKey, threadRoot } from '../../domain/chat/views.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';
@@ -14,10 +15,6 @@ const messageColumns = {
   askerPersonId: messages.askerPersonId, askerIdentityId: messages.askerIdentityId, surface: messages.surface,
   permalink: messages.permalink, externalId: messages.externalId, createdAt: messages.createdAt,
 };
-const THREAD_PREFIX = 'thread:';
-
-/** The key of the thread conversation started from a message. */
-export const threadKey = (rootMessageId: string) => `${THREAD_PREFIX}${rootMessageId}`;
 
 export class DrizzleChatRepo implements ChatRepo {
   constructor(private readonly db: Db) {}
@@ -82,9 +79,16 @@ export class DrizzleChatRepo implements ChatRepo {
       .where(and(eq(conversations.workspaceId, workspaceId), inArray(conversations.key, rootMessageIds.map(threadKey))))
       .groupBy(conversations.id, conversations.key);
     return rows.map((r) => ({
-      rootMessageId: r.key.slice(THREAD_PREFIX.length), conversationId: r.id, replies: Number(r.replies),
+      rootMessageId: threadRoot({ kind: 'thread', key: r.key })!, conversationId: r.id, replies: Number(r.replies),
       lastReplyAt: r.lastReplyAt ? new Date(r.lastReplyAt) : null,
     }));
+  }
+
+  async threadsUnder(workspaceId: string, parentIds: string[]) {
+    if (!parentIds.length) return [];
+    const rows = await this.db.select({ id: conversations.id }).from(conversations)
+      .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.kind, 'thread'), inArray(conversations.parentId, parentIds)));
+    return rows.map((r) => r.id);
   }
 
   async markRead(conversationId: string, personId: string, at: Date) {

@@ -46,6 +46,8 @@ export interface ChatRepo {
   conversationsOf(agentId: string, workspaceId: string, kinds: Conversation['kind'][]): Promise<Array<Conversation & { lastMessageAt: Date | null }>>;
   /** Threads started from any of these messages (by root message id). */
   threads(workspaceId: string, rootMessageIds: string[]): Promise<ThreadSummary[]>;
+  /** Ids of the thread conversations hanging off any of these conversations. */
+  threadsUnder(workspaceId: string, parentIds: string[]): Promise<string[]>;
   /** Moves the person's read marker forward to `at` (never back). */
   markRead(conversationId: string, personId: string, at: Date): Promise<void>;
   /** Messages by others after the person's read marker, per conversation (absent = 0). */

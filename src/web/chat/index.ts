@@ -1,4 +1,41 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import type { App } from '../../app.ts';
+import { authOf, authRouter, csrfToken, requirePerson, securityHeaders, type SigninLimits } from '../auth/index.ts';
 import type { Mount } from '../http.ts';
+import { chatApi } from './api.ts';
+import { chatShell } from './shell.ts';
 
-/** `/`, `/signin`, `/link/:nonce` and the web chat API (filled in by the web chat issue). */
-export const mountWebChat: Mount = () => {};
+export { chatOf } from './api.ts';
+
+const PUBLIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
+const SESSION_SWEEP_MS = 3600_000;
+
+/** The web chat with its own sign-in limits (tests lower them). */
+export function createWebChatMount(opts: { signinLimits?: SigninLimits } = {}): Mount {
+  return (web, app: App) => {
+    web.use('/assets', express.static(PUBLIC_DIR, {
+      index: false, fallthrough: false,
+      setHeaders: (res) => { res.setHeader('cache-control', 'no-cache'); res.setHeader('x-content-type-options', 'nosniff'); },
+    }));
+    web.use(authRouter(app, opts.signinLimits));
+    // Under /api/chat so it never shadows other /api routes (Teams posts to /api/messages).
+    web.use('/api/chat', chatApi(app));
+    web.get('/', requirePerson(app, { page: true }), (req, res) => {
+      const { person } = authOf(res)!;
+      securityHeaders(res);
+      res.type('html').send(chatShell({ csrf: csrfToken(app, req, res), displayName: person.displayName, handle: person.handle }));
+    });
+
+    // Expired sessions are refused when used; this only keeps the table small.
+    const sweep = setInterval(() => {
+      app.store.sessions.deleteExpired(app.clock.now()).catch((err) => app.logger.warn({ err }, 'could not delete expired web sessions'));
+    }, SESSION_SWEEP_MS);
+    sweep.unref();
+    app.onClose.push(() => clearInterval(sweep));
+  };
+}
+
+/** `/` (the chat), `/signin`, `/signout`, `/account`, `/api/chat/…` (the chat's JSON API and event stream) and `/assets/…`. */
+export const mountWebChat: Mount = createWebChatMount();

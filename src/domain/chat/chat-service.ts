@@ -1,0 +1,261 @@
+import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/agent-service.ts';
+import { invalidInput, notFound, SwitchboardError } from '../errors.ts';
+import { label } from '../messaging/rules.ts';
+import type { MessagingService, RecipientResult } from '../messaging/messaging-service.ts';
+import type { Conversation } from '../messaging/types.ts';
+import type { OrgService } from '../organizations/org-service.ts';
+import { historyCutoff, planLimits } from '../organizations/plans.ts';
+import type { Clock, Notifier, Store } from '../ports.ts';
+import { ChatAccess, channelKey, GENERAL, type Viewer } from './access.ts';
+import { excerpt, parseMentions } from './mentions.ts';
+import type { Channel } from './ports.ts';
+import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
+import { conversationView, SenderCache, senderView, threadKey, threadRoot, type ChatMessage, type ConversationView } from './views.ts';
+
+const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export const HISTORY_PAGE = 200;
+
+/** Structural changes of a workspace's web chat (a channel or thread appeared); the payload is `kind:id`. */
+export const chatWorkspaceTopic = (workspaceId: string) => `web:workspace:${workspaceId}`;
+/** Changes that concern one person only (they joined a channel or opened a DM); the payload is a conversation id. */
+export const chatPersonTopic = (personId: string) => `web:person:${personId}`;
+
+export interface PostResult {
+  message: ChatMessage | null;
+  recipients: RecipientResult[];
+  /** Mentions that reached nobody, each with why (typo, ambiguous name…). */
+  notices: string[];
+}
+
+/** The web chat: channels, DMs, threads, posting with @mentions, reading and searching what a person can see. */
+export class ChatService {
+  readonly access: ChatAccess;
+
+  constructor(
+    private readonly store: Store,
+    orgs: OrgService,
+    private readonly agents: AgentService,
+    private readonly messaging: MessagingService,
+    private readonly notifier: Notifier,
+    private readonly clock: Clock,
+  ) {
+    this.access = new ChatAccess(store, orgs, clock);
+  }
+
+  viewer(personId: string, workspace: string) {
+    return this.access.viewer(personId, workspace);
+  }
+
+  /** Channels, DMs and unread counts for the left column. */
+  sidebar(v: Viewer): Promise<Sidebar> {
+    return sidebar(this.store, this.access, this, v);
+  }
+
+  /** Conversations whose live updates the viewer should receive. */
+  watched(v: Viewer): Promise<string[]> {
+    return watchedConversations(this.store, v);
+  }
+
+  async createChannel(v: Viewer, input: { name: string; restricted?: boolean; description?: string }): Promise<Channel> {
+    const name = input.name.trim().replace(/^#/, '').toLowerCase();
+    if (!CHANNEL_NAME.test(name)) {
+      throw invalidInput(`"${input.name}" is not a valid channel name: use 1–40 lowercase letters, digits, dashes or underscores.`);
+    }
+    const ws = v.workspace;
+    const channel = await this.store.transaction(async (tx) => {
+      if (await tx.chat.channelByName(ws.id, name)) throw new SwitchboardError('CONFLICT', `There is already a channel #${name} in this workspace; join it or pick another name.`);
+      const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'channel', key: channelKey(name), title: name, surface: 'web' });
+      const ch = await tx.chat.createChannel({
+        conversationId: conv.id, workspaceId: ws.id, name, restricted: Boolean(input.restricted),
+        description: (input.description ?? '').trim().slice(0, 250), createdBy: v.person.id,
+      });
+      await tx.chat.addChannelMember(conv.id, v.person.id);
+      return ch;
+    });
+    await this.notifier.publish(chatWorkspaceTopic(ws.id), `channel:${channel.conversationId}`);
+    return channel;
+  }
+
+  /** Joins an open channel (restricted ones take members only when a member adds them). */
+  async join(v: Viewer, conversationId: string) {
+    const ch = await this.access.channel(v, conversationId);
+    await this.store.chat.addChannelMember(ch.conversationId, v.person.id);
+    await this.access.markRead(v, ch.conversationId);
+    await this.notifier.publish(chatPersonTopic(v.person.id), ch.conversationId);
+    return ch;
+  }
+
+  async leave(v: Viewer, conversationId: string) {
+    const ch = await this.access.channel(v, conversationId);
+    if (ch.name === GENERAL) throw invalidInput('Everyone in the workspace stays in #general; mute it by not opening it.');
+    await this.store.chat.removeChannelMember(ch.conversationId, v.person.id);
+  }
+
+  /** Adds someone who can reach the workspace to a channel the viewer is in. */
+  async addMember(v: Viewer, conversationId: string, handle: string) {
+    const ch = await this.access.channel(v, conversationId);
+    if (!ch.member) throw invalidInput(`Join #${ch.name} before adding people to it.`);
+    const person = await this.store.people.get(handle.replace(/^@/, ''));
+    const role = person ? await this.access.viewer(person.id, v.workspace.id).then(() => true, () => false) : false;
+    if (!person || !role) throw notFound(`@${handle.replace(/^@/, '')} in this workspace`, 'Only people who can reach the workspace can join its channels.');
+    await this.store.chat.addChannelMember(ch.conversationId, person.id);
+    await this.notifier.publish(chatPersonTopic(person.id), ch.conversationId);
+    return { channel: ch, person };
+  }
+
+  /** The DM between the viewer and another agent or person of the workspace (created on first use). */
+  async openDm(v: Viewer, agentId: string): Promise<Conversation> {
+    const directory = await this.agents.directory(v.workspace);
+    const other = directory.find((d) => d.agent.id === agentId);
+    if (!other) throw notFound('That agent or person in this workspace', 'Pick someone from the agents page or the people list.');
+    if (other.agent.id === v.agent.id) throw invalidInput('A DM needs someone else; write in a channel or start a DM with an agent.');
+    const ids = [v.agent.id, other.agent.id].sort();
+    const conv = await this.store.messages.conversation({
+      workspaceId: v.workspace.id, kind: 'dm', key: `dm:${ids.join(',')}`, title: [v.agent, other.agent].map(label).join(', '), surface: 'web',
+    });
+    await this.store.messages.addParticipants(conv.id, ids);
+    await this.notifier.publish(chatPersonTopic(v.person.id), conv.id);
+    return conv;
+  }
+
+  /** The thread started from a message the viewer can see (created on first use). */
+  async openThread(v: Viewer, rootMessageId: string): Promise<Conversation> {
+    const root = await this.store.messages.get(v.workspace.id, rootMessageId);
+    if (!root) throw notFound(`The message ${rootMessageId}`, 'It may have been deleted with old history.');
+    const parent = await this.access.conversation(v, root.conversationId);
+    if (parent.kind === 'thread') throw invalidInput('Threads do not nest; reply in this thread instead.');
+    const existing = (await this.store.chat.threads(v.workspace.id, [root.id]))[0];
+    if (existing) return (await this.store.messages.getConversation(v.workspace.id, existing.conversationId))!;
+    const conv = await this.store.messages.conversation({
+      workspaceId: v.workspace.id, kind: 'thread', key: threadKey(root.id), title: excerpt(root.body, 60), surface: 'web', parentId: parent.id,
+    });
+    await this.notifier.publish(chatWorkspaceTopic(v.workspace.id), `thread:${conv.id}`);
+    return conv;
+  }
+
+  /** A conversation's recent messages (oldest first) with thread counts; marks it read. */
+  async history(v: Viewer, conversationId: string, limit = HISTORY_PAGE): Promise<{ conversation: ConversationView; messages: ChatMessage[]; root: ChatMessage | null }> {
+    const c = await this.access.conversation(v, conversationId);
+    const senders = new SenderCache(this.store);
+    const list = await this.store.messages.listConversation(v.workspace.id, c.id, limit);
+    const threads = c.kind === 'thread' ? [] : await this.store.chat.threads(v.workspace.id, list.map((m) => m.id));
+    const rootId = threadRoot(c);
+    const root = rootId ? await this.store.messages.get(v.workspace.id, rootId) : null;
+    const [messages, rootView, view] = await Promise.all([
+      senders.views(list, threads),
+      root ? senders.views([root]).then((r) => r[0]) : null,
+      this.view(v, c),
+    ]);
+    await this.access.markRead(v, c.id);
+    return { conversation: view, messages, root: rootView };
+  }
+
+  /** One message as the viewer sees it; null when they may not see it (for live updates). */
+  async message(v: Viewer, messageId: string): Promise<{ message: ChatMessage; conversation: ConversationView } | null> {
+    const m = await this.store.messages.get(v.workspace.id, messageId);
+    if (!m) return null;
+    const c = await this.store.messages.getConversation(v.workspace.id, m.conversationId);
+    if (!c || !(await this.access.canSee(v, c))) return null;
+    const [message] = await new SenderCache(this.store).views([m]);
+    return { message, conversation: await this.view(v, c) };
+  }
+
+  async view(v: Viewer, c: Conversation): Promise<ConversationView> {
+    const ch = c.kind === 'channel' ? await this.store.chat.channel(v.workspace.id, c.id) : null;
+    return conversationView(c, await this.title(v, c), ch ? { ...ch, member: await this.access.isMember(v, ch) } : null);
+  }
+
+  /** `#name` for a channel; for a DM, the others in it. */
+  async title(v: Viewer, c: Conversation): Promise<string> {
+    if (c.kind === 'channel') return `#${c.title}`;
+    if (c.kind !== 'dm') return c.title || 'Conversation';
+    const ids = (await this.store.messages.participants(c.id)).filter((id) => id !== v.agent.id);
+    const names = await Promise.all(ids.map(async (id) => (await this.store.agents.get(id))?.displayName ?? 'someone'));
+    return names.join(', ') || 'Just you';
+  }
+
+  /**
+   * Posts as the viewer's person agent. In a channel or thread, `@name` mentions
+   * deliver the message to those agents and people; in a DM it goes to the others in it.
+   */
+  async post(v: Viewer, conversationId: string, body: string): Promise<PostResult> {
+    const c = await this.access.conversation(v, conversationId);
+    if (c.kind === 'channel') {
+      const ch = await this.access.channel(v, c.id);
+      if (!ch.member) throw invalidInput(`Join #${ch.name} to post in it.`);
+    }
+    const directory = await this.agents.directory(v.workspace);
+    const notices: string[] = [];
+    const recipients = new Map<string, WorkspaceAgent>();
+    for (const name of parseMentions(body)) {
+      try {
+        const w = resolveOne(directory, name);
+        if (w.agent.id !== v.agent.id) recipients.set(w.agent.id, w);
+      } catch (e) {
+        if (!(e instanceof SwitchboardError)) throw e;
+        notices.push(e.message.replace('Call list_agents to see who is here.', 'See the agents page for who is here.'));
+      }
+    }
+    // In a DM (or a thread under one) everyone else in it is addressed.
+    const dm = c.kind === 'dm' ? c : c.kind === 'thread' && c.parentId ? await this.store.messages.getConversation(v.workspace.id, c.parentId) : null;
+    if (dm?.kind === 'dm') {
+      const ids = await this.store.messages.participants(dm.id);
+      for (const d of directory) if (ids.includes(d.agent.id) && d.agent.id !== v.agent.id) recipients.set(d.agent.id, d);
+    }
+    const send = (to: WorkspaceAgent[]) => this.messaging.send({ workspace: v.workspace, sender: v.agent, conversation: c, recipients: to, body, surface: 'web' });
+    let sent = await send([...recipients.values()]);
+    // Refused mentions must not swallow a channel message: post it to the channel alone.
+    if (!sent.message && c.kind !== 'dm' && recipients.size) {
+      const refusals = sent.recipients;
+      sent = { ...(await send([])), recipients: refusals };
+    }
+    for (const r of sent.recipients) if (r.status === 'refused' && r.reason) notices.push(`${r.to}: ${r.reason}`);
+    await this.access.markRead(v, c.id);
+    const [message] = sent.message ? await new SenderCache(this.store).views([sent.message]) : [null];
+    return { message, recipients: sent.recipients, notices };
+  }
+
+  /** Messages the viewer can see that match `text`, best first, within the plan's history. */
+  async search(v: Viewer, text: string, limit = 30): Promise<Array<ChatMessage & { snippet: string; conversation: ConversationView }>> {
+    const q = text.trim();
+    if (!q) throw invalidInput('Type something to search for.');
+    const org = (await this.store.orgs.get(v.workspace.orgId))!;
+    const since = historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now());
+    const hits = await this.store.messages.search({ workspaceId: v.workspace.id, text: q, agentId: null, since, limit: limit * 4 });
+    const seen = new Map<string, Promise<ConversationView | null>>();
+    const viewOf = (id: string) => {
+      if (!seen.has(id)) {
+        seen.set(id, this.store.messages.getConversation(v.workspace.id, id)
+          .then(async (c) => (c && await this.access.canSee(v, c) ? this.view(v, c) : null)));
+      }
+      return seen.get(id)!;
+    };
+    const senders = new SenderCache(this.store);
+    const out = [];
+    for (const h of hits) {
+      const conversation = await viewOf(h.message.conversationId);
+      if (!conversation) continue;
+      const [m] = await senders.views([h.message]);
+      out.push({ ...m, snippet: h.snippet, conversation });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** The viewer's inbox in this workspace: what was delivered to them (mentions, DMs, replies), newest first. */
+  async inbox(v: Viewer, limit = 50) {
+    const entries = await this.store.chat.inbox(v.agent.id, v.workspace.id, limit);
+    const items = entries.map((e) => ({
+      kind: e.conversation.kind === 'dm' ? 'dm' as const : 'mention' as const,
+      message: {
+        id: e.message.id, conversationId: e.message.conversationId, body: e.message.body, createdAt: e.message.createdAt,
+        surface: e.message.surface, permalink: e.message.permalink, thread: null,
+        sender: senderView({ ...e.sender, ownerHandle: e.sender.person, ownerId: '', roleLine: '', hasToken: false, createdAt: e.message.createdAt }),
+      } satisfies ChatMessage,
+      conversation: { id: e.conversation.id, kind: e.conversation.kind, title: e.conversation.title, parentId: e.conversation.parentId },
+      unread: e.readAt === null,
+    }));
+    await this.store.chat.markDeliveriesRead(v.agent.id, v.workspace.id, this.clock.now());
+    return items;
+  }
+}

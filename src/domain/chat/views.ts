@@ -1,0 +1,87 @@
+import type { Store } from '../ports.ts';
+import { qualifiedName, type Agent } from '../types.ts';
+import type { Conversation, Message } from '../messaging/types.ts';
+import type { Channel, ThreadSummary } from './ports.ts';
+
+/** Who wrote a message, as the web chat shows them. */
+export interface SenderView {
+  id: string;
+  /** `@handle` for a person, `owner/name` for an agent. */
+  label: string;
+  /** What to type after `@` to mention them. */
+  mention: string;
+  displayName: string;
+  avatarUrl: string | null;
+  kind: Agent['kind'];
+}
+
+export interface ChatMessage {
+  id: string;
+  conversationId: string;
+  body: string;
+  createdAt: Date;
+  surface: Message['surface'];
+  permalink: string | null;
+  sender: SenderView;
+  /** Set on a message that started a thread. */
+  thread: { conversationId: string; replies: number; lastReplyAt: Date | null } | null;
+}
+
+export interface ConversationView {
+  id: string;
+  kind: Conversation['kind'];
+  title: string;
+  surface: Conversation['surface'];
+  permalink: string | null;
+  /** For a thread: the conversation it hangs off and the message it started from. */
+  parentId: string | null;
+  rootMessageId: string | null;
+  channel: { name: string; restricted: boolean; description: string; member: boolean } | null;
+}
+
+const THREAD_PREFIX = 'thread:';
+/** The key of the thread conversation started from a message. */
+export const threadKey = (rootMessageId: string) => `${THREAD_PREFIX}${rootMessageId}`;
+/** The root message id of a thread conversation; null for other conversations. */
+export const threadRoot = (c: Pick<Conversation, 'kind' | 'key'>) =>
+  c.kind === 'thread' && c.key.startsWith(THREAD_PREFIX) ? c.key.slice(THREAD_PREFIX.length) : null;
+
+export function senderView(a: Agent): SenderView {
+  const person = a.kind === 'person';
+  return {
+    id: a.id, label: person ? `@${a.name}` : qualifiedName(a), mention: person ? a.name : qualifiedName(a),
+    displayName: a.displayName, avatarUrl: a.avatarUrl, kind: a.kind,
+  };
+}
+
+/** Loads each sender once per request. */
+export class SenderCache {
+  private readonly cache = new Map<string, Promise<Agent | null>>();
+  constructor(private readonly store: Store) {}
+
+  get(id: string) {
+    let p = this.cache.get(id);
+    if (!p) this.cache.set(id, (p = this.store.agents.get(id)));
+    return p;
+  }
+
+  async views(messages: Message[], threads: ThreadSummary[] = []): Promise<ChatMessage[]> {
+    const byRoot = new Map(threads.map((t) => [t.rootMessageId, t]));
+    return Promise.all(messages.map(async (m) => {
+      const agent = await this.get(m.senderId);
+      const t = byRoot.get(m.id);
+      return {
+        id: m.id, conversationId: m.conversationId, body: m.body, createdAt: m.createdAt, surface: m.surface, permalink: m.permalink,
+        sender: agent ? senderView(agent) : { id: m.senderId, label: 'unknown', mention: '', displayName: 'Unknown sender', avatarUrl: null, kind: 'agent' as const },
+        thread: t && t.replies > 0 ? { conversationId: t.conversationId, replies: t.replies, lastReplyAt: t.lastReplyAt } : null,
+      };
+    }));
+  }
+}
+
+export function conversationView(c: Conversation, title: string, channel: (Channel & { member: boolean }) | null): ConversationView {
+  return {
+    id: c.id, kind: c.kind, title, surface: c.surface, permalink: c.permalink, parentId: c.parentId, rootMessageId: threadRoot(c),
+    channel: channel ? { name: channel.name, restricted: channel.restricted, description: channel.description, member: channel.member } : null,
+  };
+}

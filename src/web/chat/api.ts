@@ -1,0 +1,154 @@
+import express, { type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
+import type { App } from '../../app.ts';
+import type { Viewer } from '../../domain/chat/access.ts';
+import { AgentsPage } from '../../domain/chat/agents-page.ts';
+import { ChatService } from '../../domain/chat/chat-service.ts';
+import { invalidInput } from '../../domain/errors.ts';
+import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
+import { authOf, csrfToken, requireCsrf, requirePerson } from '../auth/index.ts';
+import { eventStream } from './events.ts';
+import { mcpClientConfig } from './mcp-config.ts';
+
+const services = new WeakMap<App, { chat: ChatService; agentsPage: AgentsPage }>();
+
+/** The web chat services of an app (built once; other mounts may reuse them, e.g. to render approval cards). */
+export function chatOf(app: App) {
+  let s = services.get(app);
+  if (!s) {
+    const chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock);
+    services.set(app, (s = { chat, agentsPage: new AgentsPage(app.store, app.agents, app.clock) }));
+  }
+  return s;
+}
+
+/** Parses a request part with zod; problems become one INVALID_INPUT sentence. */
+function parse<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+  const r = schema.safeParse(raw ?? {});
+  if (!r.success) throw invalidInput(r.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; '));
+  return r.data;
+}
+
+const id = z.string().uuid({ message: 'must be an id taken from the chat' });
+const schemas = {
+  channel: z.object({
+    name: z.string().min(1, 'give the channel a name').max(41),
+    restricted: z.boolean().optional(),
+    description: z.string().max(250).optional(),
+  }),
+  member: z.object({ handle: z.string().min(1).max(64) }),
+  dm: z.object({ agentId: id }),
+  post: z.object({ body: z.string().trim().min(1, 'write something to send').max(MAX_BODY_CHARS, `a message holds at most ${MAX_BODY_CHARS} characters`) }),
+  search: z.object({ q: z.string().trim().min(1, 'type something to search for').max(200) }),
+  agent: z.object({
+    name: z.string().min(1).max(39),
+    displayName: z.string().trim().max(80).optional(),
+    roleLine: z.string().trim().max(140).optional(),
+    avatarUrl: z.string().trim().max(500).optional().transform((s) => s || undefined),
+  }),
+};
+
+const viewerOf = (res: Response) => res.locals.viewer as Viewer;
+
+/** The web chat's JSON API and event stream, under /api/chat. Every route needs a session; every change needs the CSRF token. */
+export function chatApi(app: App): Router {
+  const { chat, agentsPage } = chatOf(app);
+  const api = express.Router();
+  api.use(express.json({ limit: '64kb' }), requirePerson(app), requireCsrf(app));
+  const config = (v: Viewer, name: string, token: string) => mcpClientConfig(app.config.publicUrl, v.workspace.slug, name, token);
+
+  api.get('/me', async (req, res) => {
+    const { person } = authOf(res)!;
+    const [workspaces, hash] = await Promise.all([app.store.workspaces.listForPerson(person.id), app.store.people.passwordHash(person.id)]);
+    res.json({
+      person: { id: person.id, handle: person.handle, displayName: person.displayName },
+      hasPassword: Boolean(hash),
+      workspaces: workspaces.map((w) => ({ slug: w.slug, name: w.name, role: w.role })),
+      csrf: csrfToken(app, req, res),
+    });
+  });
+
+  // Everything below acts in one workspace the person can reach.
+  const ws = express.Router({ mergeParams: true });
+  api.use('/w/:workspace', ws);
+  ws.use(async (req: Request, res, next) => {
+    res.locals.viewer = await chat.viewer(authOf(res)!.person.id, String(req.params.workspace));
+    next();
+  });
+
+  ws.get('/sidebar', async (_req, res) => { res.json(await chat.sidebar(viewerOf(res))); });
+  ws.get('/events', eventStream(app, chat));
+
+  ws.post('/channels', async (req, res) => {
+    const ch = await chat.createChannel(viewerOf(res), parse(schemas.channel, req.body));
+    res.status(201).json({ channel: { id: ch.conversationId, name: ch.name, restricted: ch.restricted } });
+  });
+  ws.post('/channels/:id/join', async (req, res) => {
+    const ch = await chat.join(viewerOf(res), parse(id, req.params.id));
+    res.json({ channel: { id: ch.conversationId, name: ch.name } });
+  });
+  ws.post('/channels/:id/leave', async (req, res) => {
+    await chat.leave(viewerOf(res), parse(id, req.params.id));
+    res.json({ ok: true });
+  });
+  ws.post('/channels/:id/members', async (req, res) => {
+    const r = await chat.addMember(viewerOf(res), parse(id, req.params.id), parse(schemas.member, req.body).handle);
+    res.json({ added: r.person.handle, channel: r.channel.name });
+  });
+
+  ws.post('/dms', async (req, res) => {
+    const c = await chat.openDm(viewerOf(res), parse(schemas.dm, req.body).agentId);
+    res.json({ conversation: { id: c.id } });
+  });
+  ws.post('/messages/:id/thread', async (req, res) => {
+    const c = await chat.openThread(viewerOf(res), parse(id, req.params.id));
+    res.json({ conversation: { id: c.id } });
+  });
+
+  ws.get('/conversations/:id', async (req, res) => { res.json(await chat.history(viewerOf(res), parse(id, req.params.id))); });
+  ws.post('/conversations/:id/messages', async (req, res) => {
+    const r = await chat.post(viewerOf(res), parse(id, req.params.id), parse(schemas.post, req.body).body);
+    res.status(r.message ? 201 : 200).json(r);
+  });
+  ws.post('/conversations/:id/read', async (req, res) => {
+    const v = viewerOf(res);
+    const c = await chat.access.conversation(v, parse(id, req.params.id));
+    await chat.access.markRead(v, c.id);
+    res.json({ ok: true });
+  });
+
+  ws.get('/inbox', async (_req, res) => { res.json({ items: await chat.inbox(viewerOf(res)) }); });
+  ws.get('/search', async (req, res) => { res.json({ results: await chat.search(viewerOf(res), parse(schemas.search, req.query).q) }); });
+
+  ws.get('/agents', async (_req, res) => {
+    const v = viewerOf(res);
+    res.json({ ...(await agentsPage.list(v)), mcpUrl: `${app.config.publicUrl}/mcp/${v.workspace.slug}` });
+  });
+  ws.post('/agents', async (req, res) => {
+    const v = viewerOf(res);
+    const { agent, token } = await agentsPage.create(v, parse(schemas.agent, req.body));
+    app.logger.info({ agent: agent.name, workspace: v.workspace.slug }, 'agent created from the web');
+    res.status(201).json({ agent, token, config: config(v, agent.name, token) });
+  });
+  ws.post('/agents/:id/join', async (req, res) => {
+    res.json({ agent: await agentsPage.joinHere(viewerOf(res), parse(id, req.params.id)) });
+  });
+  ws.post('/agents/:id/rotate-token', async (req, res) => {
+    const v = viewerOf(res);
+    const { agent, token } = await agentsPage.rotate(v, parse(id, req.params.id));
+    app.logger.info({ agent: agent.name }, 'agent token rotated from the web');
+    res.json({ agent, token, config: config(v, agent.name, token) });
+  });
+
+  // Unknown API paths answer in JSON, not with the chat page.
+  api.use((req, res) => {
+    res.status(404).json({ error: { code: 'NOT_FOUND', message: `There is no API route ${req.method} ${req.baseUrl}${req.path}.` } });
+  });
+  // A body the parser refused (bad JSON, too large) is the caller's mistake, not ours.
+  api.use((err: unknown, _req: Request, res: Response, next: express.NextFunction) => {
+    const status = (err as { status?: number; expose?: boolean }).status;
+    if (!status || status >= 500 || !(err as { expose?: boolean }).expose) return next(err);
+    res.status(status).json({ error: { code: 'INVALID_INPUT', message: `The request body was refused (${(err as Error).message}); send JSON of at most 64 kB.` } });
+  });
+  return api;
+}

@@ -1,0 +1,116 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { App } from '../../app.ts';
+import type { Viewer } from '../../domain/chat/access.ts';
+import { chatPersonTopic, chatWorkspaceTopic, type ChatService } from '../../domain/chat/chat-service.ts';
+import { conversationTopic, inboxTopic } from '../../domain/messaging/messaging-service.ts';
+
+const KEEPALIVE_MS = 25_000;
+const REMEMBERED = 500;
+const UUID = /^[0-9a-f-]{36}$/i;
+
+const streams = new WeakMap<App, Set<Response>>();
+
+/** Ends every open event stream of the app (on shutdown; browsers reconnect to the next server). */
+function openStreams(app: App): Set<Response> {
+  let set = streams.get(app);
+  if (!set) {
+    streams.set(app, (set = new Set()));
+    const all = set;
+    app.onDrain.push(() => { for (const res of all) res.end(); all.clear(); });
+  }
+  return set;
+}
+
+/**
+ * Server-sent events for one person in one workspace. It listens (through the
+ * notifier, so also to other processes) on every conversation the person can
+ * see and on their inbox, and pushes each new message they may read:
+ * `message` (the message and its conversation), `sidebar` (a channel or DM
+ * appeared: refetch the sidebar), `inbox` (something arrived for them).
+ */
+export function eventStream(app: App, chat: ChatService): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const v = res.locals.viewer as Viewer;
+    const unsubscribers: Array<() => Promise<void>> = [];
+    const watching = new Set<string>();
+    const sent = new Set<string>();
+    let closed = false;
+    let chain = Promise.resolve();
+
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 3000\n\n');
+    const emit = (event: string, data: unknown) => {
+      if (!closed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    // Events are handled one at a time so messages reach the browser in the order they were published.
+    const enqueue = (fn: () => Promise<void>) => {
+      chain = chain.then(fn).catch((err) => app.logger.warn({ err }, 'web chat event could not be delivered'));
+    };
+
+    const pushMessage = async (messageId: string, notifyInbox: boolean) => {
+      if (sent.has(messageId)) return;
+      const found = UUID.test(messageId) ? await chat.message(v, messageId) : null;
+      if (found) {
+        sent.add(messageId);
+        if (sent.size > REMEMBERED) sent.delete(sent.values().next().value!);
+        if (!watching.has(found.conversation.id)) {
+          await watch(found.conversation.id);
+          emit('sidebar', {});
+        }
+        emit('message', found);
+      }
+      if (notifyInbox) emit('inbox', {});
+    };
+
+    // A subscription that finishes after the browser left is undone at once.
+    const listen = async (topic: string, fn: (payload: string) => Promise<void>) => {
+      const unsubscribe = await app.notifier.subscribe(topic, (payload) => enqueue(() => fn(payload)));
+      if (closed) await unsubscribe(); else unsubscribers.push(unsubscribe);
+    };
+    const watch = async (conversationId: string) => {
+      if (watching.has(conversationId) || closed) return;
+      watching.add(conversationId);
+      await listen(conversationTopic(conversationId), (id) => pushMessage(id, false));
+    };
+
+    const stop = async () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(keepalive);
+      openStreams(app).delete(res);
+      await Promise.all(unsubscribers.splice(0).map((u) => u().catch(() => {})));
+    };
+    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+    openStreams(app).add(res);
+    req.on('close', () => { void stop(); });
+
+    try {
+      await listen(inboxTopic(v.agent.id), (id) => pushMessage(id, true));
+      // A channel or thread appeared in the workspace: follow it if this person may see it.
+      await listen(chatWorkspaceTopic(v.workspace.id), async (payload) => {
+        const [kind, id] = payload.split(':');
+        const c = await app.store.messages.getConversation(v.workspace.id, id);
+        if (!c || !(await chat.access.canSee(v, c))) return;
+        await watch(c.id);
+        if (kind === 'channel') emit('sidebar', {});
+      });
+      // The person joined a channel or opened a DM (perhaps in another workspace, or another tab).
+      await listen(chatPersonTopic(v.person.id), async (id) => {
+        if (!(await app.store.messages.getConversation(v.workspace.id, id))) return;
+        await watch(id);
+        emit('sidebar', {});
+      });
+      for (const id of await chat.watched(v)) await watch(id);
+      emit('ready', { watching: watching.size });
+    } catch (err) {
+      app.logger.error({ err }, 'web chat event stream failed to start');
+      await stop();
+      res.end();
+    }
+  };
+}
