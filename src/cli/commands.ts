@@ -104,6 +104,19 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     const { agent, token } = await app.agents.rotateToken(SYSTEM, a.agent);
     return { data: { agent: qualifiedName(agent), token }, text: `New token for ${qualifiedName(agent)} (the old one no longer works): ${token}` };
   },
+
+  async 'slack connect'(app, raw) {
+    const a = args(z.object({ workspace: z.string().min(1), teamId: z.string().min(1), botToken: z.string().optional() }), raw);
+    // Loaded here so other commands never load the Slack SDK.
+    const { connectSlackTeam } = await import('../adapters/slack/connect.ts');
+    const r = await connectSlackTeam(app, a);
+    const i = r.installation;
+    const source = { given: 'its bot token is stored encrypted', stored: 'it uses the bot token of the OAuth install', environment: 'it uses SLACK_BOT_TOKEN' }[r.token];
+    return {
+      data: { workspace: r.workspace.slug, team_id: i.teamId, team_name: i.teamName, bot_user_id: i.botUserId, token: r.token },
+      text: `Connected the Slack team ${i.teamName || i.teamId} (${i.teamId}) to the workspace ${r.workspace.slug}; ${source}.`,
+    };
+  },
 };
 
 async function seat(app: App, raw: Record<string, unknown>, grant: boolean): Promise<Output> {

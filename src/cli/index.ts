@@ -107,6 +107,12 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
   agent.command('rotate-token <agent>').description('replace OWNER/NAME\'s token; the old one stops working')
     .action(data('agent rotate-token', (agentName) => ({ agent: agentName })));
 
+  program.command('slack').description('Slack').command('connect <workspace>')
+    .description('connect a Slack team to a workspace (single-workspace install, or after an OAuth install)')
+    .requiredOption('--team-id <id>', 'the Slack team id (T…)')
+    .option('--bot-token <token>', 'the app\'s bot token, xoxb-… (default: the OAuth install\'s, else SLACK_BOT_TOKEN)')
+    .action(data('slack connect', (workspace, o) => ({ workspace, ...o })));
+
   const { registerServiceCommands } = await import('./service-commands.ts');
   registerServiceCommands(program, io, (c) => { code = c; });
 

@@ -39,6 +39,9 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
       }
       const { createApp } = await import('../app.ts');
       const app = await createApp(config);
+      // Job handlers the surfaces register when mounted; a worker mounts nothing, so it registers them here.
+      const { registerSlackJobs } = await import('../adapters/slack/index.ts');
+      registerSlackJobs(app);
       await app.queue.start();
       const stop = () => app.close().then(() => process.exit(0));
       process.once('SIGTERM', stop);

@@ -1,4 +1,54 @@
+// The Slack surface: Bolt mounted on the one express app at POST /slack/events
+// (events, interactivity and slash commands, signature checked by Bolt), the
+// OAuth install routes, and the `slack.post` job that posts agents' answers.
+import { App as BoltApp, ExpressReceiver } from '@slack/bolt';
+import type { Express } from 'express';
+import type { App } from '../../app.ts';
 import type { Mount } from '../../web/http.ts';
+import { boltLogger, clientOptions } from './clients.ts';
+import { registerListeners } from './listeners.ts';
+import { oauthOptions } from './oauth.ts';
+import { slackPostHandler, SLACK_POST } from './outbound.ts';
+import { slackRuntime, type SlackRuntime } from './runtime.ts';
+import type { SlackSettings } from './settings.ts';
 
-/** `POST /slack/events`, `/slack/install`, `/slack/oauth_redirect` (filled in by the Slack issue). */
-export const mountSlack: Mount = () => {};
+export { connectSlackTeam } from './connect.ts';
+export { slackRuntime, type SlackRuntime } from './runtime.ts';
+export { SLACK_POST, MESSAGE_EVENT_TYPE } from './outbound.ts';
+
+/** Registers the `slack.post` job handler; mounts call it, and so does a worker-only process. */
+export function registerSlackJobs(app: App, overrides: Partial<SlackSettings> = {}): void {
+  app.queue.register(SLACK_POST, slackPostHandler(slackRuntime(app, overrides)));
+}
+
+/** Bolt on our express app: its ExpressReceiver adds the routes; `authorize` (or the OAuth installer) reads installs from the database. */
+export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
+  const logger = boltLogger(rt.logger);
+  const oauth = oauthOptions(rt);
+  const receiver = new ExpressReceiver({
+    signingSecret: rt.settings.signingSecret!, endpoints: '/slack/events', app: web, logger, processBeforeResponse: false, ...oauth,
+  });
+  const bolt = new BoltApp({
+    receiver, logger, clientOptions: clientOptions(rt.settings, rt.logger), ignoreSelf: true,
+    // With OAuth on, Bolt authorizes through the installer, which reads the same installation store.
+    ...(oauth.clientId ? {} : { authorize: rt.installations.authorize }),
+  });
+  registerListeners(bolt, rt);
+  return bolt;
+}
+
+/** A Slack mount; tests pass settings (e.g. shorter pacing) that the default mount takes from the config. */
+export function slackMount(overrides: Partial<SlackSettings> = {}): Mount {
+  return (web, app) => {
+    const rt = slackRuntime(app, overrides);
+    registerSlackJobs(app, overrides);
+    if (!rt.settings.signingSecret) {
+      rt.logger.info('Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on');
+      return;
+    }
+    createBolt(web, rt);
+  };
+}
+
+/** `POST /slack/events`, `GET /slack/install`, `GET /slack/oauth_redirect`, and the `slack.post` job. */
+export const mountSlack: Mount = slackMount();

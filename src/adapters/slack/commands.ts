@@ -1,0 +1,87 @@
+// The slash command (`/switchboard` unless SLACK_COMMAND says otherwise):
+// `<agent> …` sends to an agent, `agents` lists them, `default` sets the
+// channel's default agent, `help` explains. Answers that need no work are given
+// in the acknowledgement itself; a delivery is acknowledged first.
+import type { App as BoltApp, RespondFn, SlashCommand } from '@slack/bolt';
+import { deliverFromSlack, resolveNames, type SlackTarget } from './inbound.ts';
+import { splitCommand } from './mentions.ts';
+import { agentList, handleOf, helpText } from './replies.ts';
+import { guard, targetFor } from './respond.ts';
+import type { SlackRuntime } from './runtime.ts';
+import { classifySlackError } from './errors.ts';
+
+type Reply = { response_type?: 'ephemeral' | 'in_channel'; text: string };
+
+export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
+  const name = rt.settings.command;
+  bolt.command(name, async ({ command, ack, client, context, respond }) => {
+    const teamId = context.teamId ?? command.team_id;
+    const { head, rest } = splitCommand(command.text);
+    if (!head || head === 'help') return ack({ response_type: 'ephemeral', text: helpText(name) });
+    const target = await targetFor(rt, teamId, client);
+    if ('refusal' in target) return ack({ response_type: 'ephemeral', text: target.refusal });
+    if (head === 'agents') return ack({ response_type: 'ephemeral', text: `Agents here:\n${agentList(target.directory)}` });
+    if (head === 'default') return ack(await setDefault(rt, target, command, rest));
+
+    const { recipients, problems } = resolveNames(target.directory, [head]);
+    if (problems.length) return ack({ response_type: 'ephemeral', text: problems.join('\n') });
+    const [agent] = recipients;
+    const handle = handleOf(agent, target.directory);
+    if (!rest) return ack({ response_type: 'ephemeral', text: `Write what you want to tell ${agent.agent.displayName}: \`${name} ${handle} look at #418\`.` });
+    await ack();
+    await deliverCommand(rt, target, command, respond, { agent: agent.agent.displayName, handle, body: rest, recipients });
+  });
+}
+
+/**
+ * The command itself is invisible to the channel, so the app first posts the
+ * request there; that post is the thread the agent answers in.
+ */
+async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: SlashCommand, respond: RespondFn,
+  r: { agent: string; handle: string; body: string; recipients: Parameters<typeof deliverFromSlack>[3] }) {
+  const { client } = target;
+  const say = (text: string) => respond({ response_type: 'ephemeral', text }).then(() => undefined, (err: unknown) => {
+    rt.logger.warn({ err }, 'could not answer the slash command');
+  });
+  let ts: string;
+  try {
+    const posted = await client.chat.postMessage({
+      channel: command.channel_id, text: `<@${command.user_id}> asked *${r.agent}* (\`@${r.handle}\`): ${r.body}`,
+      metadata: { event_type: 'switchboard_request', event_payload: { user: command.user_id } },
+    });
+    ts = posted.ts!;
+  } catch (e) {
+    const failure = classifySlackError(e);
+    rt.logger.warn({ channel: command.channel_id, reason: failure.reason }, 'could not post a slash-command request');
+    return say(failure.kind === 'permanent' && (failure.code === 'not_in_channel' || failure.code === 'channel_not_found')
+      ? `I am not in this channel, so ${r.agent} could not answer here. Invite me with \`/invite @Switchboard\`, or send me a DM.`
+      : `Slack did not take the message (${failure.reason}); try again in a moment.`);
+  }
+  const where = { channel: command.channel_id, user: command.user_id, thread_ts: ts };
+  await guard(rt, client, where, async () => {
+    const { refusals } = await deliverFromSlack(rt, target, {
+      teamId: target.installation.teamId, channel: command.channel_id, userId: command.user_id, body: r.body, ts, threadTs: ts,
+      kind: command.channel_id.startsWith('D') ? 'dm' : 'channel',
+    }, r.recipients);
+    if (refusals.length) await say(refusals.join('\n'));
+  });
+}
+
+/** `default reviewer` sets the channel's default agent, `default off` clears it; said in the channel so everyone knows. */
+async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashCommand, rest: string): Promise<Reply> {
+  const teamId = target.installation.teamId;
+  const wanted = rest.trim().toLowerCase();
+  if (!wanted) {
+    return { response_type: 'ephemeral', text: `Say which agent: \`${rt.settings.command} default reviewer\`, or \`${rt.settings.command} default off\` to clear it.` };
+  }
+  if (wanted === 'off' || wanted === 'none') {
+    await rt.choices.set(teamId, 'channel', command.channel_id, null, command.user_id);
+    return { response_type: 'in_channel', text: `<@${command.user_id}> cleared this channel's default agent; mentions must now name an agent.` };
+  }
+  const { recipients, problems } = resolveNames(target.directory, [wanted]);
+  if (problems.length) return { response_type: 'ephemeral', text: problems.join('\n') };
+  const [agent] = recipients;
+  if (agent.agent.kind !== 'agent') return { response_type: 'ephemeral', text: `\`@${wanted}\` is a person, not an agent; choose an agent.` };
+  await rt.choices.set(teamId, 'channel', command.channel_id, agent.agent.id, command.user_id);
+  return { response_type: 'in_channel', text: `<@${command.user_id}> made *${agent.agent.displayName}* (\`@${handleOf(agent, target.directory)}\`) this channel's default agent: mentions of me that name nobody go to it.` };
+}

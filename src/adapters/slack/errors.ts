@@ -1,0 +1,47 @@
+import { webApi } from '@slack/bolt';
+
+/** What to do about a failed Web API call: the one place Slack's errors are translated. */
+export type SlackFailure =
+  | { kind: 'rate_limited'; afterMs: number; reason: string }
+  | { kind: 'permanent'; code: string; reason: string }
+  | { kind: 'transient'; reason: string };
+
+/** Platform errors that retrying cannot fix, with a sentence an agent or admin can act on. */
+const PERMANENT: Record<string, string> = {
+  channel_not_found: 'the channel no longer exists, or the Switchboard app cannot see it',
+  not_in_channel: 'the Switchboard app is not a member of that channel; someone in it must invite it (`/invite @Switchboard`)',
+  is_archived: 'the channel is archived',
+  account_inactive: 'the Slack app\'s token belongs to a deactivated account; an admin must reinstall the app',
+  invalid_auth: 'the Slack app\'s token is not valid; an admin must reinstall the app or run `switchboard slack connect` again',
+  token_revoked: 'the Slack app\'s token was revoked (the app was uninstalled); an admin must reinstall it',
+  not_authed: 'no Slack token was available; an admin must install or connect the app',
+  missing_scope: 'the Slack app lacks a permission it needs; an admin must reinstall it from manifests/slack.yaml',
+  msg_too_long: 'the message is longer than Slack accepts; split it',
+  no_text: 'the message was empty',
+  restricted_action: 'the Slack workspace\'s settings do not allow the app to post there',
+  cannot_reply_to_message: 'Slack does not allow replies to that message',
+};
+
+/** Platform errors that are Slack's own trouble and pass with time. */
+const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited', 'team_added_to_org']);
+
+export function classifySlackError(e: unknown): SlackFailure {
+  const code = (e as { code?: string } | null)?.code;
+  switch (code) {
+    case webApi.ErrorCode.RateLimitedError: {
+      const seconds = (e as webApi.WebAPIRateLimitedError).retryAfter;
+      return { kind: 'rate_limited', afterMs: Math.max(1, Number(seconds) || 1) * 1000, reason: `Slack asked to wait ${seconds}s (HTTP 429)` };
+    }
+    case webApi.ErrorCode.PlatformError: {
+      const error = String((e as webApi.WebAPIPlatformError).data?.error ?? 'unknown_error');
+      if (TRANSIENT.has(error)) return { kind: 'transient', reason: `Slack answered ${error}` };
+      return { kind: 'permanent', code: error, reason: PERMANENT[error] ?? `Slack refused it (${error})` };
+    }
+    case webApi.ErrorCode.HTTPError:
+      return { kind: 'transient', reason: `Slack answered HTTP ${(e as webApi.WebAPIHTTPError).statusCode}` };
+    case webApi.ErrorCode.RequestError:
+      return { kind: 'transient', reason: `Slack could not be reached: ${(e as webApi.WebAPIRequestError).original?.message ?? 'network error'}` };
+    default:
+      return { kind: 'transient', reason: e instanceof Error ? e.message : String(e) };
+  }
+}

@@ -1,0 +1,105 @@
+import type { Authorize, Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
+import type { SlackInstallation, SlackInstallationRepo } from '../../domain/surfaces/ports.ts';
+import type { SecretBox } from '../secrets.ts';
+
+/** A working bot token for a team, with what Switchboard stored about the install. */
+export interface SlackCredentials {
+  token: string;
+  installation: SlackInstallation;
+}
+
+/** Where a sealed token belongs: a token copied to another team's row does not open there. */
+const sealContext = (teamId: string) => `slack-bot-token:${teamId}`;
+
+/** Thrown when an event or job names a team Switchboard has no usable install for. */
+export class NotInstalledError extends Error {
+  constructor(readonly teamId: string) {
+    super(`Switchboard is not installed in the Slack team ${teamId}: install the app through /slack/install, or run \`switchboard slack connect WORKSPACE --team-id ${teamId} --bot-token xoxb-…\`.`);
+    this.name = 'NotInstalledError';
+  }
+}
+
+/** Describes what OAuth hands over, minus the token. */
+export interface InstallationDetails {
+  teamId: string;
+  enterpriseId?: string | null;
+  teamName: string;
+  botUserId: string;
+  botId: string;
+  appId?: string | null;
+  scopes?: string;
+  installedBy?: string | null;
+  workspaceId?: string | null;
+}
+
+/**
+ * Slack installations over the database: bot tokens sealed with
+ * SWITCHBOARD_SECRET, or SLACK_BOT_TOKEN for a team connected without one.
+ * Serves Bolt's `authorize` and @slack/oauth's InstallationStore from the same rows.
+ */
+export class SlackInstallations {
+  constructor(readonly repo: SlackInstallationRepo, private readonly box: SecretBox, private readonly envToken: string | undefined) {}
+
+  get(teamId: string) {
+    return this.repo.get(teamId);
+  }
+
+  /** The token to call Slack with for a team; null when the team is unknown or has no usable token. */
+  async credentials(teamId: string): Promise<SlackCredentials | null> {
+    const installation = await this.repo.get(teamId);
+    if (!installation) return null;
+    if (!installation.hasOwnToken) return this.envToken ? { token: this.envToken, installation } : null;
+    const sealed = await this.repo.sealedToken(teamId);
+    return sealed ? { token: this.box.open(sealed, sealContext(teamId)), installation } : null;
+  }
+
+  /**
+   * Stores an install. `token` null keeps the stored token if there is one
+   * (re-connecting to another workspace), else relies on SLACK_BOT_TOKEN.
+   */
+  async save(details: InstallationDetails, token: string | null): Promise<SlackInstallation> {
+    const botTokenSealed = token ? this.box.seal(token, sealContext(details.teamId)) : await this.repo.sealedToken(details.teamId);
+    return this.repo.put({ ...details, botTokenSealed });
+  }
+
+  /** Bolt's authorize: the bot token and identity for the team an event came from. */
+  readonly authorize: Authorize<boolean> = async (source) => {
+    const teamId = source.teamId;
+    const creds = teamId ? await this.credentials(teamId) : null;
+    if (!creds) throw new NotInstalledError(teamId ?? `(enterprise ${source.enterpriseId})`);
+    const { installation } = creds;
+    return { botToken: creds.token, botId: installation.botId, botUserId: installation.botUserId, teamId, enterpriseId: installation.enterpriseId ?? undefined };
+  };
+
+  /** @slack/oauth's InstallationStore; `mapWorkspace` picks the workspace a new install maps to (undefined keeps the current one). */
+  installationStore(mapWorkspace: (installation: Installation) => Promise<string | null | undefined>): InstallationStore {
+    return {
+      storeInstallation: async (installation) => {
+        if (installation.isEnterpriseInstall || !installation.team) {
+          throw new Error('Switchboard is installed per Slack workspace; an organization-wide Enterprise Grid install is not supported. Install it to a workspace of the organization instead.');
+        }
+        if (!installation.bot) throw new Error('The Slack install carried no bot token; the app must request bot scopes.');
+        await this.save({
+          teamId: installation.team.id, enterpriseId: installation.enterprise?.id ?? null, teamName: installation.team.name ?? '',
+          botUserId: installation.bot.userId, botId: installation.bot.id, appId: installation.appId ?? null,
+          scopes: installation.bot.scopes.join(','), installedBy: installation.user.id,
+          workspaceId: await mapWorkspace(installation as Installation),
+        }, installation.bot.token);
+      },
+      fetchInstallation: async (query: InstallationQuery<boolean>) => {
+        const creds = query.teamId ? await this.credentials(query.teamId) : null;
+        if (!creds) throw new NotInstalledError(query.teamId ?? `(enterprise ${query.enterpriseId})`);
+        const i = creds.installation;
+        return {
+          team: { id: i.teamId, name: i.teamName }, enterprise: i.enterpriseId ? { id: i.enterpriseId } : undefined,
+          user: { token: undefined, scopes: undefined, id: i.installedBy ?? '' },
+          bot: { token: creds.token, scopes: i.scopes ? i.scopes.split(',') : [], id: i.botId, userId: i.botUserId },
+          appId: i.appId ?? undefined, tokenType: 'bot', isEnterpriseInstall: false, authVersion: 'v2',
+        } as Installation<'v2', false>;
+      },
+      deleteInstallation: async (query) => {
+        if (query.teamId) await this.repo.remove(query.teamId);
+      },
+    };
+  }
+}

@@ -1,0 +1,51 @@
+// What the app says back to people in Slack: agent lists, help, refusals.
+import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import { qualifiedName } from '../../domain/types.ts';
+
+/** How people should name an agent: its bare name when unique in the workspace, else owner/name. */
+export function handleOf(entry: WorkspaceAgent, directory: WorkspaceAgent[]): string {
+  const a = entry.agent;
+  const clash = directory.some((d) => d.agent.id !== a.id && d.agent.name === a.name);
+  return clash ? qualifiedName(a) : a.name;
+}
+
+/** The agents (not people) that take messages in the workspace, as people see them. */
+export function talkableAgents(directory: WorkspaceAgent[]): WorkspaceAgent[] {
+  return directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive)
+    .sort((a, b) => a.agent.name.localeCompare(b.agent.name));
+}
+
+/** One line per agent: `@reviewer` — Reviewer: reviews pull requests. */
+export function agentList(directory: WorkspaceAgent[]): string {
+  const agents = talkableAgents(directory);
+  if (!agents.length) return 'No agents have joined this workspace yet. An owner can add one with `switchboard agent join OWNER/NAME WORKSPACE`.';
+  return agents.map((d) => `• \`@${handleOf(d, directory)}\` — ${d.agent.displayName}${d.agent.roleLine ? `: ${d.agent.roleLine}` : ''}`).join('\n');
+}
+
+export function noAgentNamed(directory: WorkspaceAgent[], botUserId: string | undefined): string {
+  const me = botUserId ? `<@${botUserId}>` : '@Switchboard';
+  return `Name the agent you want, e.g. ${me} ask @${talkableAgents(directory)[0] ? handleOf(talkableAgents(directory)[0], directory) : 'reviewer'} to look at this. Agents here:\n${agentList(directory)}`;
+}
+
+export function notConnected(teamId: string): string {
+  return `This Slack team is not connected to a Switchboard workspace yet. An admin can connect it with \`switchboard slack connect WORKSPACE --team-id ${teamId}\`.`;
+}
+
+export const LINKING_REQUIRED = 'This Switchboard workspace answers only people who have linked their Slack account, and yours is not linked yet. Ask an owner of the workspace for a sign-in link, then try again.';
+
+export function helpText(command: string): string {
+  return [
+    '*Switchboard* puts AI agents next to you in Slack.',
+    `• Mention me and name agents: \`@Switchboard ask @reviewer to look at #418\` (several named agents each get it; \`@owner/name\` when two share a name).`,
+    `• \`${command} reviewer look at #418\` sends to \`reviewer\` from any channel I am in.`,
+    `• \`${command} agents\` lists the agents here.`,
+    `• \`${command} default reviewer\` makes \`reviewer\` the agent that gets mentions naming nobody in this channel (\`${command} default off\` clears it).`,
+    '• DM me to talk to one agent privately; pick it in my Home tab.',
+    'Agents answer in the same thread, under their own name.',
+  ].join('\n');
+}
+
+/** Said in a channel when the app joins it. */
+export function introText(command: string): string {
+  return `Hi! I connect this channel to Switchboard's agents. Mention me and name an agent (\`@Switchboard ask @reviewer …\`), or use \`${command} agents\` to see who is here.`;
+}

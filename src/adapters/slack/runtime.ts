@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { App } from '../../app.ts';
+import type { Workspace } from '../../domain/types.ts';
+import type { ExternalIdentityRepo, SlackAgentChoiceRepo, SlackInstallation } from '../../domain/surfaces/ports.ts';
+import { DrizzleExternalIdentityRepo } from '../db/identity-repo.ts';
+import { DrizzleSlackAgentChoiceRepo, DrizzleSlackInstallationRepo } from '../db/slack-repo.ts';
+import { createSecretBox, type SecretBox } from '../secrets.ts';
+import { clientOptions, SlackClients } from './clients.ts';
+import { SlackInstallations } from './installations.ts';
+import { ChannelPacer } from './pacer.ts';
+import { slackSettings, type SlackSettings } from './settings.ts';
+
+/** Everything the Slack adapter works with, built once per running App. */
+export interface SlackRuntime {
+  app: App;
+  settings: SlackSettings;
+  logger: Logger;
+  box: SecretBox;
+  installations: SlackInstallations;
+  identities: ExternalIdentityRepo;
+  choices: SlackAgentChoiceRepo;
+  clients: SlackClients;
+  pacer: ChannelPacer;
+}
+
+const runtimes = new WeakMap<App, SlackRuntime>();
+
+/** The Slack runtime of `app`, made on first use; `overrides` count only then (tests shorten pacing). */
+export function slackRuntime(app: App, overrides: Partial<SlackSettings> = {}): SlackRuntime {
+  const existing = runtimes.get(app);
+  if (existing) return existing;
+  const settings = slackSettings(app.config, overrides);
+  const logger = app.logger.child({ surface: 'slack' });
+  const box = createSecretBox(app.secret);
+  const db = app.database.db;
+  const rt: SlackRuntime = {
+    app, settings, logger, box,
+    installations: new SlackInstallations(new DrizzleSlackInstallationRepo(db), box, settings.envBotToken),
+    identities: new DrizzleExternalIdentityRepo(db),
+    choices: new DrizzleSlackAgentChoiceRepo(db),
+    clients: new SlackClients(clientOptions(settings, logger)),
+    pacer: new ChannelPacer(settings.paceMs),
+  };
+  runtimes.set(app, rt);
+  return rt;
+}
+
+/** The install for a team and the workspace it is connected to (null when not connected yet). */
+export async function workspaceOf(rt: SlackRuntime, teamId: string): Promise<{ installation: SlackInstallation; workspace: Workspace | null } | null> {
+  const installation = await rt.installations.get(teamId);
+  if (!installation) return null;
+  const workspace = installation.workspaceId ? await rt.app.store.workspaces.get(installation.workspaceId) : null;
+  return { installation, workspace };
+}

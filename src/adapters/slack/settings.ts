@@ -1,0 +1,46 @@
+import type { Config } from '../../config.ts';
+
+/** What the Slack adapter needs from the configuration, parsed once at the composition root. */
+export interface SlackSettings {
+  /** Slack's signing secret; without it no Slack route is mounted. */
+  signingSecret?: string;
+  /** The single-workspace bot token (SLACK_BOT_TOKEN), used by installs connected without a token of their own. */
+  envBotToken?: string;
+  /** OAuth client credentials; both set enables `/slack/install` and `/slack/oauth_redirect`. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Web API base URL (SLACK_API_URL), for tests and proxies; Slack's own when unset. */
+  apiUrl?: string;
+  /** The slash command, e.g. `/switchboard`. */
+  command: string;
+  /** PUBLIC_URL: where Slack reaches this server (OAuth redirect URL). */
+  publicUrl: string;
+  /** The least time between two posts into one channel (Slack allows about one message a second per channel). */
+  paceMs: number;
+  /** How long a user's profile from users.info is trusted before it is read again. */
+  profileTtlMs: number;
+  /** Web API call timeout. */
+  timeoutMs: number;
+}
+
+/** Bot scopes the OAuth install asks for (the same as manifests/slack.yaml). */
+export const BOT_SCOPES = [
+  'app_mentions:read', 'channels:read', 'groups:read', 'chat:write', 'chat:write.customize', 'commands',
+  'im:history', 'im:read', 'im:write', 'users:read', 'users:read.email',
+];
+
+export function slackSettings(config: Config, overrides: Partial<SlackSettings> = {}): SlackSettings {
+  return {
+    signingSecret: config.slack.signingSecret,
+    envBotToken: config.slack.botToken,
+    clientId: config.slack.clientId,
+    clientSecret: config.slack.clientSecret,
+    apiUrl: config.slack.apiUrl,
+    command: config.slack.command,
+    publicUrl: config.publicUrl,
+    paceMs: 1_000,
+    profileTtlMs: 60 * 60_000,
+    timeoutMs: 10_000,
+    ...overrides,
+  };
+}

@@ -1,0 +1,101 @@
+// Ports for chat surfaces (Slack now, Teams next): who a chat user is, where
+// an app is installed, and the agent a user or channel talks to by default.
+// Implemented in src/adapters/db; used by the surface adapters.
+
+/** Chat platforms whose users Switchboard knows as external identities. */
+export type ExternalSurface = 'slack' | 'teams';
+
+/** Identifies a chat user: a Slack user in a team, a Teams user (AAD object id) in a tenant. */
+export interface ExternalKey {
+  surface: ExternalSurface;
+  tenantId: string;
+  externalUserId: string;
+}
+
+/** A chat user as Switchboard knows them; `personId` is null until the account is linked. */
+export interface ExternalIdentity extends ExternalKey {
+  id: string;
+  personId: string | null;
+  displayName: string;
+  email: string | null;
+  avatarUrl: string | null;
+  /** When the profile was last read from the platform; null when never. */
+  profileFetchedAt: Date | null;
+  linkedAt: Date | null;
+  createdAt: Date;
+}
+
+/** A profile as read from the platform (e.g. Slack's users.info). */
+export interface ExternalProfile {
+  displayName: string;
+  email?: string | null;
+  avatarUrl?: string | null;
+  /** Further platform facts worth keeping (is_bot, is_restricted, tz…). */
+  details?: Record<string, unknown>;
+  fetchedAt: Date;
+}
+
+export interface ExternalIdentityRepo {
+  /** Finds the identity or creates it; with a profile, records it as read at `profile.fetchedAt`. */
+  upsert(key: ExternalKey, profile?: ExternalProfile): Promise<ExternalIdentity>;
+  /** Null when Switchboard has never seen this chat user. */
+  find(key: ExternalKey): Promise<ExternalIdentity | null>;
+  /** Null when absent. */
+  get(id: string): Promise<ExternalIdentity | null>;
+  /** Links the identity to a person if it is not linked yet; null when it is already linked (to anyone) or absent. */
+  link(id: string, personId: string, at: Date): Promise<ExternalIdentity | null>;
+}
+
+/** A Slack team the app is installed in. The bot token is kept apart (see `sealedToken`). */
+export interface SlackInstallation {
+  teamId: string;
+  enterpriseId: string | null;
+  teamName: string;
+  /** The Switchboard workspace the team maps to; null until connected. */
+  workspaceId: string | null;
+  botUserId: string;
+  botId: string;
+  appId: string | null;
+  scopes: string;
+  /** The Slack user who installed the app, when known. */
+  installedBy: string | null;
+  /** False when the install relies on SLACK_BOT_TOKEN instead of a stored token. */
+  hasOwnToken: boolean;
+  updatedAt: Date;
+}
+
+export interface SlackInstallationInput {
+  teamId: string;
+  enterpriseId?: string | null;
+  teamName: string;
+  botUserId: string;
+  botId: string;
+  appId?: string | null;
+  scopes?: string;
+  installedBy?: string | null;
+  /** The sealed token; null to use SLACK_BOT_TOKEN. */
+  botTokenSealed: string | null;
+  /** The workspace to map to; undefined keeps the current mapping (none for a new team). */
+  workspaceId?: string | null;
+}
+
+export interface SlackInstallationRepo {
+  /** Null when the app is not installed in that team. */
+  get(teamId: string): Promise<SlackInstallation | null>;
+  /** The sealed bot token; null when the install uses SLACK_BOT_TOKEN or the team is unknown. */
+  sealedToken(teamId: string): Promise<string | null>;
+  /** Inserts the installation or replaces the stored one (a re-install). */
+  put(i: SlackInstallationInput): Promise<SlackInstallation>;
+  /** Deletes the installation (the app was uninstalled); no-op when absent. */
+  remove(teamId: string): Promise<void>;
+}
+
+/** Whose default is it: a user's DMs with the app, or a channel's mentions that name nobody. */
+export type AgentChoiceScope = 'user' | 'channel';
+
+export interface SlackAgentChoiceRepo {
+  /** The chosen agent id; null when none was chosen. */
+  get(teamId: string, scope: AgentChoiceScope, scopeId: string): Promise<string | null>;
+  /** Saves the choice, or clears it with `agentId: null`. */
+  set(teamId: string, scope: AgentChoiceScope, scopeId: string, agentId: string | null, setBy: string | null): Promise<void>;
+}

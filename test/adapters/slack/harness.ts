@@ -1,0 +1,69 @@
+// A Switchboard server with the real Slack mount (Bolt, its signature check)
+// on 127.0.0.1, talking to the Slack Web API stand-in, with a workspace, an
+// agent and the stand-in's team connected. Used by the Slack end-to-end tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { connectSlackTeam, slackMount } from '../../../src/adapters/slack/index.ts';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { SYSTEM } from '../../../src/domain/actor.ts';
+import type { Agent, Workspace } from '../../../src/domain/types.ts';
+import { startServer, type Server } from '../../../src/server.ts';
+import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { postSigned, type SignOptions, type SlackRequestBody } from '../../support/slack/signed-request.ts';
+import type { SlackStandin } from '../../support/slack/web-api-standin.ts';
+
+export const SECRET = 'test-switchboard-secret-0123456789abcdef';
+
+export interface Harness {
+  server: Server;
+  workspace: Workspace;
+  /** alice/reviewer, joined to the workspace. */
+  reviewer: Agent;
+  post(request: SlackRequestBody, options?: SignOptions): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  database: Database;
+  standin: SlackStandin;
+  /** Seed the organization, people and agent (only the first server on a database). */
+  seed?: boolean;
+  env?: Record<string, string>;
+  paceMs?: number;
+}
+
+/** Starts a server on `database`; with `seed`, creates org acme, workspace eng, alice/reviewer and connects the stand-in's team. */
+export async function startHarness(o: HarnessOptions): Promise<Harness> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-slack-'));
+  const config = loadConfig({
+    PORT: '0', DATA_DIR: dataDir, SWITCHBOARD_SECRET: SECRET, LOG_LEVEL: 'silent',
+    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url, ...o.env,
+  });
+  const server = await startServer(config, {
+    database: o.database, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
+    mounts: [slackMount({ paceMs: o.paceMs ?? 0 })], queue: { pollMs: 25, backoff: () => 50 },
+  });
+  const { app } = server;
+  if (o.seed) {
+    await app.orgs.init({ org: 'Acme', admin: 'alice' });
+    await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
+    await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer', avatarUrl: 'https://example.test/reviewer.png', roleLine: 'reviews pull requests' });
+    await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
+    await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: o.standin.botToken });
+  }
+  const workspace = (await app.store.workspaces.get('eng'))!;
+  const reviewer = (await app.store.agents.byQualifiedName('alice', 'reviewer'))!;
+  return {
+    server, workspace, reviewer,
+    post: (request, options) => postSigned(`${server.url}/slack/events`, request, options),
+    stop: async () => { await server.stop(); rmSync(dataDir, { recursive: true, force: true }); },
+  };
+}
+
+/** Reads the agent's inbox the way check_inbox does. */
+export async function inbox(h: Harness, agent: Agent = h.reviewer) {
+  return (await h.server.app.messaging.checkInbox(agent, h.workspace, 50)).items;
+}
