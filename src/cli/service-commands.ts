@@ -49,6 +49,13 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
       io.out('Switchboard worker started.');
     }));
 
+  program.command('mcp-stdio').description('serve MCP on stdin/stdout for a local agent (token from SWITCHBOARD_TOKEN)')
+    .requiredOption('--workspace <workspace>', 'workspace slug or id')
+    .action(withConfig(async (config, o: { workspace: string }) => {
+      const { runMcpStdio } = await import('../mcp/stdio.ts');
+      setCode(await runMcpStdio(config, { workspace: o.workspace, token: process.env.SWITCHBOARD_TOKEN, err: io.err }));
+    }));
+
   program.command('migrate').description('apply database migrations and exit')
     .action(withConfig(async (config) => {
       if (!config.databaseUrl && await sendToServer(config.dataDir, '__ping', {})) {

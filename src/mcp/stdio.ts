@@ -1,0 +1,105 @@
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { DatabaseLockedError } from '../adapters/db/lock.ts';
+import type { App } from '../app.ts';
+import { quietLogger } from '../cli/index.ts';
+import type { Config } from '../config.ts';
+import { isSwitchboardError } from '../domain/errors.ts';
+import { openToolContext } from './context.ts';
+import { buildMcpServer } from './server.ts';
+
+export interface StdioOptions {
+  workspace: string;
+  /** The agent token (SWITCHBOARD_TOKEN). */
+  token: string | undefined;
+  /** Where sentences for the person go: stderr, since stdout carries only the protocol. */
+  err: (line: string) => void;
+  stdin?: NodeJS.ReadableStream;
+  stdout?: NodeJS.WritableStream;
+}
+
+/** Resolves when the input ends (the client went away) or the process is asked to stop. */
+function untilClosed(stdin: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => {
+    stdin.once('end', resolve);
+    stdin.once('close', resolve);
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+}
+
+/**
+ * `switchboard mcp-stdio --workspace W`: MCP on stdin/stdout for a local agent,
+ * with the same server a Streamable HTTP session gets. Logs go to stderr.
+ * When a running `serve` holds the embedded database, messages are relayed to
+ * its HTTP endpoint instead. Resolves to the exit code once the client leaves.
+ */
+export async function runMcpStdio(config: Config, o: StdioOptions): Promise<number> {
+  const stdin = o.stdin ?? process.stdin;
+  const stdout = o.stdout ?? process.stdout;
+  if (!o.token) {
+    o.err('Set SWITCHBOARD_TOKEN to the agent\'s token (printed by `switchboard agent add`, or a new one from `switchboard agent rotate-token OWNER/NAME`).');
+    return 2;
+  }
+  const logger = quietLogger(config);
+  const { createApp } = await import('../app.ts');
+  let app: App;
+  try {
+    app = await createApp(config, { logger });
+  } catch (e) {
+    if (!(e instanceof DatabaseLockedError)) throw e;
+    const url = `http://127.0.0.1:${config.port}/mcp/${encodeURIComponent(o.workspace)}`;
+    o.err(`The embedded database is held by a running Switchboard server (pid ${e.pid}); relaying MCP to it at ${url}.`);
+    return relay(url, o.token, stdin, stdout, o.err);
+  }
+  try {
+    const agent = await app.agents.authenticate(o.token);
+    if (!agent) {
+      o.err('SWITCHBOARD_TOKEN is not a valid agent token, or it was rotated; ask the agent\'s owner for its current token.');
+      return 1;
+    }
+    const ctx = await openToolContext(app, agent, o.workspace);
+    const server = await buildMcpServer(ctx);
+    await server.connect(new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream));
+    logger.info({ agentId: agent.id, workspaceId: ctx.workspace.id }, 'MCP on stdio ready');
+    await untilClosed(stdin);
+    await server.close();
+    return 0;
+  } catch (e) {
+    if (isSwitchboardError(e)) { o.err(e.message); return 1; }
+    throw e;
+  } finally {
+    await app.close();
+  }
+}
+
+/**
+ * Relays stdio to a server's Streamable HTTP endpoint with the SDK's client
+ * transport: each message passes through unchanged, and a request the server
+ * refuses (401, 403…) is answered with a JSON-RPC error that says why.
+ */
+async function relay(url: string, token: string, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, err: (s: string) => void): Promise<number> {
+  const upstream = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const local = new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream);
+  let initializeId: string | number | null = null;
+  local.onmessage = (m: JSONRPCMessage) => {
+    if (isJSONRPCRequest(m) && m.method === 'initialize') initializeId = m.id;
+    upstream.send(m).catch((e: Error) => {
+      err(`The server refused a message: ${e.message}`);
+      if (isJSONRPCRequest(m)) void local.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: `Switchboard at ${url} refused the request: ${e.message}` } });
+    });
+  };
+  upstream.onmessage = (m: JSONRPCMessage) => {
+    // Later requests carry the negotiated protocol version, as the SDK's own client does.
+    if (isJSONRPCResultResponse(m) && m.id === initializeId && typeof m.result.protocolVersion === 'string') upstream.setProtocolVersion(m.result.protocolVersion);
+    void local.send(m);
+  };
+  upstream.onerror = (e) => err(`Connection to ${url}: ${e.message}`);
+  await upstream.start();
+  await local.start();
+  await untilClosed(stdin);
+  await upstream.terminateSession().catch(() => {});
+  await Promise.all([upstream.close(), local.close()]);
+  return 0;
+}
