@@ -1,10 +1,12 @@
 // A Switchboard server with the real Slack mount (Bolt, its signature check)
 // on 127.0.0.1, talking to the Slack Web API stand-in, with a workspace, an
 // agent and the stand-in's team connected. Used by the Slack end-to-end tests.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { vi } from 'vitest';
 import { connectSlackTeam, slackMount } from '../../../src/adapters/slack/index.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { loadConfig } from '../../../src/config.ts';
@@ -12,7 +14,7 @@ import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Agent, Workspace } from '../../../src/domain/types.ts';
 import { startServer, type Server } from '../../../src/server.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { postSigned, type SignOptions, type SlackRequestBody } from '../../support/slack/signed-request.ts';
+import { appMention, eventCallback, postSigned, type SignOptions, type SlackRequestBody } from '../../support/slack/signed-request.ts';
 import type { SlackStandin } from '../../support/slack/web-api-standin.ts';
 
 export const SECRET = 'test-switchboard-secret-0123456789abcdef';
@@ -33,6 +35,10 @@ export interface HarnessOptions {
   seed?: boolean;
   env?: Record<string, string>;
   paceMs?: number;
+  /** Deliver through BullMQ on this Redis (unique queue name and prefix per harness) instead of the embedded loop. */
+  redisUrl?: string;
+  /** Reuse a queue name (a restarted server picks up the same BullMQ queue). */
+  queueName?: string;
 }
 
 /** Starts a server on `database`; with `seed`, creates org acme, workspace eng, alice/reviewer and connects the stand-in's team. */
@@ -40,11 +46,13 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-slack-'));
   const config = loadConfig({
     PORT: '0', DATA_DIR: dataDir, SWITCHBOARD_SECRET: SECRET, LOG_LEVEL: 'silent',
-    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url, ...o.env,
+    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url, ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}), ...o.env,
   });
+  const unique = `slack-test-${randomBytes(4).toString('hex')}`;
   const server = await startServer(config, {
     database: o.database, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
-    mounts: [slackMount({ paceMs: o.paceMs ?? 0 })], queue: { pollMs: 25, backoff: () => 50 },
+    mounts: [slackMount({ paceMs: o.paceMs ?? 0 })],
+    queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}) },
   });
   const { app } = server;
   if (o.seed) {
@@ -66,4 +74,26 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
 /** Reads the agent's inbox the way check_inbox does. */
 export async function inbox(h: Harness, agent: Agent = h.reviewer) {
   return (await h.server.app.messaging.checkInbox(agent, h.workspace, 50)).items;
+}
+
+let mentionCount = 0;
+
+/**
+ * A person mentions the app naming `@reviewer` in #C0GENERAL; resolves with the
+ * inbox item the agent got (its conversation is the Slack thread).
+ */
+export async function mentionAndReceive(h: Harness, text = 'please review', user = 'U0CAROL01') {
+  mentionCount += 1;
+  const body = `@reviewer ${text} (${mentionCount})`;
+  const mention = appMention({ user, channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> ${body}` });
+  const res = await h.post(eventCallback(mention));
+  if (res.status !== 200) throw new Error(`the mention was answered ${res.status}`);
+  const seen: Awaited<ReturnType<typeof inbox>> = [];
+  const item = await vi.waitFor(async () => {
+    seen.push(...await inbox(h));
+    const found = seen.find((i) => i.message.body === body);
+    if (!found) throw new Error('not delivered yet');
+    return found;
+  });
+  return { item, mention };
 }

@@ -1,0 +1,99 @@
+// Agents' answers reach Slack through the outbox and the job queue: once,
+// through rate limits, outages and a restart, and a refusal that retrying
+// cannot fix is recorded and told to the agent.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import type { InboxItem } from '../../../src/domain/messaging/types.ts';
+import { databases, postgresDb, pgliteDb, type TestDatabase } from '../../support/db.ts';
+import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+
+interface Setup { name: string; db: TestDatabase; redisUrl?: string }
+
+const redisUrl = process.env.TEST_REDIS_URL;
+const setups: Setup[] = [
+  ...databases().map((db) => ({ name: `${db.kind}, embedded worker`, db })),
+  ...(redisUrl ? [{ name: `${postgresDb() ? 'postgres' : 'pglite'}, BullMQ`, db: postgresDb() ?? pgliteDb, redisUrl }] : []),
+];
+
+describe.each(setups)('delivering answers to Slack ($name)', ({ db: kind, redisUrl }) => {
+  let db: Database;
+  let standin: SlackStandin;
+  let h: Harness;
+
+  const reply = (item: InboxItem, body: string) =>
+    h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body });
+  const posted = (text: string) => standin.messages('C0GENERAL').filter((m) => m.text === text);
+  const attempts = (text: string) => standin.callsTo('chat.postMessage').filter((c) => c.args.text === text);
+  const waitPosted = (text: string) => vi.waitFor(() => expect(posted(text)).toHaveLength(1), { timeout: 10_000 });
+
+  beforeAll(async () => {
+    [db, standin] = await Promise.all([kind.open(), startSlackStandin()]);
+    standin.setUser('U0CAROL01', { real_name: 'Carol Chen' });
+    h = await startHarness({ database: db, standin, seed: true, redisUrl });
+  });
+  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+
+  it('waits out a 429 for its Retry-After, then posts exactly once and records the permalink', async () => {
+    const { item, mention } = await mentionAndReceive(h);
+    standin.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
+    const text = 'Answer after a rate limit.';
+    const sent = await reply(item, text);
+    await waitPosted(text);
+    const tries = attempts(text);
+    expect(tries.map((t) => t.status)).toEqual([429, 200]);
+    expect(tries[1].at.getTime() - tries[0].at.getTime()).toBeGreaterThanOrEqual(950);
+    expect(posted(text)[0]).toMatchObject({ thread_ts: mention.ts, username: 'Reviewer' });
+    const stored = await vi.waitFor(async () => {
+      const m = await h.server.app.store.messages.get(h.workspace.id, sent.message!.id);
+      expect(m?.externalId).toBe(posted(text)[0].ts);
+      return m!;
+    });
+    expect(stored.permalink).toContain(`/archives/C0GENERAL/p${posted(text)[0].ts.replace('.', '')}`);
+  });
+
+  it('retries an outage and a dropped connection, then posts once', async () => {
+    const { item } = await mentionAndReceive(h);
+    standin.failNext('chat.postMessage', { status: 503 });
+    standin.failNext('chat.postMessage', { drop: true });
+    const text = 'Answer after an outage.';
+    await reply(item, text);
+    await waitPosted(text);
+    expect(attempts(text).map((t) => t.status)).toEqual([503, 0, 200]);
+  });
+
+  it('records a refusal retrying cannot fix and tells the agent in its inbox', async () => {
+    const { item } = await mentionAndReceive(h);
+    standin.failNext('chat.postMessage', { error: 'not_in_channel' });
+    const text = 'Answer into a channel the app left.';
+    const sent = await reply(item, text);
+    const failed = await vi.waitFor(async () => {
+      const entries = await h.server.app.store.outbox.list({ topic: 'slack.post', status: 'failed' });
+      const entry = entries.find((e) => e.payload.messageId === sent.message!.id);
+      expect(entry).toBeDefined();
+      return entry!;
+    });
+    expect(failed.lastError).toContain('not_in_channel');
+    const notices = await vi.waitFor(async () => {
+      const got = (await inbox(h)).filter((i) => i.sender.displayName === 'Switchboard');
+      expect(got).toHaveLength(1);
+      return got;
+    });
+    expect(notices[0].message.body).toContain(sent.message!.id);
+    expect(notices[0].message.body).toContain('not a member of that channel');
+    expect(attempts(text)).toHaveLength(1);
+    expect(posted(text)).toHaveLength(0);
+  });
+
+  it('delivers once after a restart between the outbox write and the post', async () => {
+    const { item } = await mentionAndReceive(h);
+    await h.server.app.queue.stop(); // from here this process writes to the outbox but delivers nothing
+    const text = 'Answer that survives a restart.';
+    await reply(item, text);
+    expect(attempts(text)).toHaveLength(0);
+    await h.stop();
+    h = await startHarness({ database: db, standin, redisUrl });
+    await waitPosted(text);
+    expect(attempts(text)).toHaveLength(1);
+  });
+});
