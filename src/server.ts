@@ -14,12 +14,13 @@ export interface Server {
 
 export const PURGE_EVERY_MS = 3600_000;
 
-/** The mounts every server has, in order: MCP, Slack, then the web chat (which owns `/`). */
+/** The mounts every server has, in order: MCP, Slack, documents, then the web chat (which owns `/`). */
 export async function defaultMounts(): Promise<Mount[]> {
   const [{ mountMcp }, { mountSlack }, { mountWebChat }] = await Promise.all([
     import('./mcp/http.ts'), import('./adapters/slack/index.ts'), import('./web/chat/index.ts'),
   ]);
-  return [mountMcp, mountSlack, mountWebChat];
+  const { mountDocuments } = await import('./web/documents/index.ts');
+  return [mountMcp, mountSlack, mountDocuments, mountWebChat];
 }
 
 export async function startServer(config: Config, opts: AppOptions & { mounts?: Mount[]; host?: string; control?: boolean } = {}): Promise<Server> {

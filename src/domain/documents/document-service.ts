@@ -57,12 +57,15 @@ export class DocumentService {
     });
   }
 
-  /** The collection an agent names (by identifier or id); in a Simplified workspace always the hidden one. */
-  async collection(ws: Workspace, ref: string | undefined): Promise<Collection> {
+  /**
+   * The collection an agent names (by identifier or id); in a Simplified workspace
+   * always the hidden one. Deactivated ones only for the web app (`includeInactive`).
+   */
+  async collection(ws: Workspace, ref: string | undefined, opts: { includeInactive?: boolean } = {}): Promise<Collection> {
     if (ws.kind === 'simplified') return this.hiddenCollection(ws);
     if (!ref?.trim()) throw invalidInput(`Name a collection: this workspace keeps documents in collections (${await this.collectionKeys(ws)}).`);
     const c = await this.store.documents.getCollection(ws.id, ref.trim());
-    if (c && c.active && !c.hidden) return c;
+    if (c && !c.hidden && (c.active || opts.includeInactive)) return c;
     if (c && !c.active) throw notFound(`The collection "${c.key}" is deactivated, so it`, 'A workspace owner can reactivate it in the web app.');
     throw notFound(`The collection "${ref}"`, `Collections here: ${await this.collectionKeys(ws)}. Call get_workspace_informations to see them.`);
   }
@@ -72,8 +75,8 @@ export class DocumentService {
     return keys.length ? keys.join(', ') : 'none yet; a workspace owner opens one with create_collection';
   }
 
-  async list(ws: Workspace, q: { collection?: string; status?: string; includeArchived?: boolean; limit?: number; offset?: number }): Promise<DocumentList> {
-    const collection = await this.collection(ws, q.collection);
+  async list(ws: Workspace, q: { collection?: string; status?: string; includeArchived?: boolean; limit?: number; offset?: number; includeInactive?: boolean }): Promise<DocumentList> {
+    const collection = await this.collection(ws, q.collection, { includeInactive: q.includeInactive });
     if (q.status) assertStatus(collection, q.status);
     const limit = Math.min(Math.max(q.limit ?? LIST_DEFAULT, 1), LIST_MAX);
     const offset = Math.max(q.offset ?? 0, 0);
