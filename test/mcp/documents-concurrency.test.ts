@@ -74,6 +74,16 @@ describe.each(databases())('no silent overwrites ($kind)', (kind) => {
     await Promise.all(sessions.map((s) => s.close()));
   });
 
+  it('gives simultaneous new documents distinct identifiers', async () => {
+    const sessions = await Promise.all((['writer', 'owner', 'writer', 'owner'] as const).map((who) => w.connect(who)));
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+      sessions[i % sessions.length].call('create_document', { collection: 'runbooks', title: `Parallel ${i}`, summary: '' })));
+    for (const r of results) expect(r.isError, textOf(r)).toBeFalsy();
+    const identifiers = results.map((r) => (r.structuredContent as Written).identifier);
+    expect(new Set(identifiers).size).toBe(12);
+    await Promise.all(sessions.map((s) => s.close()));
+  });
+
   it('moves updated_at forward on every write even within one millisecond, so an old version never matches again', async () => {
     const frozen = new Date('2031-01-01T00:00:00.000Z');
     const still = await testApp(db, { clock: { now: () => frozen } });
