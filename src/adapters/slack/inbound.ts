@@ -3,9 +3,9 @@ import { resolveOne, type WorkspaceAgent } from '../../domain/agents/agent-servi
 import { notPermitted, SwitchboardError } from '../../domain/errors.ts';
 import type { SendResult } from '../../domain/messaging/messaging-service.ts';
 import type { SlackInstallation } from '../../domain/surfaces/ports.ts';
-import type { Workspace } from '../../domain/types.ts';
+import { qualifiedName, type Workspace } from '../../domain/types.ts';
 import { resolveAsker } from './identities.ts';
-import { LINKING_REQUIRED } from './replies.ts';
+import { handleOf, LINKING_REQUIRED } from './replies.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { encodeThreadKey, threadRef, type SlackThread } from './thread-key.ts';
 
@@ -41,7 +41,11 @@ export function resolveNames(directory: WorkspaceAgent[], names: string[]): { re
       if (!recipients.includes(found)) recipients.push(found);
     } catch (e) {
       if (!(e instanceof SwitchboardError)) throw e;
-      const suggestions = (e.details.suggestions ?? e.details.candidates) as string[] | undefined;
+      // Suggest names as people type them: the bare name when it is unique here.
+      const suggestions = ((e.details.suggestions ?? e.details.candidates) as string[] | undefined)?.map((s) => {
+        const entry = directory.find((d) => qualifiedName(d.agent) === s || (d.agent.kind === 'person' && d.agent.name === s));
+        return entry ? handleOf(entry, directory) : s;
+      });
       problems.push(e.code === 'NOT_FOUND'
         ? `There is no agent \`@${name}\` in this workspace${suggestions?.length ? `; did you mean ${suggestions.map((s) => `\`@${s}\``).join(', ')}?` : '.'}`
         : `\`@${name}\` could be ${(suggestions ?? []).map((s) => `\`@${s}\``).join(' or ')}; name it as \`@owner/name\`.`);

@@ -3,7 +3,7 @@
 // commands, url_verification) and typed with Bolt's own payload types so a
 // drift from what Bolt expects fails to compile. Events are JSON; interactivity
 // is form-encoded as `payload=<json>`; slash commands are plain form fields.
-import type { BlockAction, ButtonAction, EnvelopedEvent, SlashCommand, ViewStateValue, ViewSubmitAction, types } from '@slack/bolt';
+import type { BlockAction, ButtonAction, EnvelopedEvent, SlashCommand, StaticSelectAction, ViewStateValue, ViewSubmitAction, types } from '@slack/bolt';
 import { randomUUID } from 'node:crypto';
 import { SLACK_DEFAULTS, dmChannelId } from './defaults.ts';
 
@@ -242,6 +242,50 @@ export function blockActions(input: BlockActionsInput): SlackRequestBody<BlockAc
   };
   // Slack sends `enterprise: null` outside Enterprise Grid; Bolt's type only allows an object or absence.
   return interactive({ ...payload, enterprise: null } as unknown as BlockAction<ButtonAction>);
+}
+
+export interface StaticSelectInput {
+  user: string;
+  team?: string;
+  action_id: string;
+  block_id?: string;
+  /** The chosen option. */
+  selected: { value: string; text?: string };
+  /** Where the menu was: the App Home tab (default) or a message in a channel or DM. */
+  container?: { type: 'view'; view_id: string } | { type: 'message'; channel: string; message_ts: string };
+  apiAppId?: string;
+}
+
+/** A `block_actions` payload from a static select menu (e.g. in the App Home tab), form-encoded as `payload=<json>`. */
+export function staticSelectAction(input: StaticSelectInput): SlackRequestBody<BlockAction<StaticSelectAction>> {
+  const teamId = input.team ?? SLACK_DEFAULTS.teamId;
+  const container = input.container ?? { type: 'view', view_id: 'V0HOME0001' };
+  const action: StaticSelectAction = {
+    type: 'static_select',
+    action_id: input.action_id,
+    block_id: input.block_id ?? 'picker',
+    selected_option: { text: { type: 'plain_text', text: input.selected.text ?? input.selected.value, emoji: true }, value: input.selected.value },
+    action_ts: `${Math.floor(Date.now() / 1000)}.000200`,
+  };
+  const payload = {
+    type: 'block_actions',
+    user: { id: input.user, username: input.user.toLowerCase(), name: input.user.toLowerCase(), team_id: teamId },
+    api_app_id: input.apiAppId ?? SLACK_DEFAULTS.appId,
+    token: SLACK_DEFAULTS.verificationToken,
+    container: container.type === 'view'
+      ? { type: 'view', view_id: container.view_id }
+      : { type: 'message', channel_id: container.channel, message_ts: container.message_ts, is_ephemeral: false },
+    trigger_id: triggerId(),
+    team: { id: teamId, domain: SLACK_DEFAULTS.teamDomain },
+    enterprise: null,
+    is_enterprise_install: false,
+    ...(container.type === 'view'
+      ? { view: { id: container.view_id, team_id: teamId, type: 'home', blocks: [], private_metadata: '', callback_id: '', state: { values: {} }, hash: 'standin', app_id: input.apiAppId ?? SLACK_DEFAULTS.appId, bot_id: SLACK_DEFAULTS.botId } }
+      : { channel: { id: container.channel, name: container.channel.startsWith('D') ? 'directmessage' : 'general' } }),
+    state: { values: {} },
+    actions: [action],
+  };
+  return interactive(payload as unknown as BlockAction<StaticSelectAction>);
 }
 
 export interface ViewSubmissionInput {
