@@ -48,6 +48,9 @@ export class DrizzleDocumentRepo implements DocumentRepo {
   }
 
   async ensureHiddenCollection(c: Omit<Collection, 'id' | 'createdAt' | 'updatedAt' | 'hidden' | 'active'>) {
+    // Read first: this runs on every session of a Simplified workspace, and it exists after the first.
+    const existing = await this.getCollection(c.workspaceId, c.key);
+    if (existing) return existing;
     const [created] = await this.db.insert(collections).values({ ...c, hidden: true, active: true }).onConflictDoNothing().returning();
     return created ?? (await this.getCollection(c.workspaceId, c.key))!;
   }
