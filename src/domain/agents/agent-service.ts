@@ -134,7 +134,16 @@ export class AgentService {
 
   /** The caller's own entry in the workspace directory; NOT_PERMITTED when it is not a member. */
   async member(agent: Agent, ws: Workspace): Promise<WorkspaceAgent> {
-    const entry = (await this.directory(ws)).find((d) => d.agent.id === agent.id);
+    // The same answer as looking the agent up in `directory(ws)`, in a few point queries
+    // instead of listing the whole workspace (this runs on every MCP tool call).
+    const [current, membership, ownerRole] = await Promise.all([
+      this.store.agents.get(agent.id),
+      agent.kind === 'agent' ? this.store.agents.membership(agent.id, ws.id) : null,
+      this.orgs.roleIn(agent.ownerId, ws),
+    ]);
+    let entry: WorkspaceAgent | null = null;
+    if (current && ownerRole && current.kind === 'person') entry = { agent: current, permissions: PERSON_AGENT_PERMISSIONS, ownerRole };
+    if (current && ownerRole && current.kind === 'agent' && current.hasToken && membership) entry = { agent: current, permissions: membership, ownerRole };
     if (!entry) {
       throw notPermitted(`${qualifiedName(agent)} is not a member of the workspace "${ws.slug}"; ask its owner to run \`switchboard agent join ${qualifiedName(agent)} ${ws.slug}\`.`);
     }
