@@ -1,0 +1,50 @@
+// manifests/slack.yaml is what people paste into Slack: it must subscribe to
+// the events the adapter handles, ask for the scopes the OAuth install asks
+// for, and point every URL at the routes this server mounts.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { BOT_SCOPES } from '../../../src/adapters/slack/settings.ts';
+
+const manifest = readFileSync(new URL('../../../manifests/slack.yaml', import.meta.url), 'utf8');
+const lines = manifest.split('\n').filter((l) => l.trim() && !l.trimStart().startsWith('#'));
+
+/** The `- item` entries of the list under `key:` (a YAML block sequence). */
+function listUnder(key: string): string[] {
+  const start = lines.findIndex((l) => l.trim() === `${key}:`);
+  if (start < 0) throw new Error(`no ${key}: in the manifest`);
+  const indent = lines[start].search(/\S/);
+  const items: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.search(/\S/) <= indent) break;
+    const m = /^\s*-\s+(.+)$/.exec(line);
+    if (m) items.push(m[1].trim());
+  }
+  return items;
+}
+
+const value = (key: string) => lines.map((l) => l.trim().replace(/^- /, '')).filter((l) => l.startsWith(`${key}:`)).map((l) => l.slice(key.length + 1).trim());
+
+describe('the Slack app manifest', () => {
+  it('subscribes to the events the adapter handles', () => {
+    expect(listUnder('bot_events').sort()).toEqual(['app_home_opened', 'app_mention', 'member_joined_channel', 'member_left_channel', 'message.im']);
+  });
+
+  it('asks for the same bot scopes as the OAuth install, posting under agents\' names included', () => {
+    expect(listUnder('bot').sort()).toEqual([...BOT_SCOPES].sort());
+    expect(BOT_SCOPES).toContain('chat:write.customize');
+  });
+
+  it('points events, interactivity, the slash command and OAuth at this server\'s routes on one placeholder host', () => {
+    expect(value('request_url')).toEqual(['https://switchboard.example.com/slack/events', 'https://switchboard.example.com/slack/events']);
+    expect(value('url')).toEqual(['https://switchboard.example.com/slack/events']);
+    expect(listUnder('redirect_urls')).toEqual(['https://switchboard.example.com/slack/oauth_redirect']);
+    expect(value('command')).toEqual(['/switchboard']);
+  });
+
+  it('turns on interactivity and the App Home tabs', () => {
+    expect(value('is_enabled')).toEqual(['true']);
+    expect(value('home_tab_enabled')).toEqual(['true']);
+    expect(value('messages_tab_enabled')).toEqual(['true']);
+    expect(value('socket_mode_enabled')).toEqual(['false']);
+  });
+});
