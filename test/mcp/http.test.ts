@@ -91,6 +91,28 @@ describe('MCP over Streamable HTTP', () => {
     expect((await res.json()).error.message).toMatch(/Session not found.*initialize again/);
   });
 
+  it('works the way the MCP Inspector CLI connects: fixed Accept and Content-Type headers, arguments typed from the schema', async () => {
+    // The Inspector's CLI sends these headers on every request (GET and DELETE too) and turns
+    // `--tool-arg key=value` strings into numbers or JSON by each property's schema type.
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint()), { requestInit: { headers: {
+      Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', Authorization: `Bearer ${w.reviewer.token}`,
+    } } });
+    const client = new Client({ name: 'inspector-cli', version: '0.0.0' });
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    const typed = (tool: string, raw: Record<string, string>) => {
+      const props = (tools.find((t) => t.name === tool)!.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
+      return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k,
+        props[k]?.type === 'number' || props[k]?.type === 'integer' ? Number(v) : props[k]?.type === 'array' ? JSON.parse(v) : v]));
+    };
+    const sent = await client.callTool({ name: 'send_message', arguments: typed('send_message', { to: `["builder"]`, body: 'from the inspector' }) }) as CallToolResult;
+    expect(sent.structuredContent).toMatchObject({ recipients: [{ to: 'builder', status: 'delivered' }] });
+    const waited = await client.callTool({ name: 'subscribe', arguments: typed('subscribe', { timeout_seconds: '0.1' }) }) as CallToolResult;
+    expect(waited.isError).toBeFalsy();
+    await transport.terminateSession();
+    await client.close();
+  });
+
   it('accepts the workspace id as well as its slug', async () => {
     const c = await connect(w.builder.token, w.ws.id);
     expect((await c.call('list_agents')).isError).toBeFalsy();
