@@ -20,13 +20,16 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
     .option('--demo', 'seed a demo organization, workspace and agent on first run')
     .action(withConfig(async (config, o: { demo?: boolean }) => {
       const { startServer, stopOnSignals } = await import('../server.ts');
-      const server = await startServer(config);
+      // The demo keeps the terminal to its one line unless LOG_LEVEL asks for more.
+      const server = await startServer(o.demo && !process.env.LOG_LEVEL ? { ...config, logLevel: 'warn' } : config);
       stopOnSignals(server, server.app.logger);
-      io.out(`Switchboard is listening on ${config.publicUrl} (health: ${config.publicUrl}/healthz)`);
       if (o.demo) {
-        const { seedDemo } = await import('../demo/seed.ts');
-        const demo = await seedDemo(server);
-        io.out(`Open this link to sign in to the demo: ${demo.signinUrl}`);
+        // One line for a newcomer: the link that signs them in (the demo agent runs in this process).
+        const { startDemo } = await import('../demo/index.ts');
+        const demo = await startDemo(server);
+        io.out(`Switchboard demo is running. Open this link to sign in: ${demo.signinUrl}`);
+      } else {
+        io.out(`Switchboard is listening on ${config.publicUrl} (health: ${config.publicUrl}/healthz)`);
       }
     }));
 

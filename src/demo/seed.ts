@@ -1,26 +1,46 @@
 import { SYSTEM } from '../domain/actor.ts';
+import { qualifiedName } from '../domain/types.ts';
 import type { Server } from '../server.ts';
+import { chatOf } from '../web/chat/index.ts';
 
 export const DEMO = { org: 'Demo', admin: 'demo-admin', workspace: 'demo', agent: 'helper' } as const;
 
+const WELCOME = 'Welcome to Switchboard! I am the demo agent. Mention me here with @helper and a message: try "@helper help" or "@helper agents".';
+
+export interface DemoSeed {
+  signinUrl: string;
+  /** A fresh token for the demo agent (rotated on every start, never printed). */
+  token: string;
+  firstRun: boolean;
+}
+
 /**
- * First run only: a demo organization, workspace and agent, so a newcomer has
- * something to talk to. Later runs just print a fresh sign-in link.
+ * First run: a demo organization, workspace, #general, admin and agent, so a
+ * newcomer has something to talk to. Every run: a new sign-in link, and a new
+ * token for the demo agent (the old one was only ever held in memory).
  */
-export async function seedDemo(server: Server): Promise<{ signinUrl: string; token?: string }> {
+export async function seedDemo(server: Server): Promise<DemoSeed> {
   const { app } = server;
   let admin = await app.store.people.get(DEMO.admin);
-  let token: string | undefined;
+  const firstRun = !admin;
+  let token: string;
   if (!admin) {
     const r = await app.orgs.init({ org: DEMO.org, admin: DEMO.admin, displayName: 'Demo Admin' });
     admin = r.admin;
-    await app.orgs.addWorkspace(SYSTEM, { name: 'Demo', org: r.org.slug, slug: DEMO.workspace });
-    const created = await app.agents.add(SYSTEM, { name: DEMO.agent, owner: DEMO.admin, displayName: 'Helper', roleLine: 'Answers help, lists agents, echoes the rest' });
+    const ws = await app.orgs.addWorkspace(SYSTEM, { name: 'Demo', org: r.org.slug, slug: DEMO.workspace });
+    const created = await app.agents.add(SYSTEM, {
+      name: DEMO.agent, owner: DEMO.admin, displayName: 'Helper', roleLine: 'Demo agent: answers help, lists agents, echoes the rest',
+    });
     token = created.token;
-    await app.agents.join(SYSTEM, { agent: `${DEMO.admin}/${DEMO.agent}`, workspace: DEMO.workspace });
+    await app.agents.join(SYSTEM, { agent: qualifiedName(created.agent), workspace: DEMO.workspace });
+    const { chat } = chatOf(app);
+    const general = await chat.access.ensureGeneral(ws);
+    const conversation = (await app.store.messages.getConversation(ws.id, general.conversationId))!;
+    await app.messaging.send({ workspace: ws, sender: created.agent, conversation, recipients: [], body: WELCOME, surface: 'mcp' });
     app.logger.info({ workspace: DEMO.workspace }, 'seeded the demo organization');
+  } else {
+    ({ token } = await app.agents.rotateToken(SYSTEM, `${DEMO.admin}/${DEMO.agent}`));
   }
   const signin = await app.orgs.issueSignin(admin.id);
-  const signinUrl = `${app.config.publicUrl}${signin.path}`;
-  return { signinUrl, token };
+  return { signinUrl: `${app.config.publicUrl}${signin.path}`, token, firstRun };
 }

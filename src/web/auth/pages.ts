@@ -80,5 +80,5 @@ ${o.hasPassword ? `<label for="current">Current password</label>
 <input id="confirm" name="confirm" type="password" autocomplete="new-password" required>
 <button type="submit" class="primary">${o.hasPassword ? 'Change password' : 'Set password'}</button>
 </form>
-<p><a href="/">Back to the chat</a></p>`;
+<p><a href="/">Go to the chat</a></p>`;
 }

@@ -1,0 +1,107 @@
+import { avatar, h, messageItem, richText, time } from './dom.js';
+import { composer } from './composer.js';
+
+const nearBottom = (el) => el.scrollHeight - el.scrollTop - el.clientHeight < 120;
+
+/** Adds a message to a list unless it is there already; keeps the view at the bottom if the reader was. */
+export function appendMessage(list, m, opts) {
+  if (!list || list.querySelector(`#m-${CSS.escape(m.id)}`)) return false;
+  const stick = nearBottom(list);
+  list.querySelector('.empty')?.remove();
+  list.append(messageItem(m, opts));
+  if (stick) list.scrollTop = list.scrollHeight;
+  return true;
+}
+
+/** Sets the "N replies" line of a message that started a thread. */
+export function setThreadCount(list, rootId, thread, opts) {
+  const li = list?.querySelector(`#m-${CSS.escape(rootId)}`);
+  if (!li) return;
+  const m = JSON.parse(li.dataset.message ?? 'null');
+  if (!m) return;
+  m.thread = thread;
+  li.replaceWith(messageItem(m, opts));
+}
+
+function messageList(messages, label, opts) {
+  const list = h('ol', { class: 'messages', role: 'log', 'aria-label': label, tabindex: '0' });
+  if (!messages.length) list.append(h('li', { class: 'empty' }, 'No messages yet. Say hello, or mention an agent with @name.'));
+  for (const m of messages) list.append(messageItem(m, opts));
+  return list;
+}
+
+/** The main column for a channel or DM. */
+export function conversationView(ctx, data) {
+  const c = data.conversation;
+  const ch = c.channel;
+  const actions = h('div', { class: 'actions' });
+  if (ch?.member && ch.restricted) actions.append(h('button', { type: 'button', class: 'secondary', onclick: () => ctx.addPeople(c) }, 'Add people'));
+  if (ch?.member && ch.name !== 'general') actions.append(h('button', { type: 'button', class: 'secondary', onclick: () => ctx.leave(c) }, 'Leave'));
+  const header = h('header', { class: 'conv-header' },
+    h('h1', { id: 'conv-title', tabindex: '-1' }, ch?.restricted ? `🔒 ${c.title}` : c.title),
+    ch?.description ? h('p', { class: 'conv-desc' }, ch.description) : c.kind === 'dm' ? h('p', { class: 'conv-desc' }, 'Direct message') : null,
+    actions);
+  const threadOpts = { onThread: (m) => ctx.openThread(m) };
+  const list = messageList(data.messages, `Messages in ${c.title}`, threadOpts);
+  let bottom;
+  if (ch && !ch.member) {
+    bottom = h('div', { class: 'join-bar' }, h('span', {}, `You are not in ${c.title}.`),
+      h('button', { type: 'button', class: 'primary', onclick: () => ctx.join(c) }, `Join ${c.title}`));
+  } else {
+    bottom = composer({
+      id: 'composer-input', label: `Message ${c.title}`,
+      placeholder: c.kind === 'dm' ? `Message ${c.title}` : `Message ${c.title} — mention an agent with @name`,
+      mentionables: ctx.mentionables, send: (body) => ctx.send(c.id, body),
+    }).form;
+  }
+  const view = h('div', { class: 'conversation', dataset: { conversation: c.id } }, header, list, bottom);
+  requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
+  return { view, list, threadOpts };
+}
+
+/** The thread panel: the message it started from, its replies, and a box to reply. */
+export function threadView(ctx, data) {
+  const c = data.conversation;
+  const close = h('button', { type: 'button', class: 'icon-button', onclick: () => ctx.closeThread(), title: 'Close the thread' },
+    h('span', { 'aria-hidden': 'true' }, '✕'), h('span', { class: 'visually-hidden' }, 'Close the thread'));
+  const root = data.root ? h('ol', { class: 'messages root', 'aria-label': 'Thread started by' }, messageItem(data.root)) : null;
+  const list = messageList(data.messages, 'Replies', {});
+  if (!data.messages.length) list.firstChild.textContent = 'No replies yet.';
+  const box = composer({ label: 'Reply in the thread', placeholder: 'Reply… (@name to ask an agent)', mentionables: ctx.mentionables, send: (body) => ctx.send(c.id, body) });
+  const view = [h('header', {}, h('h2', { id: 'thread-title', tabindex: '-1' }, 'Thread'), close), root, list, box.form];
+  requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
+  return { view, list, input: box.input };
+}
+
+/** Where a conversation lives, as a link target. */
+export const hrefFor = (ws, conv) => (conv.kind === 'thread' && conv.parentId
+  ? `#/w/${ws}/c/${conv.parentId}/t/${conv.id}` : `#/w/${ws}/c/${conv.id}`);
+
+function entry(ws, item, where, text, marks) {
+  return h('li', {}, h('a', { class: `list-item${item.unread ? ' unread' : ''}`, href: hrefFor(ws, item.conversation) },
+    avatar(item.message.sender),
+    h('div', {},
+      h('div', { class: 'meta' }, h('strong', {}, item.message.sender.displayName), ' ', h('span', { class: 'where' }, where, ' · '), time(item.message.createdAt)),
+      h('p', { class: 'excerpt' }, richText(text, { marks })))));
+}
+
+export function inboxView(ws, items) {
+  const list = h('ul', { class: 'list', 'aria-label': 'Inbox' });
+  for (const it of items) {
+    const c = it.conversation;
+    const where = it.kind === 'dm' ? 'Direct message' : c.kind === 'thread' ? 'In a thread' : c.kind === 'channel' ? `In #${c.title}` : c.title || 'A conversation';
+    list.append(entry(ws, it, where, it.message.body, false));
+  }
+  return h('div', { class: 'page' },
+    h('h1', { id: 'page-title', tabindex: '-1' }, 'Inbox'),
+    h('p', { class: 'hint' }, 'Mentions of you, direct messages and answers from agents, newest first.'),
+    items.length ? list : h('p', { class: 'empty' }, 'Nothing here yet. When someone mentions you or an agent answers you, it shows up here.'));
+}
+
+export function searchView(ws, q, results) {
+  const list = h('ul', { class: 'list', 'aria-label': 'Search results' });
+  for (const r of results) list.append(entry(ws, { message: r, conversation: r.conversation }, r.conversation.title, r.snippet, true));
+  return h('div', { class: 'page' },
+    h('h1', { id: 'page-title', tabindex: '-1' }, `Search: ${q}`),
+    results.length ? list : h('p', { class: 'empty' }, 'No messages you can see match that. Try other words.'));
+}

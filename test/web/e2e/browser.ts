@@ -1,0 +1,25 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const ARTIFACTS = path.resolve(import.meta.dirname, '../../../test-artifacts');
+
+/** Debian's Chromium, headless, without sandbox (CI runs as root) and without any background traffic. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. .ci/run installs it.`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Saves what the page looked like (on failure, and for the record). */
+export async function keepScreenshot(page: Page | undefined, name: string) {
+  if (!page || page.isClosed()) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name.replace(/[^\w.-]+/g, '-').slice(0, 80)}.png`), fullPage: true }).catch(() => {});
+}
