@@ -258,6 +258,9 @@ export class MessagingService {
     const cutoff = historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now());
     const since = q.since && q.since > cutoff ? q.since : cutoff;
     const from = q.from ? resolveOne(await this.agents.directory(ws), q.from).agent.id : undefined;
+    if (q.conversationId && !(await this.store.messages.getConversation(ws.id, q.conversationId))) {
+      throw new SwitchboardError('NOT_FOUND', `There is no conversation ${q.conversationId} in this workspace; leave \`conversation\` out to search them all.`);
+    }
     return this.store.messages.search({
       workspaceId: ws.id, text: q.text, agentId: me.permissions.monitor ? null : agent.id,
       fromAgentId: from, conversationId: q.conversationId, since, limit: q.limit,

@@ -61,6 +61,8 @@ describe('messaging rules', () => {
     expect(await search(watcher.agent)).toHaveLength(1);
     expect(await search(nosy.agent)).toHaveLength(0);
     expect(await search(w.reviewer.agent)).toHaveLength(1);
+    await expect(app.messaging.search(watcher.agent, w.ws, { text: 'budget', conversationId: 'not-an-id', limit: 10 }))
+      .rejects.toThrow('There is no conversation not-an-id in this workspace; leave `conversation` out to search them all.');
     // Monitoring is reading, not speaking: a monitor cannot post into others' conversations.
     const conv = (await search(watcher.agent))[0].message.conversationId;
     await expect(send(w, watcher.agent, { conversationId: conv })).rejects.toThrow('You are not part of that conversation');
