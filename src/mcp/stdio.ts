@@ -83,9 +83,12 @@ async function relay(url: string, token: string, stdin: NodeJS.ReadableStream, s
   const upstream = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
   const local = new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream);
   let initializeId: string | number | null = null;
+  // Sent one after another: a send resolves once the server answered its headers, so the
+  // session id from `initialize` is known before anything else goes out.
+  let sending = Promise.resolve();
   local.onmessage = (m: JSONRPCMessage) => {
     if (isJSONRPCRequest(m) && m.method === 'initialize') initializeId = m.id;
-    upstream.send(m).catch((e: Error) => {
+    sending = sending.then(() => upstream.send(m)).catch((e: Error) => {
       err(`The server refused a message: ${e.message}`);
       if (isJSONRPCRequest(m)) void local.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: `Switchboard at ${url} refused the request: ${e.message}` } });
     });
