@@ -42,8 +42,8 @@ const schemas = {
   search: z.object({ q: z.string().trim().min(1, 'type something to search for').max(200) }),
   agent: z.object({
     name: z.string().min(1).max(39),
-    displayName: z.string().trim().max(80).optional(),
-    roleLine: z.string().trim().max(140).optional(),
+    displayName: z.string().trim().max(80).optional().transform((s) => s || undefined),
+    roleLine: z.string().trim().max(140).optional().transform((s) => s || undefined),
     avatarUrl: z.string().trim().max(500).optional().transform((s) => s || undefined),
   }),
 };

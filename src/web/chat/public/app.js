@@ -146,9 +146,10 @@ const ctx = {
   },
 };
 
-async function showConversation(r) {
+async function showConversation(r, stale = () => false) {
   if (state.main?.conversation.id !== r.id) {
     const data = await api('GET', w(state.ws, `/conversations/${r.id}`));
+    if (stale()) return;
     const { view, list, threadOpts } = conversationView(ctx, data);
     data.messages.forEach((m) => state.seen.add(m.id));
     $('main').replaceChildren(view);
@@ -156,13 +157,14 @@ async function showConversation(r) {
     (view.querySelector('#composer-input') ?? view.querySelector('h1'))?.focus();
     sidebarSoon();
   }
-  if (r.thread) await showThread(r.thread); else hideThread();
+  if (r.thread) await showThread(r.thread, stale); else hideThread();
   renderSidebar();
 }
 
-async function showThread(id) {
+async function showThread(id, stale = () => false) {
   if (state.thread?.conversation.id === id) return;
   const data = await api('GET', w(state.ws, `/conversations/${id}`));
+  if (stale()) return;
   const { view, list, input } = threadView(ctx, data);
   data.messages.forEach((m) => state.seen.add(m.id));
   const panel = $('thread-panel');
@@ -178,15 +180,18 @@ function hideThread() {
   state.thread = null;
 }
 
-async function showPage(node) {
+async function showPage(node, focus = true) {
   state.main = null;
   hideThread();
   $('main').replaceChildren(node);
-  node.querySelector('h1')?.focus();
+  if (focus) node.querySelector('h1')?.focus();
   renderSidebar();
 }
 
-const inboxSoon = debounce(async () => showPage(inboxView(state.ws, (await api('GET', w(state.ws, '/inbox'))).items)).then(sidebarSoon), 300);
+const inboxSoon = debounce(async () => {
+  const items = (await api('GET', w(state.ws, '/inbox'))).items;
+  if (state.view === 'inbox') { await showPage(inboxView(state.ws, items), false); sidebarSoon(); }
+}, 300);
 
 const agentsCtx = {
   get ws() { return state.ws; },
@@ -210,7 +215,12 @@ async function enterWorkspace(ws) {
   await Promise.all([refreshSidebar(), loadDirectory()]);
 }
 
+let routeSeq = 0;
+
 async function route() {
+  const seq = ++routeSeq;
+  // A newer navigation may start while this one waits for the server; then this one gives way.
+  const stale = () => seq !== routeSeq;
   const r = parseRoute();
   const slugs = state.me.workspaces.map((x) => x.slug);
   if (!slugs.length) {
@@ -227,13 +237,15 @@ async function route() {
     }
     state.view = r.view;
     closeMenu();
-    if (r.view === 'conversation') return await showConversation(r);
-    if (r.view === 'inbox') return await showPage(inboxView(state.ws, (await api('GET', w(state.ws, '/inbox'))).items)).then(sidebarSoon);
-    if (r.view === 'agents') return await showPage(await agentsView(agentsCtx));
-    if (r.view === 'search') {
-      $('search-input').value = r.q;
-      return await showPage(searchView(state.ws, r.q, (await api('GET', w(state.ws, `/search?q=${encodeURIComponent(r.q)}`))).results));
-    }
+    if (r.view === 'conversation') return await showConversation(r, stale);
+    let page;
+    if (r.view === 'inbox') page = inboxView(state.ws, (await api('GET', w(state.ws, '/inbox'))).items);
+    else if (r.view === 'agents') page = await agentsView(agentsCtx);
+    else if (r.view === 'search') page = searchView(state.ws, r.q, (await api('GET', w(state.ws, `/search?q=${encodeURIComponent(r.q)}`))).results);
+    if (!page || stale()) return;
+    if (r.view === 'search') $('search-input').value = r.q;
+    await showPage(page);
+    if (r.view === 'inbox') sidebarSoon();
   } catch (err) {
     state.main = null;
     $('main').replaceChildren(h('div', { class: 'page' }, h('h1', { tabindex: '-1' }, 'Not available'), h('p', { class: 'notice notice-error', role: 'alert' }, err.message)));

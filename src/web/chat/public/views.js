@@ -100,7 +100,12 @@ export function inboxView(ws, items) {
 
 export function searchView(ws, q, results) {
   const list = h('ul', { class: 'list', 'aria-label': 'Search results' });
-  for (const r of results) list.append(entry(ws, { message: r, conversation: r.conversation }, r.conversation.title, r.snippet, true));
+  for (const r of results) {
+    // The server returns the words around the match; say when the message goes on before or after them.
+    const plain = r.snippet.replace(/\*\*/g, '');
+    const text = `${r.body.startsWith(plain) ? '' : '… '}${r.snippet}${r.body.endsWith(plain) ? '' : ' …'}`;
+    list.append(entry(ws, { message: r, conversation: r.conversation }, r.conversation.title, text, true));
+  }
   return h('div', { class: 'page' },
     h('h1', { id: 'page-title', tabindex: '-1' }, `Search: ${q}`),
     results.length ? list : h('p', { class: 'empty' }, 'No messages you can see match that. Try other words.'));
