@@ -50,5 +50,5 @@ export async function resolveAsker(rt: SlackRuntime, client: webApi.WebClient, t
     const entry = directory.find((d) => d.agent.kind === 'person' && d.agent.ownerId === identity!.personId);
     if (entry) return { identity, sender: entry.agent, asGuest: false };
   }
-  return { identity, sender: await rt.app.orgs.guestAgent(), asGuest: true };
+  return { identity, sender: await rt.guest(), asGuest: true };
 }

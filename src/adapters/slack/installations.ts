@@ -38,14 +38,37 @@ export interface InstallationDetails {
  * Serves Bolt's `authorize` and @slack/oauth's InstallationStore from the same rows.
  */
 export class SlackInstallations {
-  constructor(readonly repo: SlackInstallationRepo, private readonly box: SecretBox, private readonly envToken: string | undefined) {}
+  /**
+   * Credentials by team, kept briefly so acknowledging an event never waits on
+   * the database. A change made in this process clears it at once; one made by
+   * another process is seen within `ttlMs`.
+   */
+  private readonly cache = new Map<string, { at: number; value: Promise<SlackCredentials | null> }>();
 
-  get(teamId: string) {
-    return this.repo.get(teamId);
+  constructor(
+    readonly repo: SlackInstallationRepo,
+    private readonly box: SecretBox,
+    private readonly envToken: string | undefined,
+    private readonly ttlMs = 30_000,
+  ) {}
+
+  /** The install for a team (from the same brief cache as the credentials); null when unknown. */
+  async get(teamId: string): Promise<SlackInstallation | null> {
+    return (await this.credentials(teamId))?.installation ?? this.repo.get(teamId);
   }
 
   /** The token to call Slack with for a team; null when the team is unknown or has no usable token. */
-  async credentials(teamId: string): Promise<SlackCredentials | null> {
+  credentials(teamId: string): Promise<SlackCredentials | null> {
+    const hit = this.cache.get(teamId);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value;
+    const value = this.load(teamId);
+    this.cache.set(teamId, { at: Date.now(), value });
+    // A failed read is not remembered.
+    value.catch(() => this.cache.delete(teamId));
+    return value;
+  }
+
+  private async load(teamId: string): Promise<SlackCredentials | null> {
     const installation = await this.repo.get(teamId);
     if (!installation) return null;
     if (!installation.hasOwnToken) return this.envToken ? { token: this.envToken, installation } : null;
@@ -59,7 +82,11 @@ export class SlackInstallations {
    */
   async save(details: InstallationDetails, token: string | null): Promise<SlackInstallation> {
     const botTokenSealed = token ? this.box.seal(token, sealContext(details.teamId)) : await this.repo.sealedToken(details.teamId);
-    return this.repo.put({ ...details, botTokenSealed });
+    try {
+      return await this.repo.put({ ...details, botTokenSealed });
+    } finally {
+      this.cache.delete(details.teamId);
+    }
   }
 
   /** Bolt's authorize: the bot token and identity for the team an event came from. */
@@ -98,7 +125,10 @@ export class SlackInstallations {
         } as Installation<'v2', false>;
       },
       deleteInstallation: async (query) => {
-        if (query.teamId) await this.repo.remove(query.teamId);
+        if (query.teamId) {
+          await this.repo.remove(query.teamId);
+          this.cache.delete(query.teamId);
+        }
       },
     };
   }

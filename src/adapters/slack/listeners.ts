@@ -17,14 +17,41 @@ import type { SlackRuntime } from './runtime.ts';
  * once, also across restarts and processes.
  */
 export function onceByEventId(rt: SlackRuntime): Middleware<AnyMiddlewareArgs> {
+  const gate = new Gate(rt.settings.eventConcurrency);
   return async ({ body, next, context }) => {
     const eventId = (body as { type?: string; event_id?: string }).type === 'event_callback' ? (body as { event_id?: string }).event_id : undefined;
-    if (eventId && !(await rt.app.store.firstSeen('slack', eventId))) {
-      rt.logger.debug({ eventId, retryNum: context.retryNum }, 'skipping a Slack event already handled');
-      return;
-    }
-    await next();
+    if (!eventId) return next();
+    // Events are acknowledged already; handling a few at a time keeps later acks quick under a burst.
+    await gate.run(async () => {
+      if (!(await rt.app.store.firstSeen('slack', eventId))) {
+        rt.logger.debug({ eventId, retryNum: context.retryNum }, 'skipping a Slack event already handled');
+        return;
+      }
+      await next();
+    });
   };
+}
+
+/** At most `limit` tasks at once; the rest wait their turn in order. */
+class Gate {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active += 1;
+    try {
+      // Let pending requests be read and acknowledged first: with the embedded database, queries
+      // run on this thread and a chain of them would otherwise hold the acks back.
+      await new Promise((resolve) => setImmediate(resolve));
+      return await task();
+    } finally {
+      this.active -= 1;
+      this.waiting.shift()?.();
+    }
+  }
 }
 
 export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {

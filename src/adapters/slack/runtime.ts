@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { App } from '../../app.ts';
-import type { Workspace } from '../../domain/types.ts';
+import type { Agent, Workspace } from '../../domain/types.ts';
 import type { ExternalIdentityRepo, SlackAgentChoiceRepo, SlackInstallation } from '../../domain/surfaces/ports.ts';
 import { DrizzleExternalIdentityRepo } from '../db/identity-repo.ts';
 import { DrizzleSlackAgentChoiceRepo, DrizzleSlackInstallationRepo } from '../db/slack-repo.ts';
@@ -21,6 +21,8 @@ export interface SlackRuntime {
   choices: SlackAgentChoiceRepo;
   clients: SlackClients;
   pacer: ChannelPacer;
+  /** The guest agent (the sender for people who have not linked an account), looked up once. */
+  guest(): Promise<Agent>;
 }
 
 const runtimes = new WeakMap<App, SlackRuntime>();
@@ -33,6 +35,7 @@ export function slackRuntime(app: App, overrides: Partial<SlackSettings> = {}): 
   const logger = app.logger.child({ surface: 'slack' });
   const box = createSecretBox(app.secret);
   const db = app.database.db;
+  let guest: Promise<Agent> | null = null;
   const rt: SlackRuntime = {
     app, settings, logger, box,
     installations: new SlackInstallations(new DrizzleSlackInstallationRepo(db), box, settings.envBotToken),
@@ -40,6 +43,7 @@ export function slackRuntime(app: App, overrides: Partial<SlackSettings> = {}): 
     choices: new DrizzleSlackAgentChoiceRepo(db),
     clients: new SlackClients(clientOptions(settings, logger)),
     pacer: new ChannelPacer(settings.paceMs),
+    guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
   };
   runtimes.set(app, rt);
   return rt;
