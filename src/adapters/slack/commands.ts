@@ -8,7 +8,7 @@ import { splitCommand } from './mentions.ts';
 import { agentList, handleOf, helpText } from './replies.ts';
 import { guard, targetFor } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
-import { classifySlackError } from './errors.ts';
+import { classifySlackError, loggable } from './errors.ts';
 
 type Reply = { response_type?: 'ephemeral' | 'in_channel'; text: string };
 
@@ -41,7 +41,7 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
   r: { agent: string; handle: string; body: string; recipients: Parameters<typeof deliverFromSlack>[3] }) {
   const { client } = target;
   const say = (text: string) => respond({ response_type: 'ephemeral', text }).then(() => undefined, (err: unknown) => {
-    rt.logger.warn({ err }, 'could not answer the slash command');
+    rt.logger.warn({ err: loggable(err) }, 'could not answer the slash command');
   });
   let ts: string;
   try {

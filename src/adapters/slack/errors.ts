@@ -45,3 +45,16 @@ export function classifySlackError(e: unknown): SlackFailure {
       return { kind: 'transient', reason: e instanceof Error ? e.message : String(e) };
   }
 }
+
+/**
+ * An error as it may be logged: the Web API client's network errors wrap the
+ * HTTP request, Authorization header included, so they are never logged whole.
+ */
+export function loggable(e: unknown): Record<string, unknown> {
+  const code = (e as { code?: string } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('slack_')) {
+    return { code, reason: classifySlackError(e).reason };
+  }
+  if (e instanceof Error) return { name: e.name, message: e.message, stack: e.stack };
+  return { message: String(e) };
+}

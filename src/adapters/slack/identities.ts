@@ -2,6 +2,7 @@ import type { webApi } from '@slack/bolt';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
 import type { ExternalIdentity, ExternalProfile } from '../../domain/surfaces/ports.ts';
 import type { Agent } from '../../domain/types.ts';
+import { loggable } from './errors.ts';
 import type { SlackRuntime } from './runtime.ts';
 
 /** Who wrote a Slack message, and which Switchboard agent speaks for them. */
@@ -41,7 +42,7 @@ export async function resolveAsker(rt: SlackRuntime, client: webApi.WebClient, t
   if (!identity?.profileFetchedAt || now.getTime() - identity.profileFetchedAt.getTime() > rt.settings.profileTtlMs) {
     // A profile Slack will not give right now must not stop the message: the identity is still recorded.
     const profile = await readProfile(client, userId, now).catch((err: unknown) => {
-      rt.logger.warn({ err, teamId, userId }, 'could not read the Slack profile; keeping what is stored');
+      rt.logger.warn({ err: loggable(err), teamId, userId }, 'could not read the Slack profile; keeping what is stored');
       return undefined;
     });
     identity = await rt.identities.upsert(key, profile);

@@ -4,6 +4,7 @@ import { notPermitted, SwitchboardError } from '../../domain/errors.ts';
 import type { SendResult } from '../../domain/messaging/messaging-service.ts';
 import type { SlackInstallation } from '../../domain/surfaces/ports.ts';
 import { qualifiedName, type Workspace } from '../../domain/types.ts';
+import { loggable } from './errors.ts';
 import { resolveAsker } from './identities.ts';
 import { handleOf, LINKING_REQUIRED } from './replies.ts';
 import type { SlackRuntime } from './runtime.ts';
@@ -58,7 +59,7 @@ async function permalinkOf(rt: SlackRuntime, client: webApi.WebClient, channel: 
   try {
     return (await client.chat.getPermalink({ channel, message_ts: ts })).permalink ?? null;
   } catch (err) {
-    rt.logger.warn({ err, channel, ts }, 'could not get a Slack permalink');
+    rt.logger.warn({ err: loggable(err), channel, ts }, 'could not get a Slack permalink');
     return null;
   }
 }

@@ -4,6 +4,7 @@
 import type { App as BoltApp, Middleware, AnyMiddlewareArgs } from '@slack/bolt';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
 import { registerCommand } from './commands.ts';
+import { loggable } from './errors.ts';
 import { chosenAgent, pickerBlocks, registerHome } from './home.ts';
 import { deliverFromSlack, resolveNames } from './inbound.ts';
 import { namedAgents, withoutBotMention } from './mentions.ts';
@@ -124,7 +125,7 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
   registerCommand(bolt, rt);
 
   bolt.error(async (error) => {
-    rt.logger.error({ err: error, code: (error as { code?: string }).code }, 'Slack request failed');
+    rt.logger.error({ err: loggable((error as { original?: unknown }).original ?? error), code: error.code }, 'Slack request failed');
   });
 }
 

@@ -7,7 +7,7 @@ import { PermanentFailure, RetryLater } from '../../domain/errors.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import { qualifiedName, type Agent, type Workspace } from '../../domain/types.ts';
 import type { Conversation, Message } from '../../domain/messaging/types.ts';
-import { classifySlackError } from './errors.ts';
+import { classifySlackError, loggable } from './errors.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { threadFromRef, type SlackThread } from './thread-key.ts';
 
@@ -66,7 +66,7 @@ export function slackPostHandler(rt: SlackRuntime): JobHandler {
     }
     // The Slack ts marks the message as posted, so a later retry of this job does not post it twice.
     const permalink = await client.chat.getPermalink({ channel: thread.channel, message_ts: ts })
-      .then((r) => r.permalink ?? null, (err: unknown) => { rt.logger.warn({ err, channel: thread.channel }, 'could not get the permalink of a post'); return null; });
+      .then((r) => r.permalink ?? null, (err: unknown) => { rt.logger.warn({ err: loggable(err), channel: thread.channel }, 'could not get the permalink of a post'); return null; });
     await store.messages.setPermalink(message.id, permalink ?? conversation.permalink ?? describe(thread), ts);
   };
 }
@@ -81,6 +81,6 @@ async function tellAgent(rt: SlackRuntime, ws: Workspace, sender: Agent, message
   try {
     await rt.app.messaging.notice(ws, await rt.app.orgs.systemAgent(), sender, body, 'slack-delivery');
   } catch (err) {
-    rt.logger.error({ err, messageId: message.id }, 'could not tell the agent that its Slack post failed');
+    rt.logger.error({ err: loggable(err), messageId: message.id }, 'could not tell the agent that its Slack post failed');
   }
 }

@@ -2,6 +2,7 @@
 // the person, and keeping one failure from reaching Slack as a raw error.
 import type { webApi } from '@slack/bolt';
 import { isSwitchboardError } from '../../domain/errors.ts';
+import { loggable } from './errors.ts';
 import type { SlackTarget } from './inbound.ts';
 import { notConnected } from './replies.ts';
 import { workspaceOf, type SlackRuntime } from './runtime.ts';
@@ -44,9 +45,9 @@ export async function guard(rt: SlackRuntime, client: webApi.WebClient, where: W
     await work();
   } catch (e) {
     const known = isSwitchboardError(e);
-    if (!known) rt.logger.error({ err: e, channel: where?.channel }, 'handling a Slack request failed');
+    if (!known) rt.logger.error({ err: loggable(e), channel: where?.channel }, 'handling a Slack request failed');
     if (!where) return;
     const text = known ? e.message : 'Something went wrong on Switchboard\'s side; the error was logged. Try again in a moment.';
-    await tell(client, where, text).catch((err: unknown) => rt.logger.warn({ err }, 'could not tell the person about the failure'));
+    await tell(client, where, text).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the failure'));
   }
 }

@@ -17,6 +17,7 @@ describe('POST /slack/events', () => {
   let db: Database;
   let standin: SlackStandin;
   let h: Harness;
+  const logLines: string[] = [];
   const rows = async () => {
     const [m] = await db.db.select({ n: count() }).from(messages);
     const [e] = await db.db.select({ n: count() }).from(processedEvents);
@@ -38,7 +39,7 @@ describe('POST /slack/events', () => {
   beforeAll(async () => {
     [db, standin] = await Promise.all([pgliteDb.open(), startSlackStandin()]);
     standin.setUser('U0CAROL01', { real_name: 'Carol Chen' });
-    h = await startHarness({ database: db, standin, seed: true });
+    h = await startHarness({ database: db, standin, seed: true, logLines });
   });
   afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
 
@@ -98,5 +99,16 @@ describe('POST /slack/events', () => {
     expect(items.map((i) => i.message.body)).not.toContain('@reviewer loop?');
     // Nothing was said back to either of them.
     expect(standin.callsTo('chat.postMessage').length).toBe(calls);
+  });
+
+  it('never logs the bot token, even when Slack cannot be reached', async () => {
+    standin.setUser('U0DROPPED', { real_name: 'Dropped' });
+    standin.failNext('users.info', { drop: true });
+    standin.failNext('chat.getPermalink', { drop: true }, 2);
+    await h.post(eventCallback(appMention({ user: 'U0DROPPED', channel: 'C0GENERAL', text: `${BOT} @reviewer through a flaky network` })));
+    await vi.waitFor(async () => expect((await inbox(h)).map((i) => i.message.body)).toContain('@reviewer through a flaky network'));
+    expect(logLines.some((l) => l.includes('could not read the Slack profile'))).toBe(true);
+    expect(logLines.some((l) => l.includes('could not get a Slack permalink'))).toBe(true);
+    for (const line of logLines) expect(line).not.toContain(standin.botToken);
   });
 });

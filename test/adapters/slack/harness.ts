@@ -39,6 +39,13 @@ export interface HarnessOptions {
   redisUrl?: string;
   /** Reuse a queue name (a restarted server picks up the same BullMQ queue). */
   queueName?: string;
+  /** Collect every log line (debug and up) here instead of discarding them. */
+  logLines?: string[];
+}
+
+function logger(lines?: string[]) {
+  if (!lines) return pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  return pino({ level: 'debug' }, { write: (line: string) => { lines.push(line); } });
 }
 
 /** Starts a server on `database`; with `seed`, creates org acme, workspace eng, alice/reviewer and connects the stand-in's team. */
@@ -50,7 +57,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   });
   const unique = `slack-test-${randomBytes(4).toString('hex')}`;
   const server = await startServer(config, {
-    database: o.database, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
+    database: o.database, logger: logger(o.logLines), host: '127.0.0.1', control: false,
     mounts: [slackMount({ paceMs: o.paceMs ?? 0 })],
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}) },
   });
