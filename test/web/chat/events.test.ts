@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpBrowser } from '../support/browser.ts';
+import { seedOrg, startTestServer, type TestServer } from '../support/server.ts';
+import { openEvents } from '../support/sse.ts';
+
+describe('the web chat event stream', () => {
+  let server: TestServer;
+  let alice: HttpBrowser;
+  let bob: HttpBrowser;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const { password } = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob' });
+    [alice, bob] = [new HttpBrowser(server.url), new HttpBrowser(server.url)];
+    await alice.signIn('alice', password);
+    await bob.signIn('bob', password);
+  });
+  afterAll(async () => { await server?.close(); });
+
+  it('needs a session', async () => {
+    const res = await fetch(`${server.url}/api/chat/w/acme/events`);
+    expect(res.status).toBe(401);
+  });
+
+  it('follows channels and threads that appear after it opened', async () => {
+    const events = await openEvents(bob, 'acme');
+    try {
+      const design = (await alice.api('POST', '/w/acme/channels', { name: 'design' })).json().channel.id;
+      await events.next((e) => e.event === 'sidebar');
+      await alice.api('POST', `/w/acme/conversations/${design}/messages`, { body: 'first sketch' });
+      const first = await events.next((e) => e.event === 'message' && e.data.message.body === 'first sketch');
+      const thread = (await alice.api('POST', `/w/acme/messages/${first.data.message.id}/thread`)).json().conversation.id;
+      await alice.api('POST', `/w/acme/conversations/${thread}/messages`, { body: 'a detail' });
+      const reply = await events.next((e) => e.event === 'message' && e.data.message.body === 'a detail');
+      expect(reply.data.conversation).toMatchObject({ id: thread, kind: 'thread', parentId: design, rootMessageId: first.data.message.id });
+    } finally {
+      await events.close();
+    }
+  });
+
+  it('ends open streams as soon as the server stops, so shutdown does not wait for them', async () => {
+    const events = await openEvents(bob, 'acme');
+    const started = Date.now();
+    await server.stop();
+    // The HTTP close waits up to 10 s for open requests; an open stream must not make it wait that long.
+    // (A few seconds can go to the test client's own aborted connections from the test before.)
+    expect(Date.now() - started).toBeLessThan(8_000);
+    await events.close();
+  });
+});
