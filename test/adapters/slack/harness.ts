@@ -12,7 +12,7 @@ import type { Database } from '../../../src/adapters/db/client.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Agent, Workspace } from '../../../src/domain/types.ts';
-import { startServer, type Server } from '../../../src/server.ts';
+import { defaultMounts, startServer, type Server } from '../../../src/server.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, postSigned, type SignOptions, type SlackRequestBody } from '../../support/slack/signed-request.ts';
 import type { SlackStandin } from '../../support/slack/web-api-standin.ts';
@@ -24,6 +24,8 @@ export interface Harness {
   workspace: Workspace;
   /** alice/reviewer, joined to the workspace. */
   reviewer: Agent;
+  /** alice/reviewer's MCP token (only when this harness seeded the database). */
+  reviewerToken: string | null;
   post(request: SlackRequestBody, options?: SignOptions): Promise<Response>;
   stop(): Promise<void>;
 }
@@ -41,6 +43,8 @@ export interface HarnessOptions {
   queueName?: string;
   /** Collect every log line (debug and up) here instead of discarding them. */
   logLines?: string[];
+  /** Mount everything a real server mounts (MCP, Slack with its default settings, web chat), not just Slack. */
+  allMounts?: boolean;
 }
 
 function logger(lines?: string[]) {
@@ -58,21 +62,22 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const unique = `slack-test-${randomBytes(4).toString('hex')}`;
   const server = await startServer(config, {
     database: o.database, logger: logger(o.logLines), host: '127.0.0.1', control: false,
-    mounts: [slackMount({ paceMs: o.paceMs ?? 0 })],
+    mounts: o.allMounts ? await defaultMounts() : [slackMount({ paceMs: o.paceMs ?? 0 })],
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}) },
   });
   const { app } = server;
+  let reviewerToken: string | null = null;
   if (o.seed) {
     await app.orgs.init({ org: 'Acme', admin: 'alice' });
     await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
-    await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer', avatarUrl: 'https://example.test/reviewer.png', roleLine: 'reviews pull requests' });
+    ({ token: reviewerToken } = await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer', avatarUrl: 'https://example.test/reviewer.png', roleLine: 'reviews pull requests' }));
     await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
     await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: o.standin.botToken });
   }
   const workspace = (await app.store.workspaces.get('eng'))!;
   const reviewer = (await app.store.agents.byQualifiedName('alice', 'reviewer'))!;
   return {
-    server, workspace, reviewer,
+    server, workspace, reviewer, reviewerToken,
     post: (request, options) => postSigned(`${server.url}/slack/events`, request, options),
     stop: async () => { await server.stop(); rmSync(dataDir, { recursive: true, force: true }); },
   };
