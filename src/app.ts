@@ -36,7 +36,7 @@ export interface App {
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
   /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */
-  onDrain: Array<() => void>;
+  onDrain: Array<() => void | Promise<void>>;
   close(): Promise<void>;
 }
 

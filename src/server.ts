@@ -42,7 +42,7 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
     stop: () => (stopping ??= (async () => {
       clearInterval(purge);
       await stopControl?.();
-      for (const fn of app.onDrain) fn();
+      await Promise.all(app.onDrain.map((fn) => fn()));
       await http.close();
       await app.close();
     })()),

@@ -33,6 +33,9 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
   return (web, app) => {
     const registry = new SessionRegistry({ ...DEFAULT_SESSION_OPTIONS, ...options }, app.logger);
     registries.set(app, registry);
+    // Streams and waiting `subscribe` calls end as soon as the server starts stopping, so it
+    // need not wait for them; closing the app waits for that work to finish.
+    app.onDrain.push(() => registry.closeAll());
     app.onClose.push(() => registry.closeAll());
 
     async function resume(req: Request, res: Response, session: Session, auth: AuthedLocals) {

@@ -89,8 +89,11 @@ export class SessionRegistry {
     return idle.length + revoked.length;
   }
 
-  async closeAll() {
+  private closing: Promise<void> | null = null;
+
+  /** Closes every session (ending their streams and waits); later calls wait for the same work. */
+  closeAll(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'shutting down')));
+    return (this.closing ??= Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'shutting down'))).then(() => {}));
   }
 }

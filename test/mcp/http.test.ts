@@ -1,9 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/adapters/db/client.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
+import { inboxTopic } from '../../src/domain/messaging/messaging-service.ts';
 import { createMcpMount, mcpSessions } from '../../src/mcp/http.ts';
 import { startServer, type Server } from '../../src/server.ts';
 import { pgliteDb } from '../support/db.ts';
@@ -162,5 +164,28 @@ describe('MCP over Streamable HTTP', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(mcpSessions(server.app)!.get(id)).toBeDefined();
     await a.client.close();
+  });
+});
+
+describe('stopping the server', () => {
+  it('ends open sessions and waiting subscribe calls at once instead of waiting for them', async () => {
+    const own = await startServer(testConfig(), {
+      database: db, logger: silent, migrate: false, control: false, host: '127.0.0.1', mounts: [createMcpMount()],
+    });
+    const quiet = await own.app.agents.add(SYSTEM, { name: 'quiet', owner: w.alice });
+    await own.app.agents.join(SYSTEM, { agent: `${w.alice}/quiet`, workspace: w.ws.slug });
+    const transport = new StreamableHTTPClientTransport(new URL(`${own.url}/mcp/${w.ws.slug}`), { requestInit: { headers: { Authorization: `Bearer ${quiet.token}` } } });
+    const client = new Client({ name: 'stop-test', version: '1.0.0' });
+    await client.connect(transport);
+    const waiting = client.callTool({ name: 'subscribe', arguments: { timeout_seconds: 50 } }).then(() => 'answered', () => 'ended');
+    const listeners = () => (own.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(quiet.agent.id));
+    await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 5_000, interval: 10 });
+    const started = Date.now();
+    await own.stop();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(mcpSessions(own.app)!.size).toBe(0);
+    // The client learns nothing more on that stream; closing it settles the pending call.
+    await client.close();
+    expect(await waiting).toBe('ended');
   });
 });
