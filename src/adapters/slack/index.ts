@@ -16,6 +16,15 @@ export { connectSlackTeam } from './connect.ts';
 export { slackRuntime, type SlackRuntime } from './runtime.ts';
 export { SLACK_POST, MESSAGE_EVENT_TYPE } from './outbound.ts';
 
+/** Adds Bolt listeners from another module (approval buttons, account linking): `(bolt, rt) => bolt.action(…)`. */
+export type SlackExtension = (bolt: BoltApp, rt: SlackRuntime) => void;
+const extensions: SlackExtension[] = [];
+
+/** Registers an extension; call it before the server starts (mounts apply extensions when they run). */
+export function extendSlack(extension: SlackExtension): void {
+  extensions.push(extension);
+}
+
 /** Registers the `slack.post` job handler; mounts call it, and so does a worker-only process. */
 export function registerSlackJobs(app: App, overrides: Partial<SlackSettings> = {}): void {
   app.queue.register(SLACK_POST, slackPostHandler(slackRuntime(app, overrides)));
@@ -34,6 +43,7 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
     ...(oauth.clientId ? {} : { authorize: rt.installations.authorize }),
   });
   registerListeners(bolt, rt);
+  for (const extend of extensions) extend(bolt, rt);
   return bolt;
 }
 

@@ -12,7 +12,7 @@ import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import type { Agent } from '../../../src/domain/types.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS, dmChannelId } from '../../support/slack/defaults.ts';
-import { appHomeOpened, appMention, eventCallback, messageIm, slashCommand, staticSelectAction } from '../../support/slack/signed-request.ts';
+import { appHomeOpened, appMention, eventCallback, memberJoinedChannel, messageIm, slashCommand, staticSelectAction } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -126,6 +126,12 @@ describe('talking to agents from Slack', () => {
       expect(seen.get(h.reviewer.id)!.map((i) => i.message.body)).not.toContain('@reviewer guests are not allowed here');
       expect(inbox).toBeDefined();
     });
+  });
+
+  it('introduces itself when added to a channel, and not when someone else joins', async () => {
+    await h.post(eventCallback(memberJoinedChannel({ user: 'U0SOMEONE', channel: 'C0NEWCHAN' })));
+    await h.post(eventCallback(memberJoinedChannel({ user: SLACK_DEFAULTS.botUserId, channel: 'C0NEWCHAN', inviter: CAROL })));
+    await vi.waitFor(() => expect(standin.messages('C0NEWCHAN').map((m) => m.text)).toEqual([expect.stringContaining('Mention me and name an agent')]));
   });
 
   describe('the slash command', () => {
