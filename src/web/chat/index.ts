@@ -16,9 +16,9 @@ const SESSION_SWEEP_MS = 3600_000;
 export function createWebChatMount(opts: { signinLimits?: SigninLimits } = {}): Mount {
   return (web, app: App) => {
     web.use('/assets', express.static(PUBLIC_DIR, {
-      index: false, fallthrough: false,
+      index: false,
       setHeaders: (res) => { res.setHeader('cache-control', 'no-cache'); res.setHeader('x-content-type-options', 'nosniff'); },
-    }));
+    }), (_req, res) => { res.status(404).type('text').send('No such file.'); });
     web.use(authRouter(app, opts.signinLimits));
     // Under /api/chat so it never shadows other /api routes (Teams posts to /api/messages).
     web.use('/api/chat', chatApi(app));

@@ -53,3 +53,25 @@ describe('CSRF protection', () => {
     expect((await alice.api('GET', '/w/acme/sidebar', undefined, { csrf: false })).status).toBe(200);
   });
 });
+
+describe('the chat page and its assets', () => {
+  let server: TestServer;
+  beforeAll(async () => { server = await startTestServer(); });
+  afterAll(async () => { await server?.close(); });
+
+  it('serves the scripts and styles with nosniff, and a plain 404 for unknown files', async () => {
+    const js = await fetch(`${server.url}/assets/app.js`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toMatch(/javascript/);
+    expect(js.headers.get('x-content-type-options')).toBe('nosniff');
+    const missing = await fetch(`${server.url}/assets/nope.js`);
+    expect(missing.status).toBe(404);
+  });
+
+  it('sends pages with a strict content security policy and no framing', async () => {
+    const res = await fetch(`${server.url}/signin`);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+  });
+});
