@@ -40,7 +40,7 @@ function vocabulary(n: number): string[] {
   const syl = ['ka', 'lo', 'mi', 'ren', 'tus', 'vo', 'zan', 'pel', 'dor', 'qui', 'sha', 'ber', 'nix', 'gal', 'tor', 'fen'];
   return Array.from({ length: n }, (_, i) => syl[i % 16] + syl[Math.floor(i / 16) % 16] + syl[Math.floor(i / 256) % 16] + (i >= 4096 ? syl[Math.floor(i / 4096) % 16] : ''));
 }
-const VOCAB = vocabulary(3000);
+export const VOCAB = vocabulary(3000);
 // Ten words a message, common words far more likely than rare ones (random()^2 skews towards the start).
 const BODY = sql.raw(Array.from({ length: 10 }, () => 'v.w[1 + floor(power(random(), 2) * array_length(v.w, 1))::int]').join(` || ' ' || `));
 const VOCAB_CTE = sql.raw(`v as (select ARRAY[${VOCAB.map((w) => `'${w}'`).join(',')}]::text[] as w)`);
@@ -59,7 +59,7 @@ async function openBenchDatabase(): Promise<{ db: Database; kind: string; close(
 }
 
 /** 20 people owning 50 agents each, all in one workspace, and 1,000 conversations. */
-async function populate(app: App, db: Database, wsId: string, orgId: string) {
+export async function populate(app: App, db: Database, wsId: string, orgId: string) {
   const x = (q: ReturnType<typeof sql>) => db.db.execute(q);
   await x(sql`insert into people (handle, display_name) select 'bench-p' || g, 'Bench person ' || g from generate_series(1, 20) g`);
   await x(sql`insert into org_members (org_id, person_id, role) select ${orgId}, id, 'member' from people where handle like 'bench-p%'`);
@@ -76,7 +76,7 @@ async function populate(app: App, db: Database, wsId: string, orgId: string) {
 }
 
 /** Messages spread over the last `days`, each delivered to one agent; `read` marks them read. */
-async function insertMessages(db: Database, wsId: string, n: number, opts: { days: number; read: boolean; batch?: number }) {
+export async function insertMessages(db: Database, wsId: string, n: number, opts: { days: number; read: boolean; batch?: number }) {
   const batch = opts.batch ?? 100_000;
   for (let from = 0; from < n; from += batch) {
     const count = Math.min(batch, n - from);
