@@ -57,8 +57,9 @@ export async function answer(body: string, listAgents: () => Promise<string>): P
 }
 
 const pause = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+  const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
+  const timer = setTimeout(done, ms);
+  signal?.addEventListener('abort', done, { once: true });
 });
 
 const textOf = (r: ToolResult) => (r.content ?? []).map((c) => c.text ?? '').join('\n');
@@ -70,12 +71,15 @@ export async function runDemoAgent(o: DemoAgentOptions): Promise<void> {
   while (!o.signal?.aborted) {
     const client = new Client({ name: 'switchboard-demo-agent', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(o.url), { requestInit: { headers: { Authorization: `Bearer ${o.token}` } } });
+    // Stopping closes the client, which ends the request in flight (one listener per connection, not per call).
+    const onAbort = () => { void client.close(); };
+    o.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await client.connect(transport, { signal: o.signal });
+      await client.connect(transport);
       log('demo agent connected', { url: o.url });
       backoff = 1000;
       const call = async (name: string, args: Record<string, unknown>) =>
-        (await client.callTool({ name, arguments: args }, undefined, { signal: o.signal, timeout: 70_000 })) as ToolResult;
+        (await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 })) as ToolResult;
       const listAgents = async () => {
         const r = await call('list_agents', {});
         const agents = (r.structuredContent?.agents ?? []) as Array<{ address: string; display_name: string; kind: string; role: string }>;
@@ -99,6 +103,7 @@ export async function runDemoAgent(o: DemoAgentOptions): Promise<void> {
       await pause(backoff, o.signal);
       backoff = Math.min(backoff * 2, 30_000);
     } finally {
+      o.signal?.removeEventListener('abort', onAbort);
       await client.close().catch(() => {});
     }
   }
