@@ -68,6 +68,8 @@ export interface AgentRepo {
   byTokenHash(hash: string): Promise<Agent | null>;
   /** The person agent of a person; null when absent. */
   personAgent(personId: string): Promise<Agent | null>;
+  /** The person agents of these people, in one query; people without one are left out. */
+  personAgents(personIds: string[]): Promise<Agent[]>;
   setTokenHash(agentId: string, hash: string | null): Promise<void>;
   /** Inserts or replaces the agent's membership in a workspace. */
   putMembership(m: AgentMembership): Promise<void>;

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { AgentRepo } from '../../domain/ports.ts';
 import type { Agent, AgentMembership } from '../../domain/types.ts';
 import type { Db } from './client.ts';
@@ -53,6 +53,12 @@ export class DrizzleAgentRepo implements AgentRepo {
   async personAgent(personId: string) {
     const [row] = await this.select().where(and(eq(agents.ownerId, personId), eq(agents.kind, 'person')));
     return row ? toAgent(row as Row) : null;
+  }
+
+  async personAgents(personIds: string[]) {
+    if (!personIds.length) return [];
+    const rows = await this.select().where(and(inArray(agents.ownerId, personIds), eq(agents.kind, 'person')));
+    return rows.map((r) => toAgent(r as Row));
   }
 
   async setTokenHash(agentId: string, hash: string | null) {

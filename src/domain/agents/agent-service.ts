@@ -124,11 +124,12 @@ export class AgentService {
       const ownerRole = roles.get(m.agent.ownerId);
       if (ownerRole && m.agent.hasToken) out.push({ agent: m.agent, permissions: m.membership, ownerRole });
     }
-    const personAgents = await Promise.all(people.map((p) => this.store.agents.personAgent(p.person.id)));
-    people.forEach((p, i) => {
-      const agent = personAgents[i];
+    // One query for every person agent (not one per person: a workspace may reach thousands of people).
+    const byOwner = new Map((await this.store.agents.personAgents(people.map((p) => p.person.id))).map((a) => [a.ownerId, a]));
+    for (const p of people) {
+      const agent = byOwner.get(p.person.id);
       if (agent) out.push({ agent, permissions: PERSON_AGENT_PERMISSIONS, ownerRole: p.role });
-    });
+    }
     return out;
   }
 

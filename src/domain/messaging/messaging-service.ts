@@ -75,11 +75,11 @@ export class MessagingService {
     const body = input.body.trim();
     if (!body) throw invalidInput('The message body is empty; write something to send.');
     if (body.length > MAX_BODY_CHARS) throw invalidInput(`The message body is ${body.length} characters; the limit is ${MAX_BODY_CHARS}. Split it or share a document instead.`);
-    const me: WorkspaceAgent = input.asGuest
-      ? { agent: sender, permissions: { ...PERSON_AGENT_PERMISSIONS }, ownerRole: 'viewer' }
-      : await this.agents.member(sender, ws);
+    const [me, directory]: [WorkspaceAgent, WorkspaceAgent[]] = await Promise.all([
+      input.asGuest ? { agent: sender, permissions: { ...PERSON_AGENT_PERMISSIONS }, ownerRole: 'viewer' as const } : this.agents.member(sender, ws),
+      this.agents.directory(ws),
+    ]);
     if (!me.permissions.send) throw notPermitted('You do not have the send permission in this workspace; ask your owner to grant it.');
-    const directory = await this.agents.directory(ws);
 
     let conversation = input.conversation ?? null;
     if (!conversation && input.conversationId) {
