@@ -347,3 +347,38 @@ export const approvalViews = pgTable('approval_views', {
   key: text('key').notNull(),
   ref: jsonb('ref').$type<Record<string, string>>().notNull(),
 }, (t) => [primaryKey({ columns: [t.approvalId, t.surface, t.key] })]);
+
+/**
+ * A Microsoft Teams (Entra ID) tenant the bot answers in, and the Switchboard
+ * workspace it maps to (null until connected with `switchboard teams connect`).
+ */
+export const teamsTenants = pgTable('teams_tenants', {
+  tenantId: text('tenant_id').primaryKey(),
+  workspaceId: uuid('workspace_id').references(() => workspaces.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [index('teams_tenants_ws_idx').on(t.workspaceId)]);
+
+/**
+ * A Teams user as the bot sees them: their Bot Framework id (`29:…`, needed for
+ * card refresh and proactive chats), their personal chat with the bot once
+ * there is one, and the agent that chat talks to.
+ */
+export const teamsUsers = pgTable('teams_users', {
+  tenantId: text('tenant_id').notNull(),
+  aadObjectId: text('aad_object_id').notNull(),
+  userId: text('user_id').notNull(),
+  name: text('name').notNull().default(''),
+  personalConversationId: text('personal_conversation_id'),
+  agentId: uuid('agent_id').references(() => agents.id, { onDelete: 'set null' }),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.tenantId, t.aadObjectId] })]);
+
+/** The last Bot Framework conversation reference seen for each Teams conversation, for proactive posts. */
+export const teamsConversationReferences = pgTable('teams_conversation_references', {
+  conversationId: text('conversation_id').primaryKey(),
+  tenantId: text('tenant_id').notNull(),
+  conversationType: text('conversation_type').notNull(),
+  reference: jsonb('reference').$type<Record<string, unknown>>().notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [index('teams_conversation_references_tenant_idx').on(t.tenantId)]);
