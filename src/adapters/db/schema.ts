@@ -382,3 +382,41 @@ export const teamsConversationReferences = pgTable('teams_conversation_reference
   reference: jsonb('reference').$type<Record<string, unknown>>().notNull(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [index('teams_conversation_references_tenant_idx').on(t.tenantId)]);
+
+/**
+ * Who is in a chat channel (a Slack channel, later a Teams channel), cached
+ * from the platform (`conversations.members`) so every conversation's audience
+ * can be computed without asking the platform each time. A row in
+ * `surface_channels` says the member list is complete as of `fetched_at`;
+ * join and leave events keep it current in between.
+ */
+export const surfaceChannels = pgTable('surface_channels', {
+  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  tenantId: text('tenant_id').notNull(),
+  channelId: text('channel_id').notNull(),
+  fetchedAt: ts('fetched_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.surface, t.tenantId, t.channelId] })]);
+
+export const surfaceChannelMembers = pgTable('surface_channel_members', {
+  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  tenantId: text('tenant_id').notNull(),
+  channelId: text('channel_id').notNull(),
+  externalUserId: text('external_user_id').notNull(),
+}, (t) => [primaryKey({ columns: [t.surface, t.tenantId, t.channelId, t.externalUserId] })]);
+
+/**
+ * Private content an agent took in (a document it read, messages from a
+ * restricted channel), kept briefly so a later post into a conversation with a
+ * wider audience can be refused. `for_conversation_id` is the conversation the
+ * agent named when reading, if any.
+ */
+export const audienceReads = pgTable('audience_reads', {
+  id: id(),
+  agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  source: text('source', { enum: ['document', 'conversation'] }).notNull(),
+  sourceId: text('source_id').notNull(),
+  label: text('label').notNull(),
+  forConversationId: uuid('for_conversation_id'),
+  readAt: ts('read_at').notNull(),
+}, (t) => [index('audience_reads_agent_idx').on(t.agentId, t.workspaceId, t.readAt)]);
