@@ -85,7 +85,7 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
       if (!transport.sessionId || !registry.get(transport.sessionId)) await server.close();
     }
 
-    web.all('/mcp/:workspace', express.json({ limit: MAX_BODY }), bearerAgent(app), async (req, res, next) => {
+    web.all('/mcp/:workspace', bearerAgent(app), express.json({ limit: MAX_BODY }), async (req, res, next) => {
       try {
         const auth = res.locals.auth as AuthedLocals;
         const sessionId = req.header('mcp-session-id');
@@ -99,6 +99,12 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
       } catch (e) {
         next(e);
       }
+    });
+    // A body that is not JSON, or too large, is the client's mistake: a JSON-RPC error, not a 500.
+    web.use('/mcp/:workspace', (err: { type?: string }, _req: Request, res: Response, next: (e?: unknown) => void) => {
+      if (err?.type === 'entity.parse.failed') return rpcError(res, 400, 'Parse error: the request body is not valid JSON.', -32700);
+      if (err?.type === 'entity.too.large') return rpcError(res, 413, `The request body is larger than ${MAX_BODY}; send smaller messages.`);
+      next(err);
     });
   };
 }

@@ -115,6 +115,15 @@ describe('MCP over Streamable HTTP', () => {
     await client.close();
   });
 
+  it('answers a body that is not JSON with a JSON-RPC parse error', async () => {
+    const res = await fetch(endpoint(), {
+      method: 'POST', body: '{"jsonrpc": "2.0", "id": 1, "method":',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${w.builder.token}` },
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toEqual({ code: -32700, message: 'Parse error: the request body is not valid JSON.' });
+  });
+
   it('accepts the workspace id as well as its slug', async () => {
     const c = await connect(w.builder.token, w.ws.id);
     expect((await c.call('list_agents')).isError).toBeFalsy();
