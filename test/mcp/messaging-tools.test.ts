@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/adapters/db/client.ts';
 import type { App } from '../../src/app.ts';
@@ -76,6 +77,28 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     const back = (await a.call('check_inbox')).structuredContent as { messages: Array<Record<string, any>> };
     expect(back.messages[0]).toMatchObject({ body: 'LGTM', thread: s.message_id });
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('shows a Slack guest\'s message with its surface, permalink and an unlinked asker', async () => {
+    const w = await makeWorld(app);
+    const guest = await app.orgs.guestAgent();
+    const thread = await app.store.messages.conversation({
+      workspaceId: w.ws.id, kind: 'external', key: `slack:T1:C1:${w.suffix}`, title: '#general thread', surface: 'slack',
+      permalink: 'https://acme.slack.com/archives/C1/p1700000000000100',
+    });
+    const builder = await app.agents.member(w.builder.agent, w.ws);
+    await app.messaging.send({
+      workspace: w.ws, sender: guest, asGuest: true, askerIdentityId: randomUUID(), conversation: thread, recipients: [builder],
+      body: '@builder what is the build status?', surface: 'slack', permalink: 'https://acme.slack.com/archives/C1/p1700000000000200',
+    });
+    const c = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const [item] = ((await c.call('check_inbox')).structuredContent as { messages: Array<Record<string, unknown>> }).messages;
+    expect(item).toMatchObject({
+      surface: 'slack', permalink: 'https://acme.slack.com/archives/C1/p1700000000000200',
+      conversation: { id: thread.id, kind: 'external', title: '#general thread' },
+      sender: { kind: 'person', name: 'guest' }, asker: { handle: null, linked: false },
+    });
+    await c.close();
   });
 
   it('says when it cut the inbox, and how many are left', async () => {
