@@ -110,7 +110,7 @@ async function wakeLatency(app: App, url: string) {
   const sends: number[] = [];
   for (let i = 0; i < WAKES; i++) {
     const waiting = waiter.callTool({ name: 'subscribe', arguments: { timeout_seconds: 20 } }) as Promise<CallToolResult>;
-    while (!listening()) await new Promise((r) => setImmediate(r));
+    while (!listening()) await new Promise((r) => setTimeout(r, 1));
     const t = performance.now();
     await sender.callTool({ name: 'send_message', arguments: { to: ['ponger'], body: `ping ${i}` } });
     sends.push(performance.now() - t);

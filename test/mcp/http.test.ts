@@ -142,8 +142,11 @@ describe('MCP over Streamable HTTP', () => {
     await server.app.agents.join(SYSTEM, { agent: `${w.alice}/rotator`, workspace: w.ws.slug });
     const c = await connect(fresh.token);
     expect((await c.call('list_agents')).isError).toBeFalsy();
+    const id = c.transport.sessionId!;
     const { token: next } = await server.app.agents.rotateToken(SYSTEM, `${w.alice}/rotator`);
     await expect(c.call('list_agents')).rejects.toThrow(/401|not valid/);
+    // Its open notification stream does not outlive the token either.
+    await vi.waitFor(() => expect(mcpSessions(server.app)!.get(id)).toBeUndefined(), { timeout: 5_000, interval: 50 });
     const again = await connect(next);
     expect((await again.call('list_agents')).isError).toBeFalsy();
     await Promise.all([c.client.close(), again.client.close()]);
