@@ -32,6 +32,7 @@ export const DEFAULT_SESSION_OPTIONS: SessionOptions = { idleMs: 30 * 60_000, sw
 export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
   private readonly timer: NodeJS.Timeout;
+  private closing: Promise<void> | null = null;
 
   constructor(private readonly opts: SessionOptions, private readonly logger: Logger, private readonly now: () => number = Date.now) {
     this.timer = setInterval(() => { void this.sweep(); }, opts.sweepMs);
@@ -47,6 +48,11 @@ export class SessionRegistry {
   }
 
   add(s: Session) {
+    // A session that opens while the server is stopping is not kept.
+    if (this.closing) {
+      void s.server.close();
+      return;
+    }
     if (this.sessions.size >= this.opts.max) {
       const oldest = [...this.sessions.values()].filter((x) => x.inFlight === 0).sort((a, b) => a.lastSeen - b.lastSeen)[0];
       if (oldest) void this.close(oldest.id, 'too many sessions');
@@ -88,8 +94,6 @@ export class SessionRegistry {
     await Promise.all([...idle.map((s) => this.close(s.id, 'idle')), ...revoked.map((s) => this.close(s.id, 'token rotated'))]);
     return idle.length + revoked.length;
   }
-
-  private closing: Promise<void> | null = null;
 
   /** Closes every session (ending their streams and waits); later calls wait for the same work. */
   closeAll(): Promise<void> {
