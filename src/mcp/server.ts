@@ -3,6 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { label } from '../domain/messaging/rules.ts';
 import type { ToolContext } from './context.ts';
 import { registerInboxResource } from './resources.ts';
+import { registerApprovalTools } from './tools/approvals.ts';
 import { documentInstructions, registerDocumentTools } from './tools/documents.ts';
 import { registerMessagingTools } from './tools/messaging.ts';
 
@@ -31,5 +32,6 @@ export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
   registerMessagingTools(server, ctx);
   registerInboxResource(server, ctx);
   registerDocumentTools(server, ctx);
+  registerApprovalTools(server, ctx);
   return server;
 }

@@ -11,6 +11,16 @@ import type { Approval, Decision } from './types.ts';
 /** Topic for live views of one approval (web cards). */
 export const approvalTopic = (id: string) => `approval:${id}`;
 
+/** A person's decision as a surface reports it. */
+export interface DecisionInput {
+  approvalId: string;
+  workspaceId: string;
+  decision: Decision;
+  decider: Decider;
+  via: SurfaceName;
+  reason?: string;
+}
+
 export interface ApprovalOptions {
   /** Surfaces that show approvals through the outbox (`<surface>.approval.show` / `.update`). */
   surfaces: () => SurfaceName[];
@@ -84,30 +94,51 @@ export class ApprovalService {
     return a;
   }
 
-  /** A person's decision from any surface. Exactly one decision ever wins; a late one is told who settled it. */
-  async decide(input: { approvalId: string; workspaceId: string; decision: Decision; decider: Decider; via: SurfaceName; reason?: string }) {
+  /**
+   * Checks a decision before it is made, as `decide` does first: the pending
+   * approval when this person may decide it now; otherwise CONFLICT (saying who
+   * settled it) or NOT_PERMITTED (saying why), recorded in the audit log.
+   * Surfaces call it before asking for more (e.g. a reject reason in a Slack modal).
+   */
+  async mayDecide(input: DecisionInput): Promise<Approval> {
     const a = await this.get(input.workspaceId, input.approvalId);
     const agent = (await this.store.agents.get(a.agentId))!;
-    const audit = (result: string, details: Record<string, unknown> = {}) => this.store.audit.record({
-      workspaceId: a.workspaceId, agentId: a.agentId, onBehalfOf: input.decider.personId, action: `approval.${input.decision === 'approved' ? 'approve' : 'reject'}`,
-      target: a.id, result, details: { via: input.via, ...details },
-    });
     if (a.status !== 'pending') {
-      await audit('refused', { why: 'already settled' });
+      await this.auditDecision(a, input, 'refused', { why: 'already settled' });
       throw await this.alreadySettled(a);
     }
     const refusal = refusalToDecide(a, input.decider, agent.ownerId);
     if (refusal) {
-      await audit('refused', { why: refusal });
+      await this.auditDecision(a, input, 'refused', { why: refusal });
       throw notPermitted(refusal);
     }
+    return a;
+  }
+
+  /** A person's decision from any surface. Exactly one decision ever wins; a late one is told who settled it. */
+  async decide(input: DecisionInput) {
+    const a = await this.mayDecide(input);
     const settled = await this.settle(a, { status: input.decision, decidedBy: input.decider.personId, decidedVia: input.via, reason: input.reason?.trim() || null });
     if (!settled) {
-      await audit('refused', { why: 'lost the race' });
+      await this.auditDecision(a, input, 'refused', { why: 'lost the race' });
       throw await this.alreadySettled((await this.store.approvals.get(a.workspaceId, a.id))!);
     }
-    await audit(input.decision);
+    await this.auditDecision(a, input, input.decision);
     return settled;
+  }
+
+  /** Who may decide: the approvers it names, or else the agent's owner and the workspace's owners (person ids). */
+  async approversOf(a: Approval): Promise<string[]> {
+    if (a.approvers.length) return a.approvers;
+    const [ws, agent] = await Promise.all([this.store.workspaces.get(a.workspaceId), this.store.agents.get(a.agentId)]);
+    return ws && agent ? this.defaultApprovers(agent, ws) : [];
+  }
+
+  private auditDecision(a: Approval, input: DecisionInput, result: string, details: Record<string, unknown> = {}) {
+    return this.store.audit.record({
+      workspaceId: a.workspaceId, agentId: a.agentId, onBehalfOf: input.decider.personId, action: `approval.${input.decision === 'approved' ? 'approve' : 'reject'}`,
+      target: a.id, result, details: { via: input.via, ...details },
+    });
   }
 
   async cancel(agent: Agent, workspaceId: string, id: string) {
@@ -116,6 +147,7 @@ export class ApprovalService {
     if (a.status !== 'pending') throw await this.alreadySettled(a);
     const settled = await this.settle(a, { status: 'cancelled', decidedBy: null, decidedVia: null, reason: null });
     if (!settled) throw await this.alreadySettled((await this.store.approvals.get(a.workspaceId, a.id))!);
+    await this.store.audit.record({ workspaceId, agentId: agent.id, onBehalfOf: agent.ownerId, action: 'approval.cancel', target: a.id, result: 'cancelled' });
     return settled;
   }
 
@@ -123,7 +155,9 @@ export class ApprovalService {
   async expire(workspaceId: string, id: string): Promise<boolean> {
     const a = await this.store.approvals.get(workspaceId, id);
     if (!a || a.status !== 'pending') return false;
-    return Boolean(await this.settle(a, { status: 'expired', decidedBy: null, decidedVia: null, reason: null }));
+    const settled = await this.settle(a, { status: 'expired', decidedBy: null, decidedVia: null, reason: null });
+    if (settled) await this.store.audit.record({ workspaceId, agentId: a.agentId, action: 'approval.expire', target: a.id, result: 'expired' });
+    return Boolean(settled);
   }
 
   /** Reminds the approvers of a still-pending approval (run by the `approval.remind` job). */
@@ -170,7 +204,8 @@ export class ApprovalService {
     });
     if (!settled) return null;
     this.afterCommit();
-    await this.publish(settled, [], agent.id);
+    // Approvers' inboxes (web cards) follow too, not only the conversation and the agent.
+    await this.publish(settled, await this.approversOf(settled), agent.id);
     return settled;
   }
 

@@ -9,6 +9,8 @@ export interface Decider {
   role: WorkspaceRole | null;
   /** True when the click came from an agent rather than a person. */
   isAgent?: boolean;
+  /** The chat identity the click came from, when it came from a chat surface. */
+  identityId?: string | null;
 }
 
 /**
@@ -20,6 +22,10 @@ export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string): 
   if (d.isAgent) return 'Agents cannot decide approvals; a person has to.';
   if (!d.personId) return 'Link your chat account to Switchboard before deciding approvals (use the link in your DM from the app, or `/switchboard link`).';
   if (!d.role) return 'You do not have access to the workspace this approval belongs to.';
+  // What a guest asked for is capped at a guest's access: that same person may not approve it, even once linked.
+  if (!a.askerPersonId && a.askerIdentityId && d.identityId === a.askerIdentityId) {
+    return 'You asked for this as a guest, so someone else has to decide it.';
+  }
   const allowed = a.approvers.length ? a.approvers.includes(d.personId) : d.personId === agentOwnerId || d.role === 'owner';
   if (!allowed) {
     return a.approvers.length
