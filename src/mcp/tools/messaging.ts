@@ -8,6 +8,9 @@ import {
 } from './messaging-schemas.ts';
 import { ok, recordAudit, runTool } from './run.ts';
 
+/** Most directory entries written out in list_agents' text; the structured result has them all. */
+const TEXT_LIST_MAX = 200;
+
 /** The messaging tools: list_agents, send_message, check_inbox, subscribe, search_messages. */
 export function registerMessagingTools(server: McpServer, ctx: ToolContext): void {
   const { app, agent, workspace: ws } = ctx;
@@ -23,9 +26,9 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       name: d.agent.name, person: d.agent.ownerHandle, display_name: d.agent.displayName, role: d.agent.roleLine,
       kind: d.agent.kind, address: d.agent.kind === 'person' ? d.agent.name : label(d.agent), may_message: mayMessage(me, d),
     }));
-    const text = agents.length
-      ? agents.map((a) => `- ${a.address} (${a.kind}, "${a.display_name}")${a.role ? `: ${a.role}` : ''}${a.may_message ? '' : ' [you may not message it]'}`).join('\n')
-      : 'Nobody else is in this workspace yet.';
+    const lines = agents.slice(0, TEXT_LIST_MAX).map((a) => `- ${a.address} (${a.kind}, "${a.display_name}")${a.role ? `: ${a.role}` : ''}${a.may_message ? '' : ' [you may not message it]'}`);
+    if (agents.length > TEXT_LIST_MAX) lines.push(`…and ${agents.length - TEXT_LIST_MAX} more (all are in the structured result).`);
+    const text = lines.length ? lines.join('\n') : 'Nobody else is in this workspace yet.';
     return ok({ you: label(agent), agents }, `You are ${label(agent)} in ${ws.slug}.\n${text}`);
   }));
 
