@@ -11,6 +11,8 @@ import { AgentService } from './domain/agents/agent-service.ts';
 import { ApprovalService } from './domain/approvals/approval-service.ts';
 import { MessagingService } from './domain/messaging/messaging-service.ts';
 import { DocumentService } from './domain/documents/document-service.ts';
+import { AudienceService } from './domain/linking/audience-service.ts';
+import { LinkService } from './domain/linking/link-service.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
 import { systemClock, type Clock, type JobQueue, type Store } from './domain/ports.ts';
@@ -33,6 +35,10 @@ export interface App {
   /** Surfaces that show approvals and cards through the outbox; each surface's mount adds its name. */
   surfaces: Set<SurfaceName>;
   documents: DocumentService;
+  /** Account links from chat apps (Slack, Teams) to people. */
+  links: LinkService;
+  /** Who reads each conversation, and what agents may bring into it. */
+  audiences: AudienceService;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
   /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */
@@ -76,7 +82,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: store.outbox, logger, clock, ...opts.queue });
   const orgs = new OrgService(store, clock);
   const agents = new AgentService(store, orgs);
-  const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick());
+  const audiences = new AudienceService(store, clock);
+  const links = new LinkService(store, clock, config.publicUrl, () => queue.kick());
+  const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences);
   const documents = new DocumentService(store, orgs, clock);
   const surfaces = new Set<SurfaceName>();
   const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs }, () => queue.kick());
@@ -84,7 +92,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, orgs, agents, messaging,
-    documents, approvals, surfaces,
+    documents, approvals, surfaces, links, audiences,
     onClose: [],
     onDrain: [],
     async close() {

@@ -6,6 +6,8 @@ import type { Approval, ApprovalView } from './approvals/types.ts';
 import type { Conversation, ConversationKind, InboxItem, Message, NewMessage, SearchHit, SearchQuery } from './messaging/types.ts';
 import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/types.ts';
 import type { ChatRepo, PresenceRepo, SessionRepo } from './chat/ports.ts';
+import type { AudienceRepo } from './linking/ports.ts';
+import type { ExternalIdentityRepo } from './surfaces/ports.ts';
 
 /** Organizations, their members, seats and monthly usage. */
 export interface OrgRepo {
@@ -233,6 +235,10 @@ export interface Store {
   sessions: SessionRepo;
   /** When agents last used their token. */
   presence: PresenceRepo;
+  /** Chat users (Slack, Teams) and the person each is linked to. */
+  identities: ExternalIdentityRepo;
+  /** Chat channel members and what agents read, for audiences. */
+  audiences: AudienceRepo;
   /** Records an inbound event id; false when it was seen before (so it is processed once). */
   firstSeen(source: string, eventId: string): Promise<boolean>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

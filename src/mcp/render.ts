@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isGuestAsker } from '../domain/linking/audience.ts';
 import type { InboxItem, SearchHit, Sender } from '../domain/messaging/types.ts';
 import type { inboxItem, sender as senderSchema } from './tools/messaging-schemas.ts';
 
@@ -27,7 +28,9 @@ export function inboxItemOut(i: InboxItem): InboxItemOut {
     surface: m.surface,
     permalink: external ? (m.permalink ?? i.conversation.permalink) : null,
     // A guest's message carries the chat identity and no person: it is not linked to anyone.
-    asker: { handle: i.asker.handle, linked: i.asker.personId !== null },
+    asker: { handle: i.asker.handle, linked: !isGuestAsker(i.asker) },
+    // Not known (never expected: MessagingService adds it) reads as the narrowest audience.
+    audience: i.audience ?? { level: 'guest', members: 0, unlinked: 0 },
     body: m.body,
   };
 }
@@ -41,7 +44,9 @@ export function inboxText(items: InboxItemOut[], remaining: number, emptyLine: s
   const lines = items.map((m) => {
     const where = m.conversation.kind === 'dm' ? 'DM' : `${m.conversation.kind} "${m.conversation.title}"`;
     const asker = m.asker.handle && m.asker.handle !== m.sender.person ? `, for @${m.asker.handle}` : !m.asker.linked ? ', from an unlinked guest' : '';
-    return `- [${m.id}] ${m.sender.address} in ${where} (conversation ${m.conversation.id}${asker}) at ${m.time}:\n  ${m.body.replace(/\n/g, '\n  ')}`;
+    const a = m.audience;
+    const audience = `; audience: ${a.level}, ${plural(a.members, 'person', 'people')}${a.unlinked ? `, ${a.unlinked} unlinked` : ''}`;
+    return `- [${m.id}] ${m.sender.address} in ${where} (conversation ${m.conversation.id}${asker}${audience}) at ${m.time}:\n  ${m.body.replace(/\n/g, '\n  ')}`;
   });
   return [head, ...lines].join('\n');
 }

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { ExternalIdentity, ExternalIdentityRepo, ExternalKey, ExternalProfile } from '../../domain/surfaces/ports.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
@@ -58,5 +58,26 @@ export class DrizzleExternalIdentityRepo implements ExternalIdentityRepo {
     const [row] = await this.db.update(externalIdentities).set({ personId, linkedAt: at, updatedAt: at })
       .where(and(eq(externalIdentities.id, id), isNull(externalIdentities.personId))).returning(columns);
     return row ?? null;
+  }
+
+  async unlink(id: string, personId: string, at: Date) {
+    if (!isUuid(id) || !isUuid(personId)) return null;
+    // Conditional: only the person it is linked to can remove the link.
+    const [row] = await this.db.update(externalIdentities).set({ personId: null, linkedAt: null, updatedAt: at })
+      .where(and(eq(externalIdentities.id, id), eq(externalIdentities.personId, personId))).returning(columns);
+    return row ?? null;
+  }
+
+  async listForPerson(personId: string) {
+    if (!isUuid(personId)) return [];
+    return this.db.select(columns).from(externalIdentities).where(eq(externalIdentities.personId, personId))
+      .orderBy(asc(externalIdentities.linkedAt), asc(externalIdentities.id));
+  }
+
+  async findMany(surface: ExternalIdentity['surface'], tenantId: string, externalUserIds: string[]) {
+    if (!externalUserIds.length) return [];
+    return this.db.select(columns).from(externalIdentities).where(and(
+      eq(externalIdentities.surface, surface), eq(externalIdentities.tenantId, tenantId), inArray(externalIdentities.externalUserId, externalUserIds),
+    ));
   }
 }

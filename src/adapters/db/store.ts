@@ -1,10 +1,12 @@
 import { systemClock, type Clock, type Store } from '../../domain/ports.ts';
 import { DrizzleAgentRepo } from './agent-repo.ts';
 import { DrizzleApprovalRepo } from './approval-repo.ts';
+import { DrizzleAudienceRepo } from './audience-repo.ts';
 import { DrizzleAuditRepo } from './audit-repo.ts';
 import { DrizzleChatRepo } from './chat-repo.ts';
 import type { Db } from './client.ts';
 import { DrizzleDocumentRepo } from './document-repo.ts';
+import { DrizzleExternalIdentityRepo } from './identity-repo.ts';
 import { DrizzleMessageRepo } from './message-repo.ts';
 import { DrizzleOrgRepo } from './org-repo.ts';
 import { DrizzleOutboxRepo } from './outbox-repo.ts';
@@ -30,6 +32,8 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
     chat: new DrizzleChatRepo(db),
     sessions: new DrizzleSessionRepo(db),
     presence: new DrizzlePresenceRepo(db),
+    identities: new DrizzleExternalIdentityRepo(db),
+    audiences: new DrizzleAudienceRepo(db),
     async firstSeen(source, eventId) {
       const rows = await db.insert(processedEvents).values({ source, eventId }).onConflictDoNothing().returning();
       return rows.length === 1;

@@ -4,6 +4,7 @@ import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
 import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth } from '../organizations/plans.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
+import type { AudienceService } from '../linking/audience-service.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { waitForWake } from './inbox-wait.ts';
 import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, rateLimited, refusalFor, type RateLimit, type RefusalRule } from './rules.ts';
@@ -68,6 +69,8 @@ export class MessagingService {
     private readonly clock: Clock,
     private readonly rateLimit: RateLimit = DEFAULT_RATE_LIMIT,
     private readonly afterCommit: () => void = () => {},
+    /** Audience rules (linking/audience-service.ts): inbox items carry their audience; agents' posts are checked against it. */
+    private readonly audiences: Pick<AudienceService, 'annotate' | 'checkPost'> | null = null,
   ) {}
 
   async send(input: SendInput): Promise<SendResult> {
@@ -149,6 +152,9 @@ export class MessagingService {
       return { message: null, conversation, recipients: results };
     }
 
+    // Private content an agent read is never posted where a wider audience would see it.
+    await this.audiences?.checkPost(sender, ws, conversation ? { conversation } : { agents: [sender, ...targets.map((t) => t.agent)] });
+
     const now = this.clock.now();
     const counted = Math.max(1, targets.length);
     const stored = await this.store.transaction(async (tx) => {
@@ -229,7 +235,11 @@ export class MessagingService {
   /** Unread messages oldest first, marked read. */
   async checkInbox(agent: Agent, ws: Workspace, limit: number): Promise<{ items: InboxItem[]; remaining: number }> {
     await this.assertReceive(agent, ws);
-    return this.store.messages.takeUnread(agent.id, ws.id, limit);
+    return this.withAudience(agent, ws, await this.store.messages.takeUnread(agent.id, ws.id, limit));
+  }
+
+  private async withAudience<T extends { items: InboxItem[] }>(agent: Agent, ws: Workspace, got: T): Promise<T> {
+    return this.audiences ? { ...got, items: await this.audiences.annotate(agent, ws, got.items) } : got;
   }
 
   /**
@@ -242,7 +252,7 @@ export class MessagingService {
       notifier: this.notifier, topic: inboxTopic(agent.id), timeoutMs, signal,
       take: () => this.store.messages.takeUnread(agent.id, ws.id, limit),
       found: (got) => got.items.length > 0,
-    }).then(({ value, timedOut }) => ({ ...value, timedOut }));
+    }).then(async ({ value, timedOut }) => ({ ...await this.withAudience(agent, ws, value), timedOut }));
   }
 
   /** Unread messages waiting for the agent (nothing is marked read). */

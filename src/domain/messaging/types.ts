@@ -1,3 +1,4 @@
+import type { AudienceLevel } from '../linking/audience.ts';
 import type { AgentKind, SurfaceName } from '../types.ts';
 
 export type ConversationKind = 'dm' | 'channel' | 'thread' | 'external';
@@ -53,6 +54,8 @@ export interface InboxItem {
   sender: Sender;
   conversation: { id: string; kind: ConversationKind; title: string; surface: SurfaceName; permalink: string | null };
   asker: { personId: string | null; handle: string | null; identityId: string | null };
+  /** Who reads the conversation (see linking/audience.ts); added by MessagingService when it hands items out. */
+  audience?: { level: AudienceLevel; members: number; unlinked: number };
 }
 
 export interface SearchQuery {

@@ -44,6 +44,12 @@ export interface ExternalIdentityRepo {
   get(id: string): Promise<ExternalIdentity | null>;
   /** Links the identity to a person if it is not linked yet; null when it is already linked (to anyone) or absent. */
   link(id: string, personId: string, at: Date): Promise<ExternalIdentity | null>;
+  /** Removes the link if the identity is linked to this person; null when it is not (or absent). */
+  unlink(id: string, personId: string, at: Date): Promise<ExternalIdentity | null>;
+  /** The identities linked to a person, oldest link first. */
+  listForPerson(personId: string): Promise<ExternalIdentity[]>;
+  /** The identities of these users of one tenant that Switchboard has seen; others are left out. */
+  findMany(surface: ExternalSurface, tenantId: string, externalUserIds: string[]): Promise<ExternalIdentity[]>;
 }
 
 /** A Slack team the app is installed in. The bot token is kept apart (see `sealedToken`). */

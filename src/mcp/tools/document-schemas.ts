@@ -70,7 +70,12 @@ const searchBase = {
 export const searchInput = (structured: boolean) => (structured ? { ...searchBase, collection: collectionRef.optional().describe('Limit to one collection; omit to search the whole workspace') } : searchBase);
 export const searchOutput = { documents: z.array(documentSummary) };
 
-export const getInput = { document: documentRef };
+/** The conversation an agent reads or writes for (account linking and audiences: see linking/audience-service.ts). */
+const forConversation = (what: string) => z.string().max(64).optional().describe(what);
+export const getInput = {
+  document: documentRef,
+  conversation: forConversation('The conversation you read it for (the id on an inbox item): refused when someone reading that conversation could not read this document'),
+};
 export const getOutput = documentFull.shape;
 
 const fields = {
@@ -84,6 +89,7 @@ export const writeOutput = documentSummary.shape;
 
 export const updateInput = {
   document: documentRef,
+  conversation: forConversation('The conversation you make the change for: refused when the person who asked there could not make it themselves'),
   updated_at: z.iso.datetime({ offset: true }).describe('The updated_at of the version you read (from get_document or list_documents)'),
   title: fields.title.optional(),
   summary: fields.summary.optional(),

@@ -98,7 +98,10 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     description: 'One document in full, content included; archived documents too. Its updated_at is what update_document needs.',
     inputSchema: getInput, outputSchema: getOutput, annotations: { readOnlyHint: true },
   }, runTool(ctx, 'get_document', async (args) => {
-    const out = documentOut(await app.documents.get(ws, args.document), await keys());
+    const doc = await app.documents.get(ws, args.document);
+    // Read for a conversation: refused when its audience could not read it; either way noted, so it is not posted somewhere wider.
+    await app.audiences.documentRead(agent, ws, doc, args.conversation);
+    const out = documentOut(doc, await keys());
     return ok(out, documentText(out));
   }));
 
@@ -120,7 +123,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
         'Pass the updated_at of the version you read: if someone wrote since, the update is refused with the current updated_at; read again and redo your change.',
       inputSchema: updateInput, outputSchema: writeOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     }, runTool(ctx, 'update_document', async (args) => {
-      const { document, updated_at, ...patch } = args;
+      const { document, updated_at, conversation, ...patch } = args;
+      if (conversation) await app.audiences.assertAskerMay(agent, ws, conversation, `change ${document}`);
       const doc = await app.documents.update(ws, await access(), { document, readUpdatedAt: new Date(updated_at), patch });
       const what = patch.archived === true ? 'Archived' : patch.archived === false ? 'Unarchived' : 'Updated';
       await audit('update_document', doc.identifier, what.toLowerCase());

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUDIENCE_LEVELS } from '../../domain/linking/audience.ts';
 import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
 
 /** Longest a `subscribe` may wait: under the 60 s after which MCP clients give up on a request. */
@@ -34,6 +35,11 @@ export const inboxItem = z.object({
     handle: z.string().nullable().describe('The person on whose behalf this chain of messages runs; null for a guest'),
     linked: z.boolean().describe('False when the human behind it is an unlinked chat user (a guest with no access to anything private)'),
   }),
+  audience: z.object({
+    level: z.enum(AUDIENCE_LEVELS).describe('The least access every reader of the conversation holds here; guest when anyone is unlinked or cannot reach the workspace'),
+    members: z.number().int().describe('How many people read the conversation'),
+    unlinked: z.number().int().describe('How many of them have not linked their chat account'),
+  }).describe('Who reads the conversation: answer there only with what all of them may see'),
   body: z.string(),
 });
 

@@ -1,0 +1,79 @@
+// The rules of an account-link nonce: how long it lives, what it is bound to,
+// and the sentences people read when one cannot be used. Pure: no store, no clock.
+import type { OneTimeToken } from '../ports.ts';
+import type { ExternalIdentity, ExternalKey, ExternalSurface } from '../surfaces/ports.ts';
+
+/** A link works for 15 minutes after it was sent. */
+export const LINK_TTL_MS = 15 * 60_000;
+
+/** What `newNonce` makes: 32 random bytes in base64url (256 bits; at least 128 are required). */
+const NONCE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether a string could be a link nonce at all (anything else is refused before touching the database). */
+export const isWellFormedNonce = (s: string) => NONCE.test(s);
+
+/** The state of a link as the page shows it. */
+export type LinkState = 'valid' | 'expired' | 'used' | 'unknown';
+
+/** What a stored nonce is bound to: one chat user (surface, tenant, user) and their identity row. */
+export interface LinkSubject extends ExternalKey {
+  identityId: string;
+  /** The team or tenant name, for the page ("Acme's Slack"); empty when unknown. */
+  tenantName: string;
+}
+
+export function linkSubject(identity: ExternalIdentity, tenantName = ''): Record<string, string> {
+  return {
+    surface: identity.surface, tenantId: identity.tenantId, externalUserId: identity.externalUserId, identityId: identity.id, tenantName,
+  };
+}
+
+/** The subject back from a stored token; null when the token was not made for an account link. */
+export function parseSubject(subject: Record<string, string> | null): LinkSubject | null {
+  if (!subject?.identityId || !subject.tenantId || !subject.externalUserId) return null;
+  if (subject.surface !== 'slack' && subject.surface !== 'teams') return null;
+  return {
+    surface: subject.surface, tenantId: subject.tenantId, externalUserId: subject.externalUserId,
+    identityId: subject.identityId, tenantName: subject.tenantName ?? '',
+  };
+}
+
+/** Whether the identity is still the chat user the nonce was issued for (a nonce never links anyone else). */
+export const boundTo = (s: LinkSubject, i: ExternalKey) =>
+  s.surface === i.surface && s.tenantId === i.tenantId && s.externalUserId === i.externalUserId;
+
+/** Valid, expired, used or unknown: `token` is what the store found for the nonce's hash (null when nothing). */
+export function linkState(token: Pick<OneTimeToken, 'expiresAt' | 'usedAt'> | null, now: Date): LinkState {
+  if (!token) return 'unknown';
+  if (token.usedAt) return 'used';
+  return token.expiresAt.getTime() <= now.getTime() ? 'expired' : 'valid';
+}
+
+const SURFACE_NAMES: Record<ExternalSurface, string> = { slack: 'Slack', teams: 'Microsoft Teams' };
+export const surfaceName = (s: ExternalSurface) => SURFACE_NAMES[s];
+
+/** How to ask for a fresh link from the chat app. */
+export function newLinkHint(surface: ExternalSurface, command = '/switchboard'): string {
+  return surface === 'slack'
+    ? `Get a new one with \`${command} link\` in Slack, or the "Send me a new link" button in my DM.`
+    : 'Get a new one by writing "link" to Switchboard in your personal chat in Teams.';
+}
+
+/** Why a link cannot be used, as a sentence with what to do instead. */
+export function linkRefusal(state: Exclude<LinkState, 'valid'>, surface: ExternalSurface | null, command?: string): string {
+  const hint = surface ? newLinkHint(surface, command) : 'Ask the Switchboard app in your chat for a new one (in Slack: `/switchboard link`).';
+  switch (state) {
+    case 'expired': return `This link has expired: links work for ${LINK_TTL_MS / 60_000} minutes. ${hint}`;
+    case 'used': return `This link was already used; each link works once. ${hint}`;
+    default: return `This is not a link Switchboard sent, or it was copied incompletely. ${hint}`;
+  }
+}
+
+/** The identity is linked already: to the same person, or to someone else. */
+export function alreadyLinked(identity: ExternalIdentity, toYou: boolean, handle: string | null): string {
+  const who = `${identity.displayName || identity.externalUserId} (${surfaceName(identity.surface)})`;
+  return toYou
+    ? `${who} is already linked to your account; there is nothing to do.`
+    : `${who} is already linked to ${handle ? `@${handle}` : 'another Switchboard account'}, and a chat account links to one person only. ` +
+      'Unlink it first from that account (its Linked accounts settings, or `/switchboard unlink` in the chat), then link again.';
+}

@@ -1,0 +1,160 @@
+import { hashSecret, newNonce } from '../agents/tokens.ts';
+import { conflict, notFound, SwitchboardError } from '../errors.ts';
+import type { Clock, Store } from '../ports.ts';
+import type { ExternalIdentity, ExternalKey, ExternalSurface } from '../surfaces/ports.ts';
+import type { Person } from '../types.ts';
+import {
+  alreadyLinked, boundTo, isWellFormedNonce, LINK_TTL_MS, linkRefusal, linkState, linkSubject, parseSubject, surfaceName, type LinkState, type LinkSubject,
+} from './link-rules.ts';
+
+/** Why the prompt is sent: the first time someone talks to an agent, because linking is required, or because they asked. */
+export type PromptReason = 'first' | 'required' | 'asked';
+
+/** A link prompt, surface-agnostic: Slack renders it as a message with buttons, Teams as a card. */
+export interface LinkPrompt {
+  /** What the message says (Markdown-ish: *bold* only). */
+  text: string;
+  /** The label of the button that opens `url`. */
+  button: string;
+  /** The label of the button that sends a fresh link. */
+  again: string;
+  url: string;
+  expiresAt: Date;
+}
+
+export interface LinkOffer {
+  identity: ExternalIdentity;
+  url: string;
+  expiresAt: Date;
+  prompt: LinkPrompt;
+}
+
+/** What the link page shows for a nonce. */
+export type LinkCheck =
+  | { state: 'valid'; identity: ExternalIdentity; subject: LinkSubject; expiresAt: Date; linkedTo: Person | null }
+  | { state: Exclude<LinkState, 'valid'>; subject: LinkSubject | null; refusal: string };
+
+/** Topic of the job that tells the chat user their account is linked (`slack.link.done`, `teams.link.done`). */
+export const linkDoneTopic = (surface: ExternalSurface) => `${surface}.link.done`;
+
+const gone = (state: Exclude<LinkState, 'valid'>, subject: LinkSubject | null) =>
+  new SwitchboardError(state === 'unknown' ? 'NOT_FOUND' : 'CONFLICT', linkRefusal(state, subject?.surface ?? null), { link: state });
+
+export function linkPrompt(surface: ExternalSurface, url: string, expiresAt: Date, reason: PromptReason): LinkPrompt {
+  const app = surfaceName(surface);
+  const minutes = LINK_TTL_MS / 60_000;
+  const why = reason === 'required'
+    ? `This Switchboard workspace answers only people who have linked their ${app} account, so your message did not reach any agent.`
+    : `Link your ${app} account to your Switchboard account, so agents know it is you and act with your own access.`;
+  const meanwhile = reason === 'required' ? 'Link it, then write again.'
+    : 'Until then you talk to agents as a guest: they answer, but show you nothing private and change nothing for you.';
+  return {
+    text: `*Link your account*\n${why} ${meanwhile}\nThe link works once, for ${minutes} minutes; sign in to Switchboard and confirm.`,
+    button: 'Link your account', again: 'Send me a new link', url, expiresAt,
+  };
+}
+
+/**
+ * Links chat identities (a Slack user in a team, a Teams user in a tenant) to
+ * Switchboard people with a single-use nonce sent in a DM: at least 128
+ * random bits, stored only as a hash, bound to one identity, valid 15 minutes.
+ * Any surface uses it; only the rendering of the prompt differs.
+ */
+export class LinkService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly publicUrl: string,
+    private readonly afterCommit: () => void = () => {},
+  ) {}
+
+  /** True only the first time this is asked for an identity (also across processes): the caller then sends the prompt. */
+  firstPrompt(identity: ExternalIdentity): Promise<boolean> {
+    return this.store.firstSeen('link-prompt', identity.id);
+  }
+
+  /** A fresh link for the identity, and the prompt to show with it. The nonce exists only in the returned URL. */
+  async offer(identity: ExternalIdentity, opts: { tenantName?: string; reason?: PromptReason } = {}): Promise<LinkOffer> {
+    if (identity.personId) throw conflict(alreadyLinked(identity, true, null));
+    const nonce = newNonce();
+    const expiresAt = new Date(this.clock.now().getTime() + LINK_TTL_MS);
+    await this.store.tokens.create({ purpose: 'link', tokenHash: hashSecret(nonce), personId: null, subject: linkSubject(identity, opts.tenantName), expiresAt });
+    const url = `${this.publicUrl}/link/${nonce}`;
+    return { identity, url, expiresAt, prompt: linkPrompt(identity.surface, url, expiresAt, opts.reason ?? 'asked') };
+  }
+
+  /** What the link page shows; never changes anything (looking at a link does not use it). */
+  async check(nonce: string): Promise<LinkCheck> {
+    const token = isWellFormedNonce(nonce) ? await this.store.tokens.peek(hashSecret(nonce), 'link') : null;
+    const subject = parseSubject(token?.subject ?? null);
+    const state = subject ? linkState(token, this.clock.now()) : 'unknown';
+    const identity = subject && state === 'valid' ? await this.store.identities.get(subject.identityId) : null;
+    if (state !== 'valid' || !subject || !identity || !boundTo(subject, identity)) {
+      const s = state === 'valid' ? 'unknown' : state;
+      return { state: s, subject, refusal: linkRefusal(s, subject?.surface ?? null) };
+    }
+    const linkedTo = identity.personId ? await this.store.people.get(identity.personId) : null;
+    return { state, identity, subject, expiresAt: token!.expiresAt, linkedTo };
+  }
+
+  /**
+   * Links the nonce's identity to the person, using the nonce up. Expired, used,
+   * unknown nonces and identities linked already are refused and change nothing.
+   */
+  async confirm(nonce: string, personId: string): Promise<{ identity: ExternalIdentity; person: Person }> {
+    const now = this.clock.now();
+    const person = await this.store.people.get(personId);
+    if (!person) throw notFound('Your Switchboard account', 'Sign in again.');
+    const hash = isWellFormedNonce(nonce) ? hashSecret(nonce) : null;
+    const result = await this.store.transaction(async (tx) => {
+      // Consumed in the transaction: a refusal below rolls it back, so a refused link stays as it was.
+      const token = hash ? await tx.tokens.consume(hash, 'link', now) : null;
+      if (!token) {
+        const seen = hash ? await tx.tokens.peek(hash, 'link') : null;
+        const s = linkState(seen, now);
+        throw gone(s === 'valid' ? 'used' : s, parseSubject(seen?.subject ?? null));
+      }
+      const subject = parseSubject(token.subject);
+      const identity = subject ? await tx.identities.get(subject.identityId) : null;
+      if (!subject || !identity || !boundTo(subject, identity)) throw gone('unknown', subject);
+      if (identity.personId) {
+        const holder = identity.personId === person.id ? person : await tx.people.get(identity.personId);
+        throw conflict(alreadyLinked(identity, identity.personId === person.id, holder?.handle ?? null), { link: 'linked' });
+      }
+      const linked = await tx.identities.link(identity.id, person.id, now);
+      if (!linked) throw conflict(alreadyLinked(identity, false, null), { link: 'linked' });
+      await tx.outbox.add({ topic: linkDoneTopic(linked.surface), payload: { identityId: linked.id, personId: person.id }, orderingKey: `link:${linked.id}` });
+      await tx.audit.record({ onBehalfOf: person.id, action: 'link_account', target: linked.id, result: 'linked', details: { surface: linked.surface, tenant: linked.tenantId } });
+      return { identity: linked, person };
+    });
+    this.afterCommit();
+    return result;
+  }
+
+  /** Removes one of the person's links (web settings). NOT_FOUND when it is not theirs. */
+  async unlink(personId: string, identityId: string): Promise<ExternalIdentity> {
+    const done = await this.store.identities.unlink(identityId, personId, this.clock.now());
+    if (!done) throw notFound('That linked account', 'It may have been unlinked already; reload the list.');
+    await this.store.audit.record({ onBehalfOf: personId, action: 'unlink_account', target: done.id, result: 'unlinked', details: { surface: done.surface, tenant: done.tenantId } });
+    return done;
+  }
+
+  /** Removes the link of a chat user (from the chat app itself); null when they were not linked. */
+  async unlinkChatUser(key: ExternalKey): Promise<{ identity: ExternalIdentity; handle: string } | null> {
+    const { identity, person } = await this.whoIs(key);
+    if (!identity || !person) return null;
+    return { identity: await this.unlink(person.id, identity.id), handle: person.handle };
+  }
+
+  /** The chat user's identity and the person it is linked to (nulls when unknown or not linked). */
+  async whoIs(key: ExternalKey): Promise<{ identity: ExternalIdentity | null; person: Person | null }> {
+    const identity = await this.store.identities.find(key);
+    const person = identity?.personId ? await this.store.people.get(identity.personId) : null;
+    return { identity, person };
+  }
+
+  /** The chat accounts linked to a person. */
+  linked(personId: string): Promise<ExternalIdentity[]> {
+    return this.store.identities.listForPerson(personId);
+  }
+}

@@ -1,0 +1,53 @@
+// Ports for account links and audiences. The identity repository itself is in
+// ../surfaces/ports.ts; these are the audience's member cache and read ledger,
+// and what a chat surface tells the core about where a conversation lives.
+import type { Conversation } from '../messaging/types.ts';
+import type { ExternalSurface } from '../surfaces/ports.ts';
+
+/** Private content an agent took in: a document, or messages of a conversation with a closed audience. */
+export interface AudienceRead {
+  agentId: string;
+  workspaceId: string;
+  source: 'document' | 'conversation';
+  /** The document id, or the conversation id. */
+  sourceId: string;
+  /** How refusals name it: `SPEC-12`, `#design`. */
+  label: string;
+  /** The conversation the agent named when reading, if any. */
+  forConversationId: string | null;
+  readAt: Date;
+}
+
+export interface AudienceRepo {
+  /** The cached members of a chat channel and when the list was read; null when it was never read. */
+  channelMembers(surface: ExternalSurface, tenantId: string, channelId: string): Promise<{ userIds: string[]; fetchedAt: Date } | null>;
+  /** Replaces the cached member list with a fresh read from the platform. */
+  putChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, userIds: string[], at: Date): Promise<void>;
+  /** Adds or removes one member of a cached channel; false (and nothing written) when the channel is not cached. */
+  memberChanged(surface: ExternalSurface, tenantId: string, channelId: string, userId: string, joined: boolean): Promise<boolean>;
+  /** Forgets a channel's cached members (the next use reads them again). */
+  forgetChannel(surface: ExternalSurface, tenantId: string, channelId: string): Promise<void>;
+  /** Person ids of a web channel's members. */
+  webChannelMembers(conversationId: string): Promise<string[]>;
+  recordRead(r: AudienceRead): Promise<void>;
+  /** The agent's reads in the workspace since `since`, newest first. */
+  readsSince(agentId: string, workspaceId: string, since: Date): Promise<AudienceRead[]>;
+  /** Deletes reads older than `before`; returns how many went. */
+  forgetReadsBefore(before: Date): Promise<number>;
+}
+
+/** Where a chat conversation lives, as its surface reads it from the conversation's external address. */
+export type ChatPlace =
+  | { kind: 'dm' }
+  | { kind: 'channel'; tenantId: string; channelId: string };
+
+/** What a chat surface tells the core about its conversations' audiences. */
+export interface SurfaceAudience {
+  /** Where the conversation lives; null when its address is not one of this surface's. */
+  locate(c: Conversation): ChatPlace | null;
+  /**
+   * The user ids in a channel, without the app itself (from the cache, or the
+   * platform when the cache is missing or old); null when the platform would not say.
+   */
+  members(tenantId: string, channelId: string): Promise<string[] | null>;
+}
