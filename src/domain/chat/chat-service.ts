@@ -10,7 +10,7 @@ import { ChatAccess, channelKey, GENERAL, type Viewer } from './access.ts';
 import { excerpt, parseMentions } from './mentions.ts';
 import type { Channel } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
-import { conversationView, SenderCache, senderView, threadKey, threadRoot, type ChatMessage, type ConversationView } from './views.ts';
+import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, type ChatMessage, type ConversationView } from './views.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 export const HISTORY_PAGE = 200;
@@ -250,7 +250,7 @@ export class ChatService {
       message: {
         id: e.message.id, conversationId: e.message.conversationId, body: e.message.body, createdAt: e.message.createdAt,
         surface: e.message.surface, permalink: e.message.permalink, thread: null,
-        sender: senderView({ ...e.sender, ownerHandle: e.sender.person, ownerId: '', roleLine: '', hasToken: false, createdAt: e.message.createdAt }),
+        sender: senderViewOf(e.sender),
       } satisfies ChatMessage,
       conversation: { id: e.conversation.id, kind: e.conversation.kind, title: e.conversation.title, parentId: e.conversation.parentId },
       unread: e.readAt === null,

@@ -1,6 +1,6 @@
 import type { Store } from '../ports.ts';
 import { qualifiedName, type Agent } from '../types.ts';
-import type { Conversation, Message } from '../messaging/types.ts';
+import type { Conversation, Message, Sender } from '../messaging/types.ts';
 import type { Channel, ThreadSummary } from './ports.ts';
 
 /** Who wrote a message, as the web chat shows them. */
@@ -46,13 +46,16 @@ export const threadKey = (rootMessageId: string) => `${THREAD_PREFIX}${rootMessa
 export const threadRoot = (c: Pick<Conversation, 'kind' | 'key'>) =>
   c.kind === 'thread' && c.key.startsWith(THREAD_PREFIX) ? c.key.slice(THREAD_PREFIX.length) : null;
 
-export function senderView(a: Agent): SenderView {
+export function senderView(a: Pick<Agent, 'id' | 'name' | 'ownerHandle' | 'displayName' | 'avatarUrl' | 'kind'>): SenderView {
   const person = a.kind === 'person';
   return {
     id: a.id, label: person ? `@${a.name}` : qualifiedName(a), mention: person ? a.name : qualifiedName(a),
     displayName: a.displayName, avatarUrl: a.avatarUrl, kind: a.kind,
   };
 }
+
+/** The same view from the sender columns an inbox row carries. */
+export const senderViewOf = (s: Sender) => senderView({ ...s, ownerHandle: s.person });
 
 /** Loads each sender once per request. */
 export class SenderCache {
