@@ -5,6 +5,7 @@ import { App as BoltApp, ExpressReceiver } from '@slack/bolt';
 import type { Express } from 'express';
 import type { App } from '../../app.ts';
 import type { Mount } from '../../web/http.ts';
+import { registerApprovalActions, registerApprovalJobs } from './approvals.ts';
 import { boltLogger, clientOptions } from './clients.ts';
 import { registerListeners } from './listeners.ts';
 import { oauthOptions } from './oauth.ts';
@@ -28,6 +29,7 @@ export function extendSlack(extension: SlackExtension): void {
 /** Registers the `slack.post` job handler; mounts call it, and so does a worker-only process. */
 export function registerSlackJobs(app: App, overrides: Partial<SlackSettings> = {}): void {
   app.queue.register(SLACK_POST, slackPostHandler(slackRuntime(app, overrides)));
+  registerApprovalJobs(app, slackRuntime(app, overrides));
 }
 
 /** Bolt on our express app: its ExpressReceiver adds the routes; `authorize` (or the OAuth installer) reads installs from the database. */
@@ -43,6 +45,7 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
     ...(oauth.clientId ? {} : { authorize: rt.installations.authorize }),
   });
   registerListeners(bolt, rt);
+  registerApprovalActions(bolt, rt);
   for (const extend of extensions) extend(bolt, rt);
   return bolt;
 }
@@ -56,6 +59,8 @@ export function slackMount(overrides: Partial<SlackSettings> = {}): Mount {
       rt.logger.info('Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on');
       return;
     }
+    // Approvals asked from now on are also shown in Slack (the service writes slack.approval.* jobs).
+    app.surfaces.add('slack');
     createBolt(web, rt);
   };
 }

@@ -1,0 +1,151 @@
+// The outbox jobs that show approvals in Slack and keep every shown card in
+// step: `slack.approval.show` posts the card (in the conversation's Slack
+// thread, else in each approver's DM with the app) and stores each post as a
+// view; `slack.approval.update` rewrites every stored view with `chat.update`.
+// Both read the approval's current state, so a retry, a late show or a repeat
+// update always renders the same truth.
+import { z } from 'zod';
+import type { Approval, ApprovalView } from '../../domain/approvals/types.ts';
+import { PermanentFailure, RetryLater } from '../../domain/errors.ts';
+import type { JobHandler } from '../../domain/ports.ts';
+import type { Agent } from '../../domain/types.ts';
+import { APPROVAL_EVENT_TYPE, approvalBlocks, approvalText } from './approval-blocks.ts';
+import { classifySlackError, loggable, type SlackFailure } from './errors.ts';
+import type { SlackRuntime } from './runtime.ts';
+import { threadFromRef } from './thread-key.ts';
+
+export const SLACK_APPROVAL_SHOW = 'slack.approval.show';
+export const SLACK_APPROVAL_UPDATE = 'slack.approval.update';
+
+const Job = z.object({ approvalId: z.string().uuid(), workspaceId: z.string().uuid() });
+
+/** Where one card goes: a channel or thread, or the DM of one approver (`user`). */
+interface Target { team: string; channel: string; thread_ts?: string; user?: string }
+
+function parse(topic: string, raw: Record<string, unknown>) {
+  const job = Job.safeParse(raw);
+  if (!job.success) throw new PermanentFailure(`The ${topic} job is malformed (${job.error.issues[0]?.message}); it cannot be run.`);
+  return job.data;
+}
+
+/** Collects what went wrong across several posts, so the ones that worked are kept and the rest retried. */
+class Failures {
+  private retry: Error | null = null;
+  permanent = 0;
+
+  constructor(private readonly rt: SlackRuntime) {}
+
+  add(f: SlackFailure, pace: string, facts: Record<string, unknown>) {
+    this.rt.logger.warn({ ...facts, reason: f.reason }, 'Slack refused an approval card');
+    if (f.kind === 'permanent') this.permanent += 1;
+    else if (f.kind === 'rate_limited') {
+      this.rt.pacer.pause(pace, f.afterMs);
+      this.retry = new RetryLater(f.reason, f.afterMs);
+    } else this.retry ??= new Error(f.reason);
+  }
+
+  /** Throws for the queue to retry the job when something may work later. */
+  rethrow() {
+    if (this.retry) throw this.retry;
+  }
+}
+
+async function load(rt: SlackRuntime, workspaceId: string, approvalId: string): Promise<{ a: Approval; agent: Agent; outcome: string | null } | null> {
+  const a = await rt.app.store.approvals.get(workspaceId, approvalId);
+  const agent = a ? await rt.app.store.agents.get(a.agentId) : null;
+  // Deleted since (workspace removed): there is nothing left to show.
+  if (!a || !agent) return null;
+  return { a, agent, outcome: a.status === 'pending' ? null : await rt.app.approvals.outcome(a) };
+}
+
+/** The thread it was asked in when that is a Slack conversation; else the DM of every approver linked to a Slack user of a team connected here. */
+async function targets(rt: SlackRuntime, a: Approval, shown: ApprovalView[]): Promise<Target[]> {
+  const { store } = rt.app;
+  const conversation = a.conversationId ? await store.messages.getConversation(a.workspaceId, a.conversationId) : null;
+  const thread = conversation?.surface === 'slack' ? threadFromRef(conversation.externalRef) : null;
+  if (thread) return shown.some((v) => !v.ref.user) ? [] : [thread];
+  const approvers = await rt.app.approvals.approversOf(a);
+  const identities = (await Promise.all(approvers.map((p) => rt.identities.listForPerson(p)))).flat().filter((i) => i.surface === 'slack');
+  const out: Target[] = [];
+  for (const i of identities) {
+    if (shown.some((v) => v.ref.team === i.tenantId && v.ref.user === i.externalUserId)) continue;
+    const installation = await rt.installations.get(i.tenantId);
+    // Posting to a user id lands in their DM with the app; Slack answers with the DM's channel id.
+    if (installation?.workspaceId === a.workspaceId) out.push({ team: i.tenantId, channel: i.externalUserId, user: i.externalUserId });
+  }
+  return out;
+}
+
+export function approvalShowHandler(rt: SlackRuntime): JobHandler {
+  const { app } = rt;
+  return async (raw) => {
+    const job = parse(SLACK_APPROVAL_SHOW, raw);
+    const found = await load(rt, job.workspaceId, job.approvalId);
+    if (!found) return;
+    const { a, agent, outcome } = found;
+    const list = await targets(rt, a, await app.store.approvals.views(a.id, 'slack'));
+    const failures = new Failures(rt);
+    for (const t of list) {
+      const creds = await rt.installations.credentials(t.team);
+      if (!creds) {
+        failures.add({ kind: 'permanent', code: 'not_installed', reason: `Switchboard is no longer installed in the Slack team ${t.team}` }, t.team, { approvalId: a.id });
+        continue;
+      }
+      const pace = `${t.team}:${t.channel}`;
+      await rt.pacer.wait(pace);
+      try {
+        const posted = await rt.clients.for(creds.token).chat.postMessage({
+          channel: t.channel, ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}),
+          text: approvalText(a, agent, outcome), blocks: approvalBlocks(a, agent, outcome),
+          username: agent.displayName.slice(0, 80), ...(agent.avatarUrl ? { icon_url: agent.avatarUrl } : {}),
+          metadata: { event_type: APPROVAL_EVENT_TYPE, event_payload: { approval_id: a.id } }, unfurl_links: false,
+        });
+        // Recorded at once: a retry of this job skips every card already posted.
+        await app.store.approvals.addView({
+          approvalId: a.id, surface: 'slack',
+          ref: { team: t.team, channel: posted.channel ?? t.channel, ts: posted.ts!, ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}), ...(t.user ? { user: t.user } : {}) },
+        });
+      } catch (e) {
+        failures.add(classifySlackError(e), pace, { approvalId: a.id, channel: t.channel, err: loggable(e) });
+      }
+    }
+    failures.rethrow();
+    if (list.length && failures.permanent === list.length && !list[0].user) await tellAgent(rt, a, agent);
+    if (list.length && failures.permanent === list.length) throw new PermanentFailure('Slack refused every approval card; it is still shown on the web.');
+  };
+}
+
+export function approvalUpdateHandler(rt: SlackRuntime): JobHandler {
+  const { app } = rt;
+  return async (raw) => {
+    const job = parse(SLACK_APPROVAL_UPDATE, raw);
+    const found = await load(rt, job.workspaceId, job.approvalId);
+    if (!found) return;
+    const { a, agent, outcome } = found;
+    const failures = new Failures(rt);
+    for (const view of await app.store.approvals.views(a.id, 'slack')) {
+      const { team, channel, ts } = view.ref;
+      const creds = await rt.installations.credentials(team);
+      if (!creds) continue;
+      try {
+        await rt.clients.for(creds.token).chat.update({ channel, ts, text: approvalText(a, agent, outcome), blocks: approvalBlocks(a, agent, outcome) });
+      } catch (e) {
+        // A card someone deleted (message_not_found) stays gone; the others are still updated.
+        failures.add(classifySlackError(e), `${team}:${channel}`, { approvalId: a.id, channel, err: loggable(e) });
+      }
+    }
+    failures.rethrow();
+  };
+}
+
+/** Tells the asking agent in its inbox that Slack would not show its request, and where it still is. */
+async function tellAgent(rt: SlackRuntime, a: Approval, agent: Agent) {
+  try {
+    const ws = (await rt.app.store.workspaces.get(a.workspaceId))!;
+    await rt.app.messaging.notice(ws, await rt.app.orgs.systemAgent(), agent,
+      `Your approval ${a.id} “${a.title}” could not be shown in the Slack thread (Slack refused it; see the logs). ` +
+      'It is still pending in the web chat and the approvers\' inboxes.', 'slack-delivery');
+  } catch (err) {
+    rt.logger.error({ err: loggable(err), approvalId: a.id }, 'could not tell the agent that its approval card failed');
+  }
+}

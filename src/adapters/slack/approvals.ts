@@ -1,0 +1,115 @@
+// Approvals in Slack: the Approve and Reject buttons of an approval card, the
+// modal asking why on Reject, and the outbox jobs that post and update cards
+// (approval-jobs.ts). A click is acknowledged first (Slack wants it within 3 s);
+// then the Slack user is mapped to their linked person and the core decides.
+// Refusals and late clicks are told to that person alone and change nothing.
+import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
+import type { App } from '../../app.ts';
+import type { Decider } from '../../domain/approvals/rules.ts';
+import type { Decision } from '../../domain/approvals/types.ts';
+import { isSwitchboardError } from '../../domain/errors.ts';
+import { APPROVE_ACTION, lateClickText, REASON_BLOCK, REASON_INPUT, REASON_VIEW, reasonModal, REJECT_ACTION, type ReasonContext } from './approval-blocks.ts';
+import { approvalShowHandler, approvalUpdateHandler, SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
+import { loggable } from './errors.ts';
+import { notConnected } from './replies.ts';
+import { slackRuntime, workspaceOf, type SlackRuntime } from './runtime.ts';
+
+export { APPROVE_ACTION, REJECT_ACTION, REASON_VIEW, REASON_BLOCK, REASON_INPUT } from './approval-blocks.ts';
+export { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
+
+/** Registers `slack.approval.show` and `slack.approval.update` (the mount and a worker-only process). */
+export function registerApprovalJobs(app: App, rt: SlackRuntime = slackRuntime(app)): void {
+  app.queue.register(SLACK_APPROVAL_SHOW, approvalShowHandler(rt));
+  app.queue.register(SLACK_APPROVAL_UPDATE, approvalUpdateHandler(rt));
+}
+
+/** A click as the core needs it: the workspace behind the team, and who clicked as a decider. */
+async function deciderFor(rt: SlackRuntime, teamId: string, userId: string): Promise<{ workspaceId: string; decider: Decider } | { refusal: string }> {
+  const found = await workspaceOf(rt, teamId);
+  if (!found?.workspace) return { refusal: notConnected(teamId) };
+  const key = { surface: 'slack' as const, tenantId: teamId, externalUserId: userId };
+  // Someone never seen before is recorded (unlinked); their profile is read when they first write.
+  const identity = (await rt.identities.find(key)) ?? (await rt.identities.upsert(key));
+  const role = identity.personId ? await rt.app.orgs.roleIn(identity.personId, found.workspace) : null;
+  return { workspaceId: found.workspace.id, decider: { personId: identity.personId, role, identityId: identity.id } };
+}
+
+/** What a refused or late click is told: the core's sentence, or who settled it. */
+async function refusalText(rt: SlackRuntime, e: unknown, workspaceId: string, approvalId: string): Promise<string> {
+  if (!isSwitchboardError(e)) {
+    rt.logger.error({ err: loggable(e), approvalId }, 'deciding an approval from Slack failed');
+    return 'Something went wrong on Switchboard\'s side; the error was logged. Try again in a moment.';
+  }
+  if (e.code === 'CONFLICT') {
+    const a = await rt.app.store.approvals.get(workspaceId, approvalId);
+    if (a) return lateClickText(await rt.app.approvals.outcome(a));
+  }
+  if (e.code === 'NOT_PERMITTED' && /^Link your chat account/.test(e.message)) {
+    return `Link your account first: ${e.message}`;
+  }
+  return e.message;
+}
+
+/** Tells only the person who clicked (an ephemeral message where the card is). */
+async function tellClicker(rt: SlackRuntime, client: webApi.WebClient, where: { channel: string; user: string; thread_ts?: string }, text: string) {
+  await client.chat.postEphemeral({ channel: where.channel, user: where.user, text, ...(where.thread_ts ? { thread_ts: where.thread_ts } : {}) })
+    .catch((err: unknown) => rt.logger.warn({ err: loggable(err), channel: where.channel }, 'could not answer an approval click'));
+}
+
+/** Decides from Slack; a refusal goes back to the person ephemerally. */
+async function decideFromSlack(rt: SlackRuntime, client: webApi.WebClient, click: ReasonContext & { userId: string }, decision: Decision, reason?: string) {
+  const where = { channel: click.channel, user: click.userId, ...(click.threadTs ? { thread_ts: click.threadTs } : {}) };
+  const who = await deciderFor(rt, click.teamId, click.userId);
+  if ('refusal' in who) return tellClicker(rt, client, where, who.refusal);
+  try {
+    await rt.app.approvals.decide({ approvalId: click.approvalId, workspaceId: who.workspaceId, decision, decider: who.decider, via: 'slack', reason });
+  } catch (e) {
+    await tellClicker(rt, client, where, await refusalText(rt, e, who.workspaceId, click.approvalId));
+  }
+}
+
+/** The click as Slack describes it: which approval, in which team, channel and thread. */
+function clickOf(body: BlockButtonAction, action: { value?: string }): ReasonContext & { userId: string } {
+  const threadTs = body.message?.thread_ts as string | undefined;
+  return {
+    approvalId: action.value ?? '', teamId: body.team?.id ?? body.user.team_id ?? '', userId: body.user.id,
+    channel: body.channel?.id ?? body.container.channel_id, ...(threadTs ? { threadTs } : {}),
+  };
+}
+
+/** Bolt listeners for the card's buttons and the reject-reason modal. */
+export function registerApprovalActions(bolt: BoltApp, rt: SlackRuntime): void {
+  bolt.action<BlockButtonAction>({ action_id: APPROVE_ACTION }, async ({ ack, body, action, client }) => {
+    await ack();
+    await decideFromSlack(rt, client, clickOf(body, action), 'approved');
+  });
+
+  // Reject asks why first; the checks run before the modal opens, so a refused person is told at once.
+  bolt.action<BlockButtonAction>({ action_id: REJECT_ACTION }, async ({ ack, body, action, client }) => {
+    await ack();
+    const click = clickOf(body, action);
+    const where = { channel: click.channel, user: click.userId, ...(click.threadTs ? { thread_ts: click.threadTs } : {}) };
+    const who = await deciderFor(rt, click.teamId, click.userId);
+    if ('refusal' in who) return tellClicker(rt, client, where, who.refusal);
+    try {
+      const a = await rt.app.approvals.mayDecide({ approvalId: click.approvalId, workspaceId: who.workspaceId, decision: 'rejected', decider: who.decider, via: 'slack' });
+      const { userId: _user, ...context } = click;
+      await client.views.open({ trigger_id: body.trigger_id, view: reasonModal(a, context) });
+    } catch (e) {
+      await tellClicker(rt, client, where, await refusalText(rt, e, who.workspaceId, click.approvalId));
+    }
+  });
+
+  bolt.view(REASON_VIEW, async ({ ack, body, view, client }) => {
+    await ack();
+    let context: ReasonContext;
+    try {
+      context = JSON.parse(view.private_metadata) as ReasonContext;
+    } catch {
+      rt.logger.warn({ viewId: view.id }, 'a reject-reason modal came back without its context');
+      return;
+    }
+    const reason = view.state.values[REASON_BLOCK]?.[REASON_INPUT]?.value ?? undefined;
+    await decideFromSlack(rt, client, { ...context, userId: body.user.id }, 'rejected', reason ?? undefined);
+  });
+}

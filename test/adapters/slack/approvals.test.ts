@@ -1,0 +1,188 @@
+// Approvals in Slack through the Web API stand-in and signed interactivity
+// payloads: the card in the thread it was asked in (or the approvers' DMs),
+// an approver's click settling it everywhere, refusals and late clicks told
+// only to the person who clicked, the reject modal, and a Slack outage.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { REASON_BLOCK, REASON_INPUT, REASON_VIEW } from '../../../src/adapters/slack/approvals.ts';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { slackRuntime } from '../../../src/adapters/slack/index.ts';
+import { SYSTEM } from '../../../src/domain/actor.ts';
+import { pgliteDb } from '../../support/db.ts';
+import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { appMention, eventCallback, viewSubmission } from '../../support/slack/signed-request.ts';
+import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { blockText, cardPosted, cardsIn, ephemeralTo, hasButtons, startApprovalsWorld, USERS, type ApprovalsWorld } from './approvals-support.ts';
+
+type Out = Record<string, any>;
+
+describe('approvals in Slack', () => {
+  let db: Database;
+  let standin: SlackStandin;
+  let world: ApprovalsWorld;
+  let mcp: Awaited<ReturnType<ApprovalsWorld['mcp']>>;
+
+  beforeAll(async () => {
+    [db, standin] = await Promise.all([pgliteDb.open(), startSlackStandin()]);
+    world = await startApprovalsWorld({ database: db, standin });
+    mcp = await world.mcp();
+    standin.handle('views.open', ({ args }) => ({ ok: true, view: { ...(args.view as object), id: 'V0MODAL001' } }));
+  });
+  afterAll(async () => { await mcp?.close(); await world?.stop(); await standin?.close(); await db?.close(); });
+
+  const ask = async (args: Record<string, unknown>) => (await mcp.call('request_approval', args)).structuredContent as Out;
+  const status = async (id: string) => (await world.app.approvals.get(world.ws.id, id)).status;
+  const updatesOf = (channel: string, ts: string) => standin.callsTo('chat.update').filter((c) => c.args.channel === channel && c.args.ts === ts && c.status === 200);
+
+  /** Carol mentions the agent in #general; resolves with the conversation id the agent got and the thread's ts. */
+  async function askedInThread(text: string) {
+    const mention = appMention({ user: USERS.carol, channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> @deployer ${text}` });
+    expect((await world.post(eventCallback(mention))).status).toBe(200);
+    const item = await vi.waitFor(async () => {
+      const found = (await world.app.messaging.checkInbox(world.deployer, world.ws, 50)).items.find((i) => i.message.body === `@deployer ${text}`);
+      if (!found) throw new Error('not delivered yet');
+      return found;
+    });
+    return { conversationId: item.conversation.id, threadTs: mention.ts };
+  }
+
+  it('shows Approve and Reject in the thread it was asked in; an approver\'s click settles it, updates the card, and the agent learns it within a second', async () => {
+    const { conversationId, threadTs } = await askedInThread('ship v2 please');
+    const { approval_id: id } = await ask({ title: 'Deploy v2 to production', details: 'Runs **migrations** first.', conversation: conversationId });
+    const card = await cardPosted(standin, 'C0GENERAL', id);
+    expect(card).toMatchObject({ thread_ts: threadTs, username: 'Deployer' });
+    expect(hasButtons(card)).toBe(true);
+    expect(blockText(card)).toContain('Runs *migrations* first.');
+    await vi.waitFor(async () => expect((await world.app.store.approvals.views(id, 'slack')).map((v) => v.ref)).toEqual([{ team: SLACK_DEFAULTS.teamId, channel: 'C0GENERAL', ts: card.ts, thread_ts: threadTs }]));
+
+    await mcp.call('check_inbox', { limit: 100 });
+    const waiting = mcp.call('subscribe', { timeout_seconds: 20 });
+    await new Promise((r) => setImmediate(r));
+    const started = Date.now();
+    const res = await world.click(USERS.alice, card, 'approve');
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const woke = (await waiting).structuredContent as { messages: Array<{ body: string }> };
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(woke.messages.map((m) => m.body)).toEqual([expect.stringContaining(`Approval ${id} “Deploy v2 to production”: Approved by @alice via slack`)]);
+
+    const updated = await vi.waitFor(() => {
+      const now = cardsIn(standin, 'C0GENERAL', id)[0];
+      expect(hasButtons(now)).toBe(false);
+      return now;
+    });
+    expect(blockText(updated)).toMatch(/Approved by @alice via slack at \d\d:\d\d UTC/);
+    expect(updated.text).toContain('Approved by @alice via slack');
+    expect(standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === USERS.alice)).toHaveLength(0);
+  });
+
+  it('without a conversation, DMs each linked approver, and one click updates every DM', async () => {
+    const { approval_id: id } = await ask({ title: 'Rotate the API keys' });
+    const [forAlice, forBob] = await Promise.all([cardPosted(standin, dmChannelId(USERS.alice), id), cardPosted(standin, dmChannelId(USERS.bob), id)]);
+    // carol is linked but not an approver; dan is not linked at all.
+    expect(cardsIn(standin, dmChannelId(USERS.carol), id)).toHaveLength(0);
+    expect(cardsIn(standin, dmChannelId(USERS.dan), id)).toHaveLength(0);
+    // Each post is kept as a view (just after Slack answered it).
+    await vi.waitFor(async () => expect(await world.app.store.approvals.views(id, 'slack')).toHaveLength(2));
+
+    await world.click(USERS.bob, forBob, 'approve');
+    await vi.waitFor(() => {
+      for (const c of [forAlice, forBob]) expect(updatesOf(c.channel, c.ts)).toHaveLength(1);
+    });
+    for (const c of [forAlice, forBob]) {
+      const now = cardsIn(standin, c.channel, id)[0];
+      expect(hasButtons(now)).toBe(false);
+      expect(blockText(now)).toContain('Approved by @bob via slack');
+    }
+  });
+
+  it('refuses a non-approver\'s and an unlinked user\'s click ephemerally and changes nothing; a later click is told who settled it', async () => {
+    const { conversationId } = await askedInThread('may I restart the workers?');
+    const { approval_id: id } = await ask({ title: 'Restart the workers', conversation: conversationId });
+    const card = await cardPosted(standin, 'C0GENERAL', id);
+
+    await world.click(USERS.carol, card, 'approve');
+    const refused = await ephemeralTo(standin, USERS.carol, 'Only the agent\'s owner or an owner of the workspace can decide this approval.');
+    expect(refused.args).toMatchObject({ channel: 'C0GENERAL', thread_ts: card.thread_ts });
+    await world.click(USERS.dan, card, 'reject');
+    await ephemeralTo(standin, USERS.dan, 'Link your account first');
+    expect(await status(id)).toBe('pending');
+    expect(updatesOf('C0GENERAL', card.ts)).toHaveLength(0);
+    expect(standin.callsTo('views.open')).toHaveLength(0);
+
+    await world.click(USERS.bob, card, 'approve');
+    await vi.waitFor(async () => expect(await status(id)).toBe('approved'));
+    await world.click(USERS.alice, card, 'approve');
+    const late = await ephemeralTo(standin, USERS.alice, 'This approval was already approved by @bob via slack at');
+    expect(late.args.text).toMatch(/already approved by @bob via slack at \d\d:\d\d UTC; your click changed nothing\./);
+    expect((await world.app.approvals.get(world.ws.id, id)).decidedBy).toBe(world.people.bob.id);
+
+    const audit = (await world.app.store.audit.list(world.ws.id, 100)).filter((e) => e.target === id && e.action.startsWith('approval.'));
+    expect(audit.map((e) => [e.result, (e.details as { why?: string }).why ?? ''])).toEqual(expect.arrayContaining([
+      ['refused', 'Only the agent\'s owner or an owner of the workspace can decide this approval.'],
+      ['refused', expect.stringContaining('Link your chat account')],
+      ['approved', ''],
+      ['refused', 'already settled'],
+    ]));
+  });
+
+  it('asks why on Reject in a modal; the reason reaches the card and the agent', async () => {
+    const { conversationId } = await askedInThread('drop the old tables?');
+    const { approval_id: id } = await ask({ title: 'Drop the old tables', conversation: conversationId });
+    const card = await cardPosted(standin, 'C0GENERAL', id);
+    await world.click(USERS.bob, card, 'reject');
+    const opened = await vi.waitFor(() => {
+      const call = standin.callsTo('views.open').find((c) => String((c.args.view as { private_metadata: string }).private_metadata).includes(id));
+      if (!call) throw new Error('no modal yet');
+      return call;
+    });
+    const view = opened.args.view as { callback_id: string; private_metadata: string };
+    expect(view.callback_id).toBe(REASON_VIEW);
+    expect(await status(id)).toBe('pending');
+
+    const submitted = await world.post(viewSubmission({
+      user: USERS.bob, view: { callback_id: REASON_VIEW, private_metadata: view.private_metadata, values: { [REASON_BLOCK]: { [REASON_INPUT]: { type: 'plain_text_input', value: 'Back up first' } } } },
+    }));
+    expect(submitted.status).toBe(200);
+    await vi.waitFor(async () => expect(await world.app.approvals.get(world.ws.id, id)).toMatchObject({ status: 'rejected', reason: 'Back up first', decidedVia: 'slack' }));
+    await vi.waitFor(() => expect(blockText(cardsIn(standin, 'C0GENERAL', id)[0])).toContain('Rejected by @bob via slack'));
+    expect(blockText(cardsIn(standin, 'C0GENERAL', id)[0])).toContain('Back up first');
+    const got = (await mcp.call('get_approval', { approval_id: id })).structuredContent as Out;
+    expect(got).toMatchObject({ status: 'rejected', decided_by: 'bob', via: 'slack', reason: 'Back up first' });
+  });
+
+  it('does not let a guest approve what they asked for, even once linked', async () => {
+    const mention = appMention({ user: USERS.dan, channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> @deployer wipe the cache` });
+    await world.post(eventCallback(mention));
+    const item = await vi.waitFor(async () => {
+      const found = (await world.app.messaging.checkInbox(world.deployer, world.ws, 50)).items.find((i) => i.message.body === '@deployer wipe the cache');
+      if (!found) throw new Error('not delivered yet');
+      return found;
+    });
+    expect(item.asker.personId).toBeNull();
+    const { approval_id: id } = await ask({ title: 'Wipe the cache', conversation: item.conversation.id });
+    const card = await cardPosted(standin, 'C0GENERAL', id);
+    // Dan links his Slack account to a new person who owns the workspace (an org admin).
+    const dan = await world.app.orgs.addPerson(SYSTEM, { handle: 'dan', org: 'acme', role: 'admin' });
+    const rt = slackRuntime(world.app);
+    const identity = (await rt.identities.find({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: USERS.dan }))!;
+    await rt.identities.link(identity.id, dan.id, new Date());
+    await world.click(USERS.dan, card, 'approve');
+    await ephemeralTo(standin, USERS.dan, 'You asked for this as a guest, so someone else has to decide it.');
+    expect(await status(id)).toBe('pending');
+  });
+
+  it('keeps an approval asked while Slack is down pending and visible on the web, and posts the card once Slack is back', async () => {
+    standin.failNext('chat.postMessage', { status: 500 }, 3);
+    const { approval_id: id } = await ask({ title: 'Scale the cluster', approvers: ['alice'] });
+    expect(await status(id)).toBe('pending');
+    const alice = await world.signIn('alice');
+    const waiting = (await alice.api('GET', '/w/eng/approvals')).json().approvals as Array<{ id: string; status: string; canDecide: boolean }>;
+    expect(waiting.find((a) => a.id === id)).toMatchObject({ status: 'pending', canDecide: true });
+
+    const card = await cardPosted(standin, dmChannelId(USERS.alice), id);
+    const tries = standin.callsTo('chat.postMessage').filter((c) => JSON.stringify(c.args.metadata ?? {}).includes(id));
+    expect(tries.map((c) => c.status)).toEqual([500, 500, 500, 200]);
+    expect(hasButtons(card)).toBe(true);
+    expect(cardsIn(standin, dmChannelId(USERS.bob), id)).toHaveLength(0);
+  });
+});
