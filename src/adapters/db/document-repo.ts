@@ -23,7 +23,8 @@ const byRef = (workspaceId: string, ref: string): SQL => and(
   isUuid(ref) ? eq(documents.id, ref) : sql`upper(${documents.identifier}) = upper(${ref})`,
 )!;
 
-const MAX_NUMBER_ATTEMPTS = 5;
+// Each lost attempt means another creation took the number, so this bounds how many may race at once.
+const MAX_NUMBER_ATTEMPTS = 64;
 
 export class DrizzleDocumentRepo implements DocumentRepo {
   constructor(private readonly db: Db) {}
