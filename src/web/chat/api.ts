@@ -7,6 +7,7 @@ import { ChatService } from '../../domain/chat/chat-service.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
 import { authOf, csrfToken, requireCsrf, requirePerson } from '../auth/index.ts';
+import { approvalRoutes } from './approvals-api.ts';
 import { eventStream } from './events.ts';
 import { mcpClientConfig } from './mcp-config.ts';
 
@@ -78,6 +79,7 @@ export function chatApi(app: App): Router {
 
   ws.get('/sidebar', async (_req, res) => { res.json(await chat.sidebar(viewerOf(res))); });
   ws.get('/events', eventStream(app, chat));
+  ws.use(approvalRoutes(app, chat));
 
   ws.post('/channels', async (req, res) => {
     const ch = await chat.createChannel(viewerOf(res), parse(schemas.channel, req.body));

@@ -3,6 +3,7 @@ import type { App } from '../../app.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import { chatPersonTopic, chatWorkspaceTopic, type ChatService } from '../../domain/chat/chat-service.ts';
 import { conversationTopic, inboxTopic } from '../../domain/messaging/messaging-service.ts';
+import { APPROVAL_PAYLOAD, approvalCards } from './approvals-api.ts';
 
 const KEEPALIVE_MS = 25_000;
 const REMEMBERED = 500;
@@ -26,7 +27,8 @@ function openStreams(app: App): Set<Response> {
  * notifier, so also to other processes) on every conversation the person can
  * see and on their inbox, and pushes each new message they may read:
  * `message` (the message and its conversation), `sidebar` (a channel or DM
- * appeared: refetch the sidebar), `inbox` (something arrived for them).
+ * appeared: refetch the sidebar), `inbox` (something arrived for them),
+ * `approval` (an approval card they may see was asked or settled).
  */
 export function eventStream(app: App, chat: ChatService): RequestHandler {
   return async (req: Request, res: Response) => {
@@ -53,6 +55,13 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
     };
 
     const pushMessage = async (messageId: string, notifyInbox: boolean) => {
+      // An approval asked or settled here or for this person: `approval` carries its card as this person sees it.
+      if (messageId.startsWith(APPROVAL_PAYLOAD)) {
+        const card = await approvalCards(app, chat).forPayload(v, messageId);
+        if (card) emit('approval', card);
+        if (notifyInbox) emit('inbox', {});
+        return;
+      }
       if (sent.has(messageId)) return;
       const found = UUID.test(messageId) ? await chat.message(v, messageId) : null;
       if (found) {

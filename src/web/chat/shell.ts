@@ -14,6 +14,7 @@ export function chatShell(o: { csrf: string; displayName: string; handle: string
 <meta name="csrf-token" content="${csrf}">
 <title>Switchboard</title>
 <link rel="stylesheet" href="/assets/app.css">
+<link rel="stylesheet" href="/assets/approvals.css">
 <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 <script type="module" src="/assets/app.js"></script>
 </head>

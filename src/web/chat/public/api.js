@@ -36,7 +36,7 @@ export const w = (ws, path) => `/w/${encodeURIComponent(ws)}${path}`;
 export function follow(ws, handlers) {
   const source = new EventSource(`/api/chat${w(ws, '/events')}`);
   let dropped = false;
-  for (const type of ['message', 'sidebar', 'inbox']) {
+  for (const type of ['message', 'sidebar', 'inbox', 'approval']) {
     source.addEventListener(type, (e) => handlers[type]?.(JSON.parse(e.data)));
   }
   source.addEventListener('ready', () => {

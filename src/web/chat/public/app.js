@@ -1,6 +1,7 @@
 // The web chat: routes (#/w/<workspace>/…), the sidebar, live updates, and the views in views.js and agents.js.
 import { api, follow, w } from './api.js';
 import { agentsView } from './agents.js';
+import { addWaitingApprovals, showApprovals, updateApproval } from './approvals.js';
 import { dialogForm, field, newChannelDialog, newDmDialog, browseChannelsDialog, openDialog } from './dialogs.js';
 import { announce, avatar, h } from './dom.js';
 import { appendMessage, conversationView, inboxView, searchView, setThreadCount, threadView } from './views.js';
@@ -112,6 +113,7 @@ function connect() {
     },
     sidebar: sidebarSoon,
     inbox: () => { sidebarSoon(); if (state.view === 'inbox') inboxSoon(); },
+    approval: (card) => updateApproval(state.ws, card),
     reconnect: () => { state.main = null; state.thread = null; route(); sidebarSoon(); },
   });
 }
@@ -154,6 +156,7 @@ async function showConversation(r, stale = () => false) {
     data.messages.forEach((m) => state.seen.add(m.id));
     $('main').replaceChildren(view);
     state.main = { conversation: data.conversation, list, threadOpts };
+    showApprovals(state.ws, data.conversation.id, list).catch(() => {});
     (view.querySelector('#composer-input') ?? view.querySelector('h1'))?.focus();
     sidebarSoon();
   }
@@ -190,7 +193,8 @@ async function showPage(node, focus = true) {
 
 const inboxSoon = debounce(async () => {
   const items = (await api('GET', w(state.ws, '/inbox'))).items;
-  if (state.view === 'inbox') { await showPage(inboxView(state.ws, items), false); sidebarSoon(); }
+  const page = await addWaitingApprovals(state.ws, inboxView(state.ws, items));
+  if (state.view === 'inbox') { await showPage(page, false); sidebarSoon(); }
 }, 300);
 
 const agentsCtx = {
@@ -239,7 +243,7 @@ async function route() {
     closeMenu();
     if (r.view === 'conversation') return await showConversation(r, stale);
     let page;
-    if (r.view === 'inbox') page = inboxView(state.ws, (await api('GET', w(state.ws, '/inbox'))).items);
+    if (r.view === 'inbox') page = await addWaitingApprovals(state.ws, inboxView(state.ws, (await api('GET', w(state.ws, '/inbox'))).items));
     else if (r.view === 'agents') page = await agentsView(agentsCtx);
     else if (r.view === 'search') page = searchView(state.ws, r.q, (await api('GET', w(state.ws, `/search?q=${encodeURIComponent(r.q)}`))).results);
     if (!page || stale()) return;

@@ -1,0 +1,119 @@
+// Approval cards: in the conversation they were asked in, and at the top of the
+// inbox for the people who may decide them. Approve or Reject (with an optional
+// reason) posts the decision; every card follows live through the `approval` event.
+import { api, w } from './api.js';
+import { announce, avatar, h, richText, time } from './dom.js';
+
+const STATUS_LABEL = { pending: 'Waiting', approved: 'Approved', rejected: 'Rejected', expired: 'Expired', cancelled: 'Cancelled' };
+let seq = 0;
+/** Cards that settled while this page was open, so the inbox keeps showing how they ended instead of dropping them. */
+const settledHere = new Map();
+
+/** One card. `ws` is the workspace slug; a decision replaces the card in place. */
+export function approvalCard(ws, card) {
+  const titleId = `approval-title-${++seq}`;
+  const footer = h('div', { class: 'approval-footer' });
+  if (card.status === 'pending' && card.canDecide) footer.append(decisionForm(ws, card));
+  else if (card.status === 'pending') {
+    footer.append(h('p', { class: 'hint' }, card.approvers.length ? `Waiting for ${card.approvers.map((a) => `@${a}`).join(', ')} to decide.` : 'Waiting for a decision.'));
+  } else {
+    footer.append(h('p', { class: `approval-outcome approval-${card.status}`, role: 'status' }, card.outcome));
+  }
+  return h('li', {
+    class: `approval-card approval-${card.status}`, id: `approval-${card.id}`, 'aria-labelledby': titleId,
+    dataset: { approval: card.id, createdAt: card.createdAt },
+  },
+  avatar(card.agent),
+  h('div', {},
+    h('div', { class: 'meta' },
+      h('span', { class: 'sender' }, card.agent.displayName),
+      h('span', { class: 'tag' }, 'approval'),
+      h('span', { class: `approval-status approval-${card.status}` }, STATUS_LABEL[card.status] ?? card.status),
+      time(card.createdAt)),
+    h('p', { class: 'approval-title', id: titleId }, card.title),
+    card.details ? h('div', { class: 'body' }, richText(card.details)) : null,
+    card.expiresAt && card.status === 'pending' ? h('p', { class: 'hint' }, 'Expires ', time(card.expiresAt), '.') : null,
+    footer));
+}
+
+function decisionForm(ws, card) {
+  const reasonId = `approval-reason-${card.id}`;
+  const error = h('p', { class: 'notice notice-error', role: 'alert', hidden: true });
+  const reason = h('textarea', { id: reasonId, name: 'reason', rows: '2', maxlength: '1000', placeholder: 'Optional; the agent reads it' });
+  const form = h('form', { class: 'approval-form' },
+    h('label', { for: reasonId }, 'Reason'),
+    reason,
+    h('div', { class: 'approval-buttons' },
+      h('button', { type: 'submit', class: 'primary', name: 'decision', value: 'approve' }, 'Approve'),
+      h('button', { type: 'submit', class: 'secondary danger', name: 'decision', value: 'reject' }, 'Reject')),
+    error);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const decision = e.submitter?.value === 'reject' ? 'reject' : 'approve';
+    for (const b of form.querySelectorAll('button')) b.disabled = true;
+    try {
+      const r = await api('POST', w(ws, `/approvals/${card.id}/decision`), { decision, reason: reason.value.trim() || undefined });
+      updateApproval(ws, r.approval);
+      announce(r.approval.outcome);
+    } catch (err) {
+      // Someone else may have settled it first: say so, and show the card as it stands now.
+      error.textContent = err.message;
+      error.hidden = false;
+      for (const b of form.querySelectorAll('button')) b.disabled = false;
+      api('GET', w(ws, `/approvals/${card.id}`)).then((r) => { if (r.approval.status !== 'pending') updateApproval(ws, r.approval, err.message); }, () => {});
+    }
+  });
+  return form;
+}
+
+/** Redraws every card of this approval on the page; a new one in the open conversation's list is added. */
+export function updateApproval(ws, card, note) {
+  if (card.status !== 'pending') settledHere.set(card.id, { ws, card });
+  const existing = document.querySelectorAll(`[data-approval="${CSS.escape(card.id)}"]`);
+  for (const el of existing) {
+    const next = approvalCard(ws, card);
+    if (note) next.querySelector('.approval-footer').prepend(h('p', { class: 'notice notice-info', role: 'alert' }, note));
+    el.replaceWith(next);
+  }
+  if (existing.length) return;
+  const list = document.querySelector(`.conversation[data-conversation="${CSS.escape(card.conversationId ?? '')}"] .messages`);
+  if (list) placeCard(list, approvalCard(ws, card));
+}
+
+/** Puts a card among the messages of a list by time. */
+function placeCard(list, li) {
+  list.querySelector('.empty')?.remove();
+  const at = Date.parse(li.dataset.createdAt);
+  const after = [...list.children].find((el) => {
+    const t = el.dataset.createdAt ?? (el.dataset.message ? JSON.parse(el.dataset.message).createdAt : null);
+    return t && Date.parse(t) > at;
+  });
+  const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 120;
+  list.insertBefore(li, after ?? null);
+  if (stick) list.scrollTop = list.scrollHeight;
+}
+
+/** Adds the approvals asked in a conversation to its message list. */
+export async function showApprovals(ws, conversationId, list) {
+  const { approvals } = await api('GET', w(ws, `/approvals?conversation=${encodeURIComponent(conversationId)}`));
+  for (const card of approvals) {
+    if (!list.querySelector(`[data-approval="${CSS.escape(card.id)}"]`)) placeCard(list, approvalCard(ws, card));
+  }
+}
+
+/** The inbox's "waiting for you" section; null when nothing waits. */
+export async function waitingApprovals(ws) {
+  const { approvals } = await api('GET', w(ws, '/approvals'));
+  const settled = [...settledHere.values()].filter((s) => s.ws === ws && !approvals.some((a) => a.id === s.card.id)).map((s) => s.card);
+  if (!approvals.length && !settled.length) return null;
+  return h('section', { class: 'approvals-waiting', 'aria-labelledby': 'approvals-heading' },
+    h('h2', { id: 'approvals-heading' }, approvals.length ? `Waiting for your decision (${approvals.length})` : 'Approvals'),
+    h('ol', { class: 'messages approvals-list' }, ...[...approvals, ...settled].map((c) => approvalCard(ws, c))));
+}
+
+/** Puts the waiting approvals at the top of an inbox page (under its heading). */
+export async function addWaitingApprovals(ws, page) {
+  const section = await waitingApprovals(ws);
+  if (section) page.querySelector('h1')?.after(section);
+  return page;
+}
