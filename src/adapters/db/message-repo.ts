@@ -156,10 +156,11 @@ export class DrizzleMessageRepo implements MessageRepo {
     if (q.fromAgentId) conds.push(eq(messages.senderId, q.fromAgentId));
     if (q.conversationId) conds.push(eq(messages.conversationId, q.conversationId));
     if (q.agentId) {
-      conds.push(or(
-        eq(messages.senderId, q.agentId),
-        sql`exists (select 1 from ${deliveries} where ${deliveries.messageId} = ${messages.id} and ${deliveries.agentId} = ${q.agentId})`,
-      )!);
+      // Written as a set of the agent's own messages (received, then sent): the planner can start
+      // from it, usually far smaller than the matches of a common word (measured 2-4x faster).
+      conds.push(sql`${messages.id} in (
+        select ${deliveries.messageId} from ${deliveries} where ${deliveries.agentId} = ${q.agentId} and ${deliveries.workspaceId} = ${q.workspaceId}
+        union all select own.id from ${messages} own where own.sender_id = ${q.agentId} and own.workspace_id = ${q.workspaceId})`);
     }
     const rank = sql<number>`ts_rank(${messages.search}, ${tsq})`;
     // Ranking many matches looks costly enough to the planner to JIT-compile the query, which
