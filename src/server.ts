@@ -14,13 +14,15 @@ export interface Server {
 
 export const PURGE_EVERY_MS = 3600_000;
 
-/** The mounts every server has, in order: MCP, Slack, documents, then the web chat (which owns `/`). */
+/** The mounts every server has, in order: MCP, Slack, Teams, documents, account links, then the web chat (which owns `/`). */
 export async function defaultMounts(): Promise<Mount[]> {
   const [{ mountMcp }, { mountSlack }, { mountWebChat }] = await Promise.all([
     import('./mcp/http.ts'), import('./adapters/slack/index.ts'), import('./web/chat/index.ts'),
   ]);
   const { mountDocuments } = await import('./web/documents/index.ts');
-  return [mountMcp, mountSlack, mountDocuments, mountWebChat];
+  const { mountTeams } = await import('./adapters/teams/index.ts');
+  const { mountLink } = await import('./web/link/index.ts');
+  return [mountMcp, mountSlack, mountTeams, mountDocuments, mountLink, mountWebChat];
 }
 
 export async function startServer(config: Config, opts: AppOptions & { mounts?: Mount[]; host?: string; control?: boolean } = {}): Promise<Server> {

@@ -117,6 +117,17 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       text: `Connected the Slack team ${i.teamName || i.teamId} (${i.teamId}) to the workspace ${r.workspace.slug}; ${source}.`,
     };
   },
+
+  async 'teams connect'(app, raw) {
+    const a = args(z.object({ workspace: z.string().min(1), tenantId: z.string().min(1) }), raw);
+    // Loaded here so other commands never load the Teams SDK.
+    const { connectTeamsTenant } = await import('../adapters/teams/connect.ts');
+    const r = await connectTeamsTenant(app, a);
+    return {
+      data: { workspace: r.workspace.slug, tenant_id: r.tenantId },
+      text: `Connected the Microsoft Teams tenant ${r.tenantId} to the workspace ${r.workspace.slug}; mention Switchboard in Teams and name an agent.`,
+    };
+  },
 };
 
 async function seat(app: App, raw: Record<string, unknown>, grant: boolean): Promise<Output> {

@@ -113,6 +113,11 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
     .option('--bot-token <token>', 'the app\'s bot token, xoxb-… (default: the OAuth install\'s, else SLACK_BOT_TOKEN)')
     .action(data('slack connect', (workspace, o) => ({ workspace, ...o })));
 
+  program.command('teams').description('Microsoft Teams').command('connect <workspace>')
+    .description('connect a Microsoft Teams organization (Entra ID tenant) to a workspace')
+    .requiredOption('--tenant-id <id>', 'the Entra ID tenant id (a GUID)')
+    .action(data('teams connect', (workspace, o) => ({ workspace, ...o })));
+
   const { registerServiceCommands } = await import('./service-commands.ts');
   registerServiceCommands(program, io, (c) => { code = c; });
 

@@ -45,6 +45,8 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
       // Job handlers the surfaces register when mounted; a worker mounts nothing, so it registers them here.
       const { registerSlackJobs } = await import('../adapters/slack/index.ts');
       registerSlackJobs(app);
+      const { registerTeamsJobs } = await import('../adapters/teams/index.ts');
+      registerTeamsJobs(app);
       await app.queue.start();
       const stop = () => app.close().then(() => process.exit(0));
       process.once('SIGTERM', stop);

@@ -1,0 +1,74 @@
+// Bot Framework authentication, the SDK's own: ConfigurationBotFrameworkAuthentication
+// checks every incoming token (issuer, signing key from the published OpenID
+// metadata, endorsement for msteams, audience = our app id, serviceUrl claim)
+// and gets the bot's outgoing tokens (single- or multi-tenant). The only
+// addition is that every bad token is answered 401; see docs/notes/teams-auth.md.
+import { ConfigurationBotFrameworkAuthentication, type ConfigurationBotFrameworkAuthenticationOptions } from 'botbuilder';
+import { AuthenticationError, BotFrameworkAuthentication, type ClaimsIdentity } from 'botframework-connector';
+import type { Activity } from 'botbuilder';
+import type { TeamsSettings } from './settings.ts';
+
+/** jsonwebtoken's errors, which the SDK lets through as they are (CloudAdapter would answer them 500). */
+const TOKEN_ERRORS = new Set(['JsonWebTokenError', 'NotBeforeError', 'TokenExpiredError']);
+
+function refuse(error: unknown): never {
+  if (error instanceof Error && TOKEN_ERRORS.has(error.name)) throw new AuthenticationError(`Unauthorized: ${error.message}`, 401);
+  throw error;
+}
+
+/**
+ * Delegates everything to the SDK's authentication and only turns a token the
+ * SDK rejected with a jsonwebtoken error (a forged signature under a published
+ * key id, a token not valid yet, a malformed one) into an AuthenticationError,
+ * which CloudAdapter answers 401 instead of 500.
+ */
+export class RefuseBadTokensWith401 extends BotFrameworkAuthentication {
+  constructor(private readonly inner: BotFrameworkAuthentication) {
+    super();
+  }
+  override authenticateRequest(activity: Activity, authHeader: string) {
+    return this.inner.authenticateRequest(activity, authHeader).catch(refuse);
+  }
+  override authenticateStreamingRequest(authHeader: string, channelIdHeader: string) {
+    return this.inner.authenticateStreamingRequest(authHeader, channelIdHeader).catch(refuse);
+  }
+  override authenticateChannelRequest(authHeader: string) {
+    return this.inner.authenticateChannelRequest(authHeader).catch(refuse);
+  }
+  override createConnectorFactory(claimsIdentity: ClaimsIdentity) {
+    return this.inner.createConnectorFactory(claimsIdentity);
+  }
+  override createUserTokenClient(claimsIdentity: ClaimsIdentity) {
+    return this.inner.createUserTokenClient(claimsIdentity);
+  }
+  override createBotFrameworkClient() {
+    return this.inner.createBotFrameworkClient();
+  }
+  override getOriginatingAudience() {
+    return this.inner.getOriginatingAudience();
+  }
+}
+
+/**
+ * The SDK configuration for this bot: its app id and secret, and
+ * `SingleTenant` with the tenant id when MICROSOFT_APP_TENANT_ID is set,
+ * `MultiTenant` otherwise; then whatever `settings.authConfig` overrides.
+ */
+export function authenticationConfig(settings: TeamsSettings): ConfigurationBotFrameworkAuthenticationOptions {
+  if (!settings.appId || !settings.appPassword) {
+    // An empty app id switches the SDK's authentication off altogether; never build that.
+    throw new Error('Teams needs MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD to authenticate requests.');
+  }
+  return {
+    MicrosoftAppId: settings.appId,
+    MicrosoftAppPassword: settings.appPassword,
+    MicrosoftAppType: settings.tenantId ? 'SingleTenant' : 'MultiTenant',
+    MicrosoftAppTenantId: settings.tenantId ?? '',
+    ...settings.authConfig,
+  };
+}
+
+/** The authentication CloudAdapter runs with. */
+export function createAuthentication(settings: TeamsSettings): BotFrameworkAuthentication {
+  return new RefuseBadTokensWith401(new ConfigurationBotFrameworkAuthentication(authenticationConfig(settings), settings.credentialsFactory));
+}

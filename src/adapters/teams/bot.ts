@@ -1,0 +1,175 @@
+// The bot behind POST /api/messages (botbuilder's TeamsActivityHandler): every
+// turn records the conversation reference and who wrote; messages go to agents
+// (mention the bot and name them in channels and group chats; the chosen agent
+// in the personal chat); card clicks decide approvals or choose the agent.
+import { TeamsActivityHandler, TurnContext, type AdaptiveCardInvokeResponse, type AdaptiveCardInvokeValue } from 'botbuilder';
+import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import { isSwitchboardError } from '../../domain/errors.ts';
+import type { TeamsAddress } from './address.ts';
+import { APPROVAL } from './approval-card.ts';
+import { approvalAction } from './approvals.ts';
+import {
+  adaptiveCard, agentList, cardActivity, CARD_RESPONSE_TYPE, handleOf, helpText, INTRO, noAgentNamed, notConnected, PICK_AGENT, pickerCard,
+  talkableAgents, type Card,
+} from './cards.ts';
+import { loggable } from './errors.ts';
+import { addressOf, deliverFromTeams, resolveNames, type TeamsTarget } from './inbound.ts';
+import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
+import { commandOf, namedAgents, withoutBotMention } from './text.ts';
+
+/** What else may answer a one-word command in the personal chat (account linking adds `link`). */
+export type PersonalCommand = (rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, target: TeamsTarget) => Promise<void>;
+const personalCommands = new Map<string, PersonalCommand>();
+
+/** Registers the handler of a personal-chat command, e.g. `link`. */
+export function onPersonalCommand(name: 'link', handler: PersonalCommand): void {
+  personalCommands.set(name, handler);
+}
+
+const say = (context: TurnContext, text: string) => context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
+
+/** Runs a turn's work; a refusal from the core is told as its sentence, anything else is logged and answered with an apology. */
+async function guard(rt: TeamsRuntime, context: TurnContext, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (e) {
+    const known = isSwitchboardError(e);
+    if (!known) rt.logger.error({ err: loggable(e), activityType: context.activity.type }, 'handling a Teams activity failed');
+    const text = known ? e.message : 'Something went wrong on Switchboard\'s side; the error was logged. Try again in a moment.';
+    await say(context, text).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the failure'));
+  }
+}
+
+/** Keeps the conversation reference (for proactive posts) and the Teams user (their `29:` id and personal chat). */
+async function remember(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress): Promise<void> {
+  const { activity } = context;
+  await rt.references.put({
+    conversationId: address.conversation, tenantId: address.tenant, conversationType: address.type,
+    reference: TurnContext.getConversationReference(activity) as Record<string, unknown>,
+  });
+  const from = activity.from;
+  if (from?.aadObjectId && from.id?.startsWith('29:')) {
+    await rt.users.seen({
+      tenantId: address.tenant, aadObjectId: from.aadObjectId, userId: from.id, name: from.name ?? '',
+      personalConversationId: address.type === 'personal' ? address.conversation : null,
+    });
+  }
+}
+
+/** The agent a user's personal chat talks to, if it is still in the workspace. */
+async function chosenAgent(rt: TeamsRuntime, tenant: string, aadObjectId: string | undefined, directory: WorkspaceAgent[]) {
+  const user = aadObjectId ? await rt.users.get(tenant, aadObjectId) : null;
+  return talkableAgents(directory).find((d) => d.agent.id === user?.agentId) ?? null;
+}
+
+async function targetOf(rt: TeamsRuntime, address: TeamsAddress): Promise<TeamsTarget | null> {
+  const workspace = await workspaceOfTenant(rt, address.tenant);
+  return workspace ? { workspace, directory: await rt.app.agents.directory(workspace) } : null;
+}
+
+async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress): Promise<void> {
+  const { activity } = context;
+  // Teams may deliver an activity again when the bot was slow; each is handled once, across processes too.
+  if (!(await rt.app.store.firstSeen('teams', `${address.conversation}#${activity.id}`))) return;
+  const personal = address.type === 'personal';
+  const text = withoutBotMention(activity.text ?? '', activity.entities ?? [], activity.recipient?.id);
+  if (!text) return void (personal && await say(context, helpText(true)));
+  const target = await targetOf(rt, address);
+  if (!target) return void await say(context, notConnected(address.tenant));
+  const { directory } = target;
+  const command = commandOf(text);
+  if (command === 'help') return void await say(context, helpText(personal));
+  if (command === 'agents') {
+    if (!personal) return void await say(context, `Agents here:\n\n${agentList(directory)}`);
+    const chosen = await chosenAgent(rt, address.tenant, activity.from.aadObjectId, directory);
+    return void await context.sendActivity(cardActivity(pickerCard(directory, chosen), 'Choose an agent'));
+  }
+  if (command && personal && personalCommands.has(command)) return personalCommands.get(command)!(rt, context, address, target);
+
+  // In the personal chat only explicit @names redirect a message; elsewhere `ask reviewer …` names the agent too.
+  const names = personal ? namedAgents(text).filter((n) => text.toLowerCase().includes(`@${n}`)) : namedAgents(text);
+  const { recipients, problems } = resolveNames(directory, names);
+  if (!names.length) {
+    if (!personal) return void await say(context, noAgentNamed(directory));
+    const chosen = await chosenAgent(rt, address.tenant, activity.from.aadObjectId, directory);
+    if (!chosen) {
+      return void await context.sendActivity(cardActivity(pickerCard(directory, null, 'Choose the agent your messages here go to, then write again.'), 'Choose an agent'));
+    }
+    recipients.push(chosen);
+  }
+  if (problems.length) await say(context, problems.join('\n\n'));
+  if (!recipients.length) return;
+  const { refusals } = await deliverFromTeams(rt, target, context, address, text, recipients);
+  if (refusals.length) await say(context, refusals.join('\n\n'));
+}
+
+/** The personal chat's agent choice, from the picker card. */
+async function pickAgent(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, data: Record<string, unknown>): Promise<Card> {
+  const target = await targetOf(rt, address);
+  if (!target) return adaptiveCard([{ type: 'TextBlock', text: notConnected(address.tenant), wrap: true }]);
+  const aad = context.activity.from.aadObjectId;
+  const picked = talkableAgents(target.directory).find((d) => d.agent.id === data.agentId);
+  if (!picked || !aad) return pickerCard(target.directory, null, 'That agent is no longer in this workspace; choose another.');
+  await rt.users.chooseAgent(address.tenant, aad, picked.agent.id);
+  return pickerCard(target.directory, picked, `You are now talking to **${picked.agent.displayName}** (${handleOf(picked, target.directory)}). Messages you send me here go to it.`);
+}
+
+const cardResponse = (card: Card): AdaptiveCardInvokeResponse => ({ statusCode: 200, type: CARD_RESPONSE_TYPE, value: card as AdaptiveCardInvokeResponse['value'] });
+
+export class SwitchboardTeamsBot extends TeamsActivityHandler {
+  constructor(private readonly rt: TeamsRuntime) {
+    super();
+    this.onTurn(async (context, next) => {
+      const address = addressOf(context.activity);
+      if (address) await remember(rt, context, address).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not record a Teams conversation reference'));
+      await next();
+    });
+    this.onMessage(async (context, next) => {
+      const address = addressOf(context.activity);
+      const value = context.activity.value as Record<string, unknown> | undefined;
+      if (address) await guard(rt, context, () => (value && typeof value.sb === 'string' ? this.submitted(context, address, value) : onMessage(rt, context, address)));
+      await next();
+    });
+    this.onMembersAdded(async (context, next) => {
+      const botAdded = context.activity.membersAdded?.some((m) => m.id === context.activity.recipient.id);
+      const address = addressOf(context.activity);
+      if (botAdded && address) {
+        await guard(rt, context, async () => {
+          const target = await targetOf(rt, address);
+          if (!target) return say(context, notConnected(address.tenant));
+          if (address.type !== 'personal') return say(context, INTRO);
+          await say(context, helpText(true));
+          await context.sendActivity(cardActivity(pickerCard(target.directory, null), 'Choose an agent'));
+        });
+      }
+      await next();
+    });
+  }
+
+  /** The Action.Submit fallback of older clients: the card's data arrives as a message. */
+  private async submitted(context: TurnContext, address: TeamsAddress, value: Record<string, unknown>): Promise<void> {
+    if (value.sb === APPROVAL) {
+      const { notice } = await approvalAction(this.rt, context, String(value.verb ?? ''), value);
+      // On success the card itself is updated by the teams.approval.update job.
+      if (notice) await say(context, notice);
+    } else if (value.sb === PICK_AGENT) {
+      await pickAgent(this.rt, context, address, value);
+      await say(context, 'Done: your messages here now go to the agent you chose.');
+    }
+  }
+
+  /** Action.Execute clicks and card refreshes; the response is always the updated card (an empty one makes Teams retry). */
+  protected override async onAdaptiveCardInvoke(context: TurnContext, value: AdaptiveCardInvokeValue): Promise<AdaptiveCardInvokeResponse> {
+    const data = (value.action.data ?? {}) as Record<string, unknown>;
+    const address = addressOf(context.activity);
+    try {
+      if (!address) throw new Error('an invoke without a Teams conversation');
+      if (data.sb === APPROVAL) return cardResponse((await approvalAction(this.rt, context, value.action.verb, data)).card);
+      if (data.sb === PICK_AGENT) return cardResponse(await pickAgent(this.rt, context, address, data));
+      return cardResponse(adaptiveCard([{ type: 'TextBlock', text: 'This card is out of date; Switchboard no longer handles it.', wrap: true }]));
+    } catch (e) {
+      this.rt.logger.error({ err: loggable(e), verb: value.action.verb }, 'a Teams card action failed');
+      return cardResponse(adaptiveCard([{ type: 'TextBlock', text: 'Something went wrong on Switchboard\'s side; the error was logged. Try again in a moment.', wrap: true, color: 'Attention' }]));
+    }
+  }
+}

@@ -1,0 +1,72 @@
+// The one place Bot Connector errors are translated. The connector client
+// throws a RestError: `statusCode`, `response.headers`, `response.bodyAsText`,
+// and a `request` that carries the bot's bearer token, so it is never logged whole.
+
+/** What to do about a failed Bot Connector call. */
+export type TeamsFailure =
+  /** 429: wait (Retry-After when Teams gave one) and try again. */
+  | { kind: 'throttled'; afterMs: number | null; reason: string }
+  /** 412, 5xx, timeouts, network errors, a token hiccup: try again later. */
+  | { kind: 'transient'; reason: string }
+  /** 403 MessageWritesBlocked: the person blocked or uninstalled the bot; retrying cannot help. */
+  | { kind: 'blocked'; reason: string }
+  /** Any other refusal: retrying cannot help. */
+  | { kind: 'permanent'; status: number; reason: string };
+
+interface RestErrorLike {
+  name?: string;
+  code?: string;
+  message?: string;
+  statusCode?: number;
+  response?: { headers?: { get(name: string): string | undefined }; bodyAsText?: string | null };
+}
+
+const TRANSIENT_STATUS = new Set([401, 408, 412, 500, 502, 503, 504]);
+
+/** Teams' error code and message from a response body, if it has them. */
+function bodyReason(e: RestErrorLike): string | null {
+  const text = e.response?.bodyAsText;
+  if (!text) return null;
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string; message?: string }; message?: string };
+    const reason = body.error?.code ? `${body.error.code}${body.error.message ? `: ${body.error.message}` : ''}` : body.message;
+    return reason ? reason.replace(/\s+/g, ' ').slice(0, 200) : null;
+  } catch {
+    return text.slice(0, 200);
+  }
+}
+
+function retryAfterMs(e: RestErrorLike): number | null {
+  const ms = Number(e.response?.headers?.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const header = e.response?.headers?.get('retry-after');
+  if (!header) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : null;
+}
+
+export function classifyTeamsError(error: unknown): TeamsFailure {
+  const e = (error ?? {}) as RestErrorLike;
+  const status = e.statusCode;
+  if (status === undefined) {
+    return { kind: 'transient', reason: `the Bot Connector could not be reached (${e.code ?? e.message ?? 'network error'})` };
+  }
+  const detail = bodyReason(e);
+  const reason = `Teams answered HTTP ${status}${detail ? ` (${detail})` : ''}`;
+  if (status === 429) return { kind: 'throttled', afterMs: retryAfterMs(e), reason };
+  if (status === 403 && (e.response?.bodyAsText ?? '').includes('MessageWritesBlocked')) {
+    return { kind: 'blocked', reason: 'the person blocked Switchboard in Teams or removed the app, so Teams refuses new messages in that chat' };
+  }
+  if (TRANSIENT_STATUS.has(status) || status >= 500) return { kind: 'transient', reason };
+  return { kind: 'permanent', status, reason };
+}
+
+/** An error as it may be logged: never the request (it carries the bot's token). */
+export function loggable(error: unknown): Record<string, unknown> {
+  const e = (error ?? {}) as RestErrorLike;
+  if (e.statusCode !== undefined || e.name === 'RestError') return { name: e.name, statusCode: e.statusCode, code: e.code, reason: classifyTeamsError(error).reason };
+  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
+  return { message: String(error) };
+}

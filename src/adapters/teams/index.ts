@@ -1,0 +1,46 @@
+// The Microsoft Teams surface: botbuilder's CloudAdapter at POST /api/messages
+// (Bot Framework authentication checked by the SDK), and the jobs that post
+// agents' answers and approval cards through the outbox.
+import express from 'express';
+import type { App } from '../../app.ts';
+import type { Mount } from '../../web/http.ts';
+import { approvalShowHandler, approvalUpdateHandler, TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE } from './approvals.ts';
+import { SwitchboardTeamsBot } from './bot.ts';
+import { teamsPostHandler, TEAMS_POST } from './outbound.ts';
+import { teamsConfigured, teamsRuntime } from './runtime.ts';
+import type { TeamsSettings } from './settings.ts';
+
+export { connectTeamsTenant } from './connect.ts';
+export { teamsRuntime, type TeamsRuntime } from './runtime.ts';
+export { TEAMS_POST } from './outbound.ts';
+export { TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE } from './approvals.ts';
+export type { TeamsSettings } from './settings.ts';
+
+/** Registers the Teams job handlers; mounts call it, and so does a worker-only process. */
+export function registerTeamsJobs(app: App, overrides: Partial<TeamsSettings> = {}): void {
+  const rt = teamsRuntime(app, overrides);
+  app.queue.register(TEAMS_POST, teamsPostHandler(rt));
+  app.queue.register(TEAMS_APPROVAL_SHOW, approvalShowHandler(rt));
+  app.queue.register(TEAMS_APPROVAL_UPDATE, approvalUpdateHandler(rt));
+  if (teamsConfigured(rt.settings)) app.surfaces.add('teams');
+}
+
+/** A Teams mount; tests pass settings (the stand-in's endpoints and credentials) that the default mount takes from the config. */
+export function teamsMount(overrides: Partial<TeamsSettings> = {}): Mount {
+  return (web, app) => {
+    registerTeamsJobs(app, overrides);
+    const rt = teamsRuntime(app);
+    if (!rt.adapter) {
+      rt.logger.info('Teams is off: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD (and MICROSOFT_APP_TENANT_ID for a single-tenant bot) to turn it on');
+      return;
+    }
+    const adapter = rt.adapter;
+    const bot = new SwitchboardTeamsBot(rt);
+    web.post('/api/messages', express.json({ limit: '1mb' }), async (req, res) => {
+      await adapter.process(req, res, (context) => bot.run(context));
+    });
+  };
+}
+
+/** `POST /api/messages` and the `teams.*` jobs. */
+export const mountTeams: Mount = teamsMount();

@@ -1,0 +1,67 @@
+import { CloudAdapter } from 'botbuilder';
+import type { Logger } from 'pino';
+import type { App } from '../../app.ts';
+import type { ExternalIdentityRepo } from '../../domain/surfaces/ports.ts';
+import type { Agent, Workspace } from '../../domain/types.ts';
+import { DrizzleExternalIdentityRepo } from '../db/identity-repo.ts';
+import { createAuthentication } from './auth.ts';
+import { loggable } from './errors.ts';
+import { ConversationPacer } from './pacer.ts';
+import { TeamsReferenceRepo, TeamsTenantRepo, TeamsUserRepo } from './repos.ts';
+import { teamsSettings, type TeamsSettings } from './settings.ts';
+
+/** Everything the Teams adapter works with, built once per running App. */
+export interface TeamsRuntime {
+  app: App;
+  settings: TeamsSettings;
+  logger: Logger;
+  /** botbuilder's CloudAdapter with the SDK's authentication; null when Teams is not configured. */
+  adapter: CloudAdapter | null;
+  tenants: TeamsTenantRepo;
+  users: TeamsUserRepo;
+  references: TeamsReferenceRepo;
+  identities: ExternalIdentityRepo;
+  pacer: ConversationPacer;
+  /** The guest agent (the sender for people who have not linked an account), looked up once. */
+  guest(): Promise<Agent>;
+}
+
+const runtimes = new WeakMap<App, TeamsRuntime>();
+
+/** True when MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are set. */
+export const teamsConfigured = (s: TeamsSettings) => Boolean(s.appId && s.appPassword);
+
+/** The Teams runtime of `app`, made on first use; `overrides` count only then (tests point it at a stand-in). */
+export function teamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): TeamsRuntime {
+  const existing = runtimes.get(app);
+  if (existing) return existing;
+  const settings = teamsSettings(app.config, overrides);
+  const logger = app.logger.child({ surface: 'teams' });
+  const db = app.database.db;
+  let guest: Promise<Agent> | null = null;
+  let adapter: CloudAdapter | null = null;
+  if (teamsConfigured(settings)) {
+    adapter = new CloudAdapter(createAuthentication(settings));
+    // Reached only when a turn's logic throws past its own guard; the person is not told twice.
+    adapter.onTurnError = async (_context, error) => {
+      logger.error({ err: loggable(error) }, 'a Teams turn failed');
+    };
+  }
+  const rt: TeamsRuntime = {
+    app, settings, logger, adapter,
+    tenants: new TeamsTenantRepo(db),
+    users: new TeamsUserRepo(db),
+    references: new TeamsReferenceRepo(db),
+    identities: new DrizzleExternalIdentityRepo(db),
+    pacer: new ConversationPacer(settings.limits),
+    guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
+  };
+  runtimes.set(app, rt);
+  return rt;
+}
+
+/** The workspace a tenant is connected to; null when it is not (yet). */
+export async function workspaceOfTenant(rt: TeamsRuntime, tenantId: string): Promise<Workspace | null> {
+  const id = await rt.tenants.workspaceOf(tenantId);
+  return id ? rt.app.store.workspaces.get(id) : null;
+}

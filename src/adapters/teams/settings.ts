@@ -1,0 +1,38 @@
+import type { ServiceClientCredentialsFactory } from 'botframework-connector';
+import type { Config } from '../../config.ts';
+import { TEAMS_LIMITS, type PaceWindow } from './pacer.ts';
+
+/** What the Teams adapter needs from the configuration, parsed once at the composition root. */
+export interface TeamsSettings {
+  /** MICROSOFT_APP_ID: the bot's Entra ID app (client) id; without it no Teams route is mounted. */
+  appId?: string;
+  /** MICROSOFT_APP_PASSWORD: a client secret of that app registration. */
+  appPassword?: string;
+  /** MICROSOFT_APP_TENANT_ID: set for a single-tenant bot; unset for a multi-tenant one. */
+  tenantId?: string;
+  /** PUBLIC_URL, for links people open (sign-in, account linking). */
+  publicUrl: string;
+  /**
+   * Settings merged over the ConfigurationBotFrameworkAuthentication config
+   * (e.g. OpenID metadata URLs); tests point the SDK at a local stand-in with them.
+   */
+  authConfig?: Record<string, string | boolean>;
+  /** Where the bot's outgoing tokens come from; default: the SDK's own, from the app id, password and tenant. */
+  credentialsFactory?: ServiceClientCredentialsFactory;
+  /** Posts allowed into one conversation per time window (Teams' documented limits by default). */
+  limits: PaceWindow[];
+  /** How long a user's Teams profile (name, e-mail) is trusted before it is read again. */
+  profileTtlMs: number;
+}
+
+export function teamsSettings(config: Config, overrides: Partial<TeamsSettings> = {}): TeamsSettings {
+  return {
+    appId: config.teams.appId,
+    appPassword: config.teams.appPassword,
+    tenantId: config.teams.tenantId,
+    publicUrl: config.publicUrl,
+    limits: TEAMS_LIMITS,
+    profileTtlMs: 60 * 60_000,
+    ...overrides,
+  };
+}
