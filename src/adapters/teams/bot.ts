@@ -13,18 +13,11 @@ import {
   talkableAgents, type Card,
 } from './cards.ts';
 import { loggable } from './errors.ts';
+import { membersChanged } from './audience.ts';
 import { addressOf, deliverFromTeams, resolveNames, type TeamsTarget } from './inbound.ts';
+import { LINK, linkAgain, linkCommand } from './linking.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import { commandOf, namedAgents, withoutBotMention } from './text.ts';
-
-/** What else may answer a one-word command in the personal chat (account linking adds `link`). */
-export type PersonalCommand = (rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, target: TeamsTarget) => Promise<void>;
-const personalCommands = new Map<string, PersonalCommand>();
-
-/** Registers the handler of a personal-chat command, e.g. `link`. */
-export function onPersonalCommand(name: 'link', handler: PersonalCommand): void {
-  personalCommands.set(name, handler);
-}
 
 const say = (context: TurnContext, text: string) => context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
 
@@ -84,7 +77,10 @@ async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsA
     const chosen = await chosenAgent(rt, address.tenant, activity.from.aadObjectId, directory);
     return void await context.sendActivity(cardActivity(pickerCard(directory, chosen), 'Choose an agent'));
   }
-  if (command && personal && personalCommands.has(command)) return personalCommands.get(command)!(rt, context, address, target);
+  if (command === 'link' || command === 'unlink') {
+    if (!personal) return void await say(context, `Write "${command}" to me in our personal chat, so nobody else sees the link.`);
+    return linkCommand(rt, context, address.tenant, command);
+  }
 
   // In the personal chat only explicit @names redirect a message; elsewhere `ask reviewer …` names the agent too.
   const names = personal ? namedAgents(text).filter((n) => text.toLowerCase().includes(`@${n}`)) : namedAgents(text);
@@ -130,7 +126,12 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
       if (address) await guard(rt, context, () => (value && typeof value.sb === 'string' ? this.submitted(context, address, value) : onMessage(rt, context, address)));
       await next();
     });
+    this.onMembersRemoved(async (context, next) => {
+      await membersChanged(rt, context);
+      await next();
+    });
     this.onMembersAdded(async (context, next) => {
+      await membersChanged(rt, context);
       const botAdded = context.activity.membersAdded?.some((m) => m.id === context.activity.recipient.id);
       const address = addressOf(context.activity);
       if (botAdded && address) {
@@ -152,6 +153,8 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
       const { notice } = await approvalAction(this.rt, context, String(value.verb ?? ''), value);
       // On success the card itself is updated by the teams.approval.update job.
       if (notice) await say(context, notice);
+    } else if (value.sb === LINK) {
+      await linkCommand(this.rt, context, address.tenant, 'link');
     } else if (value.sb === PICK_AGENT) {
       await pickAgent(this.rt, context, address, value);
       await say(context, 'Done: your messages here now go to the agent you chose.');
@@ -166,6 +169,7 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
       if (!address) throw new Error('an invoke without a Teams conversation');
       if (data.sb === APPROVAL) return cardResponse((await approvalAction(this.rt, context, value.action.verb, data)).card);
       if (data.sb === PICK_AGENT) return cardResponse(await pickAgent(this.rt, context, address, data));
+      if (data.sb === LINK) return cardResponse(await linkAgain(this.rt, context, address.tenant));
       return cardResponse(adaptiveCard([{ type: 'TextBlock', text: 'This card is out of date; Switchboard no longer handles it.', wrap: true }]));
     } catch (e) {
       this.rt.logger.error({ err: loggable(e), verb: value.action.verb }, 'a Teams card action failed');

@@ -104,8 +104,6 @@ export function notConnected(tenantId: string): string {
   return `This Microsoft Teams organization is not connected to a Switchboard workspace yet. An admin can connect it with \`switchboard teams connect WORKSPACE --tenant-id ${tenantId}\`.`;
 }
 
-export const LINKING_REQUIRED = 'This Switchboard workspace answers only people who have linked their Teams account, and yours is not linked yet. Write "link" to me in our personal chat to get a sign-in link, then try again.';
-
 export function helpText(personal: boolean): string {
   return [
     '**Switchboard** puts AI agents next to you in Teams.',

@@ -3,13 +3,14 @@
 // or reply chain (with a deep link), and the agents it goes to.
 import { TeamsInfo, type Activity, type TurnContext } from 'botbuilder';
 import { resolveOne, type WorkspaceAgent } from '../../domain/agents/agent-service.ts';
-import { notPermitted, SwitchboardError } from '../../domain/errors.ts';
+import { SwitchboardError } from '../../domain/errors.ts';
 import type { SendResult } from '../../domain/messaging/messaging-service.ts';
 import type { ExternalIdentity } from '../../domain/surfaces/ports.ts';
 import { qualifiedName, type Agent, type Workspace } from '../../domain/types.ts';
 import { addressRef, encodeConversationKey, messageLink, rootOf, type TeamsAddress, type TeamsConversationType } from './address.ts';
-import { handleOf, LINKING_REQUIRED } from './cards.ts';
+import { handleOf } from './cards.ts';
 import { loggable } from './errors.ts';
+import { linkingRequired, promptToLinkOnce } from './linking.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
 /** Where a Teams request is handled: the workspace its tenant maps to, and who is in it. */
@@ -118,7 +119,7 @@ function titleOf(a: TeamsAddress, asker: TeamsAsker, body: string): string {
 export async function deliverFromTeams(rt: TeamsRuntime, target: TeamsTarget, context: TurnContext, address: TeamsAddress, body: string, recipients: WorkspaceAgent[]): Promise<{ result: SendResult; refusals: string[] }> {
   const { workspace: ws, directory } = target;
   const asker = await resolveAsker(rt, context, address.tenant, directory);
-  if (asker.asGuest && ws.requireLinking) throw notPermitted(LINKING_REQUIRED);
+  if (asker.asGuest && ws.requireLinking) await linkingRequired(rt, asker.identity);
   const activityId = context.activity.id ?? '';
   const conversation = await rt.app.store.messages.conversation({
     workspaceId: ws.id, kind: 'external', surface: 'teams', key: encodeConversationKey(address), title: titleOf(address, asker, body),
@@ -129,5 +130,7 @@ export async function deliverFromTeams(rt: TeamsRuntime, target: TeamsTarget, co
     conversation, recipients, body, surface: 'teams', permalink: messageLink(address, activityId), externalId: activityId || null,
   });
   const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${r.to} did not get it: ${r.reason}`);
+  // The first time an unlinked person talks to an agent, the link card goes to their personal chat.
+  if (asker.asGuest) await promptToLinkOnce(rt, asker.identity, 'first');
   return { result, refusals };
 }

@@ -5,7 +5,9 @@ import express from 'express';
 import type { App } from '../../app.ts';
 import type { Mount } from '../../web/http.ts';
 import { approvalShowHandler, approvalUpdateHandler, TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE } from './approvals.ts';
+import { teamsAudience } from './audience.ts';
 import { SwitchboardTeamsBot } from './bot.ts';
+import { linkDoneHandler, TEAMS_LINK_DONE } from './linking.ts';
 import { teamsPostHandler, TEAMS_POST } from './outbound.ts';
 import { teamsConfigured, teamsRuntime } from './runtime.ts';
 import type { TeamsSettings } from './settings.ts';
@@ -14,14 +16,17 @@ export { connectTeamsTenant } from './connect.ts';
 export { teamsRuntime, type TeamsRuntime } from './runtime.ts';
 export { TEAMS_POST } from './outbound.ts';
 export { TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE } from './approvals.ts';
+export { TEAMS_LINK_DONE } from './linking.ts';
 export type { TeamsSettings } from './settings.ts';
 
-/** Registers the Teams job handlers; mounts call it, and so does a worker-only process. */
+/** Registers the Teams job handlers and audiences; mounts call it, and so does a worker-only process. */
 export function registerTeamsJobs(app: App, overrides: Partial<TeamsSettings> = {}): void {
   const rt = teamsRuntime(app, overrides);
   app.queue.register(TEAMS_POST, teamsPostHandler(rt));
   app.queue.register(TEAMS_APPROVAL_SHOW, approvalShowHandler(rt));
   app.queue.register(TEAMS_APPROVAL_UPDATE, approvalUpdateHandler(rt));
+  app.queue.register(TEAMS_LINK_DONE, linkDoneHandler(rt));
+  app.audiences.register('teams', teamsAudience(rt));
   if (teamsConfigured(rt.settings)) app.surfaces.add('teams');
 }
 

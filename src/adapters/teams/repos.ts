@@ -1,7 +1,7 @@
 // The Teams adapter's own tables (see src/adapters/db/schema.ts): which
 // workspace a tenant maps to, the Teams users the bot has seen, and the last
 // conversation reference of each conversation, for proactive posts.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { externalIdentities, teamsConversationReferences, teamsTenants, teamsUsers } from '../db/schema.ts';
 
@@ -94,6 +94,13 @@ export class TeamsReferenceRepo {
         target: teamsConversationReferences.conversationId,
         set: { reference: r.reference, conversationType: r.conversationType, updatedAt: sql`now()` },
       });
+  }
+
+  /** The service URL Teams used last in a tenant (to start a conversation there); null when none is known. */
+  async serviceUrlOf(tenantId: string): Promise<string | null> {
+    const [row] = await this.db.select({ r: teamsConversationReferences.reference }).from(teamsConversationReferences)
+      .where(eq(teamsConversationReferences.tenantId, tenantId)).orderBy(desc(teamsConversationReferences.updatedAt)).limit(1);
+    return typeof row?.r.serviceUrl === 'string' ? row.r.serviceUrl : null;
   }
 
   /** Null when the bot never saw this conversation. */

@@ -43,8 +43,11 @@ export function namedAgents(text: string): string[] {
   return names;
 }
 
-/** A one-word command said to the bot (`help`, `agents`, `link`), or null. */
-export function commandOf(text: string): 'help' | 'agents' | 'link' | null {
+const COMMANDS = ['help', 'agents', 'link', 'unlink'] as const;
+export type Command = (typeof COMMANDS)[number];
+
+/** A one-word command said to the bot (`help`, `agents`, `link`, `unlink`), or null. */
+export function commandOf(text: string): Command | null {
   const word = text.trim().toLowerCase().replace(/[.!?]+$/, '');
-  return word === 'help' || word === 'agents' || word === 'link' ? word : null;
+  return (COMMANDS as readonly string[]).includes(word) ? (word as Command) : null;
 }

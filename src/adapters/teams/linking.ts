@@ -1,0 +1,157 @@
+// Account linking in Teams, rendered from the core's LinkService: a card in
+// the person's personal chat with the bot ("Link your account" opens the
+// single-use sign-in link, "Send me a new link" replaces it), sent the first
+// time an unlinked person talks to an agent, when a workspace requires linking,
+// or on "link"; "unlink" removes the link; `teams.link.done` confirms in the chat.
+import type { ConversationParameters, TurnContext } from 'botbuilder';
+import { z } from 'zod';
+import { notPermitted, PermanentFailure } from '../../domain/errors.ts';
+import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
+import type { JobHandler } from '../../domain/ports.ts';
+import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
+import type { TeamsAddress } from './address.ts';
+import { adaptiveCard, cardActivity, executeAction, type Card } from './cards.ts';
+import { jobError, postActivity, TeamsCallFailed } from './connector.ts';
+import { classifyTeamsError, loggable } from './errors.ts';
+import type { TeamsRuntime } from './runtime.ts';
+
+export const TEAMS_LINK_DONE = linkDoneTopic('teams');
+/** The data marking the "Send me a new link" button. */
+export const LINK = 'link';
+/** The Bot Connector's OAuth scope (ToChannelFromBotOAuthScope) in the public cloud. */
+const CONNECTOR_SCOPE = 'https://api.botframework.com';
+
+const keyOf = (tenant: string, aadObjectId: string): ExternalKey => ({ surface: 'teams', tenantId: tenant, externalUserId: aadObjectId });
+
+/** The prompt as a card: its text, a button opening the link, one for a fresh link, and when it expires. */
+export function linkCard(p: LinkPrompt): Card {
+  const text = p.text.replace(/\*([^*\n]+)\*/g, '**$1**');
+  return adaptiveCard([
+    { type: 'TextBlock', text, wrap: true },
+    { type: 'TextBlock', text: `This link expires at ${p.expiresAt.toISOString().slice(11, 16)} UTC.`, isSubtle: true, size: 'Small', wrap: true },
+  ], {
+    actions: [{ type: 'Action.OpenUrl', title: p.button, url: p.url, style: 'positive' }, executeAction(p.again, 'linkAgain', { sb: LINK })],
+    fallbackText: `${p.button}: ${p.url}`,
+  });
+}
+
+/**
+ * The person's personal chat with the bot: the one they have, or one the bot
+ * starts (Teams allows it where the app is installed for them); null when
+ * the bot never saw them or Teams refuses.
+ */
+export async function personalChat(rt: TeamsRuntime, tenant: string, aadObjectId: string): Promise<TeamsAddress | null> {
+  const user = await rt.users.get(tenant, aadObjectId);
+  if (!user) return null;
+  if (user.personalConversationId) {
+    const reference = await rt.references.get(user.personalConversationId);
+    if (typeof reference?.serviceUrl === 'string') return { tenant, conversation: user.personalConversationId, type: 'personal', serviceUrl: reference.serviceUrl };
+  }
+  const serviceUrl = await rt.references.serviceUrlOf(tenant);
+  if (!rt.adapter || !rt.settings.appId || !serviceUrl) return null;
+  const parameters = {
+    isGroup: false, bot: { id: `28:${rt.settings.appId}`, name: 'Switchboard' }, members: [{ id: user.userId, name: user.name }],
+    tenantId: tenant, channelData: { tenant: { id: tenant } },
+  } as unknown as ConversationParameters;
+  let conversationId: string | null = null;
+  try {
+    const scope = String(rt.settings.authConfig?.ToChannelFromBotOAuthScope ?? CONNECTOR_SCOPE);
+    await rt.adapter.createConversationAsync(rt.settings.appId, 'msteams', serviceUrl, scope, parameters, async (context) => {
+      conversationId = context.activity.conversation.id;
+    });
+  } catch (err) {
+    rt.logger.warn({ err: loggable(err), tenant, reason: classifyTeamsError(err).reason }, 'could not start a personal chat in Teams');
+    return null;
+  }
+  if (!conversationId) return null;
+  const address: TeamsAddress = { tenant, conversation: conversationId, type: 'personal', serviceUrl };
+  await rt.users.seen({ tenantId: tenant, aadObjectId, userId: user.userId, name: user.name, personalConversationId: conversationId });
+  await rt.references.put({
+    conversationId, tenantId: tenant, conversationType: 'personal',
+    reference: { channelId: 'msteams', serviceUrl, conversation: { id: conversationId, conversationType: 'personal', tenantId: tenant }, bot: parameters.bot, user: { id: user.userId } },
+  });
+  return address;
+}
+
+/** A fresh link for the identity, as a card. */
+async function offerCard(rt: TeamsRuntime, identity: ExternalIdentity, reason: PromptReason): Promise<Card> {
+  return linkCard((await rt.app.links.offer(identity, { reason })).prompt);
+}
+
+/**
+ * Sends the link card to the person's personal chat, once per Teams user ever
+ * (the first time they talk to an agent unlinked). A failure is logged, never
+ * in the way of the message itself; they can still write "link".
+ */
+export async function promptToLinkOnce(rt: TeamsRuntime, identity: ExternalIdentity, reason: PromptReason): Promise<boolean> {
+  if (identity.personId || !(await rt.app.links.firstPrompt(identity))) return false;
+  try {
+    const chat = await personalChat(rt, identity.tenantId, identity.externalUserId);
+    if (!chat) return false;
+    await postActivity(rt, chat, cardActivity(await offerCard(rt, identity, reason), 'Link your account'));
+    return true;
+  } catch (err) {
+    rt.logger.warn({ err: loggable(err), identityId: identity.id }, 'could not send the Teams link card; the person can write "link"');
+    return false;
+  }
+}
+
+/** The refusal when a workspace requires linking and the asker is a guest (after sending the link card once). */
+export async function linkingRequired(rt: TeamsRuntime, identity: ExternalIdentity): Promise<never> {
+  if (identity.personId) {
+    throw notPermitted('This Switchboard workspace answers only people who have linked their Teams account and can reach the workspace; your linked account cannot reach it, so no agent got your message. Ask an owner to add you.');
+  }
+  const sent = await promptToLinkOnce(rt, identity, 'required');
+  throw notPermitted('This Switchboard workspace answers only people who have linked their Teams account, and yours is not linked yet, so no agent got your message. ' +
+    `${sent ? 'I sent you a link in our personal chat' : 'Write "link" to me in our personal chat for a link'}; link, then write again.`);
+}
+
+/** "link" and "unlink" in the personal chat, answered there. */
+export async function linkCommand(rt: TeamsRuntime, context: TurnContext, tenant: string, command: 'link' | 'unlink'): Promise<void> {
+  const aad = context.activity.from.aadObjectId;
+  const say = (text: string) => context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
+  if (!aad) return void await say('Teams did not say who you are, so this account cannot be linked.');
+  const key = keyOf(tenant, aad);
+  if (command === 'unlink') {
+    const done = await rt.app.links.unlinkChatUser(key);
+    return void await say(done ? `Your Teams account is no longer linked to @${done.handle}. Agents now see you as a guest; write "link" to link it again.`
+      : 'Your Teams account is not linked to a Switchboard account; write "link" to link it.');
+  }
+  const { identity, person } = await rt.app.links.whoIs(key);
+  if (person) return void await say(`Your Teams account is linked as @${person.handle}. Write "unlink" to remove the link.`);
+  await context.sendActivity(cardActivity(await offerCard(rt, identity ?? await rt.identities.upsert(key), 'asked'), 'Link your account'));
+}
+
+/** "Send me a new link": the card comes back with a fresh link (or says who they are linked as). */
+export async function linkAgain(rt: TeamsRuntime, context: TurnContext, tenant: string): Promise<Card> {
+  const aad = context.activity.from.aadObjectId;
+  const { identity, person } = aad ? await rt.app.links.whoIs(keyOf(tenant, aad)) : { identity: null, person: null };
+  if (person) return adaptiveCard([{ type: 'TextBlock', text: `Your Teams account is linked as @${person.handle}.`, wrap: true }]);
+  if (!aad) return adaptiveCard([{ type: 'TextBlock', text: 'Teams did not say who you are, so this account cannot be linked.', wrap: true }]);
+  return offerCard(rt, identity ?? await rt.identities.upsert(keyOf(tenant, aad)), 'asked');
+}
+
+const DoneJob = z.object({ identityId: z.string().uuid(), personId: z.string().uuid() });
+
+/** `teams.link.done`: "Linked as @alice" in the person's personal chat, delivered with retries like every Teams post. */
+export function linkDoneHandler(rt: TeamsRuntime): JobHandler {
+  return async (raw) => {
+    const parsed = DoneJob.safeParse(raw);
+    if (!parsed.success) throw new PermanentFailure(`The ${TEAMS_LINK_DONE} job is malformed (${parsed.error.issues[0]?.message}).`);
+    const { store } = rt.app;
+    const [identity, person] = await Promise.all([store.identities.get(parsed.data.identityId), store.people.get(parsed.data.personId)]);
+    // Unlinked again (or deleted) before this ran: there is nothing true left to say.
+    if (!identity || !person || identity.personId !== person.id) return;
+    const chat = await personalChat(rt, identity.tenantId, identity.externalUserId);
+    if (!chat) throw new PermanentFailure('There is no personal chat with this Teams user to confirm the link in.');
+    try {
+      await postActivity(rt, chat, {
+        type: 'message', textFormat: 'markdown',
+        text: `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; write "unlink" to remove the link.`,
+      });
+    } catch (e) {
+      if (e instanceof TeamsCallFailed) throw jobError(e.failure);
+      throw e;
+    }
+  };
+}
