@@ -4,6 +4,7 @@
 // in the acknowledgement itself; a delivery is acknowledged first.
 import type { App as BoltApp, RespondFn, SlashCommand } from '@slack/bolt';
 import { deliverFromSlack, resolveNames, type SlackTarget } from './inbound.ts';
+import { linkCommand, linkingRequired } from './linking.ts';
 import { splitCommand } from './mentions.ts';
 import { agentList, handleOf, helpText } from './replies.ts';
 import { guard, targetFor } from './respond.ts';
@@ -18,6 +19,7 @@ export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
     const teamId = context.teamId ?? command.team_id;
     const { head, rest } = splitCommand(command.text);
     if (!head || head === 'help') return ack({ response_type: 'ephemeral', text: helpText(name) });
+    if (head === 'link' || head === 'unlink') return ack(await linkCommand(rt, teamId, command.user_id, head));
     const target = await targetFor(rt, teamId, client);
     if ('refusal' in target) return ack({ response_type: 'ephemeral', text: target.refusal });
     if (head === 'agents') return ack({ response_type: 'ephemeral', text: `Agents here:\n${agentList(target.directory)}` });
@@ -28,6 +30,9 @@ export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
     const [agent] = recipients;
     const handle = handleOf(agent, target.directory);
     if (!rest) return ack({ response_type: 'ephemeral', text: `Write what you want to tell ${agent.agent.displayName}: \`${name} ${handle} look at #418\`.` });
+    // With linking required, an unlinked person's request is not even posted in the channel.
+    const required = await linkingRequired(rt, target, command.user_id);
+    if (required) return ack({ response_type: 'ephemeral', text: required });
     await ack();
     await deliverCommand(rt, target, command, respond, { agent: agent.agent.displayName, handle, body: rest, recipients });
   });

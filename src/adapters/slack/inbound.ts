@@ -6,7 +6,8 @@ import type { SlackInstallation } from '../../domain/surfaces/ports.ts';
 import { qualifiedName, type Workspace } from '../../domain/types.ts';
 import { loggable } from './errors.ts';
 import { resolveAsker } from './identities.ts';
-import { handleOf, LINKING_REQUIRED } from './replies.ts';
+import { linkingRequiredText, promptToLinkOnce } from './linking.ts';
+import { handleOf } from './replies.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { encodeThreadKey, threadRef, type SlackThread } from './thread-key.ts';
 
@@ -74,7 +75,9 @@ export async function deliverFromSlack(rt: SlackRuntime, target: SlackTarget, ms
   const { app } = rt;
   const { workspace: ws, client, directory } = target;
   const asker = await resolveAsker(rt, client, msg.teamId, msg.userId, directory);
-  if (asker.asGuest && ws.requireLinking) throw notPermitted(LINKING_REQUIRED);
+  // The first time an unlinked person talks to an agent, the app DMs them a link (once ever).
+  const prompted = asker.asGuest && await promptToLinkOnce(rt, client, asker.identity, ws.requireLinking ? 'required' : 'first');
+  if (asker.asGuest && ws.requireLinking) throw notPermitted(linkingRequiredText(rt.settings.command, prompted, Boolean(asker.identity.personId)));
   const thread: SlackThread = { team: msg.teamId, channel: msg.channel, ...(msg.threadTs ? { thread_ts: msg.threadTs } : {}) };
   const [permalink, rootPermalink] = await Promise.all([
     permalinkOf(rt, client, msg.channel, msg.ts),

@@ -7,6 +7,7 @@ import type { App } from '../../app.ts';
 import type { Mount } from '../../web/http.ts';
 import { registerApprovalActions, registerApprovalJobs } from './approvals.ts';
 import { boltLogger, clientOptions } from './clients.ts';
+import { registerLinkJobs, registerLinking } from './linking.ts';
 import { registerListeners } from './listeners.ts';
 import { oauthOptions } from './oauth.ts';
 import { slackPostHandler, SLACK_POST } from './outbound.ts';
@@ -29,6 +30,7 @@ export function extendSlack(extension: SlackExtension): void {
 /** Registers the `slack.post` job handler; mounts call it, and so does a worker-only process. */
 export function registerSlackJobs(app: App, overrides: Partial<SlackSettings> = {}): void {
   app.queue.register(SLACK_POST, slackPostHandler(slackRuntime(app, overrides)));
+  registerLinkJobs(app, slackRuntime(app, overrides));
   registerApprovalJobs(app, slackRuntime(app, overrides));
 }
 
@@ -45,6 +47,7 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
     ...(oauth.clientId ? {} : { authorize: rt.installations.authorize }),
   });
   registerListeners(bolt, rt);
+  registerLinking(bolt, rt);
   registerApprovalActions(bolt, rt);
   for (const extend of extensions) extend(bolt, rt);
   return bolt;

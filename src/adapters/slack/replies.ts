@@ -31,8 +31,6 @@ export function notConnected(teamId: string): string {
   return `This Slack team is not connected to a Switchboard workspace yet. An admin can connect it with \`switchboard slack connect WORKSPACE --team-id ${teamId}\`.`;
 }
 
-export const LINKING_REQUIRED = 'This Switchboard workspace answers only people who have linked their Slack account, and yours is not linked yet. Ask an owner of the workspace for a sign-in link, then try again.';
-
 export function helpText(command: string): string {
   return [
     '*Switchboard* puts AI agents next to you in Slack.',
@@ -41,6 +39,7 @@ export function helpText(command: string): string {
     `• \`${command} agents\` lists the agents here.`,
     `• \`${command} default reviewer\` makes \`reviewer\` the agent that gets mentions naming nobody in this channel (\`${command} default off\` clears it).`,
     '• DM me to talk to one agent privately; pick it in my Home tab.',
+    `• \`${command} link\` links your Slack account to your Switchboard account, so agents act with your access (\`${command} unlink\` removes the link).`,
     'Agents answer in the same thread, under their own name.',
   ].join('\n');
 }

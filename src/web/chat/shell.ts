@@ -36,6 +36,7 @@ export function chatShell(o: { csrf: string; displayName: string; handle: string
     <div class="menu">
       <p class="menu-handle">@${escapeHtml(o.handle)}</p>
       <a href="/account">Password</a>
+      <a href="/account/links">Linked accounts</a>
       <form method="post" action="/signout"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Sign out</button></form>
     </div>
   </details>

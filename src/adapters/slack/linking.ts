@@ -1,0 +1,167 @@
+// Account linking in Slack: the DM with a "Link your account" button the
+// first time an unlinked person talks to an agent, `/switchboard link` and
+// `unlink`, the "Send me a new link" button, and the `slack.link.done` job
+// that says "Linked as @alice" in the DM. The flow itself is the core's
+// LinkService; this file only renders it and maps Slack users to identities.
+import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
+import { z } from 'zod';
+import type { App } from '../../app.ts';
+import { PermanentFailure, RetryLater } from '../../domain/errors.ts';
+import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
+import type { JobHandler } from '../../domain/ports.ts';
+import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
+import { registerAudienceEvents, slackAudience } from './audience.ts';
+import { classifySlackError, loggable } from './errors.ts';
+import { resolveAsker } from './identities.ts';
+import type { SlackTarget } from './inbound.ts';
+import { slackRuntime, type SlackRuntime } from './runtime.ts';
+
+export const LINK_OPEN = 'switchboard_link_open';
+export const LINK_AGAIN = 'switchboard_link_again';
+export const SLACK_LINK_DONE = linkDoneTopic('slack');
+
+const keyOf = (teamId: string, userId: string): ExternalKey => ({ surface: 'slack', tenantId: teamId, externalUserId: userId });
+
+/** The prompt as a Slack message: the text, a URL button to the link page, a button for a fresh link, and when it expires. */
+export function linkBlocks(p: LinkPrompt): webApi.KnownBlock[] {
+  const epoch = Math.floor(p.expiresAt.getTime() / 1000);
+  return [
+    { type: 'section', text: { type: 'mrkdwn', text: p.text } },
+    {
+      type: 'actions', block_id: 'switchboard_link',
+      elements: [
+        { type: 'button', action_id: LINK_OPEN, style: 'primary', text: { type: 'plain_text', text: p.button }, url: p.url },
+        { type: 'button', action_id: LINK_AGAIN, text: { type: 'plain_text', text: p.again }, value: 'again' },
+      ],
+    },
+    { type: 'context', elements: [{ type: 'mrkdwn', text: `This link expires <!date^${epoch}^{time}|in 15 minutes>.` }] },
+  ];
+}
+
+/** The one-line fallback Slack shows in notifications. */
+const fallback = (p: LinkPrompt) => `${p.button} to Switchboard: ${p.url}`;
+
+/** A fresh link for a Slack user, rendered; or the person they are linked to already. */
+async function offerFor(rt: SlackRuntime, identity: ExternalIdentity, reason: PromptReason) {
+  const tenantName = (await rt.installations.get(identity.tenantId))?.teamName ?? '';
+  return rt.app.links.offer(identity, { tenantName, reason });
+}
+
+/**
+ * Sends the "Link your account" DM, once per Slack user ever: the first time an
+ * unlinked person talks to any agent. A failure is logged, never in the way of
+ * the message itself; the person can still ask with `/switchboard link`.
+ */
+export async function promptToLinkOnce(rt: SlackRuntime, client: webApi.WebClient, identity: ExternalIdentity, reason: PromptReason): Promise<boolean> {
+  if (identity.personId || !(await rt.app.links.firstPrompt(identity))) return false;
+  try {
+    const offer = await offerFor(rt, identity, reason);
+    const dm = await client.conversations.open({ users: identity.externalUserId });
+    await client.chat.postMessage({ channel: dm.channel!.id!, text: fallback(offer.prompt), blocks: linkBlocks(offer.prompt), unfurl_links: false });
+    return true;
+  } catch (err) {
+    rt.logger.warn({ err: loggable(err), identityId: identity.id }, 'could not send the link prompt DM; the person can ask with the slash command');
+    return false;
+  }
+}
+
+/** When the workspace requires linking and this Slack user is a guest: the sentence to answer instead (after sending the prompt). */
+export async function linkingRequired(rt: SlackRuntime, target: SlackTarget, userId: string): Promise<string | null> {
+  if (!target.workspace.requireLinking) return null;
+  const asker = await resolveAsker(rt, target.client, target.installation.teamId, userId, target.directory);
+  if (!asker.asGuest) return null;
+  const sent = await promptToLinkOnce(rt, target.client, asker.identity, 'required');
+  return linkingRequiredText(rt.settings.command, sent, Boolean(asker.identity.personId));
+}
+
+/** Why an unlinked person's message reached nobody, and how to link. */
+export function linkingRequiredText(command: string, justSent: boolean, linkedElsewhere = false): string {
+  if (linkedElsewhere) {
+    return 'This Switchboard workspace answers only people who have linked their Slack account and can reach the workspace; your linked account cannot reach it, so no agent got your message. Ask an owner to add you.';
+  }
+  return 'This Switchboard workspace answers only people who have linked their Slack account, and yours is not linked yet, so no agent got your message. ' +
+    (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') + `\`${command} link\` gives you a new one; link, then write again.`;
+}
+
+/** `/switchboard link` and `/switchboard unlink`, answered to the person alone. */
+export async function linkCommand(rt: SlackRuntime, teamId: string, userId: string, head: 'link' | 'unlink') {
+  const key = keyOf(teamId, userId);
+  if (head === 'unlink') {
+    const done = await rt.app.links.unlinkChatUser(key);
+    return {
+      response_type: 'ephemeral' as const,
+      text: done ? `Your Slack account is no longer linked to @${done.handle}. Agents now see you as a guest; \`${rt.settings.command} link\` links it again.`
+        : `Your Slack account is not linked to a Switchboard account; \`${rt.settings.command} link\` links it.`,
+    };
+  }
+  const { identity, person } = await rt.app.links.whoIs(key);
+  if (person) {
+    return { response_type: 'ephemeral' as const, text: `Your Slack account is linked as @${person.handle}. \`${rt.settings.command} unlink\` removes the link.` };
+  }
+  const offer = await offerFor(rt, identity ?? await rt.identities.upsert(key), 'asked');
+  return { response_type: 'ephemeral' as const, text: fallback(offer.prompt), blocks: linkBlocks(offer.prompt) };
+}
+
+/**
+ * The two buttons of the prompt (opening the link only needs an acknowledgement;
+ * a new link replaces the prompt in place), and the channel membership events audiences follow.
+ */
+export function registerLinking(bolt: BoltApp, rt: SlackRuntime): void {
+  registerAudienceEvents(bolt, rt);
+  bolt.action(LINK_OPEN, async ({ ack }) => { await ack(); });
+
+  bolt.action<BlockButtonAction>(LINK_AGAIN, async ({ ack, body, client, respond }) => {
+    await ack();
+    const teamId = body.team?.id ?? body.user.team_id;
+    if (!teamId) return;
+    try {
+      const { identity, person } = await rt.app.links.whoIs(keyOf(teamId, body.user.id));
+      const message = person
+        ? { text: `Your Slack account is linked as @${person.handle}.`, blocks: [] as webApi.KnownBlock[] }
+        : await offerFor(rt, identity ?? await rt.identities.upsert(keyOf(teamId, body.user.id)), 'asked')
+          .then((o) => ({ text: fallback(o.prompt), blocks: linkBlocks(o.prompt) }));
+      // Ephemeral prompts (the slash command's) can only be replaced through response_url; messages in the DM are updated.
+      if (body.container?.is_ephemeral || !body.message || !body.channel) await respond({ replace_original: true, ...message });
+      else await client.chat.update({ channel: body.channel.id, ts: body.message.ts, ...message });
+    } catch (err) {
+      rt.logger.warn({ err: loggable(err) }, 'could not send a new link');
+      await respond({ response_type: 'ephemeral', replace_original: false, text: 'Something went wrong on Switchboard\'s side; the error was logged. Try `/switchboard link`.' })
+        .catch(() => {});
+    }
+  });
+}
+
+const DoneJob = z.object({ identityId: z.string().uuid(), personId: z.string().uuid() });
+
+/** `slack.link.done`: "Linked as @alice" in the person's DM with the app, delivered with retries like every Slack post. */
+export function linkDoneHandler(rt: SlackRuntime): JobHandler {
+  return async (raw) => {
+    const parsed = DoneJob.safeParse(raw);
+    if (!parsed.success) throw new PermanentFailure(`The ${SLACK_LINK_DONE} job is malformed (${parsed.error.issues[0]?.message}).`);
+    const { store } = rt.app;
+    const [identity, person] = await Promise.all([store.identities.get(parsed.data.identityId), store.people.get(parsed.data.personId)]);
+    // Unlinked again (or deleted) before this ran: there is nothing true left to say.
+    if (!identity || !person || identity.personId !== person.id) return;
+    const creds = await rt.installations.credentials(identity.tenantId);
+    if (!creds) throw new PermanentFailure(`Switchboard is no longer installed in the Slack team ${identity.tenantId}.`);
+    const client = rt.clients.for(creds.token);
+    try {
+      const dm = await client.conversations.open({ users: identity.externalUserId });
+      await client.chat.postMessage({
+        channel: dm.channel!.id!,
+        text: `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; \`${rt.settings.command} unlink\` removes the link.`,
+      });
+    } catch (e) {
+      const failure = classifySlackError(e);
+      if (failure.kind === 'rate_limited') throw new RetryLater(failure.reason, failure.afterMs);
+      if (failure.kind === 'permanent') throw new PermanentFailure(`Slack refused the link confirmation: ${failure.code}`);
+      throw new Error(failure.reason);
+    }
+  };
+}
+
+/** Registers `slack.link.done` and tells the core who reads Slack conversations (the mount and a worker-only process). */
+export function registerLinkJobs(app: App, rt: SlackRuntime = slackRuntime(app)): void {
+  app.queue.register(SLACK_LINK_DONE, linkDoneHandler(rt));
+  app.audiences.register('slack', slackAudience(rt));
+}
