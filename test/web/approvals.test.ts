@@ -60,6 +60,20 @@ describe('approval cards in the web chat', () => {
     expect((await b.carol.api('POST', `/w/eng/approvals/${id}/decision`, { decision: 'approve' })).status).toBe(404);
   });
 
+  it('keeps a person named on one request from reading the agent\'s other requests', async () => {
+    const named = await ask({ title: 'Order more build minutes', approvers: ['carol'] });
+    const other = await ask({ title: 'Change the on-call rota' });
+    const inbox = (await b.carol.api('GET', '/w/eng/inbox')).json().items as Array<{ message: { body: string }; conversation: { id: string } }>;
+    const notice = inbox.find((i) => i.message.body.includes(named))!;
+    expect(inbox.some((i) => i.message.body.includes(other))).toBe(false);
+    // The conversation the request came in holds it, and not what the agent asked of others.
+    const history = (await b.carol.api('GET', `/w/eng/conversations/${notice.conversation.id}`)).json().messages as Array<{ body: string }>;
+    expect(history.map((m) => m.body).join('\n')).toContain(named);
+    expect(history.map((m) => m.body).join('\n')).not.toContain(other);
+    expect(((await b.carol.api('GET', '/w/eng/approvals')).json().approvals as Card[]).map((c) => c.id)).toEqual([named]);
+    expect((await b.carol.api('GET', `/w/eng/approvals/${other}`)).status).toBe(404);
+  });
+
   it('decides with a CSRF-protected POST; refusals say why, and a late decision is told who settled it', async () => {
     const id = await askInGeneral('Drop the legacy tables');
     const forged = await b.bob.api('POST', `/w/eng/approvals/${id}/decision`, { decision: 'approve' }, { csrf: false });

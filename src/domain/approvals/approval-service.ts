@@ -225,7 +225,8 @@ export class ApprovalService {
     if (!recipients.length) return;
     const conv = conversationId
       ? (await tx.messages.getConversation(ws.id, conversationId))!
-      : await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `notices:${about?.id ?? recipients.join(',')}`, title: 'Approvals' });
+      // One conversation per agent and set of approvers: someone named on one request does not read the others.
+      : await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: about ? `notices:${about.id}:${[...recipients].sort().join(',')}` : `notices:${recipients.join(',')}`, title: 'Approvals' });
     const m = await tx.messages.insert({
       workspaceId: ws.id, conversationId: conv.id, senderId: system.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
       askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),

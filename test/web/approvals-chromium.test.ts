@@ -1,0 +1,86 @@
+// In a real browser (Debian's Chromium): an approver sees the request at the
+// top of their inbox, approves it from the web card with a reason, and the
+// Slack stand-in receives chat.update for every Slack card of it; a decision
+// made in Slack reaches the open web card live.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed, vi } from 'vitest';
+import type { Database } from '../../src/adapters/db/client.ts';
+import { pgliteDb } from '../support/db.ts';
+import { dmChannelId } from '../support/slack/defaults.ts';
+import { startSlackStandin, type SlackStandin } from '../support/slack/web-api-standin.ts';
+import { blockText, cardPosted, hasButtons, PASSWORD, startApprovalsWorld, USERS, type ApprovalsWorld } from '../adapters/slack/approvals-support.ts';
+import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+
+describe('approving from the web card in Chromium', () => {
+  let db: Database;
+  let standin: SlackStandin;
+  let world: ApprovalsWorld;
+  let mcp: Awaited<ReturnType<ApprovalsWorld['mcp']>>;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    [db, standin, browser] = await Promise.all([pgliteDb.open(), startSlackStandin(), launchChromium()]);
+    world = await startApprovalsWorld({ database: db, standin });
+    mcp = await world.mcp();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  });
+  afterAll(async () => {
+    await keepScreenshot(page, 'approvals-final');
+    await browser?.close();
+    await mcp?.close();
+    await world?.stop();
+    await standin?.close();
+    await db?.close();
+  });
+
+  const shootOnFailure = (name: string) => onTestFailed(() => keepScreenshot(page, `failed-approvals-${name}`));
+  const ask = async (title: string) => ((await mcp.call('request_approval', { title, details: 'Takes about five minutes.' })).structuredContent as { approval_id: string }).approval_id;
+  const card = (title: string) => page.locator('.approval-card', { hasText: title });
+
+  it('approves from the inbox card, and every Slack card of the approval is updated', async () => {
+    shootOnFailure('approve');
+    const id = await ask('Deploy the release candidate');
+    const slackCards = await Promise.all([cardPosted(standin, dmChannelId(USERS.alice), id), cardPosted(standin, dmChannelId(USERS.bob), id)]);
+
+    await page.goto(`${world.server.url}/signin`);
+    await page.getByLabel('Handle').fill('alice');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: /sign in/i }).click();
+    await page.locator('#conv-title').waitFor();
+    await page.locator('#nav-inbox').click();
+    await page.getByRole('heading', { name: /Waiting for your decision/ }).waitFor();
+    const mine = card('Deploy the release candidate');
+    expect(await mine.locator('.body').textContent()).toBe('Takes about five minutes.');
+    await mine.getByLabel('Reason').fill('Green across the board');
+    await mine.getByRole('button', { name: 'Approve' }).click();
+
+    await expect.poll(() => card('Deploy the release candidate').locator('.approval-outcome').textContent())
+      .toMatch(/^Approved by @alice via web at \d\d:\d\d UTC — “Green across the board”$/);
+    expect(await card('Deploy the release candidate').getByRole('button', { name: 'Approve' }).count()).toBe(0);
+
+    await vi.waitFor(() => {
+      for (const c of slackCards) {
+        const update = standin.callsTo('chat.update').find((u) => u.args.channel === c.channel && u.args.ts === c.ts && u.status === 200);
+        expect(update, `chat.update for ${c.channel}`).toBeDefined();
+      }
+    }, { timeout: 10_000 });
+    for (const c of slackCards) {
+      const now = standin.message(c.channel, c.ts)!;
+      expect(hasButtons(now)).toBe(false);
+      expect(blockText(now)).toContain('Approved by @alice via web');
+    }
+    await keepScreenshot(page, 'approvals');
+  });
+
+  it('shows a new request live in the open inbox, and the decision made in Slack on its card', async () => {
+    shootOnFailure('live');
+    const id = await ask('Purge the CDN cache');
+    await card('Purge the CDN cache').getByRole('button', { name: 'Approve' }).waitFor({ timeout: 10_000 });
+    const forBob = await cardPosted(standin, dmChannelId(USERS.bob), id);
+    await world.click(USERS.bob, forBob, 'approve');
+    await expect.poll(() => card('Purge the CDN cache').locator('.approval-outcome').textContent(), { timeout: 10_000 })
+      .toMatch(/^Approved by @bob via slack at \d\d:\d\d UTC$/);
+    expect(await card('Purge the CDN cache').getByRole('button', { name: 'Approve' }).count()).toBe(0);
+  });
+});
