@@ -26,17 +26,10 @@ export const ApprovalAction = z.object({ approvalId: z.string().uuid(), workspac
 
 const DECISIONS: Record<string, Decision> = { approve: 'approved', reject: 'rejected' };
 
-/** Person ids who may decide: those named, else the agent's owner and the workspace's owners. */
-async function approverIds(rt: TeamsRuntime, a: Approval, agentOwnerId: string): Promise<string[]> {
-  if (a.approvers.length) return a.approvers;
-  const owners = (await rt.app.store.workspaces.reachablePeople(a.workspaceId)).filter((p) => p.role === 'owner').map((p) => p.person.id);
-  return [...new Set([agentOwnerId, ...owners])];
-}
-
 /** The card for an approval as it stands; `viewer` (a person id, or null for a guest) makes it that person's view. */
 async function renderCard(rt: TeamsRuntime, a: Approval, tenant: string, opts: { viewer?: string | null; notice?: string } = {}): Promise<Card> {
   const agent = (await rt.app.store.agents.get(a.agentId))!;
-  const approvers = await approverIds(rt, a, agent.ownerId);
+  const approvers = await rt.app.approvals.approversOf(a);
   const users = a.status === 'pending' ? await rt.users.ofPeople(tenant, approvers) : [];
   let buttons = a.status === 'pending';
   if (buttons && opts.viewer !== undefined) {
@@ -58,8 +51,7 @@ async function placesFor(rt: TeamsRuntime, a: Approval): Promise<TeamsAddress[]>
     const address = addressFromRef(conversation.externalRef);
     return address ? [address] : [];
   }
-  const agent = (await store.agents.get(a.agentId))!;
-  const approvers = await approverIds(rt, a, agent.ownerId);
+  const approvers = await rt.app.approvals.approversOf(a);
   const places: TeamsAddress[] = [];
   for (const tenant of await rt.tenants.tenantsOf(a.workspaceId)) {
     for (const u of await rt.users.ofPeople(tenant, approvers)) {
@@ -147,7 +139,7 @@ export async function approvalAction(rt: TeamsRuntime, context: TurnContext, ver
   if (decision) {
     try {
       const role = personId ? await rt.app.orgs.roleIn(personId, ws) : null;
-      await rt.app.approvals.decide({ approvalId: approval.id, workspaceId: ws.id, decision, decider: { personId, role }, via: 'teams' });
+      await rt.app.approvals.decide({ approvalId: approval.id, workspaceId: ws.id, decision, decider: { personId, role, identityId: identity?.id ?? null }, via: 'teams' });
     } catch (e) {
       if (!isSwitchboardError(e)) throw e;
       notice = e.message;
