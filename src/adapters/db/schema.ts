@@ -238,6 +238,8 @@ export const externalIdentities = pgTable('external_identities', {
   profile: jsonb('profile').$type<Record<string, unknown>>(),
   profileFetchedAt: ts('profile_fetched_at'),
   linkedAt: ts('linked_at'),
+  /** When the app first asked them to link (a DM with a link); it asks unprompted only once. */
+  linkPromptedAt: ts('link_prompted_at'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [

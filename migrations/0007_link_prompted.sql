@@ -1,0 +1,1 @@
+ALTER TABLE "external_identities" ADD COLUMN "link_prompted_at" timestamp with time zone;
