@@ -19,6 +19,8 @@ const schema = z.object({
   MICROSOFT_APP_ID: z.string().min(1).optional(),
   MICROSOFT_APP_PASSWORD: z.string().min(1).optional(),
   MICROSOFT_APP_TENANT_ID: z.string().min(1).optional(),
+  APPROVAL_REMINDER_MINUTES: z.coerce.number().int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes').min(0)
+    .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off').default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -33,6 +35,8 @@ export interface Config {
   /** Present when set; start-up derives a stable one in DATA_DIR otherwise (see main). */
   secret?: string;
   logLevel: Env['LOG_LEVEL'];
+  /** Remind approvers of a still-pending approval after this long; 0 for never. */
+  approvalReminderMs: number;
   slack: {
     signingSecret?: string; botToken?: string; clientId?: string; clientSecret?: string; apiUrl?: string; command: string;
   };
@@ -71,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     secret: e.SWITCHBOARD_SECRET,
     logLevel: e.LOG_LEVEL,
+    approvalReminderMs: e.APPROVAL_REMINDER_MINUTES * 60_000,
     slack: {
       signingSecret: e.SLACK_SIGNING_SECRET, botToken: e.SLACK_BOT_TOKEN, clientId: e.SLACK_CLIENT_ID,
       clientSecret: e.SLACK_CLIENT_SECRET, apiUrl: e.SLACK_API_URL, command: e.SLACK_COMMAND,

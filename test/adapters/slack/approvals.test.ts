@@ -150,6 +150,24 @@ describe('approvals in Slack', () => {
     expect(got).toMatchObject({ status: 'rejected', decided_by: 'bob', via: 'slack', reason: 'Back up first' });
   });
 
+  it('shows a cancelled or expired approval as such on every card, without buttons', async () => {
+    const { approval_id: cancelled } = await ask({ title: 'Resize the volumes' });
+    const { approval_id: expiring } = await ask({ title: 'Renew the certificate', expires_in: 3600 });
+    const cards = await Promise.all([cancelled, expiring].map((id) => cardPosted(standin, dmChannelId(USERS.bob), id)));
+    expect(blockText(cards[1])).toContain('expires <!date^');
+    expect((await mcp.call('cancel_approval', { approval_id: cancelled })).isError).toBeFalsy();
+    // What the approval.expire job does when its time comes.
+    expect(await world.app.approvals.expire(world.ws.id, expiring)).toBe(true);
+    await vi.waitFor(() => {
+      const [c, e] = [cardsIn(standin, dmChannelId(USERS.bob), cancelled)[0], cardsIn(standin, dmChannelId(USERS.bob), expiring)[0]];
+      expect([hasButtons(c), hasButtons(e)]).toEqual([false, false]);
+      expect(blockText(c)).toMatch(/Cancelled by the agent at \d\d:\d\d UTC/);
+      expect(blockText(e)).toMatch(/Expired at \d\d:\d\d UTC without a decision/);
+    });
+    await world.click(USERS.bob, cards[1], 'approve');
+    await ephemeralTo(standin, USERS.bob, 'This approval was already expired at');
+  });
+
   it('does not let a guest approve what they asked for, even once linked', async () => {
     const mention = appMention({ user: USERS.dan, channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> @deployer wipe the cache` });
     await world.post(eventCallback(mention));
