@@ -3,10 +3,10 @@
 // waiting `subscribe`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/adapters/db/client.ts';
-import type { App } from '../../src/app.ts';
+import { createApp, type App } from '../../src/app.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { pgliteDb } from '../support/db.ts';
-import { connectInProcess, makeWorld, testApp, textOf } from './support/world.ts';
+import { connectInProcess, makeWorld, silent, testApp, testConfig, textOf } from './support/world.ts';
 
 let db: Database;
 let app: App;
@@ -136,5 +136,24 @@ describe('MCP approval tools', () => {
     expect([...out.approvers].sort()).toEqual([w.alice, w.bob].sort());
     expect((await app.store.approvals.listForConversation(w.ws.id, sent.conversation!.id)).map((a) => a.id)).toEqual([out.approval_id]);
     await reviewer.close();
+  });
+
+  it('reminds the approvers after APPROVAL_REMINDER_MINUTES, while nobody has decided', async () => {
+    const reminding = await createApp(testConfig({ APPROVAL_REMINDER_MINUTES: '30' }), { database: db, logger: silent, migrate: false });
+    try {
+      const w = await makeWorld(reminding);
+      const a = await reminding.approvals.request(w.reviewer.agent, w.ws, { title: 'Renew the domain', details: '' });
+      const job = (await reminding.store.outbox.list({ topic: 'approval.remind' })).find((e) => e.payload.approvalId === a.id)!;
+      expect(job.runAt.getTime() - a.createdAt.getTime()).toBeGreaterThanOrEqual(30 * 60_000 - 1_000);
+      // What the job does when it runs: a reminder in every approver's inbox.
+      expect(await reminding.approvals.remind(w.ws.id, a.id)).toBe(true);
+      const alice = (await reminding.store.agents.personAgent(await personId(w.alice)))!;
+      const inbox = await reminding.messaging.checkInbox(alice, w.ws, 50);
+      expect(inbox.items.map((i) => i.message.body)).toContain(`Reminder: ${w.bob}/reviewer is still waiting for a decision on “Renew the domain” (approval ${a.id}).`);
+      await reminding.approvals.cancel(w.reviewer.agent, w.ws.id, a.id);
+      expect(await reminding.approvals.remind(w.ws.id, a.id)).toBe(false);
+    } finally {
+      await reminding.close();
+    }
   });
 });
