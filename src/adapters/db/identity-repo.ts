@@ -68,6 +68,14 @@ export class DrizzleExternalIdentityRepo implements ExternalIdentityRepo {
     return row ?? null;
   }
 
+  async claimLinkPrompt(id: string, at: Date) {
+    if (!isUuid(id)) return false;
+    // One conditional UPDATE: of two first messages at once, exactly one claims the prompt.
+    const rows = await this.db.update(externalIdentities).set({ linkPromptedAt: at })
+      .where(and(eq(externalIdentities.id, id), isNull(externalIdentities.linkPromptedAt))).returning({ id: externalIdentities.id });
+    return rows.length === 1;
+  }
+
   async listForPerson(personId: string) {
     if (!isUuid(personId)) return [];
     return this.db.select(columns).from(externalIdentities).where(eq(externalIdentities.personId, personId))

@@ -70,7 +70,7 @@ export class LinkService {
 
   /** True only the first time this is asked for an identity (also across processes): the caller then sends the prompt. */
   firstPrompt(identity: ExternalIdentity): Promise<boolean> {
-    return this.store.firstSeen('link-prompt', identity.id);
+    return this.store.identities.claimLinkPrompt(identity.id, this.clock.now());
   }
 
   /** A fresh link for the identity, and the prompt to show with it. The nonce exists only in the returned URL. */

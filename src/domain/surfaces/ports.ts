@@ -46,6 +46,8 @@ export interface ExternalIdentityRepo {
   link(id: string, personId: string, at: Date): Promise<ExternalIdentity | null>;
   /** Removes the link if the identity is linked to this person; null when it is not (or absent). */
   unlink(id: string, personId: string, at: Date): Promise<ExternalIdentity | null>;
+  /** Records that the app asked this chat user to link; true only the first time (also under concurrent calls). */
+  claimLinkPrompt(id: string, at: Date): Promise<boolean>;
   /** The identities linked to a person, oldest link first. */
   listForPerson(personId: string): Promise<ExternalIdentity[]>;
   /** The identities of these users of one tenant that Switchboard has seen; others are left out. */
