@@ -34,8 +34,12 @@ function withoutSdkRetries(client: ConnectorClient): void {
   pipeline?.removePolicy({ name: 'defaultRetryPolicy' });
 }
 
-/** Runs `call` with a connector client for the conversation; a failure comes back as TeamsCallFailed. */
-export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: (client: ConnectorClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `call` with a connector client for the conversation; a failure comes
+ * back as TeamsCallFailed. `before` runs just before the call, with everything
+ * else ready (the pacer waits there, so the wait ends when the call starts).
+ */
+export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: (client: ConnectorClient) => Promise<T>, before?: () => Promise<void>): Promise<T> {
   if (!rt.adapter || !rt.settings.appId) throw new PermanentFailure('Teams is not configured (MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD), so nothing can be posted there.');
   let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
   try {
@@ -44,6 +48,7 @@ export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: 
       try {
         const client = context.turnState.get<ConnectorClient>(rt.adapter!.ConnectorClientKey);
         withoutSdkRetries(client);
+        await before?.();
         outcome = { ok: true, value: await call(client) };
       } catch (error) {
         outcome = { ok: false, error };
@@ -61,9 +66,8 @@ export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: 
 /** Posts an activity into the conversation (a channel reply chain included), paced; returns the new activity id. */
 export async function postActivity(rt: TeamsRuntime, a: TeamsAddress, activity: Partial<Activity>): Promise<string> {
   const key = paceKey(a);
-  await rt.pacer.wait(key);
   try {
-    const sent = await withConnector(rt, a, (c) => c.conversations.sendToConversation(a.conversation, activity as Activity));
+    const sent = await withConnector(rt, a, (c) => c.conversations.sendToConversation(a.conversation, activity as Activity), () => rt.pacer.wait(key));
     return sent.id;
   } catch (e) {
     if (e instanceof TeamsCallFailed && e.failure.kind === 'throttled') rt.pacer.pause(key, e.failure.afterMs ?? 1_000);
@@ -74,9 +78,8 @@ export async function postActivity(rt: TeamsRuntime, a: TeamsAddress, activity: 
 /** Replaces an activity the bot posted (a card that changed), paced like a post. */
 export async function updateActivity(rt: TeamsRuntime, a: TeamsAddress, activityId: string, activity: Partial<Activity>): Promise<void> {
   const key = paceKey(a);
-  await rt.pacer.wait(key);
   try {
-    await withConnector(rt, a, (c) => c.conversations.updateActivity(a.conversation, activityId, { ...activity, id: activityId } as Activity));
+    await withConnector(rt, a, (c) => c.conversations.updateActivity(a.conversation, activityId, { ...activity, id: activityId } as Activity), () => rt.pacer.wait(key));
   } catch (e) {
     if (e instanceof TeamsCallFailed && e.failure.kind === 'throttled') rt.pacer.pause(key, e.failure.afterMs ?? 1_000);
     throw e;

@@ -13,8 +13,8 @@ export const TEAMS_LIMITS: PaceWindow[] = [
 ];
 
 /**
- * Paces posts into each Teams conversation so every window holds, first come
- * first served, and holds a conversation back after a 429. In-process: several
+ * Paces posts into each Teams conversation so every window holds, and holds
+ * a conversation back after a 429. In-process: several
  * processes each pace their own posts, and Teams' 429 covers the rest.
  */
 export class ConversationPacer {
@@ -23,23 +23,37 @@ export class ConversationPacer {
   private readonly pausedUntil = new Map<string, number>();
   private readonly horizonMs: number;
 
+  /**
+   * `marginMs` widens every window a little: Teams counts posts as they arrive,
+   * and network jitter must not push two of them into one window.
+   */
   constructor(
     private readonly windows: PaceWindow[],
     private readonly now: () => number = Date.now,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    private readonly marginMs = 50,
   ) {
-    this.horizonMs = Math.max(0, ...windows.map((w) => w.perMs));
+    this.horizonMs = Math.max(0, ...windows.map((w) => w.perMs + marginMs));
   }
 
-  /** Resolves when a post into `key` may go out, and reserves that moment. */
+  /**
+   * Resolves when a post into `key` may go out, and records it as sent then.
+   * The moment is taken when the wait ends, not when it began: a late timer
+   * (a busy event loop) must not make a later post look further apart than it is.
+   */
   async wait(key: string): Promise<void> {
-    const now = this.now();
-    const times = (this.slots.get(key) ?? []).filter((t) => t > now - this.horizonMs);
-    const at = this.earliest(times, Math.max(now, this.pausedUntil.get(key) ?? 0, times.at(-1) ?? 0));
-    times.push(at);
-    this.slots.set(key, times);
-    this.forget(now);
-    if (at > now) await this.sleep(at - now);
+    for (;;) {
+      const now = this.now();
+      const times = (this.slots.get(key) ?? []).filter((t) => t > now - this.horizonMs);
+      this.slots.set(key, times);
+      const at = this.earliest(times, Math.max(now, this.pausedUntil.get(key) ?? 0));
+      if (at <= now) {
+        times.push(now);
+        this.forget(now);
+        return;
+      }
+      await this.sleep(at - now);
+    }
   }
 
   /** Holds `key` back for `ms` (Teams' Retry-After). */
@@ -53,9 +67,10 @@ export class ConversationPacer {
     for (;;) {
       let next = at;
       for (const w of this.windows) {
-        const inWindow = times.filter((t) => t > at - w.perMs);
+        const span = w.perMs + this.marginMs;
+        const inWindow = times.filter((t) => t > at - span);
         // The post `max` places back must have left the window.
-        if (inWindow.length >= w.max) next = Math.max(next, inWindow[inWindow.length - w.max]! + w.perMs);
+        if (inWindow.length >= w.max) next = Math.max(next, inWindow[inWindow.length - w.max]! + span);
       }
       if (next === at) return at;
       at = next;
