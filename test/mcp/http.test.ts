@@ -63,7 +63,7 @@ describe('MCP over Streamable HTTP', () => {
     expect(search.results).toHaveLength(1);
     await a.transport.terminateSession();
     await Promise.all([a.client.close(), b.client.close()]);
-  });
+  }, 60_000); // two HTTP clients, a wait and a search: room for a loaded machine
 
   it('answers 401 with a WWW-Authenticate challenge when the token is missing or wrong', async () => {
     const missing = await post(initialize);
