@@ -87,6 +87,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences);
   const documents = new DocumentService(store, orgs, clock);
   const surfaces = new Set<SurfaceName>();
+  // A process without the Slack mount (mcp-stdio, the CLI) still writes Slack's approval jobs when Slack is configured; `serve` or `worker` delivers them.
+  if (config.slack.signingSecret) surfaces.add('slack');
   const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs }, () => queue.kick());
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });

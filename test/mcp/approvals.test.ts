@@ -156,4 +156,15 @@ describe('MCP approval tools', () => {
       await reminding.close();
     }
   });
+
+  it('queues the Slack card even from a process without the Slack mount (mcp-stdio), when Slack is configured', async () => {
+    const stdioLike = await createApp(testConfig({ SLACK_SIGNING_SECRET: 'signing-secret' }), { database: db, logger: silent, migrate: false });
+    try {
+      const w = await makeWorld(stdioLike);
+      const a = await stdioLike.approvals.request(w.reviewer.agent, w.ws, { title: 'Tag the release', details: '' });
+      expect((await stdioLike.store.outbox.list({ topic: 'slack.approval.show' })).map((e) => e.payload.approvalId)).toContain(a.id);
+    } finally {
+      await stdioLike.close();
+    }
+  });
 });
