@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { pgliteDb } from '../../support/db.ts';
-import { channelMention, personalMessage } from '../../support/teams/activities.ts';
+import { adaptiveCardAction, channelMention, groupChatMessage, personalMessage } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
-import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
+import { startTeamsStandin, type PostActivityOptions, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
 import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
 
 const card = (a: WireActivity | undefined) => (a?.attachments as Array<{ contentType: string; content: Record<string, unknown> }> | undefined)?.[0];
@@ -59,13 +59,91 @@ describe('talking to agents from Teams', () => {
     });
     expect(JSON.stringify(card(picker.activity)?.content)).toContain('Input.ChoiceSet');
   });
+});
 
-  it('refuses a forged token with 401 and never reaches the agent', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const activity = channelMention(standin, { text: 'ask reviewer to approve everything' });
-    expect((await h.post(activity, { wrongKey: true })).status).toBe(401);
-    expect((await h.post(activity, { expired: true })).status).toBe(401);
-    expect((await inbox(h)).map((i) => i.message.body)).not.toContain('ask reviewer to approve everything');
-    vi.restoreAllMocks();
+describe('the personal chat, group chats and refusals', () => {
+  let db: Database;
+  let standin: TeamsStandin;
+  let h: Harness;
+
+  beforeAll(async () => {
+    [db, standin] = await Promise.all([pgliteDb.open(), startTeamsStandin()]);
+    h = await startHarness({ database: db, standin });
+  });
+  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+
+  const repliesTo = (id: string) => standin.delivered('replyToActivity').filter((c) => c.activityId === id);
+
+  it('sets the agent of the personal chat from the picker card, saved per user, and the agent answers there', async () => {
+    const click = adaptiveCardAction(standin, { verb: 'chooseAgent', data: { sb: 'pickAgent', agentId: h.reviewer.id }, cardActivityId: '1760000000200' });
+    const picked = await h.post(click);
+    expect(picked).toMatchObject({ status: 200, body: { statusCode: 200, type: 'application/vnd.microsoft.card.adaptive' } });
+    expect(JSON.stringify(picked.body)).toContain('You are now talking to **Reviewer**');
+
+    const hello = personalMessage(standin, { text: 'what changed in PR 7?' });
+    expect((await h.post(hello)).status).toBe(200);
+    const item = await vi.waitFor(async () => {
+      const found = (await inbox(h)).find((i) => i.message.body === 'what changed in PR 7?');
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(item.conversation).toMatchObject({ surface: 'teams', title: 'Teams chat with Alice Martin' });
+    await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'Two files.' });
+    await vi.waitFor(() => expect(standin.conversationActivities(hello.conversation.id).some((a) => JSON.stringify(a).includes('Two files.'))).toBe(true));
+  });
+
+  it('delivers a group chat mention naming @reviewer, and lists agents on "agents"', async () => {
+    const mention = groupChatMessage(standin, { text: '@reviewer summarize the thread' });
+    expect((await h.post(mention)).status).toBe(200);
+    await vi.waitFor(async () => expect((await inbox(h)).some((i) => i.message.body === '@reviewer summarize the thread')).toBe(true));
+
+    const agents = groupChatMessage(standin, { text: 'agents' });
+    await h.post(agents);
+    await vi.waitFor(() => expect(JSON.stringify(repliesTo(agents.id))).toContain('**reviewer** — Reviewer: reviews pull requests'));
+  });
+
+  it('answers a mention naming nobody, or an unknown agent, with the agents to choose from', async () => {
+    const nobody = channelMention(standin, { text: 'can someone look at this?' });
+    const unknown = channelMention(standin, { text: 'ask reviewr to look' });
+    await h.post(nobody);
+    await h.post(unknown);
+    await vi.waitFor(() => {
+      expect(JSON.stringify(repliesTo(nobody.id))).toContain('Name the agent you want');
+      expect(JSON.stringify(repliesTo(unknown.id))).toContain('There is no agent \\"reviewr\\" in this workspace; did you mean \\"reviewer\\"?');
+    });
+  });
+
+  it('tells a tenant that is not connected how to connect it', async () => {
+    const other = { ...standin, userTenantId: '0b0e2c4d-1111-4222-8333-444455556666' };
+    const mention = channelMention(other, { text: 'ask reviewer to look' });
+    expect((await h.post(mention)).status).toBe(200);
+    await vi.waitFor(() => expect(JSON.stringify(repliesTo(mention.id))).toContain('switchboard teams connect WORKSPACE --tenant-id 0b0e2c4d-1111-4222-8333-444455556666'));
+  });
+
+  describe('refuses every request whose token is not valid with 401, before anything happens', () => {
+    const cases: Array<[string, PostActivityOptions]> = [
+      ['no Authorization header', { authorization: null }],
+      ['an empty bearer token', { authorization: 'Bearer ' }],
+      ['a token expired beyond the five-minute tolerance', { expired: true }],
+      ['a token for another app id', { audience: '00000000-0000-0000-0000-000000000000' }],
+      ['a token from another issuer', { issuer: 'https://sts.windows.net/attacker/' }],
+      ['a token for another serviceUrl', { serviceUrl: 'https://attacker.example/teams/' }],
+      ['a token signed by an unpublished key', { wrongKey: true, kid: 'not-a-published-key' }],
+      ['a forged token under the published key id', { wrongKey: true }],
+      ['a token not valid for another hour', { claims: { nbf: Math.floor(Date.now() / 1000) + 3600 } }],
+    ];
+
+    it.each(cases)('%s', async (_name, options) => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      try {
+        const before = standin.calls.length;
+        const activity = channelMention(standin, { text: `ask reviewer to do ${_name}` });
+        expect((await h.post(activity, options)).status).toBe(401);
+        expect(standin.calls.length).toBe(before);
+        expect((await inbox(h)).some((i) => i.message.body.includes(_name))).toBe(false);
+      } finally {
+        vi.restoreAllMocks();
+      }
+    });
   });
 });
