@@ -36,6 +36,8 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
       (n) => n && app.logger.info({ deleted: n }, 'purged messages past their plan\'s history'),
       (err) => app.logger.error({ err }, 'history purge failed'),
     );
+    // What agents read counts against where they post for a few minutes only (linking/audience-service.ts).
+    app.audiences.forgetOldReads().catch((err: unknown) => app.logger.warn({ err }, 'could not forget old audience reads'));
   }, PURGE_EVERY_MS);
   purge.unref();
   let stopping: Promise<void> | null = null;
