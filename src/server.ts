@@ -1,3 +1,4 @@
+import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp, type App, type AppOptions } from './app.ts';
 import { startControlServer } from './cli/control.ts';
@@ -26,10 +27,26 @@ export async function defaultMounts(): Promise<Mount[]> {
 }
 
 export async function startServer(config: Config, opts: AppOptions & { mounts?: Mount[]; host?: string; control?: boolean } = {}): Promise<Server> {
-  const app = await createApp(config, opts);
-  const web = await createHttpApp(app, opts.mounts ?? await defaultMounts());
-  const http = await listen(web, config.port, opts.host);
-  await app.queue.start();
+  // Listen first: /healthz says the process is up while the database opens
+  // (a fresh PGlite takes seconds); everything else answers 503 until ready.
+  const shell = express();
+  shell.disable('x-powered-by');
+  let web: Express | null = null;
+  shell.get('/healthz', (_req, res) => { res.json({ ok: true }); });
+  shell.use((req, res, next) => {
+    if (web) return web(req, res, next);
+    res.status(503).set('retry-after', '2').json({ ok: false, problems: ['starting: the database and workers are not ready yet'] });
+  });
+  const http = await listen(shell, config.port, opts.host);
+  let app: App;
+  try {
+    app = await createApp(config, opts);
+    web = await createHttpApp(app, opts.mounts ?? await defaultMounts());
+    await app.queue.start();
+  } catch (e) {
+    await http.close(0);
+    throw e;
+  }
   const stopControl = opts.control === false || config.databaseUrl ? null : await startControlServer(app);
   const purge = setInterval(() => {
     app.messaging.purgeHistory().then(
