@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authenticationConfig } from '../../../src/adapters/teams/auth.ts';
 import { teamsSettings } from '../../../src/adapters/teams/settings.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { commands } from '../../../src/cli/commands.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
@@ -42,6 +43,13 @@ describe('a single-tenant bot through the server', () => {
     h = await startHarness({ database: db, standin, logLines: lines });
   });
   afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+
+  it('connects another tenant to a workspace with `teams connect`, and refuses what is not a tenant id', async () => {
+    const out = await commands['teams connect']!(h.server.app, { workspace: 'eng', tenantId: '0B0E2C4D-1111-4222-8333-444455556666' });
+    expect(out.data).toEqual({ workspace: 'eng', tenant_id: '0b0e2c4d-1111-4222-8333-444455556666' });
+    await expect(commands['teams connect']!(h.server.app, { workspace: 'eng', tenantId: 'contoso.onmicrosoft.com' })).rejects.toThrow(/not a Microsoft Entra tenant id/);
+    await expect(commands['teams connect']!(h.server.app, { workspace: 'nope', tenantId: TEAMS_DEFAULTS.tenantId })).rejects.toThrow(/workspace "nope"/);
+  });
 
   it('gets its token from its own tenant, answers, and logs neither the password nor a token', async () => {
     const { item } = await mentionAndReceive(h, standin);
