@@ -58,6 +58,17 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
+  async 'workspace linking'(app, raw) {
+    const a = args(z.object({ workspace: z.string().min(1), mode: role(['required', 'optional'], 'the mode') }), raw);
+    const ws = await app.links.setRequired(SYSTEM, a.workspace, a.mode === 'required');
+    return {
+      data: { workspace: ws.slug, require_linking: ws.requireLinking },
+      text: ws.requireLinking
+        ? `Agents in ${ws.slug} now hear only people who linked their chat account; others get a link to do so.`
+        : `Agents in ${ws.slug} now hear everyone; people who have not linked their chat account talk to them as guests.`,
+    };
+  },
+
   async 'member add'(app, raw) {
     const a = args(z.object({ workspace: z.string(), handle: z.string(), role: role(['owner', 'editor', 'viewer'], '--role') }), raw);
     const r = await app.orgs.addWorkspaceMember(SYSTEM, a.workspace, a.handle, a.role);

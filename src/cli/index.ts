@@ -76,10 +76,14 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
     .option('--email <email>').option('--name <display name>').option('--invite', 'print a one-time sign-in link')
     .action(data('person add', (handle, o) => ({ handle, ...o })));
 
-  program.command('workspace').description('workspaces').command('add <name>').description('create a workspace')
+  const workspace = program.command('workspace').description('workspaces');
+  workspace.command('add <name>').description('create a workspace')
     .requiredOption('--org <org>').option('--simplified', 'one hidden collection instead of structured collections')
     .option('--restricted', 'open only to admins and people added directly')
     .action(data('workspace add', (name, o) => ({ name, ...o })));
+  workspace.command('linking <workspace> <mode>')
+    .description('required: agents hear only people who linked their chat account; optional: unlinked people talk to agents as guests')
+    .action(data('workspace linking', (ws, mode) => ({ workspace: ws, mode })));
 
   program.command('member').description('workspace members').command('add <workspace> <handle>').description('add a person to a workspace')
     .requiredOption('--role <role>', 'owner, editor or viewer')

@@ -1,8 +1,10 @@
 import { hashSecret, newNonce } from '../agents/tokens.ts';
-import { conflict, notFound, SwitchboardError } from '../errors.ts';
+import type { Actor } from '../actor.ts';
+import { conflict, notFound, notPermitted, SwitchboardError } from '../errors.ts';
+import { workspaceRole } from '../organizations/access.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { ExternalIdentity, ExternalKey, ExternalSurface } from '../surfaces/ports.ts';
-import type { Person } from '../types.ts';
+import type { Person, Workspace } from '../types.ts';
 import {
   alreadyLinked, boundTo, isWellFormedNonce, LINK_TTL_MS, linkRefusal, linkState, linkSubject, parseSubject, surfaceName, type LinkState, type LinkSubject,
 } from './link-rules.ts';
@@ -151,6 +153,24 @@ export class LinkService {
     const identity = await this.store.identities.find(key);
     const person = identity?.personId ? await this.store.people.get(identity.personId) : null;
     return { identity, person };
+  }
+
+  /**
+   * Whether agents in the workspace hear from guests at all. With linking
+   * required, an unlinked chat user's message reaches no agent; they get the link prompt.
+   */
+  async setRequired(actor: Actor, workspace: string, required: boolean): Promise<Workspace> {
+    const ws = await this.store.workspaces.get(workspace);
+    if (!ws) throw notFound(`The workspace "${workspace}"`, 'Check its name with the web app.');
+    if (actor.kind === 'person') {
+      const [member, direct] = await Promise.all([this.store.orgs.member(ws.orgId, actor.personId), this.store.workspaces.directRole(ws.id, actor.personId)]);
+      if (workspaceRole(ws, member?.role ?? null, direct) !== 'owner') throw notPermitted('Only a workspace owner (or an organization admin) can change whether linking is required.');
+    }
+    await this.store.workspaces.update(ws.id, { requireLinking: required });
+    await this.store.audit.record({
+      workspaceId: ws.id, onBehalfOf: actor.kind === 'person' ? actor.personId : null, action: 'require_linking', target: ws.slug, result: required ? 'required' : 'optional',
+    });
+    return { ...ws, requireLinking: required };
   }
 
   /** The chat accounts linked to a person. */

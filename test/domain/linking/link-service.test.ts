@@ -6,6 +6,7 @@ import { and, eq } from 'drizzle-orm';
 import type { App } from '../../../src/app.ts';
 import { audit } from '../../../src/adapters/db/schema.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { commands } from '../../../src/cli/commands.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import { LinkService, linkDoneTopic } from '../../../src/domain/linking/link-service.ts';
 import type { ExternalIdentity } from '../../../src/domain/surfaces/ports.ts';
@@ -94,6 +95,16 @@ describe.each(databases())('account links on $kind', (kind) => {
       const winner = (winners[0] as PromiseFulfilledResult<{ person: Person }>).value.person;
       expect((await app.store.identities.get(frank.id))?.personId).toBe(winner.id);
     }
+  });
+
+  it('lets only a workspace owner require linking, also from the CLI', async () => {
+    const ws = await app.orgs.addWorkspace(SYSTEM, { name: `Linking ${kind.kind}`, org: 'links' });
+    await expect(app.links.setRequired({ kind: 'person', personId: bob.id }, ws.slug, true)).rejects.toMatchObject({ code: 'NOT_PERMITTED' });
+    expect((await app.links.setRequired({ kind: 'person', personId: alice.id }, ws.slug, true)).requireLinking).toBe(true);
+    const off = await commands['workspace linking'](app, { workspace: ws.slug, mode: 'optional' });
+    expect(off.data).toEqual({ workspace: ws.slug, require_linking: false });
+    expect((await app.store.workspaces.get(ws.id))?.requireLinking).toBe(false);
+    await expect(commands['workspace linking'](app, { workspace: ws.slug, mode: 'sometimes' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
   it('claims the unprompted link DM once per chat user, also when asked at the same moment', async () => {
