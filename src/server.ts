@@ -26,7 +26,7 @@ export async function defaultMounts(): Promise<Mount[]> {
   return [mountMcp, mountSlack, mountTeams, mountDocuments, mountLink, mountWebChat];
 }
 
-export async function startServer(config: Config, opts: AppOptions & { mounts?: Mount[]; host?: string; control?: boolean } = {}): Promise<Server> {
+export async function startServer(config: Config, opts: AppOptions & { mounts?: Mount[]; host?: string; control?: boolean; onListening?: (url: string) => void } = {}): Promise<Server> {
   // Listen first: /healthz says the process is up while the database opens
   // (a fresh PGlite takes seconds); everything else answers 503 until ready.
   const shell = express();
@@ -38,6 +38,7 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
     res.status(503).set('retry-after', '2').json({ ok: false, problems: ['starting: the database and workers are not ready yet'] });
   });
   const http = await listen(shell, config.port, opts.host);
+  opts.onListening?.(http.url);
   let app: App;
   try {
     app = await createApp(config, opts);

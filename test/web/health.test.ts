@@ -62,17 +62,15 @@ describe('a server on embedded defaults', () => {
 describe('a server that is still starting', () => {
   it('answers /healthz at once and 503 elsewhere until the database is ready', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-start-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const starting = startServer(loadConfig({ PORT: String(port), DATA_DIR: dataDir }), { logger: pino({ level: 'silent' }), host: '127.0.0.1' });
-    let health: Response | null = null;
-    for (let i = 0; i < 200 && !health; i++) {
-      health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
-      if (!health) await new Promise((r) => setTimeout(r, 25));
-    }
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    let listening!: (url: string) => void;
+    const url = new Promise<string>((resolve) => { listening = resolve; });
+    const starting = startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), { logger: pino({ level: 'silent' }), host: '127.0.0.1', onListening: listening });
+    const base = await url;
+    const health = await fetch(`${base}/healthz`);
+    const ready = await fetch(`${base}/readyz`);
     const server = await starting;
     try {
-      expect(health!.status).toBe(200);
+      expect(health.status).toBe(200);
       // A fresh PGlite takes seconds to create, so right after listening the server is still starting.
       expect(ready.status).toBe(503);
       expect((await ready.json()).problems[0]).toMatch(/^starting/);
