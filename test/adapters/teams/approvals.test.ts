@@ -18,7 +18,7 @@ import { adaptiveCardAction, cardSubmit, personalMessage } from '../../support/t
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
 import { HttpBrowser } from '../../web/support/browser.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
 
 const SLACK_ALICE = 'U0ALICE01';
 const PASSWORD = 'correct horse battery';
@@ -86,6 +86,19 @@ describe('approvals in Teams, next to Slack and the web', () => {
     // Alice owns the agent and the workspace: she is the approver whose card refreshes (her Teams user id).
     expect(card.refresh?.userIds).toEqual([alice.id]);
     expect(await h.server.app.store.approvals.views(a.id, 'teams')).toHaveLength(1);
+  });
+
+  it('shows an approval asked in a Teams reply chain in that reply chain, not in personal chats', async () => {
+    const { item, activity } = await mentionAndReceive(h, teams, 'deploy when ready');
+    const a = await h.server.app.approvals.request(h.reviewer, h.workspace, { title: 'Deploy from the thread', details: 'v7', conversationId: item.conversation.id });
+    const card = await vi.waitFor(() => {
+      const found = teams.conversationActivities(activity.conversation.id).find((x) => JSON.stringify(x).includes(a.id));
+      expect(found).toBeDefined();
+      return found!;
+    }, { timeout: 10_000 });
+    expect(cardOf(card)?.actions?.map((x) => x.verb)).toEqual(['approve', 'reject']);
+    expect(teams.conversationActivities(personalChat).some((x) => JSON.stringify(x).includes(a.id))).toBe(false);
+    expect(await h.server.app.store.approvals.views(a.id, 'teams')).toMatchObject([{ ref: { conversation: activity.conversation.id, activity: card.id } }]);
   });
 
   it('a click in Teams settles it, answers with the updated card, and updates the Slack card and the web view', async () => {
