@@ -113,6 +113,14 @@ describe('the personal chat, group chats and refusals', () => {
     });
   });
 
+  it('handles an activity Teams delivers twice once', async () => {
+    const mention = channelMention(standin, { text: 'ask reviewer to count this once' });
+    expect((await h.post(mention)).status).toBe(200);
+    expect((await h.post(mention)).status).toBe(200);
+    const items = (await inbox(h)).filter((i) => i.message.body === 'ask reviewer to count this once');
+    expect(items).toHaveLength(1);
+  });
+
   it('tells a tenant that is not connected how to connect it', async () => {
     const other = { ...standin, userTenantId: '0b0e2c4d-1111-4222-8333-444455556666' };
     const mention = channelMention(other, { text: 'ask reviewer to look' });
