@@ -8,7 +8,7 @@ import type { TurnContext } from 'botbuilder';
 import { z } from 'zod';
 import { refusalToDecide } from '../../domain/approvals/rules.ts';
 import type { Approval, Decision } from '../../domain/approvals/types.ts';
-import { isSwitchboardError } from '../../domain/errors.ts';
+import { isSwitchboardError, PermanentFailure } from '../../domain/errors.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import { addressFromRef, type TeamsAddress } from './address.ts';
 import { approvalCard } from './approval-card.ts';
@@ -23,6 +23,13 @@ export const TEAMS_APPROVAL_UPDATE = 'teams.approval.update';
 
 const Job = z.object({ approvalId: z.string().uuid(), workspaceId: z.string().uuid() });
 export const ApprovalAction = z.object({ approvalId: z.string().uuid(), workspaceId: z.string().uuid() });
+
+/** A job's payload, or a permanent failure: retrying a malformed job cannot help. */
+function parseJob(raw: unknown) {
+  const parsed = Job.safeParse(raw);
+  if (!parsed.success) throw new PermanentFailure(`The Teams approval job is malformed (${parsed.error.issues[0]?.message}); it cannot be run.`);
+  return parsed.data;
+}
 
 const DECISIONS: Record<string, Decision> = { approve: 'approved', reject: 'rejected' };
 
@@ -66,7 +73,7 @@ async function placesFor(rt: TeamsRuntime, a: Approval): Promise<TeamsAddress[]>
 
 export function approvalShowHandler(rt: TeamsRuntime): JobHandler {
   return async (raw) => {
-    const job = Job.parse(raw);
+    const job = parseJob(raw);
     const a = await rt.app.store.approvals.get(job.workspaceId, job.approvalId);
     if (!a) return;
     const shown = new Set((await rt.app.store.approvals.views(a.id, 'teams')).map((v) => v.ref.conversation));
@@ -95,7 +102,7 @@ export function approvalShowHandler(rt: TeamsRuntime): JobHandler {
 
 export function approvalUpdateHandler(rt: TeamsRuntime): JobHandler {
   return async (raw) => {
-    const job = Job.parse(raw);
+    const job = parseJob(raw);
     const a = await rt.app.store.approvals.get(job.workspaceId, job.approvalId);
     if (!a) return;
     let retry: Error | null = null;
