@@ -83,4 +83,24 @@ describe('approving from the web card in Chromium', () => {
       .toMatch(/^Approved by @bob via slack at \d\d:\d\d UTC$/);
     expect(await card('Purge the CDN cache').getByRole('button', { name: 'Approve' }).count()).toBe(0);
   });
+
+  it('shows a request asked in a channel live among its messages, and rejects it there with a reason', async () => {
+    shootOnFailure('channel');
+    await page.locator('#channel-list a', { hasText: 'general' }).click();
+    await page.locator('#composer-input').fill('@deployer can you roll back the search index?');
+    await page.locator('#composer-input').press('Enter');
+    const item = await vi.waitFor(async () => {
+      const found = (await world.app.messaging.checkInbox(world.deployer, world.ws, 50)).items.find((i) => i.message.body.includes('roll back the search index'));
+      if (!found) throw new Error('not delivered yet');
+      return found;
+    });
+    const { approval_id: id } = (await mcp.call('request_approval', { title: 'Roll back the search index', conversation: item.conversation.id })).structuredContent as { approval_id: string };
+    const inChannel = page.locator('#main .messages .approval-card', { hasText: 'Roll back the search index' });
+    await inChannel.getByRole('button', { name: 'Reject' }).waitFor({ timeout: 10_000 });
+    const slackCard = await cardPosted(standin, dmChannelId(USERS.bob), id);
+    await inChannel.getByLabel('Reason').fill('Wait for the reindex');
+    await inChannel.getByRole('button', { name: 'Reject' }).click();
+    await expect.poll(() => inChannel.locator('.approval-outcome').textContent()).toMatch(/^Rejected by @alice via web at \d\d:\d\d UTC — “Wait for the reindex”$/);
+    await vi.waitFor(() => expect(blockText(standin.message(slackCard.channel, slackCard.ts)!)).toContain('Rejected by @alice via web'), { timeout: 10_000 });
+  });
 });

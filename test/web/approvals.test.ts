@@ -105,10 +105,15 @@ describe('approval cards in the web chat', () => {
       const inConversation = await askInGeneral('Restart the queue');
       const asked = await carolEvents.next((e) => e.event === 'approval' && e.data.id === inConversation);
       expect(asked.data).toMatchObject({ status: 'pending', canDecide: false });
+      // The request is also a message in the conversation, shown live like any other.
+      await carolEvents.next((e) => e.event === 'message' && e.data.message.body.startsWith('Approval requested by bob/deployer: Restart the queue'));
 
       const direct = await ask({ title: 'Raise the rate limit', approvers: ['alice'] });
       await aliceEvents.next((e) => e.event === 'approval' && e.data.id === direct && e.data.canDecide === true);
       await aliceEvents.next((e) => e.event === 'inbox');
+      // Asked of no conversation, it reaches Alice in a DM of her own with Switchboard and the agent.
+      const dm = await aliceEvents.next((e) => e.event === 'message' && e.data.message.body.startsWith('Approval requested by bob/deployer: Raise the rate limit'));
+      expect(dm.data.conversation).toMatchObject({ kind: 'dm', title: 'Switchboard, Deployer' });
 
       await world.app.approvals.decide({ approvalId: inConversation, workspaceId: world.ws.id, decision: 'approved', decider: { personId: world.people.bob.id, role: 'editor' }, via: 'slack' });
       const settled = await carolEvents.next((e) => e.event === 'approval' && e.data.id === inConversation && e.data.status === 'approved');

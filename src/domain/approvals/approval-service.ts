@@ -11,6 +11,9 @@ import type { Approval, Decision } from './types.ts';
 /** Topic for live views of one approval (web cards). */
 export const approvalTopic = (id: string) => `approval:${id}`;
 
+/** A notice put in inboxes: where it went, and to whom. */
+interface Notice { conversationId: string; messageId: string; to: string[] }
+
 /** A person's decision as a surface reports it. */
 export interface DecisionInput {
   approvalId: string;
@@ -67,7 +70,7 @@ export class ApprovalService {
     const expiresAt = input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null;
     const owners = approvers.length ? approvers : await this.defaultApprovers(agent, ws);
     const system = await this.orgs.systemAgent();
-    const approval = await this.store.transaction(async (tx) => {
+    const { a: approval, notices } = await this.store.transaction(async (tx) => {
       const a = await tx.approvals.create({
         workspaceId: ws.id, agentId: agent.id, conversationId: conversation?.id ?? null, title: input.title, details: input.details,
         approvers, askerPersonId, askerIdentityId, expiresAt,
@@ -79,11 +82,12 @@ export class ApprovalService {
       if (this.opts.reminderMs) {
         await tx.outbox.add({ topic: 'approval.remind', payload: { approvalId: a.id, workspaceId: ws.id }, runAt: new Date(now.getTime() + this.opts.reminderMs) });
       }
-      await this.notice(tx, system, ws, agent, owners, conversation?.id ?? null, `Approval requested by ${qualifiedName(agent)}: ${a.title}\n\n${a.details}\n\n(approval ${a.id})`);
+      const notices = await this.notice(tx, system, ws, agent, owners, conversation?.id ?? null, `Approval requested by ${qualifiedName(agent)}: ${a.title}\n\n${a.details.trim() ? `${a.details.trim()}\n\n` : ''}(approval ${a.id})`);
       await tx.audit.record({ workspaceId: ws.id, agentId: agent.id, onBehalfOf: askerPersonId, action: 'request_approval', target: a.id, result: 'pending', details: { title: a.title } });
-      return a;
+      return { a, notices };
     });
     this.afterCommit();
+    await this.publishNotices(notices);
     await this.publish(approval, owners);
     return approval;
   }
@@ -168,7 +172,8 @@ export class ApprovalService {
     const agent = (await this.store.agents.get(a.agentId))!;
     const approvers = a.approvers.length ? a.approvers : await this.defaultApprovers(agent, ws);
     const system = await this.orgs.systemAgent();
-    await this.store.transaction((tx) => this.notice(tx, system, ws, agent, approvers, a.conversationId, `Reminder: ${qualifiedName(agent)} is still waiting for a decision on “${a.title}” (approval ${a.id}).`));
+    const notices = await this.store.transaction((tx) => this.notice(tx, system, ws, agent, approvers, a.conversationId, `Reminder: ${qualifiedName(agent)} is still waiting for a decision on “${a.title}” (approval ${a.id}).`));
+    await this.publishNotices(notices);
     await this.publish(a, approvers);
     return true;
   }
@@ -190,6 +195,7 @@ export class ApprovalService {
     const ws = (await this.store.workspaces.get(a.workspaceId))!;
     const agent = (await this.store.agents.get(a.agentId))!;
     const system = await this.orgs.systemAgent();
+    let notices: Notice[] = [];
     const settled = await this.store.transaction(async (tx) => {
       const s = await tx.approvals.settle(a.id, { ...change, decidedAt: this.clock.now() });
       if (!s) return null;
@@ -198,12 +204,13 @@ export class ApprovalService {
       }
       const line = outcomeLine(s, s.decidedBy ? (await tx.people.get(s.decidedBy))?.handle ?? null : null);
       if (change.status !== 'cancelled') {
-        await this.notice(tx, system, ws, null, [agent.id], a.conversationId, `Approval ${a.id} “${a.title}”: ${line}.`, true);
+        notices = await this.notice(tx, system, ws, null, [agent.id], a.conversationId, `Approval ${a.id} “${a.title}”: ${line}.`, true);
       }
       return s;
     });
     if (!settled) return null;
     this.afterCommit();
+    await this.publishNotices(notices);
     // Approvers' inboxes (web cards) follow too, not only the conversation and the agent.
     await this.publish(settled, await this.approversOf(settled), agent.id);
     return settled;
@@ -219,20 +226,39 @@ export class ApprovalService {
   /**
    * Puts a notice in inboxes: to approvers' person agents (ids are person ids)
    * or, with `toAgents`, to agents directly. Sent by Switchboard itself, so it counts against no plan.
+   * In the approval's conversation when it has one; otherwise each approver gets it in a DM of their own
+   * with Switchboard and the asking agent (so nobody reads what was asked of others). Returns what to publish.
    */
-  private async notice(tx: Store, system: Agent, ws: Workspace, about: Agent | null, ids: string[], conversationId: string | null, body: string, toAgents = false) {
+  private async notice(tx: Store, system: Agent, ws: Workspace, about: Agent | null, ids: string[], conversationId: string | null, body: string, toAgents = false): Promise<Notice[]> {
     const recipients = toAgents ? ids : (await Promise.all(ids.map((p) => tx.agents.personAgent(p)))).flatMap((x) => (x ? [x.id] : []));
-    if (!recipients.length) return;
-    const conv = conversationId
-      ? (await tx.messages.getConversation(ws.id, conversationId))!
-      // One conversation per agent and set of approvers: someone named on one request does not read the others.
-      : await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: about ? `notices:${about.id}:${[...recipients].sort().join(',')}` : `notices:${recipients.join(',')}`, title: 'Approvals' });
-    const m = await tx.messages.insert({
-      workspaceId: ws.id, conversationId: conv.id, senderId: system.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
-      askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-    });
-    await tx.messages.addParticipants(conv.id, recipients);
-    await tx.messages.deliver(m.id, ws.id, recipients);
+    if (!recipients.length) return [];
+    const post = async (conversation: { id: string }, to: string[], participants: string[]): Promise<Notice> => {
+      const m = await tx.messages.insert({
+        workspaceId: ws.id, conversationId: conversation.id, senderId: system.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
+        askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
+      });
+      await tx.messages.addParticipants(conversation.id, participants);
+      await tx.messages.deliver(m.id, ws.id, to);
+      return { conversationId: conversation.id, messageId: m.id, to };
+    };
+    if (conversationId) return [await post((await tx.messages.getConversation(ws.id, conversationId))!, recipients, recipients)];
+    if (!about) {
+      return [await post(await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `notices:${recipients.join(',')}`, title: 'Approvals' }), recipients, recipients)];
+    }
+    const out: Notice[] = [];
+    for (const r of recipients) {
+      const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `approvals:${about.id}:${r}`, title: 'Approvals' });
+      out.push(await post(conv, [r], [system.id, about.id, r]));
+    }
+    return out;
+  }
+
+  /** Live wake-ups for notices once committed: their conversation, and each recipient's inbox. */
+  private async publishNotices(notices: Notice[]) {
+    await Promise.all(notices.flatMap((n) => [
+      this.notifier.publish(conversationTopic(n.conversationId), n.messageId),
+      ...n.to.map((id) => this.notifier.publish(inboxTopic(id), n.messageId)),
+    ]));
   }
 
   private async publish(a: Approval, approverPersonIds: string[], agentId?: string) {

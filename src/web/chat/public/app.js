@@ -113,7 +113,9 @@ function connect() {
     },
     sidebar: sidebarSoon,
     inbox: () => { sidebarSoon(); if (state.view === 'inbox') inboxSoon(); },
-    approval: (card) => updateApproval(state.ws, card),
+    approval: (card) => updateApproval(state.ws, card, {
+      listFor: (id) => (id === state.main?.conversation.id ? state.main.list : id === state.thread?.conversation.id ? state.thread.list : null),
+    }),
     reconnect: () => { state.main = null; state.thread = null; route(); sidebarSoon(); },
   });
 }
@@ -174,6 +176,7 @@ async function showThread(id, stale = () => false) {
   panel.replaceChildren(...view.filter(Boolean));
   panel.hidden = false;
   state.thread = { conversation: data.conversation, list };
+  showApprovals(state.ws, id, list).catch(() => {});
   input.focus();
 }
 

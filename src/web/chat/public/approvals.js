@@ -60,14 +60,17 @@ function decisionForm(ws, card) {
       error.textContent = err.message;
       error.hidden = false;
       for (const b of form.querySelectorAll('button')) b.disabled = false;
-      api('GET', w(ws, `/approvals/${card.id}`)).then((r) => { if (r.approval.status !== 'pending') updateApproval(ws, r.approval, err.message); }, () => {});
+      api('GET', w(ws, `/approvals/${card.id}`)).then((r) => { if (r.approval.status !== 'pending') updateApproval(ws, r.approval, { note: err.message }); }, () => {});
     }
   });
   return form;
 }
 
-/** Redraws every card of this approval on the page; a new one in the open conversation's list is added. */
-export function updateApproval(ws, card, note) {
+/**
+ * Redraws every card of this approval on the page; a new one is added to its
+ * conversation's message list when `listFor(conversationId)` says it is open.
+ */
+export function updateApproval(ws, card, { note, listFor } = {}) {
   if (card.status !== 'pending') settledHere.set(card.id, { ws, card });
   const existing = document.querySelectorAll(`[data-approval="${CSS.escape(card.id)}"]`);
   for (const el of existing) {
@@ -75,8 +78,8 @@ export function updateApproval(ws, card, note) {
     if (note) next.querySelector('.approval-footer').prepend(h('p', { class: 'notice notice-info', role: 'alert' }, note));
     el.replaceWith(next);
   }
-  if (existing.length) return;
-  const list = document.querySelector(`.conversation[data-conversation="${CSS.escape(card.conversationId ?? '')}"] .messages`);
+  if (existing.length || !card.conversationId) return;
+  const list = listFor?.(card.conversationId);
   if (list) placeCard(list, approvalCard(ws, card));
 }
 
