@@ -1,9 +1,12 @@
-import { and, desc, eq, gte, lt } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import type { AudienceRead, AudienceRepo } from '../../domain/linking/ports.ts';
+import type { Conversation } from '../../domain/messaging/types.ts';
 import type { ExternalSurface } from '../../domain/surfaces/ports.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
-import { audienceReads, channelMembers, surfaceChannelMembers, surfaceChannels } from './schema.ts';
+import {
+  agents, audienceReads, channelMembers, conversationParticipants, conversations, orgMembers, people, surfaceChannelMembers, surfaceChannels, workspaceMembers,
+} from './schema.ts';
 
 const channelOf = (surface: ExternalSurface, tenantId: string, channelId: string) => ({ surface, tenantId, channelId });
 const sameChannel = (t: typeof surfaceChannels | typeof surfaceChannelMembers, surface: ExternalSurface, tenantId: string, channelId: string) =>
@@ -57,6 +60,31 @@ export class DrizzleAudienceRepo implements AudienceRepo {
     if (!isUuid(conversationId)) return [];
     const rows = await this.db.select({ id: channelMembers.personId }).from(channelMembers).where(eq(channelMembers.conversationId, conversationId));
     return rows.map((r) => r.id);
+  }
+
+  async conversations(workspaceId: string, ids: string[]): Promise<Conversation[]> {
+    const valid = ids.filter(isUuid);
+    if (!valid.length) return [];
+    return this.db.select().from(conversations).where(and(eq(conversations.workspaceId, workspaceId), inArray(conversations.id, valid)));
+  }
+
+  async participantOwners(conversationIds: string[]) {
+    const valid = conversationIds.filter(isUuid);
+    if (!valid.length) return [];
+    return this.db.select({ conversationId: conversationParticipants.conversationId, ownerId: agents.ownerId, ownerHandle: people.handle })
+      .from(conversationParticipants)
+      .innerJoin(agents, eq(agents.id, conversationParticipants.agentId))
+      .innerJoin(people, eq(people.id, agents.ownerId))
+      .where(inArray(conversationParticipants.conversationId, valid));
+  }
+
+  async memberships(orgId: string, workspaceId: string, personIds: string[]) {
+    const valid = [...new Set(personIds.filter(isUuid))];
+    if (!valid.length) return [];
+    return this.db.select({ personId: people.id, orgRole: orgMembers.role, directRole: workspaceMembers.role }).from(people)
+      .leftJoin(orgMembers, and(eq(orgMembers.personId, people.id), eq(orgMembers.orgId, orgId)))
+      .leftJoin(workspaceMembers, and(eq(workspaceMembers.personId, people.id), eq(workspaceMembers.workspaceId, workspaceId)))
+      .where(inArray(people.id, valid));
   }
 
   async recordRead(r: AudienceRead) {

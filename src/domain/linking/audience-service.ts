@@ -1,22 +1,52 @@
 import { notFound } from '../errors.ts';
-import type { InboxItem } from '../messaging/types.ts';
-import type { Conversation } from '../messaging/types.ts';
+import type { Conversation, InboxItem } from '../messaging/types.ts';
 import { atLeast, workspaceRole } from '../organizations/access.ts';
 import { GUEST_HANDLE, SYSTEM_HANDLE } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { ExternalSurface } from '../surfaces/ports.ts';
 import type { Agent, Workspace, WorkspaceRole } from '../types.ts';
 import {
-  atLeastLevel, audienceOf, changeRefused, isWider, postRefused, publicAudience, READ_WINDOW_MS, readRefused,
-  type Audience, type AudienceMember,
+  atLeastLevel, audienceOf, changeRefused, isWider, postRefused, publicAudience, READ_WINDOW_MS, readRefused, type Audience, type AudienceMember,
 } from './audience.ts';
 import type { SurfaceAudience } from './ports.ts';
 
 /** Where an agent is about to post: a conversation, or the DM `send` will open with these agents. */
 export type PostTarget = { conversation: Conversation } | { agents: Agent[] };
 
+/** An owner of an agent in a conversation, as the audience counts them. */
+type Owner = { ownerId: string; ownerHandle: string };
+
 const EXTERNAL = new Set<string>(['slack', 'teams']);
-const NOBODY = audienceOf([]);
+
+/**
+ * Roles of people in one workspace, looked up once per request and only for
+ * the people an audience needs (everyone only for an open web channel).
+ */
+class RoleBook {
+  private readonly known = new Map<string, WorkspaceRole | null>();
+  private all: Promise<Map<string, WorkspaceRole>> | null = null;
+
+  constructor(private readonly store: Store, private readonly ws: Workspace) {}
+
+  async of(personIds: string[]): Promise<Map<string, WorkspaceRole | null>> {
+    const missing = [...new Set(personIds)].filter((id) => !this.known.has(id));
+    if (missing.length) {
+      const rows = await this.store.audiences.memberships(this.ws.orgId, this.ws.id, missing);
+      for (const id of missing) this.known.set(id, null);
+      for (const r of rows) this.known.set(r.personId, workspaceRole(this.ws, r.orgRole, r.directRole));
+    }
+    return this.known;
+  }
+
+  everyone(): Promise<Map<string, WorkspaceRole>> {
+    return (this.all ??= this.store.workspaces.reachablePeople(this.ws.id).then((people) => new Map(people.map((p) => [p.person.id, p.role]))));
+  }
+
+  async members(personIds: Array<string | null>): Promise<AudienceMember[]> {
+    const roles = await this.of(personIds.filter((p): p is string => p !== null));
+    return personIds.map((personId) => ({ personId, role: personId ? roles.get(personId) ?? null : null }));
+  }
+}
 
 /**
  * The audience of every conversation, and the rules that follow from it: an
@@ -36,58 +66,27 @@ export class AudienceService {
 
   /** Everyone who reads the conversation, and the least access they hold in its workspace. */
   async of(ws: Workspace, c: Conversation): Promise<Audience> {
-    return this.audience(ws, c, await this.roles(ws));
-  }
-
-  private async audience(ws: Workspace, c: Conversation, roles: Map<string, WorkspaceRole>, depth = 0): Promise<Audience> {
-    const member = (personId: string | null): AudienceMember => ({ personId, role: personId ? roles.get(personId) ?? null : null });
-    if (EXTERNAL.has(c.surface)) {
-      const provider = this.surfaces.get(c.surface as ExternalSurface);
-      const place = provider?.locate(c);
-      if (!provider || !place) return audienceOf([], false);
-      if (place.kind === 'dm') return audienceOf((await this.askers(ws, c)).map(member));
-      const userIds = await provider.members(place.tenantId, place.channelId);
-      if (!userIds) return audienceOf([], false);
-      const linked = new Map((await this.store.identities.findMany(c.surface as ExternalSurface, place.tenantId, userIds)).map((i) => [i.externalUserId, i.personId]));
-      return audienceOf(userIds.map((u) => member(linked.get(u) ?? null)));
-    }
-    if (c.kind === 'channel') {
-      const channel = await this.store.chat.channel(ws.id, c.id);
-      if (channel?.restricted) return audienceOf((await this.store.audiences.webChannelMembers(c.id)).map(member));
-      return audienceOf([...roles.keys()].map(member));
-    }
-    if (c.kind === 'thread' && c.parentId && depth < 2) {
-      const parent = await this.store.messages.getConversation(ws.id, c.parentId);
-      if (parent) return this.audience(ws, parent, roles, depth + 1);
-    }
-    return this.ofAgents(await Promise.all((await this.store.messages.participants(c.id)).map((id) => this.store.agents.get(id))), roles);
+    return this.audience(ws, c, new RoleBook(this.store, ws), new Map());
   }
 
   /** Adds each conversation's audience to inbox items, and notes what an agent took in from restricted channels. */
   async annotate(agent: Agent, ws: Workspace, items: InboxItem[]): Promise<InboxItem[]> {
     if (!items.length) return items;
-    const byConversation = new Map<string, Promise<{ audience: Audience; restricted: string | null }>>();
-    const roles = await this.roles(ws);
-    const audienceFor = (id: string) => {
-      let found = byConversation.get(id);
-      if (!found) {
-        byConversation.set(id, found = (async () => {
-          const c = await this.store.messages.getConversation(ws.id, id);
-          if (!c) return { audience: NOBODY, restricted: null };
-          return { audience: await this.audience(ws, c, roles), restricted: agent.kind === 'agent' ? await this.restrictedChannel(ws, c) : null };
-        })());
-      }
-      return found;
-    };
-    const out = await Promise.all(items.map(async (i) => ({ ...i, audience: publicAudience((await audienceFor(i.conversation.id)).audience) })));
+    const ids = [...new Set(items.map((i) => i.conversation.id))];
+    const book = new RoleBook(this.store, ws);
+    const [conversations, owners] = await Promise.all([this.store.audiences.conversations(ws.id, ids), this.ownersOf(ids)]);
+    // Every DM's people in one lookup, rather than one per conversation.
+    await book.of([...owners.values()].flat().map((o) => o.ownerId));
+    const found = new Map<string, Audience>();
     const now = this.clock.now();
-    for (const [id, found] of byConversation) {
-      const { restricted } = await found;
+    for (const c of conversations) {
+      found.set(c.id, await this.audience(ws, c, book, owners));
+      const restricted = agent.kind === 'agent' ? await this.restrictedChannel(ws, c) : null;
       if (restricted) {
-        await this.store.audiences.recordRead({ agentId: agent.id, workspaceId: ws.id, source: 'conversation', sourceId: id, label: `#${restricted}`, forConversationId: null, readAt: now });
+        await this.store.audiences.recordRead({ agentId: agent.id, workspaceId: ws.id, source: 'conversation', sourceId: c.id, label: `#${restricted}`, forConversationId: null, readAt: now });
       }
     }
-    return out;
+    return items.map((i) => ({ ...i, audience: publicAudience(found.get(i.conversation.id) ?? audienceOf([], false)) }));
   }
 
   /**
@@ -96,13 +95,11 @@ export class AudienceService {
    */
   async documentRead(agent: Agent, ws: Workspace, doc: { id: string; identifier: string }, conversationId?: string): Promise<void> {
     if (conversationId) {
-      const c = await this.conversationOf(agent, ws, conversationId);
-      const audience = await this.of(ws, c);
+      const audience = await this.of(ws, await this.conversationOf(agent, ws, conversationId));
       if (!atLeastLevel(audience.level, 'viewer')) throw readRefused(doc.identifier, audience);
     }
-    const now = this.clock.now();
     await this.store.audiences.recordRead({
-      agentId: agent.id, workspaceId: ws.id, source: 'document', sourceId: doc.id, label: doc.identifier, forConversationId: conversationId ?? null, readAt: now,
+      agentId: agent.id, workspaceId: ws.id, source: 'document', sourceId: doc.id, label: doc.identifier, forConversationId: conversationId ?? null, readAt: this.clock.now(),
     });
   }
 
@@ -110,10 +107,11 @@ export class AudienceService {
   async assertAskerMay(agent: Agent, ws: Workspace, conversationId: string, what: string, needed: WorkspaceRole = 'editor'): Promise<void> {
     const c = await this.conversationOf(agent, ws, conversationId);
     const last = await this.store.messages.latestReceived(agent.id, c.id);
-    const asker = last ? { personId: last.askerPersonId, identityId: last.askerIdentityId } : { personId: agent.ownerId, identityId: null };
+    const personId = last ? last.askerPersonId : agent.ownerId;
     // No person behind the request (an unlinked guest): nothing is changed on their behalf.
-    if (!asker.personId) throw changeRefused(what, { handle: null, role: null, guest: true });
-    const [person, role] = await Promise.all([this.store.people.get(asker.personId), this.roleOf(ws, asker.personId)]);
+    if (!personId) throw changeRefused(what, { handle: null, role: null, guest: true });
+    const [person, roles] = await Promise.all([this.store.people.get(personId), new RoleBook(this.store, ws).of([personId])]);
+    const role = roles.get(personId) ?? null;
     if (!atLeast(role, needed)) throw changeRefused(what, { handle: person?.handle ?? null, role, guest: false });
   }
 
@@ -125,19 +123,19 @@ export class AudienceService {
    */
   async checkPost(sender: Agent, ws: Workspace, target: PostTarget): Promise<void> {
     if (sender.kind !== 'agent') return;
-    const now = this.clock.now();
     const targetId = 'conversation' in target ? target.conversation.id : null;
-    const reads = (await this.store.audiences.readsSince(sender.id, ws.id, new Date(now.getTime() - READ_WINDOW_MS)))
+    const reads = (await this.store.audiences.readsSince(sender.id, ws.id, new Date(this.clock.now().getTime() - READ_WINDOW_MS)))
       .filter((r) => !(r.source === 'conversation' && r.sourceId === targetId));
     if (!reads.length) return;
-    const roles = await this.roles(ws);
-    const audience = 'conversation' in target ? await this.audience(ws, target.conversation, roles) : this.ofAgents(target.agents, roles);
+    const book = new RoleBook(this.store, ws);
+    const audience = 'conversation' in target
+      ? await this.audience(ws, target.conversation, book, new Map())
+      : audienceOf(await book.members(this.peopleOf(target.agents.map((a) => ({ ownerId: a.ownerId, ownerHandle: a.ownerHandle })))));
     const sources = new Set<string>();
     if (!atLeastLevel(audience.level, 'viewer')) for (const r of reads) if (r.source === 'document') sources.add(r.label);
     const channels = new Map(reads.filter((r) => r.source === 'conversation').map((r) => [r.sourceId, r.label]));
-    for (const [id, label] of channels) {
-      const c = await this.store.messages.getConversation(ws.id, id);
-      if (c && isWider(audience, await this.audience(ws, c, roles))) sources.add(label);
+    for (const c of await this.store.audiences.conversations(ws.id, [...channels.keys()])) {
+      if (isWider(audience, await this.audience(ws, c, book, new Map()))) sources.add(channels.get(c.id)!);
     }
     if (sources.size) throw postRefused([...sources], audience);
   }
@@ -147,16 +145,49 @@ export class AudienceService {
     return this.store.audiences.forgetReadsBefore(new Date(this.clock.now().getTime() - READ_WINDOW_MS));
   }
 
-  /** The owners of agents in a conversation among agents; the guest agent is an unlinked member, Switchboard's own agent nobody. */
-  private ofAgents(agents: Array<Agent | null>, roles: Map<string, WorkspaceRole>): Audience {
-    const members = new Map<string, AudienceMember>();
-    let guests = 0;
-    for (const a of agents) {
-      if (!a || a.ownerHandle === SYSTEM_HANDLE) continue;
-      if (a.ownerHandle === GUEST_HANDLE) guests += 1;
-      else members.set(a.ownerId, { personId: a.ownerId, role: roles.get(a.ownerId) ?? null });
+  private async audience(ws: Workspace, c: Conversation, book: RoleBook, owners: Map<string, Owner[]>, depth = 0): Promise<Audience> {
+    if (EXTERNAL.has(c.surface)) {
+      const surface = c.surface as ExternalSurface;
+      const provider = this.surfaces.get(surface);
+      const place = provider?.locate(c);
+      if (!provider || !place) return audienceOf([], false);
+      if (place.kind === 'dm') return audienceOf(await book.members(await this.askers(ws, c)));
+      const userIds = await provider.members(place.tenantId, place.channelId);
+      if (!userIds) return audienceOf([], false);
+      const linked = new Map((await this.store.identities.findMany(surface, place.tenantId, userIds)).map((i) => [i.externalUserId, i.personId]));
+      return audienceOf(await book.members(userIds.map((u) => linked.get(u) ?? null)));
     }
-    return audienceOf([...members.values(), ...Array.from({ length: guests }, () => ({ personId: null, role: null }))]);
+    if (c.kind === 'channel') {
+      const channel = await this.store.chat.channel(ws.id, c.id);
+      if (channel?.restricted) return audienceOf(await book.members(await this.store.audiences.webChannelMembers(c.id)));
+      return audienceOf([...(await book.everyone()).entries()].map(([personId, role]) => ({ personId, role })));
+    }
+    if (c.kind === 'thread' && c.parentId && depth < 2) {
+      const parent = await this.store.messages.getConversation(ws.id, c.parentId);
+      if (parent) return this.audience(ws, parent, book, owners, depth + 1);
+    }
+    const list = owners.get(c.id) ?? (await this.ownersOf([c.id])).get(c.id) ?? [];
+    return audienceOf(await book.members(this.peopleOf(list)));
+  }
+
+  /** The people behind a conversation among agents: their owners; the guest agent is one unlinked member, Switchboard's own agent nobody. */
+  private peopleOf(owners: Owner[]): Array<string | null> {
+    const people = new Set<string>();
+    let guests = 0;
+    for (const o of owners) {
+      if (o.ownerHandle === SYSTEM_HANDLE) continue;
+      if (o.ownerHandle === GUEST_HANDLE) guests += 1;
+      else people.add(o.ownerId);
+    }
+    return [...people, ...Array.from({ length: guests }, () => null)];
+  }
+
+  private async ownersOf(conversationIds: string[]): Promise<Map<string, Owner[]>> {
+    const out = new Map<string, Owner[]>();
+    for (const r of await this.store.audiences.participantOwners(conversationIds)) {
+      out.set(r.conversationId, [...(out.get(r.conversationId) ?? []), r]);
+    }
+    return out;
   }
 
   /** The chat users who wrote in a DM with the app (normally one), as their linked people. */
@@ -180,14 +211,5 @@ export class AudienceService {
       throw notFound(`The conversation ${id}`, 'Name a conversation you received a message in (its id is on every inbox item), or leave `conversation` out.');
     }
     return c;
-  }
-
-  private async roleOf(ws: Workspace, personId: string): Promise<WorkspaceRole | null> {
-    const [m, direct] = await Promise.all([this.store.orgs.member(ws.orgId, personId), this.store.workspaces.directRole(ws.id, personId)]);
-    return workspaceRole(ws, m?.role ?? null, direct);
-  }
-
-  private async roles(ws: Workspace): Promise<Map<string, WorkspaceRole>> {
-    return new Map((await this.store.workspaces.reachablePeople(ws.id)).map((p) => [p.person.id, p.role]));
   }
 }

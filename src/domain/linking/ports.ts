@@ -3,6 +3,7 @@
 // and what a chat surface tells the core about where a conversation lives.
 import type { Conversation } from '../messaging/types.ts';
 import type { ExternalSurface } from '../surfaces/ports.ts';
+import type { OrgRole, WorkspaceRole } from '../types.ts';
 
 /** Private content an agent took in: a document, or messages of a conversation with a closed audience. */
 export interface AudienceRead {
@@ -29,6 +30,12 @@ export interface AudienceRepo {
   forgetChannel(surface: ExternalSurface, tenantId: string, channelId: string): Promise<void>;
   /** Person ids of a web channel's members. */
   webChannelMembers(conversationId: string): Promise<string[]>;
+  /** Conversations of the workspace by id, in one query; absent ones are left out. */
+  conversations(workspaceId: string, ids: string[]): Promise<Conversation[]>;
+  /** The owners of the agents taking part in each conversation (a person agent's owner is the person), in one query. */
+  participantOwners(conversationIds: string[]): Promise<Array<{ conversationId: string; ownerId: string; ownerHandle: string }>>;
+  /** These people's organization role and direct workspace role (nulls when they have none), in one query. */
+  memberships(orgId: string, workspaceId: string, personIds: string[]): Promise<Array<{ personId: string; orgRole: OrgRole | null; directRole: WorkspaceRole | null }>>;
   recordRead(r: AudienceRead): Promise<void>;
   /** The agent's reads in the workspace since `since`, newest first. */
   readsSince(agentId: string, workspaceId: string, since: Date): Promise<AudienceRead[]>;
