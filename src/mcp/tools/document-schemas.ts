@@ -83,7 +83,10 @@ const fields = {
   summary: z.string().max(LIMITS.summary).describe('One or two sentences: what agents read before deciding to open it'),
   content: z.string().max(LIMITS.content).describe('Markdown'),
 };
-const createBase = { ...fields, content: fields.content.default(''), status: statusArg.optional().describe('Defaults to the first status') };
+const createBase = {
+  ...fields, content: fields.content.default(''), status: statusArg.optional().describe('Defaults to the first status'),
+  conversation: forConversation('The conversation you create it for: refused when the person who asked there could not create it themselves'),
+};
 export const createInput = (structured: boolean) => (structured ? { collection: collectionRef, ...createBase } : createBase);
 export const writeOutput = documentSummary.shape;
 

@@ -110,7 +110,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
       title: 'Create a document',
       description: `Creates a document${structured ? ' in a collection' : ''}. Write a summary: it is what agents read before opening a document.`,
       inputSchema: createInput(structured), outputSchema: writeOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    }, runTool(ctx, 'create_document', async (args: { collection?: string; title: string; summary: string; content: string; status?: string }) => {
+    }, runTool(ctx, 'create_document', async ({ conversation, ...args }: { collection?: string; title: string; summary: string; content: string; status?: string; conversation?: string }) => {
+      if (conversation) await app.audiences.assertAskerMay(agent, ws, conversation, 'create a document');
       const doc = await app.documents.create(ws, await access(), args);
       await audit('create_document', doc.identifier, 'created');
       const out = summaryOut(doc, await keys());

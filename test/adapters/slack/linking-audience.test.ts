@@ -127,6 +127,9 @@ describe('audiences of Slack conversations', () => {
       expect(viewer.isError).toBe(true);
       expect(textOf(viewer)).toContain('@bob is only a viewer');
       expect((await update(fromAlice.conversation.id, 'Pricing (final)')).isError).toBeFalsy();
+      const created = await mcp.call('create_document', { collection: 'specs', title: 'Made for a guest', summary: 'x', conversation: fromGuest.conversation.id });
+      expect(created.isError).toBe(true);
+      expect(textOf(created)).toContain('You may not create a document for this conversation');
     } finally {
       await mcp.close();
     }
