@@ -20,7 +20,7 @@ export interface Decider {
  */
 export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string): string | null {
   if (d.isAgent) return 'Agents cannot decide approvals; a person has to.';
-  if (!d.personId) return 'Link your chat account to Switchboard before deciding approvals (use the link in your DM from the app, or `/switchboard link`).';
+  if (!d.personId) return 'Link your chat account to Switchboard before deciding approvals: use the link the app sent you in a direct message, or ask the app for a new one (`/switchboard link` in Slack, `link` in your personal chat with it in Teams).';
   if (!d.role) return 'You do not have access to the workspace this approval belongs to.';
   // What a guest asked for is capped at a guest's access: that same person may not approve it, even once linked.
   if (!a.askerPersonId && a.askerIdentityId && d.identityId === a.askerIdentityId) {
