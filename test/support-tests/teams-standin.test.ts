@@ -9,14 +9,14 @@ import {
   TurnContext,
   type AdaptiveCardInvokeResponse,
   type AdaptiveCardInvokeValue,
-  type Activity,
   type ConversationParameters,
   type ConversationReference,
   type TeamsChannelAccount,
 } from 'botbuilder';
 import { ConfidentialClientApplication } from '@azure/msal-node';
-import { AuthenticationError, BotFrameworkAuthentication, type AppCredentials, type ClaimsIdentity } from 'botframework-connector';
+import { BotFrameworkAuthentication, type AppCredentials } from 'botframework-connector';
 import express from 'express';
+import { RefuseBadTokensWith401 } from '../../src/adapters/teams/auth.ts';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -73,46 +73,7 @@ class RecordingBot extends ActivityHandler {
   }
 }
 
-const JSON_WEB_TOKEN_ERRORS = new Set(['JsonWebTokenError', 'NotBeforeError', 'TokenExpiredError']);
-
-function refuse(error: unknown): never {
-  if (error instanceof Error && JSON_WEB_TOKEN_ERRORS.has(error.name)) throw new AuthenticationError(`Unauthorized. ${error.message}`, 401);
-  throw error;
-}
-
-/**
- * What the Teams adapter has to wrap around the SDK's authentication: a token
- * signed by another key under a published key id (or not valid yet) makes
- * jsonwebtoken throw, the SDK lets that error through as is, and CloudAdapter
- * answers anything but an AuthenticationError with 500. Validation stays the
- * SDK's; only the refusal becomes a 401.
- */
-class RefuseBadTokensWith401 extends BotFrameworkAuthentication {
-  constructor(private readonly inner: BotFrameworkAuthentication) {
-    super();
-  }
-  override authenticateRequest(activity: Activity, authHeader: string) {
-    return this.inner.authenticateRequest(activity, authHeader).catch(refuse);
-  }
-  override authenticateStreamingRequest(authHeader: string, channelIdHeader: string) {
-    return this.inner.authenticateStreamingRequest(authHeader, channelIdHeader).catch(refuse);
-  }
-  override authenticateChannelRequest(authHeader: string) {
-    return this.inner.authenticateChannelRequest(authHeader).catch(refuse);
-  }
-  override createConnectorFactory(claimsIdentity: ClaimsIdentity) {
-    return this.inner.createConnectorFactory(claimsIdentity);
-  }
-  override createUserTokenClient(claimsIdentity: ClaimsIdentity) {
-    return this.inner.createUserTokenClient(claimsIdentity);
-  }
-  override createBotFrameworkClient() {
-    return this.inner.createBotFrameworkClient();
-  }
-  override getOriginatingAudience() {
-    return this.inner.getOriginatingAudience();
-  }
-}
+// The adapter's wrapper (src/adapters/teams/auth.ts) is what turns jsonwebtoken errors into 401s.
 
 interface RunningBot {
   url: string;
