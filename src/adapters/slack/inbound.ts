@@ -1,13 +1,13 @@
 import type { webApi } from '@slack/bolt';
-import { resolveOne, type WorkspaceAgent } from '../../domain/agents/agent-service.ts';
-import { notPermitted, SwitchboardError } from '../../domain/errors.ts';
+import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import { resolveNames as resolveChatNames } from '../../domain/agents/naming.ts';
+import { notPermitted } from '../../domain/errors.ts';
 import type { SendResult } from '../../domain/messaging/messaging-service.ts';
 import type { SlackInstallation } from '../../domain/surfaces/ports.ts';
-import { qualifiedName, type Workspace } from '../../domain/types.ts';
+import type { Workspace } from '../../domain/types.ts';
 import { loggable } from './errors.ts';
 import { resolveAsker } from './identities.ts';
 import { linkingRequiredText, promptToLinkOnce } from './linking.ts';
-import { handleOf } from './replies.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { encodeThreadKey, threadRef, type SlackThread } from './thread-key.ts';
 
@@ -34,27 +34,7 @@ export interface SlackInbound {
 }
 
 /** Resolves `@name`/`@owner/name` in the directory; unknown or ambiguous names become sentences for the person. */
-export function resolveNames(directory: WorkspaceAgent[], names: string[]): { recipients: WorkspaceAgent[]; problems: string[] } {
-  const recipients: WorkspaceAgent[] = [];
-  const problems: string[] = [];
-  for (const name of names) {
-    try {
-      const found = resolveOne(directory, name);
-      if (!recipients.includes(found)) recipients.push(found);
-    } catch (e) {
-      if (!(e instanceof SwitchboardError)) throw e;
-      // Suggest names as people type them: the bare name when it is unique here.
-      const suggestions = ((e.details.suggestions ?? e.details.candidates) as string[] | undefined)?.map((s) => {
-        const entry = directory.find((d) => qualifiedName(d.agent) === s || (d.agent.kind === 'person' && d.agent.name === s));
-        return entry ? handleOf(entry, directory) : s;
-      });
-      problems.push(e.code === 'NOT_FOUND'
-        ? `There is no agent \`@${name}\` in this workspace${suggestions?.length ? `; did you mean ${suggestions.map((s) => `\`@${s}\``).join(', ')}?` : '.'}`
-        : `\`@${name}\` could be ${(suggestions ?? []).map((s) => `\`@${s}\``).join(' or ')}; name it as \`@owner/name\`.`);
-    }
-  }
-  return { recipients, problems };
-}
+export const resolveNames = (directory: WorkspaceAgent[], names: string[]) => resolveChatNames(directory, names, (n) => `\`@${n}\``);
 
 async function permalinkOf(rt: SlackRuntime, client: webApi.WebClient, channel: string, ts: string): Promise<string | null> {
   try {

@@ -1,19 +1,8 @@
 // What the app says back to people in Slack: agent lists, help, refusals.
+import { handleOf, talkableAgents } from '../../domain/agents/naming.ts';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
-import { qualifiedName } from '../../domain/types.ts';
 
-/** How people should name an agent: its bare name when unique in the workspace, else owner/name. */
-export function handleOf(entry: WorkspaceAgent, directory: WorkspaceAgent[]): string {
-  const a = entry.agent;
-  const clash = directory.some((d) => d.agent.id !== a.id && d.agent.name === a.name);
-  return clash ? qualifiedName(a) : a.name;
-}
-
-/** The agents (not people) that take messages in the workspace, as people see them. */
-export function talkableAgents(directory: WorkspaceAgent[]): WorkspaceAgent[] {
-  return directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive)
-    .sort((a, b) => a.agent.name.localeCompare(b.agent.name));
-}
+export { handleOf, talkableAgents } from '../../domain/agents/naming.ts';
 
 /** One line per agent: `@reviewer` — Reviewer: reviews pull requests. */
 export function agentList(directory: WorkspaceAgent[]): string {

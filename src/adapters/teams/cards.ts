@@ -59,16 +59,9 @@ export function executeAction(title: string, verb: string, data: Record<string, 
   };
 }
 
-/** How people should name an agent in Teams: its bare name when unique in the workspace, else owner/name. */
-export function handleOf(entry: WorkspaceAgent, directory: WorkspaceAgent[]): string {
-  const a = entry.agent;
-  return directory.some((d) => d.agent.id !== a.id && d.agent.name === a.name) ? qualifiedName(a) : a.name;
-}
+import { handleOf, talkableAgents } from '../../domain/agents/naming.ts';
 
-/** Agents (not people) that take messages in the workspace, by name. */
-export function talkableAgents(directory: WorkspaceAgent[]): WorkspaceAgent[] {
-  return directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive).sort((a, b) => a.agent.name.localeCompare(b.agent.name));
-}
+export { handleOf, talkableAgents };
 
 /** The data marking the picker's button. */
 export const PICK_AGENT = 'pickAgent';

@@ -2,13 +2,12 @@
 // (an external identity, linked or not), the conversation record for its chat
 // or reply chain (with a deep link), and the agents it goes to.
 import { TeamsInfo, type Activity, type TurnContext } from 'botbuilder';
-import { resolveOne, type WorkspaceAgent } from '../../domain/agents/agent-service.ts';
-import { SwitchboardError } from '../../domain/errors.ts';
+import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import { resolveNames as resolveChatNames } from '../../domain/agents/naming.ts';
 import type { SendResult } from '../../domain/messaging/messaging-service.ts';
 import type { ExternalIdentity } from '../../domain/surfaces/ports.ts';
-import { qualifiedName, type Agent, type Workspace } from '../../domain/types.ts';
+import type { Agent, Workspace } from '../../domain/types.ts';
 import { addressRef, encodeConversationKey, messageLink, rootOf, type TeamsAddress, type TeamsConversationType } from './address.ts';
-import { handleOf } from './cards.ts';
 import { loggable } from './errors.ts';
 import { linkingRequired, promptToLinkOnce } from './linking.ts';
 import type { TeamsRuntime } from './runtime.ts';
@@ -52,26 +51,7 @@ export function addressOf(activity: Partial<Activity>): TeamsAddress | null {
 }
 
 /** Resolves the names a message gives in the directory; unknown or ambiguous ones become sentences for the person. */
-export function resolveNames(directory: WorkspaceAgent[], names: string[]): { recipients: WorkspaceAgent[]; problems: string[] } {
-  const recipients: WorkspaceAgent[] = [];
-  const problems: string[] = [];
-  for (const name of names) {
-    try {
-      const found = resolveOne(directory, name);
-      if (!recipients.includes(found)) recipients.push(found);
-    } catch (e) {
-      if (!(e instanceof SwitchboardError)) throw e;
-      const suggestions = ((e.details.suggestions ?? e.details.candidates) as string[] | undefined)?.map((s) => {
-        const entry = directory.find((d) => qualifiedName(d.agent) === s || (d.agent.kind === 'person' && d.agent.name === s));
-        return entry ? handleOf(entry, directory) : s;
-      }) ?? [];
-      problems.push(e.code === 'NOT_FOUND'
-        ? `There is no agent "${name}" in this workspace${suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(', ')}?` : '.'}`
-        : `"${name}" could be ${suggestions.map((s) => `"${s}"`).join(' or ')}; name it as owner/name.`);
-    }
-  }
-  return { recipients, problems };
-}
+export const resolveNames = (directory: WorkspaceAgent[], names: string[]) => resolveChatNames(directory, names, (n) => `"${n}"`);
 
 /**
  * The external identity of the Teams user who sent the turn's activity
