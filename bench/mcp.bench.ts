@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
-import { openDatabase, type Database } from '../src/adapters/db/client.ts';
+import type { Database } from '../src/adapters/db/client.ts';
 import type { App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/domain/actor.ts';
@@ -17,7 +17,7 @@ import { inboxTopic } from '../src/domain/messaging/messaging-service.ts';
 import type { Agent } from '../src/domain/types.ts';
 import { createMcpMount } from '../src/mcp/http.ts';
 import { startServer } from '../src/server.ts';
-import { freshPostgresDatabase } from '../test/support/db.ts';
+import { openBenchDatabase } from './database.ts';
 import { connectInProcess } from '../test/mcp/support/world.ts';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -45,18 +45,6 @@ export const VOCAB = vocabulary(3000);
 const BODY = sql.raw(Array.from({ length: 10 }, () => 'v.w[1 + floor(power(random(), 2) * array_length(v.w, 1))::int]').join(` || ' ' || `));
 const VOCAB_CTE = sql.raw(`v as (select ARRAY[${VOCAB.map((w) => `'${w}'`).join(',')}]::text[] as w)`);
 
-async function openBenchDatabase(): Promise<{ db: Database; kind: string; close(): Promise<void> }> {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  if (url) {
-    const fresh = await freshPostgresDatabase(url);
-    const db = await openDatabase({ databaseUrl: fresh.url, max: 10 });
-    await db.migrate();
-    return { db, kind: 'PostgreSQL', close: async () => { await db.close(); await fresh.drop(); } };
-  }
-  const db = await openDatabase({ dataDir: 'memory://' });
-  await db.migrate();
-  return { db, kind: 'PGlite (in memory)', close: () => db.close() };
-}
 
 /** 20 people owning 50 agents each, all in one workspace, and 1,000 conversations. */
 export async function populate(app: App, db: Database, wsId: string, orgId: string) {

@@ -12,13 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { App as BoltApp, ExpressReceiver, LogLevel } from '@slack/bolt';
 import { count } from 'drizzle-orm';
 import pino from 'pino';
-import { openDatabase, type Database } from '../src/adapters/db/client.ts';
 import { deliveries } from '../src/adapters/db/schema.ts';
 import { connectSlackTeam, slackMount } from '../src/adapters/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/domain/actor.ts';
 import { startServer } from '../src/server.ts';
-import { freshPostgresDatabase } from '../test/support/db.ts';
+import { openBenchDatabase } from './database.ts';
 import { SLACK_DEFAULTS } from '../test/support/slack/defaults.ts';
 import { appMention, eventCallback, signRequest } from '../test/support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../test/support/slack/web-api-standin.ts';
@@ -56,18 +55,6 @@ async function load(url: string, n: number, tag: string): Promise<Run> {
   return { latencies, seconds: (performance.now() - started) / 1000, failures };
 }
 
-async function openBenchDatabase(): Promise<{ db: Database; kind: string; close(): Promise<void> }> {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  if (url) {
-    const fresh = await freshPostgresDatabase(url);
-    const db = await openDatabase({ databaseUrl: fresh.url, max: 10 });
-    await db.migrate();
-    return { db, kind: 'PostgreSQL', close: async () => { await db.close(); await fresh.drop(); } };
-  }
-  const db = await openDatabase({ dataDir: 'memory://' });
-  await db.migrate();
-  return { db, kind: 'PGlite (in memory)', close: () => db.close() };
-}
 
 /** A Bolt app that only acknowledges: the floor any Bolt-based receiver stands on. */
 async function startBareBolt(standin: SlackStandin) {
