@@ -15,6 +15,7 @@ import { AudienceService } from './domain/linking/audience-service.ts';
 import { LinkService } from './domain/linking/link-service.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimit } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
+import { InboundService } from './domain/surfaces/inbound-service.ts';
 import { systemClock, type Clock, type JobQueue, type Store } from './domain/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
 
@@ -39,6 +40,8 @@ export interface App {
   links: LinkService;
   /** Who reads each conversation, and what agents may bring into it. */
   audiences: AudienceService;
+  /** What people write in chat apps, routed and delivered the same way for every surface. */
+  inbound: InboundService;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
   /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */
@@ -86,6 +89,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const links = new LinkService(store, clock, config.publicUrl, () => queue.kick());
   const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences);
   const documents = new DocumentService(store, orgs, clock);
+  const inbound = new InboundService(store, clock, orgs, agents, messaging, links);
   const surfaces = new Set<SurfaceName>();
   // A process without the Slack mount (mcp-stdio, the CLI) still writes Slack's approval jobs when Slack is configured; `serve` or `worker` delivers them.
   if (config.slack.signingSecret) surfaces.add('slack');
@@ -94,7 +98,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, orgs, agents, messaging,
-    documents, approvals, surfaces, links, audiences,
+    documents, approvals, surfaces, links, audiences, inbound,
     onClose: [],
     onDrain: [],
     async close() {

@@ -85,6 +85,8 @@ export interface AgentRepo {
 export interface MessageRepo {
   /** Finds the conversation with this key in the workspace, or creates it. */
   conversation(c: { workspaceId: string; kind: ConversationKind; key: string; title?: string; surface?: SurfaceName; externalRef?: Record<string, string> | null; permalink?: string | null; parentId?: string | null }): Promise<Conversation>;
+  /** The conversation with this key in the workspace; null when there is none yet (nothing is created). */
+  findConversation(workspaceId: string, key: string): Promise<Conversation | null>;
   /** Null when absent or in another workspace. */
   getConversation(workspaceId: string, id: string): Promise<Conversation | null>;
   setConversationPermalink(id: string, permalink: string): Promise<void>;

@@ -44,6 +44,12 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row;
   }
 
+  async findConversation(workspaceId: string, key: string) {
+    const [row] = await this.db.select().from(conversations)
+      .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.key, key)));
+    return row ?? null;
+  }
+
   async getConversation(workspaceId: string, id: string) {
     if (!isUuid(id)) return null;
     const [row] = await this.db.select().from(conversations)

@@ -3,10 +3,11 @@
 // channel's default agent, `help` explains. Answers that need no work are given
 // in the acknowledgement itself; a delivery is acknowledged first.
 import type { App as BoltApp, RespondFn, SlashCommand } from '@slack/bolt';
-import { deliverFromSlack, resolveNames, type SlackTarget } from './inbound.ts';
-import { linkCommand, linkingRequired } from './linking.ts';
+import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import { normalise, resolveNames, slackPort, type SlackTarget } from './inbound.ts';
+import { linkCommand } from './linking.ts';
 import { splitCommand } from './mentions.ts';
-import { agentList, handleOf, helpText } from './replies.ts';
+import { agentList, handleOf, helpText, unknownWord } from './replies.ts';
 import { guard, targetFor } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { classifySlackError, loggable } from './errors.ts';
@@ -26,12 +27,15 @@ export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
     if (head === 'default') return ack(await setDefault(rt, target, command, rest));
 
     const { recipients, problems } = resolveNames(target.directory, [head]);
-    if (problems.length) return ack({ response_type: 'ephemeral', text: problems.join('\n') });
+    if (problems.length) {
+      const unknown = !target.directory.some((d) => d.agent.name === head.split('/').pop());
+      return ack({ response_type: 'ephemeral', text: unknown ? unknownWord(name, head, problems[0], target.directory) : problems.join('\n') });
+    }
     const [agent] = recipients;
     const handle = handleOf(agent, target.directory);
     if (!rest) return ack({ response_type: 'ephemeral', text: `Write what you want to tell ${agent.agent.displayName}: \`${name} ${handle} look at #418\`.` });
     // With linking required, an unlinked person's request is not even posted in the channel.
-    const required = await linkingRequired(rt, target, command.user_id);
+    const required = await rt.app.inbound.linkingRefusal(slackPort(rt, client, teamId, command.channel_id), target, teamId, command.user_id);
     if (required) return ack({ response_type: 'ephemeral', text: required });
     await ack();
     await deliverCommand(rt, target, command, respond, { agent: agent.agent.displayName, handle, body: rest, recipients });
@@ -43,7 +47,7 @@ export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
  * request there; that post is the thread the agent answers in.
  */
 async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: SlashCommand, respond: RespondFn,
-  r: { agent: string; handle: string; body: string; recipients: Parameters<typeof deliverFromSlack>[3] }) {
+  r: { agent: string; handle: string; body: string; recipients: WorkspaceAgent[] }) {
   const { client } = target;
   const say = (text: string) => respond({ response_type: 'ephemeral', text }).then(() => undefined, (err: unknown) => {
     rt.logger.warn({ err: loggable(err) }, 'could not answer the slash command');
@@ -64,10 +68,12 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
   }
   const where = { channel: command.channel_id, user: command.user_id, thread_ts: ts };
   await guard(rt, client, where, async () => {
-    const { refusals } = await deliverFromSlack(rt, target, {
-      teamId: target.installation.teamId, channel: command.channel_id, userId: command.user_id, body: r.body, ts, threadTs: ts,
-      kind: command.channel_id.startsWith('D') ? 'dm' : 'channel',
-    }, r.recipients);
+    const teamId = target.installation.teamId;
+    const msg = normalise({
+      teamId, channel: command.channel_id, userId: command.user_id, body: r.body, ts, threadTs: ts,
+      place: command.channel_id.startsWith('D') ? 'dm' : 'channel', addressed: true,
+    });
+    const { refusals } = await rt.app.inbound.deliver(slackPort(rt, client, teamId, command.channel_id), msg, target, r.recipients);
     if (refusals.length) await say(refusals.join('\n'));
   });
 }

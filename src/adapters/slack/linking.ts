@@ -12,8 +12,6 @@ import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
 import { registerAudienceEvents, slackAudience } from './audience.ts';
 import { classifySlackError, loggable } from './errors.ts';
-import { resolveAsker } from './identities.ts';
-import type { SlackTarget } from './inbound.ts';
 import { slackRuntime, type SlackRuntime } from './runtime.ts';
 
 export const LINK_OPEN = 'switchboard_link_open';
@@ -48,12 +46,11 @@ async function offerFor(rt: SlackRuntime, identity: ExternalIdentity, reason: Pr
 }
 
 /**
- * Sends the "Link your account" DM, once per Slack user ever: the first time an
- * unlinked person talks to any agent. A failure is logged, never in the way of
- * the message itself; the person can still ask with `/switchboard link`.
+ * Sends the "Link your account" DM (the core decides it is the first time). A
+ * failure is logged, never in the way of the message itself; the person can
+ * still ask with the slash command.
  */
-export async function promptToLinkOnce(rt: SlackRuntime, client: webApi.WebClient, identity: ExternalIdentity, reason: PromptReason): Promise<boolean> {
-  if (identity.personId || !(await rt.app.links.firstPrompt(identity))) return false;
+export async function sendLinkPrompt(rt: SlackRuntime, client: webApi.WebClient, identity: ExternalIdentity, reason: PromptReason): Promise<boolean> {
   try {
     const offer = await offerFor(rt, identity, reason);
     const dm = await client.conversations.open({ users: identity.externalUserId });
@@ -63,24 +60,6 @@ export async function promptToLinkOnce(rt: SlackRuntime, client: webApi.WebClien
     rt.logger.warn({ err: loggable(err), identityId: identity.id }, 'could not send the link prompt DM; the person can ask with the slash command');
     return false;
   }
-}
-
-/** When the workspace requires linking and this Slack user is a guest: the sentence to answer instead (after sending the prompt). */
-export async function linkingRequired(rt: SlackRuntime, target: SlackTarget, userId: string): Promise<string | null> {
-  if (!target.workspace.requireLinking) return null;
-  const asker = await resolveAsker(rt, target.client, target.installation.teamId, userId, target.directory);
-  if (!asker.asGuest) return null;
-  const sent = await promptToLinkOnce(rt, target.client, asker.identity, 'required');
-  return linkingRequiredText(rt.settings.command, sent, Boolean(asker.identity.personId));
-}
-
-/** Why an unlinked person's message reached nobody, and how to link. */
-export function linkingRequiredText(command: string, justSent: boolean, linkedElsewhere = false): string {
-  if (linkedElsewhere) {
-    return 'This Switchboard workspace answers only people who have linked their Slack account and can reach the workspace; your linked account cannot reach it, so no agent got your message. Ask an owner to add you.';
-  }
-  return 'This Switchboard workspace answers only people who have linked their Slack account, and yours is not linked yet, so no agent got your message. ' +
-    (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') + `\`${command} link\` gives you a new one; link, then write again.`;
 }
 
 /** `/switchboard link` and `/switchboard unlink`, answered to the person alone. */

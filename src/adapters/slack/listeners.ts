@@ -1,15 +1,14 @@
 // Bolt listeners for what people do in Slack: mention the app in a channel,
 // DM it, add it to a channel. Bolt has already checked the signature and
 // acknowledged the event when these run, so the work here is after the ack.
-import type { App as BoltApp, Middleware, AnyMiddlewareArgs } from '@slack/bolt';
-import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import type { App as BoltApp, Middleware, AnyMiddlewareArgs, webApi } from '@slack/bolt';
 import { registerCommand } from './commands.ts';
 import { loggable } from './errors.ts';
-import { chosenAgent, pickerBlocks, registerHome } from './home.ts';
-import { deliverFromSlack, resolveNames } from './inbound.ts';
-import { namedAgents, withoutBotMention } from './mentions.ts';
-import { agentList, introText, noAgentNamed, talkableAgents } from './replies.ts';
-import { fromABot, guard, targetFor, tell } from './respond.ts';
+import { pickerBlocks, registerHome } from './home.ts';
+import { normalise, slackPort, type SlackInbound } from './inbound.ts';
+import { withoutBotMention } from './mentions.ts';
+import { agentList, introText, noAgentNamed, notConnected } from './replies.ts';
+import { fromABot, guard, tell, type Where } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
 
 /**
@@ -60,58 +59,26 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
 
   bolt.event('app_mention', async ({ event, context, client }) => {
     if (fromABot(event, context.botUserId)) return;
-    const teamId = context.teamId!;
     const threadTs = event.thread_ts ?? event.ts;
     const where = { channel: event.channel, user: event.user!, thread_ts: threadTs };
-    await guard(rt, client, where, async () => {
-      const target = await targetFor(rt, teamId, client);
-      if ('refusal' in target) return tell(client, where, target.refusal);
-      const body = withoutBotMention(event.text, context.botUserId);
-      const names = namedAgents(body);
-      const { recipients, problems } = resolveNames(target.directory, names);
-      if (!names.length) {
-        const fallback = await channelDefault(rt, teamId, event.channel, target.directory);
-        if (!fallback || !body) return tell(client, where, noAgentNamed(target.directory, context.botUserId));
-        recipients.push(fallback);
-      }
-      if (problems.length) await tell(client, where, problems.join('\n'));
-      if (!recipients.length) return;
-      const { refusals } = await deliverFromSlack(rt, target, {
-        teamId, channel: event.channel, userId: event.user!, body, ts: event.ts, threadTs, kind: 'channel',
-      }, recipients);
-      if (refusals.length) await tell(client, where, refusals.join('\n'));
-    });
+    await guard(rt, client, where, () => receive(rt, client, where, context.botUserId, {
+      teamId: context.teamId!, channel: event.channel, userId: event.user!, body: withoutBotMention(event.text, context.botUserId),
+      ts: event.ts, threadTs, place: 'channel', addressed: true,
+    }));
   });
 
+  // DMs with the app, and replies in threads of channels and group DMs (mentions there arrive as app_mention too).
   bolt.message(async ({ message, context, client }) => {
-    if (message.channel_type !== 'im' || message.subtype !== undefined || fromABot(message, context.botUserId)) return;
-    const teamId = context.teamId!;
+    if (message.subtype !== undefined || fromABot(message, context.botUserId)) return;
+    const dm = message.channel_type === 'im';
+    const isReply = Boolean(message.thread_ts) && message.thread_ts !== message.ts;
+    const mentionsMe = Boolean(context.botUserId) && (message.text ?? '').includes(`<@${context.botUserId}>`);
+    if (!dm && (!isReply || mentionsMe)) return;
     const where = { channel: message.channel, user: message.user, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) };
-    await guard(rt, client, where, async () => {
-      const target = await targetFor(rt, teamId, client);
-      if ('refusal' in target) return tell(client, where, target.refusal);
-      const body = withoutBotMention(message.text ?? '', context.botUserId);
-      if (!body) return;
-      const names = namedAgents(body);
-      const { recipients, problems } = resolveNames(target.directory, names);
-      if (!names.length) {
-        const chosen = await chosenAgent(rt, teamId, message.user, target.directory);
-        if (!chosen) {
-          await client.chat.postMessage({
-            channel: message.channel, text: `Choose the agent to talk to first. Agents here:\n${agentList(target.directory)}`,
-            blocks: pickerBlocks(target.directory, null, 'Choose the agent your messages to me go to, then write again.'),
-          });
-          return;
-        }
-        recipients.push(chosen);
-      }
-      if (problems.length) await tell(client, where, problems.join('\n'));
-      if (!recipients.length) return;
-      const { refusals } = await deliverFromSlack(rt, target, {
-        teamId, channel: message.channel, userId: message.user, body, ts: message.ts, threadTs: message.thread_ts, kind: 'dm',
-      }, recipients);
-      if (refusals.length) await tell(client, where, refusals.join('\n'));
-    });
+    await guard(rt, client, where, () => receive(rt, client, where, context.botUserId, {
+      teamId: context.teamId!, channel: message.channel, userId: message.user, body: withoutBotMention(message.text ?? '', context.botUserId),
+      ts: message.ts, threadTs: message.thread_ts, place: dm ? 'dm' : message.channel_type === 'mpim' ? 'group' : 'channel', addressed: dm,
+    }));
   });
 
   bolt.event('member_joined_channel', async ({ event, context, client }) => {
@@ -129,8 +96,20 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
   });
 }
 
-/** The channel's default agent, if one is set and still in the workspace. */
-export async function channelDefault(rt: SlackRuntime, teamId: string, channel: string, directory: WorkspaceAgent[]) {
-  const id = await rt.choices.get(teamId, 'channel', channel);
-  return id ? talkableAgents(directory).find((d) => d.agent.id === id) ?? null : null;
+/** Hands a Slack message to the core and tells the person what it decided, where needed. */
+async function receive(rt: SlackRuntime, client: webApi.WebClient, where: Where, botUserId: string | undefined, m: SlackInbound): Promise<void> {
+  const outcome = await rt.app.inbound.receive(slackPort(rt, client, m.teamId, m.channel), normalise(m));
+  switch (outcome.kind) {
+    case 'ignored': return;
+    case 'not-connected': return tell(client, where, notConnected(m.teamId));
+    case 'name-an-agent': return tell(client, where, noAgentNamed(outcome.directory, botUserId));
+    case 'choose-agent':
+      await client.chat.postMessage({
+        channel: m.channel, text: `Choose the agent to talk to first. Agents here:\n${agentList(outcome.directory)}`,
+        blocks: pickerBlocks(outcome.directory, null, 'Choose the agent your messages to me go to, then write again.'),
+      });
+      return;
+    case 'handled':
+      if (outcome.notices.length) await tell(client, where, outcome.notices.join('\n'));
+  }
 }

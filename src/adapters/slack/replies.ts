@@ -16,6 +16,21 @@ export function noAgentNamed(directory: WorkspaceAgent[], botUserId: string | un
   return `Name the agent you want, e.g. ${me} ask @${talkableAgents(directory)[0] ? handleOf(talkableAgents(directory)[0], directory) : 'reviewer'} to look at this. Agents here:\n${agentList(directory)}`;
 }
 
+/**
+ * A slash command whose first word is neither a command nor an agent: what
+ * went wrong (`problem`, with any near names), the agents here, and how to ask one.
+ */
+export function unknownWord(command: string, word: string, problem: string, directory: WorkspaceAgent[]): string {
+  const first = talkableAgents(directory)[0];
+  const example = first ? handleOf(first, directory) : 'reviewer';
+  return [
+    `\`${word}\` is not one of my commands. ${problem}`,
+    `To ask an agent, start with its name: \`${command} ${example} look at #418\`. Agents here:`,
+    agentList(directory),
+    `\`${command} help\` lists the commands.`,
+  ].join('\n');
+}
+
 export function notConnected(teamId: string): string {
   return `This Slack team is not connected to a Switchboard workspace yet. An admin can connect it with \`switchboard slack connect WORKSPACE --team-id ${teamId}\`.`;
 }

@@ -25,10 +25,15 @@ export interface SlackSettings {
   eventConcurrency: number;
 }
 
-/** Bot scopes the OAuth install asks for (the same as manifests/slack.yaml). */
+/**
+ * Bot scopes the OAuth install asks for (the same as manifests/slack.yaml). The
+ * `*:history` scopes carry thread replies in channels, private channels and
+ * group DMs (message.channels/groups/mpim), so follow-ups reach agents without a
+ * second mention; `mpim:read` lists a group DM's members for its audience.
+ */
 export const BOT_SCOPES = [
-  'app_mentions:read', 'channels:read', 'groups:read', 'chat:write', 'chat:write.customize', 'commands',
-  'im:history', 'im:read', 'im:write', 'users:read', 'users:read.email',
+  'app_mentions:read', 'channels:history', 'channels:read', 'groups:history', 'groups:read', 'chat:write', 'chat:write.customize', 'commands',
+  'im:history', 'im:read', 'im:write', 'mpim:history', 'mpim:read', 'users:read', 'users:read.email',
 ];
 
 export function slackSettings(config: Config, overrides: Partial<SlackSettings> = {}): SlackSettings {

@@ -9,6 +9,7 @@ import pino from 'pino';
 import { vi } from 'vitest';
 import { connectSlackTeam, slackMount } from '../../../src/adapters/slack/index.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import type { SlackSettings } from '../../../src/adapters/slack/settings.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Agent, Workspace } from '../../../src/domain/types.ts';
@@ -37,6 +38,8 @@ export interface HarnessOptions {
   seed?: boolean;
   env?: Record<string, string>;
   paceMs?: number;
+  /** Further Slack settings (e.g. eventConcurrency 1, so events are handled in the order they were sent). */
+  slack?: Partial<SlackSettings>;
   /** Deliver through BullMQ on this Redis (unique queue name and prefix per harness) instead of the embedded loop. */
   redisUrl?: string;
   /** Reuse a queue name (a restarted server picks up the same BullMQ queue). */
@@ -62,7 +65,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const unique = `slack-test-${randomBytes(4).toString('hex')}`;
   const server = await startServer(config, {
     database: o.database, logger: logger(o.logLines), host: '127.0.0.1', control: false,
-    mounts: o.allMounts ? await defaultMounts() : [slackMount({ paceMs: o.paceMs ?? 0 })],
+    mounts: o.allMounts ? await defaultMounts() : [slackMount({ paceMs: o.paceMs ?? 0, ...o.slack })],
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}) },
   });
   const { app } = server;

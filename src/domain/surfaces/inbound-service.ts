@@ -1,0 +1,176 @@
+// One pipeline for what people write in chat apps: which agents a message
+// goes to, who is asking (a linked person or a guest), the link prompt (once
+// per person), the refusal when a workspace requires linking, the
+// conversation record, and delivery through the messaging service. Each
+// surface only normalises its payloads and renders the outcome.
+import type { AgentService, WorkspaceAgent } from '../agents/agent-service.ts';
+import { resolveNames, talkableAgents } from '../agents/naming.ts';
+import { notPermitted } from '../errors.ts';
+import type { LinkService } from '../linking/link-service.ts';
+import type { MessagingService, SendResult } from '../messaging/messaging-service.ts';
+import type { OrgService } from '../organizations/org-service.ts';
+import type { Clock, Store } from '../ports.ts';
+import type { Agent, Workspace } from '../types.ts';
+import type { InboundMessage, InboundOutcome, SurfacePort } from './inbound.ts';
+import type { ExternalIdentity } from './ports.ts';
+
+/** Who wrote a chat message, and which Switchboard agent speaks for them. */
+export interface ChatAsker {
+  identity: ExternalIdentity;
+  /** Their person agent when linked and in the workspace; otherwise the guest agent. */
+  sender: Agent;
+  asGuest: boolean;
+}
+
+/** A workspace and its directory, read once per message. */
+export interface InboundTarget {
+  workspace: Workspace;
+  directory: WorkspaceAgent[];
+}
+
+const TITLE_CHARS = 60;
+
+export class InboundService {
+  private guest: Promise<Agent> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly orgs: OrgService,
+    private readonly agents: AgentService,
+    private readonly messaging: MessagingService,
+    private readonly links: LinkService,
+  ) {}
+
+  /** The workspace the tenant is connected to, with its directory; null when it is not connected. */
+  async target(port: SurfacePort, tenantId: string): Promise<InboundTarget | null> {
+    const workspace = await port.workspaceOf(tenantId);
+    return workspace ? { workspace, directory: await this.agents.directory(workspace) } : null;
+  }
+
+  /** Routes a message and delivers it: named agents, else the thread's agents, else the DM's or channel's default. */
+  async receive(port: SurfacePort, msg: InboundMessage): Promise<InboundOutcome> {
+    const target = await this.target(port, msg.tenantId);
+    if (!target) return msg.addressed ? { kind: 'not-connected' } : { kind: 'ignored' };
+    const { workspace, directory } = target;
+    // Only a mention says nothing on purpose (it asks how to talk here); an empty DM or reply is nothing.
+    if (!msg.text.trim()) return msg.addressed && msg.place !== 'dm' ? { kind: 'name-an-agent', workspace, directory } : { kind: 'ignored' };
+    const { recipients, problems } = resolveNames(directory, msg.names, (n) => port.showName(n));
+    if (!msg.addressed) {
+      // A reply that only continues a thread reaches the thread's agents, and only threads agents took part in.
+      const inThread = await this.threadAgents(workspace, msg);
+      if (!inThread.length) return { kind: 'ignored' };
+      const to = recipients.length ? recipients : inThread;
+      return { kind: 'handled', workspace, notices: [], result: await this.deliver(port, msg, target, to).then((d) => d.result) };
+    }
+    if (!msg.names.length) {
+      const fallback = await this.fallback(port, msg, workspace, directory);
+      if (!fallback) return { kind: msg.place === 'dm' ? 'choose-agent' : 'name-an-agent', workspace, directory };
+      recipients.push(...fallback);
+    }
+    if (!recipients.length) return { kind: 'handled', workspace, notices: problems, result: null };
+    const { result, refusals } = await this.deliver(port, msg, target, recipients);
+    return { kind: 'handled', workspace, notices: [...problems, ...refusals], result };
+  }
+
+  /**
+   * Delivers to agents already chosen: resolves the asker, sends the link
+   * prompt the first time they talk unlinked, refuses when the workspace
+   * requires linking, and sends in the conversation of the message's thread.
+   */
+  async deliver(port: SurfacePort, msg: InboundMessage, target: InboundTarget, recipients: WorkspaceAgent[]): Promise<{ result: SendResult; refusals: string[] }> {
+    const { workspace: ws } = target;
+    const asker = await this.asker(port, msg.tenantId, msg.authorId, target.directory);
+    const prompted = asker.asGuest && await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
+    if (asker.asGuest && ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
+    const inThread = msg.threadRootId !== null && msg.threadRootId !== msg.messageId;
+    const [permalink, rootPermalink] = await Promise.all([
+      port.permalink(msg.messageId),
+      inThread ? port.permalink(msg.threadRootId!) : null,
+    ]);
+    const conversation = await this.store.messages.conversation({
+      workspaceId: ws.id, kind: 'external', surface: msg.surface, key: msg.conversationKey, title: titleOf(port.label, msg, asker),
+      externalRef: msg.externalRef, permalink: msg.threadRootId ? rootPermalink ?? permalink : null,
+    });
+    const result = await this.messaging.send({
+      workspace: ws, sender: asker.sender, asGuest: asker.asGuest, askerIdentityId: asker.identity.id,
+      conversation, recipients, body: msg.text, surface: msg.surface, permalink, externalId: msg.messageId,
+    });
+    const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
+    return { result, refusals };
+  }
+
+  /** When the workspace requires linking and this chat user is a guest: the sentence to answer instead (after sending the prompt once). */
+  async linkingRefusal(port: SurfacePort, target: InboundTarget, tenantId: string, authorId: string): Promise<string | null> {
+    if (!target.workspace.requireLinking) return null;
+    const asker = await this.asker(port, tenantId, authorId, target.directory);
+    if (!asker.asGuest) return null;
+    const sent = await this.promptOnce(port, asker.identity, 'required');
+    return this.linkingRequired(port, sent, Boolean(asker.identity.personId)).message;
+  }
+
+  /**
+   * The chat user's identity (created on first sight, its profile read again
+   * when older than the surface's TTL) and the sender for their messages: a
+   * linked person who can reach the workspace writes as their person agent;
+   * anyone else as the guest, with no access of their own.
+   */
+  async asker(port: SurfacePort, tenantId: string, authorId: string, directory: WorkspaceAgent[]): Promise<ChatAsker> {
+    const key = { surface: port.surface, tenantId, externalUserId: authorId };
+    const now = this.clock.now();
+    let identity = await this.store.identities.find(key);
+    if (!identity?.profileFetchedAt || now.getTime() - identity.profileFetchedAt.getTime() > port.profileTtlMs) {
+      identity = await this.store.identities.upsert(key, (await port.profile(authorId)) ?? undefined);
+    }
+    const personId = identity.personId;
+    const entry = personId ? directory.find((d) => d.agent.kind === 'person' && d.agent.ownerId === personId) : undefined;
+    if (entry) return { identity, sender: entry.agent, asGuest: false };
+    return { identity, sender: await this.guestAgent(), asGuest: true };
+  }
+
+  /** The agents (not people) that took part in the message's thread; none outside threads or in threads Switchboard never saw. */
+  private async threadAgents(workspace: Workspace, msg: InboundMessage): Promise<WorkspaceAgent[]> {
+    if (!msg.threadRootId) return [];
+    const conversation = await this.store.messages.findConversation(workspace.id, msg.conversationKey);
+    if (!conversation) return [];
+    const ids = new Set(await this.store.messages.participants(conversation.id));
+    return talkableAgents(await this.agents.directory(workspace)).filter((d) => ids.has(d.agent.id));
+  }
+
+  /** Who gets a message that names nobody: the DM's chosen agent; in a thread its agents; else the channel's default. */
+  private async fallback(port: SurfacePort, msg: InboundMessage, workspace: Workspace, directory: WorkspaceAgent[]): Promise<WorkspaceAgent[] | null> {
+    const talkable = talkableAgents(directory);
+    const chosen = async (scope: 'user' | 'channel', id: string) => {
+      const agentId = await port.defaultAgent(scope, id);
+      const found = agentId ? talkable.find((d) => d.agent.id === agentId) : undefined;
+      return found ? [found] : null;
+    };
+    if (msg.place === 'dm') return chosen('user', msg.authorId);
+    const inThread = await this.threadAgents(workspace, msg);
+    return inThread.length ? inThread : chosen('channel', msg.channelId);
+  }
+
+  private async promptOnce(port: SurfacePort, identity: ExternalIdentity, reason: 'first' | 'required'): Promise<boolean> {
+    if (identity.personId || !(await this.links.firstPrompt(identity))) return false;
+    return port.sendLinkPrompt(identity, reason);
+  }
+
+  private linkingRequired(port: SurfacePort, justSent: boolean, linkedElsewhere: boolean) {
+    if (linkedElsewhere) {
+      return notPermitted(`This Switchboard workspace answers only people who have linked their ${port.label} account and can reach the workspace; your linked account cannot reach it, so no agent got your message. Ask an owner to add you.`,
+        { reason: 'linking_required' });
+    }
+    return notPermitted(`This Switchboard workspace answers only people who have linked their ${port.label} account, and yours is not linked yet, so no agent got your message. ${port.linkHowTo(justSent)}; link, then write again.`,
+      { reason: 'linking_required' });
+  }
+
+  private guestAgent(): Promise<Agent> {
+    return (this.guest ??= this.orgs.guestAgent().catch((e: unknown) => { this.guest = null; throw e; }));
+  }
+}
+
+function titleOf(label: string, msg: InboundMessage, asker: ChatAsker): string {
+  const excerpt = msg.text.replace(/\s+/g, ' ').trim().slice(0, TITLE_CHARS);
+  if (msg.place === 'dm') return `${label} DM with ${asker.identity.displayName}`;
+  return msg.place === 'group' ? `${label} group chat: ${excerpt}` : `${label}: ${excerpt}`;
+}
