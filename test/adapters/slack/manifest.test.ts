@@ -26,7 +26,14 @@ const value = (key: string) => lines.map((l) => l.trim().replace(/^- /, '')).fil
 
 describe('the Slack app manifest', () => {
   it('subscribes to the events the adapter handles', () => {
-    expect(listUnder('bot_events').sort()).toEqual(['app_home_opened', 'app_mention', 'member_joined_channel', 'member_left_channel', 'message.im']);
+    expect(listUnder('bot_events').sort()).toEqual([
+      'app_home_opened', 'app_mention', 'member_joined_channel', 'member_left_channel', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
+    ]);
+  });
+
+  it('asks for the history scope of every message event it subscribes to', () => {
+    const needs: Record<string, string> = { 'message.channels': 'channels:history', 'message.groups': 'groups:history', 'message.im': 'im:history', 'message.mpim': 'mpim:history' };
+    for (const event of listUnder('bot_events').filter((e) => e.startsWith('message.'))) expect(BOT_SCOPES).toContain(needs[event]);
   });
 
   it('asks for the same bot scopes as the OAuth install, posting under agents\' names included', () => {
