@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, gte, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Conversation, InboxItem, Message, NewMessage, SearchHit, SearchQuery, Sender } from '../../domain/messaging/types.ts';
 import type { MessageRepo } from '../../domain/ports.ts';
+import { HIT_END, HIT_START, markedSnippet } from '../../domain/format/markdown.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
@@ -175,14 +176,14 @@ export class DrizzleMessageRepo implements MessageRepo {
       await tx.execute(sql`set local jit = off`);
       return tx.select({
         message: messageColumns, sender: senderColumns, rank,
-        snippet: sql<string>`ts_headline('english', ${messages.body}, ${tsq}, 'MaxWords=20, MinWords=5, StartSel=**, StopSel=**')`,
+        snippet: sql<string>`ts_headline('english', ${messages.body}, ${tsq}, ${`MaxWords=20, MinWords=5, StartSel=${HIT_START}, StopSel=${HIT_END}`})`,
       }).from(messages)
         .innerJoin(agents, eq(agents.id, messages.senderId))
         .innerJoin(people, eq(people.id, agents.ownerId))
         .where(and(...conds))
         .orderBy(desc(rank), desc(messages.createdAt)).limit(q.limit);
     });
-    return rows.map((r) => ({ message: r.message, sender: r.sender as Sender, rank: Number(r.rank), snippet: r.snippet }));
+    return rows.map((r) => ({ message: r.message, sender: r.sender as Sender, rank: Number(r.rank), snippet: markedSnippet(r.snippet) }));
   }
 
   async listConversation(workspaceId: string, conversationId: string, limit: number) {

@@ -1,7 +1,7 @@
 // Reading what people write to the bot in Teams: the bot's own <at> mention,
 // other people's mentions, HTML entities, and the agents a message names
 // (`ask reviewer to …`, `@reviewer`, `@alice/builder`). Pure functions.
-import { parseMentions } from '../../domain/chat/mentions.ts';
+import { parseMentions } from '../../domain/format/mentions.ts';
 
 /** A mention entity as Teams sends it. */
 export interface MentionEntity {

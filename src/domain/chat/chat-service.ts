@@ -7,8 +7,9 @@ import type { OrgService } from '../organizations/org-service.ts';
 import { historyCutoff, planLimits } from '../organizations/plans.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { ChatAccess, channelKey, GENERAL, type Viewer } from './access.ts';
-import { excerpt, parseMentions } from './mentions.ts';
-import type { Channel } from './ports.ts';
+import { excerpt } from '../format/markdown.ts';
+import { parseMentions } from '../format/mentions.ts';
+import type { Channel, RenderMessage } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
 import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, type ChatMessage, type ConversationView } from './views.ts';
 
@@ -38,6 +39,7 @@ export class ChatService {
     private readonly messaging: MessagingService,
     private readonly notifier: Notifier,
     private readonly clock: Clock,
+    private readonly render: RenderMessage,
   ) {
     this.access = new ChatAccess(store, orgs, clock);
   }
@@ -136,7 +138,7 @@ export class ChatService {
   /** A conversation's recent messages (oldest first) with thread counts; marks it read. */
   async history(v: Viewer, conversationId: string, limit = HISTORY_PAGE): Promise<{ conversation: ConversationView; messages: ChatMessage[]; root: ChatMessage | null }> {
     const c = await this.access.conversation(v, conversationId);
-    const senders = new SenderCache(this.store);
+    const senders = new SenderCache(this.store, this.render);
     const list = await this.store.messages.listConversation(v.workspace.id, c.id, limit);
     const threads = c.kind === 'thread' ? [] : await this.store.chat.threads(v.workspace.id, list.map((m) => m.id));
     const rootId = threadRoot(c);
@@ -156,7 +158,7 @@ export class ChatService {
     if (!m) return null;
     const c = await this.store.messages.getConversation(v.workspace.id, m.conversationId);
     if (!c || !(await this.access.canSee(v, c))) return null;
-    const [message] = await new SenderCache(this.store).views([m]);
+    const [message] = await new SenderCache(this.store, this.render).views([m]);
     return { message, conversation: await this.view(v, c) };
   }
 
@@ -211,7 +213,7 @@ export class ChatService {
     }
     for (const r of sent.recipients) if (r.status === 'refused' && r.reason) notices.push(`${r.to}: ${r.reason}`);
     await this.access.markRead(v, c.id);
-    const [message] = sent.message ? await new SenderCache(this.store).views([sent.message]) : [null];
+    const [message] = sent.message ? await new SenderCache(this.store, this.render).views([sent.message]) : [null];
     return { message, recipients: sent.recipients, notices };
   }
 
@@ -230,7 +232,7 @@ export class ChatService {
       }
       return seen.get(id)!;
     };
-    const senders = new SenderCache(this.store);
+    const senders = new SenderCache(this.store, this.render);
     const out = [];
     for (const h of hits) {
       const conversation = await viewOf(h.message.conversationId);
@@ -248,7 +250,7 @@ export class ChatService {
     const items = entries.map((e) => ({
       kind: e.conversation.kind === 'dm' ? 'dm' as const : 'mention' as const,
       message: {
-        id: e.message.id, conversationId: e.message.conversationId, body: e.message.body, createdAt: e.message.createdAt,
+        id: e.message.id, conversationId: e.message.conversationId, body: e.message.body, html: this.render(e.message.body), createdAt: e.message.createdAt,
         surface: e.message.surface, permalink: e.message.permalink, thread: null,
         sender: senderViewOf(e.sender),
       } satisfies ChatMessage,

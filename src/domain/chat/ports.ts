@@ -86,3 +86,6 @@ export interface PresenceRepo {
   /** Last use per agent id; agents never seen are absent. */
   lastSeen(agentIds: string[]): Promise<Map<string, Date>>;
 }
+
+/** Turns a stored Markdown body into the HTML the web chat inserts as is (it must already be sanitised). */
+export type RenderMessage = (markdown: string) => string;

@@ -1,7 +1,7 @@
 import type { Store } from '../ports.ts';
 import { qualifiedName, type Agent } from '../types.ts';
 import type { Conversation, Message, Sender } from '../messaging/types.ts';
-import type { Channel, ThreadSummary } from './ports.ts';
+import type { Channel, RenderMessage, ThreadSummary } from './ports.ts';
 
 /** Who wrote a message, as the web chat shows them. */
 export interface SenderView {
@@ -18,7 +18,10 @@ export interface SenderView {
 export interface ChatMessage {
   id: string;
   conversationId: string;
+  /** The Markdown as written. */
   body: string;
+  /** The body as sanitised HTML, ready to insert. */
+  html: string;
   createdAt: Date;
   surface: Message['surface'];
   permalink: string | null;
@@ -60,7 +63,7 @@ export const senderViewOf = (s: Sender) => senderView({ ...s, ownerHandle: s.per
 /** Loads each sender once per request. */
 export class SenderCache {
   private readonly cache = new Map<string, Promise<Agent | null>>();
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store, private readonly render: RenderMessage) {}
 
   get(id: string) {
     let p = this.cache.get(id);
@@ -74,7 +77,7 @@ export class SenderCache {
       const agent = await this.get(m.senderId);
       const t = byRoot.get(m.id);
       return {
-        id: m.id, conversationId: m.conversationId, body: m.body, createdAt: m.createdAt, surface: m.surface, permalink: m.permalink,
+        id: m.id, conversationId: m.conversationId, body: m.body, html: this.render(m.body), createdAt: m.createdAt, surface: m.surface, permalink: m.permalink,
         sender: agent ? senderView(agent) : { id: m.senderId, label: 'unknown', mention: '', displayName: 'Unknown sender', avatarUrl: null, kind: 'agent' as const },
         thread: t && t.replies > 0 ? { conversationId: t.conversationId, replies: t.replies, lastReplyAt: t.lastReplyAt } : null,
       };

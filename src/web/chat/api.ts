@@ -6,6 +6,7 @@ import { AgentsPage } from '../../domain/chat/agents-page.ts';
 import { ChatService } from '../../domain/chat/chat-service.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
+import { messageHtml } from '../message-html.ts';
 import { authOf, csrfToken, requireCsrf, requirePerson } from '../auth/index.ts';
 import { approvalRoutes } from './approvals-api.ts';
 import { eventStream } from './events.ts';
@@ -17,7 +18,7 @@ const services = new WeakMap<App, { chat: ChatService; agentsPage: AgentsPage }>
 export function chatOf(app: App) {
   let s = services.get(app);
   if (!s) {
-    const chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock);
+    const chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock, messageHtml);
     services.set(app, (s = { chat, agentsPage: new AgentsPage(app.store, app.agents, app.clock) }));
   }
   return s;

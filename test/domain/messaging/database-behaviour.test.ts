@@ -38,6 +38,15 @@ describe.each(databases())('messaging on $kind', (kind) => {
     expect(await app.messaging.search(w.builder.agent, w.ws, { text: '"late invoice" OR -march', limit: 10 })).toBeInstanceOf(Array);
   });
 
+  it('marks a hit once in the snippet even when the message itself makes the word bold', async () => {
+    const w = await makeWorld(app);
+    await app.messaging.send({ workspace: w.ws, sender: w.builder.agent, to: ['reviewer'], body: 'The **quarterly** report and `code` are [ready](https://x.test).' });
+    const [hit] = await app.messaging.search(w.builder.agent, w.ws, { text: 'quarterly', limit: 1 });
+    expect(hit.snippet).toContain('**quarterly**');
+    expect(hit.snippet).not.toContain('***');
+    expect(hit.snippet).toMatch(/^(The )?\*\*quarterly\*\* report and code are ready/);
+  });
+
   it('never lets concurrent senders take the organization past its monthly limit', async () => {
     const w = await makeWorld(app);
     const org = (await app.store.orgs.get(w.org))!;

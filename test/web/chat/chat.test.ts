@@ -59,6 +59,7 @@ describe.each(databases())('the web chat on $kind', (db) => {
       expect(live.data.conversation).toMatchObject({ id: general, kind: 'channel', title: '#general' });
       expect(live.data.message).toMatchObject({
         body: 'You said: Hi @helper, what can you do?',
+        html: '<p>You said: Hi <span class="mention">@helper</span>, what can you do?</p>',
         sender: { displayName: 'Helper', avatarUrl: 'https://example.com/helper.png', label: 'alice/helper', kind: 'agent' },
       });
       // Bob saw both messages without opening #general: two unread.
@@ -66,6 +67,7 @@ describe.each(databases())('the web chat on $kind', (db) => {
       expect(sidebar.channels.find((c: { id: string }) => c.id === general).unread).toBe(2);
       const history = (await bob.api('GET', `/w/acme/conversations/${general}`)).json();
       expect(history.messages.map((m: { body: string }) => m.body)).toEqual(['Hi @helper, what can you do?', 'You said: Hi @helper, what can you do?']);
+      expect(history.messages[0].html).toBe('<p>Hi <span class="mention">@helper</span>, what can you do?</p>');
       expect((await bob.api('GET', '/w/acme/sidebar')).json().channels[0].unread).toBe(0);
       // The reply went to Alice, who asked: it is in her inbox.
       const inbox = (await alice.api('GET', '/w/acme/inbox')).json();

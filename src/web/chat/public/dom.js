@@ -1,4 +1,5 @@
-// Small DOM helpers. Text always goes in through textContent, never as HTML.
+// Small DOM helpers. Text always goes in through textContent; the only HTML
+// inserted is a message's `html`, which the server has already sanitised.
 
 /** h('a', { href, class: 'x', onclick }, 'text', child) */
 export function h(tag, attrs = {}, ...children) {
@@ -58,6 +59,13 @@ export function richText(text, { marks = false } = {}) {
   return frag;
 }
 
+/** A message body as the server rendered it from Markdown (sanitised there: no scripts, only web links). */
+export function renderedBody(html) {
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  return t.content;
+}
+
 /** Tells screen-reader users about something that happened off-focus. */
 export function announce(text) {
   const el = document.getElementById('announcer');
@@ -85,6 +93,6 @@ export function messageItem(m, { onThread } = {}) {
         agent ? h('span', { class: 'tag' }, 'agent') : null,
         h('span', { class: 'handle' }, m.sender.label),
         time(m.createdAt)),
-      h('div', { class: 'body' }, richText(m.body)),
+      h('div', { class: 'body markdown' }, typeof m.html === 'string' ? renderedBody(m.html) : richText(m.body)),
       actions.childElementCount ? actions : null));
 }

@@ -1,0 +1,70 @@
+// Markdown (CommonMark + GFM) is the one stored and agent-facing message
+// format; every surface converts into it on the way in and out of it on the
+// way out. This module holds the one parser configuration they all share.
+import type { Nodes, Root } from 'mdast';
+import remarkGfm from 'remark-gfm';
+import remarkParse from 'remark-parse';
+import remarkStringify from 'remark-stringify';
+import { unified } from 'unified';
+
+const parser = unified().use(remarkParse).use(remarkGfm).freeze();
+// `-` bullets and `*` emphasis are what agents and people write most; fences keep code unambiguous.
+const writer = unified().use(remarkGfm).use(remarkStringify, { bullet: '-', emphasis: '_', strong: '*', fences: true, rule: '-' }).freeze();
+
+/** The syntax tree of a message body. */
+export function parseMarkdown(markdown: string): Root {
+  return parser.parse(markdown);
+}
+
+/** Markdown text for a tree, escaping only what would otherwise be read as syntax. */
+export function stringifyMarkdown(tree: Root): string {
+  return writer.stringify(tree).replace(/\n+$/, '');
+}
+
+/** The words of a message without its Markdown syntax (for titles, previews and notifications). */
+export function plainText(markdown: string): string {
+  return textOf(parseMarkdown(markdown)).trim();
+}
+
+// Blocks whose children are separate lines or cells, so their words must not run together.
+const STACKED = new Set(['root', 'blockquote', 'list', 'listItem', 'table', 'footnoteDefinition']);
+
+function textOf(node: Nodes): string {
+  if ('value' in node) return node.value;
+  if (!('children' in node)) return node.type === 'break' ? '\n' : '';
+  const parts = (node.children as Nodes[]).map(textOf);
+  if (node.type === 'tableRow') return parts.join(' ');
+  return parts.join(STACKED.has(node.type) ? '\n' : '');
+}
+
+/** A short single-line plain-text excerpt of a message, for thread titles and previews. */
+export function excerpt(markdown: string, max = 80): string {
+  const line = plainText(markdown).replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** Calls `visit` on every node of a tree, parents before children; returning false skips a node's children. */
+export function walk(node: Nodes, visit: (node: Nodes, parent: Nodes | null) => boolean | void, parent: Nodes | null = null): void {
+  if (visit(node, parent) === false) return;
+  if ('children' in node) for (const child of node.children) walk(child as Nodes, visit, node);
+}
+
+/** What the search marks its hits with: characters no message contains, so they never meet the message's own `**`. */
+export const HIT_START = '\uE000';
+export const HIT_END = '\uE001';
+
+/**
+ * A search snippet for people and agents: the words around the hits with the
+ * message's own emphasis, code and link syntax taken out, each hit in `**`
+ * (so `**bold**` in a message never shows as `****bold****`). The database
+ * cuts snippets anywhere, so this reads the fragment leniently instead of parsing it.
+ */
+export function markedSnippet(raw: string): string {
+  return raw
+    .replace(/!?\[([^\]\n]*)\]\([^)\s]*\)?/g, '$1') // whole links keep their label
+    .replace(/\]\([^)\s]*\)?|(^|\s)\[(?=\S)/g, '$1') // and halves of links cut by the snippet lose their syntax
+    .replace(/\*{2,}|_{2,}|~~|`+/g, '')
+    .replace(/(^|\n)\s*(#{1,6}|>)\s+/g, '$1')
+    .replace(/\s+/g, ' ').trim()
+    .replaceAll(HIT_START, '**').replaceAll(HIT_END, '**');
+}

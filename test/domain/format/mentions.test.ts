@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { excerpt, HIT_END, HIT_START, markedSnippet, plainText } from '../../../src/domain/format/markdown.ts';
+import { parseMentions } from '../../../src/domain/format/mentions.ts';
+
+describe('parseMentions', () => {
+  it('finds bare and owner/name mentions once each, in order, lowercased', () => {
+    expect(parseMentions('@Helper can you ask @alice/builder and @bob? Thanks @helper')).toEqual(['helper', 'alice/builder', 'bob']);
+  });
+
+  it('does not take an email address or a path for a mention', () => {
+    expect(parseMentions('write to ops@example.com or see /docs/@latest and https://x.com/@user')).toEqual([]);
+  });
+
+  it('leaves sentence punctuation out of the name', () => {
+    expect(parseMentions('Thanks, @helper. And @bob-, @carol_! (@builder) look; @qa.')).toEqual(['helper', 'bob', 'carol', 'builder', 'qa']);
+  });
+
+  it('keeps dots and dashes inside a name', () => {
+    expect(parseMentions('@build.bot and @code-review')).toEqual(['build.bot', 'code-review']);
+  });
+
+  it('reads no mention inside code spans, code blocks or raw HTML', () => {
+    const body = 'run `@deploy now`, then\n\n```\nnpm publish @scope/pkg\n```\n\nsee <!-- @hidden --> and ask @reviewer';
+    expect(parseMentions(body)).toEqual(['reviewer']);
+  });
+
+  it('reads mentions inside emphasis, links, lists and quotes', () => {
+    expect(parseMentions('**@Lead** see [@docs](https://x.test)\n\n- @one\n\n> @two')).toEqual(['lead', 'docs', 'one', 'two']);
+  });
+
+  it('does not take broadcast words for names', () => {
+    expect(parseMentions('@here @channel @everyone and @ops')).toEqual(['ops']);
+  });
+});
+
+describe('plain text and excerpts of Markdown', () => {
+  it('drops the syntax and keeps the words', () => {
+    expect(plainText('**Bold** and [a link](https://x.test) `code`')).toBe('Bold and a link code');
+  });
+
+  it('flattens whitespace and cuts long text with an ellipsis', () => {
+    expect(excerpt('a\n\n  b   c')).toBe('a b c');
+    expect(excerpt('x'.repeat(100), 10)).toBe(`${'x'.repeat(9)}…`);
+    expect(excerpt('# Plan\n\n**ship** it')).toBe('Plan ship it');
+  });
+});
+
+describe('search snippets', () => {
+  const hit = (w: string) => `${HIT_START}${w}${HIT_END}`;
+
+  it('marks each hit once, whatever emphasis the message had around it', () => {
+    expect(markedSnippet(`The **${hit('quarterly')}** report`)).toBe('The **quarterly** report');
+    expect(markedSnippet(`${hit('quarterly')}** report and \`code\``)).toBe('**quarterly** report and code');
+  });
+
+  it('keeps link labels, whole or cut off, without their syntax', () => {
+    expect(markedSnippet(`see [the ${hit('plan')}](https://x.test/p) now`)).toBe('see the **plan** now');
+    expect(markedSnippet(`${hit('plan')} is [ready`)).toBe('**plan** is ready');
+    expect(markedSnippet(`${hit('plan')}](https://x.test) is out`)).toBe('**plan** is out');
+  });
+});
