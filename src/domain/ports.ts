@@ -132,10 +132,17 @@ export interface OutboxRepo {
   get(id: string): Promise<OutboxEntry | null>;
   /** Claims up to `limit` due pending entries for this worker (skipping those others hold) and marks them queued. */
   claimDue(limit: number, now: Date, leaseMs: number): Promise<OutboxEntry[]>;
-  markDone(id: string): Promise<void>;
-  /** Schedules another attempt at `runAt`, recording why this one failed. */
-  markRetry(id: string, error: string, runAt: Date): Promise<void>;
-  markFailed(id: string, error: string): Promise<void>;
+  /**
+   * Extends the lease of the entry claimed as attempt `attempt` to `until`; null when
+   * that claim no longer stands (finished, or claimed again after the lease ran out).
+   */
+  renewLease(id: string, attempt: number, until: Date): Promise<OutboxEntry | null>;
+  /** With `attempt`, only while that claim stands (a worker that lost its lease records nothing). */
+  markDone(id: string, attempt?: number): Promise<void>;
+  /** Schedules another attempt at `runAt`, recording why this one failed; `attempt` as for markDone. */
+  markRetry(id: string, error: string, runAt: Date, attempt?: number): Promise<void>;
+  /** Stops retrying for good; `attempt` as for markDone. */
+  markFailed(id: string, error: string, attempt?: number): Promise<void>;
   list(filter: { topic?: string; status?: OutboxEntry['status'] }): Promise<OutboxEntry[]>;
 }
 
@@ -260,8 +267,17 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** What a handler knows about the attempt it runs. */
+export interface JobContext {
+  /** 1 for the first attempt. */
+  attempt: number;
+  entryId: string;
+  /** Aborted when this worker lost its lease (another may be running the entry): make no further platform call. */
+  signal?: AbortSignal;
+}
+
 /** A job handler: plain data in; throw PermanentFailure to stop retrying, RetryLater to wait. */
-export type JobHandler = (payload: Record<string, unknown>, ctx: { attempt: number; entryId: string }) => Promise<void>;
+export type JobHandler = (payload: Record<string, unknown>, ctx: JobContext) => Promise<void>;
 
 /** Delivers outbox entries to registered handlers with retries; BullMQ or the embedded loop. */
 export interface JobQueue {

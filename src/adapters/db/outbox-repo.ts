@@ -87,16 +87,24 @@ export class DrizzleOutboxRepo implements OutboxRepo {
     return rows;
   }
 
-  async markDone(id: string): Promise<void> {
-    await this.finish(id, { status: 'done', finishedAt: sql`now()` });
+  async renewLease(id: string, attempt: number, until: Date): Promise<OutboxEntry | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db.update(outbox).set({ runAt: until })
+      .where(held(id, attempt))
+      .returning(entryColumns);
+    return row ?? null;
   }
 
-  async markRetry(id: string, error: string, runAt: Date): Promise<void> {
-    await this.finish(id, { status: 'pending', lastError: error, runAt });
+  async markDone(id: string, attempt?: number): Promise<void> {
+    await this.finish(id, { status: 'done', finishedAt: sql`now()` }, attempt);
   }
 
-  async markFailed(id: string, error: string): Promise<void> {
-    await this.finish(id, { status: 'failed', lastError: error, finishedAt: sql`now()` });
+  async markRetry(id: string, error: string, runAt: Date, attempt?: number): Promise<void> {
+    await this.finish(id, { status: 'pending', lastError: error, runAt }, attempt);
+  }
+
+  async markFailed(id: string, error: string, attempt?: number): Promise<void> {
+    await this.finish(id, { status: 'failed', lastError: error, finishedAt: sql`now()` }, attempt);
   }
 
   async list(filter: { topic?: string; status?: OutboxEntry['status'] }): Promise<OutboxEntry[]> {
@@ -108,10 +116,13 @@ export class DrizzleOutboxRepo implements OutboxRepo {
       .orderBy(asc(outbox.createdAt), asc(outbox.id));
   }
 
-  private async finish(id: string, set: { status: OutboxEntry['status']; lastError?: string; runAt?: Date; finishedAt?: SQL }) {
-    await this.db.update(outbox).set(set).where(eq(outbox.id, id));
+  private async finish(id: string, set: { status: OutboxEntry['status']; lastError?: string; runAt?: Date; finishedAt?: SQL }, attempt?: number) {
+    await this.db.update(outbox).set(set).where(attempt === undefined ? eq(outbox.id, id) : held(id, attempt));
   }
 }
+
+/** The entry is still queued under the claim that made attempt `attempt` (a later claim bumps attempts). */
+const held = (id: string, attempt: number) => and(eq(outbox.id, id), eq(outbox.status, 'queued'), eq(outbox.attempts, attempt));
 
 /**
  * created_at orders the entries of a key. now() is the transaction's start, the

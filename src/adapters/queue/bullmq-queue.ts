@@ -13,7 +13,7 @@ export interface BullmqQueueOptions extends DeliveryOptions {
   queueName?: string;
   /** Redis key prefix; default BullMQ's own (`bull`). */
   prefix?: string;
-  /** Entries moved to Redis per relay pass; default 100. */
+  /** At most this many entries moved to Redis per relay pass; default 100 (fewer when the workers are busy). */
   relayBatch?: number;
 }
 
@@ -93,7 +93,11 @@ export class BullmqQueue implements JobQueue {
   private async relayDue(): Promise<boolean> {
     const queue = this.queue;
     if (!queue) return false;
-    const limit = this.o.relayBatch ?? 100;
+    // Only as many as the workers will start soon: a long line in Redis would keep a new entry of
+    // another conversation waiting behind it, and let leases run out before their jobs start.
+    const room = Math.max(0, this.delivery.concurrency * 2 - await queue.getWaitingCount());
+    const limit = Math.min(this.o.relayBatch ?? 100, room);
+    if (limit === 0) return false; // a finishing job kicks the relay
     const entries = await this.outbox().claimDue(limit, this.delivery.clock.now(), this.delivery.leaseMs);
     if (entries.length === 0) return false;
     try {
@@ -122,16 +126,21 @@ export class BullmqQueue implements JobQueue {
 
   private async process(job: Job<RelayedJob>): Promise<void> {
     const { entryId, attempt } = job.data;
-    const entry = await this.outbox().get(entryId);
-    // A job for an attempt the outbox has moved past (relayed again after its lease ran out, or already recorded).
-    if (!entry || entry.status !== 'queued' || entry.attempts !== attempt) {
-      this.logger.debug({ entryId, attempt, status: entry?.status }, 'skipping a stale job');
+    // Taking the lease afresh is what makes this worker the entry's only runner: a job for an
+    // attempt the outbox has moved past (relayed again after its lease ran out, or recorded) finds nothing.
+    const entry = await this.outbox().renewLease(entryId, attempt, new Date(this.delivery.clock.now().getTime() + this.delivery.leaseMs));
+    if (!entry) {
+      this.logger.debug({ entryId, attempt }, 'skipping a stale job');
       return;
     }
-    const outcome = await runEntry(entry, { handlers: this.handlers, outbox: this.outbox(), delivery: this.delivery, logger: this.logger });
+    let outcome;
+    try {
+      outcome = await runEntry(entry, { handlers: this.handlers, outbox: this.outbox(), delivery: this.delivery, logger: this.logger });
+    } finally {
+      // Room for another job, perhaps the next entry of the same ordering key: relay without waiting for the poll.
+      this.relay.kick();
+    }
     // Shown as failed in BullMQ, and never retried there: the outbox already holds the verdict.
     if (outcome.kind === 'failed') throw new UnrecoverableError(outcome.error);
-    // Relay the next entry of the same ordering key (or the retry) without waiting for the poll.
-    this.relay.kick();
   }
 }

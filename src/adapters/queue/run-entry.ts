@@ -14,7 +14,8 @@ export interface DeliveryOptions {
   backoff?: (attempt: number) => number;
   /**
    * How long a claimed entry stays with this process before another may take it
-   * (its process is presumed dead); default 10 min. Keep it above the slowest handler.
+   * (its process is presumed dead); default 30 s. It is renewed every third of
+   * that while the handler runs, so only a dead or frozen process loses it.
    */
   leaseMs?: number;
   clock?: Clock;
@@ -28,7 +29,7 @@ export function resolveDelivery(o: DeliveryOptions): ResolvedDelivery {
     concurrency: o.concurrency ?? 4,
     maxAttempts: o.maxAttempts ?? 8,
     backoff: o.backoff ?? exponentialBackoff(),
-    leaseMs: o.leaseMs ?? 10 * 60_000,
+    leaseMs: o.leaseMs ?? 30_000,
     clock: o.clock ?? systemClock,
   };
 }
@@ -65,35 +66,68 @@ export interface RunContext {
 
 /**
  * Runs the handler for one claimed entry and records the outcome in the outbox.
- * Throws only when recording fails; the entry then stays queued until its lease
- * runs out and is delivered again.
+ * The lease is renewed while the handler runs; a worker that finds its claim
+ * gone (it stalled past the lease and another took the entry) aborts the
+ * handler's signal and records nothing. Throws only when recording fails; the
+ * entry then stays queued until its lease runs out and is delivered again.
  */
 export async function runEntry(entry: OutboxEntry, ctx: RunContext): Promise<Outcome> {
-  const outcome = await attempt(entry, ctx);
+  const lease = holdLease(entry, ctx);
+  let outcome: Outcome;
+  try {
+    outcome = await attempt(entry, ctx, lease.signal);
+  } finally {
+    await lease.release();
+  }
   const where = { entryId: entry.id, topic: entry.topic, attempt: entry.attempts };
   switch (outcome.kind) {
     case 'done':
-      await ctx.outbox.markDone(entry.id);
+      await ctx.outbox.markDone(entry.id, entry.attempts);
       ctx.logger.debug(where, 'job done');
       break;
     case 'retry':
-      await ctx.outbox.markRetry(entry.id, outcome.error, outcome.runAt);
+      await ctx.outbox.markRetry(entry.id, outcome.error, outcome.runAt, entry.attempts);
       ctx.logger.warn({ ...where, error: outcome.error, retryAt: outcome.runAt }, 'job failed; will retry');
       break;
     case 'failed':
-      await ctx.outbox.markFailed(entry.id, outcome.error);
+      await ctx.outbox.markFailed(entry.id, outcome.error, entry.attempts);
       ctx.logger.error({ ...where, error: outcome.error }, 'job failed for good');
       break;
   }
   return outcome;
 }
 
-async function attempt(entry: OutboxEntry, ctx: RunContext): Promise<Outcome> {
+/** Renews the entry's lease every third of its length until released; aborts `signal` if the claim is lost. */
+function holdLease(entry: OutboxEntry, ctx: RunContext): { signal: AbortSignal; release(): Promise<void> } {
+  const { leaseMs, clock } = ctx.delivery;
+  const controller = new AbortController();
+  let renewing: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = ctx.outbox.renewLease(entry.id, entry.attempts, new Date(clock.now().getTime() + leaseMs)).then((held) => {
+      if (held || controller.signal.aborted) return;
+      ctx.logger.warn({ entryId: entry.id, topic: entry.topic, attempt: entry.attempts }, 'lost the lease of a running job; another worker has it');
+      controller.abort();
+      clearInterval(timer);
+    }, (err: unknown) => {
+      // The database may be back before the lease runs out; the next beat tries again.
+      ctx.logger.warn({ err, entryId: entry.id }, 'could not renew the lease of a running job');
+    });
+  }, Math.max(10, Math.floor(leaseMs / 3)));
+  return {
+    signal: controller.signal,
+    async release() {
+      clearInterval(timer);
+      await renewing;
+    },
+  };
+}
+
+async function attempt(entry: OutboxEntry, ctx: RunContext, signal: AbortSignal): Promise<Outcome> {
   const handler = ctx.handlers.get(entry.topic);
   if (!handler) return { kind: 'failed', error: `no handler for topic ${entry.topic}` };
   const { maxAttempts, backoff, clock } = ctx.delivery;
   try {
-    await handler(entry.payload, { attempt: entry.attempts, entryId: entry.id });
+    await handler(entry.payload, { attempt: entry.attempts, entryId: entry.id, signal });
     return { kind: 'done' };
   } catch (e) {
     if (e instanceof PermanentFailure) return { kind: 'failed', error: e.reason };

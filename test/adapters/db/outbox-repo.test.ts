@@ -97,6 +97,25 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
     expect(again).toMatchObject({ id: e.id, status: 'queued', attempts: 2 });
   });
 
+  it('renews a lease only for the claim that holds it, and ignores what a superseded claim records', async () => {
+    const e = await repo.add({ topic: 'post', payload: {} });
+    const t0 = new Date();
+    await repo.claimDue(10, t0, 1_000);
+    const renewed = await repo.renewLease(e.id, 1, new Date(t0.getTime() + 5_000));
+    expect(renewed).toMatchObject({ id: e.id, attempts: 1, runAt: new Date(t0.getTime() + 5_000) });
+    // Renewed: the old lease's end no longer frees it.
+    expect(await repo.claimDue(10, new Date(t0.getTime() + 1_000), 1_000)).toEqual([]);
+    // Past the renewed lease another claim takes it; the first claim can neither renew nor record.
+    const [again] = await repo.claimDue(10, new Date(t0.getTime() + 5_000), 1_000);
+    expect(again).toMatchObject({ id: e.id, attempts: 2 });
+    expect(await repo.renewLease(e.id, 1, new Date(t0.getTime() + 9_000))).toBeNull();
+    await repo.markFailed(e.id, 'stale verdict', 1);
+    expect(await repo.get(e.id)).toMatchObject({ status: 'queued', attempts: 2, lastError: null });
+    await repo.markDone(e.id, 2);
+    expect(await repo.get(e.id)).toMatchObject({ status: 'done' });
+    expect(await repo.renewLease(e.id, 2, new Date())).toBeNull();
+  });
+
   it('records done, retry and failure', async () => {
     const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((topic) => repo.add({ topic, payload: { topic } })));
     await repo.claimDue(10, new Date(), LEASE);

@@ -202,7 +202,7 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     await settled(e.id);
     expect(first).not.toHaveBeenCalled();
     expect(second).toHaveBeenCalledOnce();
-    expect(second).toHaveBeenCalledWith({ text: 'hello' }, { attempt: 1, entryId: e.id });
+    expect(second).toHaveBeenCalledWith({ text: 'hello' }, expect.objectContaining({ attempt: 1, entryId: e.id }));
   });
 
   it('delivers an entry claimed by a process that died once its lease runs out', async () => {
@@ -215,6 +215,70 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     await q.start();
     await settled(e.id);
     expect(attempts).toEqual([2]);
+  });
+
+  it('keeps an entry whose handler is still running: the lease is renewed and nobody else runs it', async () => {
+    let release!: () => void;
+    const runs: number[] = [];
+    const handler = (_p: Record<string, unknown>, ctx: { attempt: number }) => new Promise<void>((resolve) => { runs.push(ctx.attempt); release = resolve; });
+    const [a, b] = [queue({ leaseMs: 300 }), queue({ leaseMs: 300 })];
+    a.register('post', handler);
+    b.register('post', handler);
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await Promise.all([a.start(), b.start()]);
+    await vi.waitFor(() => expect(runs).toHaveLength(1), wait);
+    // Watch the lease move forward several times: each renewal outlived the one before it.
+    const seen = new Set<number>();
+    await vi.waitFor(async () => {
+      seen.add((await repo.get(e.id))!.runAt.getTime());
+      expect(seen.size).toBeGreaterThanOrEqual(4);
+    }, wait);
+    expect(runs).toEqual([1]);
+    release();
+    expect(await settled(e.id)).toMatchObject({ attempts: 1 });
+    expect(runs).toEqual([1]);
+  });
+
+  it('a worker that lost its lease is told through its signal and records nothing', async () => {
+    let release!: () => void;
+    let signal: AbortSignal | undefined;
+    const q = queue({ leaseMs: 300 });
+    q.register('post', (_p, ctx) => new Promise<void>((resolve) => { signal = ctx.signal; release = resolve; }));
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    await vi.waitFor(() => expect(signal).toBeDefined(), wait);
+    // Another process takes the entry, as if this one had frozen past its lease.
+    const [stolen] = await repo.claimDue(10, new Date(Date.now() + 60_000), 60_000);
+    expect(stolen).toMatchObject({ id: e.id, attempts: 2 });
+    await vi.waitFor(() => expect(signal!.aborted).toBe(true), wait);
+    release();
+    await q.stop(); // waits for the handler and for what it records
+    expect(await repo.get(e.id)).toMatchObject({ status: 'queued', attempts: 2 });
+  });
+
+  it('an entry stuck in one conversation does not delay the entries of another', async () => {
+    let release!: () => void;
+    const done: string[] = [];
+    const q = queue({ concurrency: 2 });
+    q.register('post', async (p) => {
+      if (p.name === 'stuck') await new Promise<void>((resolve) => { release = resolve; });
+      done.push(p.name as string);
+    });
+    const stuck = await repo.add({ topic: 'post', payload: { name: 'stuck' }, orderingKey: 'C1' });
+    const behind = await repo.add({ topic: 'post', payload: { name: 'behind' }, orderingKey: 'C1' });
+    const others = [];
+    for (let n = 0; n < 6; n++) others.push(await repo.add({ topic: 'post', payload: { name: `other-${n}` }, orderingKey: 'C2' }));
+    others.push(await repo.add({ topic: 'post', payload: { name: 'unkeyed' } }));
+    await q.start();
+    for (const e of others) await settled(e.id);
+    // C2 and the unkeyed entry went through while C1 waits for its stuck head, in order.
+    expect(done.filter((n) => n.startsWith('other'))).toEqual(['other-0', 'other-1', 'other-2', 'other-3', 'other-4', 'other-5']);
+    expect(done).toHaveLength(7);
+    expect((await repo.get(stuck.id))?.status).toBe('queued');
+    expect((await repo.get(behind.id))?.status).toBe('pending');
+    release();
+    await settled(behind.id);
+    expect(done.slice(-2)).toEqual(['stuck', 'behind']);
   });
 
   it('runs entries with the same ordering key one at a time, in order, even across a retry', async () => {
