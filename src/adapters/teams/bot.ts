@@ -14,10 +14,10 @@ import {
 } from './cards.ts';
 import { loggable } from './errors.ts';
 import { membersChanged } from './audience.ts';
-import { addressOf, deliverFromTeams, resolveNames, type TeamsTarget } from './inbound.ts';
+import { addressOf, normalise, teamsPort, type TeamsTarget } from './inbound.ts';
 import { LINK, linkAgain, linkCommand } from './linking.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
-import { commandOf, namedAgents, withoutBotMention } from './text.ts';
+import { commandOf, withoutBotMention } from './text.ts';
 
 const say = (context: TurnContext, text: string) => context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
 
@@ -82,21 +82,16 @@ async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsA
     return linkCommand(rt, context, address.tenant, command);
   }
 
-  // In the personal chat only explicit @names redirect a message; elsewhere `ask reviewer …` names the agent too.
-  const names = personal ? namedAgents(text).filter((n) => text.toLowerCase().includes(`@${n}`)) : namedAgents(text);
-  const { recipients, problems } = resolveNames(directory, names);
-  if (!names.length) {
-    if (!personal) return void await say(context, noAgentNamed(directory));
-    const chosen = await chosenAgent(rt, address.tenant, activity.from.aadObjectId, directory);
-    if (!chosen) {
+  const outcome = await rt.app.inbound.receive(teamsPort(rt, context, address), normalise(activity, address, text), target);
+  switch (outcome.kind) {
+    case 'ignored': return;
+    case 'not-connected': return void await say(context, notConnected(address.tenant));
+    case 'name-an-agent': return void await say(context, noAgentNamed(directory));
+    case 'choose-agent':
       return void await context.sendActivity(cardActivity(pickerCard(directory, null, 'Choose the agent your messages here go to, then write again.'), 'Choose an agent'));
-    }
-    recipients.push(chosen);
+    case 'handled':
+      if (outcome.notices.length) await say(context, outcome.notices.join('\n\n'));
   }
-  if (problems.length) await say(context, problems.join('\n\n'));
-  if (!recipients.length) return;
-  const { refusals } = await deliverFromTeams(rt, target, context, address, text, recipients);
-  if (refusals.length) await say(context, refusals.join('\n\n'));
 }
 
 /** The personal chat's agent choice, from the picker card. */

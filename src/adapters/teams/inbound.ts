@@ -1,29 +1,21 @@
-// A message from a person in Teams, turned into a domain send: who wrote it
-// (an external identity, linked or not), the conversation record for its chat
-// or reply chain (with a deep link), and the agents it goes to.
+// Teams' side of the one inbound pipeline: an activity's address, the message
+// normalised into the core's InboundMessage, and the SurfacePort the core
+// calls back for profiles, deep links, the link card and the chosen agent.
 import { TeamsInfo, type Activity, type TurnContext } from 'botbuilder';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
 import { resolveNames as resolveChatNames } from '../../domain/agents/naming.ts';
-import type { SendResult } from '../../domain/messaging/messaging-service.ts';
-import type { ExternalIdentity } from '../../domain/surfaces/ports.ts';
-import type { Agent, Workspace } from '../../domain/types.ts';
+import type { InboundMessage, SurfacePort } from '../../domain/surfaces/inbound.ts';
+import type { Workspace } from '../../domain/types.ts';
 import { addressRef, encodeConversationKey, messageLink, rootOf, type TeamsAddress, type TeamsConversationType } from './address.ts';
 import { loggable } from './errors.ts';
-import { linkingRequired, promptToLinkOnce } from './linking.ts';
-import type { TeamsRuntime } from './runtime.ts';
+import { sendLinkCard } from './linking.ts';
+import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
+import { namedAgents } from './text.ts';
 
 /** Where a Teams request is handled: the workspace its tenant maps to, and who is in it. */
 export interface TeamsTarget {
   workspace: Workspace;
   directory: WorkspaceAgent[];
-}
-
-/** Who wrote a Teams message, and which Switchboard agent speaks for them. */
-export interface TeamsAsker {
-  identity: ExternalIdentity;
-  /** Their person agent when linked and in the workspace; otherwise the guest agent. */
-  sender: Agent;
-  asGuest: boolean;
 }
 
 interface TeamsChannelData {
@@ -53,64 +45,53 @@ export function addressOf(activity: Partial<Activity>): TeamsAddress | null {
 /** Resolves the names a message gives in the directory; unknown or ambiguous ones become sentences for the person. */
 export const resolveNames = (directory: WorkspaceAgent[], names: string[]) => resolveChatNames(directory, names, (n) => `"${n}"`);
 
-/**
- * The external identity of the Teams user who sent the turn's activity
- * (created on first sight; name and e-mail refreshed from Teams when older
- * than the TTL), and the sender for their messages: a linked person who can
- * reach the workspace writes as their person agent; anyone else as the guest.
- */
-export async function resolveAsker(rt: TeamsRuntime, context: TurnContext, tenant: string, directory: WorkspaceAgent[]): Promise<TeamsAsker> {
+/** The core's view of a Teams message; `text` has the bot's mention removed already. */
+export function normalise(activity: Partial<Activity>, address: TeamsAddress, text: string): InboundMessage {
+  const personal = address.type === 'personal';
+  const from = activity.from;
+  const messageId = activity.id ?? '';
+  // In the personal chat only explicit @names redirect a message; elsewhere `ask reviewer …` names the agent too.
+  const names = personal ? namedAgents(text).filter((n) => text.toLowerCase().includes(`@${n}`)) : namedAgents(text);
+  return {
+    surface: 'teams', tenantId: address.tenant, channelId: address.channel ?? address.conversation,
+    place: personal ? 'dm' : address.type === 'groupChat' ? 'group' : 'channel',
+    conversationKey: encodeConversationKey(address), externalRef: addressRef(address),
+    // A chat's record links to the message that started it; a channel's to its reply chain's root.
+    messageId, threadRootId: address.root ?? (messageId || null),
+    authorId: from?.aadObjectId ?? from?.id ?? '', text, names,
+    // The bot hears only what is written to it: a personal chat, or a mention elsewhere.
+    addressed: true,
+  };
+}
+
+/** What the core asks Teams while handling the turn's message. */
+export function teamsPort(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress): SurfacePort {
   const from = context.activity.from;
-  const key = { surface: 'teams' as const, tenantId: tenant, externalUserId: from.aadObjectId ?? from.id };
-  const now = rt.app.clock.now();
-  let identity = await rt.identities.find(key);
-  if (!identity?.profileFetchedAt || now.getTime() - identity.profileFetchedAt.getTime() > rt.settings.profileTtlMs) {
-    // A profile Teams will not give right now must not stop the message: the name from the activity will do.
-    const member = await TeamsInfo.getMember(context, from.id).catch((err: unknown) => {
-      rt.logger.warn({ err: loggable(err), tenant }, 'could not read the Teams profile; keeping the name from the message');
-      return undefined;
-    });
-    identity = await rt.identities.upsert(key, {
-      displayName: member?.name || from.name || identity?.displayName || 'Teams user',
-      email: member?.email ?? member?.userPrincipalName ?? identity?.email ?? null,
-      details: { userId: from.id, userPrincipalName: member?.userPrincipalName, givenName: member?.givenName, surname: member?.surname, userRole: member?.userRole },
-      fetchedAt: now,
-    });
-  }
-  if (identity.personId) {
-    const entry = directory.find((d) => d.agent.kind === 'person' && d.agent.ownerId === identity!.personId);
-    if (entry) return { identity, sender: entry.agent, asGuest: false };
-  }
-  return { identity, sender: await rt.guest(), asGuest: true };
-}
-
-function titleOf(a: TeamsAddress, asker: TeamsAsker, body: string): string {
-  const excerpt = body.replace(/\s+/g, ' ').slice(0, 60);
-  if (a.type === 'personal') return `Teams chat with ${asker.identity.displayName}`;
-  return a.type === 'groupChat' ? `Teams group chat: ${excerpt}` : `Teams: ${excerpt}`;
-}
-
-/**
- * Delivers a Teams message to agents: records who wrote it, finds or creates
- * the conversation for its chat or reply chain (with a deep link to the chain's
- * first message), and sends it as from Teams, so it is never posted back.
- * Refusals (permissions, plan limits) come back as sentences for the person.
- */
-export async function deliverFromTeams(rt: TeamsRuntime, target: TeamsTarget, context: TurnContext, address: TeamsAddress, body: string, recipients: WorkspaceAgent[]): Promise<{ result: SendResult; refusals: string[] }> {
-  const { workspace: ws, directory } = target;
-  const asker = await resolveAsker(rt, context, address.tenant, directory);
-  if (asker.asGuest && ws.requireLinking) await linkingRequired(rt, asker.identity);
-  const activityId = context.activity.id ?? '';
-  const conversation = await rt.app.store.messages.conversation({
-    workspaceId: ws.id, kind: 'external', surface: 'teams', key: encodeConversationKey(address), title: titleOf(address, asker, body),
-    externalRef: addressRef(address), permalink: messageLink(address, address.root ?? activityId),
-  });
-  const result = await rt.app.messaging.send({
-    workspace: ws, sender: asker.sender, asGuest: asker.asGuest, askerIdentityId: asker.identity.id,
-    conversation, recipients, body, surface: 'teams', permalink: messageLink(address, activityId), externalId: activityId || null,
-  });
-  const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${r.to} did not get it: ${r.reason}`);
-  // The first time an unlinked person talks to an agent, the link card goes to their personal chat.
-  if (asker.asGuest) await promptToLinkOnce(rt, asker.identity, 'first');
-  return { result, refusals };
+  return {
+    surface: 'teams',
+    label: 'Teams',
+    profileTtlMs: rt.settings.profileTtlMs,
+    workspaceOf: (tenantId) => workspaceOfTenant(rt, tenantId),
+    async profile() {
+      // A profile Teams will not give right now must not stop the message: the name from the activity will do.
+      const member = await TeamsInfo.getMember(context, from.id).catch((err: unknown) => {
+        rt.logger.warn({ err: loggable(err), tenant: address.tenant }, 'could not read the Teams profile; keeping the name from the message');
+        return undefined;
+      });
+      return {
+        displayName: member?.name || from.name || 'Teams user',
+        email: member?.email ?? member?.userPrincipalName ?? null,
+        details: { userId: from.id, userPrincipalName: member?.userPrincipalName, givenName: member?.givenName, surname: member?.surname, userRole: member?.userRole },
+        fetchedAt: rt.app.clock.now(),
+      };
+    },
+    sendLinkPrompt: (identity, reason) => sendLinkCard(rt, identity, reason),
+    permalink: async (messageId) => messageLink(address, messageId),
+    async defaultAgent(scope, id) {
+      // Teams keeps a choice per person for the personal chat; channels have no default agent.
+      return scope === 'user' ? (await rt.users.get(address.tenant, id))?.agentId ?? null : null;
+    },
+    showName: (n) => `"${n}"`,
+    linkHowTo: (justSent) => (justSent ? 'I sent you a link in our personal chat' : 'Write "link" to me in our personal chat for a link'),
+  };
 }

@@ -5,7 +5,7 @@
 // or on "link"; "unlink" removes the link; `teams.link.done` confirms in the chat.
 import type { ConversationParameters, TurnContext } from 'botbuilder';
 import { z } from 'zod';
-import { notPermitted, PermanentFailure } from '../../domain/errors.ts';
+import { PermanentFailure } from '../../domain/errors.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
@@ -79,12 +79,11 @@ async function offerCard(rt: TeamsRuntime, identity: ExternalIdentity, reason: P
 }
 
 /**
- * Sends the link card to the person's personal chat, once per Teams user ever
- * (the first time they talk to an agent unlinked). A failure is logged, never
- * in the way of the message itself; they can still write "link".
+ * Sends the link card to the person's personal chat (the core decides it is
+ * the first time). A failure is logged, never in the way of the message
+ * itself; they can still write "link".
  */
-export async function promptToLinkOnce(rt: TeamsRuntime, identity: ExternalIdentity, reason: PromptReason): Promise<boolean> {
-  if (identity.personId || !(await rt.app.links.firstPrompt(identity))) return false;
+export async function sendLinkCard(rt: TeamsRuntime, identity: ExternalIdentity, reason: PromptReason): Promise<boolean> {
   try {
     const chat = await personalChat(rt, identity.tenantId, identity.externalUserId);
     if (!chat) return false;
@@ -94,16 +93,6 @@ export async function promptToLinkOnce(rt: TeamsRuntime, identity: ExternalIdent
     rt.logger.warn({ err: loggable(err), identityId: identity.id }, 'could not send the Teams link card; the person can write "link"');
     return false;
   }
-}
-
-/** The refusal when a workspace requires linking and the asker is a guest (after sending the link card once). */
-export async function linkingRequired(rt: TeamsRuntime, identity: ExternalIdentity): Promise<never> {
-  if (identity.personId) {
-    throw notPermitted('This Switchboard workspace answers only people who have linked their Teams account and can reach the workspace; your linked account cannot reach it, so no agent got your message. Ask an owner to add you.');
-  }
-  const sent = await promptToLinkOnce(rt, identity, 'required');
-  throw notPermitted('This Switchboard workspace answers only people who have linked their Teams account, and yours is not linked yet, so no agent got your message. ' +
-    `${sent ? 'I sent you a link in our personal chat' : 'Write "link" to me in our personal chat for a link'}; link, then write again.`);
 }
 
 /** "link" and "unlink" in the personal chat, answered there. */

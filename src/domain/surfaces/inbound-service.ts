@@ -48,9 +48,13 @@ export class InboundService {
     return workspace ? { workspace, directory: await this.agents.directory(workspace) } : null;
   }
 
-  /** Routes a message and delivers it: named agents, else the thread's agents, else the DM's or channel's default. */
-  async receive(port: SurfacePort, msg: InboundMessage): Promise<InboundOutcome> {
-    const target = await this.target(port, msg.tenantId);
+  /**
+   * Routes a message and delivers it: named agents, else the thread's agents,
+   * else the DM's or channel's default. `known` saves reading the target again
+   * when the surface has it already.
+   */
+  async receive(port: SurfacePort, msg: InboundMessage, known?: InboundTarget): Promise<InboundOutcome> {
+    const target = known ?? await this.target(port, msg.tenantId);
     if (!target) return msg.addressed ? { kind: 'not-connected' } : { kind: 'ignored' };
     const { workspace, directory } = target;
     // Only a mention says nothing on purpose (it asks how to talk here); an empty DM or reply is nothing.

@@ -87,7 +87,7 @@ describe('the personal chat, group chats and refusals', () => {
       expect(found).toBeDefined();
       return found!;
     });
-    expect(item.conversation).toMatchObject({ surface: 'teams', title: 'Teams chat with Alice Martin' });
+    expect(item.conversation).toMatchObject({ surface: 'teams', title: 'Teams DM with Alice Martin' });
     await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'Two files.' });
     await vi.waitFor(() => expect(standin.conversationActivities(hello.conversation.id).some((a) => JSON.stringify(a).includes('Two files.'))).toBe(true));
   });
