@@ -56,7 +56,7 @@ export interface AppOptions {
   /** Use this already-open database instead of opening one from the config (tests). */
   database?: Database;
   /** Options for the queue (tests shorten the poll interval and backoff). */
-  queue?: { pollMs?: number; backoff?: (attempt: number) => number; maxAttempts?: number; queueName?: string; prefix?: string };
+  queue?: { pollMs?: number; backoff?: (attempt: number) => number; maxAttempts?: number; leaseMs?: number; queueName?: string; prefix?: string };
   /** Remind approvers after this long without a decision (approval.remind jobs; a surface may act on them). */
   approvalReminderMs?: number;
   /** Skip migrations (the CLI's `migrate` runs them itself). */
@@ -78,10 +78,10 @@ export function resolveSecret(config: Config, logger: Logger): string {
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const logger = opts.logger ?? pino({ level: config.logLevel, redact: ['*.token', '*.password', '*.secret', '*.botToken', 'token'] });
   const clock = opts.clock ?? systemClock;
-  const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite') });
+  const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite'), logger });
   if (opts.migrate !== false) await database.migrate();
   const store = createStore(database.db, clock);
-  const notifier = new PgNotifier(database);
+  const notifier = new PgNotifier(database, logger);
   const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: store.outbox, logger, clock, ...opts.queue });
   const orgs = new OrgService(store, clock);
   const agents = new AgentService(store, orgs);

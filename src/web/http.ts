@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { App } from '../app.ts';
+import { translateLost } from '../adapters/db/errors.ts';
 import { isSwitchboardError, type ErrorCode } from '../domain/errors.ts';
 
 export const STATUS: Record<ErrorCode, number> = {
@@ -27,9 +28,12 @@ export async function createHttpApp(app: App, mounts: Mount[] = []): Promise<Exp
     res.status(problems.length ? 503 : 200).json(problems.length ? { ok: false, problems } : { ok: true });
   });
   for (const mount of mounts) await mount(web, app);
-  web.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err);
+  web.use((raw: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(raw);
+    // Repositories outside the Store (Slack, Teams) reach here with the driver's own error.
+    const err = translateLost(raw);
     if (isSwitchboardError(err)) {
+      if (err.code === 'UNAVAILABLE') res.set('retry-after', '5');
       res.status(STATUS[err.code]).json({ error: { code: err.code, message: err.message, ...err.details } });
       return;
     }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import pg from 'pg';
 import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
 
 export interface TestDatabase {
@@ -42,14 +42,17 @@ export function postgresDb(url = process.env.TEST_DATABASE_URL): TestDatabase | 
 /** An empty database on the server behind `url`, and a function that drops it. */
 export async function freshPostgresDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `sb_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  const admin = new pg.Client({ connectionString: url });
+  // Tests terminate backends on purpose; an unheard 'error' event would be thrown.
+  admin.on('error', () => {});
+  await admin.connect();
+  await admin.query(`create database ${name}`);
   const u = new URL(url);
   u.pathname = `/${name}`;
   return {
     url: u.toString(),
     async drop() {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     },
   };

@@ -4,12 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import postgres from 'postgres';
+import pg from 'pg';
+import type { Logger } from 'pino';
 import { sql } from 'drizzle-orm';
 import { lockDataDir } from './lock.ts';
+import { PgListener } from './pg-listener.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -35,26 +37,54 @@ export interface OpenOptions {
   dataDir?: string;
   /** Pool size for PostgreSQL. */
   max?: number;
+  /** Where lost connections are reported (PostgreSQL); silent when absent. */
+  logger?: Logger;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.max ?? 10) : openPglite(opts.dataDir ?? 'memory://');
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.max ?? 10, opts.logger) : openPglite(opts.dataDir ?? 'memory://');
 }
 
-function openPostgres(url: string, max: number): Database {
-  const client = postgres(url, { max, onnotice: () => {} });
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+/**
+ * PostgreSQL through node-postgres. A backend that goes away (failover,
+ * restart, pg_terminate_backend) must cost the queries that were on it, never
+ * the process: every pooled client keeps an error listener for its whole life,
+ * because pg-pool only listens while a client sits idle and an unheard
+ * 'error' event on a checked-out client (a transaction) is thrown.
+ */
+function openPostgres(url: string, max: number, logger?: Logger): Database {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  pool.on('error', (err) => logger?.warn({ err: { message: err.message } }, 'an idle database connection was lost; the pool opens a new one when needed'));
+  pool.on('connect', (client) => {
+    // The query that was running on it rejects with the same error, so the caller hears about it there.
+    client.on('error', () => {});
+  });
+  const listener = new PgListener(() => new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 }), logger);
+  const db = drizzleNodePg(pool, { schema });
+  // drizzle checks a client out of the pool and sends BEGIN outside its try/finally,
+  // so a BEGIN on a terminated backend would keep that client forever (and, after
+  // `max` of them, starve the pool). Checking the client out here guarantees its release.
+  type Transaction = typeof db.transaction;
+  db.transaction = (async (fn: Parameters<Transaction>[0], config?: Parameters<Transaction>[1]) => {
+    const client = await pool.connect();
+    try {
+      return await drizzleNodePg(client, { schema }).transaction(fn as never, config);
+    } finally {
+      client.release();
+    }
+  }) as Transaction;
+  let closed: Promise<void> | null = null;
   return {
-    db,
+    db: db as unknown as Db,
     kind: 'postgres',
-    migrate: () => migratePostgres(drizzlePostgres(client, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
-    ping: async () => { await client`select 1`; },
-    notify: async (channel, payload) => { await client.notify(channel, payload); },
-    listen: async (channel, onPayload) => {
-      const sub = await client.listen(channel, onPayload);
-      return () => sub.unlisten();
-    },
-    close: () => client.end({ timeout: 5 }),
+    migrate: () => migrateNodePg(drizzleNodePg(pool, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
+    ping: async () => { await pool.query('select 1'); },
+    notify: async (channel, payload) => { await pool.query('select pg_notify($1, $2)', [channel, payload]); },
+    listen: (channel, onPayload) => listener.listen(channel, onPayload),
+    close: () => (closed ??= (async () => {
+      await listener.close();
+      await pool.end();
+    })()),
   };
 }
 

@@ -1,4 +1,4 @@
-import { conflict } from '../../domain/errors.ts';
+import { conflict, SwitchboardError } from '../../domain/errors.ts';
 
 /** The Postgres error code of `e` or of what it wraps (drizzle wraps driver errors). */
 export function pgCode(e: unknown): string | undefined {
@@ -19,4 +19,30 @@ export async function uniqueOr<T>(fn: () => Promise<T>, message: string): Promis
     if (pgCode(e) === '23505') throw conflict(message);
     throw e;
   }
+}
+
+// SQLSTATE 08xxx (connection exception) and 57P01–57P03 (the server is shutting down or not yet up).
+const LOST_CODES = /^(08...|57P0[123])$/;
+const LOST_SYSCALL = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+const LOST_MESSAGE = /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|PGlite is closed|Cannot use a pool after calling end|not currently accepting connections|too many clients/i;
+
+/** True when `e` (or what it wraps) says the database could not be reached, rather than that a query was wrong. */
+export function isConnectionLost(e: unknown): boolean {
+  let cur: unknown = e;
+  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
+    const { code, message } = cur as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (LOST_CODES.test(code) || LOST_SYSCALL.has(code))) return true;
+    if (typeof message === 'string' && LOST_MESSAGE.test(message)) return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** The typed error callers see while the database is away: HTTP answers 503, jobs retry. */
+export const databaseUnavailable = () =>
+  new SwitchboardError('UNAVAILABLE', 'The database cannot be reached right now; try again in a few seconds.');
+
+/** `e` as UNAVAILABLE when it is a lost connection, unchanged otherwise. */
+export function translateLost(e: unknown): unknown {
+  return isConnectionLost(e) ? databaseUnavailable() : e;
 }

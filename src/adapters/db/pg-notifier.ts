@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
 import type { Notifier } from '../../domain/ports.ts';
 import type { Database } from './client.ts';
 
@@ -13,7 +14,7 @@ export class PgNotifier implements Notifier {
   private unlisten: (() => Promise<void>) | null = null;
   private starting: Promise<void> | null = null;
 
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: Database, private readonly logger?: Logger) {}
 
   private start() {
     this.starting ??= this.database.listen(CHANNEL, (payload) => {
@@ -23,8 +24,19 @@ export class PgNotifier implements Notifier {
     return this.starting;
   }
 
+  /**
+   * A wake-up goes out after its change committed, so failing here would make
+   * the caller retry work that is already saved. When the database is away the
+   * wake-up is delivered in this process only; other processes' readers re-check
+   * the database when their wait ends.
+   */
   async publish(topic: string, payload: string) {
-    await this.database.notify(CHANNEL, `${topic}\n${payload}`);
+    try {
+      await this.database.notify(CHANNEL, `${topic}\n${payload}`);
+    } catch (err) {
+      this.logger?.warn({ error: (err as Error).message }, 'could not broadcast a wake-up; woke this process only');
+      this.local.emit(topic, payload);
+    }
   }
 
   async subscribe(topic: string, fn: (payload: string) => void) {

@@ -6,6 +6,7 @@ import { DrizzleAuditRepo } from './audit-repo.ts';
 import { DrizzleChatRepo } from './chat-repo.ts';
 import type { Db } from './client.ts';
 import { DrizzleDocumentRepo } from './document-repo.ts';
+import { translateLost } from './errors.ts';
 import { DrizzleExternalIdentityRepo } from './identity-repo.ts';
 import { DrizzleMessageRepo } from './message-repo.ts';
 import { DrizzleOrgRepo } from './org-repo.ts';
@@ -18,7 +19,7 @@ import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
 
 /** The Store port over drizzle; `transaction` hands `fn` the same repositories bound to one transaction. */
 export function createStore(db: Db, clock: Clock = systemClock, inTransaction = false): Store {
-  return {
+  const store: Store = {
     orgs: new DrizzleOrgRepo(db),
     people: new DrizzlePeopleRepo(db),
     workspaces: new DrizzleWorkspaceRepo(db),
@@ -44,4 +45,25 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
       return db.transaction((tx) => fn(createStore(tx as unknown as Db, clock, true)));
     },
   };
+  return inTransaction ? store : lostAsUnavailable(store);
+}
+
+/**
+ * Every repository method and `transaction`, with a lost database connection
+ * turned into UNAVAILABLE, so the domain and every adapter see the one error
+ * family instead of a driver error. Inside a transaction the outer call does it.
+ */
+function lostAsUnavailable(store: Store): Store {
+  const guard = <T extends object>(target: T): T => new Proxy(target, {
+    get(t, key, receiver) {
+      const value = Reflect.get(t, key, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const out = value.apply(t, args);
+        return out instanceof Promise ? out.catch((e: unknown) => { throw translateLost(e); }) : out;
+      };
+    },
+  });
+  const wrapped = Object.fromEntries(Object.entries(store).map(([k, v]) => [k, typeof v === 'object' && v !== null ? guard(v) : v]));
+  return guard(wrapped as unknown as Store);
 }
