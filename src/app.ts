@@ -7,6 +7,7 @@ import { PgNotifier } from './adapters/db/pg-notifier.ts';
 import { createStore } from './adapters/db/store.ts';
 import { createJobQueue } from './adapters/queue/index.ts';
 import type { Config } from './config.ts';
+import { LOG_REDACT } from './logger.ts';
 import { AgentService } from './domain/agents/agent-service.ts';
 import { ApprovalService } from './domain/approvals/approval-service.ts';
 import { MessagingService } from './domain/messaging/messaging-service.ts';
@@ -76,7 +77,7 @@ export function resolveSecret(config: Config, logger: Logger): string {
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
-  const logger = opts.logger ?? pino({ level: config.logLevel, redact: ['*.token', '*.password', '*.secret', '*.botToken', 'token'] });
+  const logger = opts.logger ?? pino({ level: config.logLevel, redact: LOG_REDACT });
   const clock = opts.clock ?? systemClock;
   const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite'), logger });
   if (opts.migrate !== false) await database.migrate();

@@ -6,9 +6,10 @@ import { isSwitchboardError } from '../domain/errors.ts';
 import { commands, type Output } from './commands.ts';
 
 /**
- * The control socket: with PGlite only one process may open the data, so a
- * running server listens on a unix socket in DATA_DIR and runs CLI commands
- * for the CLI. File permissions (0600) keep it to the server's own user.
+ * The control socket: a running server listens on a unix socket in DATA_DIR
+ * and runs the CLI's commands. With PGlite only one process may open the data,
+ * so it is the only way; with PostgreSQL it spares the CLI opening a pool and
+ * checking migrations. File permissions (0600) keep it to the server's own user.
  */
 export const controlSocketPath = (dataDir: string) => path.join(dataDir, 'control.sock');
 

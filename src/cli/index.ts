@@ -1,20 +1,39 @@
-import { Command, CommanderError } from 'commander';
-import pino from 'pino';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Help, type Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { DatabaseLockedError } from '../adapters/db/lock.ts';
 import { sendToServer, type CommandReply } from './control.ts';
+import { quietLogger } from '../logger.ts';
 
 /** Exit codes: 0 ok, 1 refused or failed, 2 wrong usage or configuration. */
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 interface Io { out: (s: string) => void; err: (s: string) => void }
 
-/** Runs a data command here, or in the running server when it holds the embedded database. */
-async function execute(config: Config, name: string, args: Record<string, unknown>): Promise<CommandReply> {
-  if (!config.databaseUrl) {
-    const remote = await sendToServer(config.dataDir, name, args);
-    if (remote) return remote;
-  }
+/** The package version, read once from package.json next to src/. */
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Commander's option help, with the options a command cannot run without marked as such. */
+function optionDescription(this: Help, option: Option): string {
+  const text = Help.prototype.optionDescription.call(this, option);
+  return option.mandatory ? `${text} (required)` : text;
+}
+
+/** "error: unknown option '--x'" → "Unknown option '--x'." plus where to find the options. */
+function usageSentence(commanderMessage: string): string {
+  const bare = commanderMessage.replace(/^error:\s*/i, '').trim().replace(/\.$/, '');
+  return `${bare.charAt(0).toUpperCase()}${bare.slice(1)}. Add --help after the command to see its arguments and options.`;
+}
+
+/**
+ * Runs a data command in the server listening on DATA_DIR's control socket
+ * (quick: its database is already open), else here, opening the database
+ * itself, which takes seconds, so `note` tells the person why they wait.
+ */
+async function execute(config: Config, name: string, args: Record<string, unknown>, note: (line: string) => void): Promise<CommandReply> {
+  const remote = await sendToServer(config.dataDir, name, args);
+  if (remote) return remote;
+  note(`Note: no Switchboard server is running with DATA_DIR ${config.dataDir}, so this command opens the ${config.databaseUrl ? 'database' : 'embedded database'} itself, which takes a few seconds; with \`switchboard serve\` running it answers at once.`);
   // Loaded only when the command runs here: a command sent to the server needs none of it.
   const [{ createApp }, { runCommand }] = await Promise.all([import('../app.ts'), import('./control.ts')]);
   let app;
@@ -37,48 +56,59 @@ async function execute(config: Config, name: string, args: Record<string, unknow
   }
 }
 
-/** The CLI prints results itself; its logs go to stderr, warnings only unless LOG_LEVEL says otherwise. */
-export const quietLogger = (config: Config) => pino({ level: process.env.LOG_LEVEL ? config.logLevel : 'warn' }, pino.destination(2));
+/** An error on stderr: `{"error":{code,message}}` with --json, a sentence otherwise. */
+function printError(io: Io, json: boolean, error: { code: string; message: string }) {
+  io.err(json ? JSON.stringify({ error }) : `Error (${error.code}): ${error.message}`);
+}
 
-export async function main(argv: string[], io: Io = { out: (s) => process.stdout.write(s + '\n'), err: (s) => process.stderr.write(s + '\n') }): Promise<number> {
-  let code: number = EXIT.ok;
+/** The whole command tree; `report` records what the command ended with (exit code). */
+export async function buildProgram(io: Io, json: boolean, report: (exit: number) => void): Promise<Command> {
+  const fail = (error: { code: string; message: string }, exit: number) => { printError(io, json, error); report(exit); };
   const program = new Command('switchboard')
     .description('Switchboard: AI agents next to people in Slack, Teams and a web chat, connected over MCP.')
-    .option('--json', 'print machine-readable JSON')
+    .version(VERSION, '-V, --version', 'print the Switchboard version and exit')
+    .option('--json', 'print machine-readable JSON (errors too, on stderr)')
+    .helpOption('-h, --help', 'describe a command, its arguments and options')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+    .configureHelp({ sortSubcommands: true, optionDescription })
+    .configureOutput({
+      writeOut: (s) => io.out(s.trimEnd()),
+      writeErr: (s) => io.err(s.trimEnd()),
+      // Usage errors are printed once, after parsing, in the chosen format (see main).
+      outputError: () => {},
+    });
 
   const data = (name: string, build: (...a: any[]) => Record<string, unknown>) => async (...a: unknown[]) => {
-    const json = Boolean(program.opts().json);
     let config: Config;
     try { config = loadConfig(); } catch (e) {
-      if (e instanceof ConfigError) { io.err(e.message); code = EXIT.usage; return; }
+      if (e instanceof ConfigError) return fail({ code: 'INVALID_INPUT', message: e.message }, EXIT.usage);
       throw e;
     }
-    const reply = await execute(config, name, build(...a));
+    const reply = await execute(config, name, build(...a), json ? () => {} : io.err);
     if (reply.ok && reply.output) {
       io.out(json ? JSON.stringify(reply.output.data, null, 2) : reply.output.text);
     } else {
       const error = reply.error ?? { code: 'INTERNAL', message: 'The command failed.' };
-      io.err(json ? JSON.stringify({ error }) : `Error (${error.code}): ${error.message}`);
-      code = error.code === 'INVALID_INPUT' ? EXIT.usage : EXIT.failed;
+      fail(error, error.code === 'INVALID_INPUT' ? EXIT.usage : EXIT.failed);
     }
   };
 
   program.command('init').description('create the first organization and its admin; prints a one-time sign-in URL')
-    .requiredOption('--org <name>', 'organization name').requiredOption('--admin <handle>', 'admin handle')
-    .option('--email <email>').option('--name <display name>')
+    .requiredOption('--org <name>', 'the organization\'s name (its slug is derived from it)')
+    .requiredOption('--admin <handle>', 'handle of the first admin, created with the organization')
+    .option('--email <email>', 'the admin\'s e-mail address').option('--name <display name>', 'the admin\'s display name (default: the handle)')
     .action(data('init', (o) => o));
 
   const person = program.command('person').description('people');
   person.command('add <handle>').description('add a person (with their own Free organization and person agent)')
-    .option('--org <org>', 'also make them a member of this organization').option('--role <role>', 'admin or member', 'member')
-    .option('--email <email>').option('--name <display name>').option('--invite', 'print a one-time sign-in link')
+    .option('--org <org>', 'also make them a member of this organization').option('--role <role>', 'their role in --org: admin or member', 'member')
+    .option('--email <email>', 'their e-mail address').option('--name <display name>', 'their display name (default: the handle)')
+    .option('--invite', 'print a one-time sign-in link')
     .action(data('person add', (handle, o) => ({ handle, ...o })));
 
   const workspace = program.command('workspace').description('workspaces');
   workspace.command('add <name>').description('create a workspace')
-    .requiredOption('--org <org>').option('--simplified', 'one hidden collection instead of structured collections')
+    .requiredOption('--org <org>', 'the organization it belongs to').option('--simplified', 'one hidden collection instead of structured collections')
     .option('--restricted', 'open only to admins and people added directly')
     .action(data('workspace add', (name, o) => ({ name, ...o })));
   workspace.command('linking <workspace> <mode>')
@@ -91,7 +121,8 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
 
   const seat = program.command('seat').description('seats (needed to write documents)');
   for (const verb of ['grant', 'revoke'] as const) {
-    seat.command(`${verb} <handle>`).requiredOption('--org <org>').action(data(`seat ${verb}`, (handle, o) => ({ handle, ...o })));
+    seat.command(`${verb} <handle>`).description(verb === 'grant' ? 'give a person a seat' : 'take a person\'s seat back')
+      .requiredOption('--org <org>', 'the organization the seat belongs to').action(data(`seat ${verb}`, (handle, o) => ({ handle, ...o })));
   }
 
   program.command('plan').description('plans').command('set <org> <plan>').description('set an organization\'s plan (free or team)')
@@ -99,8 +130,10 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
     .action(data('plan set', (org, plan, o) => ({ org, plan, ...o })));
 
   const agent = program.command('agent').description('agents');
-  agent.command('add <name>').description('create an agent; prints its token once').requiredOption('--owner <handle>')
-    .option('--display-name <name>').option('--avatar-url <url>').option('--role <line>', 'one-line role')
+  agent.command('add <name>').description('create an agent; prints its token once')
+    .requiredOption('--owner <handle>', 'the person the agent belongs to')
+    .option('--display-name <name>', 'the name people see (default: the agent\'s name)')
+    .option('--avatar-url <url>', 'an http(s) image URL shown next to its messages').option('--role <line>', 'one line saying what it does')
     .action(data('agent add', (name, o) => ({ name, ...o })));
   agent.command('join <agent> <workspace>').description('put OWNER/NAME in a workspace with permissions')
     .option('--no-send', 'may not send').option('--no-receive', 'may not receive')
@@ -123,14 +156,28 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
     .action(data('teams connect', (workspace, o) => ({ workspace, ...o })));
 
   const { registerServiceCommands } = await import('./service-commands.ts');
-  registerServiceCommands(program, io, (c) => { code = c; });
+  registerServiceCommands(program, io, report);
+  return program;
+}
 
+export async function main(argv: string[], io: Io = { out: (s) => process.stdout.write(s + '\n'), err: (s) => process.stderr.write(s + '\n') }): Promise<number> {
+  let code: number = EXIT.ok;
+  // Known before parsing, so that even a usage error commander finds is reported as JSON.
+  const json = argv.includes('--json');
+  const report = (exit: number) => { code = exit; };
+  const program = await buildProgram(io, json, report);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    io.err(`Error: ${(e as Error).message}`);
-    return EXIT.failed;
+    if (!(e instanceof CommanderError)) {
+      printError(io, json, { code: 'INTERNAL', message: `The command failed: ${(e as Error).message}` });
+      return EXIT.failed;
+    }
+    // Help or the version was printed (help alone for a bare `switchboard person`, with exit 1).
+    if (e.exitCode === 0 || e.code === 'commander.help') return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    printError(io, json, { code: 'INVALID_INPUT', message: usageSentence(e.message) });
+    return EXIT.usage;
   }
   return code;
 }
+

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { controlSocketPath, sendToServer } from './control.ts';
-import { quietLogger } from './index.ts';
+import pino from 'pino';
+import { heldLogStream, LOG_REDACT, quietLogger } from '../logger.ts';
 
 type Io = { out: (s: string) => void; err: (s: string) => void };
 
@@ -20,15 +21,25 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
     .option('--demo', 'seed a demo organization, workspace and agent on first run')
     .action(withConfig(async (config, o: { demo?: boolean }) => {
       const { startServer, stopOnSignals } = await import('../server.ts');
-      // The demo keeps the terminal to its one line unless LOG_LEVEL asks for more.
-      const server = await startServer(o.demo && !process.env.LOG_LEVEL ? { ...config, logLevel: 'warn' } : config);
-      stopOnSignals(server, server.app.logger);
-      if (o.demo) {
-        // One line for a newcomer: the link that signs them in (the demo agent runs in this process).
-        const { startDemo } = await import('../demo/index.ts');
-        const demo = await startDemo(server);
-        io.out(`Switchboard demo is running. Open this link to sign in: ${demo.signinUrl}`);
-      } else {
+      // The demo keeps the terminal to its one line unless LOG_LEVEL asks for more,
+      // and holds what it logs while starting until that line is out.
+      const demoConfig: Config = o.demo && !process.env.LOG_LEVEL ? { ...config, logLevel: 'warn' } : config;
+      const held = o.demo ? heldLogStream() : null;
+      const logger = held ? pino({ level: demoConfig.logLevel, redact: LOG_REDACT }, held) : undefined;
+      let server;
+      try {
+        server = await startServer(demoConfig, { logger });
+        stopOnSignals(server, server.app.logger);
+        if (o.demo) {
+          // One line for a newcomer: the link that signs them in (the demo agent runs in this process).
+          const { startDemo } = await import('../demo/index.ts');
+          const demo = await startDemo(server);
+          io.out(`Switchboard demo is running. Open this link to sign in: ${demo.signinUrl}`);
+        }
+      } finally {
+        held?.release();
+      }
+      if (!o.demo) {
         io.out(`Switchboard is listening on ${config.publicUrl} (health: ${config.publicUrl}/healthz)`);
       }
     }));

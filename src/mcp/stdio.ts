@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DatabaseLockedError } from '../adapters/db/lock.ts';
 import type { App } from '../app.ts';
-import { quietLogger } from '../cli/index.ts';
+import { quietLogger } from '../logger.ts';
 import type { Config } from '../config.ts';
 import { isSwitchboardError } from '../domain/errors.ts';
 import { openToolContext } from './context.ts';
