@@ -48,7 +48,13 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
     await http.close(0);
     throw e;
   }
-  const stopControl = opts.control === false || config.databaseUrl ? null : await startControlServer(app);
+  // The CLI on this machine sends its commands here instead of opening the database itself:
+  // it must with PGlite (one process holds the data); with PostgreSQL it is only quicker.
+  const stopControl = opts.control === false ? null : await startControlServer(app).catch((err: unknown) => {
+    if (!config.databaseUrl) throw err;
+    app.logger.warn({ err }, 'no control socket in DATA_DIR; CLI commands will open the database themselves');
+    return null;
+  });
   const purge = setInterval(() => {
     app.messaging.purgeHistory().then(
       (n) => n && app.logger.info({ deleted: n }, 'purged messages past their plan\'s history'),

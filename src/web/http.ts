@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { App } from '../app.ts';
 import { translateLost } from '../adapters/db/errors.ts';
+import { ConfigError } from '../config.ts';
 import { isSwitchboardError, type ErrorCode } from '../domain/errors.ts';
 
 export const STATUS: Record<ErrorCode, number> = {
@@ -50,10 +51,17 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Listening failed because another program holds the port; the message says which variable to change. */
+export class PortInUseError extends ConfigError {
+  constructor(readonly port: number) {
+    super(`Switchboard cannot listen on port ${port}: another program (perhaps another Switchboard) is using it. Stop that program, or set PORT to a free port, e.g. \`PORT=${port === 3000 ? 3001 : port + 1} npm start\`.`);
+  }
+}
+
 export async function listen(web: Express, port: number, host = '0.0.0.0'): Promise<RunningServer> {
   const server = http.createServer(web);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new PortInUseError(port) : e));
     server.listen(port, host, () => resolve());
   });
   const { port: actual } = server.address() as AddressInfo;
