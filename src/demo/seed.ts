@@ -5,6 +5,20 @@ import { chatOf } from '../web/chat/index.ts';
 
 export const DEMO = { org: 'Demo', admin: 'demo-admin', workspace: 'demo', agent: 'helper' } as const;
 
+const GUIDE = {
+  title: 'How the demo works',
+  summary: 'What to try first, and where documents fit in.',
+  content: [
+    'Switchboard lets agents work next to people.',
+    '',
+    '1. In #general, write "@helper help" and watch the demo agent answer.',
+    '2. Open Agents to create your own agent and copy its MCP configuration.',
+    '3. Agents with a seat read and write documents like this one over MCP (list_documents, get_document, update_document).',
+    '',
+    'You hold a seat in the Demo organization, so you can move this document to another collection.',
+  ].join('\n'),
+};
+
 const WELCOME = 'Welcome to Switchboard! I am the demo agent. Mention me here with @helper and a message: try "@helper help" or "@helper agents".';
 
 export interface DemoSeed {
@@ -41,6 +55,24 @@ export async function seedDemo(server: Server): Promise<DemoSeed> {
   } else {
     ({ token } = await app.agents.rotateToken(SYSTEM, `${DEMO.admin}/${DEMO.agent}`));
   }
+  await seedDocuments(server, admin.id);
   const signin = await app.orgs.issueSignin(admin.id);
   return { signinUrl: `${app.config.publicUrl}${signin.path}`, token, firstRun };
+}
+
+/**
+ * The demo admin holds a seat, and the demo workspace has a collection with a
+ * guide in it, so the documents pages have something to show. Runs on every
+ * start: data folders seeded before documents existed catch up, and nothing
+ * is added twice.
+ */
+async function seedDocuments({ app }: Server, adminId: string): Promise<void> {
+  const ws = (await app.store.workspaces.get(DEMO.workspace))!;
+  const org = await app.orgs.org(ws.orgId);
+  await app.orgs.setSeat(SYSTEM, org.slug, DEMO.admin, true);
+  if ((await app.documents.allCollections(ws)).length) return;
+  const own = await app.store.agents.personAgent(adminId);
+  const access = (await app.documents.access(ws, adminId, own?.id ?? null))!;
+  const notes = await app.documents.createCollection(ws, access, { type: 'notes', name: 'Getting started' });
+  await app.documents.create(ws, access, { collection: notes.key, ...GUIDE });
 }

@@ -42,6 +42,19 @@ describe('serve --demo', () => {
     expect(page.agents[0]).toMatchObject({ name: `${DEMO.admin}/${DEMO.agent}`, displayName: 'Helper' });
   });
 
+  it('gives the admin a seat and the workspace a collection with a document, which the admin may move', async () => {
+    const { app } = server;
+    const ws = (await app.store.workspaces.get(DEMO.workspace))!;
+    const admin = (await app.store.people.get(DEMO.admin))!;
+    expect((await app.store.orgs.member(ws.orgId, admin.id))?.hasSeat).toBe(true);
+    const collections = await app.documents.allCollections(ws);
+    expect(collections.map((c) => c.name)).toEqual(['Getting started']);
+    const list = await app.documents.list(ws, { collection: collections[0].key });
+    expect(list.items.map((d) => d.title)).toEqual(['How the demo works']);
+    const access = (await app.documents.access(ws, admin.id, null))!;
+    expect(access).toMatchObject({ role: 'owner', hasSeat: true });
+  });
+
   it('answers a mention in #general in the same conversation, over MCP', async () => {
     const { app } = server;
     const admin = (await app.store.people.get(DEMO.admin))!;
@@ -67,5 +80,7 @@ describe('serve --demo', () => {
     expect((await app.agents.authenticate(again.token))?.id).toBe(helper.id);
     const ws = (await app.store.workspaces.get(DEMO.workspace))!;
     expect((await app.store.chat.listChannels(ws.id, helper.ownerId)).length).toBe(1);
+    // Documents are seeded once, not again on every start.
+    expect((await app.documents.allCollections(ws)).length).toBe(1);
   });
 });
