@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { App } from '../../app.ts';
+import { html, type SafeHtml } from '../html.ts';
 import { cookieOptions, readCookie } from './cookies.ts';
 import { authOf } from './middleware.ts';
 
@@ -33,8 +34,8 @@ export function csrfToken(app: App, req: Request, res: Response): string {
 }
 
 /** A hidden form field carrying the CSRF token. */
-export function csrfField(app: App, req: Request, res: Response): string {
-  return `<input type="hidden" name="${CSRF_FIELD}" value="${csrfToken(app, req, res)}">`;
+export function csrfField(app: App, req: Request, res: Response): SafeHtml {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${csrfToken(app, req, res)}">`;
 }
 
 function valid(app: App, req: Request, res: Response): boolean {

@@ -11,7 +11,7 @@
 export { authOf, loadSession, requirePerson } from './middleware.ts';
 export { CSRF_FIELD, CSRF_HEADER, csrfField, csrfToken, requireCsrf } from './csrf.ts';
 export { sessionsOf, SESSION_COOKIE, SESSION_IDLE_MS, SESSION_MAX_MS, type SignedIn } from './sessions.ts';
-export { cardPage, escapeHtml, notice, securityHeaders } from './pages.ts';
+export { notice, securityHeaders } from './pages.ts';
 export { authRouter, safeNext } from './routes.ts';
 export { DEFAULT_SIGNIN_LIMITS, type SigninLimits } from './rate-limit.ts';
 export { hashPassword, verifyPassword } from './passwords.ts';

@@ -4,7 +4,9 @@ import type { App } from '../../app.ts';
 import { hashSecret } from '../../domain/agents/tokens.ts';
 import { csrfField, requireCsrf } from './csrf.ts';
 import { authOf, loadSession, requirePerson } from './middleware.ts';
-import { accountForm, cardPage, linkForm, notice, passwordForm, securityHeaders } from './pages.ts';
+import { html, type SafeHtml } from '../html.ts';
+import { cardPage } from '../layout.ts';
+import { accountForm, linkForm, notice, passwordForm, securityHeaders } from './pages.ts';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import { DEFAULT_SIGNIN_LIMITS, signinLimiters, type SigninLimits } from './rate-limit.ts';
 import { sessionsOf } from './sessions.ts';
@@ -19,7 +21,7 @@ const passwordSignin = z.object({ handle: z.string().trim().min(1).max(64), pass
 const linkSignin = z.object({ token: z.string().min(10).max(200), next: z.string().optional() });
 const passwordChange = z.object({ current: z.string().max(1024).optional(), password: z.string().max(1024), confirm: z.string().max(1024) });
 
-function send(res: Response, status: number, title: string, body: string, noReferrer = false) {
+function send(res: Response, status: number, title: string, body: SafeHtml, noReferrer = false) {
   securityHeaders(res, { noReferrer });
   res.status(status).type('html').send(cardPage(title, body));
 }
@@ -121,7 +123,7 @@ export function authRouter(app: App, limits: SigninLimits = DEFAULT_SIGNIN_LIMIT
     await app.store.people.setPasswordHash(person.id, await hashPassword(password));
     const ended = await app.store.sessions.deleteForPerson(person.id, session.id);
     app.logger.info({ person: person.handle, endedSessions: ended }, 'password set');
-    send(res, 200, 'Password saved', `${notice('Your password is saved. Other browsers signed in as you were signed out.', 'info')}<p><a class="button primary" href="/">Go to the chat</a></p>`);
+    send(res, 200, 'Password saved', html`${notice('Your password is saved. Other browsers signed in as you were signed out.', 'info')}<p><a class="button primary" href="/">Go to the chat</a></p>`);
   });
 
   return r;

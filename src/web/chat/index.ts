@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import type { App } from '../../app.ts';
-import { authOf, authRouter, csrfToken, requirePerson, securityHeaders, type SigninLimits } from '../auth/index.ts';
+import { authOf, authRouter, csrfField, csrfToken, requirePerson, securityHeaders, type SigninLimits } from '../auth/index.ts';
 import type { Mount } from '../http.ts';
 import { chatApi } from './api.ts';
 import { chatShell } from './shell.ts';
@@ -25,7 +25,8 @@ export function createWebChatMount(opts: { signinLimits?: SigninLimits } = {}): 
     web.get('/', requirePerson(app, { page: true }), (req, res) => {
       const { person } = authOf(res)!;
       securityHeaders(res);
-      res.type('html').send(chatShell({ csrf: csrfToken(app, req, res), displayName: person.displayName, handle: person.handle }));
+      const user = { displayName: person.displayName, handle: person.handle, csrfField: csrfField(app, req, res) };
+      res.type('html').send(chatShell({ csrf: csrfToken(app, req, res), user }));
     });
 
     // Expired sessions are refused when used; this only keeps the table small.

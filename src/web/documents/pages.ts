@@ -2,9 +2,10 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { App } from '../../app.ts';
 import { isSwitchboardError } from '../../domain/errors.ts';
 import { STATUS } from '../http.ts';
-import { authOf, csrfField, escapeHtml, requireCsrf, requirePerson, securityHeaders } from '../auth/index.ts';
+import { authOf, csrfField, requireCsrf, requirePerson, securityHeaders } from '../auth/index.ts';
+import type { PageUser } from '../layout.ts';
 import { actions, docsViewer, parse, schemas, seatsOf, type DocsViewer } from './actions.ts';
-import { documentPage, layout, workspacePage, workspacesPage } from './views.ts';
+import { documentPage, unavailablePage, workspacePage, workspacesPage } from './views.ts';
 
 const enc = encodeURIComponent;
 const messages = (req: Request) => ({
@@ -24,14 +25,21 @@ export function documentsPages(app: App): Router {
   const r = express.Router();
   r.use(express.urlencoded({ extended: false, limit: '16kb' }), requirePerson(app, { page: true }), requireCsrf(app));
 
-  const page = (fn: (req: Request, res: Response, v: DocsViewer) => Promise<string>) => async (req: Request, res: Response) => {
+  /** The signed-in person as the top bar shows them. */
+  const userOf = (req: Request, res: Response, docsHref?: string): PageUser => {
+    const { person } = authOf(res)!;
+    return { displayName: person.displayName, handle: person.handle, csrfField: csrfField(app, req, res), docsHref };
+  };
+
+  const page = (fn: (req: Request, res: Response, v: DocsViewer, user: PageUser) => Promise<string>) => async (req: Request, res: Response) => {
     securityHeaders(res);
+    const user = userOf(req, res);
     try {
       const v = await docsViewer(app, authOf(res)!.person, String(req.params.workspace));
-      res.type('html').send(await fn(req, res, v));
+      res.type('html').send(await fn(req, res, v, { ...user, docsHref: `/docs/${enc(v.ws.slug)}` }));
     } catch (e) {
       if (!isSwitchboardError(e)) throw e;
-      res.status(STATUS[e.code]).type('html').send(layout('Not available', `<h1>Not available</h1><p>${escapeHtml(e.message)}</p><p><a href="/docs">Your workspaces</a></p>`));
+      res.status(STATUS[e.code]).type('html').send(unavailablePage(user, e.message));
     }
   };
 
@@ -49,13 +57,13 @@ export function documentsPages(app: App): Router {
     res.redirect(303, to);
   };
 
-  r.get('/', async (_req, res) => {
+  r.get('/', async (req, res) => {
     securityHeaders(res);
     const list = await app.store.workspaces.listForPerson(authOf(res)!.person.id);
-    res.type('html').send(workspacesPage(list));
+    res.type('html').send(workspacesPage(userOf(req, res), list));
   });
 
-  r.get('/:workspace', page(async (req, res, v) => {
+  r.get('/:workspace', page(async (req, res, v, user) => {
     const q = parse(schemas.list, req.query);
     const collections = v.ws.kind === 'structured' ? await app.documents.allCollections(v.ws) : [];
     const selected = v.ws.kind === 'structured'
@@ -65,16 +73,16 @@ export function documentsPages(app: App): Router {
     const list = !hits && selected
       ? await app.documents.list(v.ws, { collection: selected.key, status: q.status, includeArchived: q.archived, offset: q.offset, includeInactive: true })
       : null;
-    return workspacePage(v, {
+    return workspacePage(user, v, {
       csrf: csrfField(app, req, res), collections, selected, list, hits, q: q.q, status: q.status, archived: Boolean(q.archived), offset: q.offset,
       seats: v.isOrgAdmin ? await seatsOf(app, v.ws) : null, ...messages(req),
     });
   }));
 
-  r.get('/:workspace/d/:document', page(async (req, res, v) => {
+  r.get('/:workspace/d/:document', page(async (req, res, v, user) => {
     const doc = await app.documents.get(v.ws, String(req.params.document), { includeInactive: true });
     const collections = v.ws.kind === 'structured' ? await app.documents.allCollections(v.ws) : [];
-    return documentPage(v, doc, { csrf: csrfField(app, req, res), collections, ...messages(req) });
+    return documentPage(user, v, doc, { csrf: csrfField(app, req, res), collections, ...messages(req) });
   }));
 
   const wsPath = (req: Request) => `/docs/${enc(String(req.params.workspace))}`;

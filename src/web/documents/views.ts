@@ -1,96 +1,112 @@
 import type { Collection, Document, DocumentSummary } from '../../domain/documents/types.ts';
 import type { DocumentList } from '../../domain/documents/document-service.ts';
-import { escapeHtml as h } from '../auth/index.ts';
+import { html, type HtmlValue, type SafeHtml } from '../html.ts';
+import { appPage, brand, userMenu, type PageUser } from '../layout.ts';
 import type { DocsViewer } from './actions.ts';
 
 type Seat = { handle: string; displayName: string; role: string; inOrg: boolean; hasSeat: boolean };
+type Messages = { notice?: string; error?: string };
 
 const enc = encodeURIComponent;
 const when = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 
-/** The page frame: its own stylesheet, no script (the CSP allows none inline, and none is needed). */
-export function layout(title: string, body: string, o: { notice?: string; error?: string } = {}): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${h(title)} · Switchboard</title>
-<link rel="stylesheet" href="/docs-assets/documents.css">
-</head>
-<body>
-<header class="top"><a href="/">Switchboard</a> › <a href="/docs">Documents</a></header>
-<main>
-${o.error ? `<p class="notice error" role="alert">${h(o.error)}</p>` : ''}${o.notice ? `<p class="notice" role="status">${h(o.notice)}</p>` : ''}
+/**
+ * The documents pages' frame: the chat's top bar, stylesheet and dark theme,
+ * no script (the CSP allows none inline, and none is needed).
+ */
+export function layout(user: PageUser, title: string, body: HtmlValue, o: Messages & { workspace?: { slug: string; name: string } } = {}): string {
+  const crumbs = html`<nav class="crumbs" aria-label="Where you are"><a href="/docs">Documents</a>${o.workspace
+    ? html` › <a href="/docs/${enc(o.workspace.slug)}">${o.workspace.name}</a>` : null}</nav>`;
+  return appPage({
+    title: `${title} · Switchboard`, bodyClass: 'docs-page', styles: ['/docs-assets/documents.css'],
+    topbar: html`${brand}${crumbs}<span class="spacer"></span>${userMenu(user, { chatLink: true })}`,
+    body: html`<main id="main" class="docs" tabindex="-1">
+${o.error ? html`<p class="notice notice-error" role="alert">${o.error}</p>` : null}${o.notice ? html`<p class="notice notice-info" role="status">${o.notice}</p>` : null}
 ${body}
-</main>
-</body>
-</html>`;
+</main>`,
+  });
 }
 
-export function workspacesPage(list: Array<{ slug: string; name: string; role: string }>): string {
-  const items = list.map((w) => `<li><a href="/docs/${enc(w.slug)}">${h(w.name)}</a> <span class="muted">(${h(w.role)})</span></li>`).join('');
-  return layout('Documents', `<h1>Documents</h1>${items ? `<ul>${items}</ul>` : '<p>You cannot reach any workspace yet.</p>'}`);
+export function workspacesPage(user: PageUser, list: Array<{ slug: string; name: string; role: string }>): string {
+  const items = list.map((w) => html`<li><a href="/docs/${enc(w.slug)}">${w.name}</a> <span class="muted">(${w.role})</span></li>`);
+  return layout(user, 'Documents', html`<h1>Documents</h1>${items.length ? html`<ul>${items}</ul>` : html`<p>You cannot reach any workspace yet.</p>`}`);
 }
 
-const docRow = (ws: string, d: DocumentSummary) => `<tr>
-<td><a href="/docs/${enc(ws)}/d/${enc(d.identifier)}">${h(d.identifier)}</a></td>
-<td><strong>${h(d.title)}</strong>${d.summary ? `<br><span class="muted">${h(d.summary)}</span>` : ''}</td>
-<td>${h(d.status)}${d.archived ? ' <span class="tag">archived</span>' : ''}</td>
-<td class="muted">${when(d.updatedAt)}${d.updatedBy ? ` by ${h(d.updatedBy)}` : ''}</td></tr>`;
+const docRow = (ws: string, d: DocumentSummary) => html`<tr>
+<td><a href="/docs/${enc(ws)}/d/${enc(d.identifier)}">${d.identifier}</a></td>
+<td><strong>${d.title}</strong>${d.summary ? html`<br><span class="muted">${d.summary}</span>` : null}</td>
+<td>${d.status}${d.archived ? html` <span class="tag">archived</span>` : null}</td>
+<td class="muted">${when(d.updatedAt)}${d.updatedBy ? ` by ${d.updatedBy}` : null}</td></tr>`;
+
+function seatsBox(base: string, csrf: SafeHtml, seats: Seat[]): SafeHtml {
+  const rows = seats.map((s) => html`<tr><td>@${s.handle}</td><td>${s.role}</td><td>${!s.inOrg ? html`<span class="muted">not in the organization</span>`
+    : html`<form method="post" action="${base}/seats/${enc(s.handle)}">${csrf}<input type="hidden" name="has_seat" value="${s.hasSeat ? 'false' : 'true'}"><span>${s.hasSeat ? 'has a seat' : 'no seat'}</span> <button type="submit">${s.hasSeat ? 'Revoke' : 'Assign a seat'}</button></form>`}</td></tr>`);
+  return html`<section class="box" id="seats"><h2>Seats</h2><p class="muted">Writing documents needs a seat in the organization; reading does not.</p><table><tbody>${rows}</tbody></table></section>`;
+}
+
+function manageBox(base: string, csrf: SafeHtml, sel: Collection): SafeHtml {
+  const action = `${base}/c/${enc(sel.key)}`;
+  return html`<section class="box"><h2>Manage "${sel.name}"</h2>
+<form method="post" action="${action}" class="row">${csrf}<input name="name" value="${sel.name}" aria-label="Name" required maxlength="80"><button type="submit">Rename</button></form>
+<form method="post" action="${action}" class="row">${csrf}<input type="hidden" name="active" value="${sel.active ? 'false' : 'true'}"><button type="submit">${sel.active ? 'Deactivate (agents stop seeing it)' : 'Reactivate'}</button></form>
+<form method="post" action="${action}/delete" class="row">${csrf}<button type="submit" class="danger">Delete (only when empty)</button></form>
+</section>`;
+}
 
 /** A workspace's documents: collections on the side, one collection's list (or search hits), owner and admin forms. */
-export function workspacePage(v: DocsViewer, o: {
-  csrf: string; collections: Collection[]; selected: Collection | null; list: DocumentList | null; hits: DocumentSummary[] | null;
-  q?: string; status?: string; archived: boolean; offset: number; seats: Seat[] | null; notice?: string; error?: string;
+export function workspacePage(user: PageUser, v: DocsViewer, o: Messages & {
+  csrf: SafeHtml; collections: Collection[]; selected: Collection | null; list: DocumentList | null; hits: DocumentSummary[] | null;
+  q?: string; status?: string; archived: boolean; offset: number; seats: Seat[] | null;
 }): string {
   const ws = v.ws.slug;
   const base = `/docs/${enc(ws)}`;
-  const nav = v.ws.kind === 'structured'
-    ? `<nav class="side"><h2>Collections</h2><ul>${o.collections.map((c) => `<li${c.id === o.selected?.id ? ' class="current"' : ''}><a href="${base}?collection=${enc(c.key)}">${h(c.name)}</a>${c.active ? '' : ' <span class="tag">deactivated</span>'}</li>`).join('') || '<li class="muted">None yet: an owner\'s agent opens them with create_collection.</li>'}</ul></nav>`
-    : '';
+  const structured = v.ws.kind === 'structured';
   const sel = o.selected;
-  const filters = `<form method="get" action="${base}" class="row">
-${sel && v.ws.kind === 'structured' ? `<input type="hidden" name="collection" value="${h(sel.key)}">` : ''}
-<input name="q" placeholder="Search titles, summaries, identifiers" value="${h(o.q ?? '')}" aria-label="Search">
-${sel ? `<select name="status" aria-label="Status"><option value="">Any status</option>${sel.statuses.map((s) => `<option${s === o.status ? ' selected' : ''}>${h(s)}</option>`).join('')}</select>` : ''}
-<label><input type="checkbox" name="archived" value="1"${o.archived ? ' checked' : ''}> archived too</label>
+  const nav = structured ? html`<nav class="side" aria-label="Collections"><h2>Collections</h2><ul>${o.collections.length
+    ? o.collections.map((c) => html`<li${c.id === sel?.id ? html` class="current"` : null}><a href="${base}?collection=${enc(c.key)}"${c.id === sel?.id ? html` aria-current="page"` : null}>${c.name}</a>${c.active ? null : html` <span class="tag">deactivated</span>`}</li>`)
+    : html`<li class="muted">None yet: an owner's agent opens them with create_collection.</li>`}</ul></nav>` : null;
+  const filters = html`<form method="get" action="${base}" class="row">
+${sel && structured ? html`<input type="hidden" name="collection" value="${sel.key}">` : null}
+<input name="q" placeholder="Search titles, summaries, identifiers" value="${o.q ?? ''}" aria-label="Search">
+${sel ? html`<select name="status" aria-label="Status"><option value="">Any status</option>${sel.statuses.map((s) => html`<option${s === o.status ? html` selected` : null}>${s}</option>`)}</select>` : null}
+<label class="checkbox"><input type="checkbox" name="archived" value="1"${o.archived ? html` checked` : null}> archived too</label>
 <button type="submit">Show</button></form>`;
-  const rows = (o.hits ?? o.list?.items ?? []).map((d) => docRow(ws, d)).join('');
-  const table = rows ? `<table><thead><tr><th>Id</th><th>Title</th><th>Status</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">No documents here.</p>';
-  const more = o.list?.truncated
-    ? `<p>Showing ${o.list.items.length} of ${o.list.total}. <a href="${base}?${new URLSearchParams({ ...(sel ? { collection: sel.key } : {}), ...(o.status ? { status: o.status } : {}), ...(o.archived ? { archived: '1' } : {}), offset: String(o.offset + o.list.items.length) })}">Next page</a></p>` : '';
-  const heading = o.hits ? `Search: ${h(o.q ?? '')}` : sel ? (v.ws.kind === 'structured' ? h(sel.name) : 'All documents') : 'Choose a collection';
-  const manage = sel && v.ws.kind === 'structured' && v.role === 'owner' ? `<section class="box"><h2>Manage "${h(sel.name)}"</h2>
-<form method="post" action="${base}/c/${enc(sel.key)}" class="row">${o.csrf}<input name="name" value="${h(sel.name)}" aria-label="Name" required maxlength="80"><button type="submit">Rename</button></form>
-<form method="post" action="${base}/c/${enc(sel.key)}" class="row">${o.csrf}<input type="hidden" name="active" value="${sel.active ? 'false' : 'true'}"><button type="submit">${sel.active ? 'Deactivate (agents stop seeing it)' : 'Reactivate'}</button></form>
-<form method="post" action="${base}/c/${enc(sel.key)}/delete" class="row">${o.csrf}<button type="submit" class="danger">Delete (only when empty)</button></form>
-</section>` : '';
-  const seats = o.seats ? `<section class="box" id="seats"><h2>Seats</h2><p class="muted">Writing documents needs a seat in the organization; reading does not.</p><table><tbody>${o.seats.map((s) => `<tr><td>@${h(s.handle)}</td><td>${h(s.role)}</td><td>${!s.inOrg ? '<span class="muted">not in the organization</span>'
-    : `<form method="post" action="${base}/seats/${enc(s.handle)}">${o.csrf}<input type="hidden" name="has_seat" value="${s.hasSeat ? 'false' : 'true'}"><span>${s.hasSeat ? 'has a seat' : 'no seat'}</span> <button type="submit">${s.hasSeat ? 'Revoke' : 'Assign a seat'}</button></form>`}</td></tr>`).join('')}</tbody></table></section>` : '';
-  const body = `<h1>${h(v.ws.name)} <span class="tag">${h(v.role)}${v.access.hasSeat ? ', seat' : ''}</span></h1>
-${v.ws.description ? `<p>${h(v.ws.description)}</p>` : ''}
-<div class="cols">${nav}<section class="main"><h2>${heading}</h2>${filters}${table}${more}${manage}${seats}</section></div>`;
-  return layout(`${v.ws.name} documents`, body, o);
+  const rows = (o.hits ?? o.list?.items ?? []).map((d) => docRow(ws, d));
+  const table = rows.length ? html`<table><thead><tr><th>Id</th><th>Title</th><th>Status</th><th>Updated</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">No documents here.</p>`;
+  const next = o.list?.truncated
+    ? new URLSearchParams({ ...(sel ? { collection: sel.key } : {}), ...(o.status ? { status: o.status } : {}), ...(o.archived ? { archived: '1' } : {}), offset: String(o.offset + o.list.items.length) })
+    : null;
+  const more = next && o.list ? html`<p>Showing ${o.list.items.length} of ${o.list.total}. <a href="${base}?${next.toString()}">Next page</a></p>` : null;
+  const heading = o.hits ? `Search: ${o.q ?? ''}` : sel ? (structured ? sel.name : 'All documents') : 'Choose a collection';
+  const body = html`<h1>${v.ws.name} <span class="tag">${v.role}${v.access.hasSeat ? ', seat' : ''}</span></h1>
+${v.ws.description ? html`<p>${v.ws.description}</p>` : null}
+<div class="cols">${nav}<section class="docs-main"><h2>${heading}</h2>${filters}${table}${more}${sel && structured && v.role === 'owner' ? manageBox(base, o.csrf, sel) : null}${o.seats ? seatsBox(base, o.csrf, o.seats) : null}</section></div>`;
+  return layout(user, `${v.ws.name} documents`, body, { ...o, workspace: v.ws });
 }
 
 /** One document in full (content shown as text), with the move form for writers. */
-export function documentPage(v: DocsViewer, d: Document, o: { csrf: string; collections: Collection[]; notice?: string; error?: string }): string {
+export function documentPage(user: PageUser, v: DocsViewer, d: Document, o: Messages & { csrf: SafeHtml; collections: Collection[] }): string {
   const base = `/docs/${enc(v.ws.slug)}`;
-  const here = o.collections.find((c) => c.id === d.collectionId);
-  const canMove = v.ws.kind === 'structured' && v.access.hasSeat && v.role !== 'viewer';
+  const structured = v.ws.kind === 'structured';
+  const here = structured ? o.collections.find((c) => c.id === d.collectionId) : undefined;
+  const canMove = structured && v.access.hasSeat && v.role !== 'viewer';
   const others = o.collections.filter((c) => c.id !== d.collectionId);
-  const move = canMove && others.length ? `<section class="box"><h2>Move to another collection</h2>
+  const move = canMove && others.length ? html`<section class="box"><h2>Move to another collection</h2>
 <form method="post" action="${base}/d/${enc(d.identifier)}/move" class="row">${o.csrf}
-<select name="collection" aria-label="Collection">${others.map((c) => `<option value="${h(c.key)}">${h(c.name)}</option>`).join('')}</select>
+<select name="collection" aria-label="Collection">${others.map((c) => html`<option value="${c.key}">${c.name}</option>`)}</select>
 <input name="status" placeholder="Status (optional)" aria-label="Status" maxlength="40">
 <button type="submit">Move</button></form>
-<p class="muted">The identifier stays. The status is kept when the target collection has it, otherwise its first status is used.</p></section>` : '';
-  const body = `<p><a href="${base}${here && v.ws.kind === 'structured' ? `?collection=${enc(here.key)}` : ''}">← ${h(here && v.ws.kind === 'structured' ? here.name : v.ws.name)}</a></p>
-<h1>${h(d.identifier)} · ${h(d.title)}</h1>
-<p><span class="tag">${h(d.status)}</span>${d.archived ? ' <span class="tag">archived</span>' : ''} <span class="muted">updated ${when(d.updatedAt)}${d.updatedBy ? ` by ${h(d.updatedBy)}` : ''}</span></p>
-${d.summary ? `<p class="summary">${h(d.summary)}</p>` : ''}
-<pre class="content">${h(d.content)}</pre>
+<p class="muted">The identifier stays. The status is kept when the target collection has it, otherwise its first status is used.</p></section>` : null;
+  const body = html`<p><a href="${base}${here ? `?collection=${enc(here.key)}` : ''}">← ${here ? here.name : v.ws.name}</a></p>
+<h1>${d.identifier} · ${d.title}</h1>
+<p><span class="tag">${d.status}</span>${d.archived ? html` <span class="tag">archived</span>` : null} <span class="muted">updated ${when(d.updatedAt)}${d.updatedBy ? ` by ${d.updatedBy}` : null}</span></p>
+${d.summary ? html`<p class="summary">${d.summary}</p>` : null}
+<pre class="content">${d.content}</pre>
 ${move}`;
-  return layout(`${d.identifier} ${d.title}`, body, o);
+  return layout(user, `${d.identifier} ${d.title}`, body, { ...o, workspace: v.ws });
+}
+
+/** A refusal (not found, not permitted) in the same frame. */
+export function unavailablePage(user: PageUser, sentence: string): string {
+  return layout(user, 'Not available', html`<h1>Not available</h1><p>${sentence}</p><p><a href="/docs">Your workspaces</a></p>`);
 }

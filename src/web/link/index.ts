@@ -6,14 +6,16 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import { isSwitchboardError } from '../../domain/errors.ts';
-import { authOf, cardPage, csrfField, loadSession, requireCsrf, requirePerson, securityHeaders } from '../auth/index.ts';
+import { authOf, csrfField, loadSession, requireCsrf, requirePerson, securityHeaders } from '../auth/index.ts';
+import type { SafeHtml } from '../html.ts';
+import { cardPage } from '../layout.ts';
 import type { Mount } from '../http.ts';
 import { alreadyLinkedPage, confirmPage, linkedAccountsPage, linkedPage, refusedPage } from './pages.ts';
 
 const nonceParam = z.string().max(200);
 const idParam = z.string().uuid({ message: 'must be the id of one of your linked accounts' });
 
-function page(res: Response, status: number, title: string, body: string) {
+function page(res: Response, status: number, title: string, body: SafeHtml) {
   // The URL holds a secret: no referrer leaves this page, and nothing is cached.
   securityHeaders(res, { noReferrer: true });
   res.status(status).type('html').send(cardPage(title, body));

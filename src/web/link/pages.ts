@@ -1,65 +1,68 @@
 // The link page and the linked-accounts settings, as small server-rendered
-// cards in the sign-in pages' style. Every value shown is escaped.
+// cards in the sign-in pages' style.
 import type { LinkCheck } from '../../domain/linking/link-service.ts';
 import { surfaceName } from '../../domain/linking/link-rules.ts';
 import type { ExternalIdentity } from '../../domain/surfaces/ports.ts';
 import type { Person } from '../../domain/types.ts';
-import { escapeHtml, notice } from '../auth/index.ts';
+import { notice } from '../auth/index.ts';
+import { html, type SafeHtml } from '../html.ts';
+
+const back = html`<p><a href="/account/links">Your linked accounts</a> · <a href="/">Go to the chat</a></p>`;
 
 /** "Carol Chen (carol@example.test) in the Slack team Acme". */
-function chatAccount(i: ExternalIdentity, tenantName: string): string {
+function chatAccount(i: ExternalIdentity, tenantName: string): SafeHtml {
   const where = `${surfaceName(i.surface)} ${i.surface === 'slack' ? 'team' : 'tenant'} ${tenantName || i.tenantId}`;
-  const email = i.email ? ` (${escapeHtml(i.email)})` : '';
-  return `<strong>${escapeHtml(i.displayName || i.externalUserId)}</strong>${email} in the ${escapeHtml(where)}`;
+  return html`<strong>${i.displayName || i.externalUserId}</strong>${i.email ? html` (${i.email})` : null} in the ${where}`;
 }
 
 /** Asks the signed-in person to confirm which chat account becomes theirs. */
-export function confirmPage(check: Extract<LinkCheck, { state: 'valid' }>, person: Person, csrf: string, action: string): string {
-  return `<p>Link this chat account</p>
+export function confirmPage(check: Extract<LinkCheck, { state: 'valid' }>, person: Person, csrf: SafeHtml, action: string): SafeHtml {
+  return html`<p>Link this chat account</p>
 <p class="link-account">${chatAccount(check.identity, check.subject.tenantName)}</p>
-<p>to your Switchboard account <strong>${escapeHtml(person.displayName)}</strong> (@${escapeHtml(person.handle)})?</p>
-<p class="hint">Agents will then see your messages from ${escapeHtml(surfaceName(check.identity.surface))} as yours and act with your access. You can unlink it at any time.</p>
-<form method="post" action="${escapeHtml(action)}" class="stack">
+<p>to your Switchboard account <strong>${person.displayName}</strong> (@${person.handle})?</p>
+<p class="hint">Agents will then see your messages from ${surfaceName(check.identity.surface)} as yours and act with your access. You can unlink it at any time.</p>
+<form method="post" action="${action}" class="stack">
 ${csrf}
 <button type="submit" class="primary" autofocus>Link my account</button>
 </form>
 <form method="post" action="/signout" class="stack">
 ${csrf}
-<button type="submit" class="link-button">Not @${escapeHtml(person.handle)}? Sign out and sign in as yourself</button>
+<button type="submit" class="link-button">Not @${person.handle}? Sign out and sign in as yourself</button>
 </form>`;
 }
 
 /** Linked already, to this person or another. */
-export function alreadyLinkedPage(check: Extract<LinkCheck, { state: 'valid' }>, person: Person): string {
+export function alreadyLinkedPage(check: Extract<LinkCheck, { state: 'valid' }>, person: Person): SafeHtml {
   const mine = check.linkedTo?.id === person.id;
-  return `${notice(mine ? 'This chat account is already linked to your Switchboard account.'
+  return html`${notice(mine ? 'This chat account is already linked to your Switchboard account.'
     : 'This chat account is already linked to another Switchboard account, and a chat account links to one person only. Unlink it from that account first.', mine ? 'info' : 'error')}
 <p class="link-account">${chatAccount(check.identity, check.subject.tenantName)}</p>
-<p><a href="/account/links">Your linked accounts</a> · <a href="/">Go to the chat</a></p>`;
+${back}`;
 }
 
 /** The link did it. */
-export function linkedPage(identity: ExternalIdentity, person: Person): string {
-  return `${notice(`Linked as @${person.handle}.`, 'info')}
-<p>${escapeHtml(identity.displayName || identity.externalUserId)} in ${escapeHtml(surfaceName(identity.surface))} is now linked to your Switchboard account. You can close this page and go back to ${escapeHtml(surfaceName(identity.surface))}.</p>
-<p><a href="/account/links">Your linked accounts</a> · <a href="/">Go to the chat</a></p>`;
+export function linkedPage(identity: ExternalIdentity, person: Person): SafeHtml {
+  const surface = surfaceName(identity.surface);
+  return html`${notice(`Linked as @${person.handle}.`, 'info')}
+<p>${identity.displayName || identity.externalUserId} in ${surface} is now linked to your Switchboard account. You can close this page and go back to ${surface}.</p>
+${back}`;
 }
 
 /** A link that cannot be used: why, and how to get a new one. */
-export function refusedPage(sentence: string): string {
-  return `${notice(sentence)}
-<p><a href="/account/links">Your linked accounts</a> · <a href="/">Go to the chat</a></p>`;
+export function refusedPage(sentence: string): SafeHtml {
+  return html`${notice(sentence)}
+${back}`;
 }
 
 /** The person's linked chat accounts, each with an Unlink button. */
-export function linkedAccountsPage(identities: ExternalIdentity[], csrf: string, info?: string): string {
-  const rows = identities.map((i) => `<li class="linked-account">
-<span>${chatAccount(i, '')}${i.linkedAt ? `<br><span class="hint">linked ${escapeHtml(i.linkedAt.toISOString().slice(0, 10))}</span>` : ''}</span>
-<form method="post" action="/account/links/${escapeHtml(i.id)}/unlink">${csrf}<button type="submit" aria-label="Unlink ${escapeHtml(i.displayName || i.externalUserId)} (${escapeHtml(surfaceName(i.surface))})">Unlink</button></form>
+export function linkedAccountsPage(identities: ExternalIdentity[], csrf: SafeHtml, info?: string): SafeHtml {
+  const rows = identities.map((i) => html`<li class="linked-account">
+<span>${chatAccount(i, '')}${i.linkedAt ? html`<br><span class="hint">linked ${i.linkedAt.toISOString().slice(0, 10)}</span>` : null}</span>
+<form method="post" action="/account/links/${encodeURIComponent(i.id)}/unlink">${csrf}<button type="submit" aria-label="Unlink ${i.displayName || i.externalUserId} (${surfaceName(i.surface)})">Unlink</button></form>
 </li>`);
-  return `${notice(info, 'info')}
-${rows.length ? `<ul class="linked-accounts stack">${rows.join('\n')}</ul>`
-    : '<p>No chat account is linked yet. In Slack, write <code>/switchboard link</code> to the Switchboard app, or use the link it sent you in a DM.</p>'}
+  return html`${notice(info, 'info')}
+${rows.length ? html`<ul class="linked-accounts stack">${rows}</ul>`
+    : html`<p>No chat account is linked yet. In Slack, write <code>/switchboard link</code> to the Switchboard app, or use the link it sent you in a DM.</p>`}
 <p class="hint">A linked account lets agents act for you with your access when you write to them from that chat app. Unlinked, you talk to agents as a guest.</p>
 <p><a href="/">Go to the chat</a></p>`;
 }
