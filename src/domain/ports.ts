@@ -23,6 +23,11 @@ export interface OrgRepo {
   /** Organizations the person belongs to, with their role. */
   listForPerson(personId: string): Promise<Array<Organization & { role: OrgRole }>>;
   setSeat(orgId: string, personId: string, hasSeat: boolean): Promise<void>;
+  /**
+   * Locks the organization's row until the surrounding transaction ends and returns it as it is now (null when absent),
+   * so count-then-insert plan checks run one at a time per organization. Call it only inside `Store.transaction`.
+   */
+  lockForLimits(orgId: string): Promise<Organization | null>;
   countWorkspaces(orgId: string): Promise<number>;
   /** Distinct agents with a valid token that are in the organization (joined to one of its workspaces, or homed there). */
   countAgents(orgId: string): Promise<number>;

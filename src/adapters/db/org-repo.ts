@@ -57,6 +57,11 @@ export class DrizzleOrgRepo implements OrgRepo {
       .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.personId, personId)));
   }
 
+  async lockForLimits(orgId: string) {
+    const [row] = await this.db.select().from(organizations).where(eq(organizations.id, orgId)).for('update');
+    return row ? toOrg(row) : null;
+  }
+
   async countWorkspaces(orgId: string) {
     const [row] = await this.db.select({ n: count() }).from(workspaces).where(eq(workspaces.orgId, orgId));
     return Number(row.n);
@@ -92,7 +97,7 @@ export class DrizzleOrgRepo implements OrgRepo {
   }
 }
 
-/** `db.execute` returns rows directly on postgres-js and `{ rows }` on PGlite. */
+/** `db.execute` returns `{ rows }` on node-postgres and PGlite (and rows directly on postgres-js). */
 export function rowsOf<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];
   return ((result as { rows?: T[] }).rows ?? []) as T[];

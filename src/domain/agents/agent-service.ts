@@ -49,7 +49,9 @@ export class AgentService {
       const taken = await tx.agents.byQualifiedName(owner.handle, input.name);
       if (taken?.kind === 'person') throw conflict(`"${input.name}" is ${owner.handle}'s own person agent; choose another name.`);
       if (taken) throw conflict(`This owner already has an agent named "${input.name}"; agent names are unique per owner.`);
-      const home = (await tx.orgs.listForPerson(owner.id)).find((o) => o.personalFor === owner.id);
+      const listed = (await tx.orgs.listForPerson(owner.id)).find((o) => o.personalFor === owner.id);
+      // Concurrent creations would each count the same total; the lock makes them take turns.
+      const home = listed && await tx.orgs.lockForLimits(listed.id);
       if (home) assertAgentAllowed(planLimits(home.plan, home.licensedMessages), await tx.orgs.countAgents(home.id));
       const token = newAgentToken();
       const agent = await tx.agents.create({
@@ -98,7 +100,7 @@ export class AgentService {
     return this.store.transaction(async (tx) => {
       const existing = await tx.agents.membership(agent.id, ws.id);
       if (!existing) {
-        const org = await tx.orgs.get(ws.orgId);
+        const org = await tx.orgs.lockForLimits(ws.orgId);
         const alreadyCounted = org!.personalFor === agent.ownerId;
         if (!alreadyCounted) assertAgentAllowed(planLimits(org!.plan, org!.licensedMessages), await tx.orgs.countAgents(org!.id));
       }

@@ -85,8 +85,10 @@ export class OrgService {
     const slug = input.slug ?? slugify(input.name);
     if (!isSlug(slug)) throw invalidInput(`"${input.name}" does not make a usable workspace name; use letters, digits and dashes.`);
     return this.store.transaction(async (tx) => {
-      const org = await new OrgService(tx, this.clock).org(input.org);
-      assertOrgAdmin(await this.orgRoleOf(actor, org.id), 'create workspaces');
+      const found = await new OrgService(tx, this.clock).org(input.org);
+      assertOrgAdmin(await this.orgRoleOf(actor, found.id), 'create workspaces');
+      // Concurrent creations would each count the same total; the lock makes them take turns.
+      const org = (await tx.orgs.lockForLimits(found.id)) ?? found;
       assertWorkspaceAllowed(planLimits(org.plan, org.licensedMessages), await tx.orgs.countWorkspaces(org.id));
       const kind: WorkspaceKind = input.simplified ? 'simplified' : 'structured';
       return tx.workspaces.create({ orgId: org.id, name: input.name, slug, restricted: Boolean(input.restricted), kind });
