@@ -3,31 +3,12 @@ import { notFound } from '../errors.ts';
 import type { Clock, Store } from '../ports.ts';
 import { qualifiedName, type Agent } from '../types.ts';
 import type { Viewer } from './access.ts';
+import type { AgentCard, PersonCard } from './views.ts';
 
 /** An agent counts as connected when it used its token this recently (a `subscribe` waits under 60 s). */
 export const CONNECTED_WINDOW_MS = 90_000;
 
-export interface AgentCard {
-  id: string;
-  /** `owner/name`: what to mention. */
-  name: string;
-  displayName: string;
-  avatarUrl: string | null;
-  roleLine: string;
-  owner: { handle: string; displayName: string };
-  connected: boolean;
-  lastSeenAt: Date | null;
-  mine: boolean;
-  permissions: { send: boolean; receive: boolean; monitor: boolean };
-}
-
-export interface PersonCard {
-  /** The person agent's id (what a DM is opened with). */
-  id: string;
-  handle: string;
-  displayName: string;
-  role: string;
-}
+export type { AgentCard, PersonCard } from './views.ts';
 
 /** The agents page: who is in a workspace and connected, creating one's own agent, rotating tokens. */
 export class AgentsPage {

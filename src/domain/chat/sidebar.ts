@@ -2,30 +2,9 @@ import type { Store } from '../ports.ts';
 import type { ChatAccess, Viewer } from './access.ts';
 import type { ChatService } from './chat-service.ts';
 import { GENERAL } from './access.ts';
+import type { Sidebar } from './views.ts';
 
-export interface SidebarChannel {
-  id: string;
-  name: string;
-  restricted: boolean;
-  description: string;
-  member: boolean;
-  unread: number;
-}
-
-export interface SidebarConversation {
-  id: string;
-  kind: 'dm' | 'external';
-  title: string;
-  unread: number;
-  lastMessageAt: Date | null;
-}
-
-export interface Sidebar {
-  channels: SidebarChannel[];
-  conversations: SidebarConversation[];
-  /** Unread deliveries to the viewer (mentions, DMs, replies). */
-  inboxUnread: number;
-}
+export type { Sidebar, SidebarChannel, SidebarConversation } from './views.ts';
 
 /** What the left column shows: channels the viewer can see, their DMs, and unread counts. */
 export async function sidebar(store: Store, access: ChatAccess, chat: ChatService, v: Viewer): Promise<Sidebar> {

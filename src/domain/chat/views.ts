@@ -1,5 +1,6 @@
 import type { Store } from '../ports.ts';
 import { qualifiedName, type Agent } from '../types.ts';
+import type { Approval } from '../approvals/types.ts';
 import type { Conversation, Message, Sender } from '../messaging/types.ts';
 import type { Channel, RenderMessage, ThreadSummary } from './ports.ts';
 
@@ -90,4 +91,85 @@ export function conversationView(c: Conversation, title: string, channel: (Chann
     id: c.id, kind: c.kind, title, surface: c.surface, permalink: c.permalink, parentId: c.parentId, rootMessageId: threadRoot(c),
     channel: channel ? { name: channel.name, restricted: channel.restricted, description: channel.description, member: channel.member } : null,
   };
+}
+
+/** One approval as a card shows it to one person (the web chat's approval cards). */
+export interface ApprovalCard {
+  id: string;
+  title: string;
+  details: string;
+  status: Approval['status'];
+  /** "Approved by @alice via slack at 14:02 UTC", or "Waiting for a decision". */
+  outcome: string;
+  agent: { id: string; label: string; displayName: string; avatarUrl: string | null };
+  conversationId: string | null;
+  /** Handles of the people who may decide. */
+  approvers: string[];
+  decidedBy: string | null;
+  via: Approval['decidedVia'];
+  decidedAt: Date | null;
+  reason: string | null;
+  expiresAt: Date | null;
+  createdAt: Date;
+  /** Whether this person may decide it now (pending, and theirs to decide). */
+  canDecide: boolean;
+}
+
+/** One entry of a person's inbox: a message delivered to them and where it was said. */
+export interface InboxItem {
+  kind: 'dm' | 'mention';
+  message: ChatMessage;
+  conversation: Pick<ConversationView, 'id' | 'kind' | 'title' | 'parentId'>;
+  unread: boolean;
+}
+
+/** A search hit: the message, the words around the match, and its conversation. */
+export type SearchResult = ChatMessage & { snippet: string; conversation: ConversationView };
+
+/** An agent on the web chat's agents page. */
+export interface AgentCard {
+  id: string;
+  /** `owner/name`: what to mention. */
+  name: string;
+  displayName: string;
+  avatarUrl: string | null;
+  roleLine: string;
+  owner: { handle: string; displayName: string };
+  connected: boolean;
+  lastSeenAt: Date | null;
+  mine: boolean;
+  permissions: { send: boolean; receive: boolean; monitor: boolean };
+}
+
+export interface PersonCard {
+  /** The person agent's id (what a DM is opened with). */
+  id: string;
+  handle: string;
+  displayName: string;
+  role: string;
+}
+
+/** The web chat's left column: channels, DMs and unread counts. */
+export interface SidebarChannel {
+  id: string;
+  name: string;
+  restricted: boolean;
+  description: string;
+  member: boolean;
+  unread: number;
+}
+
+export interface SidebarConversation {
+  id: string;
+  kind: 'dm' | 'external';
+  title: string;
+  unread: number;
+  lastMessageAt: Date | null;
+}
+
+export interface Sidebar {
+  channels: SidebarChannel[];
+  conversations: SidebarConversation[];
+  /** Unread deliveries to the viewer (mentions, DMs, replies). */
+  inboxUnread: number;
 }

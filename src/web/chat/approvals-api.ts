@@ -9,30 +9,11 @@ import { refusalToDecide } from '../../domain/approvals/rules.ts';
 import type { Approval } from '../../domain/approvals/types.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import type { ChatService } from '../../domain/chat/chat-service.ts';
+import type { ApprovalCard } from '../../domain/chat/views.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import { qualifiedName } from '../../domain/types.ts';
 
-/** One approval as a card shows it to one person. */
-export interface ApprovalCard {
-  id: string;
-  title: string;
-  details: string;
-  status: Approval['status'];
-  /** "Approved by @alice via slack at 14:02 UTC", or "Waiting for a decision". */
-  outcome: string;
-  agent: { id: string; label: string; displayName: string; avatarUrl: string | null };
-  conversationId: string | null;
-  /** Handles of the people who may decide. */
-  approvers: string[];
-  decidedBy: string | null;
-  via: Approval['decidedVia'];
-  decidedAt: Date | null;
-  reason: string | null;
-  expiresAt: Date | null;
-  createdAt: Date;
-  /** Whether this person may decide it now (pending, and theirs to decide). */
-  canDecide: boolean;
-}
+export type { ApprovalCard };
 
 /** The prefix the approval service publishes on conversation and inbox topics (`approval:<id>`). */
 export const APPROVAL_PAYLOAD = 'approval:';

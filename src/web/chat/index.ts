@@ -5,6 +5,7 @@ import type { App } from '../../app.ts';
 import { authOf, authRouter, csrfField, csrfToken, requirePerson, securityHeaders, type SigninLimits } from '../auth/index.ts';
 import type { Mount } from '../http.ts';
 import { chatApi } from './api.ts';
+import { serveClientBundle } from './bundle.ts';
 import { chatShell } from './shell.ts';
 
 export { chatOf } from './api.ts';
@@ -15,6 +16,7 @@ const SESSION_SWEEP_MS = 3600_000;
 /** The web chat with its own sign-in limits (tests lower them). */
 export function createWebChatMount(opts: { signinLimits?: SigninLimits } = {}): Mount {
   return (web, app: App) => {
+    web.get('/assets/app.js', serveClientBundle(app.logger));
     web.use('/assets', express.static(PUBLIC_DIR, {
       index: false,
       setHeaders: (res) => { res.setHeader('cache-control', 'no-cache'); res.setHeader('x-content-type-options', 'nosniff'); },
