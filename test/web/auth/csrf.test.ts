@@ -64,6 +64,8 @@ describe('the chat page and its assets', () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toMatch(/javascript/);
     expect(js.headers.get('x-content-type-options')).toBe('nosniff');
+    // One bundle of the TypeScript sources: it imports nothing else from the server.
+    expect(await js.text()).not.toMatch(/^\s*import\s/m);
     const missing = await fetch(`${server.url}/assets/nope.js`);
     expect(missing.status).toBe(404);
   });

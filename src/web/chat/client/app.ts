@@ -1,0 +1,288 @@
+// The web chat: routes (#/w/<workspace>/…), live updates, and the chrome
+// around the views. All client state lives in the store (store.ts).
+import { agentsView, type AgentsContext } from './agents.ts';
+import { api, follow, w } from './api.ts';
+import { addWaitingApprovals, showApprovals, updateApproval } from './approvals.ts';
+import { browseChannelsDialog, dialogForm, field, newChannelDialog, newDmDialog, openDialog } from './dialogs.ts';
+import { announce, avatar, byId, debounce, h } from './dom.ts';
+import { addThreadReply, appendMessage } from './messages.ts';
+import { link, mountSidebar } from './sidebar.ts';
+import { Store, store, type ViewName } from './store.ts';
+import type { AgentsList, ConversationInfo, History, InboxEntry, Me, MessageView, Posted, SearchHit, SidebarView } from './types.ts';
+import { conversationView, inboxView, searchView, threadView, type ConversationActions } from './views.ts';
+
+type Route = { ws: string; view: 'home' } | { ws: string; view: 'conversation'; id: string; thread: string | null }
+  | { ws: string; view: 'inbox' } | { ws: string; view: 'agents' } | { ws: string; view: 'search'; q: string };
+
+function parseRoute(): Route | null {
+  const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
+  const p = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (p[0] !== 'w' || !p[1]) return null;
+  if (p[2] === 'c' && p[3]) return { ws: p[1], view: 'conversation', id: p[3], thread: p[4] === 't' ? p[5] ?? null : null };
+  if (p[2] === 'inbox') return { ws: p[1], view: 'inbox' };
+  if (p[2] === 'agents') return { ws: p[1], view: 'agents' };
+  if (p[2] === 'search') return { ws: p[1], view: 'search', q: new URLSearchParams(query).get('q') ?? '' };
+  return { ws: p[1], view: 'home' };
+}
+
+/** The open workspace; routes run only once one is chosen. */
+const ws = () => store.state.ws!;
+
+async function refreshSidebar() {
+  store.update({ sidebar: await api<SidebarView>('GET', w(ws(), '/sidebar')) });
+}
+const sidebarSoon = debounce(() => { refreshSidebar().catch(() => {}); }, 250);
+
+/** Agents and people of the workspace: for @mentions and new DMs. */
+async function loadDirectory() {
+  const data = await api<AgentsList>('GET', w(ws(), '/agents'));
+  const bare = (name: string) => name.split('/').pop() ?? name;
+  const count = new Map<string, number>();
+  for (const a of data.agents) count.set(bare(a.name), (count.get(bare(a.name)) ?? 0) + 1);
+  for (const p of data.people) count.set(p.handle, (count.get(p.handle) ?? 0) + 1);
+  store.update({
+    directory: [
+      ...data.agents.map((a) => ({ id: a.id, kind: 'agent' as const, displayName: a.displayName, roleLine: a.roleLine, mention: (count.get(bare(a.name)) ?? 0) > 1 ? a.name : bare(a.name) })),
+      ...data.people.map((p) => ({ id: p.id, kind: 'person' as const, displayName: p.displayName, mention: p.handle })),
+    ],
+    meAgentId: data.people.find((p) => p.handle === store.state.me?.person.handle)?.id ?? null,
+  });
+}
+
+// ---------------------------------------------------------------- live updates
+
+const markRead = debounce((id: string) => {
+  if (document.visibilityState !== 'visible') return;
+  api('POST', w(ws(), `/conversations/${id}/read`)).then(sidebarSoon, () => {});
+}, 150);
+
+/** A message arrived (live, or as the answer to our own post): put it wherever it shows. */
+function receive(m: MessageView, c: ConversationInfo) {
+  const { seen, main, thread, meAgentId } = store.state;
+  if (seen.has(m.id)) return;
+  seen.add(m.id);
+  const open = store.open(c.id);
+  if (open) { appendMessage(open, m); markRead(c.id); }
+  if (c.kind === 'thread' && main && c.parentId === main.conversation.id && c.rootMessageId) {
+    addThreadReply(main, c.rootMessageId, { conversationId: c.id, createdAt: m.createdAt });
+  }
+  if (m.sender.id !== meAgentId && c.id !== main?.conversation.id && c.id !== thread?.conversation.id) {
+    announce(`New message from ${m.sender.displayName} in ${c.title}`);
+  }
+}
+
+let source: EventSource | null = null;
+
+function connect() {
+  source?.close();
+  source = follow(ws(), {
+    message: ({ message, conversation }) => {
+      receive(message, conversation);
+      // In the open conversation the message is read at once (markRead refreshes the sidebar after); elsewhere it counts as unread.
+      if (!store.open(conversation.id)) sidebarSoon();
+    },
+    sidebar: sidebarSoon,
+    inbox: () => { sidebarSoon(); if (store.state.view === 'inbox') inboxSoon(); },
+    approval: (card) => updateApproval(ws(), card, { listFor: (id) => store.open(id)?.list ?? null }),
+    reconnect: () => { store.update({ main: null, thread: null }); route(); sidebarSoon(); },
+  });
+}
+
+// ---------------------------------------------------------------- views
+
+const actions: ConversationActions = {
+  mentionables: () => store.state.directory.filter((d) => d.id !== store.state.meAgentId),
+  async openThread(m) {
+    const r = await api<{ conversation: { id: string } }>('POST', w(ws(), `/messages/${m.id}/thread`));
+    location.hash = link(`/c/${store.state.main!.conversation.id}/t/${r.conversation.id}`);
+  },
+  closeThread() { location.hash = link(`/c/${store.state.main!.conversation.id}`); },
+  async send(conversationId, body) {
+    const r = await api<Posted>('POST', w(ws(), `/conversations/${conversationId}/messages`), { body });
+    const open = store.open(conversationId);
+    if (r.message && open) receive(r.message, open.conversation);
+    return r.notices;
+  },
+  async join(c) { await api('POST', w(ws(), `/channels/${c.id}/join`)); store.update({ main: null }); await route(); sidebarSoon(); },
+  async leave(c) {
+    await api('POST', w(ws(), `/channels/${c.id}/leave`));
+    await refreshSidebar();
+    location.hash = link('');
+  },
+  addPeople(c) {
+    openDialog(`Add people to ${c.title}`, (close) => dialogForm(
+      field('handle', 'Handle', { required: true, autofocus: true, autocomplete: 'off' }, 'Someone who can reach this workspace, e.g. bob.'),
+      'Add', async (v) => {
+        const r = await api<{ added: string; channel: string }>('POST', w(ws(), `/channels/${c.id}/members`), { handle: v.handle });
+        close();
+        announce(`Added @${r.added} to #${r.channel}.`);
+      }, close));
+  },
+};
+
+async function showConversation(r: { id: string; thread: string | null }, stale: () => boolean) {
+  if (store.state.main?.conversation.id !== r.id) {
+    const data = await api<History>('GET', w(ws(), `/conversations/${r.id}`));
+    if (stale()) return;
+    const { view, list, threadOpts } = conversationView(actions, data);
+    data.messages.forEach((m) => store.state.seen.add(m.id));
+    byId('main').replaceChildren(view);
+    store.update({ main: Store.opened(data, list, threadOpts) });
+    showApprovals(ws(), data.conversation.id, list).catch(() => {});
+    (view.querySelector<HTMLElement>('#composer-input') ?? view.querySelector('h1'))?.focus();
+    sidebarSoon();
+  }
+  if (r.thread) await showThread(r.thread, stale); else hideThread();
+}
+
+async function showThread(id: string, stale: () => boolean) {
+  if (store.state.thread?.conversation.id === id) return;
+  const data = await api<History>('GET', w(ws(), `/conversations/${id}`));
+  if (stale()) return;
+  const { view, list, input } = threadView(actions, data);
+  data.messages.forEach((m) => store.state.seen.add(m.id));
+  const panel = byId('thread-panel');
+  panel.replaceChildren(...view);
+  panel.hidden = false;
+  store.update({ thread: Store.opened(data, list, {}) });
+  showApprovals(ws(), id, list).catch(() => {});
+  input.focus();
+}
+
+function hideThread() {
+  byId('thread-panel').hidden = true;
+  byId('thread-panel').replaceChildren();
+  if (store.state.thread) store.update({ thread: null });
+}
+
+function showPage(node: HTMLElement, focus = true) {
+  hideThread();
+  byId('main').replaceChildren(node);
+  store.update({ main: null });
+  if (focus) node.querySelector('h1')?.focus();
+}
+
+const inboxPage = async () => addWaitingApprovals(ws(), inboxView(ws(), (await api<{ items: InboxEntry[] }>('GET', w(ws(), '/inbox'))).items));
+
+const inboxSoon = debounce(async () => {
+  const page = await inboxPage();
+  if (store.state.view === 'inbox') { showPage(page, false); sidebarSoon(); }
+}, 300);
+
+const agentsCtx: AgentsContext = {
+  get ws() { return ws(); },
+  get me() { return store.state.me!.person; },
+  async openDm(agentId) {
+    const r = await api<{ conversation: { id: string } }>('POST', w(ws(), '/dms'), { agentId });
+    location.hash = link(`/c/${r.conversation.id}`);
+  },
+  refresh() { loadDirectory(); route(); },
+};
+
+async function enterWorkspace(slug: string) {
+  hideThread();
+  store.update({ ws: slug, main: null, seen: new Set(), sidebar: null });
+  byId<HTMLSelectElement>('workspace-select').value = slug;
+  connect();
+  await Promise.all([refreshSidebar(), loadDirectory()]);
+}
+
+let routeSeq = 0;
+
+async function route() {
+  const seq = ++routeSeq;
+  // A newer navigation may start while this one waits for the server; then this one gives way.
+  const stale = () => seq !== routeSeq;
+  const r = parseRoute();
+  const slugs = store.state.me!.workspaces.map((x) => x.slug);
+  if (!slugs.length) {
+    byId('main').replaceChildren(h('p', { class: 'empty' }, 'You are not in any workspace yet. Ask an admin of your organization to add you.'));
+    return;
+  }
+  if (!r || !slugs.includes(r.ws)) { location.replace(`#/w/${encodeURIComponent(slugs[0])}`); return; }
+  try {
+    if (r.ws !== store.state.ws) await enterWorkspace(r.ws);
+    if (r.view === 'home') {
+      const channels = store.state.sidebar?.channels ?? [];
+      const general = channels.find((c) => c.name === 'general') ?? channels[0];
+      location.replace(link(general ? `/c/${general.id}` : '/agents'));
+      return;
+    }
+    closeMenu();
+    if (r.view === 'conversation') {
+      store.update({ view: 'conversation' });
+      return await showConversation(r, stale);
+    }
+    let page: HTMLElement;
+    if (r.view === 'inbox') page = await inboxPage();
+    else if (r.view === 'agents') page = await agentsView(agentsCtx);
+    else {
+      page = searchView(ws(), r.q, (await api<{ results: SearchHit[] }>('GET', w(ws(), `/search?q=${encodeURIComponent(r.q)}`))).results);
+      byId<HTMLInputElement>('search-input').value = r.q;
+    }
+    if (stale()) return;
+    store.update({ view: r.view as ViewName });
+    showPage(page);
+    if (r.view === 'inbox') sidebarSoon();
+  } catch (err) {
+    store.update({ main: null });
+    byId('main').replaceChildren(h('div', { class: 'page' }, h('h1', { tabindex: '-1' }, 'Not available'), h('p', { class: 'notice notice-error', role: 'alert' }, (err as Error).message)));
+  }
+}
+
+// ---------------------------------------------------------------- chrome
+
+function closeMenu() {
+  byId('sidebar').classList.remove('open');
+  byId('menu-toggle').setAttribute('aria-expanded', 'false');
+}
+
+function wire(me: Me) {
+  const select = byId<HTMLSelectElement>('workspace-select');
+  select.replaceChildren(...me.workspaces.map((x) => h('option', { value: x.slug }, x.name)));
+  select.addEventListener('change', () => { location.hash = `#/w/${encodeURIComponent(select.value)}`; });
+  byId('search-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const q = byId<HTMLInputElement>('search-input').value.trim();
+    if (q) location.hash = link(`/search?q=${encodeURIComponent(q)}`);
+  });
+  byId('new-channel').addEventListener('click', () => newChannelDialog(ws(), (c) => { sidebarSoon(); location.hash = link(`/c/${c.id}`); }));
+  byId('browse-channels').addEventListener('click', () => browseChannelsDialog(store.state.sidebar?.channels ?? [], async (c) => {
+    await api('POST', w(ws(), `/channels/${c.id}/join`));
+    store.update({ main: null });
+    await refreshSidebar();
+    location.hash = link(`/c/${c.id}`);
+  }));
+  byId('new-dm').addEventListener('click', () => newDmDialog(store.state.directory, store.state.meAgentId, (d) => agentsCtx.openDm(d.id)));
+  byId('menu-toggle').addEventListener('click', () => {
+    const open = byId('sidebar').classList.toggle('open');
+    byId('menu-toggle').setAttribute('aria-expanded', String(open));
+    if (open) byId('sidebar').querySelector('a')?.focus();
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && byId('sidebar').classList.contains('open')) closeMenu();
+    else if (e.key === 'Escape' && store.state.thread && !byId<HTMLDialogElement>('dialog').open) actions.closeThread();
+  });
+  document.addEventListener('visibilitychange', () => {
+    const main = store.state.main;
+    if (document.visibilityState === 'visible' && main) markRead(main.conversation.id);
+  });
+  window.addEventListener('hashchange', () => route());
+}
+
+async function boot() {
+  mountSidebar();
+  const me = await api<Me>('GET', '/me');
+  store.update({ me });
+  document.querySelector('.user-menu .avatar')?.replaceWith(avatar({ id: me.person.id, displayName: me.person.displayName }, 'avatar-small'));
+  wire(me);
+  await route();
+  if (!me.hasPassword) {
+    const note = h('p', { class: 'notice notice-info', role: 'status' }, 'You signed in with a one-time link. ', h('a', { href: '/account' }, 'Set a password'), ' to sign in again later.');
+    byId('sidebar').prepend(note);
+  }
+}
+
+boot().catch((err: Error) => {
+  byId('main').replaceChildren(h('p', { class: 'notice notice-error', role: 'alert' }, `The chat could not start: ${err.message}`));
+});

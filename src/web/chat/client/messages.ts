@@ -1,0 +1,63 @@
+// Message lists: one message, adding one as it arrives, the "N replies" line.
+import { avatar, h, messageBody, time } from './dom.ts';
+import type { OpenConversation } from './store.ts';
+import type { MessageView } from './types.ts';
+
+export interface MessageOpts {
+  /** Opens (or starts) the message's thread; omitted inside a thread. */
+  onThread?: (m: MessageView) => void;
+}
+
+const nearBottom = (el: HTMLElement) => el.scrollHeight - el.scrollTop - el.clientHeight < 120;
+const itemId = (messageId: string) => `m-${messageId}`;
+
+/** One message of a list. */
+export function messageItem(m: MessageView, { onThread }: MessageOpts = {}): HTMLLIElement {
+  const agent = m.sender.kind === 'agent';
+  const actions = h('div', { class: 'msg-actions' });
+  if (onThread && m.thread) {
+    actions.append(h('button', { type: 'button', class: 'thread-link', onclick: () => onThread(m) },
+      `${m.thread.replies} ${m.thread.replies === 1 ? 'reply' : 'replies'}`));
+  }
+  if (onThread) actions.append(h('button', { type: 'button', class: 'reply-button', onclick: () => onThread(m) }, 'Reply in thread'));
+  if (m.permalink) actions.append(h('a', { href: m.permalink, target: '_blank', rel: 'noopener noreferrer', class: 'thread-link' }, `View in ${m.surface === 'teams' ? 'Teams' : 'Slack'}`));
+  return h('li', { class: 'message', id: itemId(m.id), dataset: { id: m.id, sender: m.sender.id, createdAt: m.createdAt } },
+    avatar(m.sender),
+    h('div', {},
+      h('div', { class: 'meta' },
+        h('span', { class: 'sender' }, m.sender.displayName),
+        agent ? h('span', { class: 'tag' }, 'agent') : null,
+        h('span', { class: 'handle' }, m.sender.label),
+        time(m.createdAt)),
+      messageBody(m),
+      actions.childElementCount ? actions : null));
+}
+
+/** A list of messages, or a line saying there are none yet. */
+export function messageList(messages: MessageView[], label: string, opts: MessageOpts, empty: string): HTMLOListElement {
+  const list = h('ol', { class: 'messages', role: 'log', 'aria-label': label, tabindex: '0' });
+  if (!messages.length) list.append(h('li', { class: 'empty' }, empty));
+  for (const m of messages) list.append(messageItem(m, opts));
+  return list;
+}
+
+/** Adds a message to an open conversation and its list unless it is there already; keeps the view at the bottom if the reader was. */
+export function appendMessage(open: OpenConversation, m: MessageView): boolean {
+  if (open.messages.has(m.id)) return false;
+  open.messages.set(m.id, m);
+  const list = open.list;
+  const stick = nearBottom(list);
+  list.querySelector('.empty')?.remove();
+  list.append(messageItem(m, open.opts));
+  if (stick) list.scrollTop = list.scrollHeight;
+  return true;
+}
+
+/** Counts one more reply on the message that started a thread, and redraws its line. */
+export function addThreadReply(open: OpenConversation, rootId: string, reply: { conversationId: string; createdAt: string }): void {
+  const root = open.messages.get(rootId);
+  if (!root) return;
+  const next: MessageView = { ...root, thread: { conversationId: reply.conversationId, replies: (root.thread?.replies ?? 0) + 1, lastReplyAt: reply.createdAt } };
+  open.messages.set(rootId, next);
+  open.list.querySelector(`#${CSS.escape(itemId(rootId))}`)?.replaceWith(messageItem(next, open.opts));
+}

@@ -1,0 +1,96 @@
+// The main column's views: a channel or DM, the thread panel, the inbox and search results.
+import { composer } from './composer.ts';
+import { avatar, h, richText, time } from './dom.ts';
+import { messageItem, messageList, type MessageOpts } from './messages.ts';
+import type { ConversationInfo, History, InboxEntry, Mentionable, MessageView, SearchHit } from './types.ts';
+
+/** What the conversation views ask the app to do. */
+export interface ConversationActions {
+  mentionables: () => Mentionable[];
+  openThread: (m: MessageView) => void;
+  closeThread: () => void;
+  send: (conversationId: string, body: string) => Promise<string[] | undefined>;
+  join: (c: ConversationInfo) => void;
+  leave: (c: ConversationInfo) => void;
+  addPeople: (c: ConversationInfo) => void;
+}
+
+/** The main column for a channel or DM. */
+export function conversationView(ctx: ConversationActions, data: History): { view: HTMLElement; list: HTMLOListElement; threadOpts: MessageOpts } {
+  const c = data.conversation;
+  const ch = c.channel;
+  const actions = h('div', { class: 'actions' });
+  if (ch?.member && ch.restricted) actions.append(h('button', { type: 'button', class: 'secondary', onclick: () => ctx.addPeople(c) }, 'Add people'));
+  if (ch?.member && ch.name !== 'general') actions.append(h('button', { type: 'button', class: 'secondary', onclick: () => ctx.leave(c) }, 'Leave'));
+  const header = h('header', { class: 'conv-header' },
+    h('h1', { id: 'conv-title', tabindex: '-1' }, ch?.restricted ? `🔒 ${c.title}` : c.title),
+    ch?.description ? h('p', { class: 'conv-desc' }, ch.description) : c.kind === 'dm' ? h('p', { class: 'conv-desc' }, 'Direct message') : null,
+    actions);
+  const threadOpts: MessageOpts = { onThread: (m) => ctx.openThread(m) };
+  const list = messageList(data.messages, `Messages in ${c.title}`, threadOpts, 'No messages yet. Say hello, or mention an agent with @name.');
+  let bottom: HTMLElement;
+  if (ch && !ch.member) {
+    bottom = h('div', { class: 'join-bar' }, h('span', {}, `You are not in ${c.title}.`),
+      h('button', { type: 'button', class: 'primary', onclick: () => ctx.join(c) }, `Join ${c.title}`));
+  } else {
+    bottom = composer({
+      id: 'composer-input', label: `Message ${c.title}`,
+      placeholder: c.kind === 'dm' ? `Message ${c.title}` : `Message ${c.title} — mention an agent with @name`,
+      mentionables: ctx.mentionables, send: (body) => ctx.send(c.id, body),
+    }).form;
+  }
+  const view = h('div', { class: 'conversation', dataset: { conversation: c.id } }, header, list, bottom);
+  requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
+  return { view, list, threadOpts };
+}
+
+/** The thread panel: the message it started from, its replies, and a box to reply. */
+export function threadView(ctx: ConversationActions, data: History): { view: HTMLElement[]; list: HTMLOListElement; input: HTMLTextAreaElement } {
+  const c = data.conversation;
+  const close = h('button', { type: 'button', class: 'icon-button', onclick: () => ctx.closeThread(), title: 'Close the thread' },
+    h('span', { 'aria-hidden': 'true' }, '✕'), h('span', { class: 'visually-hidden' }, 'Close the thread'));
+  const root = data.root ? h('ol', { class: 'messages root', 'aria-label': 'Thread started by' }, messageItem(data.root)) : null;
+  const list = messageList(data.messages, 'Replies', {}, 'No replies yet.');
+  const box = composer({ label: 'Reply in the thread', placeholder: 'Reply… (@name to ask an agent)', mentionables: ctx.mentionables, send: (body) => ctx.send(c.id, body) });
+  const view = [h('header', {}, h('h2', { id: 'thread-title', tabindex: '-1' }, 'Thread'), close), ...(root ? [root] : []), list, box.form];
+  requestAnimationFrame(() => { list.scrollTop = list.scrollHeight; });
+  return { view, list, input: box.input };
+}
+
+/** Where a conversation lives, as a link target. */
+export const hrefFor = (ws: string, conv: Pick<ConversationInfo, 'id' | 'kind' | 'parentId'>) => (conv.kind === 'thread' && conv.parentId
+  ? `#/w/${ws}/c/${conv.parentId}/t/${conv.id}` : `#/w/${ws}/c/${conv.id}`);
+
+function entry(ws: string, item: { message: MessageView; conversation: Pick<ConversationInfo, 'id' | 'kind' | 'parentId'>; unread?: boolean }, where: string, text: Node) {
+  return h('li', {}, h('a', { class: `list-item${item.unread ? ' unread' : ''}`, href: hrefFor(ws, item.conversation) },
+    avatar(item.message.sender),
+    h('div', {},
+      h('div', { class: 'meta' }, h('strong', {}, item.message.sender.displayName), ' ', h('span', { class: 'where' }, where, ' · '), time(item.message.createdAt)),
+      h('p', { class: 'excerpt' }, text))));
+}
+
+export function inboxView(ws: string, items: InboxEntry[]): HTMLElement {
+  const list = h('ul', { class: 'list', 'aria-label': 'Inbox' });
+  for (const it of items) {
+    const c = it.conversation;
+    const where = it.kind === 'dm' ? 'Direct message' : c.kind === 'thread' ? 'In a thread' : c.kind === 'channel' ? `In #${c.title}` : c.title || 'A conversation';
+    list.append(entry(ws, it, where, richText(it.message.body)));
+  }
+  return h('div', { class: 'page' },
+    h('h1', { id: 'page-title', tabindex: '-1' }, 'Inbox'),
+    h('p', { class: 'hint' }, 'Mentions of you, direct messages and answers from agents, newest first.'),
+    items.length ? list : h('p', { class: 'empty' }, 'Nothing here yet. When someone mentions you or an agent answers you, it shows up here.'));
+}
+
+export function searchView(ws: string, q: string, results: SearchHit[]): HTMLElement {
+  const list = h('ul', { class: 'list', 'aria-label': 'Search results' });
+  for (const r of results) {
+    // The server returns the words around the match; say when the message goes on before or after them.
+    const plain = r.snippet.replace(/\*\*/g, '');
+    const text = `${r.body.startsWith(plain) ? '' : '… '}${r.snippet}${r.body.endsWith(plain) ? '' : ' …'}`;
+    list.append(entry(ws, { message: r, conversation: r.conversation }, r.conversation.title, richText(text, { marks: true })));
+  }
+  return h('div', { class: 'page' },
+    h('h1', { id: 'page-title', tabindex: '-1' }, `Search: ${q}`),
+    results.length ? list : h('p', { class: 'empty' }, 'No messages you can see match that. Try other words.'));
+}
