@@ -30,10 +30,12 @@ ${o.body}
 </html>`.toString();
 }
 
+const initials = (name: string) => name.split(/\s+/).map((p) => p[0] ?? '').join('').slice(0, 2).toUpperCase();
+
 /** The person's menu: documents, password, linked accounts, sign out. */
 export function userMenu(u: PageUser, o: { chatLink?: boolean } = {}): SafeHtml {
   return html`<details class="user-menu">
-    <summary><span class="avatar avatar-small" aria-hidden="true"></span><span class="user-name">${u.displayName}</span></summary>
+    <summary><span class="avatar avatar-small" aria-hidden="true">${initials(u.displayName)}</span><span class="user-name">${u.displayName}</span></summary>
     <div class="menu">
       <p class="menu-handle">@${u.handle}</p>
       ${o.chatLink ? html`<a href="/">Chat</a>` : null}
