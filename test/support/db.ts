@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
 
@@ -7,11 +9,14 @@ export interface TestDatabase {
   open(): Promise<Database>;
 }
 
-/** A fresh, migrated PGlite in memory. */
+let template: Blob | undefined;
+
+/** A fresh, migrated PGlite in memory, started from the template the global setup made. */
 export const pgliteDb: TestDatabase = {
   kind: 'pglite',
   async open() {
-    const d = await openDatabase({ dataDir: 'memory://' });
+    template ??= new Blob([readFileSync(inject('pgliteTemplate'))]);
+    const d = await openDatabase({ dataDir: 'memory://', template });
     await d.migrate();
     return d;
   },
