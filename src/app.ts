@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 import { openDatabase, type Database } from './adapters/db/client.ts';
 import { PgNotifier } from './adapters/db/pg-notifier.ts';
 import { createStore } from './adapters/db/store.ts';
+import { createMetrics, type Metrics } from './adapters/metrics/metrics.ts';
 import { createJobQueue } from './adapters/queue/index.ts';
 import type { Config } from './config.ts';
 import { LOG_REDACT } from './logger.ts';
@@ -30,6 +31,8 @@ export interface App {
   notifier: PgNotifier;
   queue: JobQueue;
   clock: Clock;
+  /** Prometheus instruments, served at GET /metrics when METRICS_TOKEN is set. */
+  metrics: Metrics;
   orgs: OrgService;
   agents: AgentService;
   messaging: MessagingService;
@@ -83,7 +86,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (opts.migrate !== false) await database.migrate();
   const store = createStore(database.db, clock);
   const notifier = new PgNotifier(database, logger);
-  const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: store.outbox, logger, clock, ...opts.queue });
+  const metrics = createMetrics({ db: () => database.db, now: () => clock.now() });
+  const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, ...opts.queue });
   const orgs = new OrgService(store, clock);
   const agents = new AgentService(store, orgs);
   const audiences = new AudienceService(store, clock);
@@ -98,7 +102,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {
-    config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, orgs, agents, messaging,
+    config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
     documents, approvals, surfaces, links, audiences, inbound,
     onClose: [],
     onDrain: [],

@@ -21,6 +21,7 @@ const schema = z.object({
   MICROSOFT_APP_TENANT_ID: z.string().min(1).optional(),
   APPROVAL_REMINDER_MINUTES: z.coerce.number().int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes').min(0)
     .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off').default(0),
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -35,6 +36,8 @@ export interface Config {
   /** Present when set; start-up derives a stable one in DATA_DIR otherwise (see main). */
   secret?: string;
   logLevel: Env['LOG_LEVEL'];
+  /** GET /metrics answers only a request bearing this token; without it, metrics are off. */
+  metricsToken?: string;
   /** Remind approvers of a still-pending approval after this long; 0 for never. */
   approvalReminderMs: number;
   slack: {
@@ -75,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     secret: e.SWITCHBOARD_SECRET,
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
     approvalReminderMs: e.APPROVAL_REMINDER_MINUTES * 60_000,
     slack: {
       signingSecret: e.SLACK_SIGNING_SECRET, botToken: e.SLACK_BOT_TOKEN, clientId: e.SLACK_CLIENT_ID,

@@ -5,6 +5,7 @@ import type { App } from '../app.ts';
 import { translateLost } from '../adapters/db/errors.ts';
 import { ConfigError } from '../config.ts';
 import { isSwitchboardError, type ErrorCode } from '../domain/errors.ts';
+import { countRequests, metricsRoute } from './metrics-route.ts';
 
 export const STATUS: Record<ErrorCode, number> = {
   NOT_FOUND: 404, CONFLICT: 409, NOT_PERMITTED: 403, NEEDS_SEAT: 403, PLAN_LIMIT: 402, INVALID_INPUT: 400,
@@ -19,6 +20,8 @@ export async function createHttpApp(app: App, mounts: Mount[] = []): Promise<Exp
   const web = express();
   web.disable('x-powered-by');
   web.set('trust proxy', 'loopback');
+  web.use(countRequests(app.metrics));
+  web.get('/metrics', metricsRoute(app));
   web.get('/healthz', (_req, res) => { res.json({ ok: true }); });
   web.get('/readyz', async (_req, res) => {
     const checks = await Promise.all([
