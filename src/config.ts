@@ -3,6 +3,14 @@ import { z } from 'zod';
 
 const url = (name: string) => z.string().url({ message: `${name} must be a full URL such as http://localhost:3000` });
 
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** An https URL, or http on this machine only (a local token authority in tests): secrets and keys never cross a network in clear. */
+const endpoint = (name: string) => url(name).refine((u) => {
+  const parsed = new URL(u);
+  return parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK.has(parsed.hostname));
+}, { message: `${name} must be an https URL (http is accepted only for 127.0.0.1 or localhost)` });
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535, 'PORT must be a port number between 0 and 65535').default(3000),
   PUBLIC_URL: url('PUBLIC_URL').optional(),
@@ -19,6 +27,11 @@ const schema = z.object({
   MICROSOFT_APP_ID: z.string().min(1).optional(),
   MICROSOFT_APP_PASSWORD: z.string().min(1).optional(),
   MICROSOFT_APP_TENANT_ID: z.string().min(1).optional(),
+  MICROSOFT_OPENID_METADATA_URL: endpoint('MICROSOFT_OPENID_METADATA_URL').optional(),
+  MICROSOFT_ENTRA_OPENID_METADATA_URL: endpoint('MICROSOFT_ENTRA_OPENID_METADATA_URL').optional(),
+  MICROSOFT_TOKEN_ISSUER: z.string().min(1).optional(),
+  MICROSOFT_LOGIN_URL: endpoint('MICROSOFT_LOGIN_URL').optional(),
+  MICROSOFT_OAUTH_SCOPE: z.string().min(1).optional(),
   APPROVAL_REMINDER_MINUTES: z.coerce.number().int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes').min(0)
     .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off').default(0),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`').optional(),
@@ -43,7 +56,11 @@ export interface Config {
   slack: {
     signingSecret?: string; botToken?: string; clientId?: string; clientSecret?: string; apiUrl?: string; command: string;
   };
-  teams: { appId?: string; appPassword?: string; tenantId?: string };
+  teams: {
+    appId?: string; appPassword?: string; tenantId?: string;
+    /** Bot Framework endpoints for another cloud or a local authority; each unset one keeps the public cloud's. */
+    openIdMetadataUrl?: string; entraOpenIdMetadataUrl?: string; tokenIssuer?: string; loginUrl?: string; oauthScope?: string;
+  };
 }
 
 /** Thrown when the environment is wrong; the message says what to set. */
@@ -84,6 +101,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signingSecret: e.SLACK_SIGNING_SECRET, botToken: e.SLACK_BOT_TOKEN, clientId: e.SLACK_CLIENT_ID,
       clientSecret: e.SLACK_CLIENT_SECRET, apiUrl: e.SLACK_API_URL, command: e.SLACK_COMMAND,
     },
-    teams: { appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD, tenantId: e.MICROSOFT_APP_TENANT_ID },
+    teams: {
+      appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD, tenantId: e.MICROSOFT_APP_TENANT_ID,
+      openIdMetadataUrl: e.MICROSOFT_OPENID_METADATA_URL, entraOpenIdMetadataUrl: e.MICROSOFT_ENTRA_OPENID_METADATA_URL,
+      tokenIssuer: e.MICROSOFT_TOKEN_ISSUER, loginUrl: e.MICROSOFT_LOGIN_URL?.replace(/\/$/, ''), oauthScope: e.MICROSOFT_OAUTH_SCOPE,
+    },
   };
 }

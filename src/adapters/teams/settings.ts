@@ -1,5 +1,6 @@
 import type { ServiceClientCredentialsFactory } from 'botframework-connector';
 import type { Config } from '../../config.ts';
+import { botFrameworkEndpoints, credentialsFactory } from './cloud.ts';
 import { TEAMS_LIMITS, type PaceWindow } from './pacer.ts';
 
 /** What the Teams adapter needs from the configuration, parsed once at the composition root. */
@@ -13,11 +14,11 @@ export interface TeamsSettings {
   /** PUBLIC_URL, for links people open (sign-in, account linking). */
   publicUrl: string;
   /**
-   * Settings merged over the ConfigurationBotFrameworkAuthentication config
-   * (e.g. OpenID metadata URLs); tests point the SDK at a local stand-in with them.
+   * Settings merged over the ConfigurationBotFrameworkAuthentication config:
+   * the endpoints from the MICROSOFT_* settings (cloud.ts), when any is set.
    */
   authConfig?: Record<string, string | boolean>;
-  /** Where the bot's outgoing tokens come from; default: the SDK's own, from the app id, password and tenant. */
+  /** Where the bot's outgoing tokens come from: MICROSOFT_LOGIN_URL's authority when set, else the SDK's own (public cloud). */
   credentialsFactory?: ServiceClientCredentialsFactory;
   /** Posts allowed into one conversation per time window (Teams' documented limits by default). */
   limits: PaceWindow[];
@@ -31,6 +32,8 @@ export function teamsSettings(config: Config, overrides: Partial<TeamsSettings> 
     appPassword: config.teams.appPassword,
     tenantId: config.teams.tenantId,
     publicUrl: config.publicUrl,
+    authConfig: botFrameworkEndpoints(config.teams),
+    credentialsFactory: credentialsFactory(config.teams),
     limits: TEAMS_LIMITS,
     profileTtlMs: 60 * 60_000,
     ...overrides,

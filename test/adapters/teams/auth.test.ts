@@ -26,6 +26,28 @@ describe('Bot Framework authentication settings', () => {
     });
   });
 
+  it('points every Bot Framework endpoint at another cloud from the MICROSOFT_* settings, keeping public defaults for the unset ones', () => {
+    const config = authenticationConfig(teamsSettings(loadConfig({
+      ...env, MICROSOFT_TOKEN_ISSUER: 'https://api.botframework.us', MICROSOFT_OAUTH_SCOPE: 'https://api.botframework.us',
+      MICROSOFT_OPENID_METADATA_URL: 'https://login.botframework.azure.us/v1/.well-known/openidconfiguration',
+      MICROSOFT_LOGIN_URL: 'https://login.microsoftonline.us/',
+    })));
+    expect(config).toMatchObject({
+      ToBotFromChannelOpenIdMetadataUrl: 'https://login.botframework.azure.us/v1/.well-known/openidconfiguration',
+      ToBotFromChannelTokenIssuer: 'https://api.botframework.us',
+      ToBotFromEmulatorOpenIdMetadataUrl: 'https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration',
+      ToChannelFromBotLoginUrl: 'https://login.microsoftonline.us/botframework.com',
+      ToChannelFromBotOAuthScope: 'https://api.botframework.us',
+      CallerId: 'urn:botframework:azureusgov',
+    });
+  });
+
+  it('refuses a plain-http endpoint anywhere but this machine', () => {
+    expect(() => loadConfig({ ...env, MICROSOFT_LOGIN_URL: 'http://login.example.com' })).toThrow(/MICROSOFT_LOGIN_URL must be an https URL \(http is accepted only for 127\.0\.0\.1 or localhost\)/);
+    expect(() => loadConfig({ ...env, MICROSOFT_OPENID_METADATA_URL: 'http://10.0.0.5/v1/.well-known/openidconfiguration' })).toThrow(/MICROSOFT_OPENID_METADATA_URL must be an https URL/);
+    expect(loadConfig({ ...env, MICROSOFT_LOGIN_URL: 'http://127.0.0.1:4000/' }).teams.loginUrl).toBe('http://127.0.0.1:4000');
+  });
+
   it('never builds a configuration without an app id (the SDK would accept every request unauthenticated)', () => {
     expect(() => authenticationConfig(teamsSettings(loadConfig({})))).toThrow(/MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD/);
   });

@@ -18,7 +18,7 @@ import type { Mount } from '../../../src/web/http.ts';
 import { startServer, type Server } from '../../../src/server.ts';
 import { channelMention, type TeamsActivity } from '../../support/teams/activities.ts';
 import type { TeamsUserSeed } from '../../support/teams/defaults.ts';
-import { configFor, credentialsFactoryFor, type BotResponse, type PostActivityOptions, type TeamsStandin } from '../../support/teams/standin.ts';
+import { type BotResponse, type PostActivityOptions, type TeamsStandin } from '../../support/teams/standin.ts';
 
 export const SECRET = 'test-switchboard-secret-0123456789abcdef';
 
@@ -57,12 +57,15 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const config = loadConfig({
     PORT: '0', DATA_DIR: dataDir, SWITCHBOARD_SECRET: SECRET, LOG_LEVEL: 'silent', PUBLIC_URL: 'https://switchboard.test',
     MICROSOFT_APP_ID: o.standin.appId, MICROSOFT_APP_PASSWORD: o.standin.appPassword,
+    // The stand-in as the cloud, through the same settings an operator uses for a sovereign cloud.
+    MICROSOFT_OPENID_METADATA_URL: o.standin.openIdMetadataUrl, MICROSOFT_ENTRA_OPENID_METADATA_URL: o.standin.entraMetadataUrl,
+    MICROSOFT_LOGIN_URL: o.standin.origin,
     ...(o.standin.tenantId ? { MICROSOFT_APP_TENANT_ID: o.standin.tenantId } : {}), ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}), ...o.env,
   });
   const unique = `teams-test-${Math.random().toString(16).slice(2, 10)}`;
   const server = await startServer(config, {
     database: o.database, logger: logger(o.logLines), host: '127.0.0.1', control: false,
-    mounts: [...(o.mounts ?? []), teamsMount({ authConfig: configFor(o.standin), credentialsFactory: credentialsFactoryFor(o.standin), ...o.teams })],
+    mounts: [...(o.mounts ?? []), teamsMount({ ...o.teams })],
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: unique, prefix: unique } : {}) },
   });
   const { app } = server;
