@@ -32,6 +32,8 @@ const schema = z.object({
   MICROSOFT_TOKEN_ISSUER: z.string().min(1).optional(),
   MICROSOFT_LOGIN_URL: endpoint('MICROSOFT_LOGIN_URL').optional(),
   MICROSOFT_OAUTH_SCOPE: z.string().min(1).optional(),
+  TEAMS_PRIVACY_URL: z.string().regex(/^https:\/\//, 'TEAMS_PRIVACY_URL must be the https address of your privacy statement').optional(),
+  TEAMS_TERMS_URL: z.string().regex(/^https:\/\//, 'TEAMS_TERMS_URL must be the https address of your terms of use').optional(),
   APPROVAL_REMINDER_MINUTES: z.coerce.number().int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes').min(0)
     .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off').default(0),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`').optional(),
@@ -66,15 +68,20 @@ export interface Config {
 /** Thrown when the environment is wrong; the message says what to set. */
 export class ConfigError extends Error {}
 
-/** Parses the environment once; every problem is listed with how to fix it. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Each setting checked on its own (tools that need only a few, such as `teams:package`, stop here). */
+export function parseEnvironment(env: NodeJS.ProcessEnv = process.env): Env {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `- ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Switchboard cannot start because of its environment:\n${lines.join('\n')}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** Parses the environment once; every problem is listed with how to fix it. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const e = parseEnvironment(env);
   if (Boolean(e.SLACK_CLIENT_ID) !== Boolean(e.SLACK_CLIENT_SECRET)) {
     throw new ConfigError('Switchboard cannot start: set both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET for the OAuth install, or neither.');
   }

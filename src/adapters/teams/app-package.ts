@@ -6,17 +6,22 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { ConfigError, loadConfig } from '../../config.ts';
+import { ConfigError, parseEnvironment } from '../../config.ts';
 
 /** Where the manifest template and icons live. */
 export const MANIFEST_DIR = fileURLToPath(new URL('../../../manifests/teams/', import.meta.url));
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const PackageInput = z.object({
+/** What the package is built from; privacy and terms default to PUBLIC_URL. */
+export interface PackageInput { appId?: string; publicUrl: string; privacyUrl?: string; termsUrl?: string }
+
+const PackageSchema = z.object({
   appId: z.string({ message: 'MICROSOFT_APP_ID is not set; use the Application (client) ID of the bot\'s Entra ID app registration.' })
     .regex(GUID, 'MICROSOFT_APP_ID must be the Application (client) ID of the bot\'s app registration, a GUID such as 5f2d6a1c-0b7e-4c39-9a51-2e8f3d4c6b70.'),
   publicUrl: z.string().regex(/^https:\/\/[^/]+/, 'PUBLIC_URL must be the https address where Teams reaches this server (e.g. https://switchboard.example.com); Teams does not accept http.'),
+  privacyUrl: z.string().regex(/^https:\/\//, 'TEAMS_PRIVACY_URL must be an https address.').optional(),
+  termsUrl: z.string().regex(/^https:\/\//, 'TEAMS_TERMS_URL must be an https address.').optional(),
 });
 
 /** Fills `${{NAME}}` placeholders; a placeholder without a value is an error, never left in. */
@@ -30,16 +35,18 @@ export function fillTemplate(template: string, values: Record<string, string>): 
 }
 
 /** The manifest with the app id and public address filled in, parsed. */
-export function teamsManifest(input: { appId?: string; publicUrl: string }, dir = MANIFEST_DIR): Record<string, unknown> {
-  const parsed = PackageInput.safeParse(input);
+export function teamsManifest(input: PackageInput, dir = MANIFEST_DIR): Record<string, unknown> {
+  const parsed = PackageSchema.safeParse(input);
   if (!parsed.success) throw new ConfigError(`Cannot build the Teams app package:\n${parsed.error.issues.map((i) => `- ${i.message}`).join('\n')}`);
-  const { appId, publicUrl } = parsed.data;
+  const { appId, publicUrl, privacyUrl = publicUrl, termsUrl = publicUrl } = parsed.data;
   const template = readFileSync(path.join(dir, 'manifest.json'), 'utf8');
-  return JSON.parse(fillTemplate(template, { MICROSOFT_APP_ID: appId.toLowerCase(), PUBLIC_URL: publicUrl, PUBLIC_HOST: new URL(publicUrl).host })) as Record<string, unknown>;
+  return JSON.parse(fillTemplate(template, {
+    MICROSOFT_APP_ID: appId.toLowerCase(), PUBLIC_URL: publicUrl, PUBLIC_HOST: new URL(publicUrl).host, PRIVACY_URL: privacyUrl, TERMS_URL: termsUrl,
+  })) as Record<string, unknown>;
 }
 
 /** The zipped app package: manifest.json, color.png and outline.png at the root, as Teams wants them. */
-export function teamsAppPackage(input: { appId?: string; publicUrl: string }, dir = MANIFEST_DIR): Uint8Array {
+export function teamsAppPackage(input: PackageInput, dir = MANIFEST_DIR): Uint8Array {
   const manifest = teamsManifest(input, dir);
   return zipSync({
     'manifest.json': new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`),
@@ -48,10 +55,16 @@ export function teamsAppPackage(input: { appId?: string; publicUrl: string }, di
   }, { level: 9, mtime: new Date('2020-01-01T00:00:00Z') });
 }
 
-/** Writes the package to `out` (default dist/switchboard-teams.zip) from the environment; returns the path. */
+/**
+ * Writes the package to `out` (default dist/switchboard-teams.zip) from the
+ * environment; returns the path. Only the settings the manifest holds are
+ * read, so it can be built where the app password is not (e.g. a laptop).
+ */
 export function writeTeamsAppPackage(env: NodeJS.ProcessEnv = process.env, out = path.resolve('dist', 'switchboard-teams.zip')): string {
-  const config = loadConfig(env);
-  const zip = teamsAppPackage({ appId: config.teams.appId, publicUrl: config.publicUrl });
+  const e = parseEnvironment(env);
+  const zip = teamsAppPackage({
+    appId: e.MICROSOFT_APP_ID, publicUrl: (e.PUBLIC_URL ?? '').replace(/\/$/, ''), privacyUrl: e.TEAMS_PRIVACY_URL, termsUrl: e.TEAMS_TERMS_URL,
+  });
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, zip);
   return out;

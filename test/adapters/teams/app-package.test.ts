@@ -5,9 +5,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_DIR, teamsAppPackage, writeTeamsAppPackage } from '../../../src/adapters/teams/app-package.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
+
+const run = promisify(execFile);
 
 /** Width and height from a PNG's IHDR chunk. */
 const pngSize = (png: Uint8Array) => {
@@ -22,13 +26,14 @@ describe('the Teams app package', () => {
     expect(Object.keys(files).sort()).toEqual(['color.png', 'manifest.json', 'outline.png']);
     const manifest = JSON.parse(Buffer.from(files['manifest.json']!).toString('utf8'));
     expect(manifest).toMatchObject({
-      manifestVersion: '1.17', id: TEAMS_DEFAULTS.appId,
+      manifestVersion: '1.22', id: TEAMS_DEFAULTS.appId,
       icons: { color: 'color.png', outline: 'outline.png' },
       bots: [{ botId: TEAMS_DEFAULTS.appId, scopes: ['personal', 'team', 'groupChat'] }],
-      developer: { websiteUrl: 'https://switchboard.example.com' },
+      developer: { websiteUrl: 'https://switchboard.example.com', privacyUrl: 'https://switchboard.example.com', termsOfUseUrl: 'https://switchboard.example.com' },
       validDomains: ['switchboard.example.com'],
     });
     expect(JSON.stringify(manifest)).not.toContain('${{');
+    expect(manifest.$schema).toBe(`https://developer.microsoft.com/json-schemas/teams/v${manifest.manifestVersion}/MicrosoftTeams.schema.json`);
     expect(pngSize(files['color.png']!)).toEqual([192, 192]);
     expect(pngSize(files['outline.png']!)).toEqual([32, 32]);
   });
@@ -59,11 +64,24 @@ describe('the Teams app package', () => {
     expect(() => teamsAppPackage({ appId: TEAMS_DEFAULTS.appId, publicUrl: 'http://localhost:3000' })).toThrow(/PUBLIC_URL must be the https address/);
   });
 
-  it('writes the package where asked, from the environment', () => {
+  it('writes the package from the environment without the app password, with the privacy and terms addresses configured', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sb-teams-package-'));
     try {
-      const out = writeTeamsAppPackage({ MICROSOFT_APP_ID: TEAMS_DEFAULTS.appId, MICROSOFT_APP_PASSWORD: 'x', PUBLIC_URL: 'https://sb.example.org' }, path.join(dir, 'app.zip'));
-      expect(Object.keys(unzipSync(readFileSync(out)))).toContain('manifest.json');
+      const env: NodeJS.ProcessEnv = {
+        ...process.env, MICROSOFT_APP_ID: TEAMS_DEFAULTS.appId, PUBLIC_URL: 'https://sb.example.org/',
+        TEAMS_PRIVACY_URL: 'https://example.org/privacy', TEAMS_TERMS_URL: 'https://example.org/terms',
+      };
+      delete env.MICROSOFT_APP_PASSWORD;
+      // As `npm run teams:package` runs it.
+      const script = path.resolve(import.meta.dirname, '../../../src/adapters/teams/app-package.ts');
+      const out = path.join(dir, 'app.zip');
+      const { stdout } = await run('node', ['--import', 'tsx', script, '--out', out], { env });
+      expect(stdout).toContain(`Wrote the Teams app package to ${out}`);
+      const manifest = JSON.parse(Buffer.from(unzipSync(readFileSync(out))['manifest.json']!).toString('utf8'));
+      expect(manifest.developer).toEqual({
+        name: 'Switchboard', websiteUrl: 'https://sb.example.org', privacyUrl: 'https://example.org/privacy', termsOfUseUrl: 'https://example.org/terms',
+      });
+      expect(() => writeTeamsAppPackage({ ...env, TEAMS_TERMS_URL: 'http://example.org/terms' }, out)).toThrow(/TEAMS_TERMS_URL must be the https address/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
