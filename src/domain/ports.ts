@@ -98,6 +98,8 @@ export interface MessageRepo {
   addParticipants(conversationId: string, agentIds: string[]): Promise<void>;
   participants(conversationId: string): Promise<string[]>;
   insert(m: NewMessage): Promise<Message>;
+  /** The message in the conversation with this platform id (a Slack ts, a Teams activity id); null when none. */
+  byExternalId(workspaceId: string, conversationId: string, externalId: string): Promise<Message | null>;
   /** Null when absent or in another workspace. */
   get(workspaceId: string, id: string): Promise<Message | null>;
   setPermalink(messageId: string, permalink: string, externalId?: string): Promise<void>;
@@ -148,7 +150,41 @@ export interface OutboxRepo {
   markRetry(id: string, error: string, runAt: Date, attempt?: number): Promise<void>;
   /** Stops retrying for good; `attempt` as for markDone. */
   markFailed(id: string, error: string, attempt?: number): Promise<void>;
+  /** Makes a failed entry pending again, due now, with its attempts reset; null when absent or not failed. */
+  requeue(id: string): Promise<OutboxEntry | null>;
   list(filter: { topic?: string; status?: OutboxEntry['status'] }): Promise<OutboxEntry[]>;
+}
+
+/** A Slack or Teams request Switchboard acknowledged, kept so that it is handled even after a crash. */
+export interface InboundEvent {
+  id: string;
+  surface: 'slack' | 'teams';
+  /** Unique per surface: Slack's event_id, a hash of a signed request, or a Teams conversation and activity id. */
+  key: string;
+  /** What the platform sent: `event`, `command`, `interaction`, `activity`… */
+  kind: string;
+  /** What handling it needs (the parsed body or activity), never an auth token. */
+  payload: Record<string, unknown>;
+  /** The outbox entry that processes it (its status, attempts and last error); null when it was handled inline. */
+  outboxId: string | null;
+  receivedAt: Date;
+}
+
+export type NewInboundEvent = Pick<InboundEvent, 'surface' | 'key' | 'kind' | 'payload'>;
+
+/** Received platform events; not scoped to a tenant, as they are stored before the tenant is resolved. */
+export interface InboundEventRepo {
+  /**
+   * Stores the event and an outbox entry of `job.topic` for it in one transaction (events sharing an
+   * `orderingKey` are handled in the order received); null when the key was stored before. Throws INVALID_INPUT when malformed.
+   */
+  accept(e: NewInboundEvent, job: { topic: string; orderingKey: string | null }): Promise<InboundEvent | null>;
+  /** Stores the key of an event handled inline (no outbox entry); false when the key was stored before. */
+  remember(e: Omit<NewInboundEvent, 'payload'>): Promise<boolean>;
+  /** Null when absent. */
+  get(id: string): Promise<InboundEvent | null>;
+  /** Deletes events received before `cutoff` whose processing is over (done, or handled inline); returns how many. */
+  purgeBefore(cutoff: Date): Promise<number>;
 }
 
 export interface AuditEntry {
@@ -253,6 +289,8 @@ export interface Store {
   identities: ExternalIdentityRepo;
   /** Chat channel members and what agents read, for audiences. */
   audiences: AudienceRepo;
+  /** Slack and Teams requests received and acknowledged, with the jobs that handle them. */
+  inbound: InboundEventRepo;
   /** Records an inbound event id; false when it was seen before (so it is processed once). */
   firstSeen(source: string, eventId: string): Promise<boolean>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

@@ -78,6 +78,14 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row;
   }
 
+  async byExternalId(workspaceId: string, conversationId: string, externalId: string) {
+    if (!isUuid(conversationId)) return null;
+    const [row] = await this.db.select(messageColumns).from(messages)
+      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId), eq(messages.externalId, externalId)))
+      .limit(1);
+    return row ?? null;
+  }
+
   async get(workspaceId: string, id: string) {
     if (!isUuid(id)) return null;
     const [row] = await this.db.select(messageColumns).from(messages)

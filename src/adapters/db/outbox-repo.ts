@@ -107,6 +107,15 @@ export class DrizzleOutboxRepo implements OutboxRepo {
     await this.finish(id, { status: 'failed', lastError: error, finishedAt: sql`now()` }, attempt);
   }
 
+  async requeue(id: string): Promise<OutboxEntry | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db.update(outbox)
+      .set({ status: 'pending', attempts: 0, runAt: this.clock.now(), finishedAt: null })
+      .where(and(eq(outbox.id, id), eq(outbox.status, 'failed')))
+      .returning(entryColumns);
+    return row ?? null;
+  }
+
   async list(filter: { topic?: string; status?: OutboxEntry['status'] }): Promise<OutboxEntry[]> {
     return this.db.select(entryColumns).from(outbox)
       .where(and(

@@ -169,6 +169,22 @@ export const processedEvents = pgTable('processed_events', {
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.source, t.eventId] })]);
 
+/**
+ * Every Slack and Teams request Switchboard acknowledged, stored before the
+ * acknowledgement so a crash cannot lose it. `key` makes a redelivery (Slack's
+ * retry, Teams' resend, a replayed signed request) the same row; the linked
+ * outbox entry carries the processing status, attempts and last error.
+ */
+export const inboundEvents = pgTable('inbound_events', {
+  id: id(),
+  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  key: text('key').notNull(),
+  kind: text('kind').notNull(),
+  payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+  outboxId: uuid('outbox_id'),
+  receivedAt: ts('received_at').notNull().defaultNow(),
+}, (t) => [uniqueIndex('inbound_events_key_uq').on(t.surface, t.key), index('inbound_events_received_idx').on(t.receivedAt)]);
+
 /** Single-use, expiring secrets (sign-in links, account-link nonces); only their hash is kept. */
 export const oneTimeTokens = pgTable('one_time_tokens', {
   id: id(),

@@ -8,6 +8,7 @@ import type { Db } from './client.ts';
 import { DrizzleDocumentRepo } from './document-repo.ts';
 import { translateLost } from './errors.ts';
 import { DrizzleExternalIdentityRepo } from './identity-repo.ts';
+import { DrizzleInboundEventRepo } from './inbound-repo.ts';
 import { DrizzleMessageRepo } from './message-repo.ts';
 import { DrizzleOrgRepo } from './org-repo.ts';
 import { DrizzleOutboxRepo } from './outbox-repo.ts';
@@ -35,6 +36,7 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
     presence: new DrizzlePresenceRepo(db),
     identities: new DrizzleExternalIdentityRepo(db),
     audiences: new DrizzleAudienceRepo(db),
+    inbound: new DrizzleInboundEventRepo(db, clock),
     async firstSeen(source, eventId) {
       const rows = await db.insert(processedEvents).values({ source, eventId }).onConflictDoNothing().returning();
       return rows.length === 1;

@@ -162,6 +162,9 @@ export class MessagingService {
         workspaceId: ws.id, kind: 'dm', key: dmKey([sender.id, ...targets.map((t) => t.agent.id)]),
         title: [sender, ...targets.map((t) => t.agent)].map(label).join(', '),
       });
+      // A chat message handled again (Slack's redelivery, a retried inbound job) was stored the first time.
+      const earlier = input.externalId ? await tx.messages.byExternalId(ws.id, conv.id, input.externalId) : null;
+      if (earlier) return { message: earlier, conversation: conv, again: true };
       const sent = await tx.messages.countSentSince(sender.id, conv.id, new Date(now.getTime() - this.rateLimit.windowMs));
       if (sent >= this.rateLimit.max) throw rateLimited(this.rateLimit, sent, this.rateLimit.windowMs);
       // Counting first and checking the new total serialises concurrent senders on the usage row.
@@ -180,15 +183,16 @@ export class MessagingService {
       if (isExternal(conv) && input.surface !== conv.surface) {
         await tx.outbox.add({ topic: `${conv.surface}.post`, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id }, orderingKey: `${conv.surface}:${conv.id}` });
       }
-      return { message, conversation: conv };
+      return { message, conversation: conv, again: false };
     });
+    if (stored.again) return { message: stored.message, conversation: stored.conversation, recipients: results };
     this.afterCommit();
     await Promise.all([
       ...targets.map((t) => this.notifier.publish(inboxTopic(t.agent.id), stored.message.id)),
       this.notifier.publish(conversationTopic(stored.conversation.id), stored.message.id),
     ]);
     if (hopRefused && chain.askerPersonId) await this.tellChainStopped(ws, sender, chain.askerPersonId, chain.chainId);
-    return { ...stored, recipients: results };
+    return { message: stored.message, conversation: stored.conversation, recipients: results };
   }
 
   /** Tells the person who started a chain, once per chain, that it stopped at the hop limit. */
