@@ -1,8 +1,8 @@
 // The Slack surface: Bolt mounted on the one express app at POST /slack/events
 // (events, interactivity and slash commands, signature checked by Bolt), the
 // OAuth install routes, and the `slack.post` job that posts agents' answers.
-import { App as BoltApp, ExpressReceiver } from '@slack/bolt';
-import type { Express } from 'express';
+import { App as BoltApp } from '@slack/bolt';
+import express, { type Express } from 'express';
 import type { App } from '../../app.ts';
 import type { Mount } from '../../web/http.ts';
 import { registerApprovalActions, registerApprovalJobs } from './approvals.ts';
@@ -11,12 +11,14 @@ import { registerLinkJobs, registerLinking } from './linking.ts';
 import { registerListeners } from './listeners.ts';
 import { oauthOptions } from './oauth.ts';
 import { slackPostHandler, SLACK_POST } from './outbound.ts';
+import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler, SLACK_INBOUND } from './receiver.ts';
 import { slackRuntime, type SlackRuntime } from './runtime.ts';
 import type { SlackSettings } from './settings.ts';
 
 export { connectSlackTeam } from './connect.ts';
 export { slackRuntime, type SlackRuntime } from './runtime.ts';
 export { SLACK_POST, MESSAGE_EVENT_TYPE } from './outbound.ts';
+export { SLACK_INBOUND } from './receiver.ts';
 
 /** Adds Bolt listeners from another module (approval buttons, account linking): `(bolt, rt) => bolt.action(…)`. */
 export type SlackExtension = (bolt: BoltApp, rt: SlackRuntime) => void;
@@ -29,18 +31,24 @@ export function extendSlack(extension: SlackExtension): void {
 
 /** Registers the `slack.post` job handler; mounts call it, and so does a worker-only process. */
 export function registerSlackJobs(app: App, overrides: Partial<SlackSettings> = {}): void {
-  app.queue.register(SLACK_POST, slackPostHandler(slackRuntime(app, overrides)));
+  const rt = slackRuntime(app, overrides);
+  app.queue.register(SLACK_POST, slackPostHandler(rt));
+  // The mount's Bolt when there is one; a worker-only process builds its own, with no route, to run the listeners.
+  app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolts.get(rt) ?? createBolt(express(), rt) : null)));
   registerLinkJobs(app, slackRuntime(app, overrides));
   registerApprovalJobs(app, slackRuntime(app, overrides));
 }
+
+const bolts = new WeakMap<SlackRuntime, BoltApp>();
 
 /** Bolt on our express app: its ExpressReceiver adds the routes; `authorize` (or the OAuth installer) reads installs from the database. */
 export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
   const logger = boltLogger(rt.logger);
   const oauth = oauthOptions(rt);
-  const receiver = new ExpressReceiver({
-    signingSecret: rt.settings.signingSecret!, endpoints: '/slack/events', app: web, logger, processBeforeResponse: false, ...oauth,
-  });
+  // Answers only after the request is stored (receiver.ts); the listeners run later, in the inbound.slack job.
+  const receiver = new DurableReceiver({
+    signingSecret: rt.settings.signingSecret!, endpoints: '/slack/events', app: web, logger, processBeforeResponse: true, ...oauth,
+  }, rt);
   const bolt = new BoltApp({
     receiver, logger, clientOptions: clientOptions(rt.settings, rt.logger), ignoreSelf: true,
     // With OAuth on, Bolt authorizes through the installer, which reads the same installation store.
@@ -50,6 +58,8 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
   registerLinking(bolt, rt);
   registerApprovalActions(bolt, rt);
   for (const extend of extensions) extend(bolt, rt);
+  rethrowListenerErrors(bolt, rt);
+  bolts.set(rt, bolt);
   return bolt;
 }
 
@@ -64,6 +74,9 @@ export function slackMount(overrides: Partial<SlackSettings> = {}): Mount {
     }
     // Approvals asked from now on are also shown in Slack (the service writes slack.approval.* jobs).
     app.surfaces.add('slack');
+    let draining = false;
+    app.onDrain.push(() => { draining = true; });
+    web.post('/slack/events', slackGate(rt, () => draining));
     createBolt(web, rt);
   };
 }

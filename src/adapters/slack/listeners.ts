@@ -1,9 +1,8 @@
 // Bolt listeners for what people do in Slack: mention the app in a channel,
-// DM it, add it to a channel. Bolt has already checked the signature and
-// acknowledged the event when these run, so the work here is after the ack.
-import type { App as BoltApp, Middleware, AnyMiddlewareArgs, webApi } from '@slack/bolt';
+// DM it, add it to a channel. They run in the inbound.slack job, after the
+// request was stored and acknowledged (receiver.ts), once per request.
+import type { App as BoltApp, webApi } from '@slack/bolt';
 import { registerCommand } from './commands.ts';
-import { loggable } from './errors.ts';
 import { pickerBlocks, registerHome } from './home.ts';
 import { normalise, slackPort, type SlackInbound } from './inbound.ts';
 import { withoutBotMention } from './mentions.ts';
@@ -11,52 +10,7 @@ import { agentList, introText, noAgentNamed, notConnected } from './replies.ts';
 import { fromABot, guard, tell, type Where } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
 
-/**
- * Slack redelivers an event it thinks we missed (x-slack-retry-num) and may
- * send one twice; its event_id is recorded in the database, so each is handled
- * once, also across restarts and processes.
- */
-export function onceByEventId(rt: SlackRuntime): Middleware<AnyMiddlewareArgs> {
-  const gate = new Gate(rt.settings.eventConcurrency);
-  return async ({ body, next, context }) => {
-    const eventId = (body as { type?: string; event_id?: string }).type === 'event_callback' ? (body as { event_id?: string }).event_id : undefined;
-    if (!eventId) return next();
-    // Events are acknowledged already; handling a few at a time keeps later acks quick under a burst.
-    await gate.run(async () => {
-      if (!(await rt.app.store.firstSeen('slack', eventId))) {
-        rt.logger.debug({ eventId, retryNum: context.retryNum }, 'skipping a Slack event already handled');
-        return;
-      }
-      await next();
-    });
-  };
-}
-
-/** At most `limit` tasks at once; the rest wait their turn in order. */
-class Gate {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly limit: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active += 1;
-    try {
-      // Let pending requests be read and acknowledged first: with the embedded database, queries
-      // run on this thread and a chain of them would otherwise hold the acks back.
-      await new Promise((resolve) => setImmediate(resolve));
-      return await task();
-    } finally {
-      this.active -= 1;
-      this.waiting.shift()?.();
-    }
-  }
-}
-
 export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
-  bolt.use(onceByEventId(rt));
-
   bolt.event('app_mention', async ({ event, context, client }) => {
     if (fromABot(event, context.botUserId)) return;
     const threadTs = event.thread_ts ?? event.ts;
@@ -90,10 +44,6 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
 
   registerHome(bolt, rt);
   registerCommand(bolt, rt);
-
-  bolt.error(async (error) => {
-    rt.logger.error({ err: loggable((error as { original?: unknown }).original ?? error), code: error.code }, 'Slack request failed');
-  });
 }
 
 /** Hands a Slack message to the core and tells the person what it decided, where needed. */

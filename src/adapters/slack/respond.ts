@@ -38,16 +38,15 @@ export function fromABot(event: { bot_id?: string; subtype?: string; user?: stri
 
 /**
  * Runs a listener's work; a refusal from the core is told to the person as its
- * sentence, anything else is logged and answered with an apology, never a stack trace.
+ * sentence; anything else is thrown, so the job retries and, in the end, shows as failed.
  */
 export async function guard(rt: SlackRuntime, client: webApi.WebClient, where: Where | null, work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (e) {
-    const known = isSwitchboardError(e);
-    if (!known) rt.logger.error({ err: loggable(e), channel: where?.channel }, 'handling a Slack request failed');
+    // Anything but a refusal fails the inbound.slack job, which retries the request (receiver.ts).
+    if (!isSwitchboardError(e)) throw e;
     if (!where) return;
-    const text = known ? e.message : 'Something went wrong on Switchboard\'s side; the error was logged. Try again in a moment.';
-    await tell(client, where, text).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the failure'));
+    await tell(client, where, e.message).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the refusal'));
   }
 }

@@ -30,7 +30,7 @@ describe.each(databases())('a race to decide one approval ($kind)', (kind) => {
     const { approval_id: id } = (await mcp.call('request_approval', { title: 'Fail over the database' })).structuredContent as { approval_id: string };
     await mcp.close();
     const cards = await Promise.all([cardPosted(standin, dmChannelId(USERS.alice), id), cardPosted(standin, dmChannelId(USERS.bob), id)]);
-    await vi.waitFor(async () => expect(await world.app.store.approvals.views(id, 'slack')).toHaveLength(2));
+    await vi.waitFor(async () => expect(await world.app.store.approvals.views(id, 'slack')).toHaveLength(2), { timeout: 20_000, interval: 50 });
     const [aliceCard, bobCard] = cards;
     const reject = (user: string, card: typeof aliceCard, reason: string) => world.post(viewSubmission({
       user, view: {

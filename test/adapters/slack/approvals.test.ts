@@ -41,7 +41,7 @@ describe('approvals in Slack', () => {
       const found = (await world.app.messaging.checkInbox(world.deployer, world.ws, 50)).items.find((i) => i.message.body === `@deployer ${text}`);
       if (!found) throw new Error('not delivered yet');
       return found;
-    });
+    }, { timeout: 20_000, interval: 50 });
     return { conversationId: item.conversation.id, threadTs: mention.ts };
   }
 
@@ -52,7 +52,7 @@ describe('approvals in Slack', () => {
     expect(card).toMatchObject({ thread_ts: threadTs, username: 'Deployer' });
     expect(hasButtons(card)).toBe(true);
     expect(blockText(card)).toContain('Runs *migrations* first.');
-    await vi.waitFor(async () => expect((await world.app.store.approvals.views(id, 'slack')).map((v) => v.ref)).toEqual([{ team: SLACK_DEFAULTS.teamId, channel: 'C0GENERAL', ts: card.ts, thread_ts: threadTs }]));
+    await vi.waitFor(async () => expect((await world.app.store.approvals.views(id, 'slack')).map((v) => v.ref)).toEqual([{ team: SLACK_DEFAULTS.teamId, channel: 'C0GENERAL', ts: card.ts, thread_ts: threadTs }]), { timeout: 20_000, interval: 50 });
 
     await mcp.call('check_inbox', { limit: 100 });
     const waiting = mcp.call('subscribe', { timeout_seconds: 20 });
@@ -69,7 +69,7 @@ describe('approvals in Slack', () => {
       const now = cardsIn(standin, 'C0GENERAL', id)[0];
       expect(hasButtons(now)).toBe(false);
       return now;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(blockText(updated)).toMatch(/Approved by @alice via slack at \d\d:\d\d UTC/);
     expect(updated.text).toContain('Approved by @alice via slack');
     expect(standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === USERS.alice)).toHaveLength(0);
@@ -82,12 +82,12 @@ describe('approvals in Slack', () => {
     expect(cardsIn(standin, dmChannelId(USERS.carol), id)).toHaveLength(0);
     expect(cardsIn(standin, dmChannelId(USERS.dan), id)).toHaveLength(0);
     // Each post is kept as a view (just after Slack answered it).
-    await vi.waitFor(async () => expect(await world.app.store.approvals.views(id, 'slack')).toHaveLength(2));
+    await vi.waitFor(async () => expect(await world.app.store.approvals.views(id, 'slack')).toHaveLength(2), { timeout: 20_000, interval: 50 });
 
     await world.click(USERS.bob, forBob, 'approve');
     await vi.waitFor(() => {
       for (const c of [forAlice, forBob]) expect(updatesOf(c.channel, c.ts)).toHaveLength(1);
-    });
+    }, { timeout: 20_000, interval: 50 });
     for (const c of [forAlice, forBob]) {
       const now = cardsIn(standin, c.channel, id)[0];
       expect(hasButtons(now)).toBe(false);
@@ -110,7 +110,7 @@ describe('approvals in Slack', () => {
     expect(standin.callsTo('views.open')).toHaveLength(0);
 
     await world.click(USERS.bob, card, 'approve');
-    await vi.waitFor(async () => expect(await status(id)).toBe('approved'));
+    await vi.waitFor(async () => expect(await status(id)).toBe('approved'), { timeout: 20_000, interval: 50 });
     await world.click(USERS.alice, card, 'approve');
     const late = await ephemeralTo(standin, USERS.alice, 'This approval was already approved by @bob via slack at');
     expect(late.args.text).toMatch(/already approved by @bob via slack at \d\d:\d\d UTC; your click changed nothing\./);
@@ -134,7 +134,7 @@ describe('approvals in Slack', () => {
       const call = standin.callsTo('views.open').find((c) => String((c.args.view as { private_metadata: string }).private_metadata).includes(id));
       if (!call) throw new Error('no modal yet');
       return call;
-    });
+    }, { timeout: 20_000, interval: 50 });
     const view = opened.args.view as { callback_id: string; private_metadata: string };
     expect(view.callback_id).toBe(REASON_VIEW);
     expect(await status(id)).toBe('pending');
@@ -143,8 +143,8 @@ describe('approvals in Slack', () => {
       user: USERS.bob, view: { callback_id: REASON_VIEW, private_metadata: view.private_metadata, values: { [REASON_BLOCK]: { [REASON_INPUT]: { type: 'plain_text_input', value: 'Back up first' } } } },
     }));
     expect(submitted.status).toBe(200);
-    await vi.waitFor(async () => expect(await world.app.approvals.get(world.ws.id, id)).toMatchObject({ status: 'rejected', reason: 'Back up first', decidedVia: 'slack' }));
-    await vi.waitFor(() => expect(blockText(cardsIn(standin, 'C0GENERAL', id)[0])).toContain('Rejected by @bob via slack'));
+    await vi.waitFor(async () => expect(await world.app.approvals.get(world.ws.id, id)).toMatchObject({ status: 'rejected', reason: 'Back up first', decidedVia: 'slack' }), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(blockText(cardsIn(standin, 'C0GENERAL', id)[0])).toContain('Rejected by @bob via slack'), { timeout: 20_000, interval: 50 });
     expect(blockText(cardsIn(standin, 'C0GENERAL', id)[0])).toContain('Back up first');
     const got = (await mcp.call('get_approval', { approval_id: id })).structuredContent as Out;
     expect(got).toMatchObject({ status: 'rejected', decided_by: 'bob', via: 'slack', reason: 'Back up first' });
@@ -163,7 +163,7 @@ describe('approvals in Slack', () => {
       expect([hasButtons(c), hasButtons(e)]).toEqual([false, false]);
       expect(blockText(c)).toMatch(/Cancelled by the agent at \d\d:\d\d UTC/);
       expect(blockText(e)).toMatch(/Expired at \d\d:\d\d UTC without a decision/);
-    });
+    }, { timeout: 20_000, interval: 50 });
     await world.click(USERS.bob, cards[1], 'approve');
     await ephemeralTo(standin, USERS.bob, 'This approval was already expired at');
   });
@@ -175,7 +175,7 @@ describe('approvals in Slack', () => {
       const found = (await world.app.messaging.checkInbox(world.deployer, world.ws, 50)).items.find((i) => i.message.body === '@deployer wipe the cache');
       if (!found) throw new Error('not delivered yet');
       return found;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(item.asker.personId).toBeNull();
     const { approval_id: id } = await ask({ title: 'Wipe the cache', conversation: item.conversation.id });
     const card = await cardPosted(standin, 'C0GENERAL', id);

@@ -48,7 +48,7 @@ describe.each(setups)('delivering answers to Slack ($name)', ({ db: kind, redisU
       const m = await h.server.app.store.messages.get(h.workspace.id, sent.message!.id);
       expect(m?.externalId).toBe(posted(text)[0].ts);
       return m!;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(stored.permalink).toContain(`/archives/C0GENERAL/p${posted(text)[0].ts.replace('.', '')}`);
   });
 
@@ -72,13 +72,13 @@ describe.each(setups)('delivering answers to Slack ($name)', ({ db: kind, redisU
       const entry = entries.find((e) => e.payload.messageId === sent.message!.id);
       expect(entry).toBeDefined();
       return entry!;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(failed.lastError).toContain('not_in_channel');
     const notices = await vi.waitFor(async () => {
       const got = (await inbox(h)).filter((i) => i.sender.displayName === 'Switchboard');
       expect(got).toHaveLength(1);
       return got;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(notices[0].message.body).toContain(sent.message!.id);
     expect(notices[0].message.body).toContain('not a member of that channel');
     expect(attempts(text)).toHaveLength(1);

@@ -4,7 +4,7 @@
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
-import { externalIdentities, messages, processedEvents } from '../../../src/adapters/db/schema.ts';
+import { externalIdentities, inboundEvents, messages } from '../../../src/adapters/db/schema.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS, dmChannelId } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, messageIm, urlVerification } from '../../support/slack/signed-request.ts';
@@ -20,7 +20,7 @@ describe('POST /slack/events', () => {
   const logLines: string[] = [];
   const rows = async () => {
     const [m] = await db.db.select({ n: count() }).from(messages);
-    const [e] = await db.db.select({ n: count() }).from(processedEvents);
+    const [e] = await db.db.select({ n: count() }).from(inboundEvents);
     const [i] = await db.db.select({ n: count() }).from(externalIdentities);
     return { messages: Number(m.n), events: Number(e.n), identities: Number(i.n) };
   };
@@ -33,7 +33,7 @@ describe('POST /slack/events', () => {
       seen.push(...await inbox(h));
       expect(seen.map((i) => i.message.body)).toContain(`@reviewer ${text}`);
       return seen;
-    });
+    }, { timeout: 20_000, interval: 50 });
   };
 
   beforeAll(async () => {
@@ -106,7 +106,7 @@ describe('POST /slack/events', () => {
     standin.failNext('users.info', { drop: true });
     standin.failNext('chat.getPermalink', { drop: true }, 2);
     await h.post(eventCallback(appMention({ user: 'U0DROPPED', channel: 'C0GENERAL', text: `${BOT} @reviewer through a flaky network` })));
-    await vi.waitFor(async () => expect((await inbox(h)).map((i) => i.message.body)).toContain('@reviewer through a flaky network'));
+    await vi.waitFor(async () => expect((await inbox(h)).map((i) => i.message.body)).toContain('@reviewer through a flaky network'), { timeout: 20_000, interval: 50 });
     expect(logLines.some((l) => l.includes('could not read the Slack profile'))).toBe(true);
     expect(logLines.some((l) => l.includes('could not get a Slack permalink'))).toBe(true);
     for (const line of logLines) expect(line).not.toContain(standin.botToken);

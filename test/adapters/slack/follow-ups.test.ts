@@ -10,9 +10,9 @@ import type { Database } from '../../../src/adapters/db/client.ts';
 import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appMention, eventCallback, message, nextEventTs, slashCommand } from '../../support/slack/signed-request.ts';
+import { appMention, eventCallback, message, nextEventTs } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { postCommand, startHarness, type Harness } from './harness.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';
@@ -98,7 +98,7 @@ describe('Slack thread follow-ups, group DMs and unknown command words', () => {
   });
 
   it('answers a slash command whose first word is neither a command nor an agent with the agents here and how to ask, naming the configured command', async () => {
-    const res = await h.post(slashCommand({ command: COMMAND, text: 'revewer please look', user_id: CAROL, channel_id: 'C0GENERAL', response_url: standin.responseUrl() }));
+    const res = await postCommand(h, standin, { command: COMMAND, text: 'revewer please look', user_id: CAROL, channel_id: 'C0GENERAL' });
     const answer = await res.json() as { response_type: string; text: string };
     expect(answer.response_type).toBe('ephemeral');
     expect(answer.text).toContain('`revewer` is not one of my commands.');

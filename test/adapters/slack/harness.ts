@@ -15,7 +15,7 @@ import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Agent, Workspace } from '../../../src/domain/types.ts';
 import { defaultMounts, startServer, type Server } from '../../../src/server.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appMention, eventCallback, postSigned, type SignOptions, type SlackRequestBody } from '../../support/slack/signed-request.ts';
+import { appMention, eventCallback, postSigned, slashCommand, type SignOptions, type SlackRequestBody } from '../../support/slack/signed-request.ts';
 import type { SlackStandin } from '../../support/slack/web-api-standin.ts';
 
 export const SECRET = 'test-switchboard-secret-0123456789abcdef';
@@ -109,6 +109,24 @@ export async function mentionAndReceive(h: Harness, text = 'please review', user
     const found = seen.find((i) => i.message.body === body);
     if (!found) throw new Error('not delivered yet');
     return found;
-  });
+  }, { timeout: 20_000, interval: 50 });
   return { item, mention };
+}
+
+/**
+ * Posts a slash command with a fresh response_url. Commands are answered once
+ * stored, with an empty 200; what Switchboard says back arrives at the
+ * response_url, which `json()` waits for.
+ */
+export async function postCommand(h: Harness, standin: SlackStandin, fields: Omit<Parameters<typeof slashCommand>[0], 'response_url'>) {
+  const url = standin.responseUrl();
+  const res = await h.post(slashCommand({ ...fields, response_url: url }));
+  return {
+    status: res.status,
+    json: () => vi.waitFor(() => {
+      const answer = standin.responseUrlPosts.find((p) => p.url === url);
+      if (!answer) throw new Error('no answer at the response_url yet');
+      return answer.body as Record<string, unknown>;
+    }, { timeout: 20_000, interval: 50 }),
+  };
 }

@@ -30,7 +30,7 @@ describe('audiences of Slack conversations', () => {
       const found = seen.find((i) => i.message.body === body);
       if (!found) throw new Error('not delivered yet');
       return found;
-    });
+    }, { timeout: 20_000, interval: 50 });
   };
   const cachedMembers = (channel: string) => w.h.server.app.store.audiences.channelMembers('slack', TEAM, channel).then((c) => c?.userIds ?? []);
 
@@ -52,12 +52,12 @@ describe('audiences of Slack conversations', () => {
     expect(await cachedMembers('C0PUBLIC')).toEqual(expect.arrayContaining([ALICE, BOB, GUEST]));
 
     await w.h.post(eventCallback(memberLeftChannel({ user: GUEST, channel: 'C0PUBLIC' })));
-    await vi.waitFor(async () => expect(await cachedMembers('C0PUBLIC')).not.toContain(GUEST));
+    await vi.waitFor(async () => expect(await cachedMembers('C0PUBLIC')).not.toContain(GUEST), { timeout: 20_000, interval: 50 });
     // Bob is a member of the organization (a viewer here); Alice is an admin (an owner).
     expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'viewer', members: 2, unlinked: 0 });
 
     await w.h.post(eventCallback(memberJoinedChannel({ user: NEWCOMER, channel: 'C0PUBLIC', inviter: ALICE })));
-    await vi.waitFor(async () => expect(await cachedMembers('C0PUBLIC')).toContain(NEWCOMER));
+    await vi.waitFor(async () => expect(await cachedMembers('C0PUBLIC')).toContain(NEWCOMER), { timeout: 20_000, interval: 50 });
     expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'guest', members: 3, unlinked: 1 });
     // Membership was read from Slack once; the events kept it current since.
     expect(w.standin.callsTo('conversations.members').filter((c) => c.args.channel === 'C0PUBLIC')).toHaveLength(1);
@@ -70,7 +70,7 @@ describe('audiences of Slack conversations', () => {
       const found = seen.find((i) => i.message.body === '@reviewer a private question');
       if (!found) throw new Error('not delivered yet');
       return found;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(inboxItemOut(item).audience).toEqual({ level: 'owner', members: 1, unlinked: 0 });
   });
 
@@ -103,7 +103,7 @@ describe('audiences of Slack conversations', () => {
       expect(textOf(leak)).toContain(`you recently read ${spec.identifier}`);
       expect(textOf(leak)).toContain('in a DM instead');
       expect((await send(teamLevel.conversation.id, 'The price is 42.')).isError).toBeFalsy();
-      await vi.waitFor(() => expect(w.standin.messages('C0TEAM').map((m) => m.text)).toContain('The price is 42.'));
+      await vi.waitFor(() => expect(w.standin.messages('C0TEAM').map((m) => m.text)).toContain('The price is 42.'), { timeout: 20_000, interval: 50 });
       expect(w.standin.messages('C0PUBLIC').map((m) => m.text)).not.toContain('The price is 42.');
     } finally {
       await mcp.close();

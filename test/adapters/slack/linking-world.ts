@@ -9,10 +9,10 @@ import { SYSTEM } from '../../../src/domain/actor.ts';
 import { hashPassword } from '../../../src/web/auth/index.ts';
 import { pgliteDb, type TestDatabase } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appMention, eventCallback, slashCommand } from '../../support/slack/signed-request.ts';
+import { appMention, eventCallback } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin, type StoredMessage } from '../../support/slack/web-api-standin.ts';
 import { HttpBrowser } from '../../web/support/browser.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { postCommand, startHarness, type Harness } from './harness.ts';
 
 export const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 export const PASSWORD = 'correct horse battery staple';
@@ -22,7 +22,7 @@ export interface LinkingWorld {
   standin: SlackStandin;
   h: Harness;
   mention(user: string, text: string, channel?: string): Promise<Response>;
-  command(user: string, text: string, channel?: string): Promise<Response>;
+  command(user: string, text: string, channel?: string): ReturnType<typeof postCommand>;
   /** The link prompts the app DM'd to a Slack user (messages with the "Link your account" button). */
   prompts(user: string): StoredMessage[];
   close(): Promise<void>;
@@ -41,7 +41,7 @@ export async function startLinkingWorld(users: Record<string, string>, kind: Tes
   return {
     db, standin, h,
     mention: (user, text, channel = 'C0GENERAL') => h.post(eventCallback(appMention({ user, channel, text: `${BOT} ${text}` }))),
-    command: (user, text, channel = 'C0GENERAL') => h.post(slashCommand({ command: '/switchboard', text, user_id: user, channel_id: channel, response_url: standin.responseUrl() })),
+    command: (user, text, channel = 'C0GENERAL') => postCommand(h, standin, { command: '/switchboard', text, user_id: user, channel_id: channel }),
     prompts: (user) => standin.messages(dmChannelId(user)).filter((m) => linkUrlOf(m) !== null),
     close: async () => { await h.stop(); await standin.close(); await db.close(); },
   };
@@ -63,7 +63,7 @@ export async function promptedPath(w: LinkingWorld, user: string): Promise<strin
     const found = w.prompts(user);
     if (!found.length) throw new Error(`no link prompt for ${user} yet`);
     return found;
-  });
+  }, { timeout: 20_000, interval: 50 });
   return linkPath(linkUrlOf(prompt)!);
 }
 

@@ -32,7 +32,7 @@ describe('linking a Slack account', () => {
     const found = seen.find((i) => i.message.body === body);
     if (!found) throw new Error(`reviewer has not received "${body}"`);
     return found;
-  });
+  }, { timeout: 20_000, interval: 50 });
   const identity = (user: string) => w.h.server.app.store.identities.find(key(user));
   const nonceOf = (path: string) => path.split('/').pop()!;
 
@@ -79,7 +79,7 @@ describe('linking a Slack account', () => {
     expect(done.text).toContain('Linked as @alice.');
     const alice = (await w.h.server.app.store.people.get('alice'))!;
     expect(await identity(ALICE)).toMatchObject({ personId: alice.id });
-    await vi.waitFor(() => expect(w.standin.messages(dmChannelId(ALICE)).map((m) => m.text)).toContainEqual(expect.stringContaining('Linked as @alice')));
+    await vi.waitFor(() => expect(w.standin.messages(dmChannelId(ALICE)).map((m) => m.text)).toContainEqual(expect.stringContaining('Linked as @alice')), { timeout: 20_000, interval: 50 });
 
     await w.mention(ALICE, '@reviewer now as myself');
     const item = inboxItemOut(await received('@reviewer now as myself'));
@@ -177,7 +177,7 @@ describe('linking a Slack account', () => {
       actions: [{ action_id: LINK_AGAIN, value: 'again' }], response_url: w.standin.responseUrl(),
     }));
     expect(res.status).toBe(200);
-    await vi.waitFor(() => expect(w.standin.callsTo('chat.update').length).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(w.standin.callsTo('chat.update').length).toBeGreaterThan(0), { timeout: 20_000, interval: 50 });
     const updated = w.standin.message(dmChannelId(ALICE), prompt.ts)!;
     expect(linkUrlOf(updated)).not.toBe(before);
     expect((await w.h.server.app.links.check(linkPath(linkUrlOf(updated)!).split('/').pop()!)).state).toBe('valid');
@@ -192,7 +192,7 @@ describe('linking a Slack account', () => {
         const found = w.standin.callsTo('chat.postEphemeral').find((c) => c.args.user === FRANK);
         if (!found) throw new Error('Frank was not told');
         return found;
-      });
+      }, { timeout: 20_000, interval: 50 });
       expect(told.args.text).toContain('linked their Slack account');
       expect(told.args.text).toContain('I sent you a link in a DM');
       await promptedPath(w, FRANK);

@@ -49,7 +49,7 @@ describe('a mention in a Slack channel', () => {
       seen.push(...((await call('check_inbox')).messages as InboxMessage[]));
       expect(seen).toHaveLength(1);
       return seen[0];
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(item).toMatchObject({
       body: 'ask @reviewer to look at #418', surface: 'slack', asker: { linked: false },
       conversation: { kind: 'external' },
@@ -61,7 +61,7 @@ describe('a mention in a Slack channel', () => {
       const calls = standin.callsTo('chat.postMessage').filter((c) => c.args.text === 'Looking at #418 now.');
       expect(calls).toHaveLength(1);
       return calls[0];
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(post.args).toMatchObject({
       channel: 'C0GENERAL', thread_ts: mention.ts, username: 'Reviewer', icon_url: 'https://example.test/reviewer.png',
       metadata: { event_type: 'switchboard_message', event_payload: { agent: 'alice/reviewer' } },

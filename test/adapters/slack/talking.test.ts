@@ -12,9 +12,9 @@ import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import type { Agent } from '../../../src/domain/types.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS, dmChannelId } from '../../support/slack/defaults.ts';
-import { appHomeOpened, appMention, eventCallback, memberJoinedChannel, messageIm, slashCommand, staticSelectAction } from '../../support/slack/signed-request.ts';
+import { appHomeOpened, appMention, eventCallback, memberJoinedChannel, messageIm, staticSelectAction } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { postCommand, startHarness, type Harness } from './harness.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';
@@ -35,15 +35,15 @@ describe('talking to agents from Slack', () => {
     const found = got.find((i) => i.message.body === body);
     if (!found) throw new Error(`${agent.name} has not received "${body}"`);
     return found;
-  });
+  }, { timeout: 20_000, interval: 50 });
   const ephemeralTo = (user: string, contains: string) => vi.waitFor(() => {
     const found = standin.callsTo('chat.postEphemeral').find((c) => c.args.user === user && String(c.args.text).includes(contains));
     if (!found) throw new Error(`no ephemeral to ${user} containing "${contains}"`);
     return found;
-  });
+  }, { timeout: 20_000, interval: 50 });
   const mention = (text: string, user = CAROL, channel = 'C0GENERAL') => h.post(eventCallback(appMention({ user, channel, text: `${BOT} ${text}` })));
   const command = (text: string, channel = 'C0GENERAL', user = CAROL) =>
-    h.post(slashCommand({ command: '/switchboard', text, user_id: user, channel_id: channel, response_url: standin.responseUrl() }));
+    postCommand(h, standin, { command: '/switchboard', text, user_id: user, channel_id: channel });
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([pgliteDb.open(), startSlackStandin()]);
@@ -131,7 +131,7 @@ describe('talking to agents from Slack', () => {
   it('introduces itself when added to a channel, and not when someone else joins', async () => {
     await h.post(eventCallback(memberJoinedChannel({ user: 'U0SOMEONE', channel: 'C0NEWCHAN' })));
     await h.post(eventCallback(memberJoinedChannel({ user: SLACK_DEFAULTS.botUserId, channel: 'C0NEWCHAN', inviter: CAROL })));
-    await vi.waitFor(() => expect(standin.messages('C0NEWCHAN').map((m) => m.text)).toEqual([expect.stringContaining('Mention me and name an agent')]));
+    await vi.waitFor(() => expect(standin.messages('C0NEWCHAN').map((m) => m.text)).toEqual([expect.stringContaining('Mention me and name an agent')]), { timeout: 20_000, interval: 50 });
   });
 
   describe('the slash command', () => {
@@ -146,7 +146,7 @@ describe('talking to agents from Slack', () => {
       await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'On #418.' });
       await vi.waitFor(() => expect(standin.messages('C0GENERAL').find((m) => m.text === 'On #418.')).toMatchObject({
         thread_ts: (request.response as { ts: string }).ts, username: 'Reviewer',
-      }));
+      }), { timeout: 20_000, interval: 50 });
     });
 
     it('lists the agents, explains itself, and refuses unknown agents, all only to the person asking', async () => {
@@ -167,7 +167,7 @@ describe('talking to agents from Slack', () => {
         const v = standin.homeView(DAN);
         if (!v) throw new Error('no home view yet');
         return v as { blocks: Array<{ accessory?: { action_id: string; options: Array<{ value: string }> } }> };
-      });
+      }, { timeout: 20_000, interval: 50 });
       const picker = view.blocks.find((b) => b.accessory?.action_id === PICK_AGENT)!.accessory!;
       expect(picker.options.map((o) => o.value)).toContain(h.reviewer.id);
       expect(picker.options.map((o) => o.value)).toContain(tester.id);
@@ -175,13 +175,13 @@ describe('talking to agents from Slack', () => {
 
     it('asks a person who has not chosen to pick an agent before their DM goes anywhere', async () => {
       await h.post(eventCallback(messageIm({ user: DAN, text: 'hello?' })));
-      await vi.waitFor(() => expect(standin.messages(dmChannelId(DAN)).find((m) => String(m.text).startsWith('Choose the agent'))).toBeDefined());
+      await vi.waitFor(() => expect(standin.messages(dmChannelId(DAN)).find((m) => String(m.text).startsWith('Choose the agent'))).toBeDefined(), { timeout: 20_000, interval: 50 });
     });
 
     it('saves the choice, says so in the DM, and sends DMs to the chosen agent, whose answer lands in the DM', async () => {
       const res = await h.post(staticSelectAction({ user: DAN, action_id: PICK_AGENT, selected: { value: tester.id, text: 'Tester' } }));
       expect(res.status).toBe(200);
-      await vi.waitFor(() => expect(standin.messages(dmChannelId(DAN)).find((m) => String(m.text).includes('You are now talking to *Tester*'))).toBeDefined());
+      await vi.waitFor(() => expect(standin.messages(dmChannelId(DAN)).find((m) => String(m.text).includes('You are now talking to *Tester*'))).toBeDefined(), { timeout: 20_000, interval: 50 });
       expect(await slackRuntime(h.server.app).choices.get(SLACK_DEFAULTS.teamId, 'user', DAN)).toBe(tester.id);
       const republished = standin.homeView(DAN) as { blocks: Array<{ accessory?: { initial_option?: { value: string } } }> };
       expect(republished.blocks.find((b) => b.accessory)?.accessory?.initial_option?.value).toBe(tester.id);
@@ -194,7 +194,7 @@ describe('talking to agents from Slack', () => {
         const answer = standin.messages(dmChannelId(DAN)).find((m) => m.text === 'Smoke tests are green.');
         expect(answer).toMatchObject({ username: 'Tester' });
         expect(answer?.thread_ts).toBeUndefined();
-      });
+      }, { timeout: 20_000, interval: 50 });
     });
   });
 });
