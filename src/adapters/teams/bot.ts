@@ -21,15 +21,14 @@ import { commandOf, withoutBotMention } from './text.ts';
 
 const say = (context: TurnContext, text: string) => context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
 
-/** Runs a turn's work; a refusal from the core is told as its sentence, anything else is logged and answered with an apology. */
+/** Runs a turn's work; a refusal from the core is told as its sentence, anything else is thrown so the job retries. */
 async function guard(rt: TeamsRuntime, context: TurnContext, work: () => Promise<unknown>): Promise<void> {
   try {
     await work();
   } catch (e) {
-    const known = isSwitchboardError(e);
-    if (!known) rt.logger.error({ err: loggable(e), activityType: context.activity.type }, 'handling a Teams activity failed');
-    const text = known ? e.message : 'Something went wrong on Switchboard\'s side; the error was logged. Try again in a moment.';
-    await say(context, text).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the failure'));
+    // Anything but a refusal fails the inbound.teams job, which retries the activity (receiver.ts).
+    if (!isSwitchboardError(e)) throw e;
+    await say(context, e.message).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the refusal'));
   }
 }
 
@@ -62,8 +61,6 @@ async function targetOf(rt: TeamsRuntime, address: TeamsAddress): Promise<TeamsT
 
 async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress): Promise<void> {
   const { activity } = context;
-  // Teams may deliver an activity again when the bot was slow; each is handled once, across processes too.
-  if (!(await rt.app.store.firstSeen('teams', `${address.conversation}#${activity.id}`))) return;
   const personal = address.type === 'personal';
   const text = withoutBotMention(activity.text ?? '', activity.entities ?? [], activity.recipient?.id);
   if (!text) return void (personal && await say(context, helpText(true)));

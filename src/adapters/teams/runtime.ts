@@ -1,4 +1,3 @@
-import { CloudAdapter } from 'botbuilder';
 import type { Logger } from 'pino';
 import type { App } from '../../app.ts';
 import type { ExternalIdentityRepo } from '../../domain/surfaces/ports.ts';
@@ -7,6 +6,7 @@ import { DrizzleExternalIdentityRepo } from '../db/identity-repo.ts';
 import { createAuthentication } from './auth.ts';
 import { loggable } from './errors.ts';
 import { ConversationPacer } from './pacer.ts';
+import { DurableCloudAdapter } from './receiver.ts';
 import { TeamsReferenceRepo, TeamsTenantRepo, TeamsUserRepo } from './repos.ts';
 import { teamsSettings, type TeamsSettings } from './settings.ts';
 
@@ -16,7 +16,7 @@ export interface TeamsRuntime {
   settings: TeamsSettings;
   logger: Logger;
   /** botbuilder's CloudAdapter with the SDK's authentication; null when Teams is not configured. */
-  adapter: CloudAdapter | null;
+  adapter: DurableCloudAdapter | null;
   tenants: TeamsTenantRepo;
   users: TeamsUserRepo;
   references: TeamsReferenceRepo;
@@ -39,9 +39,9 @@ export function teamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): 
   const logger = app.logger.child({ surface: 'teams' });
   const db = app.database.db;
   let guest: Promise<Agent> | null = null;
-  let adapter: CloudAdapter | null = null;
+  let adapter: DurableCloudAdapter | null = null;
   if (teamsConfigured(settings)) {
-    adapter = new CloudAdapter(createAuthentication(settings));
+    adapter = new DurableCloudAdapter(createAuthentication(settings), settings.appId!);
     // Reached only when a turn's logic throws past its own guard; the person is not told twice.
     adapter.onTurnError = async (_context, error) => {
       logger.error({ err: loggable(error) }, 'a Teams turn failed');

@@ -125,7 +125,7 @@ describe('approvals in Teams, next to Slack and the web', () => {
     expect(view.status).toBe(200);
     expect(JSON.parse(view.text).approval).toMatchObject({ status: 'approved', via: 'teams', decidedBy: 'alice', canDecide: false });
     // The Teams card itself is rewritten for everyone who sees it.
-    await vi.waitFor(() => expect(JSON.stringify(teams.activity(personalChat, card.id!))).toContain('Approved by @alice via teams'));
+    await vi.waitFor(() => expect(JSON.stringify(teams.activity(personalChat, card.id!))).toContain('Approved by @alice via teams'), { timeout: 20_000, interval: 50 });
   });
 
   it('a click in Slack updates the Teams card with updateActivity', async () => {
@@ -175,7 +175,7 @@ describe('approvals in Teams, next to Slack and the web', () => {
 
     expect(res.status).toBe(200);
     expect(await status(a.id)).toMatchObject({ status: 'approved', decidedVia: 'teams' });
-    await vi.waitFor(() => expect(JSON.stringify(teams.activity(personalChat, card.id!))).toContain('Approved by @alice via teams'));
+    await vi.waitFor(() => expect(JSON.stringify(teams.activity(personalChat, card.id!))).toContain('Approved by @alice via teams'), { timeout: 20_000, interval: 50 });
   });
 
   it('a refresh gives the approver the buttons and anyone else the card without them', async () => {

@@ -48,7 +48,7 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
     expect(tries[1]!.at.getTime() - tries[0]!.at.getTime()).toBeGreaterThanOrEqual(950);
     await vi.waitFor(async () => {
       expect((await h.server.app.store.messages.get(h.workspace.id, sent.message!.id))?.externalId).toBe(tries[1]!.createdId);
-    });
+    }, { timeout: 20_000, interval: 50 });
   });
 
   it('retries 429 without Retry-After, 412, 502 and 504 itself, one call per attempt, and delivers once', async () => {
@@ -77,7 +77,7 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
       const got = (await inbox(h)).find((i) => i.sender.displayName === 'Switchboard' && i.message.body.includes(sent.message!.id));
       expect(got).toBeDefined();
       return got!;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(notice.message.body).toContain('blocked Switchboard in Teams');
     expect(attempts(text).map((t) => t.status)).toEqual([403]);
   });

@@ -109,6 +109,6 @@ export async function mentionAndReceive(h: Harness, standin: TeamsStandin, text 
     const found = seen.find((i) => i.message.body === body);
     if (!found) throw new Error('not delivered yet');
     return found;
-  });
+  }, { timeout: 20_000, interval: 50 });
   return { item, activity };
 }

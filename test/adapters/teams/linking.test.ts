@@ -38,13 +38,13 @@ describe('linking a Teams account', () => {
       const found = cardsIn(bobsChat);
       expect(found).toHaveLength(1);
       return found;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(standin.delivered('createConversation')).toMatchObject([{ parameters: { members: [{ id: bob.id }] } }]);
     expect(text(card)).toContain('Link your account');
     expect(text(card)).toContain('Send me a new link');
 
     expect((await h.post(channelMention(standin, { text: 'ask reviewer to look at PR 2', from: bob }))).status).toBe(200);
-    await vi.waitFor(async () => expect((await inbox(h)).some((i) => i.message.body.includes('PR 2'))).toBe(true));
+    await vi.waitFor(async () => expect((await inbox(h)).some((i) => i.message.body.includes('PR 2'))).toBe(true), { timeout: 20_000, interval: 50 });
     expect(cardsIn(bobsChat)).toHaveLength(1);
   });
 
@@ -55,20 +55,20 @@ describe('linking a Teams account', () => {
       const found = standin.delivered('replyToActivity').find((c) => c.activityId === reply.id);
       expect(found).toBeDefined();
       return found!.activity!;
-    });
+    }, { timeout: 20_000, interval: 50 });
     const url = linkUrl(card)!;
     expect(url).toBeDefined();
 
     const person = (await h.server.app.store.people.get('bob'))!;
     await h.server.app.links.confirm(url.split('/').at(-1)!, person.id);
 
-    await vi.waitFor(() => expect(standin.conversationActivities(bobsChat).some((a) => text(a).includes('Linked as @bob'))).toBe(true));
+    await vi.waitFor(() => expect(standin.conversationActivities(bobsChat).some((a) => text(a).includes('Linked as @bob'))).toBe(true), { timeout: 20_000, interval: 50 });
     expect((await h.post(channelMention(standin, { text: 'ask reviewer to look at PR 3', from: bob }))).status).toBe(200);
     const item = await vi.waitFor(async () => {
       const found = (await inbox(h)).find((i) => i.message.body.includes('PR 3'));
       expect(found).toBeDefined();
       return found!;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(item.sender).toMatchObject({ kind: 'person', name: 'bob' });
   });
 
@@ -79,11 +79,11 @@ describe('linking a Teams account', () => {
 
     const linked = personalMessage(standin, { text: 'link', from: bob });
     await h.post(linked);
-    await vi.waitFor(() => expect(text(standin.delivered('replyToActivity').find((c) => c.activityId === linked.id)?.activity)).toContain('linked as @bob'));
+    await vi.waitFor(() => expect(text(standin.delivered('replyToActivity').find((c) => c.activityId === linked.id)?.activity)).toContain('linked as @bob'), { timeout: 20_000, interval: 50 });
 
     const unlink = personalMessage(standin, { text: 'unlink', from: bob });
     await h.post(unlink);
-    await vi.waitFor(() => expect(text(standin.delivered('replyToActivity').find((c) => c.activityId === unlink.id)?.activity)).toContain('no longer linked to @bob'));
+    await vi.waitFor(() => expect(text(standin.delivered('replyToActivity').find((c) => c.activityId === unlink.id)?.activity)).toContain('no longer linked to @bob'), { timeout: 20_000, interval: 50 });
   });
 
   it('answers nobody unlinked where the workspace requires linking, and says how to link', async () => {
@@ -95,7 +95,7 @@ describe('linking a Teams account', () => {
         const found = standin.delivered('replyToActivity').find((c) => c.activityId === mention.id);
         expect(found).toBeDefined();
         return found!.activity!;
-      });
+      }, { timeout: 20_000, interval: 50 });
       expect(text(answer)).toContain('answers only people who have linked their Teams account');
       expect((await inbox(h)).some((i) => i.message.body.includes('PR 4'))).toBe(false);
     } finally {

@@ -35,7 +35,7 @@ describe('talking to agents from Teams', () => {
       const found = standin.delivered('sendToConversation').find((c) => JSON.stringify(c.activity).includes('PR 12 looks good.'));
       expect(found).toBeDefined();
       return found!;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(post.conversationId).toBe(activity.conversation.id);
     const content = card(post.activity)!;
     expect(content.contentType).toBe('application/vnd.microsoft.card.adaptive');
@@ -45,7 +45,7 @@ describe('talking to agents from Teams', () => {
       const m = await h.server.app.store.messages.get(h.workspace.id, sent.message!.id);
       expect(m?.externalId).toBe(post.createdId);
       return m!;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(stored.permalink).toContain(`parentMessageId=${activity.id}`);
   });
 
@@ -56,7 +56,7 @@ describe('talking to agents from Teams', () => {
       const found = standin.delivered('replyToActivity').find((c) => c.conversationId === first.conversation.id);
       expect(found).toBeDefined();
       return found!;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(JSON.stringify(card(picker.activity)?.content)).toContain('Input.ChoiceSet');
   });
 });
@@ -86,20 +86,20 @@ describe('the personal chat, group chats and refusals', () => {
       const found = (await inbox(h)).find((i) => i.message.body === 'what changed in PR 7?');
       expect(found).toBeDefined();
       return found!;
-    });
+    }, { timeout: 20_000, interval: 50 });
     expect(item.conversation).toMatchObject({ surface: 'teams', title: 'Teams DM with Alice Martin' });
     await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'Two files.' });
-    await vi.waitFor(() => expect(standin.conversationActivities(hello.conversation.id).some((a) => JSON.stringify(a).includes('Two files.'))).toBe(true));
+    await vi.waitFor(() => expect(standin.conversationActivities(hello.conversation.id).some((a) => JSON.stringify(a).includes('Two files.'))).toBe(true), { timeout: 20_000, interval: 50 });
   });
 
   it('delivers a group chat mention naming @reviewer, and lists agents on "agents"', async () => {
     const mention = groupChatMessage(standin, { text: '@reviewer summarize the thread' });
     expect((await h.post(mention)).status).toBe(200);
-    await vi.waitFor(async () => expect((await inbox(h)).some((i) => i.message.body === '@reviewer summarize the thread')).toBe(true));
+    await vi.waitFor(async () => expect((await inbox(h)).some((i) => i.message.body === '@reviewer summarize the thread')).toBe(true), { timeout: 20_000, interval: 50 });
 
     const agents = groupChatMessage(standin, { text: 'agents' });
     await h.post(agents);
-    await vi.waitFor(() => expect(JSON.stringify(repliesTo(agents.id))).toContain('**reviewer** — Reviewer: reviews pull requests'));
+    await vi.waitFor(() => expect(JSON.stringify(repliesTo(agents.id))).toContain('**reviewer** — Reviewer: reviews pull requests'), { timeout: 20_000, interval: 50 });
   });
 
   it('answers a mention naming nobody, or an unknown agent, with the agents to choose from', async () => {
@@ -110,7 +110,7 @@ describe('the personal chat, group chats and refusals', () => {
     await vi.waitFor(() => {
       expect(JSON.stringify(repliesTo(nobody.id))).toContain('Name the agent you want');
       expect(JSON.stringify(repliesTo(unknown.id))).toContain('There is no agent \\"reviewr\\" in this workspace; did you mean \\"reviewer\\"?');
-    });
+    }, { timeout: 20_000, interval: 50 });
   });
 
   it('handles an activity Teams delivers twice once', async () => {
@@ -125,7 +125,7 @@ describe('the personal chat, group chats and refusals', () => {
     const other = { ...standin, userTenantId: '0b0e2c4d-1111-4222-8333-444455556666' };
     const mention = channelMention(other, { text: 'ask reviewer to look' });
     expect((await h.post(mention)).status).toBe(200);
-    await vi.waitFor(() => expect(JSON.stringify(repliesTo(mention.id))).toContain('switchboard teams connect WORKSPACE --tenant-id 0b0e2c4d-1111-4222-8333-444455556666'));
+    await vi.waitFor(() => expect(JSON.stringify(repliesTo(mention.id))).toContain('switchboard teams connect WORKSPACE --tenant-id 0b0e2c4d-1111-4222-8333-444455556666'), { timeout: 20_000, interval: 50 });
   });
 
   describe('refuses every request whose token is not valid with 401, before anything happens', () => {
