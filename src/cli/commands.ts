@@ -15,7 +15,7 @@ const role = <T extends string>(values: readonly [T, ...T[]], what: string) =>
   z.enum(values, { message: `${what} must be one of: ${values.join(', ')}` });
 
 /** Parses command arguments with zod, turning problems into one INVALID_INPUT sentence. */
-function args<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+export function args<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
   const r = schema.safeParse(raw);
   if (!r.success) throw invalidInput(r.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; '));
   return r.data;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { App } from '../app.ts';
 import { isSwitchboardError } from '../domain/errors.ts';
 import { commands, type Output } from './commands.ts';
+import { jobCommands } from './job-commands.ts';
 
 /**
  * The control socket: a running server listens on a unix socket in DATA_DIR
@@ -20,7 +21,7 @@ export interface CommandReply {
 }
 
 export async function runCommand(app: App, name: string, args: Record<string, unknown>): Promise<CommandReply> {
-  const fn = commands[name];
+  const fn = commands[name] ?? jobCommands[name];
   if (!fn) return { ok: false, error: { code: 'INVALID_INPUT', message: `Unknown command "${name}".` } };
   try {
     return { ok: true, output: await fn(app, args) };

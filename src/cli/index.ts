@@ -155,6 +155,14 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
     .requiredOption('--tenant-id <id>', 'the Entra ID tenant id (a GUID)')
     .action(data('teams connect', (workspace, o) => ({ workspace, ...o })));
 
+  const jobs = program.command('jobs').description('background jobs: stored Slack/Teams requests, posts to chat apps, reminders');
+  jobs.command('list').description('list jobs not done yet and jobs that failed for good')
+    .option('--status <status>', 'only jobs in this state: pending, queued, done or failed')
+    .option('--topic <topic>', 'only jobs of this topic, e.g. inbound.slack or slack.post')
+    .action(data('jobs list', (o) => ({ ...o })));
+  jobs.command('retry <id>').description('run a failed job again, with its attempts reset')
+    .action(data('jobs retry', (id) => ({ id })));
+
   const { registerServiceCommands } = await import('./service-commands.ts');
   registerServiceCommands(program, io, report);
   return program;
