@@ -5,16 +5,16 @@
 // way is connected to a workspace with `switchboard slack connect`.
 import type { ExpressReceiverOptions, Installation } from '@slack/bolt';
 import type { ServerResponse } from 'node:http';
+import { html, type SafeHtml } from '../../web/html.ts';
+import { cardPage } from '../../web/layout.ts';
 import { clientOptions } from './clients.ts';
 import { workspaceOf, type SlackRuntime } from './runtime.ts';
 import { BOT_SCOPES } from './settings.ts';
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function page(res: ServerResponse, status: number, title: string, body: string) {
+/** The install's result in the web app's card layout. */
+function page(res: ServerResponse, status: number, title: string, body: SafeHtml) {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head>` +
-    `<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; line-height: 1.5"><h1>${escape(title)}</h1>${body}</body></html>`);
+  res.end(cardPage(title, body));
 }
 
 /** The ExpressReceiver options that turn the OAuth install on; empty when SLACK_CLIENT_ID/SECRET are not set. */
@@ -39,7 +39,7 @@ export function oauthOptions(rt: SlackRuntime): Partial<ExpressReceiverOptions> 
         failure: (error, _options, _req, res) => {
           rt.logger.warn({ code: error.code, reason: error.message }, 'a Slack install did not complete');
           page(res, 400, 'The Slack install did not complete',
-            `<p>${escape(error.message)}</p><p>Start again from <a href="/slack/install">/slack/install</a> in the same browser, within ten minutes.</p>`);
+            html`<p>${error.message}</p><p>Start again from <a href="/slack/install">/slack/install</a> in the same browser, within ten minutes.</p>`);
         },
       },
     },
@@ -52,7 +52,7 @@ async function installed(rt: SlackRuntime, installation: Installation, res: Serv
   const found = await workspaceOf(rt, teamId);
   rt.logger.info({ teamId, connected: Boolean(found?.workspace) }, 'Slack app installed');
   const next = found?.workspace
-    ? `<p>It answers for the Switchboard workspace <strong>${escape(found.workspace.name)}</strong>. Mention it in a channel and name an agent.</p>`
-    : `<p>One step left: connect the Slack team to a Switchboard workspace by running</p><pre>switchboard slack connect WORKSPACE --team-id ${escape(teamId)}</pre>`;
-  page(res, 200, 'Switchboard is installed', `<p>The app is installed in the Slack team <strong>${escape(teamName)}</strong> (${escape(teamId)}).</p>${next}`);
+    ? html`<p>It answers for the Switchboard workspace <strong>${found.workspace.name}</strong>. Mention it in a channel and name an agent.</p>`
+    : html`<p>One step left: connect the Slack team to a Switchboard workspace by running</p><pre>switchboard slack connect WORKSPACE --team-id ${teamId}</pre>`;
+  page(res, 200, 'Switchboard is installed', html`<p>The app is installed in the Slack team <strong>${teamName}</strong> (${teamId}).</p>${next}`);
 }
