@@ -42,6 +42,9 @@ const schema = z.object({
 
 export type Env = z.infer<typeof schema>;
 
+/** Every setting read from the environment (.env.example lists each one). */
+export const SETTING_NAMES = Object.keys(schema.shape) as Array<keyof Env>;
+
 export interface Config {
   port: number;
   publicUrl: string;
