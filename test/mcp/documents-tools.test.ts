@@ -7,7 +7,7 @@ import { pgliteDb } from '../support/db.ts';
 import { docsWorld } from './documents-world.ts';
 import { testApp, textOf } from './support/world.ts';
 
-const READ = ['get_document', 'get_workspace_informations', 'list_documents', 'search_documents'];
+const READ = ['get_document', 'get_workspace_information', 'list_documents', 'search_documents'];
 const WRITE = ['create_document', 'update_document'];
 const STRUCTURE = ['create_collection', 'get_available_collection_types', 'update_collection_instructions'];
 const SIMPLIFIED_OWNER = ['update_workspace_instructions'];
@@ -68,7 +68,7 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
     expect(text).not.toMatch(/\b(editor|viewer|owner|role)\b/i);
     expect((r._meta?.[ERROR_META_KEY] as { code: string }).code).toBe('NEEDS_SEAT');
     // Reading still works, and the instructions say the same thing up front.
-    expect((await c.call('get_workspace_informations')).isError).toBeFalsy();
+    expect((await c.call('get_workspace_information')).isError).toBeFalsy();
     expect(c.client.getInstructions()).toContain('needs a seat');
     await c.close();
   });
@@ -125,11 +125,11 @@ describe('collections and instructions reach agents', () => {
 
     const viewer = await w.connect('viewer');
     expect(viewer.client.getInstructions()).toContain('Number every step.');
-    const info = await viewer.call('get_workspace_informations');
+    const info = await viewer.call('get_workspace_information');
     expect(info.structuredContent).toMatchObject({
       kind: 'structured', statuses: null,
       collections: [{ identifier: 'ops-runbooks', name: 'Ops Runbooks', type: 'runbooks', statuses: ['draft', 'verified'], instructions: 'Number every step.' }],
-      access: { role: 'viewer', has_seat: false, tools: ['get_workspace_informations', 'list_documents', 'search_documents', 'get_document'], withheld_for_seat: [] },
+      access: { role: 'viewer', has_seat: false, tools: ['get_workspace_information', 'list_documents', 'search_documents', 'get_document'], withheld_for_seat: [] },
     });
     await owner.close();
     await viewer.close();
@@ -142,7 +142,7 @@ describe('collections and instructions reach agents', () => {
     expect(r.isError).toBeFalsy();
     const writer = await w.connect('writer');
     expect(writer.client.getInstructions()).toContain('Keep documents short.');
-    const info = (await writer.call('get_workspace_informations')).structuredContent as Record<string, unknown>;
+    const info = (await writer.call('get_workspace_information')).structuredContent as Record<string, unknown>;
     expect(info).toMatchObject({ kind: 'simplified', collections: [], statuses: ['draft', 'published'], instructions: 'Keep documents short.' });
     const { tools } = await writer.client.listTools();
     const create = tools.find((t) => t.name === 'create_document')!;

@@ -67,7 +67,7 @@ export class DocumentService {
     const c = await this.store.documents.getCollection(ws.id, ref.trim());
     if (c && !c.hidden && (c.active || opts.includeInactive)) return c;
     if (c && !c.active) throw notFound(`The collection "${c.key}" is deactivated, so it`, 'A workspace owner can reactivate it in the web app.');
-    throw notFound(`The collection "${ref}"`, `Collections here: ${await this.collectionKeys(ws)}. Call get_workspace_informations to see them.`);
+    throw notFound(`The collection "${ref}"`, `Collections here: ${await this.collectionKeys(ws)}. Call get_workspace_information to see them.`);
   }
 
   private async collectionKeys(ws: Workspace) {

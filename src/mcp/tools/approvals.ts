@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Approval } from '../../domain/approvals/types.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ToolContext } from '../context.ts';
+import { conversationId } from './messaging-schemas.ts';
 import { ok, runTool } from './run.ts';
 
 export const MAX_TITLE_CHARS = 200;
@@ -20,8 +21,7 @@ export const requestApprovalInput = {
     .describe('What you want to do, in a few words (e.g. "Deploy #418 to production")'),
   details: z.string().max(MAX_DETAILS_CHARS, `The details are longer than ${MAX_DETAILS_CHARS} characters; link a document instead.`).default('')
     .describe('Markdown: what exactly will happen, and why'),
-  conversation: z.string().max(64).optional()
-    .describe('Id of a conversation you received a message in (e.g. a Slack thread), to ask there; leave it out to ask the approvers directly'),
+  conversation: conversationId('Id of a conversation you received a message in (e.g. a Slack thread), to ask there; leave it out to ask the approvers directly'),
   approvers: z.array(z.string().min(1).max(80)).max(MAX_APPROVERS).optional()
     .describe('Person handles who may decide; by default your owner and the workspace\'s owners'),
   expires_in: z.number().int().min(10).max(MAX_EXPIRES_IN).optional()

@@ -42,7 +42,7 @@ export function documentText(d: ReturnType<typeof documentOut>): string {
 }
 
 /**
- * The instructions an agent receives on connect (and in get_workspace_informations):
+ * The instructions an agent receives on connect (and in get_workspace_information):
  * the workspace's and each collection's instructions, and what this session may do.
  */
 export function instructionsText(ws: Workspace, collections: Collection[], statuses: string[] | null, tools: DocumentToolset, seatNote: string | null): string {

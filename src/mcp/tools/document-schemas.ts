@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { COLLECTION_TYPES } from '../../domain/documents/catalogue.ts';
 import { LIST_MAX } from '../../domain/documents/document-service.ts';
 import { LIMITS } from '../../domain/documents/rules.ts';
+import { conversationId } from './messaging-schemas.ts';
 
-const collectionRef = z.string().min(1).max(100).describe('Collection identifier, from get_workspace_informations (e.g. "specs")');
+const collectionRef = z.string().min(1).max(100).describe('Collection identifier, from get_workspace_information (e.g. "specs")');
 const documentRef = z.string().min(1).max(100).describe('Document identifier such as SPEC-12 (or its id)');
-const statusArg = z.string().min(1).max(LIMITS.status);
+const statusArg = z.string().min(1).max(LIMITS.status).describe('A status the collection allows (see get_workspace_information)');
 
 export const documentSummary = z.object({
   id: z.string(),
@@ -50,7 +51,7 @@ export const workspaceInfoOutput = {
 const listBase = {
   status: statusArg.optional().describe('Only documents with this status'),
   include_archived: z.boolean().default(false).describe('Also list archived documents'),
-  limit: z.number().int().min(1).max(LIST_MAX).default(50),
+  limit: z.number().int().min(1).max(LIST_MAX).default(50).describe(`Most documents to return (1 to ${LIST_MAX})`),
   offset: z.number().int().min(0).default(0).describe('Skip this many (to read past a cut list)'),
 };
 export const listInput = (structured: boolean) => (structured ? { collection: collectionRef, ...listBase } : listBase);
@@ -64,14 +65,14 @@ export const listOutput = {
 
 const searchBase = {
   query: z.string().min(1).max(200).describe('Words from titles or summaries, or an identifier; content is not searched'),
-  include_archived: z.boolean().default(false),
-  limit: z.number().int().min(1).max(50).default(20),
+  include_archived: z.boolean().default(false).describe('Also find archived documents'),
+  limit: z.number().int().min(1).max(50).default(20).describe('Most documents to return (1 to 50)'),
 };
 export const searchInput = (structured: boolean) => (structured ? { ...searchBase, collection: collectionRef.optional().describe('Limit to one collection; omit to search the whole workspace') } : searchBase);
 export const searchOutput = { documents: z.array(documentSummary) };
 
 /** The conversation an agent reads or writes for (account linking and audiences: see linking/audience-service.ts). */
-const forConversation = (what: string) => z.string().max(64).optional().describe(what);
+const forConversation = conversationId;
 export const getInput = {
   document: documentRef,
   conversation: forConversation('The conversation you read it for (the id on an inbox item): refused when someone reading that conversation could not read this document'),
@@ -79,7 +80,7 @@ export const getInput = {
 export const getOutput = documentFull.shape;
 
 const fields = {
-  title: z.string().min(1).max(LIMITS.title),
+  title: z.string().min(1).max(LIMITS.title).describe(`A short title, at most ${LIMITS.title} characters`),
   summary: z.string().max(LIMITS.summary).describe('One or two sentences: what agents read before deciding to open it'),
   content: z.string().max(LIMITS.content).describe('Markdown'),
 };
@@ -94,10 +95,10 @@ export const updateInput = {
   document: documentRef,
   conversation: forConversation('The conversation you make the change for: refused when the person who asked there could not make it themselves'),
   updated_at: z.iso.datetime({ offset: true }).describe('The updated_at of the version you read (from get_document or list_documents)'),
-  title: fields.title.optional(),
-  summary: fields.summary.optional(),
+  title: fields.title.optional().describe('A new title; leave it out to keep the old one'),
+  summary: fields.summary.optional().describe('A new summary; leave it out to keep the old one'),
   content: fields.content.optional().describe('The whole new content (Markdown), replacing the old'),
-  status: statusArg.optional(),
+  status: statusArg.optional().describe('A new status the collection allows; leave it out to keep the old one'),
   archived: z.boolean().optional().describe('true archives the document, false brings it back'),
 };
 
@@ -122,6 +123,7 @@ export const createCollectionInput = {
 };
 export const collectionOutput = collectionOut.shape;
 
-export const collectionInstructionsInput = { collection: collectionRef, instructions: z.string().max(LIMITS.instructions) };
-export const workspaceInstructionsInput = { instructions: z.string().max(LIMITS.instructions) };
+const instructionsArg = z.string().max(LIMITS.instructions).describe('The whole new instructions (Markdown), replacing the old; every agent receives them when it connects');
+export const collectionInstructionsInput = { collection: collectionRef, instructions: instructionsArg };
+export const workspaceInstructionsInput = { instructions: instructionsArg };
 export const workspaceInstructionsOutput = { name: z.string(), instructions: z.string() };

@@ -12,6 +12,9 @@ import { collectionOut, documentOut, documentText, instructionsText, keysOf, sum
 import { refuseWithheldTools } from './withheld-tools.ts';
 import { ok, recordAudit, runTool } from './run.ts';
 
+/** The tool's first, misspelt name, still answered as an alias. */
+export const DEPRECATED_INFORMATION_TOOL = 'get_workspace_informations';
+
 const toolsetOf = (ctx: ToolContext) => documentToolset(ctx.workspace.kind, ctx.ownerRole, ctx.ownerHasSeat);
 
 /** Role and seat as fixed when the session opened, with the names refusals use. */
@@ -51,19 +54,26 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
   const keys = async () => keysOf(await app.documents.allCollections(ws));
   const audit = (action: string, target: string, result: string) => recordAudit(ctx, action, { target, result, onBehalfOf: agent.ownerId });
 
-  server.registerTool('get_workspace_informations', {
-    title: 'Workspace information',
-    description: 'Start here: the workspace\'s name, description and instructions' +
-      (structured ? ', and its collections with their identifiers, statuses and instructions.' : ', and the document statuses.'),
-    inputSchema: workspaceInfoInput, outputSchema: workspaceInfoOutput, annotations: { readOnlyHint: true },
-  }, runTool(ctx, 'get_workspace_informations', async () => {
+  const information = async () => {
     const o = await overview(ctx);
     return ok({
       name: o.ws.name, slug: o.ws.slug, kind: o.ws.kind, description: o.ws.description, instructions: o.ws.instructions,
       collections: o.collections.map(collectionOut), statuses: o.statuses,
       access: { role: ctx.ownerRole, has_seat: ctx.ownerHasSeat, tools: o.tools.granted, withheld_for_seat: o.tools.withheldForSeat, note: o.seatNote },
     }, o.text);
-  }));
+  };
+  const informationDescription = 'Start here: the workspace\'s name, description and instructions' +
+    (structured ? ', and its collections with their identifiers, statuses and instructions.' : ', and the document statuses.');
+  server.registerTool('get_workspace_information', {
+    title: 'Workspace information', description: informationDescription,
+    inputSchema: workspaceInfoInput, outputSchema: workspaceInfoOutput, annotations: { readOnlyHint: true },
+  }, runTool(ctx, 'get_workspace_information', information));
+  // The first release spelled it this way; agents configured with that name keep working.
+  server.registerTool(DEPRECATED_INFORMATION_TOOL, {
+    title: 'Workspace information (old name)',
+    description: `Deprecated name of get_workspace_information, kept for agents that still call it; call get_workspace_information instead. ${informationDescription}`,
+    inputSchema: workspaceInfoInput, outputSchema: workspaceInfoOutput, annotations: { readOnlyHint: true },
+  }, runTool(ctx, DEPRECATED_INFORMATION_TOOL, information));
 
   server.registerTool('list_documents', {
     title: 'List documents',

@@ -63,14 +63,22 @@ export const listAgentsOutput = {
   })),
 };
 
+const recipient = z.string().min(1, 'A recipient is empty; name an agent, owner/name or a person handle (list_agents shows them).').max(80);
+
+/** A conversation id as an inbox item carries it; an empty one gets a sentence saying what to pass instead. */
+export const conversationId = (what: string) => z.string()
+  .min(1, 'The conversation id is empty; pass the conversation.id of a message from check_inbox or subscribe, or leave `conversation` out.')
+  .max(64).optional().describe(what);
+
 export const sendMessageInput = {
-  to: z.array(z.string().min(1).max(80)).max(MAX_RECIPIENTS).optional()
-    .describe('Recipients: agent names, owner/name when a name is ambiguous, or person handles. Optional when `conversation` is given'),
-  conversation: z.string().max(64).optional()
-    .describe('Id of a conversation you received a message in, to reply there (e.g. the Slack thread)'),
+  to: z.union([recipient, z.array(recipient).max(MAX_RECIPIENTS)]).optional()
+    .transform((to) => (typeof to === 'string' ? [to] : to))
+    .describe('Recipients: agent names, owner/name when a name is ambiguous, or person handles; one name or a list. Optional when `conversation` is given'),
+  conversation: conversationId('Id of a conversation you received a message in, to reply there (e.g. the Slack thread)'),
   body: z.string().min(1, 'The body is empty; write something to send.')
     .max(MAX_BODY_CHARS, `The body is longer than ${MAX_BODY_CHARS} characters; split it or share a document instead.`).describe(`Markdown, at most ${MAX_BODY_CHARS} characters`),
-  reply_to: z.string().max(64).optional().describe('Id of the message you are answering'),
+  reply_to: z.string().min(1, 'reply_to is empty; pass the id of the message you answer, or leave it out.').max(64).optional()
+    .describe('Id of the message you are answering'),
 };
 export const sendMessageOutput = {
   message_id: z.string().nullable().describe('Null when no recipient accepted it'),
@@ -84,13 +92,13 @@ export const sendMessageOutput = {
 };
 
 export const checkInboxInput = {
-  limit: z.number().int().min(1).max(MAX_INBOX_LIMIT).default(20).describe('Most messages to return'),
+  limit: z.number().int().min(1).max(MAX_INBOX_LIMIT).default(20).describe(`Most messages to return (1 to ${MAX_INBOX_LIMIT})`),
 };
 
 export const subscribeInput = {
   timeout_seconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(DEFAULT_WAIT_SECONDS)
     .describe(`How long to wait for a message when none is unread (at most ${MAX_WAIT_SECONDS})`),
-  limit: z.number().int().min(1).max(MAX_INBOX_LIMIT).default(20),
+  limit: z.number().int().min(1).max(MAX_INBOX_LIMIT).default(20).describe(`Most messages to return (1 to ${MAX_INBOX_LIMIT})`),
 };
 export const subscribeOutput = {
   ...inboxOutput,
@@ -100,9 +108,9 @@ export const subscribeOutput = {
 export const searchInput = {
   query: z.string().min(1).max(500).describe('Words to find; supports "quoted phrases", OR and -exclusions'),
   from: z.string().max(80).optional().describe('Only messages from this agent or person'),
-  conversation: z.string().max(64).optional().describe('Only messages in this conversation'),
+  conversation: conversationId('Only messages in this conversation'),
   since: z.iso.datetime({ offset: true }).optional().describe('Only messages at or after this time (ISO 8601)'),
-  limit: z.number().int().min(1).max(50).default(10),
+  limit: z.number().int().min(1).max(50).default(10).describe('Most matches to return (1 to 50)'),
 };
 export const searchOutput = {
   results: z.array(z.object({

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/adapters/db/client.ts';
+import type { App } from '../../src/app.ts';
+import { pgliteDb } from '../support/db.ts';
+import { docsWorld } from './documents-world.ts';
+import { connectInProcess, makeWorld, testApp, textOf } from './support/world.ts';
+
+let db: Database;
+let app: App;
+
+beforeAll(async () => {
+  db = await pgliteDb.open();
+  app = await testApp(db);
+});
+afterAll(async () => {
+  await app.close();
+  await db.close();
+});
+
+type Schema = { type?: string; description?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[] };
+
+/** Every property (nested objects and array items too) that has no description, as tool.path. */
+function undescribed(tool: string, props: Record<string, Schema>, at = ''): string[] {
+  return Object.entries(props).flatMap(([name, s]) => {
+    const path = `${tool}.${at}${name}`;
+    const own = s.description?.trim() ? [] : [path];
+    const nested = [s, s.items, ...(s.anyOf ?? [])].flatMap((x) => (x?.properties ? undescribed(tool, x.properties, `${at}${name}.`) : []));
+    return [...own, ...nested];
+  });
+}
+
+describe('the tool catalogue', () => {
+  it('describes every parameter of every tool, for every role and kind of workspace', async () => {
+    expect(undescribed('t', { a: {}, b: { description: 'ok', items: { properties: { c: {} } } } }), 'the check itself finds gaps').toEqual(['t.a', 't.b.c']);
+    const seen = new Set<string>();
+    for (const kind of ['structured', 'simplified'] as const) {
+      const d = await docsWorld(app, kind);
+      for (const who of ['owner', 'viewer'] as const) {
+        const c = await d.connect(who);
+        const { tools } = await c.client.listTools();
+        for (const t of tools) {
+          seen.add(t.name);
+          expect(t.description?.trim(), `${t.name} has a description`).toBeTruthy();
+          expect(undescribed(t.name, (t.inputSchema.properties ?? {}) as Record<string, Schema>)).toEqual([]);
+        }
+        await c.close();
+      }
+    }
+    // The parameters the issue named, among every tool both kinds of workspace list.
+    expect([...seen]).toEqual(expect.arrayContaining([
+      'subscribe', 'search_messages', 'list_documents', 'search_documents', 'create_collection', 'update_workspace_instructions', 'request_approval',
+    ]));
+  });
+
+  it('accepts a string `to` as one recipient', async () => {
+    const w = await makeWorld(app);
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
+    const { tools } = await a.client.listTools();
+    const to = (tools.find((t) => t.name === 'send_message')!.inputSchema.properties as Record<string, Schema & { anyOf?: Array<{ type?: string }> }>).to;
+    expect(to.anyOf?.map((s) => s.type)).toEqual(['string', 'array']);
+    const r = await a.call('send_message', { to: 'reviewer', body: 'one name, no list' });
+    expect(r.structuredContent).toMatchObject({ recipients: [{ to: 'reviewer', status: 'delivered' }] });
+    expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [{ body: 'one name, no list' }] });
+    const empty = await a.call('send_message', { to: '', body: 'x' });
+    expect(empty.isError).toBe(true);
+    expect(textOf(empty)).toMatch(/recipient is empty; name an agent/);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('names the workspace tool in correct English and keeps the old name as a deprecated alias answering the same', async () => {
+    const d = await docsWorld(app, 'structured');
+    const c = await d.connect('viewer');
+    const { tools } = await c.client.listTools();
+    const alias = tools.find((t) => t.name === 'get_workspace_informations');
+    expect(tools.map((t) => t.name)).toContain('get_workspace_information');
+    expect(alias?.description).toMatch(/^Deprecated name of get_workspace_information/);
+    const now = await c.call('get_workspace_information');
+    const old = await c.call('get_workspace_informations');
+    expect(now.isError).toBeFalsy();
+    expect(old.structuredContent).toEqual(now.structuredContent);
+    expect((now.structuredContent as { access: { tools: string[] } }).access.tools).toContain('get_workspace_information');
+    await c.close();
+  });
+});
