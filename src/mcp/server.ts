@@ -4,6 +4,7 @@ import { label } from '../domain/messaging/rules.ts';
 import type { ToolContext } from './context.ts';
 import { registerInboxResource } from './resources.ts';
 import { registerApprovalTools } from './tools/approvals.ts';
+import { guardToolCalls } from './tools/call-guard.ts';
 import { documentInstructions, registerDocumentTools } from './tools/documents.ts';
 import { registerMessagingTools } from './tools/messaging.ts';
 
@@ -33,5 +34,7 @@ export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
   registerInboxResource(server, ctx);
   registerDocumentTools(server, ctx);
   registerApprovalTools(server, ctx);
+  // Last, so it sees every call first (after the withheld-tool refusals are attached).
+  if (!guardToolCalls(server, ctx.app.logger)) ctx.app.logger.warn('could not attach the argument checks to tools/call; malformed arguments get the SDK\'s own errors');
   return server;
 }

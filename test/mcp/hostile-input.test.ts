@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/adapters/db/client.ts';
+import type { App } from '../../src/app.ts';
+import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
+import { nulPath } from '../../src/mcp/tools/call-guard.ts';
+import { pgliteDb } from '../support/db.ts';
+import { docsWorld } from './documents-world.ts';
+import { connectInProcess, makeWorld, testApp, textOf, type World } from './support/world.ts';
+
+let db: Database;
+let app: App;
+let w: World;
+
+beforeAll(async () => {
+  db = await pgliteDb.open();
+  app = await testApp(db);
+  w = await makeWorld(app);
+});
+afterAll(async () => {
+  await app.close();
+  await db.close();
+});
+
+const codeOf = (r: CallToolResult) => (r._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code;
+
+/** A refusal an agent can act on: a tool error with a stable code other than INTERNAL. */
+function expectRefusal(r: CallToolResult, text: RegExp) {
+  expect(r.isError).toBe(true);
+  expect(codeOf(r)).not.toBe('INTERNAL');
+  expect(textOf(r)).not.toMatch(/Something went wrong/);
+  expect(textOf(r)).toMatch(text);
+}
+
+describe('hostile tool arguments', () => {
+  it('finds a NUL character in any string or key, nested or not, and names where', () => {
+    expect(nulPath({ body: 'fine', to: ['a', 'b\0'] })).toBe('to[1]');
+    expect(nulPath({ 'k\0': 1 })).toBe('k\0');
+    expect(nulPath({ patch: { title: '\0' } })).toBe('patch.title');
+    expect(nulPath({ body: 'fine', limit: 3 })).toBeNull();
+  });
+
+  it('refuses a NUL byte in a message body as a tool error naming the argument, and stores nothing', async () => {
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
+    const r = await a.call('send_message', { to: 'reviewer', body: 'before\u0000after' });
+    expectRefusal(r, /`body` contains a NUL character .*remove it and call send_message again/);
+    expect(codeOf(r)).toBe('INVALID_INPUT');
+    expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [], remaining: 0 });
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('refuses a NUL byte in every text argument of every tool, never answering INTERNAL', async () => {
+    const d = await docsWorld(app, 'structured');
+    for (const c of [await connectInProcess(app, w.builder.agent, w.ws.slug), await d.connect('owner')]) {
+      const { tools } = await c.client.listTools();
+      let checked = 0;
+      for (const tool of tools) {
+        const props = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string | string[]; anyOf?: Array<{ type?: string }> }>;
+        for (const [name, schema] of Object.entries(props)) {
+          const types = [schema.type, ...(schema.anyOf ?? []).map((s) => s.type)].flat();
+          if (!types.includes('string')) continue;
+          expectRefusal(await c.call(tool.name, { [name]: 'x\0y' }), new RegExp(`\`${name}\` contains a NUL character`));
+          checked++;
+        }
+      }
+      expect(checked).toBeGreaterThan(10);
+      await c.close();
+    }
+  });
+
+  it('says what to pass instead of an empty or unknown conversation id, in every tool that takes one', async () => {
+    const d = await docsWorld(app, 'simplified');
+    const owner = await d.connect('owner');
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const doc = (await owner.call('create_document', { title: 'T', summary: 'S' })).structuredContent as { identifier: string; updated_at: string } | undefined;
+    const calls: Array<[typeof a, string, Record<string, unknown>]> = [
+      [a, 'send_message', { to: ['reviewer'], body: 'hi' }],
+      [a, 'search_messages', { query: 'hi' }],
+      [a, 'request_approval', { title: 'Deploy' }],
+    ];
+    if (doc) {
+      calls.push([owner, 'get_document', { document: doc.identifier }]);
+      calls.push([owner, 'update_document', { document: doc.identifier, updated_at: doc.updated_at, title: 'U' }]);
+      calls.push([owner, 'create_document', { title: 'Another', summary: 'S' }]);
+    }
+    for (const [c, tool, args] of calls) {
+      expectRefusal(await c.call(tool, { ...args, conversation: '' }), /conversation id is empty; pass the conversation\.id of a message/);
+      for (const bad of ['not-a-conversation', randomUUID()]) {
+        const r = await c.call(tool, { ...args, conversation: bad });
+        expect(codeOf(r), `${tool} with conversation ${bad}`).not.toBe('INTERNAL');
+        if (r.isError) expect(textOf(r)).toMatch(/conversation/i);
+      }
+    }
+    expect(doc, 'the owner could create a document to read').toBeDefined();
+    await Promise.all([a.close(), owner.close()]);
+  });
+
+  it('never answers INTERNAL to ids that are not ids', async () => {
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    for (const bad of ['not-an-id', randomUUID(), "'; drop table messages; --", '%ZZ']) {
+      for (const [tool, args] of [
+        ['send_message', { to: 'reviewer', body: 'hi', reply_to: bad }],
+        ['get_approval', { approval_id: bad }],
+        ['cancel_approval', { approval_id: bad }],
+        ['get_document', { document: bad }],
+        ['search_messages', { query: 'hi', from: bad }],
+      ] as const) {
+        const r = await a.call(tool, args);
+        expect(codeOf(r), `${tool} ${JSON.stringify(args)}: ${textOf(r)}`).not.toBe('INTERNAL');
+      }
+    }
+    await a.close();
+  });
+
+  it('answers arguments that are not an object with a JSON-RPC invalid-params error and a sentence', async () => {
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    for (const args of ['hello', ['body'], 42, null]) {
+      const call = a.client.request({ method: 'tools/call', params: { name: 'send_message', arguments: args as never } }, CallToolResultSchema);
+      const err = await call.then(() => null, (e: unknown) => e);
+      expect(err, JSON.stringify(args)).toBeInstanceOf(McpError);
+      expect((err as McpError).code).toBe(ErrorCode.InvalidParams);
+      expect((err as McpError).message).toMatch(/`arguments` must be a JSON object of named arguments/);
+    }
+    // Leaving them out is fine for a tool that takes none.
+    const listed = await a.client.request({ method: 'tools/call', params: { name: 'list_agents' } }, CallToolResultSchema);
+    expect(listed.isError).toBeFalsy();
+    await a.close();
+  });
+});
