@@ -61,7 +61,12 @@ describe('the tool catalogue', () => {
     expect(to.anyOf?.map((s) => s.type)).toEqual(['string', 'array']);
     const r = await a.call('send_message', { to: 'reviewer', body: 'one name, no list' });
     expect(r.structuredContent).toMatchObject({ recipients: [{ to: 'reviewer', status: 'delivered' }] });
-    expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [{ body: 'one name, no list' }] });
+    // Clients that type arguments by `type` alone (the MCP Inspector CLI) send a list as its JSON text.
+    const listed = await a.call('send_message', { to: '["reviewer", "nobody-here"]', body: 'a list as text' });
+    expect(listed.structuredContent).toMatchObject({ recipients: [{ to: 'reviewer', status: 'delivered' }, { to: 'nobody-here', status: 'refused' }] });
+    const broken = await a.call('send_message', { to: '["reviewer"', body: 'x' });
+    expect(textOf(broken)).toMatch(/starts like a JSON list but is not one/);
+    expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [{ body: 'one name, no list' }, { body: 'a list as text' }] });
     const empty = await a.call('send_message', { to: '', body: 'x' });
     expect(empty.isError).toBe(true);
     expect(textOf(empty)).toMatch(/recipient is empty; name an agent/);

@@ -63,7 +63,28 @@ export const listAgentsOutput = {
   })),
 };
 
-const recipient = z.string().min(1, 'A recipient is empty; name an agent, owner/name or a person handle (list_agents shows them).').max(80);
+const EMPTY_RECIPIENT = 'A recipient is empty; name an agent, owner/name or a person handle (list_agents shows them).';
+const recipient = z.string().min(1, EMPTY_RECIPIENT).max(80, 'A recipient is at most 80 characters: an agent name, owner/name or a person handle.');
+const recipients = z.array(recipient).max(MAX_RECIPIENTS, `At most ${MAX_RECIPIENTS} recipients; send to the rest in another message.`);
+/** One recipient as a string, or a list as JSON text (a name never starts with `[`). */
+const recipientText = z.string().min(1, EMPTY_RECIPIENT).max(4000);
+
+/**
+ * `to` as a list of names. A string is one name, unless it is a JSON list:
+ * clients that type arguments by a property's `type` alone (the MCP Inspector's
+ * CLI) send a list as its JSON text when `to` may be a string or a list.
+ */
+function recipientList(to: string | string[] | undefined, ctx: z.RefinementCtx): string[] | undefined {
+  if (typeof to !== 'string') return to;
+  let list: unknown = [to];
+  if (to.trimStart().startsWith('[')) {
+    try { list = JSON.parse(to); } catch { list = null; }
+  }
+  const checked = recipients.safeParse(list);
+  if (checked.success) return checked.data;
+  ctx.addIssue({ code: 'custom', message: Array.isArray(list) ? checked.error.issues[0].message : '`to` starts like a JSON list but is not one; send a list of names, or one name as a string.' });
+  return z.NEVER;
+}
 
 /** A conversation id as an inbox item carries it; an empty one gets a sentence saying what to pass instead. */
 export const conversationId = (what: string) => z.string()
@@ -71,8 +92,7 @@ export const conversationId = (what: string) => z.string()
   .max(64).optional().describe(what);
 
 export const sendMessageInput = {
-  to: z.union([recipient, z.array(recipient).max(MAX_RECIPIENTS)]).optional()
-    .transform((to) => (typeof to === 'string' ? [to] : to))
+  to: z.union([recipientText, recipients]).optional().transform(recipientList)
     .describe('Recipients: agent names, owner/name when a name is ambiguous, or person handles; one name or a list. Optional when `conversation` is given'),
   conversation: conversationId('Id of a conversation you received a message in, to reply there (e.g. the Slack thread)'),
   body: z.string().min(1, 'The body is empty; write something to send.')
