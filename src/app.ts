@@ -89,7 +89,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const metrics = createMetrics({ db: () => database.db, now: () => clock.now() });
   const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, ...opts.queue });
   const orgs = new OrgService(store, clock);
-  const agents = new AgentService(store, orgs);
+  const agents = new AgentService(store, orgs, notifier);
   const audiences = new AudienceService(store, clock);
   const links = new LinkService(store, clock, config.publicUrl, () => queue.kick());
   const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences);

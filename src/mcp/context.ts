@@ -16,6 +16,14 @@ export interface ToolContext {
   ownerRole: WorkspaceRole;
   /** Whether the owner holds a seat in the workspace's organization (writing documents needs one). */
   ownerHasSeat: boolean;
+  /**
+   * Whether the token this session presents still authenticates the agent (false
+   * once rotated). Waiting calls re-check it when a rotation wakes them. Absent
+   * when the caller was not authenticated by a token (in-process tests).
+   */
+  stillAuthorized?: () => Promise<boolean>;
+  /** True when nothing in front of the tools re-checks the token on each call (stdio), so every call checks `stillAuthorized`. */
+  checkEachCall?: boolean;
 }
 
 /**

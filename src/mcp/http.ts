@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type Response } from 'express';
 import type { App } from '../app.ts';
+import { tokenTopic } from '../domain/agents/agent-service.ts';
 import { isSwitchboardError } from '../domain/errors.ts';
 import { STATUS, type Mount } from '../web/http.ts';
 import { bearerAgent, type AuthedLocals } from './auth.ts';
@@ -60,16 +61,25 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
         if (isSwitchboardError(e)) return rpcError(res, STATUS[e.code], e.message);
         throw e;
       }
+      let session: Session | null = null;
+      const opener = async () => (await app.agents.authenticate(auth.token))?.id === ctx.agent.id;
+      // Tools re-check the token the session presents now (a client may go on with a new token of the same agent).
+      ctx.stillAuthorized = () => (session ? session.stillAuthorized() : opener());
       const server = await buildMcpServer(ctx);
+      let watching: Promise<() => Promise<void>> | null = null;
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
-          const session: Session = {
+          session = {
             id, agentId: ctx.agent.id, workspaceId: ctx.workspace.id, workspaceSlug: ctx.workspace.slug, server, transport,
-            inFlight: 0, lastSeen: Date.now(),
-            stillAuthorized: async () => (await app.agents.authenticate(auth.token))?.id === ctx.agent.id,
+            inFlight: 0, lastSeen: 0, stillAuthorized: opener,
           };
           registry.add(session);
+          // A rotation (from any process) ends the session's stream at once rather than at the next sweep.
+          const watched = session;
+          watching = app.notifier.subscribe(tokenTopic(ctx.agent.id), () => {
+            void watched.stillAuthorized().then((ok) => { if (!ok) registry.revoke(id); }, () => {});
+          });
           app.logger.info({ sessionId: id, agentId: ctx.agent.id, workspaceId: ctx.workspace.id }, 'MCP session opened');
         },
         onsessionclosed: (id) => registry.forget(id),
@@ -78,6 +88,7 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
       server.server.onclose = () => {
         previous?.();
         if (transport.sessionId) registry.forget(transport.sessionId);
+        void watching?.then((stop) => stop());
       };
       await server.connect(transport);
       await transport.handleRequest(req, res, req.body);

@@ -15,6 +15,8 @@ export interface Session {
   lastSeen: number;
   /** Whether the token that opened the session still authenticates its agent (false once rotated). */
   stillAuthorized(): Promise<boolean>;
+  /** Set once its token was found rotated: the session ends when its last request is answered. */
+  revoked?: boolean;
 }
 
 export interface SessionOptions {
@@ -24,6 +26,8 @@ export interface SessionOptions {
   sweepMs: number;
   /** The most sessions held at once; the oldest idle one is closed to make room. */
   max: number;
+  /** Milliseconds of the clock idle time is measured on (tests move it by hand). */
+  now?: () => number;
 }
 
 export const DEFAULT_SESSION_OPTIONS: SessionOptions = { idleMs: 30 * 60_000, sweepMs: 60_000, max: 10_000 };
@@ -34,7 +38,10 @@ export class SessionRegistry {
   private readonly timer: NodeJS.Timeout;
   private closing: Promise<void> | null = null;
 
-  constructor(private readonly opts: SessionOptions, private readonly logger: Logger, private readonly now: () => number = Date.now) {
+  private readonly now: () => number;
+
+  constructor(private readonly opts: SessionOptions, private readonly logger: Logger) {
+    this.now = opts.now ?? Date.now;
     this.timer = setInterval(() => { void this.sweep(); }, opts.sweepMs);
     this.timer.unref();
   }
@@ -57,6 +64,7 @@ export class SessionRegistry {
       const oldest = [...this.sessions.values()].filter((x) => x.inFlight === 0).sort((a, b) => a.lastSeen - b.lastSeen)[0];
       if (oldest) void this.close(oldest.id, 'too many sessions');
     }
+    s.lastSeen = this.now();
     this.sessions.set(s.id, s);
   }
 
@@ -64,7 +72,24 @@ export class SessionRegistry {
   track(s: Session, done: (fn: () => void) => void) {
     s.inFlight++;
     s.lastSeen = this.now();
-    done(() => { s.inFlight--; s.lastSeen = this.now(); });
+    done(() => {
+      s.inFlight--;
+      s.lastSeen = this.now();
+      if (s.revoked && s.inFlight === 0) void this.close(s.id, 'token rotated');
+    });
+  }
+
+  /**
+   * Ends a session whose token was rotated: its notification stream at once (a
+   * waiting call answers for itself and is refused), the session once nothing is
+   * being answered. Every later request is refused by the bearer check anyway.
+   */
+  revoke(id: string) {
+    const s = this.sessions.get(id);
+    if (!s || s.revoked) return;
+    s.revoked = true;
+    s.transport.closeStandaloneSSEStream();
+    if (s.inFlight === 0) void this.close(id, 'token rotated');
   }
 
   /** Forgets the session (the transport already closed, e.g. after DELETE). */

@@ -4,6 +4,7 @@ import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelco
 import type { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
+import { SYSTEM } from '../../src/domain/actor.ts';
 import { inboxTopic } from '../../src/domain/messaging/messaging-service.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
 import { INBOX_URI } from '../../src/mcp/resources.ts';
@@ -81,6 +82,23 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
     expect(wakeMs).toBeLessThan(3_000);
     await Promise.all([waiter.client.close(), sender.client.close()]);
   });
+
+  it('ends a subscribe waiting on one server when the token is rotated through the other', async () => {
+    const fresh = await one.app.agents.add(SYSTEM, { name: `rotated-${pair.kind.slice(0, 4)}`, owner: w.alice });
+    const name = `${w.alice}/${fresh.agent.name}`;
+    await one.app.agents.join(SYSTEM, { agent: name, workspace: w.ws.slug });
+    const waiter = await connect(two, w, fresh.token);
+    const waiting = waiter.call('subscribe', { timeout_seconds: 55 });
+    const listeners = () => (two.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(fresh.agent.id));
+    await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
+    const started = performance.now();
+    await one.app.agents.rotateToken(SYSTEM, name);
+    const r = await waiting;
+    expect(r.isError).toBe(true);
+    expect((r.content[0] as { text: string }).text).toMatch(/token was rotated/);
+    expect(performance.now() - started, 'ended by the rotation, not by its 55 s timeout').toBeLessThan(30_000);
+    await waiter.client.close();
+  }, 60_000);
 
   it('notifies an inbox resource subscriber on one server of a message sent through the other', async () => {
     const watcher = await connect(two, w, w.builder.token);

@@ -6,20 +6,23 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/adapters/db/client.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
 import { inboxTopic } from '../../src/domain/messaging/messaging-service.ts';
+import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { createMcpMount, mcpSessions } from '../../src/mcp/http.ts';
 import { startServer, type Server } from '../../src/server.ts';
 import { pgliteDb } from '../support/db.ts';
-import { makeWorld, silent, testConfig, type World } from './support/world.ts';
+import { makeWorld, silent, testConfig, textOf, type World } from './support/world.ts';
 
 let db: Database;
 let server: Server;
 let w: World;
+/** The sessions' clock: idle time passes only when a test moves it, and sweeps run when a test calls them. */
+let now = Date.now();
 
 beforeAll(async () => {
   db = await pgliteDb.open();
   server = await startServer(testConfig(), {
     database: db, logger: silent, migrate: false, control: false, host: '127.0.0.1',
-    mounts: [createMcpMount({ idleMs: 400, sweepMs: 100 })],
+    mounts: [createMcpMount({ idleMs: 60_000, sweepMs: 3_600_000, now: () => now })],
   });
   w = await makeWorld(server.app);
 });
@@ -109,6 +112,8 @@ describe('MCP over Streamable HTTP', () => {
     };
     const sent = await client.callTool({ name: 'send_message', arguments: typed('send_message', { to: `["builder"]`, body: 'from the inspector' }) }) as CallToolResult;
     expect(sent.structuredContent).toMatchObject({ recipients: [{ to: 'builder', status: 'delivered' }] });
+    const one = await client.callTool({ name: 'send_message', arguments: typed('send_message', { to: 'builder', body: 'one name, as the CLI sends it' }) }) as CallToolResult;
+    expect(one.structuredContent).toMatchObject({ recipients: [{ to: 'builder', status: 'delivered' }] });
     const waited = await client.callTool({ name: 'subscribe', arguments: typed('subscribe', { timeout_seconds: '0.1' }) }) as CallToolResult;
     expect(waited.isError).toBeFalsy();
     await transport.terminateSession();
@@ -146,11 +151,31 @@ describe('MCP over Streamable HTTP', () => {
     const { token: next } = await server.app.agents.rotateToken(SYSTEM, `${w.alice}/rotator`);
     await expect(c.call('list_agents')).rejects.toThrow(/401|not valid/);
     // Its open notification stream does not outlive the token either.
-    await vi.waitFor(() => expect(mcpSessions(server.app)!.get(id)).toBeUndefined(), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(() => expect(mcpSessions(server.app)!.get(id)).toBeUndefined(), { timeout: 10_000, interval: 50 });
     const again = await connect(next);
     expect((await again.call('list_agents')).isError).toBeFalsy();
     await Promise.all([c.client.close(), again.client.close()]);
   });
+
+  it('ends a subscribe already waiting when the token is rotated, with a sentence, long before its timeout', async () => {
+    const fresh = await server.app.agents.add(SYSTEM, { name: 'waiter', owner: w.alice });
+    await server.app.agents.join(SYSTEM, { agent: `${w.alice}/waiter`, workspace: w.ws.slug });
+    const c = await connect(fresh.token);
+    const id = c.transport.sessionId!;
+    const started = Date.now();
+    const waiting = c.call('subscribe', { timeout_seconds: 55 });
+    const listeners = () => (server.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(fresh.agent.id));
+    await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
+    await server.app.agents.rotateToken(SYSTEM, `${w.alice}/waiter`);
+    const r = await waiting;
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^Your agent token was rotated, so this session no longer works/);
+    expect(r._meta?.[ERROR_META_KEY]).toEqual({ code: 'UNAUTHENTICATED' });
+    expect(Date.now() - started, 'ended by the rotation, not by its 55 s timeout').toBeLessThan(30_000);
+    await expect(c.call('list_agents')).rejects.toThrow(/401|not valid/);
+    await vi.waitFor(() => expect(mcpSessions(server.app)!.get(id)).toBeUndefined(), { timeout: 10_000, interval: 50 });
+    await c.client.close();
+  }, 60_000);
 
   it('closes a session on DELETE and after idle time; its id then gets 404', async () => {
     const a = await connect(w.builder.token);
@@ -162,7 +187,12 @@ describe('MCP over Streamable HTTP', () => {
     const b = await connect(w.builder.token);
     const idle = b.transport.sessionId!;
     await b.client.close(); // closes the notification stream, leaving the session idle
-    await vi.waitFor(() => expect(mcpSessions(server.app)!.get(idle)).toBeUndefined(), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(() => expect(mcpSessions(server.app)!.get(idle)?.inFlight).toBe(0), { timeout: 10_000, interval: 20 });
+    await mcpSessions(server.app)!.sweep();
+    expect(mcpSessions(server.app)!.get(idle), 'not idle long enough yet').toBeDefined();
+    now += 61_000;
+    await mcpSessions(server.app)!.sweep();
+    expect(mcpSessions(server.app)!.get(idle)).toBeUndefined();
     const res = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { authorization: `Bearer ${w.builder.token}`, 'mcp-session-id': idle });
     expect(res.status).toBe(404);
   });
@@ -170,12 +200,16 @@ describe('MCP over Streamable HTTP', () => {
   it('keeps a session alive while a subscribe is waiting', async () => {
     const a = await connect(w.reviewer.token);
     const id = a.transport.sessionId!;
-    const started = Date.now();
-    const r = (await a.call('subscribe', { timeout_seconds: 1 })).structuredContent as { timed_out: boolean };
-    expect(r.timed_out).toBe(true);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    const waiting = a.call('subscribe', { timeout_seconds: 30 });
+    const listeners = () => (server.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(w.reviewer.agent.id));
+    await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
+    now += 61_000;
+    await mcpSessions(server.app)!.sweep();
     expect(mcpSessions(server.app)!.get(id)).toBeDefined();
-    await a.client.close();
+    const b = await connect(w.builder.token);
+    await b.call('send_message', { to: 'reviewer', body: 'still there?' });
+    expect(((await waiting).structuredContent as { timed_out: boolean }).timed_out).toBe(false);
+    await Promise.all([a.client.close(), b.client.close()]);
   });
 });
 

@@ -17,7 +17,7 @@ function fake(id: string, over: Partial<Session> = {}) {
 
 function registry(opts: Partial<{ idleMs: number; max: number }> = {}) {
   let now = 0;
-  const r = new SessionRegistry({ idleMs: 1_000, sweepMs: 3_600_000, max: 100, ...opts }, silent, () => now);
+  const r = new SessionRegistry({ idleMs: 1_000, sweepMs: 3_600_000, max: 100, now: () => now, ...opts }, silent);
   return { r, tick: (ms: number) => { now += ms; } };
 }
 

@@ -3,7 +3,7 @@ import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from
 import { assertMayGrantMonitor, assertMayManageAgent } from '../organizations/access.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import { assertAgentAllowed, planLimits } from '../organizations/plans.ts';
-import type { Store } from '../ports.ts';
+import type { Notifier, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, qualifiedName, type Agent, type AgentPermissions, type Workspace, type WorkspaceRole } from '../types.ts';
 import { hashSecret, newAgentToken } from './tokens.ts';
 
@@ -17,9 +17,12 @@ export interface WorkspaceAgent {
   ownerRole: WorkspaceRole;
 }
 
+/** Published when an agent's token is rotated, so calls waiting with the old token end at once (in every process). */
+export const tokenTopic = (agentId: string) => `agent-token:${agentId}`;
+
 /** Agents, their tokens and memberships, and who is in a workspace. */
 export class AgentService {
-  constructor(private readonly store: Store, private readonly orgs: OrgService) {}
+  constructor(private readonly store: Store, private readonly orgs: OrgService, private readonly notifier: Notifier | null = null) {}
 
   async byName(qualified: string): Promise<Agent> {
     const [owner, name] = qualified.split('/');
@@ -69,6 +72,7 @@ export class AgentService {
     await this.mayManage(actor, agent);
     const token = newAgentToken();
     await this.store.agents.setTokenHash(agent.id, hashSecret(token));
+    await this.notifier?.publish(tokenTopic(agent.id), 'rotated');
     return { agent, token };
   }
 

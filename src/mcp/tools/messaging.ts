@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { mayMessage, label } from '../../domain/messaging/rules.ts';
 import type { ToolContext } from '../context.ts';
+import { tokenRotated, watchRevocation } from '../revocation.ts';
 import { inboxItemOut, inboxText, searchHitOut, searchText } from '../render.ts';
 import {
   checkInboxInput, inboxOutput, listAgentsInput, listAgentsOutput, searchInput, searchOutput,
@@ -75,7 +76,16 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     inputSchema: subscribeInput, outputSchema: subscribeOutput,
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   }, runTool(ctx, 'subscribe', async (args, extra) => {
-    const got = await app.messaging.waitForInbox(agent, ws, args.limit, Math.round(args.timeout_seconds * 1000), extra.signal);
+    const watch = await watchRevocation(ctx, extra.signal);
+    let got;
+    try {
+      if (watch.revoked()) throw tokenRotated();
+      got = await app.messaging.waitForInbox(agent, ws, args.limit, Math.round(args.timeout_seconds * 1000), watch.signal);
+    } finally {
+      await watch.stop();
+    }
+    // Messages taken before the rotation was seen are already marked read: hand them over rather than lose them.
+    if (watch.revoked() && !got.items.length) throw tokenRotated();
     const messages = got.items.map(inboxItemOut);
     await auditRead(ctx, 'subscribe', messages.map((m) => m.id));
     const empty = `No new messages in ${args.timeout_seconds} seconds; call subscribe again to keep waiting.`;

@@ -3,6 +3,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { AuditEntry } from '../../domain/ports.ts';
 import type { ToolContext } from '../context.ts';
 import { refusalResult, toRefusal } from '../errors.ts';
+import { tokenRotated } from '../revocation.ts';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -39,6 +40,7 @@ export function runTool<A>(
 ): (args: A, extra: Extra) => Promise<CallToolResult> {
   return async (args, extra) => {
     try {
+      if (ctx.checkEachCall && ctx.stillAuthorized && !(await ctx.stillAuthorized())) throw tokenRotated();
       return await handler(args, extra);
     } catch (e) {
       const refusal = toRefusal(e, ctx.app.logger, name);
