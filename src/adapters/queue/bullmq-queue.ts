@@ -104,8 +104,9 @@ export class BullmqQueue implements JobQueue {
       await queue.addBulk(entries.map((e) => ({
         name: e.topic,
         data: { entryId: e.id, attempt: e.attempts },
-        // One job per attempt: adding the same attempt twice is a no-op, a later attempt is a new job.
-        opts: { jobId: `${e.id}-${e.attempts}`, attempts: 1, removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 } },
+        // One job per claim (its lease end tells claims apart): adding the same claim twice is a no-op, while a later
+        // attempt, or one counted from 1 again after `jobs retry`, is a new job.
+        opts: { jobId: `${e.id}-${e.attempts}-${e.runAt.getTime()}`, attempts: 1, removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 } },
       })));
     } catch (e) {
       await this.handBack(entries, e);

@@ -10,6 +10,7 @@ import { vi } from 'vitest';
 import { connectSlackTeam, slackMount } from '../../../src/adapters/slack/index.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import type { SlackSettings } from '../../../src/adapters/slack/settings.ts';
+import type { AppOptions } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Agent, Workspace } from '../../../src/domain/types.ts';
@@ -48,6 +49,8 @@ export interface HarnessOptions {
   logLines?: string[];
   /** Mount everything a real server mounts (MCP, Slack with its default settings, web chat), not just Slack. */
   allMounts?: boolean;
+  /** Queue options over the harness's quick ones (e.g. fewer attempts before a job fails for good). */
+  queue?: AppOptions['queue'];
 }
 
 function logger(lines?: string[]) {
@@ -66,7 +69,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const server = await startServer(config, {
     database: o.database, logger: logger(o.logLines), host: '127.0.0.1', control: false,
     mounts: o.allMounts ? await defaultMounts() : [slackMount({ paceMs: o.paceMs ?? 0, ...o.slack })],
-    queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}) },
+    queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}), ...o.queue },
   });
   const { app } = server;
   let reviewerToken: string | null = null;
