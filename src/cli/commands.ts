@@ -49,6 +49,39 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
+  async 'person list'(app, raw) {
+    const a = args(z.object({ org: z.string().min(1).optional() }), raw);
+    const rows = await app.orgs.listPeople(SYSTEM, a.org);
+    const people = rows.map((r) => ({ handle: r.person.handle, display_name: r.person.displayName, email: r.person.email, ...(a.org ? { role: r.role, seat: r.hasSeat } : {}) }));
+    const line = (p: (typeof people)[number]) => `@${p.handle}  ${p.display_name}${p.email ? ` <${p.email}>` : ''}${a.org ? `  ${p.role}${p.seat ? ', seat' : ''}` : ''}`;
+    return { data: { people }, text: people.length ? people.map(line).join('\n') : `Nobody${a.org ? ` in ${a.org}` : ''} yet.` };
+  },
+
+  async 'person remove'(app, raw) {
+    const a = args(z.object({ handle: z.string().min(1), org: z.string().min(1) }), raw);
+    const r = await app.orgs.removePerson(SYSTEM, a.org, a.handle);
+    return {
+      data: { org: r.org.slug, handle: r.person.handle, removed: true },
+      text: `Removed @${r.person.handle} from ${r.org.slug}, with their roles in its workspaces and their agents' places there. Their account and what they wrote stay.`,
+    };
+  },
+
+  async 'workspace list'(app, raw) {
+    const a = args(z.object({ org: z.string().min(1).optional() }), raw);
+    const list = await app.orgs.listWorkspaces(SYSTEM, a.org);
+    const workspaces = list.map((w) => ({ slug: w.slug, name: w.name, kind: w.kind, restricted: w.restricted }));
+    return {
+      data: { workspaces },
+      text: workspaces.length ? workspaces.map((w) => `${w.slug}  ${w.name} (${w.kind}${w.restricted ? ', restricted' : ''})`).join('\n') : 'No workspaces yet.',
+    };
+  },
+
+  async 'workspace remove'(app, raw) {
+    const a = args(z.object({ workspace: z.string().min(1), yes: z.boolean().optional() }), raw);
+    const ws = await app.orgs.removeWorkspace(SYSTEM, a.workspace, Boolean(a.yes));
+    return { data: { workspace: ws.slug, removed: true }, text: `Removed the workspace ${ws.slug} and everything in it.` };
+  },
+
   async 'workspace add'(app, raw) {
     const a = args(z.object({ name: z.string().min(1), org: z.string(), simplified: z.boolean().optional(), restricted: z.boolean().optional() }), raw);
     const ws = await app.orgs.addWorkspace(SYSTEM, a);
@@ -107,6 +140,25 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     return {
       data: { agent: qualifiedName(r.agent), workspace: r.workspace.slug, send: m.send, receive: m.receive, can_message: a.canMessage ?? [], takes_messages_from: a.takesFrom ?? [], monitor: m.monitor },
       text: `${qualifiedName(r.agent)} joined ${r.workspace.slug} (send: ${m.send ? 'yes' : 'no'}, receive: ${m.receive ? 'yes' : 'no'}${m.monitor ? ', monitor' : ''}).`,
+    };
+  },
+
+  async 'agent list'(app, raw) {
+    const a = args(z.object({ owner: z.string().min(1).optional() }), raw);
+    const agents = (await app.agents.list(a.owner)).filter((x) => x.kind === 'agent')
+      .map((x) => ({ name: qualifiedName(x), display_name: x.displayName, role: x.roleLine, token: x.hasToken ? 'valid' : 'none (removed)' }));
+    return {
+      data: { agents },
+      text: agents.length ? agents.map((x) => `${x.name}  ${x.display_name}${x.role ? ` — ${x.role}` : ''}${x.token === 'valid' ? '' : '  (removed)'}`).join('\n') : 'No agents yet.',
+    };
+  },
+
+  async 'agent remove'(app, raw) {
+    const a = args(z.object({ agent: z.string().min(1) }), raw);
+    const agent = await app.agents.remove(SYSTEM, a.agent);
+    return {
+      data: { agent: qualifiedName(agent), removed: true },
+      text: `Removed ${qualifiedName(agent)}: its token no longer works and it left every workspace. Its messages stay in history.`,
     };
   },
 

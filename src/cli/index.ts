@@ -106,7 +106,19 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
     .option('--invite', 'print a one-time sign-in link')
     .action(data('person add', (handle, o) => ({ handle, ...o })));
 
+  person.command('list').description('list people: the members of --org with role and seat, or everyone')
+    .option('--org <org>', 'only this organization\'s members')
+    .action(data('person list', (o) => o));
+  person.command('remove <handle>').description('take a person out of an organization (its last admin cannot be removed)')
+    .requiredOption('--org <org>', 'the organization to remove them from')
+    .action(data('person remove', (handle, o) => ({ handle, ...o })));
+
   const workspace = program.command('workspace').description('workspaces');
+  workspace.command('list').description('list workspaces').option('--org <org>', 'only this organization\'s')
+    .action(data('workspace list', (o) => o));
+  workspace.command('remove <workspace>').description('delete a workspace with its conversations, messages and documents, for good')
+    .option('--yes', 'confirm; without it nothing is deleted')
+    .action(data('workspace remove', (ws, o) => ({ workspace: ws, ...o })));
   workspace.command('add <name>').description('create a workspace')
     .requiredOption('--org <org>', 'the organization it belongs to').option('--simplified', 'one hidden collection instead of structured collections')
     .option('--restricted', 'open only to admins and people added directly')
@@ -141,6 +153,10 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
     .option('--takes-from <names>', 'comma-separated senders it accepts (default: anyone)')
     .option('--monitor', 'may search and follow every message in the workspace')
     .action(data('agent join', (agentName, workspace, o) => ({ agent: agentName, workspace, ...o })));
+  agent.command('list').description('list agents, with whether each still holds a token').option('--owner <handle>', 'only this person\'s agents')
+    .action(data('agent list', (o) => o));
+  agent.command('remove <agent>').description('retire OWNER/NAME: its token stops working and it leaves every workspace; its messages stay')
+    .action(data('agent remove', (agentName) => ({ agent: agentName })));
   agent.command('rotate-token <agent>').description('replace OWNER/NAME\'s token; the old one stops working')
     .action(data('agent rotate-token', (agentName) => ({ agent: agentName })));
 

@@ -22,6 +22,10 @@ export interface OrgRepo {
   member(orgId: string, personId: string): Promise<OrgMember | null>;
   /** Organizations the person belongs to, with their role. */
   listForPerson(personId: string): Promise<Array<Organization & { role: OrgRole }>>;
+  /** The members of an organization with their role and seat, by handle. */
+  listMembers(orgId: string): Promise<Array<{ person: Person } & Omit<OrgMember, 'orgId' | 'personId'>>>;
+  /** Takes a person out of the organization; nothing happens when they were not in it. */
+  removeMember(orgId: string, personId: string): Promise<void>;
   setSeat(orgId: string, personId: string, hasSeat: boolean): Promise<void>;
   /**
    * Locks the organization's row until the surrounding transaction ends and returns it as it is now (null when absent),
@@ -43,6 +47,8 @@ export interface PeopleRepo {
   create(p: { handle: string; displayName: string; email?: string | null }): Promise<Person>;
   /** By id or handle; null when absent. */
   get(idOrHandle: string): Promise<Person | null>;
+  /** Everyone, by handle. */
+  list(): Promise<Person[]>;
   setPasswordHash(personId: string, hash: string): Promise<void>;
   /** The stored password hash; null when the person has none. */
   passwordHash(personId: string): Promise<string | null>;
@@ -62,6 +68,12 @@ export interface WorkspaceRepo {
   reachablePeople(workspaceId: string): Promise<Array<{ person: Person; role: WorkspaceRole }>>;
   /** Workspaces a person can reach, with their effective role. */
   listForPerson(personId: string): Promise<Array<Workspace & { role: WorkspaceRole }>>;
+  /** The workspaces of one organization, or of all when `orgId` is null, by slug. */
+  list(orgId: string | null): Promise<Workspace[]>;
+  /** Removes a person's direct role in these workspaces. */
+  removeMember(workspaceIds: string[], personId: string): Promise<void>;
+  /** Deletes the workspace with its conversations, messages, documents and memberships. */
+  delete(id: string): Promise<void>;
 }
 
 export interface AgentRepo {
@@ -85,6 +97,10 @@ export interface AgentRepo {
   /** Agents that joined the workspace explicitly, with their memberships. */
   listMembers(workspaceId: string): Promise<Array<{ agent: Agent; membership: AgentMembership }>>;
   listOwnedBy(ownerId: string): Promise<Agent[]>;
+  /** Every agent (person agents included), by owner handle and name. */
+  listAll(): Promise<Agent[]>;
+  /** Takes the agents out of these workspaces (every workspace when `workspaceIds` is null). */
+  removeMemberships(agentIds: string[], workspaceIds: string[] | null): Promise<void>;
 }
 
 export interface MessageRepo {

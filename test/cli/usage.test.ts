@@ -52,7 +52,7 @@ describe('the CLI without a database', () => {
 
   it('describes every option of every command and marks the required ones', async () => {
     const commands = await allCommands();
-    expect(commands.map((c) => c.name())).toEqual(expect.arrayContaining(['init', 'person', 'add', 'agent', 'serve']));
+    expect(commands.map((c) => c.name())).toEqual(expect.arrayContaining(['init', 'person', 'add', 'list', 'remove', 'agent', 'serve']));
     for (const command of commands) {
       const help = command.helpInformation();
       for (const option of command.options) {

@@ -86,6 +86,18 @@ export class DrizzleAgentRepo implements AgentRepo {
     return rows.map((r) => ({ agent: toAgent(r.a as Row), membership: toMembership(r.m) }));
   }
 
+  async listAll() {
+    const rows = await this.select().orderBy(people.handle, agents.name);
+    return rows.map((r) => toAgent(r as Row));
+  }
+
+  async removeMemberships(agentIds: string[], workspaceIds: string[] | null) {
+    if (!agentIds.length || (workspaceIds && !workspaceIds.length)) return;
+    await this.db.delete(agentMemberships).where(and(
+      inArray(agentMemberships.agentId, agentIds), workspaceIds ? inArray(agentMemberships.workspaceId, workspaceIds) : undefined,
+    ));
+  }
+
   async listOwnedBy(ownerId: string) {
     const rows = await this.select().where(eq(agents.ownerId, ownerId)).orderBy(agents.name);
     return rows.map((r) => toAgent(r as Row));

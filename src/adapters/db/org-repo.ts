@@ -4,7 +4,8 @@ import type { Organization } from '../../domain/types.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';
-import { organizations, orgMembers, usage, workspaces } from './schema.ts';
+import { personColumns } from './people-repo.ts';
+import { organizations, orgMembers, people, usage, workspaces } from './schema.ts';
 
 type OrgRow = typeof organizations.$inferSelect;
 const toOrg = (r: OrgRow): Organization => ({ ...r });
@@ -50,6 +51,16 @@ export class DrizzleOrgRepo implements OrgRepo {
       .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
       .where(eq(orgMembers.personId, personId)).orderBy(organizations.createdAt);
     return rows.map((r) => ({ ...toOrg(r.org), role: r.role }));
+  }
+
+  async listMembers(orgId: string) {
+    const rows = await this.db.select({ person: personColumns, role: orgMembers.role, hasSeat: orgMembers.hasSeat }).from(orgMembers)
+      .innerJoin(people, eq(people.id, orgMembers.personId)).where(eq(orgMembers.orgId, orgId)).orderBy(people.handle);
+    return rows;
+  }
+
+  async removeMember(orgId: string, personId: string) {
+    await this.db.delete(orgMembers).where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.personId, personId)));
   }
 
   async setSeat(orgId: string, personId: string, hasSeat: boolean) {

@@ -22,6 +22,10 @@ export class DrizzlePeopleRepo implements PeopleRepo {
     return row;
   }
 
+  async list() {
+    return this.db.select(personColumns).from(people).orderBy(people.handle);
+  }
+
   async get(idOrHandle: string) {
     const [row] = await this.db.select(personColumns).from(people)
       .where(isUuid(idOrHandle) ? eq(people.id, idOrHandle) : eq(people.handle, idOrHandle)).limit(1);

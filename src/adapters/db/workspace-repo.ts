@@ -1,4 +1,4 @@
-import { and, eq, or } from 'drizzle-orm';
+import { and, eq, inArray, or } from 'drizzle-orm';
 import { workspaceRole } from '../../domain/organizations/access.ts';
 import type { WorkspaceRepo } from '../../domain/ports.ts';
 import type { Workspace, WorkspaceRole } from '../../domain/types.ts';
@@ -27,6 +27,21 @@ export class DrizzleWorkspaceRepo implements WorkspaceRepo {
 
   async update(id: string, patch: Parameters<WorkspaceRepo['update']>[1]) {
     if (Object.keys(patch).length) await this.db.update(workspaces).set(patch).where(eq(workspaces.id, id));
+  }
+
+  async list(orgId: string | null) {
+    const rows = await this.db.select().from(workspaces).where(orgId ? eq(workspaces.orgId, orgId) : undefined).orderBy(workspaces.slug);
+    return rows as Workspace[];
+  }
+
+  async removeMember(workspaceIds: string[], personId: string) {
+    if (!workspaceIds.length) return;
+    await this.db.delete(workspaceMembers).where(and(inArray(workspaceMembers.workspaceId, workspaceIds), eq(workspaceMembers.personId, personId)));
+  }
+
+  async delete(id: string) {
+    // Conversations, messages, documents and memberships go with it (ON DELETE CASCADE).
+    await this.db.delete(workspaces).where(eq(workspaces.id, id));
   }
 
   async setMember(workspaceId: string, personId: string, role: WorkspaceRole) {

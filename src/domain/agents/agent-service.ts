@@ -76,6 +76,28 @@ export class AgentService {
     return { agent, token };
   }
 
+  /** Agents, optionally only one owner's, with whether each still holds a token. */
+  async list(owner?: string): Promise<Agent[]> {
+    if (owner) return this.store.agents.listOwnedBy((await this.orgs.person(owner)).id);
+    return this.store.agents.listAll();
+  }
+
+  /**
+   * Retires an agent: its token stops working at once and it leaves every
+   * workspace, so it no longer counts against a plan. Its messages stay in
+   * history under its name, which therefore stays taken.
+   */
+  async remove(actor: Actor, qualified: string) {
+    const agent = await this.byName(qualified);
+    if (agent.kind === 'person') throw invalidInput(`${qualified} is a person agent; it goes only with its person (\`switchboard person remove\`).`);
+    await this.mayManage(actor, agent);
+    await this.store.transaction(async (tx) => {
+      await tx.agents.setTokenHash(agent.id, null);
+      await tx.agents.removeMemberships([agent.id], null);
+    });
+    return agent;
+  }
+
   /** The agent holding this token; null when the token is unknown or was rotated away. */
   async authenticate(token: string): Promise<Agent | null> {
     if (!token.startsWith('sb_')) return null;

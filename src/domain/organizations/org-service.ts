@@ -127,6 +127,66 @@ export class OrgService {
     return { org: { ...o, plan, licensedMessages: licensed }, limits: planLimits(plan, licensed) };
   }
 
+  /** The members of an organization with role and seat, or every person (reserved ones left out) without one. */
+  async listPeople(actor: Actor, org?: string) {
+    if (!org) {
+      if (actor.kind !== 'system') throw notPermitted('Only the operator can list everyone; name an organization you administer.');
+      return (await this.store.people.list()).filter((p) => !RESERVED_HANDLES.has(p.handle)).map((person) => ({ person, role: null, hasSeat: false }));
+    }
+    const o = await this.org(org);
+    assertOrgAdmin(await this.orgRoleOf(actor, o.id), 'list the people of this organization');
+    return this.store.orgs.listMembers(o.id);
+  }
+
+  /**
+   * Takes a person out of an organization: their role, their direct roles in
+   * its workspaces, and their agents' places there. Their account, their own
+   * organization and what they wrote stay. The last admin cannot be removed.
+   */
+  async removePerson(actor: Actor, org: string, handle: string) {
+    return this.store.transaction(async (tx) => {
+      const svc = new OrgService(tx, this.clock);
+      const o = await svc.org(org);
+      assertOrgAdmin(await this.orgRoleOf(actor, o.id), 'remove people from this organization');
+      const person = await svc.person(handle);
+      if (o.personalFor === person.id) throw invalidInput(`${o.name} is @${handle}'s own organization; they cannot be removed from it.`);
+      const members = await tx.orgs.listMembers(o.id);
+      const member = members.find((m) => m.person.id === person.id);
+      if (!member) throw notFound(`@${handle} in ${o.name}`, `\`switchboard person list --org ${o.slug}\` shows who is in it.`);
+      if (member.role === 'admin' && !members.some((m) => m.role === 'admin' && m.person.id !== person.id)) {
+        throw invalidInput(`@${handle} is the last admin of ${o.name}; make someone else an admin first (\`switchboard person add HANDLE --org ${o.slug} --role admin\`).`);
+      }
+      const workspaceIds = (await tx.workspaces.list(o.id)).map((w) => w.id);
+      const agentIds = (await tx.agents.listOwnedBy(person.id)).map((a) => a.id);
+      await tx.workspaces.removeMember(workspaceIds, person.id);
+      await tx.agents.removeMemberships(agentIds, workspaceIds);
+      await tx.orgs.removeMember(o.id, person.id);
+      return { org: o, person, agentsRemoved: agentIds.length };
+    });
+  }
+
+  /** The workspaces of an organization, or of all of them (operator only). */
+  async listWorkspaces(actor: Actor, org?: string) {
+    if (!org) {
+      if (actor.kind !== 'system') throw notPermitted('Only the operator can list every workspace; name an organization you administer.');
+      return this.store.workspaces.list(null);
+    }
+    const o = await this.org(org);
+    assertOrgAdmin(await this.orgRoleOf(actor, o.id), 'list the workspaces of this organization');
+    return this.store.workspaces.list(o.id);
+  }
+
+  /** Deletes a workspace and everything in it, for good; `confirmed` says the caller was told so. */
+  async removeWorkspace(actor: Actor, workspace: string, confirmed: boolean) {
+    const ws = await this.workspace(workspace);
+    assertOrgAdmin(await this.orgRoleOf(actor, ws.orgId), 'remove workspaces');
+    if (!confirmed) {
+      throw invalidInput(`Removing ${ws.slug} deletes its conversations, messages, documents and approvals for good, and disconnects its Slack and Teams links; run it again with --yes to go ahead.`);
+    }
+    await this.store.workspaces.delete(ws.id);
+    return ws;
+  }
+
   /**
    * The guest agent: the sender of messages from chat users who have not linked
    * an account. It belongs to the reserved person @guest, who has no access to anything.
