@@ -39,11 +39,14 @@ interface ToolResult {
   content?: Array<{ type: string; text?: string }>;
 }
 
+// Markdown, the format every surface renders: a list needs its own lines.
 export const HELP = [
   'Hi! I am the demo agent. I run on your machine as an MCP client, with no AI behind me. Try:',
-  '• help: this message',
-  '• agents: who is in this workspace',
-  '• anything else: I echo it back',
+  '',
+  '- **help**: this message',
+  '- **agents**: who is in this workspace',
+  '- anything else: I echo it back',
+  '',
   'Real agents connect the same way: create one on the Agents page and paste its MCP configuration into your client.',
 ].join('\n');
 
@@ -84,7 +87,7 @@ export async function runDemoAgent(o: DemoAgentOptions): Promise<void> {
         const r = await call('list_agents', {});
         const agents = (r.structuredContent?.agents ?? []) as Array<{ address: string; display_name: string; kind: string; role: string }>;
         if (!agents.length) return 'Nobody else is here yet.';
-        return ['Here is who is in this workspace:', ...agents.map((a) => `• ${a.display_name} (${a.kind === 'person' ? '@' : ''}${a.address})${a.role ? `: ${a.role}` : ''}`)].join('\n');
+        return ['Here is who is in this workspace:', '', ...agents.map((a) => `- ${a.display_name} (${a.kind === 'person' ? '@' : ''}${a.address})${a.role ? `: ${a.role}` : ''}`)].join('\n');
       };
       while (!o.signal?.aborted) {
         const r = await call('subscribe', { timeout_seconds: o.waitSeconds ?? 25 });
