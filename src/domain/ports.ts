@@ -119,6 +119,11 @@ export interface MessageRepo {
   /** Null when absent or in another workspace. */
   get(workspaceId: string, id: string): Promise<Message | null>;
   setPermalink(messageId: string, permalink: string, externalId?: string): Promise<void>;
+  /**
+   * Records that posting the message to its chat platform starts at `at`, before the call is made;
+   * returns when an earlier attempt started (its outcome unknown unless externalId is set), else null.
+   */
+  notePostAttempt(messageId: string, at: Date): Promise<Date | null>;
   deliver(messageId: string, workspaceId: string, agentIds: string[]): Promise<void>;
   /** The newest message delivered to `agentId` in the conversation; null when none. */
   latestReceived(agentId: string, conversationId: string): Promise<Message | null>;

@@ -97,6 +97,13 @@ export class DrizzleMessageRepo implements MessageRepo {
     await this.db.update(messages).set({ permalink, ...(externalId ? { externalId } : {}) }).where(eq(messages.id, messageId));
   }
 
+  async notePostAttempt(messageId: string, at: Date) {
+    // One worker holds the post's outbox entry at a time, so read-then-write does not race.
+    const [row] = await this.db.select({ startedAt: messages.postStartedAt }).from(messages).where(eq(messages.id, messageId));
+    if (row && !row.startedAt) await this.db.update(messages).set({ postStartedAt: at }).where(eq(messages.id, messageId));
+    return row?.startedAt ?? null;
+  }
+
   async deliver(messageId: string, workspaceId: string, agentIds: string[]) {
     if (!agentIds.length) return;
     await this.db.insert(deliveries).values(agentIds.map((agentId) => ({ messageId, agentId, workspaceId }))).onConflictDoNothing();

@@ -110,6 +110,8 @@ export const messages = pgTable('messages', {
   surface: text('surface', { enum: ['mcp', 'web', 'slack', 'teams'] }).notNull().default('mcp'),
   permalink: text('permalink'),
   externalId: text('external_id'),
+  /** When the first attempt to post it to its chat platform started; with no external_id, a retry looks for that post first. */
+  postStartedAt: ts('post_started_at'),
   search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', body)`),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [

@@ -6,11 +6,14 @@
 // update always renders the same truth.
 import { z } from 'zod';
 import type { Approval, ApprovalView } from '../../domain/approvals/types.ts';
-import { PermanentFailure, RetryLater } from '../../domain/errors.ts';
+import { DeliveryError, isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
+import { pacedCall } from '../../domain/delivery/pacer.ts';
+import { PermanentFailure } from '../../domain/errors.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { Agent } from '../../domain/types.ts';
 import { APPROVAL_EVENT_TYPE, approvalBlocks, approvalText } from './approval-blocks.ts';
-import { classifySlackError, loggable, type SlackFailure } from './errors.ts';
+import { classifySlackError, loggable } from './errors.ts';
+import { call } from './outbound.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { threadFromRef } from './thread-key.ts';
 
@@ -35,13 +38,12 @@ class Failures {
 
   constructor(private readonly rt: SlackRuntime) {}
 
-  add(f: SlackFailure, pace: string, facts: Record<string, unknown>) {
+  add(e: unknown, facts: Record<string, unknown>) {
+    const f = isDeliveryError(e) ? e.failure : classifySlackError(e);
     this.rt.logger.warn({ ...facts, reason: f.reason }, 'Slack refused an approval card');
     if (f.kind === 'permanent') this.permanent += 1;
-    else if (f.kind === 'rate_limited') {
-      this.rt.pacer.pause(pace, f.afterMs);
-      this.retry = new RetryLater(f.reason, f.afterMs);
-    } else this.retry ??= new Error(f.reason);
+    // A Retry-After outranks a plain retry: the whole job waits for it.
+    else if (f.kind === 'rate_limited' || !this.retry) this.retry = jobErrorFor(f);
   }
 
   /** Throws for the queue to retry the job when something may work later. */
@@ -88,25 +90,23 @@ export function approvalShowHandler(rt: SlackRuntime): JobHandler {
     for (const t of list) {
       const creds = await rt.installations.credentials(t.team);
       if (!creds) {
-        failures.add({ kind: 'permanent', code: 'not_installed', reason: `Switchboard is no longer installed in the Slack team ${t.team}` }, t.team, { approvalId: a.id });
+        failures.add(new DeliveryError({ kind: 'permanent', code: 'not_installed', reason: `Switchboard is no longer installed in the Slack team ${t.team}` }), { approvalId: a.id });
         continue;
       }
-      const pace = `${t.team}:${t.channel}`;
-      await rt.pacer.wait(pace);
       try {
-        const posted = await rt.clients.for(creds.token).chat.postMessage({
+        const posted = await pacedCall(rt.pacer, `${t.team}:${t.channel}`, () => call(() => rt.clients.for(creds.token).chat.postMessage({
           channel: t.channel, ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}),
           text: approvalText(a, agent, outcome), blocks: approvalBlocks(a, agent, outcome),
           username: agent.displayName.slice(0, 80), ...(agent.avatarUrl ? { icon_url: agent.avatarUrl } : {}),
           metadata: { event_type: APPROVAL_EVENT_TYPE, event_payload: { approval_id: a.id } }, unfurl_links: false,
-        });
+        })));
         // Recorded at once: a retry of this job skips every card already posted.
         await app.store.approvals.addView({
           approvalId: a.id, surface: 'slack',
           ref: { team: t.team, channel: posted.channel ?? t.channel, ts: posted.ts!, ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}), ...(t.user ? { user: t.user } : {}) },
         });
       } catch (e) {
-        failures.add(classifySlackError(e), pace, { approvalId: a.id, channel: t.channel, err: loggable(e) });
+        failures.add(e, { approvalId: a.id, channel: t.channel });
       }
     }
     failures.rethrow();
@@ -128,10 +128,12 @@ export function approvalUpdateHandler(rt: SlackRuntime): JobHandler {
       const creds = await rt.installations.credentials(team);
       if (!creds) continue;
       try {
-        await rt.clients.for(creds.token).chat.update({ channel, ts, text: approvalText(a, agent, outcome), blocks: approvalBlocks(a, agent, outcome) });
+        await pacedCall(rt.pacer, `${team}:${channel}`, () => call(() => rt.clients.for(creds.token).chat.update({
+          channel, ts, text: approvalText(a, agent, outcome), blocks: approvalBlocks(a, agent, outcome),
+        })));
       } catch (e) {
         // A card someone deleted (message_not_found) stays gone; the others are still updated.
-        failures.add(classifySlackError(e), `${team}:${channel}`, { approvalId: a.id, channel, err: loggable(e) });
+        failures.add(e, { approvalId: a.id, channel });
       }
     }
     failures.rethrow();

@@ -1,10 +1,8 @@
 import { webApi } from '@slack/bolt';
+import type { DeliveryFailure } from '../../domain/delivery/failure.ts';
 
-/** What to do about a failed Web API call: the one place Slack's errors are translated. */
-export type SlackFailure =
-  | { kind: 'rate_limited'; afterMs: number; reason: string }
-  | { kind: 'permanent'; code: string; reason: string }
-  | { kind: 'transient'; reason: string };
+/** A failed Web API call as delivery sees it; this file is the one place Slack's errors are translated. */
+export type SlackFailure = DeliveryFailure & ({ kind: 'rate_limited'; afterMs: number } | { kind: 'permanent' | 'transient' });
 
 /** Platform errors that retrying cannot fix, with a sentence an agent or admin can act on. */
 const PERMANENT: Record<string, string> = {

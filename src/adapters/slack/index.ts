@@ -10,15 +10,19 @@ import { boltLogger, clientOptions } from './clients.ts';
 import { registerLinkJobs, registerLinking } from './linking.ts';
 import { registerListeners } from './listeners.ts';
 import { oauthOptions } from './oauth.ts';
-import { slackPostHandler, SLACK_POST } from './outbound.ts';
 import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler, SLACK_INBOUND } from './receiver.ts';
+import { registerSurfaceDelivery } from '../surface-delivery.ts';
+import { slackOutbound } from './outbound.ts';
 import { slackRuntime, type SlackRuntime } from './runtime.ts';
 import type { SlackSettings } from './settings.ts';
 
 export { connectSlackTeam } from './connect.ts';
 export { slackRuntime, type SlackRuntime } from './runtime.ts';
-export { SLACK_POST, MESSAGE_EVENT_TYPE } from './outbound.ts';
 export { SLACK_INBOUND } from './receiver.ts';
+export { MESSAGE_EVENT_TYPE } from './outbound.ts';
+
+/** The job that posts agents' messages into Slack threads. */
+export const SLACK_POST = 'slack.post';
 
 /** Adds Bolt listeners from another module (approval buttons, account linking): `(bolt, rt) => bolt.action(…)`. */
 export type SlackExtension = (bolt: BoltApp, rt: SlackRuntime) => void;
@@ -32,7 +36,7 @@ export function extendSlack(extension: SlackExtension): void {
 /** Registers the `slack.post` job handler; mounts call it, and so does a worker-only process. */
 export function registerSlackJobs(app: App, overrides: Partial<SlackSettings> = {}): void {
   const rt = slackRuntime(app, overrides);
-  app.queue.register(SLACK_POST, slackPostHandler(rt));
+  registerSurfaceDelivery(app, slackOutbound(rt));
   // The mount's Bolt when there is one; a worker-only process builds its own, with no route, to run the listeners.
   app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolts.get(rt) ?? createBolt(express(), rt) : null)));
   registerLinkJobs(app, slackRuntime(app, overrides));

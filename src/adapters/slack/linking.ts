@@ -6,7 +6,8 @@
 import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
-import { PermanentFailure, RetryLater } from '../../domain/errors.ts';
+import { jobErrorFor } from '../../domain/delivery/failure.ts';
+import { PermanentFailure } from '../../domain/errors.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
@@ -131,10 +132,7 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
         text: `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; \`${rt.settings.command} unlink\` removes the link.`,
       });
     } catch (e) {
-      const failure = classifySlackError(e);
-      if (failure.kind === 'rate_limited') throw new RetryLater(failure.reason, failure.afterMs);
-      if (failure.kind === 'permanent') throw new PermanentFailure(`Slack refused the link confirmation: ${failure.code}`);
-      throw new Error(failure.reason);
+      throw jobErrorFor(classifySlackError(e));
     }
   };
 }

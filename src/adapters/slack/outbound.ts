@@ -1,86 +1,117 @@
-// The `slack.post` job: an agent's message into a Slack thread, posted under
-// the agent's own name and avatar. MessagingService writes the job to the
-// outbox in the same transaction as the message; the queue runs it here, with
-// retries that survive restarts.
-import { z } from 'zod';
-import { PermanentFailure, RetryLater } from '../../domain/errors.ts';
-import type { JobHandler } from '../../domain/ports.ts';
-import { qualifiedName, type Agent, type Workspace } from '../../domain/types.ts';
-import type { Conversation, Message } from '../../domain/messaging/types.ts';
+// Slack's side of the one delivery path (src/domain/delivery): agents' messages
+// posted into a Slack thread under the agent's own name and avatar, with the
+// Switchboard message id in the message's metadata so that a retry after an
+// unknown outcome can find the earlier post (conversations.replies/history
+// with include_all_metadata) instead of posting twice.
+import type { webApi } from '@slack/bolt';
+import { DeliveryError } from '../../domain/delivery/failure.ts';
+import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../domain/delivery/ports.ts';
+import type { Conversation } from '../../domain/messaging/types.ts';
+import { qualifiedName } from '../../domain/types.ts';
 import { classifySlackError, loggable } from './errors.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { threadFromRef, type SlackThread } from './thread-key.ts';
 
-export const SLACK_POST = 'slack.post';
 /** The metadata event type that marks Switchboard's own posts (so the app never answers itself). */
 export const MESSAGE_EVENT_TYPE = 'switchboard_message';
 
-const PostJob = z.object({ messageId: z.string().uuid(), workspaceId: z.string().uuid(), conversationId: z.string().uuid() });
+/**
+ * Pages a lookup reads at most. History comes newest first, so a recent post is
+ * on the first page; a thread comes oldest first, 200 replies a page. No time
+ * window is used: Slack's clock and ours need not agree.
+ */
+const MAX_PAGES = 5;
 
-export function slackPostHandler(rt: SlackRuntime): JobHandler {
-  const { store } = rt.app;
-  return async (raw) => {
-    const parsed = PostJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The slack.post job is malformed (${parsed.error.issues[0]?.message}); it cannot be delivered.`);
-    const job = parsed.data;
-    const [ws, message, conversation] = await Promise.all([
-      store.workspaces.get(job.workspaceId), store.messages.get(job.workspaceId, job.messageId), store.messages.getConversation(job.workspaceId, job.conversationId),
-    ]);
-    // Deleted since (history purge, workspace removed): there is nothing left to post.
-    if (!ws || !message || !conversation) return;
-    // Posted already: this is a retry of an attempt whose outcome was not recorded.
-    if (message.externalId) return;
-    const thread = threadFromRef(conversation.externalRef);
-    const sender = await store.agents.get(message.senderId);
-    if (!thread || !sender) throw new PermanentFailure('The conversation has no Slack address or the sender is gone; nothing to post.');
-
-    const creds = await rt.installations.credentials(thread.team);
-    if (!creds) {
-      const reason = `Switchboard is no longer installed in the Slack team ${thread.team}`;
-      await tellAgent(rt, ws, sender, message, conversation, reason);
-      throw new PermanentFailure(reason);
-    }
-    const client = rt.clients.for(creds.token);
-    const paceKey = `${thread.team}:${thread.channel}`;
-    await rt.pacer.wait(paceKey);
-    let ts: string;
-    try {
-      const posted = await client.chat.postMessage({
-        channel: thread.channel, text: message.body, ...(thread.thread_ts ? { thread_ts: thread.thread_ts } : {}),
-        username: sender.displayName.slice(0, 80), ...(sender.avatarUrl ? { icon_url: sender.avatarUrl } : {}),
-        metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { agent: qualifiedName(sender), message_id: message.id } },
-        unfurl_links: false,
-      });
-      ts = posted.ts!;
-    } catch (e) {
-      const failure = classifySlackError(e);
-      if (failure.kind === 'rate_limited') {
-        rt.pacer.pause(paceKey, failure.afterMs);
-        throw new RetryLater(failure.reason, failure.afterMs);
-      }
-      if (failure.kind === 'permanent') {
-        await tellAgent(rt, ws, sender, message, conversation, failure.reason);
-        throw new PermanentFailure(`Slack refused the post: ${failure.code}`);
-      }
-      throw new Error(failure.reason);
-    }
-    // The Slack ts marks the message as posted, so a later retry of this job does not post it twice.
-    const permalink = await client.chat.getPermalink({ channel: thread.channel, message_ts: ts })
-      .then((r) => r.permalink ?? null, (err: unknown) => { rt.logger.warn({ err: loggable(err), channel: thread.channel }, 'could not get the permalink of a post'); return null; });
-    await store.messages.setPermalink(message.id, permalink ?? conversation.permalink ?? describe(thread), ts);
-  };
+/** Runs a Web API call; its failure comes back as a DeliveryError, never as the SDK's error (which carries the token). */
+export async function call<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw new DeliveryError(classifySlackError(e));
+  }
 }
 
-const describe = (t: SlackThread) => `slack://channel?team=${t.team}&id=${t.channel}`;
-
-/** Tells the sending agent in its inbox that its message will not appear in Slack, and why. */
-async function tellAgent(rt: SlackRuntime, ws: Workspace, sender: Agent, message: Message, conversation: Conversation, reason: string) {
-  const where = conversation.permalink ? `the Slack thread ${conversation.permalink}` : 'Slack';
-  const body = `Your message ${message.id} could not be posted to ${where}: ${reason}. It was not delivered there and will not be retried. ` +
-    `(Conversation ${conversation.id}.)`;
+/** A history read; null when the thread itself is gone (then there is no earlier post to find, and posting says why). */
+async function lookup<T>(fn: () => Promise<T>): Promise<T | null> {
   try {
-    await rt.app.messaging.notice(ws, await rt.app.orgs.systemAgent(), sender, body, 'slack-delivery');
-  } catch (err) {
-    rt.logger.error({ err: loggable(err), messageId: message.id }, 'could not tell the agent that its Slack post failed');
+    return await call(fn);
+  } catch (e) {
+    if (e instanceof DeliveryError && e.failure.kind === 'permanent' && e.failure.code === 'thread_not_found') return null;
+    throw e;
   }
+}
+
+/** The thread and a client for its team; a permanent failure when the app is no longer installed there. */
+async function reach(rt: SlackRuntime, conversation: Conversation): Promise<{ thread: SlackThread; client: webApi.WebClient }> {
+  const thread = threadFromRef(conversation.externalRef);
+  if (!thread) throw new DeliveryError({ kind: 'permanent', code: 'no_address', reason: 'the conversation has no Slack address' });
+  const creds = await rt.installations.credentials(thread.team);
+  if (!creds) throw new DeliveryError({ kind: 'permanent', code: 'not_installed', reason: `Switchboard is no longer installed in the Slack team ${thread.team}` });
+  return { thread, client: rt.clients.for(creds.token) };
+}
+
+/** The message's permalink; null when Slack would not give one (the post stands either way). */
+async function permalinkOf(rt: SlackRuntime, client: webApi.WebClient, channel: string, ts: string): Promise<string | null> {
+  return client.chat.getPermalink({ channel, message_ts: ts })
+    .then((r) => r.permalink ?? null, (err: unknown) => { rt.logger.warn({ err: loggable(err), channel }, 'could not get the permalink of a post'); return null; });
+}
+
+/** Whether a message from history is Switchboard's post of `messageId` (older posts named it `message_id`). */
+function carries(m: { metadata?: { event_type?: string; event_payload?: Record<string, unknown> } }, messageId: string): boolean {
+  const payload = m.metadata?.event_type === MESSAGE_EVENT_TYPE ? m.metadata.event_payload : undefined;
+  return payload?.switchboard_message_id === messageId || payload?.message_id === messageId;
+}
+
+export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
+  return {
+    surface: 'slack',
+    label: 'Slack',
+    pacer: rt.pacer,
+    paceKey(conversation) {
+      const thread = threadFromRef(conversation.externalRef);
+      return thread ? `${thread.team}:${thread.channel}` : null;
+    },
+
+    async post({ message, sender, conversation }): Promise<PostedMessage> {
+      const { thread, client } = await reach(rt, conversation);
+      const posted = await call(() => client.chat.postMessage({
+        channel: thread.channel, text: message.body, ...(thread.thread_ts ? { thread_ts: thread.thread_ts } : {}),
+        username: sender.displayName.slice(0, 80), ...(sender.avatarUrl ? { icon_url: sender.avatarUrl } : {}),
+        metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { switchboard_message_id: message.id, agent: qualifiedName(sender) } },
+        unfurl_links: false,
+      }));
+      return { externalId: posted.ts!, permalink: await permalinkOf(rt, client, thread.channel, posted.ts!) };
+    },
+
+    async findPost({ message, conversation }: OutboundMessage): Promise<PostedMessage | null> {
+      const { thread, client } = await reach(rt, conversation);
+      // Slack returns metadata in history only when asked (include_all_metadata).
+      const window = { channel: thread.channel, include_all_metadata: true, limit: 200 };
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page += 1) {
+        const res = await lookup(() => thread.thread_ts
+          ? client.conversations.replies({ ...window, ts: thread.thread_ts, ...(cursor ? { cursor } : {}) })
+          : client.conversations.history({ ...window, ...(cursor ? { cursor } : {}) }));
+        if (!res) return null;
+        const found = (res.messages ?? []).find((m) => carries(m as Parameters<typeof carries>[0], message.id));
+        if (found?.ts) {
+          rt.logger.info({ messageId: message.id, channel: thread.channel }, 'found the post an earlier attempt made; not posting again');
+          return { externalId: found.ts, permalink: await permalinkOf(rt, client, thread.channel, found.ts) };
+        }
+        cursor = res.response_metadata?.next_cursor || undefined;
+        if (!res.has_more || !cursor) return null;
+      }
+      return null;
+    },
+
+    async update({ message, conversation }, ts) {
+      const { thread, client } = await reach(rt, conversation);
+      await call(() => client.chat.update({ channel: thread.channel, ts, text: message.body }));
+    },
+
+    async remove(conversation, ts) {
+      const { thread, client } = await reach(rt, conversation);
+      await call(() => client.chat.delete({ channel: thread.channel, ts }));
+    },
+  };
 }

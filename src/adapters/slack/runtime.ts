@@ -7,7 +7,7 @@ import { DrizzleSlackAgentChoiceRepo, DrizzleSlackInstallationRepo } from '../db
 import { createSecretBox, type SecretBox } from '../secrets.ts';
 import { clientOptions, SlackClients } from './clients.ts';
 import { SlackInstallations } from './installations.ts';
-import { ChannelPacer } from './pacer.ts';
+import { Pacer } from '../../domain/delivery/pacer.ts';
 import { slackSettings, type SlackSettings } from './settings.ts';
 
 /** Everything the Slack adapter works with, built once per running App. */
@@ -20,7 +20,8 @@ export interface SlackRuntime {
   identities: ExternalIdentityRepo;
   choices: SlackAgentChoiceRepo;
   clients: SlackClients;
-  pacer: ChannelPacer;
+  /** Spaces posts per channel (Slack allows about one a second). */
+  pacer: Pacer;
   /** The guest agent (the sender for people who have not linked an account), looked up once. */
   guest(): Promise<Agent>;
 }
@@ -42,7 +43,7 @@ export function slackRuntime(app: App, overrides: Partial<SlackSettings> = {}): 
     identities: new DrizzleExternalIdentityRepo(db),
     choices: new DrizzleSlackAgentChoiceRepo(db),
     clients: new SlackClients(clientOptions(settings, logger)),
-    pacer: new ChannelPacer(settings.paceMs),
+    pacer: new Pacer([{ max: 1, perMs: settings.paceMs }]),
     guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
   };
   runtimes.set(app, rt);

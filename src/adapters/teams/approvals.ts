@@ -8,12 +8,13 @@ import type { TurnContext } from 'botbuilder';
 import { z } from 'zod';
 import { refusalToDecide } from '../../domain/approvals/rules.ts';
 import type { Approval, Decision } from '../../domain/approvals/types.ts';
+import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { isSwitchboardError, PermanentFailure } from '../../domain/errors.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import { addressFromRef, type TeamsAddress } from './address.ts';
 import { approvalCard } from './approval-card.ts';
 import { adaptiveCard, cardActivity, type Card } from './cards.ts';
-import { jobError, postActivity, TeamsCallFailed, updateActivity } from './connector.ts';
+import { postActivity, updateActivity } from './connector.ts';
 import { addressOf } from './inbound.ts';
 import { loggable } from './errors.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
@@ -85,12 +86,12 @@ export function approvalShowHandler(rt: TeamsRuntime): JobHandler {
       try {
         activity = await postActivity(rt, place, cardActivity(card, `Approval requested: ${a.title}`));
       } catch (e) {
-        if (!(e instanceof TeamsCallFailed)) throw e;
-        if (e.failure.kind === 'blocked' || e.failure.kind === 'permanent') {
+        if (!isDeliveryError(e)) throw e;
+        if (e.failure.kind === 'permanent') {
           rt.logger.warn({ approvalId: a.id, reason: e.failure.reason }, 'could not show an approval in a Teams conversation');
           continue;
         }
-        throw jobError(e.failure);
+        throw jobErrorFor(e.failure);
       }
       await rt.app.store.approvals.addView({
         approvalId: a.id, surface: 'teams',
@@ -112,10 +113,10 @@ export function approvalUpdateHandler(rt: TeamsRuntime): JobHandler {
       try {
         await updateActivity(rt, place, view.ref.activity, cardActivity(await renderCard(rt, a, place.tenant), `Approval: ${a.title}`));
       } catch (e) {
-        if (!(e instanceof TeamsCallFailed)) throw e;
-        const error = jobError(e.failure);
+        if (!isDeliveryError(e)) throw e;
+        const error = jobErrorFor(e.failure);
         // A card deleted or a chat left is not worth retrying; the other views are still updated.
-        if (e.failure.kind === 'blocked' || e.failure.kind === 'permanent') rt.logger.warn({ approvalId: a.id, reason: e.failure.reason }, 'could not update a Teams approval card');
+        if (e.failure.kind === 'permanent') rt.logger.warn({ approvalId: a.id, reason: e.failure.reason }, 'could not update a Teams approval card');
         else retry ??= error;
       }
     }

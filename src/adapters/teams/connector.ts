@@ -4,18 +4,12 @@
 // and the outbox, which survives restarts, owns retrying, pacing and backoff.
 import type { Activity, ConversationReference } from 'botbuilder';
 import type { ConnectorClient } from 'botframework-connector';
-import { PermanentFailure, RetryLater } from '../../domain/errors.ts';
+import { DeliveryError } from '../../domain/delivery/failure.ts';
+import { pacedCall } from '../../domain/delivery/pacer.ts';
+import { PermanentFailure } from '../../domain/errors.ts';
 import { paceKey, type TeamsAddress } from './address.ts';
-import { classifyTeamsError, type TeamsFailure } from './errors.ts';
+import { classifyTeamsError } from './errors.ts';
 import type { TeamsRuntime } from './runtime.ts';
-
-/** A Bot Connector call that failed, classified. */
-export class TeamsCallFailed extends Error {
-  constructor(readonly failure: TeamsFailure) {
-    super(failure.reason);
-    this.name = 'TeamsCallFailed';
-  }
-}
 
 /** The reference to continue a conversation with: the stored one when the bot has seen it (newest service URL), else built from the address. */
 export async function referenceFor(rt: TeamsRuntime, a: TeamsAddress): Promise<Partial<ConversationReference>> {
@@ -34,12 +28,8 @@ function withoutSdkRetries(client: ConnectorClient): void {
   pipeline?.removePolicy({ name: 'defaultRetryPolicy' });
 }
 
-/**
- * Runs `call` with a connector client for the conversation; a failure comes
- * back as TeamsCallFailed. `before` runs just before the call, with everything
- * else ready (the pacer waits there, so the wait ends when the call starts).
- */
-export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: (client: ConnectorClient) => Promise<T>, before?: () => Promise<void>): Promise<T> {
+/** Runs `call` with a connector client for the conversation; a failure comes back as a DeliveryError. */
+export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: (client: ConnectorClient) => Promise<T>): Promise<T> {
   if (!rt.adapter || !rt.settings.appId) throw new PermanentFailure('Teams is not configured (MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD), so nothing can be posted there.');
   let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
   try {
@@ -48,7 +38,6 @@ export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: 
       try {
         const client = context.turnState.get<ConnectorClient>(rt.adapter!.ConnectorClientKey);
         withoutSdkRetries(client);
-        await before?.();
         outcome = { ok: true, value: await call(client) };
       } catch (error) {
         outcome = { ok: false, error };
@@ -58,49 +47,23 @@ export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: 
     // Getting the bot's token, or building the client, failed before the call.
     outcome = { ok: false, error };
   }
-  if (!outcome) throw new TeamsCallFailed({ kind: 'transient', reason: 'the Bot Connector call did not run' });
-  if (!outcome.ok) throw new TeamsCallFailed(classifyTeamsError(outcome.error));
+  if (!outcome) throw new DeliveryError({ kind: 'transient', reason: 'the Bot Connector call did not run' });
+  if (!outcome.ok) throw new DeliveryError(classifyTeamsError(outcome.error));
   return outcome.value;
 }
 
 /** Posts an activity into the conversation (a channel reply chain included), paced; returns the new activity id. */
 export async function postActivity(rt: TeamsRuntime, a: TeamsAddress, activity: Partial<Activity>): Promise<string> {
-  const key = paceKey(a);
-  try {
-    const sent = await withConnector(rt, a, (c) => c.conversations.sendToConversation(a.conversation, activity as Activity), () => rt.pacer.wait(key));
-    return sent.id;
-  } catch (e) {
-    if (e instanceof TeamsCallFailed && e.failure.kind === 'throttled') rt.pacer.pause(key, e.failure.afterMs ?? 1_000);
-    throw e;
-  }
+  const sent = await pacedCall(rt.pacer, paceKey(a), () => withConnector(rt, a, (c) => c.conversations.sendToConversation(a.conversation, activity as Activity)));
+  return sent.id;
 }
 
 /** Replaces an activity the bot posted (a card that changed), paced like a post. */
 export async function updateActivity(rt: TeamsRuntime, a: TeamsAddress, activityId: string, activity: Partial<Activity>): Promise<void> {
-  const key = paceKey(a);
-  try {
-    await withConnector(rt, a, (c) => c.conversations.updateActivity(a.conversation, activityId, { ...activity, id: activityId } as Activity), () => rt.pacer.wait(key));
-  } catch (e) {
-    if (e instanceof TeamsCallFailed && e.failure.kind === 'throttled') rt.pacer.pause(key, e.failure.afterMs ?? 1_000);
-    throw e;
-  }
+  await pacedCall(rt.pacer, paceKey(a), () => withConnector(rt, a, (c) => c.conversations.updateActivity(a.conversation, activityId, { ...activity, id: activityId } as Activity)));
 }
 
-/**
- * What the job queue should do about a failure: wait out a Retry-After (with
- * jitter, so conversations throttled together do not come back together),
- * back off on other retryable failures, or stop.
- */
-export function jobError(failure: TeamsFailure, random: () => number = Math.random): Error {
-  switch (failure.kind) {
-    case 'throttled':
-      return failure.afterMs === null
-        ? new Error(failure.reason)
-        : new RetryLater(failure.reason, Math.round(failure.afterMs + random() * Math.min(5_000, 250 + failure.afterMs / 5)));
-    case 'transient':
-      return new Error(failure.reason);
-    case 'blocked':
-    case 'permanent':
-      return new PermanentFailure(`Teams refused it: ${failure.reason}`, failure.reason);
-  }
+/** Deletes an activity the bot posted, paced like a post. */
+export async function deleteActivity(rt: TeamsRuntime, a: TeamsAddress, activityId: string): Promise<void> {
+  await pacedCall(rt.pacer, paceKey(a), () => withConnector(rt, a, (c) => c.conversations.deleteActivity(a.conversation, activityId)));
 }

@@ -1,17 +1,7 @@
 // The one place Bot Connector errors are translated. The connector client
 // throws a RestError: `statusCode`, `response.headers`, `response.bodyAsText`,
 // and a `request` that carries the bot's bearer token, so it is never logged whole.
-
-/** What to do about a failed Bot Connector call. */
-export type TeamsFailure =
-  /** 429: wait (Retry-After when Teams gave one) and try again. */
-  | { kind: 'throttled'; afterMs: number | null; reason: string }
-  /** 412, 5xx, timeouts, network errors, a token hiccup: try again later. */
-  | { kind: 'transient'; reason: string }
-  /** 403 MessageWritesBlocked: the person blocked or uninstalled the bot; retrying cannot help. */
-  | { kind: 'blocked'; reason: string }
-  /** Any other refusal: retrying cannot help. */
-  | { kind: 'permanent'; status: number; reason: string };
+import type { DeliveryFailure } from '../../domain/delivery/failure.ts';
 
 interface RestErrorLike {
   name?: string;
@@ -47,7 +37,13 @@ function retryAfterMs(e: RestErrorLike): number | null {
   return Number.isFinite(at) ? Math.max(0, at - Date.now()) : null;
 }
 
-export function classifyTeamsError(error: unknown): TeamsFailure {
+/**
+ * What a failed Bot Connector call means: 429 waits (for Retry-After when Teams
+ * gave one); 412, 5xx, timeouts, network errors and token hiccups are tried
+ * again; 403 MessageWritesBlocked (the person blocked or removed the bot) and
+ * any other refusal are permanent.
+ */
+export function classifyTeamsError(error: unknown): DeliveryFailure {
   const e = (error ?? {}) as RestErrorLike;
   const status = e.statusCode;
   if (status === undefined) {
@@ -55,12 +51,12 @@ export function classifyTeamsError(error: unknown): TeamsFailure {
   }
   const detail = bodyReason(e);
   const reason = `Teams answered HTTP ${status}${detail ? ` (${detail})` : ''}`;
-  if (status === 429) return { kind: 'throttled', afterMs: retryAfterMs(e), reason };
+  if (status === 429) return { kind: 'rate_limited', afterMs: retryAfterMs(e), reason };
   if (status === 403 && (e.response?.bodyAsText ?? '').includes('MessageWritesBlocked')) {
-    return { kind: 'blocked', reason: 'the person blocked Switchboard in Teams or removed the app, so Teams refuses new messages in that chat' };
+    return { kind: 'permanent', code: 'MessageWritesBlocked', reason: 'the person blocked Switchboard in Teams or removed the app, so Teams refuses new messages in that chat' };
   }
   if (TRANSIENT_STATUS.has(status) || status >= 500) return { kind: 'transient', reason };
-  return { kind: 'permanent', status, reason };
+  return { kind: 'permanent', code: `HTTP ${status}`, reason };
 }
 
 /** An error as it may be logged: never the request (it carries the bot's token). */

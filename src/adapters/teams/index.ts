@@ -7,23 +7,26 @@ import { approvalShowHandler, approvalUpdateHandler, TEAMS_APPROVAL_SHOW, TEAMS_
 import { teamsAudience } from './audience.ts';
 import { SwitchboardTeamsBot } from './bot.ts';
 import { linkDoneHandler, TEAMS_LINK_DONE } from './linking.ts';
-import { teamsPostHandler, TEAMS_POST } from './outbound.ts';
+import { registerSurfaceDelivery } from '../surface-delivery.ts';
+import { teamsOutbound } from './outbound.ts';
 import { teamsInboundHandler, teamsReceiver, TEAMS_INBOUND } from './receiver.ts';
 import { teamsConfigured, teamsRuntime, type TeamsRuntime } from './runtime.ts';
 import type { TeamsSettings } from './settings.ts';
 
 export { connectTeamsTenant } from './connect.ts';
 export { teamsRuntime, type TeamsRuntime } from './runtime.ts';
-export { TEAMS_POST } from './outbound.ts';
 export { TEAMS_INBOUND } from './receiver.ts';
 export { TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE } from './approvals.ts';
 export { TEAMS_LINK_DONE } from './linking.ts';
 export type { TeamsSettings } from './settings.ts';
 
+/** The job that posts agents' messages into Teams conversations. */
+export const TEAMS_POST = 'teams.post';
+
 /** Registers the Teams job handlers and audiences; mounts call it, and so does a worker-only process. */
 export function registerTeamsJobs(app: App, overrides: Partial<TeamsSettings> = {}): void {
   const rt = teamsRuntime(app, overrides);
-  app.queue.register(TEAMS_POST, teamsPostHandler(rt));
+  registerSurfaceDelivery(app, teamsOutbound(rt));
   app.queue.register(TEAMS_APPROVAL_SHOW, approvalShowHandler(rt));
   app.queue.register(TEAMS_APPROVAL_UPDATE, approvalUpdateHandler(rt));
   app.queue.register(TEAMS_LINK_DONE, linkDoneHandler(rt));

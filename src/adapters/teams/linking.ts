@@ -5,13 +5,14 @@
 // or on "link"; "unlink" removes the link; `teams.link.done` confirms in the chat.
 import type { ConversationParameters, TurnContext } from 'botbuilder';
 import { z } from 'zod';
+import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { PermanentFailure } from '../../domain/errors.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
 import type { TeamsAddress } from './address.ts';
 import { adaptiveCard, cardActivity, executeAction, type Card } from './cards.ts';
-import { jobError, postActivity, TeamsCallFailed } from './connector.ts';
+import { postActivity } from './connector.ts';
 import { classifyTeamsError, loggable } from './errors.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
@@ -139,7 +140,7 @@ export function linkDoneHandler(rt: TeamsRuntime): JobHandler {
         text: `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; write "unlink" to remove the link.`,
       });
     } catch (e) {
-      if (e instanceof TeamsCallFailed) throw jobError(e.failure);
+      if (isDeliveryError(e)) throw jobErrorFor(e.failure);
       throw e;
     }
   };

@@ -5,7 +5,7 @@ import type { Agent, Workspace } from '../../domain/types.ts';
 import { DrizzleExternalIdentityRepo } from '../db/identity-repo.ts';
 import { createAuthentication } from './auth.ts';
 import { loggable } from './errors.ts';
-import { ConversationPacer } from './pacer.ts';
+import { Pacer } from '../../domain/delivery/pacer.ts';
 import { DurableCloudAdapter } from './receiver.ts';
 import { TeamsReferenceRepo, TeamsTenantRepo, TeamsUserRepo } from './repos.ts';
 import { teamsSettings, type TeamsSettings } from './settings.ts';
@@ -21,7 +21,8 @@ export interface TeamsRuntime {
   users: TeamsUserRepo;
   references: TeamsReferenceRepo;
   identities: ExternalIdentityRepo;
-  pacer: ConversationPacer;
+  /** Keeps every Teams window per conversation. */
+  pacer: Pacer;
   /** The guest agent (the sender for people who have not linked an account), looked up once. */
   guest(): Promise<Agent>;
 }
@@ -53,7 +54,8 @@ export function teamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): 
     users: new TeamsUserRepo(db),
     references: new TeamsReferenceRepo(db),
     identities: new DrizzleExternalIdentityRepo(db),
-    pacer: new ConversationPacer(settings.limits),
+    // 50 ms wider windows: Teams counts posts as they arrive, and network jitter must not push two into one window.
+    pacer: new Pacer(settings.limits, { marginMs: 50 }),
     guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
   };
   runtimes.set(app, rt);

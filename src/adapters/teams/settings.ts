@@ -1,7 +1,15 @@
 import type { ServiceClientCredentialsFactory } from 'botframework-connector';
 import type { Config } from '../../config.ts';
 import { botFrameworkEndpoints, credentialsFactory } from './cloud.ts';
-import { TEAMS_LIMITS, type PaceWindow } from './pacer.ts';
+import type { PaceWindow } from '../../domain/delivery/pacer.ts';
+
+/** Teams' limits for a bot posting into one conversation. */
+export const TEAMS_LIMITS: PaceWindow[] = [
+  { max: 7, perMs: 1_000 },
+  { max: 8, perMs: 2_000 },
+  { max: 60, perMs: 30_000 },
+  { max: 1_800, perMs: 3_600_000 },
+];
 
 /** What the Teams adapter needs from the configuration, parsed once at the composition root. */
 export interface TeamsSettings {

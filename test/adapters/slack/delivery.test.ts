@@ -4,6 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import type { InboxItem } from '../../../src/domain/messaging/types.ts';
+import { slackOutbound } from '../../../src/adapters/slack/outbound.ts';
+import { slackRuntime } from '../../../src/adapters/slack/runtime.ts';
+import { deliveryDeps } from '../../../src/adapters/surface-delivery.ts';
+import { postHandler } from '../../../src/domain/delivery/post-delivery.ts';
 import { databases, postgresDb, pgliteDb, type TestDatabase } from '../../support/db.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
@@ -57,9 +61,57 @@ describe.each(setups)('delivering answers to Slack ($name)', ({ db: kind, redisU
     standin.failNext('chat.postMessage', { status: 503 });
     standin.failNext('chat.postMessage', { drop: true });
     const text = 'Answer after an outage.';
+    const lookups = standin.callsTo('conversations.replies').length;
     await reply(item, text);
     await waitPosted(text);
     expect(attempts(text).map((t) => t.status)).toEqual([503, 0, 200]);
+    // Before posting again it looked for a post of the earlier attempts in the thread, and found none.
+    expect(standin.callsTo('conversations.replies').length).toBeGreaterThan(lookups);
+  });
+
+  it('adopts a post Slack made when its answer was lost, instead of posting again', async () => {
+    const { item, mention } = await mentionAndReceive(h);
+    standin.failNext('chat.postMessage', { dropAfterHandling: true });
+    const text = 'Answer whose acknowledgement was lost.';
+    const sent = await reply(item, text);
+    const stored = await vi.waitFor(async () => {
+      const m = await h.server.app.store.messages.get(h.workspace.id, sent.message!.id);
+      expect(m?.externalId).toBeTruthy();
+      return m!;
+    }, { timeout: 10_000 });
+    expect(posted(text)).toHaveLength(1);
+    expect(attempts(text)).toHaveLength(1);
+    expect(stored.externalId).toBe(posted(text)[0].ts);
+    expect(posted(text)[0]).toMatchObject({ thread_ts: mention.ts, metadata: { event_type: 'switchboard_message', event_payload: { switchboard_message_id: sent.message!.id } } });
+    const lookup = standin.callsTo('conversations.replies').at(-1)!;
+    expect(lookup.args).toMatchObject({ channel: 'C0GENERAL', ts: mention.ts });
+    expect(String(lookup.args.include_all_metadata)).toBe('true');
+  });
+
+  it('posts once when the process dies between Slack accepting the post and recording it', async () => {
+    const { item } = await mentionAndReceive(h);
+    await h.server.app.queue.stop(); // this process writes to the outbox; the "dead" one below makes the attempt
+    const text = 'Answer that outlives a crash mid-post.';
+    const sent = await reply(item, text);
+    const [entry] = (await h.server.app.store.outbox.claimDue(50, new Date(), 1_500)).filter((e) => e.payload.messageId === sent.message!.id);
+    expect(entry).toBeDefined();
+    // The dead process's attempt: Slack stores the post, the answer never arrives, nothing is recorded in the outbox.
+    standin.failNext('chat.postMessage', { dropAfterHandling: true });
+    const handler = postHandler(slackOutbound(slackRuntime(h.server.app)), deliveryDeps(h.server.app));
+    await expect(handler(entry.payload, { attempt: entry.attempts, entryId: entry.id })).rejects.toThrow();
+    expect(posted(text)).toHaveLength(1);
+    await h.stop();
+    // A fresh process on the same database takes the entry once the dead one's lease runs out.
+    h = await startHarness({ database: db, standin, redisUrl });
+    const stored = await vi.waitFor(async () => {
+      const m = await h.server.app.store.messages.get(h.workspace.id, sent.message!.id);
+      expect(m?.externalId).toBeTruthy();
+      return m!;
+    }, { timeout: 15_000 });
+    expect(stored.externalId).toBe(posted(text)[0].ts);
+    expect(posted(text)).toHaveLength(1);
+    expect(attempts(text)).toHaveLength(1);
+    await vi.waitFor(async () => expect(await h.server.app.store.outbox.get(entry.id)).toMatchObject({ status: 'done', attempts: 2 }), { timeout: 10_000 });
   });
 
   it('records a refusal retrying cannot fix and tells the agent in its inbox', async () => {

@@ -1,42 +1,8 @@
-// How posting paces itself per channel, and how Slack's errors are sorted into
-// wait, retry and give up.
+// How Slack's errors are sorted into wait, retry and give up (pacing itself is
+// tested with the shared pacer, test/domain/delivery/pacer.test.ts).
 import { webApi } from '@slack/bolt';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { classifySlackError } from '../../../src/adapters/slack/errors.ts';
-import { ChannelPacer } from '../../../src/adapters/slack/pacer.ts';
-
-describe('the channel pacer', () => {
-  beforeEach(() => { vi.useFakeTimers(); });
-  afterEach(() => { vi.useRealTimers(); });
-
-  it('spaces posts into one channel by the interval, and leaves other channels alone', async () => {
-    const pacer = new ChannelPacer(1000, () => Date.now());
-    const done: string[] = [];
-    const post = (channel: string, label: string) => pacer.wait(channel).then(() => done.push(label));
-    const all = Promise.all([post('C1', 'a'), post('C1', 'b'), post('C2', 'x'), post('C1', 'c')]);
-    await vi.advanceTimersByTimeAsync(0);
-    expect(done).toEqual(['a', 'x']);
-    await vi.advanceTimersByTimeAsync(999);
-    expect(done).toEqual(['a', 'x']);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(done).toEqual(['a', 'x', 'b']);
-    await vi.advanceTimersByTimeAsync(1000);
-    await all;
-    expect(done).toEqual(['a', 'x', 'b', 'c']);
-  });
-
-  it('holds a channel back for a Retry-After', async () => {
-    const pacer = new ChannelPacer(0, () => Date.now());
-    pacer.pause('C1', 5000);
-    let posted = false;
-    const waiting = pacer.wait('C1').then(() => { posted = true; });
-    await vi.advanceTimersByTimeAsync(4999);
-    expect(posted).toBe(false);
-    await vi.advanceTimersByTimeAsync(1);
-    await waiting;
-    expect(posted).toBe(true);
-  });
-});
 
 describe('sorting Slack errors', () => {
   const platform = (error: string) => Object.assign(new Error(`An API error occurred: ${error}`), { code: webApi.ErrorCode.PlatformError, data: { ok: false, error } });

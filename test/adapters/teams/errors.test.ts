@@ -1,8 +1,8 @@
 // Bot Connector failures sorted into what the job queue does about them.
 import { RestError } from '@azure/core-rest-pipeline';
 import { describe, expect, it } from 'vitest';
-import { jobError } from '../../../src/adapters/teams/connector.ts';
 import { classifyTeamsError, loggable } from '../../../src/adapters/teams/errors.ts';
+import { jobErrorFor as jobError } from '../../../src/domain/delivery/failure.ts';
 import { PermanentFailure, RetryLater } from '../../../src/domain/errors.ts';
 
 function restError(status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -18,7 +18,7 @@ const BLOCKED = { errorCode: 209, message: '{\r\n  "subCode": "MessageWritesBloc
 describe('classifying Bot Connector failures', () => {
   it('waits out a 429 for its Retry-After (with jitter), and backs off without one', () => {
     const throttled = classifyTeamsError(restError(429, { error: { code: 'Throttled' } }, { 'retry-after': '2' }));
-    expect(throttled).toMatchObject({ kind: 'throttled', afterMs: 2_000 });
+    expect(throttled).toMatchObject({ kind: 'rate_limited', afterMs: 2_000 });
     const wait = jobError(throttled, () => 1);
     expect(wait).toBeInstanceOf(RetryLater);
     expect((wait as RetryLater).afterMs).toBeGreaterThan(2_000);
@@ -35,9 +35,9 @@ describe('classifying Bot Connector failures', () => {
   });
 
   it('records 403 MessageWritesBlocked and other refusals as permanent', () => {
-    expect(classifyTeamsError(restError(403, BLOCKED))).toMatchObject({ kind: 'blocked' });
+    expect(classifyTeamsError(restError(403, BLOCKED))).toMatchObject({ kind: 'permanent', code: 'MessageWritesBlocked' });
     expect(jobError(classifyTeamsError(restError(403, BLOCKED)))).toBeInstanceOf(PermanentFailure);
-    expect(classifyTeamsError(restError(404, { error: { code: 'ConversationNotFound', message: 'gone' } }))).toMatchObject({ kind: 'permanent', status: 404, reason: expect.stringContaining('ConversationNotFound') });
+    expect(classifyTeamsError(restError(404, { error: { code: 'ConversationNotFound', message: 'gone' } }))).toMatchObject({ kind: 'permanent', code: 'HTTP 404', reason: expect.stringContaining('ConversationNotFound') });
   });
 
   it('treats an unreachable connector as transient', () => {

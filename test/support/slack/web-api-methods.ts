@@ -100,6 +100,45 @@ function decodeCursor(cursor: string): string | undefined {
   return decoded.startsWith('user_id:') ? decoded.slice('user_id:'.length) : undefined;
 }
 
+const compareTs = (a: string, b: string) => Number(a) - Number(b);
+
+/** `oldest`/`latest` (exclusive unless `inclusive`), as conversations.history and .replies apply them. */
+function inTimeRange(messages: StoredMessage[], args: Args): StoredMessage[] {
+  const oldest = Number(str(args.oldest) ?? 0);
+  const latest = str(args.latest) === undefined ? Infinity : Number(str(args.latest));
+  const inclusive = bool(args.inclusive);
+  return messages.filter((m) => {
+    const t = Number(m.ts);
+    return (inclusive ? t >= oldest : t > oldest) && (inclusive ? t <= latest : t < latest);
+  });
+}
+
+/**
+ * One page of a message list, with Slack's cursor and has_more. Metadata is
+ * returned only when asked for with include_all_metadata, as Slack does.
+ */
+function page(messages: StoredMessage[], args: Args): SlackResult {
+  const limit = Math.min(Math.max(Number(str(args.limit) ?? 100) || 100, 1), 1000);
+  const cursor = str(args.cursor);
+  let start = 0;
+  if (cursor) {
+    const decoded = Buffer.from(cursor, 'base64').toString('utf8');
+    start = decoded.startsWith('next_ts:') ? messages.findIndex((m) => m.ts === decoded.slice('next_ts:'.length)) : -1;
+    if (start < 0) return fail('invalid_cursor');
+  }
+  const withMetadata = bool(args.include_all_metadata);
+  const out = messages.slice(start, start + limit).map((m) => {
+    if (withMetadata || m.metadata === undefined) return m;
+    const { metadata: _hidden, ...rest } = m;
+    return rest;
+  });
+  const next = messages[start + limit];
+  return {
+    ok: true, messages: out, has_more: Boolean(next),
+    response_metadata: { next_cursor: next ? Buffer.from(`next_ts:${next.ts}`).toString('base64') : '' },
+  };
+}
+
 export const METHODS: Record<string, MethodHandler> = {
   'auth.test': ({ identity }) => {
     const id = identity!;
@@ -149,6 +188,42 @@ export const METHODS: Record<string, MethodHandler> = {
     }
     state.storeMessage(channel, updated);
     return { ok: true, channel, ts, text: updated.text, message: updated };
+  },
+
+  'chat.delete': ({ args, identity, state }) => {
+    const channel = resolveChannel(str(args.channel));
+    if (!channel) return fail('channel_not_found');
+    const ts = str(args.ts);
+    const existing = ts ? state.message(channel, ts) : undefined;
+    if (!ts || !existing) return fail('message_not_found');
+    if (existing.bot_id !== identity!.botId) return fail('cant_delete_message');
+    state.messages.get(channel)!.delete(ts);
+    return { ok: true, channel, ts };
+  },
+
+  // Top-level messages of a channel, newest first; thread replies only when broadcast.
+  'conversations.history': ({ args, state }) => {
+    const channel = str(args.channel);
+    if (!channel || !CHANNEL_ID.test(channel)) return fail('channel_not_found');
+    const all = [...(state.messages.get(channel)?.values() ?? [])]
+      .filter((m) => !m.thread_ts || m.thread_ts === m.ts || m.subtype === 'thread_broadcast')
+      .sort((a, b) => compareTs(b.ts, a.ts));
+    return { ...page(inTimeRange(all, args), args), pin_count: 0, channel_actions_ts: null, channel_actions_count: 0 };
+  },
+
+  // A thread: its parent first, then the replies oldest first.
+  'conversations.replies': ({ args, state }) => {
+    const channel = str(args.channel);
+    const ts = str(args.ts);
+    if (!channel || !CHANNEL_ID.test(channel)) return fail('channel_not_found');
+    if (!ts) return fail('invalid_arguments', { response_metadata: { messages: ['[ERROR] missing required field: ts'] } });
+    const byTs = state.messages.get(channel);
+    const replies = [...(byTs?.values() ?? [])].filter((m) => m.thread_ts === ts && m.ts !== ts).sort((a, b) => compareTs(a.ts, b.ts));
+    // People's messages never went through the stand-in unless seeded; Slack knows them, so an
+    // unknown parent answers with the replies the stand-in has (Slack would put the parent first).
+    const parent = byTs?.get(ts);
+    const thread = [...(parent ? [{ ...parent, reply_count: replies.length }] : []), ...replies];
+    return page(inTimeRange(thread, args), args);
   },
 
   'chat.postEphemeral': ({ args, state }) => {

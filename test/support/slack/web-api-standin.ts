@@ -48,7 +48,9 @@ export type StandinFailure =
   /** HTTP 200 with `{ ok: false, error }` plus any extra response fields. */
   | { error: string; response?: Record<string, unknown> }
   /** The connection is destroyed before any response (a network failure). */
-  | { drop: true };
+  | { drop: true }
+  /** Slack does the work (a post is stored), then the connection is destroyed before the answer: the caller cannot know. */
+  | { dropAfterHandling: true };
 
 export interface RecordedCall {
   method: string;
@@ -203,6 +205,12 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     const scopes: Record<string, string> = tokenIdentity ? { 'x-oauth-scopes': tokenIdentity.scope } : {};
 
     const failure = failures.get(method)?.shift();
+    if (failure && 'dropAfterHandling' in failure) {
+      handlers.get(method)?.({ args, identity: tokenIdentity, state, basicAuth });
+      record.status = 0;
+      req.socket.destroy();
+      return;
+    }
     if (failure) {
       if ('drop' in failure) {
         record.status = 0;

@@ -1,0 +1,25 @@
+// Wires a surface's outbound port into the one delivery path: the job that
+// posts agents' messages (`<surface>.post`), for every surface the same way.
+import type { App } from '../app.ts';
+import { postHandler, postTopic, type DeliveryDeps } from '../domain/delivery/post-delivery.ts';
+import type { SurfaceOutbound } from '../domain/delivery/ports.ts';
+
+/** What the delivery path needs from a running App; a failed notice is logged, never a reason to post again. */
+export function deliveryDeps(app: App): DeliveryDeps {
+  return {
+    store: app.store,
+    clock: app.clock,
+    async notify(ws, to, body, topic) {
+      try {
+        await app.messaging.notice(ws, await app.orgs.systemAgent(), to, body, topic);
+      } catch (err) {
+        app.logger.error({ err, agentId: to.id, topic }, 'could not tell an agent that its post failed');
+      }
+    },
+  };
+}
+
+/** Registers the surface's delivery jobs on the app's queue (mounts call it, and so does a worker-only process). */
+export function registerSurfaceDelivery(app: App, port: SurfaceOutbound): void {
+  app.queue.register(postTopic(port.surface), postHandler(port, deliveryDeps(app)));
+}

@@ -1,0 +1,76 @@
+// The one delivery path for agents' messages into Slack, Teams or any other
+// surface: the `<surface>.post` job. MessagingService writes the job to the
+// outbox with the message; the queue runs it here, through the surface's
+// SurfaceOutbound port, with one pacer and one retry mapping.
+//
+// Exactly once: the attempt is recorded on the message before the platform is
+// called, and the platform's id after. A retry that finds an attempt with no
+// recorded result (the process died, or the answer was lost on the way back)
+// asks the platform for a post carrying this message id before posting again.
+import { z } from 'zod';
+import { PermanentFailure } from '../errors.ts';
+import type { Clock, JobHandler, Store } from '../ports.ts';
+import type { Agent, Workspace } from '../types.ts';
+import { isDeliveryError, jobErrorFor } from './failure.ts';
+import { pacedCall } from './pacer.ts';
+import type { OutboundMessage, PostedMessage, SurfaceOutbound } from './ports.ts';
+
+export const PostJob = z.object({ messageId: z.string().uuid(), workspaceId: z.string().uuid(), conversationId: z.string().uuid() });
+export type PostJob = z.infer<typeof PostJob>;
+
+/** The job topic that posts a message into a conversation of `surface`. */
+export const postTopic = (surface: string) => `${surface}.post`;
+
+export interface DeliveryDeps {
+  store: Store;
+  clock: Clock;
+  /** Puts a notice from Switchboard in an agent's inbox (MessagingService.notice with the system agent). */
+  notify(ws: Workspace, to: Agent, body: string, topic: string): Promise<void>;
+}
+
+/** The `<surface>.post` handler for one surface. */
+export function postHandler(port: SurfaceOutbound, deps: DeliveryDeps): JobHandler {
+  return async (raw, ctx) => {
+    const parsed = PostJob.safeParse(raw);
+    if (!parsed.success) throw new PermanentFailure(`The ${postTopic(port.surface)} job is malformed (${parsed.error.issues[0]?.message}); it cannot be delivered.`);
+    const out = await load(deps.store, parsed.data);
+    // Deleted since (history purge, workspace removed), or posted by an attempt whose job outcome was lost.
+    if (!out || out.message.externalId) return;
+    const key = port.paceKey(out.conversation);
+    if (!key) throw new PermanentFailure(`The conversation has no ${port.label} address; nothing can be posted there.`);
+    try {
+      const earlier = await deps.store.messages.notePostAttempt(out.message.id, deps.clock.now());
+      const found = earlier ? await port.findPost(out) : null;
+      if (found) return await record(deps.store, out, found);
+      // Another worker holds the entry now (this one stalled past its lease): it posts, not this one.
+      if (ctx.signal?.aborted) throw new Error('this worker lost the lease before posting; the entry runs again elsewhere');
+      await record(deps.store, out, await pacedCall(port.pacer, key, () => port.post(out)));
+    } catch (e) {
+      if (!isDeliveryError(e)) throw e;
+      if (e.failure.kind === 'permanent') await tellSender(port, deps, out, e.failure.reason);
+      throw jobErrorFor(e.failure);
+    }
+  };
+}
+
+async function load(store: Store, job: PostJob): Promise<(OutboundMessage & { ws: Workspace }) | null> {
+  const [ws, message, conversation] = await Promise.all([
+    store.workspaces.get(job.workspaceId), store.messages.get(job.workspaceId, job.messageId), store.messages.getConversation(job.workspaceId, job.conversationId),
+  ]);
+  const sender = message ? await store.agents.get(message.senderId) : null;
+  return ws && message && conversation && sender ? { ws, message, conversation, sender } : null;
+}
+
+/** The platform's id marks the message as posted, so no later attempt posts it again. */
+async function record(store: Store, out: OutboundMessage, posted: PostedMessage): Promise<void> {
+  await store.messages.setPermalink(out.message.id, posted.permalink ?? out.conversation.permalink ?? `${out.conversation.surface}:${out.conversation.key}`, posted.externalId);
+}
+
+/** Tells the sending agent in its inbox, once per message, that it will not appear on the platform, and why. */
+async function tellSender(port: SurfaceOutbound, deps: DeliveryDeps, out: OutboundMessage & { ws: Workspace }, reason: string) {
+  if (!(await deps.store.firstSeen(`${port.surface}-delivery-notice`, out.message.id))) return;
+  const where = out.conversation.permalink ? `the ${port.label} conversation ${out.conversation.permalink}` : port.label;
+  const body = `Your message ${out.message.id} could not be posted to ${where}: ${reason}. It was not delivered there and will not be retried. ` +
+    `(Conversation ${out.conversation.id}.)`;
+  await deps.notify(out.ws, out.sender, body, `${port.surface}-delivery`);
+}
