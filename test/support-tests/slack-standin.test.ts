@@ -96,6 +96,37 @@ describe('Slack Web API stand-in', () => {
     expect(call!.args).not.toHaveProperty('token');
   });
 
+  it('returns a thread and a channel\'s history with metadata only when asked, paged by cursor, and deletes the bot\'s posts', async () => {
+    const web = client(standin);
+    const metadata = { event_type: 'switchboard_message', event_payload: { switchboard_message_id: 'm1' } };
+    const parent = await web.chat.postMessage({ channel: 'C0GENERAL', text: 'Deploy?' });
+    const replies = [];
+    for (const text of ['one', 'two', 'three']) replies.push(await web.chat.postMessage({ channel: 'C0GENERAL', thread_ts: parent.ts!, text, metadata }));
+    const later = await web.chat.postMessage({ channel: 'C0GENERAL', text: 'Next topic', metadata });
+
+    const thread = await web.conversations.replies({ channel: 'C0GENERAL', ts: parent.ts!, include_all_metadata: true, limit: 2 });
+    expect(thread.messages!.map((m) => m.text)).toEqual(['Deploy?', 'one']);
+    expect(thread.messages![1]).toMatchObject({ thread_ts: parent.ts, metadata });
+    expect(thread.has_more).toBe(true);
+    const rest = await web.conversations.replies({ channel: 'C0GENERAL', ts: parent.ts!, include_all_metadata: true, cursor: thread.response_metadata!.next_cursor! });
+    expect(rest.messages!.map((m) => m.text)).toEqual(['two', 'three']);
+    expect(rest).toMatchObject({ has_more: false, response_metadata: { next_cursor: '' } });
+    const plain = await web.conversations.replies({ channel: 'C0GENERAL', ts: parent.ts! });
+    expect(plain.messages!.every((m) => !('metadata' in m))).toBe(true);
+
+    // History: top-level messages only, newest first.
+    const history = await web.conversations.history({ channel: 'C0GENERAL', include_all_metadata: true });
+    expect(history.messages!.map((m) => m.ts)).toEqual([later.ts, parent.ts]);
+    expect(history.messages![0]).toMatchObject({ metadata });
+    const since = await web.conversations.history({ channel: 'C0GENERAL', oldest: parent.ts! });
+    expect(since.messages!.map((m) => m.ts)).toEqual([later.ts]);
+
+    await web.chat.delete({ channel: 'C0GENERAL', ts: replies[0]!.ts! });
+    expect(standin.message('C0GENERAL', replies[0]!.ts!)).toBeUndefined();
+    expect(await rejection(web.chat.delete({ channel: 'C0GENERAL', ts: replies[0]!.ts! }))).toMatchObject({ data: { error: 'message_not_found' } });
+    expect(await rejection(web.conversations.history({ channel: 'nope' }))).toMatchObject({ data: { error: 'channel_not_found' } });
+  });
+
   it('updates only messages the bot posted, and links thread replies with thread_ts', async () => {
     const web = client(standin);
     const card = await web.chat.postMessage({ channel: 'C0GENERAL', text: 'Approve?', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Approve?' } }] });
