@@ -85,7 +85,8 @@ describe('approvals in Teams, next to Slack and the web', () => {
     expect(card.actions?.every((x) => x.fallback?.type === 'Action.Submit')).toBe(true);
     // Alice owns the agent and the workspace: she is the approver whose card refreshes (her Teams user id).
     expect(card.refresh?.userIds).toEqual([alice.id]);
-    expect(await h.server.app.store.approvals.views(a.id, 'teams')).toHaveLength(1);
+    // The view is recorded once Teams has answered the post, a moment after the stand-in has the card.
+    await vi.waitFor(async () => expect(await h.server.app.store.approvals.views(a.id, 'teams')).toHaveLength(1), { timeout: 10_000 });
   });
 
   it('shows an approval asked in a Teams reply chain in that reply chain, not in personal chats', async () => {
