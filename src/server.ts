@@ -50,7 +50,7 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
   }
   // The CLI on this machine sends its commands here instead of opening the database itself:
   // it must with PGlite (one process holds the data); with PostgreSQL it is only quicker.
-  const stopControl = opts.control === false ? null : await startControlServer(app).catch((err: unknown) => {
+  const stopControl = opts.control === false ? null : await startControlServer(app, http.url).catch((err: unknown) => {
     if (!config.databaseUrl) throw err;
     app.logger.warn({ err }, 'no control socket in DATA_DIR; CLI commands will open the database themselves');
     return null;

@@ -32,7 +32,10 @@ export async function runCommand(app: App, name: string, args: Record<string, un
   }
 }
 
-export async function startControlServer(app: App): Promise<() => Promise<void>> {
+/** The control request that asks a running server where it listens on this machine (mcp-stdio relays there). */
+export const WHERE_COMMAND = '__where';
+
+export async function startControlServer(app: App, localUrl?: string): Promise<() => Promise<void>> {
   const file = controlSocketPath(app.config.dataDir);
   if (existsSync(file)) unlinkSync(file);
   const server = http.createServer(async (req, res) => {
@@ -41,7 +44,9 @@ export async function startControlServer(app: App): Promise<() => Promise<void>>
     let reply: CommandReply;
     try {
       const { name, args } = JSON.parse(body) as { name: string; args: Record<string, unknown> };
-      reply = await runCommand(app, name, args);
+      reply = name === WHERE_COMMAND
+        ? { ok: true, output: { data: { url: localUrl ?? null }, text: localUrl ?? 'unknown' } }
+        : await runCommand(app, name, args);
     } catch {
       reply = { ok: false, error: { code: 'INVALID_INPUT', message: 'The control request was not valid JSON.' } };
     }

@@ -69,7 +69,7 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
     .requiredOption('--workspace <workspace>', 'workspace slug or id')
     .action(withConfig(async (config, o: { workspace: string }) => {
       const { runMcpStdio } = await import('../mcp/stdio.ts');
-      setCode(await runMcpStdio(config, { workspace: o.workspace, token: process.env.SWITCHBOARD_TOKEN, err: io.err }));
+      setCode(await runMcpStdio(config, { workspace: o.workspace, token: process.env.SWITCHBOARD_TOKEN, dataDirSet: Boolean(process.env.DATA_DIR), err: io.err }));
     }));
 
   program.command('migrate').description('apply database migrations and exit')

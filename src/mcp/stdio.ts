@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DatabaseLockedError } from '../adapters/db/lock.ts';
 import type { App } from '../app.ts';
+import { controlSocketPath, sendToServer, WHERE_COMMAND } from '../cli/control.ts';
 import { quietLogger } from '../logger.ts';
 import type { Config } from '../config.ts';
 import { isSwitchboardError } from '../domain/errors.ts';
@@ -11,6 +14,8 @@ import { buildMcpServer } from './server.ts';
 
 export interface StdioOptions {
   workspace: string;
+  /** Whether DATA_DIR was set: a client such as Claude Desktop starts us in a directory that is not the checkout. */
+  dataDirSet: boolean;
   /** The agent token (SWITCHBOARD_TOKEN). */
   token: string | undefined;
   /** Where sentences for the person go: stderr, since stdout carries only the protocol. */
@@ -42,6 +47,11 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
     o.err('Set SWITCHBOARD_TOKEN to the agent\'s token (printed by `switchboard agent add`, or a new one from `switchboard agent rotate-token OWNER/NAME`).');
     return 2;
   }
+  const missing = missingDatabase(config, o.dataDirSet);
+  if (missing) {
+    o.err(missing);
+    return 2;
+  }
   const logger = quietLogger(config);
   const { createApp } = await import('../app.ts');
   let app: App;
@@ -49,8 +59,9 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
     app = await createApp(config, { logger });
   } catch (e) {
     if (!(e instanceof DatabaseLockedError)) throw e;
-    const url = `http://127.0.0.1:${config.port}/mcp/${encodeURIComponent(o.workspace)}`;
-    o.err(`The embedded database is held by a running Switchboard server (pid ${e.pid}); relaying MCP to it at ${url}.`);
+    const { base, how } = await serverAddress(config);
+    const url = `${base}/mcp/${encodeURIComponent(o.workspace)}`;
+    o.err(`The embedded database is held by a running Switchboard server (pid ${e.pid}); relaying MCP to it at ${url} (${how}).`);
     return relay(url, o.token, stdin, stdout, o.err);
   }
   try {
@@ -60,6 +71,10 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
       return 1;
     }
     const ctx = await openToolContext(app, agent, o.workspace);
+    // Nothing in front of stdio re-checks the token, so each call does, and a waiting subscribe does when a rotation wakes it.
+    const token = o.token;
+    ctx.stillAuthorized = async () => (await app.agents.authenticate(token))?.id === agent.id;
+    ctx.checkEachCall = true;
     const server = await buildMcpServer(ctx);
     await server.connect(new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream));
     logger.info({ agentId: agent.id, workspaceId: ctx.workspace.id }, 'MCP on stdio ready');
@@ -72,6 +87,34 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
   } finally {
     await app.close();
   }
+}
+
+/**
+ * Why this process cannot find the database it should serve, or null when it
+ * can. Without DATABASE_URL or DATA_DIR, the default `./.switchboard` is relative
+ * to wherever the MCP client started us (Claude Desktop: not the checkout), so
+ * opening it would create an empty database there that no token matches.
+ */
+export function missingDatabase(config: Config, dataDirSet: boolean): string | null {
+  if (config.databaseUrl) return null;
+  if (!dataDirSet) {
+    return `mcp-stdio does not know where your Switchboard keeps its data, and did not create an empty database in ${process.cwd()}. ` +
+      'Set DATA_DIR to the absolute path of the data directory `switchboard serve` uses (by default the .switchboard folder of the checkout), ' +
+      'or DATABASE_URL to its PostgreSQL, in the "env" of your MCP client\'s configuration.';
+  }
+  if (!existsSync(path.join(config.dataDir, 'pglite'))) {
+    return `DATA_DIR is ${config.dataDir}, which holds no Switchboard database; mcp-stdio did not create an empty one. ` +
+      'Set DATA_DIR to the data directory `switchboard serve` uses (an absolute path), or start `switchboard serve` with this DATA_DIR once first.';
+  }
+  return null;
+}
+
+/** Where a running server on this data directory listens: asked over its control socket, else guessed from PORT. */
+async function serverAddress(config: Config): Promise<{ base: string; how: string }> {
+  const reply = await sendToServer(config.dataDir, WHERE_COMMAND, {}).catch(() => null);
+  const url = reply?.ok ? reply.output?.data.url : null;
+  if (typeof url === 'string') return { base: url, how: `as its control socket ${controlSocketPath(config.dataDir)} said` };
+  return { base: `http://127.0.0.1:${config.port}`, how: `from PORT=${config.port}, since no control socket answered at ${controlSocketPath(config.dataDir)}` };
 }
 
 /**
@@ -89,8 +132,11 @@ async function relay(url: string, token: string, stdin: NodeJS.ReadableStream, s
   local.onmessage = (m: JSONRPCMessage) => {
     if (isJSONRPCRequest(m) && m.method === 'initialize') initializeId = m.id;
     sending = sending.then(() => upstream.send(m)).catch((e: Error) => {
-      err(`The server refused a message: ${e.message}`);
-      if (isJSONRPCRequest(m)) void local.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: `Switchboard at ${url} refused the request: ${e.message}` } });
+      const why = unreachable(e)
+        ? `could not reach Switchboard at ${url} (${causeOf(e)}); is \`switchboard serve\` running there? Set PORT (or DATA_DIR) to match the server`
+        : `Switchboard at ${url} refused the request: ${e.message}`;
+      err(why);
+      if (isJSONRPCRequest(m)) void local.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: why } });
     });
   };
   upstream.onmessage = (m: JSONRPCMessage) => {
@@ -98,7 +144,7 @@ async function relay(url: string, token: string, stdin: NodeJS.ReadableStream, s
     if (isJSONRPCResultResponse(m) && m.id === initializeId && typeof m.result.protocolVersion === 'string') upstream.setProtocolVersion(m.result.protocolVersion);
     void local.send(m);
   };
-  upstream.onerror = (e) => err(`Connection to ${url}: ${e.message}`);
+  upstream.onerror = (e) => err(`Connection to Switchboard at ${url}: ${e.message}`);
   await upstream.start();
   await local.start();
   await untilClosed(stdin);
@@ -106,3 +152,7 @@ async function relay(url: string, token: string, stdin: NodeJS.ReadableStream, s
   await Promise.all([upstream.close(), local.close()]);
   return 0;
 }
+
+/** A network failure (nothing listening, name not found), as fetch reports it in `cause`. */
+const causeOf = (e: Error) => String((e.cause as { code?: string } | undefined)?.code ?? (e.cause as Error | undefined)?.message ?? e.message);
+const unreachable = (e: Error) => e instanceof TypeError || /ECONNREFUSED|ENOTFOUND|fetch failed/.test(`${e.message} ${causeOf(e)}`);

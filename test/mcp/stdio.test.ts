@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,8 +14,20 @@ import { createMcpMount } from '../../src/mcp/http.ts';
 import { startServer } from '../../src/server.ts';
 import { makeWorld, silent, testConfig, type World } from './support/world.ts';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/switchboard.mjs');
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'bin/switchboard.mjs');
 const run = promisify(execFile);
+/** A working directory that is not the checkout, as an MCP client such as Claude Desktop starts us in. */
+const elsewhere = () => mkdtempSync(path.join(tmpdir(), 'sb-cwd-'));
+
+/** A port nothing listens on (taken, then released). */
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as net.AddressInfo;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
 
 /** The child's environment: this config's data directory, never a shared database. */
 function childEnv(config: Config, extra: Record<string, string>): Record<string, string> {
@@ -26,7 +41,7 @@ function childEnv(config: Config, extra: Record<string, string>): Record<string,
 async function spawnStdio(config: Config, w: World, token: string, extra: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath, args: [BIN, 'mcp-stdio', '--workspace', w.ws.slug],
-    env: childEnv(config, { SWITCHBOARD_TOKEN: token, ...extra }), stderr: 'pipe',
+    env: childEnv(config, { SWITCHBOARD_TOKEN: token, ...extra }), stderr: 'pipe', cwd: elsewhere(),
   });
   let stderr = '';
   transport.stderr?.on('data', (c: Buffer) => { stderr += c.toString(); });
@@ -70,21 +85,80 @@ describe('switchboard mcp-stdio', () => {
     expect(failed?.stderr).toContain('Set SWITCHBOARD_TOKEN');
   });
 
+  it('starts as Claude Desktop launches it: the README\'s config, node with the bin\'s absolute path, from another directory', async () => {
+    const file = JSON.parse(readFileSync(path.join(ROOT, 'examples/mcp-client-config/claude_desktop_config.json'), 'utf8')) as {
+      mcpServers: { switchboard: { command: string; args: string[]; env: Record<string, string> } };
+    };
+    const entry = file.mcpServers.switchboard;
+    const fill = (v: string) => v.replace('/ABSOLUTE/PATH/TO/switchboard/.switchboard', config.dataDir).replace('/ABSOLUTE/PATH/TO/switchboard', ROOT)
+      .replace('sb_paste-the-agent-token-here', w.reviewer.token).replace(/^demo$/, w.ws.slug);
+    expect(entry.command).toBe('node');
+    // Only the configured env plus the SDK's default variables (PATH, HOME…), as a desktop client passes them.
+    const transport = new StdioClientTransport({
+      command: process.execPath, args: entry.args.map(fill), cwd: elsewhere(), stderr: 'pipe',
+      env: { ...Object.fromEntries(Object.entries(entry.env).map(([k, v]) => [k, fill(v)])), SWITCHBOARD_SECRET: config.secret! },
+    });
+    const client = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
+    await client.connect(transport);
+    const r = await client.callTool({ name: 'list_agents', arguments: {} }) as CallToolResult;
+    expect(r.structuredContent).toMatchObject({ you: w.reviewer.name });
+    await client.close();
+  });
+
+  it('refuses to start without DATA_DIR or DATABASE_URL, saying what to set, instead of creating a database where it was started', async () => {
+    const cwd = elsewhere();
+    const env = childEnv(config, { SWITCHBOARD_TOKEN: w.builder.token });
+    delete env.DATA_DIR;
+    const failed = await run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env, cwd })
+      .then(() => null, (e: { code: number; stdout: string; stderr: string }) => e);
+    expect(failed?.code).toBe(2);
+    expect(failed?.stdout).toBe('');
+    expect(failed?.stderr).toContain('Set DATA_DIR to the absolute path of the data directory `switchboard serve` uses');
+    expect(failed?.stderr).toContain(`did not create an empty database in ${realpathSync(cwd)}`);
+    expect(readdirSync(cwd)).toEqual([]);
+
+    const empty = elsewhere();
+    const wrong = await run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env: { ...env, DATA_DIR: empty }, cwd })
+      .then(() => null, (e: { code: number; stderr: string }) => e);
+    expect(wrong?.code).toBe(2);
+    expect(wrong?.stderr).toContain(`DATA_DIR is ${empty}, which holds no Switchboard database`);
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
   describe('while a server holds the embedded database', () => {
+    let server: Awaited<ReturnType<typeof startServer>>;
+    beforeAll(async () => {
+      server = await startServer(config, { logger: silent, host: '127.0.0.1', mounts: [createMcpMount()] });
+    });
+    afterAll(async () => { await server?.stop(); });
+
+    it('relays MCP to the server\'s HTTP endpoint, found through its control socket even when PORT says otherwise', async () => {
+      const c = await spawnStdio(config, w, w.reviewer.token, { PORT: String(await freePort()) });
+      const inbox = (await c.call('check_inbox')).structuredContent as { messages: Array<{ body: string }> };
+      expect(inbox.messages.map((m) => m.body)).toEqual(['from a local agent']);
+      expect(c.stderr()).toContain(`relaying MCP to it at ${server.url}/mcp/${w.ws.slug} (as its control socket`);
+      await c.client.close();
+      expect(c.protocolErrors).toEqual([]);
+    });
+  });
+
+  describe('while a server without a control socket holds the embedded database', () => {
     let server: Awaited<ReturnType<typeof startServer>>;
     beforeAll(async () => {
       server = await startServer(config, { logger: silent, control: false, host: '127.0.0.1', mounts: [createMcpMount()] });
     });
     afterAll(async () => { await server?.stop(); });
 
-    it('relays MCP to the server\'s HTTP endpoint', async () => {
-      const port = new URL(server.url).port;
-      const c = await spawnStdio(config, w, w.reviewer.token, { PORT: port });
-      const inbox = (await c.call('check_inbox')).structuredContent as { messages: Array<{ body: string }> };
-      expect(inbox.messages.map((m) => m.body)).toEqual(['from a local agent']);
-      expect(c.stderr()).toContain('relaying MCP to it');
-      await c.client.close();
-      expect(c.protocolErrors).toEqual([]);
+    it('relays to PORT, and names the URL it tried when nothing answers there', async () => {
+      const good = await spawnStdio(config, w, w.reviewer.token, { PORT: new URL(server.url).port });
+      expect((await good.call('list_agents')).isError).toBeFalsy();
+      await good.client.close();
+
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp/${w.ws.slug}`;
+      const failed = await spawnStdio(config, w, w.reviewer.token, { PORT: String(port) }).then(() => null, (e: Error) => e);
+      expect(failed?.message).toContain(`could not reach Switchboard at ${url}`);
+      expect(failed?.message).toContain('Set PORT (or DATA_DIR) to match the server');
     });
   });
 });
