@@ -44,6 +44,10 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   redisUrl?: string;
   logLines?: string[];
+  /** Create the organization, workspace and agent and connect the tenant (default); false for a restarted server on the same database. */
+  seed?: boolean;
+  /** Stop the queue at once: activities are stored and acknowledged but not handled (a process that dies after the 200). */
+  queueStopped?: boolean;
 }
 
 function logger(lines?: string[]) {
@@ -69,11 +73,14 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: unique, prefix: unique } : {}) },
   });
   const { app } = server;
-  await app.orgs.init({ org: 'Acme', admin: 'alice' });
-  await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
-  await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer', avatarUrl: 'https://example.test/reviewer.png', roleLine: 'reviews pull requests' });
-  await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
-  await connectTeamsTenant(app, { workspace: 'eng', tenantId: o.standin.userTenantId });
+  if (o.queueStopped) await app.queue.stop();
+  if (o.seed !== false) {
+    await app.orgs.init({ org: 'Acme', admin: 'alice' });
+    await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
+    await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer', avatarUrl: 'https://example.test/reviewer.png', roleLine: 'reviews pull requests' });
+    await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
+    await connectTeamsTenant(app, { workspace: 'eng', tenantId: o.standin.userTenantId });
+  }
   const workspace = (await app.store.workspaces.get('eng'))!;
   const reviewer = (await app.store.agents.byQualifiedName('alice', 'reviewer'))!;
   const identities = new DrizzleExternalIdentityRepo(o.database.db);
