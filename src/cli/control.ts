@@ -1,9 +1,9 @@
 import { existsSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import type { App } from '../app.ts';
 import { isSwitchboardError } from '../domain/errors.ts';
-import { commands, type Output } from './commands.ts';
+import { commands } from './commands.ts';
+import { controlSocketPath, type CommandReply } from './control-client.ts';
 import { jobCommands } from './job-commands.ts';
 
 /**
@@ -12,13 +12,7 @@ import { jobCommands } from './job-commands.ts';
  * so it is the only way; with PostgreSQL it spares the CLI opening a pool and
  * checking migrations. File permissions (0600) keep it to the server's own user.
  */
-export const controlSocketPath = (dataDir: string) => path.join(dataDir, 'control.sock');
-
-export interface CommandReply {
-  ok: boolean;
-  output?: Output;
-  error?: { code: string; message: string };
-}
+export { controlSocketPath, sendToServer, type CommandReply } from './control-client.ts';
 
 export async function runCommand(app: App, name: string, args: Record<string, unknown>): Promise<CommandReply> {
   const fn = commands[name] ?? jobCommands[name];
@@ -63,23 +57,5 @@ export async function startControlServer(app: App, localUrl?: string): Promise<(
     server.close(() => resolve());
     server.closeAllConnections();
     if (existsSync(file)) unlinkSync(file);
-  });
-}
-
-/** Sends a command to the server on the control socket; null when no server is listening there. */
-export function sendToServer(dataDir: string, name: string, args: Record<string, unknown>): Promise<CommandReply | null> {
-  const socketPath = controlSocketPath(dataDir);
-  if (!existsSync(socketPath)) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath, path: '/run', method: 'POST', headers: { 'content-type': 'application/json' } }, async (res) => {
-      let body = '';
-      for await (const chunk of res) body += chunk;
-      try { resolve(JSON.parse(body) as CommandReply); } catch (e) { reject(e); }
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      // A socket left behind by a server that died: nobody is listening.
-      if (e.code === 'ECONNREFUSED' || e.code === 'ENOENT') resolve(null); else reject(e);
-    });
-    req.end(JSON.stringify({ name, args }));
   });
 }

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, Help, type Option } from 'commander';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { DatabaseLockedError } from '../adapters/db/lock.ts';
-import { sendToServer, type CommandReply } from './control.ts';
-import { quietLogger } from '../logger.ts';
+import type { Config } from '../config.ts';
+import { sendToServer, type CommandReply } from './control-client.ts';
+// Everything else (zod, pino, the database) is imported when a command runs
+// here rather than in a running server: a command the server answers stays quick.
 
 /** Exit codes: 0 ok, 1 refused or failed, 2 wrong usage or configuration. */
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -26,16 +27,16 @@ function usageSentence(commanderMessage: string): string {
 }
 
 /**
- * Runs a data command in the server listening on DATA_DIR's control socket
- * (quick: its database is already open), else here, opening the database
- * itself, which takes seconds, so `note` tells the person why they wait.
+ * Runs a data command here, when no server answered on DATA_DIR's control
+ * socket, opening the database itself; that takes seconds, so `note` tells
+ * the person why they wait.
  */
-async function execute(config: Config, name: string, args: Record<string, unknown>, note: (line: string) => void): Promise<CommandReply> {
-  const remote = await sendToServer(config.dataDir, name, args);
-  if (remote) return remote;
+async function executeHere(config: Config, name: string, args: Record<string, unknown>, note: (line: string) => void): Promise<CommandReply> {
   note(`Note: no Switchboard server is running with DATA_DIR ${config.dataDir}, so this command opens the ${config.databaseUrl ? 'database' : 'embedded database'} itself, which takes a few seconds; with \`switchboard serve\` running it answers at once.`);
   // Loaded only when the command runs here: a command sent to the server needs none of it.
-  const [{ createApp }, { runCommand }] = await Promise.all([import('../app.ts'), import('./control.ts')]);
+  const [{ createApp }, { runCommand }, { quietLogger }, { DatabaseLockedError }] = await Promise.all([
+    import('../app.ts'), import('./control.ts'), import('../logger.ts'), import('../adapters/db/lock.ts'),
+  ]);
   let app;
   try {
     app = await createApp(config, { logger: quietLogger(config) });
@@ -79,12 +80,18 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
     });
 
   const data = (name: string, build: (...a: any[]) => Record<string, unknown>) => async (...a: unknown[]) => {
-    let config: Config;
-    try { config = loadConfig(); } catch (e) {
-      if (e instanceof ConfigError) return fail({ code: 'INVALID_INPUT', message: e.message }, EXIT.usage);
-      throw e;
+    const args = build(...a);
+    // The server checked its own configuration; DATA_DIR (default as in config.ts) is all it takes to find it.
+    let reply = await sendToServer(path.resolve(process.env.DATA_DIR || './.switchboard'), name, args);
+    if (!reply) {
+      const { ConfigError, loadConfig } = await import('../config.ts');
+      let config: Config;
+      try { config = loadConfig(); } catch (e) {
+        if (e instanceof ConfigError) return fail({ code: 'INVALID_INPUT', message: e.message }, EXIT.usage);
+        throw e;
+      }
+      reply = await executeHere(config, name, args, json ? () => {} : io.err);
     }
-    const reply = await execute(config, name, build(...a), json ? () => {} : io.err);
     if (reply.ok && reply.output) {
       io.out(json ? JSON.stringify(reply.output.data, null, 2) : reply.output.text);
     } else {

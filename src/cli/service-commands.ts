@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { controlSocketPath, sendToServer } from './control.ts';
-import pino from 'pino';
-import { heldLogStream, LOG_REDACT, quietLogger } from '../logger.ts';
+import type { Config } from '../config.ts';
 
 type Io = { out: (s: string) => void; err: (s: string) => void };
 
 /** Long-running and maintenance commands: serve, worker, migrate. */
 export function registerServiceCommands(program: Command, io: Io, setCode: (c: number) => void) {
   const withConfig = (fn: (config: Config, ...a: any[]) => Promise<void>) => async (...a: unknown[]) => {
+    // Loaded here, not at the top: `--help` or a command a server answers needs none of it.
+    const { ConfigError, loadConfig } = await import('../config.ts');
     try {
       await fn(loadConfig(), ...a);
     } catch (e) {
@@ -24,6 +23,7 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
       // The demo keeps the terminal to its one line unless LOG_LEVEL asks for more,
       // and holds what it logs while starting until that line is out.
       const demoConfig: Config = o.demo && !process.env.LOG_LEVEL ? { ...config, logLevel: 'warn' } : config;
+      const [{ default: pino }, { heldLogStream, LOG_REDACT }] = await Promise.all([import('pino'), import('../logger.ts')]);
       const held = o.demo ? heldLogStream() : null;
       const logger = held ? pino({ level: demoConfig.logLevel, redact: LOG_REDACT }, held) : undefined;
       let server;
@@ -74,12 +74,14 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
 
   program.command('migrate').description('apply database migrations and exit')
     .action(withConfig(async (config) => {
+      const { controlSocketPath, sendToServer } = await import('./control-client.ts');
       if (!config.databaseUrl && await sendToServer(config.dataDir, '__ping', {})) {
         io.err(`A server is running on this data directory (${controlSocketPath(config.dataDir)}); it applied the migrations at start-up.`);
         setCode(1);
         return;
       }
       const { createApp } = await import('../app.ts');
+      const { quietLogger } = await import('../logger.ts');
       const app = await createApp(config, { logger: quietLogger(config) });
       await app.close();
       io.out('Migrations applied.');
