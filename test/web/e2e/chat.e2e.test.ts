@@ -98,6 +98,15 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
     await expect.poll(() => channelLink('general').locator('.badge').count()).toBe(0);
     await expect.poll(() => page.locator('#nav-inbox').getAttribute('aria-label')).toBe('Inbox');
     await keepScreenshot(page, 'chat');
+
+    // A permalink a platform reports becomes a "View in Slack" link only when it is a web address.
+    const fromSlack = (body: string, permalink: string) => app.messaging.send({ workspace: ws, sender: bobAgent, conversation, recipients: [], body, surface: 'slack', permalink });
+    await fromSlack('posted in Slack with a javascript: permalink', 'javascript:alert(1)');
+    await fromSlack('posted in Slack with a web permalink', 'https://acme.slack.com/archives/C0GENERAL/p1700000000000100');
+    await page.locator('.message', { hasText: 'with a web permalink' }).waitFor();
+    expect(await page.locator('.message', { hasText: 'with a web permalink' }).getByRole('link', { name: 'View in Slack' }).getAttribute('href'))
+      .toBe('https://acme.slack.com/archives/C0GENERAL/p1700000000000100');
+    expect(await page.locator('.message', { hasText: 'with a javascript: permalink' }).locator('a').count()).toBe(0);
   });
 
   it('creates an agent and shows its token once with the MCP configuration', async () => {

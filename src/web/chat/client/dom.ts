@@ -69,6 +69,9 @@ export function time(iso: string): HTMLTimeElement {
   return h('time', { datetime: d.toISOString(), title: dateFmt.format(d) }, today ? timeFmt.format(d) : dateFmt.format(d));
 }
 
+/** Only web addresses become links: a `javascript:` or `data:` URL from a platform never does. */
+export const isWebUrl = (url: string) => /^https?:\/\//i.test(url);
+
 const LINK = String.raw`(https?:\/\/[^\s<>"]+[^\s<>".,;:!?)\]])`;
 const MENTION = String.raw`(?<![\w@/.])(@[a-z0-9](?:[a-z0-9_.\/-]*[a-z0-9])?)`;
 const WITH_MARKS = new RegExp(String.raw`\*\*(.+?)\*\*|${LINK}|${MENTION}`, 'gi');
