@@ -14,6 +14,7 @@ export interface Server {
 }
 
 export const PURGE_EVERY_MS = 3600_000;
+const INBOUND_KEPT_MS = 7 * 24 * 3600_000;
 
 /** The mounts every server has, in order: MCP, Slack, Teams, documents, account links, then the web chat (which owns `/`). */
 export async function defaultMounts(): Promise<Mount[]> {
@@ -61,6 +62,9 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
       (err) => app.logger.error({ err }, 'history purge failed'),
     );
     // What agents read counts against where they post for a few minutes only (linking/audience-service.ts).
+    // Handled Slack/Teams requests: kept a week, long past any redelivery, then deleted with their bodies.
+    app.store.inbound.purgeBefore(new Date(Date.now() - INBOUND_KEPT_MS))
+      .catch((err: unknown) => app.logger.warn({ err }, 'could not purge handled inbound requests'));
     app.audiences.forgetOldReads().catch((err: unknown) => app.logger.warn({ err }, 'could not forget old audience reads'));
   }, PURGE_EVERY_MS);
   purge.unref();

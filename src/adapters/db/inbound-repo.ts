@@ -29,6 +29,20 @@ function validated<T>(schema: z.ZodType<T>, value: unknown): T {
 }
 
 /**
+ * Postgres jsonb cannot hold a NUL character; a request carrying one (typed by a
+ * person, or hostile) is still stored, with U+FFFD in its place, so it is not lost.
+ */
+function withoutNul(value: Record<string, unknown>): Record<string, unknown> {
+  const clean = (v: unknown): unknown => {
+    if (typeof v === 'string') return NUL.test(v) ? v.replace(/\u0000/g, '\uFFFD') : v;
+    if (Array.isArray(v)) return v.map(clean);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k) as string, clean(x)]));
+    return v;
+  };
+  return clean(value) as Record<string, unknown>;
+}
+
+/**
  * Received Slack and Teams requests. The row and the outbox entry that handles
  * it are written in one transaction, so an acknowledged request always has its
  * job, and the unique (surface, key) turns a redelivery into a no-op.
@@ -38,10 +52,8 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
 
   async accept(e: NewInboundEvent, job: { topic: string; orderingKey: string | null }): Promise<InboundEvent | null> {
     const event = validated(eventShape, e);
-    // JSON in Postgres cannot hold \u0000 either; refuse it with a sentence rather than a driver error.
-    if (NUL.test(JSON.stringify(event.payload))) throw invalidInput('The inbound event cannot be stored: its payload contains a NUL character.');
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.insert(inboundEvents).values(event).onConflictDoNothing().returning(columns);
+      const [row] = await tx.insert(inboundEvents).values({ ...event, payload: withoutNul(event.payload) }).onConflictDoNothing().returning(columns);
       if (!row) return null;
       const entry = await new DrizzleOutboxRepo(tx as unknown as Db, this.clock).add({ topic: job.topic, orderingKey: job.orderingKey, payload: { inboundId: row.id } });
       await tx.update(inboundEvents).set({ outboxId: entry.id }).where(eq(inboundEvents.id, row.id));
