@@ -88,6 +88,24 @@ describe.each(setups)('delivering answers to Slack ($name)', ({ db: kind, redisU
     expect(String(lookup.args.include_all_metadata)).toBe('true');
   });
 
+  it('updates and removes a post through the same outbound port', async () => {
+    const { item } = await mentionAndReceive(h);
+    const text = 'Answer to be corrected.';
+    const sent = await reply(item, text);
+    await waitPosted(text);
+    const { ts } = posted(text)[0];
+    const app = h.server.app;
+    const port = slackOutbound(slackRuntime(app));
+    const message = (await app.store.messages.get(h.workspace.id, sent.message!.id))!;
+    const conversation = (await app.store.messages.getConversation(h.workspace.id, message.conversationId))!;
+    await port.update({ message: { ...message, body: 'Answer, corrected.' }, sender: h.reviewer, conversation }, ts);
+    expect(standin.message('C0GENERAL', ts)?.text).toBe('Answer, corrected.');
+    await port.remove(conversation, ts);
+    expect(standin.message('C0GENERAL', ts)).toBeUndefined();
+    // Removing it again is Slack's message_not_found, a refusal retrying cannot fix.
+    await expect(port.remove(conversation, ts)).rejects.toMatchObject({ failure: { kind: 'permanent', code: 'message_not_found' } });
+  });
+
   it('posts once when the process dies between Slack accepting the post and recording it', async () => {
     const { item } = await mentionAndReceive(h);
     await h.server.app.queue.stop(); // this process writes to the outbox; the "dead" one below makes the attempt
