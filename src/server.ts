@@ -27,7 +27,7 @@ export async function defaultMounts(): Promise<Mount[]> {
   return [mountMcp, mountSlack, mountTeams, mountDocuments, mountLink, mountWebChat];
 }
 
-export async function startServer(config: Config, opts: AppOptions & { mounts?: Mount[]; host?: string; control?: boolean; onListening?: (url: string) => void } = {}): Promise<Server> {
+export async function startServer(config: Config, opts: AppOptions & { mounts?: Mount[]; host?: string; control?: boolean; onListening?: (url: string) => void | Promise<void> } = {}): Promise<Server> {
   // Listen first: /healthz says the process is up while the database opens
   // (a fresh PGlite takes seconds); everything else answers 503 until ready.
   const shell = express();
@@ -39,7 +39,8 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
     res.status(503).set('retry-after', '2').json({ ok: false, problems: ['starting: the database and workers are not ready yet'] });
   });
   const http = await listen(shell, config.port, opts.host);
-  opts.onListening?.(http.url);
+  // A caller may hold the start here (tests look at the starting server without racing the database).
+  await opts.onListening?.(http.url);
   let app: App;
   try {
     app = await createApp(config, opts);

@@ -63,6 +63,10 @@ export class PortInUseError extends ConfigError {
 
 export async function listen(web: Express, port: number, host = '0.0.0.0'): Promise<RunningServer> {
   const server = http.createServer(web);
+  // Idle keep-alive connections outlive a proxy's or client's own idle timeout (60 s is common),
+  // so a client never reuses a socket at the moment the server closes it (an ECONNRESET).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new PortInUseError(port) : e));
     server.listen(port, host, () => resolve());

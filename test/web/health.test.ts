@@ -63,15 +63,20 @@ describe('a server that is still starting', () => {
   it('answers /healthz at once and 503 elsewhere until the database is ready', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-start-'));
     let listening!: (url: string) => void;
+    let proceed!: () => void;
     const url = new Promise<string>((resolve) => { listening = resolve; });
-    const starting = startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), { logger: pino({ level: 'silent' }), host: '127.0.0.1', onListening: listening });
+    const held = new Promise<void>((resolve) => { proceed = resolve; });
+    // The server waits in onListening until both requests were answered, so they see it starting however fast the database opens.
+    const starting = startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), {
+      logger: pino({ level: 'silent' }), host: '127.0.0.1', onListening: (u) => { listening(u); return held; },
+    });
     const base = await url;
     const health = await fetch(`${base}/healthz`);
     const ready = await fetch(`${base}/readyz`);
+    proceed();
     const server = await starting;
     try {
       expect(health.status).toBe(200);
-      // A fresh PGlite takes seconds to create, so right after listening the server is still starting.
       expect(ready.status).toBe(503);
       expect((await ready.json()).problems[0]).toMatch(/^starting/);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
