@@ -13,7 +13,7 @@ import { App as BoltApp, ExpressReceiver, LogLevel } from '@slack/bolt';
 import { count } from 'drizzle-orm';
 import pino from 'pino';
 import { deliveries } from '../src/adapters/db/schema.ts';
-import { connectSlackTeam, slackMount } from '../src/adapters/slack/index.ts';
+import { connectSlackTeam, mountSlack } from '../src/adapters/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/domain/actor.ts';
 import { startServer } from '../src/server.ts';
@@ -76,7 +76,7 @@ export default async function bench() {
     PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_SECRET: 'bench-switchboard-secret-0123456789abcdef',
     SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: standin.url, DATA_DIR: '/tmp/switchboard-slack-bench',
   });
-  const server = await startServer(config, { database: db, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [slackMount({ paceMs: 0, ...(process.env.SLACK_BENCH_EVENT_CONCURRENCY ? { eventConcurrency: Number(process.env.SLACK_BENCH_EVENT_CONCURRENCY) } : {}) })] });
+  const server = await startServer(config, { database: db, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [mountSlack], surfaces: { slack: { paceMs: 0, ...(process.env.SLACK_BENCH_EVENT_CONCURRENCY ? { eventConcurrency: Number(process.env.SLACK_BENCH_EVENT_CONCURRENCY) } : {}) } } });
   const { app } = server;
   await app.orgs.init({ org: 'Bench', admin: 'alice' });
   await app.orgs.addWorkspace(SYSTEM, { name: 'Bench', org: 'bench' });

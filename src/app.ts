@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
-import { openDatabase, type Database } from './adapters/db/client.ts';
+import { openDatabase } from './adapters/db/client.ts';
 import { PgNotifier } from './adapters/db/pg-notifier.ts';
 import { createStore } from './adapters/db/store.ts';
 import { createMetrics, type Metrics } from './adapters/metrics/metrics.ts';
@@ -15,57 +15,14 @@ import { MessagingService } from './domain/messaging/messaging-service.ts';
 import { DocumentService } from './domain/documents/document-service.ts';
 import { AudienceService } from './domain/linking/audience-service.ts';
 import { LinkService } from './domain/linking/link-service.ts';
-import { DEFAULT_RATE_LIMIT, type RateLimit } from './domain/messaging/rules.ts';
+import { DEFAULT_RATE_LIMIT } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
 import { InboundService } from './domain/surfaces/inbound-service.ts';
-import { systemClock, type Clock, type JobQueue, type Store } from './domain/ports.ts';
+import { systemClock } from './domain/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
+import type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
 
-/** Everything a running Switchboard holds; built once by `createApp`. */
-export interface App {
-  config: Config;
-  logger: Logger;
-  secret: string;
-  database: Database;
-  store: Store;
-  notifier: PgNotifier;
-  queue: JobQueue;
-  clock: Clock;
-  /** Prometheus instruments, served at GET /metrics when METRICS_TOKEN is set. */
-  metrics: Metrics;
-  orgs: OrgService;
-  agents: AgentService;
-  messaging: MessagingService;
-  approvals: ApprovalService;
-  /** Surfaces that show approvals and cards through the outbox; each surface's mount adds its name. */
-  surfaces: Set<SurfaceName>;
-  documents: DocumentService;
-  /** Account links from chat apps (Slack, Teams) to people. */
-  links: LinkService;
-  /** Who reads each conversation, and what agents may bring into it. */
-  audiences: AudienceService;
-  /** What people write in chat apps, routed and delivered the same way for every surface. */
-  inbound: InboundService;
-  /** Hooks other modules add to run on close (surfaces, MCP sessions). */
-  onClose: Array<() => Promise<void> | void>;
-  /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */
-  onDrain: Array<() => void | Promise<void>>;
-  close(): Promise<void>;
-}
-
-export interface AppOptions {
-  logger?: Logger;
-  clock?: Clock;
-  rateLimit?: RateLimit;
-  /** Use this already-open database instead of opening one from the config (tests). */
-  database?: Database;
-  /** Options for the queue (tests shorten the poll interval and backoff). */
-  queue?: { pollMs?: number; backoff?: (attempt: number) => number; maxAttempts?: number; leaseMs?: number; queueName?: string; prefix?: string };
-  /** Remind approvers after this long without a decision (approval.remind jobs; a surface may act on them). */
-  approvalReminderMs?: number;
-  /** Skip migrations (the CLI's `migrate` runs them itself). */
-  migrate?: boolean;
-}
+export type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
 
 /** The secret from the environment, or one generated once and kept in DATA_DIR (mode 600). */
 export function resolveSecret(config: Config, logger: Logger): string {
@@ -96,14 +53,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const documents = new DocumentService(store, orgs, clock);
   const inbound = new InboundService(store, clock, orgs, agents, messaging, links);
   const surfaces = new Set<SurfaceName>();
-  // A process without the Slack mount (mcp-stdio, the CLI) still writes Slack's approval jobs when Slack is configured; `serve` or `worker` delivers them.
-  if (config.slack.signingSecret) surfaces.add('slack');
   const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs }, () => queue.kick());
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
-    documents, approvals, surfaces, links, audiences, inbound,
+    documents, approvals, surfaces, surfaceModules: new Map(), links, audiences, inbound,
     onClose: [],
     onDrain: [],
     async close() {
@@ -113,5 +68,28 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       if (!opts.database) await database.close();
     },
   };
+  await buildSurfaces(app, opts.surfaces ?? {});
   return app;
+}
+
+/**
+ * Builds the chat surfaces the config asks for, in every process (serve,
+ * worker, mcp-stdio, the CLI), so each knows them all: their jobs, audiences
+ * and approval cards. An SDK is loaded only when its surface is configured.
+ */
+async function buildSurfaces(app: App, overrides: SurfaceOverrides): Promise<void> {
+  const { slack, teams } = app.config;
+  const modules: SurfaceModule[] = [];
+  if (overrides.slack || slack.signingSecret || slack.botToken || slack.clientId) {
+    const { createSlackSurface } = await import('./adapters/slack/index.ts');
+    modules.push(createSlackSurface(app, overrides.slack));
+  }
+  if (overrides.teams || (teams.appId && teams.appPassword)) {
+    const { createTeamsSurface } = await import('./adapters/teams/index.ts');
+    modules.push(createTeamsSurface(app, overrides.teams));
+  }
+  for (const m of modules) {
+    app.surfaceModules.set(m.name, m);
+    if (m.configured) app.surfaces.add(m.name);
+  }
 }

@@ -1,6 +1,6 @@
 // Wires a surface's outbound port into the one delivery path: the job that
 // posts agents' messages (`<surface>.post`), for every surface the same way.
-import type { App } from '../app.ts';
+import type { App } from '../app-types.ts';
 import { postHandler, postTopic, type DeliveryDeps } from '../domain/delivery/post-delivery.ts';
 import type { SurfaceOutbound } from '../domain/delivery/ports.ts';
 

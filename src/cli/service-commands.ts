@@ -52,12 +52,8 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
         return;
       }
       const { createApp } = await import('../app.ts');
+      // createApp builds every configured surface with its job handlers.
       const app = await createApp(config);
-      // Job handlers the surfaces register when mounted; a worker mounts nothing, so it registers them here.
-      const { registerSlackJobs } = await import('../adapters/slack/index.ts');
-      registerSlackJobs(app);
-      const { registerTeamsJobs } = await import('../adapters/teams/index.ts');
-      registerTeamsJobs(app);
       await app.queue.start();
       const stop = () => app.close().then(() => process.exit(0));
       process.once('SIGTERM', stop);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import type { App } from '../app.ts';
+import type { App } from '../app-types.ts';
 import { translateLost } from '../adapters/db/errors.ts';
 import { ConfigError } from '../config.ts';
 import { isSwitchboardError, type ErrorCode } from '../domain/errors.ts';

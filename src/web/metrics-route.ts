@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Metrics } from '../adapters/metrics/metrics.ts';
-import type { App } from '../app.ts';
+import type { App } from '../app-types.ts';
 
 /**
  * Counts every request once it is answered, labelled with the route pattern

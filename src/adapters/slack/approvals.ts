@@ -4,7 +4,7 @@
 // then the Slack user is mapped to their linked person and the core decides.
 // Refusals and late clicks are told to that person alone and change nothing.
 import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
-import type { App } from '../../app.ts';
+import type { App } from '../../app-types.ts';
 import type { Decider } from '../../domain/approvals/rules.ts';
 import type { Decision } from '../../domain/approvals/types.ts';
 import { isSwitchboardError } from '../../domain/errors.ts';
@@ -12,13 +12,13 @@ import { APPROVE_ACTION, lateClickText, REASON_BLOCK, REASON_INPUT, REASON_VIEW,
 import { approvalShowHandler, approvalUpdateHandler, SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
 import { loggable } from './errors.ts';
 import { notConnected } from './replies.ts';
-import { slackRuntime, workspaceOf, type SlackRuntime } from './runtime.ts';
+import { workspaceOf, type SlackRuntime } from './runtime.ts';
 
 export { APPROVE_ACTION, REJECT_ACTION, REASON_VIEW, REASON_BLOCK, REASON_INPUT } from './approval-blocks.ts';
 export { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
 
 /** Registers `slack.approval.show` and `slack.approval.update` (the mount and a worker-only process). */
-export function registerApprovalJobs(app: App, rt: SlackRuntime = slackRuntime(app)): void {
+export function registerApprovalJobs(app: App, rt: SlackRuntime): void {
   app.queue.register(SLACK_APPROVAL_SHOW, approvalShowHandler(rt));
   app.queue.register(SLACK_APPROVAL_UPDATE, approvalUpdateHandler(rt));
 }

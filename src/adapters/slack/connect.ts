@@ -2,7 +2,7 @@
 // maps a Slack team to a workspace (one team, one workspace). The token is the
 // one given, else the one an OAuth install stored, else SLACK_BOT_TOKEN; it is
 // checked with auth.test before anything is saved.
-import type { App } from '../../app.ts';
+import type { App } from '../../app-types.ts';
 import { invalidInput, SwitchboardError } from '../../domain/errors.ts';
 import type { SlackInstallation } from '../../domain/surfaces/ports.ts';
 import type { Workspace } from '../../domain/types.ts';

@@ -3,7 +3,7 @@
 // OAuth install routes, and the `slack.post` job that posts agents' answers.
 import { App as BoltApp } from '@slack/bolt';
 import express, { type Express } from 'express';
-import type { App } from '../../app.ts';
+import type { App, SurfaceModule } from '../../app-types.ts';
 import type { Mount } from '../../web/http.ts';
 import { registerApprovalActions, registerApprovalJobs } from './approvals.ts';
 import { boltLogger, clientOptions } from './clients.ts';
@@ -13,7 +13,7 @@ import { oauthOptions } from './oauth.ts';
 import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler, SLACK_INBOUND } from './receiver.ts';
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
 import { slackOutbound } from './outbound.ts';
-import { slackRuntime, type SlackRuntime } from './runtime.ts';
+import { createSlackRuntime, type SlackRuntime } from './runtime.ts';
 import type { SlackSettings } from './settings.ts';
 
 export { connectSlackTeam } from './connect.ts';
@@ -24,26 +24,36 @@ export { MESSAGE_EVENT_TYPE } from './outbound.ts';
 /** The job that posts agents' messages into Slack threads. */
 export const SLACK_POST = 'slack.post';
 
-/** Adds Bolt listeners from another module (approval buttons, account linking): `(bolt, rt) => bolt.action(…)`. */
-export type SlackExtension = (bolt: BoltApp, rt: SlackRuntime) => void;
-const extensions: SlackExtension[] = [];
-
-/** Registers an extension; call it before the server starts (mounts apply extensions when they run). */
-export function extendSlack(extension: SlackExtension): void {
-  extensions.push(extension);
+/** The Slack surface of a running App: its runtime, and its routes when Slack is configured. */
+export interface SlackSurface extends SurfaceModule {
+  readonly name: 'slack';
+  readonly runtime: SlackRuntime;
 }
 
-/** Registers the `slack.post` job handler; mounts call it, and so does a worker-only process. */
-export function registerSlackJobs(app: App, overrides: Partial<SlackSettings> = {}): void {
-  const rt = slackRuntime(app, overrides);
+/**
+ * Builds the Slack surface (createApp calls it when Slack is configured): the
+ * runtime, and the job handlers every process needs, so a worker or an
+ * mcp-stdio process handles stored Slack requests and delivers Slack posts,
+ * link confirmations and approval cards too.
+ */
+export function createSlackSurface(app: App, overrides: Partial<SlackSettings> = {}): SlackSurface {
+  const rt = createSlackRuntime(app, overrides);
+  let bolt: BoltApp | null = null;
   registerSurfaceDelivery(app, slackOutbound(rt));
-  // The mount's Bolt when there is one; a worker-only process builds its own, with no route, to run the listeners.
-  app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolts.get(rt) ?? createBolt(express(), rt) : null)));
-  registerLinkJobs(app, slackRuntime(app, overrides));
-  registerApprovalJobs(app, slackRuntime(app, overrides));
+  // The mount's Bolt when there is one; a process without the route builds its own, with no route, to run the listeners.
+  app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolt ??= createBolt(express(), rt) : null)));
+  registerLinkJobs(app, rt);
+  registerApprovalJobs(app, rt);
+  return {
+    name: 'slack', runtime: rt, configured: Boolean(rt.settings.signingSecret),
+    mount(web) {
+      let draining = false;
+      app.onDrain.push(() => { draining = true; });
+      web.post('/slack/events', slackGate(rt, () => draining));
+      bolt = createBolt(web, rt);
+    },
+  };
 }
-
-const bolts = new WeakMap<SlackRuntime, BoltApp>();
 
 /** Bolt on our express app: its ExpressReceiver adds the routes; `authorize` (or the OAuth installer) reads installs from the database. */
 export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
@@ -61,29 +71,16 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
   registerListeners(bolt, rt);
   registerLinking(bolt, rt);
   registerApprovalActions(bolt, rt);
-  for (const extend of extensions) extend(bolt, rt);
   rethrowListenerErrors(bolt, rt);
-  bolts.set(rt, bolt);
   return bolt;
 }
 
-/** A Slack mount; tests pass settings (e.g. shorter pacing) that the default mount takes from the config. */
-export function slackMount(overrides: Partial<SlackSettings> = {}): Mount {
-  return (web, app) => {
-    const rt = slackRuntime(app, overrides);
-    registerSlackJobs(app, overrides);
-    if (!rt.settings.signingSecret) {
-      rt.logger.info('Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on');
-      return;
-    }
-    // Approvals asked from now on are also shown in Slack (the service writes slack.approval.* jobs).
-    app.surfaces.add('slack');
-    let draining = false;
-    app.onDrain.push(() => { draining = true; });
-    web.post('/slack/events', slackGate(rt, () => draining));
-    createBolt(web, rt);
-  };
-}
-
-/** `POST /slack/events`, `GET /slack/install`, `GET /slack/oauth_redirect`, and the `slack.post` job. */
-export const mountSlack: Mount = slackMount();
+/** `POST /slack/events`, `GET /slack/install`, `GET /slack/oauth_redirect`, when Slack is configured. */
+export const mountSlack: Mount = (web, app) => {
+  const slack = app.surfaceModules.get('slack');
+  if (!slack?.configured) {
+    app.logger.info('Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on');
+    return;
+  }
+  slack.mount(web);
+};

@@ -5,7 +5,7 @@
 // LinkService; this file only renders it and maps Slack users to identities.
 import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
+import type { App } from '../../app-types.ts';
 import { jobErrorFor } from '../../domain/delivery/failure.ts';
 import { PermanentFailure } from '../../domain/errors.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
@@ -13,7 +13,7 @@ import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
 import { registerAudienceEvents, slackAudience } from './audience.ts';
 import { classifySlackError, loggable } from './errors.ts';
-import { slackRuntime, type SlackRuntime } from './runtime.ts';
+import type { SlackRuntime } from './runtime.ts';
 
 export const LINK_OPEN = 'switchboard_link_open';
 export const LINK_AGAIN = 'switchboard_link_again';
@@ -138,7 +138,7 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
 }
 
 /** Registers `slack.link.done` and tells the core who reads Slack conversations (the mount and a worker-only process). */
-export function registerLinkJobs(app: App, rt: SlackRuntime = slackRuntime(app)): void {
+export function registerLinkJobs(app: App, rt: SlackRuntime): void {
   app.queue.register(SLACK_LINK_DONE, linkDoneHandler(rt));
   app.audiences.register('slack', slackAudience(rt));
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { App } from '../../app.ts';
+import type { App } from '../../app-types.ts';
+import { SwitchboardError } from '../../domain/errors.ts';
 import type { Agent, Workspace } from '../../domain/types.ts';
 import type { ExternalIdentityRepo, SlackAgentChoiceRepo, SlackInstallation } from '../../domain/surfaces/ports.ts';
 import { DrizzleExternalIdentityRepo } from '../db/identity-repo.ts';
@@ -26,12 +27,17 @@ export interface SlackRuntime {
   guest(): Promise<Agent>;
 }
 
-const runtimes = new WeakMap<App, SlackRuntime>();
+/** The Slack runtime createApp built for `app`; refused when Slack is not configured in this process. */
+export function slackRuntime(app: App): SlackRuntime {
+  const slack = app.surfaceModules.get('slack') as { runtime?: SlackRuntime } | undefined;
+  if (!slack?.runtime) {
+    throw new SwitchboardError('UNAVAILABLE', 'Slack is not configured in this process: set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET), then start it again.');
+  }
+  return slack.runtime;
+}
 
-/** The Slack runtime of `app`, made on first use; `overrides` count only then (tests shorten pacing). */
-export function slackRuntime(app: App, overrides: Partial<SlackSettings> = {}): SlackRuntime {
-  const existing = runtimes.get(app);
-  if (existing) return existing;
+/** Everything the Slack adapter works with; built once by createApp (`overrides`: tests shorten pacing). */
+export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> = {}): SlackRuntime {
   const settings = slackSettings(app.config, overrides);
   const logger = app.logger.child({ surface: 'slack' });
   const box = createSecretBox(app.secret);
@@ -46,7 +52,6 @@ export function slackRuntime(app: App, overrides: Partial<SlackSettings> = {}): 
     pacer: new Pacer([{ max: 1, perMs: settings.paceMs }]),
     guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
   };
-  runtimes.set(app, rt);
   return rt;
 }
 

@@ -1,7 +1,7 @@
 // `switchboard teams connect WORKSPACE --tenant-id T`: the Microsoft Teams
 // organization (Entra ID tenant) whose people the bot answers for that
 // workspace. One tenant, one workspace; connecting again moves it.
-import type { App } from '../../app.ts';
+import type { App } from '../../app-types.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import type { Workspace } from '../../domain/types.ts';
 import { TeamsTenantRepo } from './repos.ts';

@@ -14,7 +14,8 @@ import { z } from 'zod';
 import { PermanentFailure } from '../../domain/errors.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import { loggable } from './errors.ts';
-import type { TeamsRuntime } from './runtime.ts';
+import type { Logger } from 'pino';
+import type { App } from '../../app-types.ts';
 
 /** The job that handles one stored Teams activity. */
 export const TEAMS_INBOUND = 'inbound.teams';
@@ -88,7 +89,14 @@ export function teamsKey(activity: z.infer<typeof activityShape>): string {
 }
 
 /** The route: gate, parse, validate, authenticate, then store (or run an invoke inline). */
-export function teamsReceiver(rt: TeamsRuntime, adapter: DurableCloudAdapter, logic: Logic, draining: () => boolean): RequestHandler[] {
+/** What the receiver uses of the Teams runtime (runtime.ts builds the adapter from this file, so it is not imported back). */
+interface ReceiverRuntime {
+  app: App;
+  logger: Logger;
+  adapter: DurableCloudAdapter | null;
+}
+
+export function teamsReceiver(rt: ReceiverRuntime, adapter: DurableCloudAdapter, logic: Logic, draining: () => boolean): RequestHandler[] {
   const gate: RequestHandler = (_req, res, next) => {
     if (!draining()) return next();
     res.status(503).set('retry-after', '5').json({ error: { code: 'UNAVAILABLE', message: 'Switchboard is restarting; send the activity again shortly.' } });
@@ -132,7 +140,7 @@ export function teamsReceiver(rt: TeamsRuntime, adapter: DurableCloudAdapter, lo
  * runs now; its key is recorded first, and a resend gets a short notice instead
  * of deciding twice.
  */
-async function invokeOnce(rt: TeamsRuntime, adapter: DurableCloudAdapter, auth: AuthenticateRequestResult, raw: Record<string, unknown>, key: string, logic: Logic, res: Response) {
+async function invokeOnce(rt: ReceiverRuntime, adapter: DurableCloudAdapter, auth: AuthenticateRequestResult, raw: Record<string, unknown>, key: string, logic: Logic, res: Response) {
   if (!(await rt.app.store.inbound.remember({ surface: 'teams', key, kind: 'invoke' }))) {
     rt.logger.debug('a Teams card action was sent again; answered without running it twice');
     res.status(200).json({ statusCode: 200, type: 'application/vnd.microsoft.activity.message', value: 'Switchboard already received this action.' });
@@ -146,7 +154,7 @@ async function invokeOnce(rt: TeamsRuntime, adapter: DurableCloudAdapter, auth: 
 }
 
 /** The `inbound.teams` job: runs the stored activity through the bot; a thrown error retries it. */
-export function teamsInboundHandler(rt: TeamsRuntime, logic: () => Logic): JobHandler {
+export function teamsInboundHandler(rt: ReceiverRuntime, logic: () => Logic): JobHandler {
   return async (payload) => {
     const adapter = rt.adapter;
     if (!(adapter instanceof DurableCloudAdapter)) throw new PermanentFailure('Teams is not configured here (MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD), so a stored activity cannot be handled.');

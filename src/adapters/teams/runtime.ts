@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import type { App } from '../../app.ts';
+import type { App } from '../../app-types.ts';
 import type { ExternalIdentityRepo } from '../../domain/surfaces/ports.ts';
+import { SwitchboardError } from '../../domain/errors.ts';
 import type { Agent, Workspace } from '../../domain/types.ts';
 import { DrizzleExternalIdentityRepo } from '../db/identity-repo.ts';
 import { createAuthentication } from './auth.ts';
@@ -27,15 +28,20 @@ export interface TeamsRuntime {
   guest(): Promise<Agent>;
 }
 
-const runtimes = new WeakMap<App, TeamsRuntime>();
-
 /** True when MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are set. */
 export const teamsConfigured = (s: TeamsSettings) => Boolean(s.appId && s.appPassword);
 
-/** The Teams runtime of `app`, made on first use; `overrides` count only then (tests point it at a stand-in). */
-export function teamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): TeamsRuntime {
-  const existing = runtimes.get(app);
-  if (existing) return existing;
+/** The Teams runtime createApp built for `app`; refused when Teams is not configured in this process. */
+export function teamsRuntime(app: App): TeamsRuntime {
+  const teams = app.surfaceModules.get('teams') as { runtime?: TeamsRuntime } | undefined;
+  if (!teams?.runtime) {
+    throw new SwitchboardError('UNAVAILABLE', 'Teams is not configured in this process: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, then start it again.');
+  }
+  return teams.runtime;
+}
+
+/** Everything the Teams adapter works with; built once by createApp (`overrides`: tests point it at a stand-in). */
+export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): TeamsRuntime {
   const settings = teamsSettings(app.config, overrides);
   const logger = app.logger.child({ surface: 'teams' });
   const db = app.database.db;
@@ -58,7 +64,6 @@ export function teamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): 
     pacer: new Pacer(settings.limits, { marginMs: 50 }),
     guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
   };
-  runtimes.set(app, rt);
   return rt;
 }
 

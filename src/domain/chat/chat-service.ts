@@ -50,7 +50,7 @@ export class ChatService {
 
   /** Channels, DMs and unread counts for the left column. */
   sidebar(v: Viewer): Promise<Sidebar> {
-    return sidebar(this.store, this.access, this, v);
+    return sidebar(this.store, this.access, (viewer, c) => this.title(viewer, c), v);
   }
 
   /** Conversations whose live updates the viewer should receive. */

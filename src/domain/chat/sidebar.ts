@@ -1,13 +1,13 @@
 import type { Store } from '../ports.ts';
 import type { ChatAccess, Viewer } from './access.ts';
-import type { ChatService } from './chat-service.ts';
+import type { Conversation } from '../messaging/types.ts';
 import { GENERAL } from './access.ts';
 import type { Sidebar } from './views.ts';
 
 export type { Sidebar, SidebarChannel, SidebarConversation } from './views.ts';
 
 /** What the left column shows: channels the viewer can see, their DMs, and unread counts. */
-export async function sidebar(store: Store, access: ChatAccess, chat: ChatService, v: Viewer): Promise<Sidebar> {
+export async function sidebar(store: Store, access: ChatAccess, titleOf: (v: Viewer, c: Conversation) => Promise<string>, v: Viewer): Promise<Sidebar> {
   await access.ensureGeneral(v.workspace);
   const [all, convs, inboxUnread] = await Promise.all([
     store.chat.listChannels(v.workspace.id, v.person.id),
@@ -26,7 +26,7 @@ export async function sidebar(store: Store, access: ChatAccess, chat: ChatServic
       unread: c.member ? unread.get(c.conversationId) ?? 0 : 0,
     })),
     conversations: await Promise.all(convs.map(async (c) => ({
-      id: c.id, kind: c.kind as 'dm' | 'external', title: await chat.title(v, c), unread: unread.get(c.id) ?? 0, lastMessageAt: c.lastMessageAt,
+      id: c.id, kind: c.kind as 'dm' | 'external', title: await titleOf(v, c), unread: unread.get(c.id) ?? 0, lastMessageAt: c.lastMessageAt,
     }))),
     inboxUnread,
   };

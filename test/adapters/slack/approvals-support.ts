@@ -12,7 +12,7 @@ import pino from 'pino';
 import { vi } from 'vitest';
 import { APPROVE_ACTION, REJECT_ACTION } from '../../../src/adapters/slack/approvals.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
-import { connectSlackTeam, slackMount, slackRuntime } from '../../../src/adapters/slack/index.ts';
+import { connectSlackTeam, mountSlack, slackRuntime } from '../../../src/adapters/slack/index.ts';
 import type { App } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
@@ -55,7 +55,7 @@ export async function startApprovalsWorld(o: { database: Database; standin: Slac
   });
   const server = await startServer(config, {
     database: o.database, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
-    mounts: [slackMount({ paceMs: 0 }), createWebChatMount()],
+    mounts: [mountSlack, createWebChatMount()], surfaces: { slack: { paceMs: 0 } },
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: unique, prefix: unique } : {}) },
   });
   const { app } = server;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { vi } from 'vitest';
-import { connectSlackTeam, slackMount } from '../../../src/adapters/slack/index.ts';
+import { connectSlackTeam, mountSlack } from '../../../src/adapters/slack/index.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import type { SlackSettings } from '../../../src/adapters/slack/settings.ts';
 import type { AppOptions } from '../../../src/app.ts';
@@ -68,7 +68,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const unique = `slack-test-${randomBytes(4).toString('hex')}`;
   const server = await startServer(config, {
     database: o.database, logger: logger(o.logLines), host: '127.0.0.1', control: false,
-    mounts: o.allMounts ? await defaultMounts() : [slackMount({ paceMs: o.paceMs ?? 0, ...o.slack })],
+    mounts: o.allMounts ? await defaultMounts() : [mountSlack],
+    ...(o.allMounts ? {} : { surfaces: { slack: { paceMs: o.paceMs ?? 0, ...o.slack } } }),
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}), ...o.queue },
   });
   const { app } = server;

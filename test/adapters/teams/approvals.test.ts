@@ -4,7 +4,7 @@
 // Teams card with updateActivity. The Action.Submit fallback and refusals too.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { APPROVE_ACTION } from '../../../src/adapters/slack/approvals.ts';
-import { connectSlackTeam, slackMount, slackRuntime } from '../../../src/adapters/slack/index.ts';
+import { connectSlackTeam, mountSlack, slackRuntime } from '../../../src/adapters/slack/index.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Approval } from '../../../src/domain/approvals/types.ts';
@@ -37,7 +37,7 @@ describe('approvals in Teams, next to Slack and the web', () => {
   beforeAll(async () => {
     [db, teams, slack] = await Promise.all([pgliteDb.open(), startTeamsStandin(), startSlackStandin()]);
     h = await startHarness({
-      database: db, standin: teams, mounts: [slackMount({ paceMs: 0 }), createWebChatMount()],
+      database: db, standin: teams, mounts: [mountSlack, createWebChatMount()], slack: { paceMs: 0 },
       env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
     });
     const { app } = h.server;

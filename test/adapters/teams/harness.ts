@@ -9,7 +9,8 @@ import pino from 'pino';
 import { vi } from 'vitest';
 import { DrizzleExternalIdentityRepo } from '../../../src/adapters/db/identity-repo.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
-import { connectTeamsTenant, teamsMount, type TeamsSettings } from '../../../src/adapters/teams/index.ts';
+import type { SlackSettings } from '../../../src/adapters/slack/settings.ts';
+import { connectTeamsTenant, mountTeams, type TeamsSettings } from '../../../src/adapters/teams/index.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { InboxItem } from '../../../src/domain/messaging/types.ts';
@@ -39,6 +40,8 @@ export interface HarnessOptions {
   standin: TeamsStandin;
   /** Teams settings over the stand-in's (e.g. pacing limits). */
   teams?: Partial<TeamsSettings>;
+  /** Slack settings over the config's, when a test mounts Slack too. */
+  slack?: Partial<SlackSettings>;
   /** Mounts besides Teams (e.g. Slack), mounted first. */
   mounts?: Mount[];
   env?: Record<string, string>;
@@ -69,7 +72,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const unique = `teams-test-${Math.random().toString(16).slice(2, 10)}`;
   const server = await startServer(config, {
     database: o.database, logger: logger(o.logLines), host: '127.0.0.1', control: false,
-    mounts: [...(o.mounts ?? []), teamsMount({ ...o.teams })],
+    mounts: [...(o.mounts ?? []), mountTeams],
+    surfaces: { teams: { ...o.teams }, ...(o.slack ? { slack: o.slack } : {}) },
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: unique, prefix: unique } : {}) },
   });
   const { app } = server;

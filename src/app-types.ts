@@ -1,0 +1,89 @@
+// The shape of a running Switchboard, apart from createApp (app.ts) that
+// builds it: surface modules import these types without importing the
+// composition root that imports them, so no import cycle runs through it.
+import type { Logger } from 'pino';
+import type { Express } from 'express';
+import type { Database } from './adapters/db/client.ts';
+import type { PgNotifier } from './adapters/db/pg-notifier.ts';
+import type { Metrics } from './adapters/metrics/metrics.ts';
+import type { SlackSettings } from './adapters/slack/settings.ts';
+import type { TeamsSettings } from './adapters/teams/settings.ts';
+import type { Config } from './config.ts';
+import type { AgentService } from './domain/agents/agent-service.ts';
+import type { ApprovalService } from './domain/approvals/approval-service.ts';
+import type { DocumentService } from './domain/documents/document-service.ts';
+import type { AudienceService } from './domain/linking/audience-service.ts';
+import type { LinkService } from './domain/linking/link-service.ts';
+import type { MessagingService } from './domain/messaging/messaging-service.ts';
+import type { RateLimit } from './domain/messaging/rules.ts';
+import type { OrgService } from './domain/organizations/org-service.ts';
+import type { Clock, JobQueue, Store } from './domain/ports.ts';
+import type { InboundService } from './domain/surfaces/inbound-service.ts';
+import type { ExternalSurface } from './domain/surfaces/ports.ts';
+import type { SurfaceName } from './domain/types.ts';
+
+/** A chat surface as the composition root assembles it from the config. */
+export interface SurfaceModule {
+  /** The surface's name, as conversations and approval views record it. */
+  readonly name: ExternalSurface;
+  /** True when its platform credentials are set: approvals are shown there and its routes are mounted. */
+  readonly configured: boolean;
+  /** Adds its routes to the one express app (only called when configured). */
+  mount(web: Express): void;
+}
+
+/** Settings over the config's, per surface (tests point surfaces at stand-ins); a surface named here is built even without credentials. */
+export interface SurfaceOverrides {
+  slack?: Partial<SlackSettings>;
+  teams?: Partial<TeamsSettings>;
+}
+
+/** Everything a running Switchboard holds; built once by `createApp`. */
+export interface App {
+  config: Config;
+  logger: Logger;
+  secret: string;
+  database: Database;
+  store: Store;
+  notifier: PgNotifier;
+  queue: JobQueue;
+  clock: Clock;
+  /** Prometheus instruments, served at GET /metrics when METRICS_TOKEN is set. */
+  metrics: Metrics;
+  orgs: OrgService;
+  agents: AgentService;
+  messaging: MessagingService;
+  approvals: ApprovalService;
+  /** Configured surfaces, which show approvals and cards through the outbox; filled by createApp only. */
+  surfaces: Set<SurfaceName>;
+  /** The chat surfaces built from the config (every process has the same ones). */
+  surfaceModules: Map<ExternalSurface, SurfaceModule>;
+  documents: DocumentService;
+  /** Account links from chat apps (Slack, Teams) to people. */
+  links: LinkService;
+  /** Who reads each conversation, and what agents may bring into it. */
+  audiences: AudienceService;
+  /** What people write in chat apps, routed and delivered the same way for every surface. */
+  inbound: InboundService;
+  /** Hooks other modules add to run on close (surfaces, MCP sessions). */
+  onClose: Array<() => Promise<void> | void>;
+  /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */
+  onDrain: Array<() => void | Promise<void>>;
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  logger?: Logger;
+  clock?: Clock;
+  rateLimit?: RateLimit;
+  /** Use this already-open database instead of opening one from the config (tests). */
+  database?: Database;
+  /** Options for the queue (tests shorten the poll interval and backoff). */
+  queue?: { pollMs?: number; backoff?: (attempt: number) => number; maxAttempts?: number; leaseMs?: number; queueName?: string; prefix?: string };
+  /** Remind approvers after this long without a decision (approval.remind jobs; a surface may act on them). */
+  approvalReminderMs?: number;
+  /** Skip migrations (the CLI's `migrate` runs them itself). */
+  migrate?: boolean;
+  /** Surface settings over the config's (tests). */
+  surfaces?: SurfaceOverrides;
+}
