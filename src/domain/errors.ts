@@ -13,16 +13,28 @@ export type ErrorCode =
 
 /**
  * The one error family of Switchboard. `message` is a sentence a person or an
- * agent can act on; `details` carries machine-readable facts (limits, counts).
+ * agent can act on: what went wrong (`reason`), then what to do (`hint`);
+ * `details` carries machine-readable facts (limits, counts, the rule). A
+ * surface that knows a better way out swaps the hint with `withHint`, never by
+ * editing the text.
  */
 export class SwitchboardError extends Error {
+  readonly reason: string;
+
   constructor(
     readonly code: ErrorCode,
-    message: string,
+    reason: string,
     readonly details: Record<string, unknown> = {},
+    readonly hint: string = '',
   ) {
-    super(message);
+    super(hint ? `${reason} ${hint}` : reason);
     this.name = 'SwitchboardError';
+    this.reason = reason;
+  }
+
+  /** The same error with another hint (e.g. naming the web page instead of an MCP tool). */
+  withHint(hint: string): SwitchboardError {
+    return new SwitchboardError(this.code, this.reason, this.details, hint);
   }
 }
 

@@ -44,8 +44,8 @@ async function refusalText(rt: SlackRuntime, e: unknown, workspaceId: string, ap
     const a = await rt.app.store.approvals.get(workspaceId, approvalId);
     if (a) return lateClickText(await rt.app.approvals.outcome(a));
   }
-  if (e.code === 'NOT_PERMITTED' && /^Link your chat account/.test(e.message)) {
-    return `Link your account first: ${e.message}`;
+  if (e.code === 'NOT_PERMITTED' && e.details.rule === 'not_linked') {
+    return `Link your account first: only people whose Slack account is linked to Switchboard decide approvals. Use the link I sent you in a DM, or \`${rt.settings.command} link\` gives you a new one.`;
   }
   return e.message;
 }

@@ -194,7 +194,8 @@ export function resolveOne(directory: WorkspaceAgent[], raw: string): WorkspaceA
     throw invalidInput(`"${raw}" is ambiguous in this workspace: it could be ${names}. Use the owner/name form.`, { candidates: found.map((d) => qualifiedName(d.agent)) });
   }
   const close = closestNames(directory.map((d) => (d.agent.kind === 'person' ? d.agent.name : qualifiedName(d.agent))), agentName);
-  throw new SwitchboardError('NOT_FOUND', `There is no agent or person "${raw}" in this workspace${close.length ? `; did you mean ${close.join(', ')}?` : '. Call list_agents to see who is here.'}`, { suggestions: close });
+  if (close.length) throw new SwitchboardError('NOT_FOUND', `There is no agent or person "${raw}" in this workspace; did you mean ${close.join(', ')}?`, { suggestions: close });
+  throw new SwitchboardError('NOT_FOUND', `There is no agent or person "${raw}" in this workspace.`, { suggestions: close }, 'Call list_agents to see who is here.');
 }
 
 /** Up to three names nearest to `wanted` by edit distance (for "did you mean"). */

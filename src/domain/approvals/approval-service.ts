@@ -114,7 +114,8 @@ export class ApprovalService {
     const refusal = refusalToDecide(a, input.decider, agent.ownerId);
     if (refusal) {
       await this.auditDecision(a, input, 'refused', { why: refusal });
-      throw notPermitted(refusal);
+      // The rule lets each surface say how to link its own way (its command name, its DM).
+      throw notPermitted(refusal, { rule: !input.decider.isAgent && !input.decider.personId ? 'not_linked' : 'not_allowed' });
     }
     return a;
   }

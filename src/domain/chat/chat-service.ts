@@ -195,7 +195,8 @@ export class ChatService {
         if (w.agent.id !== v.agent.id) recipients.set(w.agent.id, w);
       } catch (e) {
         if (!(e instanceof SwitchboardError)) throw e;
-        notices.push(e.message.replace('Call list_agents to see who is here.', 'See the agents page for who is here.'));
+        // People in the web chat find who is here on the agents page, not with an MCP tool.
+        notices.push(e.hint ? e.withHint('See the agents page for who is here.').message : e.message);
       }
     }
     // In a DM (or a thread under one) everyone else in it is addressed.
