@@ -8,7 +8,7 @@
 // embedded worker delivers.
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { connectSlackTeam, slackMount } from '../src/adapters/slack/index.ts';
+import { connectSlackTeam, mountSlack } from '../src/adapters/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/domain/actor.ts';
 import type { Message } from '../src/domain/messaging/types.ts';
@@ -49,7 +49,7 @@ export default async function bench() {
   });
   const server = await startServer(config, {
     database: db, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false,
-    mounts: [slackMount({ paceMs: 0 })], queue: { pollMs: 50, backoff: () => 200 },
+    mounts: [mountSlack], surfaces: { slack: { paceMs: 0 } }, queue: { pollMs: 50, backoff: () => 200 },
   });
   const { app } = server;
   await app.orgs.init({ org: 'Acme', admin: 'alice' });
@@ -95,7 +95,7 @@ export default async function bench() {
   const claimedAt = Date.now();
   const dead = await app.store.outbox.claimDue(5, new Date(), LEASE_MS);
   const others = await Promise.all(Array.from({ length: 25 }, (_, t) => enqueue(200 + t, 2)));
-  const fresh = await startServer(config, { database: db, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [slackMount({ paceMs: 0 })], queue: { pollMs: 50, backoff: () => 200 } });
+  const fresh = await startServer(config, { database: db, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [mountSlack], surfaces: { slack: { paceMs: 0 } }, queue: { pollMs: 50, backoff: () => 200 } });
   const posted = (ms: Message[]) => { const c = postsById(standin); return ms.every((m) => c.has(m.id)); };
   await until(async () => posted(others.flat()), 120_000);
   const othersMs = Date.now() - claimedAt;
