@@ -39,7 +39,7 @@ describe('MCP approval tools', () => {
       expect(tool?.outputSchema?.type, name).toBe('object');
     }
     const request = tools.find((t) => t.name === 'request_approval')!;
-    expect(Object.keys(request.inputSchema.properties ?? {})).toEqual(['title', 'details', 'conversation', 'approvers', 'expires_in']);
+    expect(Object.keys(request.inputSchema.properties ?? {})).toEqual(['title', 'details', 'conversation', 'approvers', 'expires_in', 'ask_owner_here']);
     await reviewer.close();
   });
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Approval } from '../../domain/approvals/types.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ToolContext } from '../context.ts';
+import { askOwnerHere } from './approval-elicitation.ts';
 import { conversationId } from './messaging-schemas.ts';
 import { ok, runTool } from './run.ts';
 
@@ -26,6 +27,9 @@ export const requestApprovalInput = {
     .describe('Person handles who may decide; by default your owner and the workspace\'s owners'),
   expires_in: z.number().int().min(10).max(MAX_EXPIRES_IN).optional()
     .describe('Seconds until it expires without a decision; by default it never expires'),
+  ask_owner_here: z.boolean().default(false)
+    .describe('true: also ask your owner right here, through your MCP client (elicitation), when the client supports it and your owner may decide; ' +
+      'the call then waits for their answer, which settles the approval like a click anywhere else'),
 };
 export const requestApprovalOutput = {
   approval_id: z.string(),
@@ -33,6 +37,7 @@ export const requestApprovalOutput = {
   approvers: z.array(z.string()).describe('Handles of the people who may decide'),
   conversation_id: z.string().nullable(),
   expires_at: z.string().nullable().describe('ISO 8601, UTC; null when it never expires'),
+  asked_here: z.boolean().describe('Whether your owner was asked through your MCP client (ask_owner_here)'),
 };
 
 export const approvalIdInput = { approval_id: approvalId };
@@ -72,15 +77,20 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
       'get_approval reads it at any time.',
     inputSchema: requestApprovalInput, outputSchema: requestApprovalOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  }, runTool(ctx, 'request_approval', async (args) => {
-    const a = await app.approvals.request(agent, ws, {
+  }, runTool(ctx, 'request_approval', async (args, extra) => {
+    const requested = await app.approvals.request(agent, ws, {
       title: args.title, details: args.details, conversationId: args.conversation, approvers: args.approvers, expiresInSeconds: args.expires_in,
     });
+    // Stored and shown everywhere first; asking here is one more view of it.
+    const here = args.ask_owner_here ? await askOwnerHere(ctx, server.server, requested, extra) : null;
+    const a = here?.approval ?? requested;
     const people = await Promise.all((await app.approvals.approversOf(a)).map((id) => app.store.people.get(id)));
     const approvers = people.flatMap((p) => (p ? [p.handle] : []));
-    const out = { approval_id: a.id, status: a.status, approvers, conversation_id: a.conversationId, expires_at: iso(a.expiresAt) };
+    const out = { approval_id: a.id, status: a.status, approvers, conversation_id: a.conversationId, expires_at: iso(a.expiresAt), asked_here: here?.asked ?? false };
+    const note = here ? `${here.note} ` : '';
+    if (a.status !== 'pending') return ok(out, `${note}Approval ${a.id} “${a.title}”: ${await app.approvals.outcome(a)}.`);
     const expiry = a.expiresAt ? ` It expires at ${a.expiresAt.toISOString()}.` : '';
-    return ok(out, `Approval ${a.id} is pending; ${approvers.map((h) => `@${h}`).join(', ') || 'nobody'} may decide it.${expiry} ` +
+    return ok(out, `${note}Approval ${a.id} is pending; ${approvers.map((h) => `@${h}`).join(', ') || 'nobody'} may decide it.${expiry} ` +
       'The decision will arrive in your inbox; call subscribe to wait for it, or get_approval to look.');
   }, (args) => args.title));
 
