@@ -1,0 +1,89 @@
+// Slack messages as agents read them: Markdown, with names instead of ids.
+// Payload shapes follow Slack's documented `message`/`app_mention` events: the
+// mrkdwn `text` and the `rich_text` block the Slack client sends with it.
+import { describe, expect, it } from 'vitest';
+import { labelsInText, referencedIds, slackToMarkdown, type SlackNames } from '../../../src/adapters/slack/format-in.ts';
+
+const names: SlackNames = {
+  users: new Map([['U0CAROL01', 'Carol Chen'], ['U0DAN0001', 'dan']]),
+  channels: new Map([['C0GENERAL', 'general']]),
+};
+const section = (...elements: unknown[]) => ({ type: 'rich_text_section', elements });
+const rich = (...elements: unknown[]) => ({ type: 'rich_text', block_id: 'b1', elements });
+
+describe('Slack mrkdwn text to Markdown', () => {
+  const md = (text: string) => slackToMarkdown({ text }, names, 'U0BOT').markdown;
+
+  it('turns people, channels and broadcasts into readable names, and drops the app\'s own mention', () => {
+    expect(md('<@U0BOT> ask <@U0CAROL01> in <#C0GENERAL> or <#C0OTHER|random>, <!here>')).toBe('ask @Carol Chen in #general or #random, @here');
+    expect(md('cc <!subteam^S0ENG|@eng-team> and <@U0NOBODY>')).toBe('cc @eng-team and @U0NOBODY');
+  });
+
+  it('turns links into Markdown links, with | and > in them handled', () => {
+    expect(md('see <https://x.test/a?b=1&amp;c=2|the plan> and <https://x.test>')).toBe('see [the plan](https://x.test/a?b=1&c=2) and https://x.test');
+    expect(md('<https://x.test/q|a &gt; b [1]>')).toBe('[a > b \\[1\\]](https://x.test/q)');
+    expect(md('<mailto:ops@example.com|ops@example.com>')).toBe('ops@example.com');
+  });
+
+  it('converts bold and strike, keeps italic, and leaves code alone', () => {
+    expect(md('*ship* it _now_ ~not~ later')).toBe('**ship** it _now_ ~~not~~ later');
+    expect(md('run `a*b*c` then\n```\nx = *y*\n&lt;tag&gt;\n```')).toBe('run `a*b*c` then\n\n```\nx = *y*\n<tag>\n```');
+    expect(md('2*3*4 is not bold')).toBe('2*3*4 is not bold');
+  });
+
+  it('decodes entities and keeps quotes and emoji', () => {
+    expect(md('&gt; quoted\nis 1 &lt; 2 &amp;&amp; 3 &gt; 2? :tada: 🚀')).toBe('> quoted\nis 1 < 2 && 3 > 2? :tada: 🚀');
+  });
+
+  it('names the agents mentioned with @name, not the people mentioned the Slack way', () => {
+    const r = slackToMarkdown({ text: '<@U0BOT> ask @Reviewer and <@U0DAN0001>, <!channel>, `@notme`' }, names, 'U0BOT');
+    expect(r.markdown).toBe('ask @Reviewer and @dan, @channel, `@notme`');
+    expect(r.names).toEqual(['reviewer']);
+  });
+});
+
+describe('Slack rich_text blocks to Markdown', () => {
+  it('prefers the blocks over the text and keeps their styling', () => {
+    const blocks = [rich(section(
+      { type: 'user', user_id: 'U0BOT' },
+      { type: 'text', text: ' ask @reviewer about ' },
+      { type: 'link', url: 'https://github.com/acme/api/pull/12', text: 'PR 12' },
+      { type: 'text', text: ': it is ' },
+      { type: 'text', text: 'urgent ', style: { bold: true } },
+      { type: 'text', text: 'and ', style: { bold: true, italic: true } },
+      { type: 'text', text: 'a*b', style: { code: true } },
+      { type: 'text', text: ' ' },
+      { type: 'emoji', name: 'rocket', unicode: '1f680' },
+      { type: 'text', text: ' 2*3*4 ' },
+      { type: 'channel', channel_id: 'C0GENERAL' },
+    ))];
+    const r = slackToMarkdown({ text: 'ignored when blocks are present', blocks }, names, 'U0BOT');
+    expect(r.markdown).toBe('ask @reviewer about [PR 12](https://github.com/acme/api/pull/12): it is **urgent** **_and_** `a*b` 🚀 2\\*3\\*4 #general');
+    expect(r.names).toEqual(['reviewer']);
+  });
+
+  it('reads lists (nested by indent), quotes and preformatted code', () => {
+    const blocks = [rich(
+      section({ type: 'text', text: 'Plan:' }),
+      { type: 'rich_text_list', style: 'ordered', indent: 0, elements: [section({ type: 'text', text: 'build' }), section({ type: 'text', text: 'test' })] },
+      { type: 'rich_text_list', style: 'bullet', indent: 1, elements: [section({ type: 'text', text: 'unit' })] },
+      { type: 'rich_text_quote', elements: [{ type: 'text', text: 'ship it, ' }, { type: 'user', user_id: 'U0CAROL01' }] },
+      { type: 'rich_text_preformatted', elements: [{ type: 'text', text: 'npm publish @scope/pkg\n<b>' }] },
+    )];
+    expect(slackToMarkdown({ blocks }, names).markdown).toBe('Plan:\n\n1. build\n2. test\n   - unit\n\n> ship it, @Carol Chen\n\n```\nnpm publish @scope/pkg\n<b>\n```');
+    expect(slackToMarkdown({ blocks }, names).names).toEqual([]);
+  });
+
+  it('falls back to the text when a block holds an element it does not know', () => {
+    const blocks = [rich(section({ type: 'text', text: 'hi' }, { type: 'future_thing', x: 1 }))];
+    expect(slackToMarkdown({ text: '*hi* there', blocks }, names).markdown).toBe('**hi** there');
+  });
+
+  it('lists the ids to look up, and reads labels Slack already wrote into the text', () => {
+    const blocks = [rich(section({ type: 'user', user_id: 'U0DAN0001' }, { type: 'channel', channel_id: 'C0RANDOM' }))];
+    expect(referencedIds({ text: '<@U0CAROL01> in <#C0GENERAL|general>', blocks })).toEqual({ users: ['U0CAROL01', 'U0DAN0001'], channels: ['C0GENERAL', 'C0RANDOM'] });
+    const labels = labelsInText('<#C0GENERAL|general> <@U0X|ana> <#C0Y>');
+    expect([...labels.channels]).toEqual([['C0GENERAL', 'general']]);
+    expect([...labels.users]).toEqual([['U0X', 'ana']]);
+  });
+});
