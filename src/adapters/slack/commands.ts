@@ -5,8 +5,10 @@
 import type { App as BoltApp, RespondFn, SlashCommand } from '@slack/bolt';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
 import { normalise, resolveNames, slackPort, type SlackTarget } from './inbound.ts';
+import { labelsInText, slackToMarkdown } from './format-in.ts';
+import { escapeSlack, markdownToSlack } from './format-out.ts';
 import { linkCommand } from './linking.ts';
-import { splitCommand } from './mentions.ts';
+import { splitCommand } from './command-text.ts';
 import { agentList, handleOf, helpText, unknownWord } from './replies.ts';
 import { guard, targetFor } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
@@ -38,7 +40,8 @@ export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
     const required = await rt.app.inbound.linkingRefusal(slackPort(rt, client, teamId, command.channel_id), target, teamId, command.user_id);
     if (required) return ack({ response_type: 'ephemeral', text: required });
     await ack();
-    await deliverCommand(rt, target, command, respond, { agent: agent.agent.displayName, handle, body: rest, recipients });
+    const body = slackToMarkdown({ text: rest }, labelsInText(rest)).markdown;
+    await deliverCommand(rt, target, command, respond, { agent: agent.agent.displayName, handle, body, recipients });
   });
 }
 
@@ -55,7 +58,7 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
   let ts: string;
   try {
     const posted = await client.chat.postMessage({
-      channel: command.channel_id, text: `<@${command.user_id}> asked *${r.agent}* (\`@${r.handle}\`): ${r.body}`,
+      channel: command.channel_id, text: `<@${command.user_id}> asked *${escapeSlack(r.agent)}* (\`@${r.handle}\`): ${markdownToSlack(r.body).text}`,
       metadata: { event_type: 'switchboard_request', event_payload: { user: command.user_id } },
     });
     ts = posted.ts!;
@@ -70,7 +73,7 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
   await guard(rt, client, where, async () => {
     const teamId = target.installation.teamId;
     const msg = normalise({
-      teamId, channel: command.channel_id, userId: command.user_id, body: r.body, ts, threadTs: ts,
+      teamId, channel: command.channel_id, userId: command.user_id, body: r.body, names: [], ts, threadTs: ts,
       place: command.channel_id.startsWith('D') ? 'dm' : 'channel', addressed: true,
     });
     const { refusals } = await rt.app.inbound.deliver(slackPort(rt, client, teamId, command.channel_id), msg, target, r.recipients);

@@ -10,7 +10,6 @@ import type { Workspace } from '../../domain/types.ts';
 import { loggable } from './errors.ts';
 import { readProfile } from './identities.ts';
 import { sendLinkPrompt } from './linking.ts';
-import { namedAgents } from './mentions.ts';
 import { workspaceOf, type SlackRuntime } from './runtime.ts';
 import { encodeThreadKey, threadRef, type SlackThread } from './thread-key.ts';
 
@@ -27,8 +26,10 @@ export interface SlackInbound {
   teamId: string;
   channel: string;
   userId: string;
-  /** What the agents receive (the app's own mention removed). */
+  /** What the agents receive: Markdown, the app's own mention removed. */
   body: string;
+  /** The agents the message names with `@name`. */
+  names: string[];
   /** The Slack message's ts (its id there). */
   ts: string;
   /** The thread it belongs to; undefined for a DM talked in without threads. */
@@ -49,7 +50,7 @@ export function normalise(m: SlackInbound): InboundMessage {
   return {
     surface: 'slack', tenantId: m.teamId, channelId: m.channel, place: m.place,
     conversationKey: encodeThreadKey(thread), externalRef: threadRef(thread),
-    messageId: m.ts, threadRootId: m.threadTs ?? null, authorId: m.userId, text: m.body, names: namedAgents(m.body), addressed: m.addressed,
+    messageId: m.ts, threadRootId: m.threadTs ?? null, authorId: m.userId, text: m.body, names: m.names, addressed: m.addressed,
   };
 }
 

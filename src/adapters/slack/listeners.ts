@@ -5,7 +5,8 @@ import type { App as BoltApp, webApi } from '@slack/bolt';
 import { registerCommand } from './commands.ts';
 import { pickerBlocks, registerHome } from './home.ts';
 import { normalise, slackPort, type SlackInbound } from './inbound.ts';
-import { withoutBotMention } from './mentions.ts';
+import type { SlackMessageText } from './format-in.ts';
+import { readSlackMessage } from './read-message.ts';
 import { agentList, introText, noAgentNamed, notConnected } from './replies.ts';
 import { fromABot, guard, tell, type Where } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
@@ -15,8 +16,8 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
     if (fromABot(event, context.botUserId)) return;
     const threadTs = event.thread_ts ?? event.ts;
     const where = { channel: event.channel, user: event.user!, thread_ts: threadTs };
-    await guard(rt, client, where, () => receive(rt, client, where, context.botUserId, {
-      teamId: context.teamId!, channel: event.channel, userId: event.user!, body: withoutBotMention(event.text, context.botUserId),
+    await guard(rt, client, where, async () => receive(rt, client, where, context.botUserId, {
+      teamId: context.teamId!, channel: event.channel, userId: event.user!, ...(await bodyOf(rt, client, context.teamId!, event, context.botUserId)),
       ts: event.ts, threadTs, place: 'channel', addressed: true,
     }));
   });
@@ -29,8 +30,8 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
     const mentionsMe = Boolean(context.botUserId) && (message.text ?? '').includes(`<@${context.botUserId}>`);
     if (!dm && (!isReply || mentionsMe)) return;
     const where = { channel: message.channel, user: message.user, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) };
-    await guard(rt, client, where, () => receive(rt, client, where, context.botUserId, {
-      teamId: context.teamId!, channel: message.channel, userId: message.user, body: withoutBotMention(message.text ?? '', context.botUserId),
+    await guard(rt, client, where, async () => receive(rt, client, where, context.botUserId, {
+      teamId: context.teamId!, channel: message.channel, userId: message.user, ...(await bodyOf(rt, client, context.teamId!, message, context.botUserId)),
       ts: message.ts, threadTs: message.thread_ts, place: dm ? 'dm' : message.channel_type === 'mpim' ? 'group' : 'channel', addressed: dm,
     }));
   });
@@ -62,4 +63,10 @@ async function receive(rt: SlackRuntime, client: webApi.WebClient, where: Where,
     case 'handled':
       if (outcome.notices.length) await tell(client, where, outcome.notices.join('\n'));
   }
+}
+
+/** The message as Markdown for the agents, and the agents it names. */
+async function bodyOf(rt: SlackRuntime, client: webApi.WebClient, teamId: string, m: SlackMessageText, botUserId: string | undefined) {
+  const { markdown, names } = await readSlackMessage(rt, client, teamId, m, botUserId);
+  return { body: markdown, names };
 }

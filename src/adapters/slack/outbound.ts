@@ -9,6 +9,7 @@ import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../doma
 import type { Conversation } from '../../domain/messaging/types.ts';
 import { qualifiedName } from '../../domain/types.ts';
 import { classifySlackError, loggable } from './errors.ts';
+import { markdownToSlack } from './format-out.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { threadFromRef, type SlackThread } from './thread-key.ts';
 
@@ -75,7 +76,7 @@ export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
     async post({ message, sender, conversation }): Promise<PostedMessage> {
       const { thread, client } = await reach(rt, conversation);
       const posted = await call(() => client.chat.postMessage({
-        channel: thread.channel, text: message.body, ...(thread.thread_ts ? { thread_ts: thread.thread_ts } : {}),
+        channel: thread.channel, ...markdownToSlack(message.body), ...(thread.thread_ts ? { thread_ts: thread.thread_ts } : {}),
         username: sender.displayName.slice(0, 80), ...(sender.avatarUrl ? { icon_url: sender.avatarUrl } : {}),
         metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { switchboard_message_id: message.id, agent: qualifiedName(sender) } },
         unfurl_links: false,
@@ -106,7 +107,7 @@ export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
 
     async update({ message, conversation }, ts) {
       const { thread, client } = await reach(rt, conversation);
-      await call(() => client.chat.update({ channel: thread.channel, ts, text: message.body }));
+      await call(() => client.chat.update({ channel: thread.channel, ts, ...markdownToSlack(message.body) }));
     },
 
     async remove(conversation, ts) {

@@ -86,7 +86,7 @@ describe('installing the Slack app', () => {
     expect(reply).toMatchObject({ ok: true, output: { data: { workspace: 'eng', team_id: SECOND.teamId, token: 'stored' } } });
     expect(reply.output!.text).toBe(`Connected the Slack team Second Team (${SECOND.teamId}) to the workspace eng; it uses the bot token of the OAuth install.`);
     await mentionFromSecondTeam('@reviewer hello again');
-    await vi.waitFor(async () => expect((await inbox(h)).map((i) => i.message.body)).toContain('@reviewer hello again'));
+    await vi.waitFor(async () => expect((await inbox(h)).map((i) => i.message.body)).toContain('@reviewer hello again'), { timeout: 10_000 });
   });
 
   it('refuses to connect with a token of another team, a token Slack rejects, or an unknown workspace', async () => {

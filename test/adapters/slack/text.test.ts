@@ -1,29 +1,20 @@
-// Pure pieces of the Slack adapter: reading what people write, and the
+// Pure pieces of the Slack adapter: reading slash commands, and the
 // conversation key of a Slack thread (a validating encode/decode pair).
 import { describe, expect, it } from 'vitest';
-import { namedAgents, splitCommand, unescapeSlack, withoutBotMention } from '../../../src/adapters/slack/mentions.ts';
+import { splitCommand, unescapeSlack } from '../../../src/adapters/slack/command-text.ts';
 import { decodeThreadKey, encodeThreadKey, threadFromRef, threadRef, type SlackThread } from '../../../src/adapters/slack/thread-key.ts';
 
-describe('reading Slack message text', () => {
-  it('finds @name and @owner/name in order, once each, lowercased', () => {
-    expect(namedAgents('ask @Reviewer and @bob/Tester, then @reviewer again.')).toEqual(['reviewer', 'bob/tester']);
-    expect(namedAgents('(@builder) look; @qa.')).toEqual(['builder', 'qa']);
-  });
-
-  it('does not take Slack user mentions, @here or e-mail addresses for agent names', () => {
-    expect(namedAgents('<@U0CAROL01> <!here> mail bob@example.com or @here, <#C123|general>')).toEqual([]);
-  });
-
-  it('removes the app\'s own mention and undoes Slack\'s escaping', () => {
-    expect(withoutBotMention('<@U0BOT> ask @reviewer: is 1 &lt; 2 &amp;&amp; 3 &gt; 2?', 'U0BOT')).toBe('ask @reviewer: is 1 < 2 && 3 > 2?');
-    expect(withoutBotMention('<@U0BOT>', 'U0BOT')).toBe('');
-    expect(unescapeSlack('&amp;lt;')).toBe('&lt;');
+describe('reading Slack slash commands', () => {
+  it('undoes Slack\'s escaping once', () => {
+    expect(unescapeSlack('1 &lt; 2 &amp;&amp; &amp;lt;')).toBe('1 < 2 && &lt;');
   });
 
   it('splits a slash command into its first word and the rest', () => {
     expect(splitCommand('  Reviewer   look at #418 ')).toEqual({ head: 'reviewer', rest: 'look at #418' });
     expect(splitCommand('agents')).toEqual({ head: 'agents', rest: '' });
     expect(splitCommand('')).toEqual({ head: '', rest: '' });
+    // The rest stays as Slack sent it, for the message reader to convert.
+    expect(splitCommand('reviewer is 1 &lt; 2?')).toEqual({ head: 'reviewer', rest: 'is 1 &lt; 2?' });
   });
 });
 
