@@ -28,16 +28,24 @@ export function messageHtml(markdown: string): string {
   return toHtml.stringify(toHtml.runSync(tree) as HastRoot);
 }
 
-/** Raw HTML in a message is shown as the text it is (never run or dropped); images become links to them. */
+/**
+ * Raw HTML in a message is shown as the text it is (never run or dropped);
+ * images become links to them; a line break typed in a message stays one, as in every chat.
+ */
 function showLiterally(tree: Root) {
   walk(tree, (node: Nodes) => {
     if (!('children' in node)) return;
-    node.children = node.children.map((child) => {
-      if (child.type === 'html') return { type: 'text', value: child.value };
-      if (child.type === 'image') return { type: 'link', url: child.url, children: [{ type: 'text', value: child.alt || child.url }] };
-      return child;
+    node.children = node.children.flatMap((child): Nodes[] => {
+      if (child.type === 'html') return node.type === 'root' ? [{ type: 'paragraph', children: lines(child.value) }] : lines(child.value);
+      if (child.type === 'image') return [{ type: 'link', url: child.url, children: [{ type: 'text', value: child.alt || child.url }] }];
+      if (child.type === 'text') return lines(child.value);
+      return [child];
     }) as typeof node.children;
   });
+}
+
+function lines(text: string): Array<{ type: 'text'; value: string } | { type: 'break' }> {
+  return text.split('\n').flatMap((line, i) => (i ? [{ type: 'break' as const }, { type: 'text' as const, value: line }] : [{ type: 'text' as const, value: line }]));
 }
 
 /** Links open in a new tab without handing over this page; addresses that are not web or mail are dropped. Mentions are marked. */

@@ -24,7 +24,7 @@ describe('Markdown as web chat HTML', () => {
   });
 
   it('shows raw HTML as text instead of running it', () => {
-    expect(messageHtml('<script>alert(1)</script>')).toBe('&#x3C;script>alert(1)&#x3C;/script>');
+    expect(messageHtml('<script>alert(1)</script>')).toBe('<p>&#x3C;script>alert(1)&#x3C;/script></p>');
     expect(messageHtml('a <img src=x onerror="alert(1)"> b')).toBe('<p>a &#x3C;img src=x onerror="alert(1)"> b</p>');
     expect(messageHtml('<a href="javascript:alert(1)">x</a>')).not.toMatch(/<a\s/);
   });
@@ -44,5 +44,12 @@ describe('Markdown as web chat HTML', () => {
 
   it('keeps emoji and entities as written', () => {
     expect(messageHtml('ship it 🚀 &amp; done')).toBe('<p>ship it 🚀 &#x26; done</p>');
+  });
+});
+
+describe('line breaks in web chat HTML', () => {
+  it('keeps a typed line break, as chats do', () => {
+    expect(messageHtml('first line\nsecond line')).toBe('<p>first line<br>\nsecond line</p>');
+    expect(messageHtml('<b>\nx')).toBe('<p>&#x3C;b><br>\nx</p>');
   });
 });
