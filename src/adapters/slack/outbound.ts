@@ -107,7 +107,8 @@ export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
 
     async update({ message, conversation }, ts) {
       const { thread, client } = await reach(rt, conversation);
-      await call(() => client.chat.update({ channel: thread.channel, ts, ...markdownToSlack(message.body) }));
+      // Without blocks, Slack would keep those of a long earlier version.
+      await call(() => client.chat.update({ channel: thread.channel, ts, blocks: [], ...markdownToSlack(message.body) }));
     },
 
     async remove(conversation, ts) {
