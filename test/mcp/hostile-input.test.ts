@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventEmitter } from 'node:events';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/adapters/db/client.ts';
 import type { App } from '../../src/app.ts';
+import { SYSTEM } from '../../src/domain/actor.ts';
+import { inboxTopic } from '../../src/domain/messaging/messaging-service.ts';
+import { openToolContext } from '../../src/mcp/context.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
+import { buildMcpServer } from '../../src/mcp/server.ts';
 import { nulPath } from '../../src/mcp/tools/call-guard.ts';
 import { pgliteDb } from '../support/db.ts';
 import { docsWorld } from './documents-world.ts';
@@ -128,4 +135,35 @@ describe('hostile tool arguments', () => {
     expect(listed.isError).toBeFalsy();
     await a.close();
   });
+});
+
+describe('a rotated token on a session nothing re-authenticates in front of (stdio)', () => {
+  it('ends a waiting subscribe at once and refuses every later call, saying what to do', async () => {
+    const { agent, token } = await app.agents.add(SYSTEM, { name: `stdio-${randomUUID().slice(0, 6)}`, owner: w.alice });
+    const name = `${w.alice}/${agent.name}`;
+    await app.agents.join(SYSTEM, { agent: name, workspace: w.ws.slug });
+    // What runMcpStdio sets up: the token checked on each call and when a rotation wakes a wait.
+    const ctx = await openToolContext(app, agent, w.ws.slug);
+    ctx.stillAuthorized = async () => (await app.agents.authenticate(token))?.id === agent.id;
+    ctx.checkEachCall = true;
+    const server = await buildMcpServer(ctx);
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'stdio-like', version: '1.0.0' });
+    await client.connect(clientSide);
+    const call = (tool: string, args: Record<string, unknown>) => client.callTool({ name: tool, arguments: args }) as Promise<CallToolResult>;
+
+    expect((await call('list_agents', {})).isError).toBeFalsy();
+    const waiting = call('subscribe', { timeout_seconds: 55 });
+    const listeners = () => (app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(agent.id));
+    await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
+    await app.agents.rotateToken(SYSTEM, name);
+    const ended = await waiting;
+    expect(codeOf(ended)).toBe('UNAUTHENTICATED');
+    expect(textOf(ended)).toMatch(/^Your agent token was rotated/);
+    const later = await call('list_agents', {});
+    expect(codeOf(later)).toBe('UNAUTHENTICATED');
+    await client.close();
+    await server.close();
+  }, 60_000);
 });
