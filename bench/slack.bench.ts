@@ -1,12 +1,12 @@
 // `npm run bench slack`: signed Slack event ingest, side by side in one run:
 //  - a bare Bolt app (ExpressReceiver, same signing check) whose listener only acknowledges;
-//  - Switchboard's Slack mount, which after the ack dedupes the event id, records the
-//    person, links the thread (chat.getPermalink) and delivers to the agent's inbox.
+//  - Switchboard's Slack mount, which stores each event (inbound_events and its outbox entry)
+//    before the ack; the inbound.slack job then records the person, links the thread
+//    (chat.getPermalink) and delivers to the agent's inbox.
 // Both receive the same signed `app_mention` load over HTTP on 127.0.0.1 and call the same
 // Slack Web API stand-in. Figures: ack latency p50/p99 and acks per second for both, the
 // ratio, and for Switchboard the time until every event is in the agent's inbox.
-// SLACK_BENCH_EVENTS (default 400) and SLACK_BENCH_CONCURRENCY (default 16) size the load, and
-// SLACK_BENCH_EVENT_CONCURRENCY overrides how many acknowledged events Switchboard handles at once (default 4);
+// SLACK_BENCH_EVENTS (default 400) and SLACK_BENCH_CONCURRENCY (default 16) size the load;
 // the database is a fresh one on BENCH_DATABASE_URL or TEST_DATABASE_URL, else an in-memory PGlite.
 import type { AddressInfo } from 'node:net';
 import { App as BoltApp, ExpressReceiver, LogLevel } from '@slack/bolt';
@@ -76,7 +76,7 @@ export default async function bench() {
     PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_SECRET: 'bench-switchboard-secret-0123456789abcdef',
     SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: standin.url, DATA_DIR: '/tmp/switchboard-slack-bench',
   });
-  const server = await startServer(config, { database: db, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [mountSlack], surfaces: { slack: { paceMs: 0, ...(process.env.SLACK_BENCH_EVENT_CONCURRENCY ? { eventConcurrency: Number(process.env.SLACK_BENCH_EVENT_CONCURRENCY) } : {}) } } });
+  const server = await startServer(config, { database: db, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [mountSlack], surfaces: { slack: { paceMs: 0 } } });
   const { app } = server;
   await app.orgs.init({ org: 'Bench', admin: 'alice' });
   await app.orgs.addWorkspace(SYSTEM, { name: 'Bench', org: 'bench' });

@@ -21,8 +21,6 @@ export interface SlackSettings {
   profileTtlMs: number;
   /** Web API call timeout. */
   timeoutMs: number;
-  /** Events handled at once after their ack (the rest queue in memory), so a burst does not slow the acks down. */
-  eventConcurrency: number;
 }
 
 /**
@@ -48,7 +46,6 @@ export function slackSettings(config: Config, overrides: Partial<SlackSettings> 
     paceMs: 1_000,
     profileTtlMs: 60 * 60_000,
     timeoutMs: 10_000,
-    eventConcurrency: 4,
     ...overrides,
   };
 }

@@ -44,7 +44,7 @@ describe('Slack thread follow-ups, group DMs and unknown command words', () => {
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([pgliteDb.open(), startSlackStandin()]);
-    h = await startHarness({ database: db, standin, seed: true, env: { SLACK_COMMAND: COMMAND }, slack: { eventConcurrency: 1 } });
+    h = await startHarness({ database: db, standin, seed: true, env: { SLACK_COMMAND: COMMAND } });
   });
   afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
 

@@ -39,7 +39,7 @@ export interface HarnessOptions {
   seed?: boolean;
   env?: Record<string, string>;
   paceMs?: number;
-  /** Further Slack settings (e.g. eventConcurrency 1, so events are handled in the order they were sent). */
+  /** Further Slack settings (e.g. shorter pacing). */
   slack?: Partial<SlackSettings>;
   /** Deliver through BullMQ on this Redis (unique queue name and prefix per harness) instead of the embedded loop. */
   redisUrl?: string;
