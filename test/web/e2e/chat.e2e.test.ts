@@ -107,6 +107,20 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
     expect(await page.locator('.message', { hasText: 'with a web permalink' }).getByRole('link', { name: 'View in Slack' }).getAttribute('href'))
       .toBe('https://acme.slack.com/archives/C0GENERAL/p1700000000000100');
     expect(await page.locator('.message', { hasText: 'with a javascript: permalink' }).locator('a').count()).toBe(0);
+
+    // Markdown renders as formatted HTML; a script or a javascript: link in it neither runs nor links.
+    await app.messaging.send({
+      workspace: ws, sender: bobAgent, conversation, recipients: [], surface: 'web',
+      body: 'Markdown **check** [docs](https://example.com/docs) [bad](javascript:window.pwned=1) <script>window.pwned=2</script> <img src=x onerror="window.pwned=3">',
+    });
+    const md = page.locator('.message', { hasText: 'Markdown' }).last().locator('.body');
+    await md.locator('strong', { hasText: 'check' }).waitFor({ timeout: 10_000 });
+    expect(await md.locator('a', { hasText: 'docs' }).getAttribute('href')).toBe('https://example.com/docs');
+    expect(await md.locator('a', { hasText: 'docs' }).getAttribute('rel')).toBe('noopener noreferrer nofollow');
+    expect(await md.locator('a', { hasText: 'bad' }).count()).toBe(0);
+    expect(await md.locator('script, img').count()).toBe(0);
+    expect(await md.textContent()).toContain('<script>window.pwned=2</script>');
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
   });
 
   it('creates an agent and shows its token once with the MCP configuration', async () => {
