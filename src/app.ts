@@ -8,7 +8,7 @@ import { createStore } from './adapters/db/store.ts';
 import { createMetrics, type Metrics } from './adapters/metrics/metrics.ts';
 import { createJobQueue } from './adapters/queue/index.ts';
 import type { Config } from './config.ts';
-import { LOG_REDACT } from './logger.ts';
+import { LOG_SAFETY } from './logger.ts';
 import { AgentService } from './domain/agents/agent-service.ts';
 import { ApprovalService } from './domain/approvals/approval-service.ts';
 import { MessagingService } from './domain/messaging/messaging-service.ts';
@@ -37,7 +37,7 @@ export function resolveSecret(config: Config, logger: Logger): string {
 }
 
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
-  const logger = opts.logger ?? pino({ level: config.logLevel, redact: LOG_REDACT });
+  const logger = opts.logger ?? pino({ level: config.logLevel, ...LOG_SAFETY });
   const clock = opts.clock ?? systemClock;
   const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite'), logger });
   if (opts.migrate !== false) await database.migrate();

@@ -37,6 +37,8 @@ const schema = z.object({
   APPROVAL_REMINDER_MINUTES: z.coerce.number().int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes').min(0)
     .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off').default(0),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`').optional(),
+  TRUST_PROXY: z.string().regex(/^(true|false|\d+|[\w:./]+(\s*,\s*[\w:./]+)*)$/,
+    'TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses or subnets such as loopback,10.0.0.0/8').default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -56,6 +58,8 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   /** GET /metrics answers only a request bearing this token; without it, metrics are off. */
   metricsToken?: string;
+  /** Express's `trust proxy`: which proxies' X-Forwarded-For to believe (false: none, so req.ip is the socket's address). */
+  trustProxy: boolean | number | string;
   /** Remind approvers of a still-pending approval after this long; 0 for never. */
   approvalReminderMs: number;
   slack: {
@@ -106,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.SWITCHBOARD_SECRET,
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
+    trustProxy: e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY === 'false' ? false : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
     approvalReminderMs: e.APPROVAL_REMINDER_MINUTES * 60_000,
     slack: {
       signingSecret: e.SLACK_SIGNING_SECRET, botToken: e.SLACK_BOT_TOKEN, clientId: e.SLACK_CLIENT_ID,

@@ -23,9 +23,9 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
       // The demo keeps the terminal to its one line unless LOG_LEVEL asks for more,
       // and holds what it logs while starting until that line is out.
       const demoConfig: Config = o.demo && !process.env.LOG_LEVEL ? { ...config, logLevel: 'warn' } : config;
-      const [{ default: pino }, { heldLogStream, LOG_REDACT }] = await Promise.all([import('pino'), import('../logger.ts')]);
+      const [{ default: pino }, { heldLogStream, LOG_SAFETY }] = await Promise.all([import('pino'), import('../logger.ts')]);
       const held = o.demo ? heldLogStream() : null;
-      const logger = held ? pino({ level: demoConfig.logLevel, redact: LOG_REDACT }, held) : undefined;
+      const logger = held ? pino({ level: demoConfig.logLevel, ...LOG_SAFETY }, held) : undefined;
       let server;
       try {
         server = await startServer(demoConfig, { logger });

@@ -2,10 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { App } from '../app-types.ts';
-import { translateLost } from '../adapters/db/errors.ts';
+import { translateDriverError } from '../adapters/db/errors.ts';
 import { ConfigError } from '../config.ts';
 import { isSwitchboardError, type ErrorCode } from '../domain/errors.ts';
 import { countRequests, metricsRoute } from './metrics-route.ts';
+import { NUL_REFUSAL } from '../domain/safe-text.ts';
+import { requestErrorOf } from './input.ts';
 
 export const STATUS: Record<ErrorCode, number> = {
   NOT_FOUND: 404, CONFLICT: 409, NOT_PERMITTED: 403, NEEDS_SEAT: 403, PLAN_LIMIT: 402, INVALID_INPUT: 400,
@@ -19,9 +21,18 @@ export type Mount = (web: Express, app: App) => void | Promise<void>;
 export async function createHttpApp(app: App, mounts: Mount[] = []): Promise<Express> {
   const web = express();
   web.disable('x-powered-by');
-  web.set('trust proxy', 'loopback');
+  // Off unless TRUST_PROXY says which proxies to believe, so a client cannot pick its own address (and its own sign-in limit) with X-Forwarded-For.
+  web.set('trust proxy', app.config.trustProxy);
   web.use(countRequests(app.metrics));
   web.get('/metrics', metricsRoute(app));
+  web.use((req, res, next) => {
+    // A NUL in the address (path or query) reaches lookups that PostgreSQL cannot run.
+    if (/%00/.test(req.url)) {
+      res.status(400).json({ error: { code: 'INVALID_INPUT', message: `The address: ${NUL_REFUSAL}` } });
+      return;
+    }
+    next();
+  });
   web.get('/healthz', (_req, res) => { res.json({ ok: true }); });
   web.get('/readyz', async (_req, res) => {
     const checks = await Promise.all([
@@ -35,7 +46,12 @@ export async function createHttpApp(app: App, mounts: Mount[] = []): Promise<Exp
   web.use((raw: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(raw);
     // Repositories outside the Store (Slack, Teams) reach here with the driver's own error.
-    const err = translateLost(raw);
+    const err = translateDriverError(raw);
+    const refused = requestErrorOf(err);
+    if (refused) {
+      res.status(refused.status).json({ error: { code: 'INVALID_INPUT', message: refused.message } });
+      return;
+    }
     if (isSwitchboardError(err)) {
       if (err.code === 'UNAVAILABLE') res.set('retry-after', '5');
       res.status(STATUS[err.code]).json({ error: { code: err.code, message: err.message, ...err.details } });

@@ -1,4 +1,5 @@
-import { conflict, SwitchboardError } from '../../domain/errors.ts';
+import { conflict, invalidInput, SwitchboardError } from '../../domain/errors.ts';
+import { NUL_REFUSAL } from '../../domain/safe-text.ts';
 
 /** The Postgres error code of `e` or of what it wraps (drizzle wraps driver errors). */
 export function pgCode(e: unknown): string | undefined {
@@ -42,7 +43,17 @@ export function isConnectionLost(e: unknown): boolean {
 export const databaseUnavailable = () =>
   new SwitchboardError('UNAVAILABLE', 'The database cannot be reached right now; try again in a few seconds.');
 
-/** `e` as UNAVAILABLE when it is a lost connection, unchanged otherwise. */
-export function translateLost(e: unknown): unknown {
-  return isConnectionLost(e) ? databaseUnavailable() : e;
+// 22021: a NUL byte in text; 22P05: \u0000 in JSON. Both are bad input that slipped past the edge checks.
+const NUL_CODES = new Set(['22021', '22P05']);
+
+/**
+ * The driver's error in the one error family where it has a meaning for the
+ * caller: a lost connection is UNAVAILABLE, a NUL character INVALID_INPUT;
+ * anything else is returned unchanged.
+ */
+export function translateDriverError(e: unknown): unknown {
+  if (isConnectionLost(e)) return databaseUnavailable();
+  const code = pgCode(e);
+  if (code && NUL_CODES.has(code)) return invalidInput(NUL_REFUSAL);
+  return e;
 }

@@ -6,7 +6,7 @@ import { DrizzleAuditRepo } from './audit-repo.ts';
 import { DrizzleChatRepo } from './chat-repo.ts';
 import type { Db } from './client.ts';
 import { DrizzleDocumentRepo } from './document-repo.ts';
-import { translateLost } from './errors.ts';
+import { translateDriverError } from './errors.ts';
 import { DrizzleExternalIdentityRepo } from './identity-repo.ts';
 import { DrizzleInboundEventRepo } from './inbound-repo.ts';
 import { DrizzleMessageRepo } from './message-repo.ts';
@@ -47,22 +47,23 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
       return db.transaction((tx) => fn(createStore(tx as unknown as Db, clock, true)));
     },
   };
-  return inTransaction ? store : lostAsUnavailable(store);
+  return inTransaction ? store : driverErrorsTranslated(store);
 }
 
 /**
- * Every repository method and `transaction`, with a lost database connection
- * turned into UNAVAILABLE, so the domain and every adapter see the one error
- * family instead of a driver error. Inside a transaction the outer call does it.
+ * Every repository method and `transaction`, with a lost connection turned
+ * into UNAVAILABLE and a NUL character into INVALID_INPUT, so the domain and
+ * every adapter see the one error family instead of a driver error. Inside a
+ * transaction the outer call does it.
  */
-function lostAsUnavailable(store: Store): Store {
+function driverErrorsTranslated(store: Store): Store {
   const guard = <T extends object>(target: T): T => new Proxy(target, {
     get(t, key, receiver) {
       const value = Reflect.get(t, key, receiver);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const out = value.apply(t, args);
-        return out instanceof Promise ? out.catch((e: unknown) => { throw translateLost(e); }) : out;
+        return out instanceof Promise ? out.catch((e: unknown) => { throw translateDriverError(e); }) : out;
       };
     },
   });

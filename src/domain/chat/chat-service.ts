@@ -12,6 +12,7 @@ import { parseMentions } from '../format/mentions.ts';
 import type { Channel, RenderMessage } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
 import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, type ChatMessage, type ConversationView } from './views.ts';
+import { httpUrlOrNull } from '../safe-text.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 export const HISTORY_PAGE = 200;
@@ -252,7 +253,7 @@ export class ChatService {
       kind: e.conversation.kind === 'dm' ? 'dm' as const : 'mention' as const,
       message: {
         id: e.message.id, conversationId: e.message.conversationId, body: e.message.body, html: this.render(e.message.body), createdAt: e.message.createdAt,
-        surface: e.message.surface, permalink: e.message.permalink, thread: null,
+        surface: e.message.surface, permalink: httpUrlOrNull(e.message.permalink), thread: null,
         sender: senderViewOf(e.sender),
       } satisfies ChatMessage,
       conversation: { id: e.conversation.id, kind: e.conversation.kind, title: e.conversation.title, parentId: e.conversation.parentId },

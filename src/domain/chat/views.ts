@@ -3,6 +3,7 @@ import { qualifiedName, type Agent } from '../types.ts';
 import type { Approval } from '../approvals/types.ts';
 import type { Conversation, Message, Sender } from '../messaging/types.ts';
 import type { Channel, RenderMessage, ThreadSummary } from './ports.ts';
+import { httpUrlOrNull } from '../safe-text.ts';
 
 /** Who wrote a message, as the web chat shows them. */
 export interface SenderView {
@@ -78,7 +79,7 @@ export class SenderCache {
       const agent = await this.get(m.senderId);
       const t = byRoot.get(m.id);
       return {
-        id: m.id, conversationId: m.conversationId, body: m.body, html: this.render(m.body), createdAt: m.createdAt, surface: m.surface, permalink: m.permalink,
+        id: m.id, conversationId: m.conversationId, body: m.body, html: this.render(m.body), createdAt: m.createdAt, surface: m.surface, permalink: httpUrlOrNull(m.permalink),
         sender: agent ? senderView(agent) : { id: m.senderId, label: 'unknown', mention: '', displayName: 'Unknown sender', avatarUrl: null, kind: 'agent' as const },
         thread: t && t.replies > 0 ? { conversationId: t.conversationId, replies: t.replies, lastReplyAt: t.lastReplyAt } : null,
       };
@@ -88,7 +89,7 @@ export class SenderCache {
 
 export function conversationView(c: Conversation, title: string, channel: (Channel & { member: boolean }) | null): ConversationView {
   return {
-    id: c.id, kind: c.kind, title, surface: c.surface, permalink: c.permalink, parentId: c.parentId, rootMessageId: threadRoot(c),
+    id: c.id, kind: c.kind, title, surface: c.surface, permalink: httpUrlOrNull(c.permalink), parentId: c.parentId, rootMessageId: threadRoot(c),
     channel: channel ? { name: channel.name, restricted: channel.restricted, description: channel.description, member: channel.member } : null,
   };
 }

@@ -4,13 +4,13 @@ import type { App } from '../../app.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import { AgentsPage } from '../../domain/chat/agents-page.ts';
 import { ChatService } from '../../domain/chat/chat-service.ts';
-import { invalidInput } from '../../domain/errors.ts';
 import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
 import { messageHtml } from '../message-html.ts';
 import { authOf, csrfToken, requireCsrf, requirePerson } from '../auth/index.ts';
 import { approvalRoutes } from './approvals-api.ts';
 import { eventStream } from './events.ts';
 import { mcpClientConfig } from './mcp-config.ts';
+import { parseInput } from '../input.ts';
 
 const services = new WeakMap<App, { chat: ChatService; agentsPage: AgentsPage }>();
 
@@ -24,12 +24,7 @@ export function chatOf(app: App) {
   return s;
 }
 
-/** Parses a request part with zod; problems become one INVALID_INPUT sentence. */
-function parse<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
-  const r = schema.safeParse(raw ?? {});
-  if (!r.success) throw invalidInput(r.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; '));
-  return r.data;
-}
+const parse = parseInput;
 
 const id = z.string().uuid({ message: 'must be an id taken from the chat' });
 const schemas = {

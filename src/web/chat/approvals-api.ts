@@ -10,8 +10,9 @@ import type { Approval } from '../../domain/approvals/types.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import type { ChatService } from '../../domain/chat/chat-service.ts';
 import type { ApprovalCard } from '../../domain/chat/views.ts';
-import { invalidInput, notFound } from '../../domain/errors.ts';
+import { notFound } from '../../domain/errors.ts';
 import { qualifiedName } from '../../domain/types.ts';
+import { parseInput } from '../input.ts';
 
 export type { ApprovalCard };
 
@@ -24,11 +25,7 @@ const decision = z.object({
 });
 const uuid = z.string().uuid({ message: 'must be an id taken from the chat' });
 
-function parse<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
-  const r = schema.safeParse(raw ?? {});
-  if (!r.success) throw invalidInput(r.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; '));
-  return r.data;
-}
+const parse = parseInput;
 
 /** Builds cards for one viewer. */
 export class ApprovalCards {
