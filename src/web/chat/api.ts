@@ -143,10 +143,5 @@ export function chatApi(app: App): Router {
     res.status(404).json({ error: { code: 'NOT_FOUND', message: `There is no API route ${req.method} ${req.baseUrl}${req.path}.` } });
   });
   // A body the parser refused (bad JSON, too large) is the caller's mistake, not ours.
-  api.use((err: unknown, _req: Request, res: Response, next: express.NextFunction) => {
-    const status = (err as { status?: number; expose?: boolean }).status;
-    if (!status || status >= 500 || !(err as { expose?: boolean }).expose) return next(err);
-    res.status(status).json({ error: { code: 'INVALID_INPUT', message: `The request body was refused (${(err as Error).message}); send JSON of at most 64 kB.` } });
-  });
   return api;
 }

@@ -20,7 +20,8 @@ export class HttpBrowser {
     }
   }
 
-  private headers(extra: Record<string, string> = {}) {
+  /** The cookie header this browser would send, plus `extra`. */
+  headers(extra: Record<string, string> = {}) {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     return { ...(cookie ? { cookie } : {}), ...extra };
   }

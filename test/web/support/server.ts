@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
@@ -28,7 +28,7 @@ export interface TestServer extends Server {
 
 /** A server on 127.0.0.1 with a fresh database, the web chat mount and (optionally) others. */
 export async function startTestServer(o: {
-  db?: TestDatabase; signinLimits?: SigninLimits; mounts?: Mount[]; env?: Record<string, string>; port?: number;
+  db?: TestDatabase; signinLimits?: SigninLimits; mounts?: Mount[]; env?: Record<string, string>; port?: number; logger?: Logger;
 } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-web-'));
   const database: Database = await (o.db ?? pgliteDb).open();
@@ -36,7 +36,7 @@ export async function startTestServer(o: {
   const port = String(o.port ?? 0);
   const config = loadConfig({ PORT: port, DATA_DIR: dataDir, ...(o.port ? { PUBLIC_URL: `http://127.0.0.1:${o.port}` } : {}), ...o.env });
   const server = await startServer(config, {
-    database, clock, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
+    database, clock, logger: o.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
     mounts: [...(o.mounts ?? []), createWebChatMount({ signinLimits: o.signinLimits })],
     queue: { pollMs: 50 },
   });
