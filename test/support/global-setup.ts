@@ -24,7 +24,7 @@ export default async function setup(project: TestProject) {
   } else {
     const skipped = [['TEST_DATABASE_URL', 'PostgreSQL'], ['TEST_REDIS_URL', 'Redis']].filter(([v]) => !process.env[v]);
     if (skipped.length) {
-      console.warn(`Skipping the ${skipped.map(([, what]) => what).join(' and ')} cases: set ${skipped.map(([v]) => v).join(' and ')} to run them (see README, Tests).`);
+      console.warn(`Skipping the ${skipped.map(([, what]) => what).join(' and ')} cases: set ${skipped.map(([v]) => v).join(' and ')} to run them (the README's first lines show how).`);
     }
   }
   project.provide('pgliteTemplate', await pgliteTemplate());

@@ -81,7 +81,7 @@ describe('approval cards in the web chat', () => {
     expect(forged.json().error.message).toContain('CSRF token');
     const notApprover = await b.carol.api('POST', `/w/eng/approvals/${id}/decision`, { decision: 'approve' });
     expect(notApprover.status).toBe(403);
-    expect(notApprover.json().error).toEqual({ code: 'NOT_PERMITTED', message: 'Only the agent\'s owner or an owner of the workspace can decide this approval.' });
+    expect(notApprover.json().error).toEqual({ code: 'NOT_PERMITTED', message: 'Only the agent\'s owner or an owner of the workspace can decide this approval.', rule: 'not_allowed' });
     const bad = await b.bob.api('POST', `/w/eng/approvals/${id}/decision`, { decision: 'maybe' });
     expect(bad.status).toBe(400);
     expect((await world.app.approvals.get(world.ws.id, id)).status).toBe('pending');
