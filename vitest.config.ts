@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files wait on PostgreSQL, Redis, Chromium or HTTP more than they compute: four at once
+    // finish the suite in about 250 s on 2 cores instead of about 400 s with one per core.
+    maxWorkers: 4,
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/patient-wait.ts'],
   },
