@@ -3,26 +3,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Database } from '../../src/adapters/db/client.ts';
+import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { Agent } from '../../src/domain/types.ts';
 import { openToolContext } from '../../src/mcp/context.ts';
 import { buildMcpServer } from '../../src/mcp/server.ts';
-import { pgliteDb } from '../support/db.ts';
-import { connectInProcess, makeWorld, testApp, textOf } from './support/world.ts';
+import { appPerFile, connectInProcess, makeWorld, textOf } from './support/world.ts';
 
-let db: Database;
 let app: App;
-
-beforeAll(async () => {
-  db = await pgliteDb.open();
-  app = await testApp(db);
-});
-afterAll(async () => {
-  await app.close();
-  await db.close();
-});
+appPerFile((a) => { app = a; });
 
 type Out = Record<string, any>;
 

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/adapters/db/client.ts';
+import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
-import { pgliteDb } from '../support/db.ts';
 import { docsWorld } from './documents-world.ts';
-import { testApp, textOf } from './support/world.ts';
+import { appPerFile, textOf } from './support/world.ts';
 
 const READ = ['get_document', 'get_workspace_information', 'list_documents', 'search_documents'];
 const WRITE = ['create_document', 'update_document'];
@@ -13,17 +11,8 @@ const STRUCTURE = ['create_collection', 'get_available_collection_types', 'updat
 const SIMPLIFIED_OWNER = ['update_workspace_instructions'];
 const ALL = [...READ, ...WRITE, ...STRUCTURE, ...SIMPLIFIED_OWNER];
 
-let db: Database;
 let app: App;
-
-beforeAll(async () => {
-  db = await pgliteDb.open();
-  app = await testApp(db);
-});
-afterAll(async () => {
-  await app.close();
-  await db.close();
-});
+appPerFile((a) => { app = a; });
 
 async function toolNames(c: Awaited<ReturnType<Awaited<ReturnType<typeof docsWorld>>['connect']>>) {
   const names = (await c.client.listTools()).tools.map((t) => t.name);

@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/adapters/db/client.ts';
+import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { INBOX_URI } from '../../src/mcp/resources.ts';
-import { pgliteDb } from '../support/db.ts';
-import { connectInProcess, makeWorld, testApp, textOf } from './support/world.ts';
+import { appPerFile, connectInProcess, makeWorld, textOf } from './support/world.ts';
 
-let db: Database;
 let app: App;
-
-beforeAll(async () => {
-  db = await pgliteDb.open();
-  app = await testApp(db);
-});
-afterAll(async () => {
-  await app.close();
-  await db.close();
-});
+appPerFile((a) => { app = a; });
 
 describe('MCP messaging tools (SDK client in-process)', () => {
   it('lists the tools with input and output schemas', async () => {

@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/adapters/db/client.ts';
+import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { pgliteDb } from '../support/db.ts';
 import { docsWorld } from './documents-world.ts';
-import { connectInProcess, makeWorld, testApp, textOf } from './support/world.ts';
+import { appPerFile, connectInProcess, makeWorld, textOf } from './support/world.ts';
 
-let db: Database;
 let app: App;
-
-beforeAll(async () => {
-  db = await pgliteDb.open();
-  app = await testApp(db);
-});
-afterAll(async () => {
-  await app.close();
-  await db.close();
-});
+appPerFile((a) => { app = a; });
 
 type Schema = { type?: string; description?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[] };
 

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { createApp, type App, type AppOptions } from '../../../src/app.ts';
 import { loadConfig, type Config } from '../../../src/config.ts';
@@ -12,6 +13,7 @@ import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Agent, Workspace } from '../../../src/domain/types.ts';
 import { openToolContext } from '../../../src/mcp/context.ts';
 import { buildMcpServer } from '../../../src/mcp/server.ts';
+import { pgliteDb } from '../../support/db.ts';
 
 /** A config for tests: a throwaway data directory, silent logs, any free port. */
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -23,6 +25,21 @@ export function testConfig(env: Record<string, string> = {}): Config {
 export const silent = pino({ level: 'silent' });
 
 /** An App over an already-open test database (the caller closes the database). */
+/** One App on a fresh PGlite for the whole test file, closed after it; `use` receives it once it is ready. */
+export function appPerFile(use: (app: App) => void, opts: AppOptions = {}): void {
+  let db: Database | undefined;
+  let app: App | undefined;
+  beforeAll(async () => {
+    db = await pgliteDb.open();
+    app = await testApp(db, opts);
+    use(app);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+  });
+}
+
 export function testApp(database: Database, opts: AppOptions = {}): Promise<App> {
   return createApp(testConfig(), { database, logger: silent, migrate: false, ...opts });
 }
