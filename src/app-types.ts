@@ -13,6 +13,7 @@ import type { AgentService } from './domain/agents/agent-service.ts';
 import type { ApprovalService } from './domain/approvals/approval-service.ts';
 import type { DocumentService } from './domain/documents/document-service.ts';
 import type { AudienceService } from './domain/linking/audience-service.ts';
+import type { BridgeService } from './domain/bridges/bridge-service.ts';
 import type { LinkService } from './domain/linking/link-service.ts';
 import type { MessagingService } from './domain/messaging/messaging-service.ts';
 import type { RateLimit } from './domain/messaging/rules.ts';
@@ -65,6 +66,8 @@ export interface App {
   audiences: AudienceService;
   /** What people write in chat apps, routed and delivered the same way for every surface. */
   inbound: InboundService;
+  /** Web channels linked to Slack and Teams channels. */
+  bridges: BridgeService;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
   /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */

@@ -18,6 +18,7 @@ import { LinkService } from './domain/linking/link-service.ts';
 import { DEFAULT_RATE_LIMIT } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
 import { InboundService } from './domain/surfaces/inbound-service.ts';
+import { BridgeService } from './domain/bridges/bridge-service.ts';
 import { systemClock } from './domain/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
 import type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
@@ -58,7 +59,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
-    documents, approvals, surfaces, surfaceModules: new Map(), links, audiences, inbound,
+    documents, approvals, surfaces, surfaceModules: new Map(), links, audiences, inbound, bridges: new BridgeService(store, orgs, clock),
     onClose: [],
     onDrain: [],
     async close() {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { App } from '../app.ts';
 import { SYSTEM } from '../domain/actor.ts';
+import type { BridgeListing } from '../domain/bridges/bridge-service.ts';
 import { invalidInput } from '../domain/errors.ts';
 import { qualifiedName } from '../domain/types.ts';
 
@@ -181,6 +182,37 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
+  async 'bridge add'(app, raw) {
+    const a = args(z.object({
+      workspace: z.string().min(1), channel: z.string().min(1), slack: z.string().min(1).optional(), teams: z.string().min(1).optional(), allowPrivate: z.boolean().optional(),
+    }), raw);
+    const made = await app.bridges.add(SYSTEM, a);
+    return {
+      data: { bridges: made.map(bridgeJson) },
+      text: made.map((b) => `Bridged #${b.channelName} with the ${surfaceLabel(b.surface)} channel ${b.title || b.externalChannelId} (bridge ${b.id}); messages, replies, edits, deletes and reactions now mirror both ways.`).join('\n'),
+    };
+  },
+
+  async 'bridge list'(app, raw) {
+    const a = args(z.object({ workspace: z.string().min(1) }), raw);
+    const list = await app.bridges.list(SYSTEM, a.workspace);
+    return {
+      data: { bridges: list.map(bridgeJson) },
+      text: list.length
+        ? list.map((b) => `${b.id}  #${b.channelName} ↔ ${surfaceLabel(b.surface)} ${b.title ? `${b.title} ` : ''}(${b.externalChannelId})${b.allowPrivate ? '  private content allowed' : ''}`).join('\n')
+        : 'No bridged channels in this workspace.',
+    };
+  },
+
+  async 'bridge remove'(app, raw) {
+    const a = args(z.object({ workspace: z.string().min(1), bridge: z.string().min(1) }), raw);
+    const b = await app.bridges.remove(SYSTEM, a.workspace, a.bridge);
+    return {
+      data: { bridge: bridgeJson(b), removed: true },
+      text: `Removed the bridge between #${b.channelName} and the ${surfaceLabel(b.surface)} channel ${b.title || b.externalChannelId}; messages already mirrored stay on both sides.`,
+    };
+  },
+
   async 'teams connect'(app, raw) {
     const a = args(z.object({ workspace: z.string().min(1), tenantId: z.string().min(1) }), raw);
     // Loaded here so other commands never load the Teams SDK.
@@ -192,6 +224,15 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 };
+
+const surfaceLabel = (s: string) => (s === 'slack' ? 'Slack' : 'Teams');
+
+function bridgeJson(b: BridgeListing) {
+  return {
+    id: b.id, channel: b.channelName, surface: b.surface, tenant_id: b.tenantId, external_channel_id: b.externalChannelId,
+    title: b.title, allow_private: b.allowPrivate, created_at: b.createdAt,
+  };
+}
 
 async function seat(app: App, raw: Record<string, unknown>, grant: boolean): Promise<Output> {
   const a = args(z.object({ handle: z.string(), org: z.string() }), raw);

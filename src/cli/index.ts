@@ -178,6 +178,18 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
     .requiredOption('--tenant-id <id>', 'the Entra ID tenant id (a GUID)')
     .action(data('teams connect', (workspace, o) => ({ workspace, ...o })));
 
+  const bridge = program.command('bridge').description('bridged channels: a web chat channel mirrored with a Slack or Teams channel');
+  bridge.command('add <workspace>').description('bridge a web chat channel with a Slack channel and/or a Teams channel (workspace owners)')
+    .requiredOption('--channel <name>', 'the web chat channel, e.g. general')
+    .option('--slack <channel id>', 'the Slack channel id (C…); the app must be in the channel')
+    .option('--teams <conversation id>', 'the Teams channel\'s conversation id (19:…); the bot must be in the team')
+    .option('--allow-private', 'allow bridging a restricted web channel (its messages reach everyone in the outside channel)')
+    .action(data('bridge add', (workspace, o) => ({ workspace, ...o })));
+  bridge.command('list <workspace>').description('list the workspace\'s bridged channels')
+    .action(data('bridge list', (workspace) => ({ workspace })));
+  bridge.command('remove <workspace> <bridge>').description('stop mirroring: give the bridge id or the outside channel id from bridge list')
+    .action(data('bridge remove', (workspace, b) => ({ workspace, bridge: b })));
+
   const jobs = program.command('jobs').description('background jobs: stored Slack/Teams requests, posts to chat apps, reminders');
   jobs.command('list').description('list jobs not done yet and jobs that failed for good')
     .option('--status <status>', 'only jobs in this state: pending, queued, done or failed')

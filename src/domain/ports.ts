@@ -8,6 +8,7 @@ import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument 
 import type { ChatRepo, PresenceRepo, SessionRepo } from './chat/ports.ts';
 import type { AudienceRepo } from './linking/ports.ts';
 import type { ExternalIdentityRepo } from './surfaces/ports.ts';
+import type { BridgeRepo } from './bridges/types.ts';
 
 /** Organizations, their members, seats and monthly usage. */
 export interface OrgRepo {
@@ -312,6 +313,8 @@ export interface Store {
   audiences: AudienceRepo;
   /** Slack and Teams requests received and acknowledged, with the jobs that handle them. */
   inbound: InboundEventRepo;
+  /** Bridged channels, their message map, and reactions. */
+  bridges: BridgeRepo;
   /** Records an inbound event id; false when it was seen before (so it is processed once). */
   firstSeen(source: string, eventId: string): Promise<boolean>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

@@ -112,6 +112,8 @@ export const messages = pgTable('messages', {
   externalId: text('external_id'),
   /** When the first attempt to post it to its chat platform started; with no external_id, a retry looks for that post first. */
   postStartedAt: ts('post_started_at'),
+  /** When its author last changed it (null when never); edits are mirrored to bridged channels. */
+  editedAt: ts('edited_at'),
   search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', body)`),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [
@@ -440,3 +442,59 @@ export const audienceReads = pgTable('audience_reads', {
   forConversationId: uuid('for_conversation_id'),
   readAt: ts('read_at').notNull(),
 }, (t) => [index('audience_reads_agent_idx').on(t.agentId, t.workspaceId, t.readAt)]);
+
+/**
+ * A web chat channel linked to a Slack or a Teams channel: every side mirrors
+ * the others. One bridge per surface per web channel, and an outside channel
+ * is bridged to one web channel at most. `external_ref` is the address the
+ * surface posts to; `allow_private` is the owner's consent to mirror a
+ * restricted web channel into a wider audience.
+ */
+export const bridges = pgTable('bridges', {
+  id: id(),
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  channelId: uuid('channel_id').notNull().references(() => conversations.id, { onDelete: 'cascade' }),
+  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  tenantId: text('tenant_id').notNull(),
+  externalChannelId: text('external_channel_id').notNull(),
+  externalRef: jsonb('external_ref').$type<Record<string, string>>().notNull(),
+  title: text('title').notNull().default(''),
+  allowPrivate: boolean('allow_private').notNull().default(false),
+  createdBy: uuid('created_by').references(() => people.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('bridges_external_uq').on(t.surface, t.tenantId, t.externalChannelId),
+  uniqueIndex('bridges_channel_surface_uq').on(t.channelId, t.surface),
+  index('bridges_ws_idx').on(t.workspaceId),
+]);
+
+/**
+ * The persistent message map of a bridge: a web message and its counterpart on
+ * the bridged side (a Slack ts, a Teams activity id), unique both ways, so
+ * threads, edits, deletes and reactions map after any restart. `inbound` rows
+ * record messages written on that side; the others are our mirrors, whose
+ * `post_started_at` makes the post exactly-once (see bridges/mirror-out.ts).
+ */
+export const bridgeMessages = pgTable('bridge_messages', {
+  bridgeId: uuid('bridge_id').notNull().references(() => bridges.id, { onDelete: 'cascade' }),
+  messageId: uuid('message_id').notNull().references(() => messages.id, { onDelete: 'cascade' }),
+  externalId: text('external_id'),
+  inbound: boolean('inbound').notNull(),
+  postStartedAt: ts('post_started_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.bridgeId, t.messageId] }), uniqueIndex('bridge_messages_external_uq').on(t.bridgeId, t.externalId)]);
+
+/**
+ * Reactions to messages, from any side: `reactor` is `agent:<id>` for a person
+ * in the web chat, `identity:<id>` for a Slack or Teams user; `emoji` is a
+ * short name (`thumbsup`).
+ */
+export const messageReactions = pgTable('message_reactions', {
+  messageId: uuid('message_id').notNull().references(() => messages.id, { onDelete: 'cascade' }),
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  emoji: text('emoji').notNull(),
+  reactor: text('reactor').notNull(),
+  reactorName: text('reactor_name').notNull().default(''),
+  surface: text('surface', { enum: ['web', 'slack', 'teams'] }).notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.messageId, t.emoji, t.reactor] })]);

@@ -22,6 +22,12 @@ export class DrizzleSlackInstallationRepo implements SlackInstallationRepo {
     return row ?? null;
   }
 
+  async teamsOf(workspaceId: string) {
+    const rows = await this.db.select({ t: slackInstallations.teamId }).from(slackInstallations)
+      .where(eq(slackInstallations.workspaceId, workspaceId)).orderBy(slackInstallations.createdAt);
+    return rows.map((r) => r.t);
+  }
+
   async sealedToken(teamId: string) {
     const [row] = await this.db.select({ t: slackInstallations.botTokenSealed }).from(slackInstallations)
       .where(eq(slackInstallations.teamId, teamId)).limit(1);

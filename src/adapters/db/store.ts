@@ -3,6 +3,7 @@ import { DrizzleAgentRepo } from './agent-repo.ts';
 import { DrizzleApprovalRepo } from './approval-repo.ts';
 import { DrizzleAudienceRepo } from './audience-repo.ts';
 import { DrizzleAuditRepo } from './audit-repo.ts';
+import { DrizzleBridgeRepo } from './bridge-repo.ts';
 import { DrizzleChatRepo } from './chat-repo.ts';
 import type { Db } from './client.ts';
 import { DrizzleDocumentRepo } from './document-repo.ts';
@@ -37,6 +38,7 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
     identities: new DrizzleExternalIdentityRepo(db),
     audiences: new DrizzleAudienceRepo(db),
     inbound: new DrizzleInboundEventRepo(db, clock),
+    bridges: new DrizzleBridgeRepo(db),
     async firstSeen(source, eventId) {
       const rows = await db.insert(processedEvents).values({ source, eventId }).onConflictDoNothing().returning();
       return rows.length === 1;

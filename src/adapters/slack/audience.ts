@@ -13,7 +13,8 @@ export const MEMBERS_TTL_MS = 60 * 60_000;
 /** A failed read is not retried for this long, so a burst of inbox reads asks Slack once. */
 const FAILED_READ_MS = 30_000;
 
-async function readMembers(client: webApi.WebClient, channel: string): Promise<string[]> {
+/** Everyone in a Slack channel (the bot too, when it is in it), every page. */
+export async function readMembers(client: webApi.WebClient, channel: string): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | undefined;
   do {

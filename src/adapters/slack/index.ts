@@ -13,6 +13,7 @@ import { oauthOptions } from './oauth.ts';
 import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler, SLACK_INBOUND } from './receiver.ts';
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
 import { slackOutbound } from './outbound.ts';
+import { slackBridgeSurface } from './bridge.ts';
 import { createSlackRuntime, type SlackRuntime } from './runtime.ts';
 import type { SlackSettings } from './settings.ts';
 
@@ -40,6 +41,7 @@ export function createSlackSurface(app: App, overrides: Partial<SlackSettings> =
   const rt = createSlackRuntime(app, overrides);
   let bolt: BoltApp | null = null;
   registerSurfaceDelivery(app, slackOutbound(rt));
+  app.bridges.register(slackBridgeSurface(rt));
   // The mount's Bolt when there is one; a process without the route builds its own, with no route, to run the listeners.
   app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolt ??= createBolt(express(), rt) : null)));
   registerLinkJobs(app, rt);

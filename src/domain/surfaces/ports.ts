@@ -96,6 +96,8 @@ export interface SlackInstallationRepo {
   put(i: SlackInstallationInput): Promise<SlackInstallation>;
   /** Deletes the installation (the app was uninstalled); no-op when absent. */
   remove(teamId: string): Promise<void>;
+  /** The teams connected to a workspace, oldest first. */
+  teamsOf(workspaceId: string): Promise<string[]>;
 }
 
 /** Whose default is it: a user's DMs with the app, or a channel's mentions that name nobody. */
