@@ -20,6 +20,8 @@ import type { RateLimit } from './domain/messaging/rules.ts';
 import type { OrgService } from './domain/organizations/org-service.ts';
 import type { Clock, JobQueue, Store } from './domain/ports.ts';
 import type { InboundService } from './domain/surfaces/inbound-service.ts';
+import type { SurfaceOutbound } from './domain/delivery/ports.ts';
+import type { LiveOptions, LiveService } from './domain/live/live-service.ts';
 import type { ExternalSurface } from './domain/surfaces/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
 
@@ -59,6 +61,10 @@ export interface App {
   surfaces: Set<SurfaceName>;
   /** The chat surfaces built from the config (every process has the same ones). */
   surfaceModules: Map<ExternalSurface, SurfaceModule>;
+  /** The outbound port of each chat surface built here (filled as surfaces register their delivery). */
+  outbound: Map<ExternalSurface, SurfaceOutbound>;
+  /** Agents' statuses and streamed messages, shown live on every surface. */
+  live: LiveService;
   documents: DocumentService;
   /** Account links from chat apps (Slack, Teams) to people. */
   links: LinkService;
@@ -89,4 +95,6 @@ export interface AppOptions {
   migrate?: boolean;
   /** Surface settings over the config's (tests). */
   surfaces?: SurfaceOverrides;
+  /** Live update pacing and timeouts over the defaults (tests shorten the timeouts). */
+  live?: Partial<LiveOptions>;
 }

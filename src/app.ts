@@ -19,6 +19,9 @@ import { DEFAULT_RATE_LIMIT } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
 import { InboundService } from './domain/surfaces/inbound-service.ts';
 import { BridgeService } from './domain/bridges/bridge-service.ts';
+import { DEFAULT_LIVE_OPTIONS, LiveService } from './domain/live/live-service.ts';
+import type { SurfaceOutbound } from './domain/delivery/ports.ts';
+import type { ExternalSurface } from './domain/surfaces/ports.ts';
 import { systemClock } from './domain/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
 import type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
@@ -54,16 +57,19 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const documents = new DocumentService(store, orgs, clock);
   const inbound = new InboundService(store, clock, orgs, agents, messaging, links);
   const surfaces = new Set<SurfaceName>();
+  const outbound = new Map<ExternalSurface, SurfaceOutbound>();
+  const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
   const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs }, () => queue.kick());
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
-    documents, approvals, surfaces, surfaceModules: new Map(), links, audiences, inbound, bridges: new BridgeService(store, orgs, clock),
+    documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges: new BridgeService(store, orgs, clock),
     onClose: [],
     onDrain: [],
     async close() {
       for (const fn of app.onClose.reverse()) await fn();
+      await live.close();
       await queue.stop();
       await notifier.close();
       if (!opts.database) await database.close();

@@ -22,4 +22,5 @@ export function deliveryDeps(app: App): DeliveryDeps {
 /** Registers the surface's delivery jobs on the app's queue (mounts call it, and so does a worker-only process). */
 export function registerSurfaceDelivery(app: App, port: SurfaceOutbound): void {
   app.queue.register(postTopic(port.surface), postHandler(port, deliveryDeps(app)));
+  app.outbound.set(port.surface, port);
 }

@@ -6,6 +6,7 @@ import { registerInboxResource } from './resources.ts';
 import { registerApprovalTools } from './tools/approvals.ts';
 import { guardToolCalls } from './tools/call-guard.ts';
 import { documentInstructions, registerDocumentTools } from './tools/documents.ts';
+import { registerLiveTools } from './tools/live.ts';
 import { registerMessagingTools } from './tools/messaging.ts';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -16,6 +17,7 @@ export function messagingInstructions(ctx: ToolContext): string {
     `You are ${label(ctx.agent)} in the Switchboard workspace "${ctx.workspace.name}" (${ctx.workspace.slug}).`,
     'Call list_agents to see who is here. send_message reaches agents only when you name them in `to`; to answer a message, pass its `conversation` id (and `reply_to`).',
     'check_inbox returns unread messages; subscribe waits for new ones (under 60 s a call, call it again to keep listening).',
+    'While you work on an answer, set_status shows what you are doing; start_message, append_message and finish_message stream a long answer as you write it.',
     'A refused call says why and what to do instead: follow it rather than retrying unchanged.',
   ].join(' ');
 }
@@ -31,6 +33,7 @@ export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
     capabilities: { tools: {}, resources: { subscribe: true } },
   });
   registerMessagingTools(server, ctx);
+  registerLiveTools(server, ctx);
   registerInboxResource(server, ctx);
   registerDocumentTools(server, ctx);
   registerApprovalTools(server, ctx);

@@ -19,11 +19,42 @@ export interface PostedMessage {
   permalink: string | null;
 }
 
+/** A message an agent is still writing (a stream): the id it will be stored under, and the text so far. */
+export interface LiveDraft {
+  id: string;
+  sender: Agent;
+  conversation: Conversation;
+  text: string;
+  /** How many live updates went out before this one (0 for the first). */
+  sequence: number;
+}
+
+/**
+ * What a platform may offer for an agent at work. Each member is optional:
+ * without it the domain (live/live-service.ts) falls back to posting the
+ * draft and updating it, at most about once a second. Like the rest of the
+ * port, members throw DeliveryError for a failed platform call.
+ */
+export interface SurfaceLive {
+  /** Shows that the agent is working (`text`, e.g. "is thinking…") or clears it (null); false when the platform cannot show it in this conversation. */
+  setStatus?(conversation: Conversation, sender: Agent, text: string | null): Promise<boolean>;
+  /** Starts the platform's own streaming of a draft; null when streaming is unavailable in this conversation (the domain then posts and updates). */
+  startStream?(draft: LiveDraft): Promise<PostedMessage | null>;
+  /** Adds `delta` (the text after what went out before; `draft.text` has it all) to a stream started earlier. */
+  appendStream?(draft: LiveDraft, externalId: string, delta: string): Promise<void>;
+  /**
+   * Ends a stream with the stored message's final text. The post job calls it,
+   * so it may run again after a failure; returns where the final post landed
+   * when that differs from the stream's own id, else null.
+   */
+  finishStream?(m: OutboundMessage, externalId: string): Promise<PostedMessage | null>;
+}
+
 /**
  * Posting to one chat platform. Every method throws DeliveryError (failure.ts)
  * for a failed platform call, and nothing else the platform's SDK throws.
  */
-export interface SurfaceOutbound {
+export interface SurfaceOutbound extends SurfaceLive {
   /** The surface it posts to. */
   readonly surface: ExternalSurface;
   /** The platform's name in sentences ("Slack"). */

@@ -10,12 +10,17 @@
 import { z } from 'zod';
 import { PermanentFailure } from '../errors.ts';
 import type { Clock, JobHandler, Store } from '../ports.ts';
+import type { LivePost } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
 import { isDeliveryError, jobErrorFor } from './failure.ts';
 import { pacedCall } from './pacer.ts';
 import type { OutboundMessage, PostedMessage, SurfaceOutbound } from './ports.ts';
 
-export const PostJob = z.object({ messageId: z.string().uuid(), workspaceId: z.string().uuid(), conversationId: z.string().uuid() });
+export const PostJob = z.object({
+  messageId: z.string().uuid(), workspaceId: z.string().uuid(), conversationId: z.string().uuid(),
+  /** A streamed message's live post, already on the platform: finished in place instead of posted again. */
+  live: z.object({ kind: z.enum(['stream', 'post']), externalId: z.string().min(1), permalink: z.string().nullable() }).optional(),
+});
 export type PostJob = z.infer<typeof PostJob>;
 
 /** The job topic that posts a message into a conversation of `surface`. */
@@ -39,6 +44,8 @@ export function postHandler(port: SurfaceOutbound, deps: DeliveryDeps): JobHandl
     const key = port.paceKey(out.conversation);
     if (!key) throw new PermanentFailure(`The conversation has no ${port.label} address; nothing can be posted there.`);
     try {
+      const live = parsed.data.live;
+      if (live) return await record(deps.store, out, await pacedCall(port.pacer, key, () => finishLive(port, out, live)));
       const earlier = await deps.store.messages.notePostAttempt(out.message.id, deps.clock.now());
       const found = earlier ? await port.findPost(out) : null;
       if (found) return await record(deps.store, out, found);
@@ -51,6 +58,13 @@ export function postHandler(port: SurfaceOutbound, deps: DeliveryDeps): JobHandl
       throw jobErrorFor(e.failure);
     }
   };
+}
+
+/** Puts the stored text into the live post a stream made: the platform's stream is stopped, a plain post updated. */
+async function finishLive(port: SurfaceOutbound, out: OutboundMessage, live: LivePost): Promise<PostedMessage> {
+  if (live.kind === 'stream' && port.finishStream) return (await port.finishStream(out, live.externalId)) ?? live;
+  await port.update(out, live.externalId);
+  return live;
 }
 
 async function load(store: Store, job: PostJob): Promise<(OutboundMessage & { ws: Workspace }) | null> {

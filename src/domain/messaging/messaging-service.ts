@@ -8,7 +8,7 @@ import type { AudienceService } from '../linking/audience-service.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { waitForWake } from './inbox-wait.ts';
 import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, rateLimited, refusalFor, type RateLimit, type RefusalRule } from './rules.ts';
-import type { Conversation, InboxItem, Message, SearchHit } from './types.ts';
+import type { Conversation, InboxItem, LivePost, Message, SearchHit } from './types.ts';
 
 export interface SendInput {
   workspace: Workspace;
@@ -33,6 +33,20 @@ export interface SendInput {
    * `askerIdentityId` says who really wrote. Guests never act with anyone's access.
    */
   asGuest?: boolean;
+  /** The id to store the message under (a streamed message keeps the id its live post carried). */
+  id?: string;
+  /** The platform post a stream already made of this message: the post job finishes it instead of posting again. */
+  livePost?: LivePost;
+}
+
+/** What `plan` decided: where the message goes, who accepts it, and its place in a chain. */
+interface SendPlan {
+  conversation: Conversation | null;
+  parent: Message | null;
+  chain: ReturnType<typeof chainPosition>;
+  results: RecipientResult[];
+  targets: WorkspaceAgent[];
+  hopRefused: boolean;
 }
 
 export interface RecipientResult {
@@ -62,6 +76,9 @@ const isAudience = (c: Conversation | null) => isExternal(c) || c?.kind === 'cha
 
 /** Sending, reading and searching messages, with every rule of the workspace applied. */
 export class MessagingService {
+  /** Called after a message is stored and its readers woken (the live service clears the sender's status there). */
+  readonly onSent: Array<(m: Message) => void> = [];
+
   constructor(
     private readonly store: Store,
     private readonly agents: AgentService,
@@ -74,10 +91,47 @@ export class MessagingService {
   ) {}
 
   async send(input: SendInput): Promise<SendResult> {
-    const { workspace: ws, sender } = input;
     const body = input.body.trim();
     if (!body) throw invalidInput('The message body is empty; write something to send.');
     if (body.length > MAX_BODY_CHARS) throw invalidInput(`The message body is ${body.length} characters; the limit is ${MAX_BODY_CHARS}. Split it or share a document instead.`);
+    const plan = await this.plan(input);
+    if (!plan.targets.length && !(isAudience(plan.conversation) && !plan.results.length)) return this.refuseAll(input, plan);
+    return this.commit(input, body, plan);
+  }
+
+  /**
+   * Checks a message before it is written (a streamed message, start_message):
+   * every rule send applies except the plan's monthly count, which is checked
+   * when it is stored. Returns the conversation it will land in, created now
+   * for a new DM so that live views can follow it; throws the refusal send would give.
+   */
+  async preview(input: Omit<SendInput, 'body'>): Promise<{ conversation: Conversation; recipients: RecipientResult[] }> {
+    const plan = await this.plan(input);
+    if (!plan.targets.length && !(isAudience(plan.conversation) && !plan.results.length)) {
+      if (!plan.results.length) throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
+      throw notPermitted(`Nobody would receive this message (${plan.results.map((r) => `${r.to}: ${r.reason}`).join('; ')}); name recipients who accept it.`, { recipients: plan.results });
+    }
+    const conversation = plan.conversation ?? await this.store.messages.conversation(this.dmSpec(input.workspace, input.sender, plan.targets));
+    return { conversation, recipients: plan.results };
+  }
+
+  private dmSpec(ws: Workspace, sender: Agent, targets: WorkspaceAgent[]) {
+    return {
+      workspaceId: ws.id, kind: 'dm' as const, key: dmKey([sender.id, ...targets.map((t) => t.agent.id)]),
+      title: [sender, ...targets.map((t) => t.agent)].map(label).join(', '),
+    };
+  }
+
+  /** Nobody accepted the message: tells the asker when the hop limit stopped it, and says who refused. */
+  private async refuseAll(input: Omit<SendInput, 'body'>, plan: SendPlan): Promise<SendResult> {
+    if (plan.hopRefused && plan.chain.askerPersonId) await this.tellChainStopped(input.workspace, input.sender, plan.chain.askerPersonId, plan.chain.chainId);
+    if (!plan.results.length) throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
+    return { message: null, conversation: plan.conversation, recipients: plan.results };
+  }
+
+  /** Who receives the message and where, with every rule but the plan's count applied; throws a refusal for the whole message. */
+  private async plan(input: Omit<SendInput, 'body'>): Promise<SendPlan> {
+    const { workspace: ws, sender } = input;
     const [me, directory]: [WorkspaceAgent, WorkspaceAgent[]] = await Promise.all([
       input.asGuest ? { agent: sender, permissions: { ...PERSON_AGENT_PERMISSIONS }, ownerRole: 'viewer' as const } : this.agents.member(sender, ws),
       this.agents.directory(ws),
@@ -146,22 +200,21 @@ export class MessagingService {
     const hopRefused = results.some((r) => r.rule === 'hop_limit');
 
     // An external thread (Slack, Teams) is itself an audience, so a reply there needs no named recipient.
-    if (!targets.length && !(isAudience(conversation) && !results.length)) {
-      if (hopRefused && chain.askerPersonId) await this.tellChainStopped(ws, sender, chain.askerPersonId, chain.chainId);
-      if (!results.length) throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
-      return { message: null, conversation, recipients: results };
+    if (targets.length || (isAudience(conversation) && !results.length)) {
+      // Private content an agent read is never posted where a wider audience would see it.
+      await this.audiences?.checkPost(sender, ws, conversation ? { conversation } : { agents: [sender, ...targets.map((t) => t.agent)] });
     }
+    return { conversation, parent, chain, results, targets, hopRefused };
+  }
 
-    // Private content an agent read is never posted where a wider audience would see it.
-    await this.audiences?.checkPost(sender, ws, conversation ? { conversation } : { agents: [sender, ...targets.map((t) => t.agent)] });
-
+  /** Stores the planned message with its deliveries and its outbox post, then wakes its readers. */
+  private async commit(input: SendInput, body: string, plan: SendPlan): Promise<SendResult> {
+    const { workspace: ws, sender } = input;
+    const { conversation, parent, chain, results, targets, hopRefused } = plan;
     const now = this.clock.now();
     const counted = Math.max(1, targets.length);
     const stored = await this.store.transaction(async (tx) => {
-      const conv = conversation ?? await tx.messages.conversation({
-        workspaceId: ws.id, kind: 'dm', key: dmKey([sender.id, ...targets.map((t) => t.agent.id)]),
-        title: [sender, ...targets.map((t) => t.agent)].map(label).join(', '),
-      });
+      const conv = conversation ?? await tx.messages.conversation(this.dmSpec(ws, sender, targets));
       // A chat message handled again (Slack's redelivery, a retried inbound job) was stored the first time.
       const earlier = input.externalId ? await tx.messages.byExternalId(ws.id, conv.id, input.externalId) : null;
       if (earlier) return { message: earlier, conversation: conv, again: true };
@@ -173,6 +226,7 @@ export class MessagingService {
       const total = await tx.orgs.addUsage(org.id, month, counted);
       assertMessagesAllowed(planLimits(org.plan, org.licensedMessages), total - counted, counted, now);
       const message = await tx.messages.insert({
+        ...(input.id ? { id: input.id } : {}),
         workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: parent?.id ?? null,
         ...chain, surface: input.surface ?? 'mcp',
         permalink: input.permalink ?? null, externalId: input.externalId ?? null, createdAt: now,
@@ -181,12 +235,14 @@ export class MessagingService {
       await tx.messages.deliver(message.id, ws.id, targets.map((t) => t.agent.id));
       // A message into an external thread is posted there by the surface's worker, never inline.
       if (isExternal(conv) && input.surface !== conv.surface) {
-        await tx.outbox.add({ topic: `${conv.surface}.post`, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id }, orderingKey: `${conv.surface}:${conv.id}` });
+        const live = input.livePost ? { live: input.livePost } : {};
+        await tx.outbox.add({ topic: `${conv.surface}.post`, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live }, orderingKey: `${conv.surface}:${conv.id}` });
       }
       return { message, conversation: conv, again: false };
     });
     if (stored.again) return { message: stored.message, conversation: stored.conversation, recipients: results };
     this.afterCommit();
+    for (const fn of this.onSent) fn(stored.message);
     await Promise.all([
       ...targets.map((t) => this.notifier.publish(inboxTopic(t.agent.id), stored.message.id)),
       this.notifier.publish(conversationTopic(stored.conversation.id), stored.message.id),

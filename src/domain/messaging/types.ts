@@ -34,10 +34,20 @@ export interface Message {
 }
 
 export type NewMessage = Omit<Message, 'id' | 'createdAt' | 'permalink' | 'externalId'> & {
+  /** Set when the id was chosen before the message was stored (a streamed message); otherwise generated. */
+  id?: string;
   permalink?: string | null;
   externalId?: string | null;
   createdAt?: Date;
 };
+
+/** A post a stream made on a chat platform before its message was stored: the post job finishes it rather than posting again. */
+export interface LivePost {
+  /** `stream`: the platform's own streaming (to be stopped); `post`: a post kept up to date with chat updates. */
+  kind: 'stream' | 'post';
+  externalId: string;
+  permalink: string | null;
+}
 
 export interface Sender {
   id: string;

@@ -1,4 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { SendResult } from '../../domain/messaging/messaging-service.ts';
 import { mayMessage, label } from '../../domain/messaging/rules.ts';
 import type { ToolContext } from '../context.ts';
 import { tokenRotated, watchRevocation } from '../revocation.ts';
@@ -43,18 +45,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     const r = await app.messaging.send({
       workspace: ws, sender: agent, to: args.to, conversationId: args.conversation, body: args.body, replyTo: args.reply_to, surface: 'mcp',
     });
-    const recipients = r.recipients.map((x) => ({ to: x.to, status: x.status, ...(x.reason ? { reason: x.reason, rule: x.rule } : {}) }));
-    const out = { message_id: r.message?.id ?? null, conversation_id: r.conversation?.id ?? null, recipients };
-    await recordAudit(ctx, 'send_message', {
-      target: args.to?.join(', ') || args.conversation || null,
-      result: r.message ? (recipients.some((x) => x.status === 'refused') ? 'partly delivered' : 'sent') : 'refused',
-      details: { message_id: out.message_id, conversation_id: out.conversation_id, recipients },
-      onBehalfOf: r.message?.askerPersonId ?? agent.ownerId,
-    });
-    const lines = recipients.map((x) => `- ${x.to}: ${x.status}${x.reason ? ` (${x.reason})` : ''}`);
-    if (!r.message) return { ...ok(out, ['Nothing was sent:', ...lines].join('\n')), isError: true };
-    const head = `Sent message ${r.message.id} in conversation ${out.conversation_id}.`;
-    return ok(out, lines.length ? [head, ...lines].join('\n') : head);
+    return reportSent(ctx, 'send_message', r, args.to?.join(', ') || args.conversation || null);
   }, (args) => args.to?.join(', ') || args.conversation || null));
 
   server.registerTool('check_inbox', {
@@ -104,6 +95,22 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     const results = hits.map(searchHitOut);
     return ok({ results }, searchText(results));
   }));
+}
+
+/** The result of a stored message (send_message, finish_message): audited, with each recipient's outcome. */
+export async function reportSent(ctx: ToolContext, action: string, r: SendResult, target: string | null): Promise<CallToolResult> {
+  const recipients = r.recipients.map((x) => ({ to: x.to, status: x.status, ...(x.reason ? { reason: x.reason, rule: x.rule } : {}) }));
+  const out = { message_id: r.message?.id ?? null, conversation_id: r.conversation?.id ?? null, recipients };
+  await recordAudit(ctx, action, {
+    target,
+    result: r.message ? (recipients.some((x) => x.status === 'refused') ? 'partly delivered' : 'sent') : 'refused',
+    details: { message_id: out.message_id, conversation_id: out.conversation_id, recipients },
+    onBehalfOf: r.message?.askerPersonId ?? ctx.agent.ownerId,
+  });
+  const lines = recipients.map((x) => `- ${x.to}: ${x.status}${x.reason ? ` (${x.reason})` : ''}`);
+  if (!r.message) return { ...ok(out, ['Nothing was sent:', ...lines].join('\n')), isError: true };
+  const head = `Sent message ${r.message.id} in conversation ${out.conversation_id}.`;
+  return ok(out, lines.length ? [head, ...lines].join('\n') : head);
 }
 
 /** Reading marks messages read, which changes state, so it is audited when something was read. */

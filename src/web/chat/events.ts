@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { App } from '../../app.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import { chatPersonTopic, chatWorkspaceTopic, type ChatService } from '../../domain/chat/chat-service.ts';
+import { LIVE_PAYLOAD } from '../../domain/live/live-service.ts';
 import { conversationTopic, inboxTopic } from '../../domain/messaging/messaging-service.ts';
 import { APPROVAL_PAYLOAD, approvalCards } from './approvals-api.ts';
 
@@ -28,7 +29,8 @@ function openStreams(app: App): Set<Response> {
  * see and on their inbox, and pushes each new message they may read:
  * `message` (the message and its conversation), `sidebar` (a channel or DM
  * appeared: refetch the sidebar), `inbox` (something arrived for them),
- * `approval` (an approval card they may see was asked or settled).
+ * `approval` (an approval card they may see was asked or settled), `live` (an
+ * agent's status or the message it is streaming, see domain/live).
  */
 export function eventStream(app: App, chat: ChatService): RequestHandler {
   return async (req: Request, res: Response) => {
@@ -60,6 +62,11 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
         const card = await approvalCards(app, chat).forPayload(v, messageId);
         if (card) emit('approval', card);
         if (notifyInbox) emit('inbox', {});
+        return;
+      }
+      // An agent's status or streamed draft in a conversation this person watches (so may read).
+      if (messageId.startsWith(LIVE_PAYLOAD)) {
+        emit('live', JSON.parse(messageId.slice(LIVE_PAYLOAD.length)));
         return;
       }
       if (sent.has(messageId)) return;

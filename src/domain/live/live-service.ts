@@ -1,0 +1,334 @@
+// An agent at work, shown the same way on every surface: a status line ("is
+// thinking…") and a message streamed as it is written. Both are ephemeral
+// until a stream finishes: then its text is stored once, as one message, by
+// MessagingService.send with the same rules as send_message, and the post job
+// puts that text into the live post the stream made.
+//
+// Live state is kept in the process whose MCP session started it (sessions
+// are per process). Surfaces render it through their optional SurfaceLive
+// members, or through post-then-update when they have none; the web chat
+// hears it on the conversation's topic, from any process.
+import { randomUUID } from 'node:crypto';
+import { isDeliveryError } from '../delivery/failure.ts';
+import { pacedCall } from '../delivery/pacer.ts';
+import type { LiveDraft, OutboundMessage, SurfaceOutbound } from '../delivery/ports.ts';
+import { invalidInput, RetryLater, SwitchboardError } from '../errors.ts';
+import { conversationTopic, type MessagingService, type SendInput, type SendResult } from '../messaging/messaging-service.ts';
+import { label, MAX_BODY_CHARS } from '../messaging/rules.ts';
+import type { Conversation, LivePost, Message } from '../messaging/types.ts';
+import type { Clock, Notifier } from '../ports.ts';
+import type { Agent, SurfaceName, Workspace } from '../types.ts';
+
+/** The prefix of a live event on a conversation's topic (message ids are UUIDs, so they never start with it). */
+export const LIVE_PAYLOAD = 'live:';
+/** The most of a stream's text a live event carries (its tail): wake-ups travel through Postgres NOTIFY, which caps a payload at 8000 bytes. */
+export const LIVE_TEXT_MAX = 1500;
+/** The longest status line. */
+export const MAX_STATUS_CHARS = 150;
+/** Streams one agent may keep open at once in one process. */
+export const MAX_OPEN_STREAMS = 5;
+
+/** What the web chat hears while an agent works in a conversation. */
+export interface LiveEvent {
+  conversation_id: string;
+  agent_id: string;
+  /** The agent's address and display name, for the progress line. */
+  agent: string;
+  display_name: string;
+  /** The status line; null when cleared. */
+  status: string | null;
+  /** The stream being written (its id is the message's id once stored); null when none. */
+  stream: { id: string; text: string; truncated: boolean; done: boolean } | null;
+}
+
+/** Where a failed live update is noted (pino's logger fits). */
+export interface LiveLogger {
+  warn(facts: object, message: string): void;
+}
+
+export interface LiveOptions {
+  /** Least time between two updates of one live post (the platform's own pace per conversation applies too). */
+  updateIntervalMs: number;
+  /** A status not cleared by the agent is cleared after this long. */
+  statusTimeoutMs: number;
+  /** A stream with no append for this long is finished with what it has. */
+  streamIdleMs: number;
+}
+
+export const DEFAULT_LIVE_OPTIONS: LiveOptions = { updateIntervalMs: 1_000, statusTimeoutMs: 120_000, streamIdleMs: 120_000 };
+
+export interface StartInput extends Omit<SendInput, 'body' | 'id' | 'livePost'> {
+  /** The first words, if the agent has them already. */
+  text?: string;
+}
+
+interface Stream {
+  id: string;
+  input: StartInput;
+  conversation: Conversation;
+  text: string;
+  /** Characters of `text` already on the platform. */
+  sent: number;
+  sequence: number;
+  port: SurfaceOutbound | null;
+  post: LivePost | null;
+  /** The platform refused for good; the post job posts the final message instead. */
+  broken: boolean;
+  lastFlush: number;
+  flushTimer: ReturnType<typeof setTimeout> | null;
+  idleTimer: ReturnType<typeof setTimeout> | null;
+  /** Platform calls of this stream, one at a time. */
+  chain: Promise<void>;
+  finishing: boolean;
+}
+
+interface Status {
+  text: string;
+  conversation: Conversation;
+  sender: Agent;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+const statusKey = (agentId: string, conversationId: string) => `${agentId}:${conversationId}`;
+const isExternal = (s: SurfaceName): s is 'slack' | 'teams' => s === 'slack' || s === 'teams';
+
+/** Statuses and streamed messages of the agents connected to this process. */
+export class LiveService {
+  private readonly streams = new Map<string, Stream>();
+  private readonly statuses = new Map<string, Status>();
+  /** Why recently ended streams ended, so a late append hears why rather than "unknown". */
+  private readonly ended = new Map<string, string>();
+
+  constructor(
+    private readonly messaging: MessagingService,
+    private readonly notifier: Notifier,
+    private readonly clock: Clock,
+    /** The outbound port of a chat surface configured in this process; null for others. */
+    private readonly portFor: (surface: SurfaceName) => SurfaceOutbound | null,
+    private readonly logger: LiveLogger,
+    private readonly options: LiveOptions = DEFAULT_LIVE_OPTIONS,
+  ) {
+    // An answer clears the status its sender showed in that conversation.
+    messaging.onSent.push((m) => { void this.answered(m); });
+  }
+
+  /**
+   * Shows `text` as the agent's status in a conversation it may write in, or
+   * clears it (null). Returns whether the conversation's chat platform shows it
+   * (the web chat always does).
+   */
+  async setStatus(ws: Workspace, sender: Agent, conversationId: string, text: string | null): Promise<{ conversation: Conversation; platform: boolean }> {
+    const line = text?.trim() || null;
+    if (line && line.length > MAX_STATUS_CHARS) throw invalidInput(`The status is ${line.length} characters; keep it under ${MAX_STATUS_CHARS}, e.g. "is reading the logs…".`);
+    const conversation = await this.messaging.preview({ workspace: ws, sender, conversationId }).then((p) => p.conversation);
+    const key = statusKey(sender.id, conversation.id);
+    const earlier = this.statuses.get(key);
+    if (earlier) clearTimeout(earlier.timer);
+    if (line) {
+      const timer = setTimeout(() => { void this.clearStatus(key); }, this.options.statusTimeoutMs);
+      timer.unref?.();
+      this.statuses.set(key, { text: line, conversation, sender, timer });
+    } else {
+      this.statuses.delete(key);
+    }
+    return { conversation, platform: await this.showStatus(conversation, sender, line) };
+  }
+
+  /** Clears a status (the agent answered, its session ended, or it timed out). */
+  private async clearStatus(key: string): Promise<void> {
+    const s = this.statuses.get(key);
+    if (!s) return;
+    clearTimeout(s.timer);
+    this.statuses.delete(key);
+    await this.showStatus(s.conversation, s.sender, null);
+  }
+
+  private async showStatus(conversation: Conversation, sender: Agent, text: string | null): Promise<boolean> {
+    await this.publish(conversation, sender, { status: text, stream: null });
+    const port = isExternal(conversation.surface) ? this.portFor(conversation.surface) : null;
+    if (!port?.setStatus) return false;
+    try {
+      return await port.setStatus(conversation, sender, text);
+    } catch (err) {
+      // A status is a courtesy: a platform that refuses it changes nothing else.
+      this.logger.warn({ err: isDeliveryError(err) ? err.failure : err, conversationId: conversation.id }, 'could not show an agent status');
+      return false;
+    }
+  }
+
+  private async answered(m: Message): Promise<void> {
+    await this.clearStatus(statusKey(m.senderId, m.conversationId)).catch((err: unknown) => this.logger.warn({ err }, 'could not clear a status'));
+  }
+
+  /** Clears every status an agent shows from this process (its MCP session closed). */
+  async forgetAgent(agentId: string): Promise<void> {
+    await Promise.all([...this.statuses.keys()].filter((k) => k.startsWith(`${agentId}:`)).map((k) => this.clearStatus(k)));
+  }
+
+  /**
+   * Starts a streamed message, checked like send_message now and again when it
+   * is stored. The text goes live on the conversation's surface as it is appended.
+   */
+  async start(input: StartInput): Promise<{ streamId: string; conversation: Conversation; recipients: SendResult['recipients'] }> {
+    const open = [...this.streams.values()].filter((s) => s.input.sender.id === input.sender.id).length;
+    if (open >= MAX_OPEN_STREAMS) throw new SwitchboardError('RATE_LIMITED', `You have ${open} streamed messages open; finish one with finish_message before starting another.`);
+    const text = input.text ?? '';
+    this.checkLength(text);
+    const { conversation, recipients } = await this.messaging.preview(input);
+    const stream: Stream = {
+      id: randomUUID(), input, conversation, text, sent: 0, sequence: 0,
+      port: isExternal(conversation.surface) && input.surface !== conversation.surface ? this.portFor(conversation.surface) : null,
+      post: null, broken: false, lastFlush: 0, flushTimer: null, idleTimer: null, chain: Promise.resolve(), finishing: false,
+    };
+    this.streams.set(stream.id, stream);
+    this.touch(stream);
+    // The answer has begun: the status gives way to it.
+    await this.clearStatus(statusKey(input.sender.id, conversation.id));
+    this.scheduleFlush(stream);
+    return { streamId: stream.id, conversation, recipients };
+  }
+
+  /** Adds text to a stream; it goes live at the next update (at most one per update interval). Returns the length so far. */
+  async append(sender: Agent, streamId: string, text: string): Promise<{ length: number; conversation: Conversation }> {
+    const stream = this.own(sender, streamId);
+    this.checkLength(stream.text + text);
+    stream.text += text;
+    this.touch(stream);
+    this.scheduleFlush(stream);
+    return { length: stream.text.length, conversation: stream.conversation };
+  }
+
+  /** Ends a stream: `text` is appended, then the whole text is stored once as one message and the live post shows it. */
+  async finish(sender: Agent, streamId: string, text = ''): Promise<SendResult> {
+    const stream = this.own(sender, streamId);
+    this.checkLength(stream.text + text);
+    stream.text += text;
+    return this.end(stream, 'finished');
+  }
+
+  private async end(stream: Stream, why: string): Promise<SendResult> {
+    stream.finishing = true;
+    if (stream.flushTimer) clearTimeout(stream.flushTimer);
+    if (stream.idleTimer) clearTimeout(stream.idleTimer);
+    this.streams.delete(stream.id);
+    this.ended.set(stream.id, why);
+    if (this.ended.size > 500) this.ended.delete(this.ended.keys().next().value!);
+    await stream.chain;
+    const body = stream.text.trim();
+    try {
+      if (!body) throw invalidInput('The streamed message is empty, so nothing was sent; start a new one and append text before finishing.');
+      const result = await this.messaging.send({ ...stream.input, body, id: stream.id, ...(stream.post ? { livePost: stream.post } : {}) });
+      if (!result.message) await this.withdraw(stream);
+      return result;
+    } catch (e) {
+      await this.withdraw(stream);
+      throw e;
+    } finally {
+      await this.publish(stream.conversation, stream.input.sender, { status: null, stream: { id: stream.id, text: '', truncated: false, done: true } });
+    }
+  }
+
+  /** Removes a live post whose message was refused when it was stored, so the platform does not show what Switchboard never kept. */
+  private async withdraw(stream: Stream): Promise<void> {
+    if (!stream.port || !stream.post) return;
+    try {
+      await stream.port.remove(stream.conversation, stream.post.externalId);
+    } catch (err) {
+      this.logger.warn({ err: isDeliveryError(err) ? err.failure : err, streamId: stream.id }, 'could not remove the live post of a refused stream');
+    }
+  }
+
+  private own(sender: Agent, streamId: string): Stream {
+    const stream = this.streams.get(streamId);
+    if (stream && stream.input.sender.id === sender.id && !stream.finishing) return stream;
+    const why = stream ? null : this.ended.get(streamId);
+    throw new SwitchboardError('NOT_FOUND', why
+      ? `The streamed message ${streamId} has already ended (${why}); start a new one with start_message.`
+      : `There is no open streamed message ${streamId} of yours; use the stream_id start_message returned, or start one.`);
+  }
+
+  private checkLength(text: string) {
+    if (text.length > MAX_BODY_CHARS) throw invalidInput(`The streamed message would be ${text.length} characters; the limit is ${MAX_BODY_CHARS}. Finish it and continue in another message.`);
+  }
+
+  /** Restarts the idle timer: a stream left alone is finished with what it has. */
+  private touch(stream: Stream) {
+    if (stream.idleTimer) clearTimeout(stream.idleTimer);
+    stream.idleTimer = setTimeout(() => {
+      const ms = this.options.streamIdleMs;
+      this.end(stream, `finished by Switchboard after ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} without an append`).catch((err: unknown) => {
+        this.logger.warn({ err, streamId: stream.id }, 'a streamed message left open could not be stored');
+      });
+    }, this.options.streamIdleMs);
+    stream.idleTimer.unref?.();
+  }
+
+  /** At most one update per interval: appends in between are gathered into the next one. */
+  private scheduleFlush(stream: Stream) {
+    if (stream.flushTimer || stream.finishing) return;
+    const wait = Math.max(0, stream.lastFlush + this.options.updateIntervalMs - this.clock.now().getTime());
+    stream.flushTimer = setTimeout(() => {
+      stream.flushTimer = null;
+      stream.chain = stream.chain.then(() => this.flush(stream));
+    }, wait);
+    stream.flushTimer.unref?.();
+  }
+
+  private async flush(stream: Stream): Promise<void> {
+    stream.lastFlush = this.clock.now().getTime();
+    const text = stream.text;
+    await this.publish(stream.conversation, stream.input.sender, {
+      status: null, stream: { id: stream.id, text: text.slice(-LIVE_TEXT_MAX), truncated: text.length > LIVE_TEXT_MAX, done: false },
+    });
+    if (!stream.port || stream.broken || !text.trim() || text.length === stream.sent) return;
+    await this.render(stream, stream.port, text);
+  }
+
+  /** Puts the text so far on the platform: the first time as a stream or a post, then as an append or an update. */
+  private async render(stream: Stream, port: SurfaceOutbound, text: string): Promise<void> {
+    const key = port.paceKey(stream.conversation);
+    if (!key) return;
+    const draft: LiveDraft = { id: stream.id, sender: stream.input.sender, conversation: stream.conversation, text, sequence: stream.sequence };
+    try {
+      await pacedCall(port.pacer, key, async () => {
+        const post = stream.post;
+        if (!post) {
+          const streamed = port.startStream ? await port.startStream(draft) : null;
+          stream.post = streamed ? { kind: 'stream', ...streamed } : { kind: 'post', ...(await port.post(this.outbound(draft))) };
+        } else if (post.kind === 'stream' && port.appendStream) {
+          await port.appendStream(draft, post.externalId, text.slice(stream.sent));
+        } else {
+          await port.update(this.outbound(draft), post.externalId);
+        }
+      });
+      stream.sent = text.length;
+      stream.sequence += 1;
+    } catch (err) {
+      if (err instanceof RetryLater) return; // The conversation is busy: this update is skipped, the next carries its text.
+      const failure = isDeliveryError(err) ? err.failure : null;
+      if (!failure || failure.kind === 'permanent') stream.broken = true;
+      this.logger.warn({ err: failure ?? err, streamId: stream.id }, stream.broken ? 'live updates of a stream stopped; its message is posted when it finishes' : 'a live update was skipped');
+    }
+  }
+
+  /** A draft in the shape the post path takes (post-then-update fallback); it carries the id the stored message will have. */
+  private outbound(draft: LiveDraft): OutboundMessage {
+    const m = draft.conversation;
+    const message: Message = {
+      id: draft.id, workspaceId: m.workspaceId, conversationId: m.id, senderId: draft.sender.id, body: draft.text, replyTo: null,
+      chainId: draft.id, hop: 0, askerPersonId: null, askerIdentityId: null, surface: 'mcp', permalink: null, externalId: null, createdAt: this.clock.now(),
+    };
+    return { message, sender: draft.sender, conversation: draft.conversation };
+  }
+
+  private async publish(conversation: Conversation, sender: Agent, e: Pick<LiveEvent, 'status' | 'stream'>): Promise<void> {
+    const event: LiveEvent = { conversation_id: conversation.id, agent_id: sender.id, agent: label(sender), display_name: sender.displayName, ...e };
+    await this.notifier.publish(conversationTopic(conversation.id), LIVE_PAYLOAD + JSON.stringify(event));
+  }
+
+  /** Finishes every open stream with what it has and clears every status (the process is stopping). */
+  async close(): Promise<void> {
+    await Promise.all([...this.streams.values()].map((s) => this.end(s, 'finished by Switchboard when the server stopped').catch(() => {})));
+    await Promise.all([...this.statuses.keys()].map((k) => this.clearStatus(k)));
+  }
+}
