@@ -9,6 +9,7 @@ import { createMetrics, type Metrics } from './adapters/metrics/metrics.ts';
 import { createJobQueue } from './adapters/queue/index.ts';
 import type { Config } from './config.ts';
 import { LOG_SAFETY } from './logger.ts';
+import { demoTokenRule } from './demo/names.ts';
 import { AgentService } from './domain/agents/agent-service.ts';
 import { ApprovalService } from './domain/approvals/approval-service.ts';
 import { MessagingService } from './domain/messaging/messaging-service.ts';
@@ -50,7 +51,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const metrics = createMetrics({ db: () => database.db, now: () => clock.now() });
   const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, ...opts.queue });
   const orgs = new OrgService(store, clock);
-  const agents = new AgentService(store, orgs, notifier);
+  const agents = new AgentService(store, orgs, notifier, demoTokenRule);
   const audiences = new AudienceService(store, clock);
   const links = new LinkService(store, clock, config.publicUrl, () => queue.kick());
   const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences);

@@ -3,7 +3,9 @@ import { qualifiedName } from '../domain/types.ts';
 import type { Server } from '../server.ts';
 import { chatOf } from '../web/chat/index.ts';
 
-export const DEMO = { org: 'Demo', admin: 'demo-admin', workspace: 'demo', agent: 'helper' } as const;
+import { DEMO, DEMO_AGENT } from './names.ts';
+
+export { DEMO } from './names.ts';
 
 const GUIDE = {
   title: 'How the demo works',
@@ -53,7 +55,7 @@ export async function seedDemo(server: Server): Promise<DemoSeed> {
     await app.messaging.send({ workspace: ws, sender: created.agent, conversation, recipients: [], body: WELCOME, surface: 'mcp' });
     app.logger.info({ workspace: DEMO.workspace }, 'seeded the demo organization');
   } else {
-    ({ token } = await app.agents.rotateToken(SYSTEM, `${DEMO.admin}/${DEMO.agent}`));
+    ({ token } = await app.agents.renewHeldToken(DEMO_AGENT));
   }
   await seedDocuments(server, admin.id);
   const signin = await app.orgs.issueSignin(admin.id);

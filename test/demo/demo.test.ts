@@ -38,7 +38,7 @@ describe('serve --demo', () => {
     const history = await chatOf(app).chat.history(v, sidebar.channels[0].id);
     expect(history.messages[0]).toMatchObject({ sender: { displayName: 'Helper' }, body: expect.stringContaining('@helper help') });
     const page = await chatOf(app).agentsPage.list(v);
-    await expect.poll(async () => (await chatOf(app).agentsPage.list(v)).agents[0].connected).toBe(true);
+    await expect.poll(async () => (await chatOf(app).agentsPage.list(v)).agents[0].connected, { timeout: 20_000 }).toBe(true);
     expect(page.agents[0]).toMatchObject({ name: `${DEMO.admin}/${DEMO.agent}`, displayName: 'Helper' });
   });
 

@@ -20,9 +20,26 @@ export interface WorkspaceAgent {
 /** Published when an agent's token is rotated, so calls waiting with the old token end at once (in every process). */
 export const tokenTopic = (agentId: string) => `agent-token:${agentId}`;
 
+/**
+ * Why an agent's token may not be rotated by hand, or null when it may: an
+ * agent the server runs itself (the demo agent) holds a token only it knows,
+ * and a rotation would cut it off.
+ */
+export type HeldTokenRule = (qualifiedName: string) => string | null;
+
 /** Agents, their tokens and memberships, and who is in a workspace. */
 export class AgentService {
-  constructor(private readonly store: Store, private readonly orgs: OrgService, private readonly notifier: Notifier | null = null) {}
+  constructor(
+    private readonly store: Store,
+    private readonly orgs: OrgService,
+    private readonly notifier: Notifier | null = null,
+    private readonly heldToken: HeldTokenRule = () => null,
+  ) {}
+
+  /** Why this agent's token may not be rotated by hand (see HeldTokenRule), or null. */
+  tokenHeldBy(agent: Pick<Agent, 'name' | 'ownerHandle'>): string | null {
+    return this.heldToken(qualifiedName(agent));
+  }
 
   async byName(qualified: string): Promise<Agent> {
     const [owner, name] = qualified.split('/');
@@ -70,6 +87,17 @@ export class AgentService {
     const agent = await this.byName(qualified);
     if (agent.kind === 'person') throw invalidInput('Person agents have no token; they act through the person\'s own sign-in.');
     await this.mayManage(actor, agent);
+    const held = this.tokenHeldBy(agent);
+    if (held) throw notPermitted(held);
+    return this.replaceToken(agent);
+  }
+
+  /** A new token for an agent the calling process runs itself and holds the token of (the demo agent at start-up). */
+  async renewHeldToken(qualified: string) {
+    return this.replaceToken(await this.byName(qualified));
+  }
+
+  private async replaceToken(agent: Agent) {
     const token = newAgentToken();
     await this.store.agents.setTokenHash(agent.id, hashSecret(token));
     await this.notifier?.publish(tokenTopic(agent.id), 'rotated');

@@ -27,7 +27,7 @@ export class AgentsPage {
     const agents = bots.map(({ agent, permissions }) => {
       const last = seen.get(agent.id) ?? null;
       return {
-        ...card(agent, owners.get(agent.ownerId) ?? agent.ownerHandle, v),
+        ...this.card(agent, owners.get(agent.ownerId) ?? agent.ownerHandle, v),
         connected: last !== null && now - last.getTime() <= CONNECTED_WINDOW_MS,
         lastSeenAt: last,
         permissions: { send: permissions.send, receive: permissions.receive, monitor: permissions.monitor },
@@ -46,7 +46,7 @@ export class AgentsPage {
     const actor = { kind: 'person' as const, personId: v.person.id };
     const { agent, token } = await this.agents.add(actor, { ...input, owner: v.person.handle });
     await this.agents.join(actor, { agent: qualifiedName(agent), workspace: v.workspace.id });
-    return { agent: { ...card(agent, v.person.displayName, v), connected: false, lastSeenAt: null }, token };
+    return { agent: { ...this.card(agent, v.person.displayName, v), connected: false, lastSeenAt: null }, token };
   }
 
   /** Puts one of the viewer's agents from elsewhere into this workspace. */
@@ -54,7 +54,7 @@ export class AgentsPage {
     const agent = await this.store.agents.get(agentId);
     if (!agent || agent.ownerId !== v.person.id) throw notFound('That agent of yours', 'Create it first.');
     await this.agents.join({ kind: 'person', personId: v.person.id }, { agent: qualifiedName(agent), workspace: v.workspace.id });
-    return card(agent, v.person.displayName, v);
+    return this.card(agent, v.person.displayName, v);
   }
 
   /** A new token for an agent of this workspace the viewer may manage; the old one stops working. */
@@ -63,14 +63,15 @@ export class AgentsPage {
     const inHere = agent && (agent.ownerId === v.person.id || (await this.store.agents.membership(agent.id, v.workspace.id)));
     if (!agent || !inHere) throw notFound('That agent in this workspace', 'Pick it from the agents page.');
     const { token } = await this.agents.rotateToken({ kind: 'person', personId: v.person.id }, qualifiedName(agent));
-    return { agent: card(agent, agent.ownerId === v.person.id ? v.person.displayName : agent.ownerHandle, v), token };
+    return { agent: this.card(agent, agent.ownerId === v.person.id ? v.person.displayName : agent.ownerHandle, v), token };
   }
-}
 
-function card(agent: Agent, ownerName: string, v: Viewer) {
-  return {
-    id: agent.id, name: qualifiedName(agent), displayName: agent.displayName, avatarUrl: agent.avatarUrl, roleLine: agent.roleLine,
-    owner: { handle: agent.ownerHandle, displayName: ownerName }, mine: agent.ownerId === v.person.id,
-    permissions: { send: true, receive: true, monitor: false },
-  };
+  private card(agent: Agent, ownerName: string, v: Viewer) {
+    return {
+      id: agent.id, name: qualifiedName(agent), displayName: agent.displayName, avatarUrl: agent.avatarUrl, roleLine: agent.roleLine,
+      owner: { handle: agent.ownerHandle, displayName: ownerName }, mine: agent.ownerId === v.person.id,
+      tokenHeld: this.agents.tokenHeldBy(agent),
+      permissions: { send: true, receive: true, monitor: false },
+    };
+  }
 }

@@ -11,7 +11,7 @@ import { excerpt } from '../format/markdown.ts';
 import { parseMentions } from '../format/mentions.ts';
 import type { Channel, RenderMessage } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
-import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, type ChatMessage, type ConversationView } from './views.ts';
+import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, type ChatMessage, type ConversationView, type SearchResult } from './views.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
@@ -220,7 +220,7 @@ export class ChatService {
   }
 
   /** Messages the viewer can see that match `text`, best first, within the plan's history. */
-  async search(v: Viewer, text: string, limit = 30): Promise<Array<ChatMessage & { snippet: string; conversation: ConversationView }>> {
+  async search(v: Viewer, text: string, limit = 30): Promise<SearchResult[]> {
     const q = text.trim();
     if (!q) throw invalidInput('Type something to search for.');
     const org = (await this.store.orgs.get(v.workspace.orgId))!;
@@ -235,12 +235,14 @@ export class ChatService {
       return seen.get(id)!;
     };
     const senders = new SenderCache(this.store, this.render);
-    const out = [];
+    const out: SearchResult[] = [];
     for (const h of hits) {
       const conversation = await viewOf(h.message.conversationId);
       if (!conversation) continue;
+      // A thread is named after its first words; the hit also names the channel or DM it hangs off.
+      const parent = conversation.parentId ? await viewOf(conversation.parentId) : null;
       const [m] = await senders.views([h.message]);
-      out.push({ ...m, snippet: h.snippet, conversation });
+      out.push({ ...m, snippet: h.snippet, conversation, parent: parent && { id: parent.id, kind: parent.kind, title: parent.title } });
       if (out.length >= limit) break;
     }
     return out;

@@ -124,8 +124,11 @@ export interface InboxItem {
   unread: boolean;
 }
 
-/** A search hit: the message, the words around the match, and its conversation. */
-export type SearchResult = ChatMessage & { snippet: string; conversation: ConversationView };
+/**
+ * A search hit: the message, the words around the match, its conversation
+ * and, for a thread, the channel or DM the thread hangs off.
+ */
+export type SearchResult = ChatMessage & { snippet: string; conversation: ConversationView; parent: Pick<ConversationView, 'id' | 'kind' | 'title'> | null };
 
 /** An agent on the web chat's agents page. */
 export interface AgentCard {
@@ -139,6 +142,8 @@ export interface AgentCard {
   connected: boolean;
   lastSeenAt: Date | null;
   mine: boolean;
+  /** Why its token cannot be rotated here (the server runs it and holds the token), or null. */
+  tokenHeld: string | null;
   permissions: { send: boolean; receive: boolean; monitor: boolean };
 }
 

@@ -24,11 +24,12 @@ export function createWebChatMount(opts: { signinLimits?: SigninLimits } = {}): 
     web.use(authRouter(app, opts.signinLimits));
     // Under /api/chat so it never shadows other /api routes (Teams posts to /api/messages).
     web.use('/api/chat', chatApi(app));
-    web.get('/', requirePerson(app, { page: true }), (req, res) => {
+    web.get('/', requirePerson(app, { page: true }), async (req, res) => {
       const { person } = authOf(res)!;
+      const workspaces = await app.store.workspaces.listForPerson(person.id);
       securityHeaders(res);
       const user = { displayName: person.displayName, handle: person.handle, csrfField: csrfField(app, req, res) };
-      res.type('html').send(chatShell({ csrf: csrfToken(app, req, res), user }));
+      res.type('html').send(chatShell({ csrf: csrfToken(app, req, res), user, workspaces }));
     });
 
     // Expired sessions are refused when used; this only keeps the table small.

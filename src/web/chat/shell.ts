@@ -3,19 +3,22 @@ import { appPage, brand, userMenu, type PageUser } from '../layout.ts';
 
 /**
  * The chat page: a static skeleton that /assets/app.js fills in. The CSRF
- * token rides in a meta tag so scripts can send it with every change.
+ * token rides in a meta tag so scripts can send it with every change. Until
+ * the script runs, the links lead where they will (`#/inbox` is the open
+ * workspace's inbox) and /assets/early.js keeps what is clicked for it.
  */
-export function chatShell(o: { csrf: string; user: PageUser }): string {
+export function chatShell(o: { csrf: string; user: PageUser; workspaces: Array<{ slug: string; name: string }> }): string {
   return appPage({
     title: 'Switchboard', bodyClass: 'chat', script: '/assets/app.js', styles: ['/assets/approvals.css'],
-    meta: html`<meta name="csrf-token" content="${o.csrf}">`,
+    meta: html`<meta name="csrf-token" content="${o.csrf}">
+<script src="/assets/early.js"></script>`,
     topbar: html`
   <button id="menu-toggle" class="icon-button only-narrow" type="button" aria-controls="sidebar" aria-expanded="false">
     <span aria-hidden="true">☰</span><span class="visually-hidden">Show channels and conversations</span>
   </button>
   ${brand}
   <label for="workspace-select" class="visually-hidden">Workspace</label>
-  <select id="workspace-select"></select>
+  <select id="workspace-select">${o.workspaces.map((w) => html`<option value="${w.slug}">${w.name}</option>`)}</select>
   <form id="search-form" role="search" class="search">
     <label for="search-input" class="visually-hidden">Search messages</label>
     <input id="search-input" type="search" placeholder="Search messages" autocomplete="off">
@@ -23,8 +26,8 @@ export function chatShell(o: { csrf: string; user: PageUser }): string {
   ${userMenu(o.user)}`,
     body: html`<div class="layout">
   <nav id="sidebar" class="sidebar" aria-label="Conversations">
-    <a id="nav-inbox" class="nav-item" href="#">Inbox <span class="badge" hidden></span></a>
-    <a id="nav-agents" class="nav-item" href="#">Agents</a>
+    <a id="nav-inbox" class="nav-item" href="#/inbox">Inbox <span class="badge" hidden></span></a>
+    <a id="nav-agents" class="nav-item" href="#/agents">Agents</a>
     <a id="nav-docs" class="nav-item" href="/docs">Documents</a>
     <section aria-labelledby="channels-heading">
       <div class="section-head"><h2 id="channels-heading">Channels</h2>

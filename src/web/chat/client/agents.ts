@@ -1,5 +1,5 @@
 import { api, w } from './api.ts';
-import { dialogForm, field, openDialog } from './dialogs.ts';
+import { dialogEl, dialogForm, field, openDialog } from './dialogs.ts';
 import { avatar, h } from './dom.ts';
 import type { AgentInfo, AgentsList, TokenResult } from './types.ts';
 
@@ -19,25 +19,44 @@ const ago = (iso: string) => {
   return `${Math.round(s / 86400)} days ago`;
 };
 
-async function copy(text: string, button: HTMLButtonElement) {
+/** Copies to the clipboard; says on the button whether it worked. */
+async function copy(text: string, button: HTMLButtonElement): Promise<boolean> {
+  let done = true;
   try {
     await navigator.clipboard.writeText(text);
     button.textContent = 'Copied';
   } catch {
     button.textContent = 'Select and copy it by hand';
+    done = false;
   }
   setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+  return done;
 }
 
-function copyBlock(label: string, text: string) {
+function copyBlock(label: string, text: string, onCopied: () => void = () => {}) {
   const pre = h('pre', { tabindex: '0', 'aria-label': label }, text);
-  const button: HTMLButtonElement = h('button', { type: 'button', class: 'secondary', onclick: () => copy(text, button) }, 'Copy');
+  const button: HTMLButtonElement = h('button', { type: 'button', class: 'secondary', onclick: async () => { if (await copy(text, button)) onCopied(); } }, 'Copy');
   return h('div', { class: 'token-box' }, h('div', { class: 'section-head' }, h('strong', {}, label), button), pre);
 }
 
 /** The token, shown this once, with configurations for common MCP clients in tabs. */
 export function tokenDialog(result: TokenResult, title: string): void {
-  openDialog(title, (close) => {
+  // Closing before the token was copied (a Copy button, or copying selected text) asks first: it cannot be shown again.
+  let copied = false;
+  const copiedNow = () => { copied = true; warning.hidden = true; };
+  const warning = h('div', { class: 'notice notice-error close-warning', role: 'alert', hidden: true });
+  let closeNow = () => {};
+  const askToClose = () => {
+    if (copied) { closeNow(); return; }
+    const back = h('button', { type: 'button', class: 'primary', onclick: () => { warning.hidden = true; tokenBox.querySelector('button')?.focus(); } }, 'Go back and copy it');
+    warning.replaceChildren(
+      h('p', {}, 'You have not copied the token yet. Once this closes it cannot be shown again; you would have to rotate it.'),
+      h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'secondary', onclick: () => closeNow() }, 'Close without it'), back));
+    warning.hidden = false;
+    back.focus();
+  };
+  const tokenBox = copyBlock('Token', result.token, copiedNow);
+  closeNow = openDialog(title, () => {
     const clients = result.config.clients;
     const panel = h('div', { role: 'tabpanel', id: 'client-panel', tabindex: '0' });
     const tabs = h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'MCP client' });
@@ -45,7 +64,7 @@ export function tokenDialog(result: TokenResult, title: string): void {
     const select = (i: number) => {
       tabButtons.forEach((t, j) => { t.setAttribute('aria-selected', String(i === j)); t.tabIndex = i === j ? 0 : -1; });
       panel.setAttribute('aria-labelledby', `client-tab-${i}`);
-      panel.replaceChildren(h('p', { class: 'hint' }, clients[i].where), copyBlock(clients[i].name, clients[i].text));
+      panel.replaceChildren(h('p', { class: 'hint' }, clients[i].where), copyBlock(clients[i].name, clients[i].text, copiedNow));
     };
     clients.forEach((c, i) => tabButtons.push(h('button', {
       type: 'button', role: 'tab', id: `client-tab-${i}`, 'aria-controls': 'client-panel', onclick: () => select(i),
@@ -60,14 +79,19 @@ export function tokenDialog(result: TokenResult, title: string): void {
     select(0);
     return [
       h('p', { class: 'notice notice-info', role: 'status' }, `This is ${result.agent.displayName}'s token. Copy it now: it is shown only once. Anyone holding it can act as the agent.`),
-      copyBlock('Token', result.token),
+      tokenBox,
       copyBlock('MCP server URL', result.config.url),
-      copyBlock('Header', result.config.header),
+      copyBlock('Header', result.config.header, copiedNow),
       h('h3', {}, 'Ready-to-paste configuration'),
       tabs, panel,
-      h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'primary', onclick: close, autofocus: true }, 'I saved the token')),
+      warning,
+      h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'primary', onclick: askToClose, autofocus: true }, 'I saved the token')),
     ];
-  });
+  }, { onEscape: askToClose });
+  // Copying by hand (select, then Ctrl+C) counts when what was copied holds the token.
+  const onCopy = () => { if (String(document.getSelection()).includes(result.token)) copiedNow(); };
+  dialogEl().addEventListener('copy', onCopy);
+  dialogEl().addEventListener('close', () => dialogEl().removeEventListener('copy', onCopy), { once: true });
 }
 
 function agentCard(ctx: AgentsContext, a: AgentInfo) {
@@ -75,7 +99,7 @@ function agentCard(ctx: AgentsContext, a: AgentInfo) {
     : h('span', { class: 'presence' }, a.lastSeenAt ? `Last seen ${ago(a.lastSeenAt)}` : 'Not connected yet');
   const buttons = h('div', { class: 'row' },
     h('button', { type: 'button', class: 'secondary', onclick: () => ctx.openDm(a.id) }, 'Message'));
-  if (a.mine) {
+  if (a.mine && !a.tokenHeld) {
     buttons.append(h('button', {
       type: 'button', class: 'secondary danger',
       onclick: async () => {
@@ -89,6 +113,7 @@ function agentCard(ctx: AgentsContext, a: AgentInfo) {
       h('div', {}, h('h3', {}, a.displayName), h('span', { class: 'handle' }, a.name))),
     a.roleLine ? h('p', { class: 'role' }, a.roleLine) : null,
     h('p', { class: 'hint' }, `Owner: ${a.owner.displayName} (@${a.owner.handle})`),
+    a.mine && a.tokenHeld ? h('p', { class: 'hint token-held' }, a.tokenHeld) : null,
     presence, buttons);
 }
 

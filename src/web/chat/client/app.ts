@@ -14,10 +14,12 @@ import { conversationView, inboxView, searchView, threadView, type ConversationA
 type Route = { ws: string; view: 'home' } | { ws: string; view: 'conversation'; id: string; thread: string | null }
   | { ws: string; view: 'inbox' } | { ws: string; view: 'agents' } | { ws: string; view: 'search'; q: string };
 
+/** `#/w/<ws>/…`; `#/inbox`, `#/agents` and `#/search?q=` (the links of the page before the script ran) mean the open workspace: ws is ''. */
 function parseRoute(): Route | null {
   const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
-  const p = path.split('/').filter(Boolean).map(decodeURIComponent);
-  if (p[0] !== 'w' || !p[1]) return null;
+  let p = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (['inbox', 'agents', 'search'].includes(p[0])) p = ['w', '', ...p];
+  if (p[0] !== 'w' || (!p[1] && p.length < 3)) return null;
   if (p[2] === 'c' && p[3]) return { ws: p[1], view: 'conversation', id: p[3], thread: p[4] === 't' ? p[5] ?? null : null };
   if (p[2] === 'inbox') return { ws: p[1], view: 'inbox' };
   if (p[2] === 'agents') return { ws: p[1], view: 'agents' };
@@ -199,6 +201,11 @@ async function route() {
     byId('main').replaceChildren(h('p', { class: 'empty' }, 'You are not in any workspace yet. Ask an admin of your organization to add you.'));
     return;
   }
+  if (r && r.ws === '') {
+    const here = store.state.ws ?? slugs[0];
+    location.replace(`#/w/${encodeURIComponent(here)}${location.hash.slice(1)}`);
+    return;
+  }
   if (!r || !slugs.includes(r.ws)) { location.replace(`#/w/${encodeURIComponent(slugs[0])}`); return; }
   try {
     if (r.ws !== store.state.ws) await enterWorkspace(r.ws);
@@ -270,6 +277,29 @@ function wire(me: Me) {
   window.addEventListener('hashchange', () => route());
 }
 
+/** What /assets/early.js kept while this script loaded (see there). */
+type EarlyAction = { type: 'click' | 'submit' | 'change'; id: string; value?: string };
+
+/**
+ * Once a workspace is open (the first route may only have corrected the address),
+ * the page's own handlers answer; what was clicked before runs now, in order.
+ */
+async function replayEarlyActions() {
+  const open = (st: typeof store.state) => !st.me?.workspaces.length || Boolean(st.ws && st.sidebar);
+  if (!open(store.state)) await new Promise<void>((resolve) => { const stop = store.subscribe((st) => { if (open(st)) { stop(); resolve(); } }); });
+  document.documentElement.dataset.chat = 'ready';
+  const early = (window as { switchboardEarly?: EarlyAction[] }).switchboardEarly ?? [];
+  for (const a of early.splice(0)) {
+    const el = document.getElementById(a.id);
+    if (a.type === 'click' && el instanceof HTMLButtonElement) el.click();
+    else if (a.type === 'submit' && el instanceof HTMLFormElement) el.requestSubmit();
+    else if (a.type === 'change' && el instanceof HTMLSelectElement) {
+      el.value = a.value ?? el.value;
+      el.dispatchEvent(new Event('change'));
+    }
+  }
+}
+
 async function boot() {
   mountSidebar();
   const me = await api<Me>('GET', '/me');
@@ -277,6 +307,7 @@ async function boot() {
   document.querySelector('.user-menu .avatar')?.replaceWith(avatar({ id: me.person.id, displayName: me.person.displayName }, 'avatar-small'));
   wire(me);
   await route();
+  await replayEarlyActions();
   if (!me.hasPassword) {
     const note = h('p', { class: 'notice notice-info', role: 'status' }, 'You signed in with a one-time link. ', h('a', { href: '/account' }, 'Set a password'), ' to sign in again later.');
     byId('sidebar').prepend(note);

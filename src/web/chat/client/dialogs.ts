@@ -5,7 +5,8 @@ import type { Mentionable, SidebarView } from './types.ts';
 let generation = 0;
 let opener: Element | null = null;
 
-const dialogEl = () => document.getElementById('dialog') as HTMLDialogElement;
+/** The page's one dialog element. */
+export const dialogEl = () => document.getElementById('dialog') as HTMLDialogElement;
 
 /**
  * Shows a modal dialog (the browser's own <dialog>: it traps focus and closes
@@ -13,15 +14,26 @@ const dialogEl = () => document.getElementById('dialog') as HTMLDialogElement;
  * A dialog may open another (a form, then its result): the close event of the
  * first one, which arrives later, must not empty the second.
  */
-export function openDialog(title: string, build: (close: () => void) => Child): () => void {
+export function openDialog(title: string, build: (close: () => void) => Child, o: { onEscape?: () => void } = {}): () => void {
   const dialog = dialogEl();
   if (!dialog.contains(document.activeElement)) opener = document.activeElement;
   const mine = ++generation;
   const close = () => dialog.close();
   dialog.replaceChildren(h('h2', { id: 'dialog-title' }, title), fragment(build(close)));
+  // A dialog that must not close by accident hears Escape itself: stopping the key (not only the
+  // `cancel` event, which the browser lets through when asked twice in a row) keeps it open.
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key !== 'Escape' || generation !== mine) return;
+    e.preventDefault();
+    o.onEscape!();
+  };
+  const onCancel = (e: Event) => { if (generation === mine) { e.preventDefault(); o.onEscape!(); } };
+  if (o.onEscape) { dialog.addEventListener('keydown', onKey); dialog.addEventListener('cancel', onCancel); }
   const onClose = () => {
     if (dialog.open) return;
     dialog.removeEventListener('close', onClose);
+    dialog.removeEventListener('keydown', onKey);
+    dialog.removeEventListener('cancel', onCancel);
     if (generation !== mine) return;
     dialog.replaceChildren();
     (opener as HTMLElement | null)?.focus?.();

@@ -82,13 +82,21 @@ export function inboxView(ws: string, items: InboxEntry[]): HTMLElement {
     items.length ? list : h('p', { class: 'empty' }, 'Nothing here yet. When someone mentions you or an agent answers you, it shows up here.'));
 }
 
+/** Where a search hit was said: `#general`, `Thread “…” in #general`, `DM with Helper`. */
+export function hitPlace(r: Pick<SearchHit, 'conversation' | 'parent'>): string {
+  const name = (c: Pick<ConversationInfo, 'kind' | 'title'>) => (c.kind === 'dm' ? `DM with ${c.title}` : c.title);
+  if (r.conversation.kind !== 'thread') return name(r.conversation);
+  const thread = `Thread “${r.conversation.title}”`;
+  return r.parent ? `${thread} in ${name(r.parent)}` : thread;
+}
+
 export function searchView(ws: string, q: string, results: SearchHit[]): HTMLElement {
   const list = h('ul', { class: 'list', 'aria-label': 'Search results' });
   for (const r of results) {
     // The server returns the words around the match; say when the message goes on before or after them.
     const plain = r.snippet.replace(/\*\*/g, '');
     const text = `${r.body.startsWith(plain) ? '' : '… '}${r.snippet}${r.body.endsWith(plain) ? '' : ' …'}`;
-    list.append(entry(ws, { message: r, conversation: r.conversation }, r.conversation.title, richText(text, { marks: true })));
+    list.append(entry(ws, { message: r, conversation: r.conversation }, hitPlace(r), richText(text, { marks: true })));
   }
   return h('div', { class: 'page' },
     h('h1', { id: 'page-title', tabindex: '-1' }, `Search: ${q}`),
