@@ -17,7 +17,8 @@ import { membersChanged } from './audience.ts';
 import { addressOf, normalise, teamsPort, type TeamsTarget } from './inbound.ts';
 import { LINK, linkAgain, linkCommand } from './linking.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
-import { commandOf, withoutBotMention } from './text.ts';
+import { teamsToMarkdown } from './format-in.ts';
+import { commandOf } from './text.ts';
 
 const say = (context: TurnContext, text: string) => context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
 
@@ -62,7 +63,8 @@ async function targetOf(rt: TeamsRuntime, address: TeamsAddress): Promise<TeamsT
 async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress): Promise<void> {
   const { activity } = context;
   const personal = address.type === 'personal';
-  const text = withoutBotMention(activity.text ?? '', activity.entities ?? [], activity.recipient?.id);
+  const read = teamsToMarkdown(activity, activity.recipient?.id);
+  const text = read.markdown;
   if (!text) return void (personal && await say(context, helpText(true)));
   const target = await targetOf(rt, address);
   if (!target) return void await say(context, notConnected(address.tenant));
@@ -79,7 +81,7 @@ async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsA
     return linkCommand(rt, context, address.tenant, command);
   }
 
-  const outcome = await rt.app.inbound.receive(teamsPort(rt, context, address), normalise(activity, address, text), target);
+  const outcome = await rt.app.inbound.receive(teamsPort(rt, context, address), normalise(activity, address, read), target);
   switch (outcome.kind) {
     case 'ignored': return;
     case 'not-connected': return void await say(context, notConnected(address.tenant));

@@ -10,7 +10,7 @@ import { addressRef, encodeConversationKey, messageLink, rootOf, type TeamsAddre
 import { loggable } from './errors.ts';
 import { sendLinkCard } from './linking.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
-import { namedAgents } from './text.ts';
+import type { TeamsMarkdown } from './format-in.ts';
 
 /** Where a Teams request is handled: the workspace its tenant maps to, and who is in it. */
 export interface TeamsTarget {
@@ -45,20 +45,20 @@ export function addressOf(activity: Partial<Activity>): TeamsAddress | null {
 /** Resolves the names a message gives in the directory; unknown or ambiguous ones become sentences for the person. */
 export const resolveNames = (directory: WorkspaceAgent[], names: string[]) => resolveChatNames(directory, names, (n) => `"${n}"`);
 
-/** The core's view of a Teams message; `text` has the bot's mention removed already. */
-export function normalise(activity: Partial<Activity>, address: TeamsAddress, text: string): InboundMessage {
+/** The core's view of a Teams message, read into Markdown (format-in.ts) already. */
+export function normalise(activity: Partial<Activity>, address: TeamsAddress, read: TeamsMarkdown): InboundMessage {
   const personal = address.type === 'personal';
   const from = activity.from;
   const messageId = activity.id ?? '';
   // In the personal chat only explicit @names redirect a message; elsewhere `ask reviewer …` names the agent too.
-  const names = personal ? namedAgents(text).filter((n) => text.toLowerCase().includes(`@${n}`)) : namedAgents(text);
+  const names = personal ? read.mentioned : read.names;
   return {
     surface: 'teams', tenantId: address.tenant, channelId: address.channel ?? address.conversation,
     place: personal ? 'dm' : address.type === 'groupChat' ? 'group' : 'channel',
     conversationKey: encodeConversationKey(address), externalRef: addressRef(address),
     // A chat's record links to the message that started it; a channel's to its reply chain's root.
     messageId, threadRootId: address.root ?? (messageId || null),
-    authorId: from?.aadObjectId ?? from?.id ?? '', text, names,
+    authorId: from?.aadObjectId ?? from?.id ?? '', text: read.markdown, names,
     // The bot hears only what is written to it: a personal chat, or a mention elsewhere.
     addressed: true,
   };
