@@ -7,7 +7,9 @@ import type { Conversation, ConversationKind, InboxItem, Message, NewMessage, Se
 import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/types.ts';
 import type { ChatRepo, PresenceRepo, SessionRepo } from './chat/ports.ts';
 import type { AudienceRepo } from './linking/ports.ts';
-import type { ExternalIdentityRepo } from './surfaces/ports.ts';
+import type {
+  DefaultAgentRepo, ExternalIdentityRepo, SlackInstallationRepo, SurfaceTenantRepo, TeamsReferenceRepo, TeamsUserRepo,
+} from './surfaces/ports.ts';
 import type { BridgeRepo } from './bridges/types.ts';
 
 /** Organizations, their members, seats and monthly usage. */
@@ -309,6 +311,16 @@ export interface Store {
   presence: PresenceRepo;
   /** Chat users (Slack, Teams) and the person each is linked to. */
   identities: ExternalIdentityRepo;
+  /** Which workspace each chat team or tenant maps to. */
+  tenants: SurfaceTenantRepo;
+  /** The agent a chat user's DMs or a channel's unaddressed mentions go to. */
+  defaultAgents: DefaultAgentRepo;
+  /** Slack installs (sealed bot tokens), apart from the shared mapping. */
+  slackInstallations: SlackInstallationRepo;
+  /** Teams users the bot has seen (their `29:` ids and personal chats). */
+  teamsUsers: TeamsUserRepo;
+  /** Teams conversation references, for proactive posts. */
+  teamsReferences: TeamsReferenceRepo;
   /** Chat channel members and what agents read, for audiences. */
   audiences: AudienceRepo;
   /** Slack and Teams requests received and acknowledged, with the jobs that handle them. */

@@ -268,15 +268,14 @@ export const externalIdentities = pgTable('external_identities', {
 ]);
 
 /**
- * A Slack team the app is installed in, and the Switchboard workspace it maps
- * to (null until connected). The bot token is sealed with SWITCHBOARD_SECRET;
+ * A Slack team the app is installed in (the workspace it maps to is in
+ * `surface_tenants`). The bot token is sealed with SWITCHBOARD_SECRET;
  * null means the single-workspace token from SLACK_BOT_TOKEN is used.
  */
 export const slackInstallations = pgTable('slack_installations', {
   teamId: text('team_id').primaryKey(),
   enterpriseId: text('enterprise_id'),
   teamName: text('team_name').notNull().default(''),
-  workspaceId: uuid('workspace_id').references(() => workspaces.id, { onDelete: 'set null' }),
   botTokenSealed: text('bot_token_sealed'),
   botUserId: text('bot_user_id').notNull(),
   botId: text('bot_id').notNull(),
@@ -285,17 +284,33 @@ export const slackInstallations = pgTable('slack_installations', {
   installedBy: text('installed_by'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [index('slack_installations_ws_idx').on(t.workspaceId)]);
+});
 
-/** Which agent a Slack user's DMs go to (scope 'user') and a channel's default agent (scope 'channel'). */
-export const slackAgentChoices = pgTable('slack_agent_choices', {
-  teamId: text('team_id').notNull(),
+/**
+ * Which Switchboard workspace a chat team or tenant maps to (a Slack team, a
+ * Teams tenant): one shape for every surface. No row: not connected.
+ */
+export const surfaceTenants = pgTable('surface_tenants', {
+  surface: text('surface').notNull(),
+  tenantId: text('tenant_id').notNull(),
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.surface, t.tenantId] }), index('surface_tenants_ws_idx').on(t.workspaceId)]);
+
+/**
+ * The agent a chat user's DMs with the app go to (scope 'user') and a
+ * channel's mentions that name nobody (scope 'channel'), for every surface.
+ */
+export const defaultAgents = pgTable('default_agents', {
+  surface: text('surface').notNull(),
+  tenantId: text('tenant_id').notNull(),
   scope: text('scope', { enum: ['user', 'channel'] }).notNull(),
   scopeId: text('scope_id').notNull(),
   agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
   setBy: text('set_by'),
   updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.teamId, t.scope, t.scopeId] })]);
+}, (t) => [primaryKey({ columns: [t.surface, t.tenantId, t.scope, t.scopeId] })]);
 
 /** Millisecond timestamps: `updated_at` is handed to agents and compared back exactly, so it must survive a JS Date. */
 const tsMs = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
@@ -371,20 +386,9 @@ export const approvalViews = pgTable('approval_views', {
 }, (t) => [primaryKey({ columns: [t.approvalId, t.surface, t.key] })]);
 
 /**
- * A Microsoft Teams (Entra ID) tenant the bot answers in, and the Switchboard
- * workspace it maps to (null until connected with `switchboard teams connect`).
- */
-export const teamsTenants = pgTable('teams_tenants', {
-  tenantId: text('tenant_id').primaryKey(),
-  workspaceId: uuid('workspace_id').references(() => workspaces.id, { onDelete: 'set null' }),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [index('teams_tenants_ws_idx').on(t.workspaceId)]);
-
-/**
  * A Teams user as the bot sees them: their Bot Framework id (`29:…`, needed for
  * card refresh and proactive chats), their personal chat with the bot once
- * there is one, and the agent that chat talks to.
+ * there is one (the agent it talks to is in `default_agents`).
  */
 export const teamsUsers = pgTable('teams_users', {
   tenantId: text('tenant_id').notNull(),
@@ -392,7 +396,6 @@ export const teamsUsers = pgTable('teams_users', {
   userId: text('user_id').notNull(),
   name: text('name').notNull().default(''),
   personalConversationId: text('personal_conversation_id'),
-  agentId: uuid('agent_id').references(() => agents.id, { onDelete: 'set null' }),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.tenantId, t.aadObjectId] })]);
 

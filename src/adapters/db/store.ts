@@ -16,6 +16,9 @@ import { DrizzleOutboxRepo } from './outbox-repo.ts';
 import { DrizzlePeopleRepo } from './people-repo.ts';
 import { processedEvents } from './schema.ts';
 import { DrizzlePresenceRepo, DrizzleSessionRepo } from './session-repo.ts';
+import { DrizzleSlackInstallationRepo } from './slack-repo.ts';
+import { DrizzleDefaultAgentRepo, DrizzleSurfaceTenantRepo } from './surface-repo.ts';
+import { DrizzleTeamsReferenceRepo, DrizzleTeamsUserRepo } from './teams-repo.ts';
 import { DrizzleTokenRepo } from './token-repo.ts';
 import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
 
@@ -36,6 +39,11 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
     sessions: new DrizzleSessionRepo(db),
     presence: new DrizzlePresenceRepo(db),
     identities: new DrizzleExternalIdentityRepo(db),
+    tenants: new DrizzleSurfaceTenantRepo(db),
+    defaultAgents: new DrizzleDefaultAgentRepo(db),
+    slackInstallations: new DrizzleSlackInstallationRepo(db),
+    teamsUsers: new DrizzleTeamsUserRepo(db),
+    teamsReferences: new DrizzleTeamsReferenceRepo(db),
     audiences: new DrizzleAudienceRepo(db),
     inbound: new DrizzleInboundEventRepo(db, clock),
     bridges: new DrizzleBridgeRepo(db),

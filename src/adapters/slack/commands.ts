@@ -83,19 +83,19 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
 
 /** `default reviewer` sets the channel's default agent, `default off` clears it; said in the channel so everyone knows. */
 async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashCommand, rest: string): Promise<Reply> {
-  const teamId = target.installation.teamId;
+  const key = { surface: 'slack', tenantId: target.installation.teamId, scope: 'channel', scopeId: command.channel_id } as const;
   const wanted = rest.trim().toLowerCase();
   if (!wanted) {
     return { response_type: 'ephemeral', text: `Say which agent: \`${rt.settings.command} default reviewer\`, or \`${rt.settings.command} default off\` to clear it.` };
   }
   if (wanted === 'off' || wanted === 'none') {
-    await rt.choices.set(teamId, 'channel', command.channel_id, null, command.user_id);
+    await rt.app.store.defaultAgents.set(key, null, command.user_id);
     return { response_type: 'in_channel', text: `<@${command.user_id}> cleared this channel's default agent; mentions must now name an agent.` };
   }
   const { recipients, problems } = resolveNames(target.directory, [wanted]);
   if (problems.length) return { response_type: 'ephemeral', text: problems.join('\n') };
   const [agent] = recipients;
   if (agent.agent.kind !== 'agent') return { response_type: 'ephemeral', text: `\`@${wanted}\` is a person, not an agent; choose an agent.` };
-  await rt.choices.set(teamId, 'channel', command.channel_id, agent.agent.id, command.user_id);
+  await rt.app.store.defaultAgents.set(key, agent.agent.id, command.user_id);
   return { response_type: 'in_channel', text: `<@${command.user_id}> made *${agent.agent.displayName}* (\`@${handleOf(agent, target.directory)}\`) this channel's default agent: mentions of me that name nobody go to it.` };
 }

@@ -48,7 +48,7 @@ export function homeView(workspaceName: string, directory: WorkspaceAgent[], cho
 
 /** The person's chosen DM agent, if it is still in the workspace. */
 export async function chosenAgent(rt: SlackRuntime, teamId: string, userId: string, directory: WorkspaceAgent[]) {
-  const id = await rt.choices.get(teamId, 'user', userId);
+  const id = await rt.app.store.defaultAgents.get({ surface: 'slack', tenantId: teamId, scope: 'user', scopeId: userId });
   return talkableAgents(directory).find((d) => d.agent.id === id) ?? null;
 }
 
@@ -85,7 +85,7 @@ export function registerHome(bolt: BoltApp, rt: SlackRuntime) {
         await client.chat.postMessage({ channel: dm, text: 'That agent is no longer in this workspace; open my Home tab for the current list.' });
         return;
       }
-      await rt.choices.set(teamId, 'user', userId, picked.agent.id, userId);
+      await rt.app.store.defaultAgents.set({ surface: 'slack', tenantId: teamId, scope: 'user', scopeId: userId }, picked.agent.id, userId);
       await client.views.publish({ user_id: userId, view: homeView(target.workspace.name, target.directory, picked) });
       await client.chat.postMessage({
         channel: dm,

@@ -76,7 +76,6 @@ export function slackPort(rt: SlackRuntime, client: webApi.WebClient, teamId: st
         return null;
       }
     },
-    defaultAgent: (scope, id) => rt.choices.get(teamId, scope, id),
     showName,
     linkHowTo: (justSent) => (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') + `\`${command} link\` gives you a new one`,
   };

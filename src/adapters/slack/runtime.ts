@@ -2,9 +2,7 @@ import type { Logger } from 'pino';
 import type { App } from '../../app-types.ts';
 import { SwitchboardError } from '../../domain/errors.ts';
 import type { Agent, Workspace } from '../../domain/types.ts';
-import type { ExternalIdentityRepo, SlackAgentChoiceRepo, SlackInstallation } from '../../domain/surfaces/ports.ts';
-import { DrizzleExternalIdentityRepo } from '../db/identity-repo.ts';
-import { DrizzleSlackAgentChoiceRepo, DrizzleSlackInstallationRepo } from '../db/slack-repo.ts';
+import type { ExternalIdentityRepo, SlackInstallation } from '../../domain/surfaces/ports.ts';
 import { createSecretBox, type SecretBox } from '../secrets.ts';
 import { clientOptions, SlackClients } from './clients.ts';
 import { SlackInstallations } from './installations.ts';
@@ -19,7 +17,6 @@ export interface SlackRuntime {
   box: SecretBox;
   installations: SlackInstallations;
   identities: ExternalIdentityRepo;
-  choices: SlackAgentChoiceRepo;
   clients: SlackClients;
   /** Spaces posts per channel (Slack allows about one a second). */
   pacer: Pacer;
@@ -41,13 +38,11 @@ export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> =
   const settings = slackSettings(app.config, overrides);
   const logger = app.logger.child({ surface: 'slack' });
   const box = createSecretBox(app.secret);
-  const db = app.database.db;
   let guest: Promise<Agent> | null = null;
   const rt: SlackRuntime = {
     app, settings, logger, box,
-    installations: new SlackInstallations(new DrizzleSlackInstallationRepo(db), box, settings.envBotToken),
-    identities: new DrizzleExternalIdentityRepo(db),
-    choices: new DrizzleSlackAgentChoiceRepo(db),
+    installations: new SlackInstallations(app.store.slackInstallations, box, settings.envBotToken),
+    identities: app.store.identities,
     clients: new SlackClients(clientOptions(settings, logger)),
     pacer: new Pacer([{ max: 1, perMs: settings.paceMs }]),
     guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),

@@ -61,7 +61,7 @@ async function placesFor(rt: TeamsRuntime, a: Approval): Promise<TeamsAddress[]>
   }
   const approvers = await rt.app.approvals.approversOf(a);
   const places: TeamsAddress[] = [];
-  for (const tenant of await rt.tenants.tenantsOf(a.workspaceId)) {
+  for (const tenant of await rt.app.store.tenants.tenantsOf('teams', a.workspaceId)) {
     for (const u of await rt.users.ofPeople(tenant, approvers)) {
       if (!u.personalConversationId) continue;
       const reference = await rt.references.get(u.personalConversationId);

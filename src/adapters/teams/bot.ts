@@ -51,8 +51,8 @@ async function remember(rt: TeamsRuntime, context: TurnContext, address: TeamsAd
 
 /** The agent a user's personal chat talks to, if it is still in the workspace. */
 async function chosenAgent(rt: TeamsRuntime, tenant: string, aadObjectId: string | undefined, directory: WorkspaceAgent[]) {
-  const user = aadObjectId ? await rt.users.get(tenant, aadObjectId) : null;
-  return talkableAgents(directory).find((d) => d.agent.id === user?.agentId) ?? null;
+  const id = aadObjectId ? await rt.app.store.defaultAgents.get({ surface: 'teams', tenantId: tenant, scope: 'user', scopeId: aadObjectId }) : null;
+  return talkableAgents(directory).find((d) => d.agent.id === id) ?? null;
 }
 
 async function targetOf(rt: TeamsRuntime, address: TeamsAddress): Promise<TeamsTarget | null> {
@@ -100,7 +100,7 @@ async function pickAgent(rt: TeamsRuntime, context: TurnContext, address: TeamsA
   const aad = context.activity.from.aadObjectId;
   const picked = talkableAgents(target.directory).find((d) => d.agent.id === data.agentId);
   if (!picked || !aad) return pickerCard(target.directory, null, 'That agent is no longer in this workspace; choose another.');
-  await rt.users.chooseAgent(address.tenant, aad, picked.agent.id);
+  await rt.app.store.defaultAgents.set({ surface: 'teams', tenantId: address.tenant, scope: 'user', scopeId: aad }, picked.agent.id, aad);
   return pickerCard(target.directory, picked, `You are now talking to **${picked.agent.displayName}** (${handleOf(picked, target.directory)}). Messages you send me here go to it.`);
 }
 

@@ -4,7 +4,6 @@
 import type { App } from '../../app-types.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import type { Workspace } from '../../domain/types.ts';
-import { TeamsTenantRepo } from './repos.ts';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -14,6 +13,6 @@ export async function connectTeamsTenant(app: App, input: { workspace: string; t
     throw invalidInput(`"${input.tenantId}" is not a Microsoft Entra tenant id; it is a GUID such as 8c1e4b2a-6d3f-4e5a-b7c8-9d0e1f2a3b4c (the Azure portal's Microsoft Entra ID overview shows it).`);
   }
   const workspace = await app.orgs.workspace(input.workspace);
-  await new TeamsTenantRepo(app.database.db).connect(tenantId, workspace.id);
+  await app.store.tenants.connect('teams', tenantId, workspace.id);
   return { workspace, tenantId };
 }

@@ -87,10 +87,6 @@ export function teamsPort(rt: TeamsRuntime, context: TurnContext, address: Teams
     },
     sendLinkPrompt: (identity, reason) => sendLinkCard(rt, identity, reason),
     permalink: async (messageId) => messageLink(address, messageId),
-    async defaultAgent(scope, id) {
-      // Teams keeps a choice per person for the personal chat; channels have no default agent.
-      return scope === 'user' ? (await rt.users.get(address.tenant, id))?.agentId ?? null : null;
-    },
     showName: (n) => `"${n}"`,
     linkHowTo: (justSent) => (justSent ? 'I sent you a link in our personal chat' : 'Write "link" to me in our personal chat for a link'),
   };

@@ -1,14 +1,12 @@
 import type { Logger } from 'pino';
 import type { App } from '../../app-types.ts';
-import type { ExternalIdentityRepo } from '../../domain/surfaces/ports.ts';
+import type { ExternalIdentityRepo, TeamsReferenceRepo, TeamsUserRepo } from '../../domain/surfaces/ports.ts';
 import { SwitchboardError } from '../../domain/errors.ts';
 import type { Agent, Workspace } from '../../domain/types.ts';
-import { DrizzleExternalIdentityRepo } from '../db/identity-repo.ts';
 import { createAuthentication } from './auth.ts';
 import { loggable } from './errors.ts';
 import { Pacer } from '../../domain/delivery/pacer.ts';
 import { DurableCloudAdapter } from './receiver.ts';
-import { TeamsReferenceRepo, TeamsTenantRepo, TeamsUserRepo } from './repos.ts';
 import { teamsSettings, type TeamsSettings } from './settings.ts';
 
 /** Everything the Teams adapter works with, built once per running App. */
@@ -18,7 +16,6 @@ export interface TeamsRuntime {
   logger: Logger;
   /** botbuilder's CloudAdapter with the SDK's authentication; null when Teams is not configured. */
   adapter: DurableCloudAdapter | null;
-  tenants: TeamsTenantRepo;
   users: TeamsUserRepo;
   references: TeamsReferenceRepo;
   identities: ExternalIdentityRepo;
@@ -44,7 +41,6 @@ export function teamsRuntime(app: App): TeamsRuntime {
 export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): TeamsRuntime {
   const settings = teamsSettings(app.config, overrides);
   const logger = app.logger.child({ surface: 'teams' });
-  const db = app.database.db;
   let guest: Promise<Agent> | null = null;
   let adapter: DurableCloudAdapter | null = null;
   if (teamsConfigured(settings)) {
@@ -56,10 +52,9 @@ export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> =
   }
   const rt: TeamsRuntime = {
     app, settings, logger, adapter,
-    tenants: new TeamsTenantRepo(db),
-    users: new TeamsUserRepo(db),
-    references: new TeamsReferenceRepo(db),
-    identities: new DrizzleExternalIdentityRepo(db),
+    users: app.store.teamsUsers,
+    references: app.store.teamsReferences,
+    identities: app.store.identities,
     // 50 ms wider windows: Teams counts posts as they arrive, and network jitter must not push two into one window.
     pacer: new Pacer(settings.limits, { marginMs: 50 }),
     guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
@@ -69,6 +64,6 @@ export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> =
 
 /** The workspace a tenant is connected to; null when it is not (yet). */
 export async function workspaceOfTenant(rt: TeamsRuntime, tenantId: string): Promise<Workspace | null> {
-  const id = await rt.tenants.workspaceOf(tenantId);
+  const id = await rt.app.store.tenants.workspaceOf('teams', tenantId);
   return id ? rt.app.store.workspaces.get(id) : null;
 }

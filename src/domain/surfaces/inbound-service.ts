@@ -12,7 +12,7 @@ import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { Agent, Workspace } from '../types.ts';
 import type { InboundMessage, InboundOutcome, SurfacePort } from './inbound.ts';
-import type { ExternalIdentity } from './ports.ts';
+import type { AgentChoiceScope, ExternalIdentity } from './ports.ts';
 
 /** Who wrote a chat message, and which Switchboard agent speaks for them. */
 export interface ChatAsker {
@@ -144,8 +144,8 @@ export class InboundService {
   /** Who gets a message that names nobody: the DM's chosen agent; in a thread its agents; else the channel's default. */
   private async fallback(port: SurfacePort, msg: InboundMessage, workspace: Workspace, directory: WorkspaceAgent[]): Promise<WorkspaceAgent[] | null> {
     const talkable = talkableAgents(directory);
-    const chosen = async (scope: 'user' | 'channel', id: string) => {
-      const agentId = await port.defaultAgent(scope, id);
+    const chosen = async (scope: AgentChoiceScope, scopeId: string) => {
+      const agentId = await this.store.defaultAgents.get({ surface: port.surface, tenantId: msg.tenantId, scope, scopeId });
       const found = agentId ? talkable.find((d) => d.agent.id === agentId) : undefined;
       return found ? [found] : null;
     };

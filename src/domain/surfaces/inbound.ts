@@ -6,7 +6,7 @@ import type { WorkspaceAgent } from '../agents/agent-service.ts';
 import type { PromptReason } from '../linking/link-service.ts';
 import type { SendResult } from '../messaging/messaging-service.ts';
 import type { Workspace } from '../types.ts';
-import type { AgentChoiceScope, ExternalIdentity, ExternalProfile, ExternalSurface } from './ports.ts';
+import type { ExternalIdentity, ExternalProfile, ExternalSurface } from './ports.ts';
 
 /** Where a message was written: a one-to-one chat with the app, a group chat (Slack mpim, Teams group chat), or a channel. */
 export type ChatPlaceKind = 'dm' | 'group' | 'channel';
@@ -53,8 +53,6 @@ export interface SurfacePort {
   sendLinkPrompt(identity: ExternalIdentity, reason: PromptReason): Promise<boolean>;
   /** A link to one of the platform's messages; null when the platform would not give one. Never throws. */
   permalink(messageId: string): Promise<string | null>;
-  /** The agent id chosen for a person's DMs (`user`) or a channel's mentions that name nobody (`channel`); null when none. */
-  defaultAgent(scope: AgentChoiceScope, id: string): Promise<string | null>;
   /** An agent name quoted the way the platform shows it in a sentence. */
   showName(name: string): string;
   /** How to get a link, finishing a sentence: `justSent` says whether a prompt went out for this very message. */

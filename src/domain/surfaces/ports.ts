@@ -1,6 +1,8 @@
-// Ports for chat surfaces (Slack now, Teams next): who a chat user is, where
-// an app is installed, and the agent a user or channel talks to by default.
-// Implemented in src/adapters/db; used by the surface adapters.
+// Storage ports for chat surfaces: who a chat user is, which workspace a team
+// or tenant maps to, the agent a user or channel talks to by default (one
+// shape for every surface), and what only one surface keeps (Slack installs,
+// Teams users and conversation references). Implemented in src/adapters/db,
+// reached through the Store.
 
 /** Chat platforms whose users Switchboard knows as external identities. */
 export type ExternalSurface = 'slack' | 'teams';
@@ -59,7 +61,7 @@ export interface SlackInstallation {
   teamId: string;
   enterpriseId: string | null;
   teamName: string;
-  /** The Switchboard workspace the team maps to; null until connected. */
+  /** The Switchboard workspace the team maps to (from the surface tenants); null until connected. */
   workspaceId: string | null;
   botUserId: string;
   botId: string;
@@ -94,7 +96,7 @@ export interface SlackInstallationRepo {
   sealedToken(teamId: string): Promise<string | null>;
   /** Inserts the installation or replaces the stored one (a re-install). */
   put(i: SlackInstallationInput): Promise<SlackInstallation>;
-  /** Deletes the installation (the app was uninstalled); no-op when absent. */
+  /** Deletes the installation (the app was uninstalled) and its workspace mapping; no-op when absent. */
   remove(teamId: string): Promise<void>;
   /** The teams connected to a workspace, oldest first. */
   teamsOf(workspaceId: string): Promise<string[]>;
@@ -103,9 +105,58 @@ export interface SlackInstallationRepo {
 /** Whose default is it: a user's DMs with the app, or a channel's mentions that name nobody. */
 export type AgentChoiceScope = 'user' | 'channel';
 
-export interface SlackAgentChoiceRepo {
-  /** The chosen agent id; null when none was chosen. */
-  get(teamId: string, scope: AgentChoiceScope, scopeId: string): Promise<string | null>;
-  /** Saves the choice, or clears it with `agentId: null`. */
-  set(teamId: string, scope: AgentChoiceScope, scopeId: string, agentId: string | null, setBy: string | null): Promise<void>;
+/** Which Switchboard workspace each chat team or tenant (a Slack team, a Teams tenant) maps to. */
+export interface SurfaceTenantRepo {
+  /** The workspace id the tenant maps to; null when it is not connected. */
+  workspaceOf(surface: ExternalSurface, tenantId: string): Promise<string | null>;
+  /** The tenants of a surface connected to a workspace. */
+  tenantsOf(surface: ExternalSurface, workspaceId: string): Promise<string[]>;
+  /** Maps the tenant to the workspace, replacing an earlier mapping; `null` disconnects it. */
+  connect(surface: ExternalSurface, tenantId: string, workspaceId: string | null): Promise<void>;
+}
+
+/** Where a default agent applies: a user's DMs (`scope: 'user'`, `scopeId` the user) or a channel (`'channel'`, the channel id). */
+export interface DefaultAgentKey {
+  surface: ExternalSurface;
+  tenantId: string;
+  scope: AgentChoiceScope;
+  scopeId: string;
+}
+
+/** The agent a person's DMs or a channel's mentions that name nobody go to, on every surface. */
+export interface DefaultAgentRepo {
+  /** The chosen agent id; null when none was chosen (or the agent was deleted). */
+  get(key: DefaultAgentKey): Promise<string | null>;
+  /** Saves the choice, or clears it with `agentId: null`; `setBy` is the platform id of who chose. */
+  set(key: DefaultAgentKey, agentId: string | null, setBy: string | null): Promise<void>;
+}
+
+/** A Teams user as the bot saw them last. */
+export interface TeamsUser {
+  tenantId: string;
+  aadObjectId: string;
+  /** The Bot Framework user id (`29:…`): card refresh lists it, proactive chats address it. */
+  userId: string;
+  name: string;
+  /** Their personal chat with the bot; null until they have one. */
+  personalConversationId: string | null;
+}
+
+export interface TeamsUserRepo {
+  /** Records who wrote (their `29:` id and name) and, from a personal chat, that chat (kept when null). */
+  seen(u: { tenantId: string; aadObjectId: string; userId: string; name: string; personalConversationId?: string | null }): Promise<void>;
+  /** Null when the bot never saw this user. */
+  get(tenantId: string, aadObjectId: string): Promise<TeamsUser | null>;
+  /** The Teams users of linked people in a tenant (approvers, to refresh their cards and reach their chats); people the bot never saw are left out. */
+  ofPeople(tenantId: string, personIds: string[]): Promise<Array<TeamsUser & { personId: string }>>;
+}
+
+/** The last Bot Framework conversation reference of each Teams conversation, for proactive posts. */
+export interface TeamsReferenceRepo {
+  /** Keeps the newest reference of a conversation (its service URL may move). */
+  put(r: { conversationId: string; tenantId: string; conversationType: string; reference: Record<string, unknown> }): Promise<void>;
+  /** The service URL Teams used last in a tenant (to start a conversation there); null when none is known. */
+  serviceUrlOf(tenantId: string): Promise<string | null>;
+  /** Null when the bot never saw this conversation. */
+  get(conversationId: string): Promise<Record<string, unknown> | null>;
 }

@@ -1,16 +1,18 @@
-// The repositories behind the Slack surface, on PGlite and on PostgreSQL.
+// The repositories behind the chat surfaces (identities, installs, the shared
+// tenant mapping and default agents), on PGlite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { DrizzleExternalIdentityRepo } from '../../../src/adapters/db/identity-repo.ts';
-import { DrizzleSlackAgentChoiceRepo, DrizzleSlackInstallationRepo } from '../../../src/adapters/db/slack-repo.ts';
+import { DrizzleSlackInstallationRepo } from '../../../src/adapters/db/slack-repo.ts';
 import { createStore } from '../../../src/adapters/db/store.ts';
+import type { Store } from '../../../src/domain/ports.ts';
 import { databases } from '../../support/db.ts';
 
 describe.each(databases())('Slack repositories ($kind)', (kind) => {
   let db: Database;
   let identities: DrizzleExternalIdentityRepo;
   let installations: DrizzleSlackInstallationRepo;
-  let choices: DrizzleSlackAgentChoiceRepo;
+  let store: Store;
   let people: { alice: string; bob: string };
   let workspaces: { one: string; two: string };
   let agentId: string;
@@ -19,8 +21,7 @@ describe.each(databases())('Slack repositories ($kind)', (kind) => {
     db = await kind.open();
     identities = new DrizzleExternalIdentityRepo(db.db);
     installations = new DrizzleSlackInstallationRepo(db.db);
-    choices = new DrizzleSlackAgentChoiceRepo(db.db);
-    const store = createStore(db.db);
+    store = createStore(db.db);
     const alice = await store.people.create({ handle: 'alice', displayName: 'Alice' });
     const bob = await store.people.create({ handle: 'bob', displayName: 'Bob' });
     people = { alice: alice.id, bob: bob.id };
@@ -75,16 +76,35 @@ describe.each(databases())('Slack repositories ($kind)', (kind) => {
 
     await installations.remove('T1');
     expect(await installations.get('T1')).toBeNull();
+    expect(await store.tenants.workspaceOf('slack', 'T1')).toBeNull();
   });
 
-  it('saves, replaces and clears a user\'s or channel\'s agent choice, per team', async () => {
-    expect(await choices.get('T1', 'user', 'U1')).toBeNull();
-    await choices.set('T1', 'user', 'U1', agentId, 'U1');
-    await choices.set('T1', 'user', 'U1', agentId, 'U1');
-    expect(await choices.get('T1', 'user', 'U1')).toBe(agentId);
-    expect(await choices.get('T2', 'user', 'U1')).toBeNull();
-    expect(await choices.get('T1', 'channel', 'U1')).toBeNull();
-    await choices.set('T1', 'user', 'U1', null, 'U1');
-    expect(await choices.get('T1', 'user', 'U1')).toBeNull();
+  it('saves, replaces and clears a user\'s or channel\'s default agent, per surface and tenant', async () => {
+    const choices = store.defaultAgents;
+    const key = { surface: 'slack', tenantId: 'T1', scope: 'user', scopeId: 'U1' } as const;
+    expect(await choices.get(key)).toBeNull();
+    await choices.set(key, agentId, 'U1');
+    await choices.set(key, agentId, 'U1');
+    expect(await choices.get(key)).toBe(agentId);
+    expect(await choices.get({ ...key, tenantId: 'T2' })).toBeNull();
+    expect(await choices.get({ ...key, surface: 'teams' })).toBeNull();
+    expect(await choices.get({ ...key, scope: 'channel' })).toBeNull();
+    await choices.set(key, null, 'U1');
+    expect(await choices.get(key)).toBeNull();
+  });
+
+  it('maps a team or tenant to one workspace per surface, and moves it on reconnect', async () => {
+    const { tenants } = store;
+    await tenants.connect('teams', 'tid-1', workspaces.one);
+    await tenants.connect('slack', 'tid-1', workspaces.two);
+    expect(await tenants.workspaceOf('teams', 'tid-1')).toBe(workspaces.one);
+    expect(await tenants.workspaceOf('slack', 'tid-1')).toBe(workspaces.two);
+    await tenants.connect('teams', 'tid-1', workspaces.two);
+    expect(await tenants.workspaceOf('teams', 'tid-1')).toBe(workspaces.two);
+    expect(await tenants.tenantsOf('teams', workspaces.two)).toEqual(['tid-1']);
+    expect(await tenants.tenantsOf('teams', workspaces.one)).toEqual([]);
+    await tenants.connect('teams', 'tid-1', null);
+    expect(await tenants.workspaceOf('teams', 'tid-1')).toBeNull();
+    expect(await tenants.workspaceOf('slack', 'tid-1')).toBe(workspaces.two);
   });
 });

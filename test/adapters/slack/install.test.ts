@@ -65,7 +65,7 @@ describe('installing the Slack app', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toContain(`switchboard slack connect WORKSPACE --team-id ${SECOND.teamId}`);
     const stored = await row(SECOND.teamId);
-    expect(stored).toMatchObject({ teamName: 'Second Team', botUserId: SECOND.botUserId, botId: SECOND.botId, workspaceId: null, installedBy: 'U0INSTALL1' });
+    expect(stored).toMatchObject({ teamName: 'Second Team', botUserId: SECOND.botUserId, botId: SECOND.botId, installedBy: 'U0INSTALL1' });
     expect(stored.botTokenSealed).toMatch(/^v1\./);
     expect(stored.botTokenSealed).not.toContain('xoxb-');
   });

@@ -182,7 +182,7 @@ describe('talking to agents from Slack', () => {
       const res = await h.post(staticSelectAction({ user: DAN, action_id: PICK_AGENT, selected: { value: tester.id, text: 'Tester' } }));
       expect(res.status).toBe(200);
       await vi.waitFor(() => expect(standin.messages(dmChannelId(DAN)).find((m) => String(m.text).includes('You are now talking to *Tester*'))).toBeDefined(), { timeout: 20_000, interval: 50 });
-      expect(await slackRuntime(h.server.app).choices.get(SLACK_DEFAULTS.teamId, 'user', DAN)).toBe(tester.id);
+      expect(await h.server.app.store.defaultAgents.get({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, scope: 'user', scopeId: DAN })).toBe(tester.id);
       const republished = standin.homeView(DAN) as { blocks: Array<{ accessory?: { initial_option?: { value: string } } }> };
       expect(republished.blocks.find((b) => b.accessory)?.accessory?.initial_option?.value).toBe(tester.id);
 

@@ -99,7 +99,10 @@ describe('approvals in Teams, next to Slack and the web', () => {
     }, { timeout: 10_000 });
     expect(cardOf(card)?.actions?.map((x) => x.verb)).toEqual(['approve', 'reject']);
     expect(teams.conversationActivities(personalChat).some((x) => JSON.stringify(x).includes(a.id))).toBe(false);
-    expect(await h.server.app.store.approvals.views(a.id, 'teams')).toMatchObject([{ ref: { conversation: activity.conversation.id, activity: card.id } }]);
+    // The view is recorded once Teams has answered the post, a moment after the stand-in holds the card.
+    await vi.waitFor(async () => {
+      expect(await h.server.app.store.approvals.views(a.id, 'teams')).toMatchObject([{ ref: { conversation: activity.conversation.id, activity: card.id } }]);
+    }, { timeout: 10_000 });
   });
 
   it('a click in Teams settles it, answers with the updated card, and updates the Slack card and the web view', async () => {

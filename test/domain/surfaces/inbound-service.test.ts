@@ -7,14 +7,13 @@ import type { App } from '../../../src/app.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { InboundMessage, SurfacePort } from '../../../src/domain/surfaces/inbound.ts';
-import type { AgentChoiceScope } from '../../../src/domain/surfaces/ports.ts';
 import type { Agent, Workspace } from '../../../src/domain/types.ts';
 import { testApp } from '../../mcp/support/world.ts';
 import { pgliteDb } from '../../support/db.ts';
 
 const TENANT = 'T0INBOUND';
 
-/** A surface that knows one tenant, keeps defaults in memory and records prompts and profile reads. */
+/** A surface that knows one tenant and records prompts and profile reads. */
 class FakeSurface implements SurfacePort {
   readonly surface = 'slack' as const;
   readonly label = 'Chatland';
@@ -22,7 +21,6 @@ class FakeSurface implements SurfacePort {
   prompts: Array<{ user: string; reason: string }> = [];
   profileReads: string[] = [];
   profileFails = false;
-  defaults = new Map<string, string>();
   constructor(private readonly workspace: () => Workspace | null) {}
   async workspaceOf(tenantId: string) { return tenantId === TENANT ? this.workspace() : null; }
   async profile(authorId: string) {
@@ -31,7 +29,6 @@ class FakeSurface implements SurfacePort {
   }
   async sendLinkPrompt(identity: { externalUserId: string }, reason: string) { this.prompts.push({ user: identity.externalUserId, reason }); return true; }
   async permalink(messageId: string) { return `https://chat.example.test/m/${messageId}`; }
-  async defaultAgent(scope: AgentChoiceScope, id: string) { return this.defaults.get(`${scope}:${id}`) ?? null; }
   showName(name: string) { return `«${name}»`; }
   linkHowTo(justSent: boolean) { return justSent ? 'I sent you a link' : 'ask me for a link'; }
 }
@@ -119,7 +116,7 @@ describe('the inbound service', () => {
 
   it('asks for an agent when a mention names nobody, unless the channel has a default', async () => {
     expect(await app.inbound.receive(port, msg('hello there', { channelId: 'C2' }))).toMatchObject({ kind: 'name-an-agent' });
-    port.defaults.set('channel:C2', tester.id);
+    await app.store.defaultAgents.set({ surface: 'slack', tenantId: TENANT, scope: 'channel', scopeId: 'C2' }, tester.id, 'U1');
     expect(await app.inbound.receive(port, msg('hello default', { channelId: 'C2' }))).toMatchObject({ kind: 'handled' });
     expect(await bodies(tester)).toContain('hello default');
   });
@@ -127,7 +124,7 @@ describe('the inbound service', () => {
   it('asks a DM to choose its agent first, then delivers to the chosen one', async () => {
     const dm = { place: 'dm' as const, channelId: 'D1', authorId: 'U0DM' };
     expect(await app.inbound.receive(port, msg('hi', dm))).toMatchObject({ kind: 'choose-agent' });
-    port.defaults.set('user:U0DM', reviewer.id);
+    await app.store.defaultAgents.set({ surface: 'slack', tenantId: TENANT, scope: 'user', scopeId: 'U0DM' }, reviewer.id, 'U0DM');
     await app.inbound.receive(port, msg('hi again', dm));
     const item = (await app.messaging.checkInbox(reviewer, ws, 50)).items.find((i) => i.message.body === 'hi again')!;
     expect(item.conversation).toMatchObject({ title: 'Chatland DM with Person U0DM', permalink: null });
