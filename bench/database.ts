@@ -1,16 +1,40 @@
 import { openDatabase, type Database } from '../src/adapters/db/client.ts';
 import { freshPostgresDatabase } from '../test/support/db.ts';
 
-/** A migrated database for one bench: a fresh one on BENCH_DATABASE_URL/TEST_DATABASE_URL, else PGlite in memory. */
-export async function openBenchDatabase(): Promise<{ db: Database; kind: string; close(): Promise<void> }> {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  if (url) {
-    const fresh = await freshPostgresDatabase(url);
-    const db = await openDatabase({ databaseUrl: fresh.url, max: 10 });
-    await db.migrate();
-    return { db, kind: 'PostgreSQL', close: async () => { await db.close(); await fresh.drop(); } };
-  }
+export interface BenchDatabase { db: Database; kind: string; close(): Promise<void> }
+
+const postgresUrl = () => process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+
+/** A fresh, migrated database on the PostgreSQL server at `url` (dropped on close). */
+async function openPostgres(url: string, max = 10): Promise<BenchDatabase> {
+  const fresh = await freshPostgresDatabase(url);
+  const db = await openDatabase({ databaseUrl: fresh.url, max });
+  await db.migrate();
+  return { db, kind: 'PostgreSQL', close: async () => { await db.close(); await fresh.drop(); } };
+}
+
+async function openPglite(): Promise<BenchDatabase> {
   const db = await openDatabase({ dataDir: 'memory://' });
   await db.migrate();
   return { db, kind: 'PGlite (in memory)', close: () => db.close() };
+}
+
+/** A migrated database for one bench: a fresh one on BENCH_DATABASE_URL/TEST_DATABASE_URL, else PGlite in memory. */
+export async function openBenchDatabase(): Promise<BenchDatabase> {
+  const url = postgresUrl();
+  return url ? openPostgres(url) : openPglite();
+}
+
+/**
+ * Every database a side-by-side bench runs on: PGlite in memory, and PostgreSQL when
+ * BENCH_DATABASE_URL or TEST_DATABASE_URL is set; BENCH_DATABASES=pglite or =postgres keeps one.
+ */
+export function benchDatabases(): Array<{ name: 'pglite' | 'postgres'; open(): Promise<BenchDatabase> }> {
+  const url = postgresUrl();
+  const only = process.env.BENCH_DATABASES;
+  const all = [
+    { name: 'pglite' as const, open: openPglite },
+    ...(url ? [{ name: 'postgres' as const, open: () => openPostgres(url) }] : []),
+  ];
+  return all.filter((d) => !only || only.split(',').includes(d.name));
 }

@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { invalidInput } from '../../domain/errors.ts';
 import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type NewInboundEvent } from '../../domain/ports.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
-import { DrizzleOutboxRepo } from './outbox-repo.ts';
+import { rowsOf } from './org-repo.ts';
+import { afterSiblings } from './outbox-repo.ts';
 import { inboundEvents, outbox } from './schema.ts';
 
 const columns = {
@@ -42,23 +44,81 @@ function withoutNul(value: Record<string, unknown>): Record<string, unknown> {
   return clean(value) as Record<string, unknown>;
 }
 
+/** One request waiting for the next batch insert, and its caller. */
+interface Waiting {
+  event: NewInboundEvent;
+  job: { topic: string; orderingKey: string | null };
+  done(row: InboundEvent | null): void;
+  failed(e: unknown): void;
+}
+
+/** At most this many requests are written by one statement. */
+const MAX_BATCH = 200;
+
 /**
  * Received Slack and Teams requests. The row and the outbox entry that handles
- * it are written in one transaction, so an acknowledged request always has its
+ * it are written by one statement, so an acknowledged request always has its
  * job, and the unique (surface, key) turns a redelivery into a no-op.
+ *
+ * `accept` is on the path Slack and Teams wait on (their acknowledgement), so
+ * requests arriving while a write is in flight wait for it and are then
+ * written together, by one statement (a group commit): one round trip, and on
+ * PGlite one stretch of the event loop, for a burst instead of one per request.
  */
 export class DrizzleInboundEventRepo implements InboundEventRepo {
+  private waiting: Waiting[] = [];
+  private writing = false;
+
   constructor(private readonly db: Db, private readonly clock: Clock = systemClock) {}
 
   async accept(e: NewInboundEvent, job: { topic: string; orderingKey: string | null }): Promise<InboundEvent | null> {
     const event = validated(eventShape, e);
-    return this.db.transaction(async (tx) => {
-      const [row] = await tx.insert(inboundEvents).values({ ...event, payload: withoutNul(event.payload) }).onConflictDoNothing().returning(columns);
-      if (!row) return null;
-      const entry = await new DrizzleOutboxRepo(tx as unknown as Db, this.clock).add({ topic: job.topic, orderingKey: job.orderingKey, payload: { inboundId: row.id } });
-      await tx.update(inboundEvents).set({ outboxId: entry.id }).where(eq(inboundEvents.id, row.id));
-      return { ...row, outboxId: entry.id };
+    return new Promise((done, failed) => {
+      this.waiting.push({ event: { ...event, payload: withoutNul(event.payload) }, job, done, failed });
+      if (!this.writing) void this.writeWaiting();
     });
+  }
+
+  /** Writes what waits, batch after batch, until nothing does. */
+  private async writeWaiting(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.waiting.length) {
+        const batch = this.waiting.splice(0, MAX_BATCH);
+        try {
+          settle(batch, await this.insert(batch));
+        } catch (e) {
+          if (batch.length === 1) { batch[0].failed(e); continue; }
+          // One request the database refuses (say, text jsonb cannot hold) must not cost the others theirs.
+          for (const w of batch) await this.insert([w]).then((rows) => settle([w], rows), w.failed);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** Inserts the batch's events and their outbox entries; returns the rows stored (a key seen before is skipped). */
+  private async insert(batch: Waiting[]): Promise<InboundEvent[]> {
+    const now = this.clock.now();
+    // Outbox entries of one key are ordered by created_at; rows of one statement see the same siblings, so each comes a microsecond after the one before.
+    const values = sql.join(batch.map((w, i) => sql`(${randomUUID()}::uuid, ${w.event.surface}, ${w.event.key}, ${w.event.kind}, ${JSON.stringify(w.event.payload)}::jsonb, ${randomUUID()}::uuid, ${w.job.topic}, ${w.job.orderingKey}::text, ${i}::int)`), sql`, `);
+    const result = await this.db.execute(sql`
+      with batch (id, surface, key, kind, payload, outbox_id, topic, ordering_key, n) as (values ${values}),
+      stored as (
+        insert into ${inboundEvents} (id, surface, key, kind, payload, outbox_id)
+        select id, surface, key, kind, payload, outbox_id from batch order by n
+        on conflict (surface, key) do nothing
+        returning id, surface, key, kind, payload, outbox_id, received_at),
+      entries as (
+        insert into ${outbox} (id, topic, payload, ordering_key, run_at, created_at)
+        select b.outbox_id, b.topic, jsonb_build_object('inboundId', b.id), b.ordering_key, ${now.toISOString()}::timestamptz,
+          (case when b.ordering_key is null then clock_timestamp() else ${afterSiblings(sql`b.ordering_key`)} end) + b.n * interval '1 microsecond'
+        from stored s join batch b on b.id = s.id
+        returning id)
+      select id, surface, key, kind, payload, outbox_id, received_at from stored`);
+    return rowsOf<{ id: string; surface: 'slack' | 'teams'; key: string; kind: string; payload: Record<string, unknown>; outbox_id: string; received_at: Date | string }>(result)
+      .map((r) => ({ id: r.id, surface: r.surface, key: r.key, kind: r.kind, payload: r.payload, outboxId: r.outbox_id, receivedAt: new Date(r.received_at) }));
   }
 
   async remember(e: Omit<NewInboundEvent, 'payload'>): Promise<boolean> {
@@ -81,5 +141,16 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
       .where(and(lt(inboundEvents.receivedAt, cutoff), or(isNull(inboundEvents.outboxId), sql`exists (${finished})`)))
       .returning({ id: inboundEvents.id });
     return rows.length;
+  }
+}
+
+/** Hands each waiting caller its stored row, or null when its key had been stored before (or earlier in the batch). */
+function settle(batch: Waiting[], rows: InboundEvent[]): void {
+  const stored = new Map(rows.map((r) => [`${r.surface}\u0000${r.key}`, r]));
+  for (const w of batch) {
+    const k = `${w.event.surface}\u0000${w.event.key}`;
+    const row = stored.get(k) ?? null;
+    stored.delete(k);
+    w.done(row);
   }
 }

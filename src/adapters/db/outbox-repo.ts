@@ -138,7 +138,7 @@ const held = (id: string, attempt: number) => and(eq(outbox.id, id), eq(outbox.s
  * same for every entry written in it, and PGlite's clock ticks in milliseconds,
  * so the value is kept strictly after the key's other unfinished entries.
  */
-const afterSiblings = (key: string) => sql`greatest(clock_timestamp(), (
+export const afterSiblings = (key: string | SQL) => sql`greatest(clock_timestamp(), (
   select max(${outbox.createdAt}) + interval '1 microsecond' from ${outbox}
-  where ${and(inArray(outbox.status, [...unfinished]), eq(outbox.orderingKey, key))}
+  where ${and(inArray(outbox.status, [...unfinished]), typeof key === 'string' ? eq(outbox.orderingKey, key) : sql`${outbox.orderingKey} = ${key}`)}
 ))`;

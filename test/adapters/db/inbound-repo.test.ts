@@ -7,7 +7,7 @@ import type { Database } from '../../../src/adapters/db/client.ts';
 import { DrizzleInboundEventRepo } from '../../../src/adapters/db/inbound-repo.ts';
 import { DrizzleOutboxRepo } from '../../../src/adapters/db/outbox-repo.ts';
 import { inboundEvents } from '../../../src/adapters/db/schema.ts';
-import { pgliteDb } from '../../support/db.ts';
+import { databases, pgliteDb } from '../../support/db.ts';
 
 describe('inbound events', () => {
   let db: Database;
@@ -53,5 +53,41 @@ describe('inbound events', () => {
     expect(await repo.get(done!.id)).toBeNull();
     expect(await repo.get(waiting!.id)).not.toBeNull();
     expect(await repo.remember({ surface: 'teams', key: 'conv#old', kind: 'invoke' })).toBe(true);
+  });
+});
+
+describe.each(databases().map((d) => [d.kind, d] as const))('inbound events arriving together (%s)', (_kind, source) => {
+  let db: Database;
+  let repo: DrizzleInboundEventRepo;
+  let outbox: DrizzleOutboxRepo;
+
+  beforeAll(async () => {
+    db = await source.open();
+    repo = new DrizzleInboundEventRepo(db.db);
+    outbox = new DrizzleOutboxRepo(db.db);
+  });
+  afterAll(async () => { await db?.close(); });
+
+  it('are stored once per key, and their entries keep the order they arrived in within an ordering key', async () => {
+    const job = { topic: 'inbound.slack', orderingKey: 'inbound:slack:T1:CBURST' };
+    const keys = Array.from({ length: 60 }, (_, i) => `event:burst-${i % 50}`);
+    const results = await Promise.all(keys.map((key, i) => repo.accept({ surface: 'slack', key, kind: 'event', payload: { n: i } }, job)));
+    // The first of each key is stored; its ten repeats are redeliveries.
+    expect(results.slice(0, 50).every((r) => r !== null)).toBe(true);
+    expect(results.slice(50)).toEqual(Array(10).fill(null));
+    const entries = (await outbox.list({ topic: 'inbound.slack' })).filter((e) => e.orderingKey === job.orderingKey);
+    const order = new Map(results.slice(0, 50).map((r, i) => [r!.id, i]));
+    expect(entries.map((e) => order.get(String(e.payload.inboundId)))).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(await repo.get(results[7]!.id)).toMatchObject({ key: 'event:burst-7', payload: { n: 7 }, outboxId: results[7]!.outboxId });
+  });
+
+  it('lose nothing when the database refuses one of them', async () => {
+    const job = { topic: 'inbound.teams', orderingKey: null };
+    // jsonb cannot hold a lone surrogate: that request fails; the ones written with it are stored.
+    const attempts = ['good-1', 'bad', 'good-2', 'good-3'].map((key) =>
+      repo.accept({ surface: 'teams', key, kind: 'message', payload: { text: key === 'bad' ? 'x\uD800y' : key } }, job));
+    const settled = await Promise.allSettled(attempts);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    for (const s of settled) if (s.status === 'fulfilled') expect(await repo.get(s.value!.id)).not.toBeNull();
   });
 });
