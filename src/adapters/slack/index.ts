@@ -12,6 +12,7 @@ import { registerListeners } from './listeners.ts';
 import { oauthOptions } from './oauth.ts';
 import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler, SLACK_INBOUND } from './receiver.ts';
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
+import { slackLive } from './live.ts';
 import { slackOutbound } from './outbound.ts';
 import { slackBridgeSurface } from './bridge.ts';
 import { createSlackRuntime, type SlackRuntime } from './runtime.ts';
@@ -40,7 +41,7 @@ export interface SlackSurface extends SurfaceModule {
 export function createSlackSurface(app: App, overrides: Partial<SlackSettings> = {}): SlackSurface {
   const rt = createSlackRuntime(app, overrides);
   let bolt: BoltApp | null = null;
-  registerSurfaceDelivery(app, slackOutbound(rt));
+  registerSurfaceDelivery(app, { ...slackOutbound(rt), ...slackLive(rt) });
   app.bridges.register(slackBridgeSurface(rt));
   // The mount's Bolt when there is one; a process without the route builds its own, with no route, to run the listeners.
   app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolt ??= createBolt(express(), rt) : null)));

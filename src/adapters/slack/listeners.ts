@@ -2,6 +2,7 @@
 // DM it, add it to a channel. They run in the inbound.slack job, after the
 // request was stored and acknowledged (receiver.ts), once per request.
 import type { App as BoltApp, webApi } from '@slack/bolt';
+import { registerAssistantThreads } from './assistant.ts';
 import { registerCommand } from './commands.ts';
 import { pickerBlocks, registerHome } from './home.ts';
 import { normalise, slackPort, type SlackInbound } from './inbound.ts';
@@ -43,6 +44,7 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
     });
   });
 
+  registerAssistantThreads(bolt, rt);
   registerHome(bolt, rt);
   registerCommand(bolt, rt);
 }

@@ -43,7 +43,7 @@ async function lookup<T>(fn: () => Promise<T>): Promise<T | null> {
 }
 
 /** The thread and a client for its team; a permanent failure when the app is no longer installed there. */
-async function reach(rt: SlackRuntime, conversation: Conversation): Promise<{ thread: SlackThread; client: webApi.WebClient }> {
+export async function reach(rt: SlackRuntime, conversation: Conversation): Promise<{ thread: SlackThread; client: webApi.WebClient }> {
   const thread = threadFromRef(conversation.externalRef);
   if (!thread) throw new DeliveryError({ kind: 'permanent', code: 'no_address', reason: 'the conversation has no Slack address' });
   const creds = await rt.installations.credentials(thread.team);
@@ -52,7 +52,7 @@ async function reach(rt: SlackRuntime, conversation: Conversation): Promise<{ th
 }
 
 /** The message's permalink; null when Slack would not give one (the post stands either way). */
-async function permalinkOf(rt: SlackRuntime, client: webApi.WebClient, channel: string, ts: string): Promise<string | null> {
+export async function permalinkOf(rt: SlackRuntime, client: webApi.WebClient, channel: string, ts: string): Promise<string | null> {
   return client.chat.getPermalink({ channel, message_ts: ts })
     .then((r) => r.permalink ?? null, (err: unknown) => { rt.logger.warn({ err: loggable(err), channel }, 'could not get the permalink of a post'); return null; });
 }

@@ -27,8 +27,16 @@ const value = (key: string) => lines.map((l) => l.trim().replace(/^- /, '')).fil
 describe('the Slack app manifest', () => {
   it('subscribes to the events the adapter handles', () => {
     expect(listUnder('bot_events').sort()).toEqual([
-      'app_home_opened', 'app_mention', 'member_joined_channel', 'member_left_channel', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
+      'app_home_opened', 'app_mention', 'assistant_thread_started', 'member_joined_channel', 'member_left_channel', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
     ]);
+  });
+
+  it('turns on the app\'s DM as an AI app with the messages tab, and asks for assistant:write to set its statuses, title and prompts', () => {
+    expect(lines.some((l) => l.trim() === 'assistant_view:')).toBe(true);
+    expect(value('assistant_description')[0]).toMatch(/agents/);
+    expect(value('messages_tab_enabled')).toEqual(['true']);
+    expect(value('messages_tab_read_only_enabled')).toEqual(['false']);
+    expect(listUnder('bot')).toContain('assistant:write');
   });
 
   it('asks for the history scope of every message event it subscribes to', () => {

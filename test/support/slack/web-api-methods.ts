@@ -22,34 +22,34 @@ export type MethodHandler = (ctx: MethodContext) => SlackResult;
 /** Methods callable without a token. */
 export const TOKENLESS_METHODS = new Set(['oauth.v2.access']);
 
-const fail = (error: string, extra: Args = {}): SlackResult => ({ ok: false, error, ...extra });
+export const fail = (error: string, extra: Args = {}): SlackResult => ({ ok: false, error, ...extra });
 
-function str(value: unknown): string | undefined {
+export function str(value: unknown): string | undefined {
   if (Array.isArray(value)) return str(value[0]);
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return undefined;
 }
 
-function bool(value: unknown): boolean {
+export function bool(value: unknown): boolean {
   return value === true || value === 'true' || value === '1' || value === 1;
 }
 
-const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
+export const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const USER_ID = /^[UW][A-Z0-9]{2,}$/;
 
 /**
  * The channel a message is posted to: a channel/DM id as is, or a user id,
  * which Slack resolves to the DM between the bot and that person.
  */
-function resolveChannel(channel: string | undefined): string | undefined {
+export function resolveChannel(channel: string | undefined): string | undefined {
   if (!channel) return undefined;
   if (CHANNEL_ID.test(channel)) return channel;
   if (USER_ID.test(channel)) return dmChannelId(channel);
   return undefined;
 }
 
-function authoredByBot(identity: TokenIdentity, args: Args, ts: string): StoredMessage {
+export function authoredByBot(identity: TokenIdentity, args: Args, ts: string): StoredMessage {
   const message: StoredMessage = {
     type: 'message',
     ts,

@@ -9,9 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import { SLACK_DEFAULTS } from './defaults.ts';
 import { METHODS, TOKENLESS_METHODS, type Args, type MethodHandler, type SlackResult } from './web-api-methods.ts';
+import { LIVE_METHODS } from './web-api-live-methods.ts';
 import {
   homeIdentity,
   SlackState,
+  type AssistantThreadState,
   type OAuthGrant,
   type SlackUserSeed,
   type StoredMessage,
@@ -96,6 +98,8 @@ export interface SlackStandin {
   message(channel: string, ts: string): StoredMessage | undefined;
   /** The Home tab last published for a person. */
   homeView(userId: string): Record<string, unknown> | undefined;
+  /** What the app set on an assistant thread (status, title, prompts); undefined when it set nothing there. */
+  assistantThread(channel: string, threadTs: string): AssistantThreadState | undefined;
   /** A single-use OAuth code, as if someone approved the install; oauth.v2.access exchanges it for a new bot token. */
   issueOAuthCode(grant?: Partial<OAuthGrant>): string;
   /** Make a token stop working, as when the app is uninstalled. */
@@ -109,7 +113,7 @@ export interface SlackStandin {
 }
 
 /** Arguments Slack takes as JSON strings in form bodies; decoded so tests can assert on structure. */
-const JSON_ARGS = new Set(['blocks', 'attachments', 'metadata', 'view', 'unfurls', 'user_auth_blocks']);
+const JSON_ARGS = new Set(['blocks', 'attachments', 'metadata', 'view', 'unfurls', 'user_auth_blocks', 'prompts', 'chunks', 'loading_messages']);
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -165,7 +169,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     clientSecret: options.clientSecret ?? SLACK_DEFAULTS.clientSecret,
   });
   state.tokens.set(botToken, { identity });
-  const handlers = new Map<string, MethodHandler>(Object.entries(METHODS));
+  const handlers = new Map<string, MethodHandler>(Object.entries({ ...METHODS, ...LIVE_METHODS }));
   const failures = new Map<string, StandinFailure[]>();
   const calls: RecordedCall[] = [];
   const responseUrlPosts: ResponseUrlPost[] = [];
@@ -284,6 +288,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     messages: (channel) => [...(state.messages.get(channel)?.values() ?? [])],
     message: (channel, ts) => state.message(channel, ts),
     homeView: (userId) => state.homeViews.get(userId),
+    assistantThread: (channel, threadTs) => state.assistantThreads.get(`${channel}:${threadTs}`),
     issueOAuthCode: (grant = {}) =>
       state.issueCode({
         teamId: grant.teamId ?? identity.teamId,

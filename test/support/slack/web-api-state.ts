@@ -50,6 +50,16 @@ export interface StoredMessage {
   [key: string]: unknown;
 }
 
+/** What the app set on an assistant thread: its status line, title and suggested prompts. */
+export interface AssistantThreadState {
+  status?: string;
+  /** Every status set, in order ('' for a clear). */
+  statuses: string[];
+  title?: string;
+  prompts?: Array<{ title: string; message: string }>;
+  promptsTitle?: string;
+}
+
 /** A pending authorization code, as if a person had just clicked "Allow". */
 export interface OAuthGrant {
   teamId: string;
@@ -68,7 +78,7 @@ export interface TokenRecord {
 }
 
 export const DEFAULT_BOT_SCOPES =
-  'app_mentions:read,channels:history,channels:read,chat:write,chat:write.customize,commands,groups:history,groups:read,im:history,im:read,im:write,mpim:history,users:read,users:read.email';
+  'app_mentions:read,channels:history,channels:read,chat:write,chat:write.customize,commands,groups:history,groups:read,im:history,im:read,im:write,mpim:history,users:read,users:read.email,assistant:write';
 
 export class SlackState {
   readonly tokens = new Map<string, TokenRecord>();
@@ -79,6 +89,8 @@ export class SlackState {
   /** Open DMs and group DMs: conversation id → the people in it (besides the bot). */
   readonly openedConversations = new Map<string, string[]>();
   readonly oauthCodes = new Map<string, OAuthGrant>();
+  /** Assistant threads the app decorated, by `channel:thread_ts`. */
+  readonly assistantThreads = new Map<string, AssistantThreadState>();
   private tsCounter = 0;
   private idCounter = 0;
 
