@@ -30,7 +30,7 @@ export function registerAssistantThreads(bolt: BoltApp, rt: SlackRuntime): void 
       if (!found?.workspace) return;
       const ws = found.workspace;
       const directory = await rt.app.agents.directory(ws);
-      const prompts = suggestedPrompts(directory, await rt.choices.get(context.teamId!, 'user', user));
+      const prompts = suggestedPrompts(directory, await rt.app.store.defaultAgents.get({ surface: 'slack', tenantId: context.teamId!, scope: 'user', scopeId: user }));
       try {
         await client.assistant.threads.setTitle({ channel_id: channel, thread_ts: threadTs, title: `Switchboard · ${ws.name}`.slice(0, 255) });
         if (prompts.length) await client.assistant.threads.setSuggestedPrompts({ channel_id: channel, thread_ts: threadTs, title: 'Ask an agent', prompts });
