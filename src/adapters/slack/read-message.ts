@@ -1,7 +1,8 @@
 // Reading a Slack message into Markdown needs the names behind the ids it
 // mentions. Labels Slack wrote into the text come first, then the people
-// Switchboard already knows, and only then users.info; a name that cannot be
-// read leaves the id in place rather than holding the message back.
+// Switchboard already knows, and only then users.info (people) and
+// conversations.info (channels, cached); a name that cannot be read leaves the
+// id in place rather than holding the message back.
 import type { webApi } from '@slack/bolt';
 import { loggable } from './errors.ts';
 import { labelsInText, referencedIds, slackToMarkdown, type SlackMarkdown, type SlackMessageText } from './format-in.ts';
@@ -14,7 +15,10 @@ export async function readSlackMessage(
 ): Promise<SlackMarkdown> {
   const names = labelsInText(m.text);
   const users = new Map(names.users);
-  const missing = referencedIds(m).users.filter((id) => id !== botUserId && !users.has(id));
+  const referenced = referencedIds(m);
+  const missing = referenced.users.filter((id) => id !== botUserId && !users.has(id));
+  const unlabelled = referenced.channels.filter((id) => !names.channels.has(id));
+  const looked = unlabelled.length ? rt.channelNames.lookup(client, teamId, unlabelled) : null;
   if (missing.length) {
     for (const i of await rt.app.store.identities.findMany('slack', teamId, missing)) users.set(i.externalUserId, i.displayName);
     await Promise.all(missing.filter((id) => !users.has(id)).map(async (id) => {
@@ -25,5 +29,6 @@ export async function readSlackMessage(
       }
     }));
   }
-  return slackToMarkdown(m, { users, channels: names.channels }, botUserId);
+  const channels = looked ? new Map([...names.channels, ...await looked]) : names.channels;
+  return slackToMarkdown(m, { users, channels }, botUserId);
 }

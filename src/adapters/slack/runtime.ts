@@ -4,6 +4,7 @@ import { SwitchboardError } from '../../domain/errors.ts';
 import type { Agent, Workspace } from '../../domain/types.ts';
 import type { ExternalIdentityRepo, SlackInstallation } from '../../domain/surfaces/ports.ts';
 import { createSecretBox, type SecretBox } from '../secrets.ts';
+import { ChannelNames } from './channel-names.ts';
 import { clientOptions, SlackClients } from './clients.ts';
 import { SlackInstallations } from './installations.ts';
 import { Pacer } from '../../domain/delivery/pacer.ts';
@@ -20,6 +21,8 @@ export interface SlackRuntime {
   clients: SlackClients;
   /** Spaces posts per channel (Slack allows about one a second). */
   pacer: Pacer;
+  /** Names of channels people refer to without a label, kept for a while. */
+  channelNames: ChannelNames;
   /** The guest agent (the sender for people who have not linked an account), looked up once. */
   guest(): Promise<Agent>;
 }
@@ -45,6 +48,7 @@ export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> =
     identities: app.store.identities,
     clients: new SlackClients(clientOptions(settings, logger)),
     pacer: new Pacer([{ max: 1, perMs: settings.paceMs }]),
+    channelNames: new ChannelNames(logger, () => app.clock.now().getTime()),
     guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
   };
   return rt;

@@ -26,6 +26,9 @@ describe('the message format between Slack and agents', () => {
     [db, standin] = await Promise.all([pgliteDb.open(), startSlackStandin()]);
     standin.setUser('U0CAROL01', { real_name: 'Carol Chen', display_name: 'carol' });
     standin.setUser('U0DAN0001', { real_name: 'Dan Diaz', display_name: 'Dan' });
+    standin.setChannel('C0GENERAL', { name: 'general' });
+    standin.setChannel('C0DEPLOYS1', { name: 'deploys' });
+    standin.setChannel('C0SECRET1', { name: 'acquisition-talks', is_private: true });
     h = await startHarness({ database: db, standin, seed: true });
   });
   afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
@@ -34,6 +37,17 @@ describe('the message format between Slack and agents', () => {
     const text = `<@${SLACK_DEFAULTS.botUserId}> @reviewer ask <@U0DAN0001> about <https://x.test/pr?id=12&amp;v=2|PR 12> in <#C0RANDOM1|random>: *urgent*, 1 &lt; 2`;
     expect((await h.post(eventCallback(appMention({ user: 'U0CAROL01', channel: 'C0GENERAL', text })))).status).toBe(200);
     await received('@reviewer ask @Dan about [PR 12](https://x.test/pr?id=12&v=2) in #random: **urgent**, 1 < 2');
+  });
+
+  it('names channels referred to without a label through conversations.info, asked once, and never a private one', async () => {
+    const text = `<@${SLACK_DEFAULTS.botUserId}> @reviewer <!here> post in <#C0DEPLOYS1> and <#C0GENERAL|>, not <#C0SECRET1>; cc <!subteam^S0ENG1> <!channel>`;
+    await h.post(eventCallback(appMention({ user: 'U0CAROL01', channel: 'C0GENERAL', text })));
+    await received('@reviewer @here post in #deploys and #general, not #C0SECRET1; cc @group @channel');
+    await h.post(eventCallback(appMention({ user: 'U0CAROL01', channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer again in <#C0DEPLOYS1>` })));
+    await received('@reviewer again in #deploys');
+    const asked = standin.callsTo('conversations.info').map((c) => c.args.channel);
+    expect(asked.filter((c) => c === 'C0DEPLOYS1')).toHaveLength(1);
+    expect(asked.sort()).toEqual(['C0DEPLOYS1', 'C0GENERAL', 'C0SECRET1']);
   });
 
   it('reads the rich_text block of a message in preference to its text', async () => {

@@ -288,6 +288,24 @@ export const METHODS: Record<string, MethodHandler> = {
     return { ok: true, members: page, response_metadata: { next_cursor: next ? encodeCursor(next) : '' } };
   },
 
+  // A private channel the bot is not in is channel_not_found, as Slack answers it.
+  'conversations.info': ({ args, identity, state }) => {
+    const id = str(args.channel);
+    const seed = id ? state.channels.get(id) : undefined;
+    const members = id ? state.channelMembers.get(id) : undefined;
+    if (!id || !seed || (seed.is_private && members && !members.includes(identity!.botUserId))) return fail('channel_not_found');
+    const channel: Record<string, unknown> = {
+      id, created: 1_700_000_000, is_archived: seed.is_archived ?? false, is_general: seed.name === 'general',
+      is_im: seed.is_im ?? false, is_mpim: seed.is_mpim ?? false, is_private: seed.is_private ?? seed.is_mpim ?? false,
+      is_channel: !seed.is_im && !seed.is_mpim && !seed.is_private, is_group: Boolean(seed.is_private && !seed.is_mpim),
+      is_member: members ? members.includes(identity!.botUserId) : true, is_shared: false, is_ext_shared: false, is_org_shared: false,
+      context_team_id: identity!.teamId, creator: 'U0CREATOR1', unlinked: 0,
+      topic: { value: '', creator: '', last_set: 0 }, purpose: { value: '', creator: '', last_set: 0 }, previous_names: [],
+    };
+    if (!seed.is_im) Object.assign(channel, { name: seed.name, name_normalized: seed.name });
+    return { ok: true, channel };
+  },
+
   'users.info': ({ args, identity, state }) => {
     const id = str(args.user);
     if (id && id === identity!.botUserId && !state.users.has(id)) {

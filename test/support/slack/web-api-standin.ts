@@ -15,13 +15,14 @@ import {
   SlackState,
   type AssistantThreadState,
   type OAuthGrant,
+  type SlackChannelSeed,
   type SlackUserSeed,
   type StoredMessage,
   type TokenIdentity,
 } from './web-api-state.ts';
 
 export type { MethodHandler, SlackResult } from './web-api-methods.ts';
-export type { OAuthGrant, SlackUserSeed, StoredMessage, TokenIdentity } from './web-api-state.ts';
+export type { OAuthGrant, SlackChannelSeed, SlackUserSeed, StoredMessage, TokenIdentity } from './web-api-state.ts';
 
 export interface SlackStandinOptions {
   /** The bot token that works from the start (default SLACK_DEFAULTS.botToken). */
@@ -91,6 +92,8 @@ export interface SlackStandin {
   setUser(id: string, profile?: SlackUserSeed): void;
   /** Set who conversations.members lists for a channel (include the bot if it is in it). */
   setChannelMembers(channel: string, ids: string[]): void;
+  /** Add or replace a channel conversations.info knows. */
+  setChannel(id: string, channel: SlackChannelSeed): void;
   /** Register a message a person wrote, so getPermalink and chat.update know about it. */
   seedMessage(channel: string, message: { ts: string; user: string; text?: string; thread_ts?: string }): void;
   /** Messages in a channel as they stand now (posted, then updated), oldest first. */
@@ -284,6 +287,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     },
     setUser: (id, profile = {}) => void state.users.set(id, profile),
     setChannelMembers: (channel, ids) => void state.channelMembers.set(channel, [...ids]),
+    setChannel: (id, channel) => void state.channels.set(id, channel),
     seedMessage: (channel, message) => state.storeMessage(channel, { type: 'message', text: '', ...message }),
     messages: (channel) => [...(state.messages.get(channel)?.values() ?? [])],
     message: (channel, ts) => state.message(channel, ts),

@@ -39,6 +39,16 @@ export interface SlackUserSeed {
   bot_id?: string;
 }
 
+/** A channel as a test describes it, for conversations.info. */
+export interface SlackChannelSeed {
+  name: string;
+  is_private?: boolean;
+  is_archived?: boolean;
+  /** A DM (`D…`) or group DM: no name Slack would show. */
+  is_im?: boolean;
+  is_mpim?: boolean;
+}
+
 /** A message as the stand-in stores it, keyed by channel and ts. */
 export interface StoredMessage {
   type: 'message';
@@ -84,6 +94,7 @@ export class SlackState {
   readonly tokens = new Map<string, TokenRecord>();
   readonly users = new Map<string, SlackUserSeed>();
   readonly channelMembers = new Map<string, string[]>();
+  readonly channels = new Map<string, SlackChannelSeed>();
   readonly messages = new Map<string, Map<string, StoredMessage>>();
   readonly homeViews = new Map<string, Record<string, unknown>>();
   /** Open DMs and group DMs: conversation id → the people in it (besides the bot). */
