@@ -51,6 +51,16 @@ export const planLimit = (message: string, details?: Record<string, unknown>) =>
 
 export const isSwitchboardError = (e: unknown): e is SwitchboardError => e instanceof SwitchboardError;
 
+/**
+ * A refusal the person can act on (permissions, limits, bad input), as opposed
+ * to an outage (`UNAVAILABLE`): work that hit an outage is retried, never
+ * answered with the outage's sentence and dropped.
+ */
+export const isRefusal = (e: unknown): e is SwitchboardError => isSwitchboardError(e) && !isOutage(e);
+
+/** The database (or another part Switchboard needs) is away for now: retry later. */
+export const isOutage = (e: unknown): boolean => isSwitchboardError(e) && e.code === 'UNAVAILABLE';
+
 /** Thrown by job handlers when retrying cannot help (the queue records it and stops). */
 export class PermanentFailure extends Error {
   constructor(message: string, readonly reason: string = message) {

@@ -336,7 +336,10 @@ export interface Store {
 export interface Notifier {
   /** Publishes after the current transaction committed. */
   publish(topic: string, payload: string): Promise<void>;
-  /** Resolves to an unsubscribe function. */
+  /**
+   * Resolves to an unsubscribe function. `fn` may also be called with an empty payload when wake-ups may have been
+   * missed (the connection carrying them was lost): look at the stored state again.
+   */
   subscribe(topic: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
 }
 

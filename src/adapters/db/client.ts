@@ -26,8 +26,11 @@ export interface Database {
   ping(): Promise<void>;
   /** Sends a NOTIFY on `channel`; every process listening on the same database hears it. */
   notify(channel: string, payload: string): Promise<void>;
-  /** Listens on `channel`; resolves to an unlisten function. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Listens on `channel`; resolves to an unlisten function. `onResume` runs when listening works again after the
+   * connection was lost (NOTIFYs sent meanwhile never arrive); PGlite, in-process, never loses it.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onResume?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -86,7 +89,7 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
     migrate: () => migrateNodePg(drizzleNodePg(pool, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
     ping: async () => { await pool.query('select 1'); },
     notify: async (channel, payload) => { await pool.query('select pg_notify($1, $2)', [channel, payload]); },
-    listen: (channel, onPayload) => listener.listen(channel, onPayload),
+    listen: (channel, onPayload, onResume) => listener.listen(channel, onPayload, onResume),
     close: () => (closed ??= (async () => {
       await listener.close();
       await pool.end();

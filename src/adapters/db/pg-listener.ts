@@ -7,11 +7,15 @@ const MAX_RETRY_MS = 5_000;
 /**
  * LISTEN needs one connection that stays open, so it cannot come from the
  * pool. When PostgreSQL drops it, this opens a new one (backing off up to 5 s)
- * and listens on every channel again; NOTIFYs sent while it was gone are lost,
- * which is acceptable for wake-ups whose readers re-check the database.
+ * and listens on every channel again. NOTIFYs sent while it was gone are lost,
+ * so once it listens again it tells every listener (`onResume`) to look at the
+ * database afresh: a wake-up may have been missed.
  */
 export class PgListener {
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
+  private readonly resumers = new Set<() => void>();
+  /** True once a connection was lost or could not be opened: the next one that works may have missed NOTIFYs. */
+  private gap = false;
   private client: pg.Client | null = null;
   private connecting: Promise<void> | null = null;
   private retryMs = FIRST_RETRY_MS;
@@ -20,8 +24,12 @@ export class PgListener {
 
   constructor(private readonly newClient: () => pg.Client, private readonly logger?: Logger) {}
 
-  /** Listens on `channel`; resolves once the first connection attempt ended, even when it failed (it keeps retrying). */
-  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+  /**
+   * Listens on `channel`; resolves once the first connection attempt ended, even when it failed (it keeps retrying).
+   * `onResume` runs each time listening works again after a gap, when NOTIFYs may have been missed.
+   */
+  async listen(channel: string, onPayload: (payload: string) => void, onResume?: () => void): Promise<() => Promise<void>> {
+    if (onResume) this.resumers.add(onResume);
     let handlers = this.channels.get(channel);
     const fresh = !handlers;
     if (!handlers) this.channels.set(channel, (handlers = new Set()));
@@ -31,6 +39,7 @@ export class PgListener {
     const client = this.client as pg.Client | null;
     if (fresh && client) await client.query(`listen ${quoteIdent(channel)}`).catch((e: Error) => this.lost(client, e));
     return async () => {
+      if (onResume) this.resumers.delete(onResume);
       handlers.delete(onPayload);
       if (handlers.size > 0 || this.channels.get(channel) !== handlers) return;
       this.channels.delete(channel);
@@ -72,6 +81,7 @@ export class PgListener {
       client.removeAllListeners('end');
       await client.end().catch(() => {});
       this.logger?.warn({ error: (err as Error).message, retryMs: this.retryMs }, 'could not listen for database notifications; retrying');
+      this.gap = true;
       this.reconnectSoon();
       return;
     }
@@ -79,12 +89,22 @@ export class PgListener {
     this.client = client;
     if (this.retryMs !== FIRST_RETRY_MS) this.logger?.info('listening for database notifications again');
     this.retryMs = FIRST_RETRY_MS;
+    if (!this.gap) return;
+    this.gap = false;
+    for (const fn of [...this.resumers]) {
+      try {
+        fn();
+      } catch (err) {
+        this.logger?.warn({ err }, 'a listener failed to look again after the notification connection came back');
+      }
+    }
   }
 
   private lost(client: pg.Client, err?: Error) {
     if (this.client !== client) return;
     this.client = null;
     if (this.closed) return;
+    this.gap = true;
     this.logger?.warn({ error: err?.message ?? 'connection ended' }, 'lost the database notification connection; reconnecting');
     client.end().catch(() => {});
     this.reconnectSoon();

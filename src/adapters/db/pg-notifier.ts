@@ -4,6 +4,8 @@ import type { Notifier } from '../../domain/ports.ts';
 import type { Database } from './client.ts';
 
 const CHANNEL = 'switchboard_events';
+/** The payload of a wake-up that names nothing: look at the database again. */
+export const RECHECK = '';
 
 /**
  * Wake-ups over Postgres LISTEN/NOTIFY: one LISTEN per process, fanned out
@@ -20,8 +22,19 @@ export class PgNotifier implements Notifier {
     this.starting ??= this.database.listen(CHANNEL, (payload) => {
       const cut = payload.indexOf('\n');
       this.local.emit(payload.slice(0, cut), payload.slice(cut + 1));
-    }).then((u) => { this.unlisten = u; });
+    }, () => this.recheckAll()).then((u) => { this.unlisten = u; });
     return this.starting;
+  }
+
+  /**
+   * Wake-ups published while the LISTEN connection was down never arrive, so
+   * once it is back every subscriber is woken with an empty payload: readers
+   * look at the database again (an inbox wait returns what came meanwhile).
+   */
+  private recheckAll() {
+    const topics = this.local.eventNames().filter((t): t is string => typeof t === 'string');
+    this.logger?.info({ topics: topics.length }, 'woke every waiter to look again after the notification connection came back');
+    for (const topic of topics) this.local.emit(topic, RECHECK);
   }
 
   /**

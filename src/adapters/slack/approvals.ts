@@ -7,7 +7,7 @@ import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
 import type { App } from '../../app-types.ts';
 import type { Decider } from '../../domain/approvals/rules.ts';
 import type { Decision } from '../../domain/approvals/types.ts';
-import { isSwitchboardError } from '../../domain/errors.ts';
+import { isOutage, isSwitchboardError } from '../../domain/errors.ts';
 import { APPROVE_ACTION, lateClickText, REASON_BLOCK, REASON_INPUT, REASON_VIEW, reasonModal, REJECT_ACTION, type ReasonContext } from './approval-blocks.ts';
 import { approvalShowHandler, approvalUpdateHandler, SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
 import { loggable } from './errors.ts';
@@ -64,6 +64,8 @@ async function decideFromSlack(rt: SlackRuntime, client: webApi.WebClient, click
   try {
     await rt.app.approvals.decide({ approvalId: click.approvalId, workspaceId: who.workspaceId, decision, decider: who.decider, via: 'slack', reason });
   } catch (e) {
+    // An outage is not an answer: the stored click is handled again once the database is back.
+    if (isOutage(e)) throw e;
     await tellClicker(rt, client, where, await refusalText(rt, e, who.workspaceId, click.approvalId));
   }
 }

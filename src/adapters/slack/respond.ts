@@ -1,7 +1,7 @@
 // Shared by the listeners: finding the workspace behind a request, answering
 // the person, and keeping one failure from reaching Slack as a raw error.
 import type { webApi } from '@slack/bolt';
-import { isSwitchboardError } from '../../domain/errors.ts';
+import { isRefusal } from '../../domain/errors.ts';
 import { loggable } from './errors.ts';
 import type { SlackTarget } from './inbound.ts';
 import { notConnected } from './replies.ts';
@@ -45,7 +45,7 @@ export async function guard(rt: SlackRuntime, client: webApi.WebClient, where: W
     await work();
   } catch (e) {
     // Anything but a refusal fails the inbound.slack job, which retries the request (receiver.ts).
-    if (!isSwitchboardError(e)) throw e;
+    if (!isRefusal(e)) throw e;
     if (!where) return;
     await tell(client, where, e.message).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the refusal'));
   }

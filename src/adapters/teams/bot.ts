@@ -4,7 +4,7 @@
 // in the personal chat); card clicks decide approvals or choose the agent.
 import { TeamsActivityHandler, TurnContext, type AdaptiveCardInvokeResponse, type AdaptiveCardInvokeValue } from 'botbuilder';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
-import { isSwitchboardError } from '../../domain/errors.ts';
+import { isRefusal } from '../../domain/errors.ts';
 import type { TeamsAddress } from './address.ts';
 import { APPROVAL } from './approval-card.ts';
 import { approvalAction } from './approvals.ts';
@@ -28,7 +28,7 @@ async function guard(rt: TeamsRuntime, context: TurnContext, work: () => Promise
     await work();
   } catch (e) {
     // Anything but a refusal fails the inbound.teams job, which retries the activity (receiver.ts).
-    if (!isSwitchboardError(e)) throw e;
+    if (!isRefusal(e)) throw e;
     await say(context, e.message).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the refusal'));
   }
 }

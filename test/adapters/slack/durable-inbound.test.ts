@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { databaseUnavailable } from '../../../src/adapters/db/errors.ts';
 import { inboundEvents, outbox } from '../../../src/adapters/db/schema.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
@@ -116,6 +117,26 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
       expect((await h.post(mention('after the replay'))).status).toBe(200);
       await receivedAll(h, ['@reviewer after the replay']);
       expect(standin.responseUrlPosts.filter((p) => p.url === url)).toHaveLength(1);
+    }, 60_000);
+
+    it('handles a mention again after its handling met a database outage, instead of answering with the outage and dropping it', async () => {
+      // The store's own translation of a lost connection, thrown once where the handler first reads the database.
+      const identities = h.server.app.store.identities;
+      const find = identities.find;
+      let outage = true;
+      identities.find = (async (...a: Parameters<typeof find>) => {
+        if (outage) { outage = false; throw databaseUnavailable(); }
+        return find.apply(identities, a);
+      }) as typeof find;
+      try {
+        expect((await h.post(mention('through an outage'))).status).toBe(200);
+        const seen = await receivedAll(h, ['@reviewer through an outage']);
+        expect(seen.filter((b) => b === '@reviewer through an outage')).toHaveLength(1);
+        expect(outage).toBe(false);
+        expect(standin.callsTo('chat.postEphemeral').filter((c) => String(c.args.text).includes('cannot be reached'))).toEqual([]);
+      } finally {
+        Reflect.deleteProperty(identities, 'find');
+      }
     }, 60_000);
 
     it('refuses a request signed more than five minutes in the future with 401 and stores nothing', async () => {

@@ -88,6 +88,11 @@ export interface SlackStandin {
   callsTo(method: string): RecordedCall[];
   /** Make the next `times` (default 1) calls to `method` fail this way (after the token check). */
   failNext(method: string, failure: StandinFailure, times?: number): void;
+  /**
+   * From now on, fail each call (any method, after the token check) with probability `rate`, the failure picked by
+   * `pick`; `failRandomly(0)` stops. Failures queued with failNext come first.
+   */
+  failRandomly(rate: number, pick?: () => StandinFailure): void;
   /** Add or replace a person users.info knows. */
   setUser(id: string, profile?: SlackUserSeed): void;
   /** Set who conversations.members lists for a channel (include the bot if it is in it). */
@@ -177,6 +182,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
   const calls: RecordedCall[] = [];
   const responseUrlPosts: ResponseUrlPost[] = [];
   let responseUrlCount = 0;
+  let random: { rate: number; pick: () => StandinFailure } = { rate: 0, pick: () => ({ status: 500 }) };
   let origin = '';
 
   function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -211,7 +217,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     }
     const scopes: Record<string, string> = tokenIdentity ? { 'x-oauth-scopes': tokenIdentity.scope } : {};
 
-    const failure = failures.get(method)?.shift();
+    const failure = failures.get(method)?.shift() ?? (Math.random() < random.rate ? random.pick() : undefined);
     if (failure && 'dropAfterHandling' in failure) {
       handlers.get(method)?.({ args, identity: tokenIdentity, state, basicAuth });
       record.status = 0;
@@ -284,6 +290,9 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
       const queue = failures.get(method) ?? [];
       for (let i = 0; i < times; i += 1) queue.push(failure);
       failures.set(method, queue);
+    },
+    failRandomly(rate, pick = () => ({ status: 500 })) {
+      random = { rate, pick };
     },
     setUser: (id, profile = {}) => void state.users.set(id, profile),
     setChannelMembers: (channel, ids) => void state.channelMembers.set(channel, [...ids]),

@@ -1,0 +1,69 @@
+// Wake-ups sent while the LISTEN connection is down never arrive; once it is
+// back, whoever waits must look at the database again instead of sleeping
+// until their wait times out.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { PgListener } from '../../../src/adapters/db/pg-listener.ts';
+import { PgNotifier } from '../../../src/adapters/db/pg-notifier.ts';
+import { waitForWake } from '../../../src/domain/messaging/inbox-wait.ts';
+import { freshPostgresDatabase } from '../../support/db.ts';
+
+const url = process.env.TEST_DATABASE_URL;
+
+describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () => {
+  let fresh: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+  let sender: pg.Client;
+  let listener: PgListener;
+  let notifier: PgNotifier;
+  /** While true, the listener's new connections go to a port nobody listens on (the database is unreachable). */
+  let unreachable = false;
+
+  beforeAll(async () => {
+    fresh = await freshPostgresDatabase(url!);
+    sender = new pg.Client({ connectionString: fresh.url });
+    sender.on('error', () => {});
+    await sender.connect();
+    listener = new PgListener(() => new pg.Client({
+      connectionString: unreachable ? 'postgres://postgres@127.0.0.1:1/nowhere' : fresh.url, connectionTimeoutMillis: 5_000,
+    }));
+    const database = {
+      listen: (channel: string, onPayload: (p: string) => void, onResume?: () => void) => listener.listen(channel, onPayload, onResume),
+      notify: async (channel: string, payload: string) => { await sender.query('select pg_notify($1, $2)', [channel, payload]); },
+    } as unknown as Database;
+    notifier = new PgNotifier(database);
+  });
+
+  afterAll(async () => {
+    await notifier?.close();
+    await listener?.close();
+    await sender?.end().catch(() => {});
+    await fresh?.drop();
+  });
+
+  it('wakes a waiter to look again once listening works again, so a change made during the gap is returned at once', async () => {
+    let stored: string | null = null;
+    let takes = 0;
+    const waiting = waitForWake({
+      notifier, topic: 'inbox:agent-1', timeoutMs: 60_000,
+      take: async () => { takes += 1; return stored; },
+      found: (v) => v !== null,
+    });
+    await vi.waitFor(() => expect(listener.connected && takes === 1).toBe(true));
+
+    unreachable = true;
+    await sender.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    await vi.waitFor(() => expect(listener.connected).toBe(false));
+    // The change and its wake-up happen while nobody listens: the NOTIFY is lost.
+    stored = 'hello';
+    await notifier.publish('inbox:agent-1', 'message-1');
+    const started = Date.now();
+    unreachable = false;
+
+    const result = await waiting;
+    expect(result).toEqual({ value: 'hello', timedOut: false });
+    expect(takes).toBe(2);
+    // Woken by the reconnect (backoff at most 5 s), not by the 60-second timeout.
+    expect(Date.now() - started).toBeLessThan(45_000);
+  }, 90_000);
+});
