@@ -22,6 +22,7 @@ import type { Clock, JobQueue, Store } from './domain/ports.ts';
 import type { InboundService } from './domain/surfaces/inbound-service.ts';
 import type { SurfaceOutbound } from './domain/delivery/ports.ts';
 import type { LiveOptions, LiveService } from './domain/live/live-service.ts';
+import type { ListeningService } from './domain/listening/listening-service.ts';
 import type { ExternalSurface } from './domain/surfaces/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
 
@@ -74,6 +75,8 @@ export interface App {
   inbound: InboundService;
   /** Web channels linked to Slack and Teams channels. */
   bridges: BridgeService;
+  /** Which agents listen to which channels. */
+  listening: ListeningService;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
   /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */

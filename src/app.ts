@@ -23,6 +23,7 @@ import { BridgeService } from './domain/bridges/bridge-service.ts';
 import { DEFAULT_LIVE_OPTIONS, LiveService } from './domain/live/live-service.ts';
 import type { SurfaceOutbound } from './domain/delivery/ports.ts';
 import type { ExternalSurface } from './domain/surfaces/ports.ts';
+import { ListeningService } from './domain/listening/listening-service.ts';
 import { systemClock } from './domain/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
 import type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
@@ -57,6 +58,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences);
   const documents = new DocumentService(store, orgs, clock);
   const inbound = new InboundService(store, clock, orgs, agents, messaging, links);
+  const listening = new ListeningService(store, orgs, agents, clock, () => queue.kick());
   const surfaces = new Set<SurfaceName>();
   const outbound = new Map<ExternalSurface, SurfaceOutbound>();
   const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
@@ -65,7 +67,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
-    documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges: new BridgeService(store, orgs, clock),
+    documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges: new BridgeService(store, orgs, clock), listening,
     onClose: [],
     onDrain: [],
     async close() {

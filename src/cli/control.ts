@@ -5,6 +5,7 @@ import { isSwitchboardError } from '../domain/errors.ts';
 import { commands } from './commands.ts';
 import { controlSocketPath, type CommandReply } from './control-client.ts';
 import { jobCommands } from './job-commands.ts';
+import { listeningCommands } from './listening-commands.ts';
 
 /**
  * The control socket: a running server listens on a unix socket in DATA_DIR
@@ -15,7 +16,7 @@ import { jobCommands } from './job-commands.ts';
 export { controlSocketPath, sendToServer, type CommandReply } from './control-client.ts';
 
 export async function runCommand(app: App, name: string, args: Record<string, unknown>): Promise<CommandReply> {
-  const fn = commands[name] ?? jobCommands[name];
+  const fn = commands[name] ?? jobCommands[name] ?? listeningCommands[name];
   if (!fn) return { ok: false, error: { code: 'INVALID_INPUT', message: `Unknown command "${name}".` } };
   try {
     return { ok: true, output: await fn(app, args) };

@@ -189,6 +189,16 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
     .action(data('bridge list', (workspace) => ({ workspace })));
   bridge.command('remove <workspace> <bridge>').description('stop mirroring: give the bridge id or the outside channel id from bridge list')
     .action(data('bridge remove', (workspace, b) => ({ workspace, bridge: b })));
+  const channel = program.command('channel').description('channels: which agents listen to them');
+  channel.command('listen <workspace> <channel>')
+    .description('let an agent hear every message of a channel (general, slack:C…, teams:19:…@thread.tacv2); it answers only when mentioned')
+    .requiredOption('--agent <agent>', 'the agent, OWNER/NAME').option('--stop', 'stop it listening instead')
+    .action(data('channel listen', (ws, ch, o) => ({ workspace: ws, channel: ch, ...o })));
+  channel.command('unlisten <workspace> <channel>').description('stop an agent listening to a channel')
+    .requiredOption('--agent <agent>', 'the agent, OWNER/NAME')
+    .action(data('channel unlisten', (ws, ch, o) => ({ workspace: ws, channel: ch, ...o })));
+  channel.command('listeners <workspace> [channel]').description('list the agents listening to a channel, or to every channel of the workspace')
+    .action(data('channel listeners', (ws, ch) => ({ workspace: ws, ...(ch ? { channel: ch } : {}) })));
 
   const jobs = program.command('jobs').description('background jobs: stored Slack/Teams requests, posts to chat apps, reminders');
   jobs.command('list').description('list jobs not done yet and jobs that failed for good')

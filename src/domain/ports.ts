@@ -11,6 +11,7 @@ import type {
   DefaultAgentRepo, ExternalIdentityRepo, SlackInstallationRepo, SurfaceTenantRepo, TeamsReferenceRepo, TeamsUserRepo,
 } from './surfaces/ports.ts';
 import type { BridgeRepo } from './bridges/types.ts';
+import type { ListeningRepo } from './listening/ports.ts';
 
 /** Organizations, their members, seats and monthly usage. */
 export interface OrgRepo {
@@ -127,17 +128,22 @@ export interface MessageRepo {
    * returns when an earlier attempt started (its outcome unknown unless externalId is set), else null.
    */
   notePostAttempt(messageId: string, at: Date): Promise<Date | null>;
-  deliver(messageId: string, workspaceId: string, agentIds: string[]): Promise<void>;
-  /** The newest message delivered to `agentId` in the conversation; null when none. */
+  /** Puts the message in the agents' inboxes; `overheard` for listeners it was not addressed to (an agent already addressed keeps its delivery). */
+  deliver(messageId: string, workspaceId: string, agentIds: string[], opts?: { overheard?: boolean }): Promise<void>;
+  /** Whether the agent overheard (as a listener) any message of the conversation. */
+  overheardIn(agentId: string, conversationId: string): Promise<boolean>;
+  /** The newest message addressed to `agentId` in the conversation (overheard ones left out); null when none. */
   latestReceived(agentId: string, conversationId: string): Promise<Message | null>;
-  /** The newest message delivered to `agentId` anywhere in the workspace since `since`; null when none. */
+  /** The newest message addressed to `agentId` anywhere in the workspace since `since` (overheard ones left out); null when none. */
   latestReceivedSince(agentId: string, workspaceId: string, since: Date): Promise<Message | null>;
   /** Whether a message was delivered to (or sent by) the agent. */
   involves(agentId: string, messageId: string): Promise<boolean>;
   countSentSince(senderId: string, conversationId: string, since: Date): Promise<number>;
-  /** Unread messages oldest first, marked read as they are returned. */
+  /** Unread messages, addressed ones before overheard ones, each oldest first, marked read as they are returned. */
   takeUnread(agentId: string, workspaceId: string, limit: number): Promise<{ items: InboxItem[]; remaining: number }>;
   unreadCount(agentId: string, workspaceId: string): Promise<number>;
+  /** Unread messages counted apart: addressed to the agent, and overheard as a listener. */
+  unreadCounts(agentId: string, workspaceId: string): Promise<{ addressed: number; overheard: number }>;
   search(q: SearchQuery): Promise<SearchHit[]>;
   /** Messages of a conversation, oldest first. */
   listConversation(workspaceId: string, conversationId: string, limit: number): Promise<Message[]>;
@@ -327,6 +333,8 @@ export interface Store {
   inbound: InboundEventRepo;
   /** Bridged channels, their message map, and reactions. */
   bridges: BridgeRepo;
+  /** Agents listening to channels. */
+  listening: ListeningRepo;
   /** Records an inbound event id; false when it was seen before (so it is processed once). */
   firstSeen(source: string, eventId: string): Promise<boolean>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

@@ -31,6 +31,7 @@ export function inboxItemOut(i: InboxItem): InboxItemOut {
     asker: { handle: i.asker.handle, linked: !isGuestAsker(i.asker) },
     // Not known (never expected: MessagingService adds it) reads as the narrowest audience.
     audience: i.audience ?? { level: 'guest', members: 0, unlinked: 0 },
+    overheard: i.overheard,
     body: m.body,
   };
 }
@@ -46,7 +47,7 @@ export function inboxText(items: InboxItemOut[], remaining: number, emptyLine: s
     const asker = m.asker.handle && m.asker.handle !== m.sender.person ? `, for @${m.asker.handle}` : !m.asker.linked ? ', from an unlinked guest' : '';
     const a = m.audience;
     const audience = `; audience: ${a.level}, ${plural(a.members, 'person', 'people')}${a.unlinked ? `, ${a.unlinked} unlinked` : ''}`;
-    return `- [${m.id}] ${m.sender.address} in ${where} (conversation ${m.conversation.id}${asker}${audience}) at ${m.time}:\n  ${m.body.replace(/\n/g, '\n  ')}`;
+    return `- [${m.id}]${m.overheard ? ' (overheard)' : ''} ${m.sender.address} in ${where} (conversation ${m.conversation.id}${asker}${audience}) at ${m.time}:\n  ${m.body.replace(/\n/g, '\n  ')}`;
   });
   return [head, ...lines].join('\n');
 }

@@ -21,12 +21,14 @@ export function registerInboxResource(server: McpServer, ctx: ToolContext): void
     mimeType: 'application/json',
   }, async (uri) => {
     let unread: number;
+    let overheard: number;
     try {
-      unread = await app.messaging.unreadCount(agent, ws);
+      ({ addressed: unread, overheard } = await app.messaging.unreadCounts(agent, ws));
     } catch (e) {
       throw new McpError(ErrorCode.InvalidRequest, toRefusal(e, app.logger, 'resources/read').message);
     }
-    const text = JSON.stringify({ agent: label(agent), workspace: ws.slug, unread, next: unread ? 'Call check_inbox to read them.' : 'Nothing unread.' });
+    // Overheard messages (heard as a channel's listener) are counted apart from those addressed to the agent.
+    const text = JSON.stringify({ agent: label(agent), workspace: ws.slug, unread, overheard, next: unread + overheard ? 'Call check_inbox to read them.' : 'Nothing unread.' });
     return { contents: [{ uri: uri.href, mimeType: 'application/json', text }] };
   });
 

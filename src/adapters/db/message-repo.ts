@@ -22,12 +22,13 @@ function inboxRows(db: Db, where: SQL | undefined) {
     message: messageColumns, sender: senderColumns,
     conversation: { id: conversations.id, kind: conversations.kind, title: conversations.title, surface: conversations.surface, permalink: conversations.permalink },
     askerHandle: sql<string | null>`(select p.handle from people p where p.id = ${messages.askerPersonId})`,
+    overheard: deliveries.overheard,
   }).from(deliveries)
     .innerJoin(messages, eq(messages.id, deliveries.messageId))
     .innerJoin(agents, eq(agents.id, messages.senderId))
     .innerJoin(people, eq(people.id, agents.ownerId))
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-    .where(where).orderBy(asc(deliveries.createdAt), asc(deliveries.messageId));
+    .where(where).orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId));
 }
 
 
@@ -104,15 +105,23 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row?.startedAt ?? null;
   }
 
-  async deliver(messageId: string, workspaceId: string, agentIds: string[]) {
+  async deliver(messageId: string, workspaceId: string, agentIds: string[], opts: { overheard?: boolean } = {}) {
     if (!agentIds.length) return;
-    await this.db.insert(deliveries).values(agentIds.map((agentId) => ({ messageId, agentId, workspaceId }))).onConflictDoNothing();
+    const overheard = opts.overheard ?? false;
+    await this.db.insert(deliveries).values(agentIds.map((agentId) => ({ messageId, agentId, workspaceId, overheard }))).onConflictDoNothing();
+  }
+
+  async overheardIn(agentId: string, conversationId: string) {
+    const [row] = await this.db.select({ id: deliveries.messageId }).from(deliveries)
+      .innerJoin(messages, eq(messages.id, deliveries.messageId))
+      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.overheard, true), eq(messages.conversationId, conversationId))).limit(1);
+    return Boolean(row);
   }
 
   async latestReceived(agentId: string, conversationId: string) {
     const [row] = await this.db.select(messageColumns).from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
-      .where(and(eq(deliveries.agentId, agentId), eq(messages.conversationId, conversationId)))
+      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.overheard, false), eq(messages.conversationId, conversationId)))
       .orderBy(desc(messages.createdAt), desc(deliveries.createdAt), desc(messages.hop)).limit(1);
     return row ?? null;
   }
@@ -120,7 +129,7 @@ export class DrizzleMessageRepo implements MessageRepo {
   async latestReceivedSince(agentId: string, workspaceId: string, since: Date) {
     const [row] = await this.db.select(messageColumns).from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
-      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), gte(messages.createdAt, since)))
+      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), eq(deliveries.overheard, false), gte(messages.createdAt, since)))
       .orderBy(desc(messages.createdAt), desc(deliveries.createdAt), desc(messages.hop)).limit(1);
     return row ?? null;
   }
@@ -144,8 +153,9 @@ export class DrizzleMessageRepo implements MessageRepo {
       const txDb = tx as unknown as Db;
       const unread = and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt));
       // Lock the rows we return so two concurrent readers never both get the same message.
+      // Addressed messages first: a busy channel an agent listens to never holds back what was written to it.
       const picked = await tx.select({ id: deliveries.messageId }).from(deliveries).where(unread)
-        .orderBy(asc(deliveries.createdAt), asc(deliveries.messageId)).limit(limit).for('update', { skipLocked: true });
+        .orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId)).limit(limit).for('update', { skipLocked: true });
       const ids = picked.map((p) => p.id);
       let items: InboxItem[] = [];
       if (ids.length) {
@@ -153,7 +163,7 @@ export class DrizzleMessageRepo implements MessageRepo {
           .where(and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, ids)));
         const rows = await inboxRows(txDb, and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, ids)));
         items = rows.map((r) => ({
-          message: r.message, sender: r.sender as Sender, conversation: r.conversation,
+          message: r.message, sender: r.sender as Sender, conversation: r.conversation, overheard: r.overheard,
           asker: { personId: r.message.askerPersonId, handle: r.askerHandle, identityId: r.message.askerIdentityId },
         }));
       }
@@ -166,6 +176,16 @@ export class DrizzleMessageRepo implements MessageRepo {
     const [row] = await this.db.select({ n: count() }).from(deliveries)
       .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt)));
     return Number(row.n);
+  }
+
+  async unreadCounts(agentId: string, workspaceId: string) {
+    const rows = await this.db.select({ overheard: deliveries.overheard, n: count() }).from(deliveries)
+      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt)))
+      .groupBy(deliveries.overheard);
+    return {
+      addressed: Number(rows.find((r) => !r.overheard)?.n ?? 0),
+      overheard: Number(rows.find((r) => r.overheard)?.n ?? 0),
+    };
   }
 
   async search(q: SearchQuery): Promise<SearchHit[]> {

@@ -128,6 +128,8 @@ export const deliveries = pgTable('deliveries', {
   agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
   workspaceId: uuid('workspace_id').notNull(),
   readAt: ts('read_at'),
+  /** True when the agent only listens to the channel: it heard the message, nobody addressed it. */
+  overheard: boolean('overheard').notNull().default(false),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [
   primaryKey({ columns: [t.messageId, t.agentId] }),
@@ -501,3 +503,69 @@ export const messageReactions = pgTable('message_reactions', {
   surface: text('surface', { enum: ['web', 'slack', 'teams'] }).notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.messageId, t.emoji, t.reactor] })]);
+
+/**
+ * Agents a channel lets listen (off until an owner turns it on): each hears
+ * every message of the channel, flagged overheard. `channel_id` is the web
+ * channel's conversation id, or the Slack or Teams channel id.
+ */
+export const channelListeners = pgTable('channel_listeners', {
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  surface: text('surface', { enum: ['web', 'slack', 'teams'] }).notNull(),
+  channelId: text('channel_id').notNull(),
+  agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  addedBy: uuid('added_by'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.workspaceId, t.surface, t.channelId, t.agentId] }),
+  index('channel_listeners_agent_idx').on(t.agentId),
+]);
+
+/** What people asked for (complaints, bugs, feature requests, questions), filed by agents or from unlinked people's requests. */
+export const intakeItems = pgTable('intake_items', {
+  id: id(),
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  title: text('title').notNull(),
+  kind: text('kind', { enum: ['complaint', 'bug', 'feature request', 'question'] }).notNull(),
+  summary: text('summary').notNull().default(''),
+  status: text('status', { enum: ['new', 'triaged', 'in progress', 'done', "won't do"] }).notNull().default('new'),
+  /** The agent that filed it; null when Switchboard filed it from a request. */
+  filedBy: uuid('filed_by').references(() => agents.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [index('intake_items_ws_idx').on(t.workspaceId, t.status, t.createdAt)]);
+
+/**
+ * A message an intake item came from. What identifies the asker and the place
+ * is copied here, so the link and the done notice outlive the message's history.
+ */
+export const intakeSources = pgTable('intake_sources', {
+  itemId: uuid('item_id').notNull().references(() => intakeItems.id, { onDelete: 'cascade' }),
+  messageId: uuid('message_id').notNull(),
+  workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  conversationId: uuid('conversation_id').notNull(),
+  surface: text('surface', { enum: ['mcp', 'web', 'slack', 'teams'] }).notNull(),
+  permalink: text('permalink'),
+  excerpt: text('excerpt').notNull().default(''),
+  /** Who wrote it: their agent (a person agent, or the guest) and, from a chat app, their identity. */
+  authorAgentId: uuid('author_agent_id'),
+  authorPersonId: uuid('author_person_id'),
+  authorIdentityId: uuid('author_identity_id'),
+  /** When the author was told the item is done (once per source). */
+  notifiedAt: ts('notified_at'),
+  addedAt: ts('added_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.itemId, t.messageId] }), index('intake_sources_msg_idx').on(t.workspaceId, t.messageId)]);
+
+export const intakeNotes = pgTable('intake_notes', {
+  id: id(),
+  itemId: uuid('item_id').notNull().references(() => intakeItems.id, { onDelete: 'cascade' }),
+  authorAgentId: uuid('author_agent_id'),
+  body: text('body').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [index('intake_notes_item_idx').on(t.itemId, t.createdAt)]);
+
+/** People (or, unlinked, chat identities) who do not want to be told when what they asked for is done. `subject` is `person:<id>` or `identity:<id>`. */
+export const intakeOptOuts = pgTable('intake_opt_outs', {
+  subject: text('subject').primaryKey(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

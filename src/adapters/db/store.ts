@@ -10,6 +10,7 @@ import { DrizzleDocumentRepo } from './document-repo.ts';
 import { translateDriverError } from './errors.ts';
 import { DrizzleExternalIdentityRepo } from './identity-repo.ts';
 import { DrizzleInboundEventRepo } from './inbound-repo.ts';
+import { DrizzleListeningRepo } from './listening-repo.ts';
 import { DrizzleMessageRepo } from './message-repo.ts';
 import { DrizzleOrgRepo } from './org-repo.ts';
 import { DrizzleOutboxRepo } from './outbox-repo.ts';
@@ -47,6 +48,7 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
     audiences: new DrizzleAudienceRepo(db),
     inbound: new DrizzleInboundEventRepo(db, clock),
     bridges: new DrizzleBridgeRepo(db),
+    listening: new DrizzleListeningRepo(db),
     async firstSeen(source, eventId) {
       const rows = await db.insert(processedEvents).values({ source, eventId }).onConflictDoNothing().returning();
       return rows.length === 1;

@@ -23,17 +23,22 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
     }));
   });
 
-  // DMs with the app, and replies in threads of channels and group DMs (mentions there arrive as app_mention too).
+  // DMs with the app, replies in threads of channels and group DMs (mentions there arrive as app_mention too),
+  // and channel messages when agents listen to the channel.
   bolt.message(async ({ message, context, client }) => {
     if (message.subtype !== undefined || fromABot(message, context.botUserId)) return;
     const dm = message.channel_type === 'im';
     const isReply = Boolean(message.thread_ts) && message.thread_ts !== message.ts;
     const mentionsMe = Boolean(context.botUserId) && (message.text ?? '').includes(`<@${context.botUserId}>`);
-    if (!dm && (!isReply || mentionsMe)) return;
-    const where = { channel: message.channel, user: message.user, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) };
+    if (!dm && mentionsMe) return;
+    // A channel message that starts no thread matters only to agents listening there (it may start a thread later).
+    const overheard = !dm && !isReply;
+    if (overheard && !(message.channel_type !== 'mpim' && await rt.app.store.listening.anyFor({ surface: 'slack', channelId: message.channel }))) return;
+    const threadTs = message.thread_ts ?? (overheard ? message.ts : undefined);
+    const where = { channel: message.channel, user: message.user, ...(threadTs ? { thread_ts: threadTs } : {}) };
     await guard(rt, client, where, async () => receive(rt, client, where, context.botUserId, {
       teamId: context.teamId!, channel: message.channel, userId: message.user, ...(await bodyOf(rt, client, context.teamId!, message, context.botUserId)),
-      ts: message.ts, threadTs: message.thread_ts, place: dm ? 'dm' : message.channel_type === 'mpim' ? 'group' : 'channel', addressed: dm,
+      ts: message.ts, threadTs, place: dm ? 'dm' : message.channel_type === 'mpim' ? 'group' : 'channel', addressed: dm,
     }));
   });
 

@@ -5,6 +5,7 @@ import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import type { AudienceService } from '../linking/audience-service.ts';
+import { overhearers } from '../listening/listening-service.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { waitForWake } from './inbox-wait.ts';
 import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, rateLimited, refusalFor, type RateLimit, type RefusalRule } from './rules.ts';
@@ -47,6 +48,8 @@ interface SendPlan {
   results: RecipientResult[];
   targets: WorkspaceAgent[];
   hopRefused: boolean;
+  /** The workspace's directory as read for this message (listeners are looked up in it). */
+  directory: WorkspaceAgent[];
 }
 
 export interface RecipientResult {
@@ -143,9 +146,7 @@ export class MessagingService {
       conversation = await this.store.messages.getConversation(ws.id, input.conversationId);
       if (!conversation) throw new SwitchboardError('NOT_FOUND', `There is no conversation ${input.conversationId} in this workspace; use the conversation id of a message you received.`);
       // Monitoring lets an agent read everything, never speak where it was not invited.
-      if (!(await this.store.messages.participants(conversation.id)).includes(sender.id)) {
-        throw notPermitted('You are not part of that conversation; you can reply only where you sent or received a message. Name recipients with `to` instead.');
-      }
+      await this.assertParticipant(sender, conversation);
     }
 
     let parent: Message | null = null;
@@ -157,7 +158,11 @@ export class MessagingService {
       if (conversation && parent.conversationId !== conversation.id) {
         throw invalidInput(`Message ${input.replyTo} belongs to another conversation; pass its own conversation id, or leave \`conversation\` out.`);
       }
-      conversation ??= await this.store.messages.getConversation(ws.id, parent.conversationId);
+      if (!conversation) {
+        conversation = await this.store.messages.getConversation(ws.id, parent.conversationId);
+        // A message an agent only overheard does not let it speak in that channel.
+        if (conversation) await this.assertParticipant(sender, conversation);
+      }
     }
 
     // Candidates: named ones, or everyone else in the conversation — but agents only in a
@@ -204,7 +209,7 @@ export class MessagingService {
       // Private content an agent read is never posted where a wider audience would see it.
       await this.audiences?.checkPost(sender, ws, conversation ? { conversation } : { agents: [sender, ...targets.map((t) => t.agent)] });
     }
-    return { conversation, parent, chain, results, targets, hopRefused };
+    return { conversation, parent, chain, results, targets, hopRefused, directory };
   }
 
   /** Stores the planned message with its deliveries and its outbox post, then wakes its readers. */
@@ -233,22 +238,46 @@ export class MessagingService {
       });
       await tx.messages.addParticipants(conv.id, [sender.id, ...targets.map((t) => t.agent.id)]);
       await tx.messages.deliver(message.id, ws.id, targets.map((t) => t.agent.id));
+      const overheard = await this.overhear(tx, ws, conv, message.id, plan.directory, [sender.id, ...targets.map((t) => t.agent.id)]);
       // A message into an external thread is posted there by the surface's worker, never inline.
       if (isExternal(conv) && input.surface !== conv.surface) {
         const live = input.livePost ? { live: input.livePost } : {};
         await tx.outbox.add({ topic: `${conv.surface}.post`, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live }, orderingKey: `${conv.surface}:${conv.id}` });
       }
-      return { message, conversation: conv, again: false };
+      return { message, conversation: conv, again: false, overheard };
     });
     if (stored.again) return { message: stored.message, conversation: stored.conversation, recipients: results };
     this.afterCommit();
     for (const fn of this.onSent) fn(stored.message);
     await Promise.all([
-      ...targets.map((t) => this.notifier.publish(inboxTopic(t.agent.id), stored.message.id)),
+      ...[...targets.map((t) => t.agent.id), ...(stored.overheard ?? [])].map((id) => this.notifier.publish(inboxTopic(id), stored.message.id)),
       this.notifier.publish(conversationTopic(stored.conversation.id), stored.message.id),
     ]);
     if (hopRefused && chain.askerPersonId) await this.tellChainStopped(ws, sender, chain.askerPersonId, chain.chainId);
     return { message: stored.message, conversation: stored.conversation, recipients: results };
+  }
+
+  /**
+   * The listening step: agents listening to the conversation's channel (see
+   * listening/) get the message flagged overheard. It is not addressed to
+   * them: it opens no chain for them, counts toward no plan or hop limit, and
+   * does not make them participants (they speak there only once mentioned).
+   */
+  private async overhear(tx: Store, ws: Workspace, conv: Conversation, messageId: string, directory: WorkspaceAgent[], exclude: string[]): Promise<string[]> {
+    const receivers = new Map(directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive).map((d) => [d.agent.id, d.agent]));
+    const ids = await overhearers(tx, ws, conv, new Set(exclude), receivers);
+    await tx.messages.deliver(messageId, ws.id, ids, { overheard: true });
+    return ids;
+  }
+
+  /** Refuses an agent that is not part of a conversation, with why: never in it, or only overheard it as a listener. */
+  private async assertParticipant(sender: Agent, conversation: Conversation) {
+    if ((await this.store.messages.participants(conversation.id)).includes(sender.id)) return;
+    if (await this.store.messages.overheardIn(sender.id, conversation.id)) {
+      throw notPermitted('You only overheard that conversation as a listener of its channel, and listening agents speak in a channel only where someone mentioned them; ' +
+        'wait to be mentioned there, or write to the person with `to`.', { reason: 'overheard_only' });
+    }
+    throw notPermitted('You are not part of that conversation; you can reply only where you sent or received a message. Name recipients with `to` instead.');
   }
 
   /** Tells the person who started a chain, once per chain, that it stopped at the hop limit. */
@@ -319,6 +348,12 @@ export class MessagingService {
   async unreadCount(agent: Agent, ws: Workspace): Promise<number> {
     await this.assertReceive(agent, ws);
     return this.store.messages.unreadCount(agent.id, ws.id);
+  }
+
+  /** Unread messages counted apart: addressed to the agent, and overheard as a channel's listener. */
+  async unreadCounts(agent: Agent, ws: Workspace): Promise<{ addressed: number; overheard: number }> {
+    await this.assertReceive(agent, ws);
+    return this.store.messages.unreadCounts(agent.id, ws.id);
   }
 
   /** Full-text search over what the agent sent or received (everything, with monitor), within the plan's history. */

@@ -64,6 +64,8 @@ export interface InboxItem {
   sender: Sender;
   conversation: { id: string; kind: ConversationKind; title: string; surface: SurfaceName; permalink: string | null };
   asker: { personId: string | null; handle: string | null; identityId: string | null };
+  /** True when the agent only heard it as a listener of the channel: nobody addressed it. */
+  overheard: boolean;
   /** Who reads the conversation (see linking/audience.ts); added by MessagingService when it hands items out. */
   audience?: { level: AudienceLevel; members: number; unlinked: number };
 }

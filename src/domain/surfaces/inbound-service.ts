@@ -5,7 +5,7 @@
 // surface only normalises its payloads and renders the outcome.
 import type { AgentService, WorkspaceAgent } from '../agents/agent-service.ts';
 import { resolveNames, talkableAgents } from '../agents/naming.ts';
-import { notPermitted } from '../errors.ts';
+import { notPermitted, SwitchboardError } from '../errors.ts';
 import type { LinkService } from '../linking/link-service.ts';
 import type { MessagingService, SendResult } from '../messaging/messaging-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
@@ -63,7 +63,7 @@ export class InboundService {
     if (!msg.addressed) {
       // A reply that only continues a thread reaches the thread's agents, and only threads agents took part in.
       const inThread = await this.threadAgents(workspace, msg);
-      if (!inThread.length) return { kind: 'ignored' };
+      if (!inThread.length) return this.overhearOnly(port, msg, target);
       const to = recipients.length ? recipients : inThread;
       return { kind: 'handled', workspace, notices: [], result: await this.deliver(port, msg, target, to).then((d) => d.result) };
     }
@@ -87,6 +87,34 @@ export class InboundService {
     const asker = await this.asker(port, msg.tenantId, msg.authorId, target.directory);
     const prompted = asker.asGuest && await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
     if (asker.asGuest && ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
+    const result = await this.record(port, msg, ws, asker, recipients);
+    const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
+    return { result, refusals };
+  }
+
+  /**
+   * The listening step (see listening/): a channel message addressed to no
+   * agent is stored only when agents listen to that channel, so they overhear
+   * it; nobody is prompted or answered. A guest's message is not kept where
+   * the workspace requires linking.
+   */
+  private async overhearOnly(port: SurfacePort, msg: InboundMessage, target: InboundTarget): Promise<InboundOutcome> {
+    const ws = target.workspace;
+    if (msg.place !== 'channel' || !msg.text.trim()) return { kind: 'ignored' };
+    if (!(await this.store.listening.list(ws.id, { surface: msg.surface, channelId: msg.channelId })).length) return { kind: 'ignored' };
+    const asker = await this.asker(port, msg.tenantId, msg.authorId, target.directory);
+    if (asker.asGuest && ws.requireLinking) return { kind: 'ignored' };
+    try {
+      return { kind: 'handled', workspace: ws, notices: [], result: await this.record(port, msg, ws, asker, []) };
+    } catch (e) {
+      // A plan limit or rate limit stops what nobody asked for without a word to the person.
+      if (e instanceof SwitchboardError) return { kind: 'ignored' };
+      throw e;
+    }
+  }
+
+  /** Stores the message in the conversation of its thread and sends it to `recipients` (none: only listeners hear it). */
+  private async record(port: SurfacePort, msg: InboundMessage, ws: Workspace, asker: ChatAsker, recipients: WorkspaceAgent[]): Promise<SendResult> {
     const inThread = msg.threadRootId !== null && msg.threadRootId !== msg.messageId;
     const [permalink, rootPermalink] = await Promise.all([
       port.permalink(msg.messageId),
@@ -96,12 +124,10 @@ export class InboundService {
       workspaceId: ws.id, kind: 'external', surface: msg.surface, key: msg.conversationKey, title: titleOf(port.label, msg, asker),
       externalRef: msg.externalRef, permalink: msg.threadRootId ? rootPermalink ?? permalink : null,
     });
-    const result = await this.messaging.send({
+    return this.messaging.send({
       workspace: ws, sender: asker.sender, asGuest: asker.asGuest, askerIdentityId: asker.identity.id,
       conversation, recipients, body: msg.text, surface: msg.surface, permalink, externalId: msg.messageId,
     });
-    const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
-    return { result, refusals };
   }
 
   /** When the workspace requires linking and this chat user is a guest: the sentence to answer instead (after sending the prompt once). */

@@ -40,6 +40,7 @@ export const inboxItem = z.object({
     members: z.number().int().describe('How many people read the conversation'),
     unlinked: z.number().int().describe('How many of them have not linked their chat account'),
   }).describe('Who reads the conversation: answer there only with what all of them may see'),
+  overheard: z.boolean().describe('True when you only heard it as a listener of the channel: nobody addressed you, so do not answer there unless someone mentions you'),
   body: z.string(),
 });
 
@@ -47,6 +48,7 @@ export const inboxOutput = {
   messages: z.array(inboxItem),
   truncated: z.boolean().describe('True when more unread messages are waiting than were returned'),
   remaining: z.number().int().describe('Unread messages still waiting'),
+  overheard: z.number().int().describe('How many of the returned messages you only overheard as a listener (addressed ones come first)'),
 };
 
 export const listAgentsInput = {};

@@ -57,7 +57,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     const got = await app.messaging.checkInbox(agent, ws, args.limit);
     const messages = got.items.map(inboxItemOut);
     await auditRead(ctx, 'check_inbox', messages.map((m) => m.id));
-    return ok({ messages, truncated: got.remaining > 0, remaining: got.remaining }, inboxText(messages, got.remaining, 'No unread messages.'));
+    return ok({ messages, truncated: got.remaining > 0, remaining: got.remaining, overheard: overheardCount(messages) }, inboxText(messages, got.remaining, 'No unread messages.'));
   }));
 
   server.registerTool('subscribe', {
@@ -80,7 +80,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     const messages = got.items.map(inboxItemOut);
     await auditRead(ctx, 'subscribe', messages.map((m) => m.id));
     const empty = `No new messages in ${args.timeout_seconds} seconds; call subscribe again to keep waiting.`;
-    return ok({ messages, truncated: got.remaining > 0, remaining: got.remaining, timed_out: got.timedOut }, inboxText(messages, got.remaining, empty));
+    return ok({ messages, truncated: got.remaining > 0, remaining: got.remaining, overheard: overheardCount(messages), timed_out: got.timedOut }, inboxText(messages, got.remaining, empty));
   }));
 
   server.registerTool('search_messages', {
@@ -112,6 +112,7 @@ export async function reportSent(ctx: ToolContext, action: string, r: SendResult
   const head = `Sent message ${r.message.id} in conversation ${out.conversation_id}.`;
   return ok(out, lines.length ? [head, ...lines].join('\n') : head);
 }
+const overheardCount = (messages: Array<{ overheard: boolean }>) => messages.filter((m) => m.overheard).length;
 
 /** Reading marks messages read, which changes state, so it is audited when something was read. */
 async function auditRead(ctx: ToolContext, action: string, ids: string[]) {

@@ -1,0 +1,174 @@
+// Listening agents: an owner of a workspace lets named agents hear every
+// message of one of its channels (web, Slack or Teams). Off by default. The
+// agent hears only channels its owner could read, and keeps only the receive
+// side: it speaks in the channel when someone mentions it, never on its own.
+import { randomUUID } from 'node:crypto';
+import type { AgentService } from '../agents/agent-service.ts';
+import { type Actor } from '../actor.ts';
+import { GENERAL } from '../chat/access.ts';
+import { invalidInput, notFound, notPermitted } from '../errors.ts';
+import type { Conversation } from '../messaging/types.ts';
+import { atLeast } from '../organizations/access.ts';
+import type { OrgService } from '../organizations/org-service.ts';
+import type { Clock, Store } from '../ports.ts';
+import { qualifiedName, type Agent, type Workspace } from '../types.ts';
+import { parsePlace, placeOf, showPlace } from './place.ts';
+import type { ChannelListener, ListenPlace, ListenSurface } from './ports.ts';
+
+/** Where a surface posts a note into one of its channels: the conversation to post it in; null when the workspace is not connected there. */
+export type ChannelAddress = (ws: Workspace, channelId: string) => Promise<{ key: string; externalRef: Record<string, string>; title: string } | null>;
+
+/** A listener as commands and pages show it. */
+export interface ListenerView {
+  place: ListenPlace;
+  /** `#general`, `Slack channel C…`. */
+  channel: string;
+  agent: string;
+  agentId: string;
+  displayName: string;
+  since: Date;
+}
+
+export const LISTEN_HELP = 'Name the channel as `general` (web chat), `slack:C0123ABCD` or `teams:19:…@thread.tacv2`.';
+
+export class ListeningService {
+  private readonly addresses = new Map<ListenSurface, ChannelAddress>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly orgs: OrgService,
+    private readonly agents: AgentService,
+    private readonly clock: Clock,
+    /** Wakes the outbox worker after a note was stored. */
+    private readonly afterCommit: () => void = () => {},
+  ) {}
+
+  /** Lets a surface's channels be told when an agent starts or stops listening (Slack registers; the note goes out through the outbox). */
+  registerAddress(surface: ListenSurface, address: ChannelAddress) {
+    this.addresses.set(surface, address);
+  }
+
+  /** The place a channel argument names in the workspace; web channels must exist. */
+  async place(ws: Workspace, raw: string): Promise<{ place: ListenPlace; label: string; restricted: boolean }> {
+    const parsed = parsePlace(raw);
+    if (!parsed) throw invalidInput(`"${raw}" is not a channel Switchboard knows how to name. ${LISTEN_HELP}`);
+    if (parsed.surface !== 'web') {
+      const place = { surface: parsed.surface, channelId: parsed.channel };
+      return { place, label: showPlace(place), restricted: false };
+    }
+    const ch = await this.store.chat.channelByName(ws.id, parsed.channel);
+    if (!ch) throw notFound(`The channel #${parsed.channel} in ${ws.slug}`, 'Create it in the web chat first, or name a Slack or Teams channel.');
+    return { place: { surface: 'web', channelId: ch.conversationId }, label: `#${ch.name}`, restricted: ch.restricted };
+  }
+
+  /** Lets the agent listen to the channel; says so in the channel where the surface can. */
+  async listen(actor: Actor, workspace: string, channel: string, agentName: string): Promise<{ listener: ListenerView; added: boolean }> {
+    const ws = await this.orgs.workspace(workspace);
+    await this.assertOwner(actor, ws);
+    const [{ place, label, restricted }, agent] = await Promise.all([this.place(ws, channel), this.agents.byName(agentName)]);
+    const name = qualifiedName(agent);
+    if (agent.kind !== 'agent') throw invalidInput(`${name} is a person, and people read channels themselves; name an agent (OWNER/NAME).`);
+    const me = await this.agents.member(agent, ws);
+    if (!me.permissions.receive) throw notPermitted(`${name} lacks the receive permission in ${ws.slug}, so it could not read what it hears; grant it with \`switchboard agent join ${name} ${ws.slug}\` first.`);
+    if (restricted && !(await this.store.chat.isChannelMember(place.channelId, agent.ownerId))) {
+      throw notPermitted(`${label} is restricted and ${name}'s owner is not in it, so the agent would hear what its owner may not read; add the owner to the channel first.`);
+    }
+    const added = await this.store.transaction(async (tx) => {
+      const fresh = await tx.listening.add({ workspaceId: ws.id, ...place, agentId: agent.id, addedBy: actor.kind === 'person' ? actor.personId : null });
+      if (fresh) await this.note(tx, ws, place, listenNoteText(agent, true));
+      return fresh;
+    });
+    this.afterCommit();
+    return { listener: view({ ...place, workspaceId: ws.id, agentId: agent.id, addedBy: null, createdAt: new Date() }, agent, label), added };
+  }
+
+  /** Stops the agent listening; false when it did not. */
+  async unlisten(actor: Actor, workspace: string, channel: string, agentName: string): Promise<{ label: string; agent: string; removed: boolean }> {
+    const ws = await this.orgs.workspace(workspace);
+    await this.assertOwner(actor, ws);
+    const [{ place, label }, agent] = await Promise.all([this.place(ws, channel), this.agents.byName(agentName)]);
+    const removed = await this.store.transaction(async (tx) => {
+      const gone = await tx.listening.remove(ws.id, place, agent.id);
+      if (gone) await this.note(tx, ws, place, listenNoteText(agent, false));
+      return gone;
+    });
+    this.afterCommit();
+    return { label, agent: qualifiedName(agent), removed };
+  }
+
+  /** Listeners of one channel, or of every channel of the workspace (anyone who can reach it may see who listens). */
+  async listeners(actor: Actor, workspace: string, channel?: string): Promise<ListenerView[]> {
+    const ws = await this.orgs.workspace(workspace);
+    if (actor.kind === 'person' && !(await this.orgs.roleIn(actor.personId, ws))) throw notFound(`The workspace "${workspace}"`, '');
+    const rows = channel ? await this.store.listening.list(ws.id, (await this.place(ws, channel)).place) : await this.store.listening.listWorkspace(ws.id);
+    return this.views(ws, rows);
+  }
+
+  /** Listeners of a web channel by its conversation id (the web chat's header and settings). */
+  async ofWebChannel(ws: Workspace, conversationId: string): Promise<ListenerView[]> {
+    return this.views(ws, await this.store.listening.list(ws.id, { surface: 'web', channelId: conversationId }));
+  }
+
+  private async views(ws: Workspace, rows: ChannelListener[]): Promise<ListenerView[]> {
+    const out: ListenerView[] = [];
+    for (const r of rows) {
+      const agent = await this.store.agents.get(r.agentId);
+      if (!agent) continue;
+      const name = r.surface === 'web' ? (await this.store.chat.channel(ws.id, r.channelId))?.name : undefined;
+      out.push(view(r, agent, showPlace(r, name)));
+    }
+    return out;
+  }
+
+  /** Posts the note as Switchboard in the channel, through the surface's outbox job, in the caller's transaction. */
+  private async note(tx: Store, ws: Workspace, place: ListenPlace, body: string) {
+    const address = await this.addresses.get(place.surface)?.(ws, place.channelId);
+    if (!address) return;
+    const system = await this.orgs.systemAgent();
+    const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'external', surface: place.surface, ...address });
+    const m = await tx.messages.insert({
+      workspaceId: ws.id, conversationId: conv.id, senderId: system.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
+      askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
+    });
+    await tx.messages.addParticipants(conv.id, [system.id]);
+    await tx.outbox.add({ topic: `${place.surface}.post`, payload: { messageId: m.id, workspaceId: ws.id, conversationId: conv.id }, orderingKey: `${place.surface}:${conv.id}` });
+  }
+
+  private async assertOwner(actor: Actor, ws: Workspace) {
+    if (actor.kind === 'system') return;
+    if (!atLeast(await this.orgs.roleIn(actor.personId, ws), 'owner')) {
+      throw notPermitted(`Only an owner of ${ws.slug} can choose which agents listen to its channels; ask one of its owners.`);
+    }
+  }
+}
+
+function view(r: ChannelListener, agent: Agent, label: string): ListenerView {
+  return { place: { surface: r.surface, channelId: r.channelId }, channel: label, agent: qualifiedName(agent), agentId: agent.id, displayName: agent.displayName, since: r.createdAt };
+}
+
+/** The note a chat channel gets when an agent starts or stops listening. */
+export function listenNoteText(agent: Agent, on: boolean): string {
+  const name = `${agent.displayName} (${qualifiedName(agent)})`;
+  return on
+    ? `${name} now listens to this channel: it receives every message written here, and answers only when someone mentions it.`
+    : `${name} no longer listens to this channel.`;
+}
+
+/**
+ * The agents that overhear a message in `conversation`: listeners of its
+ * channel other than `exclude` (the sender and those addressed), still
+ * members with the receive permission, and — in a restricted web channel —
+ * whose owner is in the channel. Runs in the sending transaction.
+ */
+export async function overhearers(tx: Store, ws: Workspace, conversation: Conversation, exclude: Set<string>, receivers: Map<string, Agent>): Promise<string[]> {
+  const parent = conversation.kind === 'thread' && conversation.parentId ? await tx.messages.getConversation(ws.id, conversation.parentId) : null;
+  const place = placeOf(conversation, parent);
+  if (!place) return [];
+  const rows = (await tx.listening.list(ws.id, place)).filter((l) => !exclude.has(l.agentId) && receivers.has(l.agentId));
+  if (!rows.length || place.surface !== 'web') return rows.map((r) => r.agentId);
+  const ch = await tx.chat.channel(ws.id, place.channelId);
+  if (!ch?.restricted || ch.name === GENERAL) return rows.map((r) => r.agentId);
+  const out: string[] = [];
+  for (const r of rows) if (await tx.chat.isChannelMember(ch.conversationId, receivers.get(r.agentId)!.ownerId)) out.push(r.agentId);
+  return out;
+}
