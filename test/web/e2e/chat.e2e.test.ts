@@ -138,7 +138,10 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
     expect(await dialog.getByLabel('MCP server URL').textContent()).toBe(`${server.app.config.publicUrl}/mcp/demo`);
     await dialog.getByRole('tab', { name: 'Cursor' }).click();
     expect(await dialog.getByRole('tabpanel').textContent()).toContain(`"Authorization": "Bearer ${token}"`);
+    // Nothing was copied, so the dialog asks before it lets the token go.
     await dialog.getByRole('button', { name: 'I saved the token' }).click();
+    await dialog.getByRole('button', { name: 'Close without it' }).click();
+    await expect.poll(() => dialog.evaluate((d: HTMLDialogElement) => d.open)).toBe(false);
     await page.locator('.agent-card', { hasText: 'Builder' }).waitFor();
     expect((await server.app.agents.authenticate(token!))?.name).toBe('builder');
   });
