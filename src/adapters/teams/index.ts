@@ -8,6 +8,7 @@ import { teamsAudience } from './audience.ts';
 import { SwitchboardTeamsBot } from './bot.ts';
 import { linkDoneHandler, TEAMS_LINK_DONE } from './linking.ts';
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
+import { teamsLive } from './live.ts';
 import { teamsOutbound } from './outbound.ts';
 import { teamsInboundHandler, teamsReceiver, TEAMS_INBOUND } from './receiver.ts';
 import { createTeamsRuntime, type TeamsRuntime } from './runtime.ts';
@@ -40,7 +41,7 @@ export function createTeamsSurface(app: App, overrides: Partial<TeamsSettings> =
   // One bot per surface: the route and the inbound.teams job share its turn logic.
   const bot = new SwitchboardTeamsBot(rt);
   const logic = (context: Parameters<SwitchboardTeamsBot['run']>[0]) => bot.run(context);
-  registerSurfaceDelivery(app, teamsOutbound(rt));
+  registerSurfaceDelivery(app, { ...teamsOutbound(rt), ...teamsLive(rt) });
   app.queue.register(TEAMS_APPROVAL_SHOW, approvalShowHandler(rt));
   app.queue.register(TEAMS_APPROVAL_UPDATE, approvalUpdateHandler(rt));
   app.queue.register(TEAMS_LINK_DONE, linkDoneHandler(rt));

@@ -7,6 +7,7 @@
 // with the body Teams documents).
 import { personalConversationId } from './defaults.ts';
 import type { TeamsUserSeed } from './defaults.ts';
+import { StreamRules } from './streaming.ts';
 
 /** Bot Connector operations, named as botframework-connector's ConnectorClient names them. */
 export type ConnectorOp =
@@ -83,6 +84,8 @@ export class ConnectorState {
   /** Activities the bot posted, by conversation then activity id, as last written. */
   private readonly activities = new Map<string, Map<string, WireActivity>>();
   private readonly members = new Map<string, TeamsUserSeed[]>();
+  /** Streams bots sent in personal chats, by stream id. */
+  readonly streaming = new StreamRules();
 
   constructor(
     private readonly appId: string,
@@ -145,7 +148,10 @@ export class ConnectorState {
         return this.createConversation(call, (body ?? {}) as Record<string, unknown>);
       case 'sendToConversation':
       case 'replyToActivity': {
-        const id = nextActivityId();
+        const refused = this.streaming.check(conversationId, body as WireActivity);
+        if (refused) return refused;
+        // Every update of a stream, and its final message, rewrite the one message the stream's first activity made.
+        const id = this.streaming.record(conversationId, body as WireActivity, nextActivityId());
         this.store(conversationId, id, body as WireActivity);
         call.createdId = id;
         return { status: 201, body: { id } };

@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import { ConnectorState, type ConnectorCall, type ConnectorFailure, type ConnectorOp, type WireActivity } from './connector.ts';
 import { TEAMS_DEFAULTS, type TeamsUserSeed } from './defaults.ts';
+import type { StreamState } from './streaming.ts';
 import {
   BOT_CONNECTOR_SCOPE,
   BOT_FRAMEWORK_ISSUER,
@@ -31,6 +32,7 @@ import {
 } from './identity.ts';
 
 export type { ConnectorCall, ConnectorFailure, ConnectorOp, WireActivity } from './connector.ts';
+export type { StreamState } from './streaming.ts';
 export type { ActivityTokenOptions } from './identity.ts';
 export { BOT_CONNECTOR_SCOPE, BOT_FRAMEWORK_ISSUER, SDK_CLOCK_TOLERANCE_SECONDS } from './identity.ts';
 
@@ -94,6 +96,8 @@ export interface TeamsStandin {
   activity(conversationId: string, activityId: string): WireActivity | undefined;
   /** The activities the bot posted in a conversation, as last written. */
   conversationActivities(conversationId: string): WireActivity[];
+  /** A stream the bot sent in a personal chat (its updates, sequence, whether it ended); undefined when unknown. */
+  stream(streamId: string): StreamState | undefined;
   /** A JWT for an incoming activity, as the Bot Framework channel signs it. */
   signActivityToken(options: ActivityTokenOptions): string;
   /** POSTs an activity to the bot as Teams does: JSON, with `Authorization: Bearer <token>` for its serviceUrl. */
@@ -222,6 +226,7 @@ export async function startTeamsStandin(options: TeamsStandinOptions = {}): Prom
     setMembers: (conversationId, members) => connector.setMembers(conversationId, members),
     activity: (conversationId, activityId) => connector.activity(conversationId, activityId),
     conversationActivities: (conversationId) => connector.conversationActivities(conversationId),
+    stream: (streamId) => connector.streaming.streams.get(streamId),
     signActivityToken: (tokenOptions) => identity.signActivityToken(tokenOptions),
     async postActivity(botUrl, activity, postOptions = {}) {
       const { authorization, ...tokenOptions } = postOptions;
