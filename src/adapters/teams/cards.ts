@@ -3,14 +3,14 @@
 // the texts people get back. Adaptive Cards are plain JSON (schema 1.5).
 import { CardFactory, type Activity, type Attachment } from 'botbuilder';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import { excerpt } from '../../domain/format/markdown.ts';
 import { qualifiedName, type Agent } from '../../domain/types.ts';
+import { markdownToTeams, teamsLine, TEAMS_LIMIT_BYTES, type TeamsPerson } from './format-out.ts';
 
 export type Card = Record<string, unknown>;
 
 /** The invoke response type for a card returned from `adaptiveCard/action`. */
 export const CARD_RESPONSE_TYPE = 'application/vnd.microsoft.card.adaptive';
-/** Teams refuses a message above about 28 KB; past this much card JSON the compact text form is used. */
-const CARD_LIMIT_BYTES = 24_000;
 
 export function adaptiveCard(body: Card[], extra: Card = {}): Card {
   return { type: 'AdaptiveCard', $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', version: '1.5', body, msteams: { width: 'Full' }, ...extra };
@@ -29,18 +29,24 @@ export function agentHeader(agent: Agent, note?: string): Card {
   return { type: 'ColumnSet', columns };
 }
 
-/** The compact plain-text header, for posts too long for a card. */
+/** The one-line header of an agent's text message: its name in bold and how to address it. */
 export function compactHeader(agent: Agent): string {
-  return `**${agent.displayName}** (${qualifiedName(agent)})`;
+  return teamsLine(agent.displayName, ` (${qualifiedName(agent)})`);
 }
 
-/** An agent's message as Teams shows it: a card with the agent's header, or the compact text form when it is long. */
-export function agentMessage(agent: Agent, body: string): Partial<Activity> {
-  const summary = `${agent.displayName}: ${body.replace(/\s+/g, ' ').slice(0, 120)}`;
-  const card = adaptiveCard([agentHeader(agent), { type: 'TextBlock', text: body, wrap: true, spacing: 'Medium' }], { fallbackText: `${agent.displayName}: ${body}` });
-  if (Buffer.byteLength(JSON.stringify(card)) > CARD_LIMIT_BYTES) {
-    return { type: 'message', textFormat: 'markdown', text: `${compactHeader(agent)}\n\n${body}`, summary };
+/**
+ * An agent's message as Teams shows it (see format-out.ts): a markdown text
+ * message under a one-line header, or, for tables, headings and long code, a
+ * card under the agent's header with its avatar. `people`: who may be mentioned.
+ */
+export function agentMessage(agent: Agent, body: string, people?: ReadonlyMap<string, TeamsPerson>): Partial<Activity> {
+  const summary = `${agent.displayName}: ${excerpt(body, 120)}`;
+  const header = agentHeader(agent);
+  const shown = markdownToTeams(body, people, TEAMS_LIMIT_BYTES - Buffer.byteLength(JSON.stringify(header)));
+  if (shown.kind === 'text') {
+    return { type: 'message', textFormat: 'markdown', text: `${compactHeader(agent)}\n\n${shown.text}`, summary, ...(shown.entities.length ? { entities: shown.entities } : {}) };
   }
+  const card = adaptiveCard([header, ...shown.body], { fallbackText: `${agent.displayName}: ${excerpt(body, 1000)}` });
   return { type: 'message', attachments: [CardFactory.adaptiveCard(card)], summary };
 }
 

@@ -14,9 +14,30 @@ import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../doma
 import { DeliveryError } from '../../domain/delivery/failure.ts';
 import type { Conversation } from '../../domain/messaging/types.ts';
 import { addressFromRef, messageLink, paceKey, type TeamsAddress } from './address.ts';
+import { parseMentions } from '../../domain/format/mentions.ts';
 import { agentMessage } from './cards.ts';
+import type { TeamsPerson } from './format-out.ts';
 import { deleteActivity, postActivity, updateActivity } from './connector.ts';
 import type { TeamsRuntime } from './runtime.ts';
+
+/** Most people one message mentions the Teams way; further `@handles` stay words. */
+const MAX_MENTIONS = 20;
+
+/**
+ * The people an agent's message names by handle (`@bob`) who linked a Teams
+ * account in this conversation's tenant: those it mentions the Teams way.
+ */
+async function mentionable(rt: TeamsRuntime, address: TeamsAddress, body: string): Promise<Map<string, TeamsPerson>> {
+  const people = new Map<string, TeamsPerson>();
+  const handles = parseMentions(body).filter((n) => !n.includes('/')).slice(0, MAX_MENTIONS);
+  await Promise.all(handles.map(async (handle) => {
+    const person = await rt.app.store.people.get(handle);
+    if (!person || person.handle.toLowerCase() !== handle) return;
+    const linked = (await rt.app.store.identities.listForPerson(person.id)).find((i) => i.surface === 'teams' && i.tenantId === address.tenant);
+    if (linked) people.set(handle, { id: linked.externalUserId, name: linked.displayName || person.displayName });
+  }));
+  return people;
+}
 
 function addressOf(conversation: Conversation): TeamsAddress {
   const address = addressFromRef(conversation.externalRef);
@@ -36,7 +57,7 @@ export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
 
     async post({ message, sender, conversation }: OutboundMessage): Promise<PostedMessage> {
       const address = addressOf(conversation);
-      const activityId = await postActivity(rt, address, agentMessage(sender, message.body));
+      const activityId = await postActivity(rt, address, agentMessage(sender, message.body, await mentionable(rt, address, message.body)));
       return { externalId: activityId, permalink: messageLink(address, activityId) };
     },
 
@@ -47,7 +68,8 @@ export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
     },
 
     async update({ message, sender, conversation }, activityId) {
-      await updateActivity(rt, addressOf(conversation), activityId, agentMessage(sender, message.body));
+      const address = addressOf(conversation);
+      await updateActivity(rt, address, activityId, agentMessage(sender, message.body, await mentionable(rt, address, message.body)));
     },
 
     async remove(conversation, activityId) {

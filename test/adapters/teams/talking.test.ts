@@ -22,7 +22,7 @@ describe('talking to agents from Teams', () => {
   });
   afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
 
-  it('delivers a channel mention to the agent named, and posts its answer in the same reply chain under its header', async () => {
+  it('delivers a channel mention to the agent named, and posts its answer in the same reply chain under its name', async () => {
     const { item, activity } = await mentionAndReceive(h, standin);
     expect(item.conversation).toMatchObject({ surface: 'teams', kind: 'external' });
     expect(item.conversation.permalink).toContain(`https://teams.microsoft.com/l/message/${encodeURIComponent(TEAMS_DEFAULTS.channelId)}/${activity.id}`);
@@ -37,10 +37,8 @@ describe('talking to agents from Teams', () => {
       return found!;
     }, { timeout: 20_000, interval: 50 });
     expect(post.conversationId).toBe(activity.conversation.id);
-    const content = card(post.activity)!;
-    expect(content.contentType).toBe('application/vnd.microsoft.card.adaptive');
-    expect(JSON.stringify(content.content)).toContain('"text":"Reviewer"');
-    expect(JSON.stringify(content.content)).toContain('https://example.test/reviewer.png');
+    // A plain answer is markdown text under the agent's one-line header (cards: message-format.test.ts).
+    expect(post.activity).toMatchObject({ textFormat: 'markdown', text: '**Reviewer** (alice/reviewer)\n\nPR 12 looks good.' });
     const stored = await vi.waitFor(async () => {
       const m = await h.server.app.store.messages.get(h.workspace.id, sent.message!.id);
       expect(m?.externalId).toBe(post.createdId);
