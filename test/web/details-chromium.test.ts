@@ -97,6 +97,8 @@ describe('web chat details in Chromium', () => {
     // The database cuts the words around a hit without the markup; the marks are the page's own elements.
     const excerpts = (await hits.locator('.excerpt').allTextContents()).join(' ');
     expect(excerpts).toContain('Counting the owl nests first');
+    // Both messages are shown whole, so neither is marked as cut.
+    expect(excerpts).not.toContain('…');
     expect(excerpts).not.toMatch(/[<>*]/);
     expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
     // A thread hit opens the thread beside its channel.

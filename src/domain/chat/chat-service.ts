@@ -7,7 +7,7 @@ import type { OrgService } from '../organizations/org-service.ts';
 import { historyCutoff, planLimits } from '../organizations/plans.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { ChatAccess, channelKey, GENERAL, type Viewer } from './access.ts';
-import { excerpt } from '../format/markdown.ts';
+import { excerpt, markedSnippet } from '../format/markdown.ts';
 import { parseMentions } from '../format/mentions.ts';
 import type { Channel, RenderMessage } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
@@ -15,6 +15,18 @@ import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, typ
 import { httpUrlOrNull } from '../safe-text.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+/**
+ * Whether a search snippet leaves out words before or after it. The database
+ * drops the message's markup from the snippet (tags, and markedSnippet its
+ * Markdown), so the message is compared the same way, as plain words.
+ */
+export function snippetCut(body: string, snippet: string): { before: boolean; after: boolean } {
+  const words = (s: string) => s.replace(/<[^>]*>/g, ' ').replace(/\*\*/g, '').replace(/\s+/g, ' ').trim();
+  const whole = words(markedSnippet(body));
+  const part = words(snippet);
+  return { before: !whole.startsWith(part), after: !whole.endsWith(part) };
+}
 export const HISTORY_PAGE = 200;
 
 /** Structural changes of a workspace's web chat (a channel or thread appeared); the payload is `kind:id`. */
@@ -242,7 +254,7 @@ export class ChatService {
       // A thread is named after its first words; the hit also names the channel or DM it hangs off.
       const parent = conversation.parentId ? await viewOf(conversation.parentId) : null;
       const [m] = await senders.views([h.message]);
-      out.push({ ...m, snippet: h.snippet, conversation, parent: parent && { id: parent.id, kind: parent.kind, title: parent.title } });
+      out.push({ ...m, snippet: h.snippet, cut: snippetCut(m.body, h.snippet), conversation, parent: parent && { id: parent.id, kind: parent.kind, title: parent.title } });
       if (out.length >= limit) break;
     }
     return out;

@@ -128,7 +128,13 @@ export interface InboxItem {
  * A search hit: the message, the words around the match, its conversation
  * and, for a thread, the channel or DM the thread hangs off.
  */
-export type SearchResult = ChatMessage & { snippet: string; conversation: ConversationView; parent: Pick<ConversationView, 'id' | 'kind' | 'title'> | null };
+export type SearchResult = ChatMessage & {
+  snippet: string;
+  /** Whether the message goes on before or after the snippet. */
+  cut: { before: boolean; after: boolean };
+  conversation: ConversationView;
+  parent: Pick<ConversationView, 'id' | 'kind' | 'title'> | null;
+};
 
 /** An agent on the web chat's agents page. */
 export interface AgentCard {

@@ -38,6 +38,13 @@ describe('web chat details', () => {
     expect(inThread.conversation).toMatchObject({ id: thread, kind: 'thread', title: 'Planning the zeppelin launch', parentId: general });
     expect(inThread.parent).toEqual({ id: general, kind: 'channel', title: '#general' });
     expect(inThread.snippet).toContain('**zeppelin**');
+    // Markup the snippet drops does not count as words left out; a long message is cut on both sides.
+    expect(inChannel.cut).toEqual({ before: false, after: false });
+    expect(inThread.cut).toEqual({ before: false, after: false });
+    const long = `${'alpha '.repeat(30)}zeppelin ${'omega '.repeat(30)}`.trim();
+    await admin.api('POST', `/w/demo/conversations/${general}/messages`, { body: `**Note:** ${long}` });
+    const cut = ((await admin.api('GET', '/w/demo/search?q=zeppelin')).json().results as Array<Record<string, any>>).find((h) => h.body.includes('alpha'))!;
+    expect(cut.cut).toEqual({ before: true, after: true });
   });
 
   it('gives each agent and workspace its own MCP server name in the snippets, so one client can hold several agents', async () => {

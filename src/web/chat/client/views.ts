@@ -94,8 +94,7 @@ export function searchView(ws: string, q: string, results: SearchHit[]): HTMLEle
   const list = h('ul', { class: 'list', 'aria-label': 'Search results' });
   for (const r of results) {
     // The server returns the words around the match; say when the message goes on before or after them.
-    const plain = r.snippet.replace(/\*\*/g, '');
-    const text = `${r.body.startsWith(plain) ? '' : '… '}${r.snippet}${r.body.endsWith(plain) ? '' : ' …'}`;
+    const text = `${r.cut.before ? '… ' : ''}${r.snippet}${r.cut.after ? ' …' : ''}`;
     list.append(entry(ws, { message: r, conversation: r.conversation }, hitPlace(r), richText(text, { marks: true })));
   }
   return h('div', { class: 'page' },
