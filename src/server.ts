@@ -66,6 +66,9 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
     // Handled Slack/Teams requests: kept a week, long past any redelivery, then deleted with their bodies.
     app.store.inbound.purgeBefore(new Date(Date.now() - INBOUND_KEPT_MS))
       .catch((err: unknown) => app.logger.warn({ err }, 'could not purge handled inbound requests'));
+    // Records of posts made once (cards, confirmations): a week is long past any retry of their jobs.
+    app.store.posts.purgeBefore(new Date(Date.now() - INBOUND_KEPT_MS))
+      .catch((err: unknown) => app.logger.warn({ err }, 'could not purge old post records'));
     app.audiences.forgetOldReads().catch((err: unknown) => app.logger.warn({ err }, 'could not forget old audience reads'));
   }, PURGE_EVERY_MS);
   purge.unref();

@@ -8,7 +8,7 @@ import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument 
 import type { ChatRepo, PresenceRepo, SessionRepo } from './chat/ports.ts';
 import type { AudienceRepo } from './linking/ports.ts';
 import type {
-  DefaultAgentRepo, ExternalIdentityRepo, SlackInstallationRepo, SurfaceTenantRepo, TeamsReferenceRepo, TeamsUserRepo,
+  DefaultAgentRepo, ExternalIdentityRepo, ExternalSurface, SlackInstallationRepo, SurfaceTenantRepo, TeamsReferenceRepo, TeamsUserRepo,
 } from './surfaces/ports.ts';
 import type { BridgeRepo } from './bridges/types.ts';
 import type { ListeningRepo } from './listening/ports.ts';
@@ -202,6 +202,24 @@ export interface InboundEvent {
 
 export type NewInboundEvent = Pick<InboundEvent, 'surface' | 'key' | 'kind' | 'payload'>;
 
+/** What an earlier attempt at one post left behind (see `SurfacePostRepo.attempt`). */
+export interface PostAttempt {
+  /** The platform's id of the post, once recorded: it exists, do not post again. */
+  externalId: string | null;
+  /** True when an earlier attempt started and recorded nothing: the post may exist, look for it before posting. */
+  unknown: boolean;
+}
+
+/** Posts to a chat platform outside the message outbox (cards, confirmations), made once per key across crashes. */
+export interface SurfacePostRepo {
+  /** Counts an attempt at posting `key` (before the platform is called) and says what earlier attempts left. */
+  attempt(surface: ExternalSurface, key: string): Promise<PostAttempt>;
+  /** Records the platform's id of the post made for `key`. */
+  record(surface: ExternalSurface, key: string, externalId: string): Promise<void>;
+  /** Deletes the records of posts first attempted before `cutoff` (long past any retry); returns how many. */
+  purgeBefore(cutoff: Date): Promise<number>;
+}
+
 /** Received platform events; not scoped to a tenant, as they are stored before the tenant is resolved. */
 export interface InboundEventRepo {
   /**
@@ -331,6 +349,7 @@ export interface Store {
   audiences: AudienceRepo;
   /** Slack and Teams requests received and acknowledged, with the jobs that handle them. */
   inbound: InboundEventRepo;
+  posts: SurfacePostRepo;
   /** Bridged channels, their message map, and reactions. */
   bridges: BridgeRepo;
   /** Agents listening to channels. */

@@ -176,6 +176,20 @@ export const processedEvents = pgTable('processed_events', {
 }, (t) => [primaryKey({ columns: [t.source, t.eventId] })]);
 
 /**
+ * Posts made outside an agent's message (approval cards, link confirmations,
+ * a slash command's request post), one row per post `key`: the attempt is
+ * counted before the platform is called and the platform's id kept after, so
+ * a retry after a crash looks for the earlier post instead of posting again.
+ */
+export const surfacePosts = pgTable('surface_posts', {
+  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  key: text('key').notNull(),
+  attempts: integer('attempts').notNull().default(1),
+  externalId: text('external_id'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.surface, t.key] }), index('surface_posts_created_idx').on(t.createdAt)]);
+
+/**
  * Every Slack and Teams request Switchboard acknowledged, stored before the
  * acknowledgement so a crash cannot lose it. `key` makes a redelivery (Slack's
  * retry, Teams' resend, a replayed signed request) the same row; the linked

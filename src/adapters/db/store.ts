@@ -17,6 +17,7 @@ import { DrizzleOutboxRepo } from './outbox-repo.ts';
 import { DrizzlePeopleRepo } from './people-repo.ts';
 import { processedEvents } from './schema.ts';
 import { DrizzlePresenceRepo, DrizzleSessionRepo } from './session-repo.ts';
+import { DrizzleSurfacePostRepo } from './surface-post-repo.ts';
 import { DrizzleSlackInstallationRepo } from './slack-repo.ts';
 import { DrizzleDefaultAgentRepo, DrizzleSurfaceTenantRepo } from './surface-repo.ts';
 import { DrizzleTeamsReferenceRepo, DrizzleTeamsUserRepo } from './teams-repo.ts';
@@ -47,6 +48,7 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
     teamsReferences: new DrizzleTeamsReferenceRepo(db),
     audiences: new DrizzleAudienceRepo(db),
     inbound: new DrizzleInboundEventRepo(db, clock),
+    posts: new DrizzleSurfacePostRepo(db),
     bridges: new DrizzleBridgeRepo(db),
     listening: new DrizzleListeningRepo(db),
     async firstSeen(source, eventId) {

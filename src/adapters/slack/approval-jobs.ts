@@ -14,6 +14,7 @@ import type { Agent } from '../../domain/types.ts';
 import { APPROVAL_EVENT_TYPE, approvalBlocks, approvalText } from './approval-blocks.ts';
 import { classifySlackError, loggable } from './errors.ts';
 import { call } from './outbound.ts';
+import { postOnce } from './post-once.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { threadFromRef } from './thread-key.ts';
 
@@ -94,16 +95,17 @@ export function approvalShowHandler(rt: SlackRuntime): JobHandler {
         continue;
       }
       try {
-        const posted = await pacedCall(rt.pacer, `${t.team}:${t.channel}`, () => call(() => rt.clients.for(creds.token).chat.postMessage({
+        // One card per approval and place, even across a crash between posting it and storing its view.
+        const posted = await pacedCall(rt.pacer, `${t.team}:${t.channel}`, () => postOnce(rt, rt.clients.for(creds.token), `approval:${a.id}:${t.team}:${t.channel}`, {
           channel: t.channel, ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}),
           text: approvalText(a, agent, outcome), blocks: approvalBlocks(a, agent, outcome),
           username: agent.displayName.slice(0, 80), ...(agent.avatarUrl ? { icon_url: agent.avatarUrl } : {}),
           metadata: { event_type: APPROVAL_EVENT_TYPE, event_payload: { approval_id: a.id } }, unfurl_links: false,
-        })));
+        }));
         // Recorded at once: a retry of this job skips every card already posted.
         await app.store.approvals.addView({
           approvalId: a.id, surface: 'slack',
-          ref: { team: t.team, channel: posted.channel ?? t.channel, ts: posted.ts!, ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}), ...(t.user ? { user: t.user } : {}) },
+          ref: { team: t.team, channel: posted.channel, ts: posted.ts, ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}), ...(t.user ? { user: t.user } : {}) },
         });
       } catch (e) {
         failures.add(e, { approvalId: a.id, channel: t.channel });

@@ -4,6 +4,7 @@
 // in the acknowledgement itself; a delivery is acknowledged first.
 import type { App as BoltApp, RespondFn, SlashCommand } from '@slack/bolt';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { normalise, resolveNames, slackPort, type SlackTarget } from './inbound.ts';
 import { labelsInText, slackToMarkdown } from './format-in.ts';
 import { escapeSlack, markdownToSlack } from './format-out.ts';
@@ -12,7 +13,8 @@ import { splitCommand } from './command-text.ts';
 import { agentList, handleOf, helpText, unknownWord } from './replies.ts';
 import { guard, targetFor } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
-import { classifySlackError, loggable } from './errors.ts';
+import { loggable } from './errors.ts';
+import { postOnce } from './post-once.ts';
 
 type Reply = { response_type?: 'ephemeral' | 'in_channel'; text: string };
 
@@ -57,17 +59,20 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
   });
   let ts: string;
   try {
-    const posted = await client.chat.postMessage({
+    // Once per command (its trigger_id): a retried job finds the post it made instead of asking again.
+    ({ ts } = await postOnce(rt, client, `command:${command.trigger_id}`, {
       channel: command.channel_id, text: `<@${command.user_id}> asked *${escapeSlack(r.agent)}* (\`@${r.handle}\`): ${markdownToSlack(r.body).text}`,
       metadata: { event_type: 'switchboard_request', event_payload: { user: command.user_id } },
-    });
-    ts = posted.ts!;
+    }));
   } catch (e) {
-    const failure = classifySlackError(e);
+    if (!isDeliveryError(e)) throw e;
+    const failure = e.failure;
     rt.logger.warn({ channel: command.channel_id, reason: failure.reason }, 'could not post a slash-command request');
-    return say(failure.kind === 'permanent' && (failure.code === 'not_in_channel' || failure.code === 'channel_not_found')
+    // Slack down or pacing us: the stored command is handled again later.
+    if (failure.kind !== 'permanent') throw jobErrorFor(failure);
+    return say(failure.code === 'not_in_channel' || failure.code === 'channel_not_found'
       ? `I am not in this channel, so ${r.agent} could not answer here. Invite me with \`/invite @Switchboard\`, or send me a DM.`
-      : `Slack did not take the message (${failure.reason}); try again in a moment.`);
+      : `Slack did not take the message (${failure.reason}).`);
   }
   const where = { channel: command.channel_id, user: command.user_id, thread_ts: ts };
   await guard(rt, client, where, async () => {

@@ -6,13 +6,14 @@
 import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
 import { z } from 'zod';
 import type { App } from '../../app-types.ts';
-import { jobErrorFor } from '../../domain/delivery/failure.ts';
-import { PermanentFailure } from '../../domain/errors.ts';
+import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
+import { isOutage, PermanentFailure } from '../../domain/errors.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
 import { registerAudienceEvents, slackAudience } from './audience.ts';
 import { classifySlackError, loggable } from './errors.ts';
+import { postOnce } from './post-once.ts';
 import type { SlackRuntime } from './runtime.ts';
 
 export const LINK_OPEN = 'switchboard_link_open';
@@ -115,7 +116,7 @@ const DoneJob = z.object({ identityId: z.string().uuid(), personId: z.string().u
 
 /** `slack.link.done`: "Linked as @alice" in the person's DM with the app, delivered with retries like every Slack post. */
 export function linkDoneHandler(rt: SlackRuntime): JobHandler {
-  return async (raw) => {
+  return async (raw, ctx) => {
     const parsed = DoneJob.safeParse(raw);
     if (!parsed.success) throw new PermanentFailure(`The ${SLACK_LINK_DONE} job is malformed (${parsed.error.issues[0]?.message}).`);
     const { store } = rt.app;
@@ -127,12 +128,14 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
     const client = rt.clients.for(creds.token);
     try {
       const dm = await client.conversations.open({ users: identity.externalUserId });
-      await client.chat.postMessage({
+      // Once per job (a later link is another job), even across a crash between posting and finishing.
+      await postOnce(rt, client, `link-done:${ctx.entryId}`, {
         channel: dm.channel!.id!,
         text: `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; \`${rt.settings.command} unlink\` removes the link.`,
       });
     } catch (e) {
-      throw jobErrorFor(classifySlackError(e));
+      if (isOutage(e)) throw e;
+      throw jobErrorFor(isDeliveryError(e) ? e.failure : classifySlackError(e));
     }
   };
 }

@@ -58,9 +58,33 @@ export async function permalinkOf(rt: SlackRuntime, client: webApi.WebClient, ch
 }
 
 /** Whether a message from history is Switchboard's post of `messageId` (older posts named it `message_id`). */
-function carries(m: { metadata?: { event_type?: string; event_payload?: Record<string, unknown> } }, messageId: string): boolean {
+function carries(m: HistoryMessage, messageId: string): boolean {
   const payload = m.metadata?.event_type === MESSAGE_EVENT_TYPE ? m.metadata.event_payload : undefined;
   return payload?.switchboard_message_id === messageId || payload?.message_id === messageId;
+}
+
+/** A message as history returns it, with its metadata (asked for with include_all_metadata). */
+export type HistoryMessage = { ts?: string; metadata?: { event_type?: string; event_payload?: Record<string, unknown> } };
+
+/**
+ * The ts of the first message that `matches` in a thread (`thread_ts`) or in a
+ * channel's or DM's recent history; null when none is found, or the thread is gone.
+ */
+export async function findInHistory(client: webApi.WebClient, where: { channel: string; thread_ts?: string }, matches: (m: HistoryMessage) => boolean): Promise<string | null> {
+  // Slack returns metadata in history only when asked (include_all_metadata).
+  const window = { channel: where.channel, include_all_metadata: true, limit: 200 };
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const res = await lookup(() => where.thread_ts
+      ? client.conversations.replies({ ...window, ts: where.thread_ts, ...(cursor ? { cursor } : {}) })
+      : client.conversations.history({ ...window, ...(cursor ? { cursor } : {}) }));
+    if (!res) return null;
+    const found = (res.messages ?? []).find((m) => matches(m as HistoryMessage));
+    if (found?.ts) return found.ts;
+    cursor = res.response_metadata?.next_cursor || undefined;
+    if (!res.has_more || !cursor) return null;
+  }
+  return null;
 }
 
 export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
@@ -86,23 +110,10 @@ export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
 
     async findPost({ message, conversation }: OutboundMessage): Promise<PostedMessage | null> {
       const { thread, client } = await reach(rt, conversation);
-      // Slack returns metadata in history only when asked (include_all_metadata).
-      const window = { channel: thread.channel, include_all_metadata: true, limit: 200 };
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page += 1) {
-        const res = await lookup(() => thread.thread_ts
-          ? client.conversations.replies({ ...window, ts: thread.thread_ts, ...(cursor ? { cursor } : {}) })
-          : client.conversations.history({ ...window, ...(cursor ? { cursor } : {}) }));
-        if (!res) return null;
-        const found = (res.messages ?? []).find((m) => carries(m as Parameters<typeof carries>[0], message.id));
-        if (found?.ts) {
-          rt.logger.info({ messageId: message.id, channel: thread.channel }, 'found the post an earlier attempt made; not posting again');
-          return { externalId: found.ts, permalink: await permalinkOf(rt, client, thread.channel, found.ts) };
-        }
-        cursor = res.response_metadata?.next_cursor || undefined;
-        if (!res.has_more || !cursor) return null;
-      }
-      return null;
+      const ts = await findInHistory(client, thread, (m) => carries(m, message.id));
+      if (!ts) return null;
+      rt.logger.info({ messageId: message.id, channel: thread.channel }, 'found the post an earlier attempt made; not posting again');
+      return { externalId: ts, permalink: await permalinkOf(rt, client, thread.channel, ts) };
     },
 
     async update({ message, conversation }, ts) {
