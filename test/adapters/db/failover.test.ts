@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,7 +30,10 @@ async function until(what: string, check: () => Promise<boolean> | boolean, dead
   throw new Error(`timed out waiting for ${what}`);
 }
 
-describe.runIf(pgDb)('the server while PostgreSQL terminates its connections', () => {
+const queues: Array<{ queue: string; redisUrl?: string }> = [{ queue: 'the embedded queue' }];
+if (process.env.TEST_REDIS_URL) queues.push({ queue: 'BullMQ', redisUrl: process.env.TEST_REDIS_URL });
+
+describe.runIf(pgDb).each(queues)('the server on $queue while PostgreSQL terminates its connections', ({ redisUrl }) => {
   let database: Database;
   let server: Server;
   let admin: pg.Client;
@@ -49,11 +53,12 @@ describe.runIf(pgDb)('the server while PostgreSQL terminates its connections', (
     process.on('unhandledRejection', onCrash);
     database = await pgDb!.open();
     dataDir = mkdtempSync(path.join(tmpdir(), 'sb-failover-'));
-    server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), {
+    const unique = `failover-${randomBytes(4).toString('hex')}`;
+    server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) }), {
       database, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
       mounts: [createWebChatMount()], rateLimit: { max: 100_000, windowMs: 60_000 },
       // Short leases and backoff so an outcome that could not be recorded during the outage is retried within the test.
-      queue: { pollMs: 50, leaseMs: 2_000, backoff: () => 200, maxAttempts: 1_000 },
+      queue: { pollMs: 50, leaseMs: 2_000, backoff: () => 200, maxAttempts: 1_000, ...(redisUrl ? { queueName: unique, prefix: unique } : {}) },
     });
     const { app } = server;
     const { admin: alice } = await app.orgs.init({ org: 'Acme', admin: 'alice' });
