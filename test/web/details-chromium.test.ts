@@ -153,6 +153,14 @@ describe('web chat details in Chromium', () => {
 
   it('gives every button and muted text a contrast of at least 4.5:1 in the light and the dark theme', async () => {
     shootOnFailure('contrast');
+    // Approval cards: one waiting for the admin (in the inbox, with its buttons), one cancelled (in #general).
+    const { app } = server;
+    const ws = (await app.store.workspaces.get('demo'))!;
+    const helper = (await app.store.agents.byQualifiedName('demo-admin', 'helper'))!;
+    const general = (await chatOf(app).chat.sidebar(await chatOf(app).chat.viewer(helper.ownerId, 'demo'))).channels[0].id;
+    await app.approvals.request(helper, ws, { title: 'Publish the owl report', details: 'Takes five minutes.', approvers: ['demo-admin'] });
+    const gone = await app.approvals.request(helper, ws, { title: 'Archive last year', details: 'No longer needed.', conversationId: general });
+    await app.approvals.cancel(helper, ws.id, gone.id);
     const low: Array<ContrastFinding & { where: string }> = [];
     let checked = 0;
     const audit = async (where: string) => {
@@ -161,7 +169,7 @@ describe('web chat details in Chromium', () => {
       low.push(...found.filter((f) => f.ratio < 4.5).map((f) => ({ ...f, where })));
     };
     const views: Array<[string, () => Promise<void>]> = [
-      ['#general', async () => { await page.goto(`${server.url}/#/w/demo`); await page.locator('#conv-title').waitFor(); await page.locator('.message').first().waitFor(); }],
+      ['#general', async () => { await page.goto(`${server.url}/#/w/demo`); await page.locator('#conv-title').waitFor(); await page.locator('.approval-card').waitFor(); }],
       ['the agents page', async () => { await page.locator('#nav-agents').click(); await page.locator('.agent-card').first().waitFor(); }],
       ['the token dialog', async () => {
         await page.getByRole('button', { name: 'Create an agent' }).click();
@@ -171,7 +179,7 @@ describe('web chat details in Chromium', () => {
         await page.keyboard.press('Escape');
         await dialog().locator('.close-warning').waitFor();
       }],
-      ['the inbox', async () => { await page.goto(`${server.url}/#/w/demo/inbox`); await page.locator('#page-title').waitFor(); }],
+      ['the inbox', async () => { await page.goto(`${server.url}/#/w/demo/inbox`); await page.getByRole('button', { name: 'Approve' }).waitFor(); }],
       ['search results', async () => { await page.goto(`${server.url}/#/w/demo/search?q=owl`); await page.locator('.list-item').first().waitFor(); }],
       ['the documents', async () => { await page.goto(`${server.url}/docs/demo`); await page.locator('h1').waitFor(); }],
       ['a document', async () => { await page.getByRole('link', { name: /^NOTE-\d+$/ }).click(); await page.locator('pre.content').waitFor(); }],
