@@ -75,7 +75,8 @@ interface Stream {
   /** The platform refused for good; the post job posts the final message instead. */
   broken: boolean;
   lastFlush: number;
-  flushTimer: ReturnType<typeof setTimeout> | null;
+  /** An update is waiting its turn in `chain`. */
+  flushPending: boolean;
   idleTimer: ReturnType<typeof setTimeout> | null;
   /** Platform calls of this stream, one at a time. */
   chain: Promise<void>;
@@ -178,7 +179,7 @@ export class LiveService {
     const stream: Stream = {
       id: randomUUID(), input, conversation, text, sent: 0, sequence: 0,
       port: isExternal(conversation.surface) && input.surface !== conversation.surface ? this.portFor(conversation.surface) : null,
-      post: null, broken: false, lastFlush: 0, flushTimer: null, idleTimer: null, chain: Promise.resolve(), finishing: false,
+      post: null, broken: false, lastFlush: 0, flushPending: false, idleTimer: null, chain: Promise.resolve(), finishing: false,
     };
     this.streams.set(stream.id, stream);
     this.touch(stream);
@@ -208,7 +209,6 @@ export class LiveService {
 
   private async end(stream: Stream, why: string): Promise<SendResult> {
     stream.finishing = true;
-    if (stream.flushTimer) clearTimeout(stream.flushTimer);
     if (stream.idleTimer) clearTimeout(stream.idleTimer);
     this.streams.delete(stream.id);
     this.ended.set(stream.id, why);
@@ -263,25 +263,34 @@ export class LiveService {
     stream.idleTimer.unref?.();
   }
 
-  /** At most one update per interval: appends in between are gathered into the next one. */
+  /**
+   * At most one update per interval: appends in between are gathered into the
+   * next one, which waits (in the stream's chain, after the update in flight)
+   * until the interval has passed since the last update ended.
+   */
   private scheduleFlush(stream: Stream) {
-    if (stream.flushTimer || stream.finishing) return;
-    const wait = Math.max(0, stream.lastFlush + this.options.updateIntervalMs - this.clock.now().getTime());
-    stream.flushTimer = setTimeout(() => {
-      stream.flushTimer = null;
-      stream.chain = stream.chain.then(() => this.flush(stream));
-    }, wait);
-    stream.flushTimer.unref?.();
+    if (stream.flushPending || stream.finishing) return;
+    stream.flushPending = true;
+    stream.chain = stream.chain.then(async () => {
+      const wait = stream.lastFlush + this.options.updateIntervalMs - this.clock.now().getTime();
+      if (wait > 0) await new Promise<void>((resolve) => { setTimeout(resolve, wait).unref?.(); });
+      stream.flushPending = false;
+      // A finished stream's text goes out with its stored message instead.
+      if (!stream.finishing) await this.flush(stream);
+    });
   }
 
   private async flush(stream: Stream): Promise<void> {
-    stream.lastFlush = this.clock.now().getTime();
     const text = stream.text;
-    await this.publish(stream.conversation, stream.input.sender, {
-      status: null, stream: { id: stream.id, text: text.slice(-LIVE_TEXT_MAX), truncated: text.length > LIVE_TEXT_MAX, done: false },
-    });
-    if (!stream.port || stream.broken || !text.trim() || text.length === stream.sent) return;
-    await this.render(stream, stream.port, text);
+    try {
+      await this.publish(stream.conversation, stream.input.sender, {
+        status: null, stream: { id: stream.id, text: text.slice(-LIVE_TEXT_MAX), truncated: text.length > LIVE_TEXT_MAX, done: false },
+      });
+      if (stream.port && !stream.broken && text.trim() && text.length !== stream.sent) await this.render(stream, stream.port, text);
+    } finally {
+      // Counted from the end of this update, so a slow platform call never brings the next one closer than the interval.
+      stream.lastFlush = this.clock.now().getTime();
+    }
   }
 
   /** Puts the text so far on the platform: the first time as a stream or a post, then as an append or an update. */
