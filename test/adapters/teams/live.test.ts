@@ -70,7 +70,7 @@ describe('agents at work in Teams', () => {
     expect(new Set(sequences).size).toBe(sequences.length);
     const final = updates.at(-1)!.activity!;
     expect(final).toMatchObject({ type: 'message', channelData: { streamType: 'final', streamId } });
-    expect(JSON.stringify(final.attachments)).toContain('The nightly job ran out of disk.');
+    expect(JSON.stringify(final)).toContain('The nightly job ran out of disk.');
     expect(stored.externalId).toBe(streamId);
     expect(standin.conversationActivities(conversationId).filter((a) => JSON.stringify(a).includes('ran out of disk'))).toHaveLength(1);
   });
