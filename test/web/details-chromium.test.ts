@@ -62,6 +62,7 @@ describe('web chat details in Chromium', () => {
     await page.locator('#nav-inbox').click();
     await page.locator('#new-channel').click();
     expect(await page.evaluate(() => document.documentElement.dataset.chat)).toBe('queued');
+    expect(await page.locator('#new-channel').evaluate((b) => getComputedStyle(b).cursor)).toBe('progress');
     expect(new URL(page.url()).hash).toBe('#/inbox');
 
     release();
