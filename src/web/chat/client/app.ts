@@ -6,6 +6,7 @@ import { addWaitingApprovals, showApprovals, updateApproval } from './approvals.
 import { browseChannelsDialog, dialogForm, field, newChannelDialog, newDmDialog, openDialog } from './dialogs.ts';
 import { announce, avatar, byId, debounce, h } from './dom.ts';
 import { addThreadReply, appendMessage } from './messages.ts';
+import { showLive } from './live.ts';
 import { link, mountSidebar } from './sidebar.ts';
 import { Store, store, type ViewName } from './store.ts';
 import type { AgentsList, ConversationInfo, History, InboxEntry, Me, MessageView, Posted, SearchHit, SidebarView } from './types.ts';
@@ -86,6 +87,7 @@ function connect() {
     sidebar: sidebarSoon,
     inbox: () => { sidebarSoon(); if (store.state.view === 'inbox') inboxSoon(); },
     approval: (card) => updateApproval(ws(), card, { listFor: (id) => store.open(id)?.list ?? null }),
+    live: (activity) => { const open = store.open(activity.conversation_id); if (open) showLive(open, activity); },
     reconnect: () => { store.update({ main: null, thread: null }); route(); sidebarSoon(); },
   });
 }

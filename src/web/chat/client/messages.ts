@@ -1,5 +1,6 @@
 // Message lists: one message, adding one as it arrives, the "N replies" line.
 import { avatar, h, isWebUrl, messageBody, time } from './dom.ts';
+import { streamItemId } from './live.ts';
 import type { OpenConversation } from './store.ts';
 import type { MessageView } from './types.ts';
 
@@ -48,7 +49,9 @@ export function appendMessage(open: OpenConversation, m: MessageView): boolean {
   const list = open.list;
   const stick = nearBottom(list);
   list.querySelector('.empty')?.remove();
-  list.append(messageItem(m, open.opts));
+  // The finished message takes its draft's place; an agent's status lines and drafts stay below the messages.
+  list.querySelector(`#${CSS.escape(streamItemId(m.id))}`)?.remove();
+  list.insertBefore(messageItem(m, open.opts), list.querySelector(':scope > li.live'));
   if (stick) list.scrollTop = list.scrollHeight;
   return true;
 }

@@ -40,4 +40,15 @@ export interface LiveEvents {
   sidebar: unknown;
   inbox: unknown;
   approval: Approval;
+  live: LiveActivity;
+}
+
+/** An agent at work in a conversation: its status line and the message it is streaming (see domain/live). */
+export interface LiveActivity {
+  conversation_id: string;
+  agent_id: string;
+  agent: string;
+  display_name: string;
+  status: string | null;
+  stream: { id: string; text: string; truncated: boolean; done: boolean } | null;
 }
