@@ -45,6 +45,11 @@ export function markdownToTeams(markdown: string, people: ReadonlyMap<string, Te
   return needsCard(tree) ? toCard(tree, limitBytes) : toText(tree, people, limitBytes);
 }
 
+/** Markdown as Teams markdown text whatever it holds (for streamed drafts, which cannot be cards), made safe the same way. */
+export function teamsText(markdown: string, limitBytes = TEAMS_LIMIT_BYTES): string {
+  return toText(parseMarkdown(markdown), new Map(), limitBytes).text;
+}
+
 function needsCard(tree: Root): boolean {
   return tree.children.some(function rich(n: Nodes): boolean {
     if (n.type === 'table' || n.type === 'heading') return true;
@@ -58,7 +63,7 @@ function needsCard(tree: Root): boolean {
 const ENTITY: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;' };
 const escapeHtml = (s: string) => s.replace(/[<>&]/g, (c) => ENTITY[c]);
 
-function toText(tree: Root, people: ReadonlyMap<string, TeamsPerson>, limitBytes: number): TeamsRendering {
+function toText(tree: Root, people: ReadonlyMap<string, TeamsPerson>, limitBytes: number): Extract<TeamsRendering, { kind: 'text' }> {
   const entities: TeamsMention[] = [];
   prepareText(tree, people, entities);
   const parts = tree.children.map((n) => stringifyMarkdown({ type: 'root', children: [n] }));

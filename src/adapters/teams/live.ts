@@ -13,6 +13,7 @@ import type { Agent } from '../../domain/types.ts';
 import { addressFromRef, type TeamsAddress } from './address.ts';
 import { agentMessage, compactHeader } from './cards.ts';
 import { postActivity } from './connector.ts';
+import { teamsText } from './format-out.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
 type StreamType = 'informative' | 'streaming' | 'final';
@@ -64,7 +65,8 @@ export function teamsLive(rt: TeamsRuntime): Required<SurfaceLive> {
     return stream;
   }
 
-  const headed = (sender: Agent, text: string) => `${compactHeader(sender)}\n\n${text}`;
+  // A draft is the agent's Markdown too: made safe for Teams like any answer (no HTML, no stray <at>).
+  const headed = (sender: Agent, text: string) => `${compactHeader(sender)}\n\n${teamsText(text)}`;
 
   return {
     async setStatus(conversation, sender, text) {

@@ -3,7 +3,7 @@
 // (never read as markup), nothing an agent writes turned into HTML or a ping it
 // may not send, and every message inside Teams' size limit.
 import { describe, expect, it } from 'vitest';
-import { markdownToTeams, type CardElement, type TeamsPerson } from '../../../src/adapters/teams/format-out.ts';
+import { markdownToTeams, teamsText, type CardElement, type TeamsPerson } from '../../../src/adapters/teams/format-out.ts';
 
 const people = new Map<string, TeamsPerson>([['bob', { id: 'b0b-aad', name: 'Bob Okafor' }]]);
 const text = (md: string) => {
@@ -94,6 +94,12 @@ describe('rich replies: an Adaptive Card', () => {
     expect(runs.find((x) => String(x.text).includes('bad'))).not.toHaveProperty('selectAction');
     expect(JSON.stringify(r.body)).not.toContain('javascript');
     expect(runs.at(-1)).toMatchObject({ text: code, fontType: 'Monospace' });
+  });
+
+  it('gives streamed drafts safe markdown text even when the answer will be a card', () => {
+    const draft = teamsText('# Title\n\n| a |\n| - |\n| <b> |');
+    expect(draft.startsWith('# Title\n\n| a')).toBe(true);
+    expect(draft).toContain('| &lt;b&gt; |');
   });
 
   it('keeps short code and plain replies out of cards', () => {
