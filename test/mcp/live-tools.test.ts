@@ -108,6 +108,35 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     await Promise.all([a.close(), b.close(), c.close()]);
   });
 
+  it('clears the status an agent showed when its session ends', async () => {
+    const w = await makeWorld(app);
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
+    const first = (await b.call('send_message', { to: 'builder', body: 'Any news?' })).structuredContent as Out;
+    const live = await liveEvents(first.conversation_id);
+    await a.call('set_status', { conversation: first.conversation_id, text: 'is looking…' });
+    await vi.waitFor(() => expect(live.events.at(-1)).toMatchObject({ status: 'is looking…' }));
+    await a.close();
+    await vi.waitFor(() => expect(live.events.at(-1)).toMatchObject({ agent_id: w.builder.agent.id, status: null }));
+    await live.stop();
+    await b.close();
+  });
+
+  it('refuses to store a stream whose sender lost the send permission meanwhile, and stores nothing', async () => {
+    const w = await makeWorld(app);
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
+    const s = (await a.call('start_message', { to: 'reviewer', text: 'Draft' })).structuredContent as Out;
+    await app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, send: false });
+    const refused = await a.call('finish_message', { stream_id: s.stream_id, text: ' more' });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/do not have the send permission/);
+    expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [] });
+    expect(await app.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
+    await a.close();
+    await b.close();
+  });
+
   it('finishes a stream left without an append with what it has, and clears a forgotten status', async () => {
     const w = await makeWorld(app);
     const live = new LiveService(app.messaging, app.notifier, app.clock, () => null, silent, { updateIntervalMs: 50, statusTimeoutMs: 200, streamIdleMs: 200 });

@@ -4,6 +4,7 @@
 // title with suggested prompts when a person opens an assistant thread.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
@@ -128,6 +129,27 @@ describe('agents at work in Slack', () => {
     await vi.waitFor(() => expect(standin.message('C0GENERAL', message.externalId!)?.text).toContain('Short version: DNS.'));
     expect(standin.callsTo('chat.startStream')).toHaveLength(streams);
     expect(standin.messages('C0GENERAL').filter((m) => m.bot_id && m.thread_ts === mention.ts && String(m.text).includes('Short version'))).toHaveLength(1);
+  });
+
+  it('takes the live post down when the finished message is refused', async () => {
+    const { app } = h.server;
+    const { item, mention } = await mentionAndReceive(h, 'draft a reply');
+    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'A reply I may not send' });
+    const post = await vi.waitFor(() => {
+      const p = standin.callsTo('chat.postMessage').find((c) => c.args.thread_ts === mention.ts && String(c.args.text).includes('may not send'));
+      expect(p?.status).toBe(200);
+      return p!;
+    });
+    const ts = (post.response as { ts: string }).ts;
+    await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng', send: false });
+    try {
+      await expect(app.live.finish(h.reviewer, started.streamId)).rejects.toThrow(/send permission/);
+    } finally {
+      await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng', send: true });
+    }
+    expect(standin.callsTo('chat.delete').some((c) => c.args.ts === ts && c.status === 200)).toBe(true);
+    expect(standin.message('C0GENERAL', ts)).toBeUndefined();
+    expect(await app.store.messages.get(h.workspace.id, started.streamId)).toBeNull();
   });
 
   it('titles a new assistant thread after the workspace and suggests prompts that reach its agents', async () => {
