@@ -24,6 +24,8 @@ import { DEFAULT_LIVE_OPTIONS, LiveService } from './domain/live/live-service.ts
 import type { SurfaceOutbound } from './domain/delivery/ports.ts';
 import type { ExternalSurface } from './domain/surfaces/ports.ts';
 import { ListeningService } from './domain/listening/listening-service.ts';
+import { BRIDGE_POST, bridgePostHandler } from './domain/bridges/mirror-out.ts';
+import { BridgeInbound } from './domain/bridges/mirror-in.ts';
 import { systemClock } from './domain/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
 import type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
@@ -57,17 +59,19 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const links = new LinkService(store, clock, config.publicUrl, () => queue.kick());
   const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences);
   const documents = new DocumentService(store, orgs, clock);
-  const inbound = new InboundService(store, clock, orgs, agents, messaging, links);
+  const inbound = new InboundService(store, clock, orgs, agents, messaging, links, new BridgeInbound(store, messaging, notifier));
   const listening = new ListeningService(store, orgs, agents, clock, () => queue.kick());
   const surfaces = new Set<SurfaceName>();
   const outbound = new Map<ExternalSurface, SurfaceOutbound>();
   const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
   const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs }, () => queue.kick());
+  const bridges = new BridgeService(store, orgs, clock);
+  queue.register(BRIDGE_POST, bridgePostHandler({ store, clock, outbound: (s) => outbound.get(s) }));
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
-    documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges: new BridgeService(store, orgs, clock), listening,
+    documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges, listening,
     onClose: [],
     onDrain: [],
     async close() {

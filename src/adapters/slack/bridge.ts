@@ -1,10 +1,16 @@
 // Slack's side of bridged channels: checking that the app reaches a channel
 // before it is bridged (the team connected to the workspace, the app among the
-// channel's members).
+// channel's members), and handing messages written there to the core's bridge
+// step. Posting into the channel is the outbound port's (outbound.ts).
+import type { webApi } from '@slack/bolt';
 import { notFound, notPermitted, SwitchboardError } from '../../domain/errors.ts';
 import type { BridgeSurface } from '../../domain/bridges/bridge-service.ts';
 import { readMembers } from './audience.ts';
 import { classifySlackError } from './errors.ts';
+import type { SlackMessageText } from './format-in.ts';
+import { normalise, slackPort } from './inbound.ts';
+import { readSlackMessage } from './read-message.ts';
+import { fromABot, guard, tell } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
 
 const CHANNEL = /^[CG][A-Z0-9]{2,}$/;
@@ -36,4 +42,44 @@ export function slackBridgeSurface(rt: SlackRuntime): BridgeSurface {
       return { tenantId: team, externalChannelId: channelId, externalRef: { team, channel: channelId }, title };
     },
   };
+}
+
+/** Whether a Slack channel is bridged to a web channel. */
+export async function isBridged(rt: SlackRuntime, teamId: string | undefined, channel: string): Promise<boolean> {
+  return Boolean(teamId) && Boolean(await rt.app.store.bridges.byExternal('slack', teamId!, channel));
+}
+
+/** A Slack message event as the bridge reads it. */
+interface SlackMessageEvent {
+  channel: string;
+  channel_type?: string;
+  subtype?: string;
+  user?: string;
+  bot_id?: string;
+  ts: string;
+  thread_ts?: string;
+  text?: string;
+  metadata?: { event_type?: string };
+}
+
+/**
+ * A message event in a bridged channel, handed to the core's bridge step; true
+ * when the channel is bridged (the event is then handled here, or ignored:
+ * our own mirrors and other bots' posts never loop back).
+ */
+export async function mirrorBridged(rt: SlackRuntime, client: webApi.WebClient, event: unknown, context: { teamId?: string; botUserId?: string }): Promise<boolean> {
+  const m = event as SlackMessageEvent;
+  if ((m.channel_type !== 'channel' && m.channel_type !== 'group') || !(await isBridged(rt, context.teamId, m.channel))) return false;
+  if ((m.subtype !== undefined && m.subtype !== 'thread_broadcast') || fromABot(m, context.botUserId)) return true;
+  const teamId = context.teamId!;
+  const where = { channel: m.channel, user: m.user!, thread_ts: m.thread_ts ?? m.ts };
+  await guard(rt, client, where, async () => {
+    const { markdown, names } = await readSlackMessage(rt, client, teamId, m as SlackMessageText, context.botUserId);
+    const mentionsMe = Boolean(context.botUserId) && (m.text ?? '').includes(`<@${context.botUserId}>`);
+    const outcome = await rt.app.inbound.mirrorBridged(slackPort(rt, client, teamId, m.channel), normalise({
+      teamId, channel: m.channel, userId: m.user!, body: markdown, names, ts: m.ts, threadTs: m.thread_ts, place: 'channel', addressed: mentionsMe,
+    }));
+    if (outcome?.kind === 'handled' && outcome.notices.length) await tell(client, where, outcome.notices.join('\n'));
+  });
+  return true;
 }

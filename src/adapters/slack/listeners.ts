@@ -3,6 +3,7 @@
 // request was stored and acknowledged (receiver.ts), once per request.
 import type { App as BoltApp, webApi } from '@slack/bolt';
 import { registerAssistantThreads } from './assistant.ts';
+import { isBridged, mirrorBridged } from './bridge.ts';
 import { registerCommand } from './commands.ts';
 import { pickerBlocks, registerHome } from './home.ts';
 import { normalise, slackPort, type SlackInbound } from './inbound.ts';
@@ -14,7 +15,8 @@ import type { SlackRuntime } from './runtime.ts';
 
 export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
   bolt.event('app_mention', async ({ event, context, client }) => {
-    if (fromABot(event, context.botUserId)) return;
+    // In a bridged channel the message event carries it (bridge.ts), mentions included.
+    if (fromABot(event, context.botUserId) || await isBridged(rt, context.teamId, event.channel)) return;
     const threadTs = event.thread_ts ?? event.ts;
     const where = { channel: event.channel, user: event.user!, thread_ts: threadTs };
     await guard(rt, client, where, async () => receive(rt, client, where, context.botUserId, {
@@ -26,6 +28,7 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
   // DMs with the app, replies in threads of channels and group DMs (mentions there arrive as app_mention too),
   // and channel messages when agents listen to the channel.
   bolt.message(async ({ message, context, client }) => {
+    if (await mirrorBridged(rt, client, message, context)) return;
     if (message.subtype !== undefined || fromABot(message, context.botUserId)) return;
     const dm = message.channel_type === 'im';
     const isReply = Boolean(message.thread_ts) && message.thread_ts !== message.ts;

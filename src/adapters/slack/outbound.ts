@@ -122,6 +122,8 @@ export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
       await call(() => client.chat.update({ channel: thread.channel, ts, blocks: [], ...markdownToSlack(message.body) }));
     },
 
+    threadAddress: (ref, rootTs) => ({ ...ref, thread_ts: rootTs }),
+
     async remove(conversation, ts) {
       const { thread, client } = await reach(rt, conversation);
       await call(() => client.chat.delete({ channel: thread.channel, ts }));

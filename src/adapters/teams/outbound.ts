@@ -72,6 +72,9 @@ export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
       await updateActivity(rt, address, activityId, agentMessage(sender, message.body, await mentionable(rt, address, message.body)));
     },
 
+    // A channel's reply chain is its own conversation, `<channel conversation>;messageid=<root>`.
+    threadAddress: (ref, root) => ({ ...ref, conversation: `${ref.conversation.split(';')[0]};messageid=${root}`, root }),
+
     async remove(conversation, activityId) {
       await deleteActivity(rt, addressOf(conversation), activityId);
     },

@@ -2,7 +2,7 @@ import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/ag
 import { invalidInput, notFound, SwitchboardError } from '../errors.ts';
 import { label } from '../messaging/rules.ts';
 import type { MessagingService, RecipientResult } from '../messaging/messaging-service.ts';
-import type { Conversation } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/types.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import { historyCutoff, planLimits } from '../organizations/plans.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
@@ -11,7 +11,7 @@ import { excerpt, markedSnippet } from '../format/markdown.ts';
 import { parseMentions } from '../format/mentions.ts';
 import type { Channel, RenderMessage } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
-import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, type ChatMessage, type ConversationView, type SearchResult } from './views.ts';
+import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, viaOf, type ChatMessage, type ConversationView, type SearchResult } from './views.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
@@ -33,6 +33,17 @@ export const HISTORY_PAGE = 200;
 export const chatWorkspaceTopic = (workspaceId: string) => `web:workspace:${workspaceId}`;
 /** Changes that concern one person only (they joined a channel or opened a DM); the payload is a conversation id. */
 export const chatPersonTopic = (personId: string) => `web:person:${personId}`;
+
+/** The web thread under a message (created on first use, announced so open web chats follow it). */
+export async function threadOf(store: Store, notifier: Notifier, root: Message, parent: Conversation): Promise<Conversation> {
+  const existing = await store.messages.findConversation(root.workspaceId, threadKey(root.id));
+  if (existing) return existing;
+  const conv = await store.messages.conversation({
+    workspaceId: root.workspaceId, kind: 'thread', key: threadKey(root.id), title: excerpt(root.body, 60), surface: 'web', parentId: parent.id,
+  });
+  await notifier.publish(chatWorkspaceTopic(root.workspaceId), `thread:${conv.id}`);
+  return conv;
+}
 
 export interface PostResult {
   message: ChatMessage | null;
@@ -139,13 +150,7 @@ export class ChatService {
     if (!root) throw notFound(`The message ${rootMessageId}`, 'It may have been deleted with old history.');
     const parent = await this.access.conversation(v, root.conversationId);
     if (parent.kind === 'thread') throw invalidInput('Threads do not nest; reply in this thread instead.');
-    const existing = (await this.store.chat.threads(v.workspace.id, [root.id]))[0];
-    if (existing) return (await this.store.messages.getConversation(v.workspace.id, existing.conversationId))!;
-    const conv = await this.store.messages.conversation({
-      workspaceId: v.workspace.id, kind: 'thread', key: threadKey(root.id), title: excerpt(root.body, 60), surface: 'web', parentId: parent.id,
-    });
-    await this.notifier.publish(chatWorkspaceTopic(v.workspace.id), `thread:${conv.id}`);
-    return conv;
+    return threadOf(this.store, this.notifier, root, parent);
   }
 
   /** A conversation's recent messages (oldest first) with thread counts; marks it read. */
@@ -267,7 +272,7 @@ export class ChatService {
       kind: e.conversation.kind === 'dm' ? 'dm' as const : 'mention' as const,
       message: {
         id: e.message.id, conversationId: e.message.conversationId, body: e.message.body, html: this.render(e.message.body), createdAt: e.message.createdAt,
-        surface: e.message.surface, permalink: httpUrlOrNull(e.message.permalink), thread: null,
+        surface: e.message.surface, via: viaOf(e.message.surface), permalink: httpUrlOrNull(e.message.permalink), thread: null,
         sender: senderViewOf(e.sender),
       } satisfies ChatMessage,
       conversation: { id: e.conversation.id, kind: e.conversation.kind, title: e.conversation.title, parentId: e.conversation.parentId },

@@ -4,6 +4,7 @@ import type { Approval } from '../approvals/types.ts';
 import type { Conversation, Message, Sender } from '../messaging/types.ts';
 import type { Channel, RenderMessage, ThreadSummary } from './ports.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
+import type { ExternalIdentity } from '../surfaces/ports.ts';
 
 /** Who wrote a message, as the web chat shows them. */
 export interface SenderView {
@@ -26,6 +27,8 @@ export interface ChatMessage {
   html: string;
   createdAt: Date;
   surface: Message['surface'];
+  /** Where it was written when that was a chat app ("Slack", "Teams"); null for the web chat and agents. */
+  via: string | null;
   permalink: string | null;
   sender: SenderView;
   /** Set on a message that started a thread. */
@@ -62,9 +65,18 @@ export function senderView(a: Pick<Agent, 'id' | 'name' | 'ownerHandle' | 'displ
 /** The same view from the sender columns an inbox row carries. */
 export const senderViewOf = (s: Sender) => senderView({ ...s, ownerHandle: s.person });
 
-/** Loads each sender once per request. */
+const VIA: Partial<Record<Message['surface'], string>> = { slack: 'Slack', teams: 'Teams' };
+/** "Slack" or "Teams" for a message written in that chat app; null otherwise. */
+export const viaOf = (surface: Message['surface']): string | null => VIA[surface] ?? null;
+
+/** A message a chat user wrote without a linked account: its sender is the guest agent, its author the identity. */
+export const writtenByGuest = (m: Message): m is Message & { askerIdentityId: string } =>
+  Boolean(m.askerIdentityId) && m.askerPersonId === null && viaOf(m.surface) !== null;
+
+/** Loads each sender (and each chat user behind a guest's message) once per request. */
 export class SenderCache {
   private readonly cache = new Map<string, Promise<Agent | null>>();
+  private readonly identities = new Map<string, Promise<ExternalIdentity | null>>();
   constructor(private readonly store: Store, private readonly render: RenderMessage) {}
 
   get(id: string) {
@@ -73,14 +85,26 @@ export class SenderCache {
     return p;
   }
 
+  /** The chat user who wrote a guest's message (a Slack or Teams user who has not linked an account); null otherwise. */
+  private async chatAuthor(m: Message): Promise<SenderView | null> {
+    if (!writtenByGuest(m)) return null;
+    let p = this.identities.get(m.askerIdentityId);
+    if (!p) this.identities.set(m.askerIdentityId, (p = this.store.identities.get(m.askerIdentityId)));
+    const identity = await p;
+    if (!identity) return null;
+    return { id: `identity:${identity.id}`, label: '', mention: '', displayName: identity.displayName || 'Someone', avatarUrl: httpUrlOrNull(identity.avatarUrl), kind: 'person' };
+  }
+
   async views(messages: Message[], threads: ThreadSummary[] = []): Promise<ChatMessage[]> {
     const byRoot = new Map(threads.map((t) => [t.rootMessageId, t]));
     return Promise.all(messages.map(async (m) => {
       const agent = await this.get(m.senderId);
       const t = byRoot.get(m.id);
+      const author = await this.chatAuthor(m);
       return {
-        id: m.id, conversationId: m.conversationId, body: m.body, html: this.render(m.body), createdAt: m.createdAt, surface: m.surface, permalink: httpUrlOrNull(m.permalink),
-        sender: agent ? senderView(agent) : { id: m.senderId, label: 'unknown', mention: '', displayName: 'Unknown sender', avatarUrl: null, kind: 'agent' as const },
+        id: m.id, conversationId: m.conversationId, body: m.body, html: this.render(m.body), createdAt: m.createdAt, surface: m.surface, via: viaOf(m.surface),
+        permalink: httpUrlOrNull(m.permalink),
+        sender: author ?? (agent ? senderView(agent) : { id: m.senderId, label: 'unknown', mention: '', displayName: 'Unknown sender', avatarUrl: null, kind: 'agent' as const }),
         thread: t && t.replies > 0 ? { conversationId: t.conversationId, replies: t.replies, lastReplyAt: t.lastReplyAt } : null,
       };
     }));

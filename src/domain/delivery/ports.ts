@@ -75,4 +75,6 @@ export interface SurfaceOutbound extends SurfaceLive {
   update(m: OutboundMessage, externalId: string): Promise<void>;
   /** Removes a post made earlier from the conversation. */
   remove(conversation: Conversation, externalId: string): Promise<void>;
+  /** The address of the thread under one of the platform's messages, from a channel's address (bridged channels' replies). */
+  threadAddress(channelRef: Record<string, string>, rootExternalId: string): Record<string, string>;
 }

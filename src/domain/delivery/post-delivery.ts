@@ -9,7 +9,7 @@
 // asks the platform for a post carrying this message id before posting again.
 import { z } from 'zod';
 import { PermanentFailure } from '../errors.ts';
-import type { Clock, JobHandler, Store } from '../ports.ts';
+import type { Clock, JobContext, JobHandler, Store } from '../ports.ts';
 import type { LivePost } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
 import { isDeliveryError, jobErrorFor } from './failure.ts';
@@ -41,23 +41,49 @@ export function postHandler(port: SurfaceOutbound, deps: DeliveryDeps): JobHandl
     const out = await load(deps.store, parsed.data);
     // Deleted since (history purge, workspace removed), or posted by an attempt whose job outcome was lost.
     if (!out || out.message.externalId) return;
-    const key = port.paceKey(out.conversation);
-    if (!key) throw new PermanentFailure(`The conversation has no ${port.label} address; nothing can be posted there.`);
-    try {
-      const live = parsed.data.live;
-      if (live) return await record(deps.store, out, await pacedCall(port.pacer, key, () => finishLive(port, out, live)));
-      const earlier = await deps.store.messages.notePostAttempt(out.message.id, deps.clock.now());
-      const found = earlier ? await port.findPost(out) : null;
-      if (found) return await record(deps.store, out, found);
-      // Another worker holds the entry now (this one stalled past its lease): it posts, not this one.
-      if (ctx.signal?.aborted) throw new Error('this worker lost the lease before posting; the entry runs again elsewhere');
-      await record(deps.store, out, await pacedCall(port.pacer, key, () => port.post(out)));
-    } catch (e) {
-      if (!isDeliveryError(e)) throw e;
-      if (e.failure.kind === 'permanent') await tellSender(port, deps, out, e.failure.reason);
-      throw jobErrorFor(e.failure);
-    }
+    const live = parsed.data.live;
+    await postOnce(port, out, ctx, {
+      // A live post is there already: it only gets its final text.
+      note: () => (live ? Promise.resolve(null) : deps.store.messages.notePostAttempt(out.message.id, deps.clock.now())),
+      ...(live ? { post: () => finishLive(port, out, live) } : {}),
+      record: (posted) => record(deps.store, out, posted),
+      refused: (reason) => tellSender(port, deps, out, reason),
+    });
   };
+}
+
+/** How one kind of post keeps its attempts: noted before the call, its platform id recorded after. */
+export interface PostAttempts {
+  /** Notes that an attempt starts now; returns when an earlier one started whose outcome is unknown, else null; `'posted'` when it is recorded as posted. */
+  note(): Promise<Date | 'posted' | null>;
+  record(posted: PostedMessage): Promise<void>;
+  /** The platform call, when it is not the port's `post`. */
+  post?(): Promise<PostedMessage>;
+  /** Called once the platform refused for good, before the job fails. */
+  refused?(reason: string): Promise<void>;
+}
+
+/**
+ * Posts `out` exactly once through the surface's port: the attempt is noted
+ * first; after an attempt with an unknown outcome, the platform is asked for
+ * the post that carries the message id before posting again.
+ */
+export async function postOnce(port: SurfaceOutbound, out: OutboundMessage, ctx: JobContext, attempts: PostAttempts): Promise<void> {
+  const key = port.paceKey(out.conversation);
+  if (!key) throw new PermanentFailure(`The conversation has no ${port.label} address; nothing can be posted there.`);
+  try {
+    const earlier = await attempts.note();
+    if (earlier === 'posted') return;
+    const found = earlier ? await port.findPost(out) : null;
+    if (found) return await attempts.record(found);
+    // Another worker holds the entry now (this one stalled past its lease): it posts, not this one.
+    if (ctx.signal?.aborted) throw new Error('this worker lost the lease before posting; the entry runs again elsewhere');
+    await attempts.record(await pacedCall(port.pacer, key, () => (attempts.post ? attempts.post() : port.post(out))));
+  } catch (e) {
+    if (!isDeliveryError(e)) throw e;
+    if (e.failure.kind === 'permanent') await attempts.refused?.(e.failure.reason);
+    throw jobErrorFor(e.failure);
+  }
 }
 
 /** Puts the stored text into the live post a stream made: the platform's stream is stopped, a plain post updated. */

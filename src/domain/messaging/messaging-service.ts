@@ -7,6 +7,7 @@ import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace 
 import type { AudienceService } from '../linking/audience-service.ts';
 import { overhearers } from '../listening/listening-service.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
+import { queueMirrors } from '../bridges/mirror-out.ts';
 import { waitForWake } from './inbox-wait.ts';
 import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, rateLimited, refusalFor, type RateLimit, type RefusalRule } from './rules.ts';
 import type { Conversation, InboxItem, LivePost, Message, SearchHit } from './types.ts';
@@ -239,6 +240,8 @@ export class MessagingService {
       await tx.messages.addParticipants(conv.id, [sender.id, ...targets.map((t) => t.agent.id)]);
       await tx.messages.deliver(message.id, ws.id, targets.map((t) => t.agent.id));
       const overheard = await this.overhear(tx, ws, conv, message.id, plan.directory, [sender.id, ...targets.map((t) => t.agent.id)]);
+      // Bridged channels: mirrored to every other side, in this transaction so none is lost.
+      await queueMirrors(tx, message, conv);
       // A message into an external thread is posted there by the surface's worker, never inline.
       if (isExternal(conv) && input.surface !== conv.surface) {
         const live = input.livePost ? { live: input.livePost } : {};

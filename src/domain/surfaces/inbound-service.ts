@@ -11,22 +11,11 @@ import type { MessagingService, SendResult } from '../messaging/messaging-servic
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { Agent, Workspace } from '../types.ts';
-import type { InboundMessage, InboundOutcome, SurfacePort } from './inbound.ts';
+import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfacePort } from './inbound.ts';
+import type { BridgeInbound } from '../bridges/mirror-in.ts';
 import type { AgentChoiceScope, ExternalIdentity } from './ports.ts';
 
-/** Who wrote a chat message, and which Switchboard agent speaks for them. */
-export interface ChatAsker {
-  identity: ExternalIdentity;
-  /** Their person agent when linked and in the workspace; otherwise the guest agent. */
-  sender: Agent;
-  asGuest: boolean;
-}
-
-/** A workspace and its directory, read once per message. */
-export interface InboundTarget {
-  workspace: Workspace;
-  directory: WorkspaceAgent[];
-}
+export type { ChatAsker, InboundTarget } from './inbound.ts';
 
 const TITLE_CHARS = 60;
 
@@ -40,7 +29,23 @@ export class InboundService {
     private readonly agents: AgentService,
     private readonly messaging: MessagingService,
     private readonly links: LinkService,
+    /** Bridged channels (bridges/mirror-in.ts); without it no channel is bridged. */
+    private readonly bridges: BridgeInbound | null = null,
   ) {}
+
+  /**
+   * Step for bridged channels, taken before `receive`: a message in a chat
+   * channel bridged to a web channel is stored there as its author (mentions
+   * delivered there, once). Null when the channel is not bridged.
+   */
+  async mirrorBridged(port: SurfacePort, msg: InboundMessage): Promise<InboundOutcome | null> {
+    if (!this.bridges) return null;
+    return this.bridges.receive(port, msg, {
+      target: () => this.target(port, msg.tenantId),
+      asker: (t) => this.asker(port, msg.tenantId, msg.authorId, t.directory),
+      linkingRefusal: (t) => this.linkingRefusal(port, t, msg.tenantId, msg.authorId),
+    });
+  }
 
   /** The workspace the tenant is connected to, with its directory; null when it is not connected. */
   async target(port: SurfacePort, tenantId: string): Promise<InboundTarget | null> {

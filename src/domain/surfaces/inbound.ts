@@ -5,7 +5,7 @@
 import type { WorkspaceAgent } from '../agents/agent-service.ts';
 import type { PromptReason } from '../linking/link-service.ts';
 import type { SendResult } from '../messaging/messaging-service.ts';
-import type { Workspace } from '../types.ts';
+import type { Agent, Workspace } from '../types.ts';
 import type { ExternalIdentity, ExternalProfile, ExternalSurface } from './ports.ts';
 
 /** Where a message was written: a one-to-one chat with the app, a group chat (Slack mpim, Teams group chat), or a channel. */
@@ -57,6 +57,20 @@ export interface SurfacePort {
   showName(name: string): string;
   /** How to get a link, finishing a sentence: `justSent` says whether a prompt went out for this very message. */
   linkHowTo(justSent: boolean): string;
+}
+
+/** Who wrote a chat message, and which Switchboard agent speaks for them. */
+export interface ChatAsker {
+  identity: ExternalIdentity;
+  /** Their person agent when linked and in the workspace; otherwise the guest agent. */
+  sender: Agent;
+  asGuest: boolean;
+}
+
+/** A workspace and its directory, read once per message. */
+export interface InboundTarget {
+  workspace: Workspace;
+  directory: WorkspaceAgent[];
 }
 
 /** What the core decided about an inbound message; the surface renders each case its own way. */

@@ -28,7 +28,8 @@ export function messageItem(m: MessageView, { onThread }: MessageOpts = {}): HTM
       h('div', { class: 'meta' },
         h('span', { class: 'sender' }, m.sender.displayName),
         agent ? h('span', { class: 'tag' }, 'agent') : null,
-        h('span', { class: 'handle' }, m.sender.label),
+        m.via ? h('span', { class: 'tag via' }, `via ${m.via}`) : null,
+        m.sender.label ? h('span', { class: 'handle' }, m.sender.label) : null,
         time(m.createdAt)),
       messageBody(m),
       actions.childElementCount ? actions : null));

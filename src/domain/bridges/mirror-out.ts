@@ -1,0 +1,87 @@
+// Web → outside: every message stored in a bridged web channel (or a thread
+// under it) is posted to each bridged channel it did not come from, through the
+// outbox and the surface's outbound port, exactly once per bridge (the message
+// map notes the attempt first and records the platform's id after).
+import { z } from 'zod';
+import { threadRoot, viaOf, writtenByGuest } from '../chat/views.ts';
+import type { SurfaceOutbound } from '../delivery/ports.ts';
+import { postOnce } from '../delivery/post-delivery.ts';
+import { PermanentFailure } from '../errors.ts';
+import type { Conversation, Message } from '../messaging/types.ts';
+import type { Clock, JobHandler, Store } from '../ports.ts';
+import type { Agent } from '../types.ts';
+import type { Bridge } from './types.ts';
+
+/** The job that posts one web message into one bridged channel. */
+export const BRIDGE_POST = 'bridge.post';
+
+const BridgeJob = z.object({ workspaceId: z.string().uuid(), bridgeId: z.string().uuid(), messageId: z.string().uuid() });
+
+/** The web channel a conversation belongs to: itself, or the channel a thread hangs off; null for anything else. */
+export const bridgeableChannel = (c: Conversation): string | null =>
+  c.surface !== 'web' ? null : c.kind === 'channel' ? c.id : c.kind === 'thread' && c.parentId ? c.parentId : null;
+
+/**
+ * Step of MessagingService.send, inside its transaction: a message in a
+ * bridged web channel is recorded against the bridge it came from and queued
+ * for every other bridge. Bridges of a thread's DM are never looked up.
+ */
+export async function queueMirrors(tx: Store, m: Message, conv: Conversation): Promise<void> {
+  const channelId = bridgeableChannel(conv);
+  if (!channelId) return;
+  for (const b of await tx.bridges.forChannel(m.workspaceId, channelId)) {
+    if (b.surface === m.surface) {
+      if (m.externalId) await tx.bridges.recordInbound(b.id, m.id, m.externalId);
+      continue;
+    }
+    await tx.outbox.add({ topic: BRIDGE_POST, payload: { workspaceId: m.workspaceId, bridgeId: b.id, messageId: m.id }, orderingKey: `bridge:${b.id}` });
+  }
+}
+
+/** Who wrote a message as other sides show it: the chat user behind a guest's message, else the sender. */
+export async function authorOf(store: Store, m: Message, sender: Agent): Promise<{ displayName: string; avatarUrl: string | null; via: string }> {
+  const identity = writtenByGuest(m) ? await store.identities.get(m.askerIdentityId) : null;
+  const via = viaOf(m.surface) ?? 'web';
+  if (identity) return { displayName: identity.displayName || 'Someone', avatarUrl: identity.avatarUrl, via };
+  return { displayName: sender.displayName, avatarUrl: sender.avatarUrl, via };
+}
+
+export interface MirrorDeps {
+  store: Store;
+  clock: Clock;
+  /** The outbound port of a surface; undefined when this process does not have it. */
+  outbound(surface: Bridge['surface']): SurfaceOutbound | undefined;
+}
+
+/** The `bridge.post` handler: posts the message under its author's name with a mark of where it was written. */
+export function bridgePostHandler(deps: MirrorDeps): JobHandler {
+  return async (raw, ctx) => {
+    const parsed = BridgeJob.safeParse(raw);
+    if (!parsed.success) throw new PermanentFailure(`The ${BRIDGE_POST} job is malformed (${parsed.error.issues[0]?.message}); nothing can be mirrored.`);
+    const { workspaceId, bridgeId, messageId } = parsed.data;
+    const { store } = deps;
+    const [bridge, message] = await Promise.all([store.bridges.get(workspaceId, bridgeId), store.messages.get(workspaceId, messageId)]);
+    // The bridge was removed, or the message deleted, since.
+    if (!bridge || !message) return;
+    const port = deps.outbound(bridge.surface);
+    if (!port) throw new PermanentFailure(`${bridge.surface} is not configured in this process, so the bridged channel cannot be posted to.`);
+    const [conv, sender] = await Promise.all([store.messages.getConversation(workspaceId, message.conversationId), store.agents.get(message.senderId)]);
+    if (!conv || !sender) return;
+    const author = await authorOf(store, message, sender);
+    const conversation = { ...conv, surface: bridge.surface, externalRef: await addressFor(store, port, bridge, conv) };
+    const shown: Agent = { ...sender, displayName: `${author.displayName} (via ${author.via})`, avatarUrl: author.avatarUrl };
+    await postOnce(port, { message, sender: shown, conversation }, ctx, {
+      note: () => store.bridges.notePost(bridge.id, message.id, deps.clock.now()),
+      record: (posted) => store.bridges.recordPosted(bridge.id, message.id, posted.externalId),
+    });
+  };
+}
+
+/** The bridged channel's address, or its thread's when the message is a reply to a message the bridge mirrored. */
+async function addressFor(store: Store, port: SurfaceOutbound, bridge: Bridge, conv: Conversation): Promise<Record<string, string>> {
+  const root = threadRoot(conv);
+  if (!root) return bridge.externalRef;
+  const counterpart = (await store.bridges.counterparts(root)).find((c) => c.bridgeId === bridge.id);
+  // A thread under a message from before the bridge: its replies go to the channel itself.
+  return counterpart?.externalId ? port.threadAddress(bridge.externalRef, counterpart.externalId) : bridge.externalRef;
+}

@@ -1,0 +1,143 @@
+// A web channel bridged with a Slack channel, end to end: signed Slack events
+// in, Web API calls out to the Slack stand-in, on real PostgreSQL when
+// TEST_DATABASE_URL is set. Messages and thread replies mirror both ways under
+// their author's name, exactly once, and our own posts never come back.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { MESSAGE_EVENT_TYPE } from '../../../src/adapters/slack/index.ts';
+import { SYSTEM } from '../../../src/domain/actor.ts';
+import type { Viewer } from '../../../src/domain/chat/access.ts';
+import { ChatService } from '../../../src/domain/chat/chat-service.ts';
+import { messageHtml } from '../../../src/web/message-html.ts';
+import { pgliteDb, postgresDb } from '../../support/db.ts';
+import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { appMention, eventCallback, message } from '../../support/slack/signed-request.ts';
+import { startSlackStandin, type RecordedCall, type SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { startHarness, type Harness } from './harness.ts';
+
+const BOT = SLACK_DEFAULTS.botUserId;
+const CAROL = 'U0CAROL01';
+const CHANNEL = 'C0BRIDGED';
+
+describe('a web channel bridged with a Slack channel', () => {
+  let db: Database;
+  let standin: SlackStandin;
+  let h: Harness;
+  let chat: ChatService;
+  let alice: Viewer;
+  let general: string;
+
+  const fromSlack = async (text: string, extra: { thread_ts?: string; user?: string } = {}) => {
+    const event = message({ channel: CHANNEL, channel_type: 'channel', user: extra.user ?? CAROL, text, ...(extra.thread_ts ? { thread_ts: extra.thread_ts } : {}) });
+    expect((await h.post(eventCallback(event))).status).toBe(200);
+    return event;
+  };
+  /** Waits for the web message with this body in a conversation. */
+  const onWeb = (conversationId: string, body: string) => vi.waitFor(async () => {
+    const found = (await chat.history(alice, conversationId)).messages.find((m) => m.body === body);
+    if (!found) throw new Error(`"${body}" is not in the web conversation yet`);
+    return found;
+  });
+  /** Waits for our post of a text to the bridged Slack channel. */
+  const postedToSlack = (contains: string) => vi.waitFor(() => {
+    const calls = standin.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL && String(c.args.text).includes(contains) && c.status === 200);
+    if (!calls.length) throw new Error(`nothing posted to ${CHANNEL} with "${contains}" yet`);
+    return calls;
+  });
+  const tsOf = (c: RecordedCall) => (c.response as { ts: string }).ts;
+  /** What Slack sends back for one of our own posts: a message event carrying the bot id and our metadata. */
+  const echoOf = (c: RecordedCall) => message({
+    channel: CHANNEL, channel_type: 'channel', user: BOT, text: String(c.args.text), ts: tsOf(c),
+    ...(c.args.thread_ts ? { thread_ts: String(c.args.thread_ts) } : {}),
+    extra: { bot_id: SLACK_DEFAULTS.botId, metadata: c.args.metadata },
+  });
+
+  beforeAll(async () => {
+    [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
+    standin.setUser(CAROL, { real_name: 'Carol Chen', display_name: 'carol', email: 'carol@example.test', image_72: 'https://avatars.example.test/carol.png' } as never);
+    standin.setChannelMembers(CHANNEL, [BOT, CAROL]);
+    h = await startHarness({ database: db, standin, seed: true });
+    const { app } = h.server;
+    chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock, messageHtml);
+    alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
+    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', slack: CHANNEL });
+    general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
+  });
+  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+
+  it('shows a Slack message in the web channel as its author, via Slack, with its link', async () => {
+    await fromSlack('Hello from the Slack side');
+    const m = await onWeb(general, 'Hello from the Slack side');
+    expect(m.sender).toMatchObject({ displayName: 'carol', kind: 'person' });
+    expect(m.via).toBe('Slack');
+    expect(m.permalink).toMatch(/^https:\/\/switchboard-test\.slack\.com\/archives\/C0BRIDGED\/p\d+/);
+    // Nothing is posted back to the channel it came from.
+    expect(standin.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Hello from the Slack side'))).toHaveLength(0);
+  });
+
+  it('posts a web message to Slack once, under the author\'s name marked "via web", and ignores its echo', async () => {
+    const sent = await chat.post(alice, general, 'Hello from the web side');
+    const [call, ...more] = await postedToSlack('Hello from the web side');
+    expect(more).toHaveLength(0);
+    expect(call.args).toMatchObject({ username: 'alice (via web)', metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { switchboard_message_id: sent.message!.id } } });
+    await vi.waitFor(async () => {
+      const map = await h.server.app.store.bridges.counterparts(sent.message!.id);
+      expect(map).toEqual([expect.objectContaining({ externalId: tsOf(call), inbound: false })]);
+    });
+    expect((await h.post(eventCallback(echoOf(call)))).status).toBe(200);
+    await fromSlack('after the echo');
+    await onWeb(general, 'after the echo');
+    const bodies = (await chat.history(alice, general)).messages.map((m) => m.body);
+    expect(bodies.filter((b) => b === 'Hello from the web side')).toHaveLength(1);
+  });
+
+  it('mirrors thread replies both ways through the message map', async () => {
+    // Slack → web: a reply under our mirror of a web message lands in that message's web thread.
+    const root = await chat.post(alice, general, 'Thread root written on the web');
+    const [rootCall] = await postedToSlack('Thread root written on the web');
+    await fromSlack('Slack reply under the web root', { thread_ts: tsOf(rootCall) });
+    const thread = await chat.openThread(alice, root.message!.id);
+    const reply = await onWeb(thread.id, 'Slack reply under the web root');
+    expect(reply.via).toBe('Slack');
+    // Web → Slack: a reply in the web thread of a Slack message goes under that Slack message.
+    const slackRoot = await fromSlack('Thread root written in Slack');
+    const rootOnWeb = await onWeb(general, 'Thread root written in Slack');
+    const webThread = await chat.openThread(alice, rootOnWeb.id);
+    await chat.post(alice, webThread.id, 'Web reply under the Slack root');
+    const [replyCall] = await postedToSlack('Web reply under the Slack root');
+    expect(replyCall.args.thread_ts).toBe(slackRoot.ts);
+  });
+
+  it('delivers an agent named on Slack once, in the web channel, and posts its answer to Slack', async () => {
+    const text = `<@${BOT}> @reviewer can you check the deploy?`;
+    const ts = `${Math.floor(Date.now() / 1000)}.424242`;
+    // Slack sends a mention as both a message event and an app_mention event.
+    await h.post(eventCallback(message({ channel: CHANNEL, channel_type: 'channel', user: CAROL, text, ts })));
+    await h.post(eventCallback(appMention({ channel: CHANNEL, user: CAROL, text, ts })));
+    const item = await vi.waitFor(async () => {
+      const got = (await h.server.app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.find((i) => i.message.body.includes('can you check the deploy'));
+      if (!got) throw new Error('the reviewer has not got it yet');
+      return got;
+    });
+    expect(item.conversation.id).toBe(general);
+    await onWeb(general, item.message.body);
+    // Handled twice over, it still reached the agent once.
+    await fromSlack('a later message');
+    await onWeb(general, 'a later message');
+    expect(await h.server.app.messaging.unreadCount(h.reviewer, h.workspace)).toBe(0);
+    await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: general, body: 'The deploy looks fine.' });
+    const [answer] = await postedToSlack('The deploy looks fine.');
+    expect(answer.args).toMatchObject({ username: 'Reviewer (via web)', icon_url: 'https://example.test/reviewer.png' });
+  });
+
+  it('adopts a post Slack made when its answer was lost, instead of posting twice', async () => {
+    standin.failNext('chat.postMessage', { dropAfterHandling: true });
+    const sent = await chat.post(alice, general, 'Posted while the answer got lost');
+    await vi.waitFor(async () => {
+      const [row] = await h.server.app.store.bridges.counterparts(sent.message!.id);
+      if (!row?.externalId) throw new Error('not recorded yet');
+    });
+    const stored = standin.messages(CHANNEL).filter((m) => String(m.text).includes('Posted while the answer got lost'));
+    expect(stored).toHaveLength(1);
+  });
+});
