@@ -14,6 +14,10 @@ import type { ApprovalService } from './domain/approvals/approval-service.ts';
 import type { DocumentService } from './domain/documents/document-service.ts';
 import type { AudienceService } from './domain/linking/audience-service.ts';
 import type { BridgeService } from './domain/bridges/bridge-service.ts';
+import type { AgentsPage } from './domain/chat/agents-page.ts';
+import type { ChatService } from './domain/chat/chat-service.ts';
+import type { DocumentAdmin } from './domain/documents/document-admin.ts';
+import type { SessionRegistry } from './mcp/sessions.ts';
 import type { LinkService } from './domain/linking/link-service.ts';
 import type { MessagingService } from './domain/messaging/messaging-service.ts';
 import type { RateLimit } from './domain/messaging/rules.ts';
@@ -77,6 +81,14 @@ export interface App {
   bridges: BridgeService;
   /** Which agents listen to which channels. */
   listening: ListeningService;
+  /** The web chat: channels, DMs, threads, search, what each person sees. */
+  chat: ChatService;
+  /** The web chat's agents page (cards, tokens, MCP config). */
+  agentsPage: AgentsPage;
+  /** Collections and moves for workspace owners (the web documents pages). */
+  documentAdmin: DocumentAdmin;
+  /** The MCP sessions of this process; null until the MCP endpoint is mounted (it sets them). */
+  mcpSessions: SessionRegistry | null;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
   /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */

@@ -19,6 +19,10 @@ import { LinkService } from './domain/linking/link-service.ts';
 import { DEFAULT_RATE_LIMIT } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
 import { InboundService } from './domain/surfaces/inbound-service.ts';
+import { AgentsPage } from './domain/chat/agents-page.ts';
+import { ChatService } from './domain/chat/chat-service.ts';
+import { DocumentAdmin } from './domain/documents/document-admin.ts';
+import { messageHtml } from './web/message-html.ts';
 import { BridgeService } from './domain/bridges/bridge-service.ts';
 import { DEFAULT_LIVE_OPTIONS, LiveService } from './domain/live/live-service.ts';
 import type { SurfaceOutbound } from './domain/delivery/ports.ts';
@@ -57,12 +61,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const agents = new AgentService(store, orgs, notifier, demoTokenRule);
   const audiences = new AudienceService(store, clock);
   const links = new LinkService(store, clock, config.publicUrl, () => queue.kick());
-  const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences);
+  const outbound = new Map<ExternalSurface, SurfaceOutbound>();
+  const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences,
+    (s) => outbound.get(s)?.postTopic ?? null);
   const documents = new DocumentService(store, orgs, clock);
   const inbound = new InboundService(store, clock, orgs, agents, messaging, links, new BridgeInbound(store, messaging, notifier));
   const listening = new ListeningService(store, orgs, agents, clock, () => queue.kick());
   const surfaces = new Set<SurfaceName>();
-  const outbound = new Map<ExternalSurface, SurfaceOutbound>();
   const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
   const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs }, () => queue.kick());
   const bridges = new BridgeService(store, orgs, clock);
@@ -72,6 +77,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
     documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges, listening,
+    chat: new ChatService(store, orgs, agents, messaging, notifier, clock, messageHtml), agentsPage: new AgentsPage(store, agents, clock),
+    documentAdmin: new DocumentAdmin(store, documents, clock), mcpSessions: null,
     onClose: [],
     onDrain: [],
     async close() {

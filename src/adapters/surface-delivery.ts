@@ -1,7 +1,7 @@
 // Wires a surface's outbound port into the one delivery path: the job that
-// posts agents' messages (`<surface>.post`), for every surface the same way.
+// posts agents' messages (the topic each surface names), for every surface the same way.
 import type { App } from '../app-types.ts';
-import { postHandler, postTopic, type DeliveryDeps } from '../domain/delivery/post-delivery.ts';
+import { postHandler, type DeliveryDeps } from '../domain/delivery/post-delivery.ts';
 import type { SurfaceOutbound } from '../domain/delivery/ports.ts';
 
 /** What the delivery path needs from a running App; a failed notice is logged, never a reason to post again. */
@@ -21,6 +21,6 @@ export function deliveryDeps(app: App): DeliveryDeps {
 
 /** Registers the surface's delivery jobs on the app's queue (mounts call it, and so does a worker-only process). */
 export function registerSurfaceDelivery(app: App, port: SurfaceOutbound): void {
-  app.queue.register(postTopic(port.surface), postHandler(port, deliveryDeps(app)));
+  app.queue.register(port.postTopic, postHandler(port, deliveryDeps(app)));
   app.outbound.set(port.surface, port);
 }

@@ -188,7 +188,7 @@ export interface OutboxRepo {
 /** A Slack or Teams request Switchboard acknowledged, kept so that it is handled even after a crash. */
 export interface InboundEvent {
   id: string;
-  surface: 'slack' | 'teams';
+  surface: ExternalSurface;
   /** Unique per surface: Slack's event_id, a hash of a signed request, or a Teams conversation and activity id. */
   key: string;
   /** What the platform sent: `event`, `command`, `interaction`, `activity`… */

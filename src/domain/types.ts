@@ -1,10 +1,12 @@
+import type { ExternalSurface } from './surfaces/ports.ts';
 import type { PlanName } from './organizations/plans.ts';
 
 export type OrgRole = 'admin' | 'member';
 export type WorkspaceRole = 'owner' | 'editor' | 'viewer';
 export type WorkspaceKind = 'simplified' | 'structured';
 export type AgentKind = 'agent' | 'person';
-export type SurfaceName = 'mcp' | 'web' | 'slack' | 'teams';
+/** Where a message or decision came from: Switchboard's own MCP and web chat, or a chat surface by the name it registered. */
+export type SurfaceName = 'mcp' | 'web' | ExternalSurface;
 
 export interface Organization {
   id: string;

@@ -14,9 +14,8 @@ import { DEFAULT_SESSION_OPTIONS, SessionRegistry, type Session, type SessionOpt
 /** Largest JSON-RPC request body accepted (a message body is at most 16,000 characters). */
 const MAX_BODY = '1mb';
 
-const registries = new WeakMap<App, SessionRegistry>();
-/** The MCP sessions a running app holds (tests and the bench look at it). */
-export const mcpSessions = (app: App) => registries.get(app);
+/** The MCP sessions a running app holds (tests and the bench look at it); undefined until the MCP endpoint is mounted. */
+export const mcpSessions = (app: App): SessionRegistry | undefined => app.mcpSessions ?? undefined;
 
 /** A JSON-RPC error the way the SDK's transport answers (so clients treat ours alike). */
 function rpcError(res: Response, status: number, message: string, code = -32000) {
@@ -33,7 +32,7 @@ const opensSession = (body: unknown) => (Array.isArray(body) ? body.some(isIniti
 export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
   return (web, app) => {
     const registry = new SessionRegistry({ ...DEFAULT_SESSION_OPTIONS, ...options }, app.logger);
-    registries.set(app, registry);
+    app.mcpSessions = registry;
     // Streams and waiting `subscribe` calls end as soon as the server starts stopping, so it
     // need not wait for them; closing the app waits for that work to finish.
     app.onDrain.push(() => registry.closeAll());

@@ -25,7 +25,7 @@ export function inboxItemOut(i: InboxItem): InboxItemOut {
     sender: senderOut(i.sender),
     conversation: { id: i.conversation.id, kind: i.conversation.kind, title: i.conversation.title },
     thread: m.replyTo,
-    surface: m.surface,
+    surface: m.surface as InboxItemOut['surface'],
     permalink: external ? (m.permalink ?? i.conversation.permalink) : null,
     // A guest's message carries the chat identity and no person: it is not linked to anyone.
     asker: { handle: i.asker.handle, linked: !isGuestAsker(i.asker) },

@@ -82,7 +82,7 @@ export const conversations = pgTable('conversations', {
   /** Stable identity used to find the conversation again (participants, channel name, external thread). */
   key: text('key').notNull(),
   title: text('title').notNull().default(''),
-  surface: text('surface', { enum: ['mcp', 'web', 'slack', 'teams'] }).notNull().default('mcp'),
+  surface: text('surface').notNull().default('mcp'),
   /** Surface-specific address (e.g. Slack team/channel/thread_ts) as JSON. */
   externalRef: jsonb('external_ref').$type<Record<string, string>>(),
   permalink: text('permalink'),
@@ -107,7 +107,7 @@ export const messages = pgTable('messages', {
   hop: integer('hop').notNull().default(0),
   askerPersonId: uuid('asker_person_id'),
   askerIdentityId: uuid('asker_identity_id'),
-  surface: text('surface', { enum: ['mcp', 'web', 'slack', 'teams'] }).notNull().default('mcp'),
+  surface: text('surface').notNull().default('mcp'),
   permalink: text('permalink'),
   externalId: text('external_id'),
   /** When the first attempt to post it to its chat platform started; with no external_id, a retry looks for that post first. */
@@ -197,7 +197,7 @@ export const surfacePosts = pgTable('surface_posts', {
  */
 export const inboundEvents = pgTable('inbound_events', {
   id: id(),
-  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   key: text('key').notNull(),
   kind: text('kind').notNull(),
   payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
@@ -264,7 +264,7 @@ export const agentPresence = pgTable('agent_presence', {
  */
 export const externalIdentities = pgTable('external_identities', {
   id: id(),
-  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   tenantId: text('tenant_id').notNull(),
   externalUserId: text('external_user_id').notNull(),
   personId: uuid('person_id').references(() => people.id, { onDelete: 'set null' }),
@@ -384,7 +384,7 @@ export const approvals = pgTable('approvals', {
   approvers: jsonb('approvers').$type<string[]>().notNull().default([]),
   status: text('status', { enum: ['pending', 'approved', 'rejected', 'expired', 'cancelled'] }).notNull().default('pending'),
   decidedBy: uuid('decided_by').references(() => people.id, { onDelete: 'set null' }),
-  decidedVia: text('decided_via', { enum: ['mcp', 'web', 'slack', 'teams'] }),
+  decidedVia: text('decided_via'),
   decidedAt: ts('decided_at'),
   reason: text('reason'),
   askerPersonId: uuid('asker_person_id'),
@@ -396,7 +396,7 @@ export const approvals = pgTable('approvals', {
 /** Each place an approval is shown on a surface (Slack message, Teams card), to update it when settled. */
 export const approvalViews = pgTable('approval_views', {
   approvalId: uuid('approval_id').notNull().references(() => approvals.id, { onDelete: 'cascade' }),
-  surface: text('surface', { enum: ['mcp', 'web', 'slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   key: text('key').notNull(),
   ref: jsonb('ref').$type<Record<string, string>>().notNull(),
 }, (t) => [primaryKey({ columns: [t.approvalId, t.surface, t.key] })]);
@@ -432,14 +432,14 @@ export const teamsConversationReferences = pgTable('teams_conversation_reference
  * join and leave events keep it current in between.
  */
 export const surfaceChannels = pgTable('surface_channels', {
-  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   tenantId: text('tenant_id').notNull(),
   channelId: text('channel_id').notNull(),
   fetchedAt: ts('fetched_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.surface, t.tenantId, t.channelId] })]);
 
 export const surfaceChannelMembers = pgTable('surface_channel_members', {
-  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   tenantId: text('tenant_id').notNull(),
   channelId: text('channel_id').notNull(),
   externalUserId: text('external_user_id').notNull(),
@@ -473,7 +473,7 @@ export const bridges = pgTable('bridges', {
   id: id(),
   workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
   channelId: uuid('channel_id').notNull().references(() => conversations.id, { onDelete: 'cascade' }),
-  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   tenantId: text('tenant_id').notNull(),
   externalChannelId: text('external_channel_id').notNull(),
   externalRef: jsonb('external_ref').$type<Record<string, string>>().notNull(),
@@ -514,7 +514,7 @@ export const messageReactions = pgTable('message_reactions', {
   emoji: text('emoji').notNull(),
   reactor: text('reactor').notNull(),
   reactorName: text('reactor_name').notNull().default(''),
-  surface: text('surface', { enum: ['web', 'slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.messageId, t.emoji, t.reactor] })]);
 

@@ -24,8 +24,7 @@ export { slackRuntime, type SlackRuntime } from './runtime.ts';
 export { SLACK_INBOUND } from './receiver.ts';
 export { MESSAGE_EVENT_TYPE } from './outbound.ts';
 
-/** The job that posts agents' messages into Slack threads. */
-export const SLACK_POST = 'slack.post';
+export { SLACK_POST } from './outbound.ts';
 
 /** The Slack surface of a running App: its runtime, and its routes when Slack is configured. */
 export interface SlackSurface extends SurfaceModule {

@@ -87,10 +87,14 @@ export async function findInHistory(client: webApi.WebClient, where: { channel: 
   return null;
 }
 
+/** The job that posts agents' messages into Slack threads. */
+export const SLACK_POST = 'slack.post';
+
 export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
   return {
     surface: 'slack',
     label: 'Slack',
+    postTopic: SLACK_POST,
     pacer: rt.pacer,
     paceKey(conversation) {
       const thread = threadFromRef(conversation.externalRef);

@@ -21,8 +21,7 @@ export { TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE } from './approvals.ts';
 export { TEAMS_LINK_DONE } from './linking.ts';
 export type { TeamsSettings } from './settings.ts';
 
-/** The job that posts agents' messages into Teams conversations. */
-export const TEAMS_POST = 'teams.post';
+export { TEAMS_POST } from './outbound.ts';
 
 /** The Teams surface of a running App: its runtime, and its route when Teams is configured. */
 export interface TeamsSurface extends SurfaceModule {

@@ -45,10 +45,14 @@ function addressOf(conversation: Conversation): TeamsAddress {
   return address;
 }
 
+/** The job that posts agents' messages into Teams conversations. */
+export const TEAMS_POST = 'teams.post';
+
 export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
   return {
     surface: 'teams',
     label: 'Teams',
+    postTopic: TEAMS_POST,
     pacer: rt.pacer,
     paceKey(conversation) {
       const address = addressFromRef(conversation.externalRef);

@@ -59,6 +59,8 @@ export interface SurfaceOutbound extends SurfaceLive {
   readonly surface: ExternalSurface;
   /** The platform's name in sentences ("Slack"). */
   readonly label: string;
+  /** The job kind that posts agents' messages into its conversations; the surface names it, the core only looks it up. */
+  readonly postTopic: string;
   /** Paces this process's calls per pace key; shared by every job of the surface. */
   readonly pacer: Pacer;
   /** The pace key of a conversation (a channel, a chat); null when its stored address is not one this surface can post to. */

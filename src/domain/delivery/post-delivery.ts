@@ -1,5 +1,5 @@
 // The one delivery path for agents' messages into Slack, Teams or any other
-// surface: the `<surface>.post` job. MessagingService writes the job to the
+// surface: the post job each surface registers. MessagingService writes the job to the
 // outbox with the message; the queue runs it here, through the surface's
 // SurfaceOutbound port, with one pacer and one retry mapping.
 //
@@ -23,9 +23,6 @@ export const PostJob = z.object({
 });
 export type PostJob = z.infer<typeof PostJob>;
 
-/** The job topic that posts a message into a conversation of `surface`. */
-export const postTopic = (surface: string) => `${surface}.post`;
-
 export interface DeliveryDeps {
   store: Store;
   clock: Clock;
@@ -33,11 +30,11 @@ export interface DeliveryDeps {
   notify(ws: Workspace, to: Agent, body: string, topic: string): Promise<void>;
 }
 
-/** The `<surface>.post` handler for one surface. */
+/** The post job's handler for one surface. */
 export function postHandler(port: SurfaceOutbound, deps: DeliveryDeps): JobHandler {
   return async (raw, ctx) => {
     const parsed = PostJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The ${postTopic(port.surface)} job is malformed (${parsed.error.issues[0]?.message}); it cannot be delivered.`);
+    if (!parsed.success) throw new PermanentFailure(`The ${port.postTopic} job is malformed (${parsed.error.issues[0]?.message}); it cannot be delivered.`);
     const out = await load(deps.store, parsed.data);
     // Deleted since (history purge, workspace removed), or posted by an attempt whose job outcome was lost.
     if (!out || out.message.externalId) return;

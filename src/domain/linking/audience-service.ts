@@ -16,8 +16,6 @@ export type PostTarget = { conversation: Conversation } | { agents: Agent[] };
 /** An owner of an agent in a conversation, as the audience counts them. */
 type Owner = { ownerId: string; ownerHandle: string };
 
-const EXTERNAL = new Set<string>(['slack', 'teams']);
-
 /**
  * Roles of people in one workspace, looked up once per request and only for
  * the people an audience needs (everyone only for an open web channel).
@@ -146,7 +144,7 @@ export class AudienceService {
   }
 
   private async audience(ws: Workspace, c: Conversation, book: RoleBook, owners: Map<string, Owner[]>, depth = 0): Promise<Audience> {
-    if (EXTERNAL.has(c.surface)) {
+    if (c.kind === 'external') {
       const surface = c.surface as ExternalSurface;
       const provider = this.surfaces.get(surface);
       const place = provider?.locate(c);

@@ -91,7 +91,8 @@ interface Status {
 }
 
 const statusKey = (agentId: string, conversationId: string) => `${agentId}:${conversationId}`;
-const isExternal = (s: SurfaceName): s is 'slack' | 'teams' => s === 'slack' || s === 'teams';
+/** A conversation held on a chat surface (a Slack or Teams thread), which that surface's port shows. */
+const isExternal = (c: Conversation) => c.kind === 'external';
 
 /** Statuses and streamed messages of the agents connected to this process. */
 export class LiveService {
@@ -146,7 +147,7 @@ export class LiveService {
 
   private async showStatus(conversation: Conversation, sender: Agent, text: string | null): Promise<boolean> {
     await this.publish(conversation, sender, { status: text, stream: null });
-    const port = isExternal(conversation.surface) ? this.portFor(conversation.surface) : null;
+    const port = isExternal(conversation) ? this.portFor(conversation.surface) : null;
     if (!port?.setStatus) return false;
     try {
       return await port.setStatus(conversation, sender, text);
@@ -178,7 +179,7 @@ export class LiveService {
     const { conversation, recipients } = await this.messaging.preview(input);
     const stream: Stream = {
       id: randomUUID(), input, conversation, text, sent: 0, sequence: 0,
-      port: isExternal(conversation.surface) && input.surface !== conversation.surface ? this.portFor(conversation.surface) : null,
+      port: isExternal(conversation) && input.surface !== conversation.surface ? this.portFor(conversation.surface) : null,
       post: null, broken: false, lastFlush: 0, flushPending: false, idleTimer: null, chain: Promise.resolve(), finishing: false,
     };
     this.streams.set(stream.id, stream);

@@ -74,7 +74,8 @@ export const inboxTopic = (agentId: string) => `inbox:${agentId}`;
 export const conversationTopic = (conversationId: string) => `conversation:${conversationId}`;
 
 const dmKey = (ids: string[]) => `dm:${[...new Set(ids)].sort().join(',')}`;
-const isExternal = (c: Conversation | null) => c?.surface === 'slack' || c?.surface === 'teams';
+/** A conversation held on a chat surface (a Slack or Teams thread). */
+const isExternal = (c: Conversation | null) => c?.kind === 'external';
 /** A conversation whose members all read it (external threads, web channels and their threads): it needs no named recipient. */
 const isAudience = (c: Conversation | null) => isExternal(c) || c?.kind === 'channel' || c?.kind === 'thread';
 
@@ -92,6 +93,8 @@ export class MessagingService {
     private readonly afterCommit: () => void = () => {},
     /** Audience rules (linking/audience-service.ts): inbox items carry their audience; agents' posts are checked against it. */
     private readonly audiences: Pick<AudienceService, 'annotate' | 'checkPost'> | null = null,
+    /** The job kind a chat surface registered for posting into its conversations; null when no surface of that name is set up here. */
+    private readonly postTopicOf: (surface: SurfaceName) => string | null = () => null,
   ) {}
 
   async send(input: SendInput): Promise<SendResult> {
@@ -219,6 +222,11 @@ export class MessagingService {
     const { conversation, parent, chain, results, targets, hopRefused } = plan;
     const now = this.clock.now();
     const counted = Math.max(1, targets.length);
+    // A message into an external thread is posted there by the job its surface registered, never inline.
+    const postTopic = conversation && isExternal(conversation) && input.surface !== conversation.surface ? this.postTopicOf(conversation.surface) : null;
+    if (conversation && isExternal(conversation) && input.surface !== conversation.surface && !postTopic) {
+      throw new SwitchboardError('UNAVAILABLE', `This conversation is held in ${conversation.surface}, which this Switchboard is not set up for, so nothing could be posted there; configure it and send again.`);
+    }
     const stored = await this.store.transaction(async (tx) => {
       const conv = conversation ?? await tx.messages.conversation(this.dmSpec(ws, sender, targets));
       // A chat message handled again (Slack's redelivery, a retried inbound job) was stored the first time.
@@ -242,10 +250,9 @@ export class MessagingService {
       const overheard = await this.overhear(tx, ws, conv, message.id, plan.directory, [sender.id, ...targets.map((t) => t.agent.id)]);
       // Bridged channels: mirrored to every other side, in this transaction so none is lost.
       await queueMirrors(tx, message, conv);
-      // A message into an external thread is posted there by the surface's worker, never inline.
-      if (isExternal(conv) && input.surface !== conv.surface) {
+      if (postTopic) {
         const live = input.livePost ? { live: input.livePost } : {};
-        await tx.outbox.add({ topic: `${conv.surface}.post`, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live }, orderingKey: `${conv.surface}:${conv.id}` });
+        await tx.outbox.add({ topic: postTopic, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live }, orderingKey: `${conv.surface}:${conv.id}` });
       }
       return { message, conversation: conv, again: false, overheard };
     });

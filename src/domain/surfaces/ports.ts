@@ -5,7 +5,7 @@
 // reached through the Store.
 
 /** Chat platforms whose users Switchboard knows as external identities. */
-export type ExternalSurface = 'slack' | 'teams';
+export type ExternalSurface = string;
 
 /** Identifies a chat user: a Slack user in a team, a Teams user (AAD object id) in a tenant. */
 export interface ExternalKey {

@@ -61,11 +61,5 @@ export class Sessions {
   }
 }
 
-const byApp = new WeakMap<App, Sessions>();
-
-/** The one session manager of an app (every mount shares it). */
-export function sessionsOf(app: App): Sessions {
-  let s = byApp.get(app);
-  if (!s) byApp.set(app, (s = new Sessions(app)));
-  return s;
-}
+/** The session manager over an app's store (it keeps no state of its own, so every mount may make one). */
+export const sessionsOf = (app: App): Sessions => new Sessions(app);

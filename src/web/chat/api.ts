@@ -2,27 +2,17 @@ import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import type { App } from '../../app.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
-import { AgentsPage } from '../../domain/chat/agents-page.ts';
-import { ChatService } from '../../domain/chat/chat-service.ts';
+import type { AgentsPage } from '../../domain/chat/agents-page.ts';
+import type { ChatService } from '../../domain/chat/chat-service.ts';
 import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
-import { messageHtml } from '../message-html.ts';
 import { authOf, csrfToken, requireCsrf, requirePerson } from '../auth/index.ts';
 import { approvalRoutes } from './approvals-api.ts';
 import { eventStream } from './events.ts';
 import { mcpClientConfig } from './mcp-config.ts';
 import { parseInput } from '../input.ts';
 
-const services = new WeakMap<App, { chat: ChatService; agentsPage: AgentsPage }>();
-
-/** The web chat services of an app (built once; other mounts may reuse them, e.g. to render approval cards). */
-export function chatOf(app: App) {
-  let s = services.get(app);
-  if (!s) {
-    const chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock, messageHtml);
-    services.set(app, (s = { chat, agentsPage: new AgentsPage(app.store, app.agents, app.clock) }));
-  }
-  return s;
-}
+/** The web chat services createApp built for an app. */
+export const chatOf = (app: App): { chat: ChatService; agentsPage: AgentsPage } => ({ chat: app.chat, agentsPage: app.agentsPage });
 
 const parse = parseInput;
 

@@ -79,14 +79,8 @@ export class ApprovalCards {
   }
 }
 
-const cardsOf = new WeakMap<App, ApprovalCards>();
-
-/** The app's card builder (one per app). */
-export function approvalCards(app: App, chat: ChatService): ApprovalCards {
-  let c = cardsOf.get(app);
-  if (!c) cardsOf.set(app, (c = new ApprovalCards(app, chat)));
-  return c;
-}
+/** The card builder over an app's services (it keeps no state of its own). */
+export const approvalCards = (app: App, chat: ChatService): ApprovalCards => new ApprovalCards(app, chat);
 
 const viewerOf = (res: Response) => res.locals.viewer as Viewer;
 

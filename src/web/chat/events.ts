@@ -10,18 +10,6 @@ const KEEPALIVE_MS = 25_000;
 const REMEMBERED = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
 
-const streams = new WeakMap<App, Set<Response>>();
-
-/** Ends every open event stream of the app (on shutdown; browsers reconnect to the next server). */
-function openStreams(app: App): Set<Response> {
-  let set = streams.get(app);
-  if (!set) {
-    streams.set(app, (set = new Set()));
-    const all = set;
-    app.onDrain.push(() => { for (const res of all) res.end(); all.clear(); });
-  }
-  return set;
-}
 
 /**
  * Server-sent events for one person in one workspace. It listens (through the
@@ -33,6 +21,9 @@ function openStreams(app: App): Set<Response> {
  * agent's status or the message it is streaming, see domain/live).
  */
 export function eventStream(app: App, chat: ChatService): RequestHandler {
+  // Every stream this handler opened ends on shutdown; browsers reconnect to the next server.
+  const open = new Set<Response>();
+  app.onDrain.push(() => { for (const res of open) res.end(); open.clear(); });
   return async (req: Request, res: Response) => {
     const v = res.locals.viewer as Viewer;
     const unsubscribers: Array<() => Promise<void>> = [];
@@ -98,11 +89,11 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
       if (closed) return;
       closed = true;
       clearInterval(keepalive);
-      openStreams(app).delete(res);
+      open.delete(res);
       await Promise.all(unsubscribers.splice(0).map((u) => u().catch(() => {})));
     };
     const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
-    openStreams(app).add(res);
+    open.add(res);
     req.on('close', () => { void stop(); });
 
     try {

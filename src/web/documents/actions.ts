@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { App } from '../../app.ts';
-import { DocumentAdmin } from '../../domain/documents/document-admin.ts';
 import type { DocumentAccess } from '../../domain/documents/types.ts';
 import { invalidInput, notFound } from '../../domain/errors.ts';
 import type { Person, Workspace, WorkspaceRole } from '../../domain/types.ts';
@@ -50,12 +49,7 @@ export async function docsViewer(app: App, person: Person, workspace: string): P
   return { person, ws, role, access, isOrgAdmin: member?.role === 'admin' };
 }
 
-const admins = new WeakMap<App, DocumentAdmin>();
-const adminOf = (app: App) => {
-  let a = admins.get(app);
-  if (!a) admins.set(app, (a = new DocumentAdmin(app.store, app.documents, app.clock)));
-  return a;
-};
+const adminOf = (app: App) => app.documentAdmin;
 
 /** The people of a workspace with their role and seat (for organization admins assigning seats). */
 export async function seatsOf(app: App, ws: Workspace) {
