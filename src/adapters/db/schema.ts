@@ -525,7 +525,7 @@ export const messageReactions = pgTable('message_reactions', {
  */
 export const channelListeners = pgTable('channel_listeners', {
   workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
-  surface: text('surface', { enum: ['web', 'slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   channelId: text('channel_id').notNull(),
   agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
   addedBy: uuid('added_by'),
@@ -558,7 +558,7 @@ export const intakeSources = pgTable('intake_sources', {
   messageId: uuid('message_id').notNull(),
   workspaceId: uuid('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
   conversationId: uuid('conversation_id').notNull(),
-  surface: text('surface', { enum: ['mcp', 'web', 'slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   permalink: text('permalink'),
   excerpt: text('excerpt').notNull().default(''),
   /** Who wrote it: their agent (a person agent, or the guest) and, from a chat app, their identity. */

@@ -1,8 +1,10 @@
 // Listening agents: a channel (web, Slack or Teams) may let named agents hear
 // every message written in it. The port is implemented in src/adapters/db.
 
-/** The surfaces whose channels agents can listen to. */
-export type ListenSurface = 'web' | 'slack' | 'teams';
+import type { ExternalSurface } from '../surfaces/ports.ts';
+
+/** The surfaces whose channels agents can listen to: the web chat and the chat surfaces. */
+export type ListenSurface = 'web' | ExternalSurface;
 
 /** A channel agents may listen to: a web channel (its conversation id), a Slack channel id or a Teams channel id. */
 export interface ListenPlace {
