@@ -182,7 +182,7 @@ export const processedEvents = pgTable('processed_events', {
  * a retry after a crash looks for the earlier post instead of posting again.
  */
 export const surfacePosts = pgTable('surface_posts', {
-  surface: text('surface', { enum: ['slack', 'teams'] }).notNull(),
+  surface: text('surface').notNull(),
   key: text('key').notNull(),
   attempts: integer('attempts').notNull().default(1),
   externalId: text('external_id'),
