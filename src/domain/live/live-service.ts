@@ -85,6 +85,8 @@ interface Stream {
 
 interface Status {
   text: string;
+  /** Whether the platform showed it; undefined until it answered. */
+  platform?: boolean;
   conversation: Conversation;
   sender: Agent;
   timer: ReturnType<typeof setTimeout>;
@@ -126,14 +128,20 @@ export class LiveService {
     const key = statusKey(sender.id, conversation.id);
     const earlier = this.statuses.get(key);
     if (earlier) clearTimeout(earlier.timer);
+    // The same status again only restarts its timeout: the platform is not asked twice.
+    const again = earlier?.text === line && earlier?.platform !== undefined;
     if (line) {
       const timer = setTimeout(() => { void this.clearStatus(key); }, this.options.statusTimeoutMs);
       timer.unref?.();
-      this.statuses.set(key, { text: line, conversation, sender, timer });
+      this.statuses.set(key, { text: line, conversation, sender, timer, platform: again ? earlier!.platform : undefined });
+      if (again) return { conversation, platform: earlier!.platform! };
     } else {
       this.statuses.delete(key);
     }
-    return { conversation, platform: await this.showStatus(conversation, sender, line) };
+    const platform = await this.showStatus(conversation, sender, line);
+    const now = this.statuses.get(key);
+    if (now && now.text === line) now.platform = platform;
+    return { conversation, platform };
   }
 
   /** Clears a status (the agent answered, its session ended, or it timed out). */

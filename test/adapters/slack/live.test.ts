@@ -80,10 +80,12 @@ describe('agents at work in Slack', () => {
     expect(standin.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === threadTs)).toHaveLength(0);
   });
 
-  it('clears the status when the agent answers with send_message', async () => {
+  it('sets a repeated status once, and clears it when the agent answers with send_message', async () => {
     const { app } = h.server;
     const { item, threadTs } = await askInAssistantThread('is the build green?');
     await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…');
+    // The same status again restarts its timeout without asking Slack again.
+    expect((await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…')).platform).toBe(true);
     await app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'Yes.' });
     await vi.waitFor(() => expect(standin.assistantThread(DM, threadTs)?.statuses).toEqual(['is checking CI…', '']));
   });
