@@ -6,6 +6,7 @@
 // (WCAG contrast of at least 4.5:1) in the light and the dark theme.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { SYSTEM } from '../../src/domain/actor.ts';
 import { seedDemo } from '../../src/demo/index.ts';
 import { hashPassword } from '../../src/web/auth/index.ts';
 import { chatOf } from '../../src/web/chat/index.ts';
@@ -149,6 +150,19 @@ describe('web chat details in Chromium', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await tokenBox.locator('pre').textContent());
     await page.keyboard.press('Escape');
     await expect.poll(() => dialog().evaluate((d: HTMLDialogElement) => d.open)).toBe(false);
+
+    // Copying the token by hand (selected, then copied) counts too.
+    await page.getByRole('button', { name: 'Create an agent' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('owler3');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await expect.poll(() => dialog().locator('#dialog-title').textContent()).toBe('owler3 is ready');
+    await dialog().locator('.token-box pre').first().evaluate((pre) => {
+      getSelection()!.selectAllChildren(pre);
+      // What the browser sends when the person copies the selection.
+      pre.dispatchEvent(new ClipboardEvent('copy', { bubbles: true }));
+    });
+    await dialog().getByRole('button', { name: 'I saved the token' }).click();
+    await expect.poll(() => dialog().evaluate((d: HTMLDialogElement) => d.open)).toBe(false);
     expect(errors).toEqual([]);
   }, 90_000);
 
@@ -162,6 +176,10 @@ describe('web chat details in Chromium', () => {
     await app.approvals.request(helper, ws, { title: 'Publish the owl report', details: 'Takes five minutes.', approvers: ['demo-admin'] });
     const gone = await app.approvals.request(helper, ws, { title: 'Archive last year', details: 'No longer needed.', conversationId: general });
     await app.approvals.cancel(helper, ws.id, gone.id);
+    // An agent of the admin's own (its token dialog comes from a rotation), and a message for the search to find.
+    await app.agents.add(SYSTEM, { name: 'shade', owner: 'demo-admin', displayName: 'Shade' });
+    await app.agents.join(SYSTEM, { agent: 'demo-admin/shade', workspace: 'demo' });
+    await chatOf(app).chat.post(await chatOf(app).chat.viewer(helper.ownerId, 'demo'), general, 'Where do owls sleep?');
     const low: Array<ContrastFinding & { where: string }> = [];
     let checked = 0;
     const audit = async (where: string) => {
@@ -173,9 +191,8 @@ describe('web chat details in Chromium', () => {
       ['#general', async () => { await page.goto(`${server.url}/#/w/demo`); await page.locator('#conv-title').waitFor(); await page.locator('.approval-card').waitFor(); }],
       ['the agents page', async () => { await page.locator('#nav-agents').click(); await page.locator('.agent-card').first().waitFor(); }],
       ['the token dialog', async () => {
-        await page.getByRole('button', { name: 'Create an agent' }).click();
-        await page.getByLabel('Name', { exact: true }).fill(`shade-${checked}`);
-        await page.getByRole('button', { name: 'Create agent' }).click();
+        page.once('dialog', (confirm) => { void confirm.accept(); });
+        await page.locator('.agent-card', { hasText: 'Shade' }).getByRole('button', { name: 'Rotate token' }).click();
         await dialog().locator('.token-box').first().waitFor();
         await page.keyboard.press('Escape');
         await dialog().locator('.close-warning').waitFor();

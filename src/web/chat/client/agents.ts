@@ -1,5 +1,5 @@
 import { api, w } from './api.ts';
-import { dialogEl, dialogForm, field, openDialog } from './dialogs.ts';
+import { dialogForm, field, openDialog } from './dialogs.ts';
 import { avatar, h } from './dom.ts';
 import type { AgentInfo, AgentsList, TokenResult } from './types.ts';
 
@@ -87,11 +87,11 @@ export function tokenDialog(result: TokenResult, title: string): void {
       warning,
       h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'primary', onclick: askToClose, autofocus: true }, 'I saved the token')),
     ];
-  }, { onEscape: askToClose });
-  // Copying by hand (select, then Ctrl+C) counts when what was copied holds the token.
-  const onCopy = () => { if (String(document.getSelection()).includes(result.token)) copiedNow(); };
-  dialogEl().addEventListener('copy', onCopy);
-  dialogEl().addEventListener('close', () => dialogEl().removeEventListener('copy', onCopy), { once: true });
+  }, {
+    onEscape: askToClose,
+    // Copying by hand (select, then Ctrl+C) counts when what was copied holds the token.
+    onCopy: () => { if (String(document.getSelection()).includes(result.token)) copiedNow(); },
+  });
 }
 
 function agentCard(ctx: AgentsContext, a: AgentInfo) {

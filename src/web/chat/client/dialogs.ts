@@ -5,8 +5,7 @@ import type { Mentionable, SidebarView } from './types.ts';
 let generation = 0;
 let opener: Element | null = null;
 
-/** The page's one dialog element. */
-export const dialogEl = () => document.getElementById('dialog') as HTMLDialogElement;
+const dialogEl = () => document.getElementById('dialog') as HTMLDialogElement;
 
 /**
  * Shows a modal dialog (the browser's own <dialog>: it traps focus and closes
@@ -14,7 +13,7 @@ export const dialogEl = () => document.getElementById('dialog') as HTMLDialogEle
  * A dialog may open another (a form, then its result): the close event of the
  * first one, which arrives later, must not empty the second.
  */
-export function openDialog(title: string, build: (close: () => void) => Child, o: { onEscape?: () => void } = {}): () => void {
+export function openDialog(title: string, build: (close: () => void) => Child, o: { onEscape?: () => void; onCopy?: () => void } = {}): () => void {
   const dialog = dialogEl();
   if (!dialog.contains(document.activeElement)) opener = document.activeElement;
   const mine = ++generation;
@@ -28,12 +27,15 @@ export function openDialog(title: string, build: (close: () => void) => Child, o
     o.onEscape!();
   };
   const onCancel = (e: Event) => { if (generation === mine) { e.preventDefault(); o.onEscape!(); } };
+  const onCopy = () => { if (generation === mine) o.onCopy?.(); };
   if (o.onEscape) { dialog.addEventListener('keydown', onKey); dialog.addEventListener('cancel', onCancel); }
+  dialog.addEventListener('copy', onCopy);
   const onClose = () => {
     if (dialog.open) return;
     dialog.removeEventListener('close', onClose);
     dialog.removeEventListener('keydown', onKey);
     dialog.removeEventListener('cancel', onCancel);
+    dialog.removeEventListener('copy', onCopy);
     if (generation !== mine) return;
     dialog.replaceChildren();
     (opener as HTMLElement | null)?.focus?.();
