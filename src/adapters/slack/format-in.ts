@@ -57,7 +57,7 @@ const richText = z.object({ type: z.literal('rich_text'), elements: z.array(cont
 export function referencedIds(m: SlackMessageText): { users: string[]; channels: string[] } {
   const users = new Set<string>();
   const channels = new Set<string>();
-  for (const r of (m.text ?? '').matchAll(/<([@#])([A-Z0-9]+)(?:\|[^>]*)?>/g)) (r[1] === '@' ? users : channels).add(r[2]);
+  for (const r of (m.text ?? '').matchAll(/<([@#])([A-Z0-9]+)(?:\|[^<>]*)?>/g)) (r[1] === '@' ? users : channels).add(r[2]);
   for (const block of richBlocks(m) ?? []) {
     for (const c of block.elements) {
       const items = c.type === 'rich_text_list' ? c.elements.flatMap((s) => s.elements) : c.elements;
@@ -74,7 +74,7 @@ export function referencedIds(m: SlackMessageText): { users: string[]; channels:
 export function labelsInText(text: string | undefined): SlackNames {
   const users = new Map<string, string>();
   const channels = new Map<string, string>();
-  for (const r of (text ?? '').matchAll(/<([@#])([A-Z0-9]+)\|([^>]+)>/g)) (r[1] === '@' ? users : channels).set(r[2], decode(r[3]));
+  for (const r of (text ?? '').matchAll(/<([@#])([A-Z0-9]+)\|([^<>]+)>/g)) (r[1] === '@' ? users : channels).set(r[2], decode(r[3]));
   return { users, channels };
 }
 
@@ -214,7 +214,7 @@ function prose(text: string, ctx: Context): string {
     .replace(/(^|[\s([{"'])\*(?=\S)([^*\n]*?\S)\*(?=$|[\s)\]}.,;:!?"'])/g, '$1**$2**')
     .replace(/(^|[\s([{"'])~(?=\S)([^~\n]*?\S)~(?=$|[\s)\]}.,;:!?"'])/g, '$1~~$2~~')
     .replace(/^&gt;[ \t]?/gm, '> ')
-    .replace(/<([^>\n]*)>|&(amp|lt|gt);/g, (_m, ref: string | undefined, entity: string) => (ref === undefined ? ENTITIES[entity] : reference(ref, ctx)))
+    .replace(/<([^<>\n]*)>|&(amp|lt|gt);/g, (_m, ref: string | undefined, entity: string) => (ref === undefined ? ENTITIES[entity] : reference(ref, ctx)))
     // Where a mention was taken out, the spaces around it close up.
     .replace(/(\S)[ \t]{2,}/g, '$1 ').replace(/[ \t]+(?=\n)/g, '');
 }

@@ -11,9 +11,43 @@ const parser = unified().use(remarkParse).use(remarkGfm).freeze();
 // `-` bullets and `*` emphasis are what agents and people write most; fences keep code unambiguous.
 const writer = unified().use(remarkGfm).use(remarkStringify, { bullet: '-', emphasis: '_', strong: '*', fences: true, rule: '-' }).freeze();
 
-/** The syntax tree of a message body. */
+/** Deeper nesting than this is no real message; every converter walks trees recursively, so such a text is kept as plain words. */
+const MAX_DEPTH = 100;
+/** A line opening 20 containers (`> - 1. …`) or indented past 120 columns: nesting no real message has. */
+const DEEP_LINE = /^(?:[ \t]*(?:>|[*+-]|\d{1,9}[.)])(?=[ \t]|$)){20}|^[ \t]{120}/m;
+
+/**
+ * The syntax tree of a message body. A body nested deeper than any message
+ * needs (`> > > …` or `- - - …` many times over, which would take the parser
+ * minutes or exhaust the stack of a converter) is one paragraph of its literal text.
+ */
 export function parseMarkdown(markdown: string): Root {
-  return parser.parse(markdown);
+  // The parser's time grows much faster than the text with container nesting: a few KB of `- - - …` took minutes.
+  if (DEEP_LINE.test(markdown)) return literal(markdown);
+  let tree: Root;
+  try {
+    tree = parser.parse(markdown);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return literal(markdown);
+  }
+  return depthOf(tree) > MAX_DEPTH ? literal(markdown) : tree;
+}
+
+function literal(markdown: string): Root {
+  return { type: 'root', children: [{ type: 'paragraph', children: [{ type: 'text', value: markdown }] }] };
+}
+
+/** How deep a tree is, without recursion (the point is not to overflow the stack on a deep one). */
+function depthOf(tree: Root): number {
+  let deepest = 0;
+  const stack: Array<[Nodes, number]> = [[tree, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    deepest = Math.max(deepest, depth);
+    if ('children' in node) for (const child of node.children) stack.push([child as Nodes, depth + 1]);
+  }
+  return deepest;
 }
 
 /** Markdown text for a tree, escaping only what would otherwise be read as syntax. */

@@ -87,3 +87,24 @@ describe('Slack rich_text blocks to Markdown', () => {
     expect([...labels.users]).toEqual([['U0X', 'ana']]);
   });
 });
+
+describe('hostile Slack text', () => {
+  const names: SlackNames = { users: new Map(), channels: new Map() };
+  it.each([
+    ['unclosed angle brackets', '<'.repeat(40_000)],
+    ['unclosed references', '<@U1|'.repeat(8_000)],
+    ['unclosed channel labels', '<#C1|x '.repeat(6_000)],
+    ['markers everywhere', '*_~`<&'.repeat(6_000)],
+  ])('reads %s of a 40,000-character message in bounded time', (_name, text) => {
+    const started = performance.now();
+    const r = slackToMarkdown({ text }, names);
+    expect(r.markdown.length).toBeGreaterThan(0);
+    expect(referencedIds({ text }).users.length).toBeLessThanOrEqual(1);
+    // Each took seconds to minutes when a reference could run to the end of the text; now milliseconds. Generous for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('never lets a label carry markup into the Markdown', () => {
+    expect(slackToMarkdown({ text: '<https://x.test|a](javascript:alert(1))[b>' }, names).markdown).toBe('[a\\](javascript:alert(1))\\[b](https://x.test)');
+  });
+});

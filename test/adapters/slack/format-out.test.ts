@@ -50,3 +50,13 @@ describe('Markdown to Slack mrkdwn', () => {
     expect(r.text.length).toBeLessThanOrEqual(300);
   });
 });
+
+describe('hostile agent Markdown for Slack', () => {
+  it.each([
+    ['quotes', `${'> '.repeat(3_000)}x`],
+    ['lists', `${'- '.repeat(3_000)}x`],
+  ])('renders Markdown nested thousands deep (%s) as escaped text instead of failing', (_name, md) => {
+    const r = markdownToSlack(md);
+    expect(r.text.startsWith('&gt; &gt; ') || r.text.startsWith('- - ')).toBe(true);
+  });
+});

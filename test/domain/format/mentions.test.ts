@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { excerpt, HIT_END, HIT_START, markedSnippet, plainText } from '../../../src/domain/format/markdown.ts';
+import { excerpt, HIT_END, HIT_START, markedSnippet, parseMarkdown, plainText, stringifyMarkdown } from '../../../src/domain/format/markdown.ts';
 import { parseMentions } from '../../../src/domain/format/mentions.ts';
 
 describe('parseMentions', () => {
@@ -30,6 +30,23 @@ describe('parseMentions', () => {
 
   it('does not take broadcast words for names', () => {
     expect(parseMentions('@here @channel @everyone and @ops')).toEqual(['ops']);
+  });
+});
+
+describe('hostile nesting', () => {
+  it.each([
+    ['quotes', `${'> '.repeat(3000)}@deep`],
+    ['lists', `${'- '.repeat(3000)}@deep`],
+    ['indented lists', `${Array.from({ length: 300 }, (_x, i) => `${'  '.repeat(i)}- x`).join('\n')} @deep`],
+  ])('reads a message nested thousands deep (%s) as its literal words, without exhausting the stack', (_name, body) => {
+    expect(parseMarkdown(body).children).toEqual([{ type: 'paragraph', children: [{ type: 'text', value: body }] }]);
+    expect(parseMentions(body)).toEqual(['deep']);
+    expect(stringifyMarkdown(parseMarkdown(body)).length).toBeGreaterThan(body.length);
+  });
+
+  it('keeps the structure of ordinary nesting, and of indented code', () => {
+    expect(parseMarkdown('> > - a\n>   - b').children[0].type).toBe('blockquote');
+    expect(parseMarkdown(`\`\`\`\n${' '.repeat(100)}deep\n\`\`\``).children[0].type).toBe('code');
   });
 });
 
