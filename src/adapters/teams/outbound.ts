@@ -2,12 +2,14 @@
 // posted into a Teams chat or reply chain under the agent's own name and avatar
 // (in a card header, since Teams always shows the bot).
 //
-// What exactly-once means here: the activity id Teams returns is recorded, so a
-// retry after a recorded post never posts again. When the outcome of an attempt
-// is unknown (the process died after Teams accepted the post and before its id
-// was recorded), Bot Framework offers no way to look the post up: the Bot
-// Connector cannot read a conversation's messages, and reading them through
-// Microsoft Graph would need the ChatMessage.Read.Chat / ChannelMessage.Read.Group
+// What exactly-once means here: the attempt is recorded before posting and the
+// activity id Teams returns after (kept in memory and recorded once the database
+// is back, when it is briefly away: post-delivery.ts), so a retry after a
+// recorded post never posts again. When the outcome of an attempt is unknown
+// (the process died after Teams accepted the post and before its id was
+// recorded), Bot Framework offers no way to look the post up: the Bot Connector
+// cannot read a conversation's messages, and reading them through Microsoft
+// Graph would need the ChatMessage.Read.Chat / ChannelMessage.Read.Group
 // permissions Switchboard does not ask for. Such a retry posts again, so in that
 // narrow window a duplicate is possible (at least once), never a loss.
 import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../domain/delivery/ports.ts';

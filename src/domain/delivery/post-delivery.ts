@@ -8,7 +8,7 @@
 // recorded result (the process died, or the answer was lost on the way back)
 // asks the platform for a post carrying this message id before posting again.
 import { z } from 'zod';
-import { PermanentFailure } from '../errors.ts';
+import { isOutage, PermanentFailure } from '../errors.ts';
 import type { Clock, JobContext, JobHandler, Store } from '../ports.ts';
 import type { LivePost } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
@@ -75,12 +75,31 @@ export async function postOnce(port: SurfaceOutbound, out: OutboundMessage, ctx:
     if (found) return await attempts.record(found);
     // Another worker holds the entry now (this one stalled past its lease): it posts, not this one.
     if (ctx.signal?.aborted) throw new Error('this worker lost the lease before posting; the entry runs again elsewhere');
-    await attempts.record(await pacedCall(port.pacer, key, () => (attempts.post ? attempts.post() : port.post(out))));
+    const posted = await pacedCall(port.pacer, key, () => (attempts.post ? attempts.post() : port.post(out)));
+    // The post exists now and only this process knows its id. A retry of the job would have to find it on the
+    // platform (Teams cannot), so a database that is briefly away is waited for here, within the lease.
+    await recordPatiently(() => attempts.record(posted), ctx.signal);
   } catch (e) {
     if (!isDeliveryError(e)) throw e;
     if (e.failure.kind === 'permanent') await attempts.refused?.(e.failure.reason);
     throw jobErrorFor(e.failure);
   }
+}
+
+/** Waits between tries to record a post: about 15 s in all, well inside the job's 30-second lease. */
+const RECORD_WAITS_MS = [250, 500, 1_000, 2_000, 4_000, 4_000, 4_000];
+
+/** Records a post, trying again while the database is away, until the waits run out or the lease is lost. */
+async function recordPatiently(record: () => Promise<void>, signal?: AbortSignal): Promise<void> {
+  for (const wait of RECORD_WAITS_MS) {
+    try {
+      return await record();
+    } catch (e) {
+      if (!isOutage(e) || signal?.aborted) throw e;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+  await record();
 }
 
 /** Puts the stored text into the live post a stream made: the platform's stream is stopped, a plain post updated. */

@@ -4,6 +4,7 @@
 // a chat that blocked the bot is recorded as failed and told to the agent.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { databaseUnavailable } from '../../../src/adapters/db/errors.ts';
 import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import { databases, pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
@@ -50,6 +51,30 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
       expect((await h.server.app.store.messages.get(h.workspace.id, sent.message!.id))?.externalId).toBe(tries[1]!.createdId);
     }, { timeout: 20_000, interval: 50 });
   });
+
+  it('posts once when the database is away just after Teams took the post: the activity id is recorded once it is back', async () => {
+    const { item, activity } = await mentionAndReceive(h, standin);
+    // Teams cannot be searched for an earlier post, so a retried job would post again; the id is kept until stored.
+    const messages = h.server.app.store.messages;
+    const setPermalink = messages.setPermalink;
+    let outages = 2;
+    messages.setPermalink = (async (...a: Parameters<typeof setPermalink>) => {
+      if (outages > 0) { outages -= 1; throw databaseUnavailable(); }
+      return setPermalink.apply(messages, a);
+    }) as typeof setPermalink;
+    try {
+      const text = 'Answer while the database blinks.';
+      const sent = await reply(item, text);
+      await vi.waitFor(async () => {
+        expect((await h.server.app.store.messages.get(h.workspace.id, sent.message!.id))?.externalId).toBe(attempts(text)[0]?.createdId);
+      }, { timeout: 30_000, interval: 50 });
+      expect(outages).toBe(0);
+      expect(posted(activity.conversation.id, text)).toHaveLength(1);
+      expect(attempts(text)).toHaveLength(1);
+    } finally {
+      Reflect.deleteProperty(messages, 'setPermalink');
+    }
+  }, 60_000);
 
   it('retries 429 without Retry-After, 412, 502 and 504 itself, one call per attempt, and delivers once', async () => {
     const { item, activity } = await mentionAndReceive(h, standin);
