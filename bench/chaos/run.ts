@@ -41,6 +41,8 @@ interface Row {
   lost: number;
   duplicated: number;
   maxDelayS: number | null;
+  /** The slowest one from its acknowledgement to its arrival. */
+  slowestS: number | null;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -155,6 +157,7 @@ async function scenario(queue: QueueKind): Promise<{ rows: Row[]; faults: string
   const out = posted();
   const sentTwice = rowsOf<{ n: number }>(await app.database.db.execute(
     sql`select count(*)::int as n from (select body from messages where body like ${`chaos-out-${run}-%`} group by body having count(*) > 1) d`))[0]!.n;
+  const slowest = (spans: number[]) => (spans.length ? Math.max(0, ...spans) / 1000 : null);
   const delay = (times: number[]) => (times.length ? Math.max(0, ...times.map((t) => t - faultsEnd)) / 1000 : null);
   const rows: Row[] = [
     {
@@ -162,6 +165,7 @@ async function scenario(queue: QueueKind): Promise<{ rows: Row[]; faults: string
       lost: [...acked.keys()].filter((i) => !inb.has(i)).length,
       duplicated: [...inb.values()].filter((t) => t.length > 1).length,
       maxDelayS: delay([...acked.keys()].map((i) => Math.min(...(inb.get(i) ?? [Infinity])))),
+      slowestS: slowest([...acked].map(([i, at]) => Math.min(...(inb.get(i) ?? [Infinity])) - at)),
     },
     {
       queue, what: 'agent answers → Slack threads', acked: answered.size,
@@ -169,6 +173,7 @@ async function scenario(queue: QueueKind): Promise<{ rows: Row[]; faults: string
       lost: [...answered.values()].filter((r) => !out.byMessage.has(r.messageId)).length,
       duplicated: [...answered.values()].filter((r) => (out.byMessage.get(r.messageId) ?? 0) > 1).length + sentTwice,
       maxDelayS: delay([...answered.values()].map((r) => out.firstAt.get(r.messageId) ?? Infinity)),
+      slowestS: slowest([...answered.values()].map((r) => (out.firstAt.get(r.messageId) ?? Infinity) - r.ackedAt)),
     },
   ];
   const faults = `${queue}: ${((faultsEnd - started) / 1000).toFixed(0)} s of faults: 1 kill -9, 1 SIGTERM (stopped in ${server.stopTimes.map((t) => (t / 1000).toFixed(1)).join(', ')} s)` +
@@ -187,13 +192,15 @@ async function scenario(queue: QueueKind): Promise<{ rows: Row[]; faults: string
 }
 
 process.once('SIGINT', () => process.exit(130));
+const began = Date.now();
 const results = [];
 for (const q of queues) results.push(await scenario(q));
-console.log(`\nchaos: ${N} Slack mentions and ${N} agent answers per queue\n`);
-console.log('| queue | flow | acknowledged | delivered | lost | duplicated | last delivered after faults end |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+console.log(`\nchaos: ${N} Slack mentions and ${N} agent answers per queue, in ${((Date.now() - began) / 60_000).toFixed(1)} min\n`);
+const seconds = (v: number | null) => (v === null ? '-' : v === Infinity ? 'never' : `${v.toFixed(1)} s`);
+console.log('| queue | flow | acknowledged | delivered | lost | duplicated | last one after the faults ended | slowest, ack to delivery |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of results.flatMap((x) => x.rows)) {
-  console.log(`| ${r.queue} | ${r.what} | ${r.acked} | ${r.delivered} | ${r.lost} | ${r.duplicated} | ${r.maxDelayS === null ? '-' : r.maxDelayS === Infinity ? 'never' : `${r.maxDelayS.toFixed(1)} s`} |`);
+  console.log(`| ${r.queue} | ${r.what} | ${r.acked} | ${r.delivered} | ${r.lost} | ${r.duplicated} | ${seconds(r.maxDelayS)} | ${seconds(r.slowestS)} |`);
 }
 console.log('');
 for (const r of results) console.log(r.faults);
