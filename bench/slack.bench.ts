@@ -35,8 +35,10 @@ const TARGET = { ratio: 0.9, p99Ms: 100, endToEnd: 200 };
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const median = (xs: number[]) => pct(xs, 50);
+/** CPU time this process (both receivers, the jobs, the stand-in and the load generator's thread) spent since `since`. */
+const cpuMsSince = (since: NodeJS.CpuUsage) => { const d = process.cpuUsage(since); return (d.user + d.system) / 1000; };
 
-interface Run { p50: number; p99: number; perSecond: number; failures: number }
+interface Run { p50: number; p99: number; perSecond: number; failures: number; cpuMs: number }
 
 // The load generator: posts the signed requests CONCURRENCY at a time and times each until its HTTP answer.
 const LOADER = `
@@ -64,13 +66,14 @@ async function load(url: string, n: number, tag: string): Promise<Run> {
     user: `U0BENCH${String(i % PEOPLE).padStart(3, '0')}`, channel: `C0BENCH${i % 8}`,
     text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer ${tag} request ${i}`,
   }))));
+  const cpu = process.cpuUsage();
   const worker = new Worker(LOADER, { eval: true, workerData: { url, requests, concurrency: CONCURRENCY } });
   const r = await new Promise<{ latencies: number[]; seconds: number; failures: number }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
   await worker.terminate();
-  return { p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), perSecond: n / r.seconds, failures: r.failures };
+  return { p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), perSecond: n / r.seconds, failures: r.failures, cpuMs: cpuMsSince(cpu) / n };
 }
 
 /** A Bolt app that only acknowledges: the floor any Bolt-based receiver stands on. */
@@ -85,7 +88,7 @@ async function startBareBolt(standin: SlackStandin) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`, stop: () => receiver.stop() };
 }
 
-interface Figures { kind: string; bare: Run; ours: Run; endToEnd: number }
+interface Figures { kind: string; bare: Run; ours: Run; endToEnd: number; cpuPerEvent: number }
 
 async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeof benchDatabases>>[number]): Promise<Figures> {
   const { db, kind, close } = await database.open();
@@ -110,20 +113,22 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
     await load(bare.url, WARMUP, 'warm-up');
     await load(ours, WARMUP, 'warm-up');
     await drained(WARMUP);
-    const rounds: Array<{ bare: Run; ours: Run; endToEnd: number }> = [];
+    const rounds: Array<{ bare: Run; ours: Run; endToEnd: number; cpuPerEvent: number }> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const base = await delivered();
       const bareRun = await load(bare.url, EVENTS, `bare ${round}`);
       const started = performance.now();
+      const cpu = process.cpuUsage();
       const oursRun = await load(ours, EVENTS, `switchboard ${round}`);
       await drained(base + EVENTS);
-      rounds.push({ bare: bareRun, ours: oursRun, endToEnd: EVENTS / ((performance.now() - started) / 1000) });
+      rounds.push({ bare: bareRun, ours: oursRun, endToEnd: EVENTS / ((performance.now() - started) / 1000), cpuPerEvent: cpuMsSince(cpu) / EVENTS });
     }
     const pick = (f: (r: (typeof rounds)[number]) => Run): Run => ({
       p50: median(rounds.map((r) => f(r).p50)), p99: median(rounds.map((r) => f(r).p99)),
       perSecond: median(rounds.map((r) => f(r).perSecond)), failures: rounds.reduce((n, r) => n + f(r).failures, 0),
+      cpuMs: median(rounds.map((r) => f(r).cpuMs)),
     });
-    return { kind, bare: pick((r) => r.bare), ours: pick((r) => r.ours), endToEnd: median(rounds.map((r) => r.endToEnd)) };
+    return { kind, bare: pick((r) => r.bare), ours: pick((r) => r.ours), endToEnd: median(rounds.map((r) => r.endToEnd)), cpuPerEvent: median(rounds.map((r) => r.cpuPerEvent)) };
   } finally {
     await bare.stop();
     await server.stop();
@@ -151,5 +156,6 @@ export default async function bench() {
     console.log(`    ack throughput ratio ${ratio.toFixed(2)}x (target ≥ ${TARGET.ratio}x: ${ok(ratio >= TARGET.ratio)}), ack p99 ${f.ours.p99.toFixed(1)} ms (target < ${TARGET.p99Ms} ms: ${ok(f.ours.p99 < TARGET.p99Ms)})`);
     console.log(`    end to end (signed event → agent's inbox) ${f.endToEnd.toFixed(0)} events/s` +
       (f.kind.startsWith('PostgreSQL') ? ` (target ≥ ${TARGET.endToEnd}/s: ${ok(f.endToEnd >= TARGET.endToEnd)})` : ''));
+    console.log(`    CPU of this process per event: bare ack ${f.bare.cpuMs.toFixed(2)} ms, Switchboard ack ${f.ours.cpuMs.toFixed(2)} ms (during the load), ack and handling ${f.cpuPerEvent.toFixed(2)} ms`);
   }
 }

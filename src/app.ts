@@ -48,6 +48,10 @@ export function resolveSecret(config: Config, logger: Logger): string {
   return secret;
 }
 
+/** Jobs one process runs at once (see createApp). */
+const POSTGRES_JOBS = 16;
+const PGLITE_JOBS = 2;
+
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const logger = opts.logger ?? pino({ level: config.logLevel, ...LOG_SAFETY });
   const clock = opts.clock ?? systemClock;
@@ -56,7 +60,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const store = createStore(database.db, clock);
   const notifier = new PgNotifier(database, logger);
   const metrics = createMetrics({ db: () => database.db, now: () => clock.now() });
-  const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, ...opts.queue });
+  // Jobs wait mostly on PostgreSQL and Slack, so many run at once; PGlite runs every query on this
+  // thread, one at a time, where more jobs at once would only queue ahead of the acknowledgements Slack waits for.
+  const concurrency = database.kind === 'pglite' ? PGLITE_JOBS : POSTGRES_JOBS;
+  const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, concurrency, ...opts.queue });
   const orgs = new OrgService(store, clock);
   const agents = new AgentService(store, orgs, notifier, demoTokenRule);
   const audiences = new AudienceService(store, clock);

@@ -54,8 +54,8 @@ export function normalise(m: SlackInbound): InboundMessage {
   };
 }
 
-/** What the core asks Slack while handling one message, written in `channel` of a team. */
-export function slackPort(rt: SlackRuntime, client: webApi.WebClient, teamId: string, channel: string): SurfacePort {
+/** What the core asks Slack while handling one message, written in `channel` of a team (in the thread of `threadTs`, if any). */
+export function slackPort(rt: SlackRuntime, client: webApi.WebClient, teamId: string, channel: string, threadTs?: string): SurfacePort {
   const command = rt.settings.command;
   return {
     surface: 'slack',
@@ -68,14 +68,7 @@ export function slackPort(rt: SlackRuntime, client: webApi.WebClient, teamId: st
       return null;
     }),
     sendLinkPrompt: (identity, reason) => sendLinkPrompt(rt, client, identity, reason),
-    async permalink(ts) {
-      try {
-        return (await client.chat.getPermalink({ channel, message_ts: ts })).permalink ?? null;
-      } catch (err) {
-        rt.logger.warn({ err: loggable(err), channel, ts }, 'could not get a Slack permalink');
-        return null;
-      }
-    },
+    permalink: (ts) => rt.permalinks.of(client, teamId, channel, ts, threadTs),
     showName,
     linkHowTo: (justSent) => (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') + `\`${command} link\` gives you a new one`,
   };

@@ -59,7 +59,7 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
 
 /** Hands a Slack message to the core and tells the person what it decided, where needed. */
 async function receive(rt: SlackRuntime, client: webApi.WebClient, where: Where, botUserId: string | undefined, m: SlackInbound): Promise<void> {
-  const outcome = await rt.app.inbound.receive(slackPort(rt, client, m.teamId, m.channel), normalise(m));
+  const outcome = await rt.app.inbound.receive(slackPort(rt, client, m.teamId, m.channel, m.threadTs), normalise(m));
   switch (outcome.kind) {
     case 'ignored': return;
     case 'not-connected': return tell(client, where, notConnected(m.teamId));

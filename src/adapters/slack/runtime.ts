@@ -8,6 +8,7 @@ import { ChannelNames } from './channel-names.ts';
 import { clientOptions, SlackClients } from './clients.ts';
 import { SlackInstallations } from './installations.ts';
 import { Pacer } from '../../domain/delivery/pacer.ts';
+import { SlackPermalinks } from './permalinks.ts';
 import { slackSettings, type SlackSettings } from './settings.ts';
 
 /** Everything the Slack adapter works with, built once per running App. */
@@ -23,6 +24,8 @@ export interface SlackRuntime {
   pacer: Pacer;
   /** Names of channels people refer to without a label, kept for a while. */
   channelNames: ChannelNames;
+  /** Links to people's messages, built from each team's URL. */
+  permalinks: SlackPermalinks;
   /** The guest agent (the sender for people who have not linked an account), looked up once. */
   guest(): Promise<Agent>;
 }
@@ -49,6 +52,7 @@ export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> =
     clients: new SlackClients(clientOptions(settings, logger)),
     pacer: new Pacer([{ max: 1, perMs: settings.paceMs }]),
     channelNames: new ChannelNames(logger, () => app.clock.now().getTime()),
+    permalinks: new SlackPermalinks(logger),
     guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
   };
   return rt;

@@ -29,6 +29,8 @@ export interface SendInput {
   conversation?: Conversation;
   /** Recipients chosen by a surface (e.g. the agents mentioned in Slack), bypassing name resolution. */
   recipients?: WorkspaceAgent[];
+  /** The workspace directory the caller read while handling this message (a surface routing it), so it is not read twice. */
+  directory?: WorkspaceAgent[];
   /**
    * Set by a surface adapter for a chat user who is not linked: the sender is then
    * the guest agent (OrgService.guestAgent), which is not a workspace member, and
@@ -141,7 +143,7 @@ export class MessagingService {
     const { workspace: ws, sender } = input;
     const [me, directory]: [WorkspaceAgent, WorkspaceAgent[]] = await Promise.all([
       input.asGuest ? { agent: sender, permissions: { ...PERSON_AGENT_PERMISSIONS }, ownerRole: 'viewer' as const } : this.agents.member(sender, ws),
-      this.agents.directory(ws),
+      input.directory ?? this.agents.directory(ws),
     ]);
     if (!me.permissions.send) throw notPermitted('You do not have the send permission in this workspace; ask your owner to grant it.');
 

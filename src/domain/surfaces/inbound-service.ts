@@ -131,7 +131,7 @@ export class InboundService {
     });
     return this.messaging.send({
       workspace: ws, sender: asker.sender, asGuest: asker.asGuest, askerIdentityId: asker.identity.id,
-      conversation, recipients, body: msg.text, surface: msg.surface, permalink, externalId: msg.messageId,
+      conversation, recipients, directory: target.directory, body: msg.text, surface: msg.surface, permalink, externalId: msg.messageId,
     });
   }
 
