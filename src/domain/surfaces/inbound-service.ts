@@ -92,7 +92,7 @@ export class InboundService {
     const asker = await this.asker(port, msg.tenantId, msg.authorId, target.directory);
     const prompted = asker.asGuest && await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
     if (asker.asGuest && ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
-    const result = await this.record(port, msg, ws, asker, recipients);
+    const result = await this.record(port, msg, target, asker, recipients);
     const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
     return { result, refusals };
   }
@@ -110,7 +110,7 @@ export class InboundService {
     const asker = await this.asker(port, msg.tenantId, msg.authorId, target.directory);
     if (asker.asGuest && ws.requireLinking) return { kind: 'ignored' };
     try {
-      return { kind: 'handled', workspace: ws, notices: [], result: await this.record(port, msg, ws, asker, []) };
+      return { kind: 'handled', workspace: ws, notices: [], result: await this.record(port, msg, target, asker, []) };
     } catch (e) {
       // A plan limit or rate limit stops what nobody asked for without a word to the person.
       if (e instanceof SwitchboardError) return { kind: 'ignored' };
@@ -119,7 +119,8 @@ export class InboundService {
   }
 
   /** Stores the message in the conversation of its thread and sends it to `recipients` (none: only listeners hear it). */
-  private async record(port: SurfacePort, msg: InboundMessage, ws: Workspace, asker: ChatAsker, recipients: WorkspaceAgent[]): Promise<SendResult> {
+  private async record(port: SurfacePort, msg: InboundMessage, target: InboundTarget, asker: ChatAsker, recipients: WorkspaceAgent[]): Promise<SendResult> {
+    const ws = target.workspace;
     const inThread = msg.threadRootId !== null && msg.threadRootId !== msg.messageId;
     const [permalink, rootPermalink] = await Promise.all([
       port.permalink(msg.messageId),
