@@ -150,15 +150,23 @@ export class AudienceService {
       const place = provider?.locate(c);
       if (!provider || !place) return audienceOf([], false);
       if (place.kind === 'dm') return audienceOf(await book.members(await this.askers(ws, c)));
-      const userIds = await provider.members(place.tenantId, place.channelId);
-      if (!userIds) return audienceOf([], false);
-      const linked = new Map((await this.store.identities.findMany(surface, place.tenantId, userIds)).map((i) => [i.externalUserId, i.personId]));
-      return audienceOf(await book.members(userIds.map((u) => linked.get(u) ?? null)));
+      const members = await this.chatChannelMembers(surface, place.tenantId, place.channelId, book);
+      return members ? audienceOf(members) : audienceOf([], false);
     }
     if (c.kind === 'channel') {
       const channel = await this.store.chat.channel(ws.id, c.id);
-      if (channel?.restricted) return audienceOf(await book.members(await this.store.audiences.webChannelMembers(c.id)));
-      return audienceOf([...(await book.everyone()).entries()].map(([personId, role]) => ({ personId, role })));
+      const web = channel?.restricted
+        ? await book.members(await this.store.audiences.webChannelMembers(c.id))
+        : [...(await book.everyone()).entries()].map(([personId, role]) => ({ personId, role }));
+      // A bridged channel is read on every side: the outside channels' members count too, unless an owner allowed private content there.
+      const outside: AudienceMember[] = [];
+      for (const b of await this.store.bridges.forChannel(ws.id, c.id)) {
+        if (b.allowPrivate) continue;
+        const members = await this.chatChannelMembers(b.surface, b.tenantId, b.externalChannelId, book);
+        if (!members) return audienceOf([], false);
+        outside.push(...members);
+      }
+      return audienceOf([...web, ...outside]);
     }
     if (c.kind === 'thread' && c.parentId && depth < 2) {
       const parent = await this.store.messages.getConversation(ws.id, c.parentId);
@@ -166,6 +174,14 @@ export class AudienceService {
     }
     const list = owners.get(c.id) ?? (await this.ownersOf([c.id])).get(c.id) ?? [];
     return audienceOf(await book.members(this.peopleOf(list)));
+  }
+
+  /** Everyone in a Slack or Teams channel as audience members (unlinked ones as guests); null when the members cannot be read. */
+  private async chatChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, book: RoleBook): Promise<AudienceMember[] | null> {
+    const userIds = await this.surfaces.get(surface)?.members(tenantId, channelId);
+    if (!userIds) return null;
+    const linked = new Map((await this.store.identities.findMany(surface, tenantId, userIds)).map((i) => [i.externalUserId, i.personId]));
+    return book.members(userIds.map((u) => linked.get(u) ?? null));
   }
 
   /** The people behind a conversation among agents: their owners; the guest agent is one unlinked member, Switchboard's own agent nobody. */

@@ -130,6 +130,19 @@ describe('a web channel bridged with a Slack channel', () => {
     expect(answer.args).toMatchObject({ username: 'Reviewer (via web)', icon_url: 'https://example.test/reviewer.png' });
   });
 
+  it('counts everyone in the Slack channel in the web channel\'s audience, so private content stays out', async () => {
+    const { app } = h.server;
+    const conv = (await app.store.messages.getConversation(h.workspace.id, general))!;
+    // Carol is in the Slack channel and has not linked an account: the bridged channel is read by a guest.
+    expect(await app.audiences.of(h.workspace, conv)).toMatchObject({ level: 'guest', unlinked: 1 });
+    // Unbridged, the same web channel is read only by people of the workspace.
+    const [bridge] = await app.bridges.list(SYSTEM, 'eng');
+    await app.store.bridges.remove(h.workspace.id, bridge.id);
+    expect(await app.audiences.of(h.workspace, conv)).toMatchObject({ unlinked: 0 });
+    expect((await app.audiences.of(h.workspace, conv)).level).not.toBe('guest');
+    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', slack: CHANNEL });
+  });
+
   it('adopts a post Slack made when its answer was lost, instead of posting twice', async () => {
     standin.failNext('chat.postMessage', { dropAfterHandling: true });
     const sent = await chat.post(alice, general, 'Posted while the answer got lost');
