@@ -6,7 +6,6 @@ import type { App as BoltApp, RespondFn, SlashCommand } from '@slack/bolt';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { normalise, resolveNames, slackPort, type SlackTarget } from './inbound.ts';
-import { labelsInText, slackToMarkdown } from './format-in.ts';
 import { escapeSlack, markdownToSlack } from './format-out.ts';
 import { linkCommand } from './linking.ts';
 import { splitCommand } from './command-text.ts';
@@ -15,6 +14,7 @@ import { guard, targetFor } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
+import { readSlackMessage } from './read-message.ts';
 
 type Reply = { response_type?: 'ephemeral' | 'in_channel'; text: string };
 
@@ -42,7 +42,8 @@ export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
     const required = await rt.app.inbound.linkingRefusal(slackPort(rt, client, teamId, command.channel_id), target, teamId, command.user_id);
     if (required) return ack({ response_type: 'ephemeral', text: required });
     await ack();
-    const body = slackToMarkdown({ text: rest }, labelsInText(rest)).markdown;
+    // Read like any message: names for people and channels Slack left without a label.
+    const body = (await readSlackMessage(rt, client, teamId, { text: rest }, undefined)).markdown;
     await deliverCommand(rt, target, command, respond, { agent: agent.agent.displayName, handle, body, recipients });
   });
 }

@@ -149,6 +149,12 @@ describe('talking to agents from Slack', () => {
       }), { timeout: 20_000, interval: 50 });
     });
 
+    it('reads the request like a message: a channel without a label by its name', async () => {
+      standin.setChannel('C0RELEASE1', { name: 'releases' });
+      expect((await command('reviewer ship it in <#C0RELEASE1> &amp; *say so*')).status).toBe(200);
+      await received(h.reviewer, 'ship it in #releases & **say so**');
+    });
+
     it('lists the agents, explains itself, and refuses unknown agents, all only to the person asking', async () => {
       expect(await (await command('agents')).json()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('`@tester` — Tester') });
       expect(await (await command('help')).json()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('/switchboard agents') });
