@@ -191,7 +191,15 @@ describe('web chat details in Chromium', () => {
       low.push(...found.filter((f) => f.ratio < 4.5).map((f) => ({ ...f, where })));
     };
     const views: Array<[string, () => Promise<void>]> = [
-      ['#general', async () => { await page.goto(`${server.url}/#/w/demo`); await page.locator('#conv-title').waitFor(); await page.locator('.approval-card').waitFor(); }],
+      ['#general', async () => {
+        await page.goto(`${server.url}/#/w/demo`);
+        await page.locator('.approval-card').waitFor();
+        // An agent at work shows a muted status line under the messages (sent once the page follows live events).
+        await poll(() => page.evaluate(() => document.body.dataset.live)).toBe('ready');
+        await app.live.setStatus(ws, helper, general, null);
+        await app.live.setStatus(ws, helper, general, 'is thinking…');
+        await page.locator('.live-status').waitFor();
+      }],
       ['the agents page', async () => { await page.locator('#nav-agents').click(); await page.locator('.agent-card').first().waitFor(); }],
       ['the token dialog', async () => {
         page.once('dialog', (confirm) => { void confirm.accept(); });
