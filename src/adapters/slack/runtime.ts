@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { App } from '../../app-types.ts';
 import { SwitchboardError } from '../../domain/errors.ts';
-import type { Agent, Workspace } from '../../domain/types.ts';
+import type { Workspace } from '../../domain/types.ts';
 import type { ExternalIdentityRepo, SlackInstallation } from '../../domain/surfaces/ports.ts';
 import { createSecretBox, type SecretBox } from '../secrets.ts';
 import { ChannelNames } from './channel-names.ts';
@@ -26,8 +26,6 @@ export interface SlackRuntime {
   channelNames: ChannelNames;
   /** Links to people's messages, built from each team's URL. */
   permalinks: SlackPermalinks;
-  /** The guest agent (the sender for people who have not linked an account), looked up once. */
-  guest(): Promise<Agent>;
 }
 
 /** The Slack runtime createApp built for `app`; refused when Slack is not configured in this process. */
@@ -44,7 +42,6 @@ export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> =
   const settings = slackSettings(app.config, overrides);
   const logger = app.logger.child({ surface: 'slack' });
   const box = createSecretBox(app.secret);
-  let guest: Promise<Agent> | null = null;
   const rt: SlackRuntime = {
     app, settings, logger, box,
     installations: new SlackInstallations(app.store.slackInstallations, box, settings.envBotToken),
@@ -53,7 +50,6 @@ export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> =
     pacer: new Pacer([{ max: 1, perMs: settings.paceMs }]),
     channelNames: new ChannelNames(logger, () => app.clock.now().getTime()),
     permalinks: new SlackPermalinks(logger),
-    guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
   };
   return rt;
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { App } from '../../app-types.ts';
 import type { ExternalIdentityRepo, TeamsReferenceRepo, TeamsUserRepo } from '../../domain/surfaces/ports.ts';
 import { SwitchboardError } from '../../domain/errors.ts';
-import type { Agent, Workspace } from '../../domain/types.ts';
+import type { Workspace } from '../../domain/types.ts';
 import { createAuthentication } from './auth.ts';
 import { loggable } from './errors.ts';
 import { Pacer } from '../../domain/delivery/pacer.ts';
@@ -21,8 +21,6 @@ export interface TeamsRuntime {
   identities: ExternalIdentityRepo;
   /** Keeps every Teams window per conversation. */
   pacer: Pacer;
-  /** The guest agent (the sender for people who have not linked an account), looked up once. */
-  guest(): Promise<Agent>;
 }
 
 /** True when MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are set. */
@@ -41,7 +39,6 @@ export function teamsRuntime(app: App): TeamsRuntime {
 export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): TeamsRuntime {
   const settings = teamsSettings(app.config, overrides);
   const logger = app.logger.child({ surface: 'teams' });
-  let guest: Promise<Agent> | null = null;
   let adapter: DurableCloudAdapter | null = null;
   if (teamsConfigured(settings)) {
     adapter = new DurableCloudAdapter(createAuthentication(settings), settings.appId!);
@@ -57,7 +54,6 @@ export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> =
     identities: app.store.identities,
     // 50 ms wider windows: Teams counts posts as they arrive, and network jitter must not push two into one window.
     pacer: new Pacer(settings.limits, { marginMs: 50 }),
-    guest: () => (guest ??= app.orgs.guestAgent().catch((e: unknown) => { guest = null; throw e; })),
   };
   return rt;
 }
