@@ -122,6 +122,10 @@ export interface MessageRepo {
   byExternalId(workspaceId: string, conversationId: string, externalId: string): Promise<Message | null>;
   /** Null when absent or in another workspace. */
   get(workspaceId: string, id: string): Promise<Message | null>;
+  /** Replaces the body (its author changed it) and records when; false when absent. */
+  edit(workspaceId: string, id: string, body: string, at: Date): Promise<boolean>;
+  /** Deletes the message for good (its author deleted it); false when absent. */
+  remove(workspaceId: string, id: string): Promise<boolean>;
   setPermalink(messageId: string, permalink: string, externalId?: string): Promise<void>;
   /**
    * Records that posting the message to its chat platform starts at `at`, before the call is made;

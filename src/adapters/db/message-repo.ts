@@ -94,6 +94,19 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row ?? null;
   }
 
+  async edit(workspaceId: string, id: string, body: string, at: Date) {
+    if (!isUuid(id)) return false;
+    const rows = await this.db.update(messages).set({ body, editedAt: at })
+      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id))).returning({ id: messages.id });
+    return rows.length > 0;
+  }
+
+  async remove(workspaceId: string, id: string) {
+    if (!isUuid(id)) return false;
+    const rows = await this.db.delete(messages).where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id))).returning({ id: messages.id });
+    return rows.length > 0;
+  }
+
   async setPermalink(messageId: string, permalink: string, externalId?: string) {
     await this.db.update(messages).set({ permalink, ...(externalId ? { externalId } : {}) }).where(eq(messages.id, messageId));
   }

@@ -49,6 +49,21 @@ export async function isBridged(rt: SlackRuntime, teamId: string | undefined, ch
   return Boolean(teamId) && Boolean(await rt.app.store.bridges.byExternal('slack', teamId!, channel));
 }
 
+/** An edit (message_changed) or a delete (message_deleted) of a person's message, applied to its web copy. */
+async function followChange(rt: SlackRuntime, client: webApi.WebClient, teamId: string, m: SlackMessageEvent, botUserId: string | undefined): Promise<void> {
+  const port = slackPort(rt, client, teamId, m.channel);
+  const where = { tenantId: teamId, channelId: m.channel };
+  if (m.subtype === 'message_deleted') {
+    if (m.deleted_ts) await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'delete', messageId: m.deleted_ts });
+    return;
+  }
+  const edited = m.message;
+  // Our own posts change too (when we edit a mirror); those never come back.
+  if (!edited?.ts || fromABot(edited, botUserId)) return;
+  const { markdown } = await readSlackMessage(rt, client, teamId, edited as SlackMessageText, botUserId);
+  await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'edit', messageId: edited.ts, text: markdown });
+}
+
 /** A Slack message event as the bridge reads it. */
 interface SlackMessageEvent {
   channel: string;
@@ -60,6 +75,10 @@ interface SlackMessageEvent {
   thread_ts?: string;
   text?: string;
   metadata?: { event_type?: string };
+  /** message_changed: the message as it is now. */
+  message?: Omit<SlackMessageEvent, 'channel' | 'message'>;
+  /** message_deleted: the ts of the message that went. */
+  deleted_ts?: string;
 }
 
 /**
@@ -70,8 +89,12 @@ interface SlackMessageEvent {
 export async function mirrorBridged(rt: SlackRuntime, client: webApi.WebClient, event: unknown, context: { teamId?: string; botUserId?: string }): Promise<boolean> {
   const m = event as SlackMessageEvent;
   if ((m.channel_type !== 'channel' && m.channel_type !== 'group') || !(await isBridged(rt, context.teamId, m.channel))) return false;
-  if ((m.subtype !== undefined && m.subtype !== 'thread_broadcast') || fromABot(m, context.botUserId)) return true;
   const teamId = context.teamId!;
+  if (m.subtype === 'message_changed' || m.subtype === 'message_deleted') {
+    await followChange(rt, client, teamId, m, context.botUserId);
+    return true;
+  }
+  if ((m.subtype !== undefined && m.subtype !== 'thread_broadcast') || fromABot(m, context.botUserId)) return true;
   const where = { channel: m.channel, user: m.user!, thread_ts: m.thread_ts ?? m.ts };
   await guard(rt, client, where, async () => {
     const { markdown, names } = await readSlackMessage(rt, client, teamId, m as SlackMessageText, context.botUserId);

@@ -5,7 +5,7 @@
 // pipeline (InboundService.mirrorBridged), before ordinary routing.
 import { resolveNames } from '../agents/naming.ts';
 import { threadOf } from '../chat/chat-service.ts';
-import type { MessagingService } from '../messaging/messaging-service.ts';
+import { conversationTopic, type MessagingService } from '../messaging/messaging-service.ts';
 import type { Conversation } from '../messaging/types.ts';
 import type { Notifier, Store } from '../ports.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfacePort } from '../surfaces/inbound.ts';
@@ -20,11 +20,15 @@ export interface PipelineSteps {
   linkingRefusal(target: InboundTarget): Promise<string | null>;
 }
 
+/** A message edited or deleted on the bridged side. */
+export type BridgedChange = { tenantId: string; channelId: string; messageId: string } & ({ kind: 'edit'; text: string } | { kind: 'delete' });
+
 export class BridgeInbound {
   constructor(
     private readonly store: Store,
     private readonly messaging: MessagingService,
     private readonly notifier: Notifier,
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   /** Null when the message's channel is not bridged (ordinary routing applies). */
@@ -51,6 +55,24 @@ export class BridgeInbound {
     });
     const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
     return { kind: 'handled', workspace: ws, notices: [...problems, ...(refusal ? [refusal] : []), ...refusals], result };
+  }
+
+  /**
+   * An edit or a delete of a message written in a bridged channel, applied to
+   * its web copy; ignored when the bridge does not know the message (older, or
+   * one of our own mirrors).
+   */
+  async change(surface: SurfacePort['surface'], change: BridgedChange): Promise<boolean> {
+    const bridge = await this.store.bridges.byExternal(surface, change.tenantId, change.channelId);
+    const mapped = bridge ? await this.store.bridges.byExternalId(bridge.id, change.messageId) : null;
+    if (!bridge || !mapped?.inbound) return false;
+    const message = await this.store.messages.get(bridge.workspaceId, mapped.messageId);
+    if (!message) return false;
+    if (change.kind === 'delete') await this.store.messages.remove(bridge.workspaceId, message.id);
+    else if (change.text.trim()) await this.store.messages.edit(bridge.workspaceId, message.id, change.text.trim(), this.now());
+    else return false;
+    await this.notifier.publish(conversationTopic(message.conversationId), message.id);
+    return true;
   }
 
   /** The bridged web channel, or the web thread of the message's root when the bridge knows that root. */

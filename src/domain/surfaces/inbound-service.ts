@@ -12,7 +12,7 @@ import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { Agent, Workspace } from '../types.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfacePort } from './inbound.ts';
-import type { BridgeInbound } from '../bridges/mirror-in.ts';
+import type { BridgeInbound, BridgedChange } from '../bridges/mirror-in.ts';
 import type { AgentChoiceScope, ExternalIdentity } from './ports.ts';
 
 export type { ChatAsker, InboundTarget } from './inbound.ts';
@@ -32,6 +32,11 @@ export class InboundService {
     /** Bridged channels (bridges/mirror-in.ts); without it no channel is bridged. */
     private readonly bridges: BridgeInbound | null = null,
   ) {}
+
+  /** Step for bridged channels: an edit or delete on the bridged side follows to the web copy; false when there is none. */
+  async mirrorBridgedChange(port: SurfacePort, change: BridgedChange): Promise<boolean> {
+    return this.bridges ? this.bridges.change(port.surface, change) : false;
+  }
 
   /**
    * Step for bridged channels, taken before `receive`: a message in a chat

@@ -130,6 +130,25 @@ describe('a web channel bridged with a Slack channel', () => {
     expect(answer.args).toMatchObject({ username: 'Reviewer (via web)', icon_url: 'https://example.test/reviewer.png' });
   });
 
+  it('follows a Slack edit and a Slack delete in the web channel', async () => {
+    const original = await fromSlack('Deploy at 3pm');
+    const m = await onWeb(general, 'Deploy at 3pm');
+    const changed = {
+      type: 'message', subtype: 'message_changed', hidden: true, channel: CHANNEL, channel_type: 'channel', ts: `${original.ts}1`, event_ts: `${original.ts}1`,
+      message: { type: 'message', user: CAROL, text: 'Deploy at 4pm', ts: original.ts, edited: { user: CAROL, ts: `${original.ts}1` } },
+      previous_message: { type: 'message', user: CAROL, text: 'Deploy at 3pm', ts: original.ts },
+    };
+    expect((await h.post(eventCallback(changed))).status).toBe(200);
+    await vi.waitFor(async () => expect((await h.server.app.store.messages.get(h.workspace.id, m.id))?.body).toBe('Deploy at 4pm'));
+    const deleted = {
+      type: 'message', subtype: 'message_deleted', hidden: true, channel: CHANNEL, channel_type: 'channel', deleted_ts: original.ts,
+      ts: `${original.ts}2`, event_ts: `${original.ts}2`, previous_message: { type: 'message', user: CAROL, text: 'Deploy at 4pm', ts: original.ts },
+    };
+    expect((await h.post(eventCallback(deleted))).status).toBe(200);
+    await vi.waitFor(async () => expect(await h.server.app.store.messages.get(h.workspace.id, m.id)).toBeNull());
+    expect((await chat.history(alice, general)).messages.map((x) => x.body)).not.toContain('Deploy at 4pm');
+  });
+
   it('counts everyone in the Slack channel in the web channel\'s audience, so private content stays out', async () => {
     const { app } = h.server;
     const conv = (await app.store.messages.getConversation(h.workspace.id, general))!;
