@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { PermanentFailure } from '../../domain/errors.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import { loggable } from './errors.ts';
+import { NotInstalledError } from './installations.ts';
 import type { SlackRuntime } from './runtime.ts';
 
 /** The job that handles one stored Slack request. */
@@ -151,12 +152,13 @@ export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null
 /** Listener errors normally end in Bolt's error handler; thrown from there they fail the job, which retries. */
 export function rethrowListenerErrors(bolt: BoltApp, rt: SlackRuntime): void {
   bolt.error(async (error) => {
-    // A team that is not (or no longer) installed: retrying cannot help.
-    if (error.code === ErrorCode.AuthorizationError) {
+    const original = (error as { original?: unknown }).original ?? error;
+    // A team that is not (or no longer) installed: retrying cannot help. Any other authorization failure (the
+    // database away while reading the install) is retried like a listener's.
+    if (error.code === ErrorCode.AuthorizationError && original instanceof NotInstalledError) {
       rt.logger.warn({ code: error.code }, 'a stored Slack request is for a team Switchboard is not installed in; ignored');
       return;
     }
-    const original = (error as { original?: unknown }).original ?? error;
     rt.logger.warn({ err: loggable(original), code: error.code }, 'a Slack listener failed; the job will retry');
     throw original;
   });

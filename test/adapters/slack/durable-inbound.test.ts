@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { databaseUnavailable } from '../../../src/adapters/db/errors.ts';
 import { inboundEvents, outbox } from '../../../src/adapters/db/schema.ts';
+import { slackRuntime } from '../../../src/adapters/slack/index.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
@@ -136,6 +137,24 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
         expect(standin.callsTo('chat.postEphemeral').filter((c) => String(c.args.text).includes('cannot be reached'))).toEqual([]);
       } finally {
         Reflect.deleteProperty(identities, 'find');
+      }
+    }, 60_000);
+
+    it('handles a mention again when reading the team\'s install met a database outage, instead of taking the team for not installed', async () => {
+      const installations = slackRuntime(h.server.app).installations;
+      const credentials = installations.credentials;
+      let outage = true;
+      installations.credentials = (async (...a: Parameters<typeof credentials>) => {
+        if (outage) { outage = false; throw databaseUnavailable(); }
+        return credentials.apply(installations, a);
+      }) as typeof credentials;
+      try {
+        expect((await h.post(mention('authorized after an outage'))).status).toBe(200);
+        const seen = await receivedAll(h, ['@reviewer authorized after an outage']);
+        expect(seen.filter((b) => b === '@reviewer authorized after an outage')).toHaveLength(1);
+        expect(outage).toBe(false);
+      } finally {
+        Reflect.deleteProperty(installations, 'credentials');
       }
     }, 60_000);
 
