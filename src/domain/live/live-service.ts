@@ -157,12 +157,16 @@ export class LiveService {
     await this.publish(conversation, sender, { status: text, stream: null });
     const port = isExternal(conversation) ? this.portFor(conversation.surface) : null;
     if (!port?.setStatus) return false;
-    try {
-      return await port.setStatus(conversation, sender, text);
-    } catch (err) {
-      // A status is a courtesy: a platform that refuses it changes nothing else.
-      this.logger.warn({ err: isDeliveryError(err) ? err.failure : err, conversationId: conversation.id }, 'could not show an agent status');
-      return false;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await port.setStatus(conversation, sender, text);
+      } catch (err) {
+        // A dropped connection is tried once more (a status left showing would outlive the answer); nothing else is retried.
+        if (attempt === 1 && isDeliveryError(err) && err.failure.kind === 'transient') continue;
+        // A status is a courtesy: a platform that refuses it changes nothing else.
+        this.logger.warn({ err: isDeliveryError(err) ? err.failure : err, conversationId: conversation.id }, 'could not show an agent status');
+        return false;
+      }
     }
   }
 
@@ -322,9 +326,11 @@ export class LiveService {
       stream.sent = text.length;
       stream.sequence += 1;
     } catch (err) {
-      if (err instanceof RetryLater) return; // The conversation is busy: this update is skipped, the next carries its text.
       const failure = isDeliveryError(err) ? err.failure : null;
-      if (!failure || failure.kind === 'permanent') stream.broken = true;
+      if (!(err instanceof RetryLater) && (!failure || failure.kind === 'permanent')) stream.broken = true;
+      // Busy, throttled or unreachable: this update is skipped, and another carries its text an interval later.
+      if (!stream.broken) this.scheduleFlush(stream);
+      if (err instanceof RetryLater) return;
       this.logger.warn({ err: failure ?? err, streamId: stream.id }, stream.broken ? 'live updates of a stream stopped; its message is posted when it finishes' : 'a live update was skipped');
     }
   }

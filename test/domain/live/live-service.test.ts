@@ -26,8 +26,9 @@ function fakePort(o: { live?: boolean; streamUnavailable?: boolean; failPost?: b
   const calls: Call[] = [];
   let n = 0;
   const port: SurfaceOutbound = {
-    surface: 'slack', label: 'Slack', pacer: new Pacer([{ max: 100, perMs: 1_000 }]),
+    surface: 'slack', label: 'Slack', postTopic: 'slack.post', pacer: new Pacer([{ max: 100, perMs: 1_000 }]),
     paceKey: () => 'T:C',
+    threadAddress: (ref) => ref,
     async post(m: OutboundMessage) {
       if (o.failPost) throw new DeliveryError({ kind: 'permanent', code: 'not_in_channel', reason: 'the app is not in the channel' });
       calls.push({ op: 'post', text: m.message.body, id: m.message.id });
@@ -133,6 +134,32 @@ describe('live updates of a streamed message', () => {
     await live.finish(agent, streamId);
     expect(sent[0]).toMatchObject({ id: streamId, body: 'xy' });
     expect(sent[0]!.livePost).toBeUndefined();
+  });
+
+  it('carries a skipped update (the platform was unreachable) in the next one, an interval later', async () => {
+    const { port, calls } = fakePort();
+    const post = port.post;
+    let fail = true;
+    port.post = async (m) => { if (fail) { fail = false; throw new DeliveryError({ kind: 'transient', reason: 'Slack could not be reached' }); } return post(m); };
+    const { messaging } = fakeMessaging();
+    const live = new LiveService(messaging, notifier, clock, () => port, silent, OPTIONS);
+    const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'first words' });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toEqual([{ op: 'post', text: 'first words', id: streamId }]);
+  });
+
+  it('tries a status once more after a dropped connection, and gives up on a refusal', async () => {
+    const { port, calls } = fakePort({ live: true });
+    const failures = [new DeliveryError({ kind: 'transient', reason: 'Slack could not be reached' }), new DeliveryError({ kind: 'permanent', code: 'not_allowed', reason: 'no' })];
+    const setStatus = port.setStatus!;
+    port.setStatus = async (c, s, t) => { const f = failures.shift(); if (f) throw f; return setStatus(c, s, t); };
+    const { messaging } = fakeMessaging();
+    const live = new LiveService(messaging, notifier, clock, () => port, silent, OPTIONS);
+    expect((await live.setStatus(ws, agent, conversation.id, 'is thinking…')).platform).toBe(false);
+    expect((await live.setStatus(ws, agent, conversation.id, null)).platform).toBe(true);
+    expect(calls.filter((c) => c.op === 'status')).toEqual([{ op: 'status', text: '' }]);
   });
 
   it('finishes a stream left alone with what it has, and clears a status nobody cleared', async () => {
