@@ -1,0 +1,110 @@
+// One suite run against every SurfacePort implementation (Slack and Teams, on
+// their stand-ins): the promises the inbound service relies on — it never has
+// to guard a call to the platform, the surface's names agree with its
+// outbound port, and the tenant mapping comes from the shared store.
+import { TurnContext } from 'botbuilder';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { slackPort } from '../../../src/adapters/slack/inbound.ts';
+import { connectSlackTeam, mountSlack, slackRuntime } from '../../../src/adapters/slack/index.ts';
+import { addressOf, teamsPort } from '../../../src/adapters/teams/inbound.ts';
+import { teamsRuntime } from '../../../src/adapters/teams/runtime.ts';
+import type { App } from '../../../src/app-types.ts';
+import type { SurfacePort } from '../../../src/domain/surfaces/inbound.ts';
+import { pgliteDb } from '../../support/db.ts';
+import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { personalMessage } from '../../support/teams/activities.ts';
+import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
+import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
+import { startHarness, type Harness } from '../../adapters/teams/harness.ts';
+
+const SLACK_USER = 'U0CONTRACT1';
+
+interface PortCase {
+  name: string;
+  /** The port for one message, the tenant it belongs to, and the author it was written by. */
+  make(app: App): { port: SurfacePort; tenantId: string; authorId: string };
+}
+
+let db: Database;
+let teams: TeamsStandin;
+let slack: SlackStandin;
+let h: Harness;
+
+const cases: PortCase[] = [
+  {
+    name: 'Slack',
+    make(app) {
+      const rt = slackRuntime(app);
+      return { port: slackPort(rt, rt.clients.for(slack.botToken), SLACK_DEFAULTS.teamId, 'C0CONTRACT'), tenantId: SLACK_DEFAULTS.teamId, authorId: SLACK_USER };
+    },
+  },
+  {
+    name: 'Teams',
+    make(app) {
+      const rt = teamsRuntime(app);
+      const activity = personalMessage(teams, { text: 'hello', from: TEAMS_DEFAULTS.users.alice });
+      const address = addressOf(activity)!;
+      const context = new TurnContext(rt.adapter!, activity);
+      return { port: teamsPort(rt, context, address), tenantId: address.tenant, authorId: TEAMS_DEFAULTS.users.alice.aadObjectId };
+    },
+  },
+];
+
+beforeAll(async () => {
+  [db, teams, slack] = await Promise.all([pgliteDb.open(), startTeamsStandin(), startSlackStandin()]);
+  h = await startHarness({
+    database: db, standin: teams, mounts: [mountSlack], slack: { paceMs: 0 },
+    env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
+  });
+  await connectSlackTeam(h.server.app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: slack.botToken });
+  slack.setUser(SLACK_USER, { real_name: 'Contract Person', display_name: 'contract' });
+}, 60_000);
+afterAll(async () => { await h?.stop(); await Promise.all([teams?.close(), slack?.close()]); await db?.close(); });
+
+describe.each(cases)('the $name surface port', (c) => {
+  it('names itself as its outbound port does, and trusts a profile for a while', () => {
+    const { port } = c.make(h.server.app);
+    const outbound = h.server.app.outbound.get(port.surface);
+    expect(outbound, 'the surface registered an outbound port under the same name').toBeDefined();
+    expect(port.label).toBe(outbound!.label);
+    expect(port.profileTtlMs).toBeGreaterThan(0);
+  });
+
+  it('finds the workspace its tenant is connected to through the shared mapping, and none for a stranger', async () => {
+    const { port, tenantId } = c.make(h.server.app);
+    expect((await port.workspaceOf(tenantId))?.id).toBe(h.workspace.id);
+    expect(await h.server.app.store.tenants.workspaceOf(port.surface, tenantId)).toBe(h.workspace.id);
+    expect(await port.workspaceOf('not-a-connected-tenant')).toBeNull();
+  });
+
+  it('answers a profile, a permalink and a link prompt without throwing, whatever the platform says', async () => {
+    const { port, tenantId, authorId } = c.make(h.server.app);
+    const profile = await port.profile(authorId);
+    if (profile) {
+      expect(profile.displayName.length).toBeGreaterThan(0);
+      expect(profile.fetchedAt).toBeInstanceOf(Date);
+    }
+    const link = await port.permalink('1700000000.000100');
+    expect(link === null || /^https?:\/\//.test(link)).toBe(true);
+    const identity = await h.server.app.store.identities.upsert({ surface: port.surface, tenantId, externalUserId: authorId });
+    expect(typeof await port.sendLinkPrompt(identity, 'first')).toBe('boolean');
+  });
+
+  it('quotes names and says how to link in sentences of its own', () => {
+    const { port } = c.make(h.server.app);
+    expect(port.showName('reviewer')).toContain('reviewer');
+    const [sent, notSent] = [port.linkHowTo(true), port.linkHowTo(false)];
+    expect(sent.length).toBeGreaterThan(0);
+    expect(notSent.length).toBeGreaterThan(0);
+    expect(sent).not.toBe(notSent);
+  });
+
+  it('routes through the one inbound service: a connected tenant\'s directory holds the workspace\'s agents', async () => {
+    const { port, tenantId } = c.make(h.server.app);
+    const target = await h.server.app.inbound.target(port, tenantId);
+    expect(target?.workspace.id).toBe(h.workspace.id);
+    expect(target?.directory.map((d) => d.agent.id)).toContain(h.reviewer.id);
+  });
+});
