@@ -11,5 +11,7 @@ export default defineConfig({
     maxWorkers: 4,
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/patient-wait.ts'],
+    // expect.poll gives up after one second by default; on a loaded 2-core machine a page can take longer.
+    expect: { poll: { timeout: 20_000, interval: 50 } },
   },
 });
