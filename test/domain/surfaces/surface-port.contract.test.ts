@@ -2,7 +2,7 @@
 // their stand-ins): the promises the inbound service relies on — it never has
 // to guard a call to the platform, the surface's names agree with its
 // outbound port, and the tenant mapping comes from the shared store.
-import { TurnContext } from 'botbuilder';
+import { TurnContext, type Activity } from 'botbuilder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { slackPort } from '../../../src/adapters/slack/inbound.ts';
@@ -44,7 +44,8 @@ const cases: PortCase[] = [
     name: 'Teams',
     make(app) {
       const rt = teamsRuntime(app);
-      const activity = personalMessage(teams, { text: 'hello', from: TEAMS_DEFAULTS.users.alice });
+      // The stand-in's wire shape is the Bot Framework activity the adapter would hand the turn.
+      const activity = personalMessage(teams, { text: 'hello', from: TEAMS_DEFAULTS.users.alice }) as unknown as Activity;
       const address = addressOf(activity)!;
       const context = new TurnContext(rt.adapter!, activity);
       return { port: teamsPort(rt, context, address), tenantId: address.tenant, authorId: TEAMS_DEFAULTS.users.alice.aadObjectId };
