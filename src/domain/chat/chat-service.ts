@@ -182,7 +182,8 @@ export class ChatService {
 
   async view(v: Viewer, c: Conversation): Promise<ConversationView> {
     const ch = c.kind === 'channel' ? await this.store.chat.channel(v.workspace.id, c.id) : null;
-    return conversationView(c, await this.title(v, c), ch ? { ...ch, member: await this.access.isMember(v, ch) } : null);
+    const bridges = ch ? (await this.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({ surface: viaOf(b.surface) ?? b.surface, title: b.title || b.externalChannelId })) : [];
+    return conversationView(c, await this.title(v, c), ch ? { ...ch, member: await this.access.isMember(v, ch), bridges } : null);
   }
 
   /** `#name` for a channel; for a DM, the others in it. */

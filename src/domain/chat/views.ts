@@ -44,7 +44,11 @@ export interface ConversationView {
   /** For a thread: the conversation it hangs off and the message it started from. */
   parentId: string | null;
   rootMessageId: string | null;
-  channel: { name: string; restricted: boolean; description: string; member: boolean } | null;
+  channel: {
+    name: string; restricted: boolean; description: string; member: boolean;
+    /** The Slack or Teams channels it is bridged with: everyone there reads it too. */
+    bridges: Array<{ surface: string; title: string }>;
+  } | null;
 }
 
 const THREAD_PREFIX = 'thread:';
@@ -111,10 +115,10 @@ export class SenderCache {
   }
 }
 
-export function conversationView(c: Conversation, title: string, channel: (Channel & { member: boolean }) | null): ConversationView {
+export function conversationView(c: Conversation, title: string, channel: (Channel & { member: boolean; bridges?: Array<{ surface: string; title: string }> }) | null): ConversationView {
   return {
     id: c.id, kind: c.kind, title, surface: c.surface, permalink: httpUrlOrNull(c.permalink), parentId: c.parentId, rootMessageId: threadRoot(c),
-    channel: channel ? { name: channel.name, restricted: channel.restricted, description: channel.description, member: channel.member } : null,
+    channel: channel ? { name: channel.name, restricted: channel.restricted, description: channel.description, member: channel.member, bridges: channel.bridges ?? [] } : null,
   };
 }
 

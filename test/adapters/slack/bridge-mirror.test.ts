@@ -70,6 +70,7 @@ describe('a web channel bridged with a Slack channel', () => {
     const m = await onWeb(general, 'Hello from the Slack side');
     expect(m.sender).toMatchObject({ displayName: 'carol', kind: 'person' });
     expect(m.via).toBe('Slack');
+    expect((await chat.history(alice, general)).conversation.channel?.bridges).toEqual([{ surface: 'Slack', title: CHANNEL }]);
     expect(m.permalink).toMatch(/^https:\/\/switchboard-test\.slack\.com\/archives\/C0BRIDGED\/p\d+/);
     // Nothing is posted back to the channel it came from.
     expect(standin.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Hello from the Slack side'))).toHaveLength(0);

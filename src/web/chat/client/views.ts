@@ -25,6 +25,8 @@ export function conversationView(ctx: ConversationActions, data: History): { vie
   const header = h('header', { class: 'conv-header' },
     h('h1', { id: 'conv-title', tabindex: '-1' }, ch?.restricted ? `🔒 ${c.title}` : c.title),
     ch?.description ? h('p', { class: 'conv-desc' }, ch.description) : c.kind === 'dm' ? h('p', { class: 'conv-desc' }, 'Direct message') : null,
+    ch?.bridges.length ? h('p', { class: 'conv-desc conv-bridges' },
+      `Bridged with ${ch.bridges.map((b) => `${b.surface} ${b.title}`).join(' and ')}: everyone there reads this channel.`) : null,
     actions);
   const threadOpts: MessageOpts = { onThread: (m) => ctx.openThread(m) };
   const list = messageList(data.messages, `Messages in ${c.title}`, threadOpts, 'No messages yet. Say hello, or mention an agent with @name.');
