@@ -27,6 +27,7 @@ import type { InboundService } from './domain/surfaces/inbound-service.ts';
 import type { SurfaceOutbound } from './domain/delivery/ports.ts';
 import type { LiveOptions, LiveService } from './domain/live/live-service.ts';
 import type { ListeningService } from './domain/listening/listening-service.ts';
+import type { IntakeService } from './domain/intake/intake-service.ts';
 import type { ExternalSurface } from './domain/surfaces/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
 
@@ -89,6 +90,8 @@ export interface App {
   documentAdmin: DocumentAdmin;
   /** The MCP sessions of this process; null until the MCP endpoint is mounted (it sets them). */
   mcpSessions: SessionRegistry | null;
+  /** What people asked for: intake items, their sources and done notices. */
+  intake: IntakeService;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
   /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */

@@ -30,6 +30,7 @@ import type { ExternalSurface } from './domain/surfaces/ports.ts';
 import { ListeningService } from './domain/listening/listening-service.ts';
 import { BRIDGE_POST, bridgePostHandler } from './domain/bridges/mirror-out.ts';
 import { BridgeInbound } from './domain/bridges/mirror-in.ts';
+import { IntakeService } from './domain/intake/intake-service.ts';
 import { systemClock } from './domain/ports.ts';
 import type { SurfaceName } from './domain/types.ts';
 import type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
@@ -72,7 +73,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences,
     (s) => outbound.get(s)?.postTopic ?? null);
   const documents = new DocumentService(store, orgs, clock);
-  const inbound = new InboundService(store, clock, orgs, agents, messaging, links, new BridgeInbound(store, messaging, notifier, () => clock.now()));
+  const intake = new IntakeService(store, orgs, agents, notifier, clock, config.publicUrl, () => queue.kick());
+  const inbound = new InboundService(store, clock, orgs, agents, messaging, links, new BridgeInbound(store, messaging, notifier, () => clock.now()), intake);
   const listening = new ListeningService(store, orgs, agents, clock, () => queue.kick());
   const surfaces = new Set<SurfaceName>();
   const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
@@ -85,7 +87,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
     documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges, listening,
     chat: new ChatService(store, orgs, agents, messaging, notifier, clock, messageHtml), agentsPage: new AgentsPage(store, agents, clock),
-    documentAdmin: new DocumentAdmin(store, documents, clock), mcpSessions: null,
+    documentAdmin: new DocumentAdmin(store, documents, clock), mcpSessions: null, intake,
     onClose: [],
     onDrain: [],
     async close() {

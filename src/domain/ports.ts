@@ -12,6 +12,7 @@ import type {
 } from './surfaces/ports.ts';
 import type { BridgeRepo } from './bridges/types.ts';
 import type { ListeningRepo } from './listening/ports.ts';
+import type { IntakeRepo } from './intake/types.ts';
 
 /** Organizations, their members, seats and monthly usage. */
 export interface OrgRepo {
@@ -358,6 +359,8 @@ export interface Store {
   bridges: BridgeRepo;
   /** Agents listening to channels. */
   listening: ListeningRepo;
+  /** What people asked for, with its source messages and notes. */
+  intake: IntakeRepo;
   /** Records an inbound event id; false when it was seen before (so it is processed once). */
   firstSeen(source: string, eventId: string): Promise<boolean>;
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;

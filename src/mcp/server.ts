@@ -7,6 +7,7 @@ import { registerApprovalTools } from './tools/approvals.ts';
 import { guardToolCalls } from './tools/call-guard.ts';
 import { documentInstructions, registerDocumentTools } from './tools/documents.ts';
 import { registerLiveTools } from './tools/live.ts';
+import { registerIntakeTools } from './tools/intake.ts';
 import { registerMessagingTools } from './tools/messaging.ts';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -37,6 +38,7 @@ export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
   registerInboxResource(server, ctx);
   registerDocumentTools(server, ctx);
   registerApprovalTools(server, ctx);
+  registerIntakeTools(server, ctx);
   // Last, so it sees every call first (after the withheld-tool refusals are attached).
   if (!guardToolCalls(server, ctx.app.logger)) ctx.app.logger.warn('could not attach the argument checks to tools/call; malformed arguments get the SDK\'s own errors');
   return server;

@@ -10,6 +10,7 @@ import { DrizzleDocumentRepo } from './document-repo.ts';
 import { translateDriverError } from './errors.ts';
 import { DrizzleExternalIdentityRepo } from './identity-repo.ts';
 import { DrizzleInboundEventRepo } from './inbound-repo.ts';
+import { DrizzleIntakeRepo } from './intake-repo.ts';
 import { DrizzleListeningRepo } from './listening-repo.ts';
 import { DrizzleMessageRepo } from './message-repo.ts';
 import { DrizzleOrgRepo } from './org-repo.ts';
@@ -51,6 +52,7 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
     posts: new DrizzleSurfacePostRepo(db),
     bridges: new DrizzleBridgeRepo(db),
     listening: new DrizzleListeningRepo(db),
+    intake: new DrizzleIntakeRepo(db),
     async firstSeen(source, eventId) {
       const rows = await db.insert(processedEvents).values({ source, eventId }).onConflictDoNothing().returning();
       return rows.length === 1;

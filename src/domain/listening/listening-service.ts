@@ -2,11 +2,11 @@
 // message of one of its channels (web, Slack or Teams). Off by default. The
 // agent hears only channels its owner could read, and keeps only the receive
 // side: it speaks in the channel when someone mentions it, never on its own.
-import { randomUUID } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.ts';
 import { type Actor } from '../actor.ts';
 import { GENERAL } from '../chat/access.ts';
 import { invalidInput, notFound, notPermitted } from '../errors.ts';
+import { postAsSystem } from '../messaging/system-post.ts';
 import type { Conversation } from '../messaging/types.ts';
 import { atLeast } from '../organizations/access.ts';
 import type { OrgService } from '../organizations/org-service.ts';
@@ -124,14 +124,8 @@ export class ListeningService {
   private async note(tx: Store, ws: Workspace, place: ListenPlace, body: string) {
     const address = await this.addresses.get(place.surface)?.(ws, place.channelId);
     if (!address) return;
-    const system = await this.orgs.systemAgent();
     const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'external', surface: place.surface, ...address });
-    const m = await tx.messages.insert({
-      workspaceId: ws.id, conversationId: conv.id, senderId: system.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
-      askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-    });
-    await tx.messages.addParticipants(conv.id, [system.id]);
-    await tx.outbox.add({ topic: `${place.surface}.post`, payload: { messageId: m.id, workspaceId: ws.id, conversationId: conv.id }, orderingKey: `${place.surface}:${conv.id}` });
+    await postAsSystem(tx, ws, await this.orgs.systemAgent(), conv, body, this.clock.now());
   }
 
   private async assertOwner(actor: Actor, ws: Workspace) {

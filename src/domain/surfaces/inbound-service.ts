@@ -13,6 +13,7 @@ import type { Clock, Store } from '../ports.ts';
 import type { Agent, Workspace } from '../types.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfacePort } from './inbound.ts';
 import type { BridgeInbound, BridgedChange } from '../bridges/mirror-in.ts';
+import type { IntakeService } from '../intake/intake-service.ts';
 import type { AgentChoiceScope, ExternalIdentity } from './ports.ts';
 
 export type { ChatAsker, InboundTarget } from './inbound.ts';
@@ -31,6 +32,8 @@ export class InboundService {
     private readonly links: LinkService,
     /** Bridged channels (bridges/mirror-in.ts); without it no channel is bridged. */
     private readonly bridges: BridgeInbound | null = null,
+    /** Files unlinked people's requests as intake (intake/); absent, nothing is filed. */
+    private readonly intake: Pick<IntakeService, 'fromGuestRequest'> | null = null,
   ) {}
 
   /** Step for bridged channels: an edit or delete on the bridged side follows to the web copy; false when there is none. */
@@ -98,8 +101,21 @@ export class InboundService {
     const prompted = asker.asGuest && await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
     if (asker.asGuest && ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
     const result = await this.record(port, msg, target, asker, recipients);
+    if (asker.asGuest) await this.intakeStep(target, result);
     const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
     return { result, refusals };
+  }
+
+  /**
+   * The intake step: an unlinked person's message that reached an agent (not
+   * only people) and reads like a request becomes an intake item. It never
+   * stops delivery: the message is stored and delivered already.
+   */
+  private async intakeStep(target: InboundTarget, result: SendResult) {
+    if (!this.intake || !result.message || !result.conversation) return;
+    const agents = new Set(target.directory.filter((d) => d.agent.kind === 'agent').map((d) => d.agent.id));
+    if (!result.recipients.some((r) => r.status === 'delivered' && r.agent_id && agents.has(r.agent_id))) return;
+    await this.intake.fromGuestRequest(target.workspace, result.message, result.conversation).catch(() => null);
   }
 
   /**

@@ -1,0 +1,190 @@
+// Intake as agents and people use it: filing an item from messages, changing
+// its status, notes and sources, listing and reading it; telling the people
+// who asked when it is done (once per source, through the outbox); and filing
+// unlinked people's requests automatically.
+import type { AgentService } from '../agents/agent-service.ts';
+import { invalidInput, notFound } from '../errors.ts';
+import { excerpt } from '../format/markdown.ts';
+import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
+import { postAsSystem } from '../messaging/system-post.ts';
+import type { Conversation, Message } from '../messaging/types.ts';
+import { GUEST_HANDLE, type OrgService } from '../organizations/org-service.ts';
+import type { Clock, Notifier, Store } from '../ports.ts';
+import type { Agent, Workspace } from '../types.ts';
+import { doneNotice, inferKind, looksLikeRequest, titleFrom } from './rules.ts';
+import type { IntakeFilter, IntakeItem, IntakeKind, IntakeNote, IntakeSource, IntakeStatus } from './types.ts';
+
+/** An item with its sources and notes, as tools and pages show it. */
+export interface IntakeDetail extends IntakeItem {
+  sources: IntakeSource[];
+  notes: IntakeNote[];
+}
+
+type NewSource = Omit<IntakeSource, 'notifiedAt' | 'addedAt'>;
+
+export const MAX_SOURCES = 50;
+
+export class IntakeService {
+  constructor(
+    private readonly store: Store,
+    private readonly orgs: OrgService,
+    private readonly agents: AgentService,
+    private readonly notifier: Notifier,
+    private readonly clock: Clock,
+    /** Where the web chat is served, for links to its messages. */
+    private readonly publicUrl: string,
+    /** Wakes the outbox worker after notices were stored. */
+    private readonly afterCommit: () => void = () => {},
+  ) {}
+
+  /** Files an item from messages the agent sent, received or overheard. */
+  async file(agent: Agent, ws: Workspace, input: { title: string; kind: IntakeKind; summary: string; sourceIds: string[] }): Promise<IntakeDetail> {
+    const me = await this.agents.member(agent, ws);
+    const sources = await this.sourcesFrom(agent, ws, input.sourceIds, me.permissions.monitor);
+    const item = await this.store.transaction(async (tx) => {
+      const created = await tx.intake.create({ workspaceId: ws.id, title: input.title.trim(), kind: input.kind, summary: input.summary.trim(), filedBy: agent.id }, this.clock.now());
+      await tx.intake.addSources(sources.map((s) => ({ ...s, itemId: created.id })));
+      return created;
+    });
+    return this.detail(ws, item.id);
+  }
+
+  /** Adds sources, a note, or a new status; becoming done tells the people who asked. */
+  async update(agent: Agent, ws: Workspace, input: { id: string; addSourceIds?: string[]; status?: IntakeStatus; note?: string }): Promise<{ item: IntakeDetail; told: number; previous: IntakeStatus }> {
+    const me = await this.agents.member(agent, ws);
+    if (!input.addSourceIds?.length && !input.status && !input.note?.trim()) {
+      throw invalidInput('Nothing to change: give `status`, `note` or `add_source_message_ids`.');
+    }
+    const current = await this.store.intake.get(ws.id, input.id);
+    if (!current) throw notFound(`The intake item ${input.id} in this workspace`, 'Call list_intake for the ids.');
+    const sources = input.addSourceIds?.length ? await this.sourcesFrom(agent, ws, input.addSourceIds, me.permissions.monitor) : [];
+    const now = this.clock.now();
+    const { previous, told } = await this.store.transaction(async (tx) => {
+      await tx.intake.addSources(sources.map((s) => ({ ...s, itemId: current.id })));
+      if (input.note?.trim()) await tx.intake.addNote({ itemId: current.id, authorAgentId: agent.id, body: input.note.trim() }, now);
+      const previous = input.status ? (await tx.intake.setStatus(ws.id, current.id, input.status, now))! : current.status;
+      if (!input.status) await tx.intake.touch(current.id, now);
+      // Sources added to an item already done are told too: they asked for what is now live.
+      const told = input.status === 'done' || (current.status === 'done' && sources.length) ? await this.tellDone(tx, ws, current) : [];
+      return { previous, told };
+    });
+    if (told.length) this.afterCommit();
+    await this.wake(told);
+    return { item: await this.detail(ws, current.id), told: told.length, previous };
+  }
+
+  async list(ws: Workspace, f: IntakeFilter): Promise<Array<IntakeItem & { sources: IntakeSource[] }>> {
+    const items = await this.store.intake.list(ws.id, f);
+    const sources = await this.store.intake.sources(items.map((i) => i.id));
+    return items.map((i) => ({ ...i, sources: sources.filter((s) => s.itemId === i.id) }));
+  }
+
+  async detail(ws: Workspace, id: string): Promise<IntakeDetail> {
+    const item = await this.store.intake.get(ws.id, id);
+    if (!item) throw notFound(`The intake item ${id} in this workspace`, 'Call list_intake for the ids.');
+    const [sources, notes] = await Promise.all([this.store.intake.sources([id]), this.store.intake.notes(id)]);
+    return { ...item, sources, notes };
+  }
+
+  counts(ws: Workspace) {
+    return this.store.intake.counts(ws.id);
+  }
+
+  /** Opts a person (or an unlinked chat user) out of done notices, or back in. */
+  async setNotices(subject: { personId: string } | { identityId: string }, on: boolean): Promise<void> {
+    await this.store.intake.setOptOut('personId' in subject ? `person:${subject.personId}` : `identity:${subject.identityId}`, !on);
+  }
+
+  async noticesOn(subject: { personId: string } | { identityId: string }): Promise<boolean> {
+    return !(await this.store.intake.optedOut(['personId' in subject ? `person:${subject.personId}` : `identity:${subject.identityId}`]));
+  }
+
+  /**
+   * The automatic step for unlinked people: a message from a guest, addressed
+   * to an agent, that reads like a request becomes an item (a later one in the
+   * same thread is added to it). Never throws: intake must not stop delivery.
+   */
+  async fromGuestRequest(ws: Workspace, message: Message, conversation: Conversation): Promise<IntakeItem | null> {
+    if (!looksLikeRequest(message.body)) return null;
+    const source = await this.sourceOf(ws, message, conversation);
+    return this.store.transaction(async (tx) => {
+      const existing = await tx.intake.autoItemIn(ws.id, conversation.id);
+      if (existing) {
+        await tx.intake.addSources([{ ...source, itemId: existing.id }]);
+        await tx.intake.touch(existing.id, this.clock.now());
+        return existing;
+      }
+      const item = await tx.intake.create({
+        workspaceId: ws.id, title: titleFrom(message.body), kind: inferKind(message.body), summary: message.body, filedBy: null,
+      }, this.clock.now());
+      await tx.intake.addSources([{ ...source, itemId: item.id }]);
+      return item;
+    });
+  }
+
+  /** Resolves message ids into sources; each must be a message the agent sent, received or overheard (any, with monitor). */
+  private async sourcesFrom(agent: Agent, ws: Workspace, ids: string[], monitor: boolean): Promise<NewSource[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length > MAX_SOURCES) throw invalidInput(`An item takes at most ${MAX_SOURCES} source messages at a time; you gave ${unique.length}. Pick the clearest ones.`);
+    const out: NewSource[] = [];
+    for (const id of unique) {
+      const m = await this.store.messages.get(ws.id, id);
+      if (!m || !(monitor || await this.store.messages.involves(agent.id, id))) {
+        throw notFound(`A message ${id} that you sent or received in this workspace`, 'Use message ids from check_inbox, subscribe or search_messages.');
+      }
+      const conv = (await this.store.messages.getConversation(ws.id, m.conversationId))!;
+      out.push({ ...(await this.sourceOf(ws, m, conv)), itemId: '' });
+    }
+    return out;
+  }
+
+  private async sourceOf(ws: Workspace, m: Message, conv: Conversation): Promise<NewSource> {
+    const sender = await this.store.agents.get(m.senderId);
+    const isGuest = sender?.ownerHandle === GUEST_HANDLE;
+    return {
+      itemId: '', messageId: m.id, workspaceId: ws.id, conversationId: conv.id, surface: m.surface === 'mcp' ? conv.surface : m.surface,
+      permalink: m.permalink ?? (conv.surface === 'web' ? this.webLink(ws, conv) : conv.permalink), excerpt: excerpt(m.body, 200),
+      authorAgentId: m.senderId, authorPersonId: sender?.kind === 'person' && !isGuest ? sender.ownerId : null, authorIdentityId: m.askerIdentityId,
+    };
+  }
+
+  /** The web chat's link to a conversation (a thread opens beside its channel). */
+  private webLink(ws: Workspace, conv: Conversation): string {
+    const path = conv.kind === 'thread' && conv.parentId ? `/c/${conv.parentId}/t/${conv.id}` : `/c/${conv.id}`;
+    return `${this.publicUrl}/#/w/${encodeURIComponent(ws.slug)}${path}`;
+  }
+
+  /**
+   * Tells each person who asked, once, in the conversation where they asked:
+   * a Slack or Teams thread through the outbox, a web conversation directly.
+   * A source is claimed before its notice is written, in the same transaction,
+   * so a notice goes out exactly once; one person with several sources is told once.
+   */
+  private async tellDone(tx: Store, ws: Workspace, item: IntakeItem): Promise<Array<{ message: Message; inboxes: string[] }>> {
+    const system = await this.orgs.systemAgent();
+    const told = new Set<string>();
+    const out: Array<{ message: Message; inboxes: string[] }> = [];
+    for (const s of await tx.intake.sources([item.id])) {
+      if (s.notifiedAt || !(await tx.intake.claimNotice(item.id, s.messageId, this.clock.now()))) continue;
+      const subjects = [s.authorPersonId && `person:${s.authorPersonId}`, s.authorIdentityId && `identity:${s.authorIdentityId}`].filter((x): x is string => Boolean(x));
+      // Agents are not told (they follow intake themselves); nor is anyone who opted out.
+      if (!subjects.length || subjects.some((x) => told.has(x)) || await tx.intake.optedOut(subjects)) continue;
+      subjects.forEach((x) => told.add(x));
+      const conv = await tx.messages.getConversation(ws.id, s.conversationId);
+      if (!conv) continue;
+      const name = s.authorIdentityId ? (await tx.identities.get(s.authorIdentityId))?.displayName : (await tx.people.get(s.authorPersonId!))?.displayName;
+      const inboxes = conv.surface === 'web' && s.authorAgentId ? [s.authorAgentId] : [];
+      out.push({ message: await postAsSystem(tx, ws, system, conv, doneNotice(name ?? null, item.title), this.clock.now(), inboxes), inboxes });
+    }
+    return out;
+  }
+
+  private async wake(told: Array<{ message: Message; inboxes: string[] }>) {
+    await Promise.all(told.flatMap((t) => [
+      this.notifier.publish(conversationTopic(t.message.conversationId), t.message.id),
+      ...t.inboxes.map((id) => this.notifier.publish(inboxTopic(id), t.message.id)),
+    ]));
+  }
+}
+
+
