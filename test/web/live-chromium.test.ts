@@ -37,9 +37,10 @@ describe('an agent at work, in the web chat in Chromium', () => {
     await page.getByLabel('Handle').fill('demo-admin');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: /sign in/i }).click();
-    await page.locator('#conv-title', { hasText: '#general' }).waitFor({ timeout: 20_000 });
-    await page.waitForFunction(() => document.body.dataset.live === 'ready', null, { timeout: 20_000 });
-  });
+    // Generous: on a loaded 2-core machine Chromium, the first page and the event stream can each take many seconds.
+    await page.locator('#conv-title', { hasText: '#general' }).waitFor({ timeout: 45_000 });
+    await page.waitForFunction(() => document.body.dataset.live === 'ready', null, { timeout: 45_000 });
+  }, 150_000);
   afterAll(async () => {
     await keepScreenshot(page, 'live-final');
     await browser?.close();
