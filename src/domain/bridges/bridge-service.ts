@@ -61,7 +61,8 @@ export class BridgeService {
     }
     const targets = await Promise.all(wanted.map(async (s) => {
       const surface = this.surfaces.get(s);
-      if (!surface) throw new SwitchboardError('UNAVAILABLE', `${s === 'slack' ? 'Slack' : 'Microsoft Teams'} is not configured in this Switchboard, so nothing can be bridged to it; configure it and try again.`);
+      if (!surface && s === 'teams') throw new SwitchboardError('UNAVAILABLE', 'Microsoft Teams channels cannot be bridged yet; bridge a Slack channel, or mention Switchboard in Teams to talk to agents there.');
+      if (!surface) throw new SwitchboardError('UNAVAILABLE', 'Slack is not configured in this Switchboard, so nothing can be bridged to it; configure it and try again.');
       return { s, target: await surface.resolveChannel(ws, input[s]!.trim()) };
     }));
     const createdBy = actor.kind === 'person' ? actor.personId : null;
