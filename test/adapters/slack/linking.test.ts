@@ -22,6 +22,7 @@ const CAROL = 'U0CAROL01';
 const DAN = 'U0DAN0001';
 const ERIN = 'U0ERIN001';
 const FRANK = 'U0FRANK01';
+const GINA = 'U0GINA001';
 const key = (user: string): ExternalKey => ({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: user });
 
 describe('linking a Slack account', () => {
@@ -118,6 +119,22 @@ describe('linking a Slack account', () => {
     const [row] = await w.db.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hashSecret(nonceOf(expired))));
     expect(row.usedAt).toBeNull();
   });
+
+  it('says "Linked as" once when Slack took the DM but its answer was lost: the retry finds the post', async () => {
+    const { app } = w.h.server;
+    const gina = await app.store.identities.upsert(key(GINA), { displayName: 'Gina Gray', fetchedAt: new Date() });
+    const path = linkPath((await app.links.offer(gina)).url);
+    const { b } = await followAndSignIn(w, path, 'bob');
+    w.standin.failNext('chat.postMessage', { dropAfterHandling: true });
+    expect((await b.form(path, {})).status).toBe(200);
+    const confirmations = () => w.standin.messages(dmChannelId(GINA)).filter((m) => (m.text ?? '').includes('Linked as @bob'));
+    await vi.waitFor(async () => {
+      const jobs = await app.store.outbox.list({ topic: 'slack.link.done' });
+      expect(jobs.filter((j) => j.payload.identityId === gina.id).map((j) => j.status)).toEqual(['done']);
+    }, { timeout: 30_000, interval: 50 });
+    expect(confirmations()).toHaveLength(1);
+    expect(w.standin.callsTo('conversations.history').some((c) => c.args.channel === dmChannelId(GINA))).toBe(true);
+  }, 60_000);
 
   it('refuses a cross-site POST without the CSRF token, changing nothing', async () => {
     const { app } = w.h.server;
