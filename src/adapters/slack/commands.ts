@@ -25,6 +25,7 @@ export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
     const { head, rest } = splitCommand(command.text);
     if (!head || head === 'help') return ack({ response_type: 'ephemeral', text: helpText(name) });
     if (head === 'link' || head === 'unlink') return ack(await linkCommand(rt, teamId, command.user_id, head));
+    if (head === 'notices') return ack(await noticesCommand(rt, teamId, command.user_id, rest));
     const target = await targetFor(rt, teamId, client);
     if ('refusal' in target) return ack({ response_type: 'ephemeral', text: target.refusal });
     if (head === 'agents') return ack({ response_type: 'ephemeral', text: `Agents here:\n${agentList(target.directory)}` });
@@ -104,4 +105,15 @@ async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashC
   if (agent.agent.kind !== 'agent') return { response_type: 'ephemeral', text: `\`@${wanted}\` is a person, not an agent; choose an agent.` };
   await rt.app.store.defaultAgents.set(key, agent.agent.id, command.user_id);
   return { response_type: 'in_channel', text: `<@${command.user_id}> made *${agent.agent.displayName}* (\`@${handleOf(agent, target.directory)}\`) this channel's default agent: mentions of me that name nobody go to it.` };
+}
+
+/** `notices on|off`: whether this person is told, in their thread, when something they asked for is done (intake). */
+async function noticesCommand(rt: SlackRuntime, teamId: string, userId: string, word: string): Promise<Reply> {
+  const on = word.trim().toLowerCase();
+  if (on !== 'on' && on !== 'off') return { response_type: 'ephemeral', text: `Write \`${rt.settings.command} notices off\` to stop being told when what you asked for is done, or \`${rt.settings.command} notices on\` to be told again.` };
+  const identity = await rt.identities.upsert({ surface: 'slack', tenantId: teamId, externalUserId: userId });
+  await rt.app.intake.setNotices(identity.personId ? { personId: identity.personId } : { identityId: identity.id }, on === 'on');
+  return { response_type: 'ephemeral', text: on === 'on'
+    ? 'You will be told, in the thread where you asked, when something you asked for is done.'
+    : `You will not be told when something you asked for is done; \`${rt.settings.command} notices on\` turns it back on.` };
 }

@@ -44,6 +44,7 @@ export function helpText(command: string): string {
     `• \`${command} default reviewer\` makes \`reviewer\` the agent that gets mentions naming nobody in this channel (\`${command} default off\` clears it).`,
     '• DM me to talk to one agent privately; pick it in my Home tab.',
     `• \`${command} link\` links your Slack account to your Switchboard account, so agents act with your access (\`${command} unlink\` removes the link).`,
+    `• \`${command} notices off\` stops the message telling you that something you asked for is done (\`${command} notices on\` brings it back).`,
     'Agents answer in the same thread, under their own name.',
   ].join('\n');
 }

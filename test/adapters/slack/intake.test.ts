@@ -8,7 +8,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { postCommand, startHarness, type Harness } from './harness.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';
@@ -55,5 +55,18 @@ describe(`intake from Slack (${database.kind})`, () => {
     expect(notice.args).toMatchObject({ channel: 'C0GENERAL', thread_ts: mention.ts });
     expect(String(notice.args.text)).toContain('carol, the change you asked for is now live');
     expect((await app.intake.update(h.reviewer, h.workspace, { id: item.id, status: 'done' })).told).toBe(0);
+  });
+
+  it('lets a person opt out of done notices with the slash command, and back in', async () => {
+    const { app } = h.server;
+    const off = await postCommand(h, standin, { command: '/switchboard', text: 'notices off', user_id: CAROL, channel_id: 'C0GENERAL' });
+    expect(String((await off.json()).text)).toContain('You will not be told when something you asked for is done');
+    const identity = (await app.store.identities.find({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: CAROL }))!;
+    expect(await app.intake.noticesOn({ identityId: identity.id })).toBe(false);
+    const wrong = await postCommand(h, standin, { command: '/switchboard', text: 'notices maybe', user_id: CAROL, channel_id: 'C0GENERAL' });
+    expect(String((await wrong.json()).text)).toMatch(/notices off.*notices on/);
+    const on = await postCommand(h, standin, { command: '/switchboard', text: 'notices on', user_id: CAROL, channel_id: 'C0GENERAL' });
+    expect(String((await on.json()).text)).toContain('You will be told');
+    expect(await app.intake.noticesOn({ identityId: identity.id })).toBe(true);
   });
 });
