@@ -8,7 +8,7 @@ export interface DeliveryOptions {
   pollMs?: number;
   /** Handlers running at once in this process; default 4. */
   concurrency?: number;
-  /** Attempts before an entry that keeps throwing is marked failed; default 8. */
+  /** Attempts before an entry that keeps throwing is marked failed; default 8 (4× that while it is asked to wait). */
   maxAttempts?: number;
   /** Delay before the next attempt after attempt `n` threw; default exponential with jitter, 1 s up to 5 min. */
   backoff?: (attempt: number) => number;
@@ -132,11 +132,16 @@ async function attempt(entry: OutboxEntry, ctx: RunContext, signal: AbortSignal)
   } catch (e) {
     if (e instanceof PermanentFailure) return { kind: 'failed', error: e.reason };
     const error = describe(e);
-    // A Retry-After counts as an attempt too, so a platform that never recovers cannot hold an entry forever.
-    if (entry.attempts >= maxAttempts) return { kind: 'failed', error: `gave up after ${entry.attempts} attempts: ${error}` };
+    // Being asked to wait (a 429 with Retry-After, or our own pacing) is not a failure of the work, so it may go on
+    // past maxAttempts; it still counts, so a platform that never recovers cannot hold an entry forever.
+    const budget = e instanceof RetryLater ? maxAttempts * RETRY_LATER_FACTOR : maxAttempts;
+    if (entry.attempts >= budget) return { kind: 'failed', error: `gave up after ${entry.attempts} attempts: ${error}` };
     const delayMs = e instanceof RetryLater ? e.afterMs : backoff(entry.attempts);
     return { kind: 'retry', error, runAt: new Date(clock.now().getTime() + Math.max(0, delayMs)) };
   }
 }
+
+/** How many times maxAttempts an entry may be retried while the platform keeps asking it to wait. */
+export const RETRY_LATER_FACTOR = 4;
 
 const describe = (e: unknown) => (e instanceof Error ? e.message || e.name : String(e));

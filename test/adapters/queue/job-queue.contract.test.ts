@@ -180,6 +180,26 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     expect(failed).toMatchObject({ attempts: 3, lastError: 'gave up after 3 attempts: timeout on attempt 3' });
   });
 
+  it('goes on past maxAttempts while the platform asks it to wait, up to four times as many attempts', async () => {
+    let calls = 0;
+    const q = queue({ maxAttempts: 2 });
+    q.register('post', async (p) => {
+      calls++;
+      // Failures and Retry-After answers mixed, as under a rate-limited outage: the wait answers come last.
+      if (calls === 1) throw new Error('HTTP 500');
+      if (p.succeedAt && calls >= Number(p.succeedAt)) return;
+      throw new RetryLater('asked to wait', 10);
+    });
+    const patient = await repo.add({ topic: 'post', payload: { succeedAt: 5 } });
+    await q.start();
+    expect(await settled(patient.id)).toMatchObject({ status: 'done', attempts: 5 });
+
+    calls = 0;
+    const hopeless = await repo.add({ topic: 'post', payload: {} });
+    q.kick();
+    expect(await settled(hopeless.id, 'failed')).toMatchObject({ attempts: 8, lastError: 'gave up after 8 attempts: asked to wait' });
+  });
+
   it('fails an entry whose topic has no handler', async () => {
     const q = queue();
     const e = await repo.add({ topic: 'teams.post', payload: {} });
