@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -63,7 +64,8 @@ export interface World {
  * both joined to one workspace with default permissions.
  */
 export async function makeWorld(app: App, joins: { builder?: Record<string, unknown>; reviewer?: Record<string, unknown> } = {}): Promise<World> {
-  const suffix = `${process.pid.toString(36)}${(n++).toString(36)}`;
+  // Random too: workers keep modules between files (isolate: false), so pid and counter alone are not proof against reuse.
+  const suffix = `${process.pid.toString(36)}${(n++).toString(36)}${randomBytes(2).toString('hex')}`;
   const alice = `alice-${suffix}`;
   const bob = `bob-${suffix}`;
   const { org } = await app.orgs.init({ org: `Acme ${suffix}`, admin: alice });
