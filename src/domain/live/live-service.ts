@@ -18,6 +18,9 @@ import { label, MAX_BODY_CHARS } from '../messaging/rules.ts';
 import type { Conversation, LivePost, Message } from '../messaging/types.ts';
 import type { Clock, Notifier } from '../ports.ts';
 import type { Agent, SurfaceName, Workspace } from '../types.ts';
+import type { LiveEvent } from '../chat/views.ts';
+
+export type { LiveEvent };
 
 /** The prefix of a live event on a conversation's topic (message ids are UUIDs, so they never start with it). */
 export const LIVE_PAYLOAD = 'live:';
@@ -27,19 +30,6 @@ export const LIVE_TEXT_MAX = 1500;
 export const MAX_STATUS_CHARS = 150;
 /** Streams one agent may keep open at once in one process. */
 export const MAX_OPEN_STREAMS = 5;
-
-/** What the web chat hears while an agent works in a conversation. */
-export interface LiveEvent {
-  conversation_id: string;
-  agent_id: string;
-  /** The agent's address and display name, for the progress line. */
-  agent: string;
-  display_name: string;
-  /** The status line; null when cleared. */
-  status: string | null;
-  /** The stream being written (its id is the message's id once stored); null when none. */
-  stream: { id: string; text: string; truncated: boolean; done: boolean } | null;
-}
 
 /** Where a failed live update is noted (pino's logger fits). */
 export interface LiveLogger {

@@ -1,6 +1,6 @@
 // The shapes the chat's JSON API and event stream send, taken from the
 // server's own view types so the two cannot drift apart.
-import type { AgentCard, ApprovalCard, ChatMessage, ConversationView, InboxItem, PersonCard, SearchResult, Sidebar } from '../../../domain/chat/views.ts';
+import type { AgentCard, ApprovalCard, ChatMessage, ConversationView, InboxItem, LiveEvent, PersonCard, SearchResult, Sidebar } from '../../../domain/chat/views.ts';
 import type { McpClientConfig } from '../mcp-config.ts';
 
 /** A server value after JSON: dates arrive as ISO strings. */
@@ -44,11 +44,4 @@ export interface LiveEvents {
 }
 
 /** An agent at work in a conversation: its status line and the message it is streaming (see domain/live). */
-export interface LiveActivity {
-  conversation_id: string;
-  agent_id: string;
-  agent: string;
-  display_name: string;
-  status: string | null;
-  stream: { id: string; text: string; truncated: boolean; done: boolean } | null;
-}
+export type LiveActivity = LiveEvent;
