@@ -80,7 +80,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
   const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs }, () => queue.kick());
   const bridges = new BridgeService(store, orgs, clock);
-  queue.register(BRIDGE_POST, bridgePostHandler({ store, clock, outbound: (s) => outbound.get(s) }));
+  queue.register(BRIDGE_POST, bridgePostHandler({ store, clock, port: (s) => bridges.port(s) }));
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {

@@ -186,10 +186,12 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     const a = args(z.object({
       workspace: z.string().min(1), channel: z.string().min(1), slack: z.string().min(1).optional(), teams: z.string().min(1).optional(), allowPrivate: z.boolean().optional(),
     }), raw);
-    const made = await app.bridges.add(SYSTEM, a);
+    const to = (['slack', 'teams'] as const).flatMap((surface) => (a[surface] ? [{ surface, channel: a[surface] }] : []));
+    if (!to.length) throw invalidInput('Say which channel to bridge to: --slack with a Slack channel id (C…) or --teams with a Teams channel id (19:…).');
+    const made = await app.bridges.add(SYSTEM, { workspace: a.workspace, channel: a.channel, to, allowPrivate: a.allowPrivate });
     return {
       data: { bridges: made.map(bridgeJson) },
-      text: made.map((b) => `Bridged #${b.channelName} with the ${surfaceLabel(b.surface)} channel ${b.title || b.externalChannelId} (bridge ${b.id}); messages, replies, edits, deletes and reactions now mirror both ways.`).join('\n'),
+      text: made.map((b) => `Bridged #${b.channelName} with the ${b.label} channel ${b.title || b.externalChannelId} (bridge ${b.id}); messages, replies, edits, deletes and reactions now mirror both ways.`).join('\n'),
     };
   },
 
@@ -199,7 +201,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     return {
       data: { bridges: list.map(bridgeJson) },
       text: list.length
-        ? list.map((b) => `${b.id}  #${b.channelName} ↔ ${surfaceLabel(b.surface)} ${b.title ? `${b.title} ` : ''}(${b.externalChannelId})${b.allowPrivate ? '  private content allowed' : ''}`).join('\n')
+        ? list.map((b) => `${b.id}  #${b.channelName} ↔ ${b.label} ${b.title ? `${b.title} ` : ''}(${b.externalChannelId})${b.allowPrivate ? '  private content allowed' : ''}`).join('\n')
         : 'No bridged channels in this workspace.',
     };
   },
@@ -209,7 +211,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     const b = await app.bridges.remove(SYSTEM, a.workspace, a.bridge);
     return {
       data: { bridge: bridgeJson(b), removed: true },
-      text: `Removed the bridge between #${b.channelName} and the ${surfaceLabel(b.surface)} channel ${b.title || b.externalChannelId}; messages already mirrored stay on both sides.`,
+      text: `Removed the bridge between #${b.channelName} and the ${b.label} channel ${b.title || b.externalChannelId}; messages already mirrored stay on both sides.`,
     };
   },
 
@@ -224,8 +226,6 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 };
-
-const surfaceLabel = (s: string) => (s === 'slack' ? 'Slack' : 'Teams');
 
 function bridgeJson(b: BridgeListing) {
   return {

@@ -7,6 +7,8 @@ export type WorkspaceKind = 'simplified' | 'structured';
 export type AgentKind = 'agent' | 'person';
 /** Where a message or decision came from: Switchboard's own MCP and web chat, or a chat surface by the name it registered. */
 export type SurfaceName = 'mcp' | 'web' | ExternalSurface;
+/** The built-in web chat's name among surfaces (its conversations and messages carry it). */
+export const WEB_CHAT = 'web' satisfies SurfaceName;
 
 export interface Organization {
   id: string;

@@ -4,7 +4,8 @@
 // step. Posting into the channel is the outbound port's (outbound.ts).
 import type { webApi } from '@slack/bolt';
 import { notFound, notPermitted, SwitchboardError } from '../../domain/errors.ts';
-import type { BridgeSurface } from '../../domain/bridges/bridge-service.ts';
+import type { BridgePort } from '../../domain/bridges/ports.ts';
+import type { SurfaceOutbound } from '../../domain/delivery/ports.ts';
 import { readMembers } from './audience.ts';
 import { classifySlackError } from './errors.ts';
 import type { SlackMessageText } from './format-in.ts';
@@ -15,10 +16,10 @@ import type { SlackRuntime } from './runtime.ts';
 
 const CHANNEL = /^[CG][A-Z0-9]{2,}$/;
 
-export function slackBridgeSurface(rt: SlackRuntime): BridgeSurface {
+/** Slack's bridge port: its outbound port (posts as the author, edits, deletes, thread replies) and the channel check. */
+export function slackBridgePort(rt: SlackRuntime, outbound: SurfaceOutbound): BridgePort {
   return {
-    surface: 'slack',
-    label: 'Slack',
+    ...outbound,
     async resolveChannel(workspace, channelId) {
       if (!CHANNEL.test(channelId)) {
         throw notFound(`A Slack channel "${channelId}"`, 'Give the channel id (C… or G…), shown at the bottom of the channel\'s details in Slack.');

@@ -14,7 +14,7 @@ import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler,
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
 import { slackLive } from './live.ts';
 import { slackOutbound } from './outbound.ts';
-import { slackBridgeSurface } from './bridge.ts';
+import { slackBridgePort } from './bridge.ts';
 import { createSlackRuntime, type SlackRuntime } from './runtime.ts';
 import type { SlackSettings } from './settings.ts';
 import { encodeThreadKey, threadRef } from './thread-key.ts';
@@ -41,8 +41,9 @@ export interface SlackSurface extends SurfaceModule {
 export function createSlackSurface(app: App, overrides: Partial<SlackSettings> = {}): SlackSurface {
   const rt = createSlackRuntime(app, overrides);
   let bolt: BoltApp | null = null;
-  registerSurfaceDelivery(app, { ...slackOutbound(rt), ...slackLive(rt) });
-  app.bridges.register(slackBridgeSurface(rt));
+  const outbound = { ...slackOutbound(rt), ...slackLive(rt) };
+  registerSurfaceDelivery(app, outbound);
+  app.bridges.register(slackBridgePort(rt, outbound));
   // The mount's Bolt when there is one; a process without the route builds its own, with no route, to run the listeners.
   app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolt ??= createBolt(express(), rt) : null)));
   registerLinkJobs(app, rt);

@@ -8,35 +8,22 @@ import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { ExternalSurface } from '../surfaces/ports.ts';
 import type { Workspace } from '../types.ts';
+import type { BridgePort } from './ports.ts';
 import type { Bridge } from './types.ts';
 
-/** An outside channel as a surface reaches it from a workspace. */
-export interface BridgeTarget {
-  tenantId: string;
-  externalChannelId: string;
-  externalRef: Record<string, string>;
-  /** Its name as people know it ("#general"); empty when the platform does not say. */
-  title: string;
-}
+export type { BridgePort, BridgeTarget } from './ports.ts';
 
-/** What a surface checks before a bridge to one of its channels is made. */
-export interface BridgeSurface {
-  readonly surface: ExternalSurface;
-  /** The platform's name in sentences ("Slack"). */
-  readonly label: string;
-  /**
-   * The channel as the app reaches it from this workspace. Throws a
-   * SwitchboardError saying why when it cannot: the workspace is not connected
-   * to the platform, the id is malformed, or the app is not in that channel.
-   */
-  resolveChannel(workspace: Workspace, externalChannelId: string): Promise<BridgeTarget>;
-}
+/** A bridge with the name of its web channel and of its surface ("Slack"), as lists show it. */
+export type BridgeListing = Bridge & { channelName: string; label: string };
 
-/** A bridge with the name of its web channel, as lists show it. */
-export type BridgeListing = Bridge & { channelName: string };
+/** One outside channel to bridge: the surface's name and its channel id there. */
+export interface BridgeRequest {
+  surface: ExternalSurface;
+  channel: string;
+}
 
 export class BridgeService {
-  private readonly surfaces = new Map<ExternalSurface, BridgeSurface>();
+  private readonly ports = new Map<ExternalSurface, BridgePort>();
   private readonly access: ChatAccess;
 
   constructor(private readonly store: Store, private readonly orgs: OrgService, private readonly clock: Clock) {
@@ -44,37 +31,41 @@ export class BridgeService {
   }
 
   /** Called by each surface module that can be bridged. */
-  register(s: BridgeSurface): void {
-    this.surfaces.set(s.surface, s);
+  register(port: BridgePort): void {
+    this.ports.set(port.surface, port);
+  }
+
+  /** The port of a bridged surface; undefined when this process did not register one. */
+  port(surface: ExternalSurface): BridgePort | undefined {
+    return this.ports.get(surface);
   }
 
   /** Links the web channel to each outside channel given; refuses a restricted channel unless `allowPrivate`. */
-  async add(actor: Actor, input: { workspace: string; channel: string; slack?: string; teams?: string; allowPrivate?: boolean }): Promise<BridgeListing[]> {
+  async add(actor: Actor, input: { workspace: string; channel: string; to: BridgeRequest[]; allowPrivate?: boolean }): Promise<BridgeListing[]> {
     const ws = await this.ownedWorkspace(actor, input.workspace, 'bridge channels');
-    const wanted = (['slack', 'teams'] as const).filter((s) => input[s]?.trim());
-    if (!wanted.length) throw invalidInput('Say which channel to bridge to: --slack with a Slack channel id (C…) or --teams with a Teams channel id (19:…).');
+    const wanted = input.to.map((t) => ({ surface: t.surface, channel: t.channel.trim() })).filter((t) => t.channel);
+    if (!wanted.length) throw invalidInput(`Say which outside channel to bridge to (${[...this.ports.values()].map((p) => p.label).join(' or ') || 'no chat app is configured'}).`);
     const name = input.channel.trim().replace(/^#/, '').toLowerCase();
     const channel = name === 'general' ? await this.access.ensureGeneral(ws) : await this.store.chat.channelByName(ws.id, name);
     if (!channel) throw notFound(`The channel #${name} in ${ws.slug}`, 'Create it in the web chat first, or pick an existing channel.');
     if (channel.restricted && !input.allowPrivate) {
       throw notPermitted(`#${channel.name} is a restricted channel: bridging it would show its messages to everyone in the outside channel. Pass --allow-private if that is what you mean.`);
     }
-    const targets = await Promise.all(wanted.map(async (s) => {
-      const surface = this.surfaces.get(s);
-      if (!surface && s === 'teams') throw new SwitchboardError('UNAVAILABLE', 'Microsoft Teams channels cannot be bridged yet; bridge a Slack channel, or mention Switchboard in Teams to talk to agents there.');
-      if (!surface) throw new SwitchboardError('UNAVAILABLE', 'Slack is not configured in this Switchboard, so nothing can be bridged to it; configure it and try again.');
-      return { s, target: await surface.resolveChannel(ws, input[s]!.trim()) };
+    const targets = await Promise.all(wanted.map(async ({ surface, channel: id }) => {
+      const port = this.ports.get(surface);
+      if (!port) throw new SwitchboardError('UNAVAILABLE', `Nothing can be bridged to "${surface}": that chat app is not configured in this Switchboard; configure it and try again.`);
+      return { surface, target: await port.resolveChannel(ws, id) };
     }));
     const createdBy = actor.kind === 'person' ? actor.personId : null;
     const made = await this.store.transaction(async (tx) => {
       const out: Bridge[] = [];
-      for (const { s, target } of targets) {
-        out.push(await tx.bridges.create({ workspaceId: ws.id, channelId: channel.conversationId, surface: s, ...target, allowPrivate: Boolean(input.allowPrivate), createdBy }));
+      for (const { surface, target } of targets) {
+        out.push(await tx.bridges.create({ workspaceId: ws.id, channelId: channel.conversationId, surface, ...target, allowPrivate: Boolean(input.allowPrivate), createdBy }));
       }
       return out;
     });
-    await this.store.audit.record({ workspaceId: ws.id, action: 'bridge.add', target: channel.conversationId, result: 'ok', details: { surfaces: wanted, by: createdBy } });
-    return made.map((b) => ({ ...b, channelName: channel.name }));
+    await this.store.audit.record({ workspaceId: ws.id, action: 'bridge.add', target: channel.conversationId, result: 'ok', details: { surfaces: wanted.map((t) => t.surface), by: createdBy } });
+    return made.map((b) => this.listing(b, channel.name));
   }
 
   /** The workspace's bridges; owners only. */
@@ -83,7 +74,11 @@ export class BridgeService {
     const all = channelId ? await this.store.bridges.forChannel(ws.id, channelId) : await this.store.bridges.list(ws.id);
     const names = new Map<string, string>();
     for (const b of all) if (!names.has(b.channelId)) names.set(b.channelId, (await this.store.chat.channel(ws.id, b.channelId))?.name ?? '?');
-    return all.map((b) => ({ ...b, channelName: names.get(b.channelId)! }));
+    return all.map((b) => this.listing(b, names.get(b.channelId)!));
+  }
+
+  private listing(b: Bridge, channelName: string): BridgeListing {
+    return { ...b, channelName, label: this.ports.get(b.surface)?.label ?? b.surface };
   }
 
   /** Removes a bridge named by its id or by the outside channel's id; owners only. */

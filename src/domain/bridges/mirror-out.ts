@@ -3,13 +3,14 @@
 // outbox and the surface's outbound port, exactly once per bridge (the message
 // map notes the attempt first and records the platform's id after).
 import { z } from 'zod';
-import { threadRoot, viaOf, writtenByGuest } from '../chat/views.ts';
-import type { SurfaceOutbound } from '../delivery/ports.ts';
+import { threadRoot, writtenByGuest } from '../chat/views.ts';
 import { postOnce } from '../delivery/post-delivery.ts';
 import { PermanentFailure } from '../errors.ts';
 import type { Conversation, Message } from '../messaging/types.ts';
 import type { Clock, JobHandler, Store } from '../ports.ts';
-import type { Agent } from '../types.ts';
+import type { ExternalSurface } from '../surfaces/ports.ts';
+import { WEB_CHAT, type Agent } from '../types.ts';
+import type { BridgePort } from './ports.ts';
 import type { Bridge } from './types.ts';
 
 /** The job that posts one web message into one bridged channel. */
@@ -19,7 +20,7 @@ const BridgeJob = z.object({ workspaceId: z.string().uuid(), bridgeId: z.string(
 
 /** The web channel a conversation belongs to: itself, or the channel a thread hangs off; null for anything else. */
 export const bridgeableChannel = (c: Conversation): string | null =>
-  c.surface !== 'web' ? null : c.kind === 'channel' ? c.id : c.kind === 'thread' && c.parentId ? c.parentId : null;
+  c.surface !== WEB_CHAT ? null : c.kind === 'channel' ? c.id : c.kind === 'thread' && c.parentId ? c.parentId : null;
 
 /**
  * Step of MessagingService.send, inside its transaction: a message in a
@@ -38,10 +39,14 @@ export async function queueMirrors(tx: Store, m: Message, conv: Conversation): P
   }
 }
 
-/** Who wrote a message as other sides show it: the chat user behind a guest's message, else the sender. */
-export async function authorOf(store: Store, m: Message, sender: Agent): Promise<{ displayName: string; avatarUrl: string | null; via: string }> {
+/**
+ * Who wrote a message as other sides show it: the chat user behind a guest's
+ * message, else the sender; `via` is the label of the bridged surface it was
+ * written on (`labelOf`), else the web chat's.
+ */
+export async function authorOf(store: Store, m: Message, sender: Agent, labelOf: (surface: string) => string | undefined): Promise<{ displayName: string; avatarUrl: string | null; via: string }> {
   const identity = writtenByGuest(m) ? await store.identities.get(m.askerIdentityId) : null;
-  const via = viaOf(m.surface) ?? 'web';
+  const via = labelOf(m.surface) ?? WEB_CHAT;
   if (identity) return { displayName: identity.displayName || 'Someone', avatarUrl: identity.avatarUrl, via };
   return { displayName: sender.displayName, avatarUrl: sender.avatarUrl, via };
 }
@@ -49,8 +54,8 @@ export async function authorOf(store: Store, m: Message, sender: Agent): Promise
 export interface MirrorDeps {
   store: Store;
   clock: Clock;
-  /** The outbound port of a surface; undefined when this process does not have it. */
-  outbound(surface: Bridge['surface']): SurfaceOutbound | undefined;
+  /** The bridge port of a surface (BridgeService.port); undefined when this process does not have it. */
+  port(surface: ExternalSurface): BridgePort | undefined;
 }
 
 /** The `bridge.post` handler: posts the message under its author's name with a mark of where it was written. */
@@ -63,11 +68,11 @@ export function bridgePostHandler(deps: MirrorDeps): JobHandler {
     const [bridge, message] = await Promise.all([store.bridges.get(workspaceId, bridgeId), store.messages.get(workspaceId, messageId)]);
     // The bridge was removed, or the message deleted, since.
     if (!bridge || !message) return;
-    const port = deps.outbound(bridge.surface);
+    const port = deps.port(bridge.surface);
     if (!port) throw new PermanentFailure(`${bridge.surface} is not configured in this process, so the bridged channel cannot be posted to.`);
     const [conv, sender] = await Promise.all([store.messages.getConversation(workspaceId, message.conversationId), store.agents.get(message.senderId)]);
     if (!conv || !sender) return;
-    const author = await authorOf(store, message, sender);
+    const author = await authorOf(store, message, sender, (s) => deps.port(s)?.label);
     const conversation = { ...conv, surface: bridge.surface, externalRef: await addressFor(store, port, bridge, conv) };
     const shown: Agent = { ...sender, displayName: `${author.displayName} (via ${author.via})`, avatarUrl: author.avatarUrl };
     await postOnce(port, { message, sender: shown, conversation }, ctx, {
@@ -78,7 +83,7 @@ export function bridgePostHandler(deps: MirrorDeps): JobHandler {
 }
 
 /** The bridged channel's address, or its thread's when the message is a reply to a message the bridge mirrored. */
-async function addressFor(store: Store, port: SurfaceOutbound, bridge: Bridge, conv: Conversation): Promise<Record<string, string>> {
+async function addressFor(store: Store, port: BridgePort, bridge: Bridge, conv: Conversation): Promise<Record<string, string>> {
   const root = threadRoot(conv);
   if (!root) return bridge.externalRef;
   const counterpart = (await store.bridges.counterparts(root)).find((c) => c.bridgeId === bridge.id);

@@ -68,7 +68,7 @@ describe('bridge commands', () => {
     expect(notMe).toMatchObject({ code: 'NOT_PERMITTED' });
     expect(notMe.message).toMatch(/app is not in the Slack channel C0NOTME; invite it/);
     expect((await refused('bridge add', { workspace: 'eng', channel: 'random' })).message).toMatch(/--slack .* or --teams/);
-    expect((await refused('bridge add', { workspace: 'eng', channel: 'random', teams: '19:abc@thread.tacv2' })).message).toMatch(/Teams channels cannot be bridged yet/);
+    expect((await refused('bridge add', { workspace: 'eng', channel: 'random', teams: '19:abc@thread.tacv2' })).message).toMatch(/Nothing can be bridged to "teams": that chat app is not configured/);
   });
 
   it('refuses a restricted channel unless the owner allows private content there', async () => {

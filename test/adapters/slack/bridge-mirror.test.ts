@@ -60,7 +60,7 @@ describe('a web channel bridged with a Slack channel', () => {
     const { app } = h.server;
     chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock, messageHtml);
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
-    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', slack: CHANNEL });
+    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'slack', channel: CHANNEL }] });
     general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
   });
   afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
@@ -160,7 +160,7 @@ describe('a web channel bridged with a Slack channel', () => {
     await app.store.bridges.remove(h.workspace.id, bridge.id);
     expect(await app.audiences.of(h.workspace, conv)).toMatchObject({ unlinked: 0 });
     expect((await app.audiences.of(h.workspace, conv)).level).not.toBe('guest');
-    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', slack: CHANNEL });
+    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'slack', channel: CHANNEL }] });
   });
 
   it('adopts a post Slack made when its answer was lost, instead of posting twice', async () => {
