@@ -64,6 +64,8 @@ async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsA
   const { activity } = context;
   const personal = address.type === 'personal';
   const read = teamsToMarkdown(activity, activity.recipient?.id);
+  // With the manifest's RSC permissions Teams sends every channel and group chat message; only a mention is written to the bot.
+  if (!personal && !read.mentionsBot) return;
   const text = read.markdown;
   if (!text) return void (personal && await say(context, helpText(true)));
   const target = await targetOf(rt, address);

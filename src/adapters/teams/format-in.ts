@@ -33,6 +33,8 @@ export interface TeamsMarkdown {
   names: string[];
   /** Those of `names` written as `@name`. */
   mentioned: string[];
+  /** Whether it @mentions the bot (Teams sends a bot with RSC permissions the messages that do not, too). */
+  mentionsBot: boolean;
 }
 
 /** The message as Markdown without the bot's own mention, and the agent names it gives. */
@@ -44,7 +46,8 @@ export function teamsToMarkdown(activity: TeamsMessageText, botId: string | unde
   const mentions = (activity.entities ?? []).filter((e) => e?.type === 'mention');
   const render = (people: boolean) => stringifyMarkdown(toMarkdown(tree, { mentions, botId, people })).trim();
   const agentsOnly = render(false);
-  return { markdown: render(true), names: namedAgents(agentsOnly), mentioned: parseMentions(agentsOnly) };
+  const mentionsBot = botId !== undefined && mentions.some((e) => e.mentioned?.id === botId);
+  return { markdown: render(true), names: namedAgents(agentsOnly), mentioned: parseMentions(agentsOnly), mentionsBot };
 }
 
 /** Teams refuses messages past about 28 KB, so anything much longer is not a real message: it is cut here rather than read. */

@@ -33,6 +33,12 @@ describe('the Teams app package', () => {
       validDomains: ['switchboard.example.com'],
     });
     expect(JSON.stringify(manifest)).not.toContain('${{');
+    // Resource-specific consent: the bot receives every message of the channels and group chats it is added to, not only mentions.
+    expect(manifest.webApplicationInfo).toEqual({ id: TEAMS_DEFAULTS.appId, resource: `api://switchboard.example.com/${TEAMS_DEFAULTS.appId}` });
+    expect(manifest.authorization.permissions.resourceSpecific).toEqual([
+      { name: 'ChannelMessage.Read.Group', type: 'Application' },
+      { name: 'ChatMessage.Read.Chat', type: 'Application' },
+    ]);
     expect(manifest.$schema).toBe(`https://developer.microsoft.com/json-schemas/teams/v${manifest.manifestVersion}/MicrosoftTeams.schema.json`);
     expect(pngSize(files['color.png']!)).toEqual([192, 192]);
     expect(pngSize(files['outline.png']!)).toEqual([32, 32]);

@@ -160,12 +160,24 @@ export function channelMention(
   return message(target, { kind: 'channel', channelId, teamId, threadRootId }, rest, true);
 }
 
+/**
+ * A channel message that does not mention the bot: Teams sends it only to a bot
+ * whose app has the ChannelMessage.Read.Group RSC permission (the manifest asks for it).
+ */
+export function channelMessage(
+  target: TeamsTarget,
+  options: MessageOptions & { channelId?: string; teamId?: string; threadRootId?: string },
+): TeamsActivity {
+  const { channelId, teamId, threadRootId, ...rest } = options;
+  return message(target, { kind: 'channel', channelId, teamId, threadRootId }, rest, false);
+}
+
 /** A message in the personal (1:1) chat with the bot: no mention needed. */
 export function personalMessage(target: TeamsTarget, options: MessageOptions): TeamsActivity {
   return message(target, { kind: 'personal' }, options, false);
 }
 
-/** A group chat message; the bot only receives it when @mentioned (default). */
+/** A group chat message, @mentioning the bot unless `mention: false` (sent to the bot through the ChatMessage.Read.Chat RSC permission). */
 export function groupChatMessage(target: TeamsTarget, options: MessageOptions & { chatId?: string; mention?: boolean }): TeamsActivity {
   const { chatId, mention = true, ...rest } = options;
   return message(target, { kind: 'groupChat', chatId }, rest, mention);
