@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { sql } from 'drizzle-orm';
+import { isConnectionLost } from './errors.ts';
 import { lockDataDir } from './lock.ts';
 import { PgListener } from './pg-listener.ts';
 import * as schema from './schema.ts';
@@ -86,7 +87,7 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
   return {
     db: db as unknown as Db,
     kind: 'postgres',
-    migrate: () => migrateNodePg(drizzleNodePg(pool, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
+    migrate: () => whileUnreachable(() => migrateNodePg(drizzleNodePg(pool, { schema }), { migrationsFolder: MIGRATIONS_DIR }), logger),
     ping: async () => { await pool.query('select 1'); },
     notify: async (channel, payload) => { await pool.query('select pg_notify($1, $2)', [channel, payload]); },
     listen: (channel, onPayload, onResume) => listener.listen(channel, onPayload, onResume),
@@ -95,6 +96,28 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
       await pool.end();
     })()),
   };
+}
+
+/** How long start-up waits for an unreachable PostgreSQL (a failover, a server still starting) before it gives up. */
+export const STARTUP_PATIENCE_MS = 120_000;
+
+/**
+ * Runs `fn` again while it fails only because the database cannot be reached,
+ * backing off from half a second to five, for `patienceMs` at most. Migrations
+ * run in one transaction, so an attempt cut off halfway left nothing behind.
+ */
+export async function whileUnreachable<T>(fn: () => Promise<T>, logger?: Logger, patienceMs = STARTUP_PATIENCE_MS): Promise<T> {
+  const giveUpAt = Date.now() + patienceMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isConnectionLost(e) || Date.now() >= giveUpAt) throw e;
+      const waitMs = Math.min(5_000, 500 * 2 ** (attempt - 1));
+      logger?.warn({ attempt, waitMs, err: { message: e instanceof Error ? e.message : String(e) } }, 'the database cannot be reached yet; trying again');
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
 }
 
 async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
