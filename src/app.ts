@@ -64,7 +64,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // Jobs wait mostly on PostgreSQL and Slack, so many run at once; PGlite runs every query on this
   // thread, one at a time, where more jobs at once would only queue ahead of the acknowledgements Slack waits for.
   const concurrency = database.kind === 'pglite' ? PGLITE_JOBS : POSTGRES_JOBS;
-  const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, concurrency, ...opts.queue });
+  const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, concurrency, maxAgeMs: config.jobMaxAgeMs, ...opts.queue });
   const orgs = new OrgService(store, clock);
   const agents = new AgentService(store, orgs, notifier, demoTokenRule);
   const audiences = new AudienceService(store, clock);

@@ -36,6 +36,8 @@ const schema = z.object({
   TEAMS_TERMS_URL: z.string().regex(/^https:\/\//, 'TEAMS_TERMS_URL must be the https address of your terms of use').optional(),
   APPROVAL_REMINDER_MINUTES: z.coerce.number().int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes').min(0)
     .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off').default(0),
+  JOB_MAX_AGE_MINUTES: z.coerce.number().int('JOB_MAX_AGE_MINUTES must be a whole number of minutes').min(1, 'JOB_MAX_AGE_MINUTES must be at least 1')
+    .max(10080, 'JOB_MAX_AGE_MINUTES must be at most 10080 (a week)').default(30),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`').optional(),
   TRUST_PROXY: z.string().regex(/^(true|false|\d+|[\w:./]+(\s*,\s*[\w:./]+)*)$/,
     'TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses or subnets such as loopback,10.0.0.0/8').default('false'),
@@ -62,6 +64,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** Remind approvers of a still-pending approval after this long; 0 for never. */
   approvalReminderMs: number;
+  /** How long a job that meets outages (platform, network, database) is retried before it is given up. */
+  jobMaxAgeMs: number;
   slack: {
     signingSecret?: string; botToken?: string; clientId?: string; clientSecret?: string; apiUrl?: string; command: string;
   };
@@ -112,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN,
     trustProxy: e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY === 'false' ? false : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
     approvalReminderMs: e.APPROVAL_REMINDER_MINUTES * 60_000,
+    jobMaxAgeMs: e.JOB_MAX_AGE_MINUTES * 60_000,
     slack: {
       signingSecret: e.SLACK_SIGNING_SECRET, botToken: e.SLACK_BOT_TOKEN, clientId: e.SLACK_CLIENT_ID,
       clientSecret: e.SLACK_CLIENT_SECRET, apiUrl: e.SLACK_API_URL, command: e.SLACK_COMMAND,

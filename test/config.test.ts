@@ -33,6 +33,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ SLACK_CLIENT_ID: 'a', SLACK_CLIENT_SECRET: 'b', SLACK_SIGNING_SECRET: 's' })).toThrow(/SWITCHBOARD_SECRET/);
   });
 
+  it('gives up on jobs meeting outages after JOB_MAX_AGE_MINUTES (30 by default), a whole number from 1', () => {
+    expect(loadConfig({}).jobMaxAgeMs).toBe(30 * 60_000);
+    expect(loadConfig({ JOB_MAX_AGE_MINUTES: '120' }).jobMaxAgeMs).toBe(120 * 60_000);
+    expect(() => loadConfig({ JOB_MAX_AGE_MINUTES: '0' })).toThrow(/JOB_MAX_AGE_MINUTES must be at least 1/);
+    expect(() => loadConfig({ JOB_MAX_AGE_MINUTES: '2.5' })).toThrow(/JOB_MAX_AGE_MINUTES must be a whole number of minutes/);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).databaseUrl).toBeUndefined();
   });

@@ -69,10 +69,25 @@ export class PermanentFailure extends Error {
   }
 }
 
-/** Thrown by job handlers when the platform asked us to wait (e.g. HTTP 429 Retry-After). */
-export class RetryLater extends Error {
+/**
+ * Thrown by job handlers when the failure passes with time (a platform's 5xx or
+ * timeout, the network, a rate limit): the queue retries it with backoff until
+ * the job is too old, however many attempts that takes.
+ */
+export class TransientFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TransientFailure';
+  }
+}
+
+/** Thrown by job handlers when the platform asked us to wait (e.g. HTTP 429 Retry-After): transient, with its wait. */
+export class RetryLater extends TransientFailure {
   constructor(message: string, readonly afterMs: number) {
     super(message);
     this.name = 'RetryLater';
   }
 }
+
+/** A failure retrying fixes once the outage is over: a TransientFailure, or the database away (UNAVAILABLE). */
+export const isTransient = (e: unknown): boolean => e instanceof TransientFailure || isOutage(e);

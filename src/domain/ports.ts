@@ -165,6 +165,8 @@ export interface OutboxEntry {
   attempts: number;
   runAt: Date;
   lastError: string | null;
+  /** When it was written: a job meeting transient failures is retried until it is too old. */
+  createdAt: Date;
 }
 
 /** Work to be done outside the transaction (posting to Slack, Teams…), written with the change that caused it. */
@@ -390,9 +392,11 @@ export interface JobContext {
   entryId: string;
   /** Aborted when this worker lost its lease (another may be running the entry): make no further platform call. */
   signal?: AbortSignal;
+  /** Whether throwing `err` from this attempt ends the entry for good (a handler that tells someone of a final failure does it then). */
+  failsForGood?(err: unknown): boolean;
 }
 
-/** A job handler: plain data in; throw PermanentFailure to stop retrying, RetryLater to wait. */
+/** A job handler: plain data in; throw PermanentFailure to stop retrying, TransientFailure (or RetryLater, to wait) for an outage. */
 export type JobHandler = (payload: Record<string, unknown>, ctx: JobContext) => Promise<void>;
 
 /** Delivers outbox entries to registered handlers with retries; BullMQ or the embedded loop. */

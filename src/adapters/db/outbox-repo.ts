@@ -14,6 +14,7 @@ const entryColumns = {
   attempts: outbox.attempts,
   runAt: outbox.runAt,
   lastError: outbox.lastError,
+  createdAt: outbox.createdAt,
 };
 
 const unfinished = ['pending', 'queued'] as const;

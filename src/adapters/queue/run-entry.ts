@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { PermanentFailure, RetryLater } from '../../domain/errors.ts';
+import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
+import { isTransient, PermanentFailure, RetryLater } from '../../domain/errors.ts';
 import { systemClock, type Clock, type JobHandler, type OutboxEntry, type OutboxRepo } from '../../domain/ports.ts';
 
 /** Options both queue adapters share: how entries are claimed and retried. */
@@ -8,8 +9,13 @@ export interface DeliveryOptions {
   pollMs?: number;
   /** Handlers running at once in this process; default 4. */
   concurrency?: number;
-  /** Attempts before an entry that keeps throwing is marked failed; default 8 (4× that while it is asked to wait). */
+  /** Attempts before an entry that keeps throwing an error not known to pass (a bug) is marked failed; default 8. */
   maxAttempts?: number;
+  /**
+   * How long an entry that keeps meeting transient failures (an outage, a rate limit, the database away) is retried,
+   * counted from when it was written; default 30 minutes. An entry older than that still gets LAST_TRIES attempts.
+   */
+  maxAgeMs?: number;
   /** Delay before the next attempt after attempt `n` threw; default exponential with jitter, 1 s up to 5 min. */
   backoff?: (attempt: number) => number;
   /**
@@ -28,6 +34,7 @@ export function resolveDelivery(o: DeliveryOptions): ResolvedDelivery {
     pollMs: o.pollMs ?? 500,
     concurrency: o.concurrency ?? 4,
     maxAttempts: o.maxAttempts ?? 8,
+    maxAgeMs: o.maxAgeMs ?? 30 * 60_000,
     backoff: o.backoff ?? exponentialBackoff(),
     leaseMs: o.leaseMs ?? 30_000,
     clock: o.clock ?? systemClock,
@@ -125,23 +132,42 @@ function holdLease(entry: OutboxEntry, ctx: RunContext): { signal: AbortSignal; 
 async function attempt(entry: OutboxEntry, ctx: RunContext, signal: AbortSignal): Promise<Outcome> {
   const handler = ctx.handlers.get(entry.topic);
   if (!handler) return { kind: 'failed', error: `no handler for topic ${entry.topic}` };
-  const { maxAttempts, backoff, clock } = ctx.delivery;
   try {
-    await handler(entry.payload, { attempt: entry.attempts, entryId: entry.id, signal });
+    await handler(entry.payload, { attempt: entry.attempts, entryId: entry.id, signal, failsForGood: (e) => verdict(entry, e, ctx.delivery).kind === 'failed' });
     return { kind: 'done' };
   } catch (e) {
-    if (e instanceof PermanentFailure) return { kind: 'failed', error: e.reason };
-    const error = describe(e);
-    // Being asked to wait (a 429 with Retry-After, or our own pacing) is not a failure of the work, so it may go on
-    // past maxAttempts; it still counts, so a platform that never recovers cannot hold an entry forever.
-    const budget = e instanceof RetryLater ? maxAttempts * RETRY_LATER_FACTOR : maxAttempts;
-    if (entry.attempts >= budget) return { kind: 'failed', error: `gave up after ${entry.attempts} attempts: ${error}` };
-    const delayMs = e instanceof RetryLater ? e.afterMs : backoff(entry.attempts);
-    return { kind: 'retry', error, runAt: new Date(clock.now().getTime() + Math.max(0, delayMs)) };
+    return verdict(entry, e, ctx.delivery);
   }
 }
 
-/** How many times maxAttempts an entry may be retried while the platform keeps asking it to wait. */
-export const RETRY_LATER_FACTOR = 4;
+/**
+ * What becomes of an entry whose attempt threw `thrown`: a permanent failure
+ * stops it; a transient one (an outage, a rate limit, the database away) is
+ * retried until the entry is older than maxAgeMs, however many attempts that
+ * takes; anything else (a bug, most likely) stops after maxAttempts.
+ */
+export function verdict(entry: OutboxEntry, thrown: unknown, delivery: ResolvedDelivery): Exclude<Outcome, { kind: 'done' }> {
+  const e = isDeliveryError(thrown) ? jobErrorFor(thrown.failure) : thrown;
+  if (e instanceof PermanentFailure) return { kind: 'failed', error: e.reason };
+  const { maxAttempts, maxAgeMs, backoff, clock } = delivery;
+  const error = describe(e);
+  const now = clock.now().getTime();
+  if (isTransient(e)) {
+    const ageMs = now - entry.createdAt.getTime();
+    // An entry that waited behind others of its conversation may be old before its first attempt: it still gets a few.
+    if (ageMs >= maxAgeMs && entry.attempts >= LAST_TRIES) {
+      return { kind: 'failed', error: `gave up after ${entry.attempts} attempts over ${duration(ageMs)}: ${error}` };
+    }
+  } else if (entry.attempts >= maxAttempts) {
+    return { kind: 'failed', error: `gave up after ${entry.attempts} attempts: ${error}` };
+  }
+  const delayMs = e instanceof RetryLater ? e.afterMs : backoff(entry.attempts);
+  return { kind: 'retry', error, runAt: new Date(now + Math.max(0, delayMs)) };
+}
+
+/** Attempts an entry past its max age still gets when its failures are transient. */
+export const LAST_TRIES = 3;
+
+const duration = (ms: number) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
 const describe = (e: unknown) => (e instanceof Error ? e.message || e.name : String(e));

@@ -1,5 +1,5 @@
 import { webApi } from '@slack/bolt';
-import type { DeliveryFailure } from '../../domain/delivery/failure.ts';
+import { jobErrorFor, type DeliveryFailure } from '../../domain/delivery/failure.ts';
 
 /** A failed Web API call as delivery sees it; this file is the one place Slack's errors are translated. */
 export type SlackFailure = DeliveryFailure & ({ kind: 'rate_limited'; afterMs: number } | { kind: 'permanent' | 'transient' });
@@ -44,15 +44,23 @@ export function classifySlackError(e: unknown): SlackFailure {
   }
 }
 
+const isWebApiError = (e: unknown) => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('slack_');
+};
+
+/**
+ * What a job should throw for `e`: a Web API error as the queue reads it (Slack down or asking to wait: retried
+ * until the job is too old; a refusal: stopped at once); anything else unchanged.
+ */
+export const asJobError = (e: unknown): unknown => (isWebApiError(e) ? jobErrorFor(classifySlackError(e)) : e);
+
 /**
  * An error as it may be logged: the Web API client's network errors wrap the
  * HTTP request, Authorization header included, so they are never logged whole.
  */
 export function loggable(e: unknown): Record<string, unknown> {
-  const code = (e as { code?: string } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('slack_')) {
-    return { code, reason: classifySlackError(e).reason };
-  }
+  if (isWebApiError(e)) return { code: (e as { code: string }).code, reason: classifySlackError(e).reason };
   if (e instanceof Error) return { name: e.name, message: e.message, stack: e.stack };
   return { message: String(e) };
 }

@@ -9,8 +9,8 @@ import { ErrorCode, ExpressReceiver, type App as BoltApp, type ExpressReceiverOp
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { PermanentFailure } from '../../domain/errors.ts';
-import type { JobHandler } from '../../domain/ports.ts';
-import { loggable } from './errors.ts';
+import type { JobContext, JobHandler } from '../../domain/ports.ts';
+import { asJobError, loggable } from './errors.ts';
 import { NotInstalledError } from './installations.ts';
 import type { SlackRuntime } from './runtime.ts';
 
@@ -127,7 +127,7 @@ async function answerLater(rt: SlackRuntime, body: Record<string, unknown>, resp
  * the queue retries it with backoff and finally marks it failed.
  */
 export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null): JobHandler {
-  return async (payload) => {
+  return async (payload, job) => {
     const app = bolt();
     if (!app) throw new PermanentFailure('Slack is not configured here (SLACK_SIGNING_SECRET), so a stored Slack request cannot be handled.');
     const event = await rt.app.store.inbound.get(String(payload.inboundId ?? ''));
@@ -137,7 +137,7 @@ export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null
     const { body, retryNum, retryReason } = parsed.data;
     let acked = false;
     await app.processEvent({
-      body, retryNum, retryReason, customProperties: {},
+      body, retryNum, retryReason, customProperties: { [JOB]: job },
       ack: async (response?: AckResponse) => {
         acked = true;
         await answerLater(rt, body, response);
@@ -148,6 +148,12 @@ export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null
     if (!acked) rt.logger.debug({ kind: event.kind }, 'no listener handles this Slack request (a stale or foreign button?); ignored');
   };
 }
+
+/** Where a replayed request's listeners find the job running it (Bolt passes customProperties on in `context`). */
+const JOB = 'switchboardJob';
+
+/** The job a listener runs in: whether a failure now is the last (see JobContext.failsForGood). */
+export const jobOf = (context: Record<string, unknown>): JobContext | undefined => context[JOB] as JobContext | undefined;
 
 /** Listener errors normally end in Bolt's error handler; thrown from there they fail the job, which retries. */
 export function rethrowListenerErrors(bolt: BoltApp, rt: SlackRuntime): void {
@@ -160,6 +166,6 @@ export function rethrowListenerErrors(bolt: BoltApp, rt: SlackRuntime): void {
       return;
     }
     rt.logger.warn({ err: loggable(original), code: error.code }, 'a Slack listener failed; the job will retry');
-    throw original;
+    throw asJobError(original);
   });
 }

@@ -1,7 +1,7 @@
 // The one place Bot Connector errors are translated. The connector client
 // throws a RestError: `statusCode`, `response.headers`, `response.bodyAsText`,
 // and a `request` that carries the bot's bearer token, so it is never logged whole.
-import type { DeliveryFailure } from '../../domain/delivery/failure.ts';
+import { jobErrorFor, type DeliveryFailure } from '../../domain/delivery/failure.ts';
 
 interface RestErrorLike {
   name?: string;
@@ -59,10 +59,21 @@ export function classifyTeamsError(error: unknown): DeliveryFailure {
   return { kind: 'permanent', code: `HTTP ${status}`, reason };
 }
 
+const isRestError = (error: unknown) => {
+  const e = (error ?? {}) as RestErrorLike;
+  return e.statusCode !== undefined || e.name === 'RestError';
+};
+
+/**
+ * What a job should throw for `error`: a Bot Connector error as the queue reads it (Teams down or asking to wait:
+ * retried until the job is too old; a refusal: stopped at once); anything else unchanged.
+ */
+export const asJobError = (error: unknown): unknown => (isRestError(error) ? jobErrorFor(classifyTeamsError(error)) : error);
+
 /** An error as it may be logged: never the request (it carries the bot's token). */
 export function loggable(error: unknown): Record<string, unknown> {
   const e = (error ?? {}) as RestErrorLike;
-  if (e.statusCode !== undefined || e.name === 'RestError') return { name: e.name, statusCode: e.statusCode, code: e.code, reason: classifyTeamsError(error).reason };
+  if (isRestError(error)) return { name: e.name, statusCode: e.statusCode, code: e.code, reason: classifyTeamsError(error).reason };
   if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
   return { message: String(error) };
 }

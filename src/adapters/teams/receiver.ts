@@ -13,7 +13,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { z } from 'zod';
 import { PermanentFailure } from '../../domain/errors.ts';
 import type { JobHandler } from '../../domain/ports.ts';
-import { loggable } from './errors.ts';
+import { asJobError, loggable } from './errors.ts';
 import type { Logger } from 'pino';
 import type { App } from '../../app-types.ts';
 
@@ -162,6 +162,10 @@ export function teamsInboundHandler(rt: ReceiverRuntime, logic: () => Logic): Jo
     if (!event) throw new PermanentFailure('The stored Teams activity is gone (purged or never written).');
     const parsed = activityShape.safeParse(event.payload);
     if (!parsed.success) throw new PermanentFailure('The stored Teams activity is malformed and cannot be replayed.');
-    await adapter.replay(validateAndFixActivity(structuredClone(parsed.data) as unknown as Activity), logic());
+    try {
+      await adapter.replay(validateAndFixActivity(structuredClone(parsed.data) as unknown as Activity), logic());
+    } catch (e) {
+      throw asJobError(e);
+    }
   };
 }

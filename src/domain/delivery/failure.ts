@@ -1,7 +1,7 @@
 // The one failure type of outbound delivery. Each surface adapter translates
 // its SDK's errors into a DeliveryFailure in one place (its errors.ts); what a
 // failure means for the job that made the call is decided here, once.
-import { PermanentFailure, RetryLater } from '../errors.ts';
+import { PermanentFailure, RetryLater, TransientFailure } from '../errors.ts';
 
 /** What a failed platform call means, whichever platform it was. */
 export type DeliveryFailure =
@@ -26,16 +26,16 @@ export const isDeliveryError = (e: unknown): e is DeliveryError => e instanceof 
  * What the job queue should do about a failure: wait out a Retry-After plus a
  * little jitter (so conversations throttled together do not return together),
  * back off on other retryable failures (the queue's backoff has jitter too),
- * or stop for good.
+ * both until the job is too old, or stop for good.
  */
 export function jobErrorFor(failure: DeliveryFailure, random: () => number = Math.random): Error {
   switch (failure.kind) {
     case 'rate_limited':
       return failure.afterMs === null
-        ? new Error(failure.reason)
+        ? new TransientFailure(failure.reason)
         : new RetryLater(failure.reason, Math.round(failure.afterMs + random() * Math.min(5_000, 250 + failure.afterMs / 5)));
     case 'transient':
-      return new Error(failure.reason);
+      return new TransientFailure(failure.reason);
     case 'permanent':
       return new PermanentFailure(failure.reason, `${failure.reason} (${failure.code})`);
   }

@@ -8,8 +8,10 @@ import { outbox } from '../../../src/adapters/db/schema.ts';
 import { BullmqQueue } from '../../../src/adapters/queue/bullmq-queue.ts';
 import { EmbeddedQueue } from '../../../src/adapters/queue/embedded-queue.ts';
 import { createJobQueue } from '../../../src/adapters/queue/index.ts';
-import type { DeliveryOptions } from '../../../src/adapters/queue/run-entry.ts';
-import { PermanentFailure, RetryLater } from '../../../src/domain/errors.ts';
+import { databaseUnavailable } from '../../../src/adapters/db/errors.ts';
+import { LAST_TRIES, type DeliveryOptions } from '../../../src/adapters/queue/run-entry.ts';
+import { DeliveryError } from '../../../src/domain/delivery/failure.ts';
+import { PermanentFailure, RetryLater, TransientFailure } from '../../../src/domain/errors.ts';
 import type { JobQueue, OutboxEntry } from '../../../src/domain/ports.ts';
 import { databases, pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 
@@ -166,7 +168,7 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     expect((await repo.get(e.id))?.status).toBe('failed');
   });
 
-  it('gives up after maxAttempts and records the last error', async () => {
+  it('gives up after maxAttempts on an error not known to pass (a bug), and records the last error', async () => {
     let calls = 0;
     const q = queue({ maxAttempts: 3 });
     q.register('post', async (_p, ctx) => {
@@ -180,24 +182,56 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     expect(failed).toMatchObject({ attempts: 3, lastError: 'gave up after 3 attempts: timeout on attempt 3' });
   });
 
-  it('goes on past maxAttempts while the platform asks it to wait, up to four times as many attempts', async () => {
-    let calls = 0;
+  it('retries transient failures (an outage, a rate limit, the database away) past maxAttempts while the entry is young', async () => {
+    const failures = [
+      () => new TransientFailure('Slack answered HTTP 500'),
+      () => new RetryLater('asked to wait', 10),
+      () => databaseUnavailable(),
+      () => new DeliveryError({ kind: 'transient', reason: 'the Bot Connector could not be reached (ECONNRESET)' }),
+      () => new DeliveryError({ kind: 'rate_limited', afterMs: null, reason: 'Teams answered HTTP 429' }),
+    ];
     const q = queue({ maxAttempts: 2 });
-    q.register('post', async (p) => {
-      calls++;
-      // Failures and Retry-After answers mixed, as under a rate-limited outage: the wait answers come last.
-      if (calls === 1) throw new Error('HTTP 500');
-      if (p.succeedAt && calls >= Number(p.succeedAt)) return;
-      throw new RetryLater('asked to wait', 10);
+    q.register('post', async (_p, ctx) => {
+      const fail = failures[ctx.attempt - 1];
+      if (fail) throw fail();
     });
-    const patient = await repo.add({ topic: 'post', payload: { succeedAt: 5 } });
+    const e = await repo.add({ topic: 'post', payload: {} });
     await q.start();
-    expect(await settled(patient.id)).toMatchObject({ status: 'done', attempts: 5 });
+    expect(await settled(e.id)).toMatchObject({ status: 'done', attempts: 6, lastError: 'Teams answered HTTP 429' });
+  });
 
-    calls = 0;
-    const hopeless = await repo.add({ topic: 'post', payload: {} });
-    q.kick();
-    expect(await settled(hopeless.id, 'failed')).toMatchObject({ attempts: 8, lastError: 'gave up after 8 attempts: asked to wait' });
+  it('gives up on transient failures once the entry is older than maxAgeMs, and not before', async () => {
+    let offsetMs = 0;
+    const clock = { now: () => new Date(Date.now() + offsetMs) };
+    let calls = 0;
+    const q = queue({ maxAttempts: 2, maxAgeMs: 60_000, clock });
+    q.register('post', async () => {
+      calls++;
+      throw new TransientFailure('Slack answered HTTP 503');
+    });
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    // Well past maxAttempts, still retried: the entry is young.
+    await vi.waitFor(() => expect(calls).toBeGreaterThanOrEqual(5), wait);
+    expect((await repo.get(e.id))?.status).not.toBe('failed');
+    offsetMs = 61_000; // a minute later, the outage still on
+    const failed = await settled(e.id, 'failed');
+    expect(failed.lastError).toMatch(/^gave up after \d+ attempts over 1 min: Slack answered HTTP 503$/);
+    expect(failed.attempts).toBe(calls);
+  });
+
+  it('still gives an entry older than maxAgeMs a few attempts of its own, and tells the handler which one is the last', async () => {
+    const last: Array<[boolean, boolean]> = [];
+    const q = queue({ maxAttempts: 2, maxAgeMs: 1 });
+    q.register('post', async (_p, ctx) => {
+      last.push([ctx.failsForGood!(new TransientFailure('down')), ctx.failsForGood!(new Error('a bug'))]);
+      throw new TransientFailure('Teams answered HTTP 502');
+    });
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    expect(await settled(e.id, 'failed')).toMatchObject({ attempts: LAST_TRIES, lastError: expect.stringMatching(/^gave up after 3 attempts over \d+ s: Teams answered HTTP 502$/) });
+    // Transient: only the third is the last; a bug would have ended it at maxAttempts (the second).
+    expect(last).toEqual([[false, false], [false, true], [true, true]]);
   });
 
   it('fails an entry whose topic has no handler', async () => {

@@ -187,6 +187,64 @@ describe('approvals in Slack', () => {
     expect(await status(id)).toBe('pending');
   });
 
+  /** Makes the core's decide throw `fail()` for the next `times` calls, then decide as usual. */
+  function decideFails(times: number, fail: () => Error) {
+    const { approvals } = world.app;
+    const decide = approvals.decide;
+    let left = times;
+    approvals.decide = (async (...a: Parameters<typeof decide>) => {
+      if (left > 0) { left--; throw fail(); }
+      return decide.apply(approvals, a);
+    }) as typeof decide;
+    return { left: () => left, restore: () => Reflect.deleteProperty(approvals, 'decide') };
+  }
+  const ephemeralsTo = (user: string) => standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === user).length;
+  const clickJobs = () => world.app.store.outbox.list({ topic: 'inbound.slack' });
+
+  it('hands a click that meets a failure other than a refusal back to its stored job, which decides it; the person is told nothing', async () => {
+    const { approval_id: id } = await ask({ title: 'Purge the CDN cache', approvers: ['alice'] });
+    const card = await cardPosted(standin, dmChannelId(USERS.alice), id);
+    const before = new Set((await clickJobs()).map((e) => e.id));
+    const toldBefore = ephemeralsTo(USERS.alice);
+    const failing = decideFails(2, () => new Error('socket hang up'));
+    try {
+      expect((await world.click(USERS.alice, card, 'approve')).status).toBe(200);
+      await vi.waitFor(async () => expect(await status(id)).toBe('approved'), { timeout: 20_000, interval: 50 });
+    } finally {
+      failing.restore();
+    }
+    expect(failing.left()).toBe(0);
+    const job = await vi.waitFor(async () => {
+      const [e] = (await clickJobs()).filter((x) => !before.has(x.id));
+      expect(e).toMatchObject({ status: 'done', attempts: 3 });
+      return e;
+    }, { timeout: 20_000, interval: 50 });
+    expect(job.lastError).toBe('socket hang up');
+    expect(ephemeralsTo(USERS.alice)).toBe(toldBefore);
+  });
+
+  it('tells the person once, when their click is finally given up, and decides nothing', async () => {
+    const { approval_id: id } = await ask({ title: 'Drop the staging database', approvers: ['alice'] });
+    const card = await cardPosted(standin, dmChannelId(USERS.alice), id);
+    const before = new Set((await clickJobs()).map((e) => e.id));
+    const toldBefore = ephemeralsTo(USERS.alice);
+    const failing = decideFails(1_000, () => new Error('socket hang up'));
+    try {
+      expect((await world.click(USERS.alice, card, 'approve')).status).toBe(200);
+      // Given up after maxAttempts (8 by default) for an error not known to pass; told on that last attempt, not before.
+      await vi.waitFor(async () => {
+        const [job] = (await clickJobs()).filter((x) => !before.has(x.id));
+        expect(job).toMatchObject({ status: 'failed', attempts: 8, lastError: 'gave up after 8 attempts: socket hang up' });
+      }, { timeout: 60_000, interval: 50 });
+      const told = await ephemeralTo(standin, USERS.alice, 'could not handle your click on this approval');
+      expect(told.args).toMatchObject({ channel: dmChannelId(USERS.alice) });
+    } finally {
+      failing.restore();
+    }
+    expect(ephemeralsTo(USERS.alice)).toBe(toldBefore + 1);
+    expect(await status(id)).toBe('pending');
+  });
+
   it('keeps an approval asked while Slack is down pending and visible on the web, and posts the card once Slack is back', async () => {
     standin.failNext('chat.postMessage', { status: 500 }, 3);
     const { approval_id: id } = await ask({ title: 'Scale the cluster', approvers: ['alice'] });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { databaseUnavailable } from '../../../src/adapters/db/errors.ts';
 import { inboundEvents, outbox } from '../../../src/adapters/db/schema.ts';
+import { LAST_TRIES } from '../../../src/adapters/queue/run-entry.ts';
 import { slackRuntime } from '../../../src/adapters/slack/index.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
@@ -29,9 +30,8 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
   let db: Database;
   let standin: SlackStandin;
   const queueName = `durable-${randomBytes(4).toString('hex')}`;
-  const harness = (o: { seed?: boolean; logLines?: string[]; maxAttempts?: number } = {}) => startHarness({
-    database: db, standin, seed: o.seed, redisUrl, queueName, logLines: o.logLines,
-    ...(o.maxAttempts ? { queue: { maxAttempts: o.maxAttempts } } : {}),
+  const harness = (o: { seed?: boolean; logLines?: string[]; queue?: { maxAttempts?: number; maxAgeMs?: number } } = {}) => startHarness({
+    database: db, standin, seed: o.seed, redisUrl, queueName, logLines: o.logLines, ...(o.queue ? { queue: o.queue } : {}),
   });
   const mention = (text: string) => eventCallback(appMention({ user: CAROL, channel: 'C0GENERAL', text: `${BOT} @reviewer ${text}` }));
   /** Every body the reviewer has received, read through `h`, until all of `bodies` are there. */
@@ -103,7 +103,8 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
   describe('with one server', () => {
     let h: Harness;
     const logLines: string[] = [];
-    beforeAll(async () => { h = await harness({ logLines, maxAttempts: 2 }); });
+    // Jobs are given up quickly here: a transient failure after LAST_TRIES attempts (every job is past its max age).
+    beforeAll(async () => { h = await harness({ logLines, queue: { maxAttempts: 2, maxAgeMs: 1 } }); });
     afterAll(async () => { await h?.stop(); });
 
     it('handles a slash command replayed with the same signature once', async () => {
@@ -180,8 +181,8 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
     });
 
     it('marks a request whose handling keeps failing as failed, and `jobs retry` handles it again', async () => {
-      // Naming nobody makes the handler answer ephemerally; Slack being down makes that throw twice.
-      standin.failNext('chat.postEphemeral', { status: 500 }, 2);
+      // Naming nobody makes the handler answer ephemerally; Slack being down makes that throw on every attempt.
+      standin.failNext('chat.postEphemeral', { status: 500 }, LAST_TRIES);
       const res = await h.post(eventCallback(appMention({ user: CAROL, channel: 'C0GENERAL', text: `${BOT}` })));
       expect(res.status).toBe(200);
       const failed = await vi.waitFor(async () => {
@@ -190,8 +191,8 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
         expect(jobs).toHaveLength(1);
         return jobs[0];
       }, LONG);
-      expect(failed.attempts).toBe(2);
-      expect(failed.last_error).toBeTruthy();
+      expect(failed.attempts).toBe(LAST_TRIES);
+      expect(failed.last_error).toMatch(/^gave up after 3 attempts over \d+ s: Slack answered HTTP 500/);
       const ephemerals = () => standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === CAROL && c.status === 200).length;
       const before = ephemerals();
 

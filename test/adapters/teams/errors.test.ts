@@ -1,9 +1,9 @@
 // Bot Connector failures sorted into what the job queue does about them.
 import { RestError } from '@azure/core-rest-pipeline';
 import { describe, expect, it } from 'vitest';
-import { classifyTeamsError, loggable } from '../../../src/adapters/teams/errors.ts';
+import { asJobError, classifyTeamsError, loggable } from '../../../src/adapters/teams/errors.ts';
 import { jobErrorFor as jobError } from '../../../src/domain/delivery/failure.ts';
-import { PermanentFailure, RetryLater } from '../../../src/domain/errors.ts';
+import { PermanentFailure, RetryLater, TransientFailure } from '../../../src/domain/errors.ts';
 
 function restError(status: number, body: unknown, headers: Record<string, string> = {}) {
   const request = { headers: { get: () => 'Bearer secret-bot-token' } };
@@ -25,13 +25,20 @@ describe('classifying Bot Connector failures', () => {
     expect((wait as RetryLater).afterMs).toBeLessThanOrEqual(2_000 + 650);
     const bare = jobError(classifyTeamsError(restError(429, {})));
     expect(bare).not.toBeInstanceOf(RetryLater);
-    expect(bare).not.toBeInstanceOf(PermanentFailure);
+    expect(bare).toBeInstanceOf(TransientFailure);
   });
 
   it.each([412, 500, 502, 503, 504])('retries %i with the queue\'s backoff', (status) => {
     const f = classifyTeamsError(restError(status, { error: { code: 'X', message: 'try later' } }));
     expect(f.kind).toBe('transient');
-    expect(jobError(f)).not.toBeInstanceOf(PermanentFailure);
+    expect(jobError(f)).toBeInstanceOf(TransientFailure);
+  });
+
+  it('gives a job the queue\'s kind of error for a Bot Connector failure, and leaves other errors as they are', () => {
+    expect(asJobError(restError(503, {}))).toBeInstanceOf(TransientFailure);
+    expect(asJobError(restError(403, BLOCKED))).toBeInstanceOf(PermanentFailure);
+    const bug = new TypeError('x is undefined');
+    expect(asJobError(bug)).toBe(bug);
   });
 
   it('records 403 MessageWritesBlocked and other refusals as permanent', () => {
