@@ -2,6 +2,8 @@
 // (the Teams reply chain it was asked in, else each approver's personal chat
 // with the bot) and records each view; `teams.approval.update` rewrites every
 // view with updateActivity once the approval settles, wherever that happened.
+// Each card is posted through the post record (post-once.ts), so a retry does
+// not post it twice once Teams' activity id is stored.
 // A click (Action.Execute, or the Action.Submit fallback) decides through the
 // domain, as the linked person, and is answered with the updated card.
 import type { TurnContext } from 'botbuilder';
@@ -14,9 +16,10 @@ import type { JobHandler } from '../../domain/ports.ts';
 import { addressFromRef, type TeamsAddress } from './address.ts';
 import { approvalCard } from './approval-card.ts';
 import { adaptiveCard, cardActivity, type Card } from './cards.ts';
-import { postActivity, updateActivity } from './connector.ts';
+import { updateActivity } from './connector.ts';
 import { addressOf } from './inbound.ts';
 import { loggable } from './errors.ts';
+import { postOnce } from './post-once.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 
 export const TEAMS_APPROVAL_SHOW = 'teams.approval.show';
@@ -73,7 +76,7 @@ async function placesFor(rt: TeamsRuntime, a: Approval): Promise<TeamsAddress[]>
 }
 
 export function approvalShowHandler(rt: TeamsRuntime): JobHandler {
-  return async (raw) => {
+  return async (raw, ctx) => {
     const job = parseJob(raw);
     const a = await rt.app.store.approvals.get(job.workspaceId, job.approvalId);
     if (!a) return;
@@ -84,7 +87,8 @@ export function approvalShowHandler(rt: TeamsRuntime): JobHandler {
       const card = await renderCard(rt, a, place.tenant);
       let activity: string;
       try {
-        activity = await postActivity(rt, place, cardActivity(card, `Approval requested: ${a.title}`));
+        // Through the post record: a retry after the card was posted (and before its view was stored) does not post it again.
+        activity = await postOnce(rt, `approval:${a.id}:${place.conversation}`, place, cardActivity(card, `Approval requested: ${a.title}`), ctx.signal);
       } catch (e) {
         if (!isDeliveryError(e)) throw e;
         if (e.failure.kind === 'permanent') {

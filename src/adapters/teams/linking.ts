@@ -14,6 +14,7 @@ import type { TeamsAddress } from './address.ts';
 import { adaptiveCard, cardActivity, executeAction, type Card } from './cards.ts';
 import { postActivity } from './connector.ts';
 import { classifyTeamsError, loggable } from './errors.ts';
+import { postOnce } from './post-once.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
 export const TEAMS_LINK_DONE = linkDoneTopic('teams');
@@ -125,7 +126,7 @@ const DoneJob = z.object({ identityId: z.string().uuid(), personId: z.string().u
 
 /** `teams.link.done`: "Linked as @alice" in the person's personal chat, delivered with retries like every Teams post. */
 export function linkDoneHandler(rt: TeamsRuntime): JobHandler {
-  return async (raw) => {
+  return async (raw, ctx) => {
     const parsed = DoneJob.safeParse(raw);
     if (!parsed.success) throw new PermanentFailure(`The ${TEAMS_LINK_DONE} job is malformed (${parsed.error.issues[0]?.message}).`);
     const { store } = rt.app;
@@ -135,10 +136,11 @@ export function linkDoneHandler(rt: TeamsRuntime): JobHandler {
     const chat = await personalChat(rt, identity.tenantId, identity.externalUserId);
     if (!chat) throw new PermanentFailure('There is no personal chat with this Teams user to confirm the link in.');
     try {
-      await postActivity(rt, chat, {
+      // Once per job (a later link is another job), through the post record (post-once.ts).
+      await postOnce(rt, `link-done:${ctx.entryId}`, chat, {
         type: 'message', textFormat: 'markdown',
         text: `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; write "unlink" to remove the link.`,
-      });
+      }, ctx.signal);
     } catch (e) {
       if (isDeliveryError(e)) throw jobErrorFor(e.failure);
       throw e;

@@ -89,8 +89,11 @@ export async function postOnce(port: SurfaceOutbound, out: OutboundMessage, ctx:
 /** Waits between tries to record a post: about 15 s in all, well inside the job's 30-second lease. */
 const RECORD_WAITS_MS = [250, 500, 1_000, 2_000, 4_000, 4_000, 4_000];
 
-/** Records a post, trying again while the database is away, until the waits run out or the lease is lost. */
-async function recordPatiently(record: () => Promise<void>, signal?: AbortSignal): Promise<void> {
+/**
+ * Records a post, trying again while the database is away, until the waits run out or the lease is lost: for a
+ * platform that cannot be searched for an earlier post (Teams), only this process knows the post exists.
+ */
+export async function recordPatiently(record: () => Promise<void>, signal?: AbortSignal): Promise<void> {
   for (const wait of RECORD_WAITS_MS) {
     try {
       return await record();

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { APPROVE_ACTION } from '../../../src/adapters/slack/approvals.ts';
 import { connectSlackTeam, mountSlack, slackRuntime } from '../../../src/adapters/slack/index.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { TEAMS_APPROVAL_SHOW } from '../../../src/adapters/teams/index.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Approval } from '../../../src/domain/approvals/types.ts';
 import { hashPassword } from '../../../src/web/auth/index.ts';
@@ -87,6 +88,28 @@ describe('approvals in Teams, next to Slack and the web', () => {
     expect(card.refresh?.userIds).toEqual([alice.id]);
     // The view is recorded once Teams has answered the post, a moment after the stand-in has the card.
     await vi.waitFor(async () => expect(await h.server.app.store.approvals.views(a.id, 'teams')).toHaveLength(1), { timeout: 10_000 });
+  });
+
+  it('posts a card once when the job runs again after Teams took it but before its view was stored', async () => {
+    const { approvals } = h.server.app.store;
+    const addView = approvals.addView;
+    let failures = 1;
+    approvals.addView = (async (...args: Parameters<typeof addView>) => {
+      if (args[0].surface === 'teams' && failures > 0) { failures--; throw new Error('the view could not be written'); }
+      return addView.apply(approvals, args);
+    }) as typeof addView;
+    try {
+      const a = await request('Deploy v1.1');
+      await vi.waitFor(async () => expect(await h.server.app.store.approvals.views(a.id, 'teams')).toHaveLength(1), { timeout: 20_000 });
+      const [job] = (await h.server.app.store.outbox.list({ topic: TEAMS_APPROVAL_SHOW })).filter((e) => e.payload.approvalId === a.id);
+      expect(job).toMatchObject({ status: 'done', attempts: 2, lastError: 'the view could not be written' });
+      const [view] = await h.server.app.store.approvals.views(a.id, 'teams');
+      const cards = teams.conversationActivities(personalChat).filter((x) => JSON.stringify(x).includes(a.id));
+      expect(cards.map((c) => c.id)).toEqual([view.ref.activity]);
+    } finally {
+      Reflect.deleteProperty(approvals, 'addView');
+    }
+    expect(failures).toBe(0);
   });
 
   it('shows an approval asked in a Teams reply chain in that reply chain, not in personal chats', async () => {
