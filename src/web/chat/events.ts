@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { App } from '../../app.ts';
+import { RECHECK } from '../../adapters/db/pg-notifier.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import { chatPersonTopic, chatWorkspaceTopic, type ChatService } from '../../domain/chat/chat-service.ts';
 import { LIVE_PAYLOAD } from '../../domain/live/live-service.ts';
@@ -18,7 +19,9 @@ const UUID = /^[0-9a-f-]{36}$/i;
  * `message` (the message and its conversation), `sidebar` (a channel or DM
  * appeared: refetch the sidebar), `inbox` (something arrived for them),
  * `approval` (an approval card they may see was asked or settled), `live` (an
- * agent's status or the message it is streaming, see domain/live).
+ * agent's status or the message it is streaming, see domain/live), `resync`
+ * (wake-ups may have been missed while the database's notification connection
+ * was down: reload what the page shows, the open conversation included).
  */
 export function eventStream(app: App, chat: ChatService): RequestHandler {
   // Every stream this handler opened ends on shutdown; browsers reconnect to the next server.
@@ -74,9 +77,16 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
       if (notifyInbox) emit('inbox', {});
     };
 
+    // The notifier wakes every topic at once after a gap; the page is told once.
+    let resyncing = false;
+    const resync = () => {
+      if (resyncing) return;
+      resyncing = true;
+      enqueue(async () => { resyncing = false; emit('resync', {}); });
+    };
     // A subscription that finishes after the browser left is undone at once.
     const listen = async (topic: string, fn: (payload: string) => Promise<void>) => {
-      const unsubscribe = await app.notifier.subscribe(topic, (payload) => enqueue(() => fn(payload)));
+      const unsubscribe = await app.notifier.subscribe(topic, (payload) => (payload === RECHECK ? resync() : enqueue(() => fn(payload))));
       if (closed) await unsubscribe(); else unsubscribers.push(unsubscribe);
     };
     const watch = async (conversationId: string) => {

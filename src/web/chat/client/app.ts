@@ -74,6 +74,13 @@ function receive(m: MessageView, c: ConversationInfo) {
   }
 }
 
+/** Reloads what the page shows when events may have been missed: the stream dropped, or the server's wake-ups had a gap. */
+function catchUp() {
+  store.update({ main: null, thread: null });
+  route();
+  sidebarSoon();
+}
+
 let source: EventSource | null = null;
 
 function connect() {
@@ -88,7 +95,8 @@ function connect() {
     inbox: () => { sidebarSoon(); if (store.state.view === 'inbox') inboxSoon(); },
     approval: (card) => updateApproval(ws(), card, { listFor: (id) => store.open(id)?.list ?? null }),
     live: (activity) => { const open = store.open(activity.conversation_id); if (open) showLive(open, activity); },
-    reconnect: () => { store.update({ main: null, thread: null }); route(); sidebarSoon(); },
+    reconnect: catchUp,
+    resync: catchUp,
   });
 }
 

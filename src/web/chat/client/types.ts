@@ -41,6 +41,8 @@ export interface LiveEvents {
   inbox: unknown;
   approval: Approval;
   live: LiveActivity;
+  /** Wake-ups may have been missed (the server lost its notification connection): reload what the page shows. */
+  resync: unknown;
 }
 
 /** An agent at work in a conversation: its status line and the message it is streaming (see domain/live). */
