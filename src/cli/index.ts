@@ -182,7 +182,7 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
   bridge.command('add <workspace>').description('bridge a web chat channel with a Slack channel and/or a Teams channel (workspace owners)')
     .requiredOption('--channel <name>', 'the web chat channel, e.g. general')
     .option('--slack <channel id>', 'the Slack channel id (C…); the app must be in the channel')
-    .option('--teams <conversation id>', 'the Teams channel\'s conversation id (19:…); the bot must be in the team')
+    .option('--teams <channel id>', 'the Teams channel id (19:…@thread.tacv2) or its "Get link to channel" link; the bot must be in the team')
     .option('--allow-private', 'allow bridging a restricted web channel (its messages reach everyone in the outside channel)')
     .action(data('bridge add', (workspace, o) => ({ workspace, ...o })));
   bridge.command('list <workspace>').description('list the workspace\'s bridged channels')

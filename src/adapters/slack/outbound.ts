@@ -101,11 +101,11 @@ export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
       return thread ? `${thread.team}:${thread.channel}` : null;
     },
 
-    async post({ message, sender, conversation }): Promise<PostedMessage> {
+    async post({ message, sender, conversation, via }): Promise<PostedMessage> {
       const { thread, client } = await reach(rt, conversation);
       const posted = await call(() => client.chat.postMessage({
         channel: thread.channel, ...markdownToSlack(message.body), ...(thread.thread_ts ? { thread_ts: thread.thread_ts } : {}),
-        username: sender.displayName.slice(0, 80), ...(sender.avatarUrl ? { icon_url: sender.avatarUrl } : {}),
+        username: (via ? `${sender.displayName} (via ${via})` : sender.displayName).slice(0, 80), ...(sender.avatarUrl ? { icon_url: sender.avatarUrl } : {}),
         metadata: { event_type: MESSAGE_EVENT_TYPE, event_payload: { switchboard_message_id: message.id, agent: qualifiedName(sender) } },
         unfurl_links: false,
       }));

@@ -14,6 +14,7 @@ import {
 } from './cards.ts';
 import { loggable } from './errors.ts';
 import { membersChanged } from './audience.ts';
+import { followChange, mirrorBridged } from './bridge.ts';
 import { addressOf, normalise, teamsPort, type TeamsTarget } from './inbound.ts';
 import { LINK, linkAgain, linkCommand } from './linking.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
@@ -64,6 +65,9 @@ async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsA
   const { activity } = context;
   const personal = address.type === 'personal';
   const read = teamsToMarkdown(activity, activity.recipient?.id);
+  // A bridged channel mirrors every message written there, mentions included (bridge.ts).
+  const mirrored = address.type === 'channel' ? await mirrorBridged(rt, context, address, read) : false;
+  if (mirrored) return void (mirrored.length && await say(context, mirrored.join('\n\n')));
   // With the manifest's RSC permissions Teams sends every channel and group chat message; only a mention is written to the bot.
   if (!personal && !read.mentionsBot) return;
   const text = read.markdown;
@@ -122,6 +126,14 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
       if (address) await guard(rt, context, () => (value && typeof value.sb === 'string' ? this.submitted(context, address, value) : onMessage(rt, context, address)));
       await next();
     });
+    // Bridged channels: an edit or a delete follows the message to its web copy.
+    for (const [on, kind] of [['onTeamsMessageEditEvent', 'edit'], ['onTeamsMessageSoftDeleteEvent', 'delete']] as const) {
+      this[on](async (context, next) => {
+        const address = addressOf(context.activity);
+        if (address) await followChange(rt, context, address, kind);
+        await next();
+      });
+    }
     this.onMembersRemoved(async (context, next) => {
       await membersChanged(rt, context);
       await next();

@@ -29,9 +29,9 @@ export function agentHeader(agent: Agent, note?: string): Card {
   return { type: 'ColumnSet', columns };
 }
 
-/** The one-line header of an agent's text message: its name in bold and how to address it. */
-export function compactHeader(agent: Agent): string {
-  return teamsLine(agent.displayName, ` (${qualifiedName(agent)})`);
+/** The one-line header of an agent's text message: its name in bold and how to address it (a bridged mirror: where it was written). */
+export function compactHeader(agent: Agent, via?: string): string {
+  return teamsLine(agent.displayName, ` (${via ? `via ${via}` : qualifiedName(agent)})`);
 }
 
 /**
@@ -39,12 +39,12 @@ export function compactHeader(agent: Agent): string {
  * message under a one-line header, or, for tables, headings and long code, a
  * card under the agent's header with its avatar. `people`: who may be mentioned.
  */
-export function agentMessage(agent: Agent, body: string, people?: ReadonlyMap<string, TeamsPerson>): Partial<Activity> {
+export function agentMessage(agent: Agent, body: string, people?: ReadonlyMap<string, TeamsPerson>, via?: string): Partial<Activity> {
   const summary = `${agent.displayName}: ${excerpt(body, 120)}`;
-  const header = agentHeader(agent);
+  const header = agentHeader(agent, via ? `via ${via}` : undefined);
   const shown = markdownToTeams(body, people, TEAMS_LIMIT_BYTES - Buffer.byteLength(JSON.stringify(header)));
   if (shown.kind === 'text') {
-    return { type: 'message', textFormat: 'markdown', text: `${compactHeader(agent)}\n\n${shown.text}`, summary, ...(shown.entities.length ? { entities: shown.entities } : {}) };
+    return { type: 'message', textFormat: 'markdown', text: `${compactHeader(agent, via)}\n\n${shown.text}`, summary, ...(shown.entities.length ? { entities: shown.entities } : {}) };
   }
   const card = adaptiveCard([header, ...shown.body], { fallbackText: `${agent.displayName}: ${excerpt(body, 1000)}` });
   return { type: 'message', attachments: [CardFactory.adaptiveCard(card)], summary };

@@ -6,6 +6,7 @@ import type { Mount } from '../../web/http.ts';
 import { approvalShowHandler, approvalUpdateHandler, TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE } from './approvals.ts';
 import { teamsAudience } from './audience.ts';
 import { SwitchboardTeamsBot } from './bot.ts';
+import { teamsBridgePort } from './bridge.ts';
 import { linkDoneHandler, TEAMS_LINK_DONE } from './linking.ts';
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
 import { teamsLive } from './live.ts';
@@ -40,7 +41,9 @@ export function createTeamsSurface(app: App, overrides: Partial<TeamsSettings> =
   // One bot per surface: the route and the inbound.teams job share its turn logic.
   const bot = new SwitchboardTeamsBot(rt);
   const logic = (context: Parameters<SwitchboardTeamsBot['run']>[0]) => bot.run(context);
-  registerSurfaceDelivery(app, { ...teamsOutbound(rt), ...teamsLive(rt) });
+  const outbound = { ...teamsOutbound(rt), ...teamsLive(rt) };
+  registerSurfaceDelivery(app, outbound);
+  app.bridges.register(teamsBridgePort(rt, outbound));
   app.queue.register(TEAMS_APPROVAL_SHOW, approvalShowHandler(rt));
   app.queue.register(TEAMS_APPROVAL_UPDATE, approvalUpdateHandler(rt));
   app.queue.register(TEAMS_LINK_DONE, linkDoneHandler(rt));

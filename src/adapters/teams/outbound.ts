@@ -61,9 +61,9 @@ export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
       return address ? paceKey(address) : null;
     },
 
-    async post({ message, sender, conversation }: OutboundMessage): Promise<PostedMessage> {
+    async post({ message, sender, conversation, via }: OutboundMessage): Promise<PostedMessage> {
       const address = addressOf(conversation);
-      const activityId = await postActivity(rt, address, agentMessage(sender, message.body, await mentionable(rt, address, message.body)));
+      const activityId = await postActivity(rt, address, agentMessage(sender, message.body, await mentionable(rt, address, message.body), via));
       return { externalId: activityId, permalink: messageLink(address, activityId) };
     },
 
@@ -73,9 +73,9 @@ export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
       return null;
     },
 
-    async update({ message, sender, conversation }, activityId) {
+    async update({ message, sender, conversation, via }, activityId) {
       const address = addressOf(conversation);
-      await updateActivity(rt, address, activityId, agentMessage(sender, message.body, await mentionable(rt, address, message.body)));
+      await updateActivity(rt, address, activityId, agentMessage(sender, message.body, await mentionable(rt, address, message.body), via));
     },
 
     // A channel's reply chain is its own conversation, `<channel conversation>;messageid=<root>`.

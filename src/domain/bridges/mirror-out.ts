@@ -74,8 +74,8 @@ export function bridgePostHandler(deps: MirrorDeps): JobHandler {
     if (!conv || !sender) return;
     const author = await authorOf(store, message, sender, (s) => deps.port(s)?.label);
     const conversation = { ...conv, surface: bridge.surface, externalRef: await addressFor(store, port, bridge, conv) };
-    const shown: Agent = { ...sender, displayName: `${author.displayName} (via ${author.via})`, avatarUrl: author.avatarUrl };
-    await postOnce(port, { message, sender: shown, conversation }, ctx, {
+    const shown: Agent = { ...sender, displayName: author.displayName, avatarUrl: author.avatarUrl };
+    await postOnce(port, { message, sender: shown, conversation, via: author.via }, ctx, {
       note: () => store.bridges.notePost(bridge.id, message.id, deps.clock.now()),
       record: (posted) => store.bridges.recordPosted(bridge.id, message.id, posted.externalId),
     });

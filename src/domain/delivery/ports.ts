@@ -11,6 +11,8 @@ export interface OutboundMessage {
   message: Message;
   sender: Agent;
   conversation: Conversation;
+  /** Set for a bridged channel's mirror: where the message was written ("web", "Slack"); `sender` then carries its author's name and avatar. */
+  via?: string;
 }
 
 /** Where a post landed: the platform's id for it, and a link people can open (null when the platform gives none). */

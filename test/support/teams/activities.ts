@@ -31,7 +31,7 @@ export interface WireConversation {
 }
 
 export interface TeamsActivity {
-  type: 'message' | 'invoke' | 'conversationUpdate';
+  type: 'message' | 'invoke' | 'conversationUpdate' | 'messageUpdate' | 'messageDelete';
   id: string;
   timestamp: string;
   localTimestamp: string;
@@ -161,15 +161,35 @@ export function channelMention(
 }
 
 /**
- * A channel message that does not mention the bot: Teams sends it only to a bot
- * whose app has the ChannelMessage.Read.Group RSC permission (the manifest asks for it).
+ * A channel message as a bot with the ChannelMessage.Read.Group permission
+ * receives it: without the bot's mention unless `mention`. Starts a reply chain
+ * unless `threadRootId` is given.
  */
 export function channelMessage(
   target: TeamsTarget,
-  options: MessageOptions & { channelId?: string; teamId?: string; threadRootId?: string },
+  options: MessageOptions & { channelId?: string; teamId?: string; threadRootId?: string; mention?: boolean },
 ): TeamsActivity {
-  const { channelId, teamId, threadRootId, ...rest } = options;
-  return message(target, { kind: 'channel', channelId, teamId, threadRootId }, rest, false);
+  const { channelId, teamId, threadRootId, mention = false, ...rest } = options;
+  return message(target, { kind: 'channel', channelId, teamId, threadRootId }, rest, mention);
+}
+
+type ChangeOptions = CommonOptions & { id: string; channelId?: string; threadRootId?: string };
+
+/**
+ * What Teams sends when someone edits a channel message (`messageUpdate`, eventType
+ * `editMessage`): the edited message's id and conversation, with its new text.
+ */
+export function channelMessageEdited(target: TeamsTarget, options: ChangeOptions & { text: string }): TeamsActivity {
+  const { channelId, threadRootId, ...rest } = options;
+  const edited = message(target, { kind: 'channel', channelId, threadRootId: threadRootId ?? options.id }, rest, false);
+  return { ...edited, type: 'messageUpdate', channelData: { ...edited.channelData, eventType: 'editMessage' } };
+}
+
+/** What Teams sends when someone deletes a channel message (`messageDelete`, eventType `softDeleteMessage`). */
+export function channelMessageDeleted(target: TeamsTarget, options: ChangeOptions): TeamsActivity {
+  const { channelId, threadRootId, ...rest } = options;
+  const base = envelope(target, { kind: 'channel', channelId, threadRootId: threadRootId ?? options.id }, rest);
+  return { type: 'messageDelete', ...base, channelData: { ...base.channelData, eventType: 'softDeleteMessage' }, entities: [clientInfo] };
 }
 
 /** A message in the personal (1:1) chat with the bot: no mention needed. */

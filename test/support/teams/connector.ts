@@ -72,6 +72,9 @@ const MESSAGE_WRITES_BLOCKED = {
     '{\r\n  "subCode": "MessageWritesBlocked",\r\n  "details": "Thread is blocked from message writes.",\r\n  "errorCode": null,\r\n  "errorSubCode": null\r\n}',
 };
 
+/** What the Bot Connector answers a bot about a conversation it is not a member of. */
+const NOT_IN_ROSTER = { status: 403, body: errorBody('BotNotInConversationRoster', 'The bot is not part of the conversation roster.') };
+
 export interface ConnectorReply {
   status: number;
   body?: unknown;
@@ -84,6 +87,8 @@ export class ConnectorState {
   /** Activities the bot posted, by conversation then activity id, as last written. */
   private readonly activities = new Map<string, Map<string, WireActivity>>();
   private readonly members = new Map<string, TeamsUserSeed[]>();
+  /** Channels (with their reply chains) and chats whose roster the bot is not on. */
+  private readonly botAbsent = new Set<string>();
   /** Streams bots sent in personal chats, by stream id. */
   readonly streaming = new StreamRules();
 
@@ -101,6 +106,11 @@ export class ConnectorState {
 
   setMembers(conversationId: string, members: TeamsUserSeed[]): void {
     this.members.set(conversationId, members);
+  }
+
+  /** Takes the bot off a conversation's roster (a team it was never added to): every call there gets Teams' 403. */
+  removeBot(conversationId: string): void {
+    this.botAbsent.add(conversationId);
   }
 
   /** The activity as last sent or updated by the bot, or undefined. */
@@ -136,7 +146,8 @@ export class ConnectorState {
     this.calls.push(call);
 
     const failure = this.failures.get(route.op)?.shift();
-    const reply = failure ? failureReply(failure) : this.perform(route, call, body);
+    const absent = route.conversationId !== undefined && this.botAbsent.has(route.conversationId.replace(/;messageid=\d+$/, ''));
+    const reply = failure ? failureReply(failure) : absent ? NOT_IN_ROSTER : this.perform(route, call, body);
     call.status = reply.status;
     return reply;
   }

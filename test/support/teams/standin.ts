@@ -92,6 +92,8 @@ export interface TeamsStandin {
   failNext(op: ConnectorOp, failure: ConnectorFailure): void;
   /** Sets who GET …/members returns for a conversation. */
   setMembers(conversationId: string, members: TeamsUserSeed[]): void;
+  /** Takes the bot off a channel's or chat's roster: calls there get 403 BotNotInConversationRoster. */
+  removeBot(conversationId: string): void;
   /** The activity as last sent or updated by the bot. */
   activity(conversationId: string, activityId: string): WireActivity | undefined;
   /** The activities the bot posted in a conversation, as last written. */
@@ -224,6 +226,7 @@ export async function startTeamsStandin(options: TeamsStandinOptions = {}): Prom
     delivered: (op) => connector.calls.filter((c) => c.op === op && c.status >= 200 && c.status < 300),
     failNext: (op, failure) => connector.failNext(op, failure),
     setMembers: (conversationId, members) => connector.setMembers(conversationId, members),
+    removeBot: (conversationId) => connector.removeBot(conversationId),
     activity: (conversationId, activityId) => connector.activity(conversationId, activityId),
     conversationActivities: (conversationId) => connector.conversationActivities(conversationId),
     stream: (streamId) => connector.streaming.streams.get(streamId),
