@@ -70,12 +70,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const audiences = new AudienceService(store, clock);
   const links = new LinkService(store, clock, config.publicUrl, () => queue.kick());
   const outbound = new Map<ExternalSurface, SurfaceOutbound>();
-  const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences,
-    (s) => outbound.get(s)?.postTopic ?? null);
+  const postTopicOf = (s: SurfaceName) => outbound.get(s)?.postTopic ?? null;
+  const listening = new ListeningService(store, orgs, agents, clock, postTopicOf, () => queue.kick());
+  const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences, postTopicOf, listening);
   const documents = new DocumentService(store, orgs, clock);
-  const intake = new IntakeService(store, orgs, agents, notifier, clock, config.publicUrl, () => queue.kick());
+  const intake = new IntakeService(store, orgs, agents, notifier, clock, config.publicUrl, postTopicOf, () => queue.kick());
   const inbound = new InboundService(store, clock, orgs, agents, messaging, links, new BridgeInbound(store, messaging, notifier, () => clock.now()), intake);
-  const listening = new ListeningService(store, orgs, agents, clock, () => queue.kick());
   const surfaces = new Set<SurfaceName>();
   const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
   const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs }, () => queue.kick());

@@ -31,6 +31,15 @@ describe('the domain core', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('names no surface in listening and intake: each surface registers its channels and post job', () => {
+    const code = (f: string) => readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const named = (src: string) => [...src.matchAll(/(['"`])(slack|teams|web|mcp)\1/g)].map((m) => m[0]);
+    expect(named("if (c.surface === 'slack') return `teams`;")).toEqual(["'slack'", '`teams`']);
+    const offenders = ['listening', 'intake'].flatMap((d) => files(path.join(root, d)))
+      .flatMap((f) => named(code(f)).map((s) => `${path.relative(root, f)} → ${s}`));
+    expect(offenders).toEqual([]);
+  });
+
   it('catches a forbidden import when one is present (the check itself works)', () => {
     expect(importsOf(`import { App } from '@slack/bolt';\nconst x = await import('drizzle-orm');`).filter((s) => FORBIDDEN.test(s)))
       .toEqual(['@slack/bolt', 'drizzle-orm']);

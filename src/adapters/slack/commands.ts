@@ -109,11 +109,7 @@ async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashC
 
 /** `notices on|off`: whether this person is told, in their thread, when something they asked for is done (intake). */
 async function noticesCommand(rt: SlackRuntime, teamId: string, userId: string, word: string): Promise<Reply> {
-  const on = word.trim().toLowerCase();
-  if (on !== 'on' && on !== 'off') return { response_type: 'ephemeral', text: `Write \`${rt.settings.command} notices off\` to stop being told when what you asked for is done, or \`${rt.settings.command} notices on\` to be told again.` };
   const identity = await rt.identities.upsert({ surface: 'slack', tenantId: teamId, externalUserId: userId });
-  await rt.app.intake.setNotices(identity.personId ? { personId: identity.personId } : { identityId: identity.id }, on === 'on');
-  return { response_type: 'ephemeral', text: on === 'on'
-    ? 'You will be told, in the thread where you asked, when something you asked for is done.'
-    : `You will not be told when something you asked for is done; \`${rt.settings.command} notices on\` turns it back on.` };
+  const say = { on: `\`${rt.settings.command} notices on\``, off: `\`${rt.settings.command} notices off\`` };
+  return { response_type: 'ephemeral', text: await rt.app.intake.noticesCommand(identity, word, say) };
 }

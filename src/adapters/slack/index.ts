@@ -17,7 +17,7 @@ import { slackOutbound } from './outbound.ts';
 import { slackBridgePort } from './bridge.ts';
 import { createSlackRuntime, type SlackRuntime } from './runtime.ts';
 import type { SlackSettings } from './settings.ts';
-import { encodeThreadKey, threadRef } from './thread-key.ts';
+import { slackListenChannels } from './listen-channels.ts';
 
 export { connectSlackTeam } from './connect.ts';
 export { slackRuntime, type SlackRuntime } from './runtime.ts';
@@ -48,11 +48,7 @@ export function createSlackSurface(app: App, overrides: Partial<SlackSettings> =
   app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolt ??= createBolt(express(), rt) : null)));
   registerLinkJobs(app, rt);
   registerApprovalJobs(app, rt);
-  app.listening.registerAddress('slack', async (ws, channel) => {
-    const [team] = await rt.installations.repo.teamsOf(ws.id);
-    if (!team) return null;
-    return { key: encodeThreadKey({ team, channel }), externalRef: threadRef({ team, channel }), title: `Slack channel ${channel}` };
-  });
+  app.listening.registerChannels(slackListenChannels(rt));
   return {
     name: 'slack', runtime: rt, configured: Boolean(rt.settings.signingSecret),
     mount(web) {

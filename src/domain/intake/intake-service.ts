@@ -6,12 +6,13 @@ import type { AgentService } from '../agents/agent-service.ts';
 import { invalidInput, notFound } from '../errors.ts';
 import { excerpt } from '../format/markdown.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
-import { postAsSystem } from '../messaging/system-post.ts';
+import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
 import type { Conversation, Message } from '../messaging/types.ts';
 import { GUEST_HANDLE, type OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
-import type { Agent, Workspace } from '../types.ts';
-import { doneNotice, inferKind, looksLikeRequest, titleFrom } from './rules.ts';
+import { WEB_CHAT, type Agent, type Workspace } from '../types.ts';
+import type { ExternalIdentity } from '../surfaces/ports.ts';
+import { doneNotice, inferKind, looksLikeRequest, noticesAnswer, noticesHelp, titleFrom } from './rules.ts';
 import type { IntakeFilter, IntakeItem, IntakeKind, IntakeNote, IntakeSource, IntakeStatus } from './types.ts';
 
 /** An item with its sources and notes, as tools and pages show it. */
@@ -33,6 +34,8 @@ export class IntakeService {
     private readonly clock: Clock,
     /** Where the web chat is served, for links to its messages. */
     private readonly publicUrl: string,
+    /** The post job of each chat surface, for done notices in its threads. */
+    private readonly postTopicOf: PostTopicOf,
     /** Wakes the outbox worker after notices were stored. */
     private readonly afterCommit: () => void = () => {},
   ) {}
@@ -100,6 +103,19 @@ export class IntakeService {
   }
 
   /**
+   * A chat user's `notices on|off` (`word`, as written after "notices"): a
+   * linked person's choice holds for them on every surface, an unlinked one's
+   * for that chat account. Returns the sentence to answer; `turnOn` is how to
+   * say it on that surface (`/switchboard notices on`).
+   */
+  async noticesCommand(identity: ExternalIdentity, word: string, turnOn: { on: string; off: string }): Promise<string> {
+    const wanted = word.trim().toLowerCase();
+    if (wanted !== 'on' && wanted !== 'off') return noticesHelp(turnOn);
+    await this.setNotices(identity.personId ? { personId: identity.personId } : { identityId: identity.id }, wanted === 'on');
+    return noticesAnswer(wanted === 'on', turnOn);
+  }
+
+  /**
    * The automatic step for unlinked people: a message from a guest, addressed
    * to an agent, that reads like a request becomes an item (a later one in the
    * same thread is added to it). Never throws: intake must not stop delivery.
@@ -142,8 +158,9 @@ export class IntakeService {
     const sender = await this.store.agents.get(m.senderId);
     const isGuest = sender?.ownerHandle === GUEST_HANDLE;
     return {
-      itemId: '', messageId: m.id, workspaceId: ws.id, conversationId: conv.id, surface: m.surface === 'mcp' ? conv.surface : m.surface,
-      permalink: m.permalink ?? (conv.surface === 'web' ? this.webLink(ws, conv) : conv.permalink), excerpt: excerpt(m.body, 200),
+      // A person's message counts where they wrote it; an agent's where its conversation is.
+      itemId: '', messageId: m.id, workspaceId: ws.id, conversationId: conv.id, surface: sender?.kind === 'person' ? m.surface : conv.surface,
+      permalink: m.permalink ?? (conv.surface === WEB_CHAT ? this.webLink(ws, conv) : conv.permalink), excerpt: excerpt(m.body, 200),
       authorAgentId: m.senderId, authorPersonId: sender?.kind === 'person' && !isGuest ? sender.ownerId : null, authorIdentityId: m.askerIdentityId,
     };
   }
@@ -156,7 +173,7 @@ export class IntakeService {
 
   /**
    * Tells each person who asked, once, in the conversation where they asked:
-   * a Slack or Teams thread through the outbox, a web conversation directly.
+   * a chat surface's thread through its post job, a web conversation directly.
    * A source is claimed before its notice is written, in the same transaction,
    * so a notice goes out exactly once; one person with several sources is told once.
    */
@@ -173,8 +190,8 @@ export class IntakeService {
       const conv = await tx.messages.getConversation(ws.id, s.conversationId);
       if (!conv) continue;
       const name = s.authorIdentityId ? (await tx.identities.get(s.authorIdentityId))?.displayName : (await tx.people.get(s.authorPersonId!))?.displayName;
-      const inboxes = conv.surface === 'web' && s.authorAgentId ? [s.authorAgentId] : [];
-      out.push({ message: await postAsSystem(tx, ws, system, conv, doneNotice(name ?? null, item.title), this.clock.now(), inboxes), inboxes });
+      const inboxes = conv.kind !== 'external' && s.authorAgentId ? [s.authorAgentId] : [];
+      out.push({ message: await postAsSystem(tx, ws, system, conv, doneNotice(name ?? null, item.title), this.clock.now(), this.postTopicOf, inboxes), inboxes });
     }
     return out;
   }

@@ -34,3 +34,15 @@ export function titleFrom(body: string): string {
 export function doneNotice(name: string | null, title: string): string {
   return `${name ? `${name}, the` : 'The'} change you asked for is now live: “${title}”. Thank you for raising it.`;
 }
+
+/** How to turn done notices off or on, said the way the surface takes commands. */
+export function noticesHelp(say: { on: string; off: string }): string {
+  return `Write ${say.off} to stop being told when what you asked for is done, or ${say.on} to be told again.`;
+}
+
+/** The answer to turning done notices on or off. */
+export function noticesAnswer(on: boolean, say: { on: string }): string {
+  return on
+    ? 'You will be told, in the thread where you asked, when something you asked for is done.'
+    : `You will not be told when something you asked for is done; ${say.on} turns it back on.`;
+}

@@ -1,22 +1,19 @@
 // Listening agents: an owner of a workspace lets named agents hear every
-// message of one of its channels (web, Slack or Teams). Off by default. The
+// message of one of its channels (the web chat's or a chat surface's). Off by default. The
 // agent hears only channels its owner could read, and keeps only the receive
 // side: it speaks in the channel when someone mentions it, never on its own.
 import type { AgentService } from '../agents/agent-service.ts';
 import { type Actor } from '../actor.ts';
 import { GENERAL } from '../chat/access.ts';
 import { invalidInput, notFound, notPermitted } from '../errors.ts';
-import { postAsSystem } from '../messaging/system-post.ts';
+import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
 import type { Conversation } from '../messaging/types.ts';
 import { atLeast } from '../organizations/access.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
-import { qualifiedName, type Agent, type Workspace } from '../types.ts';
-import { parsePlace, placeOf, showPlace } from './place.ts';
-import type { ChannelListener, ListenPlace, ListenSurface } from './ports.ts';
-
-/** Where a surface posts a note into one of its channels: the conversation to post it in; null when the workspace is not connected there. */
-export type ChannelAddress = (ws: Workspace, channelId: string) => Promise<{ key: string; externalRef: Record<string, string>; title: string } | null>;
+import { qualifiedName, WEB_CHAT, type Agent, type Workspace } from '../types.ts';
+import { ListenPlaces } from './place.ts';
+import type { ChannelListener, ListenChannels, ListenPlace } from './ports.ts';
 
 /** A listener as commands and pages show it. */
 export interface ListenerView {
@@ -29,36 +26,34 @@ export interface ListenerView {
   since: Date;
 }
 
-export const LISTEN_HELP = 'Name the channel as `general` (web chat), `slack:C0123ABCD` or `teams:19:…@thread.tacv2`.';
-
 export class ListeningService {
-  private readonly addresses = new Map<ListenSurface, ChannelAddress>();
+  /** How each chat surface names its channels (registered by the surface modules). */
+  readonly places = new ListenPlaces();
 
   constructor(
     private readonly store: Store,
     private readonly orgs: OrgService,
     private readonly agents: AgentService,
     private readonly clock: Clock,
+    /** The post job of each chat surface, for the notes told to its channels. */
+    private readonly postTopicOf: PostTopicOf,
     /** Wakes the outbox worker after a note was stored. */
     private readonly afterCommit: () => void = () => {},
   ) {}
 
-  /** Lets a surface's channels be told when an agent starts or stops listening (Slack registers; the note goes out through the outbox). */
-  registerAddress(surface: ListenSurface, address: ChannelAddress) {
-    this.addresses.set(surface, address);
+  /** Lets agents listen to a chat surface's channels, named `<surface>:<channel id>`; its channels are told when an agent starts or stops listening. */
+  registerChannels(channels: ListenChannels) {
+    this.places.register(channels);
   }
 
   /** The place a channel argument names in the workspace; web channels must exist. */
   async place(ws: Workspace, raw: string): Promise<{ place: ListenPlace; label: string; restricted: boolean }> {
-    const parsed = parsePlace(raw);
-    if (!parsed) throw invalidInput(`"${raw}" is not a channel Switchboard knows how to name. ${LISTEN_HELP}`);
-    if (parsed.surface !== 'web') {
-      const place = { surface: parsed.surface, channelId: parsed.channel };
-      return { place, label: showPlace(place), restricted: false };
-    }
-    const ch = await this.store.chat.channelByName(ws.id, parsed.channel);
-    if (!ch) throw notFound(`The channel #${parsed.channel} in ${ws.slug}`, 'Create it in the web chat first, or name a Slack or Teams channel.');
-    return { place: { surface: 'web', channelId: ch.conversationId }, label: `#${ch.name}`, restricted: ch.restricted };
+    const parsed = this.places.parse(raw);
+    if (!parsed) throw invalidInput(`"${raw}" is not a channel Switchboard knows how to name. ${this.places.help()}`);
+    if ('place' in parsed) return { place: parsed.place, label: this.places.show(parsed.place), restricted: false };
+    const ch = await this.store.chat.channelByName(ws.id, parsed.web);
+    if (!ch) throw notFound(`The channel #${parsed.web} in ${ws.slug}`, `Create it in the web chat first, or name another channel. ${this.places.help()}`);
+    return { place: { surface: WEB_CHAT, channelId: ch.conversationId }, label: `#${ch.name}`, restricted: ch.restricted };
   }
 
   /** Lets the agent listen to the channel; says so in the channel where the surface can. */
@@ -106,7 +101,26 @@ export class ListeningService {
 
   /** Listeners of a web channel by its conversation id (the web chat's header and settings). */
   async ofWebChannel(ws: Workspace, conversationId: string): Promise<ListenerView[]> {
-    return this.views(ws, await this.store.listening.list(ws.id, { surface: 'web', channelId: conversationId }));
+    return this.views(ws, await this.store.listening.list(ws.id, { surface: WEB_CHAT, channelId: conversationId }));
+  }
+
+  /**
+   * The agents that overhear a message in `conversation`: listeners of its
+   * channel other than `exclude` (the sender and those addressed), still
+   * members with the receive permission, and — in a restricted web channel —
+   * whose owner is in the channel. Runs in the sending transaction.
+   */
+  async overhearers(tx: Store, ws: Workspace, conversation: Conversation, exclude: Set<string>, receivers: Map<string, Agent>): Promise<string[]> {
+    const parent = conversation.kind === 'thread' && conversation.parentId ? await tx.messages.getConversation(ws.id, conversation.parentId) : null;
+    const place = this.places.of(conversation, parent);
+    if (!place) return [];
+    const rows = (await tx.listening.list(ws.id, place)).filter((l) => !exclude.has(l.agentId) && receivers.has(l.agentId));
+    if (!rows.length || place.surface !== WEB_CHAT) return rows.map((r) => r.agentId);
+    const ch = await tx.chat.channel(ws.id, place.channelId);
+    if (!ch?.restricted || ch.name === GENERAL) return rows.map((r) => r.agentId);
+    const out: string[] = [];
+    for (const r of rows) if (await tx.chat.isChannelMember(ch.conversationId, receivers.get(r.agentId)!.ownerId)) out.push(r.agentId);
+    return out;
   }
 
   private async views(ws: Workspace, rows: ChannelListener[]): Promise<ListenerView[]> {
@@ -114,18 +128,18 @@ export class ListeningService {
     for (const r of rows) {
       const agent = await this.store.agents.get(r.agentId);
       if (!agent) continue;
-      const name = r.surface === 'web' ? (await this.store.chat.channel(ws.id, r.channelId))?.name : undefined;
-      out.push(view(r, agent, showPlace(r, name)));
+      const name = r.surface === WEB_CHAT ? (await this.store.chat.channel(ws.id, r.channelId))?.name : undefined;
+      out.push(view(r, agent, this.places.show(r, name)));
     }
     return out;
   }
 
   /** Posts the note as Switchboard in the channel, through the surface's outbox job, in the caller's transaction. */
   private async note(tx: Store, ws: Workspace, place: ListenPlace, body: string) {
-    const address = await this.addresses.get(place.surface)?.(ws, place.channelId);
+    const address = await this.places.get(place.surface)?.noteAddress(ws, place.channelId);
     if (!address) return;
     const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'external', surface: place.surface, ...address });
-    await postAsSystem(tx, ws, await this.orgs.systemAgent(), conv, body, this.clock.now());
+    await postAsSystem(tx, ws, await this.orgs.systemAgent(), conv, body, this.clock.now(), this.postTopicOf);
   }
 
   private async assertOwner(actor: Actor, ws: Workspace) {
@@ -146,23 +160,4 @@ export function listenNoteText(agent: Agent, on: boolean): string {
   return on
     ? `${name} now listens to this channel: it receives every message written here, and answers only when someone mentions it.`
     : `${name} no longer listens to this channel.`;
-}
-
-/**
- * The agents that overhear a message in `conversation`: listeners of its
- * channel other than `exclude` (the sender and those addressed), still
- * members with the receive permission, and — in a restricted web channel —
- * whose owner is in the channel. Runs in the sending transaction.
- */
-export async function overhearers(tx: Store, ws: Workspace, conversation: Conversation, exclude: Set<string>, receivers: Map<string, Agent>): Promise<string[]> {
-  const parent = conversation.kind === 'thread' && conversation.parentId ? await tx.messages.getConversation(ws.id, conversation.parentId) : null;
-  const place = placeOf(conversation, parent);
-  if (!place) return [];
-  const rows = (await tx.listening.list(ws.id, place)).filter((l) => !exclude.has(l.agentId) && receivers.has(l.agentId));
-  if (!rows.length || place.surface !== 'web') return rows.map((r) => r.agentId);
-  const ch = await tx.chat.channel(ws.id, place.channelId);
-  if (!ch?.restricted || ch.name === GENERAL) return rows.map((r) => r.agentId);
-  const out: string[] = [];
-  for (const r of rows) if (await tx.chat.isChannelMember(ch.conversationId, receivers.get(r.agentId)!.ownerId)) out.push(r.agentId);
-  return out;
 }

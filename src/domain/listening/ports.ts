@@ -1,15 +1,40 @@
-// Listening agents: a channel (web, Slack or Teams) may let named agents hear
-// every message written in it. The port is implemented in src/adapters/db.
+// Listening agents: a channel (of the web chat or of a chat surface) may let
+// named agents hear every message written in it. The repo is implemented in
+// src/adapters/db; ListenChannels by each chat surface module.
 
 import type { ExternalSurface } from '../surfaces/ports.ts';
+import type { WEB_CHAT, Workspace } from '../types.ts';
 
 /** The surfaces whose channels agents can listen to: the web chat and the chat surfaces. */
-export type ListenSurface = 'web' | ExternalSurface;
+export type ListenSurface = typeof WEB_CHAT | ExternalSurface;
 
 /** A channel agents may listen to: a web channel (its conversation id), a Slack channel id or a Teams channel id. */
 export interface ListenPlace {
   surface: ListenSurface;
   channelId: string;
+}
+
+/** Where a note is posted into a chat surface's channel: the conversation (key, stored address, title) to post it in. */
+export interface ChannelAddress {
+  key: string;
+  externalRef: Record<string, string>;
+  title: string;
+}
+
+/** How one chat surface names its channels for listening; each surface module registers one (ListeningService.registerChannels). */
+export interface ListenChannels {
+  /** The surface, as conversations record it; people write it before a channel id (`slack:C0123ABCD`). */
+  readonly surface: ExternalSurface;
+  /** The platform's name in sentences ("Slack"). */
+  readonly label: string;
+  /** A channel argument for help texts (`slack:C0123ABCD`). */
+  readonly example: string;
+  /** The channel id written after `<surface>:`; null when it is not one of the platform's channel ids (a DM's, say). */
+  parseChannel(id: string): string | null;
+  /** The channel a conversation's stored address is in; null for DMs, group chats and anything else. */
+  channelOf(externalRef: Record<string, string>): string | null;
+  /** Where a note to the channel goes; null when the workspace is not connected to the platform. */
+  noteAddress(ws: Workspace, channelId: string): Promise<ChannelAddress | null>;
 }
 
 /** An agent listening to a channel of a workspace. */

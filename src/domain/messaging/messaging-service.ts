@@ -5,7 +5,7 @@ import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import type { AudienceService } from '../linking/audience-service.ts';
-import { overhearers } from '../listening/listening-service.ts';
+import type { ListeningService } from '../listening/listening-service.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { queueMirrors } from '../bridges/mirror-out.ts';
 import { waitForWake } from './inbox-wait.ts';
@@ -97,6 +97,8 @@ export class MessagingService {
     private readonly audiences: Pick<AudienceService, 'annotate' | 'checkPost'> | null = null,
     /** The job kind a chat surface registered for posting into its conversations; null when no surface of that name is set up here. */
     private readonly postTopicOf: (surface: SurfaceName) => string | null = () => null,
+    /** Listening agents (listening/): who overhears a message in a channel; without it nobody does. */
+    private readonly listening: Pick<ListeningService, 'overhearers'> | null = null,
   ) {}
 
   async send(input: SendInput): Promise<SendResult> {
@@ -277,7 +279,7 @@ export class MessagingService {
    */
   private async overhear(tx: Store, ws: Workspace, conv: Conversation, messageId: string, directory: WorkspaceAgent[], exclude: string[]): Promise<string[]> {
     const receivers = new Map(directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive).map((d) => [d.agent.id, d.agent]));
-    const ids = await overhearers(tx, ws, conv, new Set(exclude), receivers);
+    const ids = this.listening ? await this.listening.overhearers(tx, ws, conv, new Set(exclude), receivers) : [];
     await tx.messages.deliver(messageId, ws.id, ids, { overheard: true });
     return ids;
   }
