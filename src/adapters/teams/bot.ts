@@ -15,11 +15,11 @@ import {
 import { loggable } from './errors.ts';
 import { membersChanged } from './audience.ts';
 import { followChange, mirrorBridged } from './bridge.ts';
-import { addressOf, normalise, teamsPort, type TeamsTarget } from './inbound.ts';
+import { addressOf, authorOf, normalise, teamsPort, type TeamsTarget } from './inbound.ts';
 import { LINK, linkAgain, linkCommand } from './linking.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import { teamsToMarkdown } from './format-in.ts';
-import { commandOf } from './text.ts';
+import { commandOf, noticesWord } from './text.ts';
 
 const say = (context: TurnContext, text: string) => context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
 
@@ -68,26 +68,19 @@ async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsA
   // A bridged channel mirrors every message written there, mentions included (bridge.ts).
   const mirrored = address.type === 'channel' ? await mirrorBridged(rt, context, address, read) : false;
   if (mirrored) return void (mirrored.length && await say(context, mirrored.join('\n\n')));
-  // With the manifest's RSC permissions Teams sends every channel and group chat message; only a mention is written to the bot.
-  if (!personal && !read.mentionsBot) return;
+  // With the manifest's RSC permissions Teams sends every channel and group chat message. Only a mention (or the
+  // personal chat) is written to the bot; another channel message may continue a reply chain agents took part in,
+  // or be overheard by the channel's listeners, and the bot says nothing about it. Group chats have no listeners.
+  const addressed = personal || read.mentionsBot;
+  if (!addressed && address.type !== 'channel') return;
   const text = read.markdown;
   if (!text) return void (personal && await say(context, helpText(true)));
   const target = await targetOf(rt, address);
-  if (!target) return void await say(context, notConnected(address.tenant));
+  if (!target) return void (addressed && await say(context, notConnected(address.tenant)));
   const { directory } = target;
-  const command = commandOf(text);
-  if (command === 'help') return void await say(context, helpText(personal));
-  if (command === 'agents') {
-    if (!personal) return void await say(context, `Agents here:\n\n${agentList(directory)}`);
-    const chosen = await chosenAgent(rt, address.tenant, activity.from.aadObjectId, directory);
-    return void await context.sendActivity(cardActivity(pickerCard(directory, chosen), 'Choose an agent'));
-  }
-  if (command === 'link' || command === 'unlink') {
-    if (!personal) return void await say(context, `Write "${command}" to me in our personal chat, so nobody else sees the link.`);
-    return linkCommand(rt, context, address.tenant, command);
-  }
+  if (addressed && await command(rt, context, address, text, target)) return;
 
-  const outcome = await rt.app.inbound.receive(teamsPort(rt, context, address), normalise(activity, address, read), target);
+  const outcome = await rt.app.inbound.receive(teamsPort(rt, context, address), normalise(activity, address, read, addressed), target);
   switch (outcome.kind) {
     case 'ignored': return;
     case 'not-connected': return void await say(context, notConnected(address.tenant));
@@ -97,6 +90,32 @@ async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsA
     case 'handled':
       if (outcome.notices.length) await say(context, outcome.notices.join('\n\n'));
   }
+}
+
+/** A command written to the bot (`help`, `agents`, `link`, `unlink`, `notices off|on`), answered; false when the text is none. */
+async function command(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, text: string, target: TeamsTarget): Promise<boolean> {
+  const personal = address.type === 'personal';
+  const word = commandOf(text);
+  const notices = noticesWord(text);
+  if (word === 'help') {
+    await say(context, helpText(personal));
+  } else if (word === 'agents' && !personal) {
+    await say(context, `Agents here:\n\n${agentList(target.directory)}`);
+  } else if (word === 'agents') {
+    const chosen = await chosenAgent(rt, address.tenant, context.activity.from.aadObjectId, target.directory);
+    await context.sendActivity(cardActivity(pickerCard(target.directory, chosen), 'Choose an agent'));
+  } else if ((word === 'link' || word === 'unlink') && !personal) {
+    await say(context, `Write "${word}" to me in our personal chat, so nobody else sees the link.`);
+  } else if (word === 'link' || word === 'unlink') {
+    await linkCommand(rt, context, address.tenant, word);
+  } else if (notices !== null) {
+    // The same stored choice as Slack's `/switchboard notices off`: a linked person's holds on every surface.
+    const identity = await rt.identities.upsert({ surface: 'teams', tenantId: address.tenant, externalUserId: authorOf(context.activity) });
+    await say(context, await rt.app.intake.noticesCommand(identity, notices, { on: '"notices on"', off: '"notices off"' }));
+  } else {
+    return false;
+  }
+  return true;
 }
 
 /** The personal chat's agent choice, from the picker card. */

@@ -109,6 +109,7 @@ export function helpText(personal: boolean): string {
     '- In a channel or group chat, mention me and name an agent: @Switchboard ask reviewer to look at PR 12 (or @reviewer; owner/name when two agents share a name).',
     '- "agents" lists the agents here.',
     personal ? '- Here in our personal chat, your messages go to the agent you choose ("agents" shows the picker); "link" links your Teams account to Switchboard.' : '- In our personal chat, you talk to one agent of your choice.',
+    '- "notices off" stops me telling you when something you asked for is done; "notices on" turns it back on.',
     'Agents answer in the same conversation and reply chain, under their own name.',
   ].join('\n');
 }

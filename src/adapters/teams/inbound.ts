@@ -42,13 +42,19 @@ export function addressOf(activity: Partial<Activity>): TeamsAddress | null {
   };
 }
 
+/** The Teams user who wrote an activity, as Switchboard keys them: their Entra ID object id (the Bot Framework id when absent). */
+export const authorOf = (activity: Partial<Activity>) => activity.from?.aadObjectId ?? activity.from?.id ?? '';
+
 /** Resolves the names a message gives in the directory; unknown or ambiguous ones become sentences for the person. */
 export const resolveNames = (directory: WorkspaceAgent[], names: string[]) => resolveChatNames(directory, names, (n) => `"${n}"`);
 
-/** The core's view of a Teams message, read into Markdown (format-in.ts) already. */
-export function normalise(activity: Partial<Activity>, address: TeamsAddress, read: TeamsMarkdown): InboundMessage {
+/**
+ * The core's view of a Teams message, read into Markdown (format-in.ts)
+ * already. `addressed`: written to the bot (the personal chat, or a mention);
+ * a channel message that is not only continues a reply chain or is overheard.
+ */
+export function normalise(activity: Partial<Activity>, address: TeamsAddress, read: TeamsMarkdown, addressed = true): InboundMessage {
   const personal = address.type === 'personal';
-  const from = activity.from;
   const messageId = activity.id ?? '';
   // In the personal chat only explicit @names redirect a message; elsewhere `ask reviewer …` names the agent too.
   const names = personal ? read.mentioned : read.names;
@@ -58,9 +64,7 @@ export function normalise(activity: Partial<Activity>, address: TeamsAddress, re
     conversationKey: encodeConversationKey(address), externalRef: addressRef(address),
     // A chat's record links to the message that started it; a channel's to its reply chain's root.
     messageId, threadRootId: address.root ?? (messageId || null),
-    authorId: from?.aadObjectId ?? from?.id ?? '', text: read.markdown, names,
-    // The bot hears only what is written to it: a personal chat, or a mention elsewhere.
-    addressed: true,
+    authorId: authorOf(activity), text: read.markdown, names, addressed,
   };
 }
 

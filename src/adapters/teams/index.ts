@@ -9,6 +9,7 @@ import { SwitchboardTeamsBot } from './bot.ts';
 import { teamsBridgePort } from './bridge.ts';
 import { linkDoneHandler, TEAMS_LINK_DONE } from './linking.ts';
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
+import { teamsListenChannels } from './listen-channels.ts';
 import { teamsLive } from './live.ts';
 import { teamsOutbound } from './outbound.ts';
 import { teamsInboundHandler, teamsReceiver, TEAMS_INBOUND } from './receiver.ts';
@@ -49,6 +50,7 @@ export function createTeamsSurface(app: App, overrides: Partial<TeamsSettings> =
   app.queue.register(TEAMS_LINK_DONE, linkDoneHandler(rt));
   app.queue.register(TEAMS_INBOUND, teamsInboundHandler(rt, () => logic));
   app.audiences.register('teams', teamsAudience(rt));
+  app.listening.registerChannels(teamsListenChannels(rt));
   const adapter = rt.adapter;
   return {
     name: 'teams', runtime: rt, configured: Boolean(adapter),

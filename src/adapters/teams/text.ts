@@ -25,3 +25,9 @@ export function commandOf(text: string): Command | null {
   const word = text.trim().toLowerCase().replace(/[.!?]+$/, '');
   return (COMMANDS as readonly string[]).includes(word) ? (word as Command) : null;
 }
+
+/** What follows `notices` in a `notices off` / `notices on` command (empty when nothing does); null when the text is no such command. */
+export function noticesWord(text: string): string | null {
+  const m = /^notices(?:\s+(\S+))?$/i.exec(text.trim().replace(/[.!?]+$/, ''));
+  return m ? m[1] ?? '' : null;
+}
