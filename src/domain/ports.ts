@@ -5,7 +5,7 @@ import type {
 import type { Approval, ApprovalView } from './approvals/types.ts';
 import type { Conversation, ConversationKind, InboxItem, Message, NewMessage, SearchHit, SearchQuery } from './messaging/types.ts';
 import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/types.ts';
-import type { ChatRepo, PresenceRepo, SessionRepo } from './chat/ports.ts';
+import type { ChatRepo, PresenceRepo, ReactionRepo, SessionRepo } from './chat/ports.ts';
 import type { AudienceRepo } from './linking/ports.ts';
 import type {
   DefaultAgentRepo, ExternalIdentityRepo, ExternalSurface, SlackInstallationRepo, SurfaceTenantRepo, TeamsReferenceRepo, TeamsUserRepo,
@@ -357,8 +357,10 @@ export interface Store {
   /** Slack and Teams requests received and acknowledged, with the jobs that handle them. */
   inbound: InboundEventRepo;
   posts: SurfacePostRepo;
-  /** Bridged channels, their message map, and reactions. */
+  /** Bridged channels and their message map. */
   bridges: BridgeRepo;
+  /** Reactions to messages, from every side. */
+  reactions: ReactionRepo;
   /** Agents listening to channels. */
   listening: ListeningRepo;
   /** What people asked for, with its source messages and notes. */

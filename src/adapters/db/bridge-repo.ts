@@ -1,11 +1,11 @@
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import type { Bridge, BridgeRepo, BridgedMessage, NewBridge, Reaction } from '../../domain/bridges/types.ts';
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import type { Bridge, BridgeRepo, BridgedMessage, NewBridge } from '../../domain/bridges/types.ts';
 import type { ExternalSurface } from '../../domain/surfaces/ports.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { conflict } from '../../domain/errors.ts';
 import { isUuid } from './ids.ts';
-import { bridgeMessages, bridges, messageReactions } from './schema.ts';
+import { bridgeMessages, bridges } from './schema.ts';
 
 const mapColumns = { bridgeId: bridgeMessages.bridgeId, messageId: bridgeMessages.messageId, externalId: bridgeMessages.externalId, inbound: bridgeMessages.inbound };
 
@@ -77,26 +77,5 @@ export class DrizzleBridgeRepo implements BridgeRepo {
   counterparts(messageId: string): Promise<BridgedMessage[]> {
     if (!isUuid(messageId)) return Promise.resolve([]);
     return this.db.select(mapColumns).from(bridgeMessages).where(eq(bridgeMessages.messageId, messageId));
-  }
-
-  async addReaction(workspaceId: string, r: Reaction) {
-    const rows = await this.db.insert(messageReactions).values({ workspaceId, ...r }).onConflictDoNothing().returning({ m: messageReactions.messageId });
-    return rows.length > 0;
-  }
-
-  async removeReaction(messageId: string, emoji: string, reactor: string) {
-    const rows = await this.db.delete(messageReactions)
-      .where(and(eq(messageReactions.messageId, messageId), eq(messageReactions.emoji, emoji), eq(messageReactions.reactor, reactor)))
-      .returning({ m: messageReactions.messageId });
-    return rows.length > 0;
-  }
-
-  async reactions(messageIds: string[]): Promise<Reaction[]> {
-    const ids = messageIds.filter(isUuid);
-    if (!ids.length) return [];
-    return this.db.select({
-      messageId: messageReactions.messageId, emoji: messageReactions.emoji, reactor: messageReactions.reactor,
-      reactorName: messageReactions.reactorName, surface: messageReactions.surface,
-    }).from(messageReactions).where(inArray(messageReactions.messageId, ids)).orderBy(asc(messageReactions.createdAt));
   }
 }

@@ -11,7 +11,7 @@ const messageColumns = {
   id: messages.id, workspaceId: messages.workspaceId, conversationId: messages.conversationId, senderId: messages.senderId,
   body: messages.body, replyTo: messages.replyTo, chainId: messages.chainId, hop: messages.hop,
   askerPersonId: messages.askerPersonId, askerIdentityId: messages.askerIdentityId, surface: messages.surface,
-  permalink: messages.permalink, externalId: messages.externalId, createdAt: messages.createdAt,
+  permalink: messages.permalink, externalId: messages.externalId, createdAt: messages.createdAt, editedAt: messages.editedAt,
 };
 const senderColumns = {
   id: agents.id, name: agents.name, person: people.handle, displayName: agents.displayName, avatarUrl: agents.avatarUrl, kind: agents.kind,

@@ -16,6 +16,7 @@ import { DrizzleMessageRepo } from './message-repo.ts';
 import { DrizzleOrgRepo } from './org-repo.ts';
 import { DrizzleOutboxRepo } from './outbox-repo.ts';
 import { DrizzlePeopleRepo } from './people-repo.ts';
+import { DrizzleReactionRepo } from './reaction-repo.ts';
 import { processedEvents } from './schema.ts';
 import { DrizzlePresenceRepo, DrizzleSessionRepo } from './session-repo.ts';
 import { DrizzleSurfacePostRepo } from './surface-post-repo.ts';
@@ -51,6 +52,7 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
     inbound: new DrizzleInboundEventRepo(db, clock),
     posts: new DrizzleSurfacePostRepo(db),
     bridges: new DrizzleBridgeRepo(db),
+    reactions: new DrizzleReactionRepo(db),
     listening: new DrizzleListeningRepo(db),
     intake: new DrizzleIntakeRepo(db),
     async firstSeen(source, eventId) {

@@ -5,7 +5,8 @@
 // pipeline (InboundService.mirrorBridged), before ordinary routing.
 import { resolveNames } from '../agents/naming.ts';
 import { threadOf } from '../chat/chat-service.ts';
-import { conversationTopic, type MessagingService } from '../messaging/messaging-service.ts';
+import { announceChange } from '../chat/changes.ts';
+import type { MessagingService } from '../messaging/messaging-service.ts';
 import type { Conversation } from '../messaging/types.ts';
 import type { Notifier, Store } from '../ports.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfacePort } from '../surfaces/inbound.ts';
@@ -71,7 +72,7 @@ export class BridgeInbound {
     if (change.kind === 'delete') await this.store.messages.remove(bridge.workspaceId, message.id);
     else if (change.text.trim()) await this.store.messages.edit(bridge.workspaceId, message.id, change.text.trim(), this.now());
     else return false;
-    await this.notifier.publish(conversationTopic(message.conversationId), message.id);
+    await announceChange(this.notifier, message.conversationId, message.id, change.kind === 'delete' ? 'deleted' : 'changed');
     return true;
   }
 

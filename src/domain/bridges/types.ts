@@ -35,17 +35,6 @@ export interface BridgedMessage {
   inbound: boolean;
 }
 
-/** A reaction on a message, from whichever side it was given. */
-export interface Reaction {
-  messageId: string;
-  /** Short name without colons (`thumbsup`). */
-  emoji: string;
-  /** `agent:<id>` for a person in the web chat, `identity:<id>` for a Slack or Teams user. */
-  reactor: string;
-  reactorName: string;
-  surface: 'web' | ExternalSurface;
-}
-
 export interface BridgeRepo {
   /** Throws CONFLICT (with the sentence) when the web channel already has a bridge to that surface or the outside channel is bridged already. */
   create(b: NewBridge): Promise<Bridge>;
@@ -74,11 +63,4 @@ export interface BridgeRepo {
   byExternalId(bridgeId: string, externalId: string): Promise<BridgedMessage | null>;
   /** Every counterpart of a web message, one per bridge. */
   counterparts(messageId: string): Promise<BridgedMessage[]>;
-
-  /** Adds a reaction; false when it was there already. */
-  addReaction(workspaceId: string, r: Reaction): Promise<boolean>;
-  /** Removes a reaction; false when it was not there. */
-  removeReaction(messageId: string, emoji: string, reactor: string): Promise<boolean>;
-  /** The reactions of these messages, oldest first. */
-  reactions(messageIds: string[]): Promise<Reaction[]>;
 }

@@ -1,4 +1,4 @@
-import { notFound, SwitchboardError } from '../errors.ts';
+import { invalidInput, notFound, SwitchboardError } from '../errors.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { Agent, Person, Workspace, WorkspaceRole } from '../types.ts';
@@ -77,6 +77,16 @@ export class ChatAccess {
   async conversation(v: Viewer, id: string): Promise<Conversation> {
     const c = await this.store.messages.getConversation(v.workspace.id, id);
     if (!c || !(await this.canSee(v, c))) throw hidden(id);
+    return c;
+  }
+
+  /** The conversation, if the viewer may write in it: NOT_FOUND as `conversation`, INVALID_INPUT for a channel they have not joined. */
+  async writable(v: Viewer, id: string): Promise<Conversation> {
+    const c = await this.conversation(v, id);
+    if (c.kind === 'channel') {
+      const ch = await this.channel(v, c.id);
+      if (!ch.member) throw invalidInput(`Join #${ch.name} to post in it.`);
+    }
     return c;
   }
 

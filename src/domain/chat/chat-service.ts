@@ -1,5 +1,5 @@
 import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/agent-service.ts';
-import { invalidInput, notFound, SwitchboardError } from '../errors.ts';
+import { invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { label } from '../messaging/rules.ts';
 import type { MessagingService, RecipientResult } from '../messaging/messaging-service.ts';
 import type { Conversation, Message } from '../messaging/types.ts';
@@ -13,6 +13,8 @@ import type { Channel, RenderMessage } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
 import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, viaOf, type ChatMessage, type ConversationView, type SearchResult } from './views.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
+import { announceChange } from './changes.ts';
+import { ChatReactions } from './reactions.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
@@ -55,6 +57,7 @@ export interface PostResult {
 /** The web chat: channels, DMs, threads, posting with @mentions, reading and searching what a person can see. */
 export class ChatService {
   readonly access: ChatAccess;
+  readonly reactions: ChatReactions;
 
   constructor(
     private readonly store: Store,
@@ -66,6 +69,7 @@ export class ChatService {
     private readonly render: RenderMessage,
   ) {
     this.access = new ChatAccess(store, orgs, clock);
+    this.reactions = new ChatReactions(store, this.access, notifier);
   }
 
   viewer(personId: string, workspace: string) {
@@ -156,7 +160,7 @@ export class ChatService {
   /** A conversation's recent messages (oldest first) with thread counts; marks it read. */
   async history(v: Viewer, conversationId: string, limit = HISTORY_PAGE): Promise<{ conversation: ConversationView; messages: ChatMessage[]; root: ChatMessage | null }> {
     const c = await this.access.conversation(v, conversationId);
-    const senders = new SenderCache(this.store, this.render);
+    const senders = new SenderCache(this.store, this.render, v.agent.id);
     const list = await this.store.messages.listConversation(v.workspace.id, c.id, limit);
     const threads = c.kind === 'thread' ? [] : await this.store.chat.threads(v.workspace.id, list.map((m) => m.id));
     const rootId = threadRoot(c);
@@ -176,7 +180,7 @@ export class ChatService {
     if (!m) return null;
     const c = await this.store.messages.getConversation(v.workspace.id, m.conversationId);
     if (!c || !(await this.access.canSee(v, c))) return null;
-    const [message] = await new SenderCache(this.store, this.render).views([m]);
+    const [message] = await new SenderCache(this.store, this.render, v.agent.id).views([m]);
     return { message, conversation: await this.view(v, c) };
   }
 
@@ -200,11 +204,7 @@ export class ChatService {
    * deliver the message to those agents and people; in a DM it goes to the others in it.
    */
   async post(v: Viewer, conversationId: string, body: string): Promise<PostResult> {
-    const c = await this.access.conversation(v, conversationId);
-    if (c.kind === 'channel') {
-      const ch = await this.access.channel(v, c.id);
-      if (!ch.member) throw invalidInput(`Join #${ch.name} to post in it.`);
-    }
+    const c = await this.access.writable(v, conversationId);
     const directory = await this.agents.directory(v.workspace);
     const notices: string[] = [];
     const recipients = new Map<string, WorkspaceAgent>();
@@ -233,8 +233,38 @@ export class ChatService {
     }
     for (const r of sent.recipients) if (r.status === 'refused' && r.reason) notices.push(`${r.to}: ${r.reason}`);
     await this.access.markRead(v, c.id);
-    const [message] = sent.message ? await new SenderCache(this.store, this.render).views([sent.message]) : [null];
+    const [message] = sent.message ? await new SenderCache(this.store, this.render, v.agent.id).views([sent.message]) : [null];
     return { message, recipients: sent.recipients, notices };
+  }
+
+  /**
+   * Replaces the text of one of the viewer's own messages written here. Who
+   * got it keeps it (with the new text); mentions added by the edit reach nobody.
+   */
+  async edit(v: Viewer, messageId: string, body: string): Promise<ChatMessage> {
+    const m = await this.ownMessage(v, messageId, 'edit');
+    await this.store.messages.edit(v.workspace.id, m.id, body, this.clock.now());
+    await announceChange(this.notifier, m.conversationId, m.id, 'changed');
+    const [view] = await new SenderCache(this.store, this.render, v.agent.id).views([(await this.store.messages.get(v.workspace.id, m.id)) ?? m]);
+    return view;
+  }
+
+  /** Deletes one of the viewer's own messages written here, with its reactions; its thread, if any, stays. */
+  async remove(v: Viewer, messageId: string): Promise<void> {
+    const m = await this.ownMessage(v, messageId, 'delete');
+    await this.store.messages.remove(v.workspace.id, m.id);
+    await announceChange(this.notifier, m.conversationId, m.id, 'deleted');
+  }
+
+  /** A message the viewer wrote in the web chat, in a conversation they may still write in. */
+  private async ownMessage(v: Viewer, messageId: string, what: 'edit' | 'delete') {
+    const m = await this.store.messages.get(v.workspace.id, messageId);
+    if (!m) throw notFound(`The message ${messageId}`, 'It may have been deleted already; reload the conversation.');
+    await this.access.writable(v, m.conversationId);
+    if (m.senderId !== v.agent.id) throw notPermitted(`You can only ${what} your own messages.`);
+    const via = viaOf(m.surface);
+    if (via) throw notPermitted(`This message was written in ${via}; ${what} it there.`);
+    return m;
   }
 
   /** Messages the viewer can see that match `text`, best first, within the plan's history. */
@@ -252,7 +282,7 @@ export class ChatService {
       }
       return seen.get(id)!;
     };
-    const senders = new SenderCache(this.store, this.render);
+    const senders = new SenderCache(this.store, this.render, v.agent.id);
     const out: SearchResult[] = [];
     for (const h of hits) {
       const conversation = await viewOf(h.message.conversationId);
@@ -273,7 +303,7 @@ export class ChatService {
       kind: e.conversation.kind === 'dm' ? 'dm' as const : 'mention' as const,
       message: {
         id: e.message.id, conversationId: e.message.conversationId, body: e.message.body, html: this.render(e.message.body), createdAt: e.message.createdAt,
-        surface: e.message.surface, via: viaOf(e.message.surface), permalink: httpUrlOrNull(e.message.permalink), thread: null,
+        surface: e.message.surface, via: viaOf(e.message.surface), permalink: httpUrlOrNull(e.message.permalink), thread: null, editedAt: e.message.editedAt ?? null, reactions: [],
         sender: senderViewOf(e.sender),
       } satisfies ChatMessage,
       conversation: { id: e.conversation.id, kind: e.conversation.kind, title: e.conversation.title, parentId: e.conversation.parentId },

@@ -1,4 +1,5 @@
 import type { Conversation, Message, Sender } from '../messaging/types.ts';
+import type { SurfaceName } from '../types.ts';
 
 /** A web chat channel: the settings kept next to its conversation (kind 'channel'). */
 export interface Channel {
@@ -89,3 +90,25 @@ export interface PresenceRepo {
 
 /** Turns a stored Markdown body into the HTML the web chat inserts as is (it must already be sanitised). */
 export type RenderMessage = (markdown: string) => string;
+
+/** A reaction on a message, from whichever side it was given. */
+export interface Reaction {
+  messageId: string;
+  /** Short name without colons (`thumbsup`). */
+  emoji: string;
+  /** `agent:<id>` for a person in the web chat, `identity:<id>` for a Slack or Teams user. */
+  reactor: string;
+  reactorName: string;
+  /** Where it was given. */
+  surface: SurfaceName;
+}
+
+/** Reactions, kept per message, emoji and reactor (each at most once). */
+export interface ReactionRepo {
+  /** Adds a reaction; false when it was there already. */
+  add(workspaceId: string, r: Reaction): Promise<boolean>;
+  /** Removes a reaction; false when it was not there. */
+  remove(workspaceId: string, messageId: string, emoji: string, reactor: string): Promise<boolean>;
+  /** The reactions of these messages, oldest first. */
+  of(workspaceId: string, messageIds: string[]): Promise<Reaction[]>;
+}

@@ -2,7 +2,7 @@ import type { Store } from '../ports.ts';
 import { qualifiedName, type Agent } from '../types.ts';
 import type { Approval } from '../approvals/types.ts';
 import type { Conversation, Message, Sender } from '../messaging/types.ts';
-import type { Channel, RenderMessage, ThreadSummary } from './ports.ts';
+import type { Channel, Reaction, RenderMessage, ThreadSummary } from './ports.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
 import type { ExternalIdentity } from '../surfaces/ports.ts';
 
@@ -33,6 +33,10 @@ export interface ChatMessage {
   sender: SenderView;
   /** Set on a message that started a thread. */
   thread: { conversationId: string; replies: number; lastReplyAt: Date | null } | null;
+  /** When its author last changed it; null when never. */
+  editedAt: Date | null;
+  /** Its reactions, as the viewer sees them (`mine`). */
+  reactions: ReactionView[];
 }
 
 export interface ConversationView {
@@ -77,11 +81,40 @@ export const viaOf = (surface: Message['surface']): string | null => VIA[surface
 export const writtenByGuest = (m: Message): m is Message & { askerIdentityId: string } =>
   Boolean(m.askerIdentityId) && m.askerPersonId === null && viaOf(m.surface) !== null;
 
+/** One emoji under a message, as one viewer sees it. */
+export interface ReactionView {
+  emoji: string;
+  count: number;
+  /** Whether the viewer gave it (so clicking it takes it back). */
+  mine: boolean;
+  /** Who gave it, oldest first. */
+  names: string[];
+}
+
+/** How a person in the web chat is named as a reactor. */
+export const webReactor = (agentId: string) => `agent:${agentId}`;
+
+/** The reactions of each message (by id), grouped by emoji in the order each emoji first came; `mine` for `reactor`. */
+export function reactionViews(list: Reaction[], reactor: string | null): Map<string, ReactionView[]> {
+  const out = new Map<string, ReactionView[]>();
+  for (const r of list) {
+    let views = out.get(r.messageId);
+    if (!views) out.set(r.messageId, (views = []));
+    let view = views.find((x) => x.emoji === r.emoji);
+    if (!view) views.push((view = { emoji: r.emoji, count: 0, mine: false, names: [] }));
+    view.count += 1;
+    view.names.push(r.reactorName);
+    if (r.reactor === reactor) view.mine = true;
+  }
+  return out;
+}
+
 /** Loads each sender (and each chat user behind a guest's message) once per request. */
 export class SenderCache {
   private readonly cache = new Map<string, Promise<Agent | null>>();
   private readonly identities = new Map<string, Promise<ExternalIdentity | null>>();
-  constructor(private readonly store: Store, private readonly render: RenderMessage) {}
+  /** `viewerAgentId`: whose reactions count as `mine`. */
+  constructor(private readonly store: Store, private readonly render: RenderMessage, private readonly viewerAgentId: string | null = null) {}
 
   get(id: string) {
     let p = this.cache.get(id);
@@ -101,6 +134,9 @@ export class SenderCache {
 
   async views(messages: Message[], threads: ThreadSummary[] = []): Promise<ChatMessage[]> {
     const byRoot = new Map(threads.map((t) => [t.rootMessageId, t]));
+    const reactions = messages.length
+      ? reactionViews(await this.store.reactions.of(messages[0].workspaceId, messages.map((m) => m.id)), this.viewerAgentId && webReactor(this.viewerAgentId))
+      : new Map<string, ReactionView[]>();
     return Promise.all(messages.map(async (m) => {
       const agent = await this.get(m.senderId);
       const t = byRoot.get(m.id);
@@ -110,6 +146,7 @@ export class SenderCache {
         permalink: httpUrlOrNull(m.permalink),
         sender: author ?? (agent ? senderView(agent) : { id: m.senderId, label: 'unknown', mention: '', displayName: 'Unknown sender', avatarUrl: null, kind: 'agent' as const }),
         thread: t && t.replies > 0 ? { conversationId: t.conversationId, replies: t.replies, lastReplyAt: t.lastReplyAt } : null,
+        editedAt: m.editedAt ?? null, reactions: reactions.get(m.id) ?? [],
       };
     }));
   }

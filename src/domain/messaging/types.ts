@@ -31,9 +31,11 @@ export interface Message {
   permalink: string | null;
   externalId: string | null;
   createdAt: Date;
+  /** When its author last changed it; null (or absent) when never. */
+  editedAt?: Date | null;
 }
 
-export type NewMessage = Omit<Message, 'id' | 'createdAt' | 'permalink' | 'externalId'> & {
+export type NewMessage = Omit<Message, 'id' | 'createdAt' | 'permalink' | 'externalId' | 'editedAt'> & {
   /** Set when the id was chosen before the message was stored (a streamed message); otherwise generated. */
   id?: string;
   permalink?: string | null;

@@ -10,6 +10,7 @@ import { approvalRoutes } from './approvals-api.ts';
 import { eventStream } from './events.ts';
 import { mcpClientConfig } from './mcp-config.ts';
 import { parseInput } from '../input.ts';
+import { EMOJI_NAME } from '../../domain/chat/reactions.ts';
 
 /** The web chat services createApp built for an app. */
 export const chatOf = (app: App): { chat: ChatService; agentsPage: AgentsPage } => ({ chat: app.chat, agentsPage: app.agentsPage });
@@ -26,6 +27,7 @@ const schemas = {
   member: z.object({ handle: z.string().min(1).max(64) }),
   dm: z.object({ agentId: id }),
   post: z.object({ body: z.string().trim().min(1, 'write something to send').max(MAX_BODY_CHARS, `a message holds at most ${MAX_BODY_CHARS} characters`) }),
+  emoji: z.string().regex(EMOJI_NAME, 'must be an emoji short name such as thumbsup'),
   search: z.object({ q: z.string().trim().min(1, 'type something to search for').max(200) }),
   agent: z.object({
     name: z.string().min(1).max(39),
@@ -97,6 +99,20 @@ export function chatApi(app: App): Router {
   ws.post('/conversations/:id/messages', async (req, res) => {
     const r = await chat.post(viewerOf(res), parse(id, req.params.id), parse(schemas.post, req.body).body);
     res.status(r.message ? 201 : 200).json(r);
+  });
+  ws.patch('/messages/:id', async (req, res) => {
+    res.json({ message: await chat.edit(viewerOf(res), parse(id, req.params.id), parse(schemas.post, req.body).body) });
+  });
+  ws.delete('/messages/:id', async (req, res) => {
+    await chat.remove(viewerOf(res), parse(id, req.params.id));
+    res.json({ ok: true });
+  });
+  ws.post('/messages/:id/reactions', async (req, res) => {
+    const { emoji } = parse(z.object({ emoji: schemas.emoji }), req.body);
+    res.json({ reactions: await chat.reactions.set(viewerOf(res), parse(id, req.params.id), emoji, true) });
+  });
+  ws.delete('/messages/:id/reactions/:emoji', async (req, res) => {
+    res.json({ reactions: await chat.reactions.set(viewerOf(res), parse(id, req.params.id), parse(schemas.emoji, req.params.emoji), false) });
   });
   ws.post('/conversations/:id/read', async (req, res) => {
     const v = viewerOf(res);

@@ -3,6 +3,7 @@ import type { App } from '../../app.ts';
 import { RECHECK } from '../../adapters/db/pg-notifier.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import { chatPersonTopic, chatWorkspaceTopic, type ChatService } from '../../domain/chat/chat-service.ts';
+import { MESSAGE_CHANGED, MESSAGE_DELETED } from '../../domain/chat/changes.ts';
 import { LIVE_PAYLOAD } from '../../domain/live/live-service.ts';
 import { conversationTopic, inboxTopic } from '../../domain/messaging/messaging-service.ts';
 import { APPROVAL_PAYLOAD, approvalCards } from './approvals-api.ts';
@@ -19,7 +20,9 @@ const UUID = /^[0-9a-f-]{36}$/i;
  * `message` (the message and its conversation), `sidebar` (a channel or DM
  * appeared: refetch the sidebar), `inbox` (something arrived for them),
  * `approval` (an approval card they may see was asked or settled), `live` (an
- * agent's status or the message it is streaming, see domain/live), `resync`
+ * agent's status or the message it is streaming, see domain/live), `changed`
+ * (a message's text or reactions changed: the message as they see it now),
+ * `deleted` (a message went: its id and conversation) and `resync`
  * (wake-ups may have been missed while the database's notification connection
  * was down: reload what the page shows, the open conversation included).
  */
@@ -84,6 +87,20 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
       resyncing = true;
       enqueue(async () => { resyncing = false; emit('resync', {}); });
     };
+
+    // On a conversation's topic: a new message's id, or a change to one shown before (domain/chat/changes.ts).
+    const onConversation = async (conversationId: string, payload: string) => {
+      if (payload.startsWith(MESSAGE_DELETED)) {
+        const id = payload.slice(MESSAGE_DELETED.length);
+        if (UUID.test(id)) emit('deleted', { id, conversationId });
+      } else if (payload.startsWith(MESSAGE_CHANGED)) {
+        const found = await chat.message(v, payload.slice(MESSAGE_CHANGED.length));
+        if (found) emit('changed', found);
+      } else {
+        await pushMessage(payload, false);
+      }
+    };
+
     // A subscription that finishes after the browser left is undone at once.
     const listen = async (topic: string, fn: (payload: string) => Promise<void>) => {
       const unsubscribe = await app.notifier.subscribe(topic, (payload) => (payload === RECHECK ? resync() : enqueue(() => fn(payload))));
@@ -92,7 +109,7 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
     const watch = async (conversationId: string) => {
       if (watching.has(conversationId) || closed) return;
       watching.add(conversationId);
-      await listen(conversationTopic(conversationId), (id) => pushMessage(id, false));
+      await listen(conversationTopic(conversationId), (payload) => onConversation(conversationId, payload));
     };
 
     const stop = async () => {

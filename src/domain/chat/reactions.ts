@@ -1,0 +1,38 @@
+// Reactions in the web chat: a person picks from a small palette, or joins an
+// emoji someone already gave (from any side of a bridged channel); each person
+// holds each emoji at most once. Who may react is who may post there.
+import { invalidInput, notFound } from '../errors.ts';
+import type { Notifier, Store } from '../ports.ts';
+import type { ChatAccess, Viewer } from './access.ts';
+import { announceChange } from './changes.ts';
+import { reactionViews, webReactor, type ReactionView } from './views.ts';
+
+/** The emoji the web chat offers, by short name (Slack's names; `+1` is Slack's own name for thumbsup). */
+export const PALETTE = ['thumbsup', 'heart', 'joy', 'tada', 'eyes', 'white_check_mark'] as const;
+
+/** A short name as chat platforms send them: lowercase letters, digits, `_`, `+`, `-`, `'`. */
+export const EMOJI_NAME = /^[a-z0-9+][a-z0-9_+'-]{0,63}$/;
+
+export class ChatReactions {
+  constructor(private readonly store: Store, private readonly access: ChatAccess, private readonly notifier: Notifier) {}
+
+  /**
+   * Gives (`on`) or takes back the viewer's `emoji` on a message they may post
+   * next to; returns the message's reactions as they see them. Doing what is
+   * already done changes nothing.
+   */
+  async set(v: Viewer, messageId: string, emoji: string, on: boolean): Promise<ReactionView[]> {
+    const m = await this.store.messages.get(v.workspace.id, messageId);
+    if (!m) throw notFound(`The message ${messageId}`, 'It may have been deleted; reload the conversation.');
+    await this.access.writable(v, m.conversationId);
+    const reactor = webReactor(v.agent.id);
+    const changed = await this.store.transaction(async (tx) => {
+      if (!on) return tx.reactions.remove(v.workspace.id, m.id, emoji, reactor);
+      const offered = (PALETTE as readonly string[]).includes(emoji) || (await tx.reactions.of(v.workspace.id, [m.id])).some((r) => r.emoji === emoji);
+      if (!offered) throw invalidInput(`"${emoji}" is not one of the reactions offered here; pick one of ${PALETTE.join(', ')}, or one already on the message.`);
+      return tx.reactions.add(v.workspace.id, { messageId: m.id, emoji, reactor, reactorName: v.person.displayName || v.person.handle, surface: 'web' });
+    });
+    if (changed) await announceChange(this.notifier, m.conversationId, m.id, 'changed');
+    return reactionViews(await this.store.reactions.of(v.workspace.id, [m.id]), reactor).get(m.id) ?? [];
+  }
+}
