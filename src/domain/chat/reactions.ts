@@ -5,13 +5,8 @@ import { invalidInput, notFound } from '../errors.ts';
 import type { Notifier, Store } from '../ports.ts';
 import type { ChatAccess, Viewer } from './access.ts';
 import { announceChange } from './changes.ts';
+import { PALETTE } from './emoji.ts';
 import { reactionViews, webReactor, type ReactionView } from './views.ts';
-
-/** The emoji the web chat offers, by short name (Slack's names; `+1` is Slack's own name for thumbsup). */
-export const PALETTE = ['thumbsup', 'heart', 'joy', 'tada', 'eyes', 'white_check_mark'] as const;
-
-/** A short name as chat platforms send them: lowercase letters, digits, `_`, `+`, `-`, `'`. */
-export const EMOJI_NAME = /^[a-z0-9+][a-z0-9_+'-]{0,63}$/;
 
 export class ChatReactions {
   constructor(private readonly store: Store, private readonly access: ChatAccess, private readonly notifier: Notifier) {}

@@ -10,7 +10,7 @@ import { approvalRoutes } from './approvals-api.ts';
 import { eventStream } from './events.ts';
 import { mcpClientConfig } from './mcp-config.ts';
 import { parseInput } from '../input.ts';
-import { EMOJI_NAME } from '../../domain/chat/reactions.ts';
+import { EMOJI_NAME } from '../../domain/chat/emoji.ts';
 
 /** The web chat services createApp built for an app. */
 export const chatOf = (app: App): { chat: ChatService; agentsPage: AgentsPage } => ({ chat: app.chat, agentsPage: app.agentsPage });

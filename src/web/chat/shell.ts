@@ -9,7 +9,7 @@ import { appPage, brand, userMenu, type PageUser } from '../layout.ts';
  */
 export function chatShell(o: { csrf: string; user: PageUser; workspaces: Array<{ slug: string; name: string }> }): string {
   return appPage({
-    title: 'Switchboard', bodyClass: 'chat', script: '/assets/app.js', styles: ['/assets/approvals.css'],
+    title: 'Switchboard', bodyClass: 'chat', script: '/assets/app.js', styles: ['/assets/approvals.css', '/assets/reactions.css'],
     meta: html`<meta name="csrf-token" content="${o.csrf}">
 <script src="/assets/early.js"></script>`,
     topbar: html`

@@ -11,7 +11,7 @@ export class ApiError extends Error {
 }
 
 /** Calls /api/chat; throws ApiError with the server's sentence when it refuses. */
-export async function api<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const res = await fetch(`/api/chat${path}`, {
     method,
     credentials: 'same-origin',
@@ -36,7 +36,7 @@ export const w = (ws: string, path: string) => `/w/${encodeURIComponent(ws)}${pa
 
 export type LiveHandlers = { [K in keyof LiveEvents]?: (data: LiveEvents[K]) => void } & { reconnect?: () => void };
 
-const EVENTS: Array<keyof LiveEvents> = ['message', 'sidebar', 'inbox', 'approval', 'live', 'resync'];
+const EVENTS: Array<keyof LiveEvents> = ['message', 'changed', 'deleted', 'sidebar', 'inbox', 'approval', 'live', 'resync'];
 
 /**
  * Follows the workspace's live events. The browser reconnects by itself after

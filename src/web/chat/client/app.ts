@@ -5,7 +5,7 @@ import { api, follow, w } from './api.ts';
 import { addWaitingApprovals, showApprovals, updateApproval } from './approvals.ts';
 import { browseChannelsDialog, dialogForm, field, newChannelDialog, newDmDialog, openDialog } from './dialogs.ts';
 import { announce, avatar, byId, debounce, h } from './dom.ts';
-import { addThreadReply, appendMessage } from './messages.ts';
+import { addThreadReply, appendMessage, showChanged, showDeleted } from './messages.ts';
 import { showLive } from './live.ts';
 import { link, mountSidebar } from './sidebar.ts';
 import { Store, store, type ViewName } from './store.ts';
@@ -91,6 +91,8 @@ function connect() {
       // In the open conversation the message is read at once (markRead refreshes the sidebar after); elsewhere it counts as unread.
       if (!store.open(conversation.id)) sidebarSoon();
     },
+    changed: ({ message }) => showChanged(message),
+    deleted: ({ id }) => showDeleted(id),
     sidebar: sidebarSoon,
     inbox: () => { sidebarSoon(); if (store.state.view === 'inbox') inboxSoon(); },
     approval: (card) => updateApproval(ws(), card, { listFor: (id) => store.open(id)?.list ?? null }),

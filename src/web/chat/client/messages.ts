@@ -1,7 +1,8 @@
 // Message lists: one message, adding one as it arrives, the "N replies" line.
 import { avatar, h, isWebUrl, messageBody, time } from './dom.ts';
 import { streamItemId } from './live.ts';
-import type { OpenConversation } from './store.ts';
+import { messageButtons, reactionBar, type MessageChanges } from './reactions.ts';
+import { store, type OpenConversation } from './store.ts';
 import type { MessageView } from './types.ts';
 
 export interface MessageOpts {
@@ -22,6 +23,7 @@ export function messageItem(m: MessageView, { onThread }: MessageOpts = {}): HTM
   }
   if (onThread) actions.append(h('button', { type: 'button', class: 'reply-button', onclick: () => onThread(m) }, 'Reply in thread'));
   if (m.permalink && isWebUrl(m.permalink)) actions.append(h('a', { href: m.permalink, target: '_blank', rel: 'noopener noreferrer', class: 'thread-link' }, `View in ${m.surface === 'teams' ? 'Teams' : 'Slack'}`));
+  actions.append(...messageButtons(m, changes));
   return h('li', { class: 'message', id: itemId(m.id), dataset: { id: m.id, sender: m.sender.id, createdAt: m.createdAt } },
     avatar(m.sender),
     h('div', {},
@@ -30,10 +32,40 @@ export function messageItem(m: MessageView, { onThread }: MessageOpts = {}): HTM
         agent ? h('span', { class: 'tag' }, 'agent') : null,
         m.via ? h('span', { class: 'tag via' }, `via ${m.via}`) : null,
         m.sender.label ? h('span', { class: 'handle' }, m.sender.label) : null,
-        time(m.createdAt)),
+        time(m.createdAt),
+        m.editedAt ? h('span', { class: 'edited', title: `Edited ${new Date(m.editedAt).toLocaleString()}` }, '(edited)') : null),
       messageBody(m),
-      actions.childElementCount ? actions : null));
+      reactionBar(m, changes),
+      actions));
 }
+
+/** Every place a message is drawn (a list, the root above a thread) with how that place draws it. */
+function placesOf(id: string): Array<{ item: Element; open: OpenConversation | null }> {
+  const { main, thread } = store.state;
+  return [...document.querySelectorAll(`li.message[data-id="${CSS.escape(id)}"]`)].map((item) => ({
+    item, open: [main, thread].find((o) => o?.list === item.parentElement) ?? null,
+  }));
+}
+
+/** Redraws a message that changed wherever it shows; it keeps the thread line it had (a change does not carry it). */
+export function showChanged(m: MessageView): void {
+  for (const { item, open } of placesOf(m.id)) {
+    const known = open?.messages.get(m.id);
+    const next: MessageView = { ...m, thread: known?.thread ?? m.thread };
+    open?.messages.set(m.id, next);
+    item.replaceWith(messageItem(next, open?.opts ?? {}));
+  }
+}
+
+/** Takes a deleted message away wherever it shows. */
+export function showDeleted(id: string): void {
+  for (const { item, open } of placesOf(id)) {
+    open?.messages.delete(id);
+    item.remove();
+  }
+}
+
+const changes: MessageChanges = { changed: showChanged, deleted: showDeleted };
 
 /** A list of messages, or a line saying there are none yet. */
 export function messageList(messages: MessageView[], label: string, opts: MessageOpts, empty: string): HTMLOListElement {

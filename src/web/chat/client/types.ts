@@ -37,6 +37,9 @@ export interface Mentionable { id: string; kind: 'agent' | 'person'; displayName
 /** What the event stream sends, by event name. */
 export interface LiveEvents {
   message: { message: MessageView; conversation: ConversationInfo };
+  /** A message shown before changed (its text or reactions): as the viewer sees it now. */
+  changed: { message: MessageView; conversation: ConversationInfo };
+  deleted: { id: string; conversationId: string };
   sidebar: unknown;
   inbox: unknown;
   approval: Approval;
