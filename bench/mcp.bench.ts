@@ -1,13 +1,18 @@
-// `npm run bench mcp`: MCP messaging figures.
-//  - send → subscribe wake latency (p50/p99), two SDK clients over real HTTP;
+// `npm run bench mcp`: MCP messaging figures, each printed with its target (issue #13) and ratio.
+//  - send → subscribe wake latency (p50/p99), two SDK clients over real HTTP: from the start of the
+//    send_message call to the moment the waiting subscribe's answer reached its client;
 //  - check_inbox throughput with 1,000 agents and 100,000 unread messages;
 //  - search_messages p50/p95 over 1,000,000 messages (monitor and regular agent).
+// On a shared machine wall-clock figures move with the load, so each phase also prints what moves
+// less: database round trips and this process's CPU time per call (client and server share it).
 // Uses a fresh database on BENCH_DATABASE_URL or TEST_DATABASE_URL (dropped afterwards), else an
 // in-memory PGlite. BENCH_SCALE (default 1) scales the message counts, e.g. 0.1 for a quick run.
+import { loadavg } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import pino from 'pino';
 import type { Database } from '../src/adapters/db/client.ts';
 import type { App } from '../src/app.ts';
@@ -25,9 +30,46 @@ const AGENTS = 1000;
 const INBOX_MESSAGES = Math.round(100_000 * SCALE);
 const SEARCH_MESSAGES = Math.round(1_000_000 * SCALE);
 const WAKES = 200;
+const INBOX_CALLS = 2000;
+const SEARCHES = 100;
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const ms = (x: number) => `${x.toFixed(1)} ms`;
+const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+
+/** Database round trips (PostgreSQL: every query a pooled or listening client sends, BEGIN and COMMIT included). */
+const roundTrips = { n: 0 };
+function countRoundTrips(): () => void {
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    roundTrips.n += 1;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  return () => { pg.Client.prototype.query = query; };
+}
+
+/** Round trips and this process's CPU milliseconds spent while `fn` ran, per `per` units of work. */
+async function metered<T>(fn: () => Promise<T>): Promise<T & { cpuMs: number; trips: number }> {
+  const cpu = process.cpuUsage();
+  const trips = roundTrips.n;
+  const r = await fn();
+  const d = process.cpuUsage(cpu);
+  return { ...r, cpuMs: (d.user + d.system) / 1000, trips: roundTrips.n - trips };
+}
+
+interface Figure { what: string; value: number; unit: string; target: number; better: 'lower' | 'higher' }
+/** The figures against their targets: the ratio is value/target, so ≤ 1 meets a "lower" target and ≥ 1 a "higher" one. */
+function report(figures: Figure[]) {
+  const w = Math.max(...figures.map((f) => f.what.length));
+  console.log(`\n${'figure'.padEnd(w)}  ${'measured'.padStart(14)}  ${'target'.padStart(16)}  ratio  met`);
+  for (const f of figures) {
+    const ratio = f.value / f.target;
+    const met = f.better === 'lower' ? ratio <= 1 : ratio >= 1;
+    const target = `${f.better === 'lower' ? '<' : '≥'} ${f.target} ${f.unit}`;
+    console.log(`${f.what.padEnd(w)}  ${`${f.value.toFixed(1)} ${f.unit}`.padStart(14)}  ${target.padStart(16)}  ${ratio.toFixed(2).padStart(5)}  ${met ? 'yes' : 'no'}`);
+  }
+}
+
 const timed = async <T>(label: string, fn: () => Promise<T>) => {
   const t = performance.now();
   const r = await fn();
@@ -97,13 +139,15 @@ async function wakeLatency(app: App, url: string) {
   const samples: number[] = [];
   const sends: number[] = [];
   for (let i = 0; i < WAKES; i++) {
-    const waiting = waiter.callTool({ name: 'subscribe', arguments: { timeout_seconds: 20 } }) as Promise<CallToolResult>;
+    // The wake is timed to the moment the waiting call's answer reached its client, whether or not the sender's own answer came first.
+    const waiting = (waiter.callTool({ name: 'subscribe', arguments: { timeout_seconds: 20 } }) as Promise<CallToolResult>)
+      .then((got) => ({ got, at: performance.now() }));
     while (!listening()) await new Promise((r) => setTimeout(r, 1));
     const t = performance.now();
     await sender.callTool({ name: 'send_message', arguments: { to: ['ponger'], body: `ping ${i}` } });
     sends.push(performance.now() - t);
-    const got = await waiting;
-    samples.push(performance.now() - t);
+    const { got, at } = await waiting;
+    samples.push(at - t);
     if ((got.structuredContent as { messages: unknown[] }).messages.length !== 1) throw new Error('subscribe did not return the message');
   }
   await Promise.all([sender.close(), waiter.close()]);
@@ -114,13 +158,15 @@ async function inboxThroughput(app: App, db: Database, wsSlug: string) {
   const rows = await db.db.execute(sql`select id from bench_agents order by k limit 200`);
   const ids = (Array.isArray(rows) ? rows : (rows as { rows: Array<{ id: string }> }).rows) as Array<{ id: string }>;
   const agents = (await Promise.all(ids.map((r) => app.store.agents.get(r.id)))) as Agent[];
-  const sessions = await Promise.all(agents.map((a) => connectInProcess(app, a, wsSlug)));
+  // One at a time: 200 at once wait on the pool past its connection timeout on a loaded machine.
+  const sessions: Array<Awaited<ReturnType<typeof connectInProcess>>> = [];
+  for (const a of agents) sessions.push(await connectInProcess(app, a, wsSlug));
   const latencies: number[] = [];
   let messages = 0;
   let next = 0;
   const started = performance.now();
   const worker = async () => {
-    while (next < 2000) {
+    while (next < INBOX_CALLS) {
       const s = sessions[next++ % sessions.length];
       const t = performance.now();
       const r = await s.call('check_inbox', { limit: 20 });
@@ -134,22 +180,30 @@ async function inboxThroughput(app: App, db: Database, wsSlug: string) {
   return { calls: latencies.length, seconds, messages, latencies };
 }
 
+const WORD_CLASSES = ['common', 'middling', 'rare'] as const;
+
 async function searchLatency(app: App, db: Database, wsSlug: string) {
   const rows = await db.db.execute(sql`select id from bench_agents where k in (10, 11) order by k`);
   const [monitorId, regularId] = ((Array.isArray(rows) ? rows : (rows as { rows: Array<{ id: string }> }).rows) as Array<{ id: string }>).map((r) => r.id);
   await db.db.execute(sql`update agent_memberships set monitor = true where agent_id = ${monitorId}`);
-  const out: Record<string, number[]> = { monitor: [], regular: [] };
+  const out: Record<string, { latencies: number[]; byClass: Record<string, number[]>; cpuMs: number; trips: number }> = {};
   for (const [kind, id] of [['monitor', monitorId], ['regular', regularId]] as const) {
     const s = await connectInProcess(app, (await app.store.agents.get(id))!, wsSlug);
-    for (let i = 0; i < 100; i++) {
-      // One common, one middling and one rare word in turn, alone or in pairs.
-      const word = (j: number) => VOCAB[[3, 60, 900][j % 3] + ((i * 7) % 40)];
-      const query = i % 2 ? word(i) : `${word(i)} ${word(i + 1)}`;
-      const t = performance.now();
-      const r = await s.call('search_messages', { query, limit: 10 });
-      out[kind].push(performance.now() - t);
-      if (r.isError) throw new Error(`search failed: ${JSON.stringify(r.content)}`);
-    }
+    out[kind] = await metered(async () => {
+      const latencies: number[] = [];
+      const byClass: Record<string, number[]> = { common: [], middling: [], rare: [] };
+      for (let i = 0; i < SEARCHES; i++) {
+        // One common, one middling and one rare word in turn, alone or in pairs.
+        const word = (j: number) => VOCAB[[3, 60, 900][j % 3] + ((i * 7) % 40)];
+        const query = i % 2 ? word(i) : `${word(i)} ${word(i + 1)}`;
+        const t = performance.now();
+        const r = await s.call('search_messages', { query, limit: 10 });
+        latencies.push(performance.now() - t);
+        byClass[WORD_CLASSES[i % 3]].push(latencies[i]);
+        if (r.isError) throw new Error(`search failed: ${JSON.stringify(r.content)}`);
+      }
+      return { latencies, byClass };
+    });
     await s.close();
   }
   return out;
@@ -157,19 +211,23 @@ async function searchLatency(app: App, db: Database, wsSlug: string) {
 
 export default async function bench() {
   const { db, kind, close } = await openBenchDatabase();
-  console.log(`database: ${kind}; ${AGENTS} agents, ${INBOX_MESSAGES} unread + ${SEARCH_MESSAGES} searchable messages`);
+  const uncount = countRoundTrips();
+  console.log(`database: ${kind}; ${AGENTS} agents, ${INBOX_MESSAGES} unread + ${SEARCH_MESSAGES} searchable messages; load average ${load()}`);
   const config = loadConfig({ ...process.env, DATABASE_URL: '', REDIS_URL: '', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_SECRET: 'bench-secret'.padEnd(40, 'x') });
   const server = await startServer(config, {
     database: db, logger: pino({ level: 'silent' }), migrate: false, control: false, host: '127.0.0.1',
     mounts: [createMcpMount()], rateLimit: { max: 1_000_000, windowMs: 60_000 },
   });
   const { app } = server;
+  const trips = (n: number, calls: number) => (kind === 'PostgreSQL' ? `${(n / calls).toFixed(1)} database round trips` : 'round trips not counted on PGlite');
+  const perCall = (m: { cpuMs: number; trips: number }, calls: number) => `per call: ${(m.cpuMs / calls).toFixed(2)} ms CPU of this process, ${trips(m.trips, calls)}`;
   try {
     const { org } = await app.orgs.init({ org: 'Bench', admin: 'bench-admin' });
     await app.orgs.setPlan(SYSTEM, org.slug, 'team', 100_000_000);
     const ws = await app.orgs.addWorkspace(SYSTEM, { name: 'Bench', org: org.slug });
 
-    const { samples: wakes, sends } = await timed('send → subscribe wakes', () => wakeLatency(app, server.url));
+    const wake = await timed('send → subscribe wakes', () => metered(() => wakeLatency(app, server.url)));
+    const loadAfterWakes = load();
     await timed('agents and conversations', () => populate(app, db, ws.id, org.id));
     // The search index is built once after the bulk load: far faster than keeping it up row by row.
     await db.db.execute(sql`drop index messages_search_idx`);
@@ -177,18 +235,33 @@ export default async function bench() {
     await timed('search index', () => db.db.execute(sql`create index messages_search_idx on messages using gin (search)`));
     await timed(`${INBOX_MESSAGES} unread messages`, () => insertMessages(db, ws.id, INBOX_MESSAGES, { days: 1, read: false }));
     await db.db.execute(sql`analyze`);
-    const inbox = await timed('check_inbox run', () => inboxThroughput(app, db, ws.slug));
+    const inbox = await timed('check_inbox run', () => metered(() => inboxThroughput(app, db, ws.slug)));
+    const loadAfterInbox = load();
     const search = await timed('search_messages run', () => searchLatency(app, db, ws.slug));
+    const loadAfterSearch = load();
 
-    console.log(`send → subscribe wake (${WAKES} over HTTP): p50 ${ms(pct(wakes, 50))}, p99 ${ms(pct(wakes, 99))} ` +
-      `(of which the send_message call: p50 ${ms(pct(sends, 50))}, p99 ${ms(pct(sends, 99))})`);
-    console.log(`check_inbox (8 concurrent callers, 200 agents, limit 20): ${(inbox.calls / inbox.seconds).toFixed(0)} calls/s, ` +
+    const { samples: wakes, sends } = wake;
+    console.log(`\nsend → subscribe wake (${WAKES} over HTTP; load average after: ${loadAfterWakes}): p50 ${ms(pct(wakes, 50))}, p99 ${ms(pct(wakes, 99))} ` +
+      `(the send_message call itself: p50 ${ms(pct(sends, 50))}, p99 ${ms(pct(sends, 99))})`);
+    console.log(`  ${perCall(wake, WAKES).replace('per call', 'per wake (send_message + subscribe, both sides)')}`);
+    const inboxRate = inbox.calls / inbox.seconds;
+    console.log(`check_inbox (8 concurrent callers, 200 agents, limit 20; load average after: ${loadAfterInbox}): ${inboxRate.toFixed(0)} calls/s, ` +
       `${(inbox.messages / inbox.seconds).toFixed(0)} messages/s; p50 ${ms(pct(inbox.latencies, 50))}, p95 ${ms(pct(inbox.latencies, 95))}`);
-    for (const [who, xs] of Object.entries(search)) {
-      console.log(`search_messages as a ${who} agent over ${SEARCH_MESSAGES + INBOX_MESSAGES} messages: p50 ${ms(pct(xs, 50))}, p95 ${ms(pct(xs, 95))}`);
+    console.log(`  ${perCall(inbox, inbox.calls)}`);
+    for (const [who, r] of Object.entries(search)) {
+      console.log(`search_messages as a ${who} agent over ${SEARCH_MESSAGES + INBOX_MESSAGES} messages (load average after: ${loadAfterSearch}): ` +
+        `p50 ${ms(pct(r.latencies, 50))}, p95 ${ms(pct(r.latencies, 95))}; p95 by word: ` +
+        WORD_CLASSES.map((c) => `${c} ${ms(pct(r.byClass[c], 95))}`).join(', '));
+      console.log(`  ${perCall(r, SEARCHES)}`);
     }
+    report([
+      { what: 'send → waiting subscribe wake, p50', value: pct(wakes, 50), unit: 'ms', target: 20, better: 'lower' },
+      { what: 'check_inbox throughput', value: inboxRate, unit: 'calls/s', target: 200, better: 'higher' },
+      ...Object.entries(search).map(([who, r]) => ({ what: `search_messages p95 (${who} agent)`, value: pct(r.latencies, 95), unit: 'ms', target: 50, better: 'lower' as const })),
+    ]);
   } finally {
     await server.stop();
     await close();
+    uncount();
   }
 }
