@@ -81,6 +81,14 @@ export interface WorkspaceRepo {
   delete(id: string): Promise<void>;
 }
 
+/** What decides an agent's place in a workspace (AgentService.member), read together. */
+export interface AgentStanding {
+  agent: Agent;
+  membership: AgentMembership | null;
+  orgRole: OrgRole | null;
+  directRole: WorkspaceRole | null;
+}
+
 export interface AgentRepo {
   /** Throws CONFLICT when the owner already has an agent with that name. */
   create(a: { ownerId: string; name: string; displayName: string; avatarUrl?: string | null; roleLine?: string; kind: Agent['kind']; tokenHash?: string | null }): Promise<Agent>;
@@ -99,6 +107,11 @@ export interface AgentRepo {
   putMembership(m: AgentMembership): Promise<void>;
   /** Null when the agent has not joined the workspace. */
   membership(agentId: string, workspaceId: string): Promise<AgentMembership | null>;
+  /**
+   * In one query: the agent as stored now, its membership in the workspace, and its owner's role in the
+   * workspace's organization and direct role in the workspace (each null when absent). Null when the agent is gone.
+   */
+  standing(agentId: string, workspaceId: string, orgId: string): Promise<AgentStanding | null>;
   /** Agents that joined the workspace explicitly, with their memberships. */
   listMembers(workspaceId: string): Promise<Array<{ agent: Agent; membership: AgentMembership }>>;
   listOwnedBy(ownerId: string): Promise<Agent[]>;

@@ -1,10 +1,10 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { AgentRepo } from '../../domain/ports.ts';
+import type { AgentRepo, AgentStanding } from '../../domain/ports.ts';
 import type { Agent, AgentMembership } from '../../domain/types.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';
-import { agentMemberships, agents, people } from './schema.ts';
+import { agentMemberships, agents, orgMembers, people, workspaceMembers } from './schema.ts';
 
 /** Agent columns joined with the owner's handle; the token hash is reduced to whether one exists. */
 const agentColumns = {
@@ -75,6 +75,18 @@ export class DrizzleAgentRepo implements AgentRepo {
     const [row] = await this.db.select().from(agentMemberships)
       .where(and(eq(agentMemberships.agentId, agentId), eq(agentMemberships.workspaceId, workspaceId)));
     return row ? toMembership(row) : null;
+  }
+
+  async standing(agentId: string, workspaceId: string, orgId: string): Promise<AgentStanding | null> {
+    if (!isUuid(agentId)) return null;
+    const [row] = await this.db.select({ a: agentColumns, m: agentMemberships, orgRole: orgMembers.role, directRole: workspaceMembers.role })
+      .from(agents).innerJoin(people, eq(people.id, agents.ownerId))
+      .leftJoin(agentMemberships, and(eq(agentMemberships.agentId, agents.id), eq(agentMemberships.workspaceId, workspaceId)))
+      .leftJoin(orgMembers, and(eq(orgMembers.orgId, orgId), eq(orgMembers.personId, agents.ownerId)))
+      .leftJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.personId, agents.ownerId)))
+      .where(eq(agents.id, agentId));
+    if (!row) return null;
+    return { agent: toAgent(row.a as Row), membership: row.m ? toMembership(row.m) : null, orgRole: row.orgRole, directRole: row.directRole };
   }
 
   async listMembers(workspaceId: string) {

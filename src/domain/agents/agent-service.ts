@@ -1,6 +1,6 @@
 import type { Actor } from '../actor.ts';
 import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
-import { assertMayGrantMonitor, assertMayManageAgent } from '../organizations/access.ts';
+import { assertMayGrantMonitor, assertMayManageAgent, workspaceRole } from '../organizations/access.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import { assertAgentAllowed, planLimits } from '../organizations/plans.ts';
 import type { Notifier, Store } from '../ports.ts';
@@ -191,13 +191,12 @@ export class AgentService {
 
   /** The caller's own entry in the workspace directory; NOT_PERMITTED when it is not a member. */
   async member(agent: Agent, ws: Workspace): Promise<WorkspaceAgent> {
-    // The same answer as looking the agent up in `directory(ws)`, in a few point queries
-    // instead of listing the whole workspace (this runs on every MCP tool call).
-    const [current, membership, ownerRole] = await Promise.all([
-      this.store.agents.get(agent.id),
-      agent.kind === 'agent' ? this.store.agents.membership(agent.id, ws.id) : null,
-      this.orgs.roleIn(agent.ownerId, ws),
-    ]);
+    // The same answer as looking the agent up in `directory(ws)`, in one query instead of
+    // listing the whole workspace (this runs on every MCP tool call).
+    const standing = await this.store.agents.standing(agent.id, ws.id, ws.orgId);
+    const current = standing?.agent ?? null;
+    const membership = agent.kind === 'agent' ? standing?.membership ?? null : null;
+    const ownerRole = standing ? workspaceRole(ws, standing.orgRole, standing.directRole) : null;
     let entry: WorkspaceAgent | null = null;
     if (current && ownerRole && current.kind === 'person') entry = { agent: current, permissions: PERSON_AGENT_PERMISSIONS, ownerRole };
     if (current && ownerRole && current.kind === 'agent' && current.hasToken && membership) entry = { agent: current, permissions: membership, ownerRole };
