@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, isNull, or, sql, type SQL, type WithSubquery } from 'drizzle-orm';
 import type { Conversation, InboxItem, Message, NewMessage, SearchHit, SearchQuery, Sender } from '../../domain/messaging/types.ts';
 import type { MessageRepo } from '../../domain/ports.ts';
 import { HIT_END, HIT_START, markedSnippet } from '../../domain/format/markdown.ts';
@@ -17,13 +17,16 @@ const senderColumns = {
   id: agents.id, name: agents.name, person: people.handle, displayName: agents.displayName, avatarUrl: agents.avatarUrl, kind: agents.kind,
 };
 
-function inboxRows(db: Db, where: SQL | undefined) {
-  return db.select({
-    message: messageColumns, sender: senderColumns,
-    conversation: { id: conversations.id, kind: conversations.kind, title: conversations.title, surface: conversations.surface, permalink: conversations.permalink },
-    askerHandle: sql<string | null>`(select p.handle from people p where p.id = ${messages.askerPersonId})`,
-    overheard: deliveries.overheard,
-  }).from(deliveries)
+const inboxColumns = {
+  message: messageColumns, sender: senderColumns,
+  conversation: { id: conversations.id, kind: conversations.kind, title: conversations.title, surface: conversations.surface, permalink: conversations.permalink },
+  askerHandle: sql<string | null>`(select p.handle from people p where p.id = ${messages.askerPersonId})`,
+  overheard: deliveries.overheard,
+};
+
+/** The inbox items of the deliveries `where` picks, in inbox order, with `extra` columns; `ctes` are the WITH queries `where` uses. */
+function inboxRows<E extends Record<string, SQL.Aliased | SQL>>(db: Db, where: SQL | undefined, extra: E = {} as E, ctes: WithSubquery[] = []) {
+  return db.with(...ctes).select({ ...inboxColumns, ...extra }).from(deliveries)
     .innerJoin(messages, eq(messages.id, deliveries.messageId))
     .innerJoin(agents, eq(agents.id, messages.senderId))
     .innerJoin(people, eq(people.id, agents.ownerId))
@@ -162,27 +165,28 @@ export class DrizzleMessageRepo implements MessageRepo {
   }
 
   async takeUnread(agentId: string, workspaceId: string, limit: number) {
-    return this.db.transaction(async (tx) => {
-      const txDb = tx as unknown as Db;
-      const unread = and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt));
-      // Lock the rows we return so two concurrent readers never both get the same message.
-      // Addressed messages first: a busy channel an agent listens to never holds back what was written to it.
-      const picked = await tx.select({ id: deliveries.messageId }).from(deliveries).where(unread)
-        .orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId)).limit(limit).for('update', { skipLocked: true });
-      const ids = picked.map((p) => p.id);
-      let items: InboxItem[] = [];
-      if (ids.length) {
-        await tx.update(deliveries).set({ readAt: new Date() })
-          .where(and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, ids)));
-        const rows = await inboxRows(txDb, and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, ids)));
-        items = rows.map((r) => ({
-          message: r.message, sender: r.sender as Sender, conversation: r.conversation, overheard: r.overheard,
-          asker: { personId: r.message.askerPersonId, handle: r.askerHandle, identityId: r.message.askerIdentityId },
-        }));
-      }
-      const remaining = await new DrizzleMessageRepo(txDb).unreadCount(agentId, workspaceId);
-      return { items, remaining };
-    });
+    // One statement, so one round trip and no transaction to open: it picks the oldest unread
+    // deliveries, locking them so two concurrent readers never both get the same message
+    // (addressed ones first: a busy channel an agent listens to never holds back what was
+    // written to it), marks them read and returns them with what an inbox item shows.
+    const unread = and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt));
+    const picked = this.db.$with('picked').as(this.db.select({ id: deliveries.messageId }).from(deliveries).where(unread)
+      .orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId)).limit(limit).for('update', { skipLocked: true }));
+    const taken = this.db.$with('taken').as(this.db.update(deliveries).set({ readAt: new Date() })
+      .where(and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, this.db.select({ id: picked.id }).from(picked))))
+      .returning({ id: deliveries.messageId }));
+    // The statement sees the deliveries as they were before it: the unread then, less those it took.
+    const unreadBefore = this.db.select({ n: count() }).from(deliveries).where(unread);
+    const rows = await inboxRows(this.db, and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, this.db.select({ id: taken.id }).from(taken))), {
+      remaining: sql<number>`(${unreadBefore}) - (select count(*) from ${taken})`,
+    }, [picked, taken]);
+    const items: InboxItem[] = rows.map((r) => ({
+      message: r.message, sender: r.sender as Sender, conversation: r.conversation, overheard: r.overheard,
+      asker: { personId: r.message.askerPersonId, handle: r.askerHandle, identityId: r.message.askerIdentityId },
+    }));
+    // Nothing taken: no row came back to carry the count.
+    const remaining = rows.length ? Math.max(0, Number(rows[0].remaining)) : await this.unreadCount(agentId, workspaceId);
+    return { items, remaining };
   }
 
   async unreadCount(agentId: string, workspaceId: string) {
