@@ -196,8 +196,9 @@ export class AudienceService {
     return [...people, ...Array.from({ length: guests }, () => null)];
   }
 
+  /** The owners of each conversation's participants; a conversation without any maps to none, so it is not looked up again. */
   private async ownersOf(conversationIds: string[]): Promise<Map<string, Owner[]>> {
-    const out = new Map<string, Owner[]>();
+    const out = new Map<string, Owner[]>(conversationIds.map((id) => [id, []]));
     for (const r of await this.store.audiences.participantOwners(conversationIds)) {
       out.set(r.conversationId, [...(out.get(r.conversationId) ?? []), r]);
     }
