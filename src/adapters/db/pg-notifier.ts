@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Notifier } from '../../domain/ports.ts';
@@ -10,18 +11,23 @@ export const RECHECK = '';
 /**
  * Wake-ups over Postgres LISTEN/NOTIFY: one LISTEN per process, fanned out
  * in-process by topic, so every process sharing the database hears every publish.
+ * A publish wakes this process's own subscribers at once, without waiting for
+ * its NOTIFY to come back (a sender and a waiting `subscribe` often share a
+ * process); each NOTIFY carries its origin, so that echo is not delivered twice.
  */
 export class PgNotifier implements Notifier {
   private readonly local = new EventEmitter().setMaxListeners(0);
   private unlisten: (() => Promise<void>) | null = null;
   private starting: Promise<void> | null = null;
+  /** Tells this notifier's own NOTIFYs apart from other processes'. */
+  private readonly origin = randomBytes(9).toString('base64url');
 
   constructor(private readonly database: Database, private readonly logger?: Logger) {}
 
   private start() {
     this.starting ??= this.database.listen(CHANNEL, (payload) => {
-      const cut = payload.indexOf('\n');
-      this.local.emit(payload.slice(0, cut), payload.slice(cut + 1));
+      const [origin, topic, body] = splitTwice(payload);
+      if (origin !== this.origin) this.local.emit(topic, body);
     }, () => this.recheckAll()).then((u) => { this.unlisten = u; });
     return this.starting;
   }
@@ -40,15 +46,19 @@ export class PgNotifier implements Notifier {
   /**
    * A wake-up goes out after its change committed, so failing here would make
    * the caller retry work that is already saved. When the database is away the
-   * wake-up is delivered in this process only; other processes' readers re-check
-   * the database when their wait ends.
+   * wake-up reaches this process only; other processes' readers re-check the
+   * database when their wait ends.
    */
   async publish(topic: string, payload: string) {
     try {
-      await this.database.notify(CHANNEL, `${topic}\n${payload}`);
+      this.local.emit(topic, payload);
+    } catch (err) {
+      this.logger?.warn({ err, topic }, 'a subscriber failed on a wake-up');
+    }
+    try {
+      await this.database.notify(CHANNEL, `${this.origin}\n${topic}\n${payload}`);
     } catch (err) {
       this.logger?.warn({ error: (err as Error).message }, 'could not broadcast a wake-up; woke this process only');
-      this.local.emit(topic, payload);
     }
   }
 
@@ -62,4 +72,11 @@ export class PgNotifier implements Notifier {
     await this.unlisten?.();
     this.local.removeAllListeners();
   }
+}
+
+/** `origin\ntopic\npayload` into its three parts (the payload may hold newlines). */
+function splitTwice(s: string): [string, string, string] {
+  const a = s.indexOf('\n');
+  const b = s.indexOf('\n', a + 1);
+  return [s.slice(0, a), s.slice(a + 1, b), s.slice(b + 1)];
 }

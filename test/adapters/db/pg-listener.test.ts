@@ -16,6 +16,8 @@ describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () 
   let sender: pg.Client;
   let listener: PgListener;
   let notifier: PgNotifier;
+  /** Another process's notifier on the same database: it publishes by NOTIFY only (it listens to nothing). */
+  let elsewhere: PgNotifier;
   /** While true, the listener's new connections go to a port nobody listens on (the database is unreachable). */
   let unreachable = false;
 
@@ -32,10 +34,12 @@ describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () 
       notify: async (channel: string, payload: string) => { await sender.query('select pg_notify($1, $2)', [channel, payload]); },
     } as unknown as Database;
     notifier = new PgNotifier(database);
+    elsewhere = new PgNotifier({ notify: database.notify, listen: async () => async () => {} } as unknown as Database);
   });
 
   afterAll(async () => {
     await notifier?.close();
+    await elsewhere?.close();
     await listener?.close();
     await sender?.end().catch(() => {});
     await fresh?.drop();
@@ -54,9 +58,9 @@ describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () 
     unreachable = true;
     await sender.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
     await vi.waitFor(() => expect(listener.connected).toBe(false));
-    // The change and its wake-up happen while nobody listens: the NOTIFY is lost.
+    // The change and its wake-up happen in another process while nobody here listens: the NOTIFY is lost.
     stored = 'hello';
-    await notifier.publish('inbox:agent-1', 'message-1');
+    await elsewhere.publish('inbox:agent-1', 'message-1');
     const started = Date.now();
     unreachable = false;
 
@@ -66,4 +70,23 @@ describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () 
     // Woken by the reconnect (backoff at most 5 s), not by the 60-second timeout.
     expect(Date.now() - started).toBeLessThan(45_000);
   }, 90_000);
+
+  it('wakes a subscriber in the publishing process at once and once only, and one in another process by NOTIFY', async () => {
+    const here: string[] = [];
+    const there: string[] = [];
+    await vi.waitFor(() => expect(listener.connected).toBe(true));
+    const stopHere = await notifier.subscribe('inbox:agent-2', (p) => here.push(p));
+    // `elsewhere` stands for another process: what `notifier` publishes reaches it through the database.
+    const theirs = new PgNotifier({ notify: async () => {}, listen: (c: string, f: (p: string) => void) => listener.listen(c, f) } as unknown as Database);
+    const stopThere = await theirs.subscribe('inbox:agent-2', (p) => there.push(p));
+
+    await notifier.publish('inbox:agent-2', 'message-2\nwith a second line');
+    // Delivered before publish returned, without the round trip through PostgreSQL.
+    expect(here).toEqual(['message-2\nwith a second line']);
+    await vi.waitFor(() => expect(there).toEqual(['message-2\nwith a second line']));
+    // A later publish from elsewhere is heard here; by then our own NOTIFY's echo would have arrived, and was not delivered again.
+    await elsewhere.publish('inbox:agent-2', 'message-3');
+    await vi.waitFor(() => expect(here).toEqual(['message-2\nwith a second line', 'message-3']));
+    await Promise.all([stopHere(), stopThere(), theirs.close()]);
+  }, 60_000);
 });
