@@ -70,6 +70,9 @@ export interface SendResult {
   recipients: RecipientResult[];
 }
 
+/** The stretches of recent history a whole-workspace search ranks first, shortest first (see `search`). */
+const SEARCH_WINDOWS_MS = [3_600_000, 86_400_000, 7 * 86_400_000];
+
 /** Topic for waking whoever waits on an agent's inbox. */
 export const inboxTopic = (agentId: string) => `inbox:${agentId}`;
 /** Topic for live views of a conversation (web chat). */
@@ -380,10 +383,19 @@ export class MessagingService {
     if (q.conversationId && !(await this.store.messages.getConversation(ws.id, q.conversationId))) {
       throw new SwitchboardError('NOT_FOUND', `There is no conversation ${q.conversationId} in this workspace; leave \`conversation\` out to search them all.`);
     }
-    return this.store.messages.search({
-      workspaceId: ws.id, text: q.text, agentId: me.permissions.monitor ? null : agent.id,
-      fromAgentId: from, conversationId: q.conversationId, since, limit: q.limit,
-    });
+    const query = { workspaceId: ws.id, text: q.text, agentId: me.permissions.monitor ? null : agent.id, fromAgentId: from, conversationId: q.conversationId, limit: q.limit };
+    if (!me.permissions.monitor) return this.store.messages.search({ ...query, since });
+    // Ranking means reading every match, and a common word matches a large share of a busy
+    // workspace, so a search of the whole workspace ranks the newest stretch of history that
+    // holds a full page of matches (the last hour, day, week, else all of it).
+    const now = this.clock.now().getTime();
+    for (const ms of SEARCH_WINDOWS_MS) {
+      const start = new Date(now - ms);
+      if (start <= since) break;
+      const hits = await this.store.messages.search({ ...query, since: start });
+      if (hits.length >= q.limit) return hits;
+    }
+    return this.store.messages.search({ ...query, since });
   }
 
   private async assertReceive(agent: Agent, ws: Workspace) {

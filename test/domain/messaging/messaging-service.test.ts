@@ -68,6 +68,30 @@ describe('messaging rules', () => {
     await expect(send(w, watcher.agent, { conversationId: conv })).rejects.toThrow('You are not part of that conversation');
   });
 
+  it('ranks a monitor\'s whole-workspace search within the newest stretch of history holding a full page of matches', async () => {
+    const w = await makeWorld(app);
+    const watcher = await app.agents.add(SYSTEM, { name: 'watcher', owner: w.alice });
+    await app.agents.join(SYSTEM, { agent: `${w.alice}/watcher`, workspace: w.ws.slug, monitor: true });
+    const start = clock.t;
+    try {
+      clock.t = new Date(start.getTime() - 3 * 86_400_000);
+      await send(w, w.builder.agent, { to: ['reviewer'], body: 'kiwi kiwi kiwi, all about kiwi' });
+      clock.t = new Date(start.getTime() - 20 * 60_000);
+      await send(w, w.builder.agent, { to: ['reviewer'], body: 'one kiwi' });
+      clock.t = new Date(start.getTime() - 10 * 60_000);
+      await send(w, w.builder.agent, { to: ['reviewer'], body: 'another kiwi' });
+    } finally {
+      clock.t = start;
+    }
+    const bodies = async (a: Agent, limit: number) => (await app.messaging.search(a, w.ws, { text: 'kiwi', limit })).map((h) => h.message.body);
+    // The last hour holds a full page of two: the best match, three days old, is not ranked.
+    expect(await bodies(watcher.agent, 2)).toEqual(['another kiwi', 'one kiwi']);
+    // A page of three reaches back to the week, which holds all three: best match first.
+    expect(await bodies(watcher.agent, 3)).toEqual(['kiwi kiwi kiwi, all about kiwi', 'another kiwi', 'one kiwi']);
+    // An agent searching its own messages always has every match ranked.
+    expect(await bodies(w.reviewer.agent, 2)).toEqual(['kiwi kiwi kiwi, all about kiwi', 'another kiwi']);
+  });
+
   it('refuses a message past the monthly limit with PLAN_LIMIT, the limit, the count and the reset date', async () => {
     const w = await makeWorld(app);
     const org = (await app.store.orgs.get(w.org))!;
