@@ -5,6 +5,8 @@ import type { Notifier } from '../../domain/ports.ts';
 import type { Database } from './client.ts';
 
 const CHANNEL = 'switchboard_events';
+/** Starts a NOTIFY that names the notifier it came from. */
+const ORIGIN_MARK = '@';
 /** The payload of a wake-up that names nothing: look at the database again. */
 export const RECHECK = '';
 
@@ -26,7 +28,7 @@ export class PgNotifier implements Notifier {
 
   private start() {
     this.starting ??= this.database.listen(CHANNEL, (payload) => {
-      const [origin, topic, body] = splitTwice(payload);
+      const { origin, topic, body } = parse(payload);
       if (origin !== this.origin) this.local.emit(topic, body);
     }, () => this.recheckAll()).then((u) => { this.unlisten = u; });
     return this.starting;
@@ -56,7 +58,7 @@ export class PgNotifier implements Notifier {
       this.logger?.warn({ err, topic }, 'a subscriber failed on a wake-up');
     }
     try {
-      await this.database.notify(CHANNEL, `${this.origin}\n${topic}\n${payload}`);
+      await this.database.notify(CHANNEL, `${ORIGIN_MARK}${this.origin}\n${topic}\n${payload}`);
     } catch (err) {
       this.logger?.warn({ error: (err as Error).message }, 'could not broadcast a wake-up; woke this process only');
     }
@@ -74,9 +76,17 @@ export class PgNotifier implements Notifier {
   }
 }
 
-/** `origin\ntopic\npayload` into its three parts (the payload may hold newlines). */
-function splitTwice(s: string): [string, string, string] {
-  const a = s.indexOf('\n');
-  const b = s.indexOf('\n', a + 1);
-  return [s.slice(0, a), s.slice(a + 1, b), s.slice(b + 1)];
+/**
+ * `@origin\ntopic\npayload`, or `topic\npayload` from a sender that does not say
+ * where it runs (no topic starts with `@`); the payload may hold newlines.
+ */
+function parse(s: string): { origin: string | null; topic: string; body: string } {
+  let origin: string | null = null;
+  if (s.startsWith(ORIGIN_MARK)) {
+    const cut = s.indexOf('\n');
+    origin = s.slice(ORIGIN_MARK.length, cut);
+    s = s.slice(cut + 1);
+  }
+  const cut = s.indexOf('\n');
+  return { origin, topic: s.slice(0, cut), body: s.slice(cut + 1) };
 }
