@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
-import { channelMention, personalMessage } from '../../support/teams/activities.ts';
+import { channelMention, channelMessage, personalMessage } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { startHarness, type Harness } from './harness.ts';
@@ -70,6 +70,18 @@ describe(`intake from Teams (${database.kind})`, () => {
 
   it('lets a person opt out with "notices off" to the bot, and back in with "notices on"', async () => {
     const { app } = h.server;
+    // Written to the channel without mentioning the bot, it is no command (the mention after it is handled after it).
+    const unaddressed = channelMessage(standin, { text: 'notices off', from: bob });
+    await h.post(unaddressed);
+    await h.post(channelMention(standin, { text: 'ask reviewer to check the notices', from: bob, threadRootId: unaddressed.id }));
+    await vi.waitFor(async () => {
+      const items = (await app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items;
+      if (!items.some((i) => i.message.body === 'ask reviewer to check the notices')) throw new Error('not delivered yet');
+    }, WAIT);
+    const bobs = (await app.store.identities.find({ surface: 'teams', tenantId: standin.userTenantId, externalUserId: bob.aadObjectId }))!;
+    expect(await app.intake.noticesOn({ identityId: bobs.id })).toBe(true);
+    expect(standin.delivered('replyToActivity').filter((c) => c.activityId === unaddressed.id)).toEqual([]);
+
     expect(await tellBot('notices maybe')).toMatch(/"notices off".*"notices on"/);
     expect(await tellBot('notices off')).toContain('You will not be told when something you asked for is done');
     const identity = (await app.store.identities.find({ surface: 'teams', tenantId: standin.userTenantId, externalUserId: bob.aadObjectId }))!;
