@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
@@ -13,6 +12,7 @@ import { sql } from 'drizzle-orm';
 import { isConnectionLost } from './errors.ts';
 import { lockDataDir } from './lock.ts';
 import { PgListener } from './pg-listener.ts';
+import { startPgliteThread } from './pglite-thread.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -33,6 +33,8 @@ export interface Database {
    */
   listen(channel: string, onPayload: (payload: string) => void, onResume?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** Statements sent to the database so far by this process (a bench divides them by the events it sent). */
+  queries(): number;
 }
 
 export interface OpenOptions {
@@ -65,9 +67,12 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 function openPostgres(url: string, max: number, logger?: Logger): Database {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
   pool.on('error', (err) => logger?.warn({ err: { message: err.message } }, 'an idle database connection was lost; the pool opens a new one when needed'));
+  let queries = 0;
   pool.on('connect', (client) => {
     // The query that was running on it rejects with the same error, so the caller hears about it there.
     client.on('error', () => {});
+    const query = client.query;
+    client.query = ((...args: Parameters<typeof query>) => { queries += 1; return query.apply(client, args); }) as typeof query;
   });
   const listener = new PgListener(() => new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 }), logger);
   const db = drizzleNodePg(pool, { schema });
@@ -95,6 +100,7 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
       await listener.close();
       await pool.end();
     })()),
+    queries: () => queries,
   };
 }
 
@@ -120,18 +126,21 @@ export async function whileUnreachable<T>(fn: () => Promise<T>, logger?: Logger,
   }
 }
 
+/**
+ * PGlite in a worker thread (pglite-thread.ts): its queries run in WebAssembly
+ * and would otherwise hold the main thread, which answers HTTP, while they run.
+ */
 async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
   const memory = dataDir.startsWith('memory://');
   if (!memory) mkdirSync(dataDir, { recursive: true });
   const release = memory ? () => {} : lockDataDir(dataDir);
-  const options = memory && template ? { dataDir, loadDataDir: template } : { dataDir };
-  const client = await PGlite.create(options).catch((e) => { release(); throw e; });
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const client = await startPgliteThread(dataDir, memory ? template : undefined).catch((e) => { release(); throw e; });
+  const db = drizzlePglite({ client: client.asPglite(), schema }) as unknown as Db;
   let closed = false;
   return {
     db,
     kind: 'pglite',
-    migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
+    migrate: () => migratePglite(drizzlePglite({ client: client.asPglite(), schema }), { migrationsFolder: MIGRATIONS_DIR }),
     ping: async () => { await db.execute(sql`select 1`); },
     notify: async (channel, payload) => { await client.query(`select pg_notify($1, $2)`, [channel, payload]); },
     listen: async (channel, onPayload) => {
@@ -139,5 +148,6 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
       return async () => { if (!closed) await unlisten(); };
     },
     close: async () => { if (!closed) { closed = true; await client.close(); release(); } },
+    queries: () => client.queries,
   };
 }
