@@ -10,8 +10,12 @@
 // round): ack p50/p99 and acks per second for both, their ratio, and the events per second that
 // reached the agent's inbox end to end, with the issue's targets.
 // SLACK_BENCH_EVENTS (default 400), SLACK_BENCH_CONCURRENCY (default 16) and SLACK_BENCH_ROUNDS
-// (default 3) size the load; SLACK_BENCH_DATABASES=pglite or =postgres runs one database only.
+// (default 3) size the load; BENCH_DATABASES=pglite or =postgres runs one database only. Also printed:
+// this process's CPU per event (PGlite's thread included; PostgreSQL's server not), database statements
+// per event, and how long the main thread's event loop was held (p99 and max of its delay) meanwhile.
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { App as BoltApp, ExpressReceiver, LogLevel } from '@slack/bolt';
 import { count } from 'drizzle-orm';
@@ -20,6 +24,7 @@ import { deliveries } from '../src/adapters/db/schema.ts';
 import { connectSlackTeam, mountSlack } from '../src/adapters/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/domain/actor.ts';
+import { inboxTopic } from '../src/domain/messaging/messaging-service.ts';
 import { startServer } from '../src/server.ts';
 import { benchDatabases } from './database.ts';
 import { SLACK_DEFAULTS } from '../test/support/slack/defaults.ts';
@@ -88,7 +93,8 @@ async function startBareBolt(standin: SlackStandin) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`, stop: () => receiver.stop() };
 }
 
-interface Figures { kind: string; bare: Run; ours: Run; endToEnd: number; cpuPerEvent: number }
+interface Handling { endToEnd: number; cpuPerEvent: number; queriesPerEvent: number; loopP99: number; loopMax: number }
+interface Figures extends Handling { kind: string; bare: Run; ours: Run }
 
 async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeof benchDatabases>>[number]): Promise<Figures> {
   const { db, kind, close } = await database.open();
@@ -99,37 +105,65 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
   const server = await startServer(config, { database: db, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [mountSlack], surfaces: { slack: { paceMs: 0 } } });
   const { app } = server;
   const bare = await startBareBolt(standin);
+  let unsubscribe: (() => Promise<void>) | null = null;
   try {
     await app.orgs.init({ org: 'Bench', admin: 'alice' });
     await app.orgs.addWorkspace(SYSTEM, { name: 'Bench', org: 'bench' });
     await app.orgs.setPlan(SYSTEM, 'bench', 'team', 10_000_000);
-    await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer' });
+    const { agent: reviewer } = await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer' });
     await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'bench' });
     await connectSlackTeam(app, { workspace: 'bench', teamId: SLACK_DEFAULTS.teamId, botToken: standin.botToken });
     const ours = `${server.url}/slack/events`;
-    const delivered = async () => Number((await db.db.select({ n: count() }).from(deliveries))[0].n);
-    const drained = async (n: number) => { while ((await delivered()) < n) await new Promise((r) => setTimeout(r, 10)); };
+    // Waits on the agent's inbox wake-ups (one per message stored) rather than polling, which would cost CPU and
+    // statements that count against the events; each wait ends by counting deliveries (statements left out below).
+    let polls = 0;
+    let woken = 0;
+    let wake = () => {};
+    unsubscribe = await app.notifier.subscribe(inboxTopic(reviewer.id), () => { woken += 1; wake(); });
+    const delivered = async () => { polls += 1; return Number((await db.db.select({ n: count() }).from(deliveries))[0].n); };
+    const drained = async (n: number) => {
+      for (;;) {
+        const before = woken;
+        const missing = n - (await delivered());
+        if (missing <= 0) return;
+        // Ends early (a recount) when a wake-up was for a message already counted; never ends with one missing.
+        await new Promise<void>((r) => { wake = () => { if (woken >= before + missing) r(); }; setTimeout(r, 250); });
+      }
+    };
 
     await load(bare.url, WARMUP, 'warm-up');
     await load(ours, WARMUP, 'warm-up');
     await drained(WARMUP);
-    const rounds: Array<{ bare: Run; ours: Run; endToEnd: number; cpuPerEvent: number }> = [];
+    const rounds: Array<Handling & { bare: Run; ours: Run }> = [];
     for (let round = 0; round < ROUNDS; round++) {
       const base = await delivered();
       const bareRun = await load(bare.url, EVENTS, `bare ${round}`);
       const started = performance.now();
       const cpu = process.cpuUsage();
+      const [queries, polled] = [db.queries(), polls];
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
       const oursRun = await load(ours, EVENTS, `switchboard ${round}`);
       await drained(base + EVENTS);
-      rounds.push({ bare: bareRun, ours: oursRun, endToEnd: EVENTS / ((performance.now() - started) / 1000), cpuPerEvent: cpuMsSince(cpu) / EVENTS });
+      loop.disable();
+      const queriesPerEvent = (db.queries() - queries - (polls - polled)) / EVENTS;
+      rounds.push({
+        bare: bareRun, ours: oursRun, endToEnd: EVENTS / ((performance.now() - started) / 1000), cpuPerEvent: cpuMsSince(cpu) / EVENTS, queriesPerEvent,
+        loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6,
+      });
     }
     const pick = (f: (r: (typeof rounds)[number]) => Run): Run => ({
       p50: median(rounds.map((r) => f(r).p50)), p99: median(rounds.map((r) => f(r).p99)),
       perSecond: median(rounds.map((r) => f(r).perSecond)), failures: rounds.reduce((n, r) => n + f(r).failures, 0),
       cpuMs: median(rounds.map((r) => f(r).cpuMs)),
     });
-    return { kind, bare: pick((r) => r.bare), ours: pick((r) => r.ours), endToEnd: median(rounds.map((r) => r.endToEnd)), cpuPerEvent: median(rounds.map((r) => r.cpuPerEvent)) };
+    return {
+      kind, bare: pick((r) => r.bare), ours: pick((r) => r.ours), endToEnd: median(rounds.map((r) => r.endToEnd)),
+      cpuPerEvent: median(rounds.map((r) => r.cpuPerEvent)), queriesPerEvent: median(rounds.map((r) => r.queriesPerEvent)),
+      loopP99: median(rounds.map((r) => r.loopP99)), loopMax: median(rounds.map((r) => r.loopMax)),
+    };
   } finally {
+    await unsubscribe?.();
     await bare.stop();
     await server.stop();
     await close();
@@ -139,7 +173,7 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
 export default async function bench() {
   const standin = await startSlackStandin();
   for (let i = 0; i < PEOPLE; i++) standin.setUser(`U0BENCH${String(i).padStart(3, '0')}`, { real_name: `Bench Person ${i}` });
-  console.log(`  ${EVENTS} signed app_mention events per receiver and round, ${CONCURRENCY} in flight, 8 channels, median of ${ROUNDS} rounds`);
+  console.log(`  ${EVENTS} signed app_mention events per receiver and round, ${CONCURRENCY} in flight, 8 channels, median of ${ROUNDS} rounds; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const all: Figures[] = [];
   try {
     for (const database of benchDatabases()) all.push(await measure(standin, database));
@@ -157,5 +191,6 @@ export default async function bench() {
     console.log(`    end to end (signed event → agent's inbox) ${f.endToEnd.toFixed(0)} events/s` +
       (f.kind.startsWith('PostgreSQL') ? ` (target ≥ ${TARGET.endToEnd}/s: ${ok(f.endToEnd >= TARGET.endToEnd)})` : ''));
     console.log(`    CPU of this process per event: bare ack ${f.bare.cpuMs.toFixed(2)} ms, Switchboard ack ${f.ours.cpuMs.toFixed(2)} ms (during the load), ack and handling ${f.cpuPerEvent.toFixed(2)} ms`);
+    console.log(`    database statements per event, ack and handling: ${f.queriesPerEvent.toFixed(1)}; main thread's event-loop delay meanwhile: p99 ${f.loopP99.toFixed(0)} ms, max ${f.loopMax.toFixed(0)} ms`);
   }
 }
