@@ -69,8 +69,8 @@ export interface WorkspaceRepo {
   setMember(workspaceId: string, personId: string, role: WorkspaceRole): Promise<void>;
   /** The direct role; null when the person was not added directly. */
   directRole(workspaceId: string, personId: string): Promise<WorkspaceRole | null>;
-  /** Every person who can reach the workspace, with their effective role. */
-  reachablePeople(workspaceId: string): Promise<Array<{ person: Person; role: WorkspaceRole }>>;
+  /** Every person who can reach the workspace (as the caller read it: its organization and `restricted`), with their effective role. */
+  reachablePeople(ws: Pick<Workspace, 'id' | 'orgId' | 'restricted'>): Promise<Array<{ person: Person; role: WorkspaceRole }>>;
   /** Workspaces a person can reach, with their effective role. */
   listForPerson(personId: string): Promise<Array<Workspace & { role: WorkspaceRole }>>;
   /** The workspaces of one organization, or of all when `orgId` is null, by slug. */

@@ -55,9 +55,7 @@ export class DrizzleWorkspaceRepo implements WorkspaceRepo {
     return row?.role ?? null;
   }
 
-  async reachablePeople(workspaceId: string) {
-    const ws = await this.get(workspaceId);
-    if (!ws) return [];
+  async reachablePeople(ws: Pick<Workspace, 'id' | 'orgId' | 'restricted'>) {
     // Candidates: the organization's members and the people added directly.
     const rows = await this.db.select({ person: personColumns, orgRole: orgMembers.role, direct: workspaceMembers.role })
       .from(people)

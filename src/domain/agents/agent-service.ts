@@ -173,7 +173,7 @@ export class AgentService {
 
   /** Everyone who can be messaged in a workspace: joined agents whose owner still reaches it, and person agents. */
   async directory(ws: Workspace): Promise<WorkspaceAgent[]> {
-    const [members, people] = await Promise.all([this.store.agents.listMembers(ws.id), this.store.workspaces.reachablePeople(ws.id)]);
+    const [members, people] = await Promise.all([this.store.agents.listMembers(ws.id), this.store.workspaces.reachablePeople(ws)]);
     const roles = new Map(people.map((p) => [p.person.id, p.role]));
     const out: WorkspaceAgent[] = [];
     for (const m of members) {

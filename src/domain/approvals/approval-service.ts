@@ -219,7 +219,7 @@ export class ApprovalService {
 
   /** Owners of the agent and of the workspace: who decides when the request names nobody. */
   private async defaultApprovers(agent: Agent, ws: Workspace) {
-    const people = await this.store.workspaces.reachablePeople(ws.id);
+    const people = await this.store.workspaces.reachablePeople(ws);
     const ids = people.filter((p) => p.role === 'owner').map((p) => p.person.id);
     return [...new Set([agent.ownerId, ...ids])];
   }

@@ -37,7 +37,7 @@ class RoleBook {
   }
 
   everyone(): Promise<Map<string, WorkspaceRole>> {
-    return (this.all ??= this.store.workspaces.reachablePeople(this.ws.id).then((people) => new Map(people.map((p) => [p.person.id, p.role]))));
+    return (this.all ??= this.store.workspaces.reachablePeople(this.ws).then((people) => new Map(people.map((p) => [p.person.id, p.role]))));
   }
 
   async members(personIds: Array<string | null>): Promise<AudienceMember[]> {

@@ -53,7 +53,7 @@ const adminOf = (app: App) => app.documentAdmin;
 
 /** The people of a workspace with their role and seat (for organization admins assigning seats). */
 export async function seatsOf(app: App, ws: Workspace) {
-  const people = await app.store.workspaces.reachablePeople(ws.id);
+  const people = await app.store.workspaces.reachablePeople(ws);
   const members = await Promise.all(people.map((p) => app.store.orgs.member(ws.orgId, p.person.id)));
   return people.map((p, i) => ({ handle: p.person.handle, displayName: p.person.displayName, role: p.role, inOrg: Boolean(members[i]), hasSeat: Boolean(members[i]?.hasSeat) }));
 }

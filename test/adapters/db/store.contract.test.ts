@@ -84,7 +84,7 @@ describe.each(databases())('store on $kind', (kind) => {
     expect(await reach()).toEqual(['eng:viewer']);
     await orgs.addWorkspaceMember(SYSTEM, 'ops', 'bob', 'editor');
     expect(await reach()).toEqual(['eng:viewer', 'ops:editor']);
-    const people = (await store.workspaces.reachablePeople((await store.workspaces.get('ops'))!.id)).map((p) => `${p.person.handle}:${p.role}`);
+    const people = (await store.workspaces.reachablePeople((await store.workspaces.get('ops'))!)).map((p) => `${p.person.handle}:${p.role}`);
     expect(people).toEqual(['alice:owner', 'bob:editor']);
   });
 
