@@ -61,8 +61,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const store = createStore(database.db, clock);
   const notifier = new PgNotifier(database, logger);
   const metrics = createMetrics({ db: () => database.db, now: () => clock.now() });
-  // Jobs wait mostly on PostgreSQL and Slack, so many run at once; PGlite runs every query on this
-  // thread, one at a time, where more jobs at once would only queue ahead of the acknowledgements Slack waits for.
+  // Jobs wait mostly on PostgreSQL and Slack, so many run at once; PGlite runs one query at a time (on its own
+  // thread), where more jobs at once would only queue their queries ahead of the acknowledgements Slack waits for.
   const concurrency = database.kind === 'pglite' ? PGLITE_JOBS : POSTGRES_JOBS;
   const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, concurrency, maxAgeMs: config.jobMaxAgeMs, ...opts.queue });
   const orgs = new OrgService(store, clock);

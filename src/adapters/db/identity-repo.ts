@@ -8,7 +8,8 @@ const columns = {
   id: externalIdentities.id, surface: externalIdentities.surface, tenantId: externalIdentities.tenantId,
   externalUserId: externalIdentities.externalUserId, personId: externalIdentities.personId,
   displayName: externalIdentities.displayName, email: externalIdentities.email, avatarUrl: externalIdentities.avatarUrl,
-  profileFetchedAt: externalIdentities.profileFetchedAt, linkedAt: externalIdentities.linkedAt, createdAt: externalIdentities.createdAt,
+  profileFetchedAt: externalIdentities.profileFetchedAt, linkedAt: externalIdentities.linkedAt,
+  linkPromptedAt: externalIdentities.linkPromptedAt, createdAt: externalIdentities.createdAt,
 };
 
 const byKey = (k: ExternalKey) => and(

@@ -71,7 +71,9 @@ export class LinkService {
   ) {}
 
   /** True only the first time this is asked for an identity (also across processes): the caller then sends the prompt. */
-  firstPrompt(identity: ExternalIdentity): Promise<boolean> {
+  async firstPrompt(identity: ExternalIdentity): Promise<boolean> {
+    // Prompted already as read: no claim to try (the mark is never cleared).
+    if (identity.linkPromptedAt) return false;
     return this.store.identities.claimLinkPrompt(identity.id, this.clock.now());
   }
 

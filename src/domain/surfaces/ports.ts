@@ -24,6 +24,8 @@ export interface ExternalIdentity extends ExternalKey {
   /** When the profile was last read from the platform; null when never. */
   profileFetchedAt: Date | null;
   linkedAt: Date | null;
+  /** When the person was first sent the link prompt (it goes once); null when never. */
+  linkPromptedAt: Date | null;
   createdAt: Date;
 }
 
