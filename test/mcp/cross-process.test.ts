@@ -69,7 +69,7 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
   it('wakes a subscribe waiting on one server when a message is sent through the other', async () => {
     const waiter = await connect(two, w, w.reviewer.token);
     const sender = await connect(one, w, w.builder.token);
-    const waiting = waiter.call('subscribe', { timeout_seconds: 30 });
+    const waiting = waiter.call('subscribe', { timeout_seconds: 55 });
     // Wait until the waiter listens on server two, so the wake-up (not the first look) is what answers it.
     const listeners = () => (two.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(w.reviewer.agent.id));
     await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 5_000, interval: 10 });
@@ -79,7 +79,8 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
     const wakeMs = performance.now() - started;
     expect(got.timed_out).toBe(false);
     expect(got.messages.map((m) => m.id)).toEqual([sent.message_id]);
-    expect(wakeMs).toBeLessThan(3_000);
+    // Only the wake-up or the 55 s timeout ends the wait (there is no polling): well under it means the NOTIFY did.
+    expect(wakeMs, 'woken by the other server, not by the timeout').toBeLessThan(30_000);
     await Promise.all([waiter.client.close(), sender.client.close()]);
   });
 
