@@ -20,7 +20,7 @@ import { DEFAULT_RATE_LIMIT } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
 import { InboundService } from './domain/surfaces/inbound-service.ts';
 import { AgentsPage } from './domain/chat/agents-page.ts';
-import { ChatService } from './domain/chat/chat-service.ts';
+import { ChatService, chatWorkspaceTopic } from './domain/chat/chat-service.ts';
 import { DocumentAdmin } from './domain/documents/document-admin.ts';
 import { messageHtml } from './web/message-html.ts';
 import { BridgeService } from './domain/bridges/bridge-service.ts';
@@ -80,6 +80,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
   const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs }, () => queue.kick());
   const bridges = new BridgeService(store, orgs, clock);
+  // A channel's listeners or bridges changed (from any process): open web chats redraw its header.
+  const settingsChanged = (workspaceId: string, channelId: string) => {
+    notifier.publish(chatWorkspaceTopic(workspaceId), `settings:${channelId}`).catch((err) => logger.warn({ err }, 'could not announce a channel\'s new settings'));
+  };
+  listening.onChange((ws, place) => { if (place.surface === 'web') settingsChanged(ws.id, place.channelId); });
+  bridges.onChange((ws, channelId) => settingsChanged(ws.id, channelId));
   queue.register(BRIDGE_POST, bridgePostHandler({ store, clock, port: (s) => bridges.port(s) }));
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });

@@ -25,6 +25,7 @@ export interface BridgeRequest {
 export class BridgeService {
   private readonly ports = new Map<ExternalSurface, BridgePort>();
   private readonly access: ChatAccess;
+  private readonly changeListeners: Array<(ws: Workspace, channelId: string) => void> = [];
 
   constructor(private readonly store: Store, private readonly orgs: OrgService, private readonly clock: Clock) {
     this.access = new ChatAccess(store, orgs, clock);
@@ -38,6 +39,11 @@ export class BridgeService {
   /** The port of a bridged surface; undefined when this process did not register one. */
   port(surface: ExternalSurface): BridgePort | undefined {
     return this.ports.get(surface);
+  }
+
+  /** Calls `fn` after a web channel was bridged or unbridged (the web chat updates its header). */
+  onChange(fn: (ws: Workspace, channelId: string) => void): void {
+    this.changeListeners.push(fn);
   }
 
   /** Links the web channel to each outside channel given; refuses a restricted channel unless `allowPrivate`. */
@@ -65,6 +71,7 @@ export class BridgeService {
       return out;
     });
     await this.store.audit.record({ workspaceId: ws.id, action: 'bridge.add', target: channel.conversationId, result: 'ok', details: { surfaces: wanted.map((t) => t.surface), by: createdBy } });
+    this.changed(ws, channel.conversationId);
     return made.map((b) => this.listing(b, channel.name));
   }
 
@@ -90,7 +97,12 @@ export class BridgeService {
       throw notFound(`A bridge "${key}" in ${ws.slug}`, 'Give a bridge id or outside channel id from `switchboard bridge list`.');
     }
     await this.store.audit.record({ workspaceId: ws.id, action: 'bridge.remove', target: found.channelId, result: 'ok', details: { surface: found.surface, channel: found.externalChannelId } });
+    this.changed(ws, found.channelId);
     return found;
+  }
+
+  private changed(ws: Workspace, channelId: string) {
+    for (const fn of this.changeListeners) fn(ws, channelId);
   }
 
   private async ownedWorkspace(actor: Actor, workspace: string, what: string): Promise<Workspace> {

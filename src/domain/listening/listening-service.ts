@@ -29,6 +29,7 @@ export interface ListenerView {
 export class ListeningService {
   /** How each chat surface names its channels (registered by the surface modules). */
   readonly places = new ListenPlaces();
+  private readonly changeListeners: Array<(ws: Workspace, place: ListenPlace) => void> = [];
 
   constructor(
     private readonly store: Store,
@@ -44,6 +45,11 @@ export class ListeningService {
   /** Lets agents listen to a chat surface's channels, named `<surface>:<channel id>`; its channels are told when an agent starts or stops listening. */
   registerChannels(channels: ListenChannels) {
     this.places.register(channels);
+  }
+
+  /** Calls `fn` after an agent started or stopped listening to a channel (the web chat updates its header). */
+  onChange(fn: (ws: Workspace, place: ListenPlace) => void) {
+    this.changeListeners.push(fn);
   }
 
   /** The place a channel argument names in the workspace; web channels must exist. */
@@ -74,6 +80,7 @@ export class ListeningService {
       return fresh;
     });
     this.afterCommit();
+    if (added) this.changed(ws, place);
     return { listener: view({ ...place, workspaceId: ws.id, agentId: agent.id, addedBy: null, createdAt: new Date() }, agent, label), added };
   }
 
@@ -88,6 +95,7 @@ export class ListeningService {
       return gone;
     });
     this.afterCommit();
+    if (removed) this.changed(ws, place);
     return { label, agent: qualifiedName(agent), removed };
   }
 
@@ -132,6 +140,10 @@ export class ListeningService {
       out.push(view(r, agent, this.places.show(r, name)));
     }
     return out;
+  }
+
+  private changed(ws: Workspace, place: ListenPlace) {
+    for (const fn of this.changeListeners) fn(ws, place);
   }
 
   /** Posts the note as Switchboard in the channel, through the surface's outbox job, in the caller's transaction. */

@@ -19,7 +19,8 @@ const UUID = /^[0-9a-f-]{36}$/i;
  * see and on their inbox, and pushes each new message they may read:
  * `message` (the message and its conversation), `sidebar` (a channel or DM
  * appeared: refetch the sidebar), `inbox` (something arrived for them),
- * `approval` (an approval card they may see was asked or settled), `live` (an
+ * `approval` (an approval card they may see was asked or settled), `channel` (the
+ * listeners or bridges of a channel they may see changed), `live` (an
  * agent's status or the message it is streaming, see domain/live), `changed`
  * (a message's text or reactions changed: the message as they see it now),
  * `deleted` (a message went: its id and conversation) and `resync`
@@ -130,6 +131,8 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
         const [kind, id] = payload.split(':');
         const c = await app.store.messages.getConversation(v.workspace.id, id);
         if (!c || !(await chat.access.canSee(v, c))) return;
+        // Its listeners or bridges changed: the page redraws the channel's header if it shows it.
+        if (kind === 'settings') { emit('channel', { id: c.id }); return; }
         await watch(c.id);
         if (kind === 'channel') emit('sidebar', {});
       });
