@@ -8,9 +8,11 @@ import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
 import { authOf, csrfToken, requireCsrf, requirePerson } from '../auth/index.ts';
 import { approvalRoutes } from './approvals-api.ts';
 import { eventStream } from './events.ts';
+import { intakeRoutes } from './intake-api.ts';
 import { mcpClientConfig } from './mcp-config.ts';
 import { parseInput } from '../input.ts';
 import { EMOJI_NAME } from '../../domain/chat/emoji.ts';
+import { channelSettingsRoutes, noticeRoutes } from './settings-api.ts';
 
 /** The web chat services createApp built for an app. */
 export const chatOf = (app: App): { chat: ChatService; agentsPage: AgentsPage } => ({ chat: app.chat, agentsPage: app.agentsPage });
@@ -57,6 +59,8 @@ export function chatApi(app: App): Router {
     });
   });
 
+  api.use(noticeRoutes(app));
+
   // Everything below acts in one workspace the person can reach.
   const ws = express.Router({ mergeParams: true });
   api.use('/w/:workspace', ws);
@@ -68,6 +72,8 @@ export function chatApi(app: App): Router {
   ws.get('/sidebar', async (_req, res) => { res.json(await chat.sidebar(viewerOf(res))); });
   ws.get('/events', eventStream(app, chat));
   ws.use(approvalRoutes(app, chat));
+  ws.use(channelSettingsRoutes(app, chat));
+  ws.use(intakeRoutes(app, chat));
 
   ws.post('/channels', async (req, res) => {
     const ch = await chat.createChannel(viewerOf(res), parse(schemas.channel, req.body));
