@@ -40,6 +40,7 @@ export function userMenu(u: PageUser, o: { chatLink?: boolean } = {}): SafeHtml 
       <p class="menu-handle">@${u.handle}</p>
       ${o.chatLink ? html`<a href="/">Chat</a>` : null}
       <a id="menu-docs" href="${u.docsHref ?? '/docs'}">Documents</a>
+      <a id="menu-settings" href="/#/settings">Settings</a>
       <a href="/account">Password</a>
       <a href="/account/links">Linked accounts</a>
       <form method="post" action="/signout">${u.csrfField}<button type="submit">Sign out</button></form>

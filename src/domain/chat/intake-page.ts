@@ -10,42 +10,12 @@ import type { Store } from '../ports.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
 import type { SurfaceName } from '../types.ts';
 import type { ChatAccess, Viewer } from './access.ts';
-import { viaOf } from './views.ts';
+import { viaOf, type IntakeItemView, type IntakeListing } from './views.ts';
+
+export type { IntakeItemView, IntakeListing, IntakeSourceView } from './views.ts';
 
 /** How many of the newest items the page considers (filters and counts apply within them). */
 export const INTAKE_PAGE_ITEMS = 500;
-
-export interface IntakeSourceView {
-  messageId: string;
-  surface: SurfaceName;
-  /** "Slack", "Teams", or "Web chat". */
-  where: string;
-  /** The web chat's own route (`#/w/…`) for a web message, else the platform's permalink; null when there is none. */
-  href: string | null;
-  /** True when `href` leads out of Switchboard (a Slack or Teams permalink). */
-  external: boolean;
-  excerpt: string;
-  author: string;
-  notified: boolean;
-}
-
-export interface IntakeItemView {
-  id: string;
-  title: string;
-  kind: IntakeKind;
-  status: IntakeStatus;
-  summary: string;
-  filedAutomatically: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-  sources: IntakeSourceView[];
-}
-
-export interface IntakeListing {
-  items: IntakeItemView[];
-  /** Over every item the viewer may see, whatever the filter: per source surface (an item with sources on two counts on both) and per status. */
-  counts: { total: number; bySource: Record<string, number>; byStatus: Record<string, number> };
-}
 
 export interface IntakePageFilter {
   status?: IntakeStatus;

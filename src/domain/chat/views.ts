@@ -1,6 +1,7 @@
 import type { Store } from '../ports.ts';
-import { qualifiedName, type Agent } from '../types.ts';
+import { qualifiedName, type Agent, type SurfaceName } from '../types.ts';
 import type { Approval } from '../approvals/types.ts';
+import type { IntakeKind, IntakeStatus } from '../intake/types.ts';
 import type { Conversation, Message, Sender } from '../messaging/types.ts';
 import type { Channel, Reaction, RenderMessage, ThreadSummary } from './ports.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
@@ -262,4 +263,47 @@ export interface LiveEvent {
   status: string | null;
   /** The stream being written (its id is the message's id once stored); null when none. */
   stream: { id: string; text: string; truncated: boolean; done: boolean } | null;
+}
+
+/** What the settings panel shows; `bridges` carry ids and outside channel ids only for owners (who alone may list them). */
+export interface ChannelSettings {
+  channel: { id: string; name: string; restricted: boolean };
+  canManage: boolean;
+  listeners: Array<{ agentId: string; agent: string; displayName: string; since: Date }>;
+  bridges: Array<{ id: string | null; surface: string; label: string; title: string; externalChannelId: string | null; allowPrivate: boolean }>;
+  /** Agents of the workspace an owner may let listen (not listening yet); empty for others. */
+  candidates: Array<{ id: string; name: string; displayName: string }>;
+}
+
+/** The web chat's intake page (see intake-page.ts). */
+export interface IntakeSourceView {
+  messageId: string;
+  surface: SurfaceName;
+  /** "Slack", "Teams", or "Web chat". */
+  where: string;
+  /** The web chat's own route (`#/w/…`) for a web message, else the platform's permalink; null when there is none. */
+  href: string | null;
+  /** True when `href` leads out of Switchboard (a Slack or Teams permalink). */
+  external: boolean;
+  excerpt: string;
+  author: string;
+  notified: boolean;
+}
+
+export interface IntakeItemView {
+  id: string;
+  title: string;
+  kind: IntakeKind;
+  status: IntakeStatus;
+  summary: string;
+  filedAutomatically: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  sources: IntakeSourceView[];
+}
+
+export interface IntakeListing {
+  items: IntakeItemView[];
+  /** Over every item the viewer may see, whatever the filter: per source surface (an item with sources on two counts on both) and per status. */
+  counts: { total: number; bySource: Record<string, number>; byStatus: Record<string, number> };
 }

@@ -8,7 +8,7 @@ import type { App } from '../../app.ts';
 import type { Actor } from '../../domain/actor.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import type { ChatService } from '../../domain/chat/chat-service.ts';
-import { viaOf } from '../../domain/chat/views.ts';
+import { viaOf, type ChannelSettings } from '../../domain/chat/views.ts';
 import { notFound } from '../../domain/errors.ts';
 import { qualifiedName } from '../../domain/types.ts';
 import { authOf } from '../auth/index.ts';
@@ -24,16 +24,6 @@ const schemas = {
   }),
   notices: z.object({ on: z.boolean({ message: 'on must be true or false' }) }),
 };
-
-/** What the settings panel shows; `bridges` carry ids and outside channel ids only for owners (who alone may list them). */
-export interface ChannelSettings {
-  channel: { id: string; name: string; restricted: boolean };
-  canManage: boolean;
-  listeners: Array<{ agentId: string; agent: string; displayName: string; since: Date }>;
-  bridges: Array<{ id: string | null; surface: string; label: string; title: string; externalChannelId: string | null; allowPrivate: boolean }>;
-  /** Agents of the workspace an owner may let listen (not listening yet); empty for others. */
-  candidates: Array<{ id: string; name: string; displayName: string }>;
-}
 
 const viewerOf = (res: Response) => res.locals.viewer as Viewer;
 const actorOf = (v: Viewer): Actor => ({ kind: 'person', personId: v.person.id });

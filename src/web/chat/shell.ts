@@ -28,6 +28,7 @@ export function chatShell(o: { csrf: string; user: PageUser; workspaces: Array<{
   <nav id="sidebar" class="sidebar" aria-label="Conversations">
     <a id="nav-inbox" class="nav-item" href="#/inbox">Inbox <span class="badge" hidden></span></a>
     <a id="nav-agents" class="nav-item" href="#/agents">Agents</a>
+    <a id="nav-intake" class="nav-item" href="#/intake">Intake</a>
     <a id="nav-docs" class="nav-item" href="/docs">Documents</a>
     <section aria-labelledby="channels-heading">
       <div class="section-head"><h2 id="channels-heading">Channels</h2>

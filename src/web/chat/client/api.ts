@@ -36,7 +36,7 @@ export const w = (ws: string, path: string) => `/w/${encodeURIComponent(ws)}${pa
 
 export type LiveHandlers = { [K in keyof LiveEvents]?: (data: LiveEvents[K]) => void } & { reconnect?: () => void };
 
-const EVENTS: Array<keyof LiveEvents> = ['message', 'changed', 'deleted', 'sidebar', 'inbox', 'approval', 'live', 'resync'];
+const EVENTS: Array<keyof LiveEvents> = ['message', 'changed', 'deleted', 'sidebar', 'inbox', 'approval', 'channel', 'live', 'resync'];
 
 /**
  * Follows the workspace's live events. The browser reconnects by itself after

@@ -5,25 +5,30 @@ import { api, follow, w } from './api.ts';
 import { addWaitingApprovals, showApprovals, updateApproval } from './approvals.ts';
 import { browseChannelsDialog, dialogForm, field, newChannelDialog, newDmDialog, openDialog } from './dialogs.ts';
 import { announce, avatar, byId, debounce, h } from './dom.ts';
+import { intakeFilter, intakeView } from './intake.ts';
 import { addThreadReply, appendMessage, showChanged, showDeleted } from './messages.ts';
 import { showLive } from './live.ts';
+import { channelSettingsDialog, loadChannelSettings, mountChannelNotes, personalSettingsView } from './settings.ts';
 import { link, mountSidebar } from './sidebar.ts';
 import { Store, store, type ViewName } from './store.ts';
 import type { AgentsList, ConversationInfo, History, InboxEntry, Me, MessageView, Posted, SearchHit, SidebarView } from './types.ts';
 import { conversationView, inboxView, searchView, threadView, type ConversationActions } from './views.ts';
 
 type Route = { ws: string; view: 'home' } | { ws: string; view: 'conversation'; id: string; thread: string | null }
-  | { ws: string; view: 'inbox' } | { ws: string; view: 'agents' } | { ws: string; view: 'search'; q: string };
+  | { ws: string; view: 'inbox' } | { ws: string; view: 'agents' } | { ws: string; view: 'search'; q: string }
+  | { ws: string; view: 'intake'; query: URLSearchParams } | { ws: string; view: 'settings' };
 
-/** `#/w/<ws>/…`; `#/inbox`, `#/agents` and `#/search?q=` (the links of the page before the script ran) mean the open workspace: ws is ''. */
+/** `#/w/<ws>/…`; `#/inbox`, `#/agents`, `#/intake`, `#/settings` and `#/search?q=` (the links of the page before the script ran) mean the open workspace: ws is ''. */
 function parseRoute(): Route | null {
   const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
   let p = path.split('/').filter(Boolean).map(decodeURIComponent);
-  if (['inbox', 'agents', 'search'].includes(p[0])) p = ['w', '', ...p];
+  if (['inbox', 'agents', 'search', 'intake', 'settings'].includes(p[0])) p = ['w', '', ...p];
   if (p[0] !== 'w' || (!p[1] && p.length < 3)) return null;
   if (p[2] === 'c' && p[3]) return { ws: p[1], view: 'conversation', id: p[3], thread: p[4] === 't' ? p[5] ?? null : null };
   if (p[2] === 'inbox') return { ws: p[1], view: 'inbox' };
   if (p[2] === 'agents') return { ws: p[1], view: 'agents' };
+  if (p[2] === 'intake') return { ws: p[1], view: 'intake', query: new URLSearchParams(query) };
+  if (p[2] === 'settings') return { ws: p[1], view: 'settings' };
   if (p[2] === 'search') return { ws: p[1], view: 'search', q: new URLSearchParams(query).get('q') ?? '' };
   return { ws: p[1], view: 'home' };
 }
@@ -96,6 +101,7 @@ function connect() {
     sidebar: sidebarSoon,
     inbox: () => { sidebarSoon(); if (store.state.view === 'inbox') inboxSoon(); },
     approval: (card) => updateApproval(ws(), card, { listFor: (id) => store.open(id)?.list ?? null }),
+    channel: ({ id }) => { if (store.state.main?.conversation.id === id) loadChannelSettings(ws()).catch(() => {}); },
     live: (activity) => { const open = store.open(activity.conversation_id); if (open) showLive(open, activity); },
     reconnect: catchUp,
     resync: catchUp,
@@ -132,6 +138,7 @@ const actions: ConversationActions = {
         announce(`Added @${r.added} to #${r.channel}.`);
       }, close));
   },
+  openSettings() { channelSettingsDialog(ws()); },
 };
 
 async function showConversation(r: { id: string; thread: string | null }, stale: () => boolean) {
@@ -141,7 +148,8 @@ async function showConversation(r: { id: string; thread: string | null }, stale:
     const { view, list, threadOpts } = conversationView(actions, data);
     data.messages.forEach((m) => store.state.seen.add(m.id));
     byId('main').replaceChildren(view);
-    store.update({ main: Store.opened(data, list, threadOpts) });
+    store.update({ main: Store.opened(data, list, threadOpts), channelSettings: null });
+    loadChannelSettings(ws()).catch(() => {});
     showApprovals(ws(), data.conversation.id, list).catch(() => {});
     (view.querySelector<HTMLElement>('#composer-input') ?? view.querySelector('h1'))?.focus();
     sidebarSoon();
@@ -172,7 +180,7 @@ function hideThread() {
 function showPage(node: HTMLElement, focus = true) {
   hideThread();
   byId('main').replaceChildren(node);
-  store.update({ main: null });
+  store.update({ main: null, channelSettings: null });
   if (focus) node.querySelector('h1')?.focus();
 }
 
@@ -235,6 +243,8 @@ async function route() {
     let page: HTMLElement;
     if (r.view === 'inbox') page = await inboxPage();
     else if (r.view === 'agents') page = await agentsView(agentsCtx);
+    else if (r.view === 'intake') page = await intakeView(ws(), intakeFilter(r.query), (path) => { location.hash = link(path); });
+    else if (r.view === 'settings') page = await personalSettingsView();
     else {
       page = searchView(ws(), r.q, (await api<{ results: SearchHit[] }>('GET', w(ws(), `/search?q=${encodeURIComponent(r.q)}`))).results);
       byId<HTMLInputElement>('search-input').value = r.q;
@@ -314,6 +324,7 @@ async function replayEarlyActions() {
 
 async function boot() {
   mountSidebar();
+  mountChannelNotes();
   const me = await api<Me>('GET', '/me');
   store.update({ me });
   document.querySelector('.user-menu .avatar')?.replaceWith(avatar({ id: me.person.id, displayName: me.person.displayName }, 'avatar-small'));

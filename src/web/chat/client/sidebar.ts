@@ -27,8 +27,9 @@ function render(state: ChatState) {
   inbox.classList.toggle('unread', Boolean(s.inboxUnread));
   inbox.setAttribute('aria-current', state.view === 'inbox' ? 'page' : 'false');
   byId('nav-agents').setAttribute('aria-current', state.view === 'agents' ? 'page' : 'false');
+  byId('nav-intake').setAttribute('aria-current', state.view === 'intake' ? 'page' : 'false');
   const total = s.inboxUnread + s.channels.reduce((n, c) => n + c.unread, 0) + s.conversations.reduce((n, c) => n + c.unread, 0);
-  const where = state.main?.conversation.title ?? ({ inbox: 'Inbox', agents: 'Agents', search: 'Search' } as Record<string, string>)[state.view ?? ''] ?? '';
+  const where = state.main?.conversation.title ?? ({ inbox: 'Inbox', agents: 'Agents', search: 'Search', intake: 'Intake', settings: 'Settings' } as Record<string, string>)[state.view ?? ''] ?? '';
   document.title = `${total ? `(${total}) ` : ''}${where ? `${where} · ` : ''}Switchboard`;
 }
 
@@ -36,6 +37,9 @@ function render(state: ChatState) {
 function renderWorkspaceLinks(ws: string) {
   byId<HTMLAnchorElement>('nav-inbox').href = link('/inbox');
   byId<HTMLAnchorElement>('nav-agents').href = link('/agents');
+  byId<HTMLAnchorElement>('nav-intake').href = link('/intake');
+  const menuSettings = document.getElementById('menu-settings') as HTMLAnchorElement | null;
+  if (menuSettings) menuSettings.href = link('/settings');
   const docs = `/docs/${encodeURIComponent(ws)}`;
   byId<HTMLAnchorElement>('nav-docs').href = docs;
   const menuDocs = document.getElementById('menu-docs') as HTMLAnchorElement | null;

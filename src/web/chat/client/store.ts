@@ -1,9 +1,9 @@
 // The chat's client state, in one place. Views read it and re-render when it
 // changes; nothing is read back from the DOM.
 import type { MessageOpts } from './messages.ts';
-import type { Approval, ConversationInfo, Me, Mentionable, MessageView, SidebarView } from './types.ts';
+import type { Approval, ChannelSettingsView, ConversationInfo, Me, Mentionable, MessageView, SidebarView } from './types.ts';
 
-export type ViewName = 'conversation' | 'inbox' | 'agents' | 'search';
+export type ViewName = 'conversation' | 'inbox' | 'agents' | 'search' | 'intake' | 'settings';
 
 /** A conversation on screen (the main column or the thread panel), the messages it shows and where. */
 export interface OpenConversation {
@@ -29,6 +29,8 @@ export interface ChatState {
   thread: OpenConversation | null;
   /** Message ids already shown, so one arriving live and as a post answer shows once. */
   seen: Set<string>;
+  /** Who listens to the open channel and what it is bridged with; null when no channel is open. */
+  channelSettings: ChannelSettingsView | null;
   /** Approvals settled while the page was open, so the inbox keeps showing how they ended. */
   settled: Map<string, { ws: string; card: Approval }>;
 }
@@ -38,7 +40,7 @@ type Listener = (state: ChatState, changed: ReadonlySet<keyof ChatState>) => voi
 /** Holds the state; `update` merges a change and tells every subscriber which keys changed. */
 export class Store {
   private current: ChatState = {
-    me: null, ws: null, sidebar: null, directory: [], meAgentId: null, view: null, main: null, thread: null, seen: new Set(), settled: new Map(),
+    me: null, ws: null, sidebar: null, directory: [], meAgentId: null, view: null, main: null, thread: null, seen: new Set(), settled: new Map(), channelSettings: null,
   };
   private readonly listeners = new Set<Listener>();
 

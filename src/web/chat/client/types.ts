@@ -1,6 +1,6 @@
 // The shapes the chat's JSON API and event stream send, taken from the
 // server's own view types so the two cannot drift apart.
-import type { AgentCard, ApprovalCard, ChatMessage, ConversationView, InboxItem, LiveEvent, PersonCard, SearchResult, Sidebar } from '../../../domain/chat/views.ts';
+import type { AgentCard, ApprovalCard, ChannelSettings, ChatMessage, ConversationView, InboxItem, IntakeListing, LiveEvent, PersonCard, SearchResult, Sidebar } from '../../../domain/chat/views.ts';
 import type { McpClientConfig } from '../mcp-config.ts';
 
 /** A server value after JSON: dates arrive as ISO strings. */
@@ -18,6 +18,9 @@ export type InboxEntry = Json<InboxItem> & { message: MessageView };
 export type SearchHit = Json<SearchResult> & { html?: string };
 export type AgentInfo = Json<AgentCard>;
 export type PersonInfo = Json<PersonCard>;
+export type ChannelSettingsView = Json<ChannelSettings>;
+export type IntakeView = Json<IntakeListing>;
+export type IntakeItemView = IntakeView['items'][number];
 
 export interface Me {
   person: { id: string; handle: string; displayName: string };
@@ -43,6 +46,8 @@ export interface LiveEvents {
   sidebar: unknown;
   inbox: unknown;
   approval: Approval;
+  /** A channel's listeners or bridges changed. */
+  channel: { id: string };
   live: LiveActivity;
   /** Wake-ups may have been missed (the server lost its notification connection): reload what the page shows. */
   resync: unknown;

@@ -2,6 +2,7 @@
 import { composer } from './composer.ts';
 import { avatar, h, richText, time } from './dom.ts';
 import { messageItem, messageList, type MessageOpts } from './messages.ts';
+import { channelNotes } from './settings.ts';
 import type { ConversationInfo, History, InboxEntry, Mentionable, MessageView, SearchHit } from './types.ts';
 
 /** What the conversation views ask the app to do. */
@@ -13,6 +14,8 @@ export interface ConversationActions {
   join: (c: ConversationInfo) => void;
   leave: (c: ConversationInfo) => void;
   addPeople: (c: ConversationInfo) => void;
+  /** The channel's settings panel (listening agents, bridges). */
+  openSettings: (c: ConversationInfo) => void;
 }
 
 /** The main column for a channel or DM. */
@@ -22,11 +25,11 @@ export function conversationView(ctx: ConversationActions, data: History): { vie
   const actions = h('div', { class: 'actions' });
   if (ch?.member && ch.restricted) actions.append(h('button', { type: 'button', class: 'secondary', onclick: () => ctx.addPeople(c) }, 'Add people'));
   if (ch?.member && ch.name !== 'general') actions.append(h('button', { type: 'button', class: 'secondary', onclick: () => ctx.leave(c) }, 'Leave'));
+  if (ch) actions.append(h('button', { type: 'button', class: 'secondary', id: 'channel-settings', onclick: () => ctx.openSettings(c) }, 'Settings'));
   const header = h('header', { class: 'conv-header' },
     h('h1', { id: 'conv-title', tabindex: '-1' }, ch?.restricted ? `🔒 ${c.title}` : c.title),
     ch?.description ? h('p', { class: 'conv-desc' }, ch.description) : c.kind === 'dm' ? h('p', { class: 'conv-desc' }, 'Direct message') : null,
-    ch?.bridges.length ? h('p', { class: 'conv-desc conv-bridges' },
-      `Bridged with ${ch.bridges.map((b) => `${b.surface} ${b.title}`).join(' and ')}: everyone there reads this channel.`) : null,
+    ch ? channelNotes(ch.bridges) : null,
     actions);
   const threadOpts: MessageOpts = { onThread: (m) => ctx.openThread(m) };
   const list = messageList(data.messages, `Messages in ${c.title}`, threadOpts, 'No messages yet. Say hello, or mention an agent with @name.');
