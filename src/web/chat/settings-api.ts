@@ -36,7 +36,7 @@ async function channelSettings(app: App, chat: ChatService, v: Viewer, channelId
     .map((l) => ({ agentId: l.agentId, agent: l.agent, displayName: l.displayName, since: l.since }));
   const bridges = canManage
     ? (await app.bridges.list(actorOf(v), v.workspace.id, ch.conversationId)).map((b) => ({
-      id: b.id, surface: b.surface, label: viaOf(b.surface) ?? b.surface, title: b.title, externalChannelId: b.externalChannelId, allowPrivate: b.allowPrivate,
+      id: b.id, surface: b.surface, label: b.label, title: b.title, externalChannelId: b.externalChannelId, allowPrivate: b.allowPrivate,
     }))
     : (await app.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({
       id: null, surface: b.surface, label: viaOf(b.surface) ?? b.surface, title: b.title || 'a channel', externalChannelId: null, allowPrivate: b.allowPrivate,
@@ -79,7 +79,7 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
     const v = viewerOf(res);
     const ch = await chat.access.channel(v, parseInput(uuid, req.params.id));
     const body = parseInput(schemas.bridge, req.body);
-    await app.bridges.add(actorOf(v), { workspace: v.workspace.id, channel: ch.name, [body.surface]: body.channel, allowPrivate: body.allowPrivate });
+    await app.bridges.add(actorOf(v), { workspace: v.workspace.id, channel: ch.name, to: [{ surface: body.surface, channel: body.channel }], allowPrivate: body.allowPrivate });
     res.status(201).json({ settings: await settings(res, ch.conversationId) });
   });
 
