@@ -36,7 +36,7 @@ describe('channel settings, header and intake page in Chromium', () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: /sign in/i }).click();
     await page.locator('#conv-title').waitFor();
-  });
+  }, 120_000); // a cold start (database, Slack stand-in, server, sign-ins) on a loaded machine
   afterAll(async () => {
     await keepScreenshot(page, 'settings-final');
     await browser?.close();

@@ -42,7 +42,7 @@ describe('channel settings, notices and intake in the web chat API', () => {
     await Promise.all([alice.signIn('alice', PASSWORD), bob.signIn('bob', PASSWORD)]);
     ids.general = (await alice.api('GET', '/w/eng/sidebar')).json().channels.find((c: { name: string }) => c.name === 'general').id;
     ids.secret = (await alice.api('POST', '/w/eng/channels', { name: 'secret', restricted: true })).json().channel.id;
-  });
+  }, 120_000); // a cold start (database, Slack stand-in, server, sign-ins) on a loaded machine
   afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
 
   it('lets an owner choose a listening agent, shows it to everyone, and refuses others with the CLI\'s sentence', async () => {
