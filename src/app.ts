@@ -32,7 +32,7 @@ import { BRIDGE_POST, bridgePostHandler } from './domain/bridges/mirror-out.ts';
 import { BridgeInbound } from './domain/bridges/mirror-in.ts';
 import { IntakeService } from './domain/intake/intake-service.ts';
 import { systemClock } from './domain/ports.ts';
-import type { SurfaceName } from './domain/types.ts';
+import { WEB_CHAT, type SurfaceName } from './domain/types.ts';
 import type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
 
 export type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
@@ -84,7 +84,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const settingsChanged = (workspaceId: string, channelId: string) => {
     notifier.publish(chatWorkspaceTopic(workspaceId), `settings:${channelId}`).catch((err) => logger.warn({ err }, 'could not announce a channel\'s new settings'));
   };
-  listening.onChange((ws, place) => { if (place.surface === 'web') settingsChanged(ws.id, place.channelId); });
+  listening.onChange((ws, place) => { if (place.surface === WEB_CHAT) settingsChanged(ws.id, place.channelId); });
   bridges.onChange((ws, channelId) => settingsChanged(ws.id, channelId));
   queue.register(BRIDGE_POST, bridgePostHandler({ store, clock, port: (s) => bridges.port(s) }));
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });

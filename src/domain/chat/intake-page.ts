@@ -4,7 +4,7 @@
 // from, so intake never carries a restricted channel or a DM to a wider audience.
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { IntakeItem, IntakeKind, IntakeSource, IntakeStatus } from '../intake/types.ts';
-import { placeOf } from '../listening/place.ts';
+import type { ListenPlaces } from '../listening/place.ts';
 import type { Conversation } from '../messaging/types.ts';
 import type { Store } from '../ports.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
@@ -24,7 +24,13 @@ export interface IntakePageFilter {
 }
 
 export class IntakePage {
-  constructor(private readonly store: Store, private readonly access: ChatAccess, private readonly intake: IntakeService) {}
+  constructor(
+    private readonly store: Store,
+    private readonly access: ChatAccess,
+    private readonly intake: IntakeService,
+    /** How chat surfaces name their channels (a DM or group chat is no channel). */
+    private readonly places: ListenPlaces,
+  ) {}
 
   async list(v: Viewer, f: IntakePageFilter): Promise<IntakeListing> {
     const items = await this.intake.list(v.workspace, { limit: INTAKE_PAGE_ITEMS });
@@ -59,7 +65,7 @@ export class IntakePage {
     const c = await this.store.messages.getConversation(v.workspace.id, conversationId);
     if (!c) return null;
     if (await this.access.canSee(v, c)) return c;
-    const outsideChannel = c.kind === 'external' && placeOf(c, null) !== null;
+    const outsideChannel = c.kind === 'external' && this.places.of(c, null) !== null;
     return outsideChannel && v.role === 'owner' ? c : null;
   }
 
