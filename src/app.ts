@@ -23,6 +23,7 @@ import { AgentsPage } from './domain/chat/agents-page.ts';
 import { ChatService, chatWorkspaceTopic } from './domain/chat/chat-service.ts';
 import { DocumentAdmin } from './domain/documents/document-admin.ts';
 import { messageHtml } from './web/message-html.ts';
+import { webPort } from './web/chat/surface-port.ts';
 import { BridgeService } from './domain/bridges/bridge-service.ts';
 import { DEFAULT_LIVE_OPTIONS, LiveService } from './domain/live/live-service.ts';
 import type { SurfaceOutbound } from './domain/delivery/ports.ts';
@@ -92,7 +93,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
     documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges, listening,
-    chat: new ChatService(store, orgs, agents, messaging, notifier, clock, messageHtml), agentsPage: new AgentsPage(store, agents, clock),
+    chat: new ChatService(store, orgs, agents, notifier, clock, messageHtml, inbound, (ws) => webPort({ store, clock, publicUrl: config.publicUrl }, ws)), agentsPage: new AgentsPage(store, agents, clock),
     documentAdmin: new DocumentAdmin(store, documents, clock), mcpSessions: null, intake,
     onClose: [],
     onDrain: [],

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/adapters/db/client.ts';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
-import { ChatService } from '../../src/domain/chat/chat-service.ts';
-import { messageHtml } from '../../src/web/message-html.ts';
+import type { ChatService } from '../../src/domain/chat/chat-service.ts';
 import { pgliteDb, postgresDb } from '../support/db.ts';
 import { connectInProcess, makeWorld, testApp, textOf, type World } from './support/world.ts';
 
@@ -26,7 +25,7 @@ describe(`intake tools (${database.kind})`, () => {
     db = await database.open();
     app = await testApp(db);
     w = await makeWorld(app);
-    chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock, messageHtml);
+    chat = app.chat;
     const alice = await chat.viewer((await app.store.people.get(w.alice))!.id, w.ws.slug);
     const bob = await chat.viewer((await app.store.people.get(w.bob))!.id, w.ws.slug);
     const ch = await chat.createChannel(alice, { name: 'feedback' });

@@ -1,11 +1,13 @@
-import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/agent-service.ts';
+import type { AgentService } from '../agents/agent-service.ts';
 import { invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { label } from '../messaging/rules.ts';
-import type { MessagingService, RecipientResult } from '../messaging/messaging-service.ts';
+import type { RecipientResult } from '../messaging/messaging-service.ts';
 import type { Conversation, Message } from '../messaging/types.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import { historyCutoff, planLimits } from '../organizations/plans.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
+import type { DeliverKnown, SurfacePort } from '../surfaces/inbound.ts';
+import type { Workspace } from '../types.ts';
 import { ChatAccess, channelKey, GENERAL, type Viewer } from './access.ts';
 import { excerpt, markedSnippet } from '../format/markdown.ts';
 import { parseMentions } from '../format/mentions.ts';
@@ -63,10 +65,13 @@ export class ChatService {
     private readonly store: Store,
     orgs: OrgService,
     private readonly agents: AgentService,
-    private readonly messaging: MessagingService,
     private readonly notifier: Notifier,
     private readonly clock: Clock,
     private readonly render: RenderMessage,
+    /** The one inbound pipeline, which routes and delivers what people post (InboundService). */
+    private readonly inbound: { deliverKnown: DeliverKnown },
+    /** The web chat's surface port for a workspace (src/web/chat/surface-port.ts). */
+    private readonly port: (ws: Workspace) => SurfacePort,
   ) {
     this.access = new ChatAccess(store, orgs, clock);
     this.reactions = new ChatReactions(store, this.access, notifier);
@@ -200,38 +205,15 @@ export class ChatService {
   }
 
   /**
-   * Posts as the viewer's person agent. In a channel or thread, `@name` mentions
-   * deliver the message to those agents and people; in a DM it goes to the others in it.
+   * Posts as the viewer's person agent, through the one inbound pipeline: in a
+   * channel or thread, `@name` mentions deliver the message to those agents and
+   * people; in a DM it goes to the others in it.
    */
   async post(v: Viewer, conversationId: string, body: string): Promise<PostResult> {
     const c = await this.access.writable(v, conversationId);
-    const directory = await this.agents.directory(v.workspace);
-    const notices: string[] = [];
-    const recipients = new Map<string, WorkspaceAgent>();
-    for (const name of parseMentions(body)) {
-      try {
-        const w = resolveOne(directory, name);
-        if (w.agent.id !== v.agent.id) recipients.set(w.agent.id, w);
-      } catch (e) {
-        if (!(e instanceof SwitchboardError)) throw e;
-        // People in the web chat find who is here on the agents page, not with an MCP tool.
-        notices.push(e.hint ? e.withHint('See the agents page for who is here.').message : e.message);
-      }
-    }
-    // In a DM (or a thread under one) everyone else in it is addressed.
-    const dm = c.kind === 'dm' ? c : c.kind === 'thread' && c.parentId ? await this.store.messages.getConversation(v.workspace.id, c.parentId) : null;
-    if (dm?.kind === 'dm') {
-      const ids = await this.store.messages.participants(dm.id);
-      for (const d of directory) if (ids.includes(d.agent.id) && d.agent.id !== v.agent.id) recipients.set(d.agent.id, d);
-    }
-    const send = (to: WorkspaceAgent[]) => this.messaging.send({ workspace: v.workspace, sender: v.agent, conversation: c, recipients: to, body, surface: 'web' });
-    let sent = await send([...recipients.values()]);
-    // Refused mentions must not swallow a channel message: post it to the channel alone.
-    if (!sent.message && c.kind !== 'dm' && recipients.size) {
-      const refusals = sent.recipients;
-      sent = { ...(await send([])), recipients: refusals };
-    }
-    for (const r of sent.recipients) if (r.status === 'refused' && r.reason) notices.push(`${r.to}: ${r.reason}`);
+    const { result: sent, notices } = await this.inbound.deliverKnown(this.port(v.workspace), {
+      workspace: v.workspace, sender: v.agent, conversation: c, text: body, names: parseMentions(body),
+    });
     await this.access.markRead(v, c.id);
     const [message] = sent.message ? await new SenderCache(this.store, this.render, v.agent.id).views([sent.message]) : [null];
     return { message, recipients: sent.recipients, notices };

@@ -10,8 +10,9 @@ import type { LinkService } from '../linking/link-service.ts';
 import type { MessagingService, SendResult } from '../messaging/messaging-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
+import type { Conversation } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
-import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfacePort } from './inbound.ts';
+import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, KnownMessage, KnownOutcome, SurfacePort } from './inbound.ts';
 import type { BridgeInbound, BridgedChange } from '../bridges/mirror-in.ts';
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { AgentChoiceScope, ExternalIdentity } from './ports.ts';
@@ -102,8 +103,36 @@ export class InboundService {
     if (asker.asGuest && ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
     const result = await this.record(port, msg, target, asker, recipients);
     if (asker.asGuest) await this.intakeStep(target, result);
-    const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
-    return { result, refusals };
+    return { result, refusals: refusalsOf(port, result) };
+  }
+
+  /**
+   * Routes and delivers a message whose author and workspace the surface knows
+   * already (a signed-in web user writing as their person agent): the agents and
+   * people it names, and in a DM (or a thread under one) everyone else in it.
+   * Refused mentions never swallow a message written in a channel or thread:
+   * it is then stored for that place alone, and the refusals said.
+   */
+  async deliverKnown(port: SurfacePort, msg: KnownMessage): Promise<KnownOutcome> {
+    const { workspace, sender, conversation } = msg;
+    const directory = await this.agents.directory(workspace);
+    const { recipients, problems } = resolveNames(directory, msg.names, (n) => port.showName(n));
+    const to = new Map(recipients.filter((w) => w.agent.id !== sender.id).map((w) => [w.agent.id, w]));
+    for (const w of await this.othersInDm(workspace, conversation, sender, directory)) to.set(w.agent.id, w);
+    const send = (list: WorkspaceAgent[]) => this.messaging.send({
+      workspace, sender, conversation, recipients: list, directory, body: msg.text, surface: port.surface,
+    });
+    let result = await send([...to.values()]);
+    if (!result.message && conversation.kind !== 'dm' && to.size) result = { ...(await send([])), recipients: result.recipients };
+    return { result, notices: [...problems, ...refusalsOf(port, result)] };
+  }
+
+  /** Everyone but the sender in a DM, or in the DM a thread hangs off; nobody elsewhere. */
+  private async othersInDm(ws: Workspace, c: Conversation, sender: Agent, directory: WorkspaceAgent[]): Promise<WorkspaceAgent[]> {
+    const dm = c.kind === 'dm' ? c : c.kind === 'thread' && c.parentId ? await this.store.messages.getConversation(ws.id, c.parentId) : null;
+    if (dm?.kind !== 'dm') return [];
+    const ids = new Set(await this.store.messages.participants(dm.id));
+    return directory.filter((d) => ids.has(d.agent.id) && d.agent.id !== sender.id);
   }
 
   /**
@@ -224,6 +253,11 @@ export class InboundService {
   private guestAgent(): Promise<Agent> {
     return (this.guest ??= this.orgs.guestAgent().catch((e: unknown) => { this.guest = null; throw e; }));
   }
+}
+
+/** A sentence for each recipient that refused the message, naming it the surface's way. */
+function refusalsOf(port: SurfacePort, result: SendResult): string[] {
+  return result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
 }
 
 function titleOf(label: string, msg: InboundMessage, asker: ChatAsker): string {

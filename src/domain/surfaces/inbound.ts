@@ -1,10 +1,11 @@
 // What a chat surface hands the core when a person writes (a normalised
 // message), the small port the core calls back for what only the platform
-// knows, and what the core decided. Slack and Teams fill these in; the
-// routing, asker, link prompt and delivery rules live in inbound-service.ts.
+// knows, and what the core decided. Slack, Teams and the web chat fill these
+// in; the routing, asker, link prompt and delivery rules live in inbound-service.ts.
 import type { WorkspaceAgent } from '../agents/agent-service.ts';
 import type { PromptReason } from '../linking/link-service.ts';
 import type { SendResult } from '../messaging/messaging-service.ts';
+import type { Conversation } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
 import type { ExternalIdentity, ExternalProfile, ExternalSurface } from './ports.ts';
 
@@ -36,6 +37,32 @@ export interface InboundMessage {
   /** True when written to the app (a mention, a DM, a command); false for a thread reply that names nobody and only continues a thread. */
   addressed: boolean;
 }
+
+/**
+ * A message from a surface that knows its author and workspace already: a
+ * signed-in person writing in the web chat as their person agent. There is no
+ * asker to resolve and nothing to link.
+ */
+export interface KnownMessage {
+  workspace: Workspace;
+  /** The author's own agent, which speaks for them. */
+  sender: Agent;
+  /** Where it was written; the surface has checked that the author may write there. */
+  conversation: Conversation;
+  /** What agents receive, as Markdown. */
+  text: string;
+  /** The agents and people it names (`reviewer`, `alice/builder`, `bob`), lowercased, in order, without repeats. */
+  names: string[];
+}
+
+/** What the core did with a known author's message: the send result, and sentences for the author (unknown names, refusals). */
+export interface KnownOutcome {
+  result: SendResult;
+  notices: string[];
+}
+
+/** The inbound service's step for a known author (InboundService.deliverKnown), as a surface's service receives it. */
+export type DeliverKnown = (port: SurfacePort, msg: KnownMessage) => Promise<KnownOutcome>;
 
 /** What only the platform knows or does, for one inbound message; built by the surface per request. */
 export interface SurfacePort {

@@ -7,8 +7,7 @@ import type { Database } from '../../../src/adapters/db/client.ts';
 import { MESSAGE_EVENT_TYPE } from '../../../src/adapters/slack/index.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Viewer } from '../../../src/domain/chat/access.ts';
-import { ChatService } from '../../../src/domain/chat/chat-service.ts';
-import { messageHtml } from '../../../src/web/message-html.ts';
+import type { ChatService } from '../../../src/domain/chat/chat-service.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, message } from '../../support/slack/signed-request.ts';
@@ -58,7 +57,7 @@ describe('a web channel bridged with a Slack channel', () => {
     standin.setChannelMembers(CHANNEL, [BOT, CAROL]);
     h = await startHarness({ database: db, standin, seed: true });
     const { app } = h.server;
-    chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock, messageHtml);
+    chat = app.chat;
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
     await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'slack', channel: CHANNEL }] });
     general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;

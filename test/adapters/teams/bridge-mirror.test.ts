@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Viewer } from '../../../src/domain/chat/access.ts';
-import { ChatService } from '../../../src/domain/chat/chat-service.ts';
-import { messageHtml } from '../../../src/web/message-html.ts';
+import type { ChatService } from '../../../src/domain/chat/chat-service.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded, channelMessage, channelMessageDeleted, channelMessageEdited } from '../../support/teams/activities.ts';
 import { botAccountId, TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
@@ -57,7 +56,7 @@ describe('a web channel bridged with a Teams channel', () => {
     const { app } = h.server;
     expect((await h.post(botAdded(standin, { scope: 'team' }))).status).toBe(200);
     await vi.waitFor(async () => expect(await app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).not.toBeNull());
-    chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock, messageHtml);
+    chat = app.chat;
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
     await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'teams', channel: CHANNEL }] });
     general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;

@@ -7,8 +7,7 @@ import type { Database } from '../../../src/adapters/db/client.ts';
 import type { App } from '../../../src/app.ts';
 import { listeningCommands } from '../../../src/cli/listening-commands.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
-import { ChatService } from '../../../src/domain/chat/chat-service.ts';
-import { messageHtml } from '../../../src/web/message-html.ts';
+import type { ChatService } from '../../../src/domain/chat/chat-service.ts';
 import { connectInProcess, makeWorld, testApp, textOf, type World } from '../../mcp/support/world.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 
@@ -24,7 +23,7 @@ describe(`listening agents (${database.kind})`, () => {
     db = await database.open();
     app = await testApp(db);
     w = await makeWorld(app);
-    chat = new ChatService(app.store, app.orgs, app.agents, app.messaging, app.notifier, app.clock, messageHtml);
+    chat = app.chat;
   });
   afterAll(async () => { await app?.close(); await db?.close(); });
 

@@ -1,7 +1,8 @@
 // One suite run against every SurfacePort implementation (Slack and Teams, on
-// their stand-ins): the promises the inbound service relies on — it never has
-// to guard a call to the platform, the surface's names agree with its
-// outbound port, and the tenant mapping comes from the shared store.
+// their stand-ins, and the web chat): the promises the inbound service relies
+// on — it never has to guard a call to the platform, the surface's names agree
+// with its outbound port, and a chat app's tenant mapping comes from the shared
+// store (the web chat's tenant is the workspace itself).
 import { TurnContext, type Activity } from 'botbuilder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
@@ -11,6 +12,7 @@ import { addressOf, teamsPort } from '../../../src/adapters/teams/inbound.ts';
 import { teamsRuntime } from '../../../src/adapters/teams/runtime.ts';
 import type { App } from '../../../src/app-types.ts';
 import type { SurfacePort } from '../../../src/domain/surfaces/inbound.ts';
+import { webPort } from '../../../src/web/chat/surface-port.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
@@ -23,6 +25,8 @@ const SLACK_USER = 'U0CONTRACT1';
 
 interface PortCase {
   name: string;
+  /** True for a chat app, whose posts go through the outbox and whose tenant maps to a workspace in the shared store. */
+  chatApp: boolean;
   /** The port for one message, the tenant it belongs to, and the author it was written by. */
   make(app: App): { port: SurfacePort; tenantId: string; authorId: string };
 }
@@ -35,6 +39,7 @@ let h: Harness;
 const cases: PortCase[] = [
   {
     name: 'Slack',
+    chatApp: true,
     make(app) {
       const rt = slackRuntime(app);
       return { port: slackPort(rt, rt.clients.for(slack.botToken), SLACK_DEFAULTS.teamId, 'C0CONTRACT'), tenantId: SLACK_DEFAULTS.teamId, authorId: SLACK_USER };
@@ -42,6 +47,7 @@ const cases: PortCase[] = [
   },
   {
     name: 'Teams',
+    chatApp: true,
     make(app) {
       const rt = teamsRuntime(app);
       // The stand-in's wire shape is the Bot Framework activity the adapter would hand the turn.
@@ -49,6 +55,14 @@ const cases: PortCase[] = [
       const address = addressOf(activity)!;
       const context = new TurnContext(rt.adapter!, activity);
       return { port: teamsPort(rt, context, address), tenantId: address.tenant, authorId: TEAMS_DEFAULTS.users.alice.aadObjectId };
+    },
+  },
+  {
+    name: 'web chat',
+    chatApp: false,
+    make(app) {
+      // A signed-in person writes as their person agent; the workspace they write in is the tenant.
+      return { port: webPort({ store: app.store, clock: app.clock, publicUrl: app.config.publicUrl }, h.workspace), tenantId: h.workspace.id, authorId: h.reviewer.ownerId };
     },
   },
 ];
@@ -65,18 +79,18 @@ beforeAll(async () => {
 afterAll(async () => { await h?.stop(); await Promise.all([teams?.close(), slack?.close()]); await db?.close(); });
 
 describe.each(cases)('the $name surface port', (c) => {
-  it('names itself as its outbound port does, and trusts a profile for a while', () => {
+  it('names itself as its outbound port does (a chat app; the web chat shows messages live and has none), and trusts a profile for a while', () => {
     const { port } = c.make(h.server.app);
     const outbound = h.server.app.outbound.get(port.surface);
-    expect(outbound, 'the surface registered an outbound port under the same name').toBeDefined();
-    expect(port.label).toBe(outbound!.label);
+    expect(outbound?.label ?? null, 'a chat app registered an outbound port under the same name and label').toBe(c.chatApp ? port.label : null);
+    expect(port.label.length).toBeGreaterThan(0);
     expect(port.profileTtlMs).toBeGreaterThan(0);
   });
 
-  it('finds the workspace its tenant is connected to through the shared mapping, and none for a stranger', async () => {
+  it('finds the workspace its tenant is connected to (a chat app through the shared mapping), and none for a stranger', async () => {
     const { port, tenantId } = c.make(h.server.app);
     expect((await port.workspaceOf(tenantId))?.id).toBe(h.workspace.id);
-    expect(await h.server.app.store.tenants.workspaceOf(port.surface, tenantId)).toBe(h.workspace.id);
+    expect(await h.server.app.store.tenants.workspaceOf(port.surface, tenantId)).toBe(c.chatApp ? h.workspace.id : null);
     expect(await port.workspaceOf('not-a-connected-tenant')).toBeNull();
   });
 
@@ -107,5 +121,31 @@ describe.each(cases)('the $name surface port', (c) => {
     const target = await h.server.app.inbound.target(port, tenantId);
     expect(target?.workspace.id).toBe(h.workspace.id);
     expect(target?.directory.map((d) => d.agent.id)).toContain(h.reviewer.id);
+  });
+
+  it('delivers a known author\'s message through the one inbound service, naming unknown agents its own way', async () => {
+    const { port } = c.make(h.server.app);
+    const app = h.server.app;
+    const v = await app.chat.viewer(h.reviewer.ownerId, h.workspace.id);
+    const general = (await app.chat.sidebar(v)).channels.find((ch) => ch.name === 'general')!;
+    const text = `@reviewer @nobody please look (${c.name})`;
+    const { result, notices } = await app.inbound.deliverKnown(port, { workspace: h.workspace, sender: v.agent, conversation: (await app.store.messages.getConversation(h.workspace.id, general.id))!, text, names: ['reviewer', 'nobody'] });
+    expect(result.message?.surface).toBe(port.surface);
+    expect(result.recipients).toEqual([expect.objectContaining({ agent_id: h.reviewer.id, status: 'delivered' })]);
+    expect(notices).toEqual([expect.stringContaining(port.showName('nobody'))]);
+    expect((await app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.map((i) => i.message.body)).toContain(text);
+  });
+});
+
+describe('the web chat surface port', () => {
+  it('links a message to its conversation in the web chat, and gives no link for a message it does not hold', async () => {
+    const app = h.server.app;
+    const port = webPort({ store: app.store, clock: app.clock, publicUrl: app.config.publicUrl }, h.workspace);
+    const v = await app.chat.viewer(h.reviewer.ownerId, h.workspace.id);
+    const general = (await app.chat.sidebar(v)).channels.find((ch) => ch.name === 'general')!;
+    const posted = await app.chat.post(v, general.id, 'where is this written?');
+    expect(await port.permalink(posted.message!.id)).toBe(`${app.config.publicUrl}/#/w/${h.workspace.slug}/c/${general.id}`);
+    expect(await port.permalink('00000000-0000-0000-0000-000000000000')).toBeNull();
+    expect((await port.profile(h.reviewer.ownerId))?.displayName.length).toBeGreaterThan(0);
   });
 });
