@@ -29,7 +29,7 @@ import { DEFAULT_LIVE_OPTIONS, LiveService } from './domain/live/live-service.ts
 import type { SurfaceOutbound } from './domain/delivery/ports.ts';
 import type { ExternalSurface } from './domain/surfaces/ports.ts';
 import { ListeningService } from './domain/listening/listening-service.ts';
-import { BRIDGE_POST, bridgePostHandler } from './domain/bridges/mirror-out.ts';
+import { BRIDGE_CHANGE, BRIDGE_POST, bridgeChangeHandler, bridgePostHandler } from './domain/bridges/mirror-out.ts';
 import { BridgeInbound } from './domain/bridges/mirror-in.ts';
 import { IntakeService } from './domain/intake/intake-service.ts';
 import { systemClock } from './domain/ports.ts';
@@ -87,7 +87,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   listening.onChange((ws, place) => { if (place.surface === WEB_CHAT) settingsChanged(ws.id, place.channelId); });
   bridges.onChange((ws, channelId) => settingsChanged(ws.id, channelId));
-  queue.register(BRIDGE_POST, bridgePostHandler({ store, clock, port: (s) => bridges.port(s) }));
+  const mirrors = { store, clock, port: (s: ExternalSurface) => bridges.port(s) };
+  queue.register(BRIDGE_POST, bridgePostHandler(mirrors));
+  queue.register(BRIDGE_CHANGE, bridgeChangeHandler(mirrors));
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {

@@ -4,6 +4,8 @@
 // map notes the attempt first and records the platform's id after).
 import { z } from 'zod';
 import { threadRoot, writtenByGuest } from '../chat/views.ts';
+import { isDeliveryError, jobErrorFor } from '../delivery/failure.ts';
+import type { OutboundMessage } from '../delivery/ports.ts';
 import { postOnce } from '../delivery/post-delivery.ts';
 import { PermanentFailure } from '../errors.ts';
 import type { Conversation, Message } from '../messaging/types.ts';
@@ -70,15 +72,69 @@ export function bridgePostHandler(deps: MirrorDeps): JobHandler {
     if (!bridge || !message) return;
     const port = deps.port(bridge.surface);
     if (!port) throw new PermanentFailure(`${bridge.surface} is not configured in this process, so the bridged channel cannot be posted to.`);
-    const [conv, sender] = await Promise.all([store.messages.getConversation(workspaceId, message.conversationId), store.agents.get(message.senderId)]);
-    if (!conv || !sender) return;
-    const author = await authorOf(store, message, sender, (s) => deps.port(s)?.label);
-    const conversation = { ...conv, surface: bridge.surface, externalRef: await addressFor(store, port, bridge, conv) };
-    const shown: Agent = { ...sender, displayName: author.displayName, avatarUrl: author.avatarUrl };
-    await postOnce(port, { message, sender: shown, conversation, via: author.via }, ctx, {
+    const out = await mirrorOf(deps, port, bridge, message);
+    if (!out) return;
+    await postOnce(port, out, ctx, {
       note: () => store.bridges.notePost(bridge.id, message.id, deps.clock.now()),
       record: (posted) => store.bridges.recordPosted(bridge.id, message.id, posted.externalId),
     });
+  };
+}
+
+/** A web message as its mirror on the bridge shows it: under its author's name, marked with where it was written; null when its conversation or sender is gone. */
+async function mirrorOf(deps: MirrorDeps, port: BridgePort, bridge: Bridge, message: Message): Promise<OutboundMessage | null> {
+  const { store } = deps;
+  const [conv, sender] = await Promise.all([store.messages.getConversation(message.workspaceId, message.conversationId), store.agents.get(message.senderId)]);
+  if (!conv || !sender) return null;
+  const author = await authorOf(store, message, sender, (s) => deps.port(s)?.label);
+  const conversation = { ...conv, surface: bridge.surface, externalRef: await addressFor(store, port, bridge, conv) };
+  return { message, sender: { ...sender, displayName: author.displayName, avatarUrl: author.avatarUrl }, conversation, via: author.via };
+}
+
+/** The job that makes one mirror follow a web edit or delete of its message. */
+export const BRIDGE_CHANGE = 'bridge.change';
+
+const ChangeJob = BridgeJob.extend({ conversationId: z.string().uuid(), externalId: z.string().min(1), kind: z.enum(['edit', 'delete']) });
+
+/**
+ * Step of a web edit or delete, inside its transaction and before a delete
+ * removes the message (its map rows go with it): each of our mirrors of the
+ * message is queued to follow. Messages written on the other side are left
+ * alone there (a bot cannot change a person's post); a mirror not posted yet
+ * needs nothing, as its post reads the message when it runs.
+ */
+export async function queueMirrorChanges(tx: Store, m: Message, kind: 'edit' | 'delete'): Promise<void> {
+  for (const c of await tx.bridges.counterparts(m.id)) {
+    if (c.inbound || !c.externalId) continue;
+    const payload = { workspaceId: m.workspaceId, bridgeId: c.bridgeId, messageId: m.id, conversationId: m.conversationId, externalId: c.externalId, kind };
+    // After the post on the same key, so an edit never overtakes it.
+    await tx.outbox.add({ topic: BRIDGE_CHANGE, payload, orderingKey: `bridge:${c.bridgeId}` });
+  }
+}
+
+/** The `bridge.change` handler: updates the mirror to the message's current text, or removes it (BridgePort.update / remove). */
+export function bridgeChangeHandler(deps: MirrorDeps): JobHandler {
+  return async (raw) => {
+    const parsed = ChangeJob.safeParse(raw);
+    if (!parsed.success) throw new PermanentFailure(`The ${BRIDGE_CHANGE} job is malformed (${parsed.error.issues[0]?.message}); nothing can be changed.`);
+    const job = parsed.data;
+    const bridge = await deps.store.bridges.get(job.workspaceId, job.bridgeId);
+    if (!bridge) return;
+    const port = deps.port(bridge.surface);
+    if (!port) throw new PermanentFailure(`${bridge.surface} is not configured in this process, so the bridged channel's copy cannot be changed.`);
+    try {
+      if (job.kind === 'delete') {
+        const conv = await deps.store.messages.getConversation(job.workspaceId, job.conversationId);
+        if (conv) await port.remove({ ...conv, surface: bridge.surface, externalRef: await addressFor(deps.store, port, bridge, conv) }, job.externalId);
+        return;
+      }
+      const message = await deps.store.messages.get(job.workspaceId, job.messageId);
+      // Deleted since: the delete that follows removes the mirror.
+      const out = message ? await mirrorOf(deps, port, bridge, message) : null;
+      if (out) await port.update(out, job.externalId);
+    } catch (e) {
+      throw isDeliveryError(e) ? jobErrorFor(e.failure) : e;
+    }
   };
 }
 

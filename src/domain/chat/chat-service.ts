@@ -17,6 +17,7 @@ import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, via
 import { httpUrlOrNull } from '../safe-text.ts';
 import { announceChange } from './changes.ts';
 import { ChatReactions } from './reactions.ts';
+import { queueMirrorChanges } from '../bridges/mirror-out.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
@@ -225,7 +226,11 @@ export class ChatService {
    */
   async edit(v: Viewer, messageId: string, body: string): Promise<ChatMessage> {
     const m = await this.ownMessage(v, messageId, 'edit');
-    await this.store.messages.edit(v.workspace.id, m.id, body, this.clock.now());
+    // Our mirrors in bridged channels follow, through the outbox (bridges/mirror-out.ts).
+    await this.store.transaction(async (tx) => {
+      await tx.messages.edit(v.workspace.id, m.id, body, this.clock.now());
+      await queueMirrorChanges(tx, m, 'edit');
+    });
     await announceChange(this.notifier, m.conversationId, m.id, 'changed');
     const [view] = await new SenderCache(this.store, this.render, v.agent.id).views([(await this.store.messages.get(v.workspace.id, m.id)) ?? m]);
     return view;
@@ -234,7 +239,11 @@ export class ChatService {
   /** Deletes one of the viewer's own messages written here, with its reactions; its thread, if any, stays. */
   async remove(v: Viewer, messageId: string): Promise<void> {
     const m = await this.ownMessage(v, messageId, 'delete');
-    await this.store.messages.remove(v.workspace.id, m.id);
+    await this.store.transaction(async (tx) => {
+      // Queued before the message and its map rows go.
+      await queueMirrorChanges(tx, m, 'delete');
+      await tx.messages.remove(v.workspace.id, m.id);
+    });
     await announceChange(this.notifier, m.conversationId, m.id, 'deleted');
   }
 

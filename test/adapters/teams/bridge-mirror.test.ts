@@ -146,6 +146,24 @@ describe('a web channel bridged with a Teams channel', () => {
     expect((await chat.history(alice, general)).messages.map((x) => x.body)).not.toContain('Deploy at 5pm');
   });
 
+  it('makes the Teams copy follow a web edit and a web delete', async () => {
+    const { app } = h.server;
+    const sent = await chat.post(alice, general, 'Standup at 9');
+    const [call] = await postedToTeams('Standup at 9');
+    await vi.waitFor(async () => expect((await app.store.bridges.counterparts(sent.message!.id))[0]?.externalId).toBe(call.createdId));
+    await chat.edit(alice, sent.message!.id, 'Standup at 10');
+    const updated = await vi.waitFor(() => {
+      const found = standin.delivered('updateActivity').find((c) => c.activityId === call.createdId);
+      if (!found) throw new Error('the Teams copy is not updated yet');
+      return found;
+    });
+    expect(updated.conversationId).toBe(CHANNEL);
+    expect(updated.activity?.text).toBe('**alice** (via web)\n\nStandup at 10');
+    await chat.remove(alice, sent.message!.id);
+    await vi.waitFor(() => expect(standin.delivered('deleteActivity').map((c) => c.activityId)).toContain(call.createdId));
+    expect(standin.activity(CHANNEL, call.createdId!)).toBeUndefined();
+  });
+
   it('counts everyone in the Teams channel in the audience, unless an owner allowed private content there', async () => {
     const { app } = h.server;
     const conv = (await app.store.messages.getConversation(h.workspace.id, general))!;
