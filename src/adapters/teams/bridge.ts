@@ -91,7 +91,7 @@ export async function mirrorBridged(rt: TeamsRuntime, context: TurnContext, addr
   const addressed = read.mentionsBot;
   // `@Switchboard help` and the like are answered, not mirrored.
   if (addressed && commandOf(read.markdown)) return false;
-  const msg = { ...normalise(context.activity, address, read), names: addressed ? read.names : read.mentioned, addressed };
+  const msg = { ...normalise(context.activity, address, read, addressed), names: addressed ? read.names : read.mentioned };
   const outcome = await rt.app.inbound.mirrorBridged(teamsPort(rt, context, address), msg);
   return outcome?.kind === 'handled' ? outcome.notices : [];
 }
