@@ -3,6 +3,7 @@
 // token, list and unlink accounts on the settings page and through the JSON API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExternalIdentity } from '../../src/domain/surfaces/ports.ts';
+import { slackLinkWording } from '../../src/adapters/slack/linking.ts';
 import { mountLink } from '../../src/web/link/index.ts';
 import { HttpBrowser } from './support/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from './support/server.ts';
@@ -24,6 +25,8 @@ describe('the link page and linked accounts', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ mounts: [mountLink] });
+    // Slack is not mounted here; its surface registers this wording when it is.
+    server.app.links.registerWording('slack', slackLinkWording('/switchboard'));
     seed = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob' });
   });
   afterAll(async () => { await server?.close(); });

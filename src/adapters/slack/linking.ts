@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { App } from '../../app-types.ts';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { isOutage, PermanentFailure } from '../../domain/errors.ts';
+import type { LinkWording } from '../../domain/linking/link-rules.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
@@ -140,8 +141,18 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
   };
 }
 
-/** Registers `slack.link.done` and tells the core who reads Slack conversations (the mount and a worker-only process). */
+/** How Slack speaks of account links, with the configured command. */
+export function slackLinkWording(command: string): LinkWording {
+  return {
+    app: 'Slack', tenant: 'team',
+    newLink: `Get a new one with \`${command} link\` in Slack, or the "Send me a new link" button in my DM.`,
+    unlink: `\`${command} unlink\` in Slack`,
+  };
+}
+
+/** Registers `slack.link.done`, Slack's link wording, and tells the core who reads Slack conversations (the mount and a worker-only process). */
 export function registerLinkJobs(app: App, rt: SlackRuntime): void {
   app.queue.register(SLACK_LINK_DONE, linkDoneHandler(rt));
+  app.links.registerWording('slack', slackLinkWording(rt.settings.command));
   app.audiences.register('slack', slackAudience(rt));
 }

@@ -7,7 +7,7 @@ import { approvalShowHandler, approvalUpdateHandler, TEAMS_APPROVAL_SHOW, TEAMS_
 import { teamsAudience } from './audience.ts';
 import { SwitchboardTeamsBot } from './bot.ts';
 import { teamsBridgePort } from './bridge.ts';
-import { linkDoneHandler, TEAMS_LINK_DONE } from './linking.ts';
+import { linkDoneHandler, TEAMS_LINK_DONE, TEAMS_LINK_WORDING } from './linking.ts';
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
 import { teamsListenChannels } from './listen-channels.ts';
 import { teamsLive } from './live.ts';
@@ -48,6 +48,7 @@ export function createTeamsSurface(app: App, overrides: Partial<TeamsSettings> =
   app.queue.register(TEAMS_APPROVAL_SHOW, approvalShowHandler(rt));
   app.queue.register(TEAMS_APPROVAL_UPDATE, approvalUpdateHandler(rt));
   app.queue.register(TEAMS_LINK_DONE, linkDoneHandler(rt));
+  app.links.registerWording('teams', TEAMS_LINK_WORDING);
   app.queue.register(TEAMS_INBOUND, teamsInboundHandler(rt, () => logic));
   app.audiences.register('teams', teamsAudience(rt));
   app.listening.registerChannels(teamsListenChannels(rt));

@@ -7,6 +7,7 @@ import type { ConversationParameters, TurnContext } from 'botbuilder';
 import { z } from 'zod';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { PermanentFailure } from '../../domain/errors.ts';
+import type { LinkWording } from '../../domain/linking/link-rules.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
@@ -18,6 +19,13 @@ import { postOnce } from './post-once.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
 export const TEAMS_LINK_DONE = linkDoneTopic('teams');
+
+/** How Teams speaks of account links: the personal chat with the bot takes `link` and `unlink`. */
+export const TEAMS_LINK_WORDING: LinkWording = {
+  app: 'Microsoft Teams', tenant: 'tenant',
+  newLink: 'Get a new one by writing "link" to Switchboard in your personal chat in Teams.',
+  unlink: 'writing "unlink" to Switchboard in your personal chat in Teams',
+};
 /** The data marking the "Send me a new link" button. */
 export const LINK = 'link';
 /** The Bot Connector's OAuth scope (ToChannelFromBotOAuthScope) in the public cloud. */

@@ -30,8 +30,7 @@ export function linkSubject(identity: ExternalIdentity, tenantName = ''): Record
 
 /** The subject back from a stored token; null when the token was not made for an account link. */
 export function parseSubject(subject: Record<string, string> | null): LinkSubject | null {
-  if (!subject?.identityId || !subject.tenantId || !subject.externalUserId) return null;
-  if (subject.surface !== 'slack' && subject.surface !== 'teams') return null;
+  if (!subject?.identityId || !subject.tenantId || !subject.externalUserId || !subject.surface) return null;
   return {
     surface: subject.surface, tenantId: subject.tenantId, externalUserId: subject.externalUserId,
     identityId: subject.identityId, tenantName: subject.tenantName ?? '',
@@ -49,19 +48,26 @@ export function linkState(token: Pick<OneTimeToken, 'expiresAt' | 'usedAt'> | nu
   return token.expiresAt.getTime() <= now.getTime() ? 'expired' : 'valid';
 }
 
-const SURFACE_NAMES: Record<ExternalSurface, string> = { slack: 'Slack', teams: 'Microsoft Teams' };
-export const surfaceName = (s: ExternalSurface) => SURFACE_NAMES[s];
-
-/** How to ask for a fresh link from the chat app. */
-export function newLinkHint(surface: ExternalSurface, command = '/switchboard'): string {
-  return surface === 'slack'
-    ? `Get a new one with \`${command} link\` in Slack, or the "Send me a new link" button in my DM.`
-    : 'Get a new one by writing "link" to Switchboard in your personal chat in Teams.';
+/** How a chat surface speaks of account links; each surface registers its own (LinkService.registerWording). */
+export interface LinkWording {
+  /** The app's name in sentences ("Slack", "Microsoft Teams"). */
+  app: string;
+  /** What the app calls the organization an account belongs to ("team", "tenant"). */
+  tenant: string;
+  /** How to get a new link from the app, as a sentence. */
+  newLink: string;
+  /** How to unlink from the app itself, as a phrase ("`/switchboard unlink` in Slack"); absent when only the web settings can. */
+  unlink?: string;
 }
 
-/** Why a link cannot be used, as a sentence with what to do instead. */
-export function linkRefusal(state: Exclude<LinkState, 'valid'>, surface: ExternalSurface | null, command?: string): string {
-  const hint = surface ? newLinkHint(surface, command) : 'Ask the Switchboard app in your chat for a new one (in Slack: `/switchboard link`).';
+/** The wording for a surface that registered none (a link issued before it was turned off). */
+export const plainWording = (surface: ExternalSurface): LinkWording => ({
+  app: surface, tenant: 'organization', newLink: 'Ask the Switchboard app in your chat for a new one.',
+});
+
+/** Why a link cannot be used, as a sentence with what to do instead (`wording` of the link's surface; null when the link is unknown). */
+export function linkRefusal(state: Exclude<LinkState, 'valid'>, wording: LinkWording | null): string {
+  const hint = wording?.newLink ?? 'Ask the Switchboard app in your chat for a new one.';
   switch (state) {
     case 'expired': return `This link has expired: links work for ${LINK_TTL_MS / 60_000} minutes. ${hint}`;
     case 'used': return `This link was already used; each link works once. ${hint}`;
@@ -70,10 +76,10 @@ export function linkRefusal(state: Exclude<LinkState, 'valid'>, surface: Externa
 }
 
 /** The identity is linked already: to the same person, or to someone else. */
-export function alreadyLinked(identity: ExternalIdentity, toYou: boolean, handle: string | null): string {
-  const who = `${identity.displayName || identity.externalUserId} (${surfaceName(identity.surface)})`;
+export function alreadyLinked(identity: ExternalIdentity, wording: LinkWording, toYou: boolean, handle: string | null): string {
+  const who = `${identity.displayName || identity.externalUserId} (${wording.app})`;
   return toYou
     ? `${who} is already linked to your account; there is nothing to do.`
     : `${who} is already linked to ${handle ? `@${handle}` : 'another Switchboard account'}, and a chat account links to one person only. ` +
-      'Unlink it first from that account (its Linked accounts settings, or `/switchboard unlink` in the chat), then link again.';
+      `Unlink it first from that account (its Linked accounts settings${wording.unlink ? `, or ${wording.unlink}` : ''}), then link again.`;
 }

@@ -6,7 +6,7 @@ import type { Clock, Store } from '../ports.ts';
 import type { ExternalIdentity, ExternalKey, ExternalSurface } from '../surfaces/ports.ts';
 import type { Person, Workspace } from '../types.ts';
 import {
-  alreadyLinked, boundTo, isWellFormedNonce, LINK_TTL_MS, linkRefusal, linkState, linkSubject, parseSubject, surfaceName, type LinkState, type LinkSubject,
+  alreadyLinked, boundTo, isWellFormedNonce, LINK_TTL_MS, linkRefusal, linkState, linkSubject, parseSubject, plainWording, type LinkState, type LinkSubject, type LinkWording,
 } from './link-rules.ts';
 
 /** Why the prompt is sent: the first time someone talks to an agent, because linking is required, or because they asked. */
@@ -39,11 +39,8 @@ export type LinkCheck =
 /** Topic of the job that tells the chat user their account is linked (`slack.link.done`, `teams.link.done`). */
 export const linkDoneTopic = (surface: ExternalSurface) => `${surface}.link.done`;
 
-const gone = (state: Exclude<LinkState, 'valid'>, subject: LinkSubject | null) =>
-  new SwitchboardError(state === 'unknown' ? 'NOT_FOUND' : 'CONFLICT', linkRefusal(state, subject?.surface ?? null), { link: state });
-
-export function linkPrompt(surface: ExternalSurface, url: string, expiresAt: Date, reason: PromptReason): LinkPrompt {
-  const app = surfaceName(surface);
+export function linkPrompt(wording: LinkWording, url: string, expiresAt: Date, reason: PromptReason): LinkPrompt {
+  const app = wording.app;
   const minutes = LINK_TTL_MS / 60_000;
   const why = reason === 'required'
     ? `This Switchboard workspace answers only people who have linked their ${app} account, so your message did not reach any agent.`
@@ -63,12 +60,32 @@ export function linkPrompt(surface: ExternalSurface, url: string, expiresAt: Dat
  * Any surface uses it; only the rendering of the prompt differs.
  */
 export class LinkService {
+  private readonly wordings = new Map<ExternalSurface, LinkWording>();
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly publicUrl: string,
     private readonly afterCommit: () => void = () => {},
   ) {}
+
+  /** How a surface speaks of links (its name, how to get a new link); each surface registers its own. */
+  registerWording(surface: ExternalSurface, wording: LinkWording): void {
+    this.wordings.set(surface, wording);
+  }
+
+  /** The registered wording of a surface, or a plain one when it registered none. */
+  wording(surface: ExternalSurface): LinkWording {
+    return this.wordings.get(surface) ?? plainWording(surface);
+  }
+
+  private gone(state: Exclude<LinkState, 'valid'>, subject: LinkSubject | null) {
+    return new SwitchboardError(state === 'unknown' ? 'NOT_FOUND' : 'CONFLICT', this.refusal(state, subject), { link: state });
+  }
+
+  private refusal(state: Exclude<LinkState, 'valid'>, subject: LinkSubject | null): string {
+    return linkRefusal(state, subject ? this.wording(subject.surface) : null);
+  }
 
   /** True only the first time this is asked for an identity (also across processes): the caller then sends the prompt. */
   async firstPrompt(identity: ExternalIdentity): Promise<boolean> {
@@ -79,12 +96,12 @@ export class LinkService {
 
   /** A fresh link for the identity, and the prompt to show with it. The nonce exists only in the returned URL. */
   async offer(identity: ExternalIdentity, opts: { tenantName?: string; reason?: PromptReason } = {}): Promise<LinkOffer> {
-    if (identity.personId) throw conflict(alreadyLinked(identity, true, null));
+    if (identity.personId) throw conflict(alreadyLinked(identity, this.wording(identity.surface), true, null));
     const nonce = newNonce();
     const expiresAt = new Date(this.clock.now().getTime() + LINK_TTL_MS);
     await this.store.tokens.create({ purpose: 'link', tokenHash: hashSecret(nonce), personId: null, subject: linkSubject(identity, opts.tenantName), expiresAt });
     const url = `${this.publicUrl}/link/${nonce}`;
-    return { identity, url, expiresAt, prompt: linkPrompt(identity.surface, url, expiresAt, opts.reason ?? 'asked') };
+    return { identity, url, expiresAt, prompt: linkPrompt(this.wording(identity.surface), url, expiresAt, opts.reason ?? 'asked') };
   }
 
   /** What the link page shows; never changes anything (looking at a link does not use it). */
@@ -95,7 +112,7 @@ export class LinkService {
     const identity = subject && state === 'valid' ? await this.store.identities.get(subject.identityId) : null;
     if (state !== 'valid' || !subject || !identity || !boundTo(subject, identity)) {
       const s = state === 'valid' ? 'unknown' : state;
-      return { state: s, subject, refusal: linkRefusal(s, subject?.surface ?? null) };
+      return { state: s, subject, refusal: this.refusal(s, subject) };
     }
     const linkedTo = identity.personId ? await this.store.people.get(identity.personId) : null;
     return { state, identity, subject, expiresAt: token!.expiresAt, linkedTo };
@@ -116,17 +133,17 @@ export class LinkService {
       if (!token) {
         const seen = hash ? await tx.tokens.peek(hash, 'link') : null;
         const s = linkState(seen, now);
-        throw gone(s === 'valid' ? 'used' : s, parseSubject(seen?.subject ?? null));
+        throw this.gone(s === 'valid' ? 'used' : s, parseSubject(seen?.subject ?? null));
       }
       const subject = parseSubject(token.subject);
       const identity = subject ? await tx.identities.get(subject.identityId) : null;
-      if (!subject || !identity || !boundTo(subject, identity)) throw gone('unknown', subject);
+      if (!subject || !identity || !boundTo(subject, identity)) throw this.gone('unknown', subject);
       if (identity.personId) {
         const holder = identity.personId === person.id ? person : await tx.people.get(identity.personId);
-        throw conflict(alreadyLinked(identity, identity.personId === person.id, holder?.handle ?? null), { link: 'linked' });
+        throw conflict(alreadyLinked(identity, this.wording(identity.surface), identity.personId === person.id, holder?.handle ?? null), { link: 'linked' });
       }
       const linked = await tx.identities.link(identity.id, person.id, now);
-      if (!linked) throw conflict(alreadyLinked(identity, false, null), { link: 'linked' });
+      if (!linked) throw conflict(alreadyLinked(identity, this.wording(identity.surface), false, null), { link: 'linked' });
       await tx.outbox.add({ topic: linkDoneTopic(linked.surface), payload: { identityId: linked.id, personId: person.id }, orderingKey: `link:${linked.id}` });
       await tx.audit.record({ onBehalfOf: person.id, action: 'link_account', target: linked.id, result: 'linked', details: { surface: linked.surface, tenant: linked.tenantId } });
       return { identity: linked, person };

@@ -29,6 +29,7 @@ const linkOut = (i: { id: string; surface: string; tenantId: string; externalUse
 /** `/link/:nonce` (GET shows, POST confirms), `/account/links` and `/api/links`. */
 export const mountLink: Mount = (web, app: App) => {
   const form = express.urlencoded({ extended: false, limit: '4kb' });
+  const wording = (surface: string) => app.links.wording(surface);
 
   web.get('/link/:nonce', loadSession(app), async (req: Request, res: Response) => {
     const nonce = nonceParam.safeParse(req.params.nonce);
@@ -37,8 +38,8 @@ export const mountLink: Mount = (web, app: App) => {
     const auth = authOf(res);
     // Sign in first, then come back here (the sign-in page sends people to `next`).
     if (!auth) return res.redirect(303, `/signin?next=${encodeURIComponent(req.originalUrl)}`);
-    if (check.linkedTo) return page(res, 409, 'Already linked', alreadyLinkedPage(check, auth.person));
-    page(res, 200, 'Link your chat account', confirmPage(check, auth.person, csrfField(app, req, res), `/link/${encodeURIComponent(req.params.nonce as string)}`));
+    if (check.linkedTo) return page(res, 409, 'Already linked', alreadyLinkedPage(check, wording, auth.person));
+    page(res, 200, 'Link your chat account', confirmPage(check, wording, auth.person, csrfField(app, req, res), `/link/${encodeURIComponent(req.params.nonce as string)}`));
   });
 
   web.post('/link/:nonce', form, requirePerson(app, { page: true }), requireCsrf(app), async (req: Request, res: Response) => {
@@ -47,7 +48,7 @@ export const mountLink: Mount = (web, app: App) => {
     try {
       const { identity } = await app.links.confirm(nonce.success ? nonce.data : '', person.id);
       app.logger.info({ person: person.handle, surface: identity.surface, identityId: identity.id }, 'linked a chat account');
-      page(res, 200, 'Account linked', linkedPage(identity, person));
+      page(res, 200, 'Account linked', linkedPage(identity, wording, person));
     } catch (e) {
       if (!isSwitchboardError(e)) throw e;
       const status = e.details.link === 'linked' ? 409 : 410;
@@ -58,7 +59,7 @@ export const mountLink: Mount = (web, app: App) => {
   web.get('/account/links', requirePerson(app, { page: true }), async (req: Request, res: Response) => {
     const { person } = authOf(res)!;
     const info = req.query.unlinked !== undefined ? 'The account was unlinked. Agents now see it as a guest.' : undefined;
-    page(res, 200, 'Linked accounts', linkedAccountsPage(await app.links.linked(person.id), csrfField(app, req, res), info));
+    page(res, 200, 'Linked accounts', linkedAccountsPage(await app.links.linked(person.id), wording, csrfField(app, req, res), info));
   });
 
   web.post('/account/links/:id/unlink', form, requirePerson(app, { page: true }), requireCsrf(app), async (req: Request, res: Response) => {

@@ -1,26 +1,30 @@
 // The link page and the linked-accounts settings, as small server-rendered
 // cards in the sign-in pages' style.
 import type { LinkCheck } from '../../domain/linking/link-service.ts';
-import { surfaceName } from '../../domain/linking/link-rules.ts';
-import type { ExternalIdentity } from '../../domain/surfaces/ports.ts';
+import type { LinkWording } from '../../domain/linking/link-rules.ts';
+import type { ExternalIdentity, ExternalSurface } from '../../domain/surfaces/ports.ts';
 import type { Person } from '../../domain/types.ts';
 import { notice } from '../auth/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 
+/** How each surface speaks of links (LinkService.wording). */
+export type WordingOf = (surface: ExternalSurface) => LinkWording;
+
 const back = html`<p><a href="/account/links">Your linked accounts</a> · <a href="/">Go to the chat</a></p>`;
 
 /** "Carol Chen (carol@example.test) in the Slack team Acme". */
-function chatAccount(i: ExternalIdentity, tenantName: string): SafeHtml {
-  const where = `${surfaceName(i.surface)} ${i.surface === 'slack' ? 'team' : 'tenant'} ${tenantName || i.tenantId}`;
+function chatAccount(i: ExternalIdentity, wording: WordingOf, tenantName: string): SafeHtml {
+  const w = wording(i.surface);
+  const where = `${w.app} ${w.tenant} ${tenantName || i.tenantId}`;
   return html`<strong>${i.displayName || i.externalUserId}</strong>${i.email ? html` (${i.email})` : null} in the ${where}`;
 }
 
 /** Asks the signed-in person to confirm which chat account becomes theirs. */
-export function confirmPage(check: Extract<LinkCheck, { state: 'valid' }>, person: Person, csrf: SafeHtml, action: string): SafeHtml {
+export function confirmPage(check: Extract<LinkCheck, { state: 'valid' }>, wording: WordingOf, person: Person, csrf: SafeHtml, action: string): SafeHtml {
   return html`<p>Link this chat account</p>
-<p class="link-account">${chatAccount(check.identity, check.subject.tenantName)}</p>
+<p class="link-account">${chatAccount(check.identity, wording, check.subject.tenantName)}</p>
 <p>to your Switchboard account <strong>${person.displayName}</strong> (@${person.handle})?</p>
-<p class="hint">Agents will then see your messages from ${surfaceName(check.identity.surface)} as yours and act with your access. You can unlink it at any time.</p>
+<p class="hint">Agents will then see your messages from ${wording(check.identity.surface).app} as yours and act with your access. You can unlink it at any time.</p>
 <form method="post" action="${action}" class="stack">
 ${csrf}
 <button type="submit" class="primary" autofocus>Link my account</button>
@@ -32,17 +36,17 @@ ${csrf}
 }
 
 /** Linked already, to this person or another. */
-export function alreadyLinkedPage(check: Extract<LinkCheck, { state: 'valid' }>, person: Person): SafeHtml {
+export function alreadyLinkedPage(check: Extract<LinkCheck, { state: 'valid' }>, wording: WordingOf, person: Person): SafeHtml {
   const mine = check.linkedTo?.id === person.id;
   return html`${notice(mine ? 'This chat account is already linked to your Switchboard account.'
     : 'This chat account is already linked to another Switchboard account, and a chat account links to one person only. Unlink it from that account first.', mine ? 'info' : 'error')}
-<p class="link-account">${chatAccount(check.identity, check.subject.tenantName)}</p>
+<p class="link-account">${chatAccount(check.identity, wording, check.subject.tenantName)}</p>
 ${back}`;
 }
 
 /** The link did it. */
-export function linkedPage(identity: ExternalIdentity, person: Person): SafeHtml {
-  const surface = surfaceName(identity.surface);
+export function linkedPage(identity: ExternalIdentity, wording: WordingOf, person: Person): SafeHtml {
+  const surface = wording(identity.surface).app;
   return html`${notice(`Linked as @${person.handle}.`, 'info')}
 <p>${identity.displayName || identity.externalUserId} in ${surface} is now linked to your Switchboard account. You can close this page and go back to ${surface}.</p>
 ${back}`;
@@ -55,10 +59,10 @@ ${back}`;
 }
 
 /** The person's linked chat accounts, each with an Unlink button. */
-export function linkedAccountsPage(identities: ExternalIdentity[], csrf: SafeHtml, info?: string): SafeHtml {
+export function linkedAccountsPage(identities: ExternalIdentity[], wording: WordingOf, csrf: SafeHtml, info?: string): SafeHtml {
   const rows = identities.map((i) => html`<li class="linked-account">
-<span>${chatAccount(i, '')}${i.linkedAt ? html`<br><span class="hint">linked ${i.linkedAt.toISOString().slice(0, 10)}</span>` : null}</span>
-<form method="post" action="/account/links/${encodeURIComponent(i.id)}/unlink">${csrf}<button type="submit" aria-label="Unlink ${i.displayName || i.externalUserId} (${surfaceName(i.surface)})">Unlink</button></form>
+<span>${chatAccount(i, wording, '')}${i.linkedAt ? html`<br><span class="hint">linked ${i.linkedAt.toISOString().slice(0, 10)}</span>` : null}</span>
+<form method="post" action="/account/links/${encodeURIComponent(i.id)}/unlink">${csrf}<button type="submit" aria-label="Unlink ${i.displayName || i.externalUserId} (${wording(i.surface).app})">Unlink</button></form>
 </li>`);
   return html`${notice(info, 'info')}
 ${rows.length ? html`<ul class="linked-accounts stack">${rows}</ul>`

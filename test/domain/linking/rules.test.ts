@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { audienceOf, isGuestAsker, isWider, postRefused, readRefused } from '../../../src/domain/linking/audience.ts';
 import { boundTo, isWellFormedNonce, LINK_TTL_MS, linkRefusal, linkState, parseSubject } from '../../../src/domain/linking/link-rules.ts';
 import { newNonce } from '../../../src/domain/agents/tokens.ts';
+import { slackLinkWording } from '../../../src/adapters/slack/linking.ts';
+import { TEAMS_LINK_WORDING } from '../../../src/adapters/teams/linking.ts';
 
 const now = new Date('2026-03-01T12:00:00Z');
 const at = (ms: number) => new Date(now.getTime() + ms);
@@ -32,14 +34,18 @@ describe('link nonces', () => {
     expect(boundTo(subject, { surface: 'slack', tenantId: 'T2', externalUserId: 'U1' })).toBe(false);
     expect(boundTo(subject, { surface: 'teams', tenantId: 'T1', externalUserId: 'U1' })).toBe(false);
     expect(boundTo(subject, { surface: 'slack', tenantId: 'T1', externalUserId: 'U2' })).toBe(false);
-    expect(parseSubject({ surface: 'irc', tenantId: 'T1', externalUserId: 'U1', identityId: 'x' })).toBeNull();
+    expect(parseSubject({ surface: '', tenantId: 'T1', externalUserId: 'U1', identityId: 'x' })).toBeNull();
+    expect(parseSubject({ surface: 'slack', tenantId: 'T1', externalUserId: 'U1' })).toBeNull();
     expect(parseSubject(null)).toBeNull();
   });
 
   it('say why they cannot be used and how to get a new one', () => {
-    expect(linkRefusal('expired', 'slack')).toMatch(/expired.*15 minutes.*\/switchboard link/);
-    expect(linkRefusal('used', 'slack')).toMatch(/already used.*works once.*Send me a new link/);
-    expect(linkRefusal('unknown', null)).toMatch(/not a link Switchboard sent/);
+    // Each surface says how to get a new link its own way (here Slack's, with its configured command).
+    const slack = slackLinkWording('/sb');
+    expect(linkRefusal('expired', slack)).toMatch(/expired.*15 minutes.*`\/sb link` in Slack/);
+    expect(linkRefusal('used', slack)).toMatch(/already used.*works once.*Send me a new link/);
+    expect(linkRefusal('used', TEAMS_LINK_WORDING)).toMatch(/already used.*personal chat in Teams/);
+    expect(linkRefusal('unknown', null)).toMatch(/not a link Switchboard sent.*Ask the Switchboard app in your chat for a new one/);
   });
 });
 
