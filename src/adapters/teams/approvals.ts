@@ -129,6 +129,9 @@ export function approvalUpdateHandler(rt: TeamsRuntime): JobHandler {
   };
 }
 
+/** How an unlinked person gets linked in Teams, said when they click an approval button. */
+const LINK_FIRST = 'Use the link card Switchboard sent you in your personal chat, or write "link" there for a new one.';
+
 /**
  * A click on an approval card (or Teams refreshing it): decides as the linked
  * person when the verb is approve or reject, and returns the card as that
@@ -154,7 +157,7 @@ export async function approvalAction(rt: TeamsRuntime, context: TurnContext, ver
       await rt.app.approvals.decide({ approvalId: approval.id, workspaceId: ws.id, decision, decider: { personId, role, identityId: identity?.id ?? null }, via: 'teams' });
     } catch (e) {
       if (!isSwitchboardError(e)) throw e;
-      notice = e.message;
+      notice = e.details.rule === 'not_linked' ? e.withHint(LINK_FIRST).message : e.message;
     }
   }
   const now = (await rt.app.store.approvals.get(ws.id, approval.id))!;

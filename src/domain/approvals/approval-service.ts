@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.ts';
-import { conflict, invalidInput, notFound, notPermitted } from '../errors.ts';
+import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { qualifiedName, type Agent, type SurfaceName, type Workspace } from '../types.ts';
-import { outcomeLine, refusalToDecide, type Decider } from './rules.ts';
+import { NOT_LINKED, outcomeLine, refusalToDecide, type Decider } from './rules.ts';
 import type { Approval, Decision } from './types.ts';
 
 /** Topic for live views of one approval (web cards). */
@@ -114,8 +114,10 @@ export class ApprovalService {
     const refusal = refusalToDecide(a, input.decider, agent.ownerId);
     if (refusal) {
       await this.auditDecision(a, input, 'refused', { why: refusal });
-      // The rule lets each surface say how to link its own way (its command name, its DM).
-      throw notPermitted(refusal, { rule: !input.decider.isAgent && !input.decider.personId ? 'not_linked' : 'not_allowed' });
+      // The rule lets each surface say how to link its own way (its command name, its DM): SwitchboardError.withHint.
+      throw !input.decider.isAgent && !input.decider.personId
+        ? new SwitchboardError('NOT_PERMITTED', NOT_LINKED.reason, { rule: 'not_linked' }, NOT_LINKED.hint)
+        : notPermitted(refusal, { rule: 'not_allowed' });
     }
     return a;
   }

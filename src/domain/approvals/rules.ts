@@ -13,6 +13,12 @@ export interface Decider {
   identityId?: string | null;
 }
 
+/** Why a guest (an unlinked chat user) may not decide, and a way out any surface can give; a surface gives its own with `withHint`. */
+export const NOT_LINKED = {
+  reason: 'Link your chat account to Switchboard before deciding approvals.',
+  hint: 'Use the link the app sent you in a direct message, or ask the app for a new one.',
+} as const;
+
 /**
  * Why this decider may not settle the approval, or null when they may.
  * Agents and guests never decide; listed approvers, or by default the agent's
@@ -20,7 +26,7 @@ export interface Decider {
  */
 export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string): string | null {
   if (d.isAgent) return 'Agents cannot decide approvals; a person has to.';
-  if (!d.personId) return 'Link your chat account to Switchboard before deciding approvals: use the link the app sent you in a direct message, or ask the app for a new one (`/switchboard link` in Slack, `link` in your personal chat with it in Teams).';
+  if (!d.personId) return `${NOT_LINKED.reason} ${NOT_LINKED.hint}`;
   if (!d.role) return 'You do not have access to the workspace this approval belongs to.';
   // What a guest asked for is capped at a guest's access: that same person may not approve it, even once linked.
   if (!a.askerPersonId && a.askerIdentityId && d.identityId === a.askerIdentityId) {

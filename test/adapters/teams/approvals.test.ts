@@ -187,6 +187,12 @@ describe('approvals in Teams, next to Slack and the web', () => {
     expect(JSON.stringify(refused.body)).toContain('Only the agent');
     expect((refused.body as { value: CardJson }).value.actions).toBeUndefined();
     expect((await status(a.id)).status).toBe('pending');
+    // Someone whose Teams account is not linked is told how to link in Teams, not in another app.
+    const stranger = { ...bob, id: '29:1CarolStandinUserIdNotLinked0Aa', aadObjectId: 'c4r01000-1d2e-4f3a-8b9c-0d1e2f3a4b63', name: 'Carol Unlinked' };
+    const unlinked = JSON.stringify((await click('approve', a, card.id!, stranger)).body);
+    expect(unlinked).toContain('Link your chat account to Switchboard before deciding approvals. Use the link card Switchboard sent you in your personal chat');
+    expect(unlinked).not.toContain('Slack');
+    expect((await status(a.id)).status).toBe('pending');
 
     expect((await click('reject', a, card.id!)).status).toBe(200);
     const late = await click('approve', a, card.id!);
