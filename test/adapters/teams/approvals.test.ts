@@ -207,7 +207,8 @@ describe('approvals in Teams, next to Slack and the web', () => {
     const res = await h.post(cardSubmit(teams, { cardActivityId: card.id!, data: { sb: 'approval', verb: 'approve', approvalId: a.id, workspaceId: a.workspaceId } }));
 
     expect(res.status).toBe(200);
-    expect(await status(a.id)).toMatchObject({ status: 'approved', decidedVia: 'teams' });
+    // A submit is a message activity: stored, acknowledged, then handled by its inbound job (an invoke is answered inline).
+    await vi.waitFor(async () => expect(await status(a.id)).toMatchObject({ status: 'approved', decidedVia: 'teams' }), { timeout: 20_000, interval: 50 });
     await vi.waitFor(() => expect(JSON.stringify(teams.activity(personalChat, card.id!))).toContain('Approved by @alice via teams'), { timeout: 20_000, interval: 50 });
   });
 
