@@ -30,6 +30,7 @@ import type { SurfaceOutbound } from './domain/delivery/ports.ts';
 import type { ExternalSurface } from './domain/surfaces/ports.ts';
 import { ListeningService } from './domain/listening/listening-service.ts';
 import { BRIDGE_CHANGE, BRIDGE_POST, bridgeChangeHandler, bridgePostHandler } from './domain/bridges/mirror-out.ts';
+import { BRIDGE_REACT, bridgeReactHandler } from './domain/bridges/mirror-reactions.ts';
 import { BridgeInbound } from './domain/bridges/mirror-in.ts';
 import { IntakeService } from './domain/intake/intake-service.ts';
 import { systemClock } from './domain/ports.ts';
@@ -90,6 +91,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const mirrors = { store, clock, port: (s: ExternalSurface) => bridges.port(s) };
   queue.register(BRIDGE_POST, bridgePostHandler(mirrors));
   queue.register(BRIDGE_CHANGE, bridgeChangeHandler(mirrors));
+  queue.register(BRIDGE_REACT, bridgeReactHandler(mirrors));
   queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
   queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
   const app: App = {

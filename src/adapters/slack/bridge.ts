@@ -10,6 +10,7 @@ import { readMembers } from './audience.ts';
 import { classifySlackError } from './errors.ts';
 import type { SlackMessageText } from './format-in.ts';
 import { normalise, slackPort } from './inbound.ts';
+import { slackReact } from './reactions.ts';
 import { readSlackMessage } from './read-message.ts';
 import { fromABot, guard, tell } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
@@ -20,6 +21,7 @@ const CHANNEL = /^[CG][A-Z0-9]{2,}$/;
 export function slackBridgePort(rt: SlackRuntime, outbound: SurfaceOutbound): BridgePort {
   return {
     ...outbound,
+    react: slackReact(rt),
     async resolveChannel(workspace, channelId) {
       if (!CHANNEL.test(channelId)) {
         throw notFound(`A Slack channel "${channelId}"`, 'Give the channel id (C… or G…), shown at the bottom of the channel\'s details in Slack.');

@@ -8,6 +8,7 @@ import { registerCommand } from './commands.ts';
 import { pickerBlocks, registerHome } from './home.ts';
 import { normalise, slackPort, type SlackInbound } from './inbound.ts';
 import type { SlackMessageText } from './format-in.ts';
+import { registerReactions } from './reactions.ts';
 import { readSlackMessage } from './read-message.ts';
 import { agentList, introText, noAgentNamed, notConnected } from './replies.ts';
 import { fromABot, guard, tell, type Where } from './respond.ts';
@@ -52,6 +53,7 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
     });
   });
 
+  registerReactions(bolt, rt);
   registerAssistantThreads(bolt, rt);
   registerHome(bolt, rt);
   registerCommand(bolt, rt);

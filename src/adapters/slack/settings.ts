@@ -31,7 +31,7 @@ export interface SlackSettings {
  */
 export const BOT_SCOPES = [
   'app_mentions:read', 'channels:history', 'channels:read', 'groups:history', 'groups:read', 'chat:write', 'chat:write.customize', 'commands',
-  'im:history', 'im:read', 'im:write', 'mpim:history', 'mpim:read', 'users:read', 'users:read.email', 'assistant:write',
+  'im:history', 'im:read', 'im:write', 'mpim:history', 'mpim:read', 'users:read', 'users:read.email', 'assistant:write', 'reactions:read', 'reactions:write',
 ];
 
 export function slackSettings(config: Config, overrides: Partial<SlackSettings> = {}): SlackSettings {

@@ -6,6 +6,9 @@
 import { resolveNames } from '../agents/naming.ts';
 import { threadOf } from '../chat/chat-service.ts';
 import { announceChange } from '../chat/changes.ts';
+import { queueReactionMirrors } from './mirror-reactions.ts';
+import { queueMirrorChanges } from './mirror-out.ts';
+import type { ExternalIdentity } from '../surfaces/ports.ts';
 import type { MessagingService } from '../messaging/messaging-service.ts';
 import type { Conversation } from '../messaging/types.ts';
 import type { Notifier, Store } from '../ports.ts';
@@ -20,6 +23,9 @@ export interface PipelineSteps {
   /** The sentence for a guest when the workspace requires linking (the prompt sent once); null otherwise. */
   linkingRefusal(target: InboundTarget): Promise<string | null>;
 }
+
+/** A reaction given (`on`) or taken back on the bridged side, by the platform's user `userId`; `emoji` is a short name (`thumbsup`). */
+export interface BridgedReaction { tenantId: string; channelId: string; messageId: string; userId: string; emoji: string; on: boolean }
 
 /** A message edited or deleted on the bridged side. */
 export type BridgedChange = { tenantId: string; channelId: string; messageId: string } & ({ kind: 'edit'; text: string } | { kind: 'delete' });
@@ -68,11 +74,37 @@ export class BridgeInbound {
     const mapped = bridge ? await this.store.bridges.byExternalId(bridge.id, change.messageId) : null;
     if (!bridge || !mapped?.inbound) return false;
     const message = await this.store.messages.get(bridge.workspaceId, mapped.messageId);
-    if (!message) return false;
-    if (change.kind === 'delete') await this.store.messages.remove(bridge.workspaceId, message.id);
-    else if (change.text.trim()) await this.store.messages.edit(bridge.workspaceId, message.id, change.text.trim(), this.now());
-    else return false;
+    if (!message || (change.kind === 'edit' && !change.text.trim())) return false;
+    // Other bridged sides follow (our mirrors there), queued before a delete takes the message map with it.
+    await this.store.transaction(async (tx) => {
+      await queueMirrorChanges(tx, message, change.kind);
+      if (change.kind === 'delete') await tx.messages.remove(bridge.workspaceId, message.id);
+      else await tx.messages.edit(bridge.workspaceId, message.id, change.text.trim(), this.now());
+    });
     await announceChange(this.notifier, message.conversationId, message.id, change.kind === 'delete' ? 'deleted' : 'changed');
+    return true;
+  }
+
+  /**
+   * A reaction on a bridged message (written on either side), given or taken
+   * back by a chat user, applied to its web copy and followed on the other
+   * bridged sides; false when the bridge does not know the message.
+   */
+  async react(surface: SurfacePort['surface'], r: BridgedReaction, identityOf: () => Promise<ExternalIdentity>): Promise<boolean> {
+    const bridge = await this.store.bridges.byExternal(surface, r.tenantId, r.channelId);
+    const mapped = bridge ? await this.store.bridges.byExternalId(bridge.id, r.messageId) : null;
+    const message = bridge && mapped ? await this.store.messages.get(bridge.workspaceId, mapped.messageId) : null;
+    if (!bridge || !message) return false;
+    const identity = await identityOf();
+    const reactor = `identity:${identity.id}`;
+    const changed = await this.store.transaction(async (tx) => {
+      const done = r.on
+        ? await tx.reactions.add(bridge.workspaceId, { messageId: message.id, emoji: r.emoji, reactor, reactorName: identity.displayName || 'Someone', surface })
+        : await tx.reactions.remove(bridge.workspaceId, message.id, r.emoji, reactor);
+      if (done) await queueReactionMirrors(tx, message, r.emoji, bridge.id);
+      return done;
+    });
+    if (changed) await announceChange(this.notifier, message.conversationId, message.id, 'changed');
     return true;
   }
 

@@ -31,4 +31,10 @@ export interface BridgePort extends SurfaceOutbound {
    * to the platform, the id is malformed, or the app is not in that channel.
    */
   resolveChannel(workspace: Workspace, externalChannelId: string): Promise<BridgeTarget>;
+  /**
+   * Gives (`on`) or takes back the app's own reaction `emoji` (a short name,
+   * `thumbsup`) on one of the channel's messages; it being so already is no
+   * failure. Absent when the platform lets no bot react (Teams).
+   */
+  react?(channelRef: Record<string, string>, externalId: string, emoji: string, on: boolean): Promise<void>;
 }

@@ -6,6 +6,8 @@ import type { Notifier, Store } from '../ports.ts';
 import type { ChatAccess, Viewer } from './access.ts';
 import { announceChange } from './changes.ts';
 import { PALETTE } from './emoji.ts';
+import { queueReactionMirrors } from '../bridges/mirror-reactions.ts';
+import { WEB_CHAT } from '../types.ts';
 import { reactionViews, webReactor, type ReactionView } from './views.ts';
 
 export class ChatReactions {
@@ -22,10 +24,15 @@ export class ChatReactions {
     await this.access.writable(v, m.conversationId);
     const reactor = webReactor(v.agent.id);
     const changed = await this.store.transaction(async (tx) => {
-      if (!on) return tx.reactions.remove(v.workspace.id, m.id, emoji, reactor);
-      const offered = (PALETTE as readonly string[]).includes(emoji) || (await tx.reactions.of(v.workspace.id, [m.id])).some((r) => r.emoji === emoji);
-      if (!offered) throw invalidInput(`"${emoji}" is not one of the reactions offered here; pick one of ${PALETTE.join(', ')}, or one already on the message.`);
-      return tx.reactions.add(v.workspace.id, { messageId: m.id, emoji, reactor, reactorName: v.person.displayName || v.person.handle, surface: 'web' });
+      if (on) {
+        const offered = (PALETTE as readonly string[]).includes(emoji) || (await tx.reactions.of(v.workspace.id, [m.id])).some((r) => r.emoji === emoji);
+        if (!offered) throw invalidInput(`"${emoji}" is not one of the reactions offered here; pick one of ${PALETTE.join(', ')}, or one already on the message.`);
+      }
+      const done = on
+        ? await tx.reactions.add(v.workspace.id, { messageId: m.id, emoji, reactor, reactorName: v.person.displayName || v.person.handle, surface: WEB_CHAT })
+        : await tx.reactions.remove(v.workspace.id, m.id, emoji, reactor);
+      if (done) await queueReactionMirrors(tx, m, emoji);
+      return done;
     });
     if (changed) await announceChange(this.notifier, m.conversationId, m.id, 'changed');
     return reactionViews(await this.store.reactions.of(v.workspace.id, [m.id]), reactor).get(m.id) ?? [];

@@ -13,7 +13,7 @@ import type { Clock, Store } from '../ports.ts';
 import type { Conversation } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, KnownMessage, KnownOutcome, SurfacePort } from './inbound.ts';
-import type { BridgeInbound, BridgedChange } from '../bridges/mirror-in.ts';
+import type { BridgedChange, BridgedReaction, BridgeInbound } from '../bridges/mirror-in.ts';
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { AgentChoiceScope, ExternalIdentity } from './ports.ts';
 
@@ -40,6 +40,12 @@ export class InboundService {
   /** Step for bridged channels: an edit or delete on the bridged side follows to the web copy; false when there is none. */
   async mirrorBridgedChange(port: SurfacePort, change: BridgedChange): Promise<boolean> {
     return this.bridges ? this.bridges.change(port.surface, change) : false;
+  }
+
+  /** Step for bridged channels: a reaction on the bridged side follows to the web copy, as its chat user's; false when the message is not bridged. */
+  async mirrorBridgedReaction(port: SurfacePort, r: BridgedReaction): Promise<boolean> {
+    if (!this.bridges) return false;
+    return this.bridges.react(port.surface, r, async () => (await this.asker(port, r.tenantId, r.userId, [])).identity);
   }
 
   /**

@@ -375,4 +375,36 @@ export const METHODS: Record<string, MethodHandler> = {
       is_enterprise_install: false,
     };
   },
+
+  // Reactions on a message, stored as Slack returns them (`reactions: [{ name, users, count }]`);
+  // Slack keeps an alias under its canonical name (thumbsup is +1).
+  'reactions.add': ({ args, identity, state }) => reactWith(args, identity!, state, true),
+  'reactions.remove': ({ args, identity, state }) => reactWith(args, identity!, state, false),
 };
+
+const EMOJI_ALIASES: Record<string, string> = { thumbsup: '+1', thumbsdown: '-1' };
+
+/** reactions.add / reactions.remove on a message the stand-in knows: already_reacted, no_reaction, invalid_name, message_not_found as Slack answers. */
+function reactWith(args: Args, identity: TokenIdentity, state: SlackState, on: boolean): SlackResult {
+  const channel = resolveChannel(str(args.channel));
+  const ts = str(args.timestamp);
+  const raw = str(args.name);
+  if (!channel || !ts) return fail('no_item_specified');
+  if (!raw || !/^[a-z0-9_+'-]+$/.test(raw)) return fail('invalid_name');
+  const existing = state.message(channel, ts);
+  if (!existing) return fail('message_not_found');
+  const name = EMOJI_ALIASES[raw] ?? raw;
+  const reactions = [...((existing.reactions as Array<{ name: string; users: string[]; count: number }> | undefined) ?? [])];
+  const found = reactions.find((r) => r.name === name);
+  const user = identity.botUserId;
+  if (on) {
+    if (found?.users.includes(user)) return fail('already_reacted');
+    if (found) Object.assign(found, { users: [...found.users, user], count: found.count + 1 });
+    else reactions.push({ name, users: [user], count: 1 });
+  } else {
+    if (!found?.users.includes(user)) return fail('no_reaction');
+    Object.assign(found, { users: found.users.filter((u) => u !== user), count: found.count - 1 });
+  }
+  state.storeMessage(channel, { ...existing, reactions: reactions.filter((r) => r.count > 0) });
+  return { ok: true };
+}
