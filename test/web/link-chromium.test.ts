@@ -2,6 +2,7 @@
 // out, sign in, come back to the page, confirm, and see the account linked.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { slackLinkWording } from '../../src/adapters/slack/linking.ts';
 import { mountLink } from '../../src/web/link/index.ts';
 import { keepScreenshot, launchChromium } from './e2e/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from './support/server.ts';
@@ -14,6 +15,8 @@ describe('the link page in Chromium', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ mounts: [mountLink] });
+    // Slack is not mounted here; its surface registers this wording when it is.
+    server.app.links.registerWording('slack', slackLinkWording('/switchboard'));
     ({ password } = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice' }));
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 900, height: 700 } })).newPage();
