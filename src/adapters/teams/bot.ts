@@ -14,7 +14,7 @@ import {
 } from './cards.ts';
 import { loggable } from './errors.ts';
 import { membersChanged } from './audience.ts';
-import { followChange, mirrorBridged } from './bridge.ts';
+import { followChange, followReactions, mirrorBridged } from './bridge.ts';
 import { addressOf, authorOf, normalise, teamsPort, type TeamsTarget } from './inbound.ts';
 import { LINK, linkAgain, linkCommand } from './linking.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
@@ -153,6 +153,17 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
         await next();
       });
     }
+    // Bridged channels: a reaction given or taken back follows to the web copy (one activity may carry both).
+    this.onReactionsAdded(async (context, next) => {
+      const address = addressOf(context.activity);
+      if (address) await followReactions(rt, context, address, context.activity.reactionsAdded, true);
+      await next();
+    });
+    this.onReactionsRemoved(async (context, next) => {
+      const address = addressOf(context.activity);
+      if (address) await followReactions(rt, context, address, context.activity.reactionsRemoved, false);
+      await next();
+    });
     this.onMembersRemoved(async (context, next) => {
       await membersChanged(rt, context);
       await next();

@@ -1,7 +1,8 @@
 // Teams' side of bridged channels: checking that the bot reaches a channel
 // before it is bridged (the tenant connected to the workspace, the bot in the
 // channel's team), and handing messages, edits and deletes written there to
-// the core's bridge step. Posting into the channel is the outbound port's
+// the core's bridge step, and reactions there to the web copy (Teams lets no
+// bot react, so nothing goes the other way). Posting into the channel is the outbound port's
 // (outbound.ts): a web message starts a new post in the channel, a reply goes
 // into the reply chain of its root (`<channel>;messageid=<root id>`).
 //
@@ -9,6 +10,7 @@
 // app holds the resource-specific permission ChannelMessage.Read.Group (the
 // app package asks for it); without it only mentions are mirrored.
 import type { TurnContext } from 'botbuilder';
+import { z } from 'zod';
 import type { BridgePort } from '../../domain/bridges/ports.ts';
 import { isDeliveryError } from '../../domain/delivery/failure.ts';
 import type { SurfaceOutbound } from '../../domain/delivery/ports.ts';
@@ -16,7 +18,7 @@ import { notFound, notPermitted, SwitchboardError } from '../../domain/errors.ts
 import { addressRef, type TeamsAddress } from './address.ts';
 import { withConnector } from './connector.ts';
 import { teamsToMarkdown, type TeamsMarkdown } from './format-in.ts';
-import { normalise, teamsPort } from './inbound.ts';
+import { authorOf, normalise, teamsPort } from './inbound.ts';
 import type { TeamsRuntime } from './runtime.ts';
 import { commandOf } from './text.ts';
 
@@ -104,4 +106,29 @@ export async function followChange(rt: TeamsRuntime, context: TurnContext, addre
   const port = teamsPort(rt, context, address);
   if (kind === 'delete') await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'delete' });
   else await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'edit', text: teamsToMarkdown(activity, activity.recipient?.id).markdown });
+}
+
+/** Teams' reaction types, as the web chat names them (Slack's short names). */
+const FROM_TEAMS = new Map(Object.entries({ like: 'thumbsup', heart: 'heart', laugh: 'laughing', surprised: 'open_mouth', sad: 'cry', angry: 'angry' }));
+
+/** `reactionsAdded` / `reactionsRemoved` as the activity carries them. */
+const Reactions = z.array(z.object({ type: z.string().max(64) }).passthrough()).max(64);
+
+/**
+ * A `messageReaction` on a message of a bridged channel (`replyToId`), its
+ * reactions given (`on`) or taken back applied to the web copy as that Teams
+ * user's, and from there to the other bridged sides. Types other than Teams'
+ * six, bots' reactions and messages the bridge does not know are ignored.
+ */
+export async function followReactions(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, reactions: unknown, on: boolean): Promise<void> {
+  const { activity } = context;
+  const messageId = activity.replyToId;
+  if (!messageId || !address.channel || fromABot(context) || !(await bridgeOf(rt, address))) return;
+  const given = Reactions.safeParse(reactions ?? []);
+  if (!given.success) return void rt.logger.debug({ issue: given.error.issues[0]?.message }, 'ignored a Teams reaction activity with malformed reactions');
+  const port = teamsPort(rt, context, address);
+  for (const emoji of new Set(given.data.map((r) => FROM_TEAMS.get(r.type)))) {
+    if (!emoji) continue;
+    await rt.app.inbound.mirrorBridgedReaction(port, { tenantId: address.tenant, channelId: address.channel, messageId, userId: authorOf(activity), emoji, on });
+  }
 }

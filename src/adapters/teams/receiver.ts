@@ -87,13 +87,16 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 /**
  * The key that makes Teams' resend of an activity the same row: its conversation
  * and activity id. An edit or a delete carries the id of the message it changes,
- * so its type, time and text are part of its key: each change is its own event.
+ * so its type, time and text (a reaction: what it gives or takes back) are part
+ * of its key: each change is its own event.
  */
 export function teamsKey(activity: z.infer<typeof activityShape>): string {
   if (!activity.id) return `body:${sha256(JSON.stringify(activity))}`;
   const key = `${activity.conversation.id}#${activity.id}`;
   if (activity.type === 'message') return key;
-  return `${key}#${activity.type}:${sha256(`${String(activity.timestamp ?? '')}\n${String(activity.text ?? '')}`).slice(0, 32)}`;
+  // A reaction names the message it is on too: what it gives or takes back is part of it.
+  const reactions = activity.reactionsAdded || activity.reactionsRemoved ? `\n${JSON.stringify([activity.reactionsAdded ?? [], activity.reactionsRemoved ?? []])}` : '';
+  return `${key}#${activity.type}:${sha256(`${String(activity.timestamp ?? '')}\n${String(activity.text ?? '')}${reactions}`).slice(0, 32)}`;
 }
 
 /** The route: gate, parse, validate, authenticate, then store (or run an invoke inline). */

@@ -31,7 +31,7 @@ export interface WireConversation {
 }
 
 export interface TeamsActivity {
-  type: 'message' | 'invoke' | 'conversationUpdate' | 'messageUpdate' | 'messageDelete';
+  type: 'message' | 'invoke' | 'conversationUpdate' | 'messageUpdate' | 'messageDelete' | 'messageReaction';
   id: string;
   timestamp: string;
   localTimestamp: string;
@@ -190,6 +190,28 @@ export function channelMessageDeleted(target: TeamsTarget, options: ChangeOption
   const { channelId, threadRootId, ...rest } = options;
   const base = envelope(target, { kind: 'channel', channelId, threadRootId: threadRootId ?? options.id }, rest);
   return { type: 'messageDelete', ...base, channelData: { ...base.channelData, eventType: 'softDeleteMessage' }, entities: [clientInfo] };
+}
+
+/** Teams' reaction types (the six a channel message offers). */
+export type TeamsReactionType = 'like' | 'heart' | 'laugh' | 'surprised' | 'sad' | 'angry';
+
+/**
+ * What Teams sends when someone reacts to a channel message, or takes the
+ * reaction back (`removed`): a `messageReaction` whose `replyToId` is the
+ * reacted message (`messageId`), with `reactionsAdded` or `reactionsRemoved`.
+ */
+export function channelReaction(
+  target: TeamsTarget,
+  options: CommonOptions & { messageId: string; type: TeamsReactionType | string; removed?: boolean; channelId?: string; threadRootId?: string },
+): TeamsActivity {
+  const { channelId, threadRootId, messageId, type, removed = false, ...rest } = options;
+  const base = envelope(target, { kind: 'channel', channelId, threadRootId: threadRootId ?? messageId }, rest);
+  const reactions = [{ type }];
+  return {
+    type: 'messageReaction', ...base, replyToId: messageId,
+    channelData: { ...base.channelData, legacy: { replyToId: messageId } },
+    ...(removed ? { reactionsRemoved: reactions } : { reactionsAdded: reactions }),
+  };
 }
 
 /** A message in the personal (1:1) chat with the bot: no mention needed. */
