@@ -115,9 +115,9 @@ describe('the personal chat, group chats and refusals', () => {
     const mention = channelMention(standin, { text: 'ask reviewer to count this once' });
     expect((await h.post(mention)).status).toBe(200);
     expect((await h.post(mention)).status).toBe(200);
-    // Activities of one conversation are handled in the order received: once a later one has arrived, a doubled
-    // earlier one would have arrived too.
-    const marker = channelMention(standin, { text: 'ask reviewer to note this marker' });
+    // Activities of one conversation (here the reply chain the mention started) are handled in the order received:
+    // once a later one has arrived, a doubled earlier one would have arrived too.
+    const marker = channelMention(standin, { text: 'ask reviewer to note this marker', threadRootId: mention.id });
     expect((await h.post(marker)).status).toBe(200);
     const seen: string[] = [];
     await vi.waitFor(async () => {
