@@ -8,11 +8,10 @@ import { MESSAGE_EVENT_TYPE } from '../../../src/adapters/slack/index.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Viewer } from '../../../src/domain/chat/access.ts';
 import type { ChatService } from '../../../src/domain/chat/chat-service.ts';
-import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, message } from '../../support/slack/signed-request.ts';
-import { startSlackStandin, type RecordedCall, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import type { RecordedCall, SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { startBridged, type BridgedHarness, type Harness } from './harness.ts';
 
 const BOT = SLACK_DEFAULTS.botUserId;
 const CAROL = 'U0CAROL01';
@@ -51,18 +50,12 @@ describe('a web channel bridged with a Slack channel', () => {
     extra: { bot_id: SLACK_DEFAULTS.botId, metadata: c.args.metadata },
   });
 
+  let bridged: BridgedHarness;
   beforeAll(async () => {
-    [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
-    standin.setUser(CAROL, { real_name: 'Carol Chen', display_name: 'carol', email: 'carol@example.test', image_72: 'https://avatars.example.test/carol.png' } as never);
-    standin.setChannelMembers(CHANNEL, [BOT, CAROL]);
-    h = await startHarness({ database: db, standin, seed: true });
-    const { app } = h.server;
-    chat = app.chat;
-    alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
-    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'slack', channel: CHANNEL }] });
-    general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
+    bridged = await startBridged(CHANNEL, { real_name: 'Carol Chen', display_name: 'carol', email: 'carol@example.test', image_72: 'https://avatars.example.test/carol.png' });
+    ({ db, standin, h, chat, alice, general } = bridged);
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => { await bridged?.stop(); });
 
   it('shows a Slack message in the web channel as its author, via Slack, with its link', async () => {
     await fromSlack('Hello from the Slack side');

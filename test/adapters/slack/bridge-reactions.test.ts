@@ -4,14 +4,12 @@
 // TEST_DATABASE_URL is set. The app's own reactions never come back.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
-import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Viewer } from '../../../src/domain/chat/access.ts';
 import type { ChatService } from '../../../src/domain/chat/chat-service.ts';
-import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback, message } from '../../support/slack/signed-request.ts';
-import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import type { SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { startBridged, type BridgedHarness, type Harness } from './harness.ts';
 
 const BOT = SLACK_DEFAULTS.botUserId;
 const CAROL = 'U0CAROL01';
@@ -41,18 +39,12 @@ describe('reactions, edits and deletes across a bridged Slack channel', () => {
   const reactionsOnWeb = async (id: string) => (await chat.history(alice, general)).messages.find((m) => m.id === id)?.reactions;
   const slackReactions = (ts: string) => standin.message(CHANNEL, ts)?.reactions ?? [];
 
+  let bridged: BridgedHarness;
   beforeAll(async () => {
-    [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
-    standin.setUser(CAROL, { real_name: 'Carol Chen', display_name: 'carol', email: 'carol@example.test' } as never);
-    standin.setChannelMembers(CHANNEL, [BOT, CAROL]);
-    h = await startHarness({ database: db, standin, seed: true });
-    const { app } = h.server;
-    chat = app.chat;
-    alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
-    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'slack', channel: CHANNEL }] });
-    general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
+    bridged = await startBridged(CHANNEL, { real_name: 'Carol Chen', display_name: 'carol', email: 'carol@example.test' });
+    ({ db, standin, h, chat, alice, general } = bridged);
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => { await bridged?.stop(); });
 
   it('puts the app\'s reaction on the Slack message while someone on the web holds the emoji, and takes it back after', async () => {
     const { id, ts } = await mirrored('Release is out');

@@ -17,7 +17,8 @@ import type { Agent, Workspace } from '../../../src/domain/types.ts';
 import { defaultMounts, startServer, type Server } from '../../../src/server.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, postSigned, slashCommand, type SignOptions, type SlackRequestBody } from '../../support/slack/signed-request.ts';
-import type { SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { pgliteDb, postgresDb } from '../../support/db.ts';
+import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 
 export const SECRET = 'test-switchboard-secret-0123456789abcdef';
 
@@ -133,4 +134,29 @@ export async function postCommand(h: Harness, standin: SlackStandin, fields: Omi
       return answer.body as Record<string, unknown>;
     }, { timeout: 20_000, interval: 50 }),
   };
+}
+
+/** A harness whose workspace's web #general is bridged with Slack `channel` (Carol and the app its members). */
+export interface BridgedHarness {
+  db: Database;
+  standin: SlackStandin;
+  h: Harness;
+  chat: Server['app']['chat'];
+  /** alice, viewing the workspace in the web chat. */
+  alice: Awaited<ReturnType<Server['app']['chat']['viewer']>>;
+  /** The web #general's conversation id. */
+  general: string;
+  stop(): Promise<void>;
+}
+
+export async function startBridged(channel: string, carol: Record<string, string>): Promise<BridgedHarness> {
+  const [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
+  standin.setUser('U0CAROL01', carol as never);
+  standin.setChannelMembers(channel, [SLACK_DEFAULTS.botUserId, 'U0CAROL01']);
+  const h = await startHarness({ database: db, standin, seed: true });
+  const { app } = h.server;
+  const alice = await app.chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
+  await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'slack', channel }] });
+  const general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
+  return { db, standin, h, chat: app.chat, alice, general, stop: async () => { await h.stop(); await standin.close(); await db.close(); } };
 }
