@@ -137,9 +137,11 @@ const held = (id: string, attempt: number) => and(eq(outbox.id, id), eq(outbox.s
 /**
  * created_at orders the entries of a key. now() is the transaction's start, the
  * same for every entry written in it, and PGlite's clock ticks in milliseconds,
- * so the value is kept strictly after the key's other unfinished entries.
+ * so the value is kept strictly after the key's other unfinished entries. The
+ * statuses are written out, not parameters, so the planner sees that the
+ * partial index outbox_key_idx holds the rows and reads the newest from it.
  */
 export const afterSiblings = (key: string | SQL) => sql`greatest(clock_timestamp(), (
   select max(${outbox.createdAt}) + interval '1 microsecond' from ${outbox}
-  where ${and(inArray(outbox.status, [...unfinished]), typeof key === 'string' ? eq(outbox.orderingKey, key) : sql`${outbox.orderingKey} = ${key}`)}
+  where ${outbox.status} in ('pending', 'queued') and ${outbox.orderingKey} = ${key}
 ))`;

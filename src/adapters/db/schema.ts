@@ -155,7 +155,11 @@ export const outbox = pgTable('outbox', {
   lastError: text('last_error'),
   createdAt: ts('created_at').notNull().defaultNow(),
   finishedAt: ts('finished_at'),
-}, (t) => [index('outbox_due_idx').on(t.status, t.runAt)]);
+}, (t) => [
+  index('outbox_due_idx').on(t.status, t.runAt),
+  /** An ordering key's unfinished entries in order: the newest for a new entry's created_at, the ones ahead for a claim. */
+  index('outbox_key_idx').on(t.orderingKey, t.createdAt).where(sql`status in ('pending', 'queued')`),
+]);
 
 export const audit = pgTable('audit', {
   id: id(),

@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
-import { DrizzleOutboxRepo } from '../../../src/adapters/db/outbox-repo.ts';
+import { rowsOf } from '../../../src/adapters/db/org-repo.ts';
+import { afterSiblings, DrizzleOutboxRepo } from '../../../src/adapters/db/outbox-repo.ts';
 import { outbox } from '../../../src/adapters/db/schema.ts';
 import type { OutboxEntry } from '../../../src/domain/ports.ts';
 import { databases } from '../../support/db.ts';
@@ -129,6 +131,20 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
     expect((await repo.list({ status: 'failed' })).map((e) => e.id)).toEqual([c.id]);
     expect((await repo.list({ topic: 'b' })).map((e) => e.id)).toEqual([b.id]);
     expect(await repo.list({})).toHaveLength(3);
+  });
+
+  it('reads the newest unfinished entry of a key from its index, not by scanning the backlog', async () => {
+    // A backlog of unfinished entries over 8 keys, and as many finished ones: without outbox_key_idx the newest of
+    // one key is found by reading every unfinished row (what each new entry of a key and each stored request did).
+    await database.db.execute(sql`insert into ${outbox} (topic, payload, ordering_key, status, created_at)
+      select 'post', '{}'::jsonb, 'C' || (i % 8), case when i % 2 = 0 then 'pending' else 'done' end, clock_timestamp()
+      from generate_series(1, 4000) i`);
+    await database.db.execute(sql`analyze ${outbox}`);
+    const plan = rowsOf<Record<string, string>>(await database.db.execute(sql`explain select ${afterSiblings('C3')}`)).map((r) => Object.values(r)[0]).join('\n');
+    expect(plan).toMatch(/Index Only Scan Backward using outbox_key_idx/);
+    const entry = await repo.add({ topic: 'post', payload: {}, orderingKey: 'C4' });
+    const [newest] = rowsOf<{ at: string }>(await database.db.execute(sql`select max(created_at)::text as at from ${outbox} where ordering_key = 'C4' and id <> ${entry.id}`));
+    expect(entry.createdAt.getTime()).toBeGreaterThan(new Date(newest.at).getTime());
   });
 
   it('returns null for an unknown or malformed id', async () => {

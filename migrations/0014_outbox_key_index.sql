@@ -1,0 +1,1 @@
+CREATE INDEX "outbox_key_idx" ON "outbox" USING btree ("ordering_key","created_at") WHERE status in ('pending', 'queued');
