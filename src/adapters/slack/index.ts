@@ -12,6 +12,7 @@ import { registerListeners } from './listeners.ts';
 import { oauthOptions } from './oauth.ts';
 import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler, SLACK_INBOUND } from './receiver.ts';
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
+import { drainFlag, surfaceMount } from '../surface-module.ts';
 import { slackLive } from './live.ts';
 import { slackOutbound } from './outbound.ts';
 import { slackBridgePort } from './bridge.ts';
@@ -52,9 +53,7 @@ export function createSlackSurface(app: App, overrides: Partial<SlackSettings> =
   return {
     name: 'slack', runtime: rt, configured: Boolean(rt.settings.signingSecret),
     mount(web) {
-      let draining = false;
-      app.onDrain.push(() => { draining = true; });
-      web.post('/slack/events', slackGate(rt, () => draining));
+      web.post('/slack/events', slackGate(rt, drainFlag(app)));
       bolt = createBolt(web, rt);
     },
   };
@@ -81,11 +80,5 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
 }
 
 /** `POST /slack/events`, `GET /slack/install`, `GET /slack/oauth_redirect`, when Slack is configured. */
-export const mountSlack: Mount = (web, app) => {
-  const slack = app.surfaceModules.get('slack');
-  if (!slack?.configured) {
-    app.logger.info('Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on');
-    return;
-  }
-  slack.mount(web);
-};
+export const mountSlack: Mount = surfaceMount('slack',
+  'Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on');

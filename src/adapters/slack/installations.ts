@@ -1,5 +1,5 @@
 import type { Authorize, Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
-import type { SlackInstallation, SlackInstallationRepo } from '../../domain/surfaces/ports.ts';
+import type { SlackInstallation, SlackInstallationInput, SlackInstallationRepo } from '../../domain/surfaces/ports.ts';
 import type { SecretBox } from '../secrets.ts';
 
 /** A working bot token for a team, with what Switchboard stored about the install. */
@@ -20,17 +20,7 @@ export class NotInstalledError extends Error {
 }
 
 /** Describes what OAuth hands over, minus the token. */
-export interface InstallationDetails {
-  teamId: string;
-  enterpriseId?: string | null;
-  teamName: string;
-  botUserId: string;
-  botId: string;
-  appId?: string | null;
-  scopes?: string;
-  installedBy?: string | null;
-  workspaceId?: string | null;
-}
+export type InstallationDetails = Omit<SlackInstallationInput, 'botTokenSealed'>;
 
 /**
  * Slack installations over the database: bot tokens sealed with

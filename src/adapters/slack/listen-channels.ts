@@ -3,15 +3,14 @@
 // in, and where the note that an agent listens goes (the channel itself, in
 // the team connected to the workspace).
 import type { ListenChannels } from '../../domain/listening/ports.ts';
-import type { SlackRuntime } from './runtime.ts';
+import { SLACK, type SlackRuntime } from './runtime.ts';
 import { encodeThreadKey, threadRef } from './thread-key.ts';
 
 const CHANNEL = /^[CG][A-Z0-9]{2,}$/;
 
 export function slackListenChannels(rt: SlackRuntime): ListenChannels {
   return {
-    surface: 'slack',
-    label: 'Slack',
+    ...SLACK,
     example: 'slack:C0123ABCD',
     parseChannel: (id) => (CHANNEL.test(id) ? id : null),
     channelOf: (ref) => (ref.channel && CHANNEL.test(ref.channel) ? ref.channel : null),

@@ -10,7 +10,7 @@ import type { Conversation } from '../../domain/messaging/types.ts';
 import { qualifiedName } from '../../domain/types.ts';
 import { classifySlackError, loggable } from './errors.ts';
 import { markdownToSlack } from './format-out.ts';
-import type { SlackRuntime } from './runtime.ts';
+import { SLACK, type SlackRuntime } from './runtime.ts';
 import { threadFromRef, type SlackThread } from './thread-key.ts';
 
 /** The metadata event type that marks Switchboard's own posts (so the app never answers itself). */
@@ -92,8 +92,7 @@ export const SLACK_POST = 'slack.post';
 
 export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
   return {
-    surface: 'slack',
-    label: 'Slack',
+    ...SLACK,
     postTopic: SLACK_POST,
     pacer: rt.pacer,
     paceKey(conversation) {

@@ -1,15 +1,18 @@
 import type { Logger } from 'pino';
 import type { App } from '../../app-types.ts';
-import { SwitchboardError } from '../../domain/errors.ts';
 import type { Workspace } from '../../domain/types.ts';
 import type { ExternalIdentityRepo, SlackInstallation } from '../../domain/surfaces/ports.ts';
 import { createSecretBox, type SecretBox } from '../secrets.ts';
+import { runtimeOf } from '../surface-module.ts';
 import { ChannelNames } from './channel-names.ts';
 import { clientOptions, SlackClients } from './clients.ts';
 import { SlackInstallations } from './installations.ts';
 import { Pacer } from '../../domain/delivery/pacer.ts';
 import { SlackPermalinks } from './permalinks.ts';
 import { slackSettings, type SlackSettings } from './settings.ts';
+
+/** Slack's surface name and its name in sentences, as every port it registers with the core carries them. */
+export const SLACK = { surface: 'slack', label: 'Slack' } as const;
 
 /** Everything the Slack adapter works with, built once per running App. */
 export interface SlackRuntime {
@@ -29,13 +32,8 @@ export interface SlackRuntime {
 }
 
 /** The Slack runtime createApp built for `app`; refused when Slack is not configured in this process. */
-export function slackRuntime(app: App): SlackRuntime {
-  const slack = app.surfaceModules.get('slack') as { runtime?: SlackRuntime } | undefined;
-  if (!slack?.runtime) {
-    throw new SwitchboardError('UNAVAILABLE', 'Slack is not configured in this process: set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET), then start it again.');
-  }
-  return slack.runtime;
-}
+export const slackRuntime = (app: App): SlackRuntime => runtimeOf(app, 'slack',
+  'Slack is not configured in this process: set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET), then start it again.');
 
 /** Everything the Slack adapter works with; built once by createApp (`overrides`: tests shorten pacing). */
 export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> = {}): SlackRuntime {

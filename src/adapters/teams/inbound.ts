@@ -9,7 +9,7 @@ import type { Workspace } from '../../domain/types.ts';
 import { addressRef, encodeConversationKey, messageLink, rootOf, type TeamsAddress, type TeamsConversationType } from './address.ts';
 import { loggable } from './errors.ts';
 import { sendLinkCard } from './linking.ts';
-import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
+import { TEAMS, workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import type { TeamsMarkdown } from './format-in.ts';
 
 /** Where a Teams request is handled: the workspace its tenant maps to, and who is in it. */
@@ -72,8 +72,7 @@ export function normalise(activity: Partial<Activity>, address: TeamsAddress, re
 export function teamsPort(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress): SurfacePort {
   const from = context.activity.from;
   return {
-    surface: 'teams',
-    label: 'Teams',
+    ...TEAMS,
     profileTtlMs: rt.settings.profileTtlMs,
     workspaceOf: (tenantId) => workspaceOfTenant(rt, tenantId),
     async profile() {

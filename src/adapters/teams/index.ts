@@ -9,6 +9,7 @@ import { SwitchboardTeamsBot } from './bot.ts';
 import { teamsBridgePort } from './bridge.ts';
 import { linkDoneHandler, TEAMS_LINK_DONE, TEAMS_LINK_WORDING } from './linking.ts';
 import { registerSurfaceDelivery } from '../surface-delivery.ts';
+import { drainFlag, surfaceMount } from '../surface-module.ts';
 import { teamsListenChannels } from './listen-channels.ts';
 import { teamsLive } from './live.ts';
 import { teamsOutbound } from './outbound.ts';
@@ -57,19 +58,11 @@ export function createTeamsSurface(app: App, overrides: Partial<TeamsSettings> =
     name: 'teams', runtime: rt, configured: Boolean(adapter),
     mount(web) {
       if (!adapter) return;
-      let draining = false;
-      app.onDrain.push(() => { draining = true; });
-      web.post('/api/messages', ...teamsReceiver(rt, adapter, logic, () => draining));
+      web.post('/api/messages', ...teamsReceiver(rt, adapter, logic, drainFlag(app)));
     },
   };
 }
 
 /** `POST /api/messages`, when Teams is configured. */
-export const mountTeams: Mount = (web, app) => {
-  const teams = app.surfaceModules.get('teams');
-  if (!teams?.configured) {
-    app.logger.info('Teams is off: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD (and MICROSOFT_APP_TENANT_ID for a single-tenant bot) to turn it on');
-    return;
-  }
-  teams.mount(web);
-};
+export const mountTeams: Mount = surfaceMount('teams',
+  'Teams is off: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD (and MICROSOFT_APP_TENANT_ID for a single-tenant bot) to turn it on');

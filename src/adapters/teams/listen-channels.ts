@@ -5,14 +5,13 @@
 // in the channel, through the tenant connected to the workspace.
 import type { ListenChannels } from '../../domain/listening/ports.ts';
 import { addressRef, encodeConversationKey, type TeamsAddress } from './address.ts';
-import type { TeamsRuntime } from './runtime.ts';
+import { TEAMS, type TeamsRuntime } from './runtime.ts';
 
 const CHANNEL = /^19:[^\s;]+@thread\.(tacv2|skype)$/;
 
 export function teamsListenChannels(rt: TeamsRuntime): ListenChannels {
   return {
-    surface: 'teams',
-    label: 'Teams',
+    ...TEAMS,
     example: 'teams:19:…@thread.tacv2',
     parseChannel: (id) => (CHANNEL.test(id) ? id : null),
     channelOf: (ref) => (ref.type === 'channel' && ref.channel && CHANNEL.test(ref.channel) ? ref.channel : null),

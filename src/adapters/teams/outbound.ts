@@ -20,7 +20,7 @@ import { parseMentions } from '../../domain/format/mentions.ts';
 import { agentMessage } from './cards.ts';
 import type { TeamsPerson } from './format-out.ts';
 import { deleteActivity, postActivity, updateActivity } from './connector.ts';
-import type { TeamsRuntime } from './runtime.ts';
+import { TEAMS, type TeamsRuntime } from './runtime.ts';
 
 /** Most people one message mentions the Teams way; further `@handles` stay words. */
 const MAX_MENTIONS = 20;
@@ -52,8 +52,7 @@ export const TEAMS_POST = 'teams.post';
 
 export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
   return {
-    surface: 'teams',
-    label: 'Teams',
+    ...TEAMS,
     postTopic: TEAMS_POST,
     pacer: rt.pacer,
     paceKey(conversation) {

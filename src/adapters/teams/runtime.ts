@@ -1,13 +1,16 @@
 import type { Logger } from 'pino';
 import type { App } from '../../app-types.ts';
 import type { ExternalIdentityRepo, TeamsReferenceRepo, TeamsUserRepo } from '../../domain/surfaces/ports.ts';
-import { SwitchboardError } from '../../domain/errors.ts';
 import type { Workspace } from '../../domain/types.ts';
 import { createAuthentication } from './auth.ts';
 import { loggable } from './errors.ts';
+import { runtimeOf } from '../surface-module.ts';
 import { Pacer } from '../../domain/delivery/pacer.ts';
 import { DurableCloudAdapter } from './receiver.ts';
 import { teamsSettings, type TeamsSettings } from './settings.ts';
+
+/** Teams' surface name and its name in sentences, as every port it registers with the core carries them. */
+export const TEAMS = { surface: 'teams', label: 'Teams' } as const;
 
 /** Everything the Teams adapter works with, built once per running App. */
 export interface TeamsRuntime {
@@ -27,13 +30,8 @@ export interface TeamsRuntime {
 export const teamsConfigured = (s: TeamsSettings) => Boolean(s.appId && s.appPassword);
 
 /** The Teams runtime createApp built for `app`; refused when Teams is not configured in this process. */
-export function teamsRuntime(app: App): TeamsRuntime {
-  const teams = app.surfaceModules.get('teams') as { runtime?: TeamsRuntime } | undefined;
-  if (!teams?.runtime) {
-    throw new SwitchboardError('UNAVAILABLE', 'Teams is not configured in this process: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, then start it again.');
-  }
-  return teams.runtime;
-}
+export const teamsRuntime = (app: App): TeamsRuntime => runtimeOf(app, 'teams',
+  'Teams is not configured in this process: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, then start it again.');
 
 /** Everything the Teams adapter works with; built once by createApp (`overrides`: tests point it at a stand-in). */
 export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): TeamsRuntime {
