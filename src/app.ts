@@ -97,7 +97,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const app: App = {
     config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
     documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges, listening,
-    chat: new ChatService(store, orgs, agents, notifier, clock, messageHtml, inbound, (ws) => webPort({ store, clock, publicUrl: config.publicUrl }, ws)), agentsPage: new AgentsPage(store, agents, clock),
+    chat: new ChatService(store, orgs, agents, notifier, clock, messageHtml, inbound, (ws) => webPort({ store, clock, publicUrl: config.publicUrl }, ws), (s) => outbound.get(s)?.label), agentsPage: new AgentsPage(store, agents, clock),
     documentAdmin: new DocumentAdmin(store, documents, clock), mcpSessions: null, intake,
     onClose: [],
     onDrain: [],

@@ -13,7 +13,7 @@ import { excerpt, markedSnippet } from '../format/markdown.ts';
 import { parseMentions } from '../format/mentions.ts';
 import type { Channel, RenderMessage } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
-import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, viaOf, type ChatMessage, type ConversationView, type SearchResult } from './views.ts';
+import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, viaFrom, type ChatMessage, type ConversationView, type SearchResult, type SurfaceLabelOf, type ViaOf } from './views.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
 import { announceChange } from './changes.ts';
 import { ChatReactions } from './reactions.ts';
@@ -61,6 +61,8 @@ export interface PostResult {
 export class ChatService {
   readonly access: ChatAccess;
   readonly reactions: ChatReactions;
+  /** Where a message was written, as the web chat shows it ("Slack"; null for the web chat and agents). */
+  readonly via: ViaOf;
 
   constructor(
     private readonly store: Store,
@@ -73,9 +75,17 @@ export class ChatService {
     private readonly inbound: { deliverKnown: DeliverKnown },
     /** The web chat's surface port for a workspace (src/web/chat/surface-port.ts). */
     private readonly port: (ws: Workspace) => SurfacePort,
+    /** Each chat app's name as its surface registered it, for "via Slack" on its messages. */
+    labelOf: SurfaceLabelOf,
   ) {
+    this.via = viaFrom(labelOf);
     this.access = new ChatAccess(store, orgs, clock);
     this.reactions = new ChatReactions(store, this.access, notifier);
+  }
+
+  /** Sender views for one viewer (whose reactions count as `mine`). */
+  private senders(v: Viewer): SenderCache {
+    return new SenderCache(this.store, this.render, this.via, v.agent.id);
   }
 
   viewer(personId: string, workspace: string) {
@@ -166,7 +176,7 @@ export class ChatService {
   /** A conversation's recent messages (oldest first) with thread counts; marks it read. */
   async history(v: Viewer, conversationId: string, limit = HISTORY_PAGE): Promise<{ conversation: ConversationView; messages: ChatMessage[]; root: ChatMessage | null }> {
     const c = await this.access.conversation(v, conversationId);
-    const senders = new SenderCache(this.store, this.render, v.agent.id);
+    const senders = this.senders(v);
     const list = await this.store.messages.listConversation(v.workspace.id, c.id, limit);
     const threads = c.kind === 'thread' ? [] : await this.store.chat.threads(v.workspace.id, list.map((m) => m.id));
     const rootId = threadRoot(c);
@@ -186,13 +196,13 @@ export class ChatService {
     if (!m) return null;
     const c = await this.store.messages.getConversation(v.workspace.id, m.conversationId);
     if (!c || !(await this.access.canSee(v, c))) return null;
-    const [message] = await new SenderCache(this.store, this.render, v.agent.id).views([m]);
+    const [message] = await this.senders(v).views([m]);
     return { message, conversation: await this.view(v, c) };
   }
 
   async view(v: Viewer, c: Conversation): Promise<ConversationView> {
     const ch = c.kind === 'channel' ? await this.store.chat.channel(v.workspace.id, c.id) : null;
-    const bridges = ch ? (await this.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({ surface: viaOf(b.surface) ?? b.surface, title: b.title || b.externalChannelId })) : [];
+    const bridges = ch ? (await this.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({ surface: this.via(b.surface) ?? b.surface, title: b.title || b.externalChannelId })) : [];
     return conversationView(c, await this.title(v, c), ch ? { ...ch, member: await this.access.isMember(v, ch), bridges } : null);
   }
 
@@ -216,7 +226,7 @@ export class ChatService {
       workspace: v.workspace, sender: v.agent, conversation: c, text: body, names: parseMentions(body),
     });
     await this.access.markRead(v, c.id);
-    const [message] = sent.message ? await new SenderCache(this.store, this.render, v.agent.id).views([sent.message]) : [null];
+    const [message] = sent.message ? await this.senders(v).views([sent.message]) : [null];
     return { message, recipients: sent.recipients, notices };
   }
 
@@ -232,7 +242,7 @@ export class ChatService {
       await queueMirrorChanges(tx, m, 'edit');
     });
     await announceChange(this.notifier, m.conversationId, m.id, 'changed');
-    const [view] = await new SenderCache(this.store, this.render, v.agent.id).views([(await this.store.messages.get(v.workspace.id, m.id)) ?? m]);
+    const [view] = await this.senders(v).views([(await this.store.messages.get(v.workspace.id, m.id)) ?? m]);
     return view;
   }
 
@@ -253,7 +263,7 @@ export class ChatService {
     if (!m) throw notFound(`The message ${messageId}`, 'It may have been deleted already; reload the conversation.');
     await this.access.writable(v, m.conversationId);
     if (m.senderId !== v.agent.id) throw notPermitted(`You can only ${what} your own messages.`);
-    const via = viaOf(m.surface);
+    const via = this.via(m.surface);
     if (via) throw notPermitted(`This message was written in ${via}; ${what} it there.`);
     return m;
   }
@@ -273,7 +283,7 @@ export class ChatService {
       }
       return seen.get(id)!;
     };
-    const senders = new SenderCache(this.store, this.render, v.agent.id);
+    const senders = this.senders(v);
     const out: SearchResult[] = [];
     for (const h of hits) {
       const conversation = await viewOf(h.message.conversationId);
@@ -294,7 +304,7 @@ export class ChatService {
       kind: e.conversation.kind === 'dm' ? 'dm' as const : 'mention' as const,
       message: {
         id: e.message.id, conversationId: e.message.conversationId, body: e.message.body, html: this.render(e.message.body), createdAt: e.message.createdAt,
-        surface: e.message.surface, via: viaOf(e.message.surface), permalink: httpUrlOrNull(e.message.permalink), thread: null, editedAt: e.message.editedAt ?? null, reactions: [],
+        surface: e.message.surface, via: this.via(e.message.surface), permalink: httpUrlOrNull(e.message.permalink), thread: null, editedAt: e.message.editedAt ?? null, reactions: [],
         sender: senderViewOf(e.sender),
       } satisfies ChatMessage,
       conversation: { id: e.conversation.id, kind: e.conversation.kind, title: e.conversation.title, parentId: e.conversation.parentId },

@@ -10,7 +10,7 @@ import type { Store } from '../ports.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
 import type { SurfaceName } from '../types.ts';
 import type { ChatAccess, Viewer } from './access.ts';
-import { viaOf, type IntakeItemView, type IntakeListing } from './views.ts';
+import type { IntakeItemView, IntakeListing, ViaOf } from './views.ts';
 
 export type { IntakeItemView, IntakeListing, IntakeSourceView } from './views.ts';
 
@@ -30,6 +30,8 @@ export class IntakePage {
     private readonly intake: IntakeService,
     /** How chat surfaces name their channels (a DM or group chat is no channel). */
     private readonly places: ListenPlaces,
+    /** Where a source was written ("Slack"; null for the web chat and agents): ChatService.via. */
+    private readonly via: ViaOf,
   ) {}
 
   async list(v: Viewer, f: IntakePageFilter): Promise<IntakeListing> {
@@ -74,9 +76,9 @@ export class IntakePage {
       id: i.id, title: i.title, kind: i.kind, status: i.status, summary: i.summary, filedAutomatically: i.filedBy === null,
       createdAt: i.createdAt, updatedAt: i.updatedAt,
       sources: await Promise.all(i.sources.map(async (s) => {
-        const outside = viaOf(s.conversation.surface);
+        const outside = this.via(s.conversation.surface);
         return {
-          messageId: s.messageId, surface: s.surface, where: viaOf(s.surface) ?? outside ?? 'Web chat',
+          messageId: s.messageId, surface: s.surface, where: this.via(s.surface) ?? outside ?? 'Web chat',
           href: outside ? httpUrlOrNull(s.permalink) : webRoute(v, s.conversation), external: Boolean(outside),
           excerpt: s.excerpt, author: await this.authorName(s), notified: s.notifiedAt !== null,
         };

@@ -1,11 +1,11 @@
 import type { Store } from '../ports.ts';
-import { qualifiedName, type Agent, type SurfaceName } from '../types.ts';
+import { isChatApp, qualifiedName, type Agent, type SurfaceName } from '../types.ts';
 import type { Approval } from '../approvals/types.ts';
 import type { IntakeKind, IntakeStatus } from '../intake/types.ts';
 import type { Conversation, Message, Sender } from '../messaging/types.ts';
 import type { Channel, Reaction, RenderMessage, ThreadSummary } from './ports.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
-import type { ExternalIdentity } from '../surfaces/ports.ts';
+import type { ExternalIdentity, ExternalSurface } from '../surfaces/ports.ts';
 
 /** Who wrote a message, as the web chat shows them. */
 export interface SenderView {
@@ -74,13 +74,17 @@ export function senderView(a: Pick<Agent, 'id' | 'name' | 'ownerHandle' | 'displ
 /** The same view from the sender columns an inbox row carries. */
 export const senderViewOf = (s: Sender) => senderView({ ...s, ownerHandle: s.person });
 
-const VIA: Partial<Record<Message['surface'], string>> = { slack: 'Slack', teams: 'Teams' };
-/** "Slack" or "Teams" for a message written in that chat app; null otherwise. */
-export const viaOf = (surface: Message['surface']): string | null => VIA[surface] ?? null;
+/** A chat app's name in sentences ("Slack"), as its surface registered it (SurfaceOutbound.label); undefined when this process has none. */
+export type SurfaceLabelOf = (surface: ExternalSurface) => string | undefined;
+/** Where a message was written, as views show it: a chat app's name, or null for the web chat and agents. */
+export type ViaOf = (surface: SurfaceName) => string | null;
+
+/** `ViaOf` over the registered labels; a chat app this process does not know is named by its surface. */
+export const viaFrom = (labelOf: SurfaceLabelOf): ViaOf => (surface) => (isChatApp(surface) ? labelOf(surface) ?? surface : null);
 
 /** A message a chat user wrote without a linked account: its sender is the guest agent, its author the identity. */
 export const writtenByGuest = (m: Message): m is Message & { askerIdentityId: string } =>
-  Boolean(m.askerIdentityId) && m.askerPersonId === null && viaOf(m.surface) !== null;
+  Boolean(m.askerIdentityId) && m.askerPersonId === null && isChatApp(m.surface);
 
 /** One emoji under a message, as one viewer sees it. */
 export interface ReactionView {
@@ -115,7 +119,7 @@ export class SenderCache {
   private readonly cache = new Map<string, Promise<Agent | null>>();
   private readonly identities = new Map<string, Promise<ExternalIdentity | null>>();
   /** `viewerAgentId`: whose reactions count as `mine`. */
-  constructor(private readonly store: Store, private readonly render: RenderMessage, private readonly viewerAgentId: string | null = null) {}
+  constructor(private readonly store: Store, private readonly render: RenderMessage, private readonly via: ViaOf, private readonly viewerAgentId: string | null = null) {}
 
   get(id: string) {
     let p = this.cache.get(id);
@@ -143,7 +147,7 @@ export class SenderCache {
       const t = byRoot.get(m.id);
       const author = await this.chatAuthor(m);
       return {
-        id: m.id, conversationId: m.conversationId, body: m.body, html: this.render(m.body), createdAt: m.createdAt, surface: m.surface, via: viaOf(m.surface),
+        id: m.id, conversationId: m.conversationId, body: m.body, html: this.render(m.body), createdAt: m.createdAt, surface: m.surface, via: this.via(m.surface),
         permalink: httpUrlOrNull(m.permalink),
         sender: author ?? (agent ? senderView(agent) : { id: m.senderId, label: 'unknown', mention: '', displayName: 'Unknown sender', avatarUrl: null, kind: 'agent' as const }),
         thread: t && t.replies > 0 ? { conversationId: t.conversationId, replies: t.replies, lastReplyAt: t.lastReplyAt } : null,

@@ -21,7 +21,7 @@ const filter = z.object({
 
 /** `GET /intake[?status=&kind=&surface=]` inside `/api/chat/w/:workspace`. */
 export function intakeRoutes(app: App, chat: ChatService): Router {
-  const page = new IntakePage(app.store, chat.access, app.intake, app.listening.places);
+  const page = new IntakePage(app.store, chat.access, app.intake, app.listening.places, chat.via);
   const r = express.Router({ mergeParams: true });
   r.get('/intake', async (req, res: Response) => {
     res.json(await page.list(res.locals.viewer as Viewer, parseInput(filter, req.query)));

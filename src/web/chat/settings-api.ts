@@ -8,7 +8,7 @@ import type { App } from '../../app.ts';
 import type { Actor } from '../../domain/actor.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import type { ChatService } from '../../domain/chat/chat-service.ts';
-import { viaOf, type ChannelSettings } from '../../domain/chat/views.ts';
+import type { ChannelSettings } from '../../domain/chat/views.ts';
 import { notFound } from '../../domain/errors.ts';
 import { qualifiedName } from '../../domain/types.ts';
 import { authOf } from '../auth/index.ts';
@@ -39,7 +39,7 @@ async function channelSettings(app: App, chat: ChatService, v: Viewer, channelId
       id: b.id, surface: b.surface, label: b.label, title: b.title, externalChannelId: b.externalChannelId, allowPrivate: b.allowPrivate,
     }))
     : (await app.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({
-      id: null, surface: b.surface, label: viaOf(b.surface) ?? b.surface, title: b.title || 'a channel', externalChannelId: null, allowPrivate: b.allowPrivate,
+      id: null, surface: b.surface, label: chat.via(b.surface) ?? b.surface, title: b.title || 'a channel', externalChannelId: null, allowPrivate: b.allowPrivate,
     }));
   const listening = new Set(listeners.map((l) => l.agentId));
   const candidates = canManage
