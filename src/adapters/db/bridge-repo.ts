@@ -3,7 +3,6 @@ import type { Bridge, BridgeRepo, BridgedMessage, NewBridge } from '../../domain
 import type { ExternalSurface } from '../../domain/surfaces/ports.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
-import { conflict } from '../../domain/errors.ts';
 import { isUuid } from './ids.ts';
 import { bridgeMessages, bridges } from './schema.ts';
 
@@ -13,14 +12,8 @@ export class DrizzleBridgeRepo implements BridgeRepo {
   constructor(private readonly db: Db) {}
 
   async create(b: NewBridge): Promise<Bridge> {
-    const label = b.surface === 'slack' ? 'Slack' : 'Teams';
-    // Checked first for the sentence; the unique indexes still decide a race.
-    if ((await this.forChannel(b.workspaceId, b.channelId)).some((x) => x.surface === b.surface)) {
-      throw conflict(`That web channel is already bridged to a ${label} channel; remove that bridge first (bridge list shows it).`);
-    }
-    const taken = `That ${label} channel is already bridged to a web channel; remove that bridge first (bridge list shows it).`;
-    if (await this.byExternal(b.surface, b.tenantId, b.externalChannelId)) throw conflict(taken);
-    const [row] = await uniqueOr(() => this.db.insert(bridges).values(b).returning(), taken);
+    const [row] = await uniqueOr(() => this.db.insert(bridges).values(b).returning(),
+      'One of these channels was bridged at the same moment by someone else; see bridge list, and remove that bridge first if this one should replace it.');
     return row;
   }
 

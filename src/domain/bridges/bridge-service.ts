@@ -3,7 +3,7 @@
 // surface confirmed it reaches that channel from this workspace.
 import type { Actor } from '../actor.ts';
 import { ChatAccess } from '../chat/access.ts';
-import { invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
+import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { ExternalSurface } from '../surfaces/ports.ts';
@@ -60,12 +60,19 @@ export class BridgeService {
     const targets = await Promise.all(wanted.map(async ({ surface, channel: id }) => {
       const port = this.ports.get(surface);
       if (!port) throw new SwitchboardError('UNAVAILABLE', `Nothing can be bridged to "${surface}": that chat app is not configured in this Switchboard; configure it and try again.`);
-      return { surface, target: await port.resolveChannel(ws, id) };
+      return { surface, label: port.label, target: await port.resolveChannel(ws, id) };
     }));
     const createdBy = actor.kind === 'person' ? actor.personId : null;
     const made = await this.store.transaction(async (tx) => {
       const out: Bridge[] = [];
-      for (const { surface, target } of targets) {
+      for (const { surface, label, target } of targets) {
+        // Checked first for the sentence; the store's unique indexes still decide a race.
+        if ((await tx.bridges.forChannel(ws.id, channel.conversationId)).some((b) => b.surface === surface)) {
+          throw conflict(`That web channel is already bridged to a ${label} channel; remove that bridge first (bridge list shows it).`);
+        }
+        if (await tx.bridges.byExternal(surface, target.tenantId, target.externalChannelId)) {
+          throw conflict(`That ${label} channel is already bridged to a web channel; remove that bridge first (bridge list shows it).`);
+        }
         out.push(await tx.bridges.create({ workspaceId: ws.id, channelId: channel.conversationId, surface, ...target, allowPrivate: Boolean(input.allowPrivate), createdBy }));
       }
       return out;

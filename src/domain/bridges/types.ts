@@ -36,7 +36,7 @@ export interface BridgedMessage {
 }
 
 export interface BridgeRepo {
-  /** Throws CONFLICT (with the sentence) when the web channel already has a bridge to that surface or the outside channel is bridged already. */
+  /** Throws CONFLICT when the web channel already has a bridge to that surface or the outside channel is bridged already (BridgeService checks first, for its sentence). */
   create(b: NewBridge): Promise<Bridge>;
   /** Null when absent or in another workspace. */
   get(workspaceId: string, id: string): Promise<Bridge | null>;
