@@ -81,7 +81,7 @@ async function targets(rt: SlackRuntime, a: Approval, shown: ApprovalView[]): Pr
 
 export function approvalShowHandler(rt: SlackRuntime): JobHandler {
   const { app } = rt;
-  return async (raw) => {
+  return async (raw, ctx) => {
     const job = parse(SLACK_APPROVAL_SHOW, raw);
     const found = await load(rt, job.workspaceId, job.approvalId);
     if (!found) return;
@@ -101,7 +101,7 @@ export function approvalShowHandler(rt: SlackRuntime): JobHandler {
           text: approvalText(a, agent, outcome), blocks: approvalBlocks(a, agent, outcome),
           username: agent.displayName.slice(0, 80), ...(agent.avatarUrl ? { icon_url: agent.avatarUrl } : {}),
           metadata: { event_type: APPROVAL_EVENT_TYPE, event_payload: { approval_id: a.id } }, unfurl_links: false,
-        }));
+        }, ctx.signal));
         // Recorded at once: a retry of this job skips every card already posted.
         await app.store.approvals.addView({
           approvalId: a.id, surface: 'slack',

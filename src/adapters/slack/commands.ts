@@ -15,6 +15,7 @@ import type { SlackRuntime } from './runtime.ts';
 import { loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
 import { readSlackMessage } from './read-message.ts';
+import { jobOf } from './receiver.ts';
 
 type Reply = { response_type?: 'ephemeral' | 'in_channel'; text: string };
 
@@ -45,7 +46,7 @@ export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
     await ack();
     // Read like any message: names for people and channels Slack left without a label.
     const body = (await readSlackMessage(rt, client, teamId, { text: rest }, undefined)).markdown;
-    await deliverCommand(rt, target, command, respond, { agent: agent.agent.displayName, handle, body, recipients });
+    await deliverCommand(rt, target, command, respond, { agent: agent.agent.displayName, handle, body, recipients }, jobOf(context)?.signal);
   });
 }
 
@@ -54,7 +55,7 @@ export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
  * request there; that post is the thread the agent answers in.
  */
 async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: SlashCommand, respond: RespondFn,
-  r: { agent: string; handle: string; body: string; recipients: WorkspaceAgent[] }) {
+  r: { agent: string; handle: string; body: string; recipients: WorkspaceAgent[] }, signal?: AbortSignal) {
   const { client } = target;
   const say = (text: string) => respond({ response_type: 'ephemeral', text }).then(() => undefined, (err: unknown) => {
     rt.logger.warn({ err: loggable(err) }, 'could not answer the slash command');
@@ -65,7 +66,7 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
     ({ ts } = await postOnce(rt, client, `command:${command.trigger_id}`, {
       channel: command.channel_id, text: `<@${command.user_id}> asked *${escapeSlack(r.agent)}* (\`@${r.handle}\`): ${markdownToSlack(r.body).text}`,
       metadata: { event_type: 'switchboard_request', event_payload: { user: command.user_id } },
-    }));
+    }, signal));
   } catch (e) {
     if (!isDeliveryError(e)) throw e;
     const failure = e.failure;
