@@ -14,6 +14,7 @@ import type { JobContext } from '../../domain/ports.ts';
 import { APPROVE_ACTION, lateClickText, REASON_BLOCK, REASON_INPUT, REASON_VIEW, reasonModal, REJECT_ACTION, type ReasonContext } from './approval-blocks.ts';
 import { approvalShowHandler, approvalUpdateHandler, SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
 import { asJobError, loggable } from './errors.ts';
+import { slackLinkHowTo } from './linking.ts';
 import { jobOf } from './receiver.ts';
 import { notConnected } from './replies.ts';
 import { workspaceOf, type SlackRuntime } from './runtime.ts';
@@ -44,9 +45,8 @@ async function refusalText(rt: SlackRuntime, e: SwitchboardError, workspaceId: s
     const a = await rt.app.store.approvals.get(workspaceId, approvalId);
     if (a) return lateClickText(await rt.app.approvals.outcome(a));
   }
-  if (e.code === 'NOT_PERMITTED' && e.details.rule === 'not_linked') {
-    return `Link your account first: only people whose Slack account is linked to Switchboard decide approvals. Use the link I sent you in a DM, or \`${rt.settings.command} link\` gives you a new one.`;
-  }
+  // The core's reason, with Slack's way to a link as the hint.
+  if (e.details.rule === 'not_linked') return e.withHint(`${slackLinkHowTo(rt.settings.command, false)}.`).message;
   return e.message;
 }
 

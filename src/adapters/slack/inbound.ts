@@ -9,8 +9,8 @@ import type { SlackInstallation } from '../../domain/surfaces/ports.ts';
 import type { Workspace } from '../../domain/types.ts';
 import { loggable } from './errors.ts';
 import { readProfile } from './identities.ts';
-import { sendLinkPrompt } from './linking.ts';
-import { workspaceOf, type SlackRuntime } from './runtime.ts';
+import { sendLinkPrompt, slackLinkHowTo } from './linking.ts';
+import { SLACK, workspaceOf, type SlackRuntime } from './runtime.ts';
 import { encodeThreadKey, threadRef, type SlackThread } from './thread-key.ts';
 
 /** Where a Slack request is handled: the install, its workspace and who is in it, and a client for the team. */
@@ -58,8 +58,7 @@ export function normalise(m: SlackInbound): InboundMessage {
 export function slackPort(rt: SlackRuntime, client: webApi.WebClient, teamId: string, channel: string, threadTs?: string): SurfacePort {
   const command = rt.settings.command;
   return {
-    surface: 'slack',
-    label: 'Slack',
+    ...SLACK,
     profileTtlMs: rt.settings.profileTtlMs,
     workspaceOf: async (tenantId) => (await workspaceOf(rt, tenantId))?.workspace ?? null,
     // A profile Slack will not give right now must not stop the message: the identity is still recorded.
@@ -70,6 +69,6 @@ export function slackPort(rt: SlackRuntime, client: webApi.WebClient, teamId: st
     sendLinkPrompt: (identity, reason) => sendLinkPrompt(rt, client, identity, reason),
     permalink: (ts) => rt.permalinks.of(client, teamId, channel, ts, threadTs),
     showName,
-    linkHowTo: (justSent) => (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') + `\`${command} link\` gives you a new one`,
+    linkHowTo: (justSent) => slackLinkHowTo(command, justSent),
   };
 }

@@ -4,11 +4,10 @@
 // that says "Linked as @alice" in the DM. The flow itself is the core's
 // LinkService; this file only renders it and maps Slack users to identities.
 import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
-import { z } from 'zod';
 import type { App } from '../../app-types.ts';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { isOutage, PermanentFailure } from '../../domain/errors.ts';
-import type { LinkWording } from '../../domain/linking/link-rules.ts';
+import { linkedNotice, type LinkWording } from '../../domain/linking/link-rules.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
@@ -107,23 +106,18 @@ export function registerLinking(bolt: BoltApp, rt: SlackRuntime): void {
       else await client.chat.update({ channel: body.channel.id, ts: body.message.ts, ...message });
     } catch (err) {
       rt.logger.warn({ err: loggable(err) }, 'could not send a new link');
-      await respond({ response_type: 'ephemeral', replace_original: false, text: 'Something went wrong on Switchboard\'s side; the error was logged. Try `/switchboard link`.' })
+      await respond({ response_type: 'ephemeral', replace_original: false, text: `Something went wrong on Switchboard's side; the error was logged. Try \`${rt.settings.command} link\`.` })
         .catch(() => {});
     }
   });
 }
 
-const DoneJob = z.object({ identityId: z.string().uuid(), personId: z.string().uuid() });
-
 /** `slack.link.done`: "Linked as @alice" in the person's DM with the app, delivered with retries like every Slack post. */
 export function linkDoneHandler(rt: SlackRuntime): JobHandler {
   return async (raw, ctx) => {
-    const parsed = DoneJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The ${SLACK_LINK_DONE} job is malformed (${parsed.error.issues[0]?.message}).`);
-    const { store } = rt.app;
-    const [identity, person] = await Promise.all([store.identities.get(parsed.data.identityId), store.people.get(parsed.data.personId)]);
-    // Unlinked again (or deleted) before this ran: there is nothing true left to say.
-    if (!identity || !person || identity.personId !== person.id) return;
+    const done = await rt.app.links.linkDone(SLACK_LINK_DONE, raw);
+    if (!done) return;
+    const { identity, person } = done;
     const creds = await rt.installations.credentials(identity.tenantId);
     if (!creds) throw new PermanentFailure(`Switchboard is no longer installed in the Slack team ${identity.tenantId}.`);
     const client = rt.clients.for(creds.token);
@@ -131,9 +125,8 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
       const dm = await client.conversations.open({ users: identity.externalUserId });
       // Once per job (a later link is another job), even across a crash between posting and finishing.
       await postOnce(rt, client, `link-done:${ctx.entryId}`, {
-        channel: dm.channel!.id!,
-        text: `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; \`${rt.settings.command} unlink\` removes the link.`,
-      });
+        channel: dm.channel!.id!, text: linkedNotice(person, `\`${rt.settings.command} unlink\` removes the link`),
+      }, ctx.signal);
     } catch (e) {
       if (isOutage(e)) throw e;
       throw jobErrorFor(isDeliveryError(e) ? e.failure : classifySlackError(e));
@@ -141,11 +134,16 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
   };
 }
 
+/** How to get a link in Slack, finishing a sentence (SurfacePort.linkHowTo): `justSent` when a prompt just went to the person's DM. */
+export const slackLinkHowTo = (command: string, justSent: boolean) =>
+  (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') + `\`${command} link\` gives you a new one`;
+
 /** How Slack speaks of account links, with the configured command. */
 export function slackLinkWording(command: string): LinkWording {
   return {
     app: 'Slack', tenant: 'team',
     newLink: `Get a new one with \`${command} link\` in Slack, or the "Send me a new link" button in my DM.`,
+    ask: `write \`${command} link\` to the Switchboard app in Slack`,
     unlink: `\`${command} unlink\` in Slack`,
   };
 }

@@ -4,10 +4,9 @@
 // time an unlinked person talks to an agent, when a workspace requires linking,
 // or on "link"; "unlink" removes the link; `teams.link.done` confirms in the chat.
 import type { ConversationParameters, TurnContext } from 'botbuilder';
-import { z } from 'zod';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { PermanentFailure } from '../../domain/errors.ts';
-import type { LinkWording } from '../../domain/linking/link-rules.ts';
+import { linkedNotice, type LinkWording } from '../../domain/linking/link-rules.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
@@ -24,6 +23,7 @@ export const TEAMS_LINK_DONE = linkDoneTopic('teams');
 export const TEAMS_LINK_WORDING: LinkWording = {
   app: 'Microsoft Teams', tenant: 'tenant',
   newLink: 'Get a new one by writing "link" to Switchboard in your personal chat in Teams.',
+  ask: 'write "link" to Switchboard in your personal chat in Teams',
   unlink: 'writing "unlink" to Switchboard in your personal chat in Teams',
 };
 /** The data marking the "Send me a new link" button. */
@@ -130,24 +130,18 @@ export async function linkAgain(rt: TeamsRuntime, context: TurnContext, tenant: 
   return offerCard(rt, identity ?? await rt.identities.upsert(keyOf(tenant, aad)), 'asked');
 }
 
-const DoneJob = z.object({ identityId: z.string().uuid(), personId: z.string().uuid() });
-
 /** `teams.link.done`: "Linked as @alice" in the person's personal chat, delivered with retries like every Teams post. */
 export function linkDoneHandler(rt: TeamsRuntime): JobHandler {
   return async (raw, ctx) => {
-    const parsed = DoneJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The ${TEAMS_LINK_DONE} job is malformed (${parsed.error.issues[0]?.message}).`);
-    const { store } = rt.app;
-    const [identity, person] = await Promise.all([store.identities.get(parsed.data.identityId), store.people.get(parsed.data.personId)]);
-    // Unlinked again (or deleted) before this ran: there is nothing true left to say.
-    if (!identity || !person || identity.personId !== person.id) return;
+    const done = await rt.app.links.linkDone(TEAMS_LINK_DONE, raw);
+    if (!done) return;
+    const { identity, person } = done;
     const chat = await personalChat(rt, identity.tenantId, identity.externalUserId);
     if (!chat) throw new PermanentFailure('There is no personal chat with this Teams user to confirm the link in.');
     try {
       // Once per job (a later link is another job), through the post record (post-once.ts).
       await postOnce(rt, `link-done:${ctx.entryId}`, chat, {
-        type: 'message', textFormat: 'markdown',
-        text: `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; write "unlink" to remove the link.`,
+        type: 'message', textFormat: 'markdown', text: linkedNotice(person, 'write "unlink" to remove the link'),
       }, ctx.signal);
     } catch (e) {
       if (isDeliveryError(e)) throw jobErrorFor(e.failure);

@@ -56,13 +56,15 @@ export interface LinkWording {
   tenant: string;
   /** How to get a new link from the app, as a sentence. */
   newLink: string;
+  /** How to ask the app for a link, as a phrase finishing "To link one, …" ("write `/switchboard link` to the Switchboard app in Slack"). */
+  ask: string;
   /** How to unlink from the app itself, as a phrase ("`/switchboard unlink` in Slack"); absent when only the web settings can. */
   unlink?: string;
 }
 
 /** The wording for a surface that registered none (a link issued before it was turned off). */
 export const plainWording = (surface: ExternalSurface): LinkWording => ({
-  app: surface, tenant: 'organization', newLink: 'Ask the Switchboard app in your chat for a new one.',
+  app: surface, tenant: 'organization', newLink: 'Ask the Switchboard app in your chat for a new one.', ask: 'ask the Switchboard app in your chat app for one',
 });
 
 /** Why a link cannot be used, as a sentence with what to do instead (`wording` of the link's surface; null when the link is unknown). */
@@ -83,3 +85,7 @@ export function alreadyLinked(identity: ExternalIdentity, wording: LinkWording, 
     : `${who} is already linked to ${handle ? `@${handle}` : 'another Switchboard account'}, and a chat account links to one person only. ` +
       `Unlink it first from that account (its Linked accounts settings${wording.unlink ? `, or ${wording.unlink}` : ''}), then link again.`;
 }
+
+/** What the chat user is told in the app once the link is made; `unlinkHere` says how to undo it there, finishing the sentence. */
+export const linkedNotice = (person: { handle: string; displayName: string }, unlinkHere: string) =>
+  `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; ${unlinkHere}.`;

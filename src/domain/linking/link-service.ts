@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { hashSecret, newNonce } from '../agents/tokens.ts';
 import type { Actor } from '../actor.ts';
-import { conflict, notFound, notPermitted, SwitchboardError } from '../errors.ts';
+import { conflict, notFound, notPermitted, PermanentFailure, SwitchboardError } from '../errors.ts';
 import { workspaceRole } from '../organizations/access.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { ExternalIdentity, ExternalKey, ExternalSurface } from '../surfaces/ports.ts';
@@ -36,8 +37,11 @@ export type LinkCheck =
   | { state: 'valid'; identity: ExternalIdentity; subject: LinkSubject; expiresAt: Date; linkedTo: Person | null }
   | { state: Exclude<LinkState, 'valid'>; subject: LinkSubject | null; refusal: string };
 
-/** Topic of the job that tells the chat user their account is linked (`slack.link.done`, `teams.link.done`). */
+/** Topic of the job that tells the chat user their account is linked (`<surface>.link.done`). */
 export const linkDoneTopic = (surface: ExternalSurface) => `${surface}.link.done`;
+
+/** The payload of a link-done job, as `confirm` writes it. */
+const LinkDoneJob = z.object({ identityId: z.string().uuid(), personId: z.string().uuid() });
 
 export function linkPrompt(wording: LinkWording, url: string, expiresAt: Date, reason: PromptReason): LinkPrompt {
   const app = wording.app;
@@ -60,7 +64,7 @@ export function linkPrompt(wording: LinkWording, url: string, expiresAt: Date, r
  * Any surface uses it; only the rendering of the prompt differs.
  */
 export class LinkService {
-  private readonly wordings = new Map<ExternalSurface, LinkWording>();
+  private readonly registered = new Map<ExternalSurface, LinkWording>();
 
   constructor(
     private readonly store: Store,
@@ -71,12 +75,17 @@ export class LinkService {
 
   /** How a surface speaks of links (its name, how to get a new link); each surface registers its own. */
   registerWording(surface: ExternalSurface, wording: LinkWording): void {
-    this.wordings.set(surface, wording);
+    this.registered.set(surface, wording);
+  }
+
+  /** The wordings every surface of this process registered, in the order they did. */
+  wordings(): LinkWording[] {
+    return [...this.registered.values()];
   }
 
   /** The registered wording of a surface, or a plain one when it registered none. */
   wording(surface: ExternalSurface): LinkWording {
-    return this.wordings.get(surface) ?? plainWording(surface);
+    return this.registered.get(surface) ?? plainWording(surface);
   }
 
   private gone(state: Exclude<LinkState, 'valid'>, subject: LinkSubject | null) {
@@ -144,7 +153,8 @@ export class LinkService {
       }
       const linked = await tx.identities.link(identity.id, person.id, now);
       if (!linked) throw conflict(alreadyLinked(identity, this.wording(identity.surface), false, null), { link: 'linked' });
-      await tx.outbox.add({ topic: linkDoneTopic(linked.surface), payload: { identityId: linked.id, personId: person.id }, orderingKey: `link:${linked.id}` });
+      const done: z.infer<typeof LinkDoneJob> = { identityId: linked.id, personId: person.id };
+      await tx.outbox.add({ topic: linkDoneTopic(linked.surface), payload: done, orderingKey: `link:${linked.id}` });
       await tx.audit.record({ onBehalfOf: person.id, action: 'link_account', target: linked.id, result: 'linked', details: { surface: linked.surface, tenant: linked.tenantId } });
       return { identity: linked, person };
     });
@@ -165,6 +175,18 @@ export class LinkService {
     const { identity, person } = await this.whoIs(key);
     if (!identity || !person) return null;
     return { identity: await this.unlink(person.id, identity.id), handle: person.handle };
+  }
+
+  /**
+   * What a link-done job (`linkDoneTopic`) confirms: the chat user and the person they are still linked to; null
+   * when they were unlinked again (or either was deleted) before it ran, as there is nothing true left to say.
+   * A malformed job fails for good.
+   */
+  async linkDone(topic: string, raw: unknown): Promise<{ identity: ExternalIdentity; person: Person } | null> {
+    const parsed = LinkDoneJob.safeParse(raw);
+    if (!parsed.success) throw new PermanentFailure(`The ${topic} job is malformed (${parsed.error.issues[0]?.message}).`);
+    const [identity, person] = await Promise.all([this.store.identities.get(parsed.data.identityId), this.store.people.get(parsed.data.personId)]);
+    return identity && person && identity.personId === person.id ? { identity, person } : null;
   }
 
   /** The chat user's identity and the person it is linked to (nulls when unknown or not linked). */

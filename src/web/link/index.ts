@@ -59,7 +59,7 @@ export const mountLink: Mount = (web, app: App) => {
   web.get('/account/links', requirePerson(app, { page: true }), async (req: Request, res: Response) => {
     const { person } = authOf(res)!;
     const info = req.query.unlinked !== undefined ? 'The account was unlinked. Agents now see it as a guest.' : undefined;
-    page(res, 200, 'Linked accounts', linkedAccountsPage(await app.links.linked(person.id), wording, csrfField(app, req, res), info));
+    page(res, 200, 'Linked accounts', linkedAccountsPage(await app.links.linked(person.id), wording, app.links.wordings().map((w) => w.ask), csrfField(app, req, res), info));
   });
 
   web.post('/account/links/:id/unlink', form, requirePerson(app, { page: true }), requireCsrf(app), async (req: Request, res: Response) => {

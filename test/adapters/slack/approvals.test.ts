@@ -102,7 +102,8 @@ describe('approvals in Slack', () => {
     const refused = await ephemeralTo(standin, USERS.carol, 'Only the agent\'s owner or an owner of the workspace can decide this approval.');
     expect(refused.args).toMatchObject({ channel: 'C0GENERAL', thread_ts: card.thread_ts });
     await world.click(USERS.dan, card, 'reject');
-    await ephemeralTo(standin, USERS.dan, 'Link your account first');
+    // The core's reason with Slack's hint (SwitchboardError.withHint), naming the configured command.
+    await ephemeralTo(standin, USERS.dan, 'Link your chat account to Switchboard before deciding approvals. Use the link I sent you in a DM, or `/switchboard link` gives you a new one.');
     expect(await status(id)).toBe('pending');
     expect(updatesOf('C0GENERAL', card.ts)).toHaveLength(0);
     expect(standin.callsTo('views.open')).toHaveLength(0);
