@@ -155,4 +155,6 @@ async function relay(url: string, token: string, stdin: NodeJS.ReadableStream, s
 
 /** A network failure (nothing listening, name not found), as fetch reports it in `cause`. */
 const causeOf = (e: Error) => String((e.cause as { code?: string } | undefined)?.code ?? (e.cause as Error | undefined)?.message ?? e.message);
-const unreachable = (e: Error) => e instanceof TypeError || /ECONNREFUSED|ENOTFOUND|fetch failed/.test(`${e.message} ${causeOf(e)}`);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'EAI_AGAIN']);
+/** fetch rejects with a TypeError when nothing answers; its `cause` (or the error itself) carries the system code. */
+const unreachable = (e: Error) => e instanceof TypeError || [e, e.cause].some((x) => NETWORK_CODES.has(String((x as { code?: unknown } | undefined)?.code)));

@@ -42,7 +42,8 @@ export function requestErrorOf(err: unknown): { status: number; message: string 
     default:
       break;
   }
-  if (typeof e.message === 'string' && /^Failed to decode param/.test(e.message)) {
+  // The router's decodeURIComponent of a path parameter failed (it marks that URIError 400).
+  if (err instanceof URIError) {
     return { status: 400, message: 'The address contains a malformed percent-encoding (such as %ZZ); encode it properly and try again.' };
   }
   return { status, message: 'The request was refused as malformed; check its address, headers and body.' };
