@@ -181,7 +181,7 @@ export class OrgService {
     const ws = await this.workspace(workspace);
     assertOrgAdmin(await this.orgRoleOf(actor, ws.orgId), 'remove workspaces');
     if (!confirmed) {
-      throw invalidInput(`Removing ${ws.slug} deletes its conversations, messages, documents and approvals for good, and disconnects its chat-app teams and tenants; run it again with --yes to go ahead.`);
+      throw invalidInput(`Removing ${ws.slug} deletes its conversations, messages, documents and approvals for good, and disconnects the chat apps connected to it; run it again with --yes to go ahead.`);
     }
     await this.store.workspaces.delete(ws.id);
     return ws;
