@@ -96,6 +96,17 @@ describe('the link page and linked accounts', () => {
     expect((await server.app.store.identities.get(erin.id))?.personId).toBeNull();
   });
 
+  it('tells someone with no linked account how to ask each chat app for a link, with the configured slash command', async () => {
+    server.app.links.registerWording('slack', slackLinkWording('/sb'));
+    try {
+      const page = await (await signedIn('alice')).get('/account/links');
+      expect(page.text).toContain('No chat account is linked yet. To link one, write <code>/sb link</code> to the Switchboard app in Slack;');
+      expect(page.text).not.toContain('/switchboard');
+    } finally {
+      server.app.links.registerWording('slack', slackLinkWording('/switchboard'));
+    }
+  });
+
   it('offers the same list and unlink as JSON for the web chat, with the CSRF header', async () => {
     const fay = await chatUser('Fay');
     await server.app.links.confirm((await server.app.links.offer(fay)).url.split('/link/')[1], seed.member!.id);
