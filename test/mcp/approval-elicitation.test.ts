@@ -43,6 +43,8 @@ describe('approvals answered through MCP elicitation', () => {
     expect(out).toMatchObject({ status: 'approved', asked_here: true });
     expect(asked).toHaveLength(1);
     expect(asked[0].params.message).toContain('“Deploy #7”');
+    // No chat app is configured here, so none is named as another place to decide.
+    expect(asked[0].params.message).toContain('the first decision anywhere (here or the web) settles it');
     expect((asked[0].params as { requestedSchema: { required: string[] } }).requestedSchema.required).toEqual(['decision']);
     expect(textOf(r)).toMatch(new RegExp(`^Your owner decided here: Approved by @${w.alice} via mcp`));
 

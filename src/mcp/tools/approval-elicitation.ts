@@ -11,6 +11,12 @@ import type { Extra } from './run.ts';
 export const ELICIT_TIMEOUT_MS = 10 * 60_000;
 const MAX_REASON = 500;
 
+/** "here, Slack, Teams or the web": where else the approval is shown, by the labels the configured chat surfaces registered. */
+function everywhere({ app }: ToolContext): string {
+  const places = ['here', ...[...app.surfaces].flatMap((s) => app.outbound.get(s)?.label ?? []), 'the web'];
+  return `${places.slice(0, -1).join(', ')} or ${places.at(-1)}`;
+}
+
 export interface AskedHere {
   /** Whether the question reached the client's user. */
   asked: boolean;
@@ -48,7 +54,7 @@ export async function askOwnerHere(ctx: ToolContext, server: Server, a: Approval
     const details = a.details.trim() ? `\n\n${a.details.trim()}` : '';
     const answer = await server.elicitInput({
       mode: 'form',
-      message: `${label(agent)} asks for your approval: “${a.title}”${details}\n\nApprove or reject it here; the first decision anywhere (here, Slack, Teams or the web) settles it.`,
+      message: `${label(agent)} asks for your approval: “${a.title}”${details}\n\nApprove or reject it here; the first decision anywhere (${everywhere(ctx)}) settles it.`,
       requestedSchema: {
         type: 'object',
         properties: {

@@ -19,7 +19,8 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
   let signinPath: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ mounts: [mountMcp] });
+    // Slack configured (not mounted): its messages below are labelled as it registers ("via Slack", "View in Slack").
+    server = await startTestServer({ mounts: [mountMcp], env: { SLACK_SIGNING_SECRET: 'e2e-signing-secret', SLACK_BOT_TOKEN: 'xoxb-e2e' } });
     const demo = await startDemo(server);
     signinPath = new URL(demo.signinUrl).pathname + new URL(demo.signinUrl).search;
     browser = await launchChromium();
@@ -106,6 +107,7 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
     await page.locator('.message', { hasText: 'with a web permalink' }).waitFor();
     expect(await page.locator('.message', { hasText: 'with a web permalink' }).getByRole('link', { name: 'View in Slack' }).getAttribute('href'))
       .toBe('https://acme.slack.com/archives/C0GENERAL/p1700000000000100');
+    expect(await page.locator('.message', { hasText: 'with a web permalink' }).locator('.tag.via').textContent()).toBe('via Slack');
     expect(await page.locator('.message', { hasText: 'with a javascript: permalink' }).locator('a').count()).toBe(0);
 
     // Markdown renders as formatted HTML; a script or a javascript: link in it neither runs nor links.

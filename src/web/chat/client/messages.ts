@@ -22,7 +22,7 @@ export function messageItem(m: MessageView, { onThread }: MessageOpts = {}): HTM
       `${m.thread.replies} ${m.thread.replies === 1 ? 'reply' : 'replies'}`));
   }
   if (onThread) actions.append(h('button', { type: 'button', class: 'reply-button', onclick: () => onThread(m) }, 'Reply in thread'));
-  if (m.permalink && isWebUrl(m.permalink)) actions.append(h('a', { href: m.permalink, target: '_blank', rel: 'noopener noreferrer', class: 'thread-link' }, `View in ${m.surface === 'teams' ? 'Teams' : 'Slack'}`));
+  if (m.permalink && isWebUrl(m.permalink)) actions.append(h('a', { href: m.permalink, target: '_blank', rel: 'noopener noreferrer', class: 'thread-link' }, `View in ${m.via ?? 'the chat app'}`));
   actions.append(...messageButtons(m, changes));
   return h('li', { class: 'message', id: itemId(m.id), dataset: { id: m.id, sender: m.sender.id, createdAt: m.createdAt } },
     avatar(m.sender),
