@@ -132,8 +132,16 @@ export interface MessageRepo {
   addParticipants(conversationId: string, agentIds: string[]): Promise<void>;
   participants(conversationId: string): Promise<string[]>;
   insert(m: NewMessage): Promise<Message>;
-  /** The message in the conversation with this platform id (a Slack ts, a Teams activity id); null when none. */
-  byExternalId(workspaceId: string, conversationId: string, externalId: string): Promise<Message | null>;
+  /**
+   * Stores a message with its conversation's new participants and its deliveries (`overheard`: to listeners it was
+   * not addressed to; an agent in `deliverTo` keeps its addressed delivery), in one statement.
+   */
+  post(m: NewMessage, to: { participants: string[]; deliverTo: string[]; overheard?: string[] }): Promise<Message>;
+  /**
+   * What sending into the conversation must know first, in one statement: the message stored already with this
+   * platform id (a redelivery; null without one), and how many the sender wrote there since `since` (the rate limit).
+   */
+  beforeSend(q: { workspaceId: string; conversationId: string; senderId: string; externalId: string | null; since: Date }): Promise<{ earlier: Message | null; sentSince: number }>;
   /** Null when absent or in another workspace. */
   get(workspaceId: string, id: string): Promise<Message | null>;
   /** Replaces the body (its author changed it) and records when; false when absent. */
@@ -146,8 +154,6 @@ export interface MessageRepo {
    * returns when an earlier attempt started (its outcome unknown unless externalId is set), else null.
    */
   notePostAttempt(messageId: string, at: Date): Promise<Date | null>;
-  /** Puts the message in the agents' inboxes; `overheard` for listeners it was not addressed to (an agent already addressed keeps its delivery). */
-  deliver(messageId: string, workspaceId: string, agentIds: string[], opts?: { overheard?: boolean }): Promise<void>;
   /** Whether the agent overheard (as a listener) any message of the conversation. */
   overheardIn(agentId: string, conversationId: string): Promise<boolean>;
   /** The newest message addressed to `agentId` in the conversation (overheard ones left out); null when none. */
@@ -156,7 +162,6 @@ export interface MessageRepo {
   latestReceivedSince(agentId: string, workspaceId: string, since: Date): Promise<Message | null>;
   /** Whether a message was delivered to (or sent by) the agent. */
   involves(agentId: string, messageId: string): Promise<boolean>;
-  countSentSince(senderId: string, conversationId: string, since: Date): Promise<number>;
   /** Unread messages, addressed ones before overheard ones, each oldest first, marked read as they are returned. */
   takeUnread(agentId: string, workspaceId: string, limit: number): Promise<{ items: InboxItem[]; remaining: number }>;
   unreadCount(agentId: string, workspaceId: string): Promise<number>;
@@ -385,8 +390,8 @@ export interface Store {
 
 /** Cross-process wake-ups (Postgres NOTIFY or Redis pub/sub). */
 export interface Notifier {
-  /** Publishes after the current transaction committed. */
-  publish(topic: string, payload: string): Promise<void>;
+  /** Publishes after the current transaction committed; several topics with the same payload travel together. */
+  publish(topic: string | readonly string[], payload: string): Promise<void>;
   /**
    * Resolves to an unsubscribe function. `fn` may also be called with an empty payload when wake-ups may have been
    * missed (the connection carrying them was lost): look at the stored state again.

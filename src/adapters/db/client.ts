@@ -3,12 +3,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzleNodePg, NodePgSession } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { sql } from 'drizzle-orm';
+import { createTableRelationsHelpers, extractTablesRelationalConfig, sql } from 'drizzle-orm';
 import { isConnectionLost } from './errors.ts';
 import { lockDataDir } from './lock.ts';
 import { PgListener } from './pg-listener.ts';
@@ -79,11 +79,16 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
   // drizzle checks a client out of the pool and sends BEGIN outside its try/finally,
   // so a BEGIN on a terminated backend would keep that client forever (and, after
   // `max` of them, starve the pool). Checking the client out here guarantees its release.
+  // The session on the checked-out client uses a dialect and relational config built once, here:
+  // drizzle(client, { schema }) would extract the config from the schema again for every transaction.
   type Transaction = typeof db.transaction;
+  const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
+  const relational = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
+  const dialect = new PgDialect();
   db.transaction = (async (fn: Parameters<Transaction>[0], config?: Parameters<Transaction>[1]) => {
     const client = await pool.connect();
     try {
-      return await drizzleNodePg(client, { schema }).transaction(fn as never, config);
+      return await new NodePgSession(client, dialect, relational, {}).transaction(fn as never, config);
     } finally {
       client.release();
     }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, gte, inArray, isNull, or, sql, type SQL, type WithSubquery } from 'drizzle-orm';
 import type { Conversation, InboxItem, Message, NewMessage, SearchHit, SearchQuery, Sender } from '../../domain/messaging/types.ts';
 import type { MessageRepo } from '../../domain/ports.ts';
@@ -35,18 +36,36 @@ function inboxRows<E extends Record<string, SQL.Aliased | SQL>>(db: Db, where: S
 }
 
 
+interface ConversationRow {
+  id: string; workspace_id: string; kind: Conversation['kind']; key: string; title: string; surface: Conversation['surface'];
+  external_ref: Record<string, string> | null; permalink: string | null; parent_id: string | null; created_at: string | Date;
+}
+
+const toConversation = (r: ConversationRow): Conversation => ({
+  id: r.id, workspaceId: r.workspace_id, kind: r.kind, key: r.key, title: r.title, surface: r.surface,
+  externalRef: r.external_ref, permalink: r.permalink, parentId: r.parent_id, createdAt: new Date(r.created_at),
+});
+
 export class DrizzleMessageRepo implements MessageRepo {
   constructor(private readonly db: Db) {}
 
   async conversation(c: Parameters<MessageRepo['conversation']>[0]): Promise<Conversation> {
-    const [created] = await this.db.insert(conversations).values({
-      workspaceId: c.workspaceId, kind: c.kind, key: c.key, title: c.title ?? '', surface: c.surface ?? 'mcp',
-      externalRef: c.externalRef ?? null, permalink: c.permalink ?? null, parentId: c.parentId ?? null,
-    }).onConflictDoNothing().returning();
-    if (created) return created;
-    const [row] = await this.db.select().from(conversations)
-      .where(and(eq(conversations.workspaceId, c.workspaceId), eq(conversations.key, c.key)));
-    return row;
+    // One statement whether it is new or not: the insert, else the row that stopped it (the statement's
+    // snapshot does not see its own insert, hence the union).
+    const result = await this.db.execute(sql`
+      with created as (
+        insert into ${conversations} (workspace_id, kind, key, title, surface, external_ref, permalink, parent_id)
+        values (${c.workspaceId}, ${c.kind}, ${c.key}, ${c.title ?? ''}, ${c.surface ?? 'mcp'}, ${c.externalRef ? JSON.stringify(c.externalRef) : null}::jsonb,
+          ${c.permalink ?? null}, ${c.parentId ?? null}::uuid)
+        on conflict do nothing
+        returning *)
+      select * from created
+      union all
+      select * from ${conversations} where workspace_id = ${c.workspaceId} and key = ${c.key} and not exists (select 1 from created)`);
+    const [row] = rowsOf<ConversationRow>(result);
+    if (row) return toConversation(row);
+    // Another transaction inserted it after this statement's snapshot was taken: it is committed now.
+    return (await this.findConversation(c.workspaceId, c.key))!;
   }
 
   async findConversation(workspaceId: string, key: string) {
@@ -82,12 +101,37 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row;
   }
 
-  async byExternalId(workspaceId: string, conversationId: string, externalId: string) {
-    if (!isUuid(conversationId)) return null;
-    const [row] = await this.db.select(messageColumns).from(messages)
-      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId), eq(messages.externalId, externalId)))
+  async post(m: NewMessage, to: { participants: string[]; deliverTo: string[]; overheard?: string[] }): Promise<Message> {
+    // One statement: the participants and deliveries are written by data-modifying WITH queries, so
+    // the message's id is chosen here (their foreign keys are checked when the statement ends).
+    const id = m.id ?? randomUUID();
+    const participants = [...new Set(to.participants)];
+    const delivered = new Set(to.deliverTo);
+    const rows = [
+      ...[...delivered].map((agentId) => ({ messageId: id, agentId, workspaceId: m.workspaceId, overheard: false })),
+      ...[...new Set(to.overheard ?? [])].filter((a) => !delivered.has(a)).map((agentId) => ({ messageId: id, agentId, workspaceId: m.workspaceId, overheard: true })),
+    ];
+    const ctes = [
+      ...(participants.length ? [this.db.$with('joined').as(this.db.insert(conversationParticipants)
+        .values(participants.map((agentId) => ({ conversationId: m.conversationId, agentId }))).onConflictDoNothing()
+        .returning({ agentId: conversationParticipants.agentId }))] : []),
+      ...(rows.length ? [this.db.$with('delivered').as(this.db.insert(deliveries).values(rows).onConflictDoNothing()
+        .returning({ agentId: deliveries.agentId }))] : []),
+    ];
+    const [row] = await this.db.with(...ctes).insert(messages).values({ ...m, id }).returning(messageColumns);
+    return row;
+  }
+
+  async beforeSend(q: { workspaceId: string; conversationId: string; senderId: string; externalId: string | null; since: Date }) {
+    const sent = sql<number>`(select count(*) from ${messages} where ${and(eq(messages.senderId, q.senderId), eq(messages.conversationId, q.conversationId), gte(messages.createdAt, q.since))})`.mapWith(Number);
+    if (!q.externalId) {
+      const [row] = await this.db.select({ sent }).from(sql`(values (1)) as one`);
+      return { earlier: null, sentSince: row.sent };
+    }
+    const [row] = await this.db.select({ sent, earlier: messageColumns }).from(sql`(values (1)) as one`)
+      .leftJoin(messages, and(eq(messages.workspaceId, q.workspaceId), eq(messages.conversationId, q.conversationId), eq(messages.externalId, q.externalId)))
       .limit(1);
-    return row ?? null;
+    return { earlier: row.earlier, sentSince: row.sent };
   }
 
   async get(workspaceId: string, id: string) {
@@ -121,12 +165,6 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row?.startedAt ?? null;
   }
 
-  async deliver(messageId: string, workspaceId: string, agentIds: string[], opts: { overheard?: boolean } = {}) {
-    if (!agentIds.length) return;
-    const overheard = opts.overheard ?? false;
-    await this.db.insert(deliveries).values(agentIds.map((agentId) => ({ messageId, agentId, workspaceId, overheard }))).onConflictDoNothing();
-  }
-
   async overheardIn(agentId: string, conversationId: string) {
     const [row] = await this.db.select({ id: deliveries.messageId }).from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
@@ -156,12 +194,6 @@ export class DrizzleMessageRepo implements MessageRepo {
       .leftJoin(deliveries, and(eq(deliveries.messageId, messages.id), eq(deliveries.agentId, agentId)))
       .where(and(eq(messages.id, messageId), or(eq(messages.senderId, agentId), eq(deliveries.agentId, agentId)))).limit(1);
     return Boolean(row);
-  }
-
-  async countSentSince(senderId: string, conversationId: string, since: Date) {
-    const [row] = await this.db.select({ n: count() }).from(messages)
-      .where(and(eq(messages.senderId, senderId), eq(messages.conversationId, conversationId), gte(messages.createdAt, since)));
-    return Number(row.n);
   }
 
   async takeUnread(agentId: string, workspaceId: string, limit: number) {

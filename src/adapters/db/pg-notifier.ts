@@ -7,6 +7,10 @@ import type { Database } from './client.ts';
 const CHANNEL = 'switchboard_events';
 /** Starts a NOTIFY that names the notifier it came from. */
 const ORIGIN_MARK = '@';
+/** Starts a NOTIFY for several topics: the origin, how many topics, each on its own line, then the payload. */
+const MANY_MARK = '&';
+/** NOTIFY payloads must stay under 8000 bytes; a publish to more topics is sent in several. */
+const MAX_NOTIFY_BYTES = 7_000;
 /** The payload of a wake-up that names nothing: look at the database again. */
 export const RECHECK = '';
 
@@ -28,8 +32,8 @@ export class PgNotifier implements Notifier {
 
   private start() {
     this.starting ??= this.database.listen(CHANNEL, (payload) => {
-      const { origin, topic, body } = parse(payload);
-      if (origin !== this.origin) this.local.emit(topic, body);
+      const { origin, topics, body } = parse(payload);
+      if (origin !== this.origin) for (const topic of topics) this.local.emit(topic, body);
     }, () => this.recheckAll()).then((u) => { this.unlisten = u; });
     return this.starting;
   }
@@ -51,17 +55,41 @@ export class PgNotifier implements Notifier {
    * wake-up reaches this process only; other processes' readers re-check the
    * database when their wait ends.
    */
-  async publish(topic: string, payload: string) {
-    try {
-      this.local.emit(topic, payload);
-    } catch (err) {
-      this.logger?.warn({ err, topic }, 'a subscriber failed on a wake-up');
+  async publish(topics: string | readonly string[], payload: string) {
+    const list = typeof topics === 'string' ? [topics] : [...new Set(topics)];
+    for (const topic of list) {
+      try {
+        this.local.emit(topic, payload);
+      } catch (err) {
+        this.logger?.warn({ err, topic }, 'a subscriber failed on a wake-up');
+      }
     }
     try {
-      await this.database.notify(CHANNEL, `${ORIGIN_MARK}${this.origin}\n${topic}\n${payload}`);
+      // One NOTIFY (one statement) for a message's readers, not one per reader.
+      for (const notice of this.notices(list, payload)) await this.database.notify(CHANNEL, notice);
     } catch (err) {
       this.logger?.warn({ error: (err as Error).message }, 'could not broadcast a wake-up; woke this process only');
     }
+  }
+
+  private *notices(topics: string[], payload: string): Generator<string> {
+    if (topics.length === 1) {
+      yield `${ORIGIN_MARK}${this.origin}\n${topics[0]}\n${payload}`;
+      return;
+    }
+    let batch: string[] = [];
+    let bytes = Buffer.byteLength(payload);
+    for (const topic of topics) {
+      const size = Buffer.byteLength(topic) + 1;
+      if (batch.length && bytes + size > MAX_NOTIFY_BYTES) {
+        yield many(this.origin, batch, payload);
+        batch = [];
+        bytes = Buffer.byteLength(payload);
+      }
+      batch.push(topic);
+      bytes += size;
+    }
+    if (batch.length) yield many(this.origin, batch, payload);
   }
 
   async subscribe(topic: string, fn: (payload: string) => void) {
@@ -76,11 +104,18 @@ export class PgNotifier implements Notifier {
   }
 }
 
+const many = (origin: string, topics: string[], payload: string) => `${MANY_MARK}${origin}\n${topics.length}\n${topics.join('\n')}\n${payload}`;
+
 /**
- * `@origin\ntopic\npayload`, or `topic\npayload` from a sender that does not say
- * where it runs (no topic starts with `@`); the payload may hold newlines.
+ * `@origin\ntopic\npayload`, `&origin\nN\ntopic1\n…\ntopicN\npayload`, or `topic\npayload` from a sender
+ * that does not say where it runs (no topic starts with `@` or `&`); the payload may hold newlines.
  */
-function parse(s: string): { origin: string | null; topic: string; body: string } {
+function parse(s: string): { origin: string | null; topics: string[]; body: string } {
+  if (s.startsWith(MANY_MARK)) {
+    const lines = s.split('\n');
+    const n = Number(lines[1]);
+    return { origin: lines[0].slice(MANY_MARK.length), topics: lines.slice(2, 2 + n), body: lines.slice(2 + n).join('\n') };
+  }
   let origin: string | null = null;
   if (s.startsWith(ORIGIN_MARK)) {
     const cut = s.indexOf('\n');
@@ -88,5 +123,5 @@ function parse(s: string): { origin: string | null; topic: string; body: string 
     s = s.slice(cut + 1);
   }
   const cut = s.indexOf('\n');
-  return { origin, topic: s.slice(0, cut), body: s.slice(cut + 1) };
+  return { origin, topics: [s.slice(0, cut)], body: s.slice(cut + 1) };
 }

@@ -236,12 +236,10 @@ export class ApprovalService {
     const recipients = toAgents ? ids : (await Promise.all(ids.map((p) => tx.agents.personAgent(p)))).flatMap((x) => (x ? [x.id] : []));
     if (!recipients.length) return [];
     const post = async (conversation: { id: string }, to: string[], participants: string[]): Promise<Notice> => {
-      const m = await tx.messages.insert({
+      const m = await tx.messages.post({
         workspaceId: ws.id, conversationId: conversation.id, senderId: system.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
         askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-      });
-      await tx.messages.addParticipants(conversation.id, participants);
-      await tx.messages.deliver(m.id, ws.id, to);
+      }, { participants, deliverTo: to });
       return { conversationId: conversation.id, messageId: m.id, to };
     };
     if (conversationId) return [await post((await tx.messages.getConversation(ws.id, conversationId))!, recipients, recipients)];

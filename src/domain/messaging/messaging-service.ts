@@ -234,27 +234,30 @@ export class MessagingService {
     if (conversation && isExternal(conversation) && input.surface !== conversation.surface && !postTopic) {
       throw new SwitchboardError('UNAVAILABLE', `This conversation is held in ${conversation.surface}, which this Switchboard is not set up for, so nothing could be posted there; configure it and send again.`);
     }
+    // Read before the transaction, where they may come from the read cache: the plan, and who overhears the message.
+    const org = (await this.store.orgs.get(ws.orgId))!;
+    const recipientIds = targets.map((t) => t.agent.id);
+    let overheard = conversation ? await this.overhearers(ws, conversation, plan.directory, [sender.id, ...recipientIds]) : [];
     const stored = await this.store.transaction(async (tx) => {
       const conv = conversation ?? await tx.messages.conversation(this.dmSpec(ws, sender, targets));
+      if (!conversation) overheard = await this.overhearers(ws, conv, plan.directory, [sender.id, ...recipientIds]);
       // A chat message handled again (Slack's redelivery, a retried inbound job) was stored the first time.
-      const earlier = input.externalId ? await tx.messages.byExternalId(ws.id, conv.id, input.externalId) : null;
+      const { earlier, sentSince: sent } = await tx.messages.beforeSend({
+        workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, externalId: input.externalId ?? null,
+        since: new Date(now.getTime() - this.rateLimit.windowMs),
+      });
       if (earlier) return { message: earlier, conversation: conv, again: true };
-      const sent = await tx.messages.countSentSince(sender.id, conv.id, new Date(now.getTime() - this.rateLimit.windowMs));
       if (sent >= this.rateLimit.max) throw rateLimited(this.rateLimit, sent, this.rateLimit.windowMs);
       // Counting first and checking the new total serialises concurrent senders on the usage row.
-      const org = (await tx.orgs.get(ws.orgId))!;
       const month = usageMonth(now);
       const total = await tx.orgs.addUsage(org.id, month, counted);
       assertMessagesAllowed(planLimits(org.plan, org.licensedMessages), total - counted, counted, now);
-      const message = await tx.messages.insert({
+      const message = await tx.messages.post({
         ...(input.id ? { id: input.id } : {}),
         workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: parent?.id ?? null,
         ...chain, surface: input.surface ?? 'mcp',
         permalink: input.permalink ?? null, externalId: input.externalId ?? null, createdAt: now,
-      });
-      await tx.messages.addParticipants(conv.id, [sender.id, ...targets.map((t) => t.agent.id)]);
-      await tx.messages.deliver(message.id, ws.id, targets.map((t) => t.agent.id));
-      const overheard = await this.overhear(tx, ws, conv, message.id, plan.directory, [sender.id, ...targets.map((t) => t.agent.id)]);
+      }, { participants: [sender.id, ...recipientIds], deliverTo: recipientIds, overheard });
       // Bridged channels: mirrored to every other side, in this transaction so none is lost.
       await queueMirrors(tx, message, conv);
       if (postTopic) {
@@ -266,10 +269,9 @@ export class MessagingService {
     if (stored.again) return { message: stored.message, conversation: stored.conversation, recipients: results };
     this.afterCommit();
     for (const fn of this.onSent) fn(stored.message);
-    await Promise.all([
-      ...[...targets.map((t) => t.agent.id), ...(stored.overheard ?? [])].map((id) => this.notifier.publish(inboxTopic(id), stored.message.id)),
-      this.notifier.publish(conversationTopic(stored.conversation.id), stored.message.id),
-    ]);
+    await this.notifier.publish([
+      ...[...recipientIds, ...(stored.overheard ?? [])].map(inboxTopic), conversationTopic(stored.conversation.id),
+    ], stored.message.id);
     if (hopRefused && chain.askerPersonId) await this.tellChainStopped(ws, sender, chain.askerPersonId, chain.chainId);
     return { message: stored.message, conversation: stored.conversation, recipients: results };
   }
@@ -280,11 +282,10 @@ export class MessagingService {
    * them: it opens no chain for them, counts toward no plan or hop limit, and
    * does not make them participants (they speak there only once mentioned).
    */
-  private async overhear(tx: Store, ws: Workspace, conv: Conversation, messageId: string, directory: WorkspaceAgent[], exclude: string[]): Promise<string[]> {
+  private async overhearers(ws: Workspace, conv: Conversation, directory: WorkspaceAgent[], exclude: string[]): Promise<string[]> {
+    if (!this.listening) return [];
     const receivers = new Map(directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive).map((d) => [d.agent.id, d.agent]));
-    const ids = this.listening ? await this.listening.overhearers(tx, ws, conv, new Set(exclude), receivers) : [];
-    await tx.messages.deliver(messageId, ws.id, ids, { overheard: true });
-    return ids;
+    return this.listening.overhearers(this.store, ws, conv, new Set(exclude), receivers);
   }
 
   /** Refuses an agent that is not part of a conversation, with why: never in it, or only overheard it as a listener. */
@@ -307,13 +308,10 @@ export class MessagingService {
       const conv = await tx.messages.conversation({
         workspaceId: ws.id, kind: 'dm', key: dmKey([sender.id, personAgent.id]), title: [sender, personAgent].map(label).join(', '),
       });
-      const m = await tx.messages.insert({
+      return tx.messages.post({
         workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: null, chainId, hop: HOP_LIMIT + 1,
         askerPersonId: personId, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-      });
-      await tx.messages.addParticipants(conv.id, [sender.id, personAgent.id]);
-      await tx.messages.deliver(m.id, ws.id, [personAgent.id]);
-      return m;
+      }, { participants: [sender.id, personAgent.id], deliverTo: [personAgent.id] });
     });
     await this.notifier.publish(inboxTopic(personAgent.id), message.id);
   }
@@ -326,13 +324,10 @@ export class MessagingService {
   async notice(ws: Workspace, from: Agent, to: Agent, body: string, topic = 'notices'): Promise<Message> {
     const message = await this.store.transaction(async (tx) => {
       const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `${topic}:${to.id}`, title: `${from.displayName} notices` });
-      const m = await tx.messages.insert({
+      return tx.messages.post({
         workspaceId: ws.id, conversationId: conv.id, senderId: from.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
         askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-      });
-      await tx.messages.addParticipants(conv.id, [from.id, to.id]);
-      await tx.messages.deliver(m.id, ws.id, [to.id]);
-      return m;
+      }, { participants: [from.id, to.id], deliverTo: [to.id] });
     });
     await this.notifier.publish(inboxTopic(to.id), message.id);
     return message;

@@ -16,12 +16,10 @@ export type PostTopicOf = (surface: SurfaceName) => string | null;
  * set up in this process: the message stays stored, unposted).
  */
 export async function postAsSystem(tx: Store, ws: Workspace, from: Agent, conv: Conversation, body: string, at: Date, postTopicOf: PostTopicOf, deliverTo: string[] = []): Promise<Message> {
-  const m = await tx.messages.insert({
+  const m = await tx.messages.post({
     workspaceId: ws.id, conversationId: conv.id, senderId: from.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
     askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: at,
-  });
-  await tx.messages.addParticipants(conv.id, [from.id]);
-  await tx.messages.deliver(m.id, ws.id, deliverTo);
+  }, { participants: [from.id], deliverTo });
   const topic = conv.kind === 'external' ? postTopicOf(conv.surface) : null;
   if (topic) await tx.outbox.add({ topic, payload: { messageId: m.id, workspaceId: ws.id, conversationId: conv.id }, orderingKey: `${conv.surface}:${conv.id}` });
   return m;

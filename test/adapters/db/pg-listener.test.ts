@@ -89,4 +89,28 @@ describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () 
     await vi.waitFor(() => expect(here).toEqual(['message-2\nwith a second line', 'message-3']));
     await Promise.all([stopHere(), stopThere(), theirs.close()]);
   }, 60_000);
+
+  it('sends a wake-up for several topics as one NOTIFY, split only past the payload limit, and wakes each topic once in another process', async () => {
+    await vi.waitFor(() => expect(listener.connected).toBe(true));
+    const sent: string[] = [];
+    const counting = new PgNotifier({ notify: async (c: string, p: string) => { sent.push(p); await sender.query('select pg_notify($1, $2)', [c, p]); }, listen: async () => async () => {} } as unknown as Database);
+    const theirs = new PgNotifier({ notify: async () => {}, listen: (c: string, f: (p: string) => void) => listener.listen(c, f) } as unknown as Database);
+    const heard: string[] = [];
+    const topics = Array.from({ length: 300 }, (_, i) => `inbox:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const stops = await Promise.all([...topics, 'conversation:c-1'].map((t) => theirs.subscribe(t, (p) => heard.push(`${t}=${p}`))));
+
+    await counting.publish([topics[0], 'conversation:c-1', topics[0]], 'm-1\nsecond line');
+    expect(sent).toHaveLength(1);
+    await vi.waitFor(() => expect(heard.sort()).toEqual(['conversation:c-1=m-1\nsecond line', `${topics[0]}=m-1\nsecond line`]));
+
+    heard.length = 0;
+    sent.length = 0;
+    await counting.publish(topics, 'm-2');
+    // 300 topics of 42 bytes do not fit one NOTIFY payload (under 8000 bytes).
+    expect(sent.length).toBeGreaterThan(1);
+    expect(sent.every((p) => Buffer.byteLength(p) < 8_000)).toBe(true);
+    await vi.waitFor(() => expect(heard.length).toBe(300));
+    expect(new Set(heard)).toEqual(new Set(topics.map((t) => `${t}=m-2`)));
+    await Promise.all([...stops.map((s) => s()), theirs.close(), counting.close()]);
+  }, 60_000);
 });

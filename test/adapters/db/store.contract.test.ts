@@ -145,4 +145,33 @@ describe.each(databases())('store on $kind', (kind) => {
     expect(await store.orgs.usage(acme.id, '2026-11')).toBe(30);
     expect(await store.orgs.usage(acme.id, '2026-12')).toBe(0);
   });
+
+  it('posts a message with its participants and deliveries in one statement, an addressed delivery winning over overhearing', async () => {
+    const ws = (await store.workspaces.get('eng'))!;
+    const [alice, bob, carol] = await Promise.all(['alice', 'bob', 'carol'].map(async (h) => (await store.agents.personAgent((await store.people.get(h))!.id))!));
+    const conv = await store.messages.conversation({ workspaceId: ws.id, kind: 'channel', key: 'post-test', title: 'post test' });
+    // Found again by its key, in one statement, with what it was created with.
+    const counted = database.queries();
+    expect(await store.messages.conversation({ workspaceId: ws.id, kind: 'channel', key: 'post-test', title: 'another title' })).toEqual(conv);
+    expect(database.queries() - counted).toBe(1);
+    expect(conv).toMatchObject({ kind: 'channel', key: 'post-test', title: 'post test', createdAt: expect.any(Date) });
+    const before = database.queries();
+    const m = await store.messages.post({
+      workspaceId: ws.id, conversationId: conv.id, senderId: alice.id, body: 'hello', replyTo: null, chainId: crypto.randomUUID(), hop: 0,
+      askerPersonId: null, askerIdentityId: null, surface: 'slack', externalId: '1700000000.000100',
+    }, { participants: [alice.id, bob.id, bob.id], deliverTo: [bob.id], overheard: [bob.id, carol.id] });
+    expect(database.queries() - before).toBe(1);
+    expect(m).toMatchObject({ body: 'hello', conversationId: conv.id, externalId: '1700000000.000100' });
+    expect((await store.messages.participants(conv.id)).sort()).toEqual([alice.id, bob.id].sort());
+    expect(await store.messages.unreadCounts(bob.id, ws.id)).toEqual({ addressed: 1, overheard: 0 });
+    expect(await store.messages.unreadCounts(carol.id, ws.id)).toEqual({ addressed: 0, overheard: 1 });
+    expect(await store.messages.unreadCount(alice.id, ws.id)).toBe(0);
+
+    const since = new Date(Date.now() - 60_000);
+    const q = { workspaceId: ws.id, conversationId: conv.id, senderId: alice.id, since };
+    expect(await store.messages.beforeSend({ ...q, externalId: '1700000000.000100' })).toMatchObject({ earlier: { id: m.id }, sentSince: 1 });
+    expect(await store.messages.beforeSend({ ...q, externalId: 'other' })).toEqual({ earlier: null, sentSince: 1 });
+    expect(await store.messages.beforeSend({ ...q, externalId: null, senderId: bob.id })).toEqual({ earlier: null, sentSince: 0 });
+    expect(await store.messages.beforeSend({ ...q, externalId: null, since: new Date(Date.now() + 60_000) })).toEqual({ earlier: null, sentSince: 0 });
+  });
 });
