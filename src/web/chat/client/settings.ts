@@ -134,6 +134,6 @@ export async function personalSettingsView(): Promise<HTMLElement> {
     h('h1', { id: 'page-title', tabindex: '-1' }, 'Your settings'),
     h('h2', {}, 'Done notices'),
     h('label', { class: 'checkbox' }, box, 'Tell me, in the thread where I asked, when something I asked for is done'),
-    h('p', { class: 'hint' }, 'The same choice as “notices off” and “notices on” in Slack: it applies wherever you asked.'),
+    h('p', { class: 'hint' }, 'The same choice as the “notices off” and “notices on” commands in a chat app: it applies wherever you asked.'),
     status);
 }
