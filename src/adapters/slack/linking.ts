@@ -7,14 +7,14 @@ import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
 import type { App } from '../../app-types.ts';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { isOutage, PermanentFailure } from '../../domain/errors.ts';
-import { linkedNotice, type LinkWording } from '../../domain/linking/link-rules.ts';
+import { linkReplies, type LinkWording } from '../../domain/linking/link-rules.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
 import { registerAudienceEvents, slackAudience } from './audience.ts';
 import { classifySlackError, loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
-import type { SlackRuntime } from './runtime.ts';
+import { SLACK, type SlackRuntime } from './runtime.ts';
 
 export const LINK_OPEN = 'switchboard_link_open';
 export const LINK_AGAIN = 'switchboard_link_again';
@@ -64,21 +64,21 @@ export async function sendLinkPrompt(rt: SlackRuntime, client: webApi.WebClient,
   }
 }
 
-/** `/switchboard link` and `/switchboard unlink`, answered to the person alone. */
+/** What Slack says about a person's link, with the configured command. */
+const replies = (rt: SlackRuntime) => linkReplies(SLACK.label, {
+  link: `\`${rt.settings.command} link\` links it`, unlink: `\`${rt.settings.command} unlink\` removes the link`,
+});
+
+/** `/switchboard link` and `/switchboard unlink` (the configured command), answered to the person alone. */
 export async function linkCommand(rt: SlackRuntime, teamId: string, userId: string, head: 'link' | 'unlink') {
   const key = keyOf(teamId, userId);
+  const say = replies(rt);
   if (head === 'unlink') {
     const done = await rt.app.links.unlinkChatUser(key);
-    return {
-      response_type: 'ephemeral' as const,
-      text: done ? `Your Slack account is no longer linked to @${done.handle}. Agents now see you as a guest; \`${rt.settings.command} link\` links it again.`
-        : `Your Slack account is not linked to a Switchboard account; \`${rt.settings.command} link\` links it.`,
-    };
+    return { response_type: 'ephemeral' as const, text: done ? say.unlinked(done.handle) : say.notLinked() };
   }
   const { identity, person } = await rt.app.links.whoIs(key);
-  if (person) {
-    return { response_type: 'ephemeral' as const, text: `Your Slack account is linked as @${person.handle}. \`${rt.settings.command} unlink\` removes the link.` };
-  }
+  if (person) return { response_type: 'ephemeral' as const, text: say.linkedAs(person.handle) };
   const offer = await offerFor(rt, identity ?? await rt.identities.upsert(key), 'asked');
   return { response_type: 'ephemeral' as const, text: fallback(offer.prompt), blocks: linkBlocks(offer.prompt) };
 }
@@ -98,7 +98,7 @@ export function registerLinking(bolt: BoltApp, rt: SlackRuntime): void {
     try {
       const { identity, person } = await rt.app.links.whoIs(keyOf(teamId, body.user.id));
       const message = person
-        ? { text: `Your Slack account is linked as @${person.handle}.`, blocks: [] as webApi.KnownBlock[] }
+        ? { text: replies(rt).linkedAs(person.handle, true), blocks: [] as webApi.KnownBlock[] }
         : await offerFor(rt, identity ?? await rt.identities.upsert(keyOf(teamId, body.user.id)), 'asked')
           .then((o) => ({ text: fallback(o.prompt), blocks: linkBlocks(o.prompt) }));
       // Ephemeral prompts (the slash command's) can only be replaced through response_url; messages in the DM are updated.
@@ -125,7 +125,7 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
       const dm = await client.conversations.open({ users: identity.externalUserId });
       // Once per job (a later link is another job), even across a crash between posting and finishing.
       await postOnce(rt, client, `link-done:${ctx.entryId}`, {
-        channel: dm.channel!.id!, text: linkedNotice(person, `\`${rt.settings.command} unlink\` removes the link`),
+        channel: dm.channel!.id!, text: replies(rt).linked(person),
       }, ctx.signal);
     } catch (e) {
       if (isOutage(e)) throw e;

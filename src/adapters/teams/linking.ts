@@ -6,7 +6,7 @@
 import type { ConversationParameters, TurnContext } from 'botbuilder';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { PermanentFailure } from '../../domain/errors.ts';
-import { linkedNotice, type LinkWording } from '../../domain/linking/link-rules.ts';
+import { linkReplies, type LinkWording } from '../../domain/linking/link-rules.ts';
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
@@ -15,7 +15,7 @@ import { adaptiveCard, cardActivity, executeAction, type Card } from './cards.ts
 import { postActivity } from './connector.ts';
 import { classifyTeamsError, loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
-import type { TeamsRuntime } from './runtime.ts';
+import { TEAMS, type TeamsRuntime } from './runtime.ts';
 
 export const TEAMS_LINK_DONE = linkDoneTopic('teams');
 
@@ -26,6 +26,8 @@ export const TEAMS_LINK_WORDING: LinkWording = {
   ask: 'write "link" to Switchboard in your personal chat in Teams',
   unlink: 'writing "unlink" to Switchboard in your personal chat in Teams',
 };
+/** What Teams says about a person's link: the personal chat takes "link" and "unlink". */
+const REPLIES = linkReplies(TEAMS.label, { link: 'write "link" to link it', unlink: 'write "unlink" to remove the link' });
 /** The data marking the "Send me a new link" button. */
 export const LINK = 'link';
 /** The Bot Connector's OAuth scope (ToChannelFromBotOAuthScope) in the public cloud. */
@@ -113,11 +115,10 @@ export async function linkCommand(rt: TeamsRuntime, context: TurnContext, tenant
   const key = keyOf(tenant, aad);
   if (command === 'unlink') {
     const done = await rt.app.links.unlinkChatUser(key);
-    return void await say(done ? `Your Teams account is no longer linked to @${done.handle}. Agents now see you as a guest; write "link" to link it again.`
-      : 'Your Teams account is not linked to a Switchboard account; write "link" to link it.');
+    return void await say(done ? REPLIES.unlinked(done.handle) : REPLIES.notLinked());
   }
   const { identity, person } = await rt.app.links.whoIs(key);
-  if (person) return void await say(`Your Teams account is linked as @${person.handle}. Write "unlink" to remove the link.`);
+  if (person) return void await say(REPLIES.linkedAs(person.handle));
   await context.sendActivity(cardActivity(await offerCard(rt, identity ?? await rt.identities.upsert(key), 'asked'), 'Link your account'));
 }
 
@@ -125,7 +126,7 @@ export async function linkCommand(rt: TeamsRuntime, context: TurnContext, tenant
 export async function linkAgain(rt: TeamsRuntime, context: TurnContext, tenant: string): Promise<Card> {
   const aad = context.activity.from.aadObjectId;
   const { identity, person } = aad ? await rt.app.links.whoIs(keyOf(tenant, aad)) : { identity: null, person: null };
-  if (person) return adaptiveCard([{ type: 'TextBlock', text: `Your Teams account is linked as @${person.handle}.`, wrap: true }]);
+  if (person) return adaptiveCard([{ type: 'TextBlock', text: REPLIES.linkedAs(person.handle, true), wrap: true }]);
   if (!aad) return adaptiveCard([{ type: 'TextBlock', text: 'Teams did not say who you are, so this account cannot be linked.', wrap: true }]);
   return offerCard(rt, identity ?? await rt.identities.upsert(keyOf(tenant, aad)), 'asked');
 }
@@ -141,7 +142,7 @@ export function linkDoneHandler(rt: TeamsRuntime): JobHandler {
     try {
       // Once per job (a later link is another job), through the post record (post-once.ts).
       await postOnce(rt, `link-done:${ctx.entryId}`, chat, {
-        type: 'message', textFormat: 'markdown', text: linkedNotice(person, 'write "unlink" to remove the link'),
+        type: 'message', textFormat: 'markdown', text: REPLIES.linked(person),
       }, ctx.signal);
     } catch (e) {
       if (isDeliveryError(e)) throw jobErrorFor(e.failure);

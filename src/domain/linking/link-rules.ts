@@ -86,6 +86,26 @@ export function alreadyLinked(identity: ExternalIdentity, wording: LinkWording, 
       `Unlink it first from that account (its Linked accounts settings${wording.unlink ? `, or ${wording.unlink}` : ''}), then link again.`;
 }
 
-/** What the chat user is told in the app once the link is made; `unlinkHere` says how to undo it there, finishing the sentence. */
-export const linkedNotice = (person: { handle: string; displayName: string }, unlinkHere: string) =>
-  `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; ${unlinkHere}.`;
+/**
+ * How a chat app's own commands link and unlink, each a phrase finishing a sentence: Slack's
+ * "`/switchboard link` links it" and "`/switchboard unlink` removes the link", Teams' 'write "link" to link it'.
+ */
+export interface LinkCommands {
+  link: string;
+  unlink: string;
+}
+
+const sentence = (phrase: string) => `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}.`;
+
+/** What a chat user is told in the app about their link, by `app` (the surface's label) and its commands. */
+export const linkReplies = (app: string, say: LinkCommands) => ({
+  /** Once the link is made (the link-done job). */
+  linked: (person: { handle: string; displayName: string }) =>
+    `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; ${say.unlink}.`,
+  /** Who their account is linked as; with how to unlink unless `brief`. */
+  linkedAs: (handle: string, brief = false) => `Your ${app} account is linked as @${handle}.${brief ? '' : ` ${sentence(say.unlink)}`}`,
+  /** They unlinked from the app. */
+  unlinked: (handle: string) => `Your ${app} account is no longer linked to @${handle}. Agents now see you as a guest; ${say.link} again.`,
+  /** They asked to unlink an account that is not linked. */
+  notLinked: () => `Your ${app} account is not linked to a Switchboard account; ${say.link}.`,
+});
