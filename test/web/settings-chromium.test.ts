@@ -56,6 +56,9 @@ describe('channel settings, header and intake page in Chromium', () => {
     await dialog.locator('#listen-add').click();
     await dialog.locator('#listener-list', { hasText: '@alice/reviewer' }).waitFor();
 
+    // Only the chat apps configured here are offered (Slack), with how their channel ids look.
+    expect(await dialog.locator('#bridge-surface option').allTextContents()).toEqual(['Slack']);
+    expect(await dialog.getByLabel('Outside channel id').getAttribute('placeholder')).toBe('C0123ABCD');
     await dialog.getByLabel('Outside channel id').fill('C0BRIDGED');
     await dialog.locator('#bridge-add').click();
     await dialog.locator('#bridge-list', { hasText: 'Slack #eng-chat' }).waitFor();

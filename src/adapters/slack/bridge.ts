@@ -21,6 +21,7 @@ const CHANNEL = /^[CG][A-Z0-9]{2,}$/;
 export function slackBridgePort(rt: SlackRuntime, outbound: SurfaceOutbound): BridgePort {
   return {
     ...outbound,
+    channelExample: 'C0123ABCD',
     react: slackReact(rt),
     async resolveChannel(workspace, channelId) {
       if (!CHANNEL.test(channelId)) {

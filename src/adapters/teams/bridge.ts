@@ -43,6 +43,7 @@ export function teamsChannelId(input: string): string | null {
 export function teamsBridgePort(rt: TeamsRuntime, outbound: SurfaceOutbound): BridgePort {
   return {
     ...outbound,
+    channelExample: '19:…@thread.tacv2',
     async resolveChannel(workspace, input) {
       const channel = teamsChannelId(input);
       if (!channel) {

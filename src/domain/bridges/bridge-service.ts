@@ -41,6 +41,11 @@ export class BridgeService {
     return this.ports.get(surface);
   }
 
+  /** The surfaces a channel can be bridged with in this process, as forms offer them: name, label and a channel id's look. */
+  surfaces(): Array<{ surface: ExternalSurface; label: string; example: string }> {
+    return [...this.ports.values()].map((p) => ({ surface: p.surface, label: p.label, example: p.channelExample }));
+  }
+
   /** Calls `fn` after a web channel was bridged or unbridged (the web chat updates its header). */
   onChange(fn: (ws: Workspace, channelId: string) => void): void {
     this.changeListeners.push(fn);

@@ -25,6 +25,8 @@ export interface BridgeTarget {
 export interface BridgePort extends SurfaceOutbound {
   /** The surface it bridges to; a bridge's `surface` names it. */
   readonly surface: ExternalSurface;
+  /** How a channel id looks there, for forms and hints ("C0123ABCD"). */
+  readonly channelExample: string;
   /**
    * The channel as the app reaches it from this workspace. Throws a
    * SwitchboardError saying why when it cannot: the workspace is not connected

@@ -275,6 +275,8 @@ export interface ChannelSettings {
   canManage: boolean;
   listeners: Array<{ agentId: string; agent: string; displayName: string; since: Date }>;
   bridges: Array<{ id: string | null; surface: string; label: string; title: string; externalChannelId: string | null; allowPrivate: boolean }>;
+  /** The chat apps an owner may bridge the channel with here (BridgeService.surfaces); empty for others. */
+  bridgeTo: Array<{ surface: string; label: string; example: string }>;
   /** Agents of the workspace an owner may let listen (not listening yet); empty for others. */
   candidates: Array<{ id: string; name: string; displayName: string }>;
 }

@@ -9,7 +9,7 @@ import type { Actor } from '../../domain/actor.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import type { ChatService } from '../../domain/chat/chat-service.ts';
 import type { ChannelSettings } from '../../domain/chat/views.ts';
-import { notFound } from '../../domain/errors.ts';
+import { invalidInput, notFound } from '../../domain/errors.ts';
 import { qualifiedName } from '../../domain/types.ts';
 import { authOf } from '../auth/index.ts';
 import { parseInput, safeText } from '../input.ts';
@@ -18,8 +18,8 @@ const uuid = z.string().uuid({ message: 'must be an id taken from the chat' });
 const schemas = {
   listen: z.object({ agent: safeText().trim().min(1, 'name the agent that should listen, as OWNER/NAME').max(80) }),
   bridge: z.object({
-    surface: z.enum(['slack', 'teams'], { message: 'surface must be "slack" or "teams"' }),
-    channel: safeText().trim().min(1, 'give the outside channel\'s id (C… in Slack, 19:… in Teams)').max(200),
+    surface: safeText().trim().min(1, 'say which chat app to bridge with (surface)').max(40),
+    channel: safeText().trim().min(1, 'give the outside channel\'s id, as the chat app shows it').max(200),
     allowPrivate: z.boolean().optional(),
   }),
   notices: z.object({ on: z.boolean({ message: 'on must be true or false' }) }),
@@ -46,7 +46,8 @@ async function channelSettings(app: App, chat: ChatService, v: Viewer, channelId
     ? (await app.agents.directory(v.workspace)).filter((d) => d.agent.kind === 'agent' && d.permissions.receive && !listening.has(d.agent.id))
       .map((d) => ({ id: d.agent.id, name: qualifiedName(d.agent), displayName: d.agent.displayName }))
     : [];
-  return { channel: { id: ch.conversationId, name: ch.name, restricted: ch.restricted }, canManage, listeners, bridges, candidates };
+  const bridgeTo = canManage ? app.bridges.surfaces() : [];
+  return { channel: { id: ch.conversationId, name: ch.name, restricted: ch.restricted }, canManage, listeners, bridges, bridgeTo, candidates };
 }
 
 /** `GET /channels/:id/settings`, `POST /channels/:id/listeners`, `DELETE /channels/:id/listeners/:agentId`, `POST /channels/:id/bridges`, `DELETE /channels/:id/bridges/:bridgeId` inside `/api/chat/w/:workspace`. */
@@ -79,6 +80,12 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
     const v = viewerOf(res);
     const ch = await chat.access.channel(v, parseInput(uuid, req.params.id));
     const body = parseInput(schemas.bridge, req.body);
+    const offered = app.bridges.surfaces();
+    if (!offered.some((s) => s.surface === body.surface)) {
+      throw invalidInput(offered.length
+        ? `surface must be one of the chat apps configured here: ${offered.map((s) => `"${s.surface}" (${s.label})`).join(', ')}.`
+        : 'No chat app is configured here to bridge with; configure one first.');
+    }
     await app.bridges.add(actorOf(v), { workspace: v.workspace.id, channel: ch.name, to: [{ surface: body.surface, channel: body.channel }], allowPrivate: body.allowPrivate });
     res.status(201).json({ settings: await settings(res, ch.conversationId) });
   });

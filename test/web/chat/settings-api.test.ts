@@ -113,7 +113,10 @@ describe('channel settings, notices and intake in the web chat API', () => {
     expect(privateYes.json().settings.bridges).toEqual([expect.objectContaining({ externalChannelId: 'C0PRIVATE', allowPrivate: true })]);
 
     const bad = await alice.api('POST', `/w/eng/channels/${ids.general}/bridges`, { surface: 'irc', channel: '#x' });
-    expect(bad.json().error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('surface must be "slack" or "teams"') });
+    // Only the chat apps configured here are offered and taken (Slack in this test).
+    expect(bad.json().error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('surface must be one of the chat apps configured here: "slack" (Slack).') });
+    expect((await alice.api('GET', `/w/eng/channels/${ids.general}/settings`)).json().bridgeTo).toEqual([{ surface: 'slack', label: 'Slack', example: 'C0123ABCD' }]);
+    expect((await bob.api('GET', `/w/eng/channels/${ids.general}/settings`)).json().bridgeTo).toEqual([]);
     expect((await alice.api('DELETE', `/w/eng/channels/${ids.secret}/bridges/${bridge.id}`)).status).toBe(404);
     const gone = await alice.api('DELETE', `/w/eng/channels/${ids.general}/bridges/${bridge.id}`);
     expect(gone.json().settings.bridges).toEqual([]);

@@ -92,15 +92,17 @@ export function channelSettingsDialog(ws: string): void {
         cur.canManage && b.id ? h('button', { type: 'button', class: 'secondary', id: `unbridge-${b.id}`, 'aria-label': `Remove the bridge to ${b.label} ${b.title || b.externalChannelId}`,
           onclick: () => change('DELETE', `/bridges/${b.id}`, undefined, 'Bridge removed.') }, 'Remove') : null)))
       : h('p', { class: 'hint' }, 'Not bridged: only people in the web chat read this channel.');
-    const addBridge = cur.canManage ? h('form', { id: 'bridge-form', class: 'stack', onsubmit: (e: SubmitEvent) => {
+    const examples = cur.bridgeTo.map((t) => `${t.label}: ${t.example}`).join('; ');
+    const addBridge = cur.canManage && !cur.bridgeTo.length ? h('p', { class: 'hint' }, 'No chat app is configured to bridge with.')
+      : cur.canManage ? h('form', { id: 'bridge-form', class: 'stack', onsubmit: (e: SubmitEvent) => {
       e.preventDefault();
       const f = e.currentTarget as HTMLFormElement;
       const value = (name: string) => (f.elements.namedItem(name) as HTMLInputElement);
       void change('POST', '/bridges', { surface: value('bridge-surface').value, channel: value('bridge-channel').value, allowPrivate: value('bridge-private')?.checked ?? false }, 'Bridged.');
     } },
     h('label', { for: 'bridge-surface' }, 'Bridge with'),
-    h('select', { id: 'bridge-surface', name: 'bridge-surface' }, h('option', { value: 'slack' }, 'Slack'), h('option', { value: 'teams' }, 'Microsoft Teams')),
-    ...field('bridge-channel', 'Outside channel id', { required: true, autocomplete: 'off', placeholder: 'C0123ABCD' }, 'Slack: the channel id (C…) from its details; Teams: 19:…@thread.tacv2. Invite the app there first.'),
+    h('select', { id: 'bridge-surface', name: 'bridge-surface' }, cur.bridgeTo.map((t) => h('option', { value: t.surface }, t.label))),
+    ...field('bridge-channel', 'Outside channel id', { required: true, autocomplete: 'off', placeholder: cur.bridgeTo[0].example }, `The channel's id in that app (${examples}). Invite the app there first.`),
     cur.channel.restricted ? h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', id: 'bridge-private', name: 'bridge-private' }),
       'Allow this restricted channel\'s messages into the outside channel') : null,
     h('button', { type: 'submit', class: 'primary', id: 'bridge-add' }, 'Bridge')) : null;
