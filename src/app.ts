@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 import { openDatabase } from './adapters/db/client.ts';
 import { PgNotifier } from './adapters/db/pg-notifier.ts';
 import { createStore } from './adapters/db/store.ts';
+import { ReadCache } from './adapters/db/read-cache.ts';
 import { createMetrics, type Metrics } from './adapters/metrics/metrics.ts';
 import { createJobQueue } from './adapters/queue/index.ts';
 import type { Config } from './config.ts';
@@ -60,7 +61,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const clock = opts.clock ?? systemClock;
   const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite'), logger });
   if (opts.migrate !== false) await database.migrate();
-  const store = createStore(database.db, clock);
+  const store = createStore(database.db, clock, false, new ReadCache(database.changes));
   const notifier = new PgNotifier(database, logger);
   const metrics = createMetrics({ db: () => database.db, now: () => clock.now() });
   // Jobs wait mostly on PostgreSQL and Slack, so many run at once; PGlite runs one query at a time (on its own

@@ -13,6 +13,7 @@ import { isConnectionLost } from './errors.ts';
 import { lockDataDir } from './lock.ts';
 import { PgListener } from './pg-listener.ts';
 import { startPgliteThread } from './pglite-thread.ts';
+import { TableChangeFeed, type TableChanges } from './table-changes.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -35,6 +36,8 @@ export interface Database {
   close(): Promise<void>;
   /** Statements sent to the database so far by this process (a bench divides them by the events it sent). */
   queries(): number;
+  /** Which watched tables changed, here or in any process (what the read cache drops). */
+  changes: TableChanges;
 }
 
 export interface OpenOptions {
@@ -68,13 +71,20 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
   pool.on('error', (err) => logger?.warn({ err: { message: err.message } }, 'an idle database connection was lost; the pool opens a new one when needed'));
   let queries = 0;
+  const listener = new PgListener(() => new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 }), logger);
+  const changes = new TableChangeFeed({ listen: (c, f, r) => listener.listen(c, f, r), connected: () => listener.connected });
   pool.on('connect', (client) => {
     // The query that was running on it rejects with the same error, so the caller hears about it there.
     client.on('error', () => {});
     const query = client.query;
-    client.query = ((...args: Parameters<typeof query>) => { queries += 1; return query.apply(client, args); }) as typeof query;
+    client.query = ((...args: Parameters<typeof query>) => {
+      queries += 1;
+      const result = query.apply(client, args);
+      const q = args[0] as unknown;
+      changes.statement(client, typeof q === 'string' ? q : (q as { text?: string } | null)?.text, result);
+      return result;
+    }) as typeof query;
   });
-  const listener = new PgListener(() => new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 }), logger);
   const db = drizzleNodePg(pool, { schema });
   // drizzle checks a client out of the pool and sends BEGIN outside its try/finally,
   // so a BEGIN on a terminated backend would keep that client forever (and, after
@@ -106,6 +116,7 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
       await pool.end();
     })()),
     queries: () => queries,
+    changes,
   };
 }
 
@@ -139,7 +150,9 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
   const memory = dataDir.startsWith('memory://');
   if (!memory) mkdirSync(dataDir, { recursive: true });
   const release = memory ? () => {} : lockDataDir(dataDir);
-  const client = await startPgliteThread(dataDir, memory ? template : undefined).catch((e) => { release(); throw e; });
+  // One process owns a PGlite database, so its own statements are every change there is.
+  const changes = new TableChangeFeed();
+  const client = await startPgliteThread(dataDir, memory ? template : undefined, changes).catch((e) => { release(); throw e; });
   const db = drizzlePglite({ client: client.asPglite(), schema }) as unknown as Db;
   let closed = false;
   return {
@@ -154,5 +167,6 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
     },
     close: async () => { if (!closed) { closed = true; await client.close(); release(); } },
     queries: () => client.queries,
+    changes,
   };
 }

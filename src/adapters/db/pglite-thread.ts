@@ -49,8 +49,14 @@ function compileOnce() {
   })().catch((e: unknown) => { compiled = null; throw e; }));
 }
 
+/** Told of every statement sent (`key`: the transaction, or null) and of how each transaction ended. */
+export interface StatementWatch {
+  statement(key: unknown, text: string, result: Promise<unknown>): void;
+  ended(key: unknown, committed: boolean): void;
+}
+
 /** Starts PGlite on `dataDir` (or from `template`, a data directory dump) in a worker thread. */
-export async function startPgliteThread(dataDir: string, template?: Blob): Promise<PgliteThread> {
+export async function startPgliteThread(dataDir: string, template?: Blob, watch?: StatementWatch): Promise<PgliteThread> {
   const buffer = template ? await template.arrayBuffer() : undefined;
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
     workerData: { dataDir, template: buffer, ...(await compileOnce()) }, transferList: buffer ? [buffer] : [], execArgv: [],
@@ -97,7 +103,9 @@ export async function startPgliteThread(dataDir: string, template?: Blob): Promi
     queries += 1;
     // drizzle's parsers keep dates, intervals and numeric arrays as text: the worker does the same for those types.
     const parsers = options?.parsers ? Object.keys(options.parsers).map(Number) : undefined;
-    return call<Results>({ op: 'query', sql, params: params ?? [], rowMode: options?.rowMode, parsers, tx });
+    const result = call<Results>({ op: 'query', sql, params: params ?? [], rowMode: options?.rowMode, parsers, tx });
+    watch?.statement(tx ?? null, sql, result);
+    return result;
   };
 
   try {
@@ -113,14 +121,20 @@ export async function startPgliteThread(dataDir: string, template?: Blob): Promi
     async transaction(fn) {
       queries += 1;
       const { tx } = await call<{ tx: number }>({ op: 'begin' });
+      watch?.statement(tx, 'begin', Promise.resolve());
       let result;
       try {
         result = await fn({ query: query(tx) });
       } catch (e) {
         await call({ op: 'end', tx, commit: false }).catch(() => {});
+        watch?.ended(tx, false);
         throw e;
       }
-      await call({ op: 'end', tx, commit: true });
+      try {
+        await call({ op: 'end', tx, commit: true });
+      } finally {
+        watch?.ended(tx, true);
+      }
       return result;
     },
     async listen(channel, onPayload) {

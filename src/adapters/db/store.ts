@@ -17,6 +17,8 @@ import { DrizzleOrgRepo } from './org-repo.ts';
 import { DrizzleOutboxRepo } from './outbox-repo.ts';
 import { DrizzlePeopleRepo } from './people-repo.ts';
 import { DrizzleReactionRepo } from './reaction-repo.ts';
+import type { ReadCache } from './read-cache.ts';
+import type { WatchedTable } from './table-changes.ts';
 import { processedEvents } from './schema.ts';
 import { DrizzlePresenceRepo, DrizzleSessionRepo } from './session-repo.ts';
 import { DrizzleSurfacePostRepo } from './surface-post-repo.ts';
@@ -26,8 +28,11 @@ import { DrizzleTeamsReferenceRepo, DrizzleTeamsUserRepo } from './teams-repo.ts
 import { DrizzleTokenRepo } from './token-repo.ts';
 import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
 
-/** The Store port over drizzle; `transaction` hands `fn` the same repositories bound to one transaction. */
-export function createStore(db: Db, clock: Clock = systemClock, inTransaction = false): Store {
+/**
+ * The Store port over drizzle; `transaction` hands `fn` the same repositories bound to one transaction.
+ * With `cache`, the reads `cacheReads` names are kept in it (outside transactions only: a transaction reads its own).
+ */
+export function createStore(db: Db, clock: Clock = systemClock, inTransaction = false, cache?: ReadCache): Store {
   const store: Store = {
     orgs: new DrizzleOrgRepo(db),
     people: new DrizzlePeopleRepo(db),
@@ -65,7 +70,30 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
       return db.transaction((tx) => fn(createStore(tx as unknown as Db, clock, true)));
     },
   };
-  return inTransaction ? store : driverErrorsTranslated(store);
+  if (inTransaction) return store;
+  if (cache) cacheReads(store, cache);
+  return driverErrorsTranslated(store);
+}
+
+/**
+ * The reads every inbound message and tool call makes, kept in `cache` until a
+ * table they read changes: the workspace, its organization and directory, the
+ * calling agent's standing, a channel's bridge and listeners, a chat user's identity.
+ */
+function cacheReads(store: Store, cache: ReadCache) {
+  const keep = <R extends object, K extends keyof R & string>(name: string, repo: R, method: K, tables: readonly WatchedTable[]) => {
+    const fn = repo[method] as (...args: unknown[]) => Promise<unknown>;
+    Object.assign(repo, { [method]: cache.wrap(`${name}.${method}`, tables, fn.bind(repo)) });
+  };
+  keep('workspaces', store.workspaces, 'get', ['workspaces']);
+  keep('workspaces', store.workspaces, 'reachablePeople', ['people', 'org_members', 'workspace_members']);
+  keep('orgs', store.orgs, 'get', ['organizations']);
+  keep('agents', store.agents, 'listMembers', ['agent_memberships', 'agents', 'people']);
+  keep('agents', store.agents, 'personAgents', ['agents', 'people']);
+  keep('agents', store.agents, 'standing', ['agents', 'people', 'agent_memberships', 'org_members', 'workspace_members']);
+  keep('bridges', store.bridges, 'byExternal', ['bridges']);
+  keep('listening', store.listening, 'list', ['channel_listeners']);
+  keep('identities', store.identities, 'find', ['external_identities']);
 }
 
 /**
