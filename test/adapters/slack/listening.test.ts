@@ -4,6 +4,7 @@
 // overheard, and the agent answers in a thread only once mentioned there.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { SLACK_INBOUND } from '../../../src/adapters/slack/index.ts';
 import { listeningCommands } from '../../../src/cli/listening-commands.ts';
 import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
@@ -40,6 +41,11 @@ describe(`a listening agent in a Slack channel (${database.kind})`, () => {
 
   it('tells the channel when an agent starts listening, and from then on the agent overhears plain messages', async () => {
     expect((await say('before anyone listens')).status).toBe(200);
+    // The 200 only means stored: its inbound job must have run before anyone listens, or the agent could overhear it.
+    await vi.waitFor(async () => {
+      const open = (await h.server.app.store.outbox.list({ topic: SLACK_INBOUND })).filter((e) => e.status !== 'done');
+      if (open.length) throw new Error('the message is not handled yet');
+    }, { timeout: 20_000, interval: 50 });
     const out = await listeningCommands['channel listen'](h.server.app, { workspace: 'eng', channel: `slack:${CHANNEL}`, agent: 'alice/reviewer' });
     expect(out.text).toContain(`now listens to Slack channel ${CHANNEL}`);
     const note = await vi.waitFor(() => {
