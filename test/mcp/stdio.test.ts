@@ -12,6 +12,7 @@ import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
 import { startServer } from '../../src/server.ts';
+import { seedDataDir } from '../support/db.ts';
 import { makeWorld, silent, testConfig, type World } from './support/world.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -61,20 +62,10 @@ describe('switchboard mcp-stdio', () => {
 
   beforeAll(async () => {
     // Seed the embedded database in the data directory, then let it go for the child.
+    await seedDataDir(config.dataDir);
     const app = await createApp(config, { logger: silent });
     w = await makeWorld(app);
     await app.close();
-  });
-
-  it('serves the tools over stdin/stdout with nothing but protocol on stdout', async () => {
-    const c = await spawnStdio(config, w, w.builder.token);
-    const { tools } = await c.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_agents', 'send_message', 'check_inbox', 'subscribe', 'search_messages']));
-    const sent = await c.call('send_message', { to: ['reviewer'], body: 'from a local agent' });
-    expect(sent.structuredContent).toMatchObject({ recipients: [{ to: 'reviewer', status: 'delivered' }] });
-    await c.client.close();
-    expect(c.protocolErrors).toEqual([]);
-    expect(c.stderr()).toContain('MCP on stdio ready');
   });
 
   it('refuses to start without a token, saying how to get one, on stderr only', async () => {
@@ -85,41 +76,57 @@ describe('switchboard mcp-stdio', () => {
     expect(failed?.stderr).toContain('Set SWITCHBOARD_TOKEN');
   });
 
-  it('starts as Claude Desktop launches it: the README\'s config, node with the bin\'s absolute path, from another directory', async () => {
+  // One child for both (each child opening the embedded database costs seconds of CPU on a loaded machine).
+  it('starts as Claude Desktop launches it (the README\'s config, node with the bin\'s absolute path, from another directory) and serves the tools over stdin/stdout with nothing but protocol on stdout', async () => {
     const file = JSON.parse(readFileSync(path.join(ROOT, 'examples/mcp-client-config/claude_desktop_config.json'), 'utf8')) as {
       mcpServers: { switchboard: { command: string; args: string[]; env: Record<string, string> } };
     };
     const entry = file.mcpServers.switchboard;
     const fill = (v: string) => v.replace('/ABSOLUTE/PATH/TO/switchboard/.switchboard', config.dataDir).replace('/ABSOLUTE/PATH/TO/switchboard', ROOT)
-      .replace('sb_paste-the-agent-token-here', w.reviewer.token).replace(/^demo$/, w.ws.slug);
+      .replace('sb_paste-the-agent-token-here', w.builder.token).replace(/^demo$/, w.ws.slug);
     expect(entry.command).toBe('node');
-    // Only the configured env plus the SDK's default variables (PATH, HOME…), as a desktop client passes them.
+    // Only the configured env plus the SDK's default variables (PATH, HOME…), as a desktop client passes them,
+    // and LOG_LEVEL info (a CLI process logs warnings only), so that there are log lines to keep off stdout.
     const transport = new StdioClientTransport({
       command: process.execPath, args: entry.args.map(fill), cwd: elsewhere(), stderr: 'pipe',
-      env: { ...Object.fromEntries(Object.entries(entry.env).map(([k, v]) => [k, fill(v)])), SWITCHBOARD_SECRET: config.secret! },
+      env: { ...Object.fromEntries(Object.entries(entry.env).map(([k, v]) => [k, fill(v)])), SWITCHBOARD_SECRET: config.secret!, LOG_LEVEL: 'info' },
     });
+    let stderr = '';
+    transport.stderr?.on('data', (c: Buffer) => { stderr += c.toString(); });
+    const protocolErrors: Error[] = [];
     const client = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
+    client.onerror = (e) => protocolErrors.push(e);
     await client.connect(transport);
-    const r = await client.callTool({ name: 'list_agents', arguments: {} }) as CallToolResult;
-    expect(r.structuredContent).toMatchObject({ you: w.reviewer.name });
+    const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+    expect((await call('list_agents')).structuredContent).toMatchObject({ you: w.builder.name });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_agents', 'send_message', 'check_inbox', 'subscribe', 'search_messages']));
+    const sent = await call('send_message', { to: ['reviewer'], body: 'from a local agent' });
+    expect(sent.structuredContent).toMatchObject({ recipients: [{ to: 'reviewer', status: 'delivered' }] });
     await client.close();
+    expect(protocolErrors).toEqual([]);
+    expect(stderr).toContain('MCP on stdio ready');
   });
 
   it('refuses to start without DATA_DIR or DATABASE_URL, saying what to set, instead of creating a database where it was started', async () => {
     const cwd = elsewhere();
     const env = childEnv(config, { SWITCHBOARD_TOKEN: w.builder.token });
     delete env.DATA_DIR;
-    const failed = await run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env, cwd })
-      .then(() => null, (e: { code: number; stdout: string; stderr: string }) => e);
+    const empty = elsewhere();
+    // Both at once: each is a process start, and they share nothing.
+    const [failed, wrong] = await Promise.all([
+      run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env, cwd })
+        .then(() => null, (e: { code: number; stdout: string; stderr: string }) => e),
+      run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env: { ...env, DATA_DIR: empty }, cwd })
+        .then(() => null, (e: { code: number; stderr: string }) => e),
+    ]);
     expect(failed?.code).toBe(2);
     expect(failed?.stdout).toBe('');
     expect(failed?.stderr).toContain('Set DATA_DIR to the absolute path of the data directory `switchboard serve` uses');
     expect(failed?.stderr).toContain(`did not create an empty database in ${realpathSync(cwd)}`);
     expect(readdirSync(cwd)).toEqual([]);
 
-    const empty = elsewhere();
-    const wrong = await run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env: { ...env, DATA_DIR: empty }, cwd })
-      .then(() => null, (e: { code: number; stderr: string }) => e);
     expect(wrong?.code).toBe(2);
     expect(wrong?.stderr).toContain(`DATA_DIR is ${empty}, which holds no Switchboard database`);
     expect(readdirSync(empty)).toEqual([]);

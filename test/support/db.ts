@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { inject } from 'vitest';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
+import { startPgliteThread } from '../../src/adapters/db/pglite-thread.ts';
 
 export interface TestDatabase {
   kind: 'pglite' | 'postgres';
@@ -10,13 +12,13 @@ export interface TestDatabase {
 }
 
 let template: Blob | undefined;
+const pgliteTemplate = () => (template ??= new Blob([readFileSync(inject('pgliteTemplate'))]));
 
 /** A fresh, migrated PGlite in memory, started from the template the global setup made. */
 export const pgliteDb: TestDatabase = {
   kind: 'pglite',
   async open() {
-    template ??= new Blob([readFileSync(inject('pgliteTemplate'))]);
-    const d = await openDatabase({ dataDir: 'memory://', template });
+    const d = await openDatabase({ dataDir: 'memory://', template: pgliteTemplate() });
     await d.migrate();
     return d;
   },
@@ -67,4 +69,14 @@ export async function freshPostgresDatabase(url: string): Promise<{ url: string;
 export function databases(): TestDatabase[] {
   const pg = postgresDb();
   return pg ? [pgliteDb, pg] : [pgliteDb];
+}
+
+/**
+ * Puts a migrated embedded database in `dataDir` (in DATA_DIR/pglite, where `switchboard serve` keeps it), from
+ * the template, for a test whose server or CLI process opens DATA_DIR itself: as if a server had run there before.
+ * An initdb there costs about 3 s of CPU more; test/web/health.test.ts keeps one, for the first start.
+ */
+export async function seedDataDir(dataDir: string): Promise<void> {
+  const thread = await startPgliteThread(path.join(dataDir, 'pglite'), pgliteTemplate());
+  await thread.close();
 }
