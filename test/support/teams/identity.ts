@@ -9,7 +9,10 @@
 // The Entra key is one per process, not per stand-in: botframework-connector
 // caches access tokens process-wide by app id and scope (AppCredentials.cache),
 // so a token issued by an earlier stand-in in the same test file must still be
-// accepted by a later one with the same app id.
+// accepted by a later one with the same app id. The channel's signing key (and
+// the forger's) are one per process too: an RSA key costs 50-500 ms of CPU to
+// make, and some files start a stand-in per test. The SDK still fetches each
+// stand-in's keys afresh, since its metadata URL carries the stand-in's nonce.
 import { randomUUID } from 'node:crypto';
 import { generateSigningKey, publicJwk, signJwt, verifyJwt, type JwtClaims, type SigningKey } from './jwt.ts';
 
@@ -27,6 +30,8 @@ function entraSigningKey(): SigningKey {
   entraKey ??= generateSigningKey();
   return entraKey;
 }
+let sharedChannelKey: SigningKey | undefined;
+let sharedForgeryKey: SigningKey | undefined;
 
 export interface ActivityTokenOptions {
   /** Must equal the activity's `serviceUrl`, or the SDK refuses the request. */
@@ -47,8 +52,7 @@ export interface ActivityTokenOptions {
 
 export class ChannelIdentity {
   /** Signs what Teams sends the bot; published with the endorsements. */
-  readonly channelKey = generateSigningKey();
-  private forgeryKey: SigningKey | undefined;
+  readonly channelKey = (sharedChannelKey ??= generateSigningKey());
 
   constructor(
     private readonly appId: string,
@@ -99,7 +103,7 @@ export class ChannelIdentity {
       ...options.claims,
     };
     for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
-    const key = options.wrongKey ? (this.forgeryKey ??= generateSigningKey()) : this.channelKey;
+    const key = options.wrongKey ? (sharedForgeryKey ??= generateSigningKey()) : this.channelKey;
     return signJwt(claims, key, { kid: options.kid ?? this.channelKey.kid });
   }
 
