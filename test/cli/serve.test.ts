@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.ts';
+import { freshPostgresDatabase } from '../support/db.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/switchboard.mjs');
 const dirs: string[] = [];
@@ -34,6 +35,10 @@ describe('switchboard serve', () => {
   it('shows the sign-in link first with `serve --demo`, and the start-up warnings after it', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: tempDir() };
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'SWITCHBOARD_SECRET']) delete env[name];
+    // On PostgreSQL when there is one: the order of the lines does not depend on the database, and a child process
+    // making an embedded one (initdb, migrations) costs seconds of CPU that a loaded machine does not have.
+    const pgDatabase = process.env.TEST_DATABASE_URL ? await freshPostgresDatabase(process.env.TEST_DATABASE_URL) : null;
+    if (pgDatabase) env.DATABASE_URL = pgDatabase.url;
     // One stream for both, as a terminal shows them.
     const child = spawn('sh', ['-c', `exec node "${BIN}" serve --demo 2>&1`], { env });
     let screen = '';
@@ -49,6 +54,7 @@ describe('switchboard serve', () => {
     } finally {
       child.kill('SIGTERM');
       await exited;
+      await pgDatabase?.drop();
     }
   }, 120_000);
 });

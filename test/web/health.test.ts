@@ -9,6 +9,7 @@ import { main } from '../../src/cli/index.ts';
 import { sendToServer } from '../../src/cli/control.ts';
 import { DatabaseLockedError } from '../../src/adapters/db/lock.ts';
 import { openDatabase } from '../../src/adapters/db/client.ts';
+import { seedDataDir } from '../support/db.ts';
 
 describe('a server on embedded defaults', () => {
   let dataDir: string;
@@ -16,6 +17,8 @@ describe('a server on embedded defaults', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'sb-health-'));
+    // A data directory a server ran in before; the first start, with its initdb, is the test below.
+    await seedDataDir(dataDir);
     server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), { logger: pino({ level: 'silent' }), host: '127.0.0.1' });
   });
   afterAll(async () => { await server.stop(); rmSync(dataDir, { recursive: true, force: true }); });
@@ -60,7 +63,7 @@ describe('a server on embedded defaults', () => {
 });
 
 describe('a server that is still starting', () => {
-  it('answers /healthz at once and 503 elsewhere until the database is ready', async () => {
+  it('answers /healthz at once and 503 elsewhere until the database is ready, on a first start in an empty DATA_DIR', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-start-'));
     let listening!: (url: string) => void;
     let proceed!: () => void;
