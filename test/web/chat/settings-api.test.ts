@@ -3,7 +3,7 @@
 // TEST_DATABASE_URL) with the Slack stand-in: owners change settings through the
 // same services as the CLI, others are refused with its sentences, and intake
 // never shows an item to someone who could not read where it came from.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
@@ -142,7 +142,12 @@ describe('channel settings, notices and intake in the web chat API', () => {
     await file('Salary export leaks', await post(ids.secret, '@reviewer the salary export is broken'), 'bug');
     // A Slack user without a linked account asks an agent for a fix: Switchboard files it by itself.
     await mentionAndReceive(h, 'the deploy button fails');
-    const [fromSlack] = await app.intake.list(ws, { surface: 'slack', limit: 5 });
+    // Filed after the agent got the mention, in the same inbound job: the inbox can show it first.
+    const fromSlack = await vi.waitFor(async () => {
+      const [item] = await app.intake.list(ws, { surface: 'slack', limit: 5 });
+      if (!item) throw new Error('the Slack request is not filed yet');
+      return item;
+    }, { timeout: 20_000, interval: 50 });
     expect(fromSlack.title).toMatch(/the deploy button fails/);
     await app.intake.update(h.reviewer, ws, { id: open.id, status: 'triaged' });
 
