@@ -47,13 +47,28 @@ function withoutNul(value: Record<string, unknown>): Record<string, unknown> {
 /** One request waiting for the next batch insert, and its caller. */
 interface Waiting {
   event: NewInboundEvent;
-  job: { topic: string; orderingKey: string | null };
+  /** Its row of the batch, as JSON (see `rowOf`): made when the request arrives, so a batch only joins them. */
+  row: string;
+  id: string;
+  outboxId: string;
   done(row: InboundEvent | null): void;
   failed(e: unknown): void;
 }
 
 /** At most this many requests are written by one statement. */
 const MAX_BATCH = 200;
+
+/**
+ * A request's row of the batch, as JSON (what `insert` reads back with `->>`), and the payload it holds. Postgres
+ * jsonb cannot hold a NUL character; JSON.stringify writes one as \u0000, so only a row whose JSON shows that goes
+ * through `withoutNul`.
+ */
+function rowOf(row: { payload: Record<string, unknown> } & Record<string, unknown>): { json: string; payload: Record<string, unknown> } {
+  const json = JSON.stringify(row);
+  if (!json.includes('\\u0000')) return { json, payload: row.payload };
+  const clean = withoutNul(row) as typeof row;
+  return { json: JSON.stringify(clean), payload: clean.payload };
+}
 
 /**
  * Received Slack and Teams requests. The row and the outbox entry that handles
@@ -63,7 +78,9 @@ const MAX_BATCH = 200;
  * `accept` is on the path Slack and Teams wait on (their acknowledgement), so
  * requests arriving while a write is in flight wait for it and are then
  * written together, by one statement (a group commit): one round trip, and on
- * PGlite one stretch of the event loop, for a burst instead of one per request.
+ * PGlite one stretch of its thread, for a burst instead of one per request.
+ * The statement's text is the same for every batch (the batch is its one
+ * parameter, a JSON array), and it returns only what the callers lack.
  */
 export class DrizzleInboundEventRepo implements InboundEventRepo {
   private waiting: Waiting[] = [];
@@ -73,8 +90,11 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
 
   async accept(e: NewInboundEvent, job: { topic: string; orderingKey: string | null }): Promise<InboundEvent | null> {
     const event = validated(eventShape, e);
+    const id = randomUUID();
+    const outboxId = randomUUID();
+    const { json, payload } = rowOf({ id, surface: event.surface, key: event.key, kind: event.kind, payload: event.payload, outbox_id: outboxId, topic: job.topic, ordering_key: job.orderingKey });
     return new Promise((done, failed) => {
-      this.waiting.push({ event: { ...event, payload: withoutNul(event.payload) }, job, done, failed });
+      this.waiting.push({ event: { ...event, payload }, row: json, id, outboxId, done, failed });
       if (!this.writing) void this.writeWaiting();
     });
   }
@@ -98,27 +118,26 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
     }
   }
 
-  /** Inserts the batch's events and their outbox entries; returns the rows stored (a key seen before is skipped). */
-  private async insert(batch: Waiting[]): Promise<InboundEvent[]> {
-    const now = this.clock.now();
+  /** Inserts the batch's events and their outbox entries; returns when each row stored was received (a key seen before is skipped). */
+  private async insert(batch: Waiting[]): Promise<Map<string, Date>> {
     // Outbox entries of one key are ordered by created_at; rows of one statement see the same siblings, so each comes a microsecond after the one before.
-    const values = sql.join(batch.map((w, i) => sql`(${randomUUID()}::uuid, ${w.event.surface}, ${w.event.key}, ${w.event.kind}, ${JSON.stringify(w.event.payload)}::jsonb, ${randomUUID()}::uuid, ${w.job.topic}, ${w.job.orderingKey}::text, ${i}::int)`), sql`, `);
     const result = await this.db.execute(sql`
-      with batch (id, surface, key, kind, payload, outbox_id, topic, ordering_key, n) as (values ${values}),
+      with batch as (
+        select (r->>'id')::uuid as id, r->>'surface' as surface, r->>'key' as key, r->>'kind' as kind, r->'payload' as payload,
+          (r->>'outbox_id')::uuid as outbox_id, r->>'topic' as topic, r->>'ordering_key' as ordering_key, n
+        from jsonb_array_elements(${`[${batch.map((w) => w.row).join(',')}]`}::jsonb) with ordinality as rows (r, n)),
       stored as (
         insert into ${inboundEvents} (id, surface, key, kind, payload, outbox_id)
         select id, surface, key, kind, payload, outbox_id from batch order by n
         on conflict (surface, key) do nothing
-        returning id, surface, key, kind, payload, outbox_id, received_at),
+        returning id, received_at),
       entries as (
         insert into ${outbox} (id, topic, payload, ordering_key, run_at, created_at)
-        select b.outbox_id, b.topic, jsonb_build_object('inboundId', b.id), b.ordering_key, ${now.toISOString()}::timestamptz,
+        select b.outbox_id, b.topic, jsonb_build_object('inboundId', b.id), b.ordering_key, ${this.clock.now().toISOString()}::timestamptz,
           (case when b.ordering_key is null then clock_timestamp() else ${afterSiblings(sql`b.ordering_key`)} end) + b.n * interval '1 microsecond'
-        from stored s join batch b on b.id = s.id
-        returning id)
-      select id, surface, key, kind, payload, outbox_id, received_at from stored`);
-    return rowsOf<{ id: string; surface: 'slack' | 'teams'; key: string; kind: string; payload: Record<string, unknown>; outbox_id: string; received_at: Date | string }>(result)
-      .map((r) => ({ id: r.id, surface: r.surface, key: r.key, kind: r.kind, payload: r.payload, outboxId: r.outbox_id, receivedAt: new Date(r.received_at) }));
+        from stored s join batch b on b.id = s.id)
+      select id, received_at from stored`);
+    return new Map(rowsOf<{ id: string; received_at: Date | string }>(result).map((r) => [r.id, new Date(r.received_at)]));
   }
 
   async remember(e: Omit<NewInboundEvent, 'payload'>): Promise<boolean> {
@@ -145,12 +164,9 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
 }
 
 /** Hands each waiting caller its stored row, or null when its key had been stored before (or earlier in the batch). */
-function settle(batch: Waiting[], rows: InboundEvent[]): void {
-  const stored = new Map(rows.map((r) => [`${r.surface}\u0000${r.key}`, r]));
+function settle(batch: Waiting[], stored: Map<string, Date>): void {
   for (const w of batch) {
-    const k = `${w.event.surface}\u0000${w.event.key}`;
-    const row = stored.get(k) ?? null;
-    stored.delete(k);
-    w.done(row);
+    const receivedAt = stored.get(w.id);
+    w.done(receivedAt ? { id: w.id, ...w.event, outboxId: w.outboxId, receivedAt } : null);
   }
 }
