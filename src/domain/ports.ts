@@ -426,6 +426,12 @@ export interface JobQueue {
   start(): Promise<void>;
   /** Asks the queue to look for due entries now (after a commit). */
   kick(): void;
+  /**
+   * A request is waiting for its acknowledgement (Slack, Teams): this process claims no new jobs until the returned
+   * release is called, for a bounded time (DeliveryOptions.ingestFirstMs), so handling earlier requests does not
+   * take the CPU their acknowledgement needs. Jobs already running carry on.
+   */
+  holdForIngest(): () => void;
   /** Stops taking new work and waits for in-flight jobs. */
   stop(): Promise<void>;
   ping(): Promise<void>;

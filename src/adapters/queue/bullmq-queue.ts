@@ -47,7 +47,7 @@ export class BullmqQueue implements JobQueue {
     // BullMQ needs maxRetriesPerRequest: null; commands wait for a reconnect instead of failing.
     this.redis = new Redis(o.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
     this.redis.on('error', (err) => this.logger.warn({ err }, 'Redis connection error'));
-    this.relay = new PollLoop({ name: 'bullmq-relay', pollMs: this.delivery.pollMs, logger: o.logger, tick: () => this.relayDue() });
+    this.relay = new PollLoop({ name: 'bullmq-relay', pollMs: this.delivery.pollMs, maxHoldMs: this.delivery.ingestFirstMs, logger: o.logger, tick: () => this.relayDue() });
   }
 
   register(topic: string, handler: JobHandler): void {
@@ -69,6 +69,11 @@ export class BullmqQueue implements JobQueue {
 
   kick(): void {
     this.relay.kick();
+  }
+
+  /** Holds back relaying: jobs already in Redis, and workers of other processes, carry on. */
+  holdForIngest(): () => void {
+    return this.relay.hold();
   }
 
   stop(): Promise<void> {

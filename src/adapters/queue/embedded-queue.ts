@@ -25,7 +25,7 @@ export class EmbeddedQueue implements JobQueue {
     this.delivery = resolveDelivery(o);
     this.outbox = outboxOf(o.outbox);
     this.logger = o.logger;
-    this.loop = new PollLoop({ name: 'embedded-queue', pollMs: this.delivery.pollMs, logger: o.logger, tick: () => this.claim() });
+    this.loop = new PollLoop({ name: 'embedded-queue', pollMs: this.delivery.pollMs, maxHoldMs: this.delivery.ingestFirstMs, logger: o.logger, tick: () => this.claim() });
   }
 
   register(topic: string, handler: JobHandler): void {
@@ -38,6 +38,10 @@ export class EmbeddedQueue implements JobQueue {
 
   kick(): void {
     this.loop.kick();
+  }
+
+  holdForIngest(): () => void {
+    return this.loop.hold();
   }
 
   async stop(): Promise<void> {

@@ -4,14 +4,23 @@ import type { Logger } from 'pino';
  * Calls `tick` every `pollMs`, at once when kicked, and again straight away
  * while `tick` says there may be more to do. A failing tick is logged and
  * tried again after the interval, so a database outage does not spin.
+ *
+ * A tick can be held back (`hold`) while something more urgent runs: a
+ * request waiting for its acknowledgement. It then waits until every hold is
+ * released, but never longer than `maxHoldMs`; after waiting that long, ticks
+ * run unheld for as long again, so a steady stream of holds slows the work
+ * down by half at most and never stops it.
  */
 export class PollLoop {
   private running = false;
   private kicked = false;
   private wake: (() => void) | null = null;
   private finished: Promise<void> = Promise.resolve();
+  private holds = 0;
+  private unheld: (() => void) | null = null;
+  private unheldUntil = 0;
 
-  constructor(private readonly o: { name: string; pollMs: number; logger: Logger; tick: () => Promise<boolean> }) {}
+  constructor(private readonly o: { name: string; pollMs: number; logger: Logger; tick: () => Promise<boolean>; maxHoldMs?: number }) {}
 
   start(): void {
     if (this.running) return;
@@ -24,15 +33,30 @@ export class PollLoop {
     this.wake?.();
   }
 
+  /** Holds ticks back until the returned function is called (see the class comment). */
+  hold(): () => void {
+    this.holds += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds -= 1;
+      if (this.holds === 0) this.unheld?.();
+    };
+  }
+
   /** Resolves once the current tick, if any, has returned. */
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
+    this.unheld?.();
     await this.finished;
   }
 
   private async run(): Promise<void> {
     while (this.running) {
+      await this.whileHeld();
+      if (!this.running) break;
       this.kicked = false;
       let more = false;
       try {
@@ -48,5 +72,17 @@ export class PollLoop {
       });
       this.wake = null;
     }
+  }
+
+  /** Waits while held, for `maxHoldMs` at most; a wait that long leaves the next `maxHoldMs` unheld. */
+  private async whileHeld(): Promise<void> {
+    const maxMs = this.o.maxHoldMs ?? 0;
+    if (this.holds === 0 || maxMs <= 0 || Date.now() < this.unheldUntil) return;
+    const outlasted = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(true), maxMs);
+      this.unheld = () => { clearTimeout(timer); resolve(false); };
+    });
+    this.unheld = null;
+    if (outlasted) this.unheldUntil = Date.now() + maxMs;
   }
 }

@@ -24,6 +24,11 @@ export interface DeliveryOptions {
    * that while the handler runs, so only a dead or frozen process loses it.
    */
   leaseMs?: number;
+  /**
+   * Ingest first: while a request waits for its acknowledgement (`JobQueue.holdForIngest`), new entries wait to be
+   * claimed, for this long at most, after which claims go on unheld for as long again; default 1 s, 0 turns it off.
+   */
+  ingestFirstMs?: number;
   clock?: Clock;
 }
 
@@ -37,6 +42,7 @@ export function resolveDelivery(o: DeliveryOptions): ResolvedDelivery {
     maxAgeMs: o.maxAgeMs ?? 30 * 60_000,
     backoff: o.backoff ?? exponentialBackoff(),
     leaseMs: o.leaseMs ?? 30_000,
+    ingestFirstMs: o.ingestFirstMs ?? 1_000,
     clock: o.clock ?? systemClock,
   };
 }

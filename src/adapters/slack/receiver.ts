@@ -82,6 +82,16 @@ export class DurableReceiver extends ExpressReceiver {
   }
 
   override async requestHandler(req: Request, res: Response): Promise<void> {
+    // Ingest first: while Slack waits for this answer, this process starts no new jobs (for a bounded time).
+    const release = this.rt.app.queue.holdForIngest();
+    try {
+      await this.store(req, res);
+    } finally {
+      release();
+    }
+  }
+
+  private async store(req: Request, res: Response): Promise<void> {
     const body = req.body as Record<string, unknown>;
     const { token: _verificationToken, ...kept } = body;
     const { key, kind } = slackKey(kept, String(req.headers['x-slack-request-timestamp'] ?? ''));

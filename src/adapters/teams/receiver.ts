@@ -118,7 +118,15 @@ export function teamsReceiver(rt: ReceiverRuntime, adapter: DurableCloudAdapter,
       const issue = parsed.error.issues[0];
       return refuse(res, 400, `The activity is malformed: ${issue.path.join('.') || 'the body'} ${issue.message.toLowerCase()}.`);
     }
-    const raw = parsed.data;
+    // Ingest first: while Teams waits for this answer, this process starts no new jobs (for a bounded time).
+    const release = rt.app.queue.holdForIngest();
+    try {
+      await receive(parsed.data, req, res);
+    } finally {
+      release();
+    }
+  };
+  const receive = async (raw: z.infer<typeof activityShape>, req: Request, res: Response) => {
     const header = typeof req.headers.authorization === 'string' ? req.headers.authorization : '';
     let auth: AuthenticateRequestResult;
     try {

@@ -389,6 +389,34 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     await settled(e.id);
   });
 
+  it('claims nothing while a request waits for its acknowledgement (ingest first), and the entry once it is answered', async () => {
+    const q = queue({ ingestFirstMs: 60_000 });
+    let answered = false;
+    const ranAfterAnswer: boolean[] = [];
+    q.register('post', async () => { ranAfterAnswer.push(answered); });
+    const release = q.holdForIngest();
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    q.kick();
+    // Many polls (pollMs 25) pass meanwhile: were the hold ignored, the job would run before the answer. Passing
+    // does not depend on this wait; only catching a broken hold does.
+    await new Promise((r) => setTimeout(r, 300));
+    answered = true;
+    release();
+    await settled(e.id);
+    expect(ranAfterAnswer).toEqual([true]);
+  });
+
+  it('claims anyway once requests have held it back for ingestFirstMs', async () => {
+    const q = queue({ ingestFirstMs: 200 });
+    q.register('post', async () => {});
+    const release = q.holdForIngest(); // never answered while the entry waits
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    await settled(e.id);
+    release();
+  });
+
   it('ping resolves', async () => {
     await expect(queue().ping()).resolves.toBeUndefined();
   });
