@@ -13,13 +13,18 @@
 // (default 3) size the load; BENCH_DATABASES=pglite or =postgres runs one database only. Also printed:
 // this process's CPU per event (PGlite's thread included; PostgreSQL's server not), database statements
 // per event, and how long the main thread's event loop was held (p99 and max of its delay) meanwhile.
+// On PostgreSQL running on this machine, the CPU its server processes for the bench's database spent is
+// printed too (read from /proc), so the figures count all the work an event costs and not only this
+// process's share; the machine has 2 cores, and the load generator, this process and the database share them.
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { App as BoltApp, ExpressReceiver, LogLevel } from '@slack/bolt';
-import { count } from 'drizzle-orm';
+import { count, sql } from 'drizzle-orm';
 import pino from 'pino';
+import { rowsOf } from '../src/adapters/db/org-repo.ts';
 import { deliveries } from '../src/adapters/db/schema.ts';
 import { connectSlackTeam, mountSlack } from '../src/adapters/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
@@ -44,6 +49,30 @@ const median = (xs: number[]) => pct(xs, 50);
 const cpuMsSince = (since: NodeJS.CpuUsage) => { const d = process.cpuUsage(since); return (d.user + d.system) / 1000; };
 
 interface Run { p50: number; p99: number; perSecond: number; failures: number; cpuMs: number }
+
+type BenchDb = Awaited<ReturnType<ReturnType<typeof benchDatabases>[number]['open']>>;
+
+/**
+ * CPU (ms) spent so far by each PostgreSQL server process serving the bench's database, by pid; null when the
+ * server is not on this machine (or not PostgreSQL). A process that ends between two readings is missed; the
+ * pool keeps its connections open for 30 s idle, longer than a round.
+ */
+async function serverCpu(db: BenchDb['db']): Promise<Map<number, number> | null> {
+  if (db.kind !== 'postgres') return null;
+  const pids = rowsOf<{ pid: number }>(await db.db.execute(sql`select pid from pg_stat_activity where datname = current_database()`));
+  const ticksMs = 10; // USER_HZ is 100 on Linux
+  try {
+    return new Map(pids.map(({ pid }) => {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return [pid, (Number(fields[11]) + Number(fields[12])) * ticksMs];
+    }));
+  } catch {
+    return null;
+  }
+}
+/** Server CPU (ms) spent between two readings; a process new in the second counts from its start. */
+const serverCpuBetween = (a: Map<number, number> | null, b: Map<number, number> | null) =>
+  (a && b ? [...b].reduce((sum, [pid, ms]) => sum + ms - (a.get(pid) ?? 0), 0) : NaN);
 
 // The load generator: posts the signed requests CONCURRENCY at a time and times each until its HTTP answer.
 const LOADER = `
@@ -93,7 +122,7 @@ async function startBareBolt(standin: SlackStandin) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`, stop: () => receiver.stop() };
 }
 
-interface Handling { endToEnd: number; cpuPerEvent: number; queriesPerEvent: number; loopP99: number; loopMax: number }
+interface Handling { endToEnd: number; cpuPerEvent: number; queriesPerEvent: number; loopP99: number; loopMax: number; serverAck: number; serverAll: number }
 interface Figures extends Handling { kind: string; bare: Run; ours: Run }
 
 async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeof benchDatabases>>[number]): Promise<Figures> {
@@ -138,18 +167,24 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
     for (let round = 0; round < ROUNDS; round++) {
       const base = await delivered();
       const bareRun = await load(bare.url, EVENTS, `bare ${round}`);
+      const server0 = await serverCpu(db);
       const started = performance.now();
       const cpu = process.cpuUsage();
       const [queries, polled] = [db.queries(), polls];
       const loop = monitorEventLoopDelay({ resolution: 5 });
       loop.enable();
       const oursRun = await load(ours, EVENTS, `switchboard ${round}`);
+      const beforeReading = db.queries();
+      const server1 = await serverCpu(db);
+      const reading = db.queries() - beforeReading;
       await drained(base + EVENTS);
       loop.disable();
-      const queriesPerEvent = (db.queries() - queries - (polls - polled)) / EVENTS;
+      const queriesPerEvent = (db.queries() - queries - (polls - polled) - reading) / EVENTS;
+      const [endToEnd, cpuPerEvent] = [EVENTS / ((performance.now() - started) / 1000), cpuMsSince(cpu) / EVENTS];
+      const server2 = await serverCpu(db);
       rounds.push({
-        bare: bareRun, ours: oursRun, endToEnd: EVENTS / ((performance.now() - started) / 1000), cpuPerEvent: cpuMsSince(cpu) / EVENTS, queriesPerEvent,
-        loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6,
+        bare: bareRun, ours: oursRun, endToEnd, cpuPerEvent, queriesPerEvent, loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6,
+        serverAck: serverCpuBetween(server0, server1) / EVENTS, serverAll: serverCpuBetween(server0, server2) / EVENTS,
       });
     }
     const pick = (f: (r: (typeof rounds)[number]) => Run): Run => ({
@@ -161,6 +196,7 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
       kind, bare: pick((r) => r.bare), ours: pick((r) => r.ours), endToEnd: median(rounds.map((r) => r.endToEnd)),
       cpuPerEvent: median(rounds.map((r) => r.cpuPerEvent)), queriesPerEvent: median(rounds.map((r) => r.queriesPerEvent)),
       loopP99: median(rounds.map((r) => r.loopP99)), loopMax: median(rounds.map((r) => r.loopMax)),
+      serverAck: median(rounds.map((r) => r.serverAck)), serverAll: median(rounds.map((r) => r.serverAll)),
     };
   } finally {
     await unsubscribe?.();
@@ -191,6 +227,9 @@ export default async function bench() {
     console.log(`    end to end (signed event → agent's inbox) ${f.endToEnd.toFixed(0)} events/s` +
       (f.kind.startsWith('PostgreSQL') ? ` (target ≥ ${TARGET.endToEnd}/s: ${ok(f.endToEnd >= TARGET.endToEnd)})` : ''));
     console.log(`    CPU of this process per event: bare ack ${f.bare.cpuMs.toFixed(2)} ms, Switchboard ack ${f.ours.cpuMs.toFixed(2)} ms (during the load), ack and handling ${f.cpuPerEvent.toFixed(2)} ms`);
+    if (Number.isFinite(f.serverAck)) {
+      console.log(`    CPU of PostgreSQL's processes for this database per event: during the load ${f.serverAck.toFixed(2)} ms, ack and handling ${f.serverAll.toFixed(2)} ms`);
+    }
     console.log(`    database statements per event, ack and handling: ${f.queriesPerEvent.toFixed(1)}; main thread's event-loop delay meanwhile: p99 ${f.loopP99.toFixed(0)} ms, max ${f.loopMax.toFixed(0)} ms`);
   }
 }
