@@ -103,4 +103,23 @@ describe('approving from the web card in Chromium', () => {
     await expect.poll(() => inChannel.locator('.approval-outcome').textContent()).toMatch(/^Rejected by @alice via web at \d\d:\d\d UTC — “Wait for the reindex”$/);
     await vi.waitFor(() => expect(blockText(standin.message(slackCard.channel, slackCard.ts)!)).toContain('Rejected by @alice via web'), { timeout: 10_000 });
   });
+
+  it('keeps a reason being typed when the card is drawn again (a reminder arrives meanwhile)', async () => {
+    shootOnFailure('redraw');
+    const id = await ask('Rotate the signing keys');
+    await page.locator('#nav-inbox').click();
+    const mine = card('Rotate the signing keys');
+    await mine.getByRole('button', { name: 'Reject' }).waitFor({ timeout: 10_000 });
+    const reason = mine.getByLabel('Reason');
+    await reason.fill('Not during the freeze');
+    const before = await mine.elementHandle();
+    // A reminder publishes the pending approval again: the open inbox draws its card anew.
+    expect(await world.app.approvals.remind(world.ws.id, id)).toBe(true);
+    await vi.waitFor(async () => expect(await before!.evaluate((el) => el.isConnected)).toBe(false), { timeout: 10_000 });
+    await expect.poll(() => card('Rotate the signing keys').getByLabel('Reason').inputValue()).toBe('Not during the freeze');
+    await page.keyboard.type(', please');
+    await card('Rotate the signing keys').getByRole('button', { name: 'Reject' }).click();
+    await expect.poll(() => card('Rotate the signing keys').locator('.approval-outcome').textContent())
+      .toMatch(/^Rejected by @alice via web at \d\d:\d\d UTC — “Not during the freeze, please”$/);
+  });
 });

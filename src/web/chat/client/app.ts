@@ -4,7 +4,7 @@ import { agentsView, type AgentsContext } from './agents.ts';
 import { api, follow, w } from './api.ts';
 import { addWaitingApprovals, showApprovals, updateApproval } from './approvals.ts';
 import { browseChannelsDialog, dialogForm, field, newChannelDialog, newDmDialog, openDialog } from './dialogs.ts';
-import { announce, avatar, byId, debounce, h } from './dom.ts';
+import { announce, avatar, byId, debounce, h, redraw } from './dom.ts';
 import { intakeFilter, intakeView } from './intake.ts';
 import { addThreadReply, appendMessage, showChanged, showDeleted } from './messages.ts';
 import { showLive } from './live.ts';
@@ -179,7 +179,10 @@ function hideThread() {
 
 function showPage(node: HTMLElement, focus = true) {
   hideThread();
-  byId('main').replaceChildren(node);
+  const main = byId('main');
+  // A page refreshed live (focus false) keeps whoever is typing on it typing.
+  if (!focus && main.childElementCount === 1) redraw(main.firstElementChild!, node);
+  else main.replaceChildren(node);
   store.update({ main: null, channelSettings: null });
   if (focus) node.querySelector('h1')?.focus();
 }

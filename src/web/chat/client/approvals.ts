@@ -2,7 +2,7 @@
 // inbox for the people who may decide them. Approve or Reject (with an optional
 // reason) posts the decision; every card follows live through the `approval` event.
 import { api, w } from './api.ts';
-import { announce, avatar, h, richText, time } from './dom.ts';
+import { announce, avatar, h, redraw, richText, time } from './dom.ts';
 import { store } from './store.ts';
 import type { Approval } from './types.ts';
 
@@ -40,6 +40,9 @@ function decisionForm(ws: string, card: Approval) {
   const reasonId = `approval-reason-${card.id}`;
   const error = h('p', { class: 'notice notice-error', role: 'alert', hidden: true });
   const reason = h('textarea', { id: reasonId, name: 'reason', rows: '2', maxlength: '1000', placeholder: 'Optional; the agent reads it' });
+  // The card is redrawn whenever its approval's event arrives (it may come once per topic the person follows): what was typed stays.
+  reason.value = store.state.reasonDrafts.get(card.id) ?? '';
+  reason.addEventListener('input', () => store.update({ reasonDrafts: new Map(store.state.reasonDrafts).set(card.id, reason.value) }));
   const form = h('form', { class: 'approval-form' },
     h('label', { for: reasonId }, 'Reason'),
     reason,
@@ -74,12 +77,16 @@ function decisionForm(ws: string, card: Approval) {
  * conversation's message list when `listFor(conversationId)` says it is open.
  */
 export function updateApproval(ws: string, card: Approval, { note, listFor }: { note?: string; listFor?: (id: string) => HTMLElement | null } = {}): void {
-  if (card.status !== 'pending') store.update({ settled: new Map(store.state.settled).set(card.id, { ws, card }) });
+  if (card.status !== 'pending') {
+    const reasonDrafts = new Map(store.state.reasonDrafts);
+    reasonDrafts.delete(card.id);
+    store.update({ settled: new Map(store.state.settled).set(card.id, { ws, card }), reasonDrafts });
+  }
   const existing = document.querySelectorAll(`[data-approval="${CSS.escape(card.id)}"]`);
   for (const el of existing) {
     const next = approvalCard(ws, card);
     if (note) next.querySelector('.approval-footer')?.prepend(h('p', { class: 'notice notice-info', role: 'alert' }, note));
-    el.replaceWith(next);
+    redraw(el, next);
   }
   if (existing.length || !card.conversationId) return;
   const list = listFor?.(card.conversationId);

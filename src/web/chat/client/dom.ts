@@ -2,6 +2,21 @@
 // inserted is a message body the server already rendered and sanitised.
 import type { MessageView } from './types.ts';
 
+/**
+ * Replaces `old` with `next` (a redraw); when someone was typing in a text box of `old`, they go on typing in the
+ * box of the same id in `next` (its text comes from the store), the caret at its end.
+ */
+export function redraw(old: Element, next: Element): void {
+  const active = document.activeElement;
+  const typingIn = active instanceof HTMLTextAreaElement && active.id && old.contains(active) ? active.id : null;
+  old.replaceWith(next);
+  const box = typingIn ? next.querySelector(`#${CSS.escape(typingIn)}`) : null;
+  if (box instanceof HTMLTextAreaElement) {
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
+  }
+}
+
 /** A handler for any event (`onclick`, `onkeydown`…); the event type is the element's. */
 type Handler = (e: never) => unknown;
 export type Attrs = Record<string, string | number | boolean | null | undefined | Handler | Record<string, string>>;

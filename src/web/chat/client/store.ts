@@ -33,6 +33,8 @@ export interface ChatState {
   channelSettings: ChannelSettingsView | null;
   /** Approvals settled while the page was open, so the inbox keeps showing how they ended. */
   settled: Map<string, { ws: string; card: Approval }>;
+  /** Reasons typed on approval cards not yet decided, by approval id: a card redrawn meanwhile keeps its reason. */
+  reasonDrafts: Map<string, string>;
 }
 
 type Listener = (state: ChatState, changed: ReadonlySet<keyof ChatState>) => void;
@@ -40,7 +42,7 @@ type Listener = (state: ChatState, changed: ReadonlySet<keyof ChatState>) => voi
 /** Holds the state; `update` merges a change and tells every subscriber which keys changed. */
 export class Store {
   private current: ChatState = {
-    me: null, ws: null, sidebar: null, directory: [], meAgentId: null, view: null, main: null, thread: null, seen: new Set(), settled: new Map(), channelSettings: null,
+    me: null, ws: null, sidebar: null, directory: [], meAgentId: null, view: null, main: null, thread: null, seen: new Set(), settled: new Map(), reasonDrafts: new Map(), channelSettings: null,
   };
   private readonly listeners = new Set<Listener>();
 
