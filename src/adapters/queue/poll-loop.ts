@@ -7,16 +7,22 @@ import type { Logger } from 'pino';
  *
  * A tick can be held back (`hold`) while something more urgent runs: a
  * request waiting for its acknowledgement. It then waits until every hold is
- * released, but never longer than `maxHoldMs`; after waiting that long, ticks
- * run unheld for as long again, so a steady stream of holds slows the work
- * down by half at most and never stops it.
+ * released and none came for HOLD_LINGER_MS (requests arriving one after
+ * another leave short gaps that must not let a claim in), but never longer
+ * than `maxHoldMs`; after waiting that long, ticks run unheld for as long
+ * again, so a steady stream of holds slows the work down by half at most and
+ * never stops it.
  */
+/** How long a released hold still counts (see PollLoop). */
+export const HOLD_LINGER_MS = 50;
+
 export class PollLoop {
   private running = false;
   private kicked = false;
   private wake: (() => void) | null = null;
   private finished: Promise<void> = Promise.resolve();
   private holds = 0;
+  private lastRelease = -Infinity;
   private unheld: (() => void) | null = null;
   private unheldUntil = 0;
 
@@ -41,6 +47,7 @@ export class PollLoop {
       if (released) return;
       released = true;
       this.holds -= 1;
+      this.lastRelease = Date.now();
       if (this.holds === 0) this.unheld?.();
     };
   }
@@ -77,12 +84,21 @@ export class PollLoop {
   /** Waits while held, for `maxHoldMs` at most; a wait that long leaves the next `maxHoldMs` unheld. */
   private async whileHeld(): Promise<void> {
     const maxMs = this.o.maxHoldMs ?? 0;
-    if (this.holds === 0 || maxMs <= 0 || Date.now() < this.unheldUntil) return;
-    const outlasted = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(true), maxMs);
-      this.unheld = () => { clearTimeout(timer); resolve(false); };
-    });
-    this.unheld = null;
-    if (outlasted) this.unheldUntil = Date.now() + maxMs;
+    if (maxMs <= 0 || Date.now() < this.unheldUntil) return;
+    const deadline = Date.now() + maxMs;
+    while (this.running) {
+      const now = Date.now();
+      const quietAt = this.holds > 0 ? Infinity : this.lastRelease + HOLD_LINGER_MS;
+      if (quietAt <= now) return;
+      if (now >= deadline) {
+        this.unheldUntil = now + maxMs;
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(deadline, quietAt) - now);
+        this.unheld = () => { clearTimeout(timer); resolve(); };
+      });
+      this.unheld = null;
+    }
   }
 }

@@ -1,9 +1,10 @@
-// The poll loop's holds (ingest first): while a request waits for its acknowledgement the loop claims nothing,
-// for maxHoldMs at most, and after a hold that long it runs unheld for as long again. Timers are faked, so every
+// The poll loop's holds (ingest first): while a request waits for its acknowledgement, and for HOLD_LINGER_MS after
+// the last one was answered, the loop claims nothing, for maxHoldMs at most, and after a hold that long it runs
+// unheld for as long again. Timers are faked, so every
 // step is exact: nothing here waits on the clock.
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PollLoop } from '../../../src/adapters/queue/poll-loop.ts';
+import { HOLD_LINGER_MS, PollLoop } from '../../../src/adapters/queue/poll-loop.ts';
 
 const logger = pino({ level: 'silent' });
 
@@ -32,7 +33,7 @@ describe('PollLoop holds', () => {
     expect(ticks).toBe(1);
   });
 
-  it('waits until every hold is released', async () => {
+  it('waits until every hold is released and none came for HOLD_LINGER_MS', async () => {
     const l = new PollLoop({ name: 'test', pollMs: 3_600_000, maxHoldMs: 60_000, logger, tick: async () => { ticks += 1; return false; } });
     loop = l;
     const [a, b] = [l.hold(), l.hold()];
@@ -44,15 +45,22 @@ describe('PollLoop holds', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(ticks).toBe(0);
     b();
-    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(HOLD_LINGER_MS - 1);
+    expect(ticks).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
     expect(ticks).toBe(1);
-    // Held again: a kick waits for the release too.
+    // Held again: a kick waits for the release too, and a request arriving in the gap after one answered still counts.
     const c = l.hold();
     l.kick();
     await vi.advanceTimersByTimeAsync(1_000);
     expect(ticks).toBe(1);
     c();
-    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(HOLD_LINGER_MS - 1);
+    const d = l.hold();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(ticks).toBe(1);
+    d();
+    await vi.advanceTimersByTimeAsync(HOLD_LINGER_MS);
     expect(ticks).toBe(2);
   });
 
