@@ -50,17 +50,28 @@ export async function startTestServer(o: {
   });
 }
 
+/**
+ * One stored hash per password in this process: each scrypt costs about 70 ms of CPU (more on a loaded machine),
+ * and seeding is not what these tests check; signing in still verifies the password with scrypt.
+ */
+const hashes = new Map<string, Promise<string>>();
+const hashOnce = (password: string) => {
+  let hash = hashes.get(password);
+  if (!hash) hashes.set(password, hash = hashPassword(password));
+  return hash;
+};
+
 /** An organization with a workspace, an admin and a member, both with passwords. */
 export async function seedOrg(server: Server, o: { org: string; workspace: string; admin: string; member?: string; password?: string }) {
   const { app } = server;
   const password = o.password ?? 'correct horse battery';
   const { org, admin } = await app.orgs.init({ org: o.org, admin: o.admin, displayName: `${o.admin[0].toUpperCase()}${o.admin.slice(1)}` });
   const ws = await app.orgs.addWorkspace(SYSTEM, { name: o.workspace, org: org.slug, slug: o.workspace });
-  await app.store.people.setPasswordHash(admin.id, await hashPassword(password));
+  await app.store.people.setPasswordHash(admin.id, await hashOnce(password));
   let member = null;
   if (o.member) {
     member = await app.orgs.addPerson(SYSTEM, { handle: o.member, org: org.slug, role: 'member', displayName: `${o.member[0].toUpperCase()}${o.member.slice(1)}` });
-    await app.store.people.setPasswordHash(member.id, await hashPassword(password));
+    await app.store.people.setPasswordHash(member.id, await hashOnce(password));
   }
   return { org, ws, admin, member, password };
 }
