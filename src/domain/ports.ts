@@ -185,15 +185,28 @@ export interface OutboxEntry {
   lastError: string | null;
   /** When it was written: a job meeting transient failures is retried until it is too old. */
   createdAt: Date;
+  /** For an entry handling a stored Slack or Teams request (payload `inboundId`): that request, read with the claim. */
+  inbound?: InboundEvent | null;
 }
+
+/** What became of attempt `attempt` of a claimed entry, recorded by a later claim (`OutboxRepo.claimDue`). */
+export type SettledAttempt = { id: string; attempt: number } & (
+  | { status: 'done' }
+  | { status: 'pending'; error: string; runAt: Date }
+  | { status: 'failed'; error: string }
+);
 
 /** Work to be done outside the transaction (posting to Slack, Teams…), written with the change that caused it. */
 export interface OutboxRepo {
   add(e: { topic: string; payload: Record<string, unknown>; orderingKey?: string | null; runAt?: Date }): Promise<OutboxEntry>;
   /** Null when absent. */
   get(id: string): Promise<OutboxEntry | null>;
-  /** Claims up to `limit` due pending entries for this worker (skipping those others hold) and marks them queued. */
-  claimDue(limit: number, now: Date, leaseMs: number): Promise<OutboxEntry[]>;
+  /**
+   * Claims up to `limit` due pending entries for this worker (skipping those others hold) and marks them queued.
+   * `settled` outcomes of earlier attempts are recorded by the same statement first (each only while its claim
+   * stands, as with markDone), so an entry finished there frees the next of its ordering key for this claim.
+   */
+  claimDue(limit: number, now: Date, leaseMs: number, settled?: readonly SettledAttempt[]): Promise<OutboxEntry[]>;
   /**
    * Extends the lease of the entry claimed as attempt `attempt` to `until`; null when
    * that claim no longer stands (finished, or claimed again after the lease ran out).
@@ -414,6 +427,8 @@ export interface JobContext {
   signal?: AbortSignal;
   /** Whether throwing `err` from this attempt ends the entry for good (a handler that tells someone of a final failure does it then). */
   failsForGood?(err: unknown): boolean;
+  /** The stored request the entry handles, when it was read with the claim (see OutboxEntry.inbound). */
+  inbound?: InboundEvent;
 }
 
 /** A job handler: plain data in; throw PermanentFailure to stop retrying, TransientFailure (or RetryLater, to wait) for an outage. */

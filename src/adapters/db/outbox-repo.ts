@@ -1,9 +1,10 @@
 import { and, asc, eq, gt, inArray, isNull, lte, ne, notExists, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { systemClock, type Clock, type OutboxEntry, type OutboxRepo } from '../../domain/ports.ts';
+import { systemClock, type Clock, type OutboxEntry, type OutboxRepo, type SettledAttempt } from '../../domain/ports.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
-import { outbox } from './schema.ts';
+import { rowsOf } from './org-repo.ts';
+import { inboundEvents, outbox } from './schema.ts';
 
 const entryColumns = {
   id: outbox.id,
@@ -18,6 +19,23 @@ const entryColumns = {
 };
 
 const unfinished = ['pending', 'queued'] as const;
+
+const UUID_TEXT = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+interface ClaimedRow {
+  id: string; topic: string; payload: Record<string, unknown>; ordering_key: string | null; status: OutboxEntry['status'];
+  attempts: number; run_at: string | Date; last_error: string | null; created_at: string | Date;
+  e_id: string | null; e_surface: 'slack' | 'teams' | null; e_key: string | null; e_kind: string | null;
+  e_payload: Record<string, unknown> | null; e_outbox_id: string | null; e_received_at: string | Date | null;
+}
+
+const toClaimed = (r: ClaimedRow): OutboxEntry => ({
+  id: r.id, topic: r.topic, payload: r.payload, orderingKey: r.ordering_key, status: r.status, attempts: Number(r.attempts),
+  runAt: new Date(r.run_at), lastError: r.last_error, createdAt: new Date(r.created_at),
+  inbound: r.e_id ? {
+    id: r.e_id, surface: r.e_surface!, key: r.e_key!, kind: r.e_kind!, payload: r.e_payload!, outboxId: r.e_outbox_id, receivedAt: new Date(r.e_received_at!),
+  } : null,
+});
 
 /**
  * The outbox on PostgreSQL or PGlite. Claiming is a single
@@ -54,14 +72,26 @@ export class DrizzleOutboxRepo implements OutboxRepo {
    * Retry-After paces the whole key), while an entry scheduled for later does
    * not hold back the ones due now.
    */
-  async claimDue(limit: number, now: Date, leaseMs: number): Promise<OutboxEntry[]> {
-    if (limit <= 0) return [];
+  async claimDue(limit: number, now: Date, leaseMs: number, settled: readonly SettledAttempt[] = []): Promise<OutboxEntry[]> {
+    if (limit <= 0 && !settled.length) return [];
+    // The outcomes first (a data-modifying WITH query): only while each attempt's claim stands.
+    const finished = settled.length
+      ? sql`update ${outbox} o set status = v.status, last_error = coalesce(v.error, o.last_error), run_at = coalesce(v.run_at, o.run_at),
+          finished_at = case when v.status in ('done', 'failed') then now() else o.finished_at end
+        from (values ${sql.join(settled.map((s) => sql`(${s.id}::uuid, ${s.attempt}::int, ${s.status}::text, ${s.status === 'done' ? null : s.error}::text, ${s.status === 'pending' ? s.runAt.toISOString() : null}::timestamptz)`), sql`, `)})
+          as v (id, attempts, status, error, run_at)
+        where o.id = v.id and o.status = 'queued' and o.attempts = v.attempts
+        returning o.id, o.status`
+      : sql`select null::uuid as id, null::text as status where false`;
     const c = alias(outbox, 'c');
     const s = alias(outbox, 's');
+    // Every sub-statement sees the table as it was before the statement, so an entry finished above still looks
+    // in flight to the claim: the siblings of those done or failed are not held back by them.
     const blockingSibling = this.db.select({ id: s.id }).from(s).where(and(
       eq(s.orderingKey, c.orderingKey),
       ne(s.id, c.id),
       inArray(s.status, [...unfinished]),
+      sql`${s.id} not in (select id from finished where status in ('done', 'failed'))`,
       or(
         and(eq(s.status, 'queued'), gt(s.runAt, now)),
         and(
@@ -74,18 +104,25 @@ export class DrizzleOutboxRepo implements OutboxRepo {
       .where(and(
         inArray(c.status, [...unfinished]),
         lte(c.runAt, now),
+        sql`${c.id} not in (select id from finished)`,
         or(isNull(c.orderingKey), notExists(blockingSibling)),
       ))
       .orderBy(asc(c.runAt), asc(c.createdAt), asc(c.id))
-      .limit(limit)
+      .limit(Math.max(0, limit))
       .for('update', { skipLocked: true });
     // array(…) is an init plan evaluated once; `in (select … limit … skip locked)`
-    // may be re-run by the planner and lock more rows than it returns.
-    const rows = await this.db.update(outbox)
-      .set({ status: 'queued', attempts: sql`${outbox.attempts} + 1`, runAt: new Date(now.getTime() + leaseMs) })
-      .where(sql`${outbox.id} = any(array(${due}))`)
-      .returning(entryColumns);
-    return rows;
+    // may be re-run by the planner and lock more rows than it returns. An entry handling a stored request
+    // comes with that request (read by its primary key, so the job need not read it).
+    const result = await this.db.execute(sql`
+      with finished as (${finished}),
+      claimed as (
+        update ${outbox} set status = 'queued', attempts = attempts + 1, run_at = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+        where id = any(array(${due}))
+        returning id, topic, payload, ordering_key, status, attempts, run_at, last_error, created_at)
+      select cl.*, e.id as e_id, e.surface as e_surface, e.key as e_key, e.kind as e_kind, e.payload as e_payload, e.outbox_id as e_outbox_id, e.received_at as e_received_at
+      from claimed cl left join ${inboundEvents} e
+        on e.id = (case when cl.payload->>'inboundId' ~ ${UUID_TEXT} then (cl.payload->>'inboundId')::uuid end)`);
+    return rowsOf<ClaimedRow>(result).map(toClaimed);
   }
 
   async renewLease(id: string, attempt: number, until: Date): Promise<OutboxEntry | null> {

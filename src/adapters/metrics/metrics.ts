@@ -5,7 +5,7 @@
 // the same shared truth and nothing is kept in memory between scrapes.
 import { and, count, inArray, like, min } from 'drizzle-orm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { OutboxEntry, OutboxRepo } from '../../domain/ports.ts';
+import type { OutboxEntry, OutboxRepo, SettledAttempt } from '../../domain/ports.ts';
 import type { Db } from '../db/client.ts';
 import { outbox } from '../db/schema.ts';
 
@@ -89,6 +89,12 @@ export function createMetrics(options: { db: () => Db; now?: () => Date; default
       // What the queue claimed, so an outcome can be told its topic and when it was due.
       const claimed = new Map<string, Pick<OutboxEntry, 'topic' | 'runAt'>>();
       const settle = (id: string) => { const e = claimed.get(id); claimed.delete(id); return e; };
+      const outcome = (id: string, status: SettledAttempt['status']) => {
+        const e = settle(id);
+        if (status === 'done' && e) deliverySeconds.observe({ topic: e.topic }, Math.max(0, (now().getTime() - e.runAt.getTime()) / 1000));
+        if (status === 'pending' && e) retries.inc({ topic: e.topic });
+        if (status === 'failed') deadLetters.inc({ topic: e?.topic ?? 'unknown' });
+      };
       return new Proxy(repo, {
         get(target, prop, receiver) {
           const value = Reflect.get(target, prop, receiver) as unknown;
@@ -97,24 +103,14 @@ export function createMetrics(options: { db: () => Db; now?: () => Date; default
           switch (prop) {
             case 'claimDue': return async (...a: unknown[]) => {
               const entries = await method.apply(target, a) as OutboxEntry[];
+              // Outcomes recorded by the same statement (the embedded queue's batches).
+              for (const s of (a[3] ?? []) as SettledAttempt[]) outcome(s.id, s.status);
               for (const e of entries) claimed.set(e.id, { topic: e.topic, runAt: e.runAt });
               return entries;
             };
-            case 'markDone': return async (id: string, ...a: unknown[]) => {
-              await method.call(target, id, ...a);
-              const e = settle(id);
-              if (e) deliverySeconds.observe({ topic: e.topic }, Math.max(0, (now().getTime() - e.runAt.getTime()) / 1000));
-            };
-            case 'markRetry': return async (id: string, ...a: unknown[]) => {
-              await method.call(target, id, ...a);
-              const e = settle(id);
-              if (e) retries.inc({ topic: e.topic });
-            };
-            case 'markFailed': return async (id: string, ...a: unknown[]) => {
-              await method.call(target, id, ...a);
-              const e = settle(id);
-              deadLetters.inc({ topic: e?.topic ?? 'unknown' });
-            };
+            case 'markDone': return async (id: string, ...a: unknown[]) => { await method.call(target, id, ...a); outcome(id, 'done'); };
+            case 'markRetry': return async (id: string, ...a: unknown[]) => { await method.call(target, id, ...a); outcome(id, 'pending'); };
+            case 'markFailed': return async (id: string, ...a: unknown[]) => { await method.call(target, id, ...a); outcome(id, 'failed'); };
             default: return method.bind(target);
           }
         },

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { isTransient, PermanentFailure, RetryLater } from '../../domain/errors.ts';
-import { systemClock, type Clock, type JobHandler, type OutboxEntry, type OutboxRepo } from '../../domain/ports.ts';
+import { systemClock, type Clock, type JobHandler, type OutboxEntry, type OutboxRepo, type SettledAttempt } from '../../domain/ports.ts';
 
 /** Options both queue adapters share: how entries are claimed and retried. */
 export interface DeliveryOptions {
@@ -75,6 +75,27 @@ export interface RunContext {
   outbox: OutboxRepo;
   delivery: ResolvedDelivery;
   logger: Logger;
+  /** Records an outcome in the outbox; by default one statement each (markDone, markRetry, markFailed). */
+  record?: (entry: OutboxEntry, outcome: Outcome) => Promise<void>;
+}
+
+/** The outcome as `OutboxRepo.claimDue` records it with a later claim. */
+export function settledAttempt(entry: OutboxEntry, outcome: Outcome): SettledAttempt {
+  const at = { id: entry.id, attempt: entry.attempts };
+  switch (outcome.kind) {
+    case 'done': return { ...at, status: 'done' };
+    case 'retry': return { ...at, status: 'pending', error: outcome.error, runAt: outcome.runAt };
+    case 'failed': return { ...at, status: 'failed', error: outcome.error };
+  }
+}
+
+/** Records an outcome by itself: one statement. */
+export async function recordAlone(outbox: OutboxRepo, entry: OutboxEntry, outcome: Outcome): Promise<void> {
+  switch (outcome.kind) {
+    case 'done': return outbox.markDone(entry.id, entry.attempts);
+    case 'retry': return outbox.markRetry(entry.id, outcome.error, outcome.runAt, entry.attempts);
+    case 'failed': return outbox.markFailed(entry.id, outcome.error, entry.attempts);
+  }
 }
 
 /**
@@ -93,17 +114,15 @@ export async function runEntry(entry: OutboxEntry, ctx: RunContext): Promise<Out
     await lease.release();
   }
   const where = { entryId: entry.id, topic: entry.topic, attempt: entry.attempts };
+  await (ctx.record ?? ((e, o) => recordAlone(ctx.outbox, e, o)))(entry, outcome);
   switch (outcome.kind) {
     case 'done':
-      await ctx.outbox.markDone(entry.id, entry.attempts);
       ctx.logger.debug(where, 'job done');
       break;
     case 'retry':
-      await ctx.outbox.markRetry(entry.id, outcome.error, outcome.runAt, entry.attempts);
       ctx.logger.warn({ ...where, error: outcome.error, retryAt: outcome.runAt }, 'job failed; will retry');
       break;
     case 'failed':
-      await ctx.outbox.markFailed(entry.id, outcome.error, entry.attempts);
       ctx.logger.error({ ...where, error: outcome.error }, 'job failed for good');
       break;
   }
@@ -139,7 +158,10 @@ async function attempt(entry: OutboxEntry, ctx: RunContext, signal: AbortSignal)
   const handler = ctx.handlers.get(entry.topic);
   if (!handler) return { kind: 'failed', error: `no handler for topic ${entry.topic}` };
   try {
-    await handler(entry.payload, { attempt: entry.attempts, entryId: entry.id, signal, failsForGood: (e) => verdict(entry, e, ctx.delivery).kind === 'failed' });
+    await handler(entry.payload, {
+      attempt: entry.attempts, entryId: entry.id, signal, failsForGood: (e) => verdict(entry, e, ctx.delivery).kind === 'failed',
+      ...(entry.inbound ? { inbound: entry.inbound } : {}),
+    });
     return { kind: 'done' };
   } catch (e) {
     return verdict(entry, e, ctx.delivery);

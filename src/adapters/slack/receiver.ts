@@ -140,7 +140,8 @@ export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null
   return async (payload, job) => {
     const app = bolt();
     if (!app) throw new PermanentFailure('Slack is not configured here (SLACK_SIGNING_SECRET), so a stored Slack request cannot be handled.');
-    const event = await rt.app.store.inbound.get(String(payload.inboundId ?? ''));
+    // Read with the claim when the queue could (the embedded one); otherwise here.
+    const event = job.inbound ?? await rt.app.store.inbound.get(String(payload.inboundId ?? ''));
     if (!event) throw new PermanentFailure('The stored Slack request is gone (purged or never written).');
     const parsed = storedRequest.safeParse(event.payload);
     if (!parsed.success) throw new PermanentFailure('The stored Slack request is malformed and cannot be replayed.');

@@ -174,10 +174,11 @@ async function invokeOnce(rt: ReceiverRuntime, adapter: DurableCloudAdapter, aut
 
 /** The `inbound.teams` job: runs the stored activity through the bot; a thrown error retries it. */
 export function teamsInboundHandler(rt: ReceiverRuntime, logic: () => Logic): JobHandler {
-  return async (payload) => {
+  return async (payload, job) => {
     const adapter = rt.adapter;
     if (!(adapter instanceof DurableCloudAdapter)) throw new PermanentFailure('Teams is not configured here (MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD), so a stored activity cannot be handled.');
-    const event = await rt.app.store.inbound.get(String(payload.inboundId ?? ''));
+    // Read with the claim when the queue could (the embedded one); otherwise here.
+    const event = job.inbound ?? await rt.app.store.inbound.get(String(payload.inboundId ?? ''));
     if (!event) throw new PermanentFailure('The stored Teams activity is gone (purged or never written).');
     const parsed = activityShape.safeParse(event.payload);
     if (!parsed.success) throw new PermanentFailure('The stored Teams activity is malformed and cannot be replayed.');

@@ -3,7 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { rowsOf } from '../../../src/adapters/db/org-repo.ts';
 import { afterSiblings, DrizzleOutboxRepo } from '../../../src/adapters/db/outbox-repo.ts';
-import { outbox } from '../../../src/adapters/db/schema.ts';
+import { inboundEvents, outbox } from '../../../src/adapters/db/schema.ts';
+import { createStore } from '../../../src/adapters/db/store.ts';
 import type { OutboxEntry } from '../../../src/domain/ports.ts';
 import { databases } from '../../support/db.ts';
 
@@ -22,6 +23,7 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
     await database?.close();
   });
   afterEach(async () => {
+    await database.db.delete(inboundEvents);
     await database.db.delete(outbox);
   });
 
@@ -145,6 +147,50 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
     const entry = await repo.add({ topic: 'post', payload: {}, orderingKey: 'C4' });
     const [newest] = rowsOf<{ at: string }>(await database.db.execute(sql`select max(created_at)::text as at from ${outbox} where ordering_key = 'C4' and id <> ${entry.id}`));
     expect(entry.createdAt.getTime()).toBeGreaterThan(new Date(newest.at).getTime());
+  });
+
+  it('records outcomes with the next claim in one statement, a finished entry freeing the next of its key there and then', async () => {
+    const k = [];
+    for (let n = 0; n < 3; n++) k.push(await repo.add({ topic: 'post', payload: { n }, orderingKey: 'K' }));
+    const r = [];
+    for (let n = 0; n < 2; n++) r.push(await repo.add({ topic: 'post', payload: { n }, orderingKey: 'R' }));
+    const f = [];
+    for (let n = 0; n < 2; n++) f.push(await repo.add({ topic: 'post', payload: { n }, orderingKey: 'F' }));
+    const first = await repo.claimDue(10, new Date(), LEASE);
+    expect(first.map((e) => e.id).sort()).toEqual([k[0].id, r[0].id, f[0].id].sort());
+
+    const retryAt = later(60_000);
+    const before = database.queries();
+    const next = await repo.claimDue(10, new Date(), LEASE, [
+      { id: k[0].id, attempt: 1, status: 'done' },
+      { id: r[0].id, attempt: 1, status: 'pending', error: 'Slack is down', runAt: retryAt },
+      { id: f[0].id, attempt: 1, status: 'failed', error: 'channel_archived' },
+    ]);
+    expect(database.queries() - before).toBe(1);
+    // Done and failed free their key's next entry in the same statement; a retrying head keeps holding its key back.
+    expect(next.map((e) => e.id).sort()).toEqual([k[1].id, f[1].id].sort());
+    expect(await repo.get(k[0].id)).toMatchObject({ status: 'done', attempts: 1 });
+    expect(await repo.get(r[0].id)).toMatchObject({ status: 'pending', lastError: 'Slack is down', runAt: retryAt });
+    expect(await repo.get(f[0].id)).toMatchObject({ status: 'failed', lastError: 'channel_archived' });
+
+    // An outcome for a claim that no longer stands (a wrong attempt) records nothing and frees nothing.
+    const stale = await repo.claimDue(10, new Date(), LEASE, [{ id: k[1].id, attempt: 7, status: 'done' }]);
+    expect(stale).toEqual([]);
+    expect(await repo.get(k[1].id)).toMatchObject({ status: 'queued', attempts: 1 });
+    // Recorded with no room to claim: nothing is claimed, the outcome still is.
+    expect(await repo.claimDue(0, new Date(), LEASE, [{ id: k[1].id, attempt: 1, status: 'done' }])).toEqual([]);
+    expect(await repo.get(k[1].id)).toMatchObject({ status: 'done' });
+    expect((await repo.claimDue(10, new Date(), LEASE)).map((e) => e.id)).toEqual([k[2].id]);
+  });
+
+  it('hands an entry for a stored request that request with the claim', async () => {
+    const inbound = createStore(database.db).inbound;
+    const stored = (await inbound.accept({ surface: 'slack', key: `event:Ev${Date.now()}`, kind: 'event', payload: { body: { text: 'hi' } } }, { topic: 'inbound.slack', orderingKey: null }))!;
+    await repo.add({ topic: 'post', payload: { inboundId: 'not-a-uuid' } });
+    const claimed = await repo.claimDue(10, new Date(), LEASE);
+    const entry = claimed.find((e) => e.id === stored.outboxId)!;
+    expect(entry.inbound).toMatchObject({ id: stored.id, surface: 'slack', kind: 'event', payload: { body: { text: 'hi' } }, outboxId: stored.outboxId });
+    expect(claimed.find((e) => e.id !== stored.outboxId)!.inbound).toBeNull();
   });
 
   it('returns null for an unknown or malformed id', async () => {

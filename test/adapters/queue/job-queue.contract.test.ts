@@ -422,6 +422,36 @@ describe.each(variants)('job queue contract: $name', (variant) => {
   });
 });
 
+describe.each(databases())('embedded queue on $kind', (kind) => {
+  let database: Database;
+  let repo: DrizzleOutboxRepo;
+  beforeAll(async () => {
+    database = await kind.open();
+    repo = new DrizzleOutboxRepo(database.db);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('records each outcome with the next claim: one statement per job along an ordering key, in order', async () => {
+    for (let n = 0; n < 12; n++) await repo.add({ topic: 'post', payload: { n }, orderingKey: 'C1' });
+    const ran: number[] = [];
+    let last = () => {};
+    const allRan = new Promise<void>((r) => { last = r; });
+    const q = new EmbeddedQueue({ outbox: repo, logger, pollMs: 60_000, concurrency: 4 });
+    q.register('post', async (p) => { ran.push(Number(p.n)); if (ran.length === 12) last(); });
+    const before = database.queries();
+    await q.start();
+    await allRan;
+    await q.stop();
+    const statements = database.queries() - before;
+    expect(ran).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect((await repo.list({ status: 'done' })).length).toBe(12);
+    // The first claim, then one statement per job recording it done and claiming the next; two each before.
+    expect(statements).toBeLessThanOrEqual(14);
+  });
+});
+
 describe('createJobQueue', () => {
   const repo = { } as DrizzleOutboxRepo; // never touched: neither queue is started
 
