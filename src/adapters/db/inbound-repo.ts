@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { invalidInput } from '../../domain/errors.ts';
 import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type NewInboundEvent } from '../../domain/ports.ts';
@@ -58,6 +59,8 @@ interface Waiting {
 /** At most this many requests are written by one statement. */
 const MAX_BATCH = 200;
 
+const dialect = new PgDialect();
+
 /**
  * A request's row of the batch, as JSON (what `insert` reads back with `->>`), and the payload it holds. Postgres
  * jsonb cannot hold a NUL character; JSON.stringify writes one as \u0000, so only a row whose JSON shows that goes
@@ -80,7 +83,8 @@ function rowOf(row: { payload: Record<string, unknown> } & Record<string, unknow
  * written together, by one statement (a group commit): one round trip, and on
  * PGlite one stretch of its thread, for a burst instead of one per request.
  * The statement's text is the same for every batch (the batch is its one
- * parameter, a JSON array), and it returns only what the callers lack.
+ * parameter, a JSON array), so PostgreSQL prepares it once per connection,
+ * and it returns only what the callers lack.
  */
 export class DrizzleInboundEventRepo implements InboundEventRepo {
   private waiting: Waiting[] = [];
@@ -121,7 +125,7 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
   /** Inserts the batch's events and their outbox entries; returns when each row stored was received (a key seen before is skipped). */
   private async insert(batch: Waiting[]): Promise<Map<string, Date>> {
     // Outbox entries of one key are ordered by created_at; rows of one statement see the same siblings, so each comes a microsecond after the one before.
-    const result = await this.db.execute(sql`
+    const statement = sql`
       with batch as (
         select (r->>'id')::uuid as id, r->>'surface' as surface, r->>'key' as key, r->>'kind' as kind, r->'payload' as payload,
           (r->>'outbox_id')::uuid as outbox_id, r->>'topic' as topic, r->>'ordering_key' as ordering_key, n
@@ -136,7 +140,10 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
         select b.outbox_id, b.topic, jsonb_build_object('inboundId', b.id), b.ordering_key, ${this.clock.now().toISOString()}::timestamptz,
           (case when b.ordering_key is null then clock_timestamp() else ${afterSiblings(sql`b.ordering_key`)} end) + b.n * interval '1 microsecond'
         from stored s join batch b on b.id = s.id)
-      select id, received_at from stored`);
+      select id, received_at from stored`;
+    // A named statement: PostgreSQL parses it once per connection and, after a few runs, plans it once (planning
+    // took longer than running it); PGlite has no named statements and runs it as any other.
+    const result = await this.db._.session.prepareQuery(dialect.sqlToQuery(statement), undefined, 'inbound_accept', false).execute();
     return new Map(rowsOf<{ id: string; received_at: Date | string }>(result).map((r) => [r.id, new Date(r.received_at)]));
   }
 
