@@ -27,8 +27,13 @@ export const tokenTopic = (agentId: string) => `agent-token:${agentId}`;
  */
 export type HeldTokenRule = (qualifiedName: string) => string | null;
 
+/** How often an agent's use of its token is recorded as its presence (the agents page shows it to the minute). */
+const PRESENCE_EVERY_MS = 10_000;
+
 /** Agents, their tokens and memberships, and who is in a workspace. */
 export class AgentService {
+  /** When this process last recorded each agent's presence. */
+  private readonly touched = new Map<string, number>();
   constructor(
     private readonly store: Store,
     private readonly orgs: OrgService,
@@ -130,8 +135,13 @@ export class AgentService {
   async authenticate(token: string): Promise<Agent | null> {
     if (!token.startsWith('sb_')) return null;
     const agent = await this.store.agents.byTokenHash(hashSecret(token));
-    // Every use of a token counts as a sign of life (the web agents page shows who is connected).
-    if (agent) await this.store.presence.touch(agent.id, new Date());
+    // Every use of a token counts as a sign of life (the web agents page shows who is connected); it is
+    // written once per PRESENCE_EVERY_MS per agent, not on every tool call.
+    const now = Date.now();
+    if (agent && now - (this.touched.get(agent.id) ?? -Infinity) >= PRESENCE_EVERY_MS) {
+      await this.store.presence.touch(agent.id, new Date(now));
+      this.touched.set(agent.id, now);
+    }
     return agent;
   }
 

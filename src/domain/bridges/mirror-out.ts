@@ -29,16 +29,19 @@ export const bridgeableChannel = (c: Conversation): string | null =>
  * bridged web channel is recorded against the bridge it came from and queued
  * for every other bridge. Bridges of a thread's DM are never looked up.
  */
-export async function queueMirrors(tx: Store, m: Message, conv: Conversation): Promise<void> {
+export async function queueMirrors(tx: Store, m: Message, conv: Conversation): Promise<number> {
   const channelId = bridgeableChannel(conv);
-  if (!channelId) return;
+  if (!channelId) return 0;
+  let queued = 0;
   for (const b of await tx.bridges.forChannel(m.workspaceId, channelId)) {
     if (b.surface === m.surface) {
       if (m.externalId) await tx.bridges.recordInbound(b.id, m.id, m.externalId);
       continue;
     }
     await tx.outbox.add({ topic: BRIDGE_POST, payload: { workspaceId: m.workspaceId, bridgeId: b.id, messageId: m.id }, orderingKey: `bridge:${b.id}` });
+    queued += 1;
   }
+  return queued;
 }
 
 /**

@@ -95,6 +95,7 @@ export class MessagingService {
     private readonly notifier: Notifier,
     private readonly clock: Clock,
     private readonly rateLimit: RateLimit = DEFAULT_RATE_LIMIT,
+    /** Called after a message's transaction queued jobs (a post to its chat surface, bridge mirrors): the queue looks for them. */
     private readonly afterCommit: () => void = () => {},
     /** Audience rules (linking/audience-service.ts): inbox items carry their audience; agents' posts are checked against it. */
     private readonly audiences: Pick<AudienceService, 'annotate' | 'checkPost'> | null = null,
@@ -259,15 +260,16 @@ export class MessagingService {
         permalink: input.permalink ?? null, externalId: input.externalId ?? null, createdAt: now,
       }, { participants: [sender.id, ...recipientIds], deliverTo: recipientIds, overheard });
       // Bridged channels: mirrored to every other side, in this transaction so none is lost.
-      await queueMirrors(tx, message, conv);
+      const mirrors = await queueMirrors(tx, message, conv);
       if (postTopic) {
         const live = input.livePost ? { live: input.livePost } : {};
         await tx.outbox.add({ topic: postTopic, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live }, orderingKey: `${conv.surface}:${conv.id}` });
       }
-      return { message, conversation: conv, again: false, overheard };
+      return { message, conversation: conv, again: false, overheard, queued: mirrors > 0 || Boolean(postTopic) };
     });
     if (stored.again) return { message: stored.message, conversation: stored.conversation, recipients: results };
-    this.afterCommit();
+    // The queue looks for new jobs only when this message queued some (a claim is a statement).
+    if (stored.queued) this.afterCommit();
     for (const fn of this.onSent) fn(stored.message);
     await this.notifier.publish([
       ...[...recipientIds, ...(stored.overheard ?? [])].map(inboxTopic), conversationTopic(stored.conversation.id),
