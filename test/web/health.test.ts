@@ -87,5 +87,5 @@ describe('a server that is still starting', () => {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 120_000); // a real initdb and every migration: 30 s was not enough at load 25
 });
