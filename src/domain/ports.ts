@@ -140,8 +140,14 @@ export interface MessageRepo {
   /**
    * What sending into the conversation must know first, in one statement: the message stored already with this
    * platform id (a redelivery; null without one), and how many the sender wrote there since `since` (the rate limit).
+   * With `count`, a new message within the rate limit (`sentSince` < `rateMax`) is also counted `n` times toward the
+   * organization's usage for `month` (as OrgRepo.addUsage), by the same statement: `total` is the month's new
+   * count, null when nothing was counted.
    */
-  beforeSend(q: { workspaceId: string; conversationId: string; senderId: string; externalId: string | null; since: Date }): Promise<{ earlier: Message | null; sentSince: number }>;
+  beforeSend(q: {
+    workspaceId: string; conversationId: string; senderId: string; externalId: string | null; since: Date;
+    count?: { orgId: string; month: string; n: number; rateMax: number };
+  }): Promise<{ earlier: Message | null; sentSince: number; total: number | null }>;
   /** Null when absent or in another workspace. */
   get(workspaceId: string, id: string): Promise<Message | null>;
   /** Replaces the body (its author changed it) and records when; false when absent. */

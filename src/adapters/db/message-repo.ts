@@ -6,7 +6,7 @@ import { HIT_END, HIT_START, markedSnippet } from '../../domain/format/markdown.
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
-import { agents, conversationParticipants, conversations, deliveries, messages, people, workspaces } from './schema.ts';
+import { agents, conversationParticipants, conversations, deliveries, messages, people, usage, workspaces } from './schema.ts';
 
 const messageColumns = {
   id: messages.id, workspaceId: messages.workspaceId, conversationId: messages.conversationId, senderId: messages.senderId,
@@ -122,16 +122,26 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row;
   }
 
-  async beforeSend(q: { workspaceId: string; conversationId: string; senderId: string; externalId: string | null; since: Date }) {
-    const sent = sql<number>`(select count(*) from ${messages} where ${and(eq(messages.senderId, q.senderId), eq(messages.conversationId, q.conversationId), gte(messages.createdAt, q.since))})`.mapWith(Number);
-    if (!q.externalId) {
-      const [row] = await this.db.select({ sent }).from(sql`(values (1)) as one`);
-      return { earlier: null, sentSince: row.sent };
-    }
-    const [row] = await this.db.select({ sent, earlier: messageColumns }).from(sql`(values (1)) as one`)
-      .leftJoin(messages, and(eq(messages.workspaceId, q.workspaceId), eq(messages.conversationId, q.conversationId), eq(messages.externalId, q.externalId)))
-      .limit(1);
-    return { earlier: row.earlier, sentSince: row.sent };
+  async beforeSend(q: Parameters<MessageRepo['beforeSend']>[0]) {
+    const sent = sql`(select count(*)::int from ${messages} where ${and(eq(messages.senderId, q.senderId), eq(messages.conversationId, q.conversationId), gte(messages.createdAt, q.since))})`;
+    const earlier = q.externalId
+      ? sql`(select ${messages.id} from ${messages} where ${and(eq(messages.workspaceId, q.workspaceId), eq(messages.conversationId, q.conversationId), eq(messages.externalId, q.externalId))} limit 1)`
+      : sql`null::uuid`;
+    // The usage row is counted by the same statement (a data-modifying WITH query), only for a new message within the rate limit.
+    const counted = q.count
+      ? sql`insert into ${usage} (org_id, month, messages) select ${q.count.orgId}::uuid, ${q.count.month}, ${q.count.n}::int from gate
+          where gate.earlier_id is null and gate.sent < ${q.count.rateMax}::int
+          on conflict (org_id, month) do update set messages = ${usage}.messages + excluded.messages returning messages`
+      : sql`select null::int as messages where false`;
+    const result = await this.db.execute(sql`
+      with gate as (select ${sent} as sent, ${earlier} as earlier_id), counted as (${counted})
+      select gate.sent, gate.earlier_id, (select messages from counted) as total from gate`);
+    const [row] = rowsOf<{ sent: number; earlier_id: string | null; total: number | null }>(result);
+    return {
+      earlier: row.earlier_id ? await this.get(q.workspaceId, row.earlier_id) : null,
+      sentSince: Number(row.sent),
+      total: row.total === null ? null : Number(row.total),
+    };
   }
 
   async get(workspaceId: string, id: string) {

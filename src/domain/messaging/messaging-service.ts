@@ -243,15 +243,15 @@ export class MessagingService {
       const conv = conversation ?? await tx.messages.conversation(this.dmSpec(ws, sender, targets));
       if (!conversation) overheard = await this.overhearers(ws, conv, plan.directory, [sender.id, ...recipientIds]);
       // A chat message handled again (Slack's redelivery, a retried inbound job) was stored the first time.
-      const { earlier, sentSince: sent } = await tx.messages.beforeSend({
+      // One statement: the redelivery check, the rate count, and (for a new message within the rate) its usage.
+      const { earlier, sentSince: sent, total } = await tx.messages.beforeSend({
         workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, externalId: input.externalId ?? null,
         since: new Date(now.getTime() - this.rateLimit.windowMs),
+        count: { orgId: org.id, month: usageMonth(now), n: counted, rateMax: this.rateLimit.max },
       });
       if (earlier) return { message: earlier, conversation: conv, again: true };
-      if (sent >= this.rateLimit.max) throw rateLimited(this.rateLimit, sent, this.rateLimit.windowMs);
+      if (sent >= this.rateLimit.max || total === null) throw rateLimited(this.rateLimit, sent, this.rateLimit.windowMs);
       // Counting first and checking the new total serialises concurrent senders on the usage row.
-      const month = usageMonth(now);
-      const total = await tx.orgs.addUsage(org.id, month, counted);
       assertMessagesAllowed(planLimits(org.plan, org.licensedMessages), total - counted, counted, now);
       const message = await tx.messages.post({
         ...(input.id ? { id: input.id } : {}),

@@ -170,8 +170,18 @@ describe.each(databases())('store on $kind', (kind) => {
     const since = new Date(Date.now() - 60_000);
     const q = { workspaceId: ws.id, conversationId: conv.id, senderId: alice.id, since };
     expect(await store.messages.beforeSend({ ...q, externalId: '1700000000.000100' })).toMatchObject({ earlier: { id: m.id }, sentSince: 1 });
-    expect(await store.messages.beforeSend({ ...q, externalId: 'other' })).toEqual({ earlier: null, sentSince: 1 });
-    expect(await store.messages.beforeSend({ ...q, externalId: null, senderId: bob.id })).toEqual({ earlier: null, sentSince: 0 });
-    expect(await store.messages.beforeSend({ ...q, externalId: null, since: new Date(Date.now() + 60_000) })).toEqual({ earlier: null, sentSince: 0 });
+    expect(await store.messages.beforeSend({ ...q, externalId: 'other' })).toEqual({ earlier: null, sentSince: 1, total: null });
+    expect(await store.messages.beforeSend({ ...q, externalId: null, senderId: bob.id })).toEqual({ earlier: null, sentSince: 0, total: null });
+    expect(await store.messages.beforeSend({ ...q, externalId: null, since: new Date(Date.now() + 60_000) })).toEqual({ earlier: null, sentSince: 0, total: null });
+
+    // Counting the usage in the same statement: only a new message within the rate limit is counted.
+    const count = { orgId: ws.orgId, month: '2031-01', n: 2, rateMax: 5 };
+    const gated = database.queries();
+    expect(await store.messages.beforeSend({ ...q, externalId: 'new', count })).toEqual({ earlier: null, sentSince: 1, total: 2 });
+    expect(database.queries() - gated).toBe(1);
+    expect(await store.messages.beforeSend({ ...q, externalId: 'new', count })).toEqual({ earlier: null, sentSince: 1, total: 4 });
+    expect(await store.messages.beforeSend({ ...q, externalId: '1700000000.000100', count })).toMatchObject({ earlier: { id: m.id }, total: null });
+    expect(await store.messages.beforeSend({ ...q, externalId: null, count: { ...count, rateMax: 1 } })).toEqual({ earlier: null, sentSince: 1, total: null });
+    expect(await store.orgs.usage(ws.orgId, '2031-01')).toBe(4);
   });
 });
