@@ -273,23 +273,29 @@ describe.each(variants)('job queue contract: $name', (variant) => {
   });
 
   it('keeps an entry whose handler is still running: the lease is renewed and nobody else runs it', async () => {
-    let release!: () => void;
+    const releases: Array<() => void> = [];
+    const release = () => { for (const r of releases) r(); };
     const runs: number[] = [];
-    const handler = (_p: Record<string, unknown>, ctx: { attempt: number }) => new Promise<void>((resolve) => { runs.push(ctx.attempt); release = resolve; });
-    const [a, b] = [queue({ leaseMs: 300 }), queue({ leaseMs: 300 })];
+    const handler = (_p: Record<string, unknown>, ctx: { attempt: number }) => new Promise<void>((resolve) => { runs.push(ctx.attempt); releases.push(resolve); });
+    // Renewed every 2/3 s: a main thread held 300 ms at load 20 lost a 300 ms lease (and the second handler then never
+    // ended, so stopping the queues hung). Every handler started is released at the end, whatever happened.
+    const [a, b] = [queue({ leaseMs: 2_000 }), queue({ leaseMs: 2_000 })];
     a.register('post', handler);
     b.register('post', handler);
     const e = await repo.add({ topic: 'post', payload: {} });
     await Promise.all([a.start(), b.start()]);
-    await vi.waitFor(() => expect(runs).toHaveLength(1), wait);
-    // Watch the lease move forward several times: each renewal outlived the one before it.
-    const seen = new Set<number>();
-    await vi.waitFor(async () => {
-      seen.add((await repo.get(e.id))!.runAt.getTime());
-      expect(seen.size).toBeGreaterThanOrEqual(4);
-    }, wait);
-    expect(runs).toEqual([1]);
-    release();
+    try {
+      await vi.waitFor(() => expect(runs).toHaveLength(1), wait);
+      // Watch the lease move forward several times: each renewal outlived the one before it.
+      const seen = new Set<number>();
+      await vi.waitFor(async () => {
+        seen.add((await repo.get(e.id))!.runAt.getTime());
+        expect(seen.size).toBeGreaterThanOrEqual(4);
+      }, wait);
+      expect(runs).toEqual([1]);
+    } finally {
+      release();
+    }
     expect(await settled(e.id)).toMatchObject({ attempts: 1 });
     expect(runs).toEqual([1]);
   });
@@ -297,7 +303,7 @@ describe.each(variants)('job queue contract: $name', (variant) => {
   it('a worker that lost its lease is told through its signal and records nothing', async () => {
     let release!: () => void;
     let signal: AbortSignal | undefined;
-    const q = queue({ leaseMs: 300 });
+    const q = queue({ leaseMs: 2_000 });
     q.register('post', (_p, ctx) => new Promise<void>((resolve) => { signal = ctx.signal; release = resolve; }));
     const e = await repo.add({ topic: 'post', payload: {} });
     await q.start();
