@@ -1,5 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, lte, ne, notExists, or, sql, type SQL } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { systemClock, type Clock, type OutboxEntry, type OutboxRepo, type SettledAttempt } from '../../domain/ports.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
@@ -17,8 +16,6 @@ const entryColumns = {
   lastError: outbox.lastError,
   createdAt: outbox.createdAt,
 };
-
-const unfinished = ['pending', 'queued'] as const;
 
 const UUID_TEXT = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -83,38 +80,46 @@ export class DrizzleOutboxRepo implements OutboxRepo {
         where o.id = v.id and o.status = 'queued' and o.attempts = v.attempts
         returning o.id, o.status`
       : sql`select null::uuid as id, null::text as status where false`;
-    const c = alias(outbox, 'c');
-    const s = alias(outbox, 's');
-    // Every sub-statement sees the table as it was before the statement, so an entry finished above still looks
-    // in flight to the claim: the siblings of those done or failed are not held back by them.
-    const blockingSibling = this.db.select({ id: s.id }).from(s).where(and(
-      eq(s.orderingKey, c.orderingKey),
-      ne(s.id, c.id),
-      inArray(s.status, [...unfinished]),
-      sql`${s.id} not in (select id from finished where status in ('done', 'failed'))`,
-      or(
-        and(eq(s.status, 'queued'), gt(s.runAt, now)),
-        and(
-          or(lte(s.runAt, now), gt(s.attempts, 0)),
-          sql`(${s.createdAt}, ${s.id}) < (${c.createdAt}, ${c.id})`,
-        ),
-      ),
-    ));
-    const due = this.db.select({ id: c.id }).from(c)
-      .where(and(
-        inArray(c.status, [...unfinished]),
-        lte(c.runAt, now),
-        sql`${c.id} not in (select id from finished)`,
-        or(isNull(c.orderingKey), notExists(blockingSibling)),
-      ))
-      .orderBy(asc(c.runAt), asc(c.createdAt), asc(c.id))
-      .limit(Math.max(0, limit))
-      .for('update', { skipLocked: true });
-    // array(…) is an init plan evaluated once; `in (select … limit … skip locked)`
-    // may be re-run by the planner and lock more rows than it returns. An entry handling a stored request
-    // comes with that request (read by its primary key, so the job need not read it).
+    const at = now.toISOString();
+    // Every sub-statement sees the table as it was before the statement: an entry finished above still looks
+    // queued here, so those done or failed are left out of their keys, and none settled above is claimed again.
+    const active = sql`${outbox.status} in ('pending', 'queued')`;
+    const notDone = (col: SQL | typeof outbox.id) => sql`${col} not in (select id from finished where status in ('done', 'failed'))`;
+    // Each key's head, found key by key (a skip scan of outbox_key_idx, so a long backlog costs a step per key, not per
+    // entry): its oldest sibling in flight, due or tried already. Claimable when due itself and no sibling is in flight.
+    const heads = sql`
+      keys (k) as (
+        select min(${outbox.orderingKey}) from ${outbox} where ${active} and ${outbox.orderingKey} is not null
+        union all
+        select (select min(${outbox.orderingKey}) from ${outbox} where ${active} and ${outbox.orderingKey} > keys.k) from keys where keys.k is not null),
+      heads as (
+        select h.* from keys cross join lateral (
+          select ${outbox.id} as id, ${outbox.orderingKey} as ordering_key, ${outbox.runAt} as run_at from ${outbox}
+          where ${outbox.orderingKey} = keys.k and ${active} and ${notDone(outbox.id)}
+            and (${outbox.status} = 'queued' or ${outbox.runAt} <= ${at}::timestamptz or ${outbox.attempts} > 0)
+          order by ${outbox.createdAt} limit 1) h
+        where keys.k is not null),
+      candidates as materialized (
+        select id from heads h where h.run_at <= ${at}::timestamptz and h.id not in (select id from finished)
+          and not exists (select 1 from ${outbox} s where s.ordering_key = h.ordering_key and s.status = 'queued'
+            and s.run_at > ${at}::timestamptz and s.id <> h.id and ${notDone(sql`s.id`)})
+        union all
+        (select ${outbox.id} from ${outbox} where ${active} and ${outbox.runAt} <= ${at}::timestamptz and ${outbox.orderingKey} is null
+          and ${outbox.id} not in (select id from finished)
+          order by ${outbox.runAt}, ${outbox.createdAt}, ${outbox.id} limit ${Math.max(0, limit)}))`;
+    // Locked (skipping those another process holds) and rechecked as they are now: the candidates come from the snapshot,
+    // computed once (materialized: inlined, the planner may recompute them for every row of the outbox it scans).
+    // The recheck is written so that no index serves it: the planner then looks the few candidates up by key instead
+    // of walking the due index (which it does when it underestimates a fresh backlog).
+    const due = sql`select o.id from candidates c join ${outbox} o on o.id = c.id
+      where (o.status in ('pending', 'queued') and o.run_at <= ${at}::timestamptz) is true
+      order by o.run_at, o.created_at, o.id limit ${Math.max(0, limit)} for update of o skip locked`;
+    // array(…) is an init plan evaluated once; `in (select … limit … skip locked)` may be re-run by the planner and
+    // lock more rows than it returns. An entry handling a stored request comes with that request (read by its
+    // primary key, so the job need not read it).
     const result = await this.db.execute(sql`
-      with finished as (${finished}),
+      with recursive finished as (${finished}),
+      ${heads},
       claimed as (
         update ${outbox} set status = 'queued', attempts = attempts + 1, run_at = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
         where id = any(array(${due}))
