@@ -121,6 +121,31 @@ export interface AgentRepo {
   removeMemberships(agentIds: string[], workspaceIds: string[] | null): Promise<void>;
 }
 
+/** Who a posted message reaches (see MessageRepo.post). */
+export interface PostTargets { participants: string[]; deliverTo: string[]; overheard?: string[] }
+
+/**
+ * What a sender's message must pass, checked where it is stored: it is not a redelivery (no message of the
+ * conversation has its platform id `externalId`), the sender wrote fewer than `rateMax` messages there since
+ * `since`, and counting it `n` times keeps the organization's usage of `month` within `limit` (null: no limit).
+ * A message that passes is counted by the same statement, which locks the organization's usage row until its
+ * transaction ends.
+ */
+export interface SendGate {
+  externalId: string | null; since: Date; rateMax: number;
+  count: { orgId: string; month: string; n: number; limit: number | null };
+}
+
+/** What a gated post did: stored and counted (`total`: the month's new usage), or not (when the plan refused it, every reading here passed). */
+export interface Posted {
+  message: Message | null;
+  /** The message stored already with the same platform id (a redelivery), else null. */
+  earlier: Message | null;
+  /** The sender's messages in the conversation since the gate's `since`. */
+  sentSince: number;
+  total: number | null;
+}
+
 export interface MessageRepo {
   /** Finds the conversation with this key in the workspace, or creates it. */
   conversation(c: { workspaceId: string; kind: ConversationKind; key: string; title?: string; surface?: SurfaceName; externalRef?: Record<string, string> | null; permalink?: string | null; parentId?: string | null }): Promise<Conversation>;
@@ -134,20 +159,12 @@ export interface MessageRepo {
   insert(m: NewMessage): Promise<Message>;
   /**
    * Stores a message with its conversation's new participants and its deliveries (`overheard`: to listeners it was
-   * not addressed to; an agent in `deliverTo` keeps its addressed delivery), in one statement.
+   * not addressed to; an agent in `deliverTo` keeps its addressed delivery), in one statement. With a `gate`, the
+   * same statement first checks and counts the sender's message (see SendGate) and stores nothing when a check
+   * fails; `message` is then null and the rest says which.
    */
-  post(m: NewMessage, to: { participants: string[]; deliverTo: string[]; overheard?: string[] }): Promise<Message>;
-  /**
-   * What sending into the conversation must know first, in one statement: the message stored already with this
-   * platform id (a redelivery; null without one), and how many the sender wrote there since `since` (the rate limit).
-   * With `count`, a new message within the rate limit (`sentSince` < `rateMax`) is also counted `n` times toward the
-   * organization's usage for `month` (as OrgRepo.addUsage), by the same statement: `total` is the month's new
-   * count, null when nothing was counted.
-   */
-  beforeSend(q: {
-    workspaceId: string; conversationId: string; senderId: string; externalId: string | null; since: Date;
-    count?: { orgId: string; month: string; n: number; rateMax: number };
-  }): Promise<{ earlier: Message | null; sentSince: number; total: number | null }>;
+  post(m: NewMessage, to: PostTargets): Promise<{ message: Message }>;
+  post(m: NewMessage, to: PostTargets, gate: SendGate): Promise<Posted>;
   /** Null when absent or in another workspace. */
   get(workspaceId: string, id: string): Promise<Message | null>;
   /** Replaces the body (its author changed it) and records when; false when absent. */

@@ -8,7 +8,7 @@ import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { createTableRelationsHelpers, extractTablesRelationalConfig, sql } from 'drizzle-orm';
+import { createTableRelationsHelpers, extractTablesRelationalConfig, sql, type SQL } from 'drizzle-orm';
 import { isConnectionLost } from './errors.ts';
 import { lockDataDir } from './lock.ts';
 import { PgListener } from './pg-listener.ts';
@@ -17,6 +17,17 @@ import { TableChangeFeed, type TableChanges } from './table-changes.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+const namedDialect = new PgDialect();
+
+/**
+ * Runs a statement whose text is the same on every call as a named statement: PostgreSQL parses it once per
+ * connection and, after a few runs, plans it once; PGlite has no named statements and runs it as any other.
+ * Only for a fixed text (the name is bound to the first text a connection saw); returns the driver's result.
+ */
+export function runNamed(db: Db, name: string, statement: SQL): Promise<unknown> {
+  return db._.session.prepareQuery(namedDialect.sqlToQuery(statement), undefined, name, false).execute();
+}
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
 

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { invalidInput } from '../../domain/errors.ts';
 import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type NewInboundEvent } from '../../domain/ports.ts';
-import type { Db } from './client.ts';
+import { runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
 import { afterSiblings } from './outbox-repo.ts';
@@ -58,8 +57,6 @@ interface Waiting {
 
 /** At most this many requests are written by one statement. */
 const MAX_BATCH = 200;
-
-const dialect = new PgDialect();
 
 /**
  * A request's row of the batch, as JSON (what `insert` reads back with `->>`), and the payload it holds. Postgres
@@ -141,9 +138,8 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
           (case when b.ordering_key is null then clock_timestamp() else ${afterSiblings(sql`b.ordering_key`)} end) + b.n * interval '1 microsecond'
         from stored s join batch b on b.id = s.id)
       select id, received_at from stored`;
-    // A named statement: PostgreSQL parses it once per connection and, after a few runs, plans it once (planning
-    // took longer than running it); PGlite has no named statements and runs it as any other.
-    const result = await this.db._.session.prepareQuery(dialect.sqlToQuery(statement), undefined, 'inbound_accept', false).execute();
+    // Named (planning took longer than running it).
+    const result = await runNamed(this.db, 'inbound_accept', statement);
     return new Map(rowsOf<{ id: string; received_at: Date | string }>(result).map((r) => [r.id, new Date(r.received_at)]));
   }
 

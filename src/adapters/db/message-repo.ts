@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, desc, eq, gte, inArray, isNull, or, sql, type SQL, type WithSubquery } from 'drizzle-orm';
 import type { Conversation, InboxItem, Message, NewMessage, SearchHit, SearchQuery, Sender } from '../../domain/messaging/types.ts';
-import type { MessageRepo } from '../../domain/ports.ts';
+import type { MessageRepo, Posted, PostTargets, SendGate } from '../../domain/ports.ts';
 import { HIT_END, HIT_START, markedSnippet } from '../../domain/format/markdown.ts';
-import type { Db } from './client.ts';
+import { runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
 import { agents, conversationParticipants, conversations, deliveries, messages, people, usage, workspaces } from './schema.ts';
@@ -14,6 +14,21 @@ const messageColumns = {
   askerPersonId: messages.askerPersonId, askerIdentityId: messages.askerIdentityId, surface: messages.surface,
   permalink: messages.permalink, externalId: messages.externalId, createdAt: messages.createdAt, editedAt: messages.editedAt,
 };
+/** The columns `post` returns (as JSON) and how `toMessage` reads them back. */
+const MESSAGE_COLUMNS = 'id, workspace_id, conversation_id, sender_id, body, reply_to, chain_id, hop, asker_person_id, asker_identity_id, surface, permalink, external_id, created_at, edited_at';
+
+/** A message from its row as JSON (snake_case keys, timestamps as text). */
+function toMessage(j: Record<string, unknown>): Message {
+  const at = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
+  return {
+    id: String(j.id), workspaceId: String(j.workspace_id), conversationId: String(j.conversation_id), senderId: String(j.sender_id),
+    body: String(j.body), replyTo: (j.reply_to as string | null) ?? null, chainId: String(j.chain_id), hop: Number(j.hop),
+    askerPersonId: (j.asker_person_id as string | null) ?? null, askerIdentityId: (j.asker_identity_id as string | null) ?? null,
+    surface: String(j.surface), permalink: (j.permalink as string | null) ?? null, externalId: (j.external_id as string | null) ?? null,
+    createdAt: at(j.created_at)!, editedAt: at(j.edited_at),
+  } as Message;
+}
+
 const senderColumns = {
   id: agents.id, name: agents.name, person: people.handle, displayName: agents.displayName, avatarUrl: agents.avatarUrl, kind: agents.kind,
 };
@@ -101,46 +116,65 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row;
   }
 
-  async post(m: NewMessage, to: { participants: string[]; deliverTo: string[]; overheard?: string[] }): Promise<Message> {
-    // One statement: the participants and deliveries are written by data-modifying WITH queries, so
-    // the message's id is chosen here (their foreign keys are checked when the statement ends).
+  post(m: NewMessage, to: PostTargets): Promise<{ message: Message }>;
+  post(m: NewMessage, to: PostTargets, gate: SendGate): Promise<Posted>;
+  async post(m: NewMessage, to: PostTargets, gate?: SendGate): Promise<Posted | { message: Message }> {
+    // One statement whose text never changes (the lists go as JSON parameters), run as a named statement. The
+    // participants and deliveries are written by data-modifying WITH queries from the stored row: with a gate
+    // that refuses, nothing is. The message's id is chosen here (foreign keys are checked when the statement ends).
     const id = m.id ?? randomUUID();
-    const participants = [...new Set(to.participants)];
     const delivered = new Set(to.deliverTo);
-    const rows = [
-      ...[...delivered].map((agentId) => ({ messageId: id, agentId, workspaceId: m.workspaceId, overheard: false })),
-      ...[...new Set(to.overheard ?? [])].filter((a) => !delivered.has(a)).map((agentId) => ({ messageId: id, agentId, workspaceId: m.workspaceId, overheard: true })),
+    const deliveryRows = [
+      ...[...delivered].map((agent) => ({ agent, overheard: false })),
+      ...[...new Set(to.overheard ?? [])].filter((a) => !delivered.has(a)).map((agent) => ({ agent, overheard: true })),
     ];
-    const ctes = [
-      ...(participants.length ? [this.db.$with('joined').as(this.db.insert(conversationParticipants)
-        .values(participants.map((agentId) => ({ conversationId: m.conversationId, agentId }))).onConflictDoNothing()
-        .returning({ agentId: conversationParticipants.agentId }))] : []),
-      ...(rows.length ? [this.db.$with('delivered').as(this.db.insert(deliveries).values(rows).onConflictDoNothing()
-        .returning({ agentId: deliveries.agentId }))] : []),
-    ];
-    const [row] = await this.db.with(...ctes).insert(messages).values({ ...m, id }).returning(messageColumns);
-    return row;
-  }
-
-  async beforeSend(q: Parameters<MessageRepo['beforeSend']>[0]) {
-    const sent = sql`(select count(*)::int from ${messages} where ${and(eq(messages.senderId, q.senderId), eq(messages.conversationId, q.conversationId), gte(messages.createdAt, q.since))})`;
-    const earlier = q.externalId
-      ? sql`(select ${messages.id} from ${messages} where ${and(eq(messages.workspaceId, q.workspaceId), eq(messages.conversationId, q.conversationId), eq(messages.externalId, q.externalId))} limit 1)`
-      : sql`null::uuid`;
-    // The usage row is counted by the same statement (a data-modifying WITH query), only for a new message within the rate limit.
-    const counted = q.count
-      ? sql`insert into ${usage} (org_id, month, messages) select ${q.count.orgId}::uuid, ${q.count.month}, ${q.count.n}::int from gate
-          where gate.earlier_id is null and gate.sent < ${q.count.rateMax}::int
-          on conflict (org_id, month) do update set messages = ${usage}.messages + excluded.messages returning messages`
-      : sql`select null::int as messages where false`;
-    const result = await this.db.execute(sql`
-      with gate as (select ${sent} as sent, ${earlier} as earlier_id), counted as (${counted})
-      select gate.sent, gate.earlier_id, (select messages from counted) as total from gate`);
-    const [row] = rowsOf<{ sent: number; earlier_id: string | null; total: number | null }>(result);
+    const row = JSON.stringify({
+      id, workspace_id: m.workspaceId, conversation_id: m.conversationId, sender_id: m.senderId, body: m.body, reply_to: m.replyTo,
+      chain_id: m.chainId, hop: m.hop, asker_person_id: m.askerPersonId, asker_identity_id: m.askerIdentityId, surface: m.surface,
+      permalink: m.permalink ?? null, external_id: m.externalId ?? null, created_at: m.createdAt ?? null,
+    });
+    const checks = gate
+      ? sql`gate as (select
+          (select count(*)::int from ${messages} where sender_id = ${m.senderId}::uuid and conversation_id = ${m.conversationId}::uuid and created_at >= ${gate.since.toISOString()}::timestamptz) as sent,
+          (select id from ${messages} where workspace_id = ${m.workspaceId}::uuid and conversation_id = ${m.conversationId}::uuid and external_id = ${gate.externalId}::text limit 1) as earlier_id),
+        counted as (
+          insert into ${usage} (org_id, month, messages)
+          select ${gate.count.orgId}::uuid, ${gate.count.month}::text, ${gate.count.n}::int from gate
+          where gate.earlier_id is null and gate.sent < ${gate.rateMax}::int and (${gate.count.limit}::int is null or ${gate.count.n}::int <= ${gate.count.limit}::int)
+          on conflict (org_id, month) do update set messages = ${usage}.messages + excluded.messages
+            where ${gate.count.limit}::int is null or ${usage}.messages + excluded.messages <= ${gate.count.limit}::int
+          returning messages)`
+      : sql`gate as (select 0 as sent, null::uuid as earlier_id), counted as (select null::int as messages)`;
+    const result = await runNamed(this.db, gate ? 'message_send' : 'message_post', sql`
+      with ${checks},
+      stored as (
+        insert into ${messages} (id, workspace_id, conversation_id, sender_id, body, reply_to, chain_id, hop, asker_person_id,
+          asker_identity_id, surface, permalink, external_id, created_at)
+        select r.id, r.workspace_id, r.conversation_id, r.sender_id, r.body, r.reply_to, r.chain_id, r.hop, r.asker_person_id,
+          r.asker_identity_id, r.surface, r.permalink, r.external_id, coalesce(r.created_at, now())
+        from jsonb_to_record(${row}::jsonb) as r (id uuid, workspace_id uuid, conversation_id uuid, sender_id uuid, body text,
+          reply_to uuid, chain_id uuid, hop int, asker_person_id uuid, asker_identity_id uuid, surface text, permalink text,
+          external_id text, created_at timestamptz)
+        where exists (select 1 from counted)
+        returning ${sql.raw(MESSAGE_COLUMNS)}),
+      joined as (
+        insert into ${conversationParticipants} (conversation_id, agent_id)
+        select s.conversation_id, p::uuid from stored s, jsonb_array_elements_text(${JSON.stringify([...new Set(to.participants)])}::jsonb) p
+        on conflict do nothing),
+      delivering as (
+        insert into ${deliveries} (message_id, agent_id, workspace_id, overheard)
+        select s.id, (d->>'agent')::uuid, s.workspace_id, (d->>'overheard')::boolean from stored s, jsonb_array_elements(${JSON.stringify(deliveryRows)}::jsonb) d
+        on conflict do nothing)
+      select gate.sent, gate.earlier_id, (select messages from counted) as total,
+        (select row_to_json(stored) from stored) as message
+      from gate`);
+    const [r] = rowsOf<{ sent: number; earlier_id: string | null; total: number | null; message: unknown }>(result);
+    const message = r.message === null ? null : toMessage(typeof r.message === 'string' ? JSON.parse(r.message) : r.message);
     return {
-      earlier: row.earlier_id ? await this.get(q.workspaceId, row.earlier_id) : null,
-      sentSince: Number(row.sent),
-      total: row.total === null ? null : Number(row.total),
+      message,
+      earlier: r.earlier_id ? await this.get(m.workspaceId, r.earlier_id) : null,
+      sentSince: Number(r.sent),
+      total: r.total === null ? null : Number(r.total),
     };
   }
 

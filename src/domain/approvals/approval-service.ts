@@ -236,7 +236,7 @@ export class ApprovalService {
     const recipients = toAgents ? ids : (await Promise.all(ids.map((p) => tx.agents.personAgent(p)))).flatMap((x) => (x ? [x.id] : []));
     if (!recipients.length) return [];
     const post = async (conversation: { id: string }, to: string[], participants: string[]): Promise<Notice> => {
-      const m = await tx.messages.post({
+      const { message: m } = await tx.messages.post({
         workspaceId: ws.id, conversationId: conversation.id, senderId: system.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
         askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
       }, { participants, deliverTo: to });

@@ -24,6 +24,12 @@ const BridgeJob = z.object({ workspaceId: z.string().uuid(), bridgeId: z.string(
 export const bridgeableChannel = (c: Conversation): string | null =>
   c.surface !== WEB_CHAT ? null : c.kind === 'channel' ? c.id : c.kind === 'thread' && c.parentId ? c.parentId : null;
 
+/** Whether a message in the conversation has bridges to be mirrored to or recorded against (read outside a transaction, from the read cache). */
+export async function hasBridges(store: Store, conv: Conversation): Promise<boolean> {
+  const channelId = bridgeableChannel(conv);
+  return channelId !== null && (await store.bridges.forChannel(conv.workspaceId, channelId)).length > 0;
+}
+
 /**
  * Step of MessagingService.send, inside its transaction: a message in a
  * bridged web channel is recorded against the bridge it came from and queued

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/agent-service.ts';
 import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
 import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth } from '../organizations/plans.ts';
-import type { Clock, Notifier, Store } from '../ports.ts';
+import type { Clock, Notifier, SendGate, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import type { AudienceService } from '../linking/audience-service.ts';
 import type { ListeningService } from '../listening/listening-service.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
-import { queueMirrors } from '../bridges/mirror-out.ts';
+import { hasBridges, queueMirrors } from '../bridges/mirror-out.ts';
 import { waitForWake } from './inbox-wait.ts';
 import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, rateLimited, refusalFor, type RateLimit, type RefusalRule } from './rules.ts';
 import type { Conversation, InboxItem, LivePost, Message, SearchHit } from './types.ts';
@@ -79,6 +79,9 @@ export const inboxTopic = (agentId: string) => `inbox:${agentId}`;
 export const conversationTopic = (conversationId: string) => `conversation:${conversationId}`;
 
 const dmKey = (ids: string[]) => `dm:${[...new Set(ids)].sort().join(',')}`;
+/** The largest count a usage row holds (a PostgreSQL integer). */
+const MAX_INT = 2 ** 31 - 1;
+
 /** A conversation held on a chat surface (a Slack or Teams thread). */
 const isExternal = (c: Conversation | null) => c?.kind === 'external';
 /** A conversation whose members all read it (external threads, web channels and their threads): it needs no named recipient. */
@@ -239,26 +242,32 @@ export class MessagingService {
     const org = (await this.store.orgs.get(ws.orgId))!;
     const recipientIds = targets.map((t) => t.agent.id);
     let overheard = conversation ? await this.overhearers(ws, conversation, plan.directory, [sender.id, ...recipientIds]) : [];
-    const stored = await this.store.transaction(async (tx) => {
+    const limits = planLimits(org.plan, org.licensedMessages);
+    const gate: SendGate = {
+      externalId: input.externalId ?? null, since: new Date(now.getTime() - this.rateLimit.windowMs), rateMax: this.rateLimit.max,
+      count: { orgId: org.id, month: usageMonth(now), n: counted, limit: Math.min(limits.messagesPerMonth, MAX_INT) },
+    };
+    // The statement that stores the message also checks it (redelivery, rate, plan) and counts it, which locks the
+    // organization's usage row until it commits: alone, it is its own transaction; with more to write (the DM
+    // conversation, bridged channels' mirrors, the post to an external thread) they share one.
+    const write = async (tx: Store) => {
       const conv = conversation ?? await tx.messages.conversation(this.dmSpec(ws, sender, targets));
       if (!conversation) overheard = await this.overhearers(ws, conv, plan.directory, [sender.id, ...recipientIds]);
-      // A chat message handled again (Slack's redelivery, a retried inbound job) was stored the first time.
-      // One statement: the redelivery check, the rate count, and (for a new message within the rate) its usage.
-      const { earlier, sentSince: sent, total } = await tx.messages.beforeSend({
-        workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, externalId: input.externalId ?? null,
-        since: new Date(now.getTime() - this.rateLimit.windowMs),
-        count: { orgId: org.id, month: usageMonth(now), n: counted, rateMax: this.rateLimit.max },
-      });
-      if (earlier) return { message: earlier, conversation: conv, again: true };
-      if (sent >= this.rateLimit.max || total === null) throw rateLimited(this.rateLimit, sent, this.rateLimit.windowMs);
-      // Counting first and checking the new total serialises concurrent senders on the usage row.
-      assertMessagesAllowed(planLimits(org.plan, org.licensedMessages), total - counted, counted, now);
-      const message = await tx.messages.post({
+      const posted = await tx.messages.post({
         ...(input.id ? { id: input.id } : {}),
         workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: parent?.id ?? null,
         ...chain, surface: input.surface ?? 'mcp',
         permalink: input.permalink ?? null, externalId: input.externalId ?? null, createdAt: now,
-      }, { participants: [sender.id, ...recipientIds], deliverTo: recipientIds, overheard });
+      }, { participants: [sender.id, ...recipientIds], deliverTo: recipientIds, overheard }, gate);
+      // A chat message handled again (Slack's redelivery, a retried inbound job) was stored the first time.
+      if (posted.earlier) return { message: posted.earlier, conversation: conv, again: true };
+      const { message } = posted;
+      if (!message) {
+        if (posted.sentSince >= this.rateLimit.max) throw rateLimited(this.rateLimit, posted.sentSince, this.rateLimit.windowMs);
+        // Refused by the plan: the usage as it is now (the statement waited for other senders' counts) says by how much.
+        assertMessagesAllowed(limits, await tx.orgs.usage(org.id, gate.count.month), counted, now);
+        throw new SwitchboardError('UNAVAILABLE', 'The message was not stored although it passed every check; send it again.');
+      }
       // Bridged channels: mirrored to every other side, in this transaction so none is lost.
       const mirrors = await queueMirrors(tx, message, conv);
       if (postTopic) {
@@ -266,7 +275,9 @@ export class MessagingService {
         await tx.outbox.add({ topic: postTopic, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live }, orderingKey: `${conv.surface}:${conv.id}` });
       }
       return { message, conversation: conv, again: false, overheard, queued: mirrors > 0 || Boolean(postTopic) };
-    });
+    };
+    const alone = conversation !== null && !postTopic && !(await hasBridges(this.store, conversation));
+    const stored = alone ? await write(this.store) : await this.store.transaction(write);
     if (stored.again) return { message: stored.message, conversation: stored.conversation, recipients: results };
     // The queue looks for new jobs only when this message queued some (a claim is a statement).
     if (stored.queued) this.afterCommit();
@@ -310,10 +321,10 @@ export class MessagingService {
       const conv = await tx.messages.conversation({
         workspaceId: ws.id, kind: 'dm', key: dmKey([sender.id, personAgent.id]), title: [sender, personAgent].map(label).join(', '),
       });
-      return tx.messages.post({
+      return (await tx.messages.post({
         workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: null, chainId, hop: HOP_LIMIT + 1,
         askerPersonId: personId, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-      }, { participants: [sender.id, personAgent.id], deliverTo: [personAgent.id] });
+      }, { participants: [sender.id, personAgent.id], deliverTo: [personAgent.id] })).message;
     });
     await this.notifier.publish(inboxTopic(personAgent.id), message.id);
   }
@@ -326,10 +337,10 @@ export class MessagingService {
   async notice(ws: Workspace, from: Agent, to: Agent, body: string, topic = 'notices'): Promise<Message> {
     const message = await this.store.transaction(async (tx) => {
       const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `${topic}:${to.id}`, title: `${from.displayName} notices` });
-      return tx.messages.post({
+      return (await tx.messages.post({
         workspaceId: ws.id, conversationId: conv.id, senderId: from.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
         askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-      }, { participants: [from.id, to.id], deliverTo: [to.id] });
+      }, { participants: [from.id, to.id], deliverTo: [to.id] })).message;
     });
     await this.notifier.publish(inboxTopic(to.id), message.id);
     return message;

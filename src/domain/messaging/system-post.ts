@@ -16,7 +16,7 @@ export type PostTopicOf = (surface: SurfaceName) => string | null;
  * set up in this process: the message stays stored, unposted).
  */
 export async function postAsSystem(tx: Store, ws: Workspace, from: Agent, conv: Conversation, body: string, at: Date, postTopicOf: PostTopicOf, deliverTo: string[] = []): Promise<Message> {
-  const m = await tx.messages.post({
+  const { message: m } = await tx.messages.post({
     workspaceId: ws.id, conversationId: conv.id, senderId: from.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
     askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: at,
   }, { participants: [from.id], deliverTo });

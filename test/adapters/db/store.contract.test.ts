@@ -6,7 +6,7 @@ import { hashSecret } from '../../../src/domain/agents/tokens.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import { SwitchboardError } from '../../../src/domain/errors.ts';
 import { OrgService } from '../../../src/domain/organizations/org-service.ts';
-import { systemClock, type Store } from '../../../src/domain/ports.ts';
+import { systemClock, type SendGate, type Store } from '../../../src/domain/ports.ts';
 import { databases } from '../../support/db.ts';
 
 const codeOf = async (p: Promise<unknown>) => {
@@ -156,7 +156,7 @@ describe.each(databases())('store on $kind', (kind) => {
     expect(database.queries() - counted).toBe(1);
     expect(conv).toMatchObject({ kind: 'channel', key: 'post-test', title: 'post test', createdAt: expect.any(Date) });
     const before = database.queries();
-    const m = await store.messages.post({
+    const { message: m } = await store.messages.post({
       workspaceId: ws.id, conversationId: conv.id, senderId: alice.id, body: 'hello', replyTo: null, chainId: crypto.randomUUID(), hop: 0,
       askerPersonId: null, askerIdentityId: null, surface: 'slack', externalId: '1700000000.000100',
     }, { participants: [alice.id, bob.id, bob.id], deliverTo: [bob.id], overheard: [bob.id, carol.id] });
@@ -167,21 +167,25 @@ describe.each(databases())('store on $kind', (kind) => {
     expect(await store.messages.unreadCounts(carol.id, ws.id)).toEqual({ addressed: 0, overheard: 1 });
     expect(await store.messages.unreadCount(alice.id, ws.id)).toBe(0);
 
-    const since = new Date(Date.now() - 60_000);
-    const q = { workspaceId: ws.id, conversationId: conv.id, senderId: alice.id, since };
-    expect(await store.messages.beforeSend({ ...q, externalId: '1700000000.000100' })).toMatchObject({ earlier: { id: m.id }, sentSince: 1 });
-    expect(await store.messages.beforeSend({ ...q, externalId: 'other' })).toEqual({ earlier: null, sentSince: 1, total: null });
-    expect(await store.messages.beforeSend({ ...q, externalId: null, senderId: bob.id })).toEqual({ earlier: null, sentSince: 0, total: null });
-    expect(await store.messages.beforeSend({ ...q, externalId: null, since: new Date(Date.now() + 60_000) })).toEqual({ earlier: null, sentSince: 0, total: null });
-
-    // Counting the usage in the same statement: only a new message within the rate limit is counted.
-    const count = { orgId: ws.orgId, month: '2031-01', n: 2, rateMax: 5 };
+    // With a gate, the same statement checks the message, and counts it when it passes (`total`: the month's new count).
+    const gate = (over: Partial<SendGate> = {}): SendGate => ({
+      externalId: null, since: new Date(Date.now() - 60_000), rateMax: 5, count: { orgId: ws.orgId, month: '2031-01', n: 2, limit: 5 }, ...over,
+    });
+    const send = (g: SendGate, senderId = alice.id) => store.messages.post({ ...m, id: undefined, senderId, externalId: g.externalId }, { participants: [senderId, carol.id], deliverTo: [carol.id] }, g);
     const gated = database.queries();
-    expect(await store.messages.beforeSend({ ...q, externalId: 'new', count })).toEqual({ earlier: null, sentSince: 1, total: 2 });
+    const first = await send(gate({ externalId: 'new-1' }));
     expect(database.queries() - gated).toBe(1);
-    expect(await store.messages.beforeSend({ ...q, externalId: 'new', count })).toEqual({ earlier: null, sentSince: 1, total: 4 });
-    expect(await store.messages.beforeSend({ ...q, externalId: '1700000000.000100', count })).toMatchObject({ earlier: { id: m.id }, total: null });
-    expect(await store.messages.beforeSend({ ...q, externalId: null, count: { ...count, rateMax: 1 } })).toEqual({ earlier: null, sentSince: 1, total: null });
-    expect(await store.orgs.usage(ws.orgId, '2031-01')).toBe(4);
+    expect(first).toMatchObject({ message: { externalId: 'new-1', senderId: alice.id }, earlier: null, sentSince: 1, total: 2 });
+    expect(await store.messages.unreadCounts(carol.id, ws.id)).toEqual({ addressed: 1, overheard: 1 });
+    // A redelivery: the message stored with that platform id comes back, nothing is stored or counted.
+    expect(await send(gate({ externalId: '1700000000.000100' }))).toMatchObject({ message: null, earlier: { id: m.id }, total: null });
+    // The rate: alice wrote 2 there in the window, bob none.
+    expect(await send(gate({ rateMax: 2 }))).toMatchObject({ message: null, earlier: null, sentSince: 2, total: null });
+    expect(await send(gate({ since: new Date(Date.now() + 60_000), rateMax: 1 }))).toMatchObject({ message: { senderId: alice.id }, sentSince: 0, total: 4 });
+    // The plan: 4 of 5 used, so a message counted twice does not fit, and one counted once does.
+    expect(await send(gate({ externalId: 'new-2' }))).toMatchObject({ message: null, earlier: null, sentSince: 3, total: null });
+    expect(await send(gate({ count: { orgId: ws.orgId, month: '2031-01', n: 1, limit: 5 } }), bob.id)).toMatchObject({ message: { senderId: bob.id }, total: 5 });
+    expect(await store.orgs.usage(ws.orgId, '2031-01')).toBe(5);
+    expect(await store.messages.unreadCounts(carol.id, ws.id)).toEqual({ addressed: 3, overheard: 1 });
   });
 });
