@@ -1,6 +1,6 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { systemClock, type Clock, type OutboxEntry, type OutboxRepo, type SettledAttempt } from '../../domain/ports.ts';
-import type { Db } from './client.ts';
+import { runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
 import { inboundEvents, outbox } from './schema.ts';
@@ -71,15 +71,17 @@ export class DrizzleOutboxRepo implements OutboxRepo {
    */
   async claimDue(limit: number, now: Date, leaseMs: number, settled: readonly SettledAttempt[] = []): Promise<OutboxEntry[]> {
     if (limit <= 0 && !settled.length) return [];
-    // The outcomes first (a data-modifying WITH query): only while each attempt's claim stands.
-    const finished = settled.length
-      ? sql`update ${outbox} o set status = v.status, last_error = coalesce(v.error, o.last_error), run_at = coalesce(v.run_at, o.run_at),
-          finished_at = case when v.status in ('done', 'failed') then now() else o.finished_at end
-        from (values ${sql.join(settled.map((s) => sql`(${s.id}::uuid, ${s.attempt}::int, ${s.status}::text, ${s.status === 'done' ? null : s.error}::text, ${s.status === 'pending' ? s.runAt.toISOString() : null}::timestamptz)`), sql`, `)})
-          as v (id, attempts, status, error, run_at)
-        where o.id = v.id and o.status = 'queued' and o.attempts = v.attempts
-        returning o.id, o.status`
-      : sql`select null::uuid as id, null::text as status where false`;
+    // The outcomes first (a data-modifying WITH query): only while each attempt's claim stands. They go as one JSON
+    // parameter, so the statement's text is always the same and it runs as a named statement (planned once).
+    const outcomes = JSON.stringify(settled.map((s) => ({
+      id: s.id, attempts: s.attempt, status: s.status, error: s.status === 'done' ? null : s.error, run_at: s.status === 'pending' ? s.runAt.toISOString() : null,
+    })));
+    const finished = sql`update ${outbox} o set status = v.status, last_error = coalesce(v.error, o.last_error), run_at = coalesce(v.run_at, o.run_at),
+        finished_at = case when v.status in ('done', 'failed') then now() else o.finished_at end
+      from jsonb_to_recordset(${outcomes}::jsonb) as v (id uuid, attempts int, status text, error text, run_at timestamptz)
+      where o.id = v.id and o.status = 'queued' and o.attempts = v.attempts
+      returning o.id, o.status`;
+    const most = Math.max(0, limit);
     const at = now.toISOString();
     // Every sub-statement sees the table as it was before the statement: an entry finished above still looks
     // queued here, so those done or failed are left out of their keys, and none settled above is claimed again.
@@ -106,18 +108,18 @@ export class DrizzleOutboxRepo implements OutboxRepo {
         union all
         (select ${outbox.id} from ${outbox} where ${active} and ${outbox.runAt} <= ${at}::timestamptz and ${outbox.orderingKey} is null
           and ${outbox.id} not in (select id from finished)
-          order by ${outbox.runAt}, ${outbox.createdAt}, ${outbox.id} limit ${Math.max(0, limit)}))`;
+          order by ${outbox.runAt}, ${outbox.createdAt}, ${outbox.id} limit ${most}::int))`;
     // Locked (skipping those another process holds) and rechecked as they are now: the candidates come from the snapshot,
     // computed once (materialized: inlined, the planner may recompute them for every row of the outbox it scans).
     // The recheck is written so that no index serves it: the planner then looks the few candidates up by key instead
     // of walking the due index (which it does when it underestimates a fresh backlog).
     const due = sql`select o.id from candidates c join ${outbox} o on o.id = c.id
       where (o.status in ('pending', 'queued') and o.run_at <= ${at}::timestamptz) is true
-      order by o.run_at, o.created_at, o.id limit ${Math.max(0, limit)} for update of o skip locked`;
+      order by o.run_at, o.created_at, o.id limit ${most}::int for update of o skip locked`;
     // array(…) is an init plan evaluated once; `in (select … limit … skip locked)` may be re-run by the planner and
     // lock more rows than it returns. An entry handling a stored request comes with that request (read by its
     // primary key, so the job need not read it).
-    const result = await this.db.execute(sql`
+    const result = await runNamed(this.db, 'outbox_claim', sql`
       with recursive finished as (${finished}),
       ${heads},
       claimed as (
