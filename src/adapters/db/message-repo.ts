@@ -56,6 +56,8 @@ interface ConversationRow {
   external_ref: Record<string, string> | null; permalink: string | null; parent_id: string | null; created_at: string | Date;
 }
 
+const CONVERSATION_COLUMNS = 'id, workspace_id, kind, key, title, surface, external_ref, permalink, parent_id, created_at';
+
 const toConversation = (r: ConversationRow): Conversation => ({
   id: r.id, workspaceId: r.workspace_id, kind: r.kind, key: r.key, title: r.title, surface: r.surface,
   externalRef: r.external_ref, permalink: r.permalink, parentId: r.parent_id, createdAt: new Date(r.created_at),
@@ -65,18 +67,19 @@ export class DrizzleMessageRepo implements MessageRepo {
   constructor(private readonly db: Db) {}
 
   async conversation(c: Parameters<MessageRepo['conversation']>[0]): Promise<Conversation> {
-    // One statement whether it is new or not: the insert, else the row that stopped it (the statement's
-    // snapshot does not see its own insert, hence the union).
-    const result = await this.db.execute(sql`
+    // One named statement whether it is new or not: the insert, else the row that stopped it (the statement's
+    // snapshot does not see its own insert, hence the union). Columns named, as a named statement's must not change.
+    const result = await runNamed(this.db, 'conversation_find_or_create', sql`
       with created as (
         insert into ${conversations} (workspace_id, kind, key, title, surface, external_ref, permalink, parent_id)
-        values (${c.workspaceId}, ${c.kind}, ${c.key}, ${c.title ?? ''}, ${c.surface ?? 'mcp'}, ${c.externalRef ? JSON.stringify(c.externalRef) : null}::jsonb,
-          ${c.permalink ?? null}, ${c.parentId ?? null}::uuid)
+        values (${c.workspaceId}::uuid, ${c.kind}::text, ${c.key}::text, ${c.title ?? ''}::text, ${c.surface ?? 'mcp'}::text,
+          ${c.externalRef ? JSON.stringify(c.externalRef) : null}::jsonb, ${c.permalink ?? null}::text, ${c.parentId ?? null}::uuid)
         on conflict do nothing
-        returning *)
-      select * from created
+        returning ${sql.raw(CONVERSATION_COLUMNS)})
+      select ${sql.raw(CONVERSATION_COLUMNS)} from created
       union all
-      select * from ${conversations} where workspace_id = ${c.workspaceId} and key = ${c.key} and not exists (select 1 from created)`);
+      select ${sql.raw(CONVERSATION_COLUMNS)} from ${conversations}
+      where workspace_id = ${c.workspaceId}::uuid and key = ${c.key}::text and not exists (select 1 from created)`);
     const [row] = rowsOf<ConversationRow>(result);
     if (row) return toConversation(row);
     // Another transaction inserted it after this statement's snapshot was taken: it is committed now.
