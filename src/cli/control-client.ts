@@ -10,6 +10,9 @@ import type { Output } from './commands.ts';
 /** The unix socket a running server listens on in DATA_DIR. */
 export const controlSocketPath = (dataDir: string) => path.join(dataDir, 'control.sock');
 
+/** The control request that asks a running server where it listens on this machine (mcp-stdio relays there). */
+export const WHERE_COMMAND = '__where';
+
 export interface CommandReply {
   ok: boolean;
   output?: Output;

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { App } from '../app.ts';
 import { isSwitchboardError } from '../domain/errors.ts';
 import { commands } from './commands.ts';
-import { controlSocketPath, type CommandReply } from './control-client.ts';
+import { controlSocketPath, WHERE_COMMAND, type CommandReply } from './control-client.ts';
 import { jobCommands } from './job-commands.ts';
 import { listeningCommands } from './listening-commands.ts';
 
@@ -13,7 +13,7 @@ import { listeningCommands } from './listening-commands.ts';
  * so it is the only way; with PostgreSQL it spares the CLI opening a pool and
  * checking migrations. File permissions (0600) keep it to the server's own user.
  */
-export { controlSocketPath, sendToServer, type CommandReply } from './control-client.ts';
+export { controlSocketPath, sendToServer, WHERE_COMMAND, type CommandReply } from './control-client.ts';
 
 export async function runCommand(app: App, name: string, args: Record<string, unknown>): Promise<CommandReply> {
   const fn = commands[name] ?? jobCommands[name] ?? listeningCommands[name];
@@ -26,9 +26,6 @@ export async function runCommand(app: App, name: string, args: Record<string, un
     return { ok: false, error: { code: 'INTERNAL', message: `The command failed: ${(e as Error).message}` } };
   }
 }
-
-/** The control request that asks a running server where it listens on this machine (mcp-stdio relays there). */
-export const WHERE_COMMAND = '__where';
 
 export async function startControlServer(app: App, localUrl?: string): Promise<() => Promise<void>> {
   const file = controlSocketPath(app.config.dataDir);

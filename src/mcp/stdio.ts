@@ -3,14 +3,12 @@ import path from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { DatabaseLockedError } from '../adapters/db/lock.ts';
+import { DatabaseLockedError, lockHolder } from '../adapters/db/lock.ts';
 import type { App } from '../app.ts';
-import { controlSocketPath, sendToServer, WHERE_COMMAND } from '../cli/control.ts';
+import { controlSocketPath, sendToServer, WHERE_COMMAND } from '../cli/control-client.ts';
 import { quietLogger } from '../logger.ts';
 import type { Config } from '../config.ts';
 import { isSwitchboardError } from '../domain/errors.ts';
-import { openToolContext } from './context.ts';
-import { buildMcpServer } from './server.ts';
 
 export interface StdioOptions {
   workspace: string;
@@ -53,17 +51,24 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
     return 2;
   }
   const logger = quietLogger(config);
+  const toServer = async (pid: number) => {
+    const { base, how } = await serverAddress(config);
+    const url = `${base}/mcp/${encodeURIComponent(o.workspace)}`;
+    o.err(`The embedded database is held by a running Switchboard server (pid ${pid}); relaying MCP to it at ${url} (${how}).`);
+    return relay(url, o.token!, stdin, stdout, o.err);
+  };
+  // A running server holds the embedded database: relay without loading the app (a second or two sooner for the client).
+  const holder = config.databaseUrl ? null : lockHolder(path.join(config.dataDir, 'pglite'));
+  if (holder) return toServer(holder);
   const { createApp } = await import('../app.ts');
   let app: App;
   try {
     app = await createApp(config, { logger });
   } catch (e) {
     if (!(e instanceof DatabaseLockedError)) throw e;
-    const { base, how } = await serverAddress(config);
-    const url = `${base}/mcp/${encodeURIComponent(o.workspace)}`;
-    o.err(`The embedded database is held by a running Switchboard server (pid ${e.pid}); relaying MCP to it at ${url} (${how}).`);
-    return relay(url, o.token, stdin, stdout, o.err);
+    return toServer(e.pid);
   }
+  const [{ openToolContext }, { buildMcpServer }] = await Promise.all([import('./context.ts'), import('./server.ts')]);
   try {
     const agent = await app.agents.authenticate(o.token);
     if (!agent) {

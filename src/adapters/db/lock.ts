@@ -12,6 +12,16 @@ const alive = (pid: number) => {
   try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
 };
 
+/** The live process holding the lock of a PGlite directory, or null when none does (a lock left by a dead one counts as none). */
+export function lockHolder(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(`${dataDir}.lock`, 'utf8'));
+    return pid && alive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Takes the one-process lock of a PGlite directory; returns its release function. */
 export function lockDataDir(dataDir: string): () => void {
   const file = `${dataDir}.lock`;
