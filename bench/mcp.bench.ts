@@ -12,7 +12,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import pino from 'pino';
 import type { Database } from '../src/adapters/db/client.ts';
 import type { App } from '../src/app.ts';
@@ -37,24 +36,19 @@ const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - 
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
 
-/** Database round trips (PostgreSQL: every query a pooled or listening client sends, BEGIN and COMMIT included). */
-const roundTrips = { n: 0 };
-function countRoundTrips(): () => void {
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    roundTrips.n += 1;
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-  return () => { pg.Client.prototype.query = query; };
-}
+/**
+ * Database round trips: the statements the app's database sent (BEGIN and COMMIT included; on PGlite, those its
+ * thread ran), as `Database.queries` counts them. Set once the database is open.
+ */
+let statements = () => 0;
 
 /** Round trips and this process's CPU milliseconds spent while `fn` ran, per `per` units of work. */
 async function metered<T>(fn: () => Promise<T>): Promise<T & { cpuMs: number; trips: number }> {
   const cpu = process.cpuUsage();
-  const trips = roundTrips.n;
+  const trips = statements();
   const r = await fn();
   const d = process.cpuUsage(cpu);
-  return { ...r, cpuMs: (d.user + d.system) / 1000, trips: roundTrips.n - trips };
+  return { ...r, cpuMs: (d.user + d.system) / 1000, trips: statements() - trips };
 }
 
 interface Figure { what: string; value: number; unit: string; target: number; better: 'lower' | 'higher' }
@@ -211,7 +205,7 @@ async function searchLatency(app: App, db: Database, wsSlug: string) {
 
 export default async function bench() {
   const { db, kind, close } = await openBenchDatabase();
-  const uncount = countRoundTrips();
+  statements = () => db.queries();
   console.log(`database: ${kind}; ${AGENTS} agents, ${INBOX_MESSAGES} unread + ${SEARCH_MESSAGES} searchable messages; load average ${load()}`);
   const config = loadConfig({ ...process.env, DATABASE_URL: '', REDIS_URL: '', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_SECRET: 'bench-secret'.padEnd(40, 'x') });
   const server = await startServer(config, {
@@ -219,7 +213,7 @@ export default async function bench() {
     mounts: [createMcpMount()], rateLimit: { max: 1_000_000, windowMs: 60_000 },
   });
   const { app } = server;
-  const trips = (n: number, calls: number) => (kind === 'PostgreSQL' ? `${(n / calls).toFixed(1)} database round trips` : 'round trips not counted on PGlite');
+  const trips = (n: number, calls: number) => `${(n / calls).toFixed(1)} database round trips`;
   const perCall = (m: { cpuMs: number; trips: number }, calls: number) => `per call: ${(m.cpuMs / calls).toFixed(2)} ms CPU of this process, ${trips(m.trips, calls)}`;
   try {
     const { org } = await app.orgs.init({ org: 'Bench', admin: 'bench-admin' });
@@ -262,6 +256,5 @@ export default async function bench() {
   } finally {
     await server.stop();
     await close();
-    uncount();
   }
 }
