@@ -230,7 +230,9 @@ export class MessagingService {
   /** Stores the planned message with its deliveries and its outbox post, then wakes its readers. */
   private async commit(input: SendInput, body: string, plan: SendPlan): Promise<SendResult> {
     const { workspace: ws, sender } = input;
-    const { conversation, parent, chain, results, targets, hopRefused } = plan;
+    const { parent, chain, results, targets, hopRefused } = plan;
+    // A DM written before is found first (one read), so the message can be stored alone; a new one is created with it.
+    const conversation = plan.conversation ?? await this.store.messages.findConversation(ws.id, this.dmSpec(ws, sender, targets).key);
     const now = this.clock.now();
     const counted = Math.max(1, targets.length);
     // A message into an external thread is posted there by the job its surface registered, never inline.
