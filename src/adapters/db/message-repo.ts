@@ -263,8 +263,9 @@ export class DrizzleMessageRepo implements MessageRepo {
       message: r.message, sender: r.sender as Sender, conversation: r.conversation, overheard: r.overheard,
       asker: { personId: r.message.askerPersonId, handle: r.askerHandle, identityId: r.message.askerIdentityId },
     }));
-    // Nothing taken: no row came back to carry the count.
-    const remaining = rows.length ? Math.max(0, Number(rows[0].remaining)) : await this.unreadCount(agentId, workspaceId);
+    // Nothing taken: no row came back to carry the count. Asked for at least one, nothing is unread but what other
+    // readers hold locked as they take it (a waiting `subscribe` comes here first, so this saves it a statement).
+    const remaining = rows.length ? Math.max(0, Number(rows[0].remaining)) : limit > 0 ? 0 : await this.unreadCount(agentId, workspaceId);
     return { items, remaining };
   }
 
