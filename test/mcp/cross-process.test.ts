@@ -101,6 +101,25 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
     await waiter.client.close();
   }, 60_000);
 
+  it('refuses a token on one server once it was rotated through the other, although that server had signed it in before', async () => {
+    const fresh = await one.app.agents.add(SYSTEM, { name: `signed-in-${pair.kind.slice(0, 4)}`, owner: w.alice });
+    const name = `${w.alice}/${fresh.agent.name}`;
+    await one.app.agents.join(SYSTEM, { agent: name, workspace: w.ws.slug });
+    // Signed in on the second server (its sign-in read is now kept in its read cache).
+    const before = await connect(two, w, fresh.token);
+    expect((await before.call('list_agents', {})).isError).toBeFalsy();
+    await before.client.close();
+    const { token } = await one.app.agents.rotateToken(SYSTEM, name);
+    // The rotation changes the agents table; the second server drops what it kept once the change reaches it.
+    await vi.waitFor(async () => {
+      expect(await two.app.agents.authenticate(fresh.token)).toBeNull();
+    }, { timeout: 20_000, interval: 50 });
+    await expect(connect(two, w, fresh.token)).rejects.toThrow(/401|token/i);
+    const after = await connect(two, w, token);
+    expect((await after.call('list_agents', {})).isError).toBeFalsy();
+    await after.client.close();
+  });
+
   it('notifies an inbox resource subscriber on one server of a message sent through the other', async () => {
     const watcher = await connect(two, w, w.builder.token);
     const sender = await connect(one, w, w.reviewer.token);

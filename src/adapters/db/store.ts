@@ -78,7 +78,8 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
 /**
  * The reads every inbound message and tool call makes, kept in `cache` until a
  * table they read changes: the workspace, its organization and directory, the
- * calling agent's standing, a channel's bridge and listeners, a chat user's identity.
+ * calling agent (by its token's hash) and its standing, a channel's bridge and
+ * listeners, a chat user's identity.
  */
 function cacheReads(store: Store, cache: ReadCache) {
   const keep = <R extends object, K extends keyof R & string>(name: string, repo: R, method: K, tables: readonly WatchedTable[]) => {
@@ -91,6 +92,8 @@ function cacheReads(store: Store, cache: ReadCache) {
   keep('agents', store.agents, 'listMembers', ['agent_memberships', 'agents', 'people']);
   keep('agents', store.agents, 'personAgents', ['agents', 'people']);
   keep('agents', store.agents, 'standing', ['agents', 'people', 'agent_memberships', 'org_members', 'workspace_members']);
+  // Every MCP request authenticates its token; a rotation or removal changes `agents`, which drops the entry.
+  keep('agents', store.agents, 'byTokenHash', ['agents', 'people']);
   keep('bridges', store.bridges, 'byExternal', ['bridges']);
   keep('listening', store.listening, 'list', ['channel_listeners']);
   keep('identities', store.identities, 'find', ['external_identities']);
