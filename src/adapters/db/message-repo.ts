@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, desc, eq, gte, inArray, isNull, or, sql, type SQL, type WithSubquery } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, or, sql, type Column, type SQL, type WithSubquery } from 'drizzle-orm';
 import type { Conversation, InboxItem, Message, NewMessage, SearchHit, SearchQuery, Sender } from '../../domain/messaging/types.ts';
 import type { MessageRepo, Posted, PostTargets, SendGate } from '../../domain/ports.ts';
 import { HIT_END, HIT_START, markedSnippet } from '../../domain/format/markdown.ts';
@@ -14,19 +14,15 @@ const messageColumns = {
   askerPersonId: messages.askerPersonId, askerIdentityId: messages.askerIdentityId, surface: messages.surface,
   permalink: messages.permalink, externalId: messages.externalId, createdAt: messages.createdAt, editedAt: messages.editedAt,
 };
-/** The columns `post` returns (as JSON) and how `toMessage` reads them back. */
-const MESSAGE_COLUMNS = 'id, workspace_id, conversation_id, sender_id, body, reply_to, chain_id, hop, asker_person_id, asker_identity_id, surface, permalink, external_id, created_at, edited_at';
+/** The columns' names for a statement written out (`insert … returning`, `select` from a WITH query). */
+const columnList = (columns: Record<string, Column>) => sql.raw(Object.values(columns).map((c) => `"${c.name}"`).join(', '));
 
-/** A message from its row as JSON (snake_case keys, timestamps as text). */
-function toMessage(j: Record<string, unknown>): Message {
-  const at = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
-  return {
-    id: String(j.id), workspaceId: String(j.workspace_id), conversationId: String(j.conversation_id), senderId: String(j.sender_id),
-    body: String(j.body), replyTo: (j.reply_to as string | null) ?? null, chainId: String(j.chain_id), hop: Number(j.hop),
-    askerPersonId: (j.asker_person_id as string | null) ?? null, askerIdentityId: (j.asker_identity_id as string | null) ?? null,
-    surface: String(j.surface), permalink: (j.permalink as string | null) ?? null, externalId: (j.external_id as string | null) ?? null,
-    createdAt: at(j.created_at)!, editedAt: at(j.edited_at),
-  } as Message;
+/** A row read by column name (a raw statement's, or its JSON) into the columns' keys, each through its column's own mapping. */
+function fromRow<T>(columns: Record<string, Column>, row: Record<string, unknown>): T {
+  return Object.fromEntries(Object.entries(columns).map(([key, c]) => {
+    const v = row[c.name];
+    return [key, v === null || v === undefined ? null : c.mapFromDriverValue(v)];
+  })) as T;
 }
 
 const senderColumns = {
@@ -51,17 +47,7 @@ function inboxRows<E extends Record<string, SQL.Aliased | SQL>>(db: Db, where: S
 }
 
 
-interface ConversationRow {
-  id: string; workspace_id: string; kind: Conversation['kind']; key: string; title: string; surface: Conversation['surface'];
-  external_ref: Record<string, string> | null; permalink: string | null; parent_id: string | null; created_at: string | Date;
-}
-
-const CONVERSATION_COLUMNS = 'id, workspace_id, kind, key, title, surface, external_ref, permalink, parent_id, created_at';
-
-const toConversation = (r: ConversationRow): Conversation => ({
-  id: r.id, workspaceId: r.workspace_id, kind: r.kind, key: r.key, title: r.title, surface: r.surface,
-  externalRef: r.external_ref, permalink: r.permalink, parentId: r.parent_id, createdAt: new Date(r.created_at),
-});
+const conversationColumns = getTableColumns(conversations);
 
 export class DrizzleMessageRepo implements MessageRepo {
   constructor(private readonly db: Db) {}
@@ -75,13 +61,13 @@ export class DrizzleMessageRepo implements MessageRepo {
         values (${c.workspaceId}::uuid, ${c.kind}::text, ${c.key}::text, ${c.title ?? ''}::text, ${c.surface ?? 'mcp'}::text,
           ${c.externalRef ? JSON.stringify(c.externalRef) : null}::jsonb, ${c.permalink ?? null}::text, ${c.parentId ?? null}::uuid)
         on conflict do nothing
-        returning ${sql.raw(CONVERSATION_COLUMNS)})
-      select ${sql.raw(CONVERSATION_COLUMNS)} from created
+        returning ${columnList(conversationColumns)})
+      select ${columnList(conversationColumns)} from created
       union all
-      select ${sql.raw(CONVERSATION_COLUMNS)} from ${conversations}
+      select ${columnList(conversationColumns)} from ${conversations}
       where workspace_id = ${c.workspaceId}::uuid and key = ${c.key}::text and not exists (select 1 from created)`);
-    const [row] = rowsOf<ConversationRow>(result);
-    if (row) return toConversation(row);
+    const [row] = rowsOf<Record<string, unknown>>(result);
+    if (row) return fromRow<Conversation>(conversationColumns, row);
     // Another transaction inserted it after this statement's snapshot was taken: it is committed now.
     return (await this.findConversation(c.workspaceId, c.key))!;
   }
@@ -159,7 +145,7 @@ export class DrizzleMessageRepo implements MessageRepo {
           reply_to uuid, chain_id uuid, hop int, asker_person_id uuid, asker_identity_id uuid, surface text, permalink text,
           external_id text, created_at timestamptz)
         where exists (select 1 from counted)
-        returning ${sql.raw(MESSAGE_COLUMNS)}),
+        returning ${columnList(messageColumns)}),
       joined as (
         insert into ${conversationParticipants} (conversation_id, agent_id)
         select s.conversation_id, p::uuid from stored s, jsonb_array_elements_text(${JSON.stringify([...new Set(to.participants)])}::jsonb) p
@@ -172,7 +158,7 @@ export class DrizzleMessageRepo implements MessageRepo {
         (select row_to_json(stored) from stored) as message
       from gate`);
     const [r] = rowsOf<{ sent: number; earlier_id: string | null; total: number | null; message: unknown }>(result);
-    const message = r.message === null ? null : toMessage(typeof r.message === 'string' ? JSON.parse(r.message) : r.message);
+    const message = r.message === null ? null : fromRow<Message>(messageColumns, typeof r.message === 'string' ? JSON.parse(r.message) : r.message as Record<string, unknown>);
     return {
       message,
       earlier: r.earlier_id ? await this.get(m.workspaceId, r.earlier_id) : null,
