@@ -25,7 +25,8 @@ export async function uniqueOr<T>(fn: () => Promise<T>, message: string): Promis
 // SQLSTATE 08xxx (connection exception) and 57P01–57P03 (the server is shutting down or not yet up).
 const LOST_CODES = /^(08...|57P0[123])$/;
 const LOST_SYSCALL = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
-const LOST_MESSAGE = /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|PGlite is closed|Cannot use a pool after calling end|not currently accepting connections|too many clients/i;
+// node-postgres and pg-pool say these without a code; only their words tell them apart.
+const LOST_MESSAGE = /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end|not currently accepting connections|too many clients/i;
 
 /** True when `e` (or what it wraps) says the database could not be reached, rather than that a query was wrong. */
 export function isConnectionLost(e: unknown): boolean {

@@ -28,6 +28,12 @@ export interface PgliteThread {
 
 type Reply = { id: number; result?: unknown; error?: Record<string, unknown> } | { op: 'notify'; channel: string; payload: string };
 
+/**
+ * What every call gets once the thread is gone: SQLSTATE 08003 (connection_does_not_exist), as from a server
+ * connection that is gone, so callers tell it by its code (an outage: UNAVAILABLE), not by its text.
+ */
+const closedError = (message: string) => Object.assign(new Error(message), { code: '08003' });
+
 /** An Error carrying the fields PostgreSQL's error had (code first: callers match on it). */
 function revive(fields: Record<string, unknown>): Error {
   const e = new Error(String(fields.message ?? 'PGlite failed'));
@@ -87,8 +93,8 @@ export async function startPgliteThread(dataDir: string, template?: Blob, watch?
     if (m.error) p.reject(revive(m.error));
     else p.resolve(m.result);
   });
-  worker.on('error', (e) => stop(new Error(`PGlite is closed: its thread failed (${e.message})`)));
-  worker.on('exit', () => stop(new Error('PGlite is closed')));
+  worker.on('error', (e) => stop(closedError(`PGlite is closed: its thread failed (${e.message})`)));
+  worker.on('exit', () => stop(closedError('PGlite is closed')));
 
   const call = <T>(message: Record<string, unknown>): Promise<T> => {
     if (stopped) return Promise.reject(stopped);
@@ -151,7 +157,7 @@ export async function startPgliteThread(dataDir: string, template?: Blob, watch?
     },
     close: () => (closed ??= (async () => {
       await call({ op: 'close' }).catch(() => {});
-      stop(new Error('PGlite is closed'));
+      stop(closedError('PGlite is closed'));
       await worker.terminate();
     })()),
     get queries() { return queries; },

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isConnectionLost } from '../../../src/adapters/db/errors.ts';
 import { startPgliteThread, type PgliteThread } from '../../../src/adapters/db/pglite-thread.ts';
 
 // PGlite's thread runs a statement it has seen a few times as a named statement (parsed and analysed once), as a
 // PostgreSQL server keeps them per connection: same results, errors and transactions; dropped on a schema change.
-describe('PGlite thread: statements run often become named statements', () => {
+// Once closed, it answers like a lost connection.
+describe('PGlite thread', () => {
   let db: PgliteThread;
   const named = async () => (await db.query('select statement from pg_prepared_statements order by prepare_time')).rows as Array<{ statement: string }>;
 
@@ -63,5 +65,13 @@ describe('PGlite thread: statements run often become named statements', () => {
     await db.query('alter table items add column note text');
     expect(await named()).toEqual([]);
     expect((await db.query(select, [1])).rows).toEqual([{ id: 1, label: 'item 1', seen: expect.any(Date), note: null }]);
+  });
+
+  // Last: it closes the thread.
+  it('answers every call after it closed with a lost connection\'s code, which callers take for an outage', async () => {
+    await db.close();
+    const err = await db.query('select 1').then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ code: '08003', message: 'PGlite is closed' });
+    expect(isConnectionLost(err)).toBe(true);
   });
 });
