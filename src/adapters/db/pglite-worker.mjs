@@ -29,8 +29,25 @@ function plain(/** @type {unknown} */ e) {
 }
 
 /** Identity parsers for the type OIDs the caller keeps as text (drizzle's dates, intervals, numeric arrays). */
-const parsersFor = (/** @type {number[] | undefined} */ oids) =>
-  oids?.length ? Object.fromEntries(oids.map((oid) => [oid, (/** @type {string} */ v) => v])) : undefined;
+const parsersFor = (/** @type {number[]} */ oids) => Object.fromEntries(oids.map((oid) => [oid, (/** @type {string} */ v) => v]));
+
+/**
+ * Parsers by the caller's list of text-kept OIDs: `own` for query()'s options, and `all` (PGlite's with those over
+ * them) for reading a named statement's results. Made once per list: PGlite copies all its parsers (hundreds) into a
+ * new object on every query given options.parsers, which cost more than parsing the rows. Types created later
+ * (a migration) add parsers, so a schema change empties this.
+ * @type {Map<string, { own: Record<number, (v: string) => unknown> | undefined, all: Record<number, unknown> }>}
+ */
+const parserSets = new Map();
+function parsersOf(/** @type {PGlite} */ db, /** @type {number[] | undefined} */ oids) {
+  const key = oids?.join(',') ?? '';
+  let set = parserSets.get(key);
+  if (!set) {
+    const own = oids?.length ? parsersFor(oids) : undefined;
+    parserSets.set(key, (set = { own, all: own ? { ...db.parsers, ...own } : db.parsers }));
+  }
+  return set;
+}
 
 const ROLLBACK = new Error('rolled back by the caller');
 let nextTx = 1;
@@ -62,14 +79,19 @@ const { serialize } = protocol;
 /**
  * Runs one statement, outside a transaction (`tx` null) or in one, as PGlite's query() would; a statement seen
  * often enough runs as a named statement.
- * @param {PGlite} db @param {{ query: PGlite['query'] } | null} tx @param {string} sql @param {unknown[]} params @param {any} options
+ * @param {PGlite} db @param {{ query: PGlite['query'] } | null} tx @param {string} sql @param {unknown[]} params
+ * @param {'array' | 'object'} rowMode @param {number[] | undefined} textOids types the caller keeps as text
  */
-async function run(db, tx, sql, params, options) {
+async function run(db, tx, sql, params, rowMode, textOids) {
+  const parsers = parsersOf(db, textOids);
   let entry = seen.get(sql);
   if (!entry && seen.size < MAX_SEEN && NAMEABLE.test(sql)) seen.set(sql, (entry = { runs: 0, name: null, types: [] }));
   if (!entry || (!entry.name && (++entry.runs < NAME_AFTER || named >= MAX_NAMED))) {
-    const r = await (tx ?? db).query(sql, params, options);
-    if (SCHEMA_CHANGE.test(sql)) await forgetNamed(db, tx);
+    const r = await (tx ?? db).query(sql, params, { rowMode, ...(parsers.own ? { parsers: parsers.own } : {}) });
+    if (SCHEMA_CHANGE.test(sql)) {
+      parserSets.clear();
+      await forgetNamed(db, tx);
+    }
     return r;
   }
   const statement = entry;
@@ -95,7 +117,7 @@ async function run(db, tx, sql, params, options) {
   // Outside a transaction, wait for any open one to end (what query() does), and write through afterwards.
   const result = tx ? await messages() : await db._runExclusiveTransaction(messages);
   if (!tx) await db.syncToFs();
-  return parse.parseResults(result, db.parsers, options)[0];
+  return parse.parseResults(result, parsers.all, { rowMode })[0];
 }
 
 /** After a schema change: named statements are dropped (their result types may have changed) and named again later. */
@@ -113,8 +135,7 @@ async function handle(m) {
     case 'query': {
       const on = m.tx ? open.get(m.tx)?.tx : db;
       if (!on) throw new Error('Transaction is closed');
-      const options = { rowMode: m.rowMode ?? 'object', ...(m.parsers ? { parsers: parsersFor(m.parsers) } : {}) };
-      const r = await run(db, m.tx ? on : null, m.sql, m.params ?? [], options);
+      const r = await run(db, m.tx ? on : null, m.sql, m.params ?? [], m.rowMode ?? 'object', m.parsers);
       return { rows: r.rows, fields: r.fields, affectedRows: r.affectedRows };
     }
     case 'begin': {

@@ -34,6 +34,8 @@ describe('PGlite thread', () => {
     const asArrays = await db.query(select, [2], { rowMode: 'array', parsers: { 1184: (v: string) => v } });
     expect((await named()).map((n) => n.statement)).toContain(select);
     expect(asArrays.rows).toEqual([[2, expect.stringMatching(/^2031-01-02 03:04:05\.678/)]]);
+    // The parsers one call gave are not kept for the next, which gives none.
+    expect((await db.query(select, [2])).rows).toEqual([{ id: 2, seen: new Date(seen) }]);
   });
 
   it('reports a named statement\'s error with PostgreSQL\'s fields and goes on working', async () => {
