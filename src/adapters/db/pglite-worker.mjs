@@ -95,29 +95,33 @@ async function run(db, tx, sql, params, rowMode, textOids) {
     return r;
   }
   const statement = entry;
-  const step = (/** @type {Uint8Array} */ message) => db.execProtocolStream(message, { syncToFs: false });
+  // Each exchange goes in one call, ending with Sync: after an error PostgreSQL skips to the Sync, as on a socket,
+  // and the call throws it once all is read.
+  const exchange = (/** @type {Uint8Array[]} */ parts) => db.execProtocolStream(joined([...parts, serialize.sync()]), { syncToFs: false });
   const messages = async () => db.runExclusive(async () => {
-    const out = [];
-    try {
-      if (!statement.name) {
-        const name = `sb_named_${++named}`;
-        await step(serialize.parse({ name, text: sql }));
-        statement.types = parse.parseDescribeStatementResults(await step(serialize.describe({ type: 'S', name })));
-        statement.name = name;
-      }
-      const values = params.map((v, i) => (v === null || v === undefined ? null : (db.serializers[statement.types[i]] ?? String)(v)));
-      out.push(...await step(serialize.bind({ statement: statement.name, values })));
-      out.push(...await step(serialize.describe({ type: 'P' })));
-      out.push(...await step(serialize.execute({})));
-    } finally {
-      out.push(...await step(serialize.sync()));
+    if (!statement.name) {
+      const name = `sb_named_${++named}`;
+      statement.types = parse.parseDescribeStatementResults(await exchange([serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name })]));
+      statement.name = name;
     }
-    return out;
+    const values = params.map((v, i) => (v === null || v === undefined ? null : (db.serializers[statement.types[i]] ?? String)(v)));
+    return exchange([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({})]);
   });
   // Outside a transaction, wait for any open one to end (what query() does), and write through afterwards.
   const result = tx ? await messages() : await db._runExclusiveTransaction(messages);
   if (!tx) await db.syncToFs();
   return parse.parseResults(result, parsers.all, { rowMode })[0];
+}
+
+/** The protocol messages as one buffer. */
+function joined(/** @type {Uint8Array[]} */ parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 /** After a schema change: named statements are dropped (their result types may have changed) and named again later. */
