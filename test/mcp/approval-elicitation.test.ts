@@ -46,7 +46,7 @@ describe('approvals answered through MCP elicitation', () => {
     // No chat app is configured here, so none is named as another place to decide.
     expect(asked[0].params.message).toContain('the first decision anywhere (here or the web) settles it');
     expect((asked[0].params as { requestedSchema: { required: string[] } }).requestedSchema.required).toEqual(['decision']);
-    expect(textOf(r)).toMatch(new RegExp(`^Your owner decided here: Approved by @${w.alice} via mcp`));
+    expect(textOf(r)).toMatch(new RegExp(`^Your owner decided here: Approved by @${w.alice} in an MCP client`));
 
     const seen = (await c.call('get_approval', { approval_id: out.approval_id })).structuredContent as Out;
     expect(seen).toMatchObject({ status: 'approved', decided_by: w.alice, via: 'mcp', reason: 'Go ahead' });
@@ -83,7 +83,7 @@ describe('approvals answered through MCP elicitation', () => {
     await app.approvals.decide({ approvalId: id, workspaceId: w.ws.id, decision: 'rejected', decider: { personId: alice.id, role: 'owner' }, via: 'web' });
     const r = await pending;
     expect(r.structuredContent).toMatchObject({ status: 'rejected', asked_here: true });
-    expect(textOf(r)).toMatch(new RegExp(`settled elsewhere while your owner was asked here: Rejected by @${w.alice} via web`));
+    expect(textOf(r)).toMatch(new RegExp(`settled elsewhere while your owner was asked here: Rejected by @${w.alice} in the web chat`));
     await vi.waitFor(() => expect(withdrawn).toBe(true), { timeout: 10_000, interval: 20 });
     await c.close();
   });

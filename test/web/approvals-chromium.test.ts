@@ -56,7 +56,7 @@ describe('approving from the web card in Chromium', () => {
     await mine.getByRole('button', { name: 'Approve' }).click();
 
     await expect.poll(() => card('Deploy the release candidate').locator('.approval-outcome').textContent())
-      .toMatch(/^Approved by @alice via web at \d\d:\d\d UTC — “Green across the board”$/);
+      .toMatch(/^Approved by @alice in the web chat at \d\d:\d\d UTC — “Green across the board”$/);
     expect(await card('Deploy the release candidate').getByRole('button', { name: 'Approve' }).count()).toBe(0);
 
     await vi.waitFor(() => {
@@ -68,7 +68,7 @@ describe('approving from the web card in Chromium', () => {
     for (const c of slackCards) {
       const now = standin.message(c.channel, c.ts)!;
       expect(hasButtons(now)).toBe(false);
-      expect(blockText(now)).toContain('Approved by @alice via web');
+      expect(blockText(now)).toContain('Approved by @alice in the web chat');
     }
     await keepScreenshot(page, 'approvals');
   });
@@ -80,7 +80,7 @@ describe('approving from the web card in Chromium', () => {
     const forBob = await cardPosted(standin, dmChannelId(USERS.bob), id);
     await world.click(USERS.bob, forBob, 'approve');
     await expect.poll(() => card('Purge the CDN cache').locator('.approval-outcome').textContent(), { timeout: 10_000 })
-      .toMatch(/^Approved by @bob via slack at \d\d:\d\d UTC$/);
+      .toMatch(/^Approved by @bob in Slack at \d\d:\d\d UTC$/);
     expect(await card('Purge the CDN cache').getByRole('button', { name: 'Approve' }).count()).toBe(0);
   });
 
@@ -100,8 +100,8 @@ describe('approving from the web card in Chromium', () => {
     const slackCard = await cardPosted(standin, dmChannelId(USERS.bob), id);
     await inChannel.getByLabel('Reason').fill('Wait for the reindex');
     await inChannel.getByRole('button', { name: 'Reject' }).click();
-    await expect.poll(() => inChannel.locator('.approval-outcome').textContent()).toMatch(/^Rejected by @alice via web at \d\d:\d\d UTC — “Wait for the reindex”$/);
-    await vi.waitFor(() => expect(blockText(standin.message(slackCard.channel, slackCard.ts)!)).toContain('Rejected by @alice via web'), { timeout: 10_000 });
+    await expect.poll(() => inChannel.locator('.approval-outcome').textContent()).toMatch(/^Rejected by @alice in the web chat at \d\d:\d\d UTC — “Wait for the reindex”$/);
+    await vi.waitFor(() => expect(blockText(standin.message(slackCard.channel, slackCard.ts)!)).toContain('Rejected by @alice in the web chat'), { timeout: 10_000 });
   });
 
   it('keeps a reason being typed when the card is drawn again (a reminder arrives meanwhile)', async () => {
@@ -120,6 +120,6 @@ describe('approving from the web card in Chromium', () => {
     await page.keyboard.type(', please');
     await card('Rotate the signing keys').getByRole('button', { name: 'Reject' }).click();
     await expect.poll(() => card('Rotate the signing keys').locator('.approval-outcome').textContent())
-      .toMatch(/^Rejected by @alice via web at \d\d:\d\d UTC — “Not during the freeze, please”$/);
+      .toMatch(/^Rejected by @alice in the web chat at \d\d:\d\d UTC — “Not during the freeze, please”$/);
   });
 });

@@ -89,12 +89,12 @@ describe('approval cards in the web chat', () => {
     const done = await b.bob.api('POST', `/w/eng/approvals/${id}/decision`, { decision: 'reject', reason: 'Keep them a week longer' });
     expect(done.status).toBe(200);
     expect(done.json().approval).toMatchObject({ status: 'rejected', decidedBy: 'bob', via: 'web', reason: 'Keep them a week longer', canDecide: false });
-    expect(done.json().approval.outcome).toMatch(/^Rejected by @bob via web at \d\d:\d\d UTC — “Keep them a week longer”$/);
+    expect(done.json().approval.outcome).toMatch(/^Rejected by @bob in the web chat at \d\d:\d\d UTC — “Keep them a week longer”$/);
 
     const late = await b.alice.api('POST', `/w/eng/approvals/${id}/decision`, { decision: 'approve' });
     expect(late.status).toBe(409);
     expect(late.json().error).toMatchObject({ code: 'CONFLICT', status: 'rejected', approval_id: id });
-    expect(late.json().error.message).toMatch(/already settled: Rejected by @bob via web/);
+    expect(late.json().error.message).toMatch(/already settled: Rejected by @bob in the web chat/);
     const audit = (await world.app.store.audit.list(world.ws.id, 50)).filter((e) => e.target === id && e.action.startsWith('approval.'));
     expect(audit.map((e) => `${e.action} ${e.result}`).sort()).toEqual(['approval.approve refused', 'approval.approve refused', 'approval.reject rejected']);
   });
@@ -117,7 +117,7 @@ describe('approval cards in the web chat', () => {
 
       await world.app.approvals.decide({ approvalId: inConversation, workspaceId: world.ws.id, decision: 'approved', decider: { personId: world.people.bob.id, role: 'editor' }, via: 'slack' });
       const settled = await carolEvents.next((e) => e.event === 'approval' && e.data.id === inConversation && e.data.status === 'approved');
-      expect(settled.data.outcome).toMatch(/^Approved by @bob via slack at/);
+      expect(settled.data.outcome).toMatch(/^Approved by @bob in Slack at/);
 
       await b.alice.api('POST', `/w/eng/approvals/${direct}/decision`, { decision: 'approve' });
       const resolved = await aliceEvents.next((e) => e.event === 'approval' && e.data.id === direct && e.data.status === 'approved');

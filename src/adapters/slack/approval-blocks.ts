@@ -82,7 +82,7 @@ export function reasonModal(a: Approval, where: ReasonContext): types.ModalView 
   };
 }
 
-/** "already approved by @alice via slack at 14:02 UTC": a late click's answer, from the outcome line. */
+/** "already approved by @alice in Slack at 14:02 UTC": a late click's answer, from the outcome line. */
 export function lateClickText(outcome: string): string {
   return `This approval was already ${outcome.charAt(0).toLowerCase()}${outcome.slice(1)}; your click changed nothing.`;
 }

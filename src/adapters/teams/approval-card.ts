@@ -14,7 +14,7 @@ export const MAX_REFRESH_USERS = 60;
 export interface ApprovalCardInput {
   approval: Approval;
   agent: Agent;
-  /** "Approved by @alice via slack at 14:02 UTC", or "Waiting for a decision". */
+  /** "Approved by @alice in Slack at 14:02 UTC", or "Waiting for a decision". */
   outcome: string;
   /** Whether to show the buttons (pending, and for a user-specific view: this user may decide). */
   buttons: boolean;

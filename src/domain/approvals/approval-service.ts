@@ -4,7 +4,7 @@ import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
-import { qualifiedName, type Agent, type SurfaceName, type Workspace } from '../types.ts';
+import { MCP, qualifiedName, WEB_CHAT, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import { NOT_LINKED, outcomeLine, refusalToDecide, type Decider } from './rules.ts';
 import type { Approval, Decision } from './types.ts';
 
@@ -29,6 +29,8 @@ export interface ApprovalOptions {
   surfaces: () => SurfaceName[];
   /** Remind approvers after this long without a decision; 0 for never. */
   reminderMs?: number;
+  /** A chat app's name as its surface registered it ("Slack"), for where an approval was decided. */
+  labelOf?: (surface: SurfaceName) => string | undefined;
 }
 
 /**
@@ -187,8 +189,12 @@ export class ApprovalService {
   }
 
   async outcome(a: Approval) {
-    return outcomeLine(a, await this.deciderHandle(a));
+    return outcomeLine(a, await this.deciderHandle(a), this.where);
   }
+
+  /** Where a decision was made, as people call it: "Slack", "the web chat" (a chat app not built here: its name, capitalised). */
+  private readonly where = (via: SurfaceName) => (via === WEB_CHAT ? 'the web chat' : via === MCP ? 'an MCP client'
+    : this.opts.labelOf?.(via) ?? `${via.charAt(0).toUpperCase()}${via.slice(1)}`);
 
   private async alreadySettled(a: Approval) {
     return conflict(`This approval was already settled: ${await this.outcome(a)}.`, { status: a.status, approval_id: a.id });
@@ -205,7 +211,7 @@ export class ApprovalService {
       for (const surface of this.opts.surfaces()) {
         await tx.outbox.add({ topic: `${surface}.approval.update`, payload: { approvalId: a.id, workspaceId: a.workspaceId }, orderingKey: `approval:${a.id}` });
       }
-      const line = outcomeLine(s, s.decidedBy ? (await tx.people.get(s.decidedBy))?.handle ?? null : null);
+      const line = outcomeLine(s, s.decidedBy ? (await tx.people.get(s.decidedBy))?.handle ?? null : null, this.where);
       if (change.status !== 'cancelled') {
         notices = await this.notice(tx, system, ws, null, [agent.id], a.conversationId, `Approval ${a.id} “${a.title}”: ${line}.`, true);
       }

@@ -1,4 +1,4 @@
-import type { WorkspaceRole } from '../types.ts';
+import { WEB_CHAT, type SurfaceName, type WorkspaceRole } from '../types.ts';
 import type { Approval } from './types.ts';
 
 /** Who is trying to decide, as the surface knows them. */
@@ -43,13 +43,13 @@ export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string): 
 
 export const isSettled = (a: Pick<Approval, 'status'>) => a.status !== 'pending';
 
-/** "Approved by @alice via slack at 14:02 UTC" — what every view shows once settled. */
-export function outcomeLine(a: Approval, deciderHandle: string | null): string {
+/** "Approved by @alice in Slack at 14:02 UTC" — what every view shows once settled; `where` names the surface it was decided on. */
+export function outcomeLine(a: Approval, deciderHandle: string | null, where: (via: SurfaceName) => string): string {
   const at = a.decidedAt ? ` at ${a.decidedAt.toISOString().slice(11, 16)} UTC` : '';
   switch (a.status) {
     case 'approved':
     case 'rejected':
-      return `${a.status === 'approved' ? 'Approved' : 'Rejected'} by @${deciderHandle ?? 'someone'} via ${a.decidedVia ?? 'web'}${at}${a.reason ? ` — “${a.reason}”` : ''}`;
+      return `${a.status === 'approved' ? 'Approved' : 'Rejected'} by @${deciderHandle ?? 'someone'} in ${where(a.decidedVia ?? WEB_CHAT)}${at}${a.reason ? ` — “${a.reason}”` : ''}`;
     case 'expired':
       return `Expired${at} without a decision`;
     case 'cancelled':

@@ -170,7 +170,7 @@ export interface ApprovalCard {
   title: string;
   details: string;
   status: Approval['status'];
-  /** "Approved by @alice via slack at 14:02 UTC", or "Waiting for a decision". */
+  /** "Approved by @alice in Slack at 14:02 UTC", or "Waiting for a decision". */
   outcome: string;
   agent: { id: string; label: string; displayName: string; avatarUrl: string | null };
   conversationId: string | null;

@@ -45,7 +45,7 @@ export const getApprovalOutput = {
   approval_id: z.string(),
   title: z.string(),
   status,
-  outcome: z.string().describe('The line every view shows, e.g. "Approved by @alice via slack at 14:02 UTC"'),
+  outcome: z.string().describe('The line every view shows, e.g. "Approved by @alice in Slack at 14:02 UTC"'),
   decided_by: z.string().nullable().describe('Handle of the person who decided; null while pending, or when it expired or was cancelled'),
   via: z.enum(['mcp', 'web', 'slack', 'teams']).nullable().describe('Where the decision was made'),
   decided_at: z.string().nullable().describe('When it was settled (ISO 8601, UTC)'),

@@ -61,15 +61,15 @@ describe('approvals in Slack', () => {
     expect(res.status).toBe(200);
     // A subscribe that ran out its 20 s would return no messages: the decision has to wake it.
     const woke = (await waiting).structuredContent as { messages: Array<{ body: string }> };
-    expect(woke.messages.map((m) => m.body)).toEqual([expect.stringContaining(`Approval ${id} “Deploy v2 to production”: Approved by @alice via slack`)]);
+    expect(woke.messages.map((m) => m.body)).toEqual([expect.stringContaining(`Approval ${id} “Deploy v2 to production”: Approved by @alice in Slack`)]);
 
     const updated = await vi.waitFor(() => {
       const now = cardsIn(standin, 'C0GENERAL', id)[0];
       expect(hasButtons(now)).toBe(false);
       return now;
     }, { timeout: 20_000, interval: 50 });
-    expect(blockText(updated)).toMatch(/Approved by @alice via slack at \d\d:\d\d UTC/);
-    expect(updated.text).toContain('Approved by @alice via slack');
+    expect(blockText(updated)).toMatch(/Approved by @alice in Slack at \d\d:\d\d UTC/);
+    expect(updated.text).toContain('Approved by @alice in Slack');
     expect(standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === USERS.alice)).toHaveLength(0);
   });
 
@@ -89,7 +89,7 @@ describe('approvals in Slack', () => {
     for (const c of [forAlice, forBob]) {
       const now = cardsIn(standin, c.channel, id)[0];
       expect(hasButtons(now)).toBe(false);
-      expect(blockText(now)).toContain('Approved by @bob via slack');
+      expect(blockText(now)).toContain('Approved by @bob in Slack');
     }
   });
 
@@ -111,8 +111,8 @@ describe('approvals in Slack', () => {
     await world.click(USERS.bob, card, 'approve');
     await vi.waitFor(async () => expect(await status(id)).toBe('approved'), { timeout: 20_000, interval: 50 });
     await world.click(USERS.alice, card, 'approve');
-    const late = await ephemeralTo(standin, USERS.alice, 'This approval was already approved by @bob via slack at');
-    expect(late.args.text).toMatch(/already approved by @bob via slack at \d\d:\d\d UTC; your click changed nothing\./);
+    const late = await ephemeralTo(standin, USERS.alice, 'This approval was already approved by @bob in Slack at');
+    expect(late.args.text).toMatch(/already approved by @bob in Slack at \d\d:\d\d UTC; your click changed nothing\./);
     expect((await world.app.approvals.get(world.ws.id, id)).decidedBy).toBe(world.people.bob.id);
 
     const audit = (await world.app.store.audit.list(world.ws.id, 100)).filter((e) => e.target === id && e.action.startsWith('approval.'));
@@ -143,7 +143,7 @@ describe('approvals in Slack', () => {
     }));
     expect(submitted.status).toBe(200);
     await vi.waitFor(async () => expect(await world.app.approvals.get(world.ws.id, id)).toMatchObject({ status: 'rejected', reason: 'Back up first', decidedVia: 'slack' }), { timeout: 20_000, interval: 50 });
-    await vi.waitFor(() => expect(blockText(cardsIn(standin, 'C0GENERAL', id)[0])).toContain('Rejected by @bob via slack'), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(blockText(cardsIn(standin, 'C0GENERAL', id)[0])).toContain('Rejected by @bob in Slack'), { timeout: 20_000, interval: 50 });
     expect(blockText(cardsIn(standin, 'C0GENERAL', id)[0])).toContain('Back up first');
     const got = (await mcp.call('get_approval', { approval_id: id })).structuredContent as Out;
     expect(got).toMatchObject({ status: 'rejected', decided_by: 'bob', via: 'slack', reason: 'Back up first' });

@@ -138,12 +138,12 @@ describe('approvals in Teams, next to Slack and the web', () => {
     expect(res.status).toBe(200);
     const body = res.body as { statusCode: number; type: string; value: CardJson };
     expect(body).toMatchObject({ statusCode: 200, type: 'application/vnd.microsoft.card.adaptive' });
-    expect(JSON.stringify(body.value)).toContain('Approved by @alice via teams');
+    expect(JSON.stringify(body.value)).toContain('Approved by @alice in Teams');
     expect(body.value.actions).toBeUndefined();
     expect(await status(a.id)).toMatchObject({ status: 'approved', decidedVia: 'teams' });
     await vi.waitFor(() => {
       const now = slack.messages(dmChannelId(SLACK_ALICE)).find((m) => m.ts === slackBefore.ts)!;
-      expect(JSON.stringify(now.blocks)).toContain('Approved by @alice via teams');
+      expect(JSON.stringify(now.blocks)).toContain('Approved by @alice in Teams');
       expect(JSON.stringify(now.blocks)).not.toContain(APPROVE_ACTION);
     }, { timeout: 10_000 });
     const web = new HttpBrowser(h.server.url);
@@ -152,7 +152,7 @@ describe('approvals in Teams, next to Slack and the web', () => {
     expect(view.status).toBe(200);
     expect(JSON.parse(view.text).approval).toMatchObject({ status: 'approved', via: 'teams', decidedBy: 'alice', canDecide: false });
     // The Teams card itself is rewritten for everyone who sees it.
-    await vi.waitFor(() => expect(JSON.stringify(teams.activity(personalChat, card.id!))).toContain('Approved by @alice via teams'), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(JSON.stringify(teams.activity(personalChat, card.id!))).toContain('Approved by @alice in Teams'), { timeout: 20_000, interval: 50 });
   });
 
   it('a click in Slack updates the Teams card with updateActivity', async () => {
@@ -174,7 +174,7 @@ describe('approvals in Teams, next to Slack and the web', () => {
     }, { timeout: 10_000 });
     expect(update.conversationId).toBe(personalChat);
     const now = cardOf(teams.activity(personalChat, card.id!))!;
-    expect(JSON.stringify(now)).toContain('Approved by @alice via slack');
+    expect(JSON.stringify(now)).toContain('Approved by @alice in Slack');
     expect(now.actions).toBeUndefined();
     expect(now.refresh).toBeUndefined();
   });
@@ -209,7 +209,7 @@ describe('approvals in Teams, next to Slack and the web', () => {
     expect(res.status).toBe(200);
     // A submit is a message activity: stored, acknowledged, then handled by its inbound job (an invoke is answered inline).
     await vi.waitFor(async () => expect(await status(a.id)).toMatchObject({ status: 'approved', decidedVia: 'teams' }), { timeout: 20_000, interval: 50 });
-    await vi.waitFor(() => expect(JSON.stringify(teams.activity(personalChat, card.id!))).toContain('Approved by @alice via teams'), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(JSON.stringify(teams.activity(personalChat, card.id!))).toContain('Approved by @alice in Teams'), { timeout: 20_000, interval: 50 });
   });
 
   it('a refresh gives the approver the buttons and anyone else the card without them', async () => {

@@ -69,7 +69,7 @@ describe.each(databases())('approvals on $kind', (kind) => {
     await app.messaging.checkInbox(w.reviewer.agent, w.ws, 100);
     await app.approvals.decide({ approvalId: a.id, workspaceId: w.ws.id, decision: 'rejected', decider: as(ids.alice), via: 'web', reason: 'Not on a Friday' });
     const inbox = await app.messaging.checkInbox(w.reviewer.agent, w.ws, 10);
-    expect(inbox.items.at(-1)!.message.body).toMatch(new RegExp(`Approval ${a.id} “Deploy #418”: Rejected by @${w.alice} via web at \\d\\d:\\d\\d UTC — “Not on a Friday”`));
+    expect(inbox.items.at(-1)!.message.body).toMatch(new RegExp(`Approval ${a.id} “Deploy #418”: Rejected by @${w.alice} in the web chat at \\d\\d:\\d\\d UTC — “Not on a Friday”`));
   });
 
   it('refuses guests, agents and people who are not approvers, and changes nothing', async () => {
