@@ -1,5 +1,5 @@
-// Teams reactions in a web channel bridged with a Teams channel and a Slack
-// channel: signed `messageReaction` activities in through the real
+// A web channel bridged with a Teams channel and a Slack channel: each side's
+// messages reach the other two once. Teams reactions: signed `messageReaction` activities in through the real
 // CloudAdapter (stored, then handled by their inbound job), Web API calls out
 // to the Slack stand-in, on real PostgreSQL when TEST_DATABASE_URL is set. A
 // Teams user's reaction becomes theirs on the web copy and the app's on the
@@ -12,6 +12,8 @@ import type { Viewer } from '../../../src/domain/chat/access.ts';
 import type { ChatService } from '../../../src/domain/chat/chat-service.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { eventCallback, message } from '../../support/slack/payloads.ts';
+import { postSigned } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { botAdded, channelMessage, channelReaction, type TeamsReactionType } from '../../support/teams/activities.ts';
 import { botAccountId, TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
@@ -23,7 +25,7 @@ const SLACK_CHANNEL = 'C0TEAMSRX';
 const SLACK_BOT = SLACK_DEFAULTS.botUserId;
 const BOB = TEAMS_DEFAULTS.users.bob;
 
-describe('Teams reactions in a bridged channel', () => {
+describe('a channel bridged with Teams and Slack, and Teams reactions in it', () => {
   let db: Database;
   let teams: TeamsStandin;
   let slack: SlackStandin;
@@ -71,6 +73,28 @@ describe('Teams reactions in a bridged channel', () => {
     general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
   }, 60_000);
   afterAll(async () => { await h?.stop(); await Promise.all([teams?.close(), slack?.close()]); await db?.close(); });
+
+  it('mirrors each side to the other two once, under its author\'s name', async () => {
+    slack.setUser('U0CAROL3W', { real_name: 'Carol Chen' });
+    const event = message({ channel: SLACK_CHANNEL, channel_type: 'channel', user: 'U0CAROL3W', text: 'Release notes are up' });
+    expect((await postSigned(`${h.server.url}/slack/events`, eventCallback(event))).status).toBe(200);
+    await vi.waitFor(async () => expect((await chat.history(alice, general)).messages.find((m) => m.body === 'Release notes are up')?.via).toBe('Slack'));
+    const inTeams = await vi.waitFor(() => {
+      const calls = teams.delivered('sendToConversation').filter((c) => String(c.activity?.text ?? '').includes('Release notes are up'));
+      if (!calls.length) throw new Error('not posted to Teams yet');
+      return calls;
+    });
+    expect(inTeams).toHaveLength(1);
+    expect(inTeams[0].activity?.text).toBe('**Carol Chen** (via Slack)\n\nRelease notes are up');
+    // From Teams: on the web, and in Slack under the Teams author's name; neither goes back where it came from.
+    const { ts } = await writtenInTeams('Thanks, reading now');
+    const inSlack = slack.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Thanks, reading now'));
+    expect(inSlack).toHaveLength(1);
+    expect(inSlack[0].args).toMatchObject({ channel: SLACK_CHANNEL, username: `${BOB.name} (via Teams)` });
+    expect((inSlack[0].response as { ts: string }).ts).toBe(ts);
+    expect(slack.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Release notes are up'))).toHaveLength(0);
+    expect(teams.delivered('sendToConversation').filter((c) => String(c.activity?.text ?? '').includes('Thanks, reading now'))).toHaveLength(0);
+  });
 
   it('shows a Teams like on the web copy as that user\'s, passes it on to Slack as the app\'s, and follows its removal', async () => {
     const { teamsId, webId, ts } = await writtenInTeams('Who is in for lunch?');
