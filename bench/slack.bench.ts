@@ -14,9 +14,10 @@
 // (default 3) size the load; BENCH_DATABASES=pglite or =postgres runs one database only. Also printed:
 // this process's CPU per event (PGlite's thread included; PostgreSQL's server not), database statements
 // per event, and how long the main thread's event loop was held (p99 and max of its delay) meanwhile.
-// On PostgreSQL running on this machine, the CPU its server processes for the bench's database spent is
-// printed too (read from /proc), so the figures count all the work an event costs and not only this
-// process's share; the machine has 2 cores, and the load generator, this process and the database share them.
+// The database's own CPU is printed too, read from /proc: PostgreSQL's server processes for the bench's
+// database (when the server runs on this machine), so the figures count all the work an event costs and not
+// only this process's share, and PGlite's thread (a part of this process's); the machine has 2 cores, and the
+// load generator, this process and the database share them.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -54,12 +55,16 @@ interface Run { p50: number; p99: number; perSecond: number; failures: number; c
 type BenchDb = Awaited<ReturnType<ReturnType<typeof benchDatabases>[number]['open']>>;
 
 /**
- * CPU (ms) spent so far by each PostgreSQL server process serving the bench's database, by pid; null when the
- * server is not on this machine (or not PostgreSQL). A process that ends between two readings is missed; the
- * pool keeps its connections open for 30 s idle, longer than a round.
+ * CPU (ms) spent so far by each PostgreSQL server process serving the bench's database, by pid (or by PGlite's
+ * thread, as one entry); null when the server is not on this machine or the system does not tell. A process that
+ * ends between two readings is missed; the pool keeps its connections open for 30 s idle, longer than a round.
  */
 async function serverCpu(db: BenchDb['db']): Promise<Map<number, number> | null> {
-  if (db.kind !== 'postgres') return null;
+  if (db.kind === 'pglite') {
+    // PGlite's thread, which this process's CPU includes too (printed apart: the database's share of it).
+    const ms = await db.threadCpuMs?.();
+    return ms === null || ms === undefined ? null : new Map([[0, ms]]);
+  }
   const pids = rowsOf<{ pid: number }>(await db.db.execute(sql`select pid from pg_stat_activity where datname = current_database()`));
   const ticksMs = 10; // USER_HZ is 100 on Linux
   try {
@@ -232,7 +237,8 @@ export default async function bench() {
       (f.kind.startsWith('PostgreSQL') ? ` (target ≥ ${TARGET.endToEnd}/s: ${ok(f.endToEnd >= TARGET.endToEnd)})` : ''));
     console.log(`    CPU of this process per event: bare ack ${f.bare.cpuMs.toFixed(2)} ms, Switchboard ack ${f.ours.cpuMs.toFixed(2)} ms (during the load), ack and handling ${f.cpuPerEvent.toFixed(2)} ms`);
     if (Number.isFinite(f.serverAck)) {
-      console.log(`    CPU of PostgreSQL's processes for this database per event: during the load ${f.serverAck.toFixed(2)} ms, ack and handling ${f.serverAll.toFixed(2)} ms`);
+      const whose = f.kind.startsWith('PGlite') ? 'PGlite\'s thread (counted in this process\'s above)' : 'PostgreSQL\'s processes for this database';
+      console.log(`    CPU of ${whose} per event: during the load ${f.serverAck.toFixed(2)} ms, ack and handling ${f.serverAll.toFixed(2)} ms`);
     }
     console.log(`    database statements per event, ack and handling: ${f.queriesPerEvent.toFixed(1)}; main thread's event-loop delay meanwhile: p99 ${f.loopP99.toFixed(0)} ms, max ${f.loopMax.toFixed(0)} ms`);
   }

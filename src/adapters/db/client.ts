@@ -47,6 +47,8 @@ export interface Database {
   close(): Promise<void>;
   /** Statements sent to the database so far by this process (a bench divides them by the events it sent). */
   queries(): number;
+  /** PGlite: CPU time (ms) its thread has used so far (Linux; null elsewhere). A bench reads what the database cost. */
+  threadCpuMs?(): Promise<number | null>;
   /** Which watched tables changed, here or in any process (what the read cache drops). */
   changes: TableChanges;
 }
@@ -178,6 +180,7 @@ async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
     },
     close: async () => { if (!closed) { closed = true; await client.close(); release(); } },
     queries: () => client.queries,
+    threadCpuMs: () => client.cpuMs(),
     changes,
   };
 }

@@ -22,6 +22,8 @@ export interface PgliteThread {
   close(): Promise<void>;
   /** Queries sent so far (transaction statements included): what a bench counts per event. */
   readonly queries: number;
+  /** CPU time (ms) the thread has used so far, where the system tells it (Linux); null elsewhere. For benches. */
+  cpuMs(): Promise<number | null>;
   /** The client as drizzle's PGlite driver types it (it uses only the members above). */
   asPglite(): PGlite;
 }
@@ -161,6 +163,7 @@ export async function startPgliteThread(dataDir: string, template?: Blob, watch?
       await worker.terminate();
     })()),
     get queries() { return queries; },
+    cpuMs: () => call<number | null>({ op: 'cpu' }),
     asPglite: () => thread as unknown as PGlite,
   };
   return thread;

@@ -6,8 +6,9 @@
 //
 // Messages in: { id, op: 'query', sql, params, rowMode, parsers: OIDs, tx? },
 // { id, op: 'begin' } (answers { tx } once inside the transaction),
-// { id, op: 'end', tx, commit }, { id, op: 'listen' | 'unlisten', channel }, { id, op: 'ready' | 'close' }.
+// { id, op: 'end', tx, commit }, { id, op: 'listen' | 'unlisten', channel }, { id, op: 'ready' | 'close' | 'cpu' }.
 // Out: { id, result } or { id, error }, and { op: 'notify', channel, payload }.
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, parse, protocol } from '@electric-sql/pglite';
 
@@ -132,6 +133,16 @@ async function forgetNamed(/** @type {PGlite} */ db, /** @type {{ query: PGlite[
   named = 0;
 }
 
+/** CPU time (ms) this thread has used, where Linux tells it (/proc/thread-self); null elsewhere. */
+function threadCpuMs() {
+  try {
+    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in ticks of 10 ms (USER_HZ 100)
+  } catch {
+    return null;
+  }
+}
+
 /** @param {any} m */
 async function handle(m) {
   const db = await ready;
@@ -181,6 +192,8 @@ async function handle(m) {
     }
     case 'ready':
       return null;
+    case 'cpu':
+      return threadCpuMs();
     case 'close': {
       await db.close();
       return null;

@@ -4,7 +4,7 @@ import { startPgliteThread, type PgliteThread } from '../../../src/adapters/db/p
 
 // PGlite's thread runs a statement it has seen a few times as a named statement (parsed and analysed once), as a
 // PostgreSQL server keeps them per connection: same results, errors and transactions; dropped on a schema change.
-// Once closed, it answers like a lost connection.
+// It tells the CPU time it has used (benches read it). Once closed, it answers like a lost connection.
 describe('PGlite thread', () => {
   let db: PgliteThread;
   const named = async () => (await db.query('select statement from pg_prepared_statements order by prepare_time')).rows as Array<{ statement: string }>;
@@ -70,6 +70,13 @@ describe('PGlite thread', () => {
   });
 
   // Last: it closes the thread.
+  it('tells the CPU time its thread has used, which grows with the work it runs (for benches)', async () => {
+    const before = await db.cpuMs();
+    expect(before).toEqual(expect.any(Number)); // Linux, where CI runs
+    await db.query('select count(*) from generate_series(1, 3000000)');
+    expect(await db.cpuMs()).toBeGreaterThan(before!);
+  });
+
   it('answers every call after it closed with a lost connection\'s code, which callers take for an outage', async () => {
     await db.close();
     const err = await db.query('select 1').then(() => null, (e: unknown) => e);
