@@ -60,7 +60,7 @@ export class BridgeService {
     const channel = name === 'general' ? await this.access.ensureGeneral(ws) : await this.store.chat.channelByName(ws.id, name);
     if (!channel) throw notFound(`The channel #${name} in ${ws.slug}`, 'Create it in the web chat first, or pick an existing channel.');
     if (channel.restricted && !input.allowPrivate) {
-      throw notPermitted(`#${channel.name} is a restricted channel: bridging it would show its messages to everyone in the outside channel. Pass --allow-private if that is what you mean.`);
+      throw notPermitted(`#${channel.name} is a restricted channel: bridging it would show its messages to everyone in the outside channel. If that is what you mean, say so: tick "Allow this restricted channel's messages into the outside channel" in the channel's settings, or pass --allow-private to \`switchboard bridge add\`.`);
     }
     const targets = await Promise.all(wanted.map(async ({ surface, channel: id }) => {
       const port = this.ports.get(surface);

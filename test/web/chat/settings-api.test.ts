@@ -109,6 +109,8 @@ describe('channel settings, notices and intake in the web chat API', () => {
     const privateNo = await alice.api('POST', `/w/eng/channels/${ids.secret}/bridges`, { surface: 'slack', channel: 'C0PRIVATE' });
     expect(privateNo.status).toBe(403);
     expect(privateNo.json().error.message).toMatch(/^#secret is a restricted channel: bridging it would show its messages to everyone in the outside channel\./);
+    // What to do instead, in the web chat as well as at the command line.
+    expect(privateNo.json().error.message).toContain('tick "Allow this restricted channel\'s messages into the outside channel" in the channel\'s settings');
     const privateYes = await alice.api('POST', `/w/eng/channels/${ids.secret}/bridges`, { surface: 'slack', channel: 'C0PRIVATE', allowPrivate: true });
     expect(privateYes.json().settings.bridges).toEqual([expect.objectContaining({ externalChannelId: 'C0PRIVATE', allowPrivate: true })]);
 
