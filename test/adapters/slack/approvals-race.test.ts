@@ -67,7 +67,7 @@ describe.each(databases())('a race to decide one approval ($kind)', (kind) => {
     expect(webWins).toHaveLength(final.decidedVia === 'web' ? 1 : 0);
     for (const r of webRes.filter((x) => x.status !== 200)) {
       expect(r.status).toBe(409);
-      expect(r.json().error.message).toMatch(/already settled: (Approved|Rejected) by @(alice|bob) via (slack|web)/);
+      expect(r.json().error.message).toMatch(/already settled: (Approved|Rejected) by @(alice|bob) in (Slack|the web chat)/);
     }
     const outcome = await world.app.approvals.outcome(final);
     const slackLosers = slack.length - (final.decidedVia === 'slack' ? 1 : 0);
