@@ -62,6 +62,36 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
     await c.close();
   });
 
+  it('checks standing on every call of an open session: a seat taken away refuses the next write, a person removed the next read', async () => {
+    const w = await docsWorld(app, kind);
+    const collection = kind === 'structured' ? { collection: 'runbooks' } : {};
+    if (kind === 'structured') {
+      const owner = await w.connect('owner');
+      expect((await owner.call('create_collection', { type: 'runbooks' })).isError).toBeFalsy();
+      await owner.close();
+    }
+    const writer = await w.connect('writer');
+    const viewer = await w.connect('viewer');
+    const created = await writer.call('create_document', { ...collection, title: 'Before', summary: 'x' });
+    expect(created.isError).toBeFalsy();
+    expect((await viewer.call('list_documents', collection)).isError).toBeFalsy();
+
+    await app.orgs.setSeat(SYSTEM, w.org, w.people.writer, false);
+    const write = await writer.call('create_document', { ...collection, title: 'After', summary: 'x' });
+    expect(write.isError).toBe(true);
+    expect((write._meta?.[ERROR_META_KEY] as { code: string }).code).toBe('NEEDS_SEAT');
+    expect((await writer.call('get_workspace_information')).structuredContent).toMatchObject({ access: { has_seat: false } });
+
+    await app.orgs.removePerson(SYSTEM, w.org, w.people.viewer);
+    for (const [tool, args] of [['list_documents', collection], ['search_documents', { query: 'Before' }], ['get_workspace_information', {}]] as const) {
+      const r = await viewer.call(tool, args);
+      expect(r.isError, tool).toBe(true);
+      expect((r._meta?.[ERROR_META_KEY] as { code: string }).code, tool).toBe('NOT_PERMITTED');
+    }
+    await writer.close();
+    await viewer.close();
+  });
+
   it('keeps an owner without a seat to the reading tools, refusing the owner tools about the seat too', async () => {
     const w = await docsWorld(app, kind, { ownerSeat: false });
     const c = await w.connect('owner');

@@ -17,11 +17,16 @@ export const DEPRECATED_INFORMATION_TOOL = 'get_workspace_informations';
 
 const toolsetOf = (ctx: ToolContext) => documentToolset(ctx.workspace.kind, ctx.ownerRole, ctx.ownerHasSeat);
 
-/** Role and seat as fixed when the session opened, with the names refusals use. */
-function sessionAccess(ctx: ToolContext): () => Promise<DocumentAccess> {
-  let access: Promise<DocumentAccess> | null = null;
-  return () => (access ??= ctx.app.documents.access(ctx.workspace, ctx.agent.ownerId, ctx.agent.id, { role: ctx.ownerRole, hasSeat: ctx.ownerHasSeat })
-    .then((a) => a!));
+/**
+ * The caller's standing as it is now, with the names refusals use: every document call checks it, so an agent taken
+ * out of the workspace (or whose owner left it, lost a role or a seat) is refused from its next call, not when its
+ * session ends. (Which tools a session lists stays as it opened.)
+ */
+async function currentAccess(ctx: ToolContext): Promise<DocumentAccess> {
+  const { app, agent, workspace: ws } = ctx;
+  const member = await app.agents.member(agent, ws);
+  const hasSeat = Boolean((await app.store.orgs.member(ws.orgId, agent.ownerId))?.hasSeat);
+  return (await app.documents.access(ws, agent.ownerId, agent.id, { role: member.ownerRole, hasSeat }))!;
 }
 
 /** What the workspace shows agents, and the instructions text built from it. */
@@ -31,8 +36,9 @@ async function overview(ctx: ToolContext) {
   const collections = await app.documents.visibleCollections(ws);
   const statuses = ws.kind === 'simplified' ? (await app.documents.hiddenCollection(ws)).statuses : null;
   const tools = toolsetOf(ctx);
-  const seatNote = tools.withheldForSeat.length ? seatRefusal(await sessionAccess(ctx)()).message : null;
-  return { ws, collections, statuses, tools, seatNote, text: instructionsText(ws, collections, statuses, tools, seatNote) };
+  const access = await currentAccess(ctx);
+  const seatNote = tools.withheldForSeat.length ? seatRefusal(access).message : null;
+  return { ws, collections, statuses, tools, access, seatNote, text: instructionsText(ws, collections, statuses, tools, seatNote) };
 }
 
 /** Collection or workspace instructions sent as the server's instructions on connect. */
@@ -49,7 +55,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
   const { app, agent, workspace: ws } = ctx;
   const structured = ws.kind === 'structured';
   const tools = toolsetOf(ctx);
-  const access = sessionAccess(ctx);
+  const access = () => currentAccess(ctx);
   const has = (t: DocumentToolName) => tools.granted.includes(t);
   const keys = async () => keysOf(await app.documents.allCollections(ws));
   const audit = (action: string, target: string, result: string) => recordAudit(ctx, action, { target, result, onBehalfOf: agent.ownerId });
@@ -59,7 +65,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     return ok({
       name: o.ws.name, slug: o.ws.slug, kind: o.ws.kind, description: o.ws.description, instructions: o.ws.instructions,
       collections: o.collections.map(collectionOut), statuses: o.statuses,
-      access: { role: ctx.ownerRole, has_seat: ctx.ownerHasSeat, tools: o.tools.granted, withheld_for_seat: o.tools.withheldForSeat, note: o.seatNote },
+      access: { role: o.access.role, has_seat: o.access.hasSeat, tools: o.tools.granted, withheld_for_seat: o.tools.withheldForSeat, note: o.seatNote },
     }, o.text);
   };
   const informationDescription = 'Start here: the workspace\'s name, description and instructions' +
@@ -81,6 +87,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
       'Filter by status; archived documents only when include_archived is true. Says when it cut a long list (truncated, next_offset).',
     inputSchema: listInput(structured), outputSchema: listOutput, annotations: { readOnlyHint: true },
   }, runTool(ctx, 'list_documents', async (args: { collection?: string; status?: string; include_archived: boolean; limit: number; offset: number }) => {
+    await access();
     const r = await app.documents.list(ws, { collection: args.collection, status: args.status, includeArchived: args.include_archived, limit: args.limit, offset: args.offset });
     const k = keysOf([r.collection]);
     const documents = r.items.map((d) => summaryOut(d, k));
@@ -97,6 +104,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
       ' Archived documents only when include_archived is true.',
     inputSchema: searchInput(structured), outputSchema: searchOutput, annotations: { readOnlyHint: true },
   }, runTool(ctx, 'search_documents', async (args: { query: string; collection?: string; include_archived: boolean; limit: number }) => {
+    await access();
     const hits = await app.documents.search(ws, { text: args.query, collection: args.collection, includeArchived: args.include_archived, limit: args.limit });
     const k = await keys();
     const documents = hits.map((d) => summaryOut(d, k));
@@ -108,6 +116,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     description: 'One document in full, content included; archived documents too. Its updated_at is what update_document needs.',
     inputSchema: getInput, outputSchema: getOutput, annotations: { readOnlyHint: true },
   }, runTool(ctx, 'get_document', async (args) => {
+    await access();
     const doc = await app.documents.get(ws, args.document);
     // Read for a conversation: refused when its audience could not read it; either way noted, so it is not posted somewhere wider.
     await app.audiences.documentRead(agent, ws, doc, args.conversation);
@@ -150,6 +159,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
       description: 'The kinds of collection that can be opened, with their default statuses, and which ones this workspace already has.',
       inputSchema: typesInput, outputSchema: typesOutput, annotations: { readOnlyHint: true },
     }, runTool(ctx, 'get_available_collection_types', async () => {
+      await access();
       const types = (await app.documents.availableTypes(ws)).map((t) => ({
         type: t.type, name: t.name, description: t.description, identifier_prefix: t.prefix, default_statuses: t.defaultStatuses, existing: t.existing,
       }));
