@@ -235,8 +235,9 @@ export class ApprovalService {
   /**
    * Puts a notice in inboxes: to approvers' person agents (ids are person ids)
    * or, with `toAgents`, to agents directly. Sent by Switchboard itself, so it counts against no plan.
-   * In the approval's conversation when it has one; otherwise each approver gets it in a DM of their own
-   * with Switchboard and the asking agent (so nobody reads what was asked of others). Returns what to publish.
+   * In the approval's conversation when it has one, to those already in it; everyone else gets it in a DM of their
+   * own with Switchboard and the asking agent (so nobody reads what was asked of others, and an approver never joins
+   * a conversation, a person's DM say, they were not in). Returns what to publish.
    */
   private async notice(tx: Store, system: Agent, ws: Workspace, about: Agent | null, ids: string[], conversationId: string | null, body: string, toAgents = false): Promise<Notice[]> {
     const recipients = toAgents ? ids : (await Promise.all(ids.map((p) => tx.agents.personAgent(p)))).flatMap((x) => (x ? [x.id] : []));
@@ -248,12 +249,19 @@ export class ApprovalService {
       }, { participants, deliverTo: to });
       return { conversationId: conversation.id, messageId: m.id, to };
     };
-    if (conversationId) return [await post((await tx.messages.getConversation(ws.id, conversationId))!, recipients, recipients)];
-    if (!about) {
-      return [await post(await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `notices:${recipients.join(',')}`, title: 'Approvals' }), recipients, recipients)];
-    }
     const out: Notice[] = [];
-    for (const r of recipients) {
+    let apart = recipients;
+    if (conversationId) {
+      const inIt = new Set(await tx.messages.participants(conversationId));
+      const there = recipients.filter((r) => inIt.has(r));
+      apart = recipients.filter((r) => !inIt.has(r));
+      if (there.length) out.push(await post((await tx.messages.getConversation(ws.id, conversationId))!, there, there));
+    }
+    if (!apart.length) return out;
+    if (!about) {
+      return [...out, await post(await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `notices:${apart.join(',')}`, title: 'Approvals' }), apart, apart)];
+    }
+    for (const r of apart) {
       const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `approvals:${about.id}:${r}`, title: 'Approvals' });
       out.push(await post(conv, [r], [system.id, about.id, r]));
     }

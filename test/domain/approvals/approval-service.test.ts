@@ -45,6 +45,23 @@ describe.each(databases())('approvals on $kind', (kind) => {
     }
   });
 
+  it('asked in a conversation, tells approvers who are not in it in their own DM, without adding them to it', async () => {
+    // Carol writes to the agent in a DM; the agent asks there. Approvers (bob, alice) were not in that DM.
+    const carol = (await app.store.agents.personAgent(ids.carol))!;
+    const sent = await app.messaging.send({ workspace: w.ws, sender: carol, to: [`${w.bob}/reviewer`], body: 'Please deploy #418' });
+    expect(sent.recipients).toEqual([expect.objectContaining({ status: 'delivered' })]);
+    const dm = sent.message!.conversationId;
+    const before = await app.store.messages.participants(dm);
+    const a = await ask({ conversationId: dm });
+    expect((await app.store.messages.participants(dm)).sort()).toEqual(before.sort());
+    for (const id of [ids.alice, ids.bob]) {
+      const pa = (await app.store.agents.personAgent(id))!;
+      const items = (await app.store.messages.takeUnread(pa.id, w.ws.id, 50)).items.filter((i) => i.message.body.includes(`(approval ${a.id})`));
+      expect(items).toHaveLength(1);
+      expect(items[0].conversation.id).not.toBe(dm);
+    }
+  });
+
   it('settles once under many concurrent decisions from Slack and the web', async () => {
     const a = await ask();
     const attempts = Array.from({ length: 12 }, (_, i) => app.approvals.decide({
