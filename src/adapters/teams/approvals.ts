@@ -46,7 +46,7 @@ async function renderCard(rt: TeamsRuntime, a: Approval, tenant: string, opts: {
   if (buttons && opts.viewer !== undefined) {
     const ws = (await rt.app.store.workspaces.get(a.workspaceId))!;
     const role = opts.viewer ? await rt.app.orgs.roleIn(opts.viewer, ws) : null;
-    buttons = refusalToDecide(a, { personId: opts.viewer, role }, agent.ownerId) === null;
+    buttons = refusalToDecide(a, { personId: opts.viewer, role }, agent.ownerId, await rt.app.approvals.guestAsker(a)) === null;
   }
   return approvalCard({
     approval: a, agent, outcome: await rt.app.approvals.outcome(a), buttons, notice: opts.notice,

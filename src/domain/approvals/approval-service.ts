@@ -5,7 +5,7 @@ import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { MCP, qualifiedName, WEB_CHAT, type Agent, type SurfaceName, type Workspace } from '../types.ts';
-import { NOT_LINKED, outcomeLine, refusalToDecide, type Decider } from './rules.ts';
+import { NOT_LINKED, outcomeLine, refusalToDecide, type Decider, type GuestAsker } from './rules.ts';
 import type { Approval, Decision } from './types.ts';
 
 /** Topic for live views of one approval (web cards). */
@@ -113,7 +113,7 @@ export class ApprovalService {
       await this.auditDecision(a, input, 'refused', { why: 'already settled' });
       throw await this.alreadySettled(a);
     }
-    const refusal = refusalToDecide(a, input.decider, agent.ownerId);
+    const refusal = refusalToDecide(a, input.decider, agent.ownerId, await this.guestAsker(a));
     if (refusal) {
       await this.auditDecision(a, input, 'refused', { why: refusal });
       // The rule lets each surface say how to link its own way (its command name, its DM): SwitchboardError.withHint.
@@ -181,6 +181,12 @@ export class ApprovalService {
     await this.publishNotices(notices);
     await this.publish(a, approvers);
     return true;
+  }
+
+  /** For a request a guest made: the person their chat account is linked to now, who may not decide it either. */
+  async guestAsker(a: Approval): Promise<GuestAsker> {
+    if (a.askerPersonId || !a.askerIdentityId) return { linkedPersonId: null };
+    return { linkedPersonId: (await this.store.identities.get(a.askerIdentityId))?.personId ?? null };
   }
 
   /** The handle of whoever decided (for views), or null. */

@@ -13,6 +13,11 @@ export interface Decider {
   identityId?: string | null;
 }
 
+/** Who asked, as far as deciding is concerned: for a guest's request, the person their chat account is linked to now (if any). */
+export interface GuestAsker {
+  linkedPersonId: string | null;
+}
+
 /** Why a guest (an unlinked chat user) may not decide, and a way out any surface can give; a surface gives its own with `withHint`. */
 export const NOT_LINKED = {
   reason: 'Link your chat account to Switchboard before deciding approvals.',
@@ -24,12 +29,13 @@ export const NOT_LINKED = {
  * Agents and guests never decide; listed approvers, or by default the agent's
  * owner and the workspace owners, do — and never for a request they made themselves as a guest.
  */
-export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string): string | null {
+export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string, guest: GuestAsker = { linkedPersonId: null }): string | null {
   if (d.isAgent) return 'Agents cannot decide approvals; a person has to.';
   if (!d.personId) return `${NOT_LINKED.reason} ${NOT_LINKED.hint}`;
   if (!d.role) return 'You do not have access to the workspace this approval belongs to.';
-  // What a guest asked for is capped at a guest's access: that same person may not approve it, even once linked.
-  if (!a.askerPersonId && a.askerIdentityId && d.identityId === a.askerIdentityId) {
+  // What a guest asked for is capped at a guest's access: that same person may not approve it, even once linked,
+  // from that chat account or from anywhere else their person decides (the web chat, another chat app, MCP).
+  if (!a.askerPersonId && a.askerIdentityId && (d.identityId === a.askerIdentityId || (guest.linkedPersonId !== null && d.personId === guest.linkedPersonId))) {
     return 'You asked for this as a guest, so someone else has to decide it.';
   }
   const allowed = a.approvers.length ? a.approvers.includes(d.personId) : d.personId === agentOwnerId || d.role === 'owner';

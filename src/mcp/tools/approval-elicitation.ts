@@ -41,7 +41,7 @@ export async function askOwnerHere(ctx: ToolContext, server: Server, a: Approval
     return { asked: false, approval: a, note: `Your MCP client does not support elicitation, so your owner was not asked here; ${stays}.` };
   }
   const decider = { personId: agent.ownerId, role: await app.orgs.roleIn(agent.ownerId, ws) };
-  const refusal = refusalToDecide(a, decider, agent.ownerId);
+  const refusal = refusalToDecide(a, decider, agent.ownerId, await app.approvals.guestAsker(a));
   if (refusal) return { asked: false, approval: a, note: `Your owner was not asked here, since they may not decide it (${refusal}); ${stays}.` };
 
   const withdrawn = new AbortController();

@@ -33,11 +33,11 @@ export class ApprovalCards {
 
   async card(v: Viewer, a: Approval): Promise<ApprovalCard> {
     const { store, approvals } = this.app;
-    const [agent, approverIds, outcome, decidedBy] = await Promise.all([
-      store.agents.get(a.agentId), approvals.approversOf(a), approvals.outcome(a), approvals.deciderHandle(a),
+    const [agent, approverIds, outcome, decidedBy, guest] = await Promise.all([
+      store.agents.get(a.agentId), approvals.approversOf(a), approvals.outcome(a), approvals.deciderHandle(a), approvals.guestAsker(a),
     ]);
     const people = await Promise.all(approverIds.map((id) => store.people.get(id)));
-    const canDecide = a.status === 'pending' && Boolean(agent) && refusalToDecide(a, { personId: v.person.id, role: v.role }, agent!.ownerId) === null;
+    const canDecide = a.status === 'pending' && Boolean(agent) && refusalToDecide(a, { personId: v.person.id, role: v.role }, agent!.ownerId, guest) === null;
     return {
       id: a.id, title: a.title, details: a.details, status: a.status, outcome,
       agent: agent

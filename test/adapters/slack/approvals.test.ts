@@ -186,6 +186,11 @@ describe('approvals in Slack', () => {
     await world.click(USERS.dan, card, 'approve');
     await ephemeralTo(standin, USERS.dan, 'You asked for this as a guest, so someone else has to decide it.');
     expect(await status(id)).toBe('pending');
+    // Nor as his person anywhere else (the web chat, Teams, his agent's MCP client), where the Slack account is not the one deciding.
+    const web = await world.app.approvals.decide({ approvalId: id, workspaceId: world.ws.id, decision: 'approved', decider: { personId: dan.id, role: 'owner' }, via: 'web' })
+      .then(() => null, (e: unknown) => e);
+    expect(web).toMatchObject({ code: 'NOT_PERMITTED', message: 'You asked for this as a guest, so someone else has to decide it.' });
+    expect(await status(id)).toBe('pending');
   });
 
   /** Makes the core's decide throw `fail()` for the next `times` calls, then decide as usual. */
