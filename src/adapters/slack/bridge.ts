@@ -12,7 +12,7 @@ import type { SlackMessageText } from './format-in.ts';
 import { normalise, slackPort } from './inbound.ts';
 import { slackReact } from './reactions.ts';
 import { readSlackMessage } from './read-message.ts';
-import { fromABot, guard, tell } from './respond.ts';
+import { fromABot, guard, isPersonsMessage, tell } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
 
 const CHANNEL = /^[CG][A-Z0-9]{2,}$/;
@@ -62,6 +62,11 @@ async function followChange(rt: SlackRuntime, client: webApi.WebClient, teamId: 
     return;
   }
   const edited = m.message;
+  // A deleted thread root with replies stays as a tombstone ("This message was deleted.") and comes as a change, not a delete.
+  if (edited?.subtype === 'tombstone') {
+    if (edited.ts) await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'delete', messageId: edited.ts });
+    return;
+  }
   // Our own posts change too (when we edit a mirror); those never come back.
   if (!edited?.ts || fromABot(edited, botUserId)) return;
   const { markdown } = await readSlackMessage(rt, client, teamId, edited as SlackMessageText, botUserId);
@@ -98,7 +103,7 @@ export async function mirrorBridged(rt: SlackRuntime, client: webApi.WebClient, 
     await followChange(rt, client, teamId, m, context.botUserId);
     return true;
   }
-  if ((m.subtype !== undefined && m.subtype !== 'thread_broadcast') || fromABot(m, context.botUserId)) return true;
+  if (!isPersonsMessage(m) || fromABot(m, context.botUserId)) return true;
   const where = { channel: m.channel, user: m.user!, thread_ts: m.thread_ts ?? m.ts };
   await guard(rt, client, where, async () => {
     const { markdown, names } = await readSlackMessage(rt, client, teamId, m as SlackMessageText, context.botUserId);

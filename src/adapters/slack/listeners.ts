@@ -11,7 +11,7 @@ import type { SlackMessageText } from './format-in.ts';
 import { registerReactions } from './reactions.ts';
 import { readSlackMessage } from './read-message.ts';
 import { agentList, introText, noAgentNamed, notConnected } from './replies.ts';
-import { fromABot, guard, tell, type Where } from './respond.ts';
+import { fromABot, guard, isPersonsMessage, tell, type Where } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
 
 export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
@@ -30,7 +30,7 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
   // and channel messages when agents listen to the channel.
   bolt.message(async ({ message, context, client }) => {
     if (await mirrorBridged(rt, client, message, context)) return;
-    if (message.subtype !== undefined || fromABot(message, context.botUserId)) return;
+    if (!isPersonsMessage(message) || fromABot(message, context.botUserId)) return;
     const dm = message.channel_type === 'im';
     const isReply = Boolean(message.thread_ts) && message.thread_ts !== message.ts;
     const mentionsMe = Boolean(context.botUserId) && (message.text ?? '').includes(`<@${context.botUserId}>`);

@@ -36,6 +36,14 @@ export function fromABot(event: { bot_id?: string; subtype?: string; user?: stri
     || event.metadata?.event_type === 'switchboard_request' || !event.user || event.user === botUserId;
 }
 
+/** Message subtypes that are still a person writing: a file attached (file_share), a thread reply also sent to the channel (thread_broadcast). */
+const PERSON_SUBTYPES = ['file_share', 'thread_broadcast'] as const;
+
+/** Whether a message event is something a person wrote (no subtype, or one of PERSON_SUBTYPES), not an edit, a delete or a channel notice. */
+export function isPersonsMessage<E extends { subtype?: string }>(event: E): event is E & { subtype?: (typeof PERSON_SUBTYPES)[number] } {
+  return event.subtype === undefined || (PERSON_SUBTYPES as readonly string[]).includes(event.subtype);
+}
+
 /**
  * Runs a listener's work; a refusal from the core is told to the person as its
  * sentence; anything else is thrown, so the job retries and, in the end, shows as failed.

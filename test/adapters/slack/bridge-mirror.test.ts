@@ -9,7 +9,7 @@ import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { Viewer } from '../../../src/domain/chat/access.ts';
 import type { ChatService } from '../../../src/domain/chat/chat-service.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appMention, eventCallback, message } from '../../support/slack/signed-request.ts';
+import { appMention, eventCallback, fileShare, message } from '../../support/slack/signed-request.ts';
 import type { RecordedCall, SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { startBridged, type BridgedHarness, type Harness } from './harness.ts';
 
@@ -140,6 +140,46 @@ describe('a web channel bridged with a Slack channel', () => {
     expect((await h.post(eventCallback(deleted))).status).toBe(200);
     await vi.waitFor(async () => expect(await h.server.app.store.messages.get(h.workspace.id, m.id)).toBeNull());
     expect((await chat.history(alice, general)).messages.map((x) => x.body)).not.toContain('Deploy at 4pm');
+  });
+
+  it('follows a deleted thread root, which Slack sends as a change to a tombstone, as a delete in the web channel', async () => {
+    const root = await fromSlack('Release checklist, replies below');
+    const m = await onWeb(general, 'Release checklist, replies below');
+    const reply = await fromSlack('step one done', { thread_ts: root.ts });
+    const rootOnWeb = await chat.openThread(alice, m.id);
+    await onWeb(rootOnWeb.id, 'step one done');
+    // A thread root with replies is not removed in Slack: it becomes Slackbot's "This message was deleted." in place.
+    const thread = { thread_ts: root.ts, reply_count: 1, reply_users_count: 1, latest_reply: reply.ts, reply_users: [CAROL], is_locked: false, subscribed: false };
+    const tombstoned = {
+      type: 'message', subtype: 'message_changed', hidden: true, channel: CHANNEL, channel_type: 'channel', ts: `${root.ts}3`, event_ts: `${root.ts}3`,
+      message: { type: 'message', subtype: 'tombstone', text: 'This message was deleted.', user: 'USLACKBOT', hidden: true, ts: root.ts, parent_user_id: 'USLACKBOT', ...thread },
+      previous_message: { type: 'message', user: CAROL, text: 'Release checklist, replies below', ts: root.ts, ...thread },
+    };
+    expect((await h.post(eventCallback(tombstoned))).status).toBe(200);
+    await vi.waitFor(async () => expect(await h.server.app.store.messages.get(h.workspace.id, m.id)).toBeNull());
+    expect((await chat.history(alice, general)).messages.map((x) => x.body)).not.toContain('This message was deleted.');
+  });
+
+  it('shows a Slack message with a file attached (file_share) in the web channel, and delivers the agent it names', async () => {
+    const text = `<@${BOT}> @reviewer the build fails like this`;
+    const shared = fileShare({ channel: CHANNEL, channel_type: 'channel', user: CAROL, text });
+    // In a bridged channel the mention event steps aside: the file_share message is all that carries it.
+    await h.post(eventCallback(shared));
+    await h.post(eventCallback(appMention({ channel: CHANNEL, user: CAROL, text, ts: shared.ts, extra: { files: shared.files } })));
+    const m = await onWeb(general, '@reviewer the build fails like this');
+    expect(m.sender).toMatchObject({ displayName: 'carol', kind: 'person' });
+    expect(m.via).toBe('Slack');
+    const delivered = await vi.waitFor(async () => {
+      const items = (await h.server.app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.filter((i) => i.message.body === '@reviewer the build fails like this');
+      if (!items.length) throw new Error('the reviewer has not got it yet');
+      return items;
+    });
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0].conversation.id).toBe(general);
+    // Both events were handled before a later message in the channel: the agent got it once.
+    await fromSlack('after the file');
+    await onWeb(general, 'after the file');
+    expect(await h.server.app.messaging.unreadCount(h.reviewer, h.workspace)).toBe(0);
   });
 
   it('counts everyone in the Slack channel in the web channel\'s audience, so private content stays out', async () => {

@@ -10,7 +10,7 @@ import type { Database } from '../../../src/adapters/db/client.ts';
 import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appMention, eventCallback, message, nextEventTs } from '../../support/slack/signed-request.ts';
+import { appMention, eventCallback, message, nextEventTs, threadBroadcast } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { postCommand, startHarness, type Harness } from './harness.ts';
 
@@ -56,6 +56,18 @@ describe('Slack thread follow-ups, group DMs and unknown command words', () => {
     const followUp = await received('it failed on the lint step');
     expect(followUp.conversation.id).toBe(first.conversation.id);
     expect(followUp.message.externalId).not.toBe(first.message.externalId);
+  });
+
+  it('delivers a reply also sent to the channel (thread_broadcast) in the thread\'s conversation', async () => {
+    const ts = nextEventTs();
+    await send(appMention({ user: CAROL, channel: 'C0GENERAL', ts, text: `${BOT} @reviewer did the migration run?` }));
+    const first = await received('@reviewer did the migration run?');
+    await send(threadBroadcast({
+      user: DAVE, channel: 'C0GENERAL', channel_type: 'channel', thread_ts: ts, text: 'it ran, everyone: the schema changed',
+      root: { user: CAROL, text: `${BOT} @reviewer did the migration run?` },
+    }));
+    const broadcast = await received('it ran, everyone: the schema changed');
+    expect(broadcast.conversation.id).toBe(first.conversation.id);
   });
 
   it('keeps replies in threads no agent took part in, and top-level chatter, away from agents', async () => {

@@ -12,7 +12,7 @@ import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import type { Agent } from '../../../src/domain/types.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS, dmChannelId } from '../../support/slack/defaults.ts';
-import { appHomeOpened, appMention, eventCallback, memberJoinedChannel, messageIm, staticSelectAction } from '../../support/slack/signed-request.ts';
+import { appHomeOpened, appMention, eventCallback, fileShare, memberJoinedChannel, messageIm, staticSelectAction } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { postCommand, startHarness, type Harness } from './harness.ts';
 
@@ -201,6 +201,18 @@ describe('talking to agents from Slack', () => {
         expect(answer).toMatchObject({ username: 'Tester' });
         expect(answer?.thread_ts).toBeUndefined();
       }, { timeout: 20_000, interval: 50 });
+    });
+
+    it('sends a DM with a file attached (file_share) to the chosen agent as its text, and a file with no text nowhere', async () => {
+      const dm = dmChannelId(DAN);
+      const postedBefore = standin.messages(dm).length;
+      await h.post(eventCallback(fileShare({ user: DAN, channel: dm, channel_type: 'im', text: '' })));
+      await h.post(eventCallback(fileShare({ user: DAN, channel: dm, channel_type: 'im', text: 'the checkout page looks broken, see the screenshot' })));
+      // One DM's requests are handled in order: once the second arrived, the first was handled.
+      const item = await received(tester, 'the checkout page looks broken, see the screenshot');
+      expect(item.conversation.title).toBe('Slack DM with Dan Doe');
+      expect(seen.get(tester.id)!.filter((i) => i.message.body.trim() === '')).toHaveLength(0);
+      expect(standin.messages(dm)).toHaveLength(postedBefore);
     });
   });
 });

@@ -130,6 +130,67 @@ export function messageIm(input: Omit<MessageInput, 'channel'> & { channel?: str
   return message({ ...input, channel: input.channel ?? dmChannelId(input.user), channel_type: 'im' });
 }
 
+type SharedFile = NonNullable<types.FileShareMessageEvent['files']>[number];
+
+/** A file as a `file_share` message lists it: a PNG screenshot `user` uploaded. */
+function sharedFile(user: string, team: string, name = 'screenshot.png'): SharedFile {
+  const id = `F0${randomUUID().replace(/-/g, '').slice(0, 9).toUpperCase()}`;
+  const url = `https://files.slack.com/files-pri/${team}-${id}`;
+  return {
+    id, created: Math.floor(Date.now() / 1000), name, title: name, mimetype: 'image/png', filetype: 'png', pretty_type: 'PNG',
+    user, editable: false, size: 48_213, mode: 'hosted', is_external: false, external_type: '', is_public: false,
+    public_url_shared: false, display_as_bot: false, username: '', url_private: `${url}/${name}`, url_private_download: `${url}/download/${name}`,
+    permalink: `https://${SLACK_DEFAULTS.teamDomain}.slack.com/files/${user}/${id}/${name}`, channels: null, groups: null,
+  };
+}
+
+/**
+ * A `file_share` message: a person wrote with a file attached (their text may
+ * be empty). Unlike a plain message, Slack sends no `team` on it.
+ */
+export function fileShare(input: MessageInput & { channel_type: 'channel' | 'group' | 'im' | 'mpim' }): types.FileShareMessageEvent {
+  const ts = input.ts ?? nextEventTs();
+  return {
+    type: 'message',
+    subtype: 'file_share',
+    text: input.text,
+    files: [sharedFile(input.user, input.team ?? SLACK_DEFAULTS.teamId)],
+    upload: true,
+    user: input.user,
+    display_as_bot: false,
+    ts,
+    ...(input.thread_ts ? { thread_ts: input.thread_ts } : {}),
+    ...(input.parent_user_id ? { parent_user_id: input.parent_user_id } : {}),
+    client_msg_id: randomUUID(),
+    channel: input.channel,
+    event_ts: ts,
+    channel_type: input.channel_type,
+    ...input.extra,
+  } as types.FileShareMessageEvent;
+}
+
+/** A `thread_broadcast` message: a thread reply the person also sent to the channel; it carries the thread's root. */
+export function threadBroadcast(input: MessageInput & { thread_ts: string; channel_type: 'channel' | 'group'; root: { user: string; text: string } }): types.ThreadBroadcastMessageEvent {
+  const ts = input.ts ?? nextEventTs();
+  return {
+    type: 'message',
+    subtype: 'thread_broadcast',
+    text: input.text,
+    user: input.user,
+    ts,
+    thread_ts: input.thread_ts,
+    root: {
+      client_msg_id: randomUUID(), type: 'message', subtype: undefined, text: input.root.text, user: input.root.user, ts: input.thread_ts,
+      team: input.team ?? SLACK_DEFAULTS.teamId, thread_ts: input.thread_ts, reply_count: 1, reply_users_count: 1, latest_reply: ts, reply_users: [input.user],
+    } as types.ThreadBroadcastMessageEvent['root'],
+    client_msg_id: randomUUID(),
+    channel: input.channel,
+    event_ts: ts,
+    channel_type: input.channel_type,
+    ...input.extra,
+  } as types.ThreadBroadcastMessageEvent;
+}
+
 /** `app_home_opened`: a person opened the app's Home or Messages tab. */
 export function appHomeOpened(input: { user: string; channel?: string; tab?: 'home' | 'messages'; view?: Record<string, unknown> }): types.AppHomeOpenedEvent {
   return {
