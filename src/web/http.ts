@@ -35,9 +35,14 @@ export async function createHttpApp(app: App, mounts: Mount[] = []): Promise<Exp
   });
   web.get('/healthz', (_req, res) => { res.json({ ok: true }); });
   web.get('/readyz', async (_req, res) => {
+    // Anyone who reaches the server may ask: the driver's words (host names, addresses, login failures) go to the log only.
+    const failed = (what: string) => (err: Error) => {
+      app.logger.warn({ err }, `readiness check: ${what} unreachable`);
+      return `${what} unreachable (the server's log says why)`;
+    };
     const checks = await Promise.all([
-      app.database.ping().then(() => null, (e: Error) => `database unreachable: ${e.message}`),
-      app.queue.ping().then(() => null, (e: Error) => `queue unreachable: ${e.message}`),
+      app.database.ping().then(() => null, failed('database')),
+      app.queue.ping().then(() => null, failed('queue')),
     ]);
     const problems = checks.filter((c): c is string => c !== null);
     res.status(problems.length ? 503 : 200).json(problems.length ? { ok: false, problems } : { ok: true });
