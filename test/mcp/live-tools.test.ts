@@ -137,6 +137,25 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     await b.close();
   });
 
+  it('ends a stream, withdrawing what it showed, once the agent may no longer write there, before its new text goes out', async () => {
+    const w = await makeWorld(app);
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const s = (await a.call('start_message', { to: 'reviewer', text: 'Draft ' })).structuredContent as Out;
+    const live = await liveEvents(s.conversation_id);
+    await a.call('append_message', { stream_id: s.stream_id, text: 'one ' });
+    await vi.waitFor(() => expect(live.events.some((e) => e.stream?.text === 'Draft one ')).toBe(true));
+    // The same check send_message makes (permissions, the audience rule) runs before each update.
+    await app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, send: false });
+    await a.call('append_message', { stream_id: s.stream_id, text: 'SECRET' });
+    await vi.waitFor(() => expect(live.events.at(-1)?.stream).toMatchObject({ id: s.stream_id, done: true, text: '' }));
+    expect(live.events.some((e) => e.stream?.text.includes('SECRET'))).toBe(false);
+    const late = await a.call('append_message', { stream_id: s.stream_id, text: 'more' });
+    expect(textOf(late)).toMatch(/already ended \(refused: You do not have the send permission/);
+    expect(await app.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
+    await live.stop();
+    await a.close();
+  });
+
   it('finishes a stream left without an append with what it has, and clears a forgotten status', async () => {
     const w = await makeWorld(app);
     const live = new LiveService(app.messaging, app.notifier, app.clock, () => null, silent, { updateIntervalMs: 50, statusTimeoutMs: 200, streamIdleMs: 200 });

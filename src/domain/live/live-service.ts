@@ -286,6 +286,9 @@ export class LiveService {
   private async flush(stream: Stream): Promise<void> {
     const text = stream.text;
     try {
+      // Checked again before new text goes out, as send_message would be now: since it started, the agent may have read
+      // what this conversation's audience may not (the audience rule), or lost the right to write here.
+      if (!(await this.stillAllowed(stream))) return;
       await this.publish(stream.conversation, stream.input.sender, {
         status: null, stream: { id: stream.id, text: text.slice(-LIVE_TEXT_MAX), truncated: text.length > LIVE_TEXT_MAX, done: false },
       });
@@ -293,6 +296,28 @@ export class LiveService {
     } finally {
       // Counted from the end of this update, so a slow platform call never brings the next one closer than the interval.
       stream.lastFlush = this.clock.now().getTime();
+    }
+  }
+
+  /**
+   * Whether the stream may still show its text; a refusal ends it (after this update, outside the stream's chain): the
+   * live post is withdrawn and the agent's next call says why. A failure to check (the database away) skips this update.
+   */
+  private async stillAllowed(stream: Stream): Promise<boolean> {
+    try {
+      await this.messaging.preview(stream.input);
+      return true;
+    } catch (e) {
+      if (!(e instanceof SwitchboardError) || e.code === 'UNAVAILABLE') {
+        this.logger.warn({ err: e, streamId: stream.id }, 'could not check a streamed message before updating it; this update is skipped');
+        this.scheduleFlush(stream);
+        return false;
+      }
+      stream.finishing = true;
+      setImmediate(() => {
+        this.end(stream, `refused: ${e.message}`).catch(() => {}); // end() withdraws the post; the refusal was told by `ended`
+      });
+      return false;
     }
   }
 
