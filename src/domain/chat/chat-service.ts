@@ -38,6 +38,8 @@ export const HISTORY_PAGE = 200;
 export const chatWorkspaceTopic = (workspaceId: string) => `web:workspace:${workspaceId}`;
 /** Changes that concern one person only (they joined a channel or opened a DM); the payload is a conversation id. */
 export const chatPersonTopic = (personId: string) => `web:person:${personId}`;
+/** Published on a person's topic when their web sessions ended (signed out, password changed): open event streams check theirs. */
+export const SESSIONS_CHANGED = 'sessions-changed';
 
 /** The web thread under a message (created on first use, announced so open web chats follow it). */
 export async function threadOf(store: Store, notifier: Notifier, root: Message, parent: Conversation): Promise<Conversation> {

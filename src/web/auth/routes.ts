@@ -9,7 +9,7 @@ import { cardPage } from '../layout.ts';
 import { accountForm, linkForm, notice, passwordForm, securityHeaders } from './pages.ts';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import { DEFAULT_SIGNIN_LIMITS, signinLimiters, type SigninLimits } from './rate-limit.ts';
-import { sessionsOf } from './sessions.ts';
+import { sessionsChanged, sessionsOf } from './sessions.ts';
 
 /** Only a path on this site, so `next` can never send someone elsewhere. */
 export function safeNext(raw: unknown): string {
@@ -122,6 +122,7 @@ export function authRouter(app: App, limits: SigninLimits = DEFAULT_SIGNIN_LIMIT
     if (password !== confirm) return again('The two new passwords differ; type the same one twice.');
     await app.store.people.setPasswordHash(person.id, await hashPassword(password));
     const ended = await app.store.sessions.deleteForPerson(person.id, session.id);
+    await sessionsChanged(app, person.id);
     app.logger.info({ person: person.handle, endedSessions: ended }, 'password set');
     send(res, 200, 'Password saved', html`${notice('Your password is saved. Other browsers signed in as you were signed out.', 'info')}<p><a class="button primary" href="/">Go to the chat</a></p>`);
   });

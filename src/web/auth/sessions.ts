@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { App } from '../../app.ts';
 import { hashSecret } from '../../domain/agents/tokens.ts';
+import { chatPersonTopic, SESSIONS_CHANGED } from '../../domain/chat/chat-service.ts';
 import type { WebSession } from '../../domain/chat/ports.ts';
 import type { Person } from '../../domain/types.ts';
 import { cookieOptions, readCookie } from './cookies.ts';
@@ -56,9 +57,19 @@ export class Sessions {
     const token = readCookie(req, SESSION_COOKIE);
     if (!token) return;
     const session = await this.app.store.sessions.byTokenHash(hashSecret(token));
-    if (session) await this.app.store.sessions.delete(session.id);
+    if (session) {
+      await this.app.store.sessions.delete(session.id);
+      await sessionsChanged(this.app, session.personId);
+    }
     res.clearCookie(SESSION_COOKIE, cookieOptions(this.app));
   }
+}
+
+/** Tells the person's open event streams (in any process) that sessions of theirs ended, so each checks its own. */
+export async function sessionsChanged(app: App, personId: string): Promise<void> {
+  await app.notifier.publish(chatPersonTopic(personId), SESSIONS_CHANGED).catch((err: unknown) => {
+    app.logger.warn({ err }, 'could not tell open event streams that sessions ended; they check again at their next keepalive');
+  });
 }
 
 /** The session manager over an app's store (it keeps no state of its own, so every mount may make one). */

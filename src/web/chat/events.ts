@@ -2,7 +2,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { App } from '../../app.ts';
 import { RECHECK } from '../../adapters/db/pg-notifier.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
-import { chatPersonTopic, chatWorkspaceTopic, type ChatService } from '../../domain/chat/chat-service.ts';
+import { chatPersonTopic, chatWorkspaceTopic, SESSIONS_CHANGED, type ChatService } from '../../domain/chat/chat-service.ts';
+import { isSwitchboardError } from '../../domain/errors.ts';
+import { sessionsOf } from '../auth/sessions.ts';
 import { MESSAGE_CHANGED, MESSAGE_DELETED } from '../../domain/chat/changes.ts';
 import { LIVE_PAYLOAD } from '../../domain/live/live-service.ts';
 import { conversationTopic, inboxTopic } from '../../domain/messaging/messaging-service.ts';
@@ -120,7 +122,23 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
       open.delete(res);
       await Promise.all(unsubscribers.splice(0).map((u) => u().catch(() => {})));
     };
-    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+    // The stream outlives the request that opened it: the session is checked again when the person's sessions change
+    // (signing out, a password change) and with every keepalive (removed from the organization or the workspace). It
+    // ends when the session or the access has; the browser's reconnection is then answered 401. An outage keeps it open.
+    const recheck = async () => {
+      try {
+        const auth = await sessionsOf(app).resolve(req);
+        if (auth?.person.id === v.person.id && await chat.viewer(v.person.id, v.workspace.id)) return;
+      } catch (err) {
+        if (!isSwitchboardError(err) || err.code === 'UNAVAILABLE') return;
+      }
+      await stop();
+      res.end();
+    };
+    const keepalive = setInterval(() => enqueue(async () => {
+      await recheck();
+      if (!closed) res.write(': keepalive\n\n');
+    }), KEEPALIVE_MS);
     open.add(res);
     req.on('close', () => { void stop(); });
 
@@ -138,6 +156,7 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
       });
       // The person joined a channel or opened a DM (perhaps in another workspace, or another tab).
       await listen(chatPersonTopic(v.person.id), async (id) => {
+        if (id === SESSIONS_CHANGED) return recheck();
         if (!(await app.store.messages.getConversation(v.workspace.id, id))) return;
         await watch(id);
         emit('sidebar', {});

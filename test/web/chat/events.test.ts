@@ -7,10 +7,11 @@ describe('the web chat event stream', () => {
   let server: TestServer;
   let alice: HttpBrowser;
   let bob: HttpBrowser;
+  let password: string;
 
   beforeAll(async () => {
     server = await startTestServer();
-    const { password } = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob' });
+    ({ password } = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob' }));
     [alice, bob] = [new HttpBrowser(server.url), new HttpBrowser(server.url)];
     await alice.signIn('alice', password);
     await bob.signIn('bob', password);
@@ -36,6 +37,20 @@ describe('the web chat event stream', () => {
     } finally {
       await events.close();
     }
+  });
+
+  it('ends an open stream once its session ends (signed out); another session\'s stream stays open', async () => {
+    const [laptop, phone] = [new HttpBrowser(server.url), new HttpBrowser(server.url)];
+    await laptop.signIn('bob', password);
+    await phone.signIn('bob', password);
+    const onLaptop = await openEvents(laptop, 'acme');
+    const onPhone = await openEvents(phone, 'acme');
+    expect((await laptop.form('/signout', {})).status).toBe(303);
+    await onLaptop.ended;
+    // Still open: a message reaches the phone's stream.
+    await alice.api('POST', `/w/acme/conversations/${(await alice.api('GET', '/w/acme/sidebar')).json().channels[0].id}/messages`, { body: 'still here?' });
+    await onPhone.next((e) => e.event === 'message' && e.data.message.body === 'still here?');
+    await onPhone.close();
   });
 
   it('ends open streams as soon as the server stops, so shutdown does not wait for them', async () => {

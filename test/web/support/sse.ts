@@ -41,6 +41,8 @@ export async function openEvents(b: HttpBrowser, workspace: string) {
         check();
       });
     },
+    /** Resolves when the server ends the stream (or it is closed here). */
+    ended: pump,
     async close() { controller.abort(); await pump; },
   };
   await stream.next((e) => e.event === 'ready');
