@@ -41,7 +41,7 @@ describe('the link page in Chromium', () => {
 
     await expect.poll(() => new URL(page.url()).pathname).toBe(path);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Link your chat account');
-    expect(await page.locator('.link-account').textContent()).toContain('Carol Chen in the Slack team Acme Slack');
+    expect(await page.locator('.link-account').textContent()).toContain('Carol Chen (user U0CAROL01) in the Slack team Acme Slack');
     await keepScreenshot(page, 'link-confirm');
     await page.getByRole('button', { name: 'Link my account' }).click();
 

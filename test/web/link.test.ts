@@ -42,7 +42,8 @@ describe('the link page and linked accounts', () => {
     expect(signin.location).toBe(path);
     const page = await b.get(path);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('<strong>Carol</strong> (carol@example.test) in the Slack team Acme Slack');
+    expect(page.text).toMatch(/<strong>Carol<\/strong> \(carol@example\.test, user U0WEB\d{4}\) in the Slack team Acme Slack/);
+    expect(page.text).toContain('Anyone can give their chat account any name; check the user id and e-mail above.');
     expect(page.text).toContain('<strong>Bob</strong> (@bob)');
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");

@@ -12,11 +12,15 @@ export type WordingOf = (surface: ExternalSurface) => LinkWording;
 
 const back = html`<p><a href="/account/links">Your linked accounts</a> · <a href="/">Go to the chat</a></p>`;
 
-/** "Carol Chen (carol@example.test) in the Slack team Acme". */
+/**
+ * "Carol Chen (carol@example.test, user U0123) in the Slack team Acme": the name is the one the account gave itself,
+ * so the platform's user id (which nobody chooses) and the e-mail come with it.
+ */
 function chatAccount(i: ExternalIdentity, wording: WordingOf, tenantName: string): SafeHtml {
   const w = wording(i.surface);
   const where = `${w.app} ${w.tenant} ${tenantName || i.tenantId}`;
-  return html`<strong>${i.displayName || i.externalUserId}</strong>${i.email ? html` (${i.email})` : null} in the ${where}`;
+  const ids = [i.email, i.displayName ? `user ${i.externalUserId}` : null].filter(Boolean).join(', ');
+  return html`<strong>${i.displayName || i.externalUserId}</strong>${ids ? html` (${ids})` : null} in the ${where}`;
 }
 
 /** Asks the signed-in person to confirm which chat account becomes theirs. */
@@ -25,6 +29,7 @@ export function confirmPage(check: Extract<LinkCheck, { state: 'valid' }>, wordi
 <p class="link-account">${chatAccount(check.identity, wording, check.subject.tenantName)}</p>
 <p>to your Switchboard account <strong>${person.displayName}</strong> (@${person.handle})?</p>
 <p class="hint">Agents will then see your messages from ${wording(check.identity.surface).app} as yours and act with your access. You can unlink it at any time.</p>
+<p class="hint">Link only an account that is yours: a link you asked for yourself, in your own direct message with the app. Anyone can give their chat account any name; check the user id and e-mail above.</p>
 <form method="post" action="${action}" class="stack">
 ${csrf}
 <button type="submit" class="primary" autofocus>Link my account</button>
