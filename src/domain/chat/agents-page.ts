@@ -1,5 +1,5 @@
 import type { AgentService } from '../agents/agent-service.ts';
-import { notFound } from '../errors.ts';
+import { notFound, notPermitted } from '../errors.ts';
 import type { Clock, Store } from '../ports.ts';
 import { qualifiedName, type Agent } from '../types.ts';
 import type { Viewer } from './access.ts';
@@ -57,11 +57,17 @@ export class AgentsPage {
     return this.card(agent, v.person.displayName, v);
   }
 
-  /** A new token for an agent of this workspace the viewer may manage; the old one stops working. */
+  /**
+   * A new token for one of the viewer's own agents; the old one stops working. Only the owner: the page shows the
+   * new token to whoever rotates, and with it one could act as the agent in every workspace it belongs to.
+   */
   async rotate(v: Viewer, agentId: string) {
     const agent = await this.store.agents.get(agentId);
     const inHere = agent && (agent.ownerId === v.person.id || (await this.store.agents.membership(agent.id, v.workspace.id)));
     if (!agent || !inHere) throw notFound('That agent in this workspace', 'Pick it from the agents page.');
+    if (agent.ownerId !== v.person.id) {
+      throw notPermitted(`Only @${agent.ownerHandle}, its owner, can rotate ${qualifiedName(agent)}'s token here, since the new token is shown to whoever rotates it. To cut off a token that leaked, retire the agent or ask the operator (\`switchboard agent rotate-token\`).`);
+    }
     const { token } = await this.agents.rotateToken({ kind: 'person', personId: v.person.id }, qualifiedName(agent));
     return { agent: this.card(agent, agent.ownerId === v.person.id ? v.person.displayName : agent.ownerHandle, v), token };
   }

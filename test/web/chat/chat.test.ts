@@ -159,8 +159,13 @@ describe.each(databases())('the web chat on $kind', (db) => {
     const rotated = (await bob.api('POST', `/w/acme/agents/${agent.id}/rotate-token`)).json();
     expect(rotated.token).not.toBe(token);
     expect(await server.app.agents.authenticate(token)).toBeNull();
-    // Bob may not rotate Alice's agent.
+    // Bob may not rotate Alice's agent; nor may Alice, an admin, rotate Bob's (she would be shown its token).
     expect((await bob.api('POST', `/w/acme/agents/${helper.id}/rotate-token`)).status).toBe(403);
+    const byAdmin = await alice.api('POST', `/w/acme/agents/${agent.id}/rotate-token`);
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.json().error.message).toMatch(/^Only @bob, its owner, can rotate bob\/.+'s token here/);
+    expect(byAdmin.json().token).toBeUndefined();
+    expect((await server.app.agents.authenticate(rotated.token))?.id).toBe(agent.id);
     expect((await bob.api('POST', '/w/acme/agents', { name: 'Bad Name' })).json().error.message).toMatch(/not a valid agent name/);
   });
 });
