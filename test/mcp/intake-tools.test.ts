@@ -1,16 +1,42 @@
 // The intake tools over MCP on real PostgreSQL: filing from overheard web
 // channel messages with links back, filters and counts per source, refusals
-// that say what to do, and the done notice told once per person who asked
-// (never to someone who opted out).
+// that say what to do, the done notice told once per person who asked
+// (never to someone who opted out), and items shown only to agents that saw
+// every message they came from (or monitor the workspace).
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/adapters/db/client.ts';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
 import type { ChatService } from '../../src/domain/chat/chat-service.ts';
+import type { InboundMessage, SurfacePort } from '../../src/domain/surfaces/inbound.ts';
+import type { Workspace } from '../../src/domain/types.ts';
 import { pgliteDb, postgresDb } from '../support/db.ts';
 import { connectInProcess, makeWorld, testApp, textOf, type World } from './support/world.ts';
 
 const database = postgresDb() ?? pgliteDb;
+
+/** A chat app connected to one workspace, as its adapter would present it (as in test/domain/surfaces/inbound-service.test.ts). */
+function chatApp(tenantId: string, ws: Workspace): SurfacePort {
+  return {
+    surface: 'slack', label: 'Chatland', profileTtlMs: 60_000,
+    workspaceOf: async (t) => (t === tenantId ? ws : null),
+    profile: async (authorId) => ({ displayName: `Person ${authorId}`, email: `${authorId.toLowerCase()}@example.test`, fetchedAt: new Date() }),
+    sendLinkPrompt: async () => true,
+    permalink: async (messageId) => `https://chat.example.test/m/${messageId}`,
+    showName: (name) => `«${name}»`,
+    linkHowTo: (justSent) => (justSent ? 'I sent you a link' : 'ask me for a link'),
+  };
+}
+
+/** An unlinked person's DM to the agent it names. */
+const guestDm = (tenantId: string, authorId: string, text: string): InboundMessage => ({
+  surface: 'slack', tenantId, channelId: `D${authorId}`, place: 'dm', conversationKey: `fake:D${authorId}:dm`, externalRef: { channel: `D${authorId}` },
+  messageId: `${authorId}-${text.length}`, threadRootId: null, authorId, text, names: [...text.matchAll(/@([a-z]+)/g)].map((m) => m[1]), addressed: true,
+});
+
+/** A refusal with the item id it names taken out, to compare refusals about different ids. */
+const refusalOf = (r: CallToolResult, id: string) => ({ isError: r.isError, text: textOf(r).replaceAll(id, '<id>'), structured: JSON.stringify(r.structuredContent ?? null).replaceAll(id, '<id>') });
 
 describe(`intake tools (${database.kind})`, () => {
   let db: Database;
@@ -96,5 +122,94 @@ describe(`intake tools (${database.kind})`, () => {
     expect((again.structuredContent as { told: number }).told).toBe(0);
     const got = (await mcp.call('get_intake', { id: itemId })).structuredContent as { item: { sources: Array<{ notified: boolean }> } };
     expect(got.item.sources.map((s) => s.notified)).toEqual([true, true]);
+  });
+
+  describe('for agents that did not see every source', () => {
+    // A guest DMs reviewer (item A) and, apart, builder (item B); watcher, a monitor, files C from both
+    // messages; builder files D from the message it received.
+    let g: World;
+    let as: Record<'builder' | 'reviewer' | 'watcher', Awaited<ReturnType<typeof connectInProcess>>>;
+    let ids: { a: string; b: string; c: string; d: string };
+    type Listed = { items: Array<{ id: string; title: string; summary: string; sources: Array<{ excerpt: string | null }> }>; counts: { total: number; by_status: Record<string, number>; by_source: Record<string, number> } };
+    const list = async (who: keyof typeof as, args: Record<string, unknown> = {}) => (await as[who].call('list_intake', args)).structuredContent as Listed;
+    const unknownId = '00000000-0000-4000-8000-000000000000';
+
+    beforeAll(async () => {
+      g = await makeWorld(app);
+      const watcher = await app.agents.add(SYSTEM, { name: 'watcher', owner: g.alice, displayName: 'Watcher', roleLine: 'Watches everything' });
+      await app.agents.join(SYSTEM, { agent: `${g.alice}/watcher`, workspace: g.ws.slug, monitor: true });
+      const tenant = `T${g.suffix}`;
+      const port = chatApp(tenant, g.ws);
+      await app.inbound.receive(port, guestDm(tenant, 'U0GUEST1', '@reviewer please fix the salary export, it shows everyone\'s pay'));
+      await app.inbound.receive(port, guestDm(tenant, 'U0GUEST2', '@builder can you add a dark mode?'));
+      const auto = await app.intake.list(g.ws, { limit: 10 });
+      const a = auto.find((i) => i.title.includes('salary'))!;
+      const b = auto.find((i) => i.title.includes('dark mode'))!;
+      as = {
+        builder: await connectInProcess(app, g.builder.agent, g.ws.slug),
+        reviewer: await connectInProcess(app, g.reviewer.agent, g.ws.slug),
+        watcher: await connectInProcess(app, watcher.agent, g.ws.slug),
+      };
+      const filed = async (who: keyof typeof as, args: Record<string, unknown>) => ((await as[who].call('file_intake', args)).structuredContent as { item: { id: string } }).item.id;
+      const c = await filed('watcher', { title: 'Guests want changes', kind: 'feature request', source_message_ids: [a.sources[0].messageId, b.sources[0].messageId] });
+      const d = await filed('builder', { title: 'Dark mode', kind: 'feature request', summary: 'A guest wants a dark theme.', source_message_ids: [b.sources[0].messageId] });
+      ids = { a: a.id, b: b.id, c, d };
+    });
+    afterAll(async () => { await Promise.all(Object.values(as ?? {}).map((c) => c.close())); });
+
+    it('leaves out of list_intake, and out of its counts, an item from a message the agent did not see', async () => {
+      const r = await list('builder');
+      expect(r.items.map((i) => i.id).sort()).toEqual([ids.b, ids.d].sort());
+      expect(JSON.stringify(r)).not.toContain('salary');
+      expect(r.counts).toEqual({ total: 2, by_status: { new: 2 }, by_source: { slack: 2 } });
+      expect((await list('builder', { kind: 'bug' })).counts.total).toBe(2);
+      const text = textOf(await as.builder.call('list_intake', {}));
+      expect(text).not.toContain('salary');
+      expect(text).toContain('(2 in all.)');
+    });
+
+    it('hides an item when the agent saw only some of its sources', async () => {
+      expect((await list('reviewer')).items.map((i) => i.id)).not.toContain(ids.c);
+      const got = await as.reviewer.call('get_intake', { id: ids.c });
+      expect(refusalOf(got, ids.c)).toEqual(refusalOf(await as.reviewer.call('get_intake', { id: unknownId }), unknownId));
+    });
+
+    it('answers get_intake and update_intake for an item the agent did not see exactly as for an unknown id', async () => {
+      const hidden = await as.builder.call('get_intake', { id: ids.a });
+      expect(hidden.isError).toBe(true);
+      expect(textOf(hidden)).not.toContain('salary');
+      expect(refusalOf(hidden, ids.a)).toEqual(refusalOf(await as.builder.call('get_intake', { id: unknownId }), unknownId));
+      const update = await as.builder.call('update_intake', { id: ids.a, status: 'done' });
+      expect(refusalOf(update, ids.a)).toEqual(refusalOf(await as.builder.call('update_intake', { id: unknownId, status: 'done' }), unknownId));
+      expect((await app.intake.detail(g.ws, ids.a)).status).toBe('new');
+    });
+
+    it('shows the agent that received the message its item, with its excerpt, and nothing else', async () => {
+      const listed = await list('reviewer');
+      expect(listed.items.map((i) => i.id)).toEqual([ids.a]);
+      expect(listed.counts).toEqual({ total: 1, by_status: { new: 1 }, by_source: { slack: 1 } });
+      const got = await as.reviewer.call('get_intake', { id: ids.a });
+      expect(got.isError).toBeFalsy();
+      const item = (got.structuredContent as { item: Listed['items'][number] }).item;
+      expect(item.summary).toContain('please fix the salary export');
+      expect(item.sources.map((s) => s.excerpt)).toEqual([expect.stringContaining('salary export')]);
+      expect((await as.builder.call('get_intake', { id: ids.d })).isError).toBeFalsy();
+    });
+
+    it('shows a monitor every item, with counts of the whole workspace that other agents\' counts leave out', async () => {
+      const r = await list('watcher');
+      expect(r.items.map((i) => i.id).sort()).toEqual(Object.values(ids).sort());
+      expect(r.counts).toEqual({ total: 4, by_status: { new: 4 }, by_source: { slack: 4 } });
+      expect((await list('builder')).counts.total).toBe(2);
+      expect((await as.watcher.call('get_intake', { id: ids.a })).isError).toBeFalsy();
+    });
+
+    it('keeps an item visible to the agent that filed it once its messages are purged', async () => {
+      await app.store.messages.purgeOlderThan(g.ws.orgId, new Date(Date.now() + 60_000));
+      expect((await list('builder')).items.map((i) => i.id)).toEqual([ids.d]);
+      const got = await as.builder.call('get_intake', { id: ids.d });
+      expect(got.isError).toBeFalsy();
+      expect((got.structuredContent as { item: Listed['items'][number] }).item.sources.map((s) => s.excerpt)).toEqual([null]);
+    });
   });
 });

@@ -14,6 +14,7 @@ import { WEB_CHAT, type Agent, type Workspace } from '../types.ts';
 import type { ExternalIdentity } from '../surfaces/ports.ts';
 import { doneNotice, inferKind, looksLikeRequest, noticesAnswer, noticesHelp, titleFrom } from './rules.ts';
 import type { IntakeFilter, IntakeItem, IntakeKind, IntakeNote, IntakeSource, IntakeStatus } from './types.ts';
+import { countItems, intakeReader, matchesFilter, seesItem, type IntakeReader } from './visibility.ts';
 
 /** An item with its sources and notes, as tools and pages show it. */
 export interface IntakeDetail extends IntakeItem {
@@ -24,6 +25,11 @@ export interface IntakeDetail extends IntakeItem {
 type NewSource = Omit<IntakeSource, 'notifiedAt' | 'addedAt'>;
 
 export const MAX_SOURCES = 50;
+
+/** How many of the newest items an agent that does not monitor the workspace is shown from (filters and counts apply within them). */
+export const AGENT_INTAKE_ITEMS = 500;
+
+const missingItem = (id: string) => notFound(`The intake item ${id} in this workspace`, 'Call list_intake for the ids.');
 
 export class IntakeService {
   constructor(
@@ -59,7 +65,10 @@ export class IntakeService {
       throw invalidInput('Nothing to change: give `status`, `note` or `add_source_message_ids`.');
     }
     const current = await this.store.intake.get(ws.id, input.id);
-    if (!current) throw notFound(`The intake item ${input.id} in this workspace`, 'Call list_intake for the ids.');
+    // An item the agent may not read is refused as one that does not exist: neither its existence nor a change to it leaks.
+    if (!current || !(await seesItem(this.reader(agent, me.permissions.monitor), { ...current, sources: await this.store.intake.sources([current.id]) }))) {
+      throw missingItem(input.id);
+    }
     const sources = input.addSourceIds?.length ? await this.sourcesFrom(agent, ws, input.addSourceIds, me.permissions.monitor) : [];
     const now = this.clock.now();
     const { previous, told } = await this.store.transaction(async (tx) => {
@@ -84,13 +93,45 @@ export class IntakeService {
 
   async detail(ws: Workspace, id: string): Promise<IntakeDetail> {
     const item = await this.store.intake.get(ws.id, id);
-    if (!item) throw notFound(`The intake item ${id} in this workspace`, 'Call list_intake for the ids.');
+    if (!item) throw missingItem(id);
     const [sources, notes] = await Promise.all([this.store.intake.sources([id]), this.store.intake.notes(id)]);
     return { ...item, sources, notes };
   }
 
   counts(ws: Workspace) {
     return this.store.intake.counts(ws.id);
+  }
+
+  /** How a member agent reads intake here (see visibility.ts); throws when it is not a member. */
+  async readerFor(agent: Agent, ws: Workspace): Promise<IntakeReader> {
+    return this.reader(agent, (await this.agents.member(agent, ws)).permissions.monitor);
+  }
+
+  /**
+   * The items the reader may see, newest first and filtered, with counts of all
+   * it may see (so counts reveal no hidden item). A monitor's cover the whole
+   * workspace; another agent's the newest AGENT_INTAKE_ITEMS items it may see.
+   */
+  async listFor(r: IntakeReader, ws: Workspace, f: IntakeFilter): Promise<{ items: Array<IntakeItem & { sources: IntakeSource[] }>; counts: ReturnType<typeof countItems> }> {
+    if (r.monitor) {
+      const [items, counts] = await Promise.all([this.list(ws, f), this.counts(ws)]);
+      return { items, counts };
+    }
+    const newest = await this.list(ws, { limit: AGENT_INTAKE_ITEMS });
+    const seen = await Promise.all(newest.map((i) => seesItem(r, i)));
+    const visible = newest.filter((_, k) => seen[k]);
+    return { items: visible.filter((i) => matchesFilter(i, f)).slice(0, f.limit), counts: countItems(visible) };
+  }
+
+  /** One item, when the reader may see it; otherwise the same refusal as for an id that does not exist. */
+  async detailFor(r: IntakeReader, ws: Workspace, id: string): Promise<IntakeDetail> {
+    const d = await this.detail(ws, id);
+    if (!(await seesItem(r, d))) throw missingItem(id);
+    return d;
+  }
+
+  private reader(agent: Agent, monitor: boolean): IntakeReader {
+    return intakeReader(agent.id, monitor, (a, m) => this.store.messages.involves(a, m));
   }
 
   /** Opts a person (or an unlinked chat user) out of done notices, or back in. */

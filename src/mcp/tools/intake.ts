@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { IntakeDetail } from '../../domain/intake/intake-service.ts';
 import type { IntakeItem, IntakeSource } from '../../domain/intake/types.ts';
+import { seesExcerpt, type IntakeReader } from '../../domain/intake/visibility.ts';
 import type { ToolContext } from '../context.ts';
 import { fileIntakeInput, getIntakeInput, intakeDetailOut, listIntakeInput, listIntakeOutput, updateIntakeInput } from './intake-schemas.ts';
 import { ok, recordAudit, runTool } from './run.ts';
@@ -8,16 +9,17 @@ import { ok, recordAudit, runTool } from './run.ts';
 /** The intake tools: file_intake, update_intake, list_intake, get_intake. */
 export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
   const { app, agent, workspace: ws } = ctx;
-  // An excerpt is shown only to an agent that saw the message (or monitors the workspace): intake never widens who reads what.
-  const itemOut = async (i: IntakeItem & { sources: IntakeSource[] }) => ({
+  // Which items an agent reads, and which excerpts, is decided in domain/intake/visibility.ts: intake never widens who reads what.
+  // An item it filed itself may cite messages it did not see (added by others, or once monitored): their excerpts stay hidden.
+  const itemOut = async (r: IntakeReader, i: IntakeItem & { sources: IntakeSource[] }) => ({
     id: i.id, title: i.title, kind: i.kind, status: i.status, summary: i.summary, filed_automatically: i.filedBy === null,
     created_at: i.createdAt.toISOString(), updated_at: i.updatedAt.toISOString(),
     sources: await Promise.all(i.sources.map(async (s) => ({
       message_id: s.messageId, surface: s.surface, permalink: s.permalink, notified: s.notifiedAt !== null,
-      excerpt: ctx.member.permissions.monitor || await app.store.messages.involves(agent.id, s.messageId) ? s.excerpt : null,
+      excerpt: await seesExcerpt(r, s) ? s.excerpt : null,
     }))),
   });
-  const detailOut = async (d: IntakeDetail) => ({ ...(await itemOut(d)), notes: d.notes.map((n) => ({ body: n.body, at: n.createdAt.toISOString() })) });
+  const detailOut = async (r: IntakeReader, d: IntakeDetail) => ({ ...(await itemOut(r, d)), notes: d.notes.map((n) => ({ body: n.body, at: n.createdAt.toISOString() })) });
   const line = (i: { id: string; title: string; kind: string; status: string; sources: Array<{ permalink: string | null }> }) =>
     `- [${i.id}] ${i.title} (${i.kind}, ${i.status}; ${i.sources.length} source${i.sources.length === 1 ? '' : 's'}${i.sources[0]?.permalink ? `: ${i.sources[0].permalink}` : ''})`;
 
@@ -30,7 +32,7 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
   }, runTool(ctx, 'file_intake', async (args) => {
     const d = await app.intake.file(agent, ws, { title: args.title, kind: args.kind, summary: args.summary, sourceIds: args.source_message_ids });
     await recordAudit(ctx, 'file_intake', { target: d.id, result: 'filed', details: { title: d.title, kind: d.kind, sources: d.sources.length }, onBehalfOf: agent.ownerId });
-    const item = await detailOut(d);
+    const item = await detailOut(await app.intake.readerFor(agent, ws), d);
     return ok({ item }, `Filed intake item ${d.id}:\n${line(item)}`);
   }, (args) => args.title));
 
@@ -46,7 +48,7 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
       target: args.id, result: 'updated', onBehalfOf: agent.ownerId,
       details: { status: args.status ?? null, previous: r.previous, note: Boolean(args.note), added_sources: args.add_source_message_ids?.length ?? 0, told: r.told },
     });
-    const item = await detailOut(r.item);
+    const item = await detailOut(await app.intake.readerFor(agent, ws), r.item);
     const change = args.status && args.status !== r.previous ? `status ${r.previous} → ${args.status}` : 'updated';
     const told = r.told ? ` ${r.told} ${r.told === 1 ? 'person was' : 'people were'} told it is done.` : '';
     return ok({ item, told: r.told }, `Intake item ${r.item.id}: ${change}.${told}\n${line(item)}`);
@@ -54,13 +56,14 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
 
   server.registerTool('list_intake', {
     title: 'List intake',
-    description: 'Intake items of this workspace, newest first, with counts per status and per source surface. Filter by status, kind or surface.',
+    description: 'Intake items of this workspace you may see (from messages you sent, received or overheard, or all if you monitor it), newest first, ' +
+      'with counts per status and per source surface. Filter by status, kind or surface.',
     inputSchema: listIntakeInput, outputSchema: listIntakeOutput,
     annotations: { readOnlyHint: true },
   }, runTool(ctx, 'list_intake', async (args) => {
-    await app.agents.member(agent, ws);
-    const [items, counts] = await Promise.all([app.intake.list(ws, args), app.intake.counts(ws)]);
-    const out = await Promise.all(items.map(itemOut));
+    const reader = await app.intake.readerFor(agent, ws);
+    const { items, counts } = await app.intake.listFor(reader, ws, args);
+    const out = await Promise.all(items.map((i) => itemOut(reader, i)));
     const text = out.length ? out.map(line).join('\n') : 'No intake items match.';
     return ok({ items: out, counts: { total: counts.total, by_status: counts.byStatus, by_source: counts.bySurface } }, `${text}\n(${counts.total} in all.)`);
   }));
@@ -71,8 +74,8 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
     inputSchema: getIntakeInput, outputSchema: intakeDetailOut,
     annotations: { readOnlyHint: true },
   }, runTool(ctx, 'get_intake', async (args) => {
-    await app.agents.member(agent, ws);
-    const item = await detailOut(await app.intake.detail(ws, args.id));
+    const reader = await app.intake.readerFor(agent, ws);
+    const item = await detailOut(reader, await app.intake.detailFor(reader, ws, args.id));
     const sources = item.sources.map((s) => `  - ${s.surface}${s.permalink ? ` ${s.permalink}` : ''}${s.excerpt ? `: ${s.excerpt}` : ''}${s.notified ? ' (told)' : ''}`);
     const notes = item.notes.map((n) => `  - ${n.at}: ${n.body}`);
     return ok({ item }, [line(item), item.summary && `  ${item.summary}`, 'Sources:', ...sources, ...(notes.length ? ['Notes:', ...notes] : [])].filter(Boolean).join('\n'));
