@@ -12,6 +12,7 @@ import type { SlackMessageText } from './format-in.ts';
 import { normalise, slackPort } from './inbound.ts';
 import { slackReact } from './reactions.ts';
 import { readSlackMessage } from './read-message.ts';
+import { noAgentNamed } from './replies.ts';
 import { fromABot, guard, isPersonsMessage, tell } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
 
@@ -111,7 +112,8 @@ export async function mirrorBridged(rt: SlackRuntime, client: webApi.WebClient, 
     const outcome = await rt.app.inbound.mirrorBridged(slackPort(rt, client, teamId, m.channel), normalise({
       teamId, channel: m.channel, userId: m.user!, body: markdown, names, ts: m.ts, threadTs: m.thread_ts, place: 'channel', addressed: mentionsMe,
     }));
-    if (outcome?.kind === 'handled' && outcome.notices.length) await tell(client, where, outcome.notices.join('\n'));
+    if (outcome?.kind === 'name-an-agent') await tell(client, where, noAgentNamed(outcome.directory, context.botUserId));
+    else if (outcome?.kind === 'handled' && outcome.notices.length) await tell(client, where, outcome.notices.join('\n'));
   });
   return true;
 }

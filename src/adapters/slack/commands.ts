@@ -11,6 +11,7 @@ import { linkCommand } from './linking.ts';
 import { splitCommand } from './command-text.ts';
 import { agentList, handleOf, helpText, unknownWord } from './replies.ts';
 import { guard, targetFor } from './respond.ts';
+import { isBridged } from './bridge.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
@@ -80,11 +81,21 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
   const where = { channel: command.channel_id, user: command.user_id, thread_ts: ts };
   await guard(rt, client, where, async () => {
     const teamId = target.installation.teamId;
-    const msg = normalise({
-      teamId, channel: command.channel_id, userId: command.user_id, body: r.body, names: [], ts, threadTs: ts,
-      place: command.channel_id.startsWith('D') ? 'dm' : 'channel', addressed: true,
-    });
-    const { refusals } = await rt.app.inbound.deliver(slackPort(rt, client, teamId, command.channel_id), msg, target, r.recipients);
+    const port = slackPort(rt, client, teamId, command.channel_id);
+    const place = command.channel_id.startsWith('D') ? 'dm' : 'channel';
+    // In a bridged channel the request goes through the bridge like a mention: stored in the web channel (naming
+    // the agent, so every side reads whom it is for), with the post above as its Slack counterpart for thread replies.
+    if (place === 'channel' && await isBridged(rt, teamId, command.channel_id)) {
+      const outcome = await rt.app.inbound.mirrorBridged(port, normalise({
+        teamId, channel: command.channel_id, userId: command.user_id, body: `@${r.handle} ${r.body}`, names: [r.handle.toLowerCase()], ts, threadTs: ts, place, addressed: true,
+      }));
+      if (outcome) {
+        if (outcome.kind === 'handled' && outcome.notices.length) await say(outcome.notices.join('\n'));
+        return;
+      }
+    }
+    const msg = normalise({ teamId, channel: command.channel_id, userId: command.user_id, body: r.body, names: [], ts, threadTs: ts, place, addressed: true });
+    const { refusals } = await rt.app.inbound.deliver(port, msg, target, r.recipients);
     if (refusals.length) await say(refusals.join('\n'));
   });
 }

@@ -16,6 +16,7 @@ import { isDeliveryError } from '../../domain/delivery/failure.ts';
 import type { SurfaceOutbound } from '../../domain/delivery/ports.ts';
 import { notFound, notPermitted, SwitchboardError } from '../../domain/errors.ts';
 import { addressRef, type TeamsAddress } from './address.ts';
+import { noAgentNamed } from './cards.ts';
 import { withConnector } from './connector.ts';
 import { teamsToMarkdown, type TeamsMarkdown } from './format-in.ts';
 import { authorOf, normalise, teamsPort } from './inbound.ts';
@@ -96,6 +97,7 @@ export async function mirrorBridged(rt: TeamsRuntime, context: TurnContext, addr
   if (addressed && commandOf(read.markdown)) return false;
   const msg = { ...normalise(context.activity, address, read, addressed), names: addressed ? read.names : read.mentioned };
   const outcome = await rt.app.inbound.mirrorBridged(teamsPort(rt, context, address), msg);
+  if (outcome?.kind === 'name-an-agent') return [noAgentNamed(outcome.directory)];
   return outcome?.kind === 'handled' ? outcome.notices : [];
 }
 

@@ -9,19 +9,24 @@ import { announceChange } from '../chat/changes.ts';
 import { queueReactionMirrors } from './mirror-reactions.ts';
 import { queueMirrorChanges } from './mirror-out.ts';
 import type { ExternalIdentity } from '../surfaces/ports.ts';
-import type { MessagingService } from '../messaging/messaging-service.ts';
-import type { Conversation } from '../messaging/types.ts';
+import type { WorkspaceAgent } from '../agents/agent-service.ts';
+import type { MessagingService, SendResult } from '../messaging/messaging-service.ts';
+import type { Conversation, Message } from '../messaging/types.ts';
 import type { Notifier, Store } from '../ports.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfacePort } from '../surfaces/inbound.ts';
 import type { Workspace } from '../types.ts';
 import type { Bridge } from './types.ts';
 
-/** What the inbound pipeline lends this step: its target, asker and linking rules. */
+/** What the inbound pipeline lends this step: its target, asker, linking, default-agent and intake rules. */
 export interface PipelineSteps {
   target(): Promise<InboundTarget | null>;
   asker(target: InboundTarget): Promise<ChatAsker>;
   /** The sentence for a guest when the workspace requires linking (the prompt sent once); null otherwise. */
   linkingRefusal(target: InboundTarget): Promise<string | null>;
+  /** Who gets a mention of the app that names nobody: the agents of `thread` (null outside one), else the channel's default; null when neither applies. */
+  fallback(target: InboundTarget, thread: Conversation | null): Promise<WorkspaceAgent[] | null>;
+  /** Files a guest's request that reached an agent as intake, in the item of `threadOf` its message; never throws. */
+  intake(target: InboundTarget, result: SendResult, threadOf: (m: Message) => Promise<Conversation>): Promise<void>;
 }
 
 /** A reaction given (`on`) or taken back on the bridged side, by the platform's user `userId`; `emoji` is a short name (`thumbsup`). */
@@ -45,14 +50,19 @@ export class BridgeInbound {
     if (!bridge) return null;
     // Our own mirror coming back, or a redelivery of one already stored.
     if (await this.store.bridges.byExternalId(bridge.id, msg.messageId)) return { kind: 'ignored' };
-    if (!msg.text.trim()) return { kind: 'ignored' };
+    if (!msg.text.trim() && !msg.addressed) return { kind: 'ignored' };
     const target = await steps.target();
     if (!target || target.workspace.id !== bridge.workspaceId) return { kind: 'ignored' };
     const { workspace: ws, directory } = target;
+    // A bare mention of the app asks how to talk here; there is nothing to mirror.
+    if (!msg.text.trim()) return { kind: 'name-an-agent', workspace: ws, directory };
     const conversation = await this.conversationOf(ws, bridge, msg);
     if (!conversation) return { kind: 'ignored' };
     const asker = await steps.asker(target);
     const { recipients, problems } = resolveNames(directory, msg.names, (n) => port.showName(n));
+    // A mention of the app that names nobody goes where it would in any channel: the thread's agents, else the channel's default.
+    const unnamed = msg.addressed && !msg.names.length;
+    if (unnamed) recipients.push(...(await steps.fallback(target, conversation.id === bridge.channelId ? null : conversation) ?? []));
     // A guest where linking is required is still mirrored for the people; agents do not get it.
     const refusal = recipients.length ? await steps.linkingRefusal(target) : null;
     const result = await this.messaging.send({
@@ -60,6 +70,10 @@ export class BridgeInbound {
       recipients: refusal ? [] : recipients, body: msg.text, surface: port.surface,
       permalink: await port.permalink(msg.messageId), externalId: msg.messageId,
     });
+    // A request in the channel itself starts its own thread there, so later requests in it join the same item.
+    if (asker.asGuest) await steps.intake(target, result, async (m) => (m.conversationId === bridge.channelId ? threadOf(this.store, this.notifier, m, conversation) : conversation));
+    // Still mirrored for the people; the person is told how to name an agent.
+    if (unnamed && !recipients.length) return { kind: 'name-an-agent', workspace: ws, directory };
     const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
     return { kind: 'handled', workspace: ws, notices: [...problems, ...(refusal ? [refusal] : []), ...refusals], result };
   }

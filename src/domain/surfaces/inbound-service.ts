@@ -10,7 +10,7 @@ import type { LinkService } from '../linking/link-service.ts';
 import type { MessagingService, SendResult } from '../messaging/messaging-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
-import type { Conversation } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, KnownMessage, KnownOutcome, SurfacePort } from './inbound.ts';
 import type { BridgedChange, BridgedReaction, BridgeInbound } from '../bridges/mirror-in.ts';
@@ -59,6 +59,11 @@ export class InboundService {
       target: () => this.target(port, msg.tenantId),
       asker: (t) => this.asker(port, msg.tenantId, msg.authorId, t.directory),
       linkingRefusal: (t) => this.linkingRefusal(port, t, msg.tenantId, msg.authorId),
+      fallback: async (t, thread) => {
+        const inThread = await this.agentsIn(t.workspace, thread);
+        return inThread.length ? inThread : this.chosen(port, msg.tenantId, t.directory, 'channel', msg.channelId);
+      },
+      intake: (t, result, threadOf) => this.intakeStep(t, result, threadOf),
     });
   }
 
@@ -143,14 +148,20 @@ export class InboundService {
 
   /**
    * The intake step: an unlinked person's message that reached an agent (not
-   * only people) and reads like a request becomes an intake item. It never
-   * stops delivery: the message is stored and delivered already.
+   * only people) and reads like a request becomes an intake item, joining the
+   * item of its thread (`threadOf` names that thread when it is not the
+   * message's conversation). It never stops delivery: the message is stored
+   * and delivered already.
    */
-  private async intakeStep(target: InboundTarget, result: SendResult) {
+  private async intakeStep(target: InboundTarget, result: SendResult, threadOf?: (m: Message) => Promise<Conversation>) {
     if (!this.intake || !result.message || !result.conversation) return;
     const agents = new Set(target.directory.filter((d) => d.agent.kind === 'agent').map((d) => d.agent.id));
     if (!result.recipients.some((r) => r.status === 'delivered' && r.agent_id && agents.has(r.agent_id))) return;
-    await this.intake.fromGuestRequest(target.workspace, result.message, result.conversation).catch(() => null);
+    try {
+      await this.intake.fromGuestRequest(target.workspace, result.message, threadOf ? await threadOf(result.message) : result.conversation);
+    } catch {
+      // Filing is best effort: the request reached its agents already.
+    }
   }
 
   /**
@@ -223,7 +234,11 @@ export class InboundService {
   /** The agents (not people) that took part in the message's thread; none outside threads or in threads Switchboard never saw. */
   private async threadAgents(workspace: Workspace, msg: InboundMessage): Promise<WorkspaceAgent[]> {
     if (!msg.threadRootId) return [];
-    const conversation = await this.store.messages.findConversation(workspace.id, msg.conversationKey);
+    return this.agentsIn(workspace, await this.store.messages.findConversation(workspace.id, msg.conversationKey));
+  }
+
+  /** The agents (not people) that took part in a conversation; none when there is no conversation. */
+  private async agentsIn(workspace: Workspace, conversation: Conversation | null): Promise<WorkspaceAgent[]> {
     if (!conversation) return [];
     const ids = new Set(await this.store.messages.participants(conversation.id));
     return talkableAgents(await this.agents.directory(workspace)).filter((d) => ids.has(d.agent.id));
@@ -231,15 +246,16 @@ export class InboundService {
 
   /** Who gets a message that names nobody: the DM's chosen agent; in a thread its agents; else the channel's default. */
   private async fallback(port: SurfacePort, msg: InboundMessage, workspace: Workspace, directory: WorkspaceAgent[]): Promise<WorkspaceAgent[] | null> {
-    const talkable = talkableAgents(directory);
-    const chosen = async (scope: AgentChoiceScope, scopeId: string) => {
-      const agentId = await this.store.defaultAgents.get({ surface: port.surface, tenantId: msg.tenantId, scope, scopeId });
-      const found = agentId ? talkable.find((d) => d.agent.id === agentId) : undefined;
-      return found ? [found] : null;
-    };
-    if (msg.place === 'dm') return chosen('user', msg.authorId);
+    if (msg.place === 'dm') return this.chosen(port, msg.tenantId, directory, 'user', msg.authorId);
     const inThread = await this.threadAgents(workspace, msg);
-    return inThread.length ? inThread : chosen('channel', msg.channelId);
+    return inThread.length ? inThread : this.chosen(port, msg.tenantId, directory, 'channel', msg.channelId);
+  }
+
+  /** The agent chosen for a DM (`user`) or made a channel's default, while it can still be talked to; null otherwise. */
+  private async chosen(port: SurfacePort, tenantId: string, directory: WorkspaceAgent[], scope: AgentChoiceScope, scopeId: string): Promise<WorkspaceAgent[] | null> {
+    const agentId = await this.store.defaultAgents.get({ surface: port.surface, tenantId, scope, scopeId });
+    const found = agentId ? talkableAgents(directory).find((d) => d.agent.id === agentId) : undefined;
+    return found ? [found] : null;
   }
 
   private async promptOnce(port: SurfacePort, identity: ExternalIdentity, reason: 'first' | 'required'): Promise<boolean> {

@@ -1,7 +1,10 @@
 // A web channel bridged with a Slack channel, end to end: signed Slack events
 // in, Web API calls out to the Slack stand-in, on real PostgreSQL when
 // TEST_DATABASE_URL is set. Messages and thread replies mirror both ways under
-// their author's name, exactly once, and our own posts never come back.
+// their author's name, exactly once, and our own posts never come back. What
+// people ask there goes through the same rules as anywhere: a guest's request
+// is filed as intake, a mention naming nobody reaches the channel's default
+// agent (or is told how to name one), and `/switchboard <agent> …` is mirrored.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { MESSAGE_EVENT_TYPE } from '../../../src/adapters/slack/index.ts';
@@ -11,7 +14,7 @@ import type { ChatService } from '../../../src/domain/chat/chat-service.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, fileShare, message } from '../../support/slack/signed-request.ts';
 import type { RecordedCall, SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startBridged, type BridgedHarness, type Harness } from './harness.ts';
+import { postCommand, startBridged, type BridgedHarness, type Harness } from './harness.ts';
 
 const BOT = SLACK_DEFAULTS.botUserId;
 const CAROL = 'U0CAROL01';
@@ -193,6 +196,70 @@ describe('a web channel bridged with a Slack channel', () => {
     expect(await app.audiences.of(h.workspace, conv)).toMatchObject({ unlinked: 0 });
     expect((await app.audiences.of(h.workspace, conv)).level).not.toBe('guest');
     await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'slack', channel: CHANNEL }] });
+  });
+
+  /** Waits for the intake item whose summary is `summary`. */
+  const intakeItem = (summary: string) => vi.waitFor(async () => {
+    const found = (await h.server.app.intake.list(h.workspace, { limit: 50 })).find((i) => i.summary === summary);
+    if (!found) throw new Error(`no intake item "${summary}" yet`);
+    return found;
+  });
+  /** Waits for the inbox item of the reviewer with this body. */
+  const reviewerGot = (body: string) => vi.waitFor(async () => {
+    const found = (await h.server.app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.find((i) => i.message.body === body);
+    if (!found) throw new Error(`the reviewer has not got "${body}" yet`);
+    return found;
+  });
+
+  it('files a guest\'s request to an agent as intake, one item per thread', async () => {
+    const asked = await fromSlack(`<@${BOT}> @reviewer please fix the login bug`);
+    const item = await intakeItem('@reviewer please fix the login bug');
+    expect(item).toMatchObject({ kind: 'bug', status: 'new', filedBy: null });
+    expect(item.sources).toEqual([expect.objectContaining({ surface: 'slack', permalink: expect.stringMatching(/\/archives\/C0BRIDGED\/p\d+/) })]);
+    // A later request in its Slack thread joins that item; one written in the channel is an item of its own.
+    await fromSlack(`<@${BOT}> @reviewer please also fix the logout button`, { thread_ts: asked.ts });
+    await reviewerGot('@reviewer please also fix the logout button');
+    await vi.waitFor(async () => expect((await intakeItem('@reviewer please fix the login bug')).sources).toHaveLength(2));
+    await fromSlack(`<@${BOT}> @reviewer please add an export button`);
+    const other = await intakeItem('@reviewer please add an export button');
+    expect(other.id).not.toBe(item.id);
+  });
+
+  it('sends a mention that names nobody to the channel\'s default agent, and tells the person how to name one when there is none', async () => {
+    const set = await postCommand(h, standin, { command: '/switchboard', text: 'default reviewer', user_id: CAROL, channel_id: CHANNEL });
+    expect(String((await set.json()).text)).toContain('this channel\'s default agent');
+    await fromSlack(`<@${BOT}> the nightly build is red again`);
+    const item = await reviewerGot('the nightly build is red again');
+    expect(item.conversation.id).toBe(general);
+    const cleared = await postCommand(h, standin, { command: '/switchboard', text: 'default off', user_id: CAROL, channel_id: CHANNEL });
+    expect(String((await cleared.json()).text)).toContain('cleared this channel\'s default agent');
+    const unnamed = await fromSlack(`<@${BOT}> anyone around to help?`);
+    // Still mirrored for the people on the web; Carol alone is told how to name an agent.
+    await onWeb(general, 'anyone around to help?');
+    const told = await vi.waitFor(() => {
+      const c = standin.callsTo('chat.postEphemeral').find((x) => x.args.user === CAROL && String(x.args.text).startsWith('Name the agent you want'));
+      if (!c) throw new Error('Carol was not told yet');
+      return c;
+    });
+    expect(told.args).toMatchObject({ channel: CHANNEL, thread_ts: unnamed.ts });
+    expect((await h.server.app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.map((i) => i.message.body)).not.toContain('anyone around to help?');
+  });
+
+  it('mirrors `/switchboard <agent> …` through the bridge: stored in the web channel, its Slack post the counterpart for thread replies', async () => {
+    const cmd = await postCommand(h, standin, { command: '/switchboard', text: 'reviewer look at the cache hit rate', user_id: CAROL, channel_id: CHANNEL });
+    expect(cmd.status).toBe(200);
+    const [askedPost] = await postedToSlack('look at the cache hit rate');
+    expect(String(askedPost.args.text)).toContain(`<@${CAROL}> asked *Reviewer*`);
+    const item = await reviewerGot('@reviewer look at the cache hit rate');
+    expect(item.conversation.id).toBe(general);
+    const onWebSide = await onWeb(general, '@reviewer look at the cache hit rate');
+    expect(onWebSide.via).toBe('Slack');
+    expect(await h.server.app.store.bridges.counterparts(onWebSide.id)).toEqual([expect.objectContaining({ externalId: tsOf(askedPost), inbound: true })]);
+    // The asked post is posted once, and a Slack reply under it lands in the web thread of the request.
+    expect(standin.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('look at the cache hit rate'))).toHaveLength(1);
+    await fromSlack('the rate dropped after Tuesday', { thread_ts: tsOf(askedPost) });
+    const thread = await chat.openThread(alice, onWebSide.id);
+    await onWeb(thread.id, 'the rate dropped after Tuesday');
   });
 
   it('adopts a post Slack made when its answer was lost, instead of posting twice', async () => {

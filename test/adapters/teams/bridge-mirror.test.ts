@@ -133,6 +133,18 @@ describe('a web channel bridged with a Teams channel', () => {
     expect(answer.activity?.text).toBe('**Reviewer** (via web)\n\nThe deploy looks fine.');
   });
 
+  it('mirrors a mention of the bot that names no agent, and tells the person how to name one', async () => {
+    const asked = await fromTeams('could someone look at the flaky test', { mention: true });
+    await onWeb(general, 'could someone look at the flaky test');
+    const told = await vi.waitFor(() => {
+      const replies = standin.delivered('replyToActivity').filter((c) => c.activityId === asked.id);
+      if (!replies.length) throw new Error('Bob was not answered yet');
+      return replies;
+    });
+    expect(JSON.stringify(told)).toContain('Name the agent you want');
+    expect((await inbox(h)).map((i) => i.message.body)).not.toContain('could someone look at the flaky test');
+  });
+
   it('follows a Teams edit and a Teams delete in the web channel', async () => {
     const original = await fromTeams('Deploy at 3pm');
     const m = await onWeb(general, 'Deploy at 3pm');
