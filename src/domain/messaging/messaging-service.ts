@@ -202,6 +202,18 @@ export class MessagingService {
       }
     }
     if (!entries.length && !conversation) throw invalidInput('Say who the message is for: give `to` (agent names or person handles) or a `conversation` id to reply in.');
+    // A conversation is never widened by naming someone: in a DM (or a thread of one) only those in it are written to,
+    // and a Slack or Teams thread takes in no person who is not in it (who would then read it in the web chat).
+    const members = conversation ? await this.privateMembers(ws, conversation, input.surface) : null;
+    if (members) {
+      for (const e of entries) {
+        if (!e.w || e.refusal || members.ids.has(e.w.agent.id) || (members.agentsMayJoin && e.w.agent.kind === 'agent')) continue;
+        e.refusal = {
+          rule: 'not_in_conversation',
+          reason: `${e.to} is not in this conversation, and writing to them here would show them what was said in it; write to them without \`conversation\` (or \`reply_to\`) to start a conversation of your own.`,
+        };
+      }
+    }
 
     // The parent decides the chain: what the agent answers, else what it received last.
     if (!parent && sender.kind === 'agent') {
@@ -221,10 +233,29 @@ export class MessagingService {
 
     // An external thread (Slack, Teams) is itself an audience, so a reply there needs no named recipient.
     if (targets.length || (isAudience(conversation) && !results.length)) {
-      // Private content an agent read is never posted where a wider audience would see it.
+      // Private content an agent read is never posted where a wider audience would see it: the conversation's, and
+      // whoever the message brings into it.
       await this.audiences?.checkPost(sender, ws, conversation ? { conversation } : { agents: [sender, ...targets.map((t) => t.agent)] });
+      if (conversation && targets.length) {
+        const inIt = new Set(await this.store.messages.participants(conversation.id));
+        const joining = targets.filter((t) => !inIt.has(t.agent.id));
+        if (joining.length) await this.audiences?.checkPost(sender, ws, { agents: [sender, ...joining.map((t) => t.agent)] });
+      }
     }
     return { conversation, parent, chain, results, targets, hopRefused, directory };
+  }
+
+  /**
+   * Who may be written to in a conversation that only its members read: a DM (or a thread hanging off one) and its
+   * participants; a Slack or Teams thread written to from elsewhere (an agent, the web chat), where agents named join
+   * (that is how a thread brings one in) but people do not. Null for channels and their threads, which members and
+   * mentions reach, and for a message from the thread's own chat app, whose people are its readers already.
+   */
+  private async privateMembers(ws: Workspace, c: Conversation, from?: SurfaceName): Promise<{ ids: Set<string>; agentsMayJoin: boolean } | null> {
+    const dm = c.kind === 'dm' ? c : c.kind === 'thread' && c.parentId ? await this.store.messages.getConversation(ws.id, c.parentId) : null;
+    if (dm?.kind === 'dm') return { ids: new Set(await this.store.messages.participants(dm.id)), agentsMayJoin: false };
+    if (isExternal(c) && from !== c.surface) return { ids: new Set(await this.store.messages.participants(c.id)), agentsMayJoin: true };
+    return null;
   }
 
   /** Stores the planned message with its deliveries and its outbox post, then wakes its readers. */

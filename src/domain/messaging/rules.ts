@@ -14,7 +14,7 @@ export interface RateLimit {
 export const DEFAULT_RATE_LIMIT: RateLimit = { max: 30, windowMs: 60_000 };
 
 /** The rule that refused a recipient, so an agent (or a test) can tell them apart without parsing sentences. */
-export type RefusalRule = 'self' | 'can_message' | 'receive' | 'takes_messages_from' | 'hop_limit' | 'unknown_recipient' | 'ambiguous_recipient';
+export type RefusalRule = 'self' | 'can_message' | 'receive' | 'takes_messages_from' | 'hop_limit' | 'unknown_recipient' | 'ambiguous_recipient' | 'not_in_conversation';
 
 export interface Refusal {
   rule: RefusalRule;

@@ -140,6 +140,21 @@ describe('messaging rules', () => {
     expect(back.recipients).toMatchObject([{ to: w.builder.name, status: 'delivered' }]);
   });
 
+  it('never widens a DM by naming someone outside it: they are refused, and neither join it nor get the message', async () => {
+    const w = await makeWorld(app);
+    const alice = await personAgent(w.alice);
+    const dm = await send(w, alice, { to: ['reviewer'], body: 'between us: the launch slips a week' });
+    const conv = dm.conversation!.id;
+    const before = (await app.store.messages.participants(conv)).sort();
+    const r = await send(w, w.reviewer.agent, { conversationId: conv, to: [w.alice, w.bob], body: 'fyi' });
+    expect(r.recipients).toMatchObject([
+      { to: w.alice, status: 'delivered' },
+      { to: w.bob, status: 'refused', rule: 'not_in_conversation', reason: expect.stringMatching(/without `conversation`/) },
+    ]);
+    expect((await app.store.messages.participants(conv)).sort()).toEqual(before);
+    expect(await inbox(w, await personAgent(w.bob))).toEqual([]);
+  });
+
   it(`stops an agent-to-agent chain after ${HOP_LIMIT} hops and tells the person who started it, once`, async () => {
     const w = await makeWorld(app);
     const alice = await personAgent(w.alice);
