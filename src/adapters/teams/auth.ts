@@ -1,6 +1,6 @@
 // Bot Framework authentication, the SDK's own: ConfigurationBotFrameworkAuthentication
 // checks every incoming token (issuer, signing key from the published OpenID
-// metadata, endorsement for msteams, audience = our app id, serviceUrl claim)
+// metadata, the key's endorsement for the activity's channel, audience = our app id, serviceUrl claim)
 // and gets the bot's outgoing tokens (single- or multi-tenant). The only
 // addition is that every bad token is answered 401; see docs/notes/teams-auth.md.
 import { ConfigurationBotFrameworkAuthentication, type ConfigurationBotFrameworkAuthenticationOptions } from 'botbuilder';

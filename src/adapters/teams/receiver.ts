@@ -56,6 +56,9 @@ export class DurableCloudAdapter extends CloudAdapter {
   }
 }
 
+/** The Bot Framework channel id of Microsoft Teams. */
+const TEAMS_CHANNEL = 'msteams';
+
 const id = z.string().min(1).max(1024);
 /** What Switchboard needs of an activity before it can store or run it; the SDK reads the rest. */
 const activityShape = z.object({
@@ -135,6 +138,13 @@ export function teamsReceiver(rt: ReceiverRuntime, adapter: DurableCloudAdapter,
       if (err instanceof AuthenticationError) return refuse(res, 401, 'The Bot Framework token was refused.');
       rt.logger.warn({ err: loggable(err) }, 'could not authenticate a Teams request; answered 503');
       return void res.status(503).set('retry-after', '5').json({ error: { code: 'UNAVAILABLE', message: 'The token could not be checked right now; send the activity again shortly.' } });
+    }
+    // The bot's registration may have other channels (Web Chat, Direct Line), whose clients choose the tenant and user an
+    // activity names; a token endorsed for such a channel passes the SDK's check for an activity claiming it. Only Teams
+    // vouches for who wrote, so nothing else is taken.
+    if (raw.channelId !== TEAMS_CHANNEL) {
+      rt.logger.warn({ channelId: raw.channelId.slice(0, 64) }, 'refused an activity from a channel other than Microsoft Teams');
+      return refuse(res, 400, `Switchboard takes activities from Microsoft Teams only; this one came from the "${raw.channelId.slice(0, 64)}" channel. Turn that channel off in the bot's registration.`);
     }
     const key = teamsKey(raw);
     try {

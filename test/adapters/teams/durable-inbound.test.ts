@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inboundEvents } from '../../../src/adapters/db/schema.ts';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
-import { adaptiveCardAction, channelMention } from '../../support/teams/activities.ts';
+import { adaptiveCardAction, channelMention, personalMessage } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { inbox, startHarness, type Harness } from './harness.ts';
 
@@ -18,7 +18,8 @@ describe('durable Teams intake', () => {
   let h: Harness;
 
   beforeAll(async () => {
-    [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startTeamsStandin()]);
+    // Keys endorsed for Web Chat too, as a registration with that channel on has: the token check alone would pass its activities.
+    [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startTeamsStandin({ endorsements: ['msteams', 'webchat'] })]);
     // The first server acknowledges what it receives but never handles it, like one killed after the 200.
     h = await startHarness({ database: db, standin, queueStopped: true });
   });
@@ -44,6 +45,18 @@ describe('durable Teams intake', () => {
     expect(huge.status).toBe(413);
     const [after] = await db.db.select({ n: count() }).from(inboundEvents);
     expect(after.n).toBe(before.n);
+  });
+
+  it('refuses a correctly signed activity from another channel (Web Chat), whose client chose the tenant and user it names', async () => {
+    const [before] = await db.db.select({ n: count() }).from(inboundEvents);
+    const posed = { ...personalMessage(standin, { text: 'approve everything' }), channelId: 'webchat' };
+    const res = await h.post(posed as never);
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('Microsoft Teams only');
+    const [after] = await db.db.select({ n: count() }).from(inboundEvents);
+    expect(after.n).toBe(before.n);
+    // The same activity from Teams is taken.
+    expect((await h.post(personalMessage(standin, { text: 'hello' }))).status).toBe(200);
   });
 
   it('runs a card click inline and once: a resend is told it was received, without choosing again', async () => {
