@@ -81,7 +81,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const inbound = new InboundService(store, clock, orgs, agents, messaging, links, new BridgeInbound(store, messaging, notifier, () => clock.now()), intake);
   const surfaces = new Set<SurfaceName>();
   const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
-  const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs, labelOf: (s) => outbound.get(s)?.label }, () => queue.kick());
+  const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs, labelOf: (s) => outbound.get(s)?.label, audiences }, () => queue.kick());
   const bridges = new BridgeService(store, orgs, clock);
   // A channel's listeners or bridges changed (from any process): open web chats redraw its header.
   const settingsChanged = (workspaceId: string, channelId: string) => {

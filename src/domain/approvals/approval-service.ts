@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.ts';
 import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
+import type { AudienceService } from '../linking/audience-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { MCP, qualifiedName, WEB_CHAT, type Agent, type SurfaceName, type Workspace } from '../types.ts';
@@ -31,6 +32,8 @@ export interface ApprovalOptions {
   reminderMs?: number;
   /** A chat app's name as its surface registered it ("Slack"), for where an approval was decided. */
   labelOf?: (surface: SurfaceName) => string | undefined;
+  /** The audience rule: what an agent read is never shown, here in a request's details, to a wider audience. */
+  audiences?: Pick<AudienceService, 'checkPost'>;
 }
 
 /**
@@ -71,6 +74,11 @@ export class ApprovalService {
     const now = this.clock.now();
     const expiresAt = input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null;
     const owners = approvers.length ? approvers : await this.defaultApprovers(agent, ws);
+    // The request (its details included) is shown in the conversation, or to the approvers: the audience rule applies as to a message.
+    if (this.opts.audiences) {
+      const approverAgents = (await Promise.all(owners.map((p) => this.store.agents.personAgent(p)))).flatMap((a) => (a ? [a] : []));
+      await this.opts.audiences.checkPost(agent, ws, conversation ? { conversation } : { agents: [agent, ...approverAgents] });
+    }
     const system = await this.orgs.systemAgent();
     const { a: approval, notices } = await this.store.transaction(async (tx) => {
       const a = await tx.approvals.create({

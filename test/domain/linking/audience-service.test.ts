@@ -68,4 +68,20 @@ describe('audiences of web conversations', () => {
     await chat.join(viewers.bob, lobby.conversationId);
     await expect(chat.post(viewers.bob, lobby.conversationId, 'Falcon is coming')).resolves.toBeDefined();
   });
+
+  it('holds an approval request\'s details to the same rule: asked in a wider conversation, or of approvers outside it', async () => {
+    const { chat } = chatOf(app);
+    const ws = viewers.alice.workspace;
+    const secret = (await app.store.chat.channelByName(ws.id, 'secret'))!;
+    await chat.post(viewers.bob, secret.conversationId, '@builder the Falcon budget is 2M');
+    await inbox();
+    const lobby = (await app.store.chat.channelByName(ws.id, 'lobby'))!;
+    await expect(app.approvals.request(builder, ws, { title: 'Spend', details: 'Falcon: 2M', conversationId: lobby.conversationId }))
+      .rejects.toMatchObject({ code: 'NOT_PERMITTED', message: expect.stringMatching(/#secret/) });
+    await expect(app.approvals.request(builder, ws, { title: 'Spend', details: 'Falcon: 2M', approvers: ['carol'] }))
+      .rejects.toMatchObject({ code: 'NOT_PERMITTED' });
+    // In the channel it came from, of an approver in it: asked.
+    await expect(app.approvals.request(builder, ws, { title: 'Spend', details: 'Falcon: 2M', conversationId: secret.conversationId, approvers: ['bob'] }))
+      .resolves.toMatchObject({ status: 'pending' });
+  });
 });
