@@ -113,7 +113,9 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
   async 'seat revoke'(app, raw) { return seat(app, raw, false); },
 
   async 'plan set'(app, raw) {
-    const a = args(z.object({ org: z.string(), plan: role(['free', 'team'], 'plan'), messages: z.coerce.number().int().positive().optional() }), raw);
+    // The limit is stored in a 32-bit integer column: a larger number would fail in the database, not here with a sentence.
+    const messages = z.coerce.number().int().positive().max(2_147_483_647, '--messages can be at most 2147483647 (the largest monthly message limit Switchboard can store); give a smaller number.');
+    const a = args(z.object({ org: z.string(), plan: role(['free', 'team'], 'plan'), messages: messages.optional() }), raw);
     const r = await app.orgs.setPlan(SYSTEM, a.org, a.plan, a.messages);
     const l = r.limits;
     return {

@@ -98,6 +98,15 @@ describe.runIf(pgUrl)('the CLI against PostgreSQL', () => {
     expect(r.err).toContain('--role must be one of: owner, editor, viewer');
   });
 
+  it('refuses a monthly message limit too large to store with a sentence and exit code 2', async () => {
+    const r = await cli(env, 'plan', 'set', 'acme', 'team', '--messages', '3000000000');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--messages can be at most 2147483647');
+    expect(r.err).not.toMatch(/INTERNAL|out of range/);
+    expect(JSON.parse((await cli(env, '--json', 'plan', 'set', 'acme', 'team', '--messages', '2147483647')).out)).toMatchObject({ messages_per_month: 2_147_483_647 });
+    expect((await cli(env, 'plan', 'set', 'acme', 'team', '--messages', '20000')).code).toBe(0);
+  });
+
   it('runs as the package bin and exits non-zero on a refusal', async () => {
     const err = await run('node', [BIN, 'agent', 'add', 'builder', '--owner', 'alice'], { env: { ...process.env, ...env } }).catch((e) => e);
     expect(err.code).toBe(1);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
@@ -165,6 +165,34 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     const timedOut = (await b.call('subscribe', { timeout_seconds: 0.2 })).structuredContent;
     expect(timedOut).toMatchObject({ messages: [], timed_out: true, remaining: 0 });
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('leaves a message unread when the client cancels the subscribe that was waiting for it', async () => {
+    const w = await makeWorld(app);
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
+    const takes = vi.spyOn(app.store.messages, 'takeUnread');
+    const waits = vi.spyOn(app.messaging, 'waitForInbox');
+    try {
+      const cancel = new AbortController();
+      const waiting = b.client.callTool({ name: 'subscribe', arguments: { timeout_seconds: 20 } }, undefined, { signal: cancel.signal });
+      await vi.waitFor(() => expect(takes).toHaveBeenCalledTimes(1));
+      // The message is stored, but its wake-up (a NOTIFY from another process) is still on its way when the client gives up.
+      const publish = vi.spyOn(app.notifier, 'publish').mockResolvedValue();
+      await a.call('send_message', { to: ['reviewer'], body: 'do not lose me' });
+      publish.mockRestore();
+      cancel.abort();
+      await expect(waiting).rejects.toThrow();
+      // The server's wait has ended (the SDK drops its answer) before the inbox is checked.
+      await waits.mock.results[0].value.catch(() => {});
+
+      const inbox = (await b.call('check_inbox', { limit: 10 })).structuredContent as { messages: Array<{ body: string }> };
+      expect(inbox.messages.map((m) => m.body)).toEqual(['do not lose me']);
+    } finally {
+      takes.mockRestore();
+      waits.mockRestore();
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 
   it('searches what the caller sent or received, ranked with a snippet', async () => {

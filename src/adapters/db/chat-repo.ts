@@ -130,11 +130,13 @@ export class DrizzleChatRepo implements ChatRepo {
     return rows.map((r) => ({ ...r, sender: r.sender as Sender }));
   }
 
-  async markDeliveriesRead(agentId: string, workspaceId: string, at: Date, conversationId?: string) {
-    const unread = and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt));
-    const where = conversationId
-      ? and(unread, inArray(deliveries.messageId, this.db.select({ id: messages.id }).from(messages).where(eq(messages.conversationId, conversationId))))
-      : unread;
+  async markDeliveriesRead(agentId: string, workspaceId: string, at: Date, conversationId?: string, messageIds?: readonly string[]) {
+    if (messageIds && !messageIds.length) return;
+    const where = and(
+      eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt),
+      conversationId ? inArray(deliveries.messageId, this.db.select({ id: messages.id }).from(messages).where(eq(messages.conversationId, conversationId))) : undefined,
+      messageIds ? inArray(deliveries.messageId, [...messageIds]) : undefined,
+    );
     await this.db.update(deliveries).set({ readAt: at }).where(where);
   }
 }

@@ -299,7 +299,10 @@ export class ChatService {
     return out;
   }
 
-  /** The viewer's inbox in this workspace: what was delivered to them (mentions, DMs, replies), newest first. */
+  /**
+   * The viewer's inbox in this workspace: what was delivered to them (mentions, DMs, replies), newest first.
+   * Only what it returns is marked read: older unread deliveries it left out stay counted on the badge.
+   */
   async inbox(v: Viewer, limit = 50) {
     const entries = await this.store.chat.inbox(v.agent.id, v.workspace.id, limit);
     const items = entries.map((e) => ({
@@ -312,7 +315,8 @@ export class ChatService {
       conversation: { id: e.conversation.id, kind: e.conversation.kind, title: e.conversation.title, parentId: e.conversation.parentId },
       unread: e.readAt === null,
     }));
-    await this.store.chat.markDeliveriesRead(v.agent.id, v.workspace.id, this.clock.now());
+    const shown = items.filter((i) => i.unread).map((i) => i.message.id);
+    await this.store.chat.markDeliveriesRead(v.agent.id, v.workspace.id, this.clock.now(), undefined, shown);
     return items;
   }
 }

@@ -55,8 +55,8 @@ export interface ChatRepo {
   unreadCounts(personId: string, ownAgentId: string, conversationIds: string[]): Promise<Map<string, number>>;
   /** The newest deliveries to the agent in the workspace, newest first. */
   inbox(agentId: string, workspaceId: string, limit: number): Promise<InboxEntry[]>;
-  /** Marks deliveries to the agent read: those of one conversation, or all in the workspace. */
-  markDeliveriesRead(agentId: string, workspaceId: string, at: Date, conversationId?: string): Promise<void>;
+  /** Marks deliveries to the agent read: those of one conversation (or the whole workspace), and of `messageIds` only when given. */
+  markDeliveriesRead(agentId: string, workspaceId: string, at: Date, conversationId?: string, messageIds?: readonly string[]): Promise<void>;
 }
 
 /** A signed-in browser. The cookie holds a random token; only its hash is stored. */

@@ -85,7 +85,7 @@ export function postRefused(sources: string[], a: Audience): SwitchboardError {
   return notPermitted(
     `Not sent: you recently read ${list}, and this conversation's audience (${people(a)}) is wider than who may see that. ` +
       'Nothing private is posted where someone could not read it themselves; answer the person who asked in a DM instead, ' +
-      'or write here only what everyone in it may see once what you read is older than ${READ_WINDOW_MS / 60_000} minutes.',
+      `or write here only what everyone in it may see once what you read is older than ${READ_WINDOW_MS / 60_000} minutes.`,
     { audience: publicAudience(a), sources },
   );
 }

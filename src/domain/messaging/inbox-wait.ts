@@ -1,3 +1,4 @@
+import { SwitchboardError } from '../errors.ts';
 import type { Notifier } from '../ports.ts';
 
 export interface WaitOptions<T> {
@@ -16,7 +17,11 @@ export interface WaitOptions<T> {
  * Long-poll on a notifier topic: takes once at once, and again after every
  * wake-up, until something is found, the timeout passes or the signal aborts.
  * It listens before the first take, so a publication that lands between a take
- * and the wait is never missed.
+ * and the wait is never missed. No take starts once the signal has aborted:
+ * a take marks what it returns read, and whoever aborted (a client that
+ * cancelled, a closed session, a server that drains) never reads the answer.
+ * Aborted before the first take, it rejects with UNAVAILABLE, as it has
+ * nothing to return.
  */
 export async function waitForWake<T>(o: WaitOptions<T>): Promise<{ value: T; timedOut: boolean }> {
   let woken = false;
@@ -24,9 +29,11 @@ export async function waitForWake<T>(o: WaitOptions<T>): Promise<{ value: T; tim
   const unsubscribe = await o.notifier.subscribe(o.topic, () => { woken = true; wake(); });
   const deadline = Date.now() + o.timeoutMs;
   try {
+    if (o.signal?.aborted) throw stoppedBeforeReading();
     for (;;) {
       woken = false;
       const value = await o.take();
+      // Aborted while the take ran: what it took is already marked read, so hand it over rather than drop it.
       if (o.found(value)) return { value, timedOut: false };
       if (Date.now() >= deadline || o.signal?.aborted) return { value, timedOut: true };
       if (woken) continue;
@@ -41,8 +48,14 @@ export async function waitForWake<T>(o: WaitOptions<T>): Promise<{ value: T; tim
         wake = done;
         o.signal?.addEventListener('abort', done);
       });
+      if (o.signal?.aborted) return { value, timedOut: true };
     }
   } finally {
     await unsubscribe();
   }
 }
+
+const stoppedBeforeReading = () => new SwitchboardError(
+  'UNAVAILABLE',
+  'Stopped waiting before anything was read (the request was cancelled, or the server is stopping); nothing was marked read, so ask again.',
+);

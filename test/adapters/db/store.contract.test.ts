@@ -188,4 +188,22 @@ describe.each(databases())('store on $kind', (kind) => {
     expect(await store.orgs.usage(ws.orgId, '2031-01')).toBe(5);
     expect(await store.messages.unreadCounts(carol.id, ws.id)).toEqual({ addressed: 3, overheard: 1 });
   });
+
+  it('marks read only the deliveries of the messages it is given, and none for an empty list', async () => {
+    const ws = (await store.workspaces.get('eng'))!;
+    const [alice, dana] = await Promise.all(['alice', 'dana'].map(async (h) => (await store.agents.personAgent((await store.people.get(h))!.id))!));
+    const conv = await store.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: 'mark-read-test', title: 'mark read test' });
+    const post = async (body: string) => (await store.messages.post({
+      workspaceId: ws.id, conversationId: conv.id, senderId: alice.id, body, replyTo: null, chainId: crypto.randomUUID(), hop: 0,
+      askerPersonId: null, askerIdentityId: null, surface: 'mcp',
+    }, { participants: [alice.id, dana.id], deliverTo: [dana.id] })).message!;
+    const [one, , three] = [await post('one'), await post('two'), await post('three')];
+
+    await store.chat.markDeliveriesRead(dana.id, ws.id, new Date(), undefined, []);
+    expect(await store.messages.unreadCount(dana.id, ws.id)).toBe(3);
+    await store.chat.markDeliveriesRead(dana.id, ws.id, new Date(), undefined, [one.id, three.id]);
+    const inbox = await store.chat.inbox(dana.id, ws.id, 10);
+    expect(Object.fromEntries(inbox.map((e) => [e.message.body, e.readAt === null ? 'unread' : 'read']))).toEqual({ one: 'read', two: 'unread', three: 'read' });
+    expect(await store.messages.unreadCount(dana.id, ws.id)).toBe(1);
+  });
 });

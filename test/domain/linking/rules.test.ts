@@ -78,10 +78,10 @@ describe('audiences', () => {
     expect(isWider(audienceOf([], false), team)).toBe(true);
   });
 
-  it('make refusals that name the audience and suggest a DM', () => {
+  it('make refusals that name the audience, suggest a DM and say in minutes how long a read counts', () => {
     const a = audienceOf([owner, { personId: null, role: null }]);
     expect(readRefused('SPEC-1', a).message).toMatch(/SPEC-1.*2 people, 1 of them not linked.*in a DM instead/);
-    expect(postRefused(['SPEC-1', '#secret'], a).message).toMatch(/read SPEC-1, #secret.*in a DM instead/);
+    expect(postRefused(['SPEC-1', '#secret'], a).message).toMatch(/read SPEC-1, #secret.*in a DM instead.*older than 10 minutes\.$/);
     expect(readRefused('SPEC-1', a).code).toBe('NOT_PERMITTED');
   });
 

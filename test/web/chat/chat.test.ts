@@ -168,4 +168,21 @@ describe.each(databases())('the web chat on $kind', (db) => {
     expect((await server.app.agents.authenticate(rotated.token))?.id).toBe(agent.id);
     expect((await bob.api('POST', '/w/acme/agents', { name: 'Bad Name' })).json().error.message).toMatch(/not a valid agent name/);
   });
+
+  it('marks read only the inbox items it shows, so older unread ones stay on the badge', async () => {
+    const badge = async () => (await bob.api('GET', '/w/acme/sidebar')).json().inboxUnread;
+    await bob.api('GET', '/w/acme/inbox');
+    expect(await badge()).toBe(0);
+    const { agent: bobAgent } = await server.app.chat.viewer((await server.app.store.people.get('bob'))!.id, 'acme');
+    const system = await server.app.orgs.systemAgent();
+    for (let i = 1; i <= 52; i++) await server.app.messaging.notice(ws, system, bobAgent, `Notice ${i}`);
+    expect(await badge()).toBe(52);
+
+    const inbox = (await bob.api('GET', '/w/acme/inbox')).json();
+    expect(inbox.items).toHaveLength(50);
+    expect(inbox.items.every((i: { unread: boolean }) => i.unread)).toBe(true);
+    expect(inbox.items.map((i: { message: { body: string } }) => i.message.body)).not.toContain('Notice 2');
+    // Notices 1 and 2 were not shown: they are still unread.
+    expect(await badge()).toBe(2);
+  });
 });
