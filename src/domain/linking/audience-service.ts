@@ -76,15 +76,26 @@ export class AudienceService {
     // Every DM's people in one lookup, rather than one per conversation.
     await book.of([...owners.values()].flat().map((o) => o.ownerId));
     const found = new Map<string, Audience>();
+    for (const c of conversations) found.set(c.id, await this.audience(ws, c, book, owners));
+    await this.noteRestrictedReads(agent, ws, conversations);
+    return items.map((i) => ({ ...i, audience: publicAudience(found.get(i.conversation.id) ?? audienceOf([], false)) }));
+  }
+
+  /** Notes that an agent read messages of these conversations (a search's hits): those of restricted channels count against where it posts. */
+  async messagesRead(agent: Agent, ws: Workspace, conversationIds: string[]): Promise<void> {
+    if (agent.kind !== 'agent' || !conversationIds.length) return;
+    await this.noteRestrictedReads(agent, ws, await this.store.audiences.conversations(ws.id, [...new Set(conversationIds)]));
+  }
+
+  private async noteRestrictedReads(agent: Agent, ws: Workspace, conversations: Conversation[]): Promise<void> {
+    if (agent.kind !== 'agent') return;
     const now = this.clock.now();
     for (const c of conversations) {
-      found.set(c.id, await this.audience(ws, c, book, owners));
-      const restricted = agent.kind === 'agent' ? await this.restrictedChannel(ws, c) : null;
+      const restricted = await this.restrictedChannel(ws, c);
       if (restricted) {
         await this.store.audiences.recordRead({ agentId: agent.id, workspaceId: ws.id, source: 'conversation', sourceId: c.id, label: `#${restricted}`, forConversationId: null, readAt: now });
       }
     }
-    return items.map((i) => ({ ...i, audience: publicAudience(found.get(i.conversation.id) ?? audienceOf([], false)) }));
   }
 
   /**

@@ -101,7 +101,7 @@ export class MessagingService {
     /** Called after a message's transaction queued jobs (a post to its chat surface, bridge mirrors): the queue looks for them. */
     private readonly afterCommit: () => void = () => {},
     /** Audience rules (linking/audience-service.ts): inbox items carry their audience; agents' posts are checked against it. */
-    private readonly audiences: Pick<AudienceService, 'annotate' | 'checkPost'> | null = null,
+    private readonly audiences: Pick<AudienceService, 'annotate' | 'checkPost' | 'messagesRead'> | null = null,
     /** The job kind a chat surface registered for posting into its conversations; null when no surface of that name is set up here. */
     private readonly postTopicOf: (surface: SurfaceName) => string | null = () => null,
     /** Listening agents (listening/): who overhears a message in a channel; without it nobody does. */
@@ -415,7 +415,14 @@ export class MessagingService {
   }
 
   /** Full-text search over what the agent sent or received (everything, with monitor), within the plan's history. */
+  /** Messages matching a search, as the agent may read them; what it read of restricted channels counts against where it posts, as a read from its inbox does. */
   async search(agent: Agent, ws: Workspace, q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number }): Promise<SearchHit[]> {
+    const hits = await this.find(agent, ws, q);
+    await this.audiences?.messagesRead(agent, ws, hits.map((h) => h.message.conversationId));
+    return hits;
+  }
+
+  private async find(agent: Agent, ws: Workspace, q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number }): Promise<SearchHit[]> {
     const me = await this.assertReceive(agent, ws);
     const org = (await this.store.orgs.get(ws.orgId))!;
     const cutoff = historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now());

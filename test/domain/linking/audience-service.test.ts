@@ -69,6 +69,21 @@ describe('audiences of web conversations', () => {
     await expect(chat.post(viewers.bob, lobby.conversationId, 'Falcon is coming')).resolves.toBeDefined();
   });
 
+  it('counts what a search returned from a restricted channel like what the inbox did', async () => {
+    const ws = viewers.alice.workspace;
+    const { agent: scout } = await app.agents.add(SYSTEM, { name: 'scout', owner: 'alice' });
+    await app.agents.join(SYSTEM, { agent: 'alice/scout', workspace: ws.slug, monitor: true });
+    const lobby = (await app.store.chat.channelByName(ws.id, 'lobby'))!;
+    const { chat } = chatOf(app);
+    await chat.post(viewers.alice, lobby.conversationId, '@scout you may write here');
+    // Nothing read yet: it may post in the lobby.
+    await expect(app.messaging.send({ workspace: ws, sender: scout, conversationId: lobby.conversationId, body: 'hello' })).resolves.toMatchObject({ message: expect.anything() });
+    const hits = await app.messaging.search(scout, ws, { text: 'codename', limit: 10 });
+    expect(hits.map((h) => h.message.body)).toContain('@builder remember: codename Falcon');
+    await expect(app.messaging.send({ workspace: ws, sender: scout, conversationId: lobby.conversationId, body: 'It is Falcon.' }))
+      .rejects.toMatchObject({ code: 'NOT_PERMITTED', message: expect.stringMatching(/#secret/) });
+  });
+
   it('holds an approval request\'s details to the same rule: asked in a wider conversation, or of approvers outside it', async () => {
     const { chat } = chatOf(app);
     const ws = viewers.alice.workspace;
