@@ -299,7 +299,7 @@ export class DrizzleMessageRepo implements MessageRepo {
         .innerJoin(agents, eq(agents.id, messages.senderId))
         .innerJoin(people, eq(people.id, agents.ownerId))
         .where(and(...conds))
-        .orderBy(desc(rank), desc(messages.createdAt)).limit(q.limit);
+        .orderBy(desc(rank), desc(messages.createdAt), desc(messages.id)).limit(q.limit).offset(q.offset ?? 0);
     });
     return rows.map((r) => ({ message: r.message, sender: r.sender as Sender, rank: Number(r.rank), snippet: markedSnippet(r.snippet) }));
   }

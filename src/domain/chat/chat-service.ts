@@ -37,6 +37,9 @@ export const HISTORY_PAGE = 200;
 /** Structural changes of a workspace's web chat (a channel or thread appeared); the payload is `kind:id`. */
 export const chatWorkspaceTopic = (workspaceId: string) => `web:workspace:${workspaceId}`;
 /** Changes that concern one person only (they joined a channel or opened a DM); the payload is a conversation id. */
+/** How many pages of matches a web search reads at most to find a full page the viewer may see. */
+const SEARCH_PAGES = 10;
+
 export const chatPersonTopic = (personId: string) => `web:person:${personId}`;
 /** Published on a person's topic when their web sessions ended (signed out, password changed): open event streams check theirs. */
 export const SESSIONS_CHANGED = 'sessions-changed';
@@ -270,13 +273,12 @@ export class ChatService {
     return m;
   }
 
-  /** Messages the viewer can see that match `text`, best first, within the plan's history. */
+  /** Messages the viewer can see that match `text`, best first, within the plan's history (see SEARCH_PAGES). */
   async search(v: Viewer, text: string, limit = 30): Promise<SearchResult[]> {
     const q = text.trim();
     if (!q) throw invalidInput('Type something to search for.');
     const org = (await this.store.orgs.get(v.workspace.orgId))!;
     const since = historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now());
-    const hits = await this.store.messages.search({ workspaceId: v.workspace.id, text: q, agentId: null, since, limit: limit * 4 });
     const seen = new Map<string, Promise<ConversationView | null>>();
     const viewOf = (id: string) => {
       if (!seen.has(id)) {
@@ -287,14 +289,21 @@ export class ChatService {
     };
     const senders = this.senders(v);
     const out: SearchResult[] = [];
-    for (const h of hits) {
-      const conversation = await viewOf(h.message.conversationId);
-      if (!conversation) continue;
-      // A thread is named after its first words; the hit also names the channel or DM it hangs off.
-      const parent = conversation.parentId ? await viewOf(conversation.parentId) : null;
-      const [m] = await senders.views([h.message]);
-      out.push({ ...m, snippet: h.snippet, cut: snippetCut(m.body, h.snippet), conversation, parent: parent && { id: parent.id, kind: parent.kind, title: parent.title } });
-      if (out.length >= limit) break;
+    // Matches come best first, a page at a time, and those in conversations the viewer cannot read are skipped: the
+    // next page is read while the page was full and too few were visible (at most SEARCH_PAGES pages).
+    const page = limit * 4;
+    for (let n = 0; n < SEARCH_PAGES && out.length < limit; n++) {
+      const hits = await this.store.messages.search({ workspaceId: v.workspace.id, text: q, agentId: null, since, limit: page, offset: n * page });
+      for (const h of hits) {
+        const conversation = await viewOf(h.message.conversationId);
+        if (!conversation) continue;
+        // A thread is named after its first words; the hit also names the channel or DM it hangs off.
+        const parent = conversation.parentId ? await viewOf(conversation.parentId) : null;
+        const [m] = await senders.views([h.message]);
+        out.push({ ...m, snippet: h.snippet, cut: snippetCut(m.body, h.snippet), conversation, parent: parent && { id: parent.id, kind: parent.kind, title: parent.title } });
+        if (out.length >= limit) break;
+      }
+      if (hits.length < page) break;
     }
     return out;
   }

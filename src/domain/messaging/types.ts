@@ -81,6 +81,8 @@ export interface SearchQuery {
   conversationId?: string;
   since: Date;
   limit: number;
+  /** Skip this many of the best matches (the next page). */
+  offset?: number;
 }
 
 export interface SearchHit {

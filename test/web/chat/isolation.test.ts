@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '../../../src/domain/actor.ts';
+import { chatOf } from '../../../src/web/chat/index.ts';
 import { databases } from '../../support/db.ts';
 import { HttpBrowser } from '../support/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from '../support/server.ts';
@@ -48,6 +49,15 @@ describe.each(databases())('what a person can read in the web chat, on $kind', (
     expect((await carol.api('POST', `/w/globex/messages/${dmMessage}/thread`)).status).toBe(404);
     expect((await carol.api('POST', `/w/globex/channels/${general}/join`)).status).toBe(404);
     expect((await carol.api('GET', '/w/globex/search?q=quarterly')).json().results).toEqual([]);
+  });
+
+  it('finds what a person may read even when many better matches are in conversations they cannot see', async () => {
+    await alice.api('POST', `/w/acme/conversations/${general}/messages`, { body: 'the osprey migration plan' });
+    // Newer, equally good matches in Alice's DM with the helper: more than a page of them.
+    for (let i = 0; i < 6; i++) await alice.api('POST', `/w/acme/conversations/${dm}/messages`, { body: `osprey migration note ${i}` });
+    const { chat } = chatOf(server.app);
+    const bobView = await chat.viewer((await server.app.store.people.get('bob'))!.id, 'acme');
+    expect((await chat.search(bobView, 'osprey migration', 1)).map((r) => r.body)).toEqual(['the osprey migration plan']);
   });
 
   it('keeps a DM between its participants: a colleague in the same workspace cannot read, search or follow it', async () => {
