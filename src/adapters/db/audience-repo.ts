@@ -56,6 +56,15 @@ export class DrizzleAudienceRepo implements AudienceRepo {
     await this.db.delete(surfaceChannelMembers).where(sameChannel(surfaceChannelMembers, surface, tenantId, channelId));
   }
 
+  async forgetTenantChannels(surface: ExternalSurface, tenantId: string) {
+    // Members first, then the channels: a list written meanwhile is left without its channel row, so it is read again,
+    // never kept with its members deleted.
+    await this.db.transaction(async (tx) => {
+      await tx.delete(surfaceChannelMembers).where(and(eq(surfaceChannelMembers.surface, surface), eq(surfaceChannelMembers.tenantId, tenantId)));
+      await tx.delete(surfaceChannels).where(and(eq(surfaceChannels.surface, surface), eq(surfaceChannels.tenantId, tenantId)));
+    });
+  }
+
   async webChannelMembers(conversationId: string) {
     if (!isUuid(conversationId)) return [];
     const rows = await this.db.select({ id: channelMembers.personId }).from(channelMembers).where(eq(channelMembers.conversationId, conversationId));

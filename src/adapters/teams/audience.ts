@@ -37,13 +37,21 @@ export function teamsAudience(rt: TeamsRuntime): SurfaceAudience {
   };
 }
 
-/** Keeps cached members current as people are added and removed; when the bot itself is removed, the copy is dropped. */
+/**
+ * Keeps cached members current as people are added and removed; when the bot itself is removed, the copy is dropped.
+ * A team-level event (`teamMemberAdded`/`teamMemberRemoved`: the team in channelData, no channel) changes every
+ * channel of the team, but names only the team (General's id): the cache does not keep which team a channel is in,
+ * so every Teams list of the tenant is dropped and read again on its next use.
+ */
 export async function membersChanged(rt: TeamsRuntime, context: TurnContext): Promise<void> {
   const a = addressOf(context.activity);
   if (!a || a.type === 'personal') return;
   const key = audienceKey(a);
   const bot = context.activity.recipient?.id;
   const audiences = rt.app.store.audiences;
+  const team = (context.activity.channelData as { team?: { id?: string } } | undefined)?.team?.id;
+  // Not swallowed: a stale list would stand for an hour, so a failure fails the turn and the inbound job retries it.
+  if (team && !a.channel) return audiences.forgetTenantChannels('teams', a.tenant);
   try {
     for (const m of context.activity.membersAdded ?? []) if (m.id !== bot && m.aadObjectId) await audiences.memberChanged('teams', a.tenant, key, m.aadObjectId, true);
     for (const m of context.activity.membersRemoved ?? []) {

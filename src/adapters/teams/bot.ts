@@ -194,8 +194,8 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
     } else if (value.sb === LINK) {
       await linkCommand(this.rt, context, address.tenant, 'link');
     } else if (value.sb === PICK_AGENT) {
-      await pickAgent(this.rt, context, address, value);
-      await say(context, 'Done: your messages here now go to the agent you chose.');
+      // The card says what happened: the agent chosen, or why nothing was saved.
+      await context.sendActivity(cardActivity(await pickAgent(this.rt, context, address, value), 'Choose an agent'));
     }
   }
 

@@ -28,6 +28,8 @@ export interface AudienceRepo {
   memberChanged(surface: ExternalSurface, tenantId: string, channelId: string, userId: string, joined: boolean): Promise<boolean>;
   /** Forgets a channel's cached members (the next use reads them again). */
   forgetChannel(surface: ExternalSurface, tenantId: string, channelId: string): Promise<void>;
+  /** Forgets the cached members of every channel of a tenant (a change whose channels are not known one by one). */
+  forgetTenantChannels(surface: ExternalSurface, tenantId: string): Promise<void>;
   /** Person ids of a web channel's members. */
   webChannelMembers(conversationId: string): Promise<string[]>;
   /** Conversations of the workspace by id, in one query; absent ones are left out. */

@@ -75,7 +75,8 @@ export class InboundService {
 
   /**
    * Routes a message and delivers it: named agents, else the thread's agents,
-   * else the DM's or channel's default. `known` saves reading the target again
+   * else the DM's or channel's default. A message not written to the app is
+   * never answered, not even refused. `known` saves reading the target again
    * when the surface has it already.
    */
   async receive(port: SurfacePort, msg: InboundMessage, known?: InboundTarget): Promise<InboundOutcome> {
@@ -89,8 +90,11 @@ export class InboundService {
       // A reply that only continues a thread reaches the thread's agents, and only threads agents took part in.
       const inThread = await this.threadAgents(workspace, msg);
       if (!inThread.length) return this.overhearOnly(port, msg, target);
+      // Nobody wrote to the app, so nobody is answered: a guest where linking is required is ignored, not refused in public.
+      const asker = await this.asker(port, msg.tenantId, msg.authorId, directory);
+      if (asker.asGuest && workspace.requireLinking) return { kind: 'ignored' };
       const to = recipients.length ? recipients : inThread;
-      return { kind: 'handled', workspace, notices: [], result: await this.deliver(port, msg, target, to).then((d) => d.result) };
+      return { kind: 'handled', workspace, notices: [], result: await this.deliverAs(port, msg, target, to, asker).then((d) => d.result) };
     }
     if (!msg.names.length) {
       const fallback = await this.fallback(port, msg, workspace, directory);
@@ -108,8 +112,12 @@ export class InboundService {
    * requires linking, and sends in the conversation of the message's thread.
    */
   async deliver(port: SurfacePort, msg: InboundMessage, target: InboundTarget, recipients: WorkspaceAgent[]): Promise<{ result: SendResult; refusals: string[] }> {
+    return this.deliverAs(port, msg, target, recipients, await this.asker(port, msg.tenantId, msg.authorId, target.directory));
+  }
+
+  /** `deliver` for an asker resolved already. */
+  private async deliverAs(port: SurfacePort, msg: InboundMessage, target: InboundTarget, recipients: WorkspaceAgent[], asker: ChatAsker): Promise<{ result: SendResult; refusals: string[] }> {
     const { workspace: ws } = target;
-    const asker = await this.asker(port, msg.tenantId, msg.authorId, target.directory);
     const prompted = asker.asGuest && await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
     if (asker.asGuest && ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
     const result = await this.record(port, msg, target, asker, recipients);

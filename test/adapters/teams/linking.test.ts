@@ -7,12 +7,17 @@ import { teamsRuntime } from '../../../src/adapters/teams/index.ts';
 import { linkDoneHandler, TEAMS_LINK_DONE } from '../../../src/adapters/teams/linking.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import { pgliteDb } from '../../support/db.ts';
-import { adaptiveCardAction, channelMention, personalMessage } from '../../support/teams/activities.ts';
-import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
+import { adaptiveCardAction, channelMention, channelMessage, personalMessage } from '../../support/teams/activities.ts';
+import { TEAMS_DEFAULTS, type TeamsUserSeed } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
 import { inbox, startHarness, type Harness } from './harness.ts';
 
 const { alice, bob } = TEAMS_DEFAULTS.users;
+/** Someone in the team who never linked an account. */
+const carol: TeamsUserSeed = {
+  id: '29:1CarolStandinUserIdPq4Zx7Lm2Nv8Bw5Kt3Rh6Yd9Jc1Gf0Se', name: 'Carol Diaz', aadObjectId: 'ca401000-2e4f-4a6b-8c9d-0e1f2a3b4c63',
+  email: 'carol@switchboard.test', givenName: 'Carol', surname: 'Diaz',
+};
 const text = (a: WireActivity | undefined) => JSON.stringify(a ?? {});
 /** The link URL on a link card. */
 const linkUrl = (a: WireActivity) => /https:\/\/switchboard\.test\/link\/[A-Za-z0-9_-]+/.exec(text(a))?.[0];
@@ -109,6 +114,28 @@ describe('linking a Teams account', () => {
       }, { timeout: 20_000, interval: 50 });
       expect(text(answer)).toContain('answers only people who have linked their Teams account');
       expect((await inbox(h)).some((i) => i.message.body.includes('PR 4'))).toBe(false);
+    } finally {
+      await h.server.app.store.workspaces.update(h.workspace.id, { requireLinking: false });
+    }
+  });
+
+  it('says nothing where linking is required to an unlinked person\'s reply that does not mention the bot, even in a chain an agent is in', async () => {
+    const start = channelMention(standin, { text: 'ask reviewer to look at PR 5' });
+    expect((await h.post(start)).status).toBe(200);
+    await vi.waitFor(async () => expect((await inbox(h)).some((i) => i.message.body.includes('PR 5'))).toBe(true), { timeout: 20_000, interval: 50 });
+    await h.server.app.store.workspaces.update(h.workspace.id, { requireLinking: true });
+    try {
+      const chain = start.conversation.id;
+      const reply = channelMessage(standin, { text: 'I think PR 5 breaks the build', threadRootId: start.id, from: carol });
+      expect((await h.post(reply)).status).toBe(200);
+      // Activities of one reply chain are handled in order: once this mention is refused, the reply before it was handled.
+      const marker = channelMention(standin, { text: 'ask reviewer to look at PR 6', threadRootId: start.id, from: carol });
+      expect((await h.post(marker)).status).toBe(200);
+      await vi.waitFor(() => expect(standin.delivered('replyToActivity').some((c) => c.activityId === marker.id)).toBe(true), { timeout: 20_000, interval: 50 });
+      const saidInChain = [...standin.delivered('replyToActivity'), ...standin.delivered('sendToConversation')].filter((c) => c.conversationId === chain);
+      // The bot said one thing in the chain: the refusal of the mention, not of the reply.
+      expect(saidInChain.map((c) => c.activityId)).toEqual([marker.id]);
+      expect((await inbox(h)).some((i) => i.message.body.includes('breaks the build'))).toBe(false);
     } finally {
       await h.server.app.store.workspaces.update(h.workspace.id, { requireLinking: false });
     }

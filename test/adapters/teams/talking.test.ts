@@ -3,8 +3,9 @@
 // under their own name and avatar.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { SYSTEM } from '../../../src/domain/actor.ts';
 import { pgliteDb } from '../../support/db.ts';
-import { adaptiveCardAction, channelMention, groupChatMessage, personalMessage } from '../../support/teams/activities.ts';
+import { adaptiveCardAction, cardSubmit, channelMention, groupChatMessage, personalMessage } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type PostActivityOptions, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
 import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
@@ -88,6 +89,27 @@ describe('the personal chat, group chats and refusals', () => {
     expect(item.conversation).toMatchObject({ surface: 'teams', title: 'Teams DM with Alice Martin' });
     await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'Two files.' });
     await vi.waitFor(() => expect(standin.conversationActivities(hello.conversation.id).some((a) => JSON.stringify(a).includes('Two files.'))).toBe(true), { timeout: 20_000, interval: 50 });
+  });
+
+  it('answers the Action.Submit fallback of the picker with its card, which says so when the agent chosen has left', async () => {
+    const { app } = h.server;
+    const { bob } = TEAMS_DEFAULTS.users;
+    await app.agents.add(SYSTEM, { name: 'helper', owner: 'alice', displayName: 'Helper' });
+    await app.agents.join(SYSTEM, { agent: 'alice/helper', workspace: 'eng' });
+    const helper = (await app.store.agents.byQualifiedName('alice', 'helper'))!;
+    await app.agents.remove(SYSTEM, 'alice/helper');
+    // What an older client sends from the picker card: its Action.Submit data, the verb and the chosen input merged in.
+    const submit = cardSubmit(standin, { from: bob, cardActivityId: '1760000000300', data: { sb: 'pickAgent', verb: 'chooseAgent', agentId: helper.id } });
+    expect((await h.post(submit)).status).toBe(200);
+    const [answer] = await vi.waitFor(() => {
+      const found = repliesTo(submit.id);
+      expect(found).toHaveLength(1);
+      return found;
+    }, { timeout: 20_000, interval: 50 });
+    expect(card(answer!.activity)?.contentType).toBe('application/vnd.microsoft.card.adaptive');
+    expect(JSON.stringify(answer!.activity)).toContain('That agent is no longer in this workspace; choose another.');
+    expect(JSON.stringify(answer!.activity)).not.toContain('Done:');
+    expect(await app.store.defaultAgents.get({ surface: 'teams', tenantId: standin.userTenantId, scope: 'user', scopeId: bob.aadObjectId })).toBeNull();
   });
 
   it('delivers a group chat mention naming @reviewer, and lists agents on "agents"', async () => {

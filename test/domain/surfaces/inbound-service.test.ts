@@ -157,4 +157,20 @@ describe('the inbound service', () => {
       ws = (await app.store.workspaces.get(ws.id))!;
     }
   });
+
+  it('ignores without a word a guest\'s thread reply not written to the app where linking is required, on every surface', async () => {
+    const start = msg('@reviewer a thread the reviewer is in');
+    await app.inbound.receive(port, start);
+    await app.store.workspaces.update(ws.id, { requireLinking: true });
+    ws = (await app.store.workspaces.get(ws.id))!;
+    try {
+      const reply = app.inbound.receive(port, msg('a reply among people', { thread: start.messageId, addressed: false, authorId: 'U0QUIET' }));
+      await expect(reply).resolves.toEqual({ kind: 'ignored' });
+      expect(port.prompts.some((p) => p.user === 'U0QUIET')).toBe(false);
+      expect(await bodies(reviewer)).not.toContain('a reply among people');
+    } finally {
+      await app.store.workspaces.update(ws.id, { requireLinking: false });
+      ws = (await app.store.workspaces.get(ws.id))!;
+    }
+  });
 });
