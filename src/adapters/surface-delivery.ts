@@ -1,6 +1,8 @@
 // Wires a surface's outbound port into the one delivery path: the job that
-// posts agents' messages (the topic each surface names), for every surface the same way.
+// posts agents' messages (the topic each surface names) and the one that changes a post
+// after a web edit or delete, for every surface the same way.
 import type { App } from '../app-types.ts';
+import { postChangeHandler, postChangeTopic } from '../domain/delivery/post-change.ts';
 import { postHandler, type DeliveryDeps } from '../domain/delivery/post-delivery.ts';
 import type { SurfaceOutbound } from '../domain/delivery/ports.ts';
 
@@ -22,5 +24,7 @@ export function deliveryDeps(app: App): DeliveryDeps {
 /** Registers the surface's delivery jobs on the app's queue (mounts call it, and so does a worker-only process). */
 export function registerSurfaceDelivery(app: App, port: SurfaceOutbound): void {
   app.queue.register(port.postTopic, postHandler(port, deliveryDeps(app)));
+  // A web edit or delete of a person's own post there follows it (delivery/post-change.ts).
+  app.queue.register(postChangeTopic(port.surface), postChangeHandler(port, { store: app.store }));
   app.outbound.set(port.surface, port);
 }

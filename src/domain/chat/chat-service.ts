@@ -18,6 +18,7 @@ import { httpUrlOrNull } from '../safe-text.ts';
 import { announceChange } from './changes.ts';
 import { ChatReactions } from './reactions.ts';
 import { queueMirrorChanges } from '../bridges/mirror-out.ts';
+import { queuePostChange } from '../delivery/post-change.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
@@ -240,11 +241,13 @@ export class ChatService {
    * got it keeps it (with the new text); mentions added by the edit reach nobody.
    */
   async edit(v: Viewer, messageId: string, body: string): Promise<ChatMessage> {
-    const m = await this.ownMessage(v, messageId, 'edit');
-    // Our mirrors in bridged channels follow, through the outbox (bridges/mirror-out.ts).
+    const { m, c } = await this.ownMessage(v, messageId, 'edit');
+    // Our mirrors in bridged channels, and its post in an external thread, follow through the outbox
+    // (bridges/mirror-out.ts, delivery/post-change.ts).
     await this.store.transaction(async (tx) => {
       await tx.messages.edit(v.workspace.id, m.id, body, this.clock.now());
       await queueMirrorChanges(tx, m, 'edit');
+      await queuePostChange(tx, m, c, 'edit');
     });
     await announceChange(this.notifier, m.conversationId, m.id, 'changed');
     const [view] = await this.senders(v).views([(await this.store.messages.get(v.workspace.id, m.id)) ?? m]);
@@ -253,24 +256,25 @@ export class ChatService {
 
   /** Deletes one of the viewer's own messages written here, with its reactions; its thread, if any, stays. */
   async remove(v: Viewer, messageId: string): Promise<void> {
-    const m = await this.ownMessage(v, messageId, 'delete');
+    const { m, c } = await this.ownMessage(v, messageId, 'delete');
     await this.store.transaction(async (tx) => {
       // Queued before the message and its map rows go.
       await queueMirrorChanges(tx, m, 'delete');
+      await queuePostChange(tx, m, c, 'delete');
       await tx.messages.remove(v.workspace.id, m.id);
     });
     await announceChange(this.notifier, m.conversationId, m.id, 'deleted');
   }
 
-  /** A message the viewer wrote in the web chat, in a conversation they may still write in. */
+  /** A message the viewer wrote in the web chat, with the conversation it is in, which they may still write in. */
   private async ownMessage(v: Viewer, messageId: string, what: 'edit' | 'delete') {
     const m = await this.store.messages.get(v.workspace.id, messageId);
     if (!m) throw notFound(`The message ${messageId}`, 'It may have been deleted already; reload the conversation.');
-    await this.access.writable(v, m.conversationId);
+    const c = await this.access.writable(v, m.conversationId);
     if (m.senderId !== v.agent.id) throw notPermitted(`You can only ${what} your own messages.`);
     const via = this.via(m.surface);
     if (via) throw notPermitted(`This message was written in ${via}; ${what} it there.`);
-    return m;
+    return { m, c };
   }
 
   /** Messages the viewer can see that match `text`, best first, within the plan's history (see SEARCH_PAGES). */

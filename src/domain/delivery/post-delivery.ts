@@ -35,7 +35,7 @@ export function postHandler(port: SurfaceOutbound, deps: DeliveryDeps): JobHandl
   return async (raw, ctx) => {
     const parsed = PostJob.safeParse(raw);
     if (!parsed.success) throw new PermanentFailure(`The ${port.postTopic} job is malformed (${parsed.error.issues[0]?.message}); it cannot be delivered.`);
-    const out = await load(deps.store, parsed.data);
+    const out = await loadOutbound(deps.store, parsed.data);
     // Deleted since (history purge, workspace removed), or posted by an attempt whose job outcome was lost.
     if (!out || out.message.externalId) return;
     const live = parsed.data.live;
@@ -112,7 +112,8 @@ async function finishLive(port: SurfaceOutbound, out: OutboundMessage, live: Liv
   return live;
 }
 
-async function load(store: Store, job: PostJob): Promise<(OutboundMessage & { ws: Workspace }) | null> {
+/** The message as its post shows it now, with its sender, conversation and workspace; null when any of them is gone. */
+export async function loadOutbound(store: Store, job: Pick<PostJob, 'workspaceId' | 'messageId' | 'conversationId'>): Promise<(OutboundMessage & { ws: Workspace }) | null> {
   const [ws, message, conversation] = await Promise.all([
     store.workspaces.get(job.workspaceId), store.messages.get(job.workspaceId, job.messageId), store.messages.getConversation(job.workspaceId, job.conversationId),
   ]);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { postOrderingKey } from '../delivery/post-change.ts';
 import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/agent-service.ts';
 import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
 import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth } from '../organizations/plans.ts';
@@ -305,7 +306,7 @@ export class MessagingService {
       const mirrors = await queueMirrors(tx, message, conv);
       if (postTopic) {
         const live = input.livePost ? { live: input.livePost } : {};
-        await tx.outbox.add({ topic: postTopic, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live }, orderingKey: `${conv.surface}:${conv.id}` });
+        await tx.outbox.add({ topic: postTopic, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live }, orderingKey: postOrderingKey(conv) });
       }
       return { message, conversation: conv, again: false, overheard, queued: mirrors > 0 || Boolean(postTopic) };
     };
