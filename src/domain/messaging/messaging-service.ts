@@ -237,8 +237,9 @@ export class MessagingService {
       // Private content an agent read is never posted where a wider audience would see it: the conversation's, and
       // whoever the message brings into it.
       await this.audiences?.checkPost(sender, ws, conversation ? { conversation } : { agents: [sender, ...targets.map((t) => t.agent)] });
-      if (conversation && targets.length) {
-        const inIt = new Set(await this.store.messages.participants(conversation.id));
+      // (Only agents are held to what they read: a person's message costs no lookup here.)
+      if (conversation && targets.length && sender.kind === 'agent' && this.audiences) {
+        const inIt = members?.ids ?? new Set(await this.store.messages.participants(conversation.id));
         const joining = targets.filter((t) => !inIt.has(t.agent.id));
         if (joining.length) await this.audiences?.checkPost(sender, ws, { agents: [sender, ...joining.map((t) => t.agent)] });
       }
