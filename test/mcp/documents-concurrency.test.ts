@@ -57,6 +57,33 @@ describe.each(databases())('no silent overwrites ($kind)', (kind) => {
     await b.close();
   });
 
+  it('moves a document against the version it read: a status set meanwhile is kept, not overwritten', async () => {
+    const a = await w.connect('writer');
+    const owner = await w.connect('owner');
+    await owner.call('create_collection', { type: 'runbooks', name: 'Old runbooks' });
+    const created = (await a.call('create_document', { collection: 'runbooks', title: 'Rotate keys', summary: 'Yearly' })).structuredContent as Written;
+    const documents = app.store.documents;
+    const update = documents.updateDocument;
+    let raced = false;
+    // Someone sets a status just after the move read the document.
+    documents.updateDocument = (async (...args: Parameters<typeof update>) => {
+      if (!raced) {
+        raced = true;
+        await update.call(documents, args[0], args[1], null, { status: 'verified' }, null, new Date());
+      }
+      return update.apply(documents, args);
+    }) as typeof update;
+    try {
+      const access = (await app.documents.access(w.ws, w.agents.writer.ownerId, w.agents.writer.id))!;
+      const moved = await app.documentAdmin.move(w.ws, access, created.identifier, 'old-runbooks');
+      expect(moved).toMatchObject({ status: 'verified' });
+    } finally {
+      Reflect.deleteProperty(documents, 'updateDocument');
+    }
+    await a.close();
+    await owner.close();
+  });
+
   it('lets exactly one of several simultaneous updates of one version win', async () => {
     const sessions = await Promise.all((['writer', 'owner', 'writer', 'owner', 'writer'] as const).map((who) => w.connect(who)));
     const created = (await sessions[0].call('create_document', { collection: 'runbooks', title: 'Rotate keys', summary: '' })).structuredContent as Written;

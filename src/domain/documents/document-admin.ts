@@ -5,6 +5,9 @@ import type { DocumentService } from './document-service.ts';
 import { assertMayWrite, assertOwner, assertStatus } from './rules.ts';
 import type { Collection, Document, DocumentAccess } from './types.ts';
 
+/** How often a move is tried against a fresh read when the document changes under it. */
+const MOVE_ATTEMPTS = 3;
+
 /**
  * What people do in the web app and agents never can: move a document to
  * another collection, and rename, deactivate or delete a collection.
@@ -26,13 +29,17 @@ export class DocumentAdmin {
    */
   async move(ws: Workspace, access: DocumentAccess, ref: string, to: string, status?: string): Promise<Document> {
     assertMayWrite(access);
-    const doc = await this.docs.get(ws, ref, { includeInactive: true });
     const target = await this.anyCollection(ws, to);
-    if (target.id === doc.collectionId) throw invalidInput(`${doc.identifier} is already in "${target.name}".`);
-    const nextStatus = status ?? (target.statuses.includes(doc.status) ? doc.status : target.statuses[0]);
-    assertStatus(target, nextStatus);
-    const moved = await this.store.documents.updateDocument(ws.id, doc.id, null, { collectionId: target.id, status: nextStatus }, access.agentId, this.clock.now());
-    return moved!;
+    // Written against the version read, like every other write: a status someone set meanwhile is kept, not overwritten.
+    for (let attempt = 1; ; attempt++) {
+      const doc = await this.docs.get(ws, ref, { includeInactive: true });
+      if (target.id === doc.collectionId) throw invalidInput(`${doc.identifier} is already in "${target.name}".`);
+      const nextStatus = status ?? (target.statuses.includes(doc.status) ? doc.status : target.statuses[0]);
+      assertStatus(target, nextStatus);
+      const moved = await this.store.documents.updateDocument(ws.id, doc.id, doc.updatedAt, { collectionId: target.id, status: nextStatus }, access.agentId, this.clock.now());
+      if (moved) return moved;
+      if (attempt === MOVE_ATTEMPTS) throw new SwitchboardError('CONFLICT', `${doc.identifier} kept changing while it was being moved, so it was left where it is; try the move again.`);
+    }
   }
 
   /** Renames a collection; its identifier stays, so agents' references keep working. */
