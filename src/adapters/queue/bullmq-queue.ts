@@ -125,7 +125,8 @@ export class BullmqQueue implements JobQueue {
     const now = this.delivery.clock.now().getTime();
     for (const e of entries) {
       const reason = `could not add the job to Redis: ${err instanceof Error ? err.message : String(err)}`;
-      await this.outbox().markRetry(e.id, reason, new Date(now + this.delivery.backoff(e.attempts)))
+      // Fenced by the attempt, as every outcome is: if the entry's lease ran out meanwhile and another relay took it, this changes nothing.
+      await this.outbox().markRetry(e.id, reason, new Date(now + this.delivery.backoff(e.attempts)), e.attempts)
         .catch((markErr: unknown) => this.logger.error({ err: markErr, entryId: e.id }, 'could not hand the entry back; it is relayed when its lease ends'));
     }
   }

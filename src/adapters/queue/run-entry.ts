@@ -198,4 +198,12 @@ export const LAST_TRIES = 3;
 
 const duration = (ms: number) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
-const describe = (e: unknown) => (e instanceof Error ? e.message || e.name : String(e));
+/** A thrown value as text, whatever it is (an object without a string form too: recording the outcome must not throw). */
+function describe(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name;
+  try {
+    return String(e);
+  } catch {
+    return Object.prototype.toString.call(e);
+  }
+}

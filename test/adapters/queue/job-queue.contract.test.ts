@@ -234,6 +234,15 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     expect(last).toEqual([[false, false], [false, true], [true, true]]);
   });
 
+  it('records the outcome of a handler that throws a value with no string form, and gives up on it like any other', async () => {
+    const q = queue({ maxAttempts: 2 });
+    q.register('post', async () => { throw Object.create(null); });
+    const e = await repo.add({ topic: 'post', payload: {} });
+    await q.start();
+    const failed = await settled(e.id, 'failed');
+    expect(failed).toMatchObject({ attempts: 2, lastError: 'gave up after 2 attempts: [object Object]' });
+  });
+
   it('fails an entry whose topic has no handler', async () => {
     const q = queue();
     const e = await repo.add({ topic: 'teams.post', payload: {} });
