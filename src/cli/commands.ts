@@ -39,14 +39,26 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
 
   async 'person add'(app, raw) {
     const a = args(z.object({
-      handle: z.string(), org: z.string().optional(), role: role(['admin', 'member'], 'role').default('member'),
+      handle: z.string(), org: z.string().optional(), role: role(['admin', 'member'], 'role').optional(),
       email: z.string().email().optional(), name: z.string().optional(), invite: z.boolean().optional(),
     }), raw);
-    const person = await app.orgs.addPerson(SYSTEM, { handle: a.handle, org: a.org, role: a.role, email: a.email, displayName: a.name });
-    const invite = a.invite ? `${app.config.publicUrl}${(await app.orgs.issueSignin(person.id)).path}` : undefined;
+    const r = await app.orgs.putPerson(SYSTEM, { handle: a.handle, org: a.org, role: a.role, email: a.email, displayName: a.name, invite: a.invite });
+    const { person } = r;
+    const invite = r.signin ? `${app.config.publicUrl}${r.signin.path}` : undefined;
+    const where = r.org?.slug ?? '';
+    const done = r.created ? `Added @${person.handle}${r.org ? ` to ${where} as ${r.role}` : ''}.`
+      : !r.org ? `@${person.handle} already exists; here is a new sign-in link for them.`
+        : !r.previousRole ? `Added @${person.handle}, who already had an account, to ${where} as ${r.role}.`
+          : r.previousRole !== r.role ? `Changed @${person.handle}'s role in ${where} from ${r.previousRole} to ${r.role}.`
+            : `@${person.handle} is already in ${where} as ${r.role}; nothing changed.`;
+    const kept = !r.created && (a.name !== undefined || a.email !== undefined) ? ' Their name and e-mail stay as they were (--name and --email apply only to new people).' : '';
+    const link = invite ? `\nSign-in link: ${invite}${r.hasPassword ? ` (@${person.handle}'s password keeps working too)` : ''}` : '';
     return {
-      data: { person: { id: person.id, handle: person.handle, display_name: person.displayName, email: person.email }, org: a.org ?? null, role: a.org ? a.role : null, ...(invite ? { signin_url: invite } : {}) },
-      text: `Added @${person.handle}${a.org ? ` to ${a.org} as ${a.role}` : ''}.${invite ? `\nSign-in link: ${invite}` : ''}`,
+      data: {
+        person: { id: person.id, handle: person.handle, display_name: person.displayName, email: person.email }, created: r.created,
+        org: r.org?.slug ?? null, role: r.role, previous_role: r.previousRole, ...(invite ? { signin_url: invite } : {}),
+      },
+      text: `${done}${kept}${link}`,
     };
   },
 

@@ -108,7 +108,7 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
 
   const person = program.command('person').description('people');
   person.command('add <handle>').description('add a person (with their own Free organization and person agent)')
-    .option('--org <org>', 'also make them a member of this organization').option('--role <role>', 'their role in --org: admin or member', 'member')
+    .option('--org <org>', 'also make them a member of this organization').option('--role <role>', 'their role in --org: admin or member (a new member: member; an existing one keeps theirs)')
     .option('--email <email>', 'their e-mail address').option('--name <display name>', 'their display name (default: the handle)')
     .option('--invite', 'print a one-time sign-in link')
     .action(data('person add', (handle, o) => ({ handle, ...o })));

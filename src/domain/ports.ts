@@ -23,6 +23,8 @@ export interface OrgRepo {
   setPlan(orgId: string, plan: PlanName, licensedMessages: number): Promise<void>;
   /** Throws CONFLICT when the person is already a member. */
   addMember(orgId: string, personId: string, role: OrgRole): Promise<void>;
+  /** Changes a member's role (their seat stays); nothing happens when they are not a member. */
+  setRole(orgId: string, personId: string, role: OrgRole): Promise<void>;
   /** Null when the person is not a member. */
   member(orgId: string, personId: string): Promise<OrgMember | null>;
   /** Organizations the person belongs to, with their role. */

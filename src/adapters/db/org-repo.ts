@@ -40,6 +40,11 @@ export class DrizzleOrgRepo implements OrgRepo {
     );
   }
 
+  async setRole(orgId: string, personId: string, role: 'admin' | 'member') {
+    await this.db.update(orgMembers).set({ role })
+      .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.personId, personId)));
+  }
+
   async member(orgId: string, personId: string) {
     const [row] = await this.db.select().from(orgMembers)
       .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.personId, personId))).limit(1);

@@ -1,6 +1,6 @@
-import { SYSTEM, isHandle, isSlug, slugify, type Actor } from '../actor.ts';
+import { isHandle, isSlug, slugify, type Actor } from '../actor.ts';
 import { hashSecret, newNonce } from '../agents/tokens.ts';
-import { invalidInput, notFound, notPermitted } from '../errors.ts';
+import { conflict, invalidInput, notFound, notPermitted } from '../errors.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { Organization, OrgRole, Person, Workspace, WorkspaceKind, WorkspaceRole } from '../types.ts';
 import { assertOrgAdmin, workspaceRole } from './access.ts';
@@ -10,6 +10,36 @@ export const SIGNIN_TTL_MS = 24 * 3600_000;
 export const GUEST_HANDLE = 'guest';
 export const SYSTEM_HANDLE = 'switchboard';
 const RESERVED_HANDLES = new Set([GUEST_HANDLE, SYSTEM_HANDLE, 'admin', 'system']);
+
+function assertUsableHandle(handle: string) {
+  if (RESERVED_HANDLES.has(handle)) throw invalidInput(`"${handle}" is reserved by Switchboard; choose another handle.`);
+  if (!isHandle(handle)) {
+    throw invalidInput(`"${handle}" is not a valid handle: use 1–39 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit.`);
+  }
+}
+
+export interface AddPersonInput {
+  handle: string;
+  displayName?: string;
+  email?: string | null;
+  org?: string;
+  role?: OrgRole;
+}
+
+/** What `OrgService.putPerson` did. */
+export interface PersonPut {
+  person: Person;
+  /** False when the handle belonged to someone already (their name and e-mail are left as they were). */
+  created: boolean;
+  org: Organization | null;
+  /** Their role in `org` before; null when they were not in it. */
+  previousRole: OrgRole | null;
+  /** Their role in `org` now; null without `org`. */
+  role: OrgRole | null;
+  /** Whether an existing person has set a password (always false for a new one). */
+  hasPassword: boolean;
+  signin: { path: string; expiresAt: Date } | null;
+}
 
 /** Organizations, people, workspaces, memberships, seats and plans. */
 export class OrgService {
@@ -49,7 +79,7 @@ export class OrgService {
   async init(input: { org: string; admin: string; displayName?: string; email?: string | null }) {
     return this.store.transaction(async (tx) => {
       const svc = new OrgService(tx, this.clock);
-      const admin = await svc.addPerson(SYSTEM, { handle: input.admin, displayName: input.displayName, email: input.email });
+      const admin = await svc.createPerson({ handle: input.admin, displayName: input.displayName, email: input.email });
       const org = await svc.createOrg(input.org);
       await tx.orgs.addMember(org.id, admin.id, 'admin');
       const signin = await svc.issueSignin(admin.id);
@@ -63,22 +93,65 @@ export class OrgService {
     return this.store.orgs.create({ name, slug, plan });
   }
 
-  /** A person with their own Free organization and their person agent; optionally a member of `org`. */
-  async addPerson(actor: Actor, input: { handle: string; displayName?: string; email?: string | null; org?: string; role?: OrgRole }): Promise<Person> {
-    if (RESERVED_HANDLES.has(input.handle)) throw invalidInput(`"${input.handle}" is reserved by Switchboard; choose another handle.`);
-    if (!isHandle(input.handle)) {
-      throw invalidInput(`"${input.handle}" is not a valid handle: use 1–39 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit.`);
-    }
+  /**
+   * A person in `org` (when given) with `role` (default member): created with their own Free organization and
+   * person agent when the handle is new, otherwise the existing person. Throws CONFLICT for a taken handle
+   * when there is nothing else to do (no `org`).
+   */
+  async addPerson(actor: Actor, input: AddPersonInput): Promise<Person> {
+    return (await this.putPerson(actor, input)).person;
+  }
+
+  /**
+   * Like `addPerson`, saying what happened: an existing person joins `org`, or gets `role` there when they
+   * are in it already (the last admin cannot be made a member). `invite` issues a one-time sign-in link,
+   * for an existing person too (it is how an operator gives someone a new link).
+   */
+  async putPerson(actor: Actor, input: AddPersonInput & { invite?: boolean }): Promise<PersonPut> {
+    assertUsableHandle(input.handle);
     return this.store.transaction(async (tx) => {
-      const target = input.org ? await new OrgService(tx, this.clock).org(input.org) : null;
-      if (target) assertOrgAdmin(await this.orgRoleOf(actor, target.id), 'add people to this organization');
-      const person = await tx.people.create({ handle: input.handle, displayName: input.displayName ?? input.handle, email: input.email ?? null });
-      const own = await tx.orgs.create({ name: `${person.handle}'s organization`, slug: `~${person.handle}`, plan: 'free', personalFor: person.id });
-      await tx.orgs.addMember(own.id, person.id, 'admin');
-      await tx.agents.create({ ownerId: person.id, name: person.handle, displayName: person.displayName, kind: 'person' });
-      if (target) await tx.orgs.addMember(target.id, person.id, input.role ?? 'member');
-      return person;
+      const svc = new OrgService(tx, this.clock);
+      const org = input.org ? await svc.org(input.org) : null;
+      if (org) assertOrgAdmin(await this.orgRoleOf(actor, org.id), 'add people to this organization');
+      const found = await tx.people.get(input.handle);
+      const existing = found?.handle === input.handle ? found : null;
+      if (existing && !org && !input.invite) {
+        throw conflict(`The handle "${input.handle}" is already taken: choose another, pass --org ORG to add @${input.handle} to an organization, or --invite for a new sign-in link.`);
+      }
+      const person = existing ?? await svc.createPerson(input);
+      let previousRole: OrgRole | null = null;
+      if (org) previousRole = existing ? (await tx.orgs.member(org.id, person.id))?.role ?? null : null;
+      // A member keeps their role unless one is given (asking for a new sign-in link must not demote an admin).
+      const role = input.role ?? previousRole ?? 'member';
+      if (org) {
+        if (!previousRole) await tx.orgs.addMember(org.id, person.id, role);
+        else if (previousRole !== role) {
+          if (previousRole === 'admin') await svc.assertNotLastAdmin(org, person);
+          await tx.orgs.setRole(org.id, person.id, role);
+        }
+      }
+      const hasPassword = existing ? Boolean(await tx.people.passwordHash(person.id)) : false;
+      const signin = input.invite ? await svc.issueSignin(person.id) : null;
+      return { person, created: !existing, org, previousRole, role: org ? role : null, hasPassword, signin };
     });
+  }
+
+  /** Creates a person with their own Free organization (as its admin) and their person agent; CONFLICT when the handle is taken. */
+  private async createPerson(input: { handle: string; displayName?: string; email?: string | null }): Promise<Person> {
+    assertUsableHandle(input.handle);
+    const person = await this.store.people.create({ handle: input.handle, displayName: input.displayName ?? input.handle, email: input.email ?? null });
+    const own = await this.store.orgs.create({ name: `${person.handle}'s organization`, slug: `~${person.handle}`, plan: 'free', personalFor: person.id });
+    await this.store.orgs.addMember(own.id, person.id, 'admin');
+    await this.store.agents.create({ ownerId: person.id, name: person.handle, displayName: person.displayName, kind: 'person' });
+    return person;
+  }
+
+  /** Refuses to take the admin role from (or remove) the organization's only admin. */
+  private async assertNotLastAdmin(o: Organization, person: Person) {
+    const members = await this.store.orgs.listMembers(o.id);
+    if (!members.some((m) => m.role === 'admin' && m.person.id !== person.id)) {
+      throw invalidInput(`@${person.handle} is the last admin of ${o.name}; make someone else an admin first (\`switchboard person add HANDLE --org ${o.slug} --role admin\`).`);
+    }
   }
 
   async addWorkspace(actor: Actor, input: { name: string; org: string; simplified?: boolean; restricted?: boolean; slug?: string }): Promise<Workspace> {
@@ -150,12 +223,9 @@ export class OrgService {
       assertOrgAdmin(await this.orgRoleOf(actor, o.id), 'remove people from this organization');
       const person = await svc.person(handle);
       if (o.personalFor === person.id) throw invalidInput(`${o.name} is @${handle}'s own organization; they cannot be removed from it.`);
-      const members = await tx.orgs.listMembers(o.id);
-      const member = members.find((m) => m.person.id === person.id);
+      const member = await tx.orgs.member(o.id, person.id);
       if (!member) throw notFound(`@${handle} in ${o.name}`, `\`switchboard person list --org ${o.slug}\` shows who is in it.`);
-      if (member.role === 'admin' && !members.some((m) => m.role === 'admin' && m.person.id !== person.id)) {
-        throw invalidInput(`@${handle} is the last admin of ${o.name}; make someone else an admin first (\`switchboard person add HANDLE --org ${o.slug} --role admin\`).`);
-      }
+      if (member.role === 'admin') await svc.assertNotLastAdmin(o, person);
       const workspaceIds = (await tx.workspaces.list(o.id)).map((w) => w.id);
       const agentIds = (await tx.agents.listOwnedBy(person.id)).map((a) => a.id);
       await tx.workspaces.removeMember(workspaceIds, person.id);

@@ -43,6 +43,18 @@ describe.each(databases())('store on $kind', (kind) => {
     await expect(orgs.addPerson(SYSTEM, { handle: 'bob' })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('"bob"') });
   });
 
+  it('changes a member\'s role and keeps their seat; does nothing for a non-member', async () => {
+    const [org, erin, frank] = await Promise.all([
+      orgs.createOrg('Roles'), orgs.addPerson(SYSTEM, { handle: 'erin' }), orgs.addPerson(SYSTEM, { handle: 'frank' }),
+    ]);
+    await store.orgs.addMember(org.id, erin.id, 'member');
+    await store.orgs.setSeat(org.id, erin.id, true);
+    await store.orgs.setRole(org.id, erin.id, 'admin');
+    expect(await store.orgs.member(org.id, erin.id)).toMatchObject({ role: 'admin', hasSeat: true });
+    await store.orgs.setRole(org.id, frank.id, 'admin');
+    expect(await store.orgs.member(org.id, frank.id)).toBeNull();
+  });
+
   it('keeps agent names unique per owner, not globally', async () => {
     await agents.add(SYSTEM, { name: 'builder', owner: 'alice' });
     expect(await codeOf(agents.add(SYSTEM, { name: 'builder', owner: 'alice' }))).toBe('CONFLICT');
