@@ -1,4 +1,5 @@
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 /** Raised when another live process holds the embedded database. */
 export class DatabaseLockedError extends Error {
@@ -8,15 +9,48 @@ export class DatabaseLockedError extends Error {
   }
 }
 
+// Directories this process has locked: a lock file naming our own pid is ours only if listed here,
+// since in Docker every life of the container is pid 1 and an unclean stop leaves the file behind.
+const held = new Set<string>();
+
 const alive = (pid: number) => {
   try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+};
+
+/**
+ * When the process started (field 22 of /proc/<pid>/stat, in clock ticks since boot), so a lock
+ * written by a process that died is not credited to a later one given the same pid. Empty where
+ * there is no /proc (not Linux), which leaves only the pid to go by.
+ */
+const startTime = (pid: number): string => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 2, the command name, is in parentheses and may hold spaces and parentheses itself.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
+  }
+};
+
+const readLock = (file: string) => {
+  const [pid, token = ''] = readFileSync(file, 'utf8').trim().split(/\s+/);
+  return { pid: Number(pid), token };
+};
+
+/** Whether a lock naming pid (with the start time it recorded) is still held by a live process. */
+const holds = (dataDir: string, pid: number, token: string) => {
+  if (!pid) return false;
+  if (pid === process.pid) return held.has(path.resolve(dataDir));
+  if (!alive(pid)) return false;
+  const now = token ? startTime(pid) : '';
+  return !now || now === token;
 };
 
 /** The live process holding the lock of a PGlite directory, or null when none does (a lock left by a dead one counts as none). */
 export function lockHolder(dataDir: string): number | null {
   try {
-    const pid = Number(readFileSync(`${dataDir}.lock`, 'utf8'));
-    return pid && alive(pid) ? pid : null;
+    const { pid, token } = readLock(`${dataDir}.lock`);
+    return holds(dataDir, pid, token) ? pid : null;
   } catch {
     return null;
   }
@@ -25,17 +59,24 @@ export function lockHolder(dataDir: string): number | null {
 /** Takes the one-process lock of a PGlite directory; returns its release function. */
 export function lockDataDir(dataDir: string): () => void {
   const file = `${dataDir}.lock`;
+  const key = path.resolve(dataDir);
+  if (held.has(key)) throw new DatabaseLockedError(process.pid, dataDir);
+  const mine = `${process.pid} ${startTime(process.pid)}`.trim();
   for (let i = 0; i < 2; i++) {
     try {
-      writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return () => { try { if (readFileSync(file, 'utf8') === String(process.pid)) unlinkSync(file); } catch { /* already gone */ } };
+      writeFileSync(file, mine, { flag: 'wx' });
+      held.add(key);
+      return () => {
+        held.delete(key);
+        try { if (readFileSync(file, 'utf8') === mine) unlinkSync(file); } catch { /* already gone */ }
+      };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(readFileSync(file, 'utf8'));
-      if (pid && alive(pid)) throw new DatabaseLockedError(pid, dataDir);
-      unlinkSync(file); // left by a process that died
+      const { pid, token } = readLock(file);
+      if (holds(dataDir, pid, token)) throw new DatabaseLockedError(pid, dataDir);
+      // Left by a process that died, or by an earlier life of this pid.
+      try { unlinkSync(file); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; }
     }
   }
   throw new Error(`Could not lock ${dataDir}.`);
 }
-
