@@ -120,7 +120,7 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
   return {
     db: db as unknown as Db,
     kind: 'postgres',
-    migrate: () => whileUnreachable(() => migrateNodePg(drizzleNodePg(pool, { schema }), { migrationsFolder: MIGRATIONS_DIR }), logger),
+    migrate: () => whileUnreachable(() => migrateLocked(pool), logger),
     ping: async () => { await pool.query('select 1'); },
     notify: async (channel, payload) => { await pool.query('select pg_notify($1, $2)', [channel, payload]); },
     listen: (channel, onPayload, onResume) => listener.listen(channel, onPayload, onResume),
@@ -131,6 +131,39 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
     queries: () => queries,
     changes,
   };
+}
+
+/**
+ * The session-level advisory lock that serialises Switchboard's migrations on one PostgreSQL database: the bytes of
+ * "SWBDMIGR" read as a signed 64-bit integer. Fixed for good, since processes of different versions starting
+ * together must agree on it; pick another key for any other advisory lock.
+ */
+const MIGRATION_LOCK_KEY = '6005341489243703122';
+
+/**
+ * Applies pending migrations while holding MIGRATION_LOCK_KEY. drizzle reads the last applied migration outside its
+ * transaction and takes no lock, so a `serve` and its workers starting together on a fresh or just-upgraded database
+ * would both apply the same migrations and the second would fail (`relation … already exists`). The lock, the
+ * migrator and the unlock share one connection; a process that waits for the lock then finds nothing left to apply.
+ */
+async function migrateLocked(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  // Closing a connection ends its session and so frees the lock: one whose unlock may not have run is closed,
+  // never put back in the pool still holding it. A failed unlock thus hides no migration error.
+  let discard = false;
+  try {
+    await client.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+    try {
+      await migrateNodePg(drizzleNodePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+    } finally {
+      await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => { discard = true; });
+    }
+  } catch (e) {
+    discard = true;
+    throw e;
+  } finally {
+    client.release(discard);
+  }
 }
 
 /** How long start-up waits for an unreachable PostgreSQL (a failover, a server still starting) before it gives up. */
