@@ -32,8 +32,21 @@ const startTime = (pid: number): string => {
   }
 };
 
+/**
+ * The lock file holds only the pid, as every earlier build wrote and reads it (one that read anything else would take
+ * the lock for stale); the start time goes beside it, in `<lock>.start` as "pid start", which counts only for that pid.
+ */
+const startFile = (file: string) => `${file}.start`;
+
 const readLock = (file: string) => {
-  const [pid, token = ''] = readFileSync(file, 'utf8').trim().split(/\s+/);
+  const [pid, inline = ''] = readFileSync(file, 'utf8').trim().split(/\s+/);
+  let token = inline;
+  if (!token) {
+    try {
+      const [forPid, start = ''] = readFileSync(startFile(file), 'utf8').trim().split(/\s+/);
+      if (forPid === pid) token = start;
+    } catch { /* none written (an earlier build, or not yet) */ }
+  }
   return { pid: Number(pid), token };
 };
 
@@ -61,14 +74,17 @@ export function lockDataDir(dataDir: string): () => void {
   const file = `${dataDir}.lock`;
   const key = path.resolve(dataDir);
   if (held.has(key)) throw new DatabaseLockedError(process.pid, dataDir);
-  const mine = `${process.pid} ${startTime(process.pid)}`.trim();
+  const mine = String(process.pid);
+  const started = `${process.pid} ${startTime(process.pid)}`.trim();
   for (let i = 0; i < 2; i++) {
     try {
       writeFileSync(file, mine, { flag: 'wx' });
+      writeFileSync(startFile(file), started);
       held.add(key);
       return () => {
         held.delete(key);
         try { if (readFileSync(file, 'utf8') === mine) unlinkSync(file); } catch { /* already gone */ }
+        try { if (readFileSync(startFile(file), 'utf8') === started) unlinkSync(startFile(file)); } catch { /* already gone */ }
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;

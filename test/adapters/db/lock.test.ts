@@ -43,8 +43,23 @@ describe('the embedded database lock', () => {
     expect(lockHolder(dataDir)).toBeNull();
     const release = lockDataDir(dataDir);
     expect(lockHolder(dataDir)).toBe(process.pid);
+    // The lock file keeps holding only the pid, which earlier builds read; the start time goes beside it.
+    expect(readFileSync(`${dataDir}.lock`, 'utf8')).toBe(String(process.pid));
+    expect(readFileSync(`${dataDir}.lock.start`, 'utf8')).toBe(`${process.pid} ${startTime(process.pid)}`.trim());
     release();
     expect(existsSync(`${dataDir}.lock`)).toBe(false);
+    expect(existsSync(`${dataDir}.lock.start`)).toBe(false);
+  });
+
+  it.runIf(process.platform === 'linux')('refuses a lock of another live process whose start time is beside its pid', async () => {
+    const child = await spawnSleep();
+    children.push(child);
+    writeFileSync(`${dataDir}.lock`, String(child.pid));
+    writeFileSync(`${dataDir}.lock.start`, `${child.pid} ${startTime(child.pid!)}`);
+    expect(() => lockDataDir(dataDir)).toThrow(DatabaseLockedError);
+    // The same pid with another start time is a process that took the pid over: stale.
+    writeFileSync(`${dataDir}.lock.start`, `${child.pid} ${Number(startTime(child.pid!)) - 1}`);
+    expect(lockHolder(dataDir)).toBeNull();
   });
 
   it('refuses a second lock of the same directory in this process, and allows one after release', () => {
