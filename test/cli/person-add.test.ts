@@ -8,20 +8,15 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/adapters/db/client.ts';
 import { createApp, type App } from '../../src/app.ts';
-import { runCommand } from '../../src/cli/control.ts';
 import { loadConfig } from '../../src/config.ts';
 import { pgliteDb } from '../support/db.ts';
+import { commandRunner } from './support.ts';
 
 describe('person add for someone who already exists', () => {
   let database: Database;
   let app: App;
   let dataDir: string;
-  const run = async (name: string, args: Record<string, unknown>) => runCommand(app, name, args);
-  const ok = async (name: string, args: Record<string, unknown>) => {
-    const reply = await run(name, args);
-    expect(reply.error, `${name}: ${reply.error?.message}`).toBeUndefined();
-    return reply.output!;
-  };
+  const { run, ok } = commandRunner(() => app);
   const roleOf = async (handle: string, org: string) => {
     const [p, o] = await Promise.all([app.store.people.get(handle), app.store.orgs.get(org)]);
     return (await app.store.orgs.member(o!.id, p!.id))?.role ?? null;
