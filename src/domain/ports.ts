@@ -354,7 +354,8 @@ export interface DocumentRepo {
   /** One collection's documents, most recently updated first, without content; `total` counts every match. */
   listDocuments(q: { workspaceId: string; collectionId: string; status?: string; includeArchived: boolean; limit: number; offset: number }): Promise<{ items: DocumentSummary[]; total: number }>;
   /** Matches titles, summaries and identifiers only (never content), in active collections, best first. */
-  searchDocuments(q: { workspaceId: string; text: string; collectionId?: string; includeArchived: boolean; limit: number }): Promise<DocumentSummary[]>;
+  /** Matches in active collections only, unless `includeInactive` (the web app, which shows deactivated ones too). */
+  searchDocuments(q: { workspaceId: string; text: string; collectionId?: string; includeArchived: boolean; includeInactive?: boolean; limit: number }): Promise<DocumentSummary[]>;
   /**
    * Writes the change and moves `updated_at` forward, in one conditional
    * statement: only if `updated_at` still equals `readUpdatedAt` (null: unconditionally).

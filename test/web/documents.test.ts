@@ -103,6 +103,10 @@ describe('documents in the web app', () => {
     expect(agentView.map((c) => c.key)).not.toContain('specs');
     await expect(server.app.documents.list(ws, { collection: 'specs' })).rejects.toThrow('deactivated');
     expect((await json(admin, 'GET', '/w/handbook/documents?collection=specs')).json().documents).toHaveLength(1);
+    // The web app still finds its documents (agents do not: deactivating hides a collection from them only).
+    expect((await json(admin, 'GET', `/w/handbook/documents?q=${ids.spec}&collection=specs`)).json().documents.map((d: { identifier: string }) => d.identifier)).toEqual([ids.spec]);
+    expect((await json(admin, 'GET', `/w/handbook/documents?q=${ids.spec}`)).json().documents.map((d: { identifier: string }) => d.identifier)).toEqual([ids.spec]);
+    expect(await server.app.documents.search(ws, { text: ids.spec })).toEqual([]);
     await json(admin, 'PATCH', '/w/handbook/collections/specs', { active: true });
 
     const full = await json(admin, 'DELETE', '/w/handbook/collections/decisions');

@@ -122,7 +122,8 @@ export class DrizzleDocumentRepo implements DocumentRepo {
   async searchDocuments(q: Parameters<DocumentRepo['searchDocuments']>[0]) {
     const tsq = sql`websearch_to_tsquery('english', ${q.text})`;
     const exactId = sql`upper(${documents.identifier}) = upper(${q.text.trim()})`;
-    const conds = [eq(documents.workspaceId, q.workspaceId), eq(collections.active, true), sql`(${documents.search} @@ ${tsq} or ${exactId})`];
+    const conds = [eq(documents.workspaceId, q.workspaceId), sql`(${documents.search} @@ ${tsq} or ${exactId})`];
+    if (!q.includeInactive) conds.push(eq(collections.active, true));
     if (q.collectionId) conds.push(eq(documents.collectionId, q.collectionId));
     if (!q.includeArchived) conds.push(eq(documents.archived, false));
     return this.db.select(summaryColumns).from(documents)

@@ -86,12 +86,13 @@ export class DocumentService {
     return { collection, items, total, truncated: offset + items.length < total };
   }
 
-  async search(ws: Workspace, q: { text: string; collection?: string; includeArchived?: boolean; limit?: number }): Promise<DocumentSummary[]> {
+  /** Matches by title, summary or identifier; deactivated collections only with `includeInactive` (the web app, not agents). */
+  async search(ws: Workspace, q: { text: string; collection?: string; includeArchived?: boolean; includeInactive?: boolean; limit?: number }): Promise<DocumentSummary[]> {
     const text = q.text.trim();
     if (!text) throw invalidInput('The search text is empty; give a few words from a title or summary, or an identifier such as SPEC-12.');
-    const collection = ws.kind === 'structured' && q.collection ? await this.collection(ws, q.collection) : null;
+    const collection = ws.kind === 'structured' && q.collection ? await this.collection(ws, q.collection, { includeInactive: q.includeInactive }) : null;
     return this.store.documents.searchDocuments({
-      workspaceId: ws.id, text, collectionId: collection?.id, includeArchived: Boolean(q.includeArchived),
+      workspaceId: ws.id, text, collectionId: collection?.id, includeArchived: Boolean(q.includeArchived), includeInactive: Boolean(q.includeInactive),
       limit: Math.min(Math.max(q.limit ?? SEARCH_DEFAULT, 1), LIST_MAX),
     });
   }

@@ -51,7 +51,7 @@ export function documentsApi(app: App): Router {
     const v = viewerOf(res);
     const q = parse(schemas.list, req.query);
     if (q.q) {
-      const hits = await app.documents.search(v.ws, { text: q.q, collection: q.collection, includeArchived: q.archived });
+      const hits = await app.documents.search(v.ws, { text: q.q, collection: q.collection, includeArchived: q.archived, includeInactive: true });
       res.json({ documents: hits.map(summaryJson), total: hits.length, truncated: false });
       return;
     }

@@ -69,7 +69,7 @@ export function documentsPages(app: App): Router {
     const selected = v.ws.kind === 'structured'
       ? (q.collection ? await app.documents.collection(v.ws, q.collection, { includeInactive: true }) : collections[0] ?? null)
       : await app.documents.hiddenCollection(v.ws);
-    const hits = q.q ? await app.documents.search(v.ws, { text: q.q, includeArchived: q.archived }) : null;
+    const hits = q.q ? await app.documents.search(v.ws, { text: q.q, includeArchived: q.archived, includeInactive: true }) : null;
     const list = !hits && selected
       ? await app.documents.list(v.ws, { collection: selected.key, status: q.status, includeArchived: q.archived, offset: q.offset, includeInactive: true })
       : null;
