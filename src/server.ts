@@ -14,6 +14,8 @@ export interface Server {
 }
 
 export const PURGE_EVERY_MS = 3600_000;
+/** How long a failed start waits for what it started to close before giving up on it. */
+const CLOSE_AFTER_FAILED_START_MS = 10_000;
 const INBOUND_KEPT_MS = 7 * 24 * 3600_000;
 
 /** The mounts every server has, in order: MCP, Slack, Teams, documents, account links, then the web chat (which owns `/`). */
@@ -42,18 +44,29 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
   // A caller may hold the start here (tests look at the starting server without racing the database).
   await opts.onListening?.(http.url);
   let app: App;
+  let started: App | null = null;
+  // A start that fails stops what it started (the queue, the pool, the embedded database and its lock), so the
+  // process ends instead of lingering half-started; bounded, as a queue may wait on Redis.
+  const abandon = async (e: unknown): Promise<never> => {
+    await http.close(0);
+    if (started) {
+      const closing = started.close().catch((err: unknown) => started!.logger.warn({ err }, 'could not close everything after a failed start'));
+      await Promise.race([closing, new Promise((r) => setTimeout(r, CLOSE_AFTER_FAILED_START_MS).unref())]);
+    }
+    throw e;
+  };
   try {
     app = await createApp(config, opts);
+    started = app;
     web = await createHttpApp(app, opts.mounts ?? await defaultMounts());
     await app.queue.start();
   } catch (e) {
-    await http.close(0);
-    throw e;
+    return abandon(e);
   }
   // The CLI on this machine sends its commands here instead of opening the database itself:
   // it must with PGlite (one process holds the data); with PostgreSQL it is only quicker.
   const stopControl = opts.control === false ? null : await startControlServer(app, http.url).catch((err: unknown) => {
-    if (!config.databaseUrl) throw err;
+    if (!config.databaseUrl) return abandon(err);
     app.logger.warn({ err }, 'no control socket in DATA_DIR; CLI commands will open the database themselves');
     return null;
   });
