@@ -37,10 +37,10 @@ export const HISTORY_PAGE = 200;
 
 /** Structural changes of a workspace's web chat (a channel or thread appeared); the payload is `kind:id`. */
 export const chatWorkspaceTopic = (workspaceId: string) => `web:workspace:${workspaceId}`;
-/** Changes that concern one person only (they joined a channel or opened a DM); the payload is a conversation id. */
 /** How many pages of matches a web search reads at most to find a full page the viewer may see. */
 const SEARCH_PAGES = 10;
 
+/** Changes that concern one person only (they joined a channel or opened a DM); the payload is a conversation id. */
 export const chatPersonTopic = (personId: string) => `web:person:${personId}`;
 /** Published on a person's topic when their web sessions ended (signed out, password changed): open event streams check theirs. */
 export const SESSIONS_CHANGED = 'sessions-changed';

@@ -156,13 +156,20 @@ export class MessagingService {
       input.directory ?? this.agents.directory(ws),
     ]);
     if (!me.permissions.send) throw notPermitted('You do not have the send permission in this workspace; ask your owner to grant it.');
+    // Who is in a conversation, read once per plan: several rules below ask.
+    const known = new Map<string, Promise<string[]>>();
+    const participantsOf = (id: string) => {
+      let ids = known.get(id);
+      if (!ids) known.set(id, (ids = this.store.messages.participants(id)));
+      return ids;
+    };
 
     let conversation = input.conversation ?? null;
     if (!conversation && input.conversationId) {
       conversation = await this.store.messages.getConversation(ws.id, input.conversationId);
       if (!conversation) throw new SwitchboardError('NOT_FOUND', `There is no conversation ${input.conversationId} in this workspace; use the conversation id of a message you received.`);
       // Monitoring lets an agent read everything, never speak where it was not invited.
-      await this.assertParticipant(sender, conversation);
+      await this.assertParticipant(sender, conversation, participantsOf);
     }
 
     let parent: Message | null = null;
@@ -177,7 +184,7 @@ export class MessagingService {
       if (!conversation) {
         conversation = await this.store.messages.getConversation(ws.id, parent.conversationId);
         // A message an agent only overheard does not let it speak in that channel.
-        if (conversation) await this.assertParticipant(sender, conversation);
+        if (conversation) await this.assertParticipant(sender, conversation, participantsOf);
       }
     }
 
@@ -196,7 +203,7 @@ export class MessagingService {
       }
     }
     if (!input.to?.length && !input.recipients && conversation) {
-      const ids = await this.store.messages.participants(conversation.id);
+      const ids = await participantsOf(conversation.id);
       const isDm = conversation.kind === 'dm' && ids.length <= 2;
       for (const w of directory) {
         if (ids.includes(w.agent.id) && w.agent.id !== sender.id && (w.agent.kind === 'person' || isDm)) push(w, label(w.agent));
@@ -205,7 +212,7 @@ export class MessagingService {
     if (!entries.length && !conversation) throw invalidInput('Say who the message is for: give `to` (agent names or person handles) or a `conversation` id to reply in.');
     // A conversation is never widened by naming someone: in a DM (or a thread of one) only those in it are written to,
     // and a Slack or Teams thread takes in no person who is not in it (who would then read it in the web chat).
-    const members = conversation ? await this.privateMembers(ws, conversation, input.surface) : null;
+    const members = conversation ? await this.privateMembers(ws, conversation, input.surface, participantsOf) : null;
     if (members) {
       for (const e of entries) {
         if (!e.w || e.refusal || members.ids.has(e.w.agent.id) || (members.agentsMayJoin && e.w.agent.kind === 'agent')) continue;
@@ -239,9 +246,9 @@ export class MessagingService {
       await this.audiences?.checkPost(sender, ws, conversation ? { conversation } : { agents: [sender, ...targets.map((t) => t.agent)] });
       // (Only agents are held to what they read: a person's message costs no lookup here.)
       if (conversation && targets.length && sender.kind === 'agent' && this.audiences) {
-        const inIt = members?.ids ?? new Set(await this.store.messages.participants(conversation.id));
-        const joining = targets.filter((t) => !inIt.has(t.agent.id));
-        if (joining.length) await this.audiences?.checkPost(sender, ws, { agents: [sender, ...joining.map((t) => t.agent)] });
+        const inIt = await participantsOf(conversation.id);
+        const joining = targets.filter((t) => !inIt.includes(t.agent.id));
+        if (joining.length) await this.audiences.checkPost(sender, ws, { agents: [sender, ...joining.map((t) => t.agent)] });
       }
     }
     return { conversation, parent, chain, results, targets, hopRefused, directory };
@@ -253,10 +260,10 @@ export class MessagingService {
    * (that is how a thread brings one in) but people do not. Null for channels and their threads, which members and
    * mentions reach, and for a message from the thread's own chat app, whose people are its readers already.
    */
-  private async privateMembers(ws: Workspace, c: Conversation, from?: SurfaceName): Promise<{ ids: Set<string>; agentsMayJoin: boolean } | null> {
+  private async privateMembers(ws: Workspace, c: Conversation, from: SurfaceName | undefined, participantsOf: (id: string) => Promise<string[]>): Promise<{ ids: Set<string>; agentsMayJoin: boolean } | null> {
     const dm = c.kind === 'dm' ? c : c.kind === 'thread' && c.parentId ? await this.store.messages.getConversation(ws.id, c.parentId) : null;
-    if (dm?.kind === 'dm') return { ids: new Set(await this.store.messages.participants(dm.id)), agentsMayJoin: false };
-    if (isExternal(c) && from !== c.surface) return { ids: new Set(await this.store.messages.participants(c.id)), agentsMayJoin: true };
+    if (dm?.kind === 'dm') return { ids: new Set(await participantsOf(dm.id)), agentsMayJoin: false };
+    if (isExternal(c) && from !== c.surface) return { ids: new Set(await participantsOf(c.id)), agentsMayJoin: true };
     return null;
   }
 
@@ -337,8 +344,8 @@ export class MessagingService {
   }
 
   /** Refuses an agent that is not part of a conversation, with why: never in it, or only overheard it as a listener. */
-  private async assertParticipant(sender: Agent, conversation: Conversation) {
-    if ((await this.store.messages.participants(conversation.id)).includes(sender.id)) return;
+  private async assertParticipant(sender: Agent, conversation: Conversation, participantsOf: (id: string) => Promise<string[]>) {
+    if ((await participantsOf(conversation.id)).includes(sender.id)) return;
     if (await this.store.messages.overheardIn(sender.id, conversation.id)) {
       throw notPermitted('You only overheard that conversation as a listener of its channel, and listening agents speak in a channel only where someone mentioned them; ' +
         'wait to be mentioned there, or write to the person with `to`.', { reason: 'overheard_only' });
@@ -416,8 +423,10 @@ export class MessagingService {
     return this.store.messages.unreadCounts(agent.id, ws.id);
   }
 
-  /** Full-text search over what the agent sent or received (everything, with monitor), within the plan's history. */
-  /** Messages matching a search, as the agent may read them; what it read of restricted channels counts against where it posts, as a read from its inbox does. */
+  /**
+   * Full-text search over what the agent sent or received (everything, with monitor), within the plan's history; what
+   * it read of restricted channels counts against where it posts, as a read from its inbox does.
+   */
   async search(agent: Agent, ws: Workspace, q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number }): Promise<SearchHit[]> {
     const hits = await this.find(agent, ws, q);
     await this.audiences?.messagesRead(agent, ws, hits.map((h) => h.message.conversationId));
