@@ -187,6 +187,8 @@ export interface MessageRepo {
   latestReceivedSince(agentId: string, workspaceId: string, since: Date): Promise<Message | null>;
   /** Whether a message was delivered to (or sent by) the agent. */
   involves(agentId: string, messageId: string): Promise<boolean>;
+  /** Which of these messages were delivered to (or sent by) the agent, in one statement. */
+  involvedIn(agentId: string, messageIds: string[]): Promise<Set<string>>;
   /** Unread messages, addressed ones before overheard ones, each oldest first, marked read as they are returned. */
   takeUnread(agentId: string, workspaceId: string, limit: number): Promise<{ items: InboxItem[]; remaining: number }>;
   unreadCount(agentId: string, workspaceId: string): Promise<number>;

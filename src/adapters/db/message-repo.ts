@@ -229,6 +229,15 @@ export class DrizzleMessageRepo implements MessageRepo {
     return Boolean(row);
   }
 
+  async involvedIn(agentId: string, messageIds: string[]) {
+    const ids = [...new Set(messageIds.filter(isUuid))];
+    if (!ids.length) return new Set<string>();
+    const rows = await this.db.selectDistinct({ id: messages.id }).from(messages)
+      .leftJoin(deliveries, and(eq(deliveries.messageId, messages.id), eq(deliveries.agentId, agentId)))
+      .where(and(inArray(messages.id, ids), or(eq(messages.senderId, agentId), eq(deliveries.agentId, agentId))));
+    return new Set(rows.map((r) => r.id));
+  }
+
   async takeUnread(agentId: string, workspaceId: string, limit: number) {
     // One statement, so one round trip and no transaction to open: it picks the oldest unread
     // deliveries, locking them so two concurrent readers never both get the same message

@@ -118,6 +118,7 @@ export class IntakeService {
       return { items, counts };
     }
     const newest = await this.list(ws, { limit: AGENT_INTAKE_ITEMS });
+    await r.see(newest.flatMap((i) => i.sources.map((s) => s.messageId)));
     const seen = await Promise.all(newest.map((i) => seesItem(r, i)));
     const visible = newest.filter((_, k) => seen[k]);
     return { items: visible.filter((i) => matchesFilter(i, f)).slice(0, f.limit), counts: countItems(visible) };
@@ -131,7 +132,7 @@ export class IntakeService {
   }
 
   private reader(agent: Agent, monitor: boolean): IntakeReader {
-    return intakeReader(agent.id, monitor, (a, m) => this.store.messages.involves(a, m));
+    return intakeReader(agent.id, monitor, (a, ids) => this.store.messages.involvedIn(a, ids));
   }
 
   /** Opts a person (or an unlinked chat user) out of done notices, or back in. */

@@ -13,19 +13,27 @@ export interface IntakeReader {
   monitor: boolean;
   /** Whether the agent sent, received or overheard the message (asked once per message). */
   saw(messageId: string): Promise<boolean>;
+  /** Asks about these messages at once (one statement), so the `saw` calls that follow need none. */
+  see(messageIds: string[]): Promise<void>;
 }
 
 type WithSources = Pick<IntakeItem, 'filedBy'> & { sources: Array<Pick<IntakeSource, 'messageId'>> };
 
-/** A reader whose `saw` asks `involves` about each message once. */
-export function intakeReader(agentId: string, monitor: boolean, involves: (agentId: string, messageId: string) => Promise<boolean>): IntakeReader {
+/** A reader that asks `involvedIn` about each message once, a batch at a time. */
+export function intakeReader(agentId: string, monitor: boolean, involvedIn: (agentId: string, messageIds: string[]) => Promise<Set<string>>): IntakeReader {
   const asked = new Map<string, Promise<boolean>>();
+  const see = (messageIds: string[]) => {
+    const fresh = [...new Set(messageIds.filter((id) => !asked.has(id)))];
+    if (!fresh.length) return Promise.resolve();
+    const found = involvedIn(agentId, fresh);
+    for (const id of fresh) asked.set(id, found.then((ids) => ids.has(id)));
+    return found.then(() => undefined);
+  };
   return {
-    agentId, monitor,
-    saw(messageId) {
-      let p = asked.get(messageId);
-      if (!p) asked.set(messageId, (p = involves(agentId, messageId)));
-      return p;
+    agentId, monitor, see,
+    async saw(messageId) {
+      if (!asked.has(messageId)) await see([messageId]);
+      return asked.get(messageId)!;
     },
   };
 }
@@ -38,6 +46,7 @@ export function intakeReader(agentId: string, monitor: boolean, involves: (agent
 export async function seesItem(r: IntakeReader, item: WithSources): Promise<boolean> {
   if (r.monitor || item.filedBy === r.agentId) return true;
   if (!item.sources.length) return false;
+  await r.see(item.sources.map((s) => s.messageId));
   return (await Promise.all(item.sources.map((s) => r.saw(s.messageId)))).every(Boolean);
 }
 

@@ -178,6 +178,10 @@ describe.each(databases())('store on $kind', (kind) => {
     expect(await store.messages.unreadCounts(bob.id, ws.id)).toEqual({ addressed: 1, overheard: 0 });
     expect(await store.messages.unreadCounts(carol.id, ws.id)).toEqual({ addressed: 0, overheard: 1 });
     expect(await store.messages.unreadCount(alice.id, ws.id)).toBe(0);
+    // Who took part in which messages, for many at once: its sender, an addressee, one who overheard it; nobody else.
+    const other = crypto.randomUUID();
+    for (const a of [alice, bob, carol]) expect(await store.messages.involvedIn(a.id, [m!.id, other, 'not-an-id'])).toEqual(new Set([m!.id]));
+    expect(await store.messages.involvedIn(crypto.randomUUID(), [m!.id])).toEqual(new Set());
 
     // With a gate, the same statement checks the message, and counts it when it passes (`total`: the month's new count).
     const gate = (over: Partial<SendGate> = {}): SendGate => ({
