@@ -111,8 +111,9 @@ export class OrgService {
     assertUsableHandle(input.handle);
     return this.store.transaction(async (tx) => {
       const svc = new OrgService(tx, this.clock);
-      const org = input.org ? await svc.org(input.org) : null;
-      if (org) assertOrgAdmin(await this.orgRoleOf(actor, org.id), 'add people to this organization');
+      const named = input.org ? await svc.org(input.org) : null;
+      if (named) assertOrgAdmin(await svc.orgRoleOf(actor, named.id), 'add people to this organization');
+      const org = named && await svc.lockAdmins(named);
       const found = await tx.people.get(input.handle);
       const existing = found?.handle === input.handle ? found : null;
       if (existing && !org && !input.invite) {
@@ -146,7 +147,15 @@ export class OrgService {
     return person;
   }
 
-  /** Refuses to take the admin role from (or remove) the organization's only admin. */
+  /**
+   * Locks the organization until the transaction ends, before its roles are read: otherwise two admins demoted or
+   * removed at once could each see the other still an admin and leave none.
+   */
+  private async lockAdmins(o: Organization): Promise<Organization> {
+    return (await this.store.orgs.lockForLimits(o.id)) ?? o;
+  }
+
+  /** Refuses to take the admin role from (or remove) the organization's only admin; call `lockAdmins` first. */
   private async assertNotLastAdmin(o: Organization, person: Person) {
     const members = await this.store.orgs.listMembers(o.id);
     if (!members.some((m) => m.role === 'admin' && m.person.id !== person.id)) {
@@ -158,8 +167,9 @@ export class OrgService {
     const slug = input.slug ?? slugify(input.name);
     if (!isSlug(slug)) throw invalidInput(`"${input.name}" does not make a usable workspace name; use letters, digits and dashes.`);
     return this.store.transaction(async (tx) => {
-      const found = await new OrgService(tx, this.clock).org(input.org);
-      assertOrgAdmin(await this.orgRoleOf(actor, found.id), 'create workspaces');
+      const svc = new OrgService(tx, this.clock);
+      const found = await svc.org(input.org);
+      assertOrgAdmin(await svc.orgRoleOf(actor, found.id), 'create workspaces');
       // Concurrent creations would each count the same total; the lock makes them take turns.
       const org = (await tx.orgs.lockForLimits(found.id)) ?? found;
       assertWorkspaceAllowed(planLimits(org.plan, org.licensedMessages), await tx.orgs.countWorkspaces(org.id));
@@ -219,8 +229,9 @@ export class OrgService {
   async removePerson(actor: Actor, org: string, handle: string) {
     return this.store.transaction(async (tx) => {
       const svc = new OrgService(tx, this.clock);
-      const o = await svc.org(org);
-      assertOrgAdmin(await this.orgRoleOf(actor, o.id), 'remove people from this organization');
+      const named = await svc.org(org);
+      assertOrgAdmin(await svc.orgRoleOf(actor, named.id), 'remove people from this organization');
+      const o = await svc.lockAdmins(named);
       const person = await svc.person(handle);
       if (o.personalFor === person.id) throw invalidInput(`${o.name} is @${handle}'s own organization; they cannot be removed from it.`);
       const member = await tx.orgs.member(o.id, person.id);
