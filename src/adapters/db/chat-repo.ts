@@ -113,7 +113,7 @@ export class DrizzleChatRepo implements ChatRepo {
     return out;
   }
 
-  async inbox(agentId: string, workspaceId: string, limit: number): Promise<InboxEntry[]> {
+  async inbox(agentId: string, workspaceId: string, limit: number, offset = 0): Promise<InboxEntry[]> {
     const rows = await this.db.select({
       message: messageColumns,
       sender: { id: agents.id, name: agents.name, person: people.handle, displayName: agents.displayName, avatarUrl: agents.avatarUrl, kind: agents.kind },
@@ -126,7 +126,7 @@ export class DrizzleChatRepo implements ChatRepo {
       .innerJoin(conversations, eq(conversations.id, messages.conversationId))
       .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId)))
       .orderBy(desc(deliveries.createdAt), desc(deliveries.messageId))
-      .limit(limit);
+      .limit(limit).offset(offset);
     return rows.map((r) => ({ ...r, sender: r.sender as Sender }));
   }
 

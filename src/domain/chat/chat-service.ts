@@ -13,7 +13,7 @@ import { excerpt, markedSnippet } from '../format/markdown.ts';
 import { parseMentions } from '../format/mentions.ts';
 import type { Channel, RenderMessage } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
-import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, viaFrom, type ChatMessage, type ConversationView, type SearchResult, type SurfaceLabelOf, type ViaOf } from './views.ts';
+import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, viaFrom, type ChatMessage, type ConversationView, type InboxPage, type SearchResult, type SurfaceLabelOf, type ViaOf } from './views.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
 import { announceChange } from './changes.ts';
 import { ChatReactions } from './reactions.ts';
@@ -34,6 +34,8 @@ export function snippetCut(body: string, snippet: string): { before: boolean; af
   return { before: !whole.startsWith(part), after: !whole.endsWith(part) };
 }
 export const HISTORY_PAGE = 200;
+/** How many items a page of the web inbox holds. */
+export const INBOX_PAGE = 50;
 
 /** Structural changes of a workspace's web chat (a channel or thread appeared); the payload is `kind:id`. */
 export const chatWorkspaceTopic = (workspaceId: string) => `web:workspace:${workspaceId}`;
@@ -313,11 +315,14 @@ export class ChatService {
   }
 
   /**
-   * The viewer's inbox in this workspace: what was delivered to them (mentions, DMs, replies), newest first.
-   * Only what it returns is marked read: older unread deliveries it left out stay counted on the badge.
+   * One page of the viewer's inbox in this workspace (the first holds the newest): what was delivered to them
+   * (mentions, DMs, replies), newest first, and whether older pages follow. Only what it returns is marked read:
+   * unread deliveries on other pages stay counted on the badge until their page is shown.
    */
-  async inbox(v: Viewer, limit = 50) {
-    const entries = await this.store.chat.inbox(v.agent.id, v.workspace.id, limit);
+  async inbox(v: Viewer, page = 1, size = INBOX_PAGE): Promise<InboxPage> {
+    // One more than a page is read to know whether an older page follows.
+    const read = await this.store.chat.inbox(v.agent.id, v.workspace.id, size + 1, (page - 1) * size);
+    const entries = read.slice(0, size);
     const items = entries.map((e) => ({
       kind: e.conversation.kind === 'dm' ? 'dm' as const : 'mention' as const,
       message: {
@@ -330,6 +335,6 @@ export class ChatService {
     }));
     const shown = items.filter((i) => i.unread).map((i) => i.message.id);
     await this.store.chat.markDeliveriesRead(v.agent.id, v.workspace.id, this.clock.now(), undefined, shown);
-    return items;
+    return { items, page, older: read.length > size };
   }
 }

@@ -53,8 +53,8 @@ export interface ChatRepo {
   markRead(conversationId: string, personId: string, at: Date): Promise<void>;
   /** Messages by others after the person's read marker, per conversation (absent = 0). */
   unreadCounts(personId: string, ownAgentId: string, conversationIds: string[]): Promise<Map<string, number>>;
-  /** The newest deliveries to the agent in the workspace, newest first. */
-  inbox(agentId: string, workspaceId: string, limit: number): Promise<InboxEntry[]>;
+  /** The agent's deliveries in the workspace, newest first, after skipping the `offset` newest. */
+  inbox(agentId: string, workspaceId: string, limit: number, offset?: number): Promise<InboxEntry[]>;
   /** Marks deliveries to the agent read: those of one conversation (or the whole workspace), and of `messageIds` only when given. */
   markDeliveriesRead(agentId: string, workspaceId: string, at: Date, conversationId?: string, messageIds?: readonly string[]): Promise<void>;
 }

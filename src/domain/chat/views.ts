@@ -194,6 +194,13 @@ export interface InboxItem {
   unread: boolean;
 }
 
+/** A page of a person's inbox (page 1 is the newest), and whether an older page follows. */
+export interface InboxPage {
+  items: InboxItem[];
+  page: number;
+  older: boolean;
+}
+
 /**
  * A search hit: the message, the words around the match, its conversation
  * and, for a thread, the channel or DM the thread hangs off.

@@ -19,6 +19,9 @@ export const chatOf = (app: App): { chat: ChatService; agentsPage: AgentsPage } 
 
 const parse = parseInput;
 
+// Bounds the inbox's offset (500,000 items), so no number in an address reaches the database as an absurd one.
+const MAX_INBOX_PAGE = 10_000;
+const INBOX_PAGE_RULE = `must be a whole number from 1 to ${MAX_INBOX_PAGE} (1 is the newest page)`;
 const id = z.string().uuid({ message: 'must be an id taken from the chat' });
 const schemas = {
   channel: z.object({
@@ -31,6 +34,11 @@ const schemas = {
   post: z.object({ body: z.string().trim().min(1, 'write something to send').max(MAX_BODY_CHARS, `a message holds at most ${MAX_BODY_CHARS} characters`) }),
   emoji: z.string().regex(EMOJI_NAME, 'must be an emoji short name such as thumbsup'),
   search: z.object({ q: z.string().trim().min(1, 'type something to search for').max(200) }),
+  // A page number from the address (`#/w/<ws>/inbox?page=2`); absent or empty is the newest page.
+  inbox: z.object({
+    page: z.preprocess((x) => (x === '' ? undefined : x),
+      z.coerce.number({ error: INBOX_PAGE_RULE }).int(INBOX_PAGE_RULE).min(1, INBOX_PAGE_RULE).max(MAX_INBOX_PAGE, INBOX_PAGE_RULE).default(1)),
+  }),
   agent: z.object({
     name: z.string().min(1).max(39),
     displayName: z.string().trim().max(80).optional().transform((s) => s || undefined),
@@ -127,7 +135,7 @@ export function chatApi(app: App): Router {
     res.json({ ok: true });
   });
 
-  ws.get('/inbox', async (_req, res) => { res.json({ items: await chat.inbox(viewerOf(res)) }); });
+  ws.get('/inbox', async (req, res) => { res.json(await chat.inbox(viewerOf(res), parse(schemas.inbox, req.query).page)); });
   ws.get('/search', async (req, res) => { res.json({ results: await chat.search(viewerOf(res), parse(schemas.search, req.query).q) }); });
 
   ws.get('/agents', async (_req, res) => {

@@ -169,7 +169,7 @@ describe.each(databases())('the web chat on $kind', (db) => {
     expect((await bob.api('POST', '/w/acme/agents', { name: 'Bad Name' })).json().error.message).toMatch(/not a valid agent name/);
   });
 
-  it('marks read only the inbox items it shows, so older unread ones stay on the badge', async () => {
+  it('marks read only the inbox items it shows, so older unread ones stay on the badge until their page is shown', async () => {
     const badge = async () => (await bob.api('GET', '/w/acme/sidebar')).json().inboxUnread;
     await bob.api('GET', '/w/acme/inbox');
     expect(await badge()).toBe(0);
@@ -184,5 +184,21 @@ describe.each(databases())('the web chat on $kind', (db) => {
     expect(inbox.items.map((i: { message: { body: string } }) => i.message.body)).not.toContain('Notice 2');
     // Notices 1 and 2 were not shown: they are still unread.
     expect(await badge()).toBe(2);
+    expect(inbox).toMatchObject({ page: 1, older: true });
+
+    // The older page shows them (and what was there before), marks them read, and says nothing older follows.
+    const older = (await bob.api('GET', '/w/acme/inbox?page=2')).json();
+    expect(older).toMatchObject({ page: 2, older: false });
+    const bodies = older.items.map((i: { message: { body: string } }) => i.message.body);
+    expect(bodies.slice(0, 2)).toEqual(['Notice 2', 'Notice 1']);
+    expect(bodies).toContain('Here is some help.');
+    expect(await badge()).toBe(0);
+    // A page past the end is empty; a page that is not a whole number from 1 up is refused with why.
+    expect((await bob.api('GET', '/w/acme/inbox?page=3')).json()).toEqual({ items: [], page: 3, older: false });
+    for (const bad of ['0', 'two', '1.5', '-1', '99999']) {
+      const r = await bob.api('GET', `/w/acme/inbox?page=${bad}`);
+      expect(r.status).toBe(400);
+      expect(r.json().error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^page: must be a whole number from 1 to 10000/) });
+    }
   });
 });

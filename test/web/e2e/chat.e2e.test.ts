@@ -125,6 +125,37 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
   });
 
+  it('pages the inbox: the older page shows what the first left out, and the badge drops to 0 once both were seen', async () => {
+    shootOnFailure('inbox-pages');
+    const { app } = server;
+    const ws = (await app.store.workspaces.get(DEMO.workspace))!;
+    const admin = (await app.agents.directory(ws)).find((d) => d.agent.name === DEMO.admin)!.agent;
+    const system = await app.orgs.systemAgent();
+    for (let i = 1; i <= 52; i++) await app.messaging.notice(ws, system, admin, `Inbox notice ${i}`);
+    const inboxLink = page.locator('#nav-inbox');
+    await expect.poll(() => inboxLink.getAttribute('aria-label'), { timeout: 10_000 }).toBe('Inbox, 52 unread');
+
+    await inboxLink.click();
+    const items = page.locator('#main .list .list-item');
+    await items.first().filter({ hasText: 'Inbox notice 52' }).waitFor();
+    expect(await items.count()).toBe(50);
+    expect(await items.locator('.excerpt').allTextContents()).not.toContain('Inbox notice 2');
+    await expect.poll(() => inboxLink.getAttribute('aria-label')).toBe('Inbox, 2 unread');
+
+    // The pager is plain links, reached and followed with the keyboard.
+    const olderLink = page.getByRole('navigation', { name: 'Inbox pages' }).getByRole('link', { name: 'Older', exact: true });
+    await olderLink.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => items.locator('.excerpt').allTextContents()).toEqual(expect.arrayContaining(['Inbox notice 2', 'Inbox notice 1']));
+    expect(new URL(page.url()).hash).toBe('#/w/demo/inbox?page=2');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('page-title');
+    await expect.poll(() => inboxLink.getAttribute('aria-label')).toBe('Inbox');
+    expect(await page.getByRole('link', { name: 'Older', exact: true }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Newer', exact: true }).click();
+    await items.first().filter({ hasText: 'Inbox notice 52' }).waitFor();
+    expect(new URL(page.url()).hash).toBe('#/w/demo/inbox');
+  });
+
   it('creates an agent and shows its token once with the MCP configuration', async () => {
     shootOnFailure('create-agent');
     await page.getByRole('link', { name: 'Agents' }).click();

@@ -11,21 +11,24 @@ import { showLive } from './live.ts';
 import { channelSettingsDialog, loadChannelSettings, mountChannelNotes, personalSettingsView } from './settings.ts';
 import { link, mountSidebar } from './sidebar.ts';
 import { Store, store, type ViewName } from './store.ts';
-import type { AgentsList, ConversationInfo, History, InboxEntry, Me, MessageView, Posted, SearchHit, SidebarView } from './types.ts';
+import type { AgentsList, ConversationInfo, History, InboxListing, Me, MessageView, Posted, SearchHit, SidebarView } from './types.ts';
 import { conversationView, inboxView, searchView, threadView, type ConversationActions } from './views.ts';
 
 type Route = { ws: string; view: 'home' } | { ws: string; view: 'conversation'; id: string; thread: string | null }
-  | { ws: string; view: 'inbox' } | { ws: string; view: 'agents' } | { ws: string; view: 'search'; q: string }
+  | { ws: string; view: 'inbox'; page: string } | { ws: string; view: 'agents' } | { ws: string; view: 'search'; q: string }
   | { ws: string; view: 'intake'; query: URLSearchParams } | { ws: string; view: 'settings' };
 
-/** `#/w/<ws>/…`; `#/inbox`, `#/agents`, `#/intake`, `#/settings` and `#/search?q=` (the links of the page before the script ran) mean the open workspace: ws is ''. */
+/** `#/w/<ws>/…` (the inbox's page, `?page=2`, goes to the server as written: it says what is wrong with one); `#/inbox`, `#/agents`, `#/intake`, `#/settings` and `#/search?q=` (the links of the page before the script ran) mean the open workspace: ws is ''. */
 function parseRoute(): Route | null {
   const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
   let p = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (['inbox', 'agents', 'search', 'intake', 'settings'].includes(p[0])) p = ['w', '', ...p];
   if (p[0] !== 'w' || (!p[1] && p.length < 3)) return null;
   if (p[2] === 'c' && p[3]) return { ws: p[1], view: 'conversation', id: p[3], thread: p[4] === 't' ? p[5] ?? null : null };
-  if (p[2] === 'inbox') return { ws: p[1], view: 'inbox' };
+  if (p[2] === 'inbox') {
+    const page = new URLSearchParams(query).get('page') ?? '';
+    return { ws: p[1], view: 'inbox', page: page === '1' ? '' : page };
+  }
   if (p[2] === 'agents') return { ws: p[1], view: 'agents' };
   if (p[2] === 'intake') return { ws: p[1], view: 'intake', query: new URLSearchParams(query) };
   if (p[2] === 'settings') return { ws: p[1], view: 'settings' };
@@ -187,11 +190,20 @@ function showPage(node: HTMLElement, focus = true) {
   if (focus) node.querySelector('h1')?.focus();
 }
 
-const inboxPage = async () => addWaitingApprovals(ws(), inboxView(ws(), (await api<{ items: InboxEntry[] }>('GET', w(ws(), '/inbox'))).items));
+/** A page of the inbox ('' is the newest, which also shows the approvals waiting for the person). */
+async function inboxPage(page: string) {
+  const data = await api<InboxListing>('GET', w(ws(), `/inbox${page ? `?page=${encodeURIComponent(page)}` : ''}`));
+  const view = inboxView(ws(), data);
+  return data.page === 1 ? addWaitingApprovals(ws(), view) : view;
+}
+
+/** Whether the newest inbox page is on screen: only it changes when something arrives (older pages keep still while read). */
+const onNewestInbox = () => { const r = parseRoute(); return store.state.view === 'inbox' && r?.view === 'inbox' && !r.page; };
 
 const inboxSoon = debounce(async () => {
-  const page = await inboxPage();
-  if (store.state.view === 'inbox') { showPage(page, false); sidebarSoon(); }
+  if (!onNewestInbox()) return;
+  const page = await inboxPage('');
+  if (onNewestInbox()) { showPage(page, false); sidebarSoon(); }
 }, 300);
 
 const agentsCtx: AgentsContext = {
@@ -244,7 +256,7 @@ async function route() {
       return await showConversation(r, stale);
     }
     let page: HTMLElement;
-    if (r.view === 'inbox') page = await inboxPage();
+    if (r.view === 'inbox') page = await inboxPage(r.page);
     else if (r.view === 'agents') page = await agentsView(agentsCtx);
     else if (r.view === 'intake') page = await intakeView(ws(), intakeFilter(r.query), (path) => { location.hash = link(path); });
     else if (r.view === 'settings') page = await personalSettingsView();

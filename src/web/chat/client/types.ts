@@ -1,6 +1,6 @@
 // The shapes the chat's JSON API and event stream send, taken from the
 // server's own view types so the two cannot drift apart.
-import type { AgentCard, ApprovalCard, ChannelSettings, ChatMessage, ConversationView, InboxItem, IntakeListing, LiveEvent, PersonCard, SearchResult, Sidebar } from '../../../domain/chat/views.ts';
+import type { AgentCard, ApprovalCard, ChannelSettings, ChatMessage, ConversationView, InboxItem, InboxPage, IntakeListing, LiveEvent, PersonCard, SearchResult, Sidebar } from '../../../domain/chat/views.ts';
 import type { McpClientConfig } from '../mcp-config.ts';
 
 /** A server value after JSON: dates arrive as ISO strings. */
@@ -15,6 +15,7 @@ export type ConversationInfo = Json<ConversationView>;
 export type SidebarView = Json<Sidebar>;
 export type Approval = Json<ApprovalCard>;
 export type InboxEntry = Json<InboxItem> & { message: MessageView };
+export type InboxListing = Json<InboxPage> & { items: InboxEntry[] };
 export type SearchHit = Json<SearchResult> & { html?: string };
 export type AgentInfo = Json<AgentCard>;
 export type PersonInfo = Json<PersonCard>;

@@ -3,7 +3,7 @@ import { composer } from './composer.ts';
 import { avatar, h, richText, time } from './dom.ts';
 import { messageItem, messageList, type MessageOpts } from './messages.ts';
 import { channelNotes } from './settings.ts';
-import type { ConversationInfo, History, InboxEntry, Mentionable, MessageView, SearchHit } from './types.ts';
+import type { ConversationInfo, History, InboxListing, Mentionable, MessageView, SearchHit } from './types.ts';
 
 /** What the conversation views ask the app to do. */
 export interface ConversationActions {
@@ -74,17 +74,29 @@ function entry(ws: string, item: { message: MessageView; conversation: Pick<Conv
       h('p', { class: 'excerpt' }, text))));
 }
 
-export function inboxView(ws: string, items: InboxEntry[]): HTMLElement {
-  const list = h('ul', { class: 'list', 'aria-label': 'Inbox' });
+/** The inbox's address for a page (the first has none, like the sidebar's link). */
+const inboxHref = (ws: string, page: number) => `#/w/${encodeURIComponent(ws)}/inbox${page > 1 ? `?page=${page}` : ''}`;
+
+/** One page of the inbox, with links to the newer and older pages (plain links: the address holds the page). */
+export function inboxView(ws: string, data: InboxListing): HTMLElement {
+  const { items, page, older } = data;
+  const list = h('ul', { class: 'list', 'aria-label': page > 1 ? `Inbox, page ${page}` : 'Inbox' });
   for (const it of items) {
     const c = it.conversation;
     const where = it.kind === 'dm' ? 'Direct message' : c.kind === 'thread' ? 'In a thread' : c.kind === 'channel' ? `In #${c.title}` : c.title || 'A conversation';
     list.append(entry(ws, it, where, richText(it.message.body)));
   }
+  // A page past the end links back to the newest one rather than to another empty page.
+  const arrow = (a: string) => h('span', { 'aria-hidden': 'true' }, a);
+  const newer = page > 1 ? h('a', { href: inboxHref(ws, items.length ? page - 1 : 1), rel: 'prev' }, arrow('← '), items.length ? 'Newer' : 'Newest') : null;
+  const olderLink = older ? h('a', { href: inboxHref(ws, page + 1), rel: 'next' }, 'Older', arrow(' →')) : null;
+  const pager = newer || olderLink ? h('nav', { class: 'pager', 'aria-label': 'Inbox pages' }, newer, h('span', { class: 'hint' }, `Page ${page}`), olderLink) : null;
+  const empty = page > 1 ? `Nothing on page ${page}: the inbox ends before it.` : 'Nothing here yet. When someone mentions you or an agent answers you, it shows up here.';
   return h('div', { class: 'page' },
     h('h1', { id: 'page-title', tabindex: '-1' }, 'Inbox'),
     h('p', { class: 'hint' }, 'Mentions of you, direct messages and answers from agents, newest first.'),
-    items.length ? list : h('p', { class: 'empty' }, 'Nothing here yet. When someone mentions you or an agent answers you, it shows up here.'));
+    items.length ? list : h('p', { class: 'empty' }, empty),
+    pager);
 }
 
 /** Where a search hit was said: `#general`, `Thread “…” in #general`, `DM with Helper`. */
