@@ -2,7 +2,7 @@
 // posts agents' messages (the topic each surface names) and the one that changes a post
 // after a web edit or delete, for every surface the same way.
 import type { App } from '../app-types.ts';
-import { postChangeHandler, postChangeTopic } from '../domain/delivery/post-change.ts';
+import { postChangeHandler, postChangeTopic, queuePostChange } from '../domain/delivery/post-change.ts';
 import { postHandler, type DeliveryDeps } from '../domain/delivery/post-delivery.ts';
 import type { SurfaceOutbound } from '../domain/delivery/ports.ts';
 
@@ -18,6 +18,7 @@ export function deliveryDeps(app: App): DeliveryDeps {
         app.logger.error({ err, agentId: to.id, topic }, 'could not tell an agent that its post failed');
       }
     },
+    removePost: (out, externalId) => queuePostChange(app.store, { ...out.message, externalId }, out.conversation, 'delete'),
   };
 }
 

@@ -171,9 +171,10 @@ export interface MessageRepo {
   get(workspaceId: string, id: string): Promise<Message | null>;
   /** Replaces the body (its author changed it) and records when; false when absent. */
   edit(workspaceId: string, id: string, body: string, at: Date): Promise<boolean>;
-  /** Deletes the message for good (its author deleted it); false when absent. */
-  remove(workspaceId: string, id: string): Promise<boolean>;
-  setPermalink(messageId: string, permalink: string, externalId?: string): Promise<void>;
+  /** Deletes the message for good (its author deleted it); returns it as deleted (with any platform id recorded by then), null when absent. */
+  remove(workspaceId: string, id: string): Promise<Message | null>;
+  /** Records where the message was posted; false when it is gone (deleted meanwhile). */
+  setPermalink(messageId: string, permalink: string, externalId?: string): Promise<boolean>;
   /**
    * Records that posting the message to its chat platform starts at `at`, before the call is made;
    * returns when an earlier attempt started (its outcome unknown unless externalId is set), else null.

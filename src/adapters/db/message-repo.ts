@@ -182,13 +182,14 @@ export class DrizzleMessageRepo implements MessageRepo {
   }
 
   async remove(workspaceId: string, id: string) {
-    if (!isUuid(id)) return false;
-    const rows = await this.db.delete(messages).where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id))).returning({ id: messages.id });
-    return rows.length > 0;
+    if (!isUuid(id)) return null;
+    const [row] = await this.db.delete(messages).where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id))).returning(messageColumns);
+    return row ?? null;
   }
 
   async setPermalink(messageId: string, permalink: string, externalId?: string) {
-    await this.db.update(messages).set({ permalink, ...(externalId ? { externalId } : {}) }).where(eq(messages.id, messageId));
+    const rows = await this.db.update(messages).set({ permalink, ...(externalId ? { externalId } : {}) }).where(eq(messages.id, messageId)).returning({ id: messages.id });
+    return rows.length > 0;
   }
 
   async notePostAttempt(messageId: string, at: Date) {

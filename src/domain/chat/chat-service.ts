@@ -262,8 +262,9 @@ export class ChatService {
     await this.store.transaction(async (tx) => {
       // Queued before the message and its map rows go.
       await queueMirrorChanges(tx, m, 'delete');
-      await queuePostChange(tx, m, c, 'delete');
-      await tx.messages.remove(v.workspace.id, m.id);
+      // With the platform's id as the delete found it: a post job may have recorded it since `m` was read.
+      const gone = await tx.messages.remove(v.workspace.id, m.id);
+      if (gone) await queuePostChange(tx, gone, c, 'delete');
     });
     await announceChange(this.notifier, m.conversationId, m.id, 'deleted');
   }

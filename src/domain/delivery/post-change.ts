@@ -20,19 +20,25 @@ export const postOrderingKey = (c: Pick<Conversation, 'surface' | 'id'>) => `${c
 
 const ChangeJob = z.object({
   workspaceId: z.string().uuid(), messageId: z.string().uuid(), conversationId: z.string().uuid(),
-  externalId: z.string().min(1), kind: z.enum(['edit', 'delete']),
+  /** A delete's: the post to remove. An edit reads it from the message when it runs. */
+  externalId: z.string().min(1).optional(), kind: z.enum(['edit', 'delete']),
 });
 
 /**
- * Step of a web edit or delete, inside its transaction and before a delete
- * removes the message: a message posted to an external thread (it has the
- * platform's id) is queued to change there, after its post on the same key.
- * One not posted yet needs nothing: its post reads the message when it runs,
- * and finds nothing once it is deleted.
+ * Step of a web edit or delete, inside its transaction: a message posted to an
+ * external thread is queued to change there, after its post job on the same key.
+ * An edit is queued whether or not the post's id is recorded yet: a post job
+ * running meanwhile may record it after the edit read the message, or post the
+ * text it read before; the change job reads both when it runs, after the post
+ * job, and finds nothing to change when the message was never posted. A delete
+ * is given the id the deleting statement saw (`m` as deleted); a post not
+ * recorded by then is never made, or is removed by its post job when it finds
+ * the message gone (DeliveryDeps.removePost).
  */
 export async function queuePostChange(tx: Store, m: Message, conv: Conversation, kind: 'edit' | 'delete'): Promise<void> {
-  if (conv.kind !== 'external' || !m.externalId) return;
-  const payload = { workspaceId: m.workspaceId, messageId: m.id, conversationId: conv.id, externalId: m.externalId, kind };
+  if (conv.kind !== 'external' || m.surface === conv.surface) return;
+  if (kind === 'delete' && !m.externalId) return;
+  const payload = { workspaceId: m.workspaceId, messageId: m.id, conversationId: conv.id, kind, ...(kind === 'delete' ? { externalId: m.externalId } : {}) };
   await tx.outbox.add({ topic: postChangeTopic(conv.surface), payload, orderingKey: postOrderingKey(conv) });
 }
 
@@ -50,13 +56,16 @@ export function postChangeHandler(port: SurfaceOutbound, deps: { store: Store })
     const job = parsed.data;
     try {
       if (job.kind === 'delete') {
-        const conv = await deps.store.messages.getConversation(job.workspaceId, job.conversationId);
-        if (conv) await paced(conv, () => port.remove(conv, job.externalId));
+        const { externalId } = job;
+        const conv = externalId ? await deps.store.messages.getConversation(job.workspaceId, job.conversationId) : null;
+        if (conv && externalId) await paced(conv, () => port.remove(conv, externalId));
         return;
       }
-      // Deleted since (the delete that follows removes the post), or its conversation or sender gone.
+      // Never posted (its post job failed for good), deleted since (the delete that follows removes the post), or its
+      // conversation or sender gone: nothing to change.
       const out = await loadOutbound(deps.store, job);
-      if (out) await paced(out.conversation, () => port.update(out, job.externalId));
+      const posted = out?.message.externalId;
+      if (out && posted) await paced(out.conversation, () => port.update(out, posted));
     } catch (e) {
       throw isDeliveryError(e) ? jobErrorFor(e.failure) : e;
     }

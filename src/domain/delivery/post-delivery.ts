@@ -28,6 +28,8 @@ export interface DeliveryDeps {
   clock: Clock;
   /** Puts a notice from Switchboard in an agent's inbox (MessagingService.notice with the system agent). */
   notify(ws: Workspace, to: Agent, body: string, topic: string): Promise<void>;
+  /** Queues the removal of a post whose message was deleted while it was being made (post-change.ts). */
+  removePost(out: OutboundMessage, externalId: string): Promise<void>;
 }
 
 /** The post job's handler for one surface. */
@@ -43,7 +45,7 @@ export function postHandler(port: SurfaceOutbound, deps: DeliveryDeps): JobHandl
       // A live post is there already: it only gets its final text.
       note: () => (live ? Promise.resolve(null) : deps.store.messages.notePostAttempt(out.message.id, deps.clock.now())),
       ...(live ? { post: () => finishLive(port, out, live) } : {}),
-      record: (posted) => record(deps.store, out, posted),
+      record: (posted) => record(deps, out, posted),
       refused: (reason) => tellSender(port, deps, out, reason),
     });
   };
@@ -121,9 +123,13 @@ export async function loadOutbound(store: Store, job: Pick<PostJob, 'workspaceId
   return ws && message && conversation && sender ? { ws, message, conversation, sender } : null;
 }
 
-/** The platform's id marks the message as posted, so no later attempt posts it again. */
-async function record(store: Store, out: OutboundMessage, posted: PostedMessage): Promise<void> {
-  await store.messages.setPermalink(out.message.id, posted.permalink ?? out.conversation.permalink ?? `${out.conversation.surface}:${out.conversation.key}`, posted.externalId);
+/**
+ * The platform's id marks the message as posted, so no later attempt posts it again. A message deleted while it
+ * was being posted has no row to record it on, and its delete found no post to remove: this post goes too.
+ */
+async function record(deps: DeliveryDeps, out: OutboundMessage, posted: PostedMessage): Promise<void> {
+  const kept = await deps.store.messages.setPermalink(out.message.id, posted.permalink ?? out.conversation.permalink ?? `${out.conversation.surface}:${out.conversation.key}`, posted.externalId);
+  if (!kept) await deps.removePost(out, posted.externalId);
 }
 
 /** Tells the sending agent in its inbox, once per message, that it will not appear on the platform, and why. */
