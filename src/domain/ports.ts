@@ -192,6 +192,8 @@ export interface MessageRepo {
   involvedIn(agentId: string, messageIds: string[]): Promise<Set<string>>;
   /** Unread messages, addressed ones before overheard ones, each oldest first, marked read as they are returned. */
   takeUnread(agentId: string, workspaceId: string, limit: number): Promise<{ items: InboxItem[]; remaining: number }>;
+  /** Marks these messages unread again for the agent (taken, but the answer carrying them never left); returns how many. */
+  returnUnread(agentId: string, workspaceId: string, messageIds: string[]): Promise<number>;
   unreadCount(agentId: string, workspaceId: string): Promise<number>;
   /** Unread messages counted apart: addressed to the agent, and overheard as a listener. */
   unreadCounts(agentId: string, workspaceId: string): Promise<{ addressed: number; overheard: number }>;

@@ -49,6 +49,7 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
       // The latest token that worked for this agent is the one a notification stream is checked against.
       session.stillAuthorized = async () => (await app.agents.authenticate(auth.token))?.id === session.agentId;
       registry.track(session, (done) => res.once('close', done));
+      cancelOnHangUp(req, res, session.transport);
       await session.transport.handleRequest(req, res, req.body);
     }
 
@@ -121,3 +122,23 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
 
 /** The default MCP mount (30 minutes of idle time closes a session). */
 export const mountMcp: Mount = createMcpMount();
+
+/**
+ * A client that closes the connection its requests were posted on before their answers were written gets no answer,
+ * so those requests are cancelled, as if it had sent notifications/cancelled: a waiting subscribe stops taking, and
+ * what a take already marked read goes back unread (tools/messaging.ts) instead of being written to a closed socket.
+ */
+function cancelOnHangUp(req: Request, res: Response, transport: StreamableHTTPServerTransport) {
+  if (req.method !== 'POST') return;
+  const ids = ([] as unknown[]).concat(req.body ?? []).flatMap((m) => {
+    const r = m as { method?: unknown; id?: unknown };
+    return typeof r?.method === 'string' && (typeof r.id === 'string' || typeof r.id === 'number') ? [r.id] : [];
+  });
+  if (!ids.length) return;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    for (const requestId of ids) {
+      transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'The client closed the connection.' } });
+    }
+  });
+}

@@ -53,6 +53,11 @@ function post(body: unknown, headers: Record<string, string> = {}, ws = w.ws.slu
 }
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
+/** One more agent of alice's (her plan allows five), made once for the tests that need an inbox of their own. */
+let spareAgent: Promise<{ agent: { id: string }; token: string }> | null = null;
+const spare = () => (spareAgent ??= server.app.agents.add(SYSTEM, { name: 'dropper', owner: w.alice })
+  .then(async (a) => { await server.app.agents.join(SYSTEM, { agent: `${w.alice}/dropper`, workspace: w.ws.slug }); return a; }));
+
 describe('MCP over Streamable HTTP', () => {
   it('lets two agents message each other with the SDK client, a reply arriving through subscribe', async () => {
     const a = await connect(w.builder.token);
@@ -197,6 +202,59 @@ describe('MCP over Streamable HTTP', () => {
     expect(res.status).toBe(404);
   });
 
+  it('cancels a waiting subscribe whose client hung up, so the next message stays unread for the next call', async () => {
+    const fresh = await spare();
+    const c = await connect(fresh.token);
+    const hangUp = new AbortController();
+    const headers = { authorization: `Bearer ${fresh.token}`, 'mcp-session-id': c.transport.sessionId!, 'mcp-protocol-version': c.transport.protocolVersion ?? '2025-06-18' };
+    const raw = fetch(endpoint(), {
+      method: 'POST', signal: hangUp.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 901, method: 'tools/call', params: { name: 'subscribe', arguments: { timeout_seconds: 55 } } }),
+    }).then((r) => r.text()).catch(() => 'hung up');
+    const listeners = () => (server.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(fresh.agent.id));
+    await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
+    hangUp.abort();
+    expect(await raw).toBe('hung up');
+    // The wait ends with the connection, long before its 55 s; it would otherwise take the next message to a closed socket.
+    await vi.waitFor(() => expect(listeners()).toBe(0), { timeout: 20_000, interval: 20 });
+    const b = await connect(w.builder.token);
+    await b.call('send_message', { to: 'dropper', body: 'are you still there?' });
+    const got = (await c.call('check_inbox')).structuredContent as { messages: Array<{ body: string }> };
+    expect(got.messages.map((m) => m.body)).toEqual(['are you still there?']);
+    await Promise.all([c.client.close(), b.client.close()]);
+  }, 60_000);
+
+  it('hands back unread what a take marked read when its request was cancelled while the take ran', async () => {
+    const fresh = await spare();
+    const c = await connect(fresh.token);
+    const b = await connect(w.builder.token);
+    await b.call('send_message', { to: 'dropper', body: 'first' });
+    const headers = { authorization: `Bearer ${fresh.token}`, 'mcp-session-id': c.transport.sessionId!, 'mcp-protocol-version': c.transport.protocolVersion ?? '2025-06-18' };
+    const take = server.app.store.messages.takeUnread.bind(server.app.store.messages);
+    const spy = vi.spyOn(server.app.store.messages, 'takeUnread').mockImplementationOnce(async (...args) => {
+      const got = await take(...args);
+      // The client cancels while the take is on its way back (the SDK then drops the call's answer).
+      const cancel = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 902, reason: 'changed my mind' } }, headers);
+      expect(cancel.status).toBe(202);
+      return got;
+    });
+    const stream = new AbortController();
+    const raw = fetch(endpoint(), {
+      method: 'POST', signal: stream.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 902, method: 'tools/call', params: { name: 'check_inbox', arguments: {} } }),
+    }).then((r) => r.text()).catch(() => 'no answer');
+    await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(async () => expect(await server.app.store.messages.unreadCount(fresh.agent.id, w.ws.id)).toBe(1), { timeout: 10_000, interval: 20 });
+    stream.abort();
+    expect(await raw).toBe('no answer');
+    spy.mockRestore();
+    const got = (await c.call('check_inbox')).structuredContent as { messages: Array<{ body: string }> };
+    expect(got.messages.map((m) => m.body)).toEqual(['first']);
+    await Promise.all([c.client.close(), b.client.close()]);
+  }, 60_000);
+
   it('keeps a session alive while a subscribe is waiting', async () => {
     const a = await connect(w.reviewer.token);
     const id = a.transport.sessionId!;
@@ -218,8 +276,7 @@ describe('stopping the server', () => {
     const own = await startServer(testConfig(), {
       database: db, logger: silent, migrate: false, control: false, host: '127.0.0.1', mounts: [createMcpMount()],
     });
-    const quiet = await own.app.agents.add(SYSTEM, { name: 'quiet', owner: w.alice });
-    await own.app.agents.join(SYSTEM, { agent: `${w.alice}/quiet`, workspace: w.ws.slug });
+    const quiet = await spare();
     const transport = new StreamableHTTPClientTransport(new URL(`${own.url}/mcp/${w.ws.slug}`), { requestInit: { headers: { Authorization: `Bearer ${quiet.token}` } } });
     const client = new Client({ name: 'stop-test', version: '1.0.0' });
     await client.connect(transport);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, or, sql, type Column, type SQL, type WithSubquery } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNotNull, isNull, or, sql, type Column, type SQL, type WithSubquery } from 'drizzle-orm';
 import type { Conversation, InboxItem, Message, NewMessage, SearchHit, SearchQuery, Sender } from '../../domain/messaging/types.ts';
 import type { MessageRepo, Posted, PostTargets, SendGate } from '../../domain/ports.ts';
 import { HIT_END, HIT_START, markedSnippet } from '../../domain/format/markdown.ts';
@@ -263,6 +263,15 @@ export class DrizzleMessageRepo implements MessageRepo {
     // readers hold locked as they take it (a waiting `subscribe` comes here first, so this saves it a statement).
     const remaining = rows.length ? Math.max(0, Number(rows[0].remaining)) : limit > 0 ? 0 : await this.unreadCount(agentId, workspaceId);
     return { items, remaining };
+  }
+
+  async returnUnread(agentId: string, workspaceId: string, messageIds: string[]) {
+    const ids = messageIds.filter(isUuid);
+    if (!ids.length) return 0;
+    const rows = await this.db.update(deliveries).set({ readAt: null })
+      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), inArray(deliveries.messageId, ids), isNotNull(deliveries.readAt)))
+      .returning({ id: deliveries.messageId });
+    return rows.length;
   }
 
   async unreadCount(agentId: string, workspaceId: string) {

@@ -33,7 +33,8 @@ export async function waitForWake<T>(o: WaitOptions<T>): Promise<{ value: T; tim
     for (;;) {
       woken = false;
       const value = await o.take();
-      // Aborted while the take ran: what it took is already marked read, so hand it over rather than drop it.
+      // Aborted while the take ran: what it took is returned all the same; the caller, who knows whether its answer
+      // can still leave, hands it back unread if not (MessagingService.returnUnread).
       if (o.found(value)) return { value, timedOut: false };
       if (Date.now() >= deadline || o.signal?.aborted) return { value, timedOut: true };
       if (woken) continue;

@@ -394,6 +394,14 @@ export class MessagingService {
     return this.withAudience(agent, ws, await this.store.messages.takeUnread(agent.id, ws.id, limit));
   }
 
+  /**
+   * Marks taken messages unread again: the answer that carried them never left (the request was cancelled, or its
+   * connection closed, while the take ran). A subscribe of the agent's elsewhere is woken to take them.
+   */
+  async returnUnread(agent: Agent, ws: Workspace, messageIds: string[]): Promise<void> {
+    if (await this.store.messages.returnUnread(agent.id, ws.id, messageIds)) await this.notifier.publish(inboxTopic(agent.id), messageIds[0]);
+  }
+
   private async withAudience<T extends { items: InboxItem[] }>(agent: Agent, ws: Workspace, got: T): Promise<T> {
     return this.audiences ? { ...got, items: await this.audiences.annotate(agent, ws, got.items) } : got;
   }

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SendResult } from '../../domain/messaging/messaging-service.ts';
 import { mayMessage, label } from '../../domain/messaging/rules.ts';
+import { SwitchboardError } from '../../domain/errors.ts';
 import type { ToolContext } from '../context.ts';
 import { tokenRotated, watchRevocation } from '../revocation.ts';
 import { inboxItemOut, inboxText, searchHitOut, searchText } from '../render.ts';
@@ -53,10 +54,10 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     description: 'Your unread messages, oldest first; they are marked read. Says when it cut the list (`truncated`, `remaining`).',
     inputSchema: checkInboxInput, outputSchema: inboxOutput,
     annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
-  }, runTool(ctx, 'check_inbox', async (args) => {
+  }, runTool(ctx, 'check_inbox', async (args, extra) => {
     const got = await app.messaging.checkInbox(agent, ws, args.limit);
     const messages = got.items.map(inboxItemOut);
-    await auditRead(ctx, 'check_inbox', messages.map((m) => m.id));
+    await handOver(ctx, 'check_inbox', messages.map((m) => m.id), extra.signal);
     return ok({ messages, truncated: got.remaining > 0, remaining: got.remaining, overheard: overheardCount(messages) }, inboxText(messages, got.remaining, 'No unread messages.'));
   }));
 
@@ -78,7 +79,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     // Messages taken before the rotation was seen are already marked read: hand them over rather than lose them.
     if (watch.revoked() && !got.items.length) throw tokenRotated();
     const messages = got.items.map(inboxItemOut);
-    await auditRead(ctx, 'subscribe', messages.map((m) => m.id));
+    await handOver(ctx, 'subscribe', messages.map((m) => m.id), extra.signal);
     const empty = `No new messages in ${args.timeout_seconds} seconds; call subscribe again to keep waiting.`;
     return ok({ messages, truncated: got.remaining > 0, remaining: got.remaining, overheard: overheardCount(messages), timed_out: got.timedOut }, inboxText(messages, got.remaining, empty));
   }));
@@ -115,7 +116,15 @@ export async function reportSent(ctx: ToolContext, action: string, r: SendResult
 const overheardCount = (messages: Array<{ overheard: boolean }>) => messages.filter((m) => m.overheard).length;
 
 /** Reading marks messages read, which changes state, so it is audited when something was read. */
-async function auditRead(ctx: ToolContext, action: string, ids: string[]) {
+/**
+ * Records the messages a take read, as the last step before they are returned. A request cancelled by then (the
+ * client cancelled it, or closed its connection: mcp/http.ts) gets no answer — the SDK drops it — so what the take
+ * marked read goes back unread rather than being lost.
+ */
+async function handOver(ctx: ToolContext, action: string, ids: string[], signal: AbortSignal) {
   if (!ids.length) return;
-  await recordAudit(ctx, action, { target: `${ids.length} message${ids.length === 1 ? '' : 's'}`, result: 'read', details: { message_ids: ids }, onBehalfOf: ctx.agent.ownerId });
+  if (!signal.aborted) await recordAudit(ctx, action, { target: `${ids.length} message${ids.length === 1 ? '' : 's'}`, result: 'read', details: { message_ids: ids }, onBehalfOf: ctx.agent.ownerId });
+  if (!signal.aborted) return;
+  await ctx.app.messaging.returnUnread(ctx.agent, ctx.workspace, ids);
+  throw new SwitchboardError('UNAVAILABLE', 'The request was cancelled before its answer left, so the messages it took are unread again; ask again.');
 }

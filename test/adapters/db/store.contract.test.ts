@@ -205,7 +205,7 @@ describe.each(databases())('store on $kind', (kind) => {
     expect(await store.messages.unreadCounts(carol.id, ws.id)).toEqual({ addressed: 3, overheard: 1 });
   });
 
-  it('marks read only the deliveries of the messages it is given, and none for an empty list', async () => {
+  it('marks read only the deliveries of the messages it is given, and none for an empty list; hands read ones back unread', async () => {
     const ws = (await store.workspaces.get('eng'))!;
     const [alice, dana] = await Promise.all(['alice', 'dana'].map(async (h) => (await store.agents.personAgent((await store.people.get(h))!.id))!));
     const conv = await store.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: 'mark-read-test', title: 'mark read test' });
@@ -221,5 +221,9 @@ describe.each(databases())('store on $kind', (kind) => {
     const inbox = await store.chat.inbox(dana.id, ws.id, 10);
     expect(Object.fromEntries(inbox.map((e) => [e.message.body, e.readAt === null ? 'unread' : 'read']))).toEqual({ one: 'read', two: 'unread', three: 'read' });
     expect(await store.messages.unreadCount(dana.id, ws.id)).toBe(1);
+    // Handed back (an answer that never left): only read ones of hers count; ids that are not hers or not ids change nothing.
+    expect(await store.messages.returnUnread(dana.id, ws.id, [one.id, crypto.randomUUID(), 'not-an-id'])).toBe(1);
+    expect(await store.messages.returnUnread(alice.id, ws.id, [three.id])).toBe(0);
+    expect(await store.messages.unreadCount(dana.id, ws.id)).toBe(2);
   });
 });
