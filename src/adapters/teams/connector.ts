@@ -52,18 +52,28 @@ export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: 
   return outcome.value;
 }
 
-/** Posts an activity into the conversation (a channel reply chain included), paced; returns the new activity id. */
-export async function postActivity(rt: TeamsRuntime, a: TeamsAddress, activity: Partial<Activity>): Promise<string> {
-  const sent = await pacedCall(rt.pacer, paceKey(a), () => withConnector(rt, a, (c) => c.conversations.sendToConversation(a.conversation, activity as Activity)));
-  return sent.id;
-}
+/**
+ * The connector's calls on an activity, made at once. The delivery ports (outbound.ts, live.ts) use these: the jobs
+ * that call them (post, post change, live update) wait for the conversation's turn themselves, with the same pacer.
+ */
+export const activityCalls = {
+  /** Posts an activity into the conversation (a channel reply chain included); returns the new activity id. */
+  post: async (rt: TeamsRuntime, a: TeamsAddress, activity: Partial<Activity>): Promise<string> =>
+    (await withConnector(rt, a, (c) => c.conversations.sendToConversation(a.conversation, activity as Activity))).id,
+  /** Replaces an activity the bot posted. */
+  update: async (rt: TeamsRuntime, a: TeamsAddress, activityId: string, activity: Partial<Activity>): Promise<void> => {
+    await withConnector(rt, a, (c) => c.conversations.updateActivity(a.conversation, activityId, { ...activity, id: activityId } as Activity));
+  },
+  /** Deletes an activity the bot posted. */
+  remove: async (rt: TeamsRuntime, a: TeamsAddress, activityId: string): Promise<void> => {
+    await withConnector(rt, a, (c) => c.conversations.deleteActivity(a.conversation, activityId));
+  },
+};
 
-/** Replaces an activity the bot posted (a card that changed), paced like a post. */
-export async function updateActivity(rt: TeamsRuntime, a: TeamsAddress, activityId: string, activity: Partial<Activity>): Promise<void> {
-  await pacedCall(rt.pacer, paceKey(a), () => withConnector(rt, a, (c) => c.conversations.updateActivity(a.conversation, activityId, { ...activity, id: activityId } as Activity)));
-}
+/** Posts an activity in the conversation's turn (pacer.ts), for callers no job paces; returns the new activity id. */
+export const postActivity = (rt: TeamsRuntime, a: TeamsAddress, activity: Partial<Activity>): Promise<string> =>
+  pacedCall(rt.pacer, paceKey(a), () => activityCalls.post(rt, a, activity));
 
-/** Deletes an activity the bot posted, paced like a post. */
-export async function deleteActivity(rt: TeamsRuntime, a: TeamsAddress, activityId: string): Promise<void> {
-  await pacedCall(rt.pacer, paceKey(a), () => withConnector(rt, a, (c) => c.conversations.deleteActivity(a.conversation, activityId)));
-}
+/** Replaces an activity the bot posted (a card that changed), in the conversation's turn. */
+export const updateActivity = (rt: TeamsRuntime, a: TeamsAddress, activityId: string, activity: Partial<Activity>): Promise<void> =>
+  pacedCall(rt.pacer, paceKey(a), () => activityCalls.update(rt, a, activityId, activity));

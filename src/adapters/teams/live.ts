@@ -10,9 +10,10 @@ import { DeliveryError } from '../../domain/delivery/failure.ts';
 import type { SurfaceLive } from '../../domain/delivery/ports.ts';
 import type { Conversation } from '../../domain/messaging/types.ts';
 import type { Agent } from '../../domain/types.ts';
-import { addressFromRef, type TeamsAddress } from './address.ts';
+import { pacedCall } from '../../domain/delivery/pacer.ts';
+import { addressFromRef, paceKey, type TeamsAddress } from './address.ts';
 import { agentMessage, compactHeader } from './cards.ts';
-import { postActivity } from './connector.ts';
+import { activityCalls } from './connector.ts';
 import { teamsText } from './format-out.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
@@ -54,7 +55,7 @@ export function teamsLive(rt: TeamsRuntime): Required<SurfaceLive> {
     const sequence = (current?.sequence ?? 0) + 1;
     let id: string;
     try {
-      id = await postActivity(rt, a, { type: 'typing', text, ...streamInfo(type, current?.id, sequence) });
+      id = await activityCalls.post(rt, a, { type: 'typing', text, ...streamInfo(type, current?.id, sequence) });
     } catch (e) {
       // Teams ended the stream (finished, timed out, stopped by the person): the next update starts afresh.
       open.delete(a.conversation);
@@ -71,14 +72,16 @@ export function teamsLive(rt: TeamsRuntime): Required<SurfaceLive> {
   return {
     async setStatus(conversation, sender, text) {
       const a = addressOf(conversation);
+      // Unlike a draft's updates (LiveService paces those), a status takes the conversation's turn here.
+      const inTurn = <T>(call: () => Promise<T>) => pacedCall(rt.pacer, paceKey(a), call);
       if (a.type !== 'personal') {
         // Teams shows a typing indicator for a few seconds; there is no status line to clear.
-        if (text) await postActivity(rt, a, { type: 'typing' });
+        if (text) await inTurn(() => activityCalls.post(rt, a, { type: 'typing' }));
         return false;
       }
       // Clearing: Teams ends an informative line only with the stream's final message, which the answer brings.
       if (!text) return open.has(a.conversation);
-      await streamUpdate(a, 'informative', `${sender.displayName} ${text}`);
+      await inTurn(() => streamUpdate(a, 'informative', `${sender.displayName} ${text}`));
       return true;
     },
 
@@ -97,7 +100,7 @@ export function teamsLive(rt: TeamsRuntime): Required<SurfaceLive> {
     async finishStream({ message, sender, conversation }, streamId) {
       const a = addressOf(conversation);
       const final = agentMessage(sender, message.body);
-      const id = await postActivity(rt, a, { ...final, ...streamInfo('final', streamId, undefined) });
+      const id = await activityCalls.post(rt, a, { ...final, ...streamInfo('final', streamId, undefined) });
       if (open.get(a.conversation)?.id === streamId) open.delete(a.conversation);
       return { externalId: id, permalink: null };
     },

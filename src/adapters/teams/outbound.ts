@@ -19,7 +19,7 @@ import { addressFromRef, messageLink, paceKey, type TeamsAddress } from './addre
 import { parseMentions } from '../../domain/format/mentions.ts';
 import { agentMessage } from './cards.ts';
 import type { TeamsPerson } from './format-out.ts';
-import { deleteActivity, postActivity, updateActivity } from './connector.ts';
+import { activityCalls } from './connector.ts';
 import { TEAMS, type TeamsRuntime } from './runtime.ts';
 
 /** Most people one message mentions the Teams way; further `@handles` stay words. */
@@ -62,7 +62,7 @@ export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
 
     async post({ message, sender, conversation, via }: OutboundMessage): Promise<PostedMessage> {
       const address = addressOf(conversation);
-      const activityId = await postActivity(rt, address, agentMessage(sender, message.body, await mentionable(rt, address, message.body), via));
+      const activityId = await activityCalls.post(rt, address, agentMessage(sender, message.body, await mentionable(rt, address, message.body), via));
       return { externalId: activityId, permalink: messageLink(address, activityId) };
     },
 
@@ -74,14 +74,14 @@ export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
 
     async update({ message, sender, conversation, via }, activityId) {
       const address = addressOf(conversation);
-      await updateActivity(rt, address, activityId, agentMessage(sender, message.body, await mentionable(rt, address, message.body), via));
+      await activityCalls.update(rt, address, activityId, agentMessage(sender, message.body, await mentionable(rt, address, message.body), via));
     },
 
     // A channel's reply chain is its own conversation, `<channel conversation>;messageid=<root>`.
     threadAddress: (ref, root) => ({ ...ref, conversation: `${ref.conversation.split(';')[0]};messageid=${root}`, root }),
 
     async remove(conversation, activityId) {
-      await deleteActivity(rt, addressOf(conversation), activityId);
+      await activityCalls.remove(rt, addressOf(conversation), activityId);
     },
   };
 }

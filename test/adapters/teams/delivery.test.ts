@@ -8,6 +8,8 @@ import { databaseUnavailable } from '../../../src/adapters/db/errors.ts';
 import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import { databases, pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
+import { paceKey } from '../../../src/adapters/teams/address.ts';
+import { teamsRuntime } from '../../../src/adapters/teams/runtime.ts';
 import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
 
 interface Setup { name: string; db: TestDatabase; redisUrl?: string }
@@ -75,6 +77,21 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
       Reflect.deleteProperty(messages, 'setPermalink');
     }
   }, 60_000);
+
+  it('takes one turn of the conversation\'s pace per post, not one in the job and another in the connector', async () => {
+    const { item, activity } = await mentionAndReceive(h, standin);
+    const pacer = teamsRuntime(h.server.app).pacer;
+    const wait = vi.spyOn(pacer, 'wait');
+    try {
+      const texts = ['Turn one.', 'Turn two.'];
+      for (const text of texts) await reply(item, text);
+      await vi.waitFor(() => expect(standin.conversationActivities(activity.conversation.id).filter((a) => /Turn (one|two)/.test(JSON.stringify(a)))).toHaveLength(2), { timeout: 15_000 });
+      const key = paceKey({ conversation: activity.conversation.id });
+      expect(wait.mock.calls.filter(([k]) => k === key)).toHaveLength(2);
+    } finally {
+      wait.mockRestore();
+    }
+  });
 
   it('retries 429 without Retry-After, 412, 502 and 504 itself, one call per attempt, and delivers once', async () => {
     const { item, activity } = await mentionAndReceive(h, standin);
