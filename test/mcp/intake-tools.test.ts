@@ -1,8 +1,8 @@
-// The intake tools over MCP on real PostgreSQL: filing from overheard web
-// channel messages with links back, filters and counts per source, refusals
-// that say what to do, the done notice told once per person who asked
-// (never to someone who opted out), and items shown only to agents that saw
-// every message they came from (or monitor the workspace).
+// The intake tools over MCP, on PGlite and real PostgreSQL: filing from
+// overheard web channel messages with links back, filters and counts per
+// source, refusals that say what to do, the done notice told once per person
+// who asked (never to someone who opted out), and items shown only to agents
+// that saw every message they came from (or monitor the workspace).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/adapters/db/client.ts';
@@ -11,10 +11,8 @@ import { SYSTEM } from '../../src/domain/actor.ts';
 import type { ChatService } from '../../src/domain/chat/chat-service.ts';
 import type { InboundMessage, SurfacePort } from '../../src/domain/surfaces/inbound.ts';
 import type { Workspace } from '../../src/domain/types.ts';
-import { pgliteDb, postgresDb } from '../support/db.ts';
+import { databases } from '../support/db.ts';
 import { connectInProcess, makeWorld, testApp, textOf, type World } from './support/world.ts';
-
-const database = postgresDb() ?? pgliteDb;
 
 /** A chat app connected to one workspace, as its adapter would present it (as in test/domain/surfaces/inbound-service.test.ts). */
 function chatApp(tenantId: string, ws: Workspace): SurfacePort {
@@ -38,7 +36,8 @@ const guestDm = (tenantId: string, authorId: string, text: string): InboundMessa
 /** A refusal with the item id it names taken out, to compare refusals about different ids. */
 const refusalOf = (r: CallToolResult, id: string) => ({ isError: r.isError, text: textOf(r).replaceAll(id, '<id>'), structured: JSON.stringify(r.structuredContent ?? null).replaceAll(id, '<id>') });
 
-describe(`intake tools (${database.kind})`, () => {
+// On both: the embedded database runs one transaction at a time, and a read made outside an open one waits for it.
+describe.each(databases())('intake tools on $kind', (database) => {
   let db: Database;
   let app: App;
   let w: World;

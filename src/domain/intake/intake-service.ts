@@ -71,13 +71,16 @@ export class IntakeService {
     }
     const sources = input.addSourceIds?.length ? await this.sourcesFrom(agent, ws, input.addSourceIds, me.permissions.monitor) : [];
     const now = this.clock.now();
+    // Sources added to an item already done are told too: they asked for what is now live.
+    const tells = input.status === 'done' || (current.status === 'done' && sources.length > 0);
+    // Read before the transaction, as approvals do: on the embedded database a read outside an open transaction waits for it to end.
+    const system = tells ? await this.orgs.systemAgent() : null;
     const { previous, told } = await this.store.transaction(async (tx) => {
       await tx.intake.addSources(sources.map((s) => ({ ...s, itemId: current.id })));
       if (input.note?.trim()) await tx.intake.addNote({ itemId: current.id, authorAgentId: agent.id, body: input.note.trim() }, now);
       const previous = input.status ? (await tx.intake.setStatus(ws.id, current.id, input.status, now))! : current.status;
       if (!input.status) await tx.intake.touch(current.id, now);
-      // Sources added to an item already done are told too: they asked for what is now live.
-      const told = input.status === 'done' || (current.status === 'done' && sources.length) ? await this.tellDone(tx, ws, current) : [];
+      const told = system ? await this.tellDone(tx, ws, current, system) : [];
       return { previous, told };
     });
     if (told.length) this.afterCommit();
@@ -219,8 +222,7 @@ export class IntakeService {
    * A source is claimed before its notice is written, in the same transaction,
    * so a notice goes out exactly once; one person with several sources is told once.
    */
-  private async tellDone(tx: Store, ws: Workspace, item: IntakeItem): Promise<Array<{ message: Message; inboxes: string[] }>> {
-    const system = await this.orgs.systemAgent();
+  private async tellDone(tx: Store, ws: Workspace, item: IntakeItem, system: Agent): Promise<Array<{ message: Message; inboxes: string[] }>> {
     const told = new Set<string>();
     const out: Array<{ message: Message; inboxes: string[] }> = [];
     for (const s of await tx.intake.sources([item.id])) {
