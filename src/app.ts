@@ -13,7 +13,7 @@ import { LOG_SAFETY } from './logger.ts';
 import { demoTokenRule } from './demo/names.ts';
 import { AgentService } from './domain/agents/agent-service.ts';
 import { ApprovalService } from './domain/approvals/approval-service.ts';
-import { MessagingService } from './domain/messaging/messaging-service.ts';
+import { conversationTopic, MessagingService } from './domain/messaging/messaging-service.ts';
 import { DocumentService } from './domain/documents/document-service.ts';
 import { AudienceService } from './domain/linking/audience-service.ts';
 import { LinkService } from './domain/linking/link-service.ts';
@@ -87,7 +87,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const settingsChanged = (workspaceId: string, channelId: string) => {
     notifier.publish(chatWorkspaceTopic(workspaceId), `settings:${channelId}`).catch((err) => logger.warn({ err }, 'could not announce a channel\'s new settings'));
   };
-  listening.onChange((ws, place) => { if (place.surface === WEB_CHAT) settingsChanged(ws.id, place.channelId); });
+  listening.onChange((ws, place, note) => {
+    if (place.surface === WEB_CHAT) settingsChanged(ws.id, place.channelId);
+    // The note Switchboard wrote about it (in a bridged web channel): open pages show it like any new message.
+    if (note) notifier.publish(conversationTopic(note.conversationId), note.id).catch((err) => logger.warn({ err }, 'could not announce a listening note'));
+  });
   bridges.onChange((ws, channelId) => settingsChanged(ws.id, channelId));
   const mirrors = { store, clock, port: (s: ExternalSurface) => bridges.port(s) };
   queue.register(BRIDGE_POST, bridgePostHandler(mirrors));

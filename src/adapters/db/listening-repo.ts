@@ -1,13 +1,22 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNotNull } from 'drizzle-orm';
 import type { ChannelListener, ListeningRepo, ListenPlace } from '../../domain/listening/ports.ts';
 import type { Db } from './client.ts';
-import { channelListeners } from './schema.ts';
+import { agentMemberships, agents, channelListeners } from './schema.ts';
 
 const at = (workspaceId: string, p: ListenPlace) =>
   and(eq(channelListeners.workspaceId, workspaceId), eq(channelListeners.surface, p.surface), eq(channelListeners.channelId, p.channelId));
 
 export class DrizzleListeningRepo implements ListeningRepo {
   constructor(private readonly db: Db) {}
+
+  /** Rows whose agent still holds a token and the receive permission in the row's workspace; the others are kept but never read. */
+  private standing() {
+    return this.db.select(getTableColumns(channelListeners)).from(channelListeners)
+      .innerJoin(agents, and(eq(agents.id, channelListeners.agentId), isNotNull(agents.tokenHash)))
+      .innerJoin(agentMemberships, and(
+        eq(agentMemberships.agentId, channelListeners.agentId), eq(agentMemberships.workspaceId, channelListeners.workspaceId), eq(agentMemberships.receive, true),
+      ));
+  }
 
   async add(l: Omit<ChannelListener, 'createdAt'>) {
     const rows = await this.db.insert(channelListeners).values(l).onConflictDoNothing().returning({ agentId: channelListeners.agentId });
@@ -21,16 +30,16 @@ export class DrizzleListeningRepo implements ListeningRepo {
   }
 
   list(workspaceId: string, place: ListenPlace): Promise<ChannelListener[]> {
-    return this.db.select().from(channelListeners).where(at(workspaceId, place)).orderBy(asc(channelListeners.createdAt));
+    return this.standing().where(at(workspaceId, place)).orderBy(asc(channelListeners.createdAt));
   }
 
   listWorkspace(workspaceId: string): Promise<ChannelListener[]> {
-    return this.db.select().from(channelListeners).where(eq(channelListeners.workspaceId, workspaceId))
+    return this.standing().where(eq(channelListeners.workspaceId, workspaceId))
       .orderBy(asc(channelListeners.surface), asc(channelListeners.channelId), asc(channelListeners.createdAt));
   }
 
   async anyFor(place: ListenPlace) {
-    const [row] = await this.db.select({ agentId: channelListeners.agentId }).from(channelListeners)
+    const [row] = await this.standing()
       .where(and(eq(channelListeners.surface, place.surface), eq(channelListeners.channelId, place.channelId))).limit(1);
     return Boolean(row);
   }

@@ -95,7 +95,7 @@ function cacheReads(store: Store, cache: ReadCache) {
   // Every MCP request authenticates its token; a rotation or removal changes `agents`, which drops the entry.
   keep('agents', store.agents, 'byTokenHash', ['agents', 'people']);
   keep('bridges', store.bridges, 'byExternal', ['bridges']);
-  keep('listening', store.listening, 'list', ['channel_listeners']);
+  keep('listening', store.listening, 'list', ['channel_listeners', 'agents', 'agent_memberships']);
   keep('identities', store.identities, 'find', ['external_identities']);
 }
 

@@ -4,10 +4,12 @@
 // side: it speaks in the channel when someone mentions it, never on its own.
 import type { AgentService } from '../agents/agent-service.ts';
 import { type Actor } from '../actor.ts';
+import { hasBridges } from '../bridges/mirror-out.ts';
 import { GENERAL } from '../chat/access.ts';
+import type { Channel } from '../chat/ports.ts';
 import { invalidInput, notFound, notPermitted } from '../errors.ts';
 import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
-import type { Conversation } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/types.ts';
 import { atLeast } from '../organizations/access.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
@@ -29,7 +31,7 @@ export interface ListenerView {
 export class ListeningService {
   /** How each chat surface names its channels (registered by the surface modules). */
   readonly places = new ListenPlaces();
-  private readonly changeListeners: Array<(ws: Workspace, place: ListenPlace) => void> = [];
+  private readonly changeListeners: Array<(ws: Workspace, place: ListenPlace, note: Message | null) => void> = [];
 
   constructor(
     private readonly store: Store,
@@ -47,8 +49,12 @@ export class ListeningService {
     this.places.register(channels);
   }
 
-  /** Calls `fn` after an agent started or stopped listening to a channel (the web chat updates its header). */
-  onChange(fn: (ws: Workspace, place: ListenPlace) => void) {
+  /**
+   * Calls `fn` after an agent started or stopped listening to a channel (the
+   * web chat updates its header), with the note Switchboard wrote about it
+   * (null when none was: see `noteWriter`).
+   */
+  onChange(fn: (ws: Workspace, place: ListenPlace, note: Message | null) => void) {
     this.changeListeners.push(fn);
   }
 
@@ -74,13 +80,13 @@ export class ListeningService {
     if (restricted && !(await this.store.chat.isChannelMember(place.channelId, agent.ownerId))) {
       throw notPermitted(`${label} is restricted and ${name}'s owner is not in it, so the agent would hear what its owner may not read; add the owner to the channel first.`);
     }
-    const added = await this.store.transaction(async (tx) => {
+    const writeNote = await this.noteWriter(ws, place);
+    const { added, note } = await this.store.transaction(async (tx) => {
       const fresh = await tx.listening.add({ workspaceId: ws.id, ...place, agentId: agent.id, addedBy: actor.kind === 'person' ? actor.personId : null });
-      if (fresh) await this.note(tx, ws, place, listenNoteText(agent, true));
-      return fresh;
+      return { added: fresh, note: fresh ? await writeNote(tx, listenNoteText(agent, true)) : null };
     });
     this.afterCommit();
-    if (added) this.changed(ws, place);
+    if (added) this.changed(ws, place, note);
     return { listener: view({ ...place, workspaceId: ws.id, agentId: agent.id, addedBy: null, createdAt: new Date() }, agent, label), added };
   }
 
@@ -89,13 +95,13 @@ export class ListeningService {
     const ws = await this.orgs.workspace(workspace);
     await this.assertOwner(actor, ws);
     const [{ place, label }, agent] = await Promise.all([this.place(ws, channel), this.agents.byName(agentName)]);
-    const removed = await this.store.transaction(async (tx) => {
+    const writeNote = await this.noteWriter(ws, place);
+    const { removed, note } = await this.store.transaction(async (tx) => {
       const gone = await tx.listening.remove(ws.id, place, agent.id);
-      if (gone) await this.note(tx, ws, place, listenNoteText(agent, false));
-      return gone;
+      return { removed: gone, note: gone ? await writeNote(tx, listenNoteText(agent, false)) : null };
     });
     this.afterCommit();
-    if (removed) this.changed(ws, place);
+    if (removed) this.changed(ws, place, note);
     return { label, agent: qualifiedName(agent), removed };
   }
 
@@ -114,44 +120,71 @@ export class ListeningService {
 
   /**
    * The agents that overhear a message in `conversation`: listeners of its
-   * channel other than `exclude` (the sender and those addressed), still
-   * members with the receive permission, and — in a restricted web channel —
-   * whose owner is in the channel. Runs in the sending transaction.
+   * channel other than `exclude` (the sender and those addressed) that may
+   * hear it now (see `hearing`; `receivers` are the workspace's agents with the
+   * receive permission). Runs in the sending transaction.
    */
   async overhearers(tx: Store, ws: Workspace, conversation: Conversation, exclude: Set<string>, receivers: Map<string, Agent>): Promise<string[]> {
     const parent = conversation.kind === 'thread' && conversation.parentId ? await tx.messages.getConversation(ws.id, conversation.parentId) : null;
     const place = this.places.of(conversation, parent);
     if (!place) return [];
-    const rows = (await tx.listening.list(ws.id, place)).filter((l) => !exclude.has(l.agentId) && receivers.has(l.agentId));
-    if (!rows.length || place.surface !== WEB_CHAT) return rows.map((r) => r.agentId);
-    const ch = await tx.chat.channel(ws.id, place.channelId);
-    if (!ch?.restricted || ch.name === GENERAL) return rows.map((r) => r.agentId);
-    const out: string[] = [];
-    for (const r of rows) if (await tx.chat.isChannelMember(ch.conversationId, receivers.get(r.agentId)!.ownerId)) out.push(r.agentId);
-    return out;
+    const rows = (await tx.listening.list(ws.id, place)).filter((l) => !exclude.has(l.agentId));
+    return (await this.hearing(tx, ws, rows, receivers)).map((h) => h.row.agentId);
   }
 
+  /** Listings name only the listeners that would hear the channel's next message. */
   private async views(ws: Workspace, rows: ChannelListener[]): Promise<ListenerView[]> {
-    const out: ListenerView[] = [];
-    for (const r of rows) {
-      const agent = await this.store.agents.get(r.agentId);
+    const receivers = new Map((await this.agents.directory(ws)).filter((d) => d.agent.kind === 'agent' && d.permissions.receive).map((d) => [d.agent.id, d.agent]));
+    return (await this.hearing(this.store, ws, rows, receivers)).map(({ row, agent, channel }) => view(row, agent, this.places.show(row, channel?.name)));
+  }
+
+  /**
+   * The listeners that may hear their channel now, asked again at every
+   * message and listing (a row outlives its agent's standing): the agent is
+   * among `receivers` (still a member with the receive permission, its owner
+   * still reaching the workspace) and, in a restricted web channel, its owner
+   * is in the channel. `channel` is the web channel, null for a chat surface's.
+   */
+  private async hearing(store: Store, ws: Workspace, rows: ChannelListener[], receivers: Map<string, Agent>): Promise<Array<{ row: ChannelListener; agent: Agent; channel: Channel | null }>> {
+    const channels = new Map<string, Promise<Channel | null>>();
+    const out: Array<{ row: ChannelListener; agent: Agent; channel: Channel | null }> = [];
+    for (const row of rows) {
+      const agent = receivers.get(row.agentId);
       if (!agent) continue;
-      const name = r.surface === WEB_CHAT ? (await this.store.chat.channel(ws.id, r.channelId))?.name : undefined;
-      out.push(view(r, agent, this.places.show(r, name)));
+      if (row.surface !== WEB_CHAT) {
+        out.push({ row, agent, channel: null });
+        continue;
+      }
+      if (!channels.has(row.channelId)) channels.set(row.channelId, store.chat.channel(ws.id, row.channelId));
+      const channel = await channels.get(row.channelId)!;
+      if (channel?.restricted && channel.name !== GENERAL && !(await store.chat.isChannelMember(channel.conversationId, agent.ownerId))) continue;
+      out.push({ row, agent, channel });
     }
     return out;
   }
 
-  private changed(ws: Workspace, place: ListenPlace) {
-    for (const fn of this.changeListeners) fn(ws, place);
+  private changed(ws: Workspace, place: ListenPlace, note: Message | null) {
+    for (const fn of this.changeListeners) fn(ws, place, note);
   }
 
-  /** Posts the note as Switchboard in the channel, through the surface's outbox job, in the caller's transaction. */
-  private async note(tx: Store, ws: Workspace, place: ListenPlace, body: string) {
-    const address = await this.places.get(place.surface)?.noteAddress(ws, place.channelId);
-    if (!address) return;
-    const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'external', surface: place.surface, ...address });
-    await postAsSystem(tx, ws, await this.orgs.systemAgent(), conv, body, this.clock.now(), this.postTopicOf);
+  /**
+   * Writes the note as Switchboard, in the caller's transaction, where people
+   * outside the web chat read the channel: a chat surface's channel (through
+   * its post job), or a web channel bridged to one (the note is written there
+   * and mirrored like any message). An unbridged web channel gets none: its
+   * header says who listens. The writer returns null when it wrote none.
+   * What it needs from outside the transaction is read now, before it opens:
+   * on the embedded database such a read would wait for the transaction to end.
+   */
+  private async noteWriter(ws: Workspace, place: ListenPlace): Promise<(tx: Store, body: string) => Promise<Message | null>> {
+    const system = await this.orgs.systemAgent();
+    const address = place.surface === WEB_CHAT ? null : await this.places.get(place.surface)?.noteAddress(ws, place.channelId);
+    return async (tx, body) => {
+      const conv = place.surface === WEB_CHAT ? await tx.messages.getConversation(ws.id, place.channelId)
+        : address ? await tx.messages.conversation({ workspaceId: ws.id, kind: 'external', surface: place.surface, ...address }) : null;
+      if (!conv || (conv.surface === WEB_CHAT && !(await hasBridges(tx, conv)))) return null;
+      return postAsSystem(tx, ws, system, conv, body, this.clock.now(), this.postTopicOf);
+    };
   }
 
   private async assertOwner(actor: Actor, ws: Workspace) {

@@ -46,8 +46,13 @@ export interface ChannelListener extends ListenPlace {
   createdAt: Date;
 }
 
+/**
+ * The reads leave out listeners whose agent was removed (its token gone) or
+ * has no receive permission in the workspace: their rows stay, unread, and
+ * count again if the agent is joined with that permission again.
+ */
 export interface ListeningRepo {
-  /** Lets the agent listen; false when it already did. */
+  /** Lets the agent listen; false when it already did (its row counts, left out of the reads or not). */
   add(l: Omit<ChannelListener, 'createdAt'>): Promise<boolean>;
   /** Stops the agent listening; false when it was not. */
   remove(workspaceId: string, place: ListenPlace, agentId: string): Promise<boolean>;

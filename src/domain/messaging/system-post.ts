@@ -1,8 +1,11 @@
 // A message from Switchboard itself (the system agent) written straight into a
 // conversation: a note in a channel, a done notice in the thread where someone
 // asked. It counts against no plan; a chat surface's conversation gets it
-// through the post job that surface registered, in the caller's transaction.
+// through the post job that surface registered, and a bridged web channel's
+// other sides through their mirrors, both in the caller's transaction.
 import { randomUUID } from 'node:crypto';
+import { queueMirrors } from '../bridges/mirror-out.ts';
+import { postOrderingKey } from '../delivery/post-change.ts';
 import type { Store } from '../ports.ts';
 import type { Agent, SurfaceName, Workspace } from '../types.ts';
 import type { Conversation, Message } from './types.ts';
@@ -13,7 +16,8 @@ export type PostTopicOf = (surface: SurfaceName) => string | null;
 /**
  * Stores the message, delivers it to `deliverTo`'s inboxes, and queues the
  * post of an external conversation's surface (none when that surface is not
- * set up in this process: the message stays stored, unposted).
+ * set up in this process: the message stays stored, unposted) or, in a bridged
+ * web channel or a thread under one, its mirror to each bridged channel.
  */
 export async function postAsSystem(tx: Store, ws: Workspace, from: Agent, conv: Conversation, body: string, at: Date, postTopicOf: PostTopicOf, deliverTo: string[] = []): Promise<Message> {
   const { message: m } = await tx.messages.post({
@@ -21,6 +25,7 @@ export async function postAsSystem(tx: Store, ws: Workspace, from: Agent, conv: 
     askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: at,
   }, { participants: [from.id], deliverTo });
   const topic = conv.kind === 'external' ? postTopicOf(conv.surface) : null;
-  if (topic) await tx.outbox.add({ topic, payload: { messageId: m.id, workspaceId: ws.id, conversationId: conv.id }, orderingKey: `${conv.surface}:${conv.id}` });
+  if (topic) await tx.outbox.add({ topic, payload: { messageId: m.id, workspaceId: ws.id, conversationId: conv.id }, orderingKey: postOrderingKey(conv) });
+  await queueMirrors(tx, m, conv);
   return m;
 }
