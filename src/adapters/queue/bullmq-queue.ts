@@ -17,6 +17,14 @@ export interface BullmqQueueOptions extends DeliveryOptions {
   relayBatch?: number;
 }
 
+/**
+ * How long stop() waits for Redis before it gives up on it: a Redis that is away would otherwise keep the process
+ * from ever exiting. Well inside the 10 s a supervisor (Docker, systemd) usually grants before SIGKILL.
+ */
+export const STOP_WAIT_MS = 5_000;
+/** How long ping() waits for Redis: less than the 5 s a health check usually allows `/readyz`. */
+const PING_WAIT_MS = 2_000;
+
 /** The job data: a pointer to the outbox entry and the attempt this job stands for. */
 interface RelayedJob {
   entryId: string;
@@ -39,6 +47,8 @@ export class BullmqQueue implements JobQueue {
   private queue: Queue<RelayedJob> | null = null;
   private worker: Worker<RelayedJob> | null = null;
   private stopping: Promise<void> | null = null;
+  /** The worker's own connection (BullMQ duplicates ours for its blocking reads), closed with ours when stop() gives up. */
+  private blocking: Connection | undefined;
 
   constructor(private readonly o: BullmqQueueOptions) {
     this.delivery = resolveDelivery(o);
@@ -64,6 +74,7 @@ export class BullmqQueue implements JobQueue {
     this.worker = new Worker<RelayedJob>(name, (job) => this.process(job), { ...shared, concurrency: this.delivery.concurrency });
     this.worker.on('error', (err) => this.logger.warn({ err }, 'BullMQ worker error'));
     await Promise.all([this.queue.waitUntilReady(), this.worker.waitUntilReady()]);
+    this.blocking = await this.worker.getBackend().blockingClient;
     if (!this.stopping) this.relay.start();
   }
 
@@ -82,16 +93,40 @@ export class BullmqQueue implements JobQueue {
   }
 
   async ping(): Promise<void> {
-    await this.redis.ping();
+    // A command waits for as long as Redis is away (maxRetriesPerRequest: null): a readiness check must not. Not yet
+    // connected ('wait') is fine: the ping connects.
+    const { status } = this.redis;
+    if (status !== 'ready' && status !== 'wait') throw new Error(`Redis is unreachable (connection ${status})`);
+    if (!(await settlesWithin(this.redis.ping(), PING_WAIT_MS))) throw new Error(`Redis did not answer a ping within ${PING_WAIT_MS / 1000} s`);
   }
 
+  /**
+   * Closes gracefully while Redis answers. Past STOP_WAIT_MS it gives up on Redis: its connections close, so the
+   * commands still waiting fail (an entry claimed for a job Redis never took is handed back to the outbox) and jobs
+   * already running finish and record their outcome in the outbox; it waits STOP_WAIT_MS more at most for those.
+   * Nothing durable is lost: an entry not handed to Redis is still in the outbox and is relayed after a restart.
+   */
   private async shutdown(): Promise<void> {
-    await this.relay.stop();
-    // The worker first: close() waits for active jobs, which record their outcome in the outbox.
-    await this.worker?.close();
-    await this.queue?.close();
-    if (this.redis.status === 'wait') this.redis.disconnect(); // never connected
-    else await this.redis.quit().catch(() => this.redis.disconnect());
+    let waitingFor = 'the relay handing entries to Redis';
+    const closing = (async () => {
+      await this.relay.stop();
+      waitingFor = 'the worker (running jobs and its connection)';
+      // The worker first: close() waits for active jobs, which record their outcome in the outbox.
+      await this.worker?.close();
+      waitingFor = 'the queue';
+      await this.queue?.close();
+      waitingFor = 'the connection';
+      if (this.redis.status === 'wait') this.redis.disconnect(); // never connected
+      else await this.redis.quit().catch(() => this.redis.disconnect());
+    })();
+    if (await settlesWithin(closing, STOP_WAIT_MS)) return;
+    this.logger.warn({ waitingFor, redis: this.redis.status, waitedMs: STOP_WAIT_MS },
+      'Redis did not let the queue stop in time; closing its connections without waiting (entries not handed to Redis stay in the outbox for the next start)');
+    // Closing before its connection ends: a worker not yet closing would connect again. The steps above call the same close().
+    void this.worker?.close().catch(() => {});
+    for (const connection of [this.redis, this.blocking]) if (connection) endNow(connection);
+    if (await settlesWithin(closing, STOP_WAIT_MS)) return;
+    this.logger.warn({ waitingFor }, 'stopped without waiting any longer; an entry whose job was still running is delivered again once its lease runs out');
   }
 
   /** Moves due outbox entries to Redis; true when there may be more. */
@@ -149,5 +184,28 @@ export class BullmqQueue implements JobQueue {
     }
     // Shown as failed in BullMQ, and never retried there: the outbox already holds the verdict.
     if (outcome.kind === 'failed') throw new UnrecoverableError(outcome.error);
+  }
+}
+
+/** What endNow needs of an ioredis connection (ours, or BullMQ's wrapper around the worker's). */
+type Connection = { status: string; connect(): Promise<unknown>; disconnect(): void };
+
+/** Ends a connection at once, whatever its state, so that the commands waiting on it fail. */
+function endNow(connection: Connection): void {
+  connection.disconnect();
+  // Between two attempts to reconnect, disconnect() only cancels the next one and the connection waits for ever, its
+  // commands with it (BullMQ's worker.close() does the same to its own connection). One more attempt ends it: a failed
+  // one because the connection is being closed, a successful one by the disconnect() that follows.
+  if (connection.status === 'reconnecting') connection.connect().then(() => connection.disconnect(), () => {});
+}
+
+/** True when `p` settles within `ms` (a rejection is thrown); false when it is still pending then. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  try {
+    return await Promise.race([p.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
