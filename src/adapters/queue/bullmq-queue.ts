@@ -2,6 +2,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { JobHandler, JobQueue, OutboxEntry } from '../../domain/ports.ts';
+import { STARTUP_PATIENCE_MS } from '../db/client.ts';
 import { PollLoop } from './poll-loop.ts';
 import { outboxOf, resolveDelivery, runEntry, type DeliveryOptions, type OutboxSource, type ResolvedDelivery } from './run-entry.ts';
 
@@ -15,6 +16,8 @@ export interface BullmqQueueOptions extends DeliveryOptions {
   prefix?: string;
   /** At most this many entries moved to Redis per relay pass; default 100 (fewer when the workers are busy). */
   relayBatch?: number;
+  /** How long start() waits for an unreachable Redis (default: as long as for the database). */
+  startPatienceMs?: number;
 }
 
 /**
@@ -67,6 +70,7 @@ export class BullmqQueue implements JobQueue {
   async start(): Promise<void> {
     if (this.queue) return;
     if (this.stopping) throw new Error('This queue was stopped; create a new one to deliver again.');
+    await this.reachable();
     const name = this.o.queueName ?? 'switchboard';
     const shared = { connection: this.redis, ...(this.o.prefix ? { prefix: this.o.prefix } : {}) };
     this.queue = new Queue<RelayedJob>(name, shared);
@@ -90,6 +94,22 @@ export class BullmqQueue implements JobQueue {
   stop(): Promise<void> {
     this.stopping ??= this.shutdown();
     return this.stopping;
+  }
+
+  /**
+   * Waits for Redis at start as start-up waits for the database (a server still starting, a failover): ioredis keeps
+   * trying to connect, and this gives up after STARTUP_PATIENCE_MS with a sentence naming REDIS_URL's server.
+   */
+  private async reachable(patienceMs = this.o.startPatienceMs ?? STARTUP_PATIENCE_MS): Promise<void> {
+    const ready = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => { this.redis.off('ready', onReady); resolve(false); }, patienceMs);
+      const onReady = () => { clearTimeout(timer); resolve(true); };
+      this.redis.once('ready', onReady);
+    });
+    // A failed first attempt is not the end: ioredis tries again on its own (logged as Redis connection errors).
+    if (this.redis.status === 'wait') this.redis.connect().catch(() => this.logger.warn({ redis: serverOf(this.o.redisUrl) }, 'Redis cannot be reached yet; waiting for it'));
+    if (this.redis.status === 'ready' || await ready) return;
+    throw new Error(`Redis at ${serverOf(this.o.redisUrl)} (REDIS_URL) could not be reached in ${Math.round(patienceMs / 1000)} s; start it, or correct REDIS_URL.`);
   }
 
   async ping(): Promise<void> {
@@ -207,5 +227,15 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
     return await Promise.race([p.then(() => true as const), late]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** REDIS_URL's server without its password, for sentences and logs. */
+function serverOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return 'REDIS_URL';
   }
 }

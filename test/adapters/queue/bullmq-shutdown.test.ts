@@ -17,7 +17,7 @@ const HUNG_AFTER_MS = 30_000;
 const stopsInTime = (stop: Promise<void>) =>
   Promise.race([stop.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), HUNG_AFTER_MS).unref())]);
 
-describe.skipIf(!process.env.TEST_DATABASE_URL)('stopping the BullMQ queue while Redis is down', () => {
+describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is down: stopping, and starting', () => {
   let database: Database;
   let repo: DrizzleOutboxRepo;
   let redis: PrivateRedis;
@@ -88,5 +88,33 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('stopping the BullMQ queue while
     await app.queue.start();
     await redis.stop();
     expect(await stopsInTime(app.close())).toBe('stopped');
+  }, 60_000);
+
+  it('waits at start for a Redis that is not up yet, as for the database, and then delivers', async () => {
+    await redis.stop();
+    const warnings: Array<{ msg: string }> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(JSON.parse(line)); } });
+    const ran: string[] = [];
+    const q = new BullmqQueue({ redisUrl: redis.url, outbox: repo, logger, pollMs: 25, startPatienceMs: 90_000 });
+    q.register('post', async (p) => { ran.push(String(p.n)); });
+    const starting = q.start().then(() => 'started', (e: Error) => e.message);
+    await vi.waitFor(() => expect(warnings.map((w) => w.msg)).toContain('Redis cannot be reached yet; waiting for it'), { timeout: 20_000 });
+    await redis.start();
+    expect(await starting).toBe('started');
+    const entry = await repo.add({ topic: 'post', payload: { n: 'late' } });
+    q.kick();
+    await vi.waitFor(async () => expect((await repo.get(entry.id))?.status).toBe('done'), { timeout: 20_000 });
+    expect(ran).toEqual(['late']);
+    await q.stop();
+  }, 120_000);
+
+  it('gives up at start with a sentence naming REDIS_URL\'s server (never its password) once its patience runs out', async () => {
+    await redis.stop();
+    const url = redis.url.replace('redis://', 'redis://:hunter2@');
+    const q = new BullmqQueue({ redisUrl: url, outbox: repo, logger: silent, startPatienceMs: 1_000 });
+    const error = await q.start().then(() => null, (e: Error) => e.message);
+    expect(error).toBe(`Redis at ${new URL(redis.url).protocol}//${new URL(redis.url).host} (REDIS_URL) could not be reached in 1 s; start it, or correct REDIS_URL.`);
+    expect(error).not.toContain('hunter2');
+    expect(await stopsInTime(q.stop())).toBe('stopped');
   }, 60_000);
 });
