@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { PermanentFailure } from '../domain/errors.ts';
 
 /**
  * Encryption of platform credentials kept in the database (Slack bot tokens,
@@ -20,8 +21,12 @@ export interface SecretBox {
   verify(value: string, signature: string): boolean;
 }
 
-/** A sealed value could not be opened; the message says what to check, never the value. */
-export class SecretBoxError extends Error {
+/**
+ * A sealed value could not be opened; the message says what to check, never
+ * the value. A job that meets it fails for good at once: retrying cannot open
+ * it, only the secret it was sealed with, or storing the value anew.
+ */
+export class SecretBoxError extends PermanentFailure {
   constructor(message: string) {
     super(message);
     this.name = 'SecretBoxError';

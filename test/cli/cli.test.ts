@@ -87,6 +87,18 @@ describe.runIf(pgUrl)('the CLI against PostgreSQL', () => {
     expect(JSON.parse(plan.out)).toMatchObject({ plan: 'team', messages_per_month: 20000, agents: 200, workspaces: null, history_days: 90 });
   });
 
+  it('refuses an allow-list naming an agent not in the workspace yet with the command that puts it there, not an MCP tool', async () => {
+    const r = await cli(env, 'agent', 'join', 'alice/builder', 'eng', '--can-message', 'bob/builder');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('Error (NOT_FOUND): There is no agent or person "bob/builder" in this workspace; did you mean alice/builder? Only agents already in eng and people who can reach it can be named: '
+      + 'put that agent in first with `switchboard agent join bob/builder eng` (`switchboard agent list` shows every agent\'s name).');
+    expect(r.err).not.toContain('list_agents');
+    // Doing what it says works.
+    expect((await cli(env, 'agent', 'join', 'bob/builder', 'eng')).code).toBe(0);
+    const join = await cli(env, '--json', 'agent', 'join', 'alice/builder', 'eng', '--can-message', 'bob/builder', '--takes-from', 'bob/builder');
+    expect(JSON.parse(join.out)).toMatchObject({ can_message: ['bob/builder'], takes_messages_from: ['bob/builder'] });
+  });
+
   it('rotates a token', async () => {
     const r = await cli(env, '--json', 'agent', 'rotate-token', 'bob/builder');
     expect(JSON.parse(r.out).token).toMatch(/^sb_/);

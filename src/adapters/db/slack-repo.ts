@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { SlackInstallation, SlackInstallationInput, SlackInstallationRepo } from '../../domain/surfaces/ports.ts';
 import type { Db } from './client.ts';
 import { slackInstallations, surfaceTenants } from './schema.ts';
@@ -36,6 +36,12 @@ export class DrizzleSlackInstallationRepo implements SlackInstallationRepo {
     const [row] = await this.db.select({ t: slackInstallations.botTokenSealed }).from(slackInstallations)
       .where(eq(slackInstallations.teamId, teamId)).limit(1);
     return row?.t ?? null;
+  }
+
+  async latestSealedToken() {
+    const [row] = await this.db.select({ teamId: slackInstallations.teamId, sealed: slackInstallations.botTokenSealed }).from(slackInstallations)
+      .where(isNotNull(slackInstallations.botTokenSealed)).orderBy(desc(slackInstallations.updatedAt)).limit(1);
+    return row?.sealed ? { teamId: row.teamId, sealed: row.sealed } : null;
   }
 
   async put(i: SlackInstallationInput): Promise<SlackInstallation> {

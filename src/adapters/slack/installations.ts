@@ -1,6 +1,6 @@
 import type { Authorize, Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
 import type { SlackInstallation, SlackInstallationInput, SlackInstallationRepo } from '../../domain/surfaces/ports.ts';
-import type { SecretBox } from '../secrets.ts';
+import { SecretBoxError, type SecretBox } from '../secrets.ts';
 
 /** A working bot token for a team, with what Switchboard stored about the install. */
 export interface SlackCredentials {
@@ -16,6 +16,41 @@ export class NotInstalledError extends Error {
   constructor(readonly teamId: string) {
     super(`Switchboard is not installed in the Slack team ${teamId}: install the app through /slack/install, or run \`switchboard slack connect WORKSPACE --team-id ${teamId} --bot-token xoxb-…\`.`);
     this.name = 'NotInstalledError';
+  }
+}
+
+/**
+ * A team's stored token that the current secret cannot open: a permanent
+ * failure (retrying cannot open it), saying the two ways out.
+ */
+export const unreadableToken = (teamId: string) => new SecretBoxError(
+  `The bot token stored for the Slack team ${teamId} cannot be decrypted: it was stored under another secret than the current one (SWITCHBOARD_SECRET, or the one generated in DATA_DIR/secret when it is not set), or altered. `
+  + `Set SWITCHBOARD_SECRET back to the secret it was stored under, or connect the team again with \`switchboard slack connect WORKSPACE --team-id ${teamId} --bot-token xoxb-…\` (or install the app again through /slack/install).`,
+);
+
+/** Opens a team's sealed token; unreadableToken when the current secret cannot. */
+function openToken(box: SecretBox, teamId: string, sealed: string): string {
+  try {
+    return box.open(sealed, sealContext(teamId));
+  } catch (e) {
+    throw e instanceof SecretBoxError ? unreadableToken(teamId) : e;
+  }
+}
+
+/**
+ * The team whose stored token the current secret cannot open, trying only the
+ * token stored last (start-up stays quick; one secret seals them all); null
+ * when it opens or none is stored.
+ */
+export async function unreadableTeam(repo: SlackInstallationRepo, box: SecretBox): Promise<string | null> {
+  const latest = await repo.latestSealedToken();
+  if (!latest) return null;
+  try {
+    openToken(box, latest.teamId, latest.sealed);
+    return null;
+  } catch (e) {
+    if (e instanceof SecretBoxError) return latest.teamId;
+    throw e;
   }
 }
 
@@ -63,7 +98,7 @@ export class SlackInstallations {
     if (!installation) return null;
     if (!installation.hasOwnToken) return this.envToken ? { token: this.envToken, installation } : null;
     const sealed = await this.repo.sealedToken(teamId);
-    return sealed ? { token: this.box.open(sealed, sealContext(teamId)), installation } : null;
+    return sealed ? { token: openToken(this.box, teamId, sealed), installation } : null;
   }
 
   /**

@@ -176,7 +176,9 @@ export function rethrowListenerErrors(bolt: BoltApp, rt: SlackRuntime): void {
       rt.logger.warn({ code: error.code }, 'a stored Slack request is for a team Switchboard is not installed in; ignored');
       return;
     }
-    rt.logger.warn({ err: loggable(original), code: error.code }, 'a Slack listener failed; the job will retry');
-    throw asJobError(original);
+    const thrown = asJobError(original);
+    // A permanent failure (a stored token the current secret cannot open…) is recorded failed at once, not retried.
+    rt.logger.warn({ err: loggable(original), code: error.code }, thrown instanceof PermanentFailure ? 'a Slack listener failed for good; the job is recorded as failed' : 'a Slack listener failed; the job will retry');
+    throw thrown;
   });
 }

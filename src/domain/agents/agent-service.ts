@@ -169,7 +169,15 @@ export class AgentService {
         if (!alreadyCounted) assertAgentAllowed(planLimits(org!.plan, org!.licensedMessages), await tx.orgs.countAgents(org!.id));
       }
       const directory = await new AgentService(tx, this.orgs).directory(ws);
-      const resolve = (names: string[] = []) => names.map((n) => resolveOne(directory, n).agent.id);
+      const resolve = (names: string[] = []) => names.map((n) => {
+        try {
+          return resolveOne(directory, n).agent.id;
+        } catch (e) {
+          // resolveOne's hint names an MCP tool; whoever joins agents (the CLI) is told its own way out.
+          if (!(e instanceof SwitchboardError) || e.code !== 'NOT_FOUND') throw e;
+          throw e.withHint(`Only agents already in ${ws.slug} and people who can reach it can be named: put that agent in first with \`switchboard agent join ${n.includes('/') ? n.trim() : 'OWNER/NAME'} ${ws.slug}\` (\`switchboard agent list\` shows every agent's name).`);
+        }
+      });
       const membership = {
         agentId: agent.id, workspaceId: ws.id,
         send: input.send ?? true, receive: input.receive ?? true,

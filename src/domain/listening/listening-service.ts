@@ -5,7 +5,7 @@
 import type { AgentService } from '../agents/agent-service.ts';
 import { type Actor } from '../actor.ts';
 import { hasBridges } from '../bridges/mirror-out.ts';
-import { GENERAL } from '../chat/access.ts';
+import { ChatAccess, GENERAL } from '../chat/access.ts';
 import type { Channel } from '../chat/ports.ts';
 import { invalidInput, notFound, notPermitted } from '../errors.ts';
 import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
@@ -32,6 +32,7 @@ export class ListeningService {
   /** How each chat surface names its channels (registered by the surface modules). */
   readonly places = new ListenPlaces();
   private readonly changeListeners: Array<(ws: Workspace, place: ListenPlace, note: Message | null) => void> = [];
+  private readonly access: ChatAccess;
 
   constructor(
     private readonly store: Store,
@@ -42,7 +43,9 @@ export class ListeningService {
     private readonly postTopicOf: PostTopicOf,
     /** Wakes the outbox worker after a note was stored. */
     private readonly afterCommit: () => void = () => {},
-  ) {}
+  ) {
+    this.access = new ChatAccess(store, orgs, clock);
+  }
 
   /** Lets agents listen to a chat surface's channels, named `<surface>:<channel id>`; its channels are told when an agent starts or stops listening. */
   registerChannels(channels: ListenChannels) {
@@ -58,12 +61,16 @@ export class ListeningService {
     this.changeListeners.push(fn);
   }
 
-  /** The place a channel argument names in the workspace; web channels must exist. */
+  /**
+   * The place a channel argument names in the workspace. Web channels must
+   * exist, except #general, which every workspace has: it is created on first
+   * use here as in the web chat and `bridge add`.
+   */
   async place(ws: Workspace, raw: string): Promise<{ place: ListenPlace; label: string; restricted: boolean }> {
     const parsed = this.places.parse(raw);
     if (!parsed) throw invalidInput(`"${raw}" is not a channel Switchboard knows how to name. ${this.places.help()}`);
     if ('place' in parsed) return { place: parsed.place, label: this.places.show(parsed.place), restricted: false };
-    const ch = await this.store.chat.channelByName(ws.id, parsed.web);
+    const ch = parsed.web === GENERAL ? await this.access.ensureGeneral(ws) : await this.store.chat.channelByName(ws.id, parsed.web);
     if (!ch) throw notFound(`The channel #${parsed.web} in ${ws.slug}`, `Create it in the web chat first, or name another channel. ${this.places.help()}`);
     return { place: { surface: WEB_CHAT, channelId: ch.conversationId }, label: `#${ch.name}`, restricted: ch.restricted };
   }

@@ -96,6 +96,8 @@ export interface SlackInstallationRepo {
   get(teamId: string): Promise<SlackInstallation | null>;
   /** The sealed bot token; null when the install uses SLACK_BOT_TOKEN or the team is unknown. */
   sealedToken(teamId: string): Promise<string | null>;
+  /** The sealed bot token stored last, with its team (to check at start-up that the secret still opens them); null when none is stored. */
+  latestSealedToken(): Promise<{ teamId: string; sealed: string } | null>;
   /** Inserts the installation or replaces the stored one (a re-install). */
   put(i: SlackInstallationInput): Promise<SlackInstallation>;
   /** Deletes the installation (the app was uninstalled) and its workspace mapping; no-op when absent. */

@@ -57,6 +57,15 @@ describe('the Slack app manifest', () => {
     expect(value('command')).toEqual(['/switchboard']);
   });
 
+  it('is described in the README\'s step 2 with every event and bot scope it sets up, and no other', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const step = readme.slice(readme.indexOf('### 1. Create the Slack app from the manifest'), readme.indexOf('### 2a. Install in one Slack workspace'));
+    const part = (from: string, to: string) => step.slice(step.indexOf(from), step.indexOf(to, step.indexOf(from)));
+    const named = (text: string) => [...text.matchAll(/`([a-z_.:]+)`/g)].map((m) => m[1]);
+    expect(named(part('the events (', '), the bot scopes')).sort()).toEqual(listUnder('bot_events').sort());
+    expect(named(part('the bot scopes (', ': `chat:write.customize` lets')).sort()).toEqual(listUnder('bot').sort());
+  });
+
   it('turns on interactivity and the App Home tabs', () => {
     expect(value('is_enabled')).toEqual(['true']);
     expect(value('home_tab_enabled')).toEqual(['true']);

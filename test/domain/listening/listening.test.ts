@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import type { App } from '../../../src/app.ts';
+import { runCommand } from '../../../src/cli/control.ts';
 import { listeningCommands } from '../../../src/cli/listening-commands.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { ChatService } from '../../../src/domain/chat/chat-service.ts';
@@ -128,6 +129,36 @@ describe(`listening agents (${database.kind})`, () => {
     await app.messaging.checkInbox(w.builder.agent, w.ws, 50);
     await chat.post(v, secret.conversationId, 'budget numbers');
     expect((await app.messaging.checkInbox(w.builder.agent, w.ws, 10)).items.map((i) => [i.message.body, i.overheard])).toEqual([['budget numbers', true]]);
+  });
+
+  it('creates #general on first use in a workspace made at the command line, as `bridge add` does; other web channels must exist', async () => {
+    const admin = `carol-${w.suffix}`;
+    const { org } = await app.orgs.init({ org: `Fresh ${w.suffix}`, admin });
+    const made = await runCommand(app, 'workspace add', { name: `Fresh team ${w.suffix}`, org: org.slug });
+    expect(made.error).toBeUndefined();
+    const slug = (made.output!.data.workspace as { slug: string }).slug;
+    const ws = (await app.store.workspaces.get(slug))!;
+    await app.agents.add(SYSTEM, { name: 'triage', owner: admin });
+    expect((await runCommand(app, 'agent join', { agent: `${admin}/triage`, workspace: slug })).ok).toBe(true);
+    // Nobody has opened the web chat: the workspace has no #general yet.
+    expect(await app.store.chat.channelByName(ws.id, 'general')).toBeNull();
+
+    const out = await runCommand(app, 'channel listen', { workspace: slug, channel: 'general', agent: `${admin}/triage` });
+    expect(out.error).toBeUndefined();
+    expect(out.output!.text).toBe(`${admin}/triage now listens to #general: it gets every message there, flagged overheard, and answers only when mentioned.`);
+    const general = (await app.store.chat.channelByName(ws.id, 'general'))!;
+    expect(general).toMatchObject({ name: 'general', restricted: false });
+    // The web chat opens that same channel, and the agent hears what is written there.
+    const v = await chat.viewer((await app.store.people.get(admin))!.id, slug);
+    expect((await chat.access.ensureGeneral(ws)).conversationId).toBe(general.conversationId);
+    await chat.post(v, general.conversationId, 'hello from the web chat');
+    const triage = (await app.store.agents.byQualifiedName(admin, 'triage'))!;
+    expect((await app.messaging.checkInbox(triage, ws, 10)).items.map((i) => [i.message.body, i.overheard])).toEqual([['hello from the web chat', true]]);
+
+    const other = await runCommand(app, 'channel listen', { workspace: slug, channel: 'support', agent: `${admin}/triage` });
+    expect(other.error).toMatchObject({ code: 'NOT_FOUND' });
+    expect(other.error!.message).toMatch(new RegExp(`^The channel #support in ${slug} was not found\\. Create it in the web chat first, or name another channel\\.`));
+    expect(await app.store.chat.channelByName(ws.id, 'support')).toBeNull();
   });
 
   it('stops when unlistened, and a channel argument it cannot name is refused with how to name one', async () => {
