@@ -1,19 +1,39 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
 
-const url = (name: string) => z.string().url({ message: `${name} must be a full URL such as http://localhost:3000` });
+/** The address `s` parsed, when it is one of these schemes and names a host; null otherwise. */
+function parsedAddress(s: string, schemes: string[]): URL | null {
+  try {
+    const u = new URL(s);
+    return schemes.includes(u.protocol) && u.hostname !== '' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An http(s) address with a host (zod's url() alone takes `localhost:3000` as an address with the scheme "localhost:"). */
+const webAddress = (name: string, example: string) => z.string()
+  .refine((s) => parsedAddress(s, ['http:', 'https:']) !== null, { message: `${name} must be an http(s) address such as ${example}` });
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** An https URL, or http on this machine only (a local token authority in tests): secrets and keys never cross a network in clear. */
-const endpoint = (name: string) => url(name).refine((u) => {
-  const parsed = new URL(u);
-  return parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK.has(parsed.hostname));
+const endpoint = (name: string) => z.string().refine((s) => {
+  const u = parsedAddress(s, ['http:', 'https:']);
+  return u !== null && (u.protocol === 'https:' || LOOPBACK.has(u.hostname));
 }, { message: `${name} must be an https URL (http is accepted only for 127.0.0.1 or localhost)` });
+
+// Express hands a `trust proxy` list to proxy-addr, which throws on a value it cannot read: checked here with the same
+// function, so a bad value stops start-up with the others rather than when the web app is built.
+const trustedProxies = (s: string) => {
+  const { compile } = createRequire(createRequire(import.meta.url).resolve('express'))('proxy-addr') as { compile(v: string[]): unknown };
+  try { compile(s.split(',').map((v) => v.trim())); return true; } catch { return false; }
+};
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535, 'PORT must be a port number between 0 and 65535').default(3000),
-  PUBLIC_URL: url('PUBLIC_URL').optional(),
+  PUBLIC_URL: webAddress('PUBLIC_URL', 'https://switchboard.example.com').optional(),
   DATA_DIR: z.string().min(1).default('./.switchboard'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// (or leave it unset to use the embedded PGlite)').optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// (or leave it unset to use the embedded worker)').optional(),
@@ -22,7 +42,7 @@ const schema = z.object({
   SLACK_BOT_TOKEN: z.string().regex(/^xoxb-/, 'SLACK_BOT_TOKEN must be a bot token starting with xoxb-').optional(),
   SLACK_CLIENT_ID: z.string().min(1).optional(),
   SLACK_CLIENT_SECRET: z.string().min(1).optional(),
-  SLACK_API_URL: url('SLACK_API_URL').optional(),
+  SLACK_API_URL: webAddress('SLACK_API_URL', 'https://slack.com/api').optional(),
   SLACK_COMMAND: z.string().regex(/^\/[a-z0-9_-]+$/, 'SLACK_COMMAND must look like /switchboard').default('/switchboard'),
   MICROSOFT_APP_ID: z.string().min(1).optional(),
   MICROSOFT_APP_PASSWORD: z.string().min(1).optional(),
@@ -32,15 +52,15 @@ const schema = z.object({
   MICROSOFT_TOKEN_ISSUER: z.string().min(1).optional(),
   MICROSOFT_LOGIN_URL: endpoint('MICROSOFT_LOGIN_URL').optional(),
   MICROSOFT_OAUTH_SCOPE: z.string().min(1).optional(),
-  TEAMS_PRIVACY_URL: z.string().regex(/^https:\/\//, 'TEAMS_PRIVACY_URL must be the https address of your privacy statement').optional(),
-  TEAMS_TERMS_URL: z.string().regex(/^https:\/\//, 'TEAMS_TERMS_URL must be the https address of your terms of use').optional(),
+  TEAMS_PRIVACY_URL: z.string().refine((s) => parsedAddress(s, ['https:']) !== null, 'TEAMS_PRIVACY_URL must be the https address of your privacy statement').optional(),
+  TEAMS_TERMS_URL: z.string().refine((s) => parsedAddress(s, ['https:']) !== null, 'TEAMS_TERMS_URL must be the https address of your terms of use').optional(),
   APPROVAL_REMINDER_MINUTES: z.coerce.number().int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes').min(0)
     .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off').default(0),
   JOB_MAX_AGE_MINUTES: z.coerce.number().int('JOB_MAX_AGE_MINUTES must be a whole number of minutes').min(1, 'JOB_MAX_AGE_MINUTES must be at least 1')
     .max(10080, 'JOB_MAX_AGE_MINUTES must be at most 10080 (a week)').default(30),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`').optional(),
-  TRUST_PROXY: z.string().regex(/^(true|false|\d+|[\w:./]+(\s*,\s*[\w:./]+)*)$/,
-    'TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses or subnets such as loopback,10.0.0.0/8').default('false'),
+  TRUST_PROXY: z.string().refine((s) => /^(true|false|\d+)$/.test(s) || trustedProxies(s),
+    'TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets and the names loopback, linklocal or uniquelocal, such as loopback,10.0.0.0/8').default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { App } from '../app.ts';
 import { isSwitchboardError } from '../domain/errors.ts';
 import { commands } from './commands.ts';
-import { controlSocketPath, WHERE_COMMAND, type CommandReply } from './control-client.ts';
+import { controlSocketPath, databaseIdentity, EMBEDDED, WHERE_COMMAND, type CommandReply } from './control-client.ts';
 import { jobCommands } from './job-commands.ts';
 import { listeningCommands } from './listening-commands.ts';
 
@@ -27,6 +27,22 @@ export async function runCommand(app: App, name: string, args: Record<string, un
   }
 }
 
+/**
+ * Why a command whose environment names the database `theirs` is not run by
+ * this server, or null when this server uses that database: the CLI must never
+ * act on another database than its own environment names, whichever command.
+ */
+export function databaseMismatch(app: App, theirs: unknown): string | null {
+  const ours = databaseIdentity(app.config.databaseUrl);
+  if (theirs === ours) return null;
+  const server = ours === EMBEDDED ? 'its embedded database' : ours;
+  const asked = theirs === EMBEDDED ? 'the embedded database in DATA_DIR (DATABASE_URL is not set)'
+    : typeof theirs === 'string' ? `${theirs} (your DATABASE_URL)` : 'an unnamed database';
+  const toServer = ours === EMBEDDED ? 'unset DATABASE_URL' : `set DATABASE_URL to ${ours} (with its password)`;
+  return `Nothing was done: the Switchboard server running with DATA_DIR ${app.config.dataDir} uses ${server}, not ${asked}; ` +
+    `to work on the server's database, ${toServer}, or to work on the other one, set DATA_DIR to another directory or stop that server.`;
+}
+
 export async function startControlServer(app: App, localUrl?: string): Promise<() => Promise<void>> {
   const file = controlSocketPath(app.config.dataDir);
   if (existsSync(file)) unlinkSync(file);
@@ -35,8 +51,10 @@ export async function startControlServer(app: App, localUrl?: string): Promise<(
     for await (const chunk of req) body += chunk;
     let reply: CommandReply;
     try {
-      const { name, args } = JSON.parse(body) as { name: string; args: Record<string, unknown> };
-      reply = name === WHERE_COMMAND
+      const { name, args, database } = JSON.parse(body) as { name: string; args: Record<string, unknown>; database: unknown };
+      const mismatch = databaseMismatch(app, database);
+      reply = mismatch ? { ok: false, error: { code: 'INVALID_INPUT', message: mismatch } }
+        : name === WHERE_COMMAND
         ? { ok: true, output: { data: { url: localUrl ?? null }, text: localUrl ?? 'unknown' } }
         : await runCommand(app, name, args);
     } catch {

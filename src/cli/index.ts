@@ -45,7 +45,7 @@ async function executeHere(config: Config, name: string, args: Record<string, un
     // A server is starting on this data directory: wait for its control socket.
     for (let waited = 0; waited < 30_000; waited += 250) {
       await new Promise((r) => setTimeout(r, 250));
-      const remote = await sendToServer(config.dataDir, name, args);
+      const remote = await sendToServer(config, name, args);
       if (remote) return remote;
     }
     throw e;
@@ -81,8 +81,9 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
 
   const data = (name: string, build: (...a: any[]) => Record<string, unknown>) => async (...a: unknown[]) => {
     const args = build(...a);
-    // The server checked its own configuration; DATA_DIR (default as in config.ts) is all it takes to find it.
-    let reply = await sendToServer(path.resolve(process.env.DATA_DIR || './.switchboard'), name, args);
+    // The server checked its own configuration; DATA_DIR (default as in config.ts) is all it takes to find it,
+    // and DATABASE_URL (empty is unset, as in config.ts) which database this command is for.
+    let reply = await sendToServer({ dataDir: path.resolve(process.env.DATA_DIR || './.switchboard'), databaseUrl: process.env.DATABASE_URL || undefined }, name, args);
     if (!reply) {
       const { ConfigError, loadConfig } = await import('../config.ts');
       let config: Config;

@@ -70,8 +70,15 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
 
   program.command('migrate').description('apply database migrations and exit')
     .action(withConfig(async (config) => {
-      const { controlSocketPath, sendToServer } = await import('./control-client.ts');
-      if (!config.databaseUrl && await sendToServer(config.dataDir, '__ping', {})) {
+      const { controlSocketPath, sendToServer, WHERE_COMMAND } = await import('./control-client.ts');
+      // Asked like every command, so a server on this DATA_DIR using another database refuses it the same way.
+      const server = await sendToServer(config, WHERE_COMMAND, {});
+      if (server && !server.ok) {
+        io.err(server.error?.message ?? 'The server on this data directory refused the command.');
+        setCode(2);
+        return;
+      }
+      if (server && !config.databaseUrl) {
         io.err(`A server is running on this data directory (${controlSocketPath(config.dataDir)}); it applied the migrations at start-up.`);
         setCode(1);
         return;

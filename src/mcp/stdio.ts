@@ -116,7 +116,7 @@ export function missingDatabase(config: Config, dataDirSet: boolean): string | n
 
 /** Where a running server on this data directory listens: asked over its control socket, else guessed from PORT. */
 async function serverAddress(config: Config): Promise<{ base: string; how: string }> {
-  const reply = await sendToServer(config.dataDir, WHERE_COMMAND, {}).catch(() => null);
+  const reply = await sendToServer(config, WHERE_COMMAND, {}).catch(() => null);
   const url = reply?.ok ? reply.output?.data.url : null;
   if (typeof url === 'string') return { base: url, how: `as its control socket ${controlSocketPath(config.dataDir)} said` };
   return { base: `http://127.0.0.1:${config.port}`, how: `from PORT=${config.port}, since no control socket answered at ${controlSocketPath(config.dataDir)}` };

@@ -132,4 +132,21 @@ describe('the CLI configuration check', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('DATABASE_URL must start with postgres://');
   });
+
+  it('refuses a PUBLIC_URL without a scheme before making a sign-in link, with exit code 2', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-cli-'));
+    try {
+      const r = await cli({ PUBLIC_URL: 'localhost:3000', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, 'init', '--org', 'Acme', '--admin', 'alice');
+      expect(r.code).toBe(2);
+      expect(r.err).toContain('PUBLIC_URL: PUBLIC_URL must be an http(s) address such as https://switchboard.example.com');
+      expect(r.out).not.toContain('signin');
+    } finally { rmSync(dataDir, { recursive: true, force: true }); }
+  });
+
+  it('refuses a TRUST_PROXY express cannot read with the other configuration errors (exit code 2), before serving', async () => {
+    const r = await cli({ TRUST_PROXY: 'maybe', PORT: '0', LOG_LEVEL: 'silent' }, 'serve');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('Switchboard cannot start because of its environment:\n- TRUST_PROXY: TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets and the names loopback, linklocal or uniquelocal, such as loopback,10.0.0.0/8');
+    expect(r.err).not.toContain('INTERNAL');
+  });
 });

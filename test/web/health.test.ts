@@ -36,7 +36,7 @@ describe('a server on embedded defaults', () => {
   });
 
   it('runs CLI commands sent over its control socket', async () => {
-    const reply = await sendToServer(dataDir, 'init', { org: 'Acme', admin: 'alice' });
+    const reply = await sendToServer({ dataDir }, 'init', { org: 'Acme', admin: 'alice' });
     expect(reply).toMatchObject({ ok: true, output: { data: { org: { slug: 'acme' } } } });
     const out: string[] = [];
     const saved = { ...process.env };
