@@ -169,6 +169,8 @@ export interface MessageRepo {
   post(m: NewMessage, to: PostTargets, gate: SendGate): Promise<Posted>;
   /** Null when absent or in another workspace. */
   get(workspaceId: string, id: string): Promise<Message | null>;
+  /** The message of the conversation with this platform id (a Slack ts, a Teams activity id); null when none. */
+  byExternalId(workspaceId: string, conversationId: string, externalId: string): Promise<Message | null>;
   /** Replaces the body (its author changed it) and records when; false when absent. */
   edit(workspaceId: string, id: string, body: string, at: Date): Promise<boolean>;
   /** Deletes the message for good (its author deleted it); returns it as deleted (with any platform id recorded by then), null when absent. */

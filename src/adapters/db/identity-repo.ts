@@ -77,6 +77,11 @@ export class DrizzleExternalIdentityRepo implements ExternalIdentityRepo {
     return rows.length === 1;
   }
 
+  async releaseLinkPrompt(id: string) {
+    if (!isUuid(id)) return;
+    await this.db.update(externalIdentities).set({ linkPromptedAt: null }).where(eq(externalIdentities.id, id));
+  }
+
   async listForPerson(personId: string) {
     if (!isUuid(personId)) return [];
     return this.db.select(columns).from(externalIdentities).where(eq(externalIdentities.personId, personId))

@@ -174,6 +174,13 @@ export class DrizzleMessageRepo implements MessageRepo {
     return row ?? null;
   }
 
+  async byExternalId(workspaceId: string, conversationId: string, externalId: string) {
+    if (!isUuid(conversationId)) return null;
+    const [row] = await this.db.select(messageColumns).from(messages)
+      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId), eq(messages.externalId, externalId))).limit(1);
+    return row ?? null;
+  }
+
   async edit(workspaceId: string, id: string, body: string, at: Date) {
     if (!isUuid(id)) return false;
     const rows = await this.db.update(messages).set({ body, editedAt: at })

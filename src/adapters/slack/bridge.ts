@@ -54,28 +54,8 @@ export async function isBridged(rt: SlackRuntime, teamId: string | undefined, ch
   return Boolean(teamId) && Boolean(await rt.app.store.bridges.byExternal('slack', teamId!, channel));
 }
 
-/** An edit (message_changed) or a delete (message_deleted) of a person's message, applied to its web copy. */
-async function followChange(rt: SlackRuntime, client: webApi.WebClient, teamId: string, m: SlackMessageEvent, botUserId: string | undefined): Promise<void> {
-  const port = slackPort(rt, client, teamId, m.channel);
-  const where = { tenantId: teamId, channelId: m.channel };
-  if (m.subtype === 'message_deleted') {
-    if (m.deleted_ts) await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'delete', messageId: m.deleted_ts });
-    return;
-  }
-  const edited = m.message;
-  // A deleted thread root with replies stays as a tombstone ("This message was deleted.") and comes as a change, not a delete.
-  if (edited?.subtype === 'tombstone') {
-    if (edited.ts) await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'delete', messageId: edited.ts });
-    return;
-  }
-  // Our own posts change too (when we edit a mirror); those never come back.
-  if (!edited?.ts || fromABot(edited, botUserId)) return;
-  const { markdown } = await readSlackMessage(rt, client, teamId, edited as SlackMessageText, botUserId);
-  await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'edit', messageId: edited.ts, text: markdown });
-}
-
-/** A Slack message event as the bridge reads it. */
-interface SlackMessageEvent {
+/** A Slack message event as the bridge (and the listeners, for edits and deletes) read it. */
+export interface SlackMessageEvent {
   channel: string;
   channel_type?: string;
   subtype?: string;
@@ -89,21 +69,20 @@ interface SlackMessageEvent {
   message?: Omit<SlackMessageEvent, 'channel' | 'message'>;
   /** message_deleted: the ts of the message that went. */
   deleted_ts?: string;
+  /** message_changed and message_deleted: the message as it was. */
+  previous_message?: Omit<SlackMessageEvent, 'channel' | 'message'>;
 }
 
 /**
  * A message event in a bridged channel, handed to the core's bridge step; true
  * when the channel is bridged (the event is then handled here, or ignored:
- * our own mirrors and other bots' posts never loop back).
+ * our own mirrors and other bots' posts never loop back). Edits and deletes
+ * are the listeners' (followChange), bridged or not.
  */
 export async function mirrorBridged(rt: SlackRuntime, client: webApi.WebClient, event: unknown, context: { teamId?: string; botUserId?: string }): Promise<boolean> {
   const m = event as SlackMessageEvent;
   if ((m.channel_type !== 'channel' && m.channel_type !== 'group') || !(await isBridged(rt, context.teamId, m.channel))) return false;
   const teamId = context.teamId!;
-  if (m.subtype === 'message_changed' || m.subtype === 'message_deleted') {
-    await followChange(rt, client, teamId, m, context.botUserId);
-    return true;
-  }
   if (!isPersonsMessage(m) || fromABot(m, context.botUserId)) return true;
   const where = { channel: m.channel, user: m.user!, thread_ts: m.thread_ts ?? m.ts };
   await guard(rt, client, where, async () => {

@@ -69,6 +69,6 @@ export function slackPort(rt: SlackRuntime, client: webApi.WebClient, teamId: st
     sendLinkPrompt: (identity, reason) => sendLinkPrompt(rt, client, identity, reason),
     permalink: (ts) => rt.permalinks.of(client, teamId, channel, ts, threadTs),
     showName,
-    linkHowTo: (justSent) => slackLinkHowTo(command, justSent),
+    linkHowTo: (justSent, sendFailed) => slackLinkHowTo(command, justSent, sendFailed),
   };
 }

@@ -49,8 +49,8 @@ async function offerFor(rt: SlackRuntime, identity: ExternalIdentity, reason: Pr
 
 /**
  * Sends the "Link your account" DM (the core decides it is the first time). A
- * failure is logged, never in the way of the message itself; the person can
- * still ask with the slash command.
+ * failure is logged, never in the way of the message itself; the core then
+ * tries again at the person's next message, and they can ask with the slash command.
  */
 export async function sendLinkPrompt(rt: SlackRuntime, client: webApi.WebClient, identity: ExternalIdentity, reason: PromptReason): Promise<boolean> {
   try {
@@ -59,7 +59,7 @@ export async function sendLinkPrompt(rt: SlackRuntime, client: webApi.WebClient,
     await client.chat.postMessage({ channel: dm.channel!.id!, text: fallback(offer.prompt), blocks: linkBlocks(offer.prompt), unfurl_links: false });
     return true;
   } catch (err) {
-    rt.logger.warn({ err: loggable(err), identityId: identity.id }, 'could not send the link prompt DM; the person can ask with the slash command');
+    rt.logger.warn({ err: loggable(err), identityId: identity.id }, 'could not send the link prompt DM; it is tried again at their next message');
     return false;
   }
 }
@@ -134,9 +134,14 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
   };
 }
 
-/** How to get a link in Slack, finishing a sentence (SurfacePort.linkHowTo): `justSent` when a prompt just went to the person's DM. */
-export const slackLinkHowTo = (command: string, justSent: boolean) =>
-  (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') + `\`${command} link\` gives you a new one`;
+/**
+ * How to get a link in Slack, finishing a sentence (SurfacePort.linkHowTo): `justSent` when a prompt just went to
+ * the person's DM, `sendFailed` when it could not be sent.
+ */
+export function slackLinkHowTo(command: string, justSent: boolean, sendFailed = false): string {
+  if (sendFailed) return `I could not send you a DM, so use \`${command} link\` to get a link`;
+  return (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') + `\`${command} link\` gives you a new one`;
+}
 
 /** How Slack speaks of account links, with the configured command. */
 export function slackLinkWording(command: string): LinkWording {

@@ -1,9 +1,9 @@
 // Bolt listeners for what people do in Slack: mention the app in a channel,
-// DM it, add it to a channel. They run in the inbound.slack job, after the
+// DM it, edit or delete what they wrote, add the app to a channel. They run in the inbound.slack job, after the
 // request was stored and acknowledged (receiver.ts), once per request.
 import type { App as BoltApp, webApi } from '@slack/bolt';
 import { registerAssistantThreads } from './assistant.ts';
-import { isBridged, mirrorBridged } from './bridge.ts';
+import { isBridged, mirrorBridged, type SlackMessageEvent } from './bridge.ts';
 import { registerCommand } from './commands.ts';
 import { pickerBlocks, registerHome } from './home.ts';
 import { normalise, slackPort, type SlackInbound } from './inbound.ts';
@@ -13,6 +13,7 @@ import { readSlackMessage } from './read-message.ts';
 import { agentList, introText, noAgentNamed, notConnected } from './replies.ts';
 import { fromABot, guard, isPersonsMessage, tell, type Where } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
+import { encodeThreadKey } from './thread-key.ts';
 
 export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
   bolt.event('app_mention', async ({ event, context, client }) => {
@@ -29,6 +30,7 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
   // DMs with the app, replies in threads of channels and group DMs (mentions there arrive as app_mention too),
   // and channel messages when agents listen to the channel.
   bolt.message(async ({ message, context, client }) => {
+    if (await followChange(rt, client, message, context)) return;
     if (await mirrorBridged(rt, client, message, context)) return;
     if (!isPersonsMessage(message) || fromABot(message, context.botUserId)) return;
     const dm = message.channel_type === 'im';
@@ -75,6 +77,33 @@ async function receive(rt: SlackRuntime, client: webApi.WebClient, where: Where,
     case 'handled':
       if (outcome.notices.length) await tell(client, where, outcome.notices.join('\n'));
   }
+}
+
+/**
+ * An edit (message_changed) or a delete (message_deleted) of a person's message, applied to what Switchboard
+ * stored of it (a bridged channel's web copy, or the message agents got); true when the event is one of those.
+ */
+async function followChange(rt: SlackRuntime, client: webApi.WebClient, event: unknown, context: { teamId?: string; botUserId?: string }): Promise<boolean> {
+  const m = event as SlackMessageEvent;
+  if (m.subtype !== 'message_changed' && m.subtype !== 'message_deleted') return false;
+  const teamId = context.teamId;
+  const now = m.subtype === 'message_deleted' ? m.previous_message : m.message;
+  const ts = m.subtype === 'message_deleted' ? m.deleted_ts : now?.ts;
+  if (!teamId || !ts) return true;
+  // Stored in the conversation of its thread (a channel message starts its own), or of the whole DM.
+  const keys = [{ thread_ts: now?.thread_ts ?? ts }, {}].map((t) => encodeThreadKey({ team: teamId, channel: m.channel, ...t }));
+  const change = { tenantId: teamId, channelId: m.channel, messageId: ts, conversationKeys: keys };
+  const port = slackPort(rt, client, teamId, m.channel);
+  // A deleted thread root with replies stays as a tombstone ("This message was deleted.") and comes as a change, not a delete.
+  if (m.subtype === 'message_deleted' || now?.subtype === 'tombstone') {
+    await rt.app.inbound.followChange(port, { ...change, kind: 'delete' });
+    return true;
+  }
+  // Our own posts change too (when we edit a post or a mirror); those are never read back.
+  if (!now || fromABot(now, context.botUserId)) return true;
+  const { markdown } = await readSlackMessage(rt, client, teamId, now as SlackMessageText, context.botUserId);
+  await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text: markdown });
+  return true;
 }
 
 /** The message as Markdown for the agents, and the agents it names. */

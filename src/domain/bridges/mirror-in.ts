@@ -32,8 +32,11 @@ export interface PipelineSteps {
 /** A reaction given (`on`) or taken back on the bridged side, by the platform's user `userId`; `emoji` is a short name (`thumbsup`). */
 export interface BridgedReaction { tenantId: string; channelId: string; messageId: string; userId: string; emoji: string; on: boolean }
 
+/** What became of a message on its chat platform: edited to `text`, or deleted. */
+export type ChatEdit = { kind: 'edit'; text: string } | { kind: 'delete' };
+
 /** A message edited or deleted on the bridged side. */
-export type BridgedChange = { tenantId: string; channelId: string; messageId: string } & ({ kind: 'edit'; text: string } | { kind: 'delete' });
+export type BridgedChange = { tenantId: string; channelId: string; messageId: string } & ChatEdit;
 
 export class BridgeInbound {
   constructor(
@@ -88,15 +91,26 @@ export class BridgeInbound {
     const mapped = bridge ? await this.store.bridges.byExternalId(bridge.id, change.messageId) : null;
     if (!bridge || !mapped?.inbound) return false;
     const message = await this.store.messages.get(bridge.workspaceId, mapped.messageId);
-    if (!message || (change.kind === 'edit' && !change.text.trim())) return false;
+    if (!message) return false;
+    await this.apply(message, change);
+    return true;
+  }
+
+  /**
+   * An edit or a delete its author made on the chat platform, applied to the stored message (bridged or not):
+   * search, inboxes and open pages see the new text, or the message is gone. An edit to no text, or to the
+   * same text (Slack re-sends a message when it unfurls a link), changes nothing.
+   */
+  async apply(message: Message, change: ChatEdit): Promise<void> {
+    const text = change.kind === 'edit' ? change.text.trim() : '';
+    if (change.kind === 'edit' && (!text || text === message.body)) return;
     // Other bridged sides follow (our mirrors there), queued before a delete takes the message map with it.
     await this.store.transaction(async (tx) => {
       await queueMirrorChanges(tx, message, change.kind);
-      if (change.kind === 'delete') await tx.messages.remove(bridge.workspaceId, message.id);
-      else await tx.messages.edit(bridge.workspaceId, message.id, change.text.trim(), this.now());
+      if (change.kind === 'delete') await tx.messages.remove(message.workspaceId, message.id);
+      else await tx.messages.edit(message.workspaceId, message.id, text, this.now());
     });
     await announceChange(this.notifier, message.conversationId, message.id, change.kind === 'delete' ? 'deleted' : 'changed');
-    return true;
   }
 
   /**

@@ -96,11 +96,19 @@ export class LinkService {
     return linkRefusal(state, subject ? this.wording(subject.surface) : null);
   }
 
-  /** True only the first time this is asked for an identity (also across processes): the caller then sends the prompt. */
+  /**
+   * True only the first time this is asked for an identity (also across processes): the caller then sends the
+   * prompt, and calls `promptNotSent` when that fails.
+   */
   async firstPrompt(identity: ExternalIdentity): Promise<boolean> {
-    // Prompted already as read: no claim to try (the mark is never cleared).
+    // Prompted already as read: no claim to try (the mark is cleared only by promptNotSent).
     if (identity.linkPromptedAt) return false;
     return this.store.identities.claimLinkPrompt(identity.id, this.clock.now());
+  }
+
+  /** The prompt `firstPrompt` allowed could not be sent: the next message from this chat user tries again. */
+  async promptNotSent(identity: ExternalIdentity): Promise<void> {
+    await this.store.identities.releaseLinkPrompt(identity.id);
   }
 
   /** A fresh link for the identity, and the prompt to show with it. The nonce exists only in the returned URL. */

@@ -21,6 +21,9 @@ export type { ChatAsker, InboundTarget } from './inbound.ts';
 
 const TITLE_CHARS = 60;
 
+/** Whether the link prompt went out for this message (`now`), went out before (`earlier`), or could not be sent. */
+type PromptSent = 'now' | 'earlier' | 'failed';
+
 export class InboundService {
   private guest: Promise<Agent> | null = null;
 
@@ -40,6 +43,27 @@ export class InboundService {
   /** Step for bridged channels: an edit or delete on the bridged side follows to the web copy; false when there is none. */
   async mirrorBridgedChange(port: SurfacePort, change: BridgedChange): Promise<boolean> {
     return this.bridges ? this.bridges.change(port.surface, change) : false;
+  }
+
+  /**
+   * An edit or a delete of a message written in the chat app, applied to the copy Switchboard stored: through
+   * the bridge in a bridged channel, else found by its platform id in one of `conversationKeys` (the surface's
+   * keys for where it may be stored). Agents that got it read the new text (or no longer find it); they are not
+   * told. False when Switchboard stored no such message from this surface (our own posts are never changed here).
+   */
+  async followChange(port: SurfacePort, change: BridgedChange & { conversationKeys: string[] }): Promise<boolean> {
+    if (!this.bridges) return false;
+    if (await this.bridges.change(port.surface, change)) return true;
+    const workspace = await port.workspaceOf(change.tenantId);
+    if (!workspace) return false;
+    for (const key of new Set(change.conversationKeys)) {
+      const conversation = await this.store.messages.findConversation(workspace.id, key);
+      const message = conversation && await this.store.messages.byExternalId(workspace.id, conversation.id, change.messageId);
+      if (message?.surface !== port.surface) continue;
+      await this.bridges.apply(message, change);
+      return true;
+    }
+    return false;
   }
 
   /** Step for bridged channels: a reaction on the bridged side follows to the web copy, as its chat user's; false when the message is not bridged. */
@@ -118,8 +142,10 @@ export class InboundService {
   /** `deliver` for an asker resolved already. */
   private async deliverAs(port: SurfacePort, msg: InboundMessage, target: InboundTarget, recipients: WorkspaceAgent[], asker: ChatAsker): Promise<{ result: SendResult; refusals: string[] }> {
     const { workspace: ws } = target;
-    const prompted = asker.asGuest && await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
-    if (asker.asGuest && ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
+    if (asker.asGuest) {
+      const prompted = await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
+      if (ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
+    }
     const result = await this.record(port, msg, target, asker, recipients);
     if (asker.asGuest) await this.intakeStep(target, result);
     return { result, refusals: refusalsOf(port, result) };
@@ -216,8 +242,8 @@ export class InboundService {
     if (!target.workspace.requireLinking) return null;
     const asker = await this.asker(port, tenantId, authorId, target.directory);
     if (!asker.asGuest) return null;
-    const sent = await this.promptOnce(port, asker.identity, 'required');
-    return this.linkingRequired(port, sent, Boolean(asker.identity.personId)).message;
+    const prompted = await this.promptOnce(port, asker.identity, 'required');
+    return this.linkingRequired(port, prompted, Boolean(asker.identity.personId)).message;
   }
 
   /**
@@ -266,17 +292,20 @@ export class InboundService {
     return found ? [found] : null;
   }
 
-  private async promptOnce(port: SurfacePort, identity: ExternalIdentity, reason: 'first' | 'required'): Promise<boolean> {
-    if (identity.personId || !(await this.links.firstPrompt(identity))) return false;
-    return port.sendLinkPrompt(identity, reason);
+  /** Sends the link prompt the first time; a send that fails is forgotten, so the next message tries again. */
+  private async promptOnce(port: SurfacePort, identity: ExternalIdentity, reason: 'first' | 'required'): Promise<PromptSent> {
+    if (identity.personId || !(await this.links.firstPrompt(identity))) return 'earlier';
+    if (await port.sendLinkPrompt(identity, reason)) return 'now';
+    await this.links.promptNotSent(identity);
+    return 'failed';
   }
 
-  private linkingRequired(port: SurfacePort, justSent: boolean, linkedElsewhere: boolean) {
+  private linkingRequired(port: SurfacePort, prompt: PromptSent, linkedElsewhere: boolean) {
     if (linkedElsewhere) {
       return notPermitted(`This Switchboard workspace answers only people who have linked their ${port.label} account and can reach the workspace; your linked account cannot reach it, so no agent got your message. Ask an owner to add you.`,
         { reason: 'linking_required' });
     }
-    return notPermitted(`This Switchboard workspace answers only people who have linked their ${port.label} account, and yours is not linked yet, so no agent got your message. ${port.linkHowTo(justSent)}; link, then write again.`,
+    return notPermitted(`This Switchboard workspace answers only people who have linked their ${port.label} account, and yours is not linked yet, so no agent got your message. ${port.linkHowTo(prompt === 'now', prompt === 'failed')}; link, then write again.`,
       { reason: 'linking_required' });
   }
 

@@ -82,8 +82,11 @@ export interface SurfacePort {
   permalink(messageId: string): Promise<string | null>;
   /** An agent name quoted the way the platform shows it in a sentence. */
   showName(name: string): string;
-  /** How to get a link, finishing a sentence: `justSent` says whether a prompt went out for this very message. */
-  linkHowTo(justSent: boolean): string;
+  /**
+   * How to get a link, finishing a sentence: `justSent` says whether a prompt went out for this very message,
+   * `sendFailed` that one was due but could not be sent (so none can be pointed to).
+   */
+  linkHowTo(justSent: boolean, sendFailed?: boolean): string;
 }
 
 /** Who wrote a chat message, and which Switchboard agent speaks for them. */

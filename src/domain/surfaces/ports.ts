@@ -24,7 +24,7 @@ export interface ExternalIdentity extends ExternalKey {
   /** When the profile was last read from the platform; null when never. */
   profileFetchedAt: Date | null;
   linkedAt: Date | null;
-  /** When the person was first sent the link prompt (it goes once); null when never. */
+  /** When the person was sent the link prompt (it goes once; a send that failed is forgotten); null when never. */
   linkPromptedAt: Date | null;
   createdAt: Date;
 }
@@ -52,6 +52,8 @@ export interface ExternalIdentityRepo {
   unlink(id: string, personId: string, at: Date): Promise<ExternalIdentity | null>;
   /** Records that the app asked this chat user to link; true only the first time (also under concurrent calls). */
   claimLinkPrompt(id: string, at: Date): Promise<boolean>;
+  /** Forgets that claim (the prompt could not be sent), so the next claim succeeds again. */
+  releaseLinkPrompt(id: string): Promise<void>;
   /** The identities linked to a person, oldest link first. */
   listForPerson(personId: string): Promise<ExternalIdentity[]>;
   /** The identities of these users of one tenant that Switchboard has seen; others are left out. */
