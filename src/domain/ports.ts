@@ -184,6 +184,8 @@ export interface MessageRepo {
   notePostAttempt(messageId: string, at: Date): Promise<Date | null>;
   /** Whether the agent overheard (as a listener) any message of the conversation. */
   overheardIn(agentId: string, conversationId: string): Promise<boolean>;
+  /** How many messages the agent wrote in the conversation since `since` (what the rate limit counts, as SendGate does). */
+  sentSince(agentId: string, conversationId: string, since: Date): Promise<number>;
   /** The newest message addressed to `agentId` in the conversation (overheard ones left out); null when none. */
   latestReceived(agentId: string, conversationId: string): Promise<Message | null>;
   /** The newest message addressed to `agentId` anywhere in the workspace since `since` (overheard ones left out); null when none. */

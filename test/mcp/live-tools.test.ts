@@ -3,6 +3,8 @@ import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
 import { LIVE_PAYLOAD, LiveService, type LiveEvent } from '../../src/domain/live/live-service.ts';
 import { conversationTopic } from '../../src/domain/messaging/messaging-service.ts';
+import { usageMonth } from '../../src/domain/organizations/plans.ts';
+import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { appPerFile, connectInProcess, makeWorld, silent, textOf } from './support/world.ts';
 
 let app: App;
@@ -130,7 +132,10 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     await app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, send: false });
     const refused = await a.call('finish_message', { stream_id: s.stream_id, text: ' more' });
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toMatch(/do not have the send permission/);
+    // A refusal that waiting does not lift ends the stream, and says so.
+    expect(textOf(refused)).toMatch(/do not have the send permission.* The streamed message has ended and nothing of it was stored/);
+    expect(refused._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'NOT_PERMITTED', stream: 'ended' });
+    expect(textOf(await a.call('finish_message', { stream_id: s.stream_id }))).toMatch(/already ended \(finished\)/);
     expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [] });
     expect(await app.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
     await a.close();
@@ -166,12 +171,92 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
       const inbox = (await b.call('check_inbox')).structuredContent as Out;
       expect(inbox.messages.map((m: Out) => [m.id, m.body])).toEqual([[started.streamId, 'Half an answer']]);
     });
-    await expect(live.append(w.builder.agent, started.streamId, 'more')).rejects.toThrow(/without an append\); start a new one/);
+    await expect(live.append(w.ws, w.builder.agent, started.streamId, 'more')).rejects.toThrow(/without an append\); start a new one/);
 
     await live.setStatus(w.ws, w.builder.agent, started.conversation.id, 'is thinking…');
     await vi.waitFor(() => expect(events.events.at(-1)).toMatchObject({ status: null, stream: null }));
     expect(events.events.some((e) => e.status === 'is thinking…')).toBe(true);
     await events.stop();
     await b.close();
+  });
+});
+
+describe('streamed messages and the limits of send_message', () => {
+  it('refuses to start a stream the rate limit or the plan\'s monthly count would refuse, as send_message would', async () => {
+    const w = await makeWorld(app);
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    for (let i = 0; i < 30; i++) await app.messaging.send({ workspace: w.ws, sender: w.builder.agent, to: ['reviewer'], body: `update ${i}` });
+    const limited = await a.call('start_message', { to: 'reviewer', text: 'long answer part 1. ' });
+    expect(limited.isError).toBe(true);
+    expect(limited._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'RATE_LIMITED', limit: 30 });
+    expect(textOf(limited)).toMatch(/^You have sent 30 messages to this conversation in the last 60 seconds.*wait 60 seconds/);
+
+    const full = await makeWorld(app);
+    await app.store.orgs.addUsage((await app.store.orgs.get(full.org))!.id, usageMonth(new Date()), 300);
+    const b = await connectInProcess(app, full.builder.agent, full.ws.slug);
+    const over = await b.call('start_message', { to: 'reviewer', text: 'hello' });
+    expect(over.isError).toBe(true);
+    expect(over._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'PLAN_LIMIT', limit: 300, used: 300 });
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('finds a stream only in the workspace it was started in, answering elsewhere as for an unknown id', async () => {
+    const w = await makeWorld(app);
+    await app.orgs.setPlan(SYSTEM, w.org, 'team', 10_000);
+    const ws2 = await app.orgs.addWorkspace(SYSTEM, { name: `Second ${w.suffix}`, org: w.org });
+    await app.agents.join(SYSTEM, { agent: w.builder.name, workspace: ws2.slug });
+    await app.agents.join(SYSTEM, { agent: w.reviewer.name, workspace: ws2.slug });
+    const in1 = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const in2 = await connectInProcess(app, w.builder.agent, ws2.slug);
+    const s = (await in2.call('start_message', { to: 'reviewer', text: 'In the second workspace. ' })).structuredContent as Out;
+    const unknown = (id: string) => `There is no open streamed message ${id} of yours; use the stream_id start_message returned, or start one.`;
+
+    for (const tool of ['append_message', 'finish_message']) {
+      const r = await in1.call(tool, { stream_id: s.stream_id, text: 'Posted from the first. ' });
+      expect(r.isError, tool).toBe(true);
+      expect(r._meta?.[ERROR_META_KEY]).toEqual({ code: 'NOT_FOUND' });
+      expect(textOf(r)).toBe(unknown(s.stream_id));
+    }
+    const done = await in2.call('finish_message', { stream_id: s.stream_id });
+    expect(done.isError, textOf(done)).toBeFalsy();
+    expect((await app.store.messages.get(ws2.id, s.stream_id))?.body).toBe('In the second workspace.');
+    // Once ended too, the first workspace hears nothing of it.
+    expect(textOf(await in1.call('append_message', { stream_id: s.stream_id, text: 'x' }))).toBe(unknown(s.stream_id));
+    await Promise.all([in1.close(), in2.close()]);
+  });
+});
+
+describe('a streamed message whose finish is rate-limited', () => {
+  /** Real time, moved ahead by hand: the rate limit's window passes without waiting for it. */
+  const clock = { ahead: 0, now() { return new Date(Date.now() + this.ahead); } };
+  let limited: App;
+  appPerFile((a) => { limited = a; }, { clock, rateLimit: { max: 3, windowMs: 60_000 } });
+
+  it('keeps the stream open with all its text, so finish_message works once the limit passes', async () => {
+    const w = await makeWorld(limited);
+    const a = await connectInProcess(limited, w.builder.agent, w.ws.slug);
+    const b = await connectInProcess(limited, w.reviewer.agent, w.ws.slug);
+    for (const body of ['one', 'two']) await a.call('send_message', { to: 'reviewer', body });
+    const s = (await a.call('start_message', { to: 'reviewer', text: 'long answer part 1. ' })).structuredContent as Out;
+    expect(s.stream_id).toBeTruthy();
+    await a.call('send_message', { to: 'reviewer', body: 'three' });
+    await a.call('append_message', { stream_id: s.stream_id, text: 'part 2. ' });
+
+    const refused = await a.call('finish_message', { stream_id: s.stream_id, text: 'part 3.' });
+    expect(refused.isError).toBe(true);
+    expect(refused._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'RATE_LIMITED', stream: 'open' });
+    expect(textOf(refused)).toMatch(/wait 60 seconds .* Your streamed message .* stays open with its 35 characters: call finish_message with it again/);
+    expect(await limited.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
+    // Still open: it takes more text, and a finish before the limit passes is refused the same way.
+    expect((await a.call('append_message', { stream_id: s.stream_id, text: ' Done.' })).structuredContent).toEqual({ stream_id: s.stream_id, length: 41 });
+    expect((await a.call('finish_message', { stream_id: s.stream_id }))._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'RATE_LIMITED', stream: 'open' });
+
+    clock.ahead += 61_000;
+    const finished = await a.call('finish_message', { stream_id: s.stream_id });
+    expect(finished.isError, textOf(finished)).toBeFalsy();
+    expect(finished.structuredContent).toMatchObject({ message_id: s.stream_id, recipients: [{ to: 'reviewer', status: 'delivered' }] });
+    const inbox = (await b.call('check_inbox')).structuredContent as Out;
+    expect(inbox.messages.map((m: Out) => m.body)).toEqual(['one', 'two', 'three', 'long answer part 1. part 2. part 3. Done.']);
+    await Promise.all([a.close(), b.close()]);
   });
 });

@@ -126,6 +126,35 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     await c.close();
   });
 
+  it('answers a conversation the agent cannot see exactly as a made-up id, and a monitor, who can see it, that it is not part of it', async () => {
+    const w = await makeWorld(app);
+    await app.agents.add(SYSTEM, { name: 'third', owner: w.bob });
+    await app.agents.join(SYSTEM, { agent: `${w.bob}/third`, workspace: w.ws.slug });
+    const dm = (await app.messaging.send({ workspace: w.ws, sender: w.reviewer.agent, to: [`${w.bob}/third`], body: 'between us' })).conversation!.id;
+    const madeUp = randomUUID();
+    const c = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const calls = (id: string) => [
+      c.call('send_message', { conversation: id, body: 'hello?' }),
+      c.call('set_status', { conversation: id, text: 'is looking…' }),
+      c.call('start_message', { conversation: id, text: 'hello?' }),
+    ];
+    const seen = await Promise.all(calls(dm));
+    const unknown = await Promise.all(calls(madeUp));
+    for (const [i, r] of seen.entries()) {
+      expect(r.isError).toBe(true);
+      expect(r._meta?.[ERROR_META_KEY]).toEqual({ code: 'NOT_FOUND' });
+      expect(textOf(r)).toBe(`There is no conversation ${dm} in this workspace; use the conversation id of a message you received.`);
+      expect(textOf(r).replace(dm, madeUp)).toBe(textOf(unknown[i]));
+    }
+    // A monitor reads every conversation, so it is told the real reason: it may read there, not speak.
+    await app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, monitor: true });
+    const monitor = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const r = await monitor.call('send_message', { conversation: dm, body: 'hello?' });
+    expect(r._meta?.[ERROR_META_KEY]).toEqual({ code: 'NOT_PERMITTED' });
+    expect(textOf(r)).toMatch(/^You are not part of that conversation/);
+    await Promise.all([c.close(), monitor.close()]);
+  });
+
   it('rejects arguments that fail the schema with a readable tool error', async () => {
     const w = await makeWorld(app);
     const c = await connectInProcess(app, w.builder.agent, w.ws.slug);

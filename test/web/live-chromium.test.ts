@@ -70,12 +70,12 @@ describe('an agent at work, in the web chat in Chromium', () => {
     await expect.poll(() => draft.locator('.live-text').textContent(), { timeout: 20_000 }).toBe('Release notes:\n');
     expect(await status.count()).toBe(0);
     expect(await draft.locator('.tag').textContent()).toBe('writing…');
-    await app.live.append(writer, started.streamId, '- faster search\n- <b>not bold</b>');
+    await app.live.append(ws, writer, started.streamId, '- faster search\n- <b>not bold</b>');
     await expect.poll(() => draft.locator('.live-text').textContent(), { timeout: 20_000 }).toBe('Release notes:\n- faster search\n- <b>not bold</b>');
     // Written as text while it streams: markup in it is not interpreted.
     expect(await draft.locator('b').count()).toBe(0);
 
-    await app.live.finish(writer, started.streamId);
+    await app.live.finish(ws, writer, started.streamId);
     const final = page.locator(`#main li.message[data-id="${started.streamId}"]`);
     await final.waitFor({ timeout: 20_000 });
     expect(await final.locator('.body li').allTextContents()).toEqual(['faster search', '<b>not bold</b>']);

@@ -213,6 +213,12 @@ export class DrizzleMessageRepo implements MessageRepo {
     return Boolean(row);
   }
 
+  async sentSince(agentId: string, conversationId: string, since: Date) {
+    const [row] = await this.db.select({ n: count() }).from(messages)
+      .where(and(eq(messages.senderId, agentId), eq(messages.conversationId, conversationId), gte(messages.createdAt, since)));
+    return Number(row?.n ?? 0);
+  }
+
   async latestReceived(agentId: string, conversationId: string) {
     const [row] = await this.db.select(messageColumns).from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))

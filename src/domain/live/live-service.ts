@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeliveryError } from '../delivery/failure.ts';
 import { pacedCall } from '../delivery/pacer.ts';
 import type { LiveDraft, OutboundMessage, SurfaceOutbound } from '../delivery/ports.ts';
-import { invalidInput, RetryLater, SwitchboardError } from '../errors.ts';
+import { invalidInput, isOutage, RetryLater, SwitchboardError } from '../errors.ts';
 import { conversationTopic, type MessagingService, type SendInput, type SendResult } from '../messaging/messaging-service.ts';
 import { label, MAX_BODY_CHARS } from '../messaging/rules.ts';
 import type { Conversation, LivePost, Message } from '../messaging/types.ts';
@@ -83,6 +83,10 @@ interface Status {
 }
 
 const statusKey = (agentId: string, conversationId: string) => `${agentId}:${conversationId}`;
+/** Whose a stream is: one agent's, in one workspace (the same agent's sessions in other workspaces do not reach it). */
+const ownerKey = (ws: Workspace, sender: Agent) => `${ws.id}:${sender.id}`;
+/** Refusals that pass with time (the rate limit, an outage): a finish refused for one keeps the stream open to be finished again. */
+const passes = (e: unknown): e is SwitchboardError => e instanceof SwitchboardError && (e.code === 'RATE_LIMITED' || isOutage(e));
 /** A conversation held on a chat surface (a Slack or Teams thread), which that surface's port shows. */
 const isExternal = (c: Conversation) => c.kind === 'external';
 
@@ -90,8 +94,8 @@ const isExternal = (c: Conversation) => c.kind === 'external';
 export class LiveService {
   private readonly streams = new Map<string, Stream>();
   private readonly statuses = new Map<string, Status>();
-  /** Why recently ended streams ended, so a late append hears why rather than "unknown". */
-  private readonly ended = new Map<string, string>();
+  /** Why recently ended streams ended (and whose they were), so a late append hears why rather than "unknown". */
+  private readonly ended = new Map<string, { why: string; owner: string }>();
 
   constructor(
     private readonly messaging: MessagingService,
@@ -170,15 +174,16 @@ export class LiveService {
   }
 
   /**
-   * Starts a streamed message, checked like send_message now and again when it
-   * is stored. The text goes live on the conversation's surface as it is appended.
+   * Starts a streamed message, checked like send_message now (the rate limit and
+   * the plan's monthly count included) and again when it is stored. The text goes
+   * live on the conversation's surface as it is appended.
    */
   async start(input: StartInput): Promise<{ streamId: string; conversation: Conversation; recipients: SendResult['recipients'] }> {
     const open = [...this.streams.values()].filter((s) => s.input.sender.id === input.sender.id).length;
     if (open >= MAX_OPEN_STREAMS) throw new SwitchboardError('RATE_LIMITED', `You have ${open} streamed messages open; finish one with finish_message before starting another.`);
     const text = input.text ?? '';
     this.checkLength(text);
-    const { conversation, recipients } = await this.messaging.preview(input);
+    const { conversation, recipients } = await this.messaging.preview(input, { limits: true });
     const stream: Stream = {
       id: randomUUID(), input, conversation, text, sent: 0, sequence: 0,
       port: isExternal(conversation) && input.surface !== conversation.surface ? this.portFor(conversation.surface) : null,
@@ -193,8 +198,8 @@ export class LiveService {
   }
 
   /** Adds text to a stream; it goes live at the next update (at most one per update interval). Returns the length so far. */
-  async append(sender: Agent, streamId: string, text: string): Promise<{ length: number; conversation: Conversation }> {
-    const stream = this.own(sender, streamId);
+  async append(ws: Workspace, sender: Agent, streamId: string, text: string): Promise<{ length: number; conversation: Conversation }> {
+    const stream = this.own(ws, sender, streamId);
     this.checkLength(stream.text + text);
     stream.text += text;
     this.touch(stream);
@@ -202,9 +207,13 @@ export class LiveService {
     return { length: stream.text.length, conversation: stream.conversation };
   }
 
-  /** Ends a stream: `text` is appended, then the whole text is stored once as one message and the live post shows it. */
-  async finish(sender: Agent, streamId: string, text = ''): Promise<SendResult> {
-    const stream = this.own(sender, streamId);
+  /**
+   * Ends a stream: `text` is appended, then the whole text is stored once as one message and the live post shows it.
+   * Refused for a reason that passes with time (the rate limit, an outage), the stream stays open with all its text,
+   * to be finished again; refused for any other, it ends and what it showed is withdrawn. The refusal says which.
+   */
+  async finish(ws: Workspace, sender: Agent, streamId: string, text = ''): Promise<SendResult> {
+    const stream = this.own(ws, sender, streamId);
     this.checkLength(stream.text + text);
     stream.text += text;
     return this.end(stream, 'finished');
@@ -213,19 +222,42 @@ export class LiveService {
   private async end(stream: Stream, why: string): Promise<SendResult> {
     stream.finishing = true;
     if (stream.idleTimer) clearTimeout(stream.idleTimer);
-    this.streams.delete(stream.id);
-    this.ended.set(stream.id, why);
-    if (this.ended.size > 500) this.ended.delete(this.ended.keys().next().value!);
     await stream.chain;
+    // Refused by the check before a live update meanwhile: it is over, and nothing of it is stored.
+    if (!this.streams.has(stream.id)) this.own(stream.input.workspace, stream.input.sender, stream.id);
     const body = stream.text.trim();
+    let result: SendResult;
     try {
       if (!body) throw invalidInput('The streamed message is empty, so nothing was sent; start a new one and append text before finishing.');
-      const result = await this.messaging.send({ ...stream.input, body, id: stream.id, ...(stream.post ? { livePost: stream.post } : {}) });
-      if (!result.message) await this.withdraw(stream);
-      return result;
+      result = await this.messaging.send({ ...stream.input, body, id: stream.id, ...(stream.post ? { livePost: stream.post } : {}) });
     } catch (e) {
-      await this.withdraw(stream);
-      throw e;
+      if (passes(e)) {
+        // Nothing was stored and nothing is lost: the stream goes on as it was (its idle timer restarted), readers still see it.
+        stream.finishing = false;
+        this.touch(stream);
+        this.scheduleFlush(stream);
+        throw new SwitchboardError(e.code, e.message, { ...e.details, stream: 'open' },
+          `Your streamed message ${stream.id} stays open with its ${stream.text.length} characters: call finish_message with it again then (append_message still works).`);
+      }
+      await this.drop(stream, why);
+      if (!(e instanceof SwitchboardError) || e.code === 'INVALID_INPUT') throw e;
+      throw new SwitchboardError(e.code, e.message, { ...e.details, stream: 'ended' },
+        'The streamed message has ended and nothing of it was stored; what it showed was withdrawn.');
+    }
+    // Stored, or refused by every recipient (the answer lists why): either way the stream is over.
+    await this.drop(stream, why, Boolean(result.message));
+    return result;
+  }
+
+  /** Closes a stream for good: later calls hear why; unless its message was stored, what it showed is withdrawn. */
+  private async drop(stream: Stream, why: string, stored = false): Promise<void> {
+    stream.finishing = true;
+    if (stream.idleTimer) clearTimeout(stream.idleTimer);
+    if (!this.streams.delete(stream.id)) return;
+    this.ended.set(stream.id, { why, owner: ownerKey(stream.input.workspace, stream.input.sender) });
+    if (this.ended.size > 500) this.ended.delete(this.ended.keys().next().value!);
+    try {
+      if (!stored) await this.withdraw(stream);
     } finally {
       await this.publish(stream.conversation, stream.input.sender, { status: null, stream: { id: stream.id, text: '', truncated: false, done: true } });
     }
@@ -241,12 +273,16 @@ export class LiveService {
     }
   }
 
-  private own(sender: Agent, streamId: string): Stream {
+  /** The caller's stream: only its own, started in this workspace; any other id is answered as unknown. */
+  private own(ws: Workspace, sender: Agent, streamId: string): Stream {
+    const owner = ownerKey(ws, sender);
     const stream = this.streams.get(streamId);
-    if (stream && stream.input.sender.id === sender.id && !stream.finishing) return stream;
-    const why = stream ? null : this.ended.get(streamId);
-    throw new SwitchboardError('NOT_FOUND', why
-      ? `The streamed message ${streamId} has already ended (${why}); start a new one with start_message.`
+    const mine = stream && ownerKey(stream.input.workspace, stream.input.sender) === owner ? stream : null;
+    if (mine && !mine.finishing) return mine;
+    if (mine) throw new SwitchboardError('CONFLICT', `The streamed message ${streamId} is being finished; wait for the answer of finish_message.`);
+    const ended = stream ? undefined : this.ended.get(streamId);
+    throw new SwitchboardError('NOT_FOUND', ended?.owner === owner
+      ? `The streamed message ${streamId} has already ended (${ended.why}); start a new one with start_message.`
       : `There is no open streamed message ${streamId} of yours; use the stream_id start_message returned, or start one.`);
   }
 
@@ -260,7 +296,7 @@ export class LiveService {
     stream.idleTimer = setTimeout(() => {
       const ms = this.options.streamIdleMs;
       this.end(stream, `finished by Switchboard after ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} without an append`).catch((err: unknown) => {
-        this.logger.warn({ err, streamId: stream.id }, 'a streamed message left open could not be stored');
+        this.logger.warn({ err, streamId: stream.id }, 'a streamed message left open could not be stored (it stays open when the refusal passes with time)');
       });
     }, this.options.streamIdleMs);
     stream.idleTimer.unref?.();
@@ -313,10 +349,8 @@ export class LiveService {
         this.scheduleFlush(stream);
         return false;
       }
-      stream.finishing = true;
-      setImmediate(() => {
-        this.end(stream, `refused: ${e.message}`).catch(() => {}); // end() withdraws the post; the refusal was told by `ended`
-      });
+      // Nothing is stored: the post is withdrawn, and the agent's next call hears the refusal from `ended`.
+      await this.drop(stream, `refused: ${e.message}`).catch((err: unknown) => this.logger.warn({ err, streamId: stream.id }, 'could not end a refused stream'));
       return false;
     }
   }
@@ -367,7 +401,9 @@ export class LiveService {
 
   /** Finishes every open stream with what it has and clears every status (the process is stopping). */
   async close(): Promise<void> {
-    await Promise.all([...this.streams.values()].map((s) => this.end(s, 'finished by Switchboard when the server stopped').catch(() => {})));
+    // A stream whose message could not be stored now (even for a reason that passes) has no later here: it is dropped.
+    await Promise.all([...this.streams.values()].map((s) => this.end(s, 'finished by Switchboard when the server stopped')
+      .catch(() => this.drop(s, 'the server stopped before it could be stored')).catch(() => {})));
     await Promise.all([...this.statuses.keys()].map((k) => this.clearStatus(k)));
   }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { postOrderingKey } from '../delivery/post-change.ts';
 import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/agent-service.ts';
 import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
-import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth } from '../organizations/plans.ts';
+import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth, type Plan } from '../organizations/plans.ts';
 import type { Clock, Notifier, SendGate, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import type { AudienceService } from '../linking/audience-service.ts';
@@ -119,19 +119,37 @@ export class MessagingService {
   }
 
   /**
-   * Checks a message before it is written (a streamed message, start_message):
-   * every rule send applies except the plan's monthly count, which is checked
-   * when it is stored. Returns the conversation it will land in, created now
-   * for a new DM so that live views can follow it; throws the refusal send would give.
+   * Checks a message before it is written: every rule send applies, and with `limits` (a streamed message starting)
+   * the rate limit and the plan's monthly count as they stand now too (send checks them again when it stores it).
+   * Returns the conversation it will land in, created now for a new DM so that live views can follow it; throws the
+   * refusal send would give.
    */
-  async preview(input: Omit<SendInput, 'body'>): Promise<{ conversation: Conversation; recipients: RecipientResult[] }> {
+  async preview(input: Omit<SendInput, 'body'>, opts: { limits?: boolean } = {}): Promise<{ conversation: Conversation; recipients: RecipientResult[] }> {
+    const { workspace: ws, sender } = input;
     const plan = await this.plan(input);
     if (!plan.targets.length && !(isAudience(plan.conversation) && !plan.results.length)) {
       if (!plan.results.length) throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
       throw notPermitted(`Nobody would receive this message (${plan.results.map((r) => `${r.to}: ${r.reason}`).join('; ')}); name recipients who accept it.`, { recipients: plan.results });
     }
-    const conversation = plan.conversation ?? await this.store.messages.conversation(this.dmSpec(input.workspace, input.sender, plan.targets));
+    const spec = plan.conversation ? null : this.dmSpec(ws, sender, plan.targets);
+    let conversation = plan.conversation ?? await this.store.messages.findConversation(ws.id, spec!.key);
+    if (opts.limits) {
+      const now = this.clock.now();
+      const org = (await this.store.orgs.get(ws.orgId))!;
+      const sent = conversation ? await this.store.messages.sentSince(sender.id, conversation.id, new Date(now.getTime() - this.rateLimit.windowMs)) : 0;
+      await this.assertWithinLimits(sent, () => this.store.orgs.usage(org.id, usageMonth(now)), planLimits(org.plan, org.licensedMessages), Math.max(1, plan.targets.length), now);
+    }
+    conversation ??= await this.store.messages.conversation(spec!);
     return { conversation, recipients: plan.results };
+  }
+
+  /**
+   * The refusal of the rate limit or of the plan's monthly count, from counts the caller read (send: in the statement
+   * that would have stored the message; a stream's start: before anything is written). `usage` is read only when needed.
+   */
+  private async assertWithinLimits(sentSince: number, usage: () => Promise<number>, limits: Plan, counted: number, now: Date): Promise<void> {
+    if (sentSince >= this.rateLimit.max) throw rateLimited(this.rateLimit, sentSince, this.rateLimit.windowMs);
+    assertMessagesAllowed(limits, await usage(), counted, now);
   }
 
   private dmSpec(ws: Workspace, sender: Agent, targets: WorkspaceAgent[]) {
@@ -166,10 +184,13 @@ export class MessagingService {
 
     let conversation = input.conversation ?? null;
     if (!conversation && input.conversationId) {
+      const unknown = new SwitchboardError('NOT_FOUND', `There is no conversation ${input.conversationId} in this workspace; use the conversation id of a message you received.`);
       conversation = await this.store.messages.getConversation(ws.id, input.conversationId);
-      if (!conversation) throw new SwitchboardError('NOT_FOUND', `There is no conversation ${input.conversationId} in this workspace; use the conversation id of a message you received.`);
-      // Monitoring lets an agent read everything, never speak where it was not invited.
-      await this.assertParticipant(sender, conversation, participantsOf);
+      if (!conversation) throw unknown;
+      // Monitoring lets an agent read everything, never speak where it was not invited. An agent that cannot see the
+      // conversation at all (neither in it, nor a listener of it, nor a monitor) is answered as for an unknown id, so a
+      // refusal never tells it which conversations exist.
+      await this.assertParticipant(sender, conversation, participantsOf, me.permissions.monitor ? null : unknown);
     }
 
     let parent: Message | null = null;
@@ -184,7 +205,7 @@ export class MessagingService {
       if (!conversation) {
         conversation = await this.store.messages.getConversation(ws.id, parent.conversationId);
         // A message an agent only overheard does not let it speak in that channel.
-        if (conversation) await this.assertParticipant(sender, conversation, participantsOf);
+        if (conversation) await this.assertParticipant(sender, conversation, participantsOf, null);
       }
     }
 
@@ -305,9 +326,8 @@ export class MessagingService {
       if (posted.earlier) return { message: posted.earlier, conversation: conv, again: true };
       const { message } = posted;
       if (!message) {
-        if (posted.sentSince >= this.rateLimit.max) throw rateLimited(this.rateLimit, posted.sentSince, this.rateLimit.windowMs);
-        // Refused by the plan: the usage as it is now (the statement waited for other senders' counts) says by how much.
-        assertMessagesAllowed(limits, await tx.orgs.usage(org.id, gate.count.month), counted, now);
+        // Refused by the rate limit or the plan: the usage as it is now (the statement waited for other senders' counts) says by how much.
+        await this.assertWithinLimits(posted.sentSince, () => tx.orgs.usage(org.id, gate.count.month), limits, counted, now);
         throw new SwitchboardError('UNAVAILABLE', 'The message was not stored although it passed every check; send it again.');
       }
       // Bridged channels: mirrored to every other side, in this transaction so none is lost.
@@ -343,13 +363,17 @@ export class MessagingService {
     return this.listening.overhearers(this.store, ws, conv, new Set(exclude), receivers);
   }
 
-  /** Refuses an agent that is not part of a conversation, with why: never in it, or only overheard it as a listener. */
-  private async assertParticipant(sender: Agent, conversation: Conversation, participantsOf: (id: string) => Promise<string[]>) {
+  /**
+   * Refuses an agent that is not part of a conversation, with why: it only overheard it as a listener, or it sees it
+   * (a monitor, a message it received) without being in it; `unseen` is the refusal when it cannot see it at all.
+   */
+  private async assertParticipant(sender: Agent, conversation: Conversation, participantsOf: (id: string) => Promise<string[]>, unseen: SwitchboardError | null) {
     if ((await participantsOf(conversation.id)).includes(sender.id)) return;
     if (await this.store.messages.overheardIn(sender.id, conversation.id)) {
       throw notPermitted('You only overheard that conversation as a listener of its channel, and listening agents speak in a channel only where someone mentioned them; ' +
         'wait to be mentioned there, or write to the person with `to`.', { reason: 'overheard_only' });
     }
+    if (unseen) throw unseen;
     throw notPermitted('You are not part of that conversation; you can reply only where you sent or received a message. Name recipients with `to` instead.');
   }
 

@@ -53,18 +53,18 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
     inputSchema: appendMessageInput, outputSchema: appendMessageOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   }, runTool(ctx, 'append_message', async (args) => {
-    const r = await app.live.append(agent, args.stream_id, args.text);
+    const r = await app.live.append(ws, agent, args.stream_id, args.text);
     return ok({ stream_id: args.stream_id, length: r.length }, `Stream ${args.stream_id} holds ${r.length} characters.`);
   }));
 
   server.registerTool('finish_message', {
     title: 'Finish a streamed message',
     description: 'Ends a message started with start_message: adds `text` if given, stores the whole message once and shows it as final. ' +
-      'Answers like send_message.',
+      'Answers like send_message. Refused by the rate limit or an outage, the stream stays open: call it again later; any other refusal ends it.',
     inputSchema: finishMessageInput, outputSchema: finishMessageOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   }, runTool(ctx, 'finish_message', async (args) => {
-    const r = await app.live.finish(agent, args.stream_id, args.text);
+    const r = await app.live.finish(ws, agent, args.stream_id, args.text);
     return reportSent(ctx, 'finish_message', r, args.stream_id);
   }, (args) => args.stream_id));
 }

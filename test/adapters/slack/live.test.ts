@@ -63,9 +63,9 @@ describe('agents at work in Slack', () => {
     expect(start.args).toMatchObject({ channel: DM, thread_ts: threadTs, markdown_text: 'The incident ', username: 'Reviewer', icon_url: 'https://example.test/reviewer.png' });
     const ts = (start.response as { ts: string }).ts;
 
-    await app.live.append(h.reviewer, started.streamId, 'began at **09:12**');
+    await app.live.append(h.workspace, h.reviewer, started.streamId, 'began at **09:12**');
     await vi.waitFor(() => expect(standin.message(DM, ts)?.text).toBe('The incident began at **09:12**'));
-    const result = await app.live.finish(h.reviewer, started.streamId, ' and ended at 09:40.');
+    const result = await app.live.finish(h.workspace, h.reviewer, started.streamId, ' and ended at 09:40.');
     expect(result.message?.id).toBe(started.streamId);
     expect(result.message?.body).toBe('The incident began at **09:12** and ended at 09:40.');
 
@@ -101,7 +101,7 @@ describe('agents at work in Slack', () => {
       return p!;
     });
     const ts = (post.response as { ts: string }).ts;
-    for (const name of ['\n- ana', '\n- bo', '\n- cy', '\n- di']) await app.live.append(h.reviewer, started.streamId, name);
+    for (const name of ['\n- ana', '\n- bo', '\n- cy', '\n- di']) await app.live.append(h.workspace, h.reviewer, started.streamId, name);
     await vi.waitFor(() => expect(standin.message(DM, ts)?.text).toContain('di'));
     const updates = standin.callsTo('chat.update').filter((c) => c.args.ts === ts);
     // Four appends in quick succession go out as fewer updates, spaced by at least the interval (1 s).
@@ -109,7 +109,7 @@ describe('agents at work in Slack', () => {
     const times = [post, ...updates].map((c) => c.at.getTime());
     for (let i = 1; i < times.length; i += 1) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(900);
 
-    await app.live.finish(h.reviewer, started.streamId);
+    await app.live.finish(h.workspace, h.reviewer, started.streamId);
     const message = await stored(started.streamId);
     expect(message.externalId).toBe(ts);
     expect(standin.callsTo('chat.stopStream').filter((c) => c.args.ts === ts)).toHaveLength(0);
@@ -123,8 +123,8 @@ describe('agents at work in Slack', () => {
     expect(shown.platform).toBe(false);
     const streams = standin.callsTo('chat.startStream').length;
     const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'Short version: ' });
-    await app.live.append(h.reviewer, started.streamId, 'DNS.');
-    await app.live.finish(h.reviewer, started.streamId);
+    await app.live.append(h.workspace, h.reviewer, started.streamId, 'DNS.');
+    await app.live.finish(h.workspace, h.reviewer, started.streamId);
     const message = await stored(started.streamId);
     const final = standin.message('C0GENERAL', message.externalId!);
     expect(final).toMatchObject({ thread_ts: mention.ts, username: 'Reviewer' });
@@ -145,7 +145,7 @@ describe('agents at work in Slack', () => {
     const ts = (post.response as { ts: string }).ts;
     await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng', send: false });
     try {
-      await expect(app.live.finish(h.reviewer, started.streamId)).rejects.toThrow(/send permission/);
+      await expect(app.live.finish(h.workspace, h.reviewer, started.streamId)).rejects.toThrow(/send permission/);
     } finally {
       await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng', send: true });
     }

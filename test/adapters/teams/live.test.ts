@@ -50,9 +50,9 @@ describe('agents at work in Teams', () => {
     const streamId = informative.createdId!;
 
     const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'The nightly job ' });
-    await app.live.append(h.reviewer, started.streamId, 'ran out of disk.');
+    await app.live.append(h.workspace, h.reviewer, started.streamId, 'ran out of disk.');
     await vi.waitFor(() => expect(standin.stream(streamId)?.updates.at(-1)?.text).toContain('The nightly job ran out of disk.'));
-    await app.live.finish(h.reviewer, started.streamId);
+    await app.live.finish(h.workspace, h.reviewer, started.streamId);
 
     const stored = await vi.waitFor(async () => {
       const m = await app.store.messages.get(h.workspace.id, started.streamId);
@@ -90,8 +90,8 @@ describe('agents at work in Teams', () => {
       expect(p?.status).toBe(201);
       return p!;
     });
-    await app.live.append(h.reviewer, started.streamId, 'DNS.');
-    await app.live.finish(h.reviewer, started.streamId);
+    await app.live.append(h.workspace, h.reviewer, started.streamId, 'DNS.');
+    await app.live.finish(h.workspace, h.reviewer, started.streamId);
     await vi.waitFor(() => expect(JSON.stringify(standin.conversationActivities(conversationId).find((a) => a.id === post.createdId))).toContain('Short version: DNS.'));
     expect(standin.calls.some((c) => c.op === 'updateActivity' && c.activityId === post.createdId)).toBe(true);
     expect(standin.calls.filter((c) => c.conversationId === conversationId && streamFacts(c.activity))).toHaveLength(0);

@@ -88,7 +88,7 @@ describe('live updates of a streamed message', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(calls).toEqual([{ op: 'post', text: 'a', id: streamId }]);
     for (const word of ['b', 'c', 'd']) {
-      await live.append(agent, streamId, word);
+      await live.append(ws, agent, streamId, word);
       await vi.advanceTimersByTimeAsync(200);
     }
     expect(calls).toHaveLength(1);
@@ -102,16 +102,16 @@ describe('live updates of a streamed message', () => {
     const { live, calls, sent } = setup({ live: true });
     const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'Hello' });
     await vi.advanceTimersByTimeAsync(0);
-    await live.append(agent, streamId, ', world');
+    await live.append(ws, agent, streamId, ', world');
     await vi.advanceTimersByTimeAsync(1_000);
-    await live.append(agent, streamId, '!');
+    await live.append(ws, agent, streamId, '!');
     await vi.advanceTimersByTimeAsync(1_000);
     expect(calls.filter((c) => c.op !== 'status')).toEqual([
       { op: 'start', text: 'Hello', sequence: 0 },
       { op: 'append', text: ', world', id: 's1', sequence: 1 },
       { op: 'append', text: '!', id: 's1', sequence: 2 },
     ]);
-    await live.finish(agent, streamId);
+    await live.finish(ws, agent, streamId);
     expect(sent[0]).toMatchObject({ id: streamId, body: 'Hello, world!', livePost: { kind: 'stream', externalId: 's1' } });
   });
 
@@ -119,7 +119,7 @@ describe('live updates of a streamed message', () => {
     const { live, calls, sent } = setup({ live: true, streamUnavailable: true });
     const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'x' });
     await vi.advanceTimersByTimeAsync(0);
-    await live.finish(agent, streamId, 'y');
+    await live.finish(ws, agent, streamId, 'y');
     expect(calls.filter((c) => c.op === 'post')).toEqual([{ op: 'post', text: 'x', id: streamId }]);
     expect(sent[0]).toMatchObject({ body: 'xy', livePost: { kind: 'post', externalId: 'p1' } });
   });
@@ -128,10 +128,10 @@ describe('live updates of a streamed message', () => {
     const { live, calls, sent } = setup({ failPost: true });
     const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'x' });
     await vi.advanceTimersByTimeAsync(0);
-    await live.append(agent, streamId, 'y');
+    await live.append(ws, agent, streamId, 'y');
     await vi.advanceTimersByTimeAsync(3_000);
     expect(calls).toEqual([]);
-    await live.finish(agent, streamId);
+    await live.finish(ws, agent, streamId);
     expect(sent[0]).toMatchObject({ id: streamId, body: 'xy' });
     expect(sent[0]!.livePost).toBeUndefined();
   });
@@ -168,7 +168,7 @@ describe('live updates of a streamed message', () => {
     const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'partial' });
     await vi.advanceTimersByTimeAsync(OPTIONS.streamIdleMs + 1);
     expect(sent).toEqual([expect.objectContaining({ id: streamId, body: 'partial' })]);
-    await expect(live.append(agent, streamId, 'more')).rejects.toThrow(/already ended \(finished by Switchboard after 120 s without an append\)/);
+    await expect(live.append(ws, agent, streamId, 'more')).rejects.toThrow(/already ended \(finished by Switchboard after 120 s without an append\)/);
 
     await live.setStatus(ws, agent, conversation.id, 'is checking…');
     await vi.advanceTimersByTimeAsync(OPTIONS.statusTimeoutMs + 1);

@@ -189,13 +189,17 @@ describe('messaging rules', () => {
     expect((await send(w, w.builder.agent, { to: ['reviewer'] })).message).not.toBeNull();
   });
 
-  it('refuses a reply in a conversation the sender is not part of, or to a message of another conversation', async () => {
+  it('refuses a reply in a conversation the sender is not part of as if it did not exist, or to a message of another conversation', async () => {
     const w = await makeWorld(app);
     const a = await send(w, w.builder.agent, { to: ['reviewer'] });
     const b = await send(w, w.builder.agent, { to: [w.bob] });
-    await expect(send(w, w.reviewer.agent, { conversationId: b.conversation!.id })).rejects.toThrow(
-      'You are not part of that conversation; you can reply only where you sent or received a message. Name recipients with `to` instead.');
-    await expect(send(w, w.reviewer.agent, { conversationId: b.conversation!.id.replace(/.$/, '0') })).rejects.toMatchObject({ code: expect.stringMatching(/NOT_FOUND|NOT_PERMITTED/) });
+    // A conversation the sender cannot see answers like an unknown id: a refusal never tells which conversations exist.
+    const made = b.conversation!.id.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+    for (const id of [b.conversation!.id, made]) {
+      await expect(send(w, w.reviewer.agent, { conversationId: id })).rejects.toMatchObject({
+        code: 'NOT_FOUND', message: `There is no conversation ${id} in this workspace; use the conversation id of a message you received.`,
+      });
+    }
     await expect(send(w, w.builder.agent, { conversationId: a.conversation!.id, replyTo: b.message!.id })).rejects.toThrow('belongs to another conversation');
   });
 
