@@ -1,8 +1,14 @@
-// The members of chat channels, read from a platform and kept in the store,
-// the same way for every surface: read again when the copy is older than an
-// hour, one read per channel at a time, a failed read not retried for a
-// while (a burst of inbox reads asks the platform once), and a stale copy
-// preferred to none when the platform does not answer.
+// Who reads chat channels, read from a platform and kept in the store, the
+// same way for every surface: read again when the copy is older than an hour,
+// one read per channel at a time, a failed read not retried for a while (a
+// burst of inbox reads asks the platform once), and a stale copy preferred to
+// none when the platform does not answer.
+//
+// A channel anyone in the tenant may open (a public Slack channel) is read by
+// the whole tenant, not only its members: the tenant's roster is kept the same
+// way, once per tenant, under a name no channel has. Whether a channel is open
+// or shared with another organization is kept with its members, as marks no
+// user id can be, so it is read again with them.
 import type { Logger } from 'pino';
 import type { App } from '../app-types.ts';
 import type { ExternalSurface } from '../domain/surfaces/ports.ts';
@@ -11,44 +17,80 @@ import type { ExternalSurface } from '../domain/surfaces/ports.ts';
 export const MEMBERS_TTL_MS = 60 * 60_000;
 /** A failed read is not retried for this long. */
 const FAILED_READ_MS = 30_000;
+/** Where a tenant's roster is kept among its channels. */
+export const TENANT_ROSTER = '*roster';
+/** Marks a cached channel that everyone in the tenant may open. */
+const OPEN = '*open';
+/**
+ * Marks a cached channel shared with another organization. It is passed on as a member: no identity links it, so the
+ * other organization's people count as one unlinked reader.
+ */
+const OUTSIDE = '*outside';
+
+/** Who reads a channel, as the platform says. */
+export interface ChannelReaders {
+  /** The channel's members, without the app itself. */
+  members: string[];
+  /** Everyone in the tenant may open it (a public channel): the tenant's roster reads it too. */
+  open?: boolean;
+  /** People of another organization read it (a Slack Connect channel). */
+  sharedOutside?: boolean;
+}
 
 export interface MemberSource {
   surface: ExternalSurface;
   app: App;
   logger: Logger;
-  /** The platform's members of a channel; null when it cannot be asked (no token, no service URL). Throws when the platform fails. */
-  read(tenantId: string, channelId: string): Promise<string[] | null>;
+  /** Who reads a channel; null when the platform cannot be asked (no token, no service URL). Throws when the platform fails. */
+  read(tenantId: string, channelId: string): Promise<ChannelReaders | null>;
+  /** The people who may open any open channel of the tenant (no bots, no guests); null when it cannot be asked. Needed when `read` says `open`. */
+  readRoster?(tenantId: string): Promise<string[] | null>;
   /** Turns a platform error into something safe to log. */
   loggable(err: unknown): unknown;
 }
 
-/** `SurfaceAudience.members` over the store's cached copy; null when neither the platform nor the cache knows. */
+/** `SurfaceAudience.members` over the store's cached copies; null when neither the platform nor the cache knows. */
 export function cachedMembers(src: MemberSource): (tenantId: string, channelId: string) => Promise<string[] | null> {
   const { store, clock } = src.app;
   const failedAt = new Map<string, number>();
   const reading = new Map<string, Promise<string[] | null>>();
 
-  const fetchAndKeep = async (tenantId: string, channelId: string, key: string): Promise<string[] | null> => {
+  const fetchAndKeep = async (tenantId: string, listId: string, key: string, read: () => Promise<string[] | null>): Promise<string[] | null> => {
     if (Date.now() - (failedAt.get(key) ?? 0) < FAILED_READ_MS) return null;
     try {
-      const members = await src.read(tenantId, channelId);
-      if (!members) return null;
-      await store.audiences.putChannelMembers(src.surface, tenantId, channelId, members, clock.now());
+      const ids = await read();
+      if (!ids) return null;
+      await store.audiences.putChannelMembers(src.surface, tenantId, listId, ids, clock.now());
       failedAt.delete(key);
-      return members;
+      return ids;
     } catch (err) {
       failedAt.set(key, Date.now());
-      src.logger.warn({ err: src.loggable(err), tenantId, channelId }, 'could not read the members of a chat channel; its audience counts as guests');
+      src.logger.warn({ err: src.loggable(err), tenantId, channelId: listId }, 'could not read who is in a chat channel or team; its audience counts as guests');
       return null;
     }
   };
 
-  return async (tenantId, channelId) => {
-    const cached = await store.audiences.channelMembers(src.surface, tenantId, channelId);
-    if (cached && clock.now().getTime() - cached.fetchedAt.getTime() < MEMBERS_TTL_MS) return cached.userIds;
-    const key = `${tenantId}:${channelId}`;
+  /** A cached list (a channel's, with its marks, or the roster), read again from the platform when missing or old. */
+  const cached = async (tenantId: string, listId: string, read: () => Promise<string[] | null>): Promise<string[] | null> => {
+    const copy = await store.audiences.channelMembers(src.surface, tenantId, listId);
+    if (copy && clock.now().getTime() - copy.fetchedAt.getTime() < MEMBERS_TTL_MS) return copy.userIds;
+    const key = `${tenantId}:${listId}`;
     let pending = reading.get(key);
-    if (!pending) reading.set(key, pending = fetchAndKeep(tenantId, channelId, key).finally(() => reading.delete(key)));
-    return (await pending) ?? cached?.userIds ?? null;
+    if (!pending) reading.set(key, pending = fetchAndKeep(tenantId, listId, key, read).finally(() => reading.delete(key)));
+    return (await pending) ?? copy?.userIds ?? null;
+  };
+
+  const readChannel = async (tenantId: string, channelId: string): Promise<string[] | null> => {
+    const r = await src.read(tenantId, channelId);
+    return r && [...r.members, ...(r.open ? [OPEN] : []), ...(r.sharedOutside ? [OUTSIDE] : [])];
+  };
+
+  return async (tenantId, channelId) => {
+    const ids = await cached(tenantId, channelId, () => readChannel(tenantId, channelId));
+    if (!ids?.includes(OPEN)) return ids;
+    const roster = await cached(tenantId, TENANT_ROSTER, async () => (src.readRoster ? src.readRoster(tenantId) : null));
+    // An open channel whose tenant cannot be listed has an unknown audience, counted as guests like any unread list.
+    if (!roster) return null;
+    return [...new Set([...ids.filter((id) => id !== OPEN), ...roster])];
   };
 }

@@ -1,7 +1,9 @@
 // Who reads a Teams conversation, for the core's audience rules: a personal
-// chat is the person in it; a group chat or a channel is its members (a
-// channel's roster is its team's), read from the Bot Connector, kept in the
-// database, changed by conversationUpdate events, and read again after an hour.
+// chat is the person in it; a group chat or a channel is its members, read
+// from the Bot Connector, kept in the database, changed by conversationUpdate
+// events, and read again after an hour. The connector already answers with
+// who may read: a standard channel's roster is its whole team's, a private or
+// shared channel's its own members.
 import type { TurnContext } from 'botbuilder';
 import type { SurfaceAudience } from '../../domain/linking/ports.ts';
 import { addressFromRef, type TeamsAddress } from './address.ts';
@@ -31,7 +33,7 @@ export function teamsAudience(rt: TeamsRuntime): SurfaceAudience {
         if (!serviceUrl) return null;
         const address: TeamsAddress = { tenant, conversation: channelId, type: 'groupChat', serviceUrl };
         const accounts = await withConnector(rt, address, (c) => c.conversations.getConversationMembers(channelId));
-        return accounts.flatMap((m) => (m.aadObjectId && !m.id.startsWith('28:') ? [m.aadObjectId] : []));
+        return { members: accounts.flatMap((m) => (m.aadObjectId && !m.id.startsWith('28:') ? [m.aadObjectId] : [])) };
       },
     }),
   };

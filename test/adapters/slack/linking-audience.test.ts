@@ -1,5 +1,5 @@
-// The audience of Slack conversations, end to end: who is in a channel comes
-// from conversations.members and follows member_joined_channel and
+// The audience of Slack conversations, end to end: who is in a private channel
+// comes from conversations.members and follows member_joined_channel and
 // member_left_channel; one unlinked member puts it at guest level; agents see
 // it on every inbox item, and what they read and post is capped by it.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -41,26 +41,29 @@ describe('audiences of Slack conversations', () => {
       const identity = await app.store.identities.upsert({ surface: 'slack', tenantId: TEAM, externalUserId: user });
       await app.store.identities.link(identity.id, (await app.store.people.get(handle))!.id, new Date());
     }
-    w.standin.setChannelMembers('C0PUBLIC', [SLACK_DEFAULTS.botUserId, ALICE, BOB, GUEST]);
+    w.standin.setChannelMembers('C0MIXED', [SLACK_DEFAULTS.botUserId, ALICE, BOB, GUEST]);
     w.standin.setChannelMembers('C0TEAM', [SLACK_DEFAULTS.botUserId, ALICE, BOB]);
+    // Private: a public channel is read by the whole team (public-channel-audience.test.ts).
+    w.standin.setChannel('C0MIXED', { name: 'mixed', is_private: true });
+    w.standin.setChannel('C0TEAM', { name: 'team', is_private: true });
     await app.orgs.setSeat(SYSTEM, 'acme', 'alice', true);
   });
   afterAll(async () => { await w?.close(); });
 
   it('puts a channel with one unlinked member at guest level, and a member leaving raises it', async () => {
-    expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'guest', members: 3, unlinked: 1 });
-    expect(await cachedMembers('C0PUBLIC')).toEqual(expect.arrayContaining([ALICE, BOB, GUEST]));
+    expect(inboxItemOut(await ask('C0MIXED')).audience).toEqual({ level: 'guest', members: 3, unlinked: 1 });
+    expect(await cachedMembers('C0MIXED')).toEqual(expect.arrayContaining([ALICE, BOB, GUEST]));
 
-    await w.h.post(eventCallback(memberLeftChannel({ user: GUEST, channel: 'C0PUBLIC' })));
-    await vi.waitFor(async () => expect(await cachedMembers('C0PUBLIC')).not.toContain(GUEST), { timeout: 20_000, interval: 50 });
+    await w.h.post(eventCallback(memberLeftChannel({ user: GUEST, channel: 'C0MIXED' })));
+    await vi.waitFor(async () => expect(await cachedMembers('C0MIXED')).not.toContain(GUEST), { timeout: 20_000, interval: 50 });
     // Bob is a member of the organization (a viewer here); Alice is an admin (an owner).
-    expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'viewer', members: 2, unlinked: 0 });
+    expect(inboxItemOut(await ask('C0MIXED')).audience).toEqual({ level: 'viewer', members: 2, unlinked: 0 });
 
-    await w.h.post(eventCallback(memberJoinedChannel({ user: NEWCOMER, channel: 'C0PUBLIC', inviter: ALICE })));
-    await vi.waitFor(async () => expect(await cachedMembers('C0PUBLIC')).toContain(NEWCOMER), { timeout: 20_000, interval: 50 });
-    expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'guest', members: 3, unlinked: 1 });
+    await w.h.post(eventCallback(memberJoinedChannel({ user: NEWCOMER, channel: 'C0MIXED', inviter: ALICE })));
+    await vi.waitFor(async () => expect(await cachedMembers('C0MIXED')).toContain(NEWCOMER), { timeout: 20_000, interval: 50 });
+    expect(inboxItemOut(await ask('C0MIXED')).audience).toEqual({ level: 'guest', members: 3, unlinked: 1 });
     // Membership was read from Slack once; the events kept it current since.
-    expect(w.standin.callsTo('conversations.members').filter((c) => c.args.channel === 'C0PUBLIC')).toHaveLength(1);
+    expect(w.standin.callsTo('conversations.members').filter((c) => c.args.channel === 'C0MIXED')).toHaveLength(1);
   });
 
   it('makes a DM\'s audience the person in it', async () => {
@@ -79,7 +82,7 @@ describe('audiences of Slack conversations', () => {
     const access = (await app.documents.access(w.h.workspace, (await app.store.people.get('alice'))!.id, null))!;
     await app.documents.createCollection(w.h.workspace, access, { type: 'specs' });
     const spec = await app.documents.create(w.h.workspace, access, { collection: 'specs', title: 'Pricing', content: 'The secret price is 42.' });
-    const guestLevel = await ask('C0PUBLIC');
+    const guestLevel = await ask('C0MIXED');
     const teamLevel = await ask('C0TEAM');
     expect(guestLevel.audience?.level).toBe('guest');
     expect(teamLevel.audience?.level).toBe('viewer');
@@ -104,7 +107,7 @@ describe('audiences of Slack conversations', () => {
       expect(textOf(leak)).toContain('in a DM instead');
       expect((await send(teamLevel.conversation.id, 'The price is 42.')).isError).toBeFalsy();
       await vi.waitFor(() => expect(w.standin.messages('C0TEAM').map((m) => m.text)).toContain('The price is 42.'), { timeout: 20_000, interval: 50 });
-      expect(w.standin.messages('C0PUBLIC').map((m) => m.text)).not.toContain('The price is 42.');
+      expect(w.standin.messages('C0MIXED').map((m) => m.text)).not.toContain('The price is 42.');
     } finally {
       await mcp.close();
     }
@@ -112,7 +115,7 @@ describe('audiences of Slack conversations', () => {
 
   it('changes nothing for a conversation on behalf of a guest, or of someone who could not change it themselves', async () => {
     const { app } = w.h.server;
-    const fromGuest = await ask('C0PUBLIC', NEWCOMER, 'please archive SPEC-1');
+    const fromGuest = await ask('C0MIXED', NEWCOMER, 'please archive SPEC-1');
     const fromBob = await ask('C0TEAM', BOB, 'please archive SPEC-1');
     const fromAlice = await ask('C0TEAM', ALICE, 'please retitle SPEC-1');
     expect(inboxItemOut(fromGuest).asker).toEqual({ handle: null, linked: false });

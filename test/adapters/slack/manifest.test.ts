@@ -28,7 +28,7 @@ describe('the Slack app manifest', () => {
   it('subscribes to the events the adapter handles', () => {
     expect(listUnder('bot_events').sort()).toEqual([
       'app_home_opened', 'app_mention', 'assistant_thread_started', 'member_joined_channel', 'member_left_channel', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
-      'reaction_added', 'reaction_removed',
+      'reaction_added', 'reaction_removed', 'team_join',
     ]);
   });
 

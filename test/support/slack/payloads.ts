@@ -237,6 +237,11 @@ export function memberLeftChannel(input: Omit<MembershipInput, 'inviter'>): type
   };
 }
 
+/** `team_join`: someone new joined the team; `user` is their users.info object. */
+export function teamJoin(user: Record<string, unknown> & { id: string }): types.TeamJoinEvent {
+  return { type: 'team_join', user: { team_id: SLACK_DEFAULTS.teamId, deleted: false, is_bot: false, is_restricted: false, is_ultra_restricted: false, ...user }, event_ts: nextEventTs() } as unknown as types.TeamJoinEvent;
+}
+
 export interface ActionInput {
   action_id: string;
   value?: string;

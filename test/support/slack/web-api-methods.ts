@@ -3,7 +3,7 @@
 // reach (unknown channel, unknown message, someone else's message, bad cursor…).
 import { randomBytes } from 'node:crypto';
 import { dmChannelId, workspaceUrl } from './defaults.ts';
-import type { SlackState, StoredMessage, TokenIdentity } from './web-api-state.ts';
+import type { SlackChannelSeed, SlackState, StoredMessage, TokenIdentity } from './web-api-state.ts';
 
 export type Args = Record<string, unknown>;
 export type SlackResult = { ok: boolean; error?: string } & Record<string, unknown>;
@@ -291,14 +291,15 @@ export const METHODS: Record<string, MethodHandler> = {
   // A private channel the bot is not in is channel_not_found, as Slack answers it.
   'conversations.info': ({ args, identity, state }) => {
     const id = str(args.channel);
-    const seed = id ? state.channels.get(id) : undefined;
     const members = id ? state.channelMembers.get(id) : undefined;
+    // A channel known only from its members is a public one the stand-in has no name for (a test that needs one seeds it).
+    const seed: Partial<SlackChannelSeed> | undefined = id ? state.channels.get(id) ?? (members ? {} : undefined) : undefined;
     if (!id || !seed || (seed.is_private && members && !members.includes(identity!.botUserId))) return fail('channel_not_found');
     const channel: Record<string, unknown> = {
       id, created: 1_700_000_000, is_archived: seed.is_archived ?? false, is_general: seed.name === 'general',
       is_im: seed.is_im ?? false, is_mpim: seed.is_mpim ?? false, is_private: seed.is_private ?? seed.is_mpim ?? false,
       is_channel: !seed.is_im && !seed.is_mpim && !seed.is_private, is_group: Boolean(seed.is_private && !seed.is_mpim),
-      is_member: members ? members.includes(identity!.botUserId) : true, is_shared: false, is_ext_shared: false, is_org_shared: false,
+      is_member: members ? members.includes(identity!.botUserId) : true, is_shared: seed.is_ext_shared ?? false, is_ext_shared: seed.is_ext_shared ?? false, is_org_shared: false,
       context_team_id: identity!.teamId, creator: 'U0CREATOR1', unlinked: 0,
       topic: { value: '', creator: '', last_set: 0 }, purpose: { value: '', creator: '', last_set: 0 }, previous_names: [],
     };
@@ -314,6 +315,26 @@ export const METHODS: Record<string, MethodHandler> = {
     const seed = id ? state.users.get(id) : undefined;
     if (!id || !seed) return fail('user_not_found');
     return { ok: true, user: state.userObject(id, seed) };
+  },
+
+  // Everyone the stand-in knows in the calling token's team (the bot user too), deleted ones included, as Slack lists them.
+  'users.list': ({ args, identity, state }) => {
+    const teamId = identity!.teamId;
+    const ids = [...state.users.keys()].filter((id) => (state.users.get(id)!.team_id ?? state.home.teamId) === teamId);
+    if (!state.users.has(identity!.botUserId)) ids.push(identity!.botUserId);
+    const limit = Math.min(Math.max(Number(str(args.limit) ?? 0) || ids.length || 1, 1), 1000);
+    const cursor = str(args.cursor);
+    let start = 0;
+    if (cursor) {
+      const from = decodeCursor(cursor);
+      start = from === undefined ? -1 : ids.indexOf(from);
+      if (start < 0) return fail('invalid_cursor');
+    }
+    const page = ids.slice(start, start + limit).map((id) => id === identity!.botUserId && !state.users.has(id)
+      ? state.userObject(id, { name: identity!.botName, real_name: identity!.botName, is_bot: true, bot_id: identity!.botId, team_id: teamId })
+      : state.userObject(id, state.users.get(id)!));
+    const next = ids[start + limit];
+    return { ok: true, members: page, cache_ts: 1_700_000_000, response_metadata: { next_cursor: next ? encodeCursor(next) : '' } };
   },
 
   'views.publish': ({ args, identity, state }) => {

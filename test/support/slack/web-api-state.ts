@@ -39,10 +39,15 @@ export interface SlackUserSeed {
   bot_id?: string;
 }
 
-/** A channel as a test describes it, for conversations.info. */
+/**
+ * A channel as a test describes it, for conversations.info. A channel known only from setChannelMembers is answered as
+ * a public channel, as most channels are, without a name.
+ */
 export interface SlackChannelSeed {
   name: string;
   is_private?: boolean;
+  /** Shared with another organization (Slack Connect). */
+  is_ext_shared?: boolean;
   is_archived?: boolean;
   /** A DM (`D…`) or group DM: no name Slack would show. */
   is_im?: boolean;

@@ -1,0 +1,109 @@
+// The audience of a public Slack channel is everyone in the team, since any of
+// them can open it, not only the channel's members: conversations.info says
+// whether a channel is private (private channels start with C too), users.list
+// gives the team (people, not bots, deactivated accounts or guests), read once
+// an hour and kept current by team_join. A channel shared with another
+// organization counts their people as a guest. Through the Slack stand-in with
+// signed requests, as Slack sends them.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SYSTEM } from '../../../src/domain/actor.ts';
+import type { InboxItem } from '../../../src/domain/messaging/types.ts';
+import { inboxItemOut } from '../../../src/mcp/render.ts';
+import { connectInProcess, textOf } from '../../mcp/support/world.ts';
+import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { eventCallback, teamJoin } from '../../support/slack/signed-request.ts';
+import { startLinkingWorld, type LinkingWorld } from './linking-world.ts';
+
+const ALICE = 'U0ALICE01';
+const GUEST = 'U0GUEST01';
+const NEWCOMER = 'U0NEWCOM1';
+const TEAM = SLACK_DEFAULTS.teamId;
+const WAIT = { timeout: 20_000, interval: 50 };
+
+describe('audiences of public Slack channels', () => {
+  let w: LinkingWorld;
+  let n = 0;
+  const seen: InboxItem[] = [];
+  /** Alice mentions the reviewer in a channel; resolves with the inbox item. */
+  const ask = async (channel: string) => {
+    const body = `@reviewer what is in SPEC-1? (${++n})`;
+    await w.mention(ALICE, body, channel);
+    return vi.waitFor(async () => {
+      seen.push(...(await w.h.server.app.messaging.checkInbox(w.h.reviewer, w.h.workspace, 50)).items);
+      const found = seen.find((i) => i.message.body === body);
+      if (!found) throw new Error('not delivered yet');
+      return found;
+    }, WAIT);
+  };
+
+  beforeAll(async () => {
+    // Gus is in the team and unlinked, but in none of the channels below.
+    w = await startLinkingWorld({ [ALICE]: 'Alice Adams', [GUEST]: 'Gus Guest' });
+    const { app } = w.h.server;
+    const identity = await app.store.identities.upsert({ surface: 'slack', tenantId: TEAM, externalUserId: ALICE });
+    await app.store.identities.link(identity.id, (await app.store.people.get('alice'))!.id, new Date());
+    // Not readers of every public channel: a deactivated account, another app's bot, a single-channel guest.
+    w.standin.setUser('U0GONE001', { real_name: 'Gone Person', deleted: true });
+    w.standin.setUser('U0HELPER1', { real_name: 'Helper', is_bot: true, bot_id: 'B0HELPER1' });
+    w.standin.setUser('U0VISIT01', { real_name: 'Vera Visitor', is_ultra_restricted: true });
+    for (const channel of ['C0PUBLIC', 'C0LOUNGE', 'C0PRIVATE', 'C0CONNECT']) w.standin.setChannelMembers(channel, [SLACK_DEFAULTS.botUserId, ALICE]);
+    w.standin.setChannel('C0PUBLIC', { name: 'public' });
+    w.standin.setChannel('C0LOUNGE', { name: 'lounge' });
+    w.standin.setChannel('C0PRIVATE', { name: 'private', is_private: true });
+    w.standin.setChannel('C0CONNECT', { name: 'with-partner', is_private: true, is_ext_shared: true });
+    await app.orgs.setSeat(SYSTEM, 'acme', 'alice', true);
+  }, 120_000);
+  afterAll(async () => { await w?.close(); });
+
+  it('counts the whole team in a public channel\'s audience, and only the members in a private one', async () => {
+    // Alice (an owner) and Gus, who can open the channel whenever he likes.
+    expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'guest', members: 2, unlinked: 1 });
+    expect(inboxItemOut(await ask('C0PRIVATE')).audience).toEqual({ level: 'owner', members: 1, unlinked: 0 });
+  });
+
+  it('refuses to read a document for a public channel, or to post one there, when someone in the team could not read it', async () => {
+    const { app } = w.h.server;
+    const access = (await app.documents.access(w.h.workspace, (await app.store.people.get('alice'))!.id, null))!;
+    await app.documents.createCollection(w.h.workspace, access, { type: 'specs' });
+    const spec = await app.documents.create(w.h.workspace, access, { collection: 'specs', title: 'Pricing', content: 'The secret price is 42.' });
+    const open = await ask('C0PUBLIC');
+    const closed = await ask('C0PRIVATE');
+
+    const mcp = await connectInProcess(app, w.h.reviewer, 'eng');
+    try {
+      const refusedRead = await mcp.call('get_document', { document: spec.identifier, conversation: open.conversation.id });
+      expect(refusedRead.isError).toBe(true);
+      expect(textOf(refusedRead)).toContain('in a DM instead');
+      expect(textOf(refusedRead)).not.toContain('secret price');
+
+      expect(textOf(await mcp.call('get_document', { document: spec.identifier, conversation: closed.conversation.id }))).toContain('The secret price is 42.');
+      const leak = await mcp.call('send_message', { conversation: open.conversation.id, body: 'The secret price is 42.' });
+      expect(leak.isError).toBe(true);
+      expect(textOf(leak)).toContain(`you recently read ${spec.identifier}`);
+      expect((await mcp.call('send_message', { conversation: closed.conversation.id, body: 'The secret price is 42.' })).isError).toBeFalsy();
+      await vi.waitFor(() => expect(w.standin.messages('C0PRIVATE').map((m) => m.text)).toContain('The secret price is 42.'), WAIT);
+      expect(w.standin.messages('C0PUBLIC').map((m) => m.text)).not.toContain('The secret price is 42.');
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('reads the team once for every public channel, and follows people joining the team', async () => {
+    let lounge: InboxItem | undefined;
+    for (const channel of ['C0PUBLIC', 'C0LOUNGE', 'C0PUBLIC', 'C0LOUNGE']) {
+      const item = await ask(channel);
+      expect(item.audience?.members).toBe(2);
+      if (channel === 'C0LOUNGE') lounge = item;
+    }
+    w.standin.setUser(NEWCOMER, { real_name: 'Nia New' });
+    await w.h.post(eventCallback(teamJoin({ id: NEWCOMER, name: 'nia', real_name: 'Nia New' })));
+    const { app } = w.h.server;
+    const conversation = (await app.store.messages.getConversation(w.h.workspace.id, lounge!.conversation.id))!;
+    await vi.waitFor(async () => expect(await app.audiences.of(w.h.workspace, conversation)).toMatchObject({ level: 'guest', members: 3, unlinked: 2 }), WAIT);
+    expect(w.standin.callsTo('users.list')).toHaveLength(1);
+  });
+
+  it('counts the other organization of a Slack Connect channel as a guest', async () => {
+    expect(inboxItemOut(await ask('C0CONNECT')).audience?.level).toBe('guest');
+  });
+});
