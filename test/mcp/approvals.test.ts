@@ -127,6 +127,17 @@ describe('MCP approval tools', () => {
     await reviewer.close();
   });
 
+  it('asks a person named twice (bob, @bob) once: one approver, one line, one notice', async () => {
+    const { w, reviewer } = await world();
+    const r = await reviewer.call('request_approval', { title: 'dup approvers', approvers: [w.bob, w.alice, w.bob, `@${w.bob}`] });
+    expect(r.structuredContent).toMatchObject({ status: 'pending', approvers: [w.bob, w.alice] });
+    expect(textOf(r)).toContain(`@${w.bob}, @${w.alice} may decide it.`);
+    const bob = (await app.store.agents.personAgent(await personId(w.bob)))!;
+    const inbox = await app.messaging.checkInbox(bob, w.ws, 50);
+    expect(inbox.items.filter((i) => i.message.body.includes('dup approvers'))).toHaveLength(1);
+    await reviewer.close();
+  });
+
   it('asks in the conversation it was asked in, and the people there are the default approvers\' inbox', async () => {
     const { w, reviewer } = await world();
     const sent = await app.messaging.send({ workspace: w.ws, sender: w.builder.agent, to: ['reviewer'], body: 'Can you ship it?' });

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
@@ -102,24 +103,62 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
     await c.close();
   });
 
-  it('leaves the SDK\'s answer for a tool no role would give (a viewer calling create_document)', async () => {
+  it('refuses a writing call the role does not give with the role it needs and the command that gives it; given mid-session, it works', async () => {
     const w = await docsWorld(app, kind);
-    const c = await w.connect('viewer');
-    const r = await c.call('create_document', { title: 'x', summary: '' });
+    const collection = kind === 'structured' ? { collection: 'specs' } : {};
+    if (kind === 'structured') {
+      const owner = await w.connect('owner');
+      expect((await owner.call('create_collection', { type: 'specs' })).isError).toBeFalsy();
+      await owner.close();
+    }
+    const viewer = await w.connect('viewer');
+    const r = await viewer.call('create_document', { ...collection, title: 'x', summary: '' });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toContain('not found');
+    expect(textOf(r)).toBe(`@${w.people.viewer} is a viewer of the workspace ${w.ws.slug}, and create_document needs an editor. ` +
+      `A workspace owner or an admin of ${(await app.orgs.org(w.ws.orgId)).name} can make @${w.people.viewer} an editor with \`switchboard member add ${w.ws.slug} ${w.people.viewer} --role editor\`, ` +
+      `and an admin can assign the seat writing also needs with \`switchboard seat grant ${w.people.viewer} --org ${w.org}\`; the tool then works in this session, and the reading tools work meanwhile.`);
+    expect((r._meta?.[ERROR_META_KEY] as { code: string }).code).toBe('NOT_PERMITTED');
+    const [audited] = (await app.store.audit.list(w.ws.id, 5)).filter((e) => e.action === 'create_document');
+    expect(audited).toMatchObject({ agentId: w.agents.viewer.id, result: 'refused: NOT_PERMITTED' });
+    // An editor with a seat asking for an owner's tool is told it needs an owner (and no seat is mentioned).
+    const writer = await w.connect('writer');
+    const shape = await writer.call(ownerTools[ownerTools.length - 1], { collection: 'specs', instructions: 'y' });
+    expect(textOf(shape)).toMatch(new RegExp(`^@${w.people.writer} is an editor of the workspace ${w.ws.slug}, and ${ownerTools[ownerTools.length - 1]} needs an owner\\. .*--role owner\`; the tool`));
+    expect(textOf(shape)).not.toContain('seat');
+
+    await app.orgs.addWorkspaceMember(SYSTEM, w.ws.slug, w.people.viewer, 'editor');
+    await app.orgs.setSeat(SYSTEM, w.org, w.people.viewer, true);
+    const now = await viewer.call('create_document', { ...collection, title: 'Now an editor', summary: '' });
+    expect(now.isError, textOf(now)).toBeFalsy();
+    expect((await toolNames(viewer)).docs).toEqual([...READ, ...WRITE].sort());
+    await viewer.close();
+    await writer.close();
+  });
+
+  it('lists the writing tools in the open session once a seat arrives, tells the client its list changed, and says the same in get_workspace_information', async () => {
+    const w = await docsWorld(app, kind, { ownerSeat: false });
+    const c = await w.connect('owner');
+    let changed = 0;
+    c.client.setNotificationHandler(ToolListChangedNotificationSchema, () => { changed++; });
+    expect((await toolNames(c)).docs).toEqual(READ);
+    await app.orgs.setSeat(SYSTEM, w.org, w.people.owner, true);
+    const info = await c.call('get_workspace_information');
+    expect(info.structuredContent).toMatchObject({ access: { role: 'owner', has_seat: true, tools: expect.arrayContaining([...WRITE, ...ownerTools]), withheld_for_seat: [], note: null } });
+    expect(textOf(info)).not.toContain('holds none');
+    await vi.waitFor(() => expect(changed).toBeGreaterThan(0), { timeout: 10_000 });
+    expect((await toolNames(c)).docs).toEqual([...READ, ...WRITE, ...ownerTools].sort());
+    const write = kind === 'structured' ? await c.call('create_collection', { type: 'runbooks' }) : await c.call('update_workspace_instructions', { instructions: 'Short.' });
+    expect(write.isError, textOf(write)).toBeFalsy();
     await c.close();
   });
 
-  it('shows a new seat in the next session, not in the one already open', async () => {
-    const w = await docsWorld(app, kind);
-    const before = await w.connect('editor');
-    await app.orgs.setSeat(SYSTEM, w.org, w.people.editor, true);
-    expect((await toolNames(before)).docs).toEqual(READ);
-    const after = await w.connect('editor');
-    expect((await toolNames(after)).docs).toEqual([...READ, ...WRITE].sort());
-    await before.close();
-    await after.close();
+  it('runs a writing call made before the session looked again: the seat counts, not the list the session opened with', async () => {
+    const w = await docsWorld(app, kind, { ownerSeat: false });
+    const c = await w.connect('owner');
+    await app.orgs.setSeat(SYSTEM, w.org, w.people.owner, true);
+    const write = kind === 'structured' ? await c.call('create_collection', { type: 'runbooks' }) : await c.call('update_workspace_instructions', { instructions: 'Short.' });
+    expect(write.isError, textOf(write)).toBeFalsy();
+    await c.close();
   });
 });
 

@@ -123,6 +123,35 @@ describe.each(databases())('intake tools on $kind', (database) => {
     expect(got.item.sources.map((s) => s.notified)).toEqual([true, true]);
   });
 
+  it('pages through a long list with offset and next_offset, for a monitor and for an agent that overheard the items', async () => {
+    // 106 more items, older than the one filed above, each a second apart and citing what reviewer overheard.
+    const [source] = await app.store.intake.sources([itemId]);
+    const { notifiedAt: _n, addedAt: _a, ...cited } = source;
+    const base = Date.now() - 86_400_000;
+    const older: string[] = [];
+    for (let k = 0; k < 106; k++) {
+      const item = await app.store.intake.create({ workspaceId: w.ws.id, title: `Old request ${k}`, kind: 'question', summary: '', filedBy: w.reviewer.agent.id }, new Date(base + k * 1000));
+      await app.store.intake.addSources([{ ...cited, itemId: item.id }]);
+      older.unshift(item.id);
+    }
+    await app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, monitor: true });
+    const monitor = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    type Page = { items: Array<{ id: string }>; counts: { total: number }; truncated: boolean; next_offset: number | null; older_not_searched: boolean };
+    for (const agent of [mcp, monitor]) {
+      const first = await agent.call('list_intake', { limit: 100 });
+      const page = first.structuredContent as Page;
+      expect(page).toMatchObject({ counts: { total: 107 }, truncated: true, next_offset: 100, older_not_searched: false });
+      expect(textOf(first)).toContain('(107 in all. Showing 100 from 0. The list was cut: call again with offset 100');
+      const rest = (await agent.call('list_intake', { limit: 100, offset: page.next_offset })).structuredContent as Page;
+      expect(rest).toMatchObject({ truncated: false, next_offset: null });
+      expect([...page.items, ...rest.items].map((i) => i.id)).toEqual([itemId, ...older]);
+      const questions = (await agent.call('list_intake', { kind: 'question', limit: 5, offset: 100 })).structuredContent as Page;
+      expect(questions).toMatchObject({ truncated: true, next_offset: 105 });
+      expect(questions.items.map((i) => i.id)).toEqual(older.slice(100, 105));
+    }
+    await monitor.close();
+  });
+
   describe('for agents that did not see every source', () => {
     // A guest DMs reviewer (item A) and, apart, builder (item B); watcher, a monitor, files C from both
     // messages; builder files D from the message it received.

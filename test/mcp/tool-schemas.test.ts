@@ -41,6 +41,32 @@ describe('the tool catalogue', () => {
     ]));
   });
 
+  it('annotates every tool truthfully: what only reads, what replaces or cannot be undone, what is safe to repeat, what reaches people outside', async () => {
+    // [readOnlyHint, destructiveHint, idempotentHint, openWorldHint], per the MCP spec's ToolAnnotations: destructive unless it only adds.
+    const reads = [true, false, true, false];
+    const expected: Record<string, boolean[]> = {
+      list_agents: reads, search_messages: reads, get_approval: reads, list_intake: reads, get_intake: reads,
+      get_workspace_information: reads, get_workspace_informations: reads, list_documents: reads, search_documents: reads, get_document: reads,
+      get_available_collection_types: reads,
+      send_message: [false, false, false, true], check_inbox: [false, false, false, false], subscribe: [false, false, false, false],
+      set_status: [false, false, true, true], start_message: [false, false, false, true], append_message: [false, false, false, true], finish_message: [false, false, false, true],
+      request_approval: [false, false, false, true], cancel_approval: [false, true, true, true],
+      file_intake: [false, false, false, false], update_intake: [false, true, false, true],
+      create_document: [false, false, false, false], update_document: [false, true, true, false],
+      create_collection: [false, false, false, false], update_collection_instructions: [false, true, true, false], update_workspace_instructions: [false, true, true, false],
+    };
+    const seen: Record<string, boolean[]> = {};
+    for (const kind of ['structured', 'simplified'] as const) {
+      const c = await (await docsWorld(app, kind)).connect('owner');
+      for (const t of (await c.client.listTools()).tools) {
+        const a = t.annotations ?? {};
+        seen[t.name] = [a.readOnlyHint, a.destructiveHint, a.idempotentHint, a.openWorldHint] as boolean[];
+      }
+      await c.close();
+    }
+    expect(seen).toEqual(expected);
+  });
+
   it('accepts a string `to` as one recipient', async () => {
     const w = await makeWorld(app);
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);

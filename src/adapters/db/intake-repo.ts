@@ -23,7 +23,7 @@ export class DrizzleIntakeRepo implements IntakeRepo {
     if (f.status) conds.push(eq(intakeItems.status, f.status));
     if (f.kind) conds.push(eq(intakeItems.kind, f.kind));
     if (f.surface) conds.push(sql`exists (select 1 from ${intakeSources} s where s.item_id = ${intakeItems.id} and s.surface = ${f.surface})`);
-    return this.db.select().from(intakeItems).where(and(...conds)).orderBy(desc(intakeItems.createdAt)).limit(f.limit);
+    return this.db.select().from(intakeItems).where(and(...conds)).orderBy(desc(intakeItems.createdAt), desc(intakeItems.id)).limit(f.limit).offset(f.offset ?? 0);
   }
 
   async addSources(sources: Array<Omit<IntakeSource, 'notifiedAt' | 'addedAt'>>) {

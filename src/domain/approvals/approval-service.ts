@@ -59,7 +59,8 @@ export class ApprovalService {
       if (!p || !(await this.orgs.roleIn(p.id, ws))) {
         throw invalidInput(`"${handle}" is not a person who can reach this workspace; approvers are person handles (call list_agents: kind "person").`);
       }
-      approvers.push(p.id);
+      // The same person named twice (bob, @bob) is asked once.
+      if (!approvers.includes(p.id)) approvers.push(p.id);
     }
     let askerPersonId: string | null = agent.ownerId;
     let askerIdentityId: string | null = null;

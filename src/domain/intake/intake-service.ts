@@ -111,20 +111,25 @@ export class IntakeService {
   }
 
   /**
-   * The items the reader may see, newest first and filtered, with counts of all
-   * it may see (so counts reveal no hidden item). A monitor's cover the whole
-   * workspace; another agent's the newest AGENT_INTAKE_ITEMS items it may see.
+   * One page (`limit` from `offset`) of the items the reader may see, newest first and filtered, with counts of all
+   * it may see (so counts reveal no hidden item); `truncated` when more match after it. A monitor's cover the whole
+   * workspace; another agent's only the workspace's newest AGENT_INTAKE_ITEMS items (`capped` when it holds more).
    */
-  async listFor(r: IntakeReader, ws: Workspace, f: IntakeFilter): Promise<{ items: Array<IntakeItem & { sources: IntakeSource[] }>; counts: ReturnType<typeof countItems> }> {
+  async listFor(r: IntakeReader, ws: Workspace, f: IntakeFilter): Promise<{ items: Array<IntakeItem & { sources: IntakeSource[] }>; counts: ReturnType<typeof countItems>; truncated: boolean; capped: boolean }> {
+    const offset = f.offset ?? 0;
     if (r.monitor) {
-      const [items, counts] = await Promise.all([this.list(ws, f), this.counts(ws)]);
-      return { items, counts };
+      const [page, counts] = await Promise.all([this.list(ws, { ...f, offset, limit: f.limit + 1 }), this.counts(ws)]);
+      return { items: page.slice(0, f.limit), counts, truncated: page.length > f.limit, capped: false };
     }
     const newest = await this.list(ws, { limit: AGENT_INTAKE_ITEMS });
     await r.see(newest.flatMap((i) => i.sources.map((s) => s.messageId)));
     const seen = await Promise.all(newest.map((i) => seesItem(r, i)));
     const visible = newest.filter((_, k) => seen[k]);
-    return { items: visible.filter((i) => matchesFilter(i, f)).slice(0, f.limit), counts: countItems(visible) };
+    const matching = visible.filter((i) => matchesFilter(i, f));
+    return {
+      items: matching.slice(offset, offset + f.limit), counts: countItems(visible),
+      truncated: matching.length > offset + f.limit, capped: newest.length === AGENT_INTAKE_ITEMS,
+    };
   }
 
   /** One item, when the reader may see it; otherwise the same refusal as for an id that does not exist. */

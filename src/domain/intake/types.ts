@@ -53,6 +53,8 @@ export interface IntakeFilter {
   /** Items with at least one source from this surface. */
   surface?: SurfaceName;
   limit: number;
+  /** Skip this many of the newest matching items (to page through a long list). */
+  offset?: number;
 }
 
 export interface IntakeRepo {

@@ -98,7 +98,7 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
     title: 'Read an approval',
     description: 'The status of an approval you asked for: pending, approved, rejected, expired or cancelled; who decided, where, when, and their reason.',
     inputSchema: approvalIdInput, outputSchema: getApprovalOutput,
-    annotations: { readOnlyHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, 'get_approval', async (args) => {
     const a = await visible(args.approval_id);
     const outcome = await app.approvals.outcome(a);
@@ -113,7 +113,8 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
     title: 'Cancel an approval',
     description: 'Withdraw a pending approval you asked for (e.g. you no longer need to do it). Every view then shows it as cancelled.',
     inputSchema: approvalIdInput, outputSchema: cancelApprovalOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    // Cannot be undone; a second cancel is refused and changes nothing.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   }, runTool(ctx, 'cancel_approval', async (args) => {
     const a = await app.approvals.cancel(agent, ws.id, (await visible(args.approval_id)).id);
     return ok({ approval_id: a.id, status: a.status }, `Approval ${a.id} “${a.title}” is cancelled.`);

@@ -40,9 +40,9 @@ export const workspaceInfoOutput = {
   collections: z.array(collectionOut).describe('Structured workspaces only; empty in a Simplified one'),
   statuses: z.array(z.string()).nullable().describe('Document statuses of a Simplified workspace; null in a Structured one (see each collection)'),
   access: z.object({
-    role: z.enum(['owner', 'editor', 'viewer']).describe('Your owner\'s role here when this session opened'),
-    has_seat: z.boolean(),
-    tools: z.array(z.string()).describe('The document tools of this session'),
+    role: z.enum(['owner', 'editor', 'viewer']).describe('Your owner\'s role here now'),
+    has_seat: z.boolean().describe('Whether your owner holds a seat now'),
+    tools: z.array(z.string()).describe('The document tools this session lists now: they follow your owner\'s role and seat, also mid-session'),
     withheld_for_seat: z.array(z.string()).describe('Tools the role allows but the missing seat withholds'),
     note: z.string().nullable(),
   }),

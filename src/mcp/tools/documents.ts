@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { documentToolset, seatRefusal, type DocumentToolName } from '../../domain/documents/rules.ts';
 import type { DocumentAccess } from '../../domain/documents/types.ts';
 import type { ToolContext } from '../context.ts';
@@ -9,18 +9,16 @@ import {
   workspaceInstructionsInput, workspaceInstructionsOutput, writeOutput,
 } from './document-schemas.ts';
 import { collectionOut, documentOut, documentText, instructionsText, keysOf, summariesText, summaryOut } from './document-render.ts';
-import { refuseWithheldTools } from './withheld-tools.ts';
+import { refuseWithheldTools, roleRefusal } from './withheld-tools.ts';
 import { ok, recordAudit, runTool } from './run.ts';
 
 /** The tool's first, misspelt name, still answered as an alias. */
 export const DEPRECATED_INFORMATION_TOOL = 'get_workspace_informations';
 
-const toolsetOf = (ctx: ToolContext) => documentToolset(ctx.workspace.kind, ctx.ownerRole, ctx.ownerHasSeat);
-
 /**
  * The caller's standing as it is now, with the names refusals use: every document call checks it, so an agent taken
  * out of the workspace (or whose owner left it, lost a role or a seat) is refused from its next call, not when its
- * session ends. (Which tools a session lists stays as it opened.)
+ * session ends. (The session's list of writing tools follows it: see registerDocumentTools.)
  */
 async function currentAccess(ctx: ToolContext): Promise<DocumentAccess> {
   const { app, agent, workspace: ws } = ctx;
@@ -29,39 +27,50 @@ async function currentAccess(ctx: ToolContext): Promise<DocumentAccess> {
   return (await app.documents.access(ws, agent.ownerId, agent.id, { role: member.ownerRole, hasSeat }))!;
 }
 
-/** What the workspace shows agents, and the instructions text built from it. */
-async function overview(ctx: ToolContext) {
+/** What the workspace shows agents, and the instructions text built from it, for the standing of the moment. */
+async function overview(ctx: ToolContext, access: DocumentAccess) {
   const { app, workspace } = ctx;
   const ws = (await app.store.workspaces.get(workspace.id)) ?? workspace;
   const collections = await app.documents.visibleCollections(ws);
   const statuses = ws.kind === 'simplified' ? (await app.documents.hiddenCollection(ws)).statuses : null;
-  const tools = toolsetOf(ctx);
-  const access = await currentAccess(ctx);
+  const tools = documentToolset(ws.kind, access.role, access.hasSeat);
   const seatNote = tools.withheldForSeat.length ? seatRefusal(access).message : null;
   return { ws, collections, statuses, tools, access, seatNote, text: instructionsText(ws, collections, statuses, tools, seatNote) };
 }
 
 /** Collection or workspace instructions sent as the server's instructions on connect. */
 export async function documentInstructions(ctx: ToolContext): Promise<string> {
-  return (await overview(ctx)).text;
+  return (await overview(ctx, await currentAccess(ctx))).text;
 }
 
 /**
- * Registers the document tools the session allows: every role reads; the owner's
- * role and seat (fixed when the session opened) add the writing tools. A call to
- * a tool the missing seat withholds gets a refusal about the seat.
+ * Registers the document tools: every role reads; the owner's role and seat add the writing tools. Those are
+ * registered for every role but listed only while the standing of the moment gives them: each document call
+ * re-reads it and lists or unlists them (the SDK tells the client with notifications/tools/list_changed), so a seat
+ * or role granted mid-session needs no new session. A call to an unlisted one gets a refusal naming the missing
+ * seat or role and how to get it, or runs when the standing gives it now.
  */
 export function registerDocumentTools(server: McpServer, ctx: ToolContext): void {
   const { app, agent, workspace: ws } = ctx;
   const structured = ws.kind === 'structured';
-  const tools = toolsetOf(ctx);
-  const access = () => currentAccess(ctx);
-  const has = (t: DocumentToolName) => tools.granted.includes(t);
+  const writing = new Map<DocumentToolName, RegisteredTool>();
+  const writingTool = (name: DocumentToolName, tool: RegisteredTool) => writing.set(name, tool);
+  const access = async () => {
+    const a = await currentAccess(ctx);
+    const now = documentToolset(ws.kind, a.role, a.hasSeat).granted;
+    const changed = [...writing].filter(([name, tool]) => tool.enabled !== now.includes(name));
+    for (const [name, tool] of changed) tool.enabled = now.includes(name);
+    // Set here rather than with enable(), whose notice the SDK sends without catching a failure (a closed stream).
+    if (changed.length && server.isConnected()) {
+      server.server.sendToolListChanged().catch((err: unknown) => app.logger.warn({ err }, 'could not tell the client its tool list changed'));
+    }
+    return a;
+  };
   const keys = async () => keysOf(await app.documents.allCollections(ws));
   const audit = (action: string, target: string, result: string) => recordAudit(ctx, action, { target, result, onBehalfOf: agent.ownerId });
 
   const information = async () => {
-    const o = await overview(ctx);
+    const o = await overview(ctx, await access());
     return ok({
       name: o.ws.name, slug: o.ws.slug, kind: o.ws.kind, description: o.ws.description, instructions: o.ws.instructions,
       collections: o.collections.map(collectionOut), statuses: o.statuses,
@@ -72,20 +81,20 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     (structured ? ', and its collections with their identifiers, statuses and instructions.' : ', and the document statuses.');
   server.registerTool('get_workspace_information', {
     title: 'Workspace information', description: informationDescription,
-    inputSchema: workspaceInfoInput, outputSchema: workspaceInfoOutput, annotations: { readOnlyHint: true },
+    inputSchema: workspaceInfoInput, outputSchema: workspaceInfoOutput, annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, 'get_workspace_information', information));
   // The first release spelled it this way; agents configured with that name keep working.
   server.registerTool(DEPRECATED_INFORMATION_TOOL, {
     title: 'Workspace information (old name)',
     description: `Deprecated name of get_workspace_information, kept for agents that still call it; call get_workspace_information instead. ${informationDescription}`,
-    inputSchema: workspaceInfoInput, outputSchema: workspaceInfoOutput, annotations: { readOnlyHint: true },
+    inputSchema: workspaceInfoInput, outputSchema: workspaceInfoOutput, annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, DEPRECATED_INFORMATION_TOOL, information));
 
   server.registerTool('list_documents', {
     title: 'List documents',
     description: `The documents of ${structured ? 'one collection' : 'this workspace'}, most recently updated first: title and summary, never the content. ` +
       'Filter by status; archived documents only when include_archived is true. Says when it cut a long list (truncated, next_offset).',
-    inputSchema: listInput(structured), outputSchema: listOutput, annotations: { readOnlyHint: true },
+    inputSchema: listInput(structured), outputSchema: listOutput, annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, 'list_documents', async (args: { collection?: string; status?: string; include_archived: boolean; limit: number; offset: number }) => {
     await access();
     const r = await app.documents.list(ws, { collection: args.collection, status: args.status, includeArchived: args.include_archived, limit: args.limit, offset: args.offset });
@@ -102,7 +111,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     title: 'Search documents',
     description: 'Searches titles, summaries and identifiers (never the content)' + (structured ? ', in one collection or the whole workspace.' : '.') +
       ' Archived documents only when include_archived is true.',
-    inputSchema: searchInput(structured), outputSchema: searchOutput, annotations: { readOnlyHint: true },
+    inputSchema: searchInput(structured), outputSchema: searchOutput, annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, 'search_documents', async (args: { query: string; collection?: string; include_archived: boolean; limit: number }) => {
     await access();
     const hits = await app.documents.search(ws, { text: args.query, collection: args.collection, includeArchived: args.include_archived, limit: args.limit });
@@ -114,7 +123,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
   server.registerTool('get_document', {
     title: 'Read a document',
     description: 'One document in full, content included; archived documents too. Its updated_at is what update_document needs.',
-    inputSchema: getInput, outputSchema: getOutput, annotations: { readOnlyHint: true },
+    inputSchema: getInput, outputSchema: getOutput, annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, 'get_document', async (args) => {
     await access();
     const doc = await app.documents.get(ws, args.document);
@@ -124,86 +133,93 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     return ok(out, documentText(out));
   }));
 
-  if (has('create_document')) {
-    server.registerTool('create_document', {
-      title: 'Create a document',
-      description: `Creates a document${structured ? ' in a collection' : ''}. Write a summary: it is what agents read before opening a document.`,
-      inputSchema: createInput(structured), outputSchema: writeOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    }, runTool(ctx, 'create_document', async ({ conversation, ...args }: { collection?: string; title: string; summary: string; content: string; status?: string; conversation?: string }) => {
-      if (conversation) await app.audiences.assertAskerMay(agent, ws, conversation, 'create a document');
-      const doc = await app.documents.create(ws, await access(), args);
-      await audit('create_document', doc.identifier, 'created');
-      const out = summaryOut(doc, await keys());
-      return ok(out, `Created ${out.identifier} "${out.title}" [${out.status}], updated_at ${out.updated_at}.`);
-    }, (args) => args.collection ?? null));
+  writingTool('create_document', server.registerTool('create_document', {
+    title: 'Create a document',
+    description: `Creates a document${structured ? ' in a collection' : ''}. Write a summary: it is what agents read before opening a document.`,
+    inputSchema: createInput(structured), outputSchema: writeOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  }, runTool(ctx, 'create_document', async ({ conversation, ...args }: { collection?: string; title: string; summary: string; content: string; status?: string; conversation?: string }) => {
+    if (conversation) await app.audiences.assertAskerMay(agent, ws, conversation, 'create a document');
+    const doc = await app.documents.create(ws, await access(), args);
+    await audit('create_document', doc.identifier, 'created');
+    const out = summaryOut(doc, await keys());
+    return ok(out, `Created ${out.identifier} "${out.title}" [${out.status}], updated_at ${out.updated_at}.`);
+  }, (args) => args.collection ?? null)));
 
-    server.registerTool('update_document', {
-      title: 'Update a document',
-      description: 'Changes a document (title, summary, content, status), archives it (archived: true) or brings it back (archived: false). ' +
-        'Pass the updated_at of the version you read: if someone wrote since, the update is refused with the current updated_at; read again and redo your change.',
-      inputSchema: updateInput, outputSchema: writeOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    }, runTool(ctx, 'update_document', async (args) => {
-      const { document, updated_at, conversation, ...patch } = args;
-      if (conversation) await app.audiences.assertAskerMay(agent, ws, conversation, `change ${document}`);
-      const doc = await app.documents.update(ws, await access(), { document, readUpdatedAt: new Date(updated_at), patch });
-      const what = patch.archived === true ? 'Archived' : patch.archived === false ? 'Unarchived' : 'Updated';
-      await audit('update_document', doc.identifier, what.toLowerCase());
-      const out = summaryOut(doc, await keys());
-      return ok(out, `${what} ${out.identifier}; its updated_at is now ${out.updated_at}.`);
-    }, (args) => args.document));
-  }
+  writingTool('update_document', server.registerTool('update_document', {
+    title: 'Update a document',
+    description: 'Changes a document (title, summary, content, status), archives it (archived: true) or brings it back (archived: false). ' +
+      'Pass the updated_at of the version you read: if someone wrote since, the update is refused with the current updated_at; read again and redo your change.',
+    // Replaces content or archives: destructive. A repeat carries an updated_at gone stale and is refused, so it changes nothing more.
+    inputSchema: updateInput, outputSchema: writeOutput, annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  }, runTool(ctx, 'update_document', async (args) => {
+    const { document, updated_at, conversation, ...patch } = args;
+    if (conversation) await app.audiences.assertAskerMay(agent, ws, conversation, `change ${document}`);
+    const doc = await app.documents.update(ws, await access(), { document, readUpdatedAt: new Date(updated_at), patch });
+    const what = patch.archived === true ? 'Archived' : patch.archived === false ? 'Unarchived' : 'Updated';
+    await audit('update_document', doc.identifier, what.toLowerCase());
+    const out = summaryOut(doc, await keys());
+    return ok(out, `${what} ${out.identifier}; its updated_at is now ${out.updated_at}.`);
+  }, (args) => args.document)));
 
-  if (has('get_available_collection_types')) {
-    server.registerTool('get_available_collection_types', {
+  if (structured) {
+    writingTool('get_available_collection_types', server.registerTool('get_available_collection_types', {
       title: 'Collection types',
       description: 'The kinds of collection that can be opened, with their default statuses, and which ones this workspace already has.',
-      inputSchema: typesInput, outputSchema: typesOutput, annotations: { readOnlyHint: true },
+      inputSchema: typesInput, outputSchema: typesOutput, annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     }, runTool(ctx, 'get_available_collection_types', async () => {
       await access();
       const types = (await app.documents.availableTypes(ws)).map((t) => ({
         type: t.type, name: t.name, description: t.description, identifier_prefix: t.prefix, default_statuses: t.defaultStatuses, existing: t.existing,
       }));
       return ok({ types }, types.map((t) => `- ${t.type}: ${t.description} Statuses: ${t.default_statuses.join(', ')}.${t.existing.length ? ` Already here: ${t.existing.join(', ')}.` : ''}`).join('\n'));
-    }));
+    })));
 
-    server.registerTool('create_collection', {
+    writingTool('create_collection', server.registerTool('create_collection', {
       title: 'Create a collection',
       description: 'Opens a collection of a catalogue type, with a name and its statuses (defaults from the type). It shows to agents in their next session.',
-      inputSchema: createCollectionInput, outputSchema: collectionOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+      inputSchema: createCollectionInput, outputSchema: collectionOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     }, runTool(ctx, 'create_collection', async (args) => {
       const c = await app.documents.createCollection(ws, await access(), args);
       await audit('create_collection', c.key, 'created');
       return ok(collectionOut(c), `Opened the collection ${c.key} ("${c.name}", statuses: ${c.statuses.join(', ')}).`);
-    }, (args) => args.name ?? args.type));
+    }, (args) => args.name ?? args.type)));
 
-    server.registerTool('update_collection_instructions', {
+    writingTool('update_collection_instructions', server.registerTool('update_collection_instructions', {
       title: 'Write collection instructions',
       description: 'Replaces the instructions of a collection: every agent receives them when it connects.',
-      inputSchema: collectionInstructionsInput, outputSchema: collectionOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      inputSchema: collectionInstructionsInput, outputSchema: collectionOutput, annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     }, runTool(ctx, 'update_collection_instructions', async (args) => {
       const c = await app.documents.setCollectionInstructions(ws, await access(), args.collection, args.instructions);
       await audit('update_collection_instructions', c.key, 'updated');
       return ok(collectionOut(c), `Updated the instructions of ${c.key}; agents receive them from their next session.`);
-    }, (args) => args.collection));
-  }
-
-  if (has('update_workspace_instructions')) {
-    server.registerTool('update_workspace_instructions', {
+    }, (args) => args.collection)));
+  } else {
+    writingTool('update_workspace_instructions', server.registerTool('update_workspace_instructions', {
       title: 'Write workspace instructions',
       description: 'Replaces the instructions of this workspace: every agent receives them when it connects.',
-      inputSchema: workspaceInstructionsInput, outputSchema: workspaceInstructionsOutput, annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      inputSchema: workspaceInstructionsInput, outputSchema: workspaceInstructionsOutput, annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     }, runTool(ctx, 'update_workspace_instructions', async (args) => {
       const w = await app.documents.setWorkspaceInstructions(ws, await access(), args.instructions);
       await audit('update_workspace_instructions', w.slug, 'updated');
       return ok({ name: w.name, instructions: w.instructions }, 'Updated the workspace instructions; agents receive them from their next session.');
-    }, () => ws.slug));
+    }, () => ws.slug)));
   }
 
-  if (tools.withheldForSeat.length) {
-    const wrapped = refuseWithheldTools(server, tools.withheldForSeat, async (name) => {
-      await audit(name, ws.slug, 'refused: NEEDS_SEAT');
-      return refusalResult(toRefusal(seatRefusal(await access()), app.logger, name));
-    });
-    if (!wrapped) app.logger.warn({ tools: tools.withheldForSeat }, 'could not attach the seat refusal to withheld document tools; the instructions still explain it');
-  }
+  // Listed as the standing was when the session opened (before connecting: nothing to notify).
+  const granted = documentToolset(ws.kind, ctx.ownerRole, ctx.ownerHasSeat).granted;
+  for (const [name, tool] of writing) tool.enabled = granted.includes(name);
+  const wrapped = refuseWithheldTools(server, [...writing.keys()], async (name) => {
+    const tool = writing.get(name as DocumentToolName)!;
+    if (tool.enabled) return null;
+    try {
+      const a = await access();
+      if (tool.enabled) return null; // given since the session opened: the SDK runs it, and it checks again
+      throw documentToolset(ws.kind, a.role, a.hasSeat).withheldForSeat.includes(name as DocumentToolName) ? seatRefusal(a) : roleRefusal(a, ws, name);
+    } catch (e) {
+      const refusal = toRefusal(e, app.logger, name);
+      await audit(name, ws.slug, `refused: ${refusal.code}`);
+      return refusalResult(refusal);
+    }
+  });
+  if (!wrapped) app.logger.warn({ tools: [...writing.keys()] }, 'could not attach the refusals to withheld document tools; the instructions still explain a missing seat');
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AGENT_INTAKE_ITEMS } from '../../domain/intake/intake-service.ts';
 import { INTAKE_KINDS, INTAKE_STATUSES } from '../../domain/intake/types.ts';
 
 const messageIds = z.array(z.string().min(1).max(64)).max(50);
@@ -24,7 +25,8 @@ export const listIntakeInput = {
   status: status.optional().describe('Only items in this status'),
   kind: kind.optional().describe('Only items of this kind'),
   surface: surface.optional().describe('Only items with a source message from this surface (web, slack, teams, mcp)'),
-  limit: z.number().int().min(1).max(100).default(30).describe('Most items to return, newest first'),
+  limit: z.number().int().min(1).max(100).default(30).describe('Most items to return, newest first (1 to 100)'),
+  offset: z.number().int().min(0).default(0).describe('Skip this many (to read past a cut list: pass next_offset)'),
 };
 
 export const getIntakeInput = {
@@ -62,5 +64,8 @@ export const listIntakeOutput = {
     total: z.number().int(),
     by_status: z.record(z.string(), z.number().int()),
     by_source: z.record(z.string(), z.number().int()).describe('Items per surface their source messages came from'),
-  }),
+  }).describe('All the items you may see, whatever the filters'),
+  truncated: z.boolean().describe('True when more items match after these; see next_offset'),
+  next_offset: z.number().int().nullable().describe('The offset that reads on; null when nothing more matches'),
+  older_not_searched: z.boolean().describe(`True when you do not monitor the workspace and it holds more than its newest ${AGENT_INTAKE_ITEMS} items: older ones are not listed or counted (get_intake reads one by id)`),
 };

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { IntakeDetail } from '../../domain/intake/intake-service.ts';
+import { AGENT_INTAKE_ITEMS, type IntakeDetail } from '../../domain/intake/intake-service.ts';
 import type { IntakeItem, IntakeSource } from '../../domain/intake/types.ts';
 import { seesExcerpt, type IntakeReader } from '../../domain/intake/visibility.ts';
 import type { ToolContext } from '../context.ts';
@@ -41,7 +41,7 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
     description: 'Change an intake item\'s status (new, triaged, in progress, done, won\'t do), add a note, or add source messages. ' +
       'Marking it done tells each person who asked, in the thread where they asked, once.',
     inputSchema: updateIntakeInput, outputSchema: intakeDetailOut,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   }, runTool(ctx, 'update_intake', async (args) => {
     const r = await app.intake.update(agent, ws, { id: args.id, status: args.status, note: args.note, addSourceIds: args.add_source_message_ids });
     await recordAudit(ctx, 'update_intake', {
@@ -57,22 +57,27 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool('list_intake', {
     title: 'List intake',
     description: 'Intake items of this workspace you may see (from messages you sent, received or overheard, or all if you monitor it), newest first, ' +
-      'with counts per status and per source surface. Filter by status, kind or surface.',
+      'with counts per status and per source surface. Filter by status, kind or surface. Says when it cut a long list (truncated, next_offset). ' +
+      `Without monitor, only the workspace's newest ${AGENT_INTAKE_ITEMS} items are looked at (older_not_searched says when there are more).`,
     inputSchema: listIntakeInput, outputSchema: listIntakeOutput,
-    annotations: { readOnlyHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, 'list_intake', async (args) => {
     const reader = await app.intake.readerFor(agent, ws);
-    const { items, counts } = await app.intake.listFor(reader, ws, args);
+    const { items, counts, truncated, capped } = await app.intake.listFor(reader, ws, args);
     const out = await Promise.all(items.map((i) => itemOut(reader, i)));
+    const nextOffset = truncated ? args.offset + out.length : null;
     const text = out.length ? out.map(line).join('\n') : 'No intake items match.';
-    return ok({ items: out, counts: { total: counts.total, by_status: counts.byStatus, by_source: counts.bySurface } }, `${text}\n(${counts.total} in all.)`);
+    const cut = truncated ? ` Showing ${out.length} from ${args.offset}. The list was cut: call again with offset ${nextOffset}, or narrow it with status, kind or surface.` : '';
+    const older = capped ? ` Only the workspace's newest ${AGENT_INTAKE_ITEMS} items were looked at; read an older one by id with get_intake.` : '';
+    return ok({ items: out, counts: { total: counts.total, by_status: counts.byStatus, by_source: counts.bySurface }, truncated, next_offset: nextOffset, older_not_searched: capped },
+      `${text}\n(${counts.total} in all.${cut}${older})`);
   }));
 
   server.registerTool('get_intake', {
     title: 'Get an intake item',
     description: 'One intake item with its source messages (links to each), notes and whether each person who asked was told it is done.',
     inputSchema: getIntakeInput, outputSchema: intakeDetailOut,
-    annotations: { readOnlyHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, 'get_intake', async (args) => {
     const reader = await app.intake.readerFor(agent, ws);
     const item = await detailOut(reader, await app.intake.detailFor(reader, ws, args.id));

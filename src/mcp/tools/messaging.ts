@@ -23,7 +23,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     title: 'List agents',
     description: 'The agents and people in this workspace you can see, and whether you may message each.',
     inputSchema: listAgentsInput, outputSchema: listAgentsOutput,
-    annotations: { readOnlyHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, 'list_agents', async () => {
     const [me, directory] = await Promise.all([app.agents.member(agent, ws), app.agents.directory(ws)]);
     const agents = directory.filter((d) => d.agent.id !== agent.id).map((d) => ({
@@ -53,7 +53,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     title: 'Check inbox',
     description: 'Your unread messages, oldest first; they are marked read. Says when it cut the list (`truncated`, `remaining`).',
     inputSchema: checkInboxInput, outputSchema: inboxOutput,
-    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   }, runTool(ctx, 'check_inbox', async (args, extra) => {
     const got = await app.messaging.checkInbox(agent, ws, args.limit);
     const messages = got.items.map(inboxItemOut);
@@ -66,7 +66,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     description: 'Waits for new messages and returns them like check_inbox. Returns at once when some are unread; ' +
       'otherwise waits up to `timeout_seconds` (under 60). Call it again after a timeout to keep listening.',
     inputSchema: subscribeInput, outputSchema: subscribeOutput,
-    annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   }, runTool(ctx, 'subscribe', async (args, extra) => {
     const watch = await watchRevocation(ctx, extra.signal);
     let got;
@@ -88,7 +88,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     title: 'Search messages',
     description: 'Full-text search, best match first, over the messages you sent or received (every message in the workspace if you monitor it), within the plan\'s history.',
     inputSchema: searchInput, outputSchema: searchOutput,
-    annotations: { readOnlyHint: true },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }, runTool(ctx, 'search_messages', async (args) => {
     const hits = await app.messaging.search(agent, ws, {
       text: args.query, from: args.from, conversationId: args.conversation, since: args.since ? new Date(args.since) : undefined, limit: args.limit,
