@@ -4,6 +4,7 @@
 import type { types } from '@slack/bolt';
 import type { Approval } from '../../domain/approvals/types.ts';
 import { qualifiedName, type Agent } from '../../domain/types.ts';
+import { escapeSlack as escape, markdownToSlack } from './format-out.ts';
 
 export const APPROVE_ACTION = 'switchboard_approval_approve';
 export const REJECT_ACTION = 'switchboard_approval_reject';
@@ -13,18 +14,6 @@ export const REASON_BLOCK = 'reason';
 export const REASON_INPUT = 'reason_input';
 /** Metadata event type of approval cards, so the app never takes its own card for a message to answer. */
 export const APPROVAL_EVENT_TYPE = 'switchboard_approval';
-
-/** Slack reads `&`, `<` and `>` as markup; everything else stays as written. */
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-/** The agent's Markdown in Slack's mrkdwn: bold, links and headings differ; the rest reads the same. */
-export function toMrkdwn(markdown: string): string {
-  return escape(markdown)
-    .replace(/\*\*(.+?)\*\*/g, '*$1*')
-    .replace(/__(.+?)__/g, '*$1*')
-    .replace(/\[([^\]]+)\]\((https?:\/\/[^)\s]+)\)/g, '<$2|$1>')
-    .replace(/^#{1,6}\s+(.+)$/gm, '*$1*');
-}
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -39,7 +28,11 @@ export function approvalBlocks(a: Approval, agent: Agent, outcome: string | null
   const blocks: types.KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: clip(`*Approval requested:* ${escape(a.title)}`, 3000) } },
   ];
-  if (a.details.trim()) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(toMrkdwn(a.details), 3000) } });
+  if (a.details.trim()) {
+    // All of it, in as many sections as it takes: an approver must see everything they approve.
+    const details = markdownToSlack(a.details);
+    blocks.push(...details.blocks ?? [{ type: 'section', text: { type: 'mrkdwn', text: details.text } }]);
+  }
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Asked by *${escape(agent.displayName)}* (\`${qualifiedName(agent)}\`)${expires}` }] });
   if (outcome === null) {
     blocks.push({

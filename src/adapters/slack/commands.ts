@@ -65,7 +65,8 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
   try {
     // Once per command (its trigger_id): a retried job finds the post it made instead of asking again.
     ({ ts } = await postOnce(rt, client, `command:${command.trigger_id}`, {
-      channel: command.channel_id, text: `<@${command.user_id}> asked *${escapeSlack(r.agent)}* (\`@${r.handle}\`): ${markdownToSlack(r.body).text}`,
+      // All of the request, in sections when long, like an agent's answer.
+      channel: command.channel_id, ...markdownToSlack(r.body, `<@${command.user_id}> asked *${escapeSlack(r.agent)}* (\`@${r.handle}\`):`),
       metadata: { event_type: 'switchboard_request', event_payload: { user: command.user_id } },
     }, signal));
   } catch (e) {
@@ -107,6 +108,10 @@ async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashC
   if (!wanted) {
     return { response_type: 'ephemeral', text: `Say which agent: \`${rt.settings.command} default reviewer\`, or \`${rt.settings.command} default off\` to clear it.` };
   }
+  // Changing the channel's default is acting in the workspace: with linking required, only linked people may.
+  const teamId = target.installation.teamId;
+  const required = await rt.app.inbound.linkingRefusal(slackPort(rt, target.client, teamId, command.channel_id), target, teamId, command.user_id);
+  if (required) return { response_type: 'ephemeral', text: required };
   if (wanted === 'off' || wanted === 'none') {
     await rt.app.store.defaultAgents.set(key, null, command.user_id);
     return { response_type: 'in_channel', text: `<@${command.user_id}> cleared this channel's default agent; mentions must now name an agent.` };

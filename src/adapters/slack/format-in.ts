@@ -2,8 +2,9 @@
 // read. A message's `rich_text` blocks say exactly what was typed and how it
 // was styled, so they are read when present; the mrkdwn `text` is the
 // fallback. User, channel and group references become names, links become
-// Markdown links, broadcasts become words. Pure functions: the caller looks
-// the names up first (see `referencedIds`).
+// Markdown links, broadcasts become words. A message shared into it (its
+// `is_share` attachment) follows as a quote, so the agent reads what was
+// shared too. Pure functions: the caller looks the names up first (see `referencedIds`).
 import type { BlockContent, Link, List, ListItem, Paragraph, PhrasingContent, Root } from 'mdast';
 import { z } from 'zod';
 import { stringifyMarkdown } from '../../domain/format/markdown.ts';
@@ -13,6 +14,8 @@ import { parseMentions } from '../../domain/format/mentions.ts';
 export interface SlackMessageText {
   text?: string;
   blocks?: unknown[];
+  /** Shared messages arrive here; other attachments (link previews) are not read. */
+  attachments?: unknown[];
 }
 
 /** Names for the ids a message references; an id missing here shows as itself. */
@@ -52,21 +55,32 @@ const container = z.discriminatedUnion('type', [
 ]);
 type Container = z.infer<typeof container>;
 const richText = z.object({ type: z.literal('rich_text'), elements: z.array(container) });
+/** A message shared (or forwarded) into this one: its mrkdwn `text`, its blocks in `message_blocks`, who wrote it. */
+const sharedMessage = z.object({
+  is_share: z.boolean().optional(),
+  author_name: z.string().optional(),
+  author_id: z.string().optional(),
+  text: z.string().optional(),
+  message_blocks: z.array(z.object({ message: z.object({ blocks: z.array(z.unknown()).optional() }) })).optional(),
+});
 
 /** The user and channel ids a message refers to, so the caller can look their names up before converting. */
 export function referencedIds(m: SlackMessageText): { users: string[]; channels: string[] } {
   const users = new Set<string>();
   const channels = new Set<string>();
-  for (const r of (m.text ?? '').matchAll(/<([@#])([A-Z0-9]+)(?:\|[^<>]*)?>/g)) (r[1] === '@' ? users : channels).add(r[2]);
-  for (const block of richBlocks(m) ?? []) {
-    for (const c of block.elements) {
-      const items = c.type === 'rich_text_list' ? c.elements.flatMap((s) => s.elements) : c.elements;
-      for (const e of items) {
-        if (e.type === 'user') users.add(e.user_id);
-        if (e.type === 'channel') channels.add(e.channel_id);
+  for (const one of [m, ...sharedMessages(m).map((s) => s.message)]) {
+    for (const r of (one.text ?? '').matchAll(/<([@#])([A-Z0-9]+)(?:\|[^<>]*)?>/g)) (r[1] === '@' ? users : channels).add(r[2]);
+    for (const block of richBlocks(one) ?? []) {
+      for (const c of block.elements) {
+        const items = c.type === 'rich_text_list' ? c.elements.flatMap((s) => s.elements) : c.elements;
+        for (const e of items) {
+          if (e.type === 'user') users.add(e.user_id);
+          if (e.type === 'channel') channels.add(e.channel_id);
+        }
       }
     }
   }
+  for (const s of sharedMessages(m)) if (!s.author && s.authorId) users.add(s.authorId);
   return { users: [...users], channels: [...channels] };
 }
 
@@ -78,18 +92,52 @@ export function labelsInText(text: string | undefined): SlackNames {
   return { users, channels };
 }
 
-/** The message as Markdown, without the app's own mention, and the agent names it mentions. */
+/**
+ * The message as Markdown, without the app's own mention, and the agent names it mentions. Shared messages
+ * follow it as quotes; the agents they name are not among the names (quoting is not addressing).
+ */
 export function slackToMarkdown(m: SlackMessageText, names: SlackNames, botUserId?: string): SlackMarkdown {
-  const blocks = richBlocks(m);
-  const render = (people: boolean) => (blocks ? fromBlocks(blocks, { names, botUserId, people }) : fromText(m.text ?? '', { names, botUserId, people })).trim();
-  return { markdown: render(true), names: parseMentions(render(false)) };
+  const shared = sharedMessages(m);
+  // User groups have no lookup here: their handles are the labels Slack wrote into the texts.
+  const groups = new Map([m, ...shared.map((s) => s.message)].flatMap((one) => [...(one.text ?? '').matchAll(/<!subteam\^([A-Z0-9]+)\|([^<>]+)>/g)].map((r) => [r[1], decode(r[2])] as const)));
+  const render = (one: SlackMessageText, people: boolean) => {
+    const blocks = richBlocks(one);
+    const ctx = { names, groups, botUserId, people };
+    return (blocks ? fromBlocks(blocks, ctx) : fromText(one.text ?? '', ctx)).trim();
+  };
+  const quotes = shared.map((s) => quote(render(s.message, true), s.author ?? (s.authorId && names.users.get(s.authorId))));
+  return { markdown: [render(m, true), ...quotes].filter(Boolean).join('\n\n'), names: parseMentions(render(m, false)) };
 }
 
 interface Context {
   names: SlackNames;
+  /** User group handles by id. */
+  groups: ReadonlyMap<string, string>;
   botUserId?: string;
   /** False while reading agent names: people mentioned the Slack way must not be taken for `@name`s. */
   people: boolean;
+}
+
+interface Shared {
+  message: SlackMessageText;
+  author?: string;
+  authorId?: string;
+}
+
+/** The messages shared into this one (`is_share`, or carrying the message in `message_blocks`); link previews are left out. */
+function sharedMessages(m: SlackMessageText): Shared[] {
+  return (m.attachments ?? []).map((a) => sharedMessage.safeParse(a)).flatMap((r) => {
+    if (!r.success || !(r.data.is_share || r.data.message_blocks?.length)) return [];
+    const a = r.data;
+    return [{ message: { text: a.text, blocks: a.message_blocks?.flatMap((b) => b.message.blocks ?? []) }, author: a.author_name || undefined, authorId: a.author_id }];
+  });
+}
+
+/** A shared message as a Markdown quote, under who wrote it when known. */
+function quote(markdown: string, author: string | undefined): string {
+  const head = author ? stringifyMarkdown({ type: 'root', children: [{ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: author }] }, { type: 'text', value: ' wrote:' }] }] }) : '';
+  const text = [head, markdown].filter(Boolean).join('\n\n');
+  return text && text.split('\n').map((line) => (line ? `> ${line}` : '>')).join('\n');
 }
 
 function richBlocks(m: SlackMessageText) {
@@ -180,7 +228,7 @@ function plain(e: Inline, ctx: Context): string {
     case 'text': return e.text;
     case 'link': return e.text && e.text !== e.url ? `${e.text} (${e.url})` : e.url;
     case 'user': return e.user_id === ctx.botUserId || !ctx.people ? ' ' : `@${ctx.names.users.get(e.user_id) ?? e.user_id}`;
-    case 'usergroup': return ctx.people ? '@group' : ' ';
+    case 'usergroup': return ctx.people ? group(e.usergroup_id, ctx.groups.get(e.usergroup_id)) : ' ';
     case 'channel': return `#${ctx.names.channels.get(e.channel_id) ?? e.channel_id}`;
     case 'emoji': return e.unicode ? emoji(e.unicode) : `:${e.name}:`;
     case 'broadcast': return ctx.people ? `@${e.range}` : ' ';
@@ -236,13 +284,19 @@ function reference(ref: string, ctx: Context): string {
     if (!ctx.people) return ' ';
     const [kind] = splitOnce(target.slice(1), '^');
     if (kind === 'here' || kind === 'channel' || kind === 'everyone') return `@${kind}`;
-    if (kind === 'subteam') return l ? (l.startsWith('@') ? l : `@${l}`) : '@group';
+    if (kind === 'subteam') return group(splitOnce(target, '^')[1] ?? '', l);
     if (kind === 'date') return l ?? '';
     return l ?? '';
   }
   const url = decode(target);
   if (!l || l === url || `mailto:${l}` === url) return url.startsWith('mailto:') ? url.slice(7) : url;
   return `[${l.replace(/([[\]\\])/g, '\\$1')}](${url.replace(/([()\s])/g, (c) => encodeURIComponent(c))})`;
+}
+
+/** A user group by its handle (`@oncall`), or by its id when Slack gave no handle. */
+function group(id: string, handle: string | undefined): string {
+  if (handle) return handle.startsWith('@') ? handle : `@${handle}`;
+  return `@group(${id})`;
 }
 
 function splitOnce(s: string, sep: string): [string, string | undefined] {

@@ -93,6 +93,20 @@ describe('approvals in Slack', () => {
     }
   });
 
+  it('shows long details whole, in sections Slack accepts, so the approver sees the last step too', async () => {
+    const steps = Array.from({ length: 40 }, (_v, i) => `Step ${i + 1}: migrate shard ${i + 1} of the **orders** database, then check its row counts.`).join(' ');
+    const details = `${steps}\n\nFINAL STEP: drop the \`payments\` table in production`;
+    expect(details.length).toBeGreaterThan(3000);
+    const { approval_id: id } = await ask({ title: 'Migrate the orders database', details });
+    const card = await cardPosted(standin, dmChannelId(USERS.alice), id);
+    const sections = (card.blocks as Array<{ type: string; text?: { text: string } }>).filter((b) => b.type === 'section').map((b) => b.text!.text);
+    expect((card.blocks as unknown[]).length).toBeLessThanOrEqual(50);
+    for (const text of sections) expect(text.length).toBeLessThanOrEqual(3000);
+    expect(sections.join('\n')).toContain('FINAL STEP: drop the `payments` table in production');
+    expect(sections.join('\n')).not.toContain('…');
+    expect(hasButtons(card)).toBe(true);
+  });
+
   it('refuses a non-approver\'s and an unlinked user\'s click ephemerally and changes nothing; a later click is told who settled it', async () => {
     const { conversationId } = await askedInThread('may I restart the workers?');
     const { approval_id: id } = await ask({ title: 'Restart the workers', conversation: conversationId });

@@ -88,6 +88,51 @@ describe('Slack rich_text blocks to Markdown', () => {
   });
 });
 
+describe('messages shared into a message, and user groups', () => {
+  // A shared (or forwarded) message arrives as an `is_share` attachment: its mrkdwn `text`, the original
+  // message's blocks under `message_blocks`, and its author; a link preview is an attachment without them.
+  const share = (over: Record<string, unknown> = {}) => ({
+    is_share: true, is_msg_unfurl: true, ts: '1724966776.474889', author_id: 'U0DAN0001', author_name: 'dan', channel_id: 'C0GENERAL',
+    from_url: 'https://acme.slack.com/archives/C0GENERAL/p1724966776474889', fallback: '[Aug 29th] dan: ERROR: connection refused to db-7',
+    text: '*ERROR:* connection refused to db-7', mrkdwn_in: ['text'], footer: 'Slack Conversation',
+    message_blocks: [{ team: 'T0ACME', channel: 'C0GENERAL', ts: '1724966776.474889', message: { blocks: [rich(section(
+      { type: 'text', text: 'ERROR:', style: { bold: true } }, { type: 'text', text: ' connection refused to db-7 for ' }, { type: 'user', user_id: 'U0CAROL01' },
+    ))] } }],
+    ...over,
+  });
+
+  it('gives the agent the shared message as a quote under its author, read like the message itself', () => {
+    const r = slackToMarkdown({ text: '<@U0BOT> @reviewer what does this error mean?', attachments: [share()] }, names, 'U0BOT');
+    expect(r.markdown).toBe('@reviewer what does this error mean?\n\n> **dan** wrote:\n>\n> **ERROR:** connection refused to db-7 for @Carol Chen');
+    expect(r.names).toEqual(['reviewer']);
+  });
+
+  it('reads the shared text when there are no blocks, shares without a comment, and the ids shared messages refer to', () => {
+    const plainShare = share({ message_blocks: undefined, author_name: undefined, text: 'ask @builder about <#C0GENERAL>' });
+    const r = slackToMarkdown({ text: '', attachments: [plainShare] }, names);
+    expect(r.markdown).toBe('> **dan** wrote:\n>\n> ask @builder about #general');
+    // An agent named in what was shared is quoted, not addressed.
+    expect(r.names).toEqual([]);
+    expect(referencedIds({ text: 'see', attachments: [share()] })).toEqual({ users: ['U0CAROL01'], channels: [] });
+    expect(referencedIds({ text: 'see', attachments: [plainShare] })).toEqual({ users: ['U0DAN0001'], channels: ['C0GENERAL'] });
+  });
+
+  it('leaves link previews out', () => {
+    const unfurl = { title: 'Example', title_link: 'https://example.com', text: 'A page about things', service_name: 'example.com', from_url: 'https://example.com' };
+    expect(slackToMarkdown({ text: 'look <https://example.com>', attachments: [unfurl] }, names).markdown).toBe('look https://example.com');
+  });
+
+  it('names a user group by its handle, or by its id when Slack gave none', () => {
+    const md = (text: string, blocks?: unknown[]) => slackToMarkdown({ text, ...(blocks ? { blocks } : {}) }, names).markdown;
+    expect(md('paging <!subteam^S0ONCALL>')).toBe('paging @group(S0ONCALL)');
+    expect(md('paging <!subteam^S0ONCALL|@oncall>')).toBe('paging @oncall');
+    const blocks = [rich(section({ type: 'text', text: 'paging ' }, { type: 'usergroup', usergroup_id: 'S0ONCALL' }))];
+    expect(md('paging <!subteam^S0ONCALL|@oncall>', blocks)).toBe('paging @oncall');
+    expect(md('paging <!subteam^S0ONCALL>', blocks)).toBe('paging @group(S0ONCALL)');
+    expect(slackToMarkdown({ text: 'paging <!subteam^S0ONCALL|@oncall>' }, names).names).toEqual([]);
+  });
+});
+
 describe('hostile Slack text', () => {
   const names: SlackNames = { users: new Map(), channels: new Map() };
   it.each([

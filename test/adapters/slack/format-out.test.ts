@@ -51,6 +51,64 @@ describe('Markdown to Slack mrkdwn', () => {
   });
 });
 
+describe('long agent answers in Slack sections', () => {
+  const sections = (md: string, lead?: string) => {
+    const r = markdownToSlack(md, lead);
+    expect(r.blocks!.length).toBeLessThanOrEqual(50);
+    for (const b of r.blocks!) expect(b.text.text.length).toBeLessThanOrEqual(SECTION_LIMIT);
+    return { text: r.text, blocks: r.blocks!.map((b) => b.text.text) };
+  };
+  /** Every `<` closed by a `>` before the next one opens. */
+  const balanced = (s: string) => (s.match(/<[^<>]*>|[<>]/g) ?? []).every((m) => m.length > 1);
+
+  it('cuts a paragraph of links between links, never inside one, and the notification before a link it cannot hold', () => {
+    const links = Array.from({ length: 200 }, (_v, i) => `[link ${i}](https://example.com/some/long/path/${i})`);
+    const { text, blocks } = sections(links.join(' '));
+    expect(blocks.length).toBeGreaterThan(2);
+    for (const b of blocks) {
+      expect(balanced(b)).toBe(true);
+      expect(b).toMatch(/^<https:\/\/example\.com\/some\/long\/path\/\d+\|link \d+>( <https:\/\/example\.com\/some\/long\/path\/\d+\|link \d+>)*$/);
+    }
+    expect(blocks.join(' ').match(/<https:\/\/example\.com\/some\/long\/path\/(\d+)\|link \1>/g)).toHaveLength(200);
+    expect(text.length).toBeLessThanOrEqual(300);
+    expect(balanced(text)).toBe(true);
+    expect(text).toMatch(/>…$/);
+  });
+
+  it('closes bold, italic and strike before a cut and opens them again after it', () => {
+    const { blocks } = sections(`Intro **${'very bold words '.repeat(300)}done** then _${'italic '.repeat(500)}done_ ~~${'struck '.repeat(500)}out~~.`);
+    for (const b of blocks) {
+      for (const mark of ['*', '_', '~']) expect(b.split(mark).length % 2, `${mark} in ${b.slice(0, 40)}…${b.slice(-40)}`).toBe(1);
+    }
+    expect(blocks[0]).toMatch(/^Intro \*very bold words .* words\*$/);
+    expect(blocks[1]).toMatch(/^\*very bold words /);
+    expect(blocks.join('\n')).toContain(' done* then _italic ');
+    expect(blocks.join('\n')).toContain(' done_ ~struck ');
+    expect(blocks.at(-1)).toMatch(/ out~\.$/);
+  });
+
+  it('splits between paragraphs and list items first, keeping each whole and numbered', () => {
+    const paras = Array.from({ length: 8 }, (_v, i) => `Paragraph ${i}: ${'some words here '.repeat(60).trim()}.`);
+    const items = Array.from({ length: 80 }, (_v, i) => `${i + 1}. step **${i + 1}** of the plan, see [the runbook](https://x.test/run/${i + 1}) for how`);
+    const { blocks } = sections(`${paras.join('\n\n')}\n\n${items.join('\n')}\n\n> ${'a quoted line '.repeat(300)}`);
+    const all = blocks.join('\n');
+    for (const p of paras) expect(blocks.some((b) => b.includes(p))).toBe(true);
+    for (let i = 1; i <= 80; i += 1) expect(all).toContain(`\n${i}. step *${i}* of the plan, see <https://x.test/run/${i}|the runbook> for how`);
+    for (const b of blocks) expect(b).not.toMatch(/^ /);
+    // A quote too long for one section goes on as a quote.
+    const quoted = blocks.filter((b) => b.includes('a quoted line'));
+    expect(quoted.length).toBeGreaterThan(1);
+    for (const b of quoted) expect(b.split('\n').filter((l) => l.includes('a quoted line')).every((l) => l.startsWith('> '))).toBe(true);
+  });
+
+  it('puts a lead before the message, in its first section', () => {
+    const { text, blocks } = sections('word '.repeat(1200).trim(), '<@U0CAROL01> asked *Reviewer* (`@reviewer`):');
+    expect(blocks[0]).toMatch(/^<@U0CAROL01> asked \*Reviewer\* \(`@reviewer`\): word word/);
+    expect(text).toMatch(/^<@U0CAROL01> asked \*Reviewer\* \(`@reviewer`\): word word/);
+    expect(blocks.join(' ').match(/word/g)).toHaveLength(1200);
+  });
+});
+
 describe('hostile agent Markdown for Slack', () => {
   it.each([
     ['quotes', `${'> '.repeat(3_000)}x`],

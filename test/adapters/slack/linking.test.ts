@@ -219,6 +219,15 @@ describe('linking a Slack account', () => {
       expect(slash).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('/switchboard link') });
       expect(w.standin.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('please?'))).toHaveLength(0);
       expect(w.prompts(FRANK)).toHaveLength(1);
+
+      // Setting or clearing the channel's default agent is refused the same way, and changes nothing.
+      const key = { surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, scope: 'channel', scopeId: 'C0GENERAL' } as const;
+      const before = await app.store.defaultAgents.get(key);
+      for (const words of ['default reviewer', 'default off']) {
+        expect(await (await w.command(FRANK, words)).json()).toMatchObject({ response_type: 'ephemeral', text: slash.text });
+      }
+      expect(await app.store.defaultAgents.get(key)).toBe(before);
+      expect(w.standin.responseUrlPosts.filter((p) => (p.body as { response_type?: string }).response_type === 'in_channel')).toHaveLength(0);
     } finally {
       await app.store.workspaces.update(w.h.workspace.id, { requireLinking: false });
     }

@@ -39,10 +39,20 @@ describe('the message format between Slack and agents', () => {
     await received('@reviewer ask @Dan about [PR 12](https://x.test/pr?id=12&v=2) in #random: **urgent**, 1 < 2');
   });
 
+  it('gives the agent a message shared into the mention, as a quote under its author', async () => {
+    const shared = {
+      is_share: true, is_msg_unfurl: true, author_id: 'U0DAN0001', author_name: 'Dan', channel_id: 'C0DEPLOYS1', ts: '1724966776.474889',
+      from_url: 'https://acme.slack.com/archives/C0DEPLOYS1/p1724966776474889', text: 'ERROR: connection refused to db-7', mrkdwn_in: ['text'],
+    };
+    const text = `<@${SLACK_DEFAULTS.botUserId}> @reviewer what does this error mean?`;
+    await h.post(eventCallback(appMention({ user: 'U0CAROL01', channel: 'C0GENERAL', text, extra: { attachments: [shared] } })));
+    await received('@reviewer what does this error mean?\n\n> **Dan** wrote:\n>\n> ERROR: connection refused to db-7');
+  });
+
   it('names channels referred to without a label through conversations.info, asked once, and never a private one', async () => {
     const text = `<@${SLACK_DEFAULTS.botUserId}> @reviewer <!here> post in <#C0DEPLOYS1> and <#C0GENERAL|>, not <#C0SECRET1>; cc <!subteam^S0ENG1> <!channel>`;
     await h.post(eventCallback(appMention({ user: 'U0CAROL01', channel: 'C0GENERAL', text })));
-    await received('@reviewer @here post in #deploys and #general, not #C0SECRET1; cc @group @channel');
+    await received('@reviewer @here post in #deploys and #general, not #C0SECRET1; cc @group(S0ENG1) @channel');
     await h.post(eventCallback(appMention({ user: 'U0CAROL01', channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer again in <#C0DEPLOYS1>` })));
     await received('@reviewer again in #deploys');
     const asked = standin.callsTo('conversations.info').map((c) => c.args.channel);

@@ -155,6 +155,21 @@ describe('talking to agents from Slack', () => {
       await received(h.reviewer, 'ship it in #releases & **say so**');
     });
 
+    it('posts a long request whole in the channel, in sections Slack accepts, not just its notification', async () => {
+      const body = `${Array.from({ length: 60 }, (_v, i) => `Check endpoint ${i} of the billing API for timeouts and retries.`).join(' ')}\n\nLAST: page the on-call if any fail.`;
+      expect(body.length).toBeGreaterThan(3000);
+      expect((await command(`reviewer ${body}`)).status).toBe(200);
+      await received(h.reviewer, body);
+      const request = standin.callsTo('chat.postMessage').find((c) => String(c.args.text).includes('Check endpoint 0 of the billing API'))!;
+      expect(String(request.args.text)).toMatch(new RegExp(`^<@${CAROL}> asked \\*Reviewer\\*`));
+      expect(request.args.blocks, 'the request is posted in sections').toBeInstanceOf(Array);
+      const sections = (request.args.blocks as Array<{ text: { text: string } }>).map((b) => b.text.text);
+      for (const text of sections) expect(text.length).toBeLessThanOrEqual(3000);
+      expect(sections[0]).toMatch(new RegExp(`^<@${CAROL}> asked \\*Reviewer\\* \\(\`@reviewer\`\\): Check endpoint 0`));
+      expect(sections.join('\n')).toContain('Check endpoint 59 of the billing API');
+      expect(sections.at(-1)).toContain('LAST: page the on-call if any fail.');
+    });
+
     it('lists the agents, explains itself, and refuses unknown agents, all only to the person asking', async () => {
       expect(await (await command('agents')).json()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('`@tester` — Tester') });
       expect(await (await command('help')).json()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('/switchboard agents') });
