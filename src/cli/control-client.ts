@@ -41,7 +41,10 @@ export function databaseIdentity(databaseUrl: string | undefined): string {
     const name = decodeURIComponent(u.pathname.slice(1)) || user;
     return `postgres://${user ? `${user}@` : ''}${LOOPBACK.has(host) ? 'localhost' : host}:${q.get('port') || u.port || '5432'}/${name}`;
   } catch {
-    return databaseUrl.replace(/:[^:@/]*@/, '@');
+    // Unparsable (a password with a `/`, say): all between `://` and the last `@` goes but the user, and the query
+    // (where a password may be too), so the refusal that shows this never shows a password.
+    return databaseUrl.replace(/^((?:[^:/@]*:\/\/)?)([^:/@]*)[\s\S]*@/, (_, scheme: string, user: string) => `${scheme}${user ? `${user}@` : ''}`)
+      .replace(/[?#][\s\S]*$/, '');
   }
 }
 

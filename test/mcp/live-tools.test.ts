@@ -232,7 +232,7 @@ describe('a streamed message whose finish is rate-limited', () => {
   let limited: App;
   appPerFile((a) => { limited = a; }, { clock, rateLimit: { max: 3, windowMs: 60_000 } });
 
-  it('keeps the stream open with all its text, so finish_message works once the limit passes', async () => {
+  it('keeps the stream open with the text it had before the refused call, so repeating that same finish_message stores its text once', async () => {
     const w = await makeWorld(limited);
     const a = await connectInProcess(limited, w.builder.agent, w.ws.slug);
     const b = await connectInProcess(limited, w.reviewer.agent, w.ws.slug);
@@ -242,21 +242,25 @@ describe('a streamed message whose finish is rate-limited', () => {
     await a.call('send_message', { to: 'reviewer', body: 'three' });
     await a.call('append_message', { stream_id: s.stream_id, text: 'part 2. ' });
 
-    const refused = await a.call('finish_message', { stream_id: s.stream_id, text: 'part 3.' });
+    const finish = { stream_id: s.stream_id, text: 'part 3.' };
+    const refused = await a.call('finish_message', finish);
     expect(refused.isError).toBe(true);
     expect(refused._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'RATE_LIMITED', stream: 'open' });
-    expect(textOf(refused)).toMatch(/wait 60 seconds .* Your streamed message .* stays open with its 35 characters: call finish_message with it again/);
+    expect(textOf(refused)).toMatch(/wait 60 seconds .* Your streamed message .* stays open with the 28 characters it had before this call: make the same finish_message call again then, with the same text/);
     expect(await limited.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
-    // Still open: it takes more text, and a finish before the limit passes is refused the same way.
-    expect((await a.call('append_message', { stream_id: s.stream_id, text: ' Done.' })).structuredContent).toEqual({ stream_id: s.stream_id, length: 41 });
-    expect((await a.call('finish_message', { stream_id: s.stream_id }))._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'RATE_LIMITED', stream: 'open' });
+    // Still open: it takes more text, and the same finish before the limit passes is refused the same way, adding nothing.
+    expect((await a.call('append_message', { stream_id: s.stream_id, text: 'More. ' })).structuredContent).toEqual({ stream_id: s.stream_id, length: 34 });
+    const again = await a.call('finish_message', finish);
+    expect(again._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'RATE_LIMITED', stream: 'open' });
+    expect(textOf(again)).toMatch(/stays open with the 34 characters it had before this call/);
 
     clock.ahead += 61_000;
-    const finished = await a.call('finish_message', { stream_id: s.stream_id });
+    const finished = await a.call('finish_message', finish);
     expect(finished.isError, textOf(finished)).toBeFalsy();
     expect(finished.structuredContent).toMatchObject({ message_id: s.stream_id, recipients: [{ to: 'reviewer', status: 'delivered' }] });
+    expect((await limited.store.messages.get(w.ws.id, s.stream_id))?.body).toBe('long answer part 1. part 2. More. part 3.');
     const inbox = (await b.call('check_inbox')).structuredContent as Out;
-    expect(inbox.messages.map((m: Out) => m.body)).toEqual(['one', 'two', 'three', 'long answer part 1. part 2. part 3. Done.']);
+    expect(inbox.messages.map((m: Out) => m.body)).toEqual(['one', 'two', 'three', 'long answer part 1. part 2. More. part 3.']);
     await Promise.all([a.close(), b.close()]);
   });
 });

@@ -209,17 +209,20 @@ export class LiveService {
 
   /**
    * Ends a stream: `text` is appended, then the whole text is stored once as one message and the live post shows it.
-   * Refused for a reason that passes with time (the rate limit, an outage), the stream stays open with all its text,
-   * to be finished again; refused for any other, it ends and what it showed is withdrawn. The refusal says which.
+   * Refused for a reason that passes with time (the rate limit, an outage), the stream stays open with the text it had
+   * before this call, so the same call can simply be repeated; refused for any other, it ends and what it showed is
+   * withdrawn. The refusal says which.
    */
   async finish(ws: Workspace, sender: Agent, streamId: string, text = ''): Promise<SendResult> {
     const stream = this.own(ws, sender, streamId);
-    this.checkLength(stream.text + text);
+    const before = stream.text;
+    this.checkLength(before + text);
     stream.text += text;
-    return this.end(stream, 'finished');
+    return this.end(stream, 'finished', before);
   }
 
-  private async end(stream: Stream, why: string): Promise<SendResult> {
+  /** Stores a stream's text; `before` is what it held before the finishing call, kept when the refusal passes with time. */
+  private async end(stream: Stream, why: string, before = stream.text): Promise<SendResult> {
     stream.finishing = true;
     if (stream.idleTimer) clearTimeout(stream.idleTimer);
     await stream.chain;
@@ -233,11 +236,13 @@ export class LiveService {
     } catch (e) {
       if (passes(e)) {
         // Nothing was stored and nothing is lost: the stream goes on as it was (its idle timer restarted), readers still see it.
+        // The finishing call's text is taken back, so the agent repeating that same call does not add it twice.
+        stream.text = before;
         stream.finishing = false;
         this.touch(stream);
         this.scheduleFlush(stream);
         throw new SwitchboardError(e.code, e.message, { ...e.details, stream: 'open' },
-          `Your streamed message ${stream.id} stays open with its ${stream.text.length} characters: call finish_message with it again then (append_message still works).`);
+          `Your streamed message ${stream.id} stays open with the ${stream.text.length} characters it had before this call: make the same finish_message call again then, with the same text (append_message still works).`);
       }
       await this.drop(stream, why);
       if (!(e instanceof SwitchboardError) || e.code === 'INVALID_INPUT') throw e;

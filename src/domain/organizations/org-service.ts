@@ -112,8 +112,9 @@ export class OrgService {
     return this.store.transaction(async (tx) => {
       const svc = new OrgService(tx, this.clock);
       const named = input.org ? await svc.org(input.org) : null;
-      if (named) assertOrgAdmin(await svc.orgRoleOf(actor, named.id), 'add people to this organization');
+      // Locked before the actor's role is read: an admin demoted or removed while waiting for the lock is refused.
       const org = named && await svc.lockAdmins(named);
+      if (org) assertOrgAdmin(await svc.orgRoleOf(actor, org.id), 'add people to this organization');
       const found = await tx.people.get(input.handle);
       const existing = found?.handle === input.handle ? found : null;
       if (existing && !org && !input.invite) {
@@ -148,8 +149,8 @@ export class OrgService {
   }
 
   /**
-   * Locks the organization until the transaction ends, before its roles are read: otherwise two admins demoted or
-   * removed at once could each see the other still an admin and leave none.
+   * Locks the organization until the transaction ends, before its roles are read (the actor's included): otherwise two
+   * admins demoted or removed at once could each see the other still an admin and leave none, or one just demoted act on.
    */
   private async lockAdmins(o: Organization): Promise<Organization> {
     return (await this.store.orgs.lockForLimits(o.id)) ?? o;
@@ -230,8 +231,8 @@ export class OrgService {
     return this.store.transaction(async (tx) => {
       const svc = new OrgService(tx, this.clock);
       const named = await svc.org(org);
-      assertOrgAdmin(await svc.orgRoleOf(actor, named.id), 'remove people from this organization');
       const o = await svc.lockAdmins(named);
+      assertOrgAdmin(await svc.orgRoleOf(actor, o.id), 'remove people from this organization');
       const person = await svc.person(handle);
       if (o.personalFor === person.id) throw invalidInput(`${o.name} is @${handle}'s own organization; they cannot be removed from it.`);
       const member = await tx.orgs.member(o.id, person.id);

@@ -60,7 +60,7 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool('finish_message', {
     title: 'Finish a streamed message',
     description: 'Ends a message started with start_message: adds `text` if given, stores the whole message once and shows it as final. ' +
-      'Answers like send_message. Refused by the rate limit or an outage, the stream stays open: call it again later; any other refusal ends it.',
+      'Answers like send_message. Refused by the rate limit or an outage, the stream stays open without this call\'s text: make the same call again later; any other refusal ends it.',
     inputSchema: finishMessageInput, outputSchema: finishMessageOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   }, runTool(ctx, 'finish_message', async (args) => {

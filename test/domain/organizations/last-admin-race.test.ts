@@ -105,4 +105,18 @@ describe.each(databases())('the last admin of an organization under concurrent c
     expectOneRefused(results);
     expect(await admins(org.id)).toHaveLength(1);
   });
+
+  it('refuses an admin demoted while their own change waited for the lock', async () => {
+    const { org, alice, bob } = await twoAdmins();
+    const carol = unique('carol');
+    await new OrgService(store, systemClock).putPerson(SYSTEM, { handle: carol, org: org.slug, role: 'admin' });
+    const [a, b] = await Promise.all([alice, bob].map((h) => store.people.get(h)));
+    const [first, second] = await interleave(
+      (orgs) => orgs.putPerson({ kind: 'person', personId: a!.id }, { handle: bob, org: org.slug, role: 'member' }),
+      (orgs) => orgs.putPerson({ kind: 'person', personId: b!.id }, { handle: carol, org: org.slug, role: 'member' }),
+    );
+    expect(first.status).toBe('fulfilled');
+    expect(second).toMatchObject({ status: 'rejected', reason: { code: 'NOT_PERMITTED', message: 'Only an organization admin can add people to this organization.' } });
+    expect((await admins(org.id)).sort()).toEqual([alice, carol].sort());
+  });
 });
