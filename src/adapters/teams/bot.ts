@@ -145,7 +145,7 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
       if (address) await guard(rt, context, () => (value && typeof value.sb === 'string' ? this.submitted(context, address, value) : onMessage(rt, context, address)));
       await next();
     });
-    // Bridged channels: an edit or a delete follows the message to its web copy.
+    // An edit or a delete follows the message to what Switchboard stored of it (a bridged channel's web copy included).
     for (const [on, kind] of [['onTeamsMessageEditEvent', 'edit'], ['onTeamsMessageSoftDeleteEvent', 'delete']] as const) {
       this[on](async (context, next) => {
         const address = addressOf(context.activity);

@@ -1,7 +1,8 @@
 // Teams' side of bridged channels: checking that the bot reaches a channel
 // before it is bridged (the tenant connected to the workspace, the bot in the
-// channel's team), and handing messages, edits and deletes written there to
-// the core's bridge step, and reactions there to the web copy (Teams lets no
+// channel's team), and handing messages written there to the core's bridge
+// step, edits and deletes (there or in any chat) to the core's followChange,
+// and reactions there to the web copy (Teams lets no
 // bot react, so nothing goes the other way). Posting into the channel is the outbound port's
 // (outbound.ts): a web message starts a new post in the channel, a reply goes
 // into the reply chain of its root (`<channel>;messageid=<root id>`).
@@ -15,7 +16,7 @@ import type { BridgePort } from '../../domain/bridges/ports.ts';
 import { isDeliveryError } from '../../domain/delivery/failure.ts';
 import type { SurfaceOutbound } from '../../domain/delivery/ports.ts';
 import { notFound, notPermitted, SwitchboardError } from '../../domain/errors.ts';
-import { addressRef, type TeamsAddress } from './address.ts';
+import { addressRef, encodeConversationKey, type TeamsAddress } from './address.ts';
 import { noAgentNamed } from './cards.ts';
 import { withConnector } from './connector.ts';
 import { teamsToMarkdown, type TeamsMarkdown } from './format-in.ts';
@@ -101,14 +102,20 @@ export async function mirrorBridged(rt: TeamsRuntime, context: TurnContext, addr
   return outcome?.kind === 'handled' ? outcome.notices : [];
 }
 
-/** An edit (`editMessage`) or a soft delete (`softDeleteMessage`) of a message in a bridged channel, applied to its web copy. */
+/**
+ * An edit (`editMessage`) or a soft delete (`softDeleteMessage`) of a person's message, applied to what
+ * Switchboard stored of it: a bridged channel's web copy, or the message agents got in a chat or reply chain.
+ */
 export async function followChange(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, kind: 'edit' | 'delete'): Promise<void> {
   const { activity } = context;
-  if (!activity.id || fromABot(context) || !(await bridgeOf(rt, address))) return;
-  const where = { tenantId: address.tenant, channelId: address.channel!, messageId: activity.id };
+  if (!activity.id || fromABot(context)) return;
+  // Stored under the conversation it came in (a channel post: its reply chain, `…;messageid=<root>`).
+  const keys = [encodeConversationKey(address)];
+  if (address.channel) keys.push(encodeConversationKey({ ...address, conversation: `${address.channel};messageid=${address.root ?? activity.id}` }));
+  const change = { tenantId: address.tenant, channelId: address.channel ?? address.conversation, messageId: activity.id, conversationKeys: keys };
   const port = teamsPort(rt, context, address);
-  if (kind === 'delete') await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'delete' });
-  else await rt.app.inbound.mirrorBridgedChange(port, { ...where, kind: 'edit', text: teamsToMarkdown(activity, activity.recipient?.id).markdown });
+  if (kind === 'delete') await rt.app.inbound.followChange(port, { ...change, kind: 'delete' });
+  else await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text: teamsToMarkdown(activity, activity.recipient?.id).markdown });
 }
 
 /** Teams' reaction types, as the web chat names them (Slack's short names). */

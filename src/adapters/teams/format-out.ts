@@ -66,7 +66,7 @@ const escapeHtml = (s: string) => s.replace(/[<>&]/g, (c) => ENTITY[c]);
 function toText(tree: Root, people: ReadonlyMap<string, TeamsPerson>, limitBytes: number): Extract<TeamsRendering, { kind: 'text' }> {
   const entities: TeamsMention[] = [];
   prepareText(tree, people, entities);
-  const parts = tree.children.map((n) => stringifyMarkdown({ type: 'root', children: [n] }));
+  const parts = tree.children.map((n) => stringifyMarkdown({ type: 'root', children: [n] }, { bracketLinks: true }));
   const { kept, cut } = fit(parts, (p) => Buffer.byteLength(p) + 2, limitBytes - 200, cutText);
   const text = [...kept, ...(cut ? [`_${CUT_NOTE}_`] : [])].join('\n\n');
   // A mention cut away with its block must not stay as an entity.
@@ -134,7 +134,7 @@ function textWithMentions(value: string, people: ReadonlyMap<string, TeamsPerson
 export function teamsLine(bold: string, rest: string): string {
   const line: Root = { type: 'root', children: [{ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: bold }] }, { type: 'text', value: rest }] }] };
   prepareText(line, new Map(), []);
-  return stringifyMarkdown(line);
+  return stringifyMarkdown(line, { bracketLinks: true });
 }
 
 // ---- Adaptive Card ------------------------------------------------------------
@@ -160,12 +160,30 @@ function toCard(tree: Root, limitBytes: number): TeamsRendering {
       separate = false;
     }
   }
-  const { kept, cut } = fit(elements, (e) => Buffer.byteLength(JSON.stringify(e)) + 1, limitBytes - 300, cutElement);
-  return { kind: 'card', body: cut ? [...kept, { type: 'TextBlock', text: CUT_NOTE, wrap: true, isSubtle: true, size: 'Small' }] : kept, truncated: cut };
+  const { kept, cut, stopped } = fit(elements, cardBytes, limitBytes - 300, cutElement);
+  return { kind: 'card', body: stopped ? [...kept, note(CUT_NOTE)] : kept, truncated: cut };
 }
 
-/** The start of a card element within `room` bytes: its longest text run shortened (a long code block, usually). */
-function cutElement(e: CardElement, room: number): CardElement | null {
+const cardBytes = (e: CardElement) => Buffer.byteLength(JSON.stringify(e)) + 1;
+const note = (text: string): CardElement => ({ type: 'TextBlock', text, wrap: true, isSubtle: true, size: 'Small' });
+
+/**
+ * A table too long for the room: its header and the rows that fit, then a note of how many were left out, leaving
+ * room for what follows it when that is short. Null when not even one row fits.
+ */
+function cutTable(t: CardElement, room: number, after: CardElement[]): CardElement[] | null {
+  const rows = t.rows as CardElement[];
+  const rest = after.reduce((sum, e) => sum + cardBytes(e), 0);
+  let left = room - (rest <= room / 2 ? rest : 0) - cardBytes(note(`(${rows.length} more rows of this table are too long for Teams.)`)) - cardBytes({ ...t, rows: [] });
+  let k = 0;
+  while (k < rows.length && (left -= cardBytes(rows[k]!)) >= 0) k += 1;
+  if (k < 2) return null;
+  return [{ ...t, rows: rows.slice(0, k) }, note(`(${rows.length - k} more rows of this table are too long for Teams.)`)];
+}
+
+/** The start of a card element within `room` bytes: a table's first rows, else its longest text run shortened (a long code block, usually). */
+function cutElement(e: CardElement, room: number, after: CardElement[]): CardElement | CardElement[] | null {
+  if (e.type === 'Table') return cutTable(e, room, after);
   const copy = structuredClone(e);
   const texts: Array<{ text: string }> = [];
   (function collect(v: unknown) {
@@ -285,20 +303,32 @@ function plainOf(n: Nodes): string {
   return 'value' in n ? n.value : 'children' in n ? (n.children as Nodes[]).map(plainOf).join(' ') : '';
 }
 
-/** The items that fit in `limit`, in order; the first that does not is shortened by `shorten` if it can be, and the rest left out. */
-function fit<T>(items: T[], size: (item: T) => number, limit: number, shorten: (item: T, room: number) => T | null): { kept: T[]; cut: boolean } {
+/**
+ * The items that fit in `limit`, in order. The first that does not is shortened by `shorten` if it can be, and the
+ * rest left out (`stopped`); when `shorten` gives a list instead (a table's first rows and a note), fitting goes on after it.
+ */
+function fit<T>(
+  items: T[], size: (item: T) => number, limit: number, shorten: (item: T, room: number, after: T[]) => T | T[] | null,
+): { kept: T[]; cut: boolean; stopped: boolean } {
   const kept: T[] = [];
   let used = 0;
-  for (const item of items) {
+  let cut = false;
+  for (const [i, item] of items.entries()) {
     const bytes = size(item);
     if (used + bytes <= limit) {
       kept.push(item);
       used += bytes;
       continue;
     }
-    const short = shorten(item, limit - used);
+    const short = shorten(item, limit - used, items.slice(i + 1));
+    if (Array.isArray(short)) {
+      kept.push(...short);
+      used += short.reduce((sum, s) => sum + size(s), 0);
+      cut = true;
+      continue;
+    }
     if (short !== null) kept.push(short);
-    return { kept, cut: true };
+    return { kept, cut: true, stopped: true };
   }
-  return { kept, cut: false };
+  return { kept, cut, stopped: false };
 }

@@ -4,14 +4,16 @@
 import { parseMentions } from '../../domain/format/mentions.ts';
 
 const ASK = /^(?:please\s+)?(?:ask|tell)\s+@?([a-z0-9][a-z0-9_.-]*(?:\/[a-z0-9][a-z0-9_.-]*)?)\b/i;
+/** The quote a Teams reply starts with (the message replied to, as `> …` lines). */
+const LEADING_QUOTE = /^(?:>[^\n]*(?:\n|$))+/;
 
 /**
  * The agents a message names, in order, without repeats, lowercased: the one
- * after a leading `ask`/`tell`, then every `@name`.
+ * after a leading `ask`/`tell` (after the quote a reply starts with), then every `@name`.
  */
 export function namedAgents(text: string): string[] {
   const names: string[] = [];
-  const asked = ASK.exec(text.trim())?.[1]?.toLowerCase().replace(/[.\-_]+$/, '');
+  const asked = ASK.exec(text.trim().replace(LEADING_QUOTE, '').trim())?.[1]?.toLowerCase().replace(/[.\-_]+$/, '');
   if (asked) names.push(asked);
   for (const n of parseMentions(text)) if (!names.includes(n)) names.push(n);
   return names;

@@ -9,7 +9,10 @@ import { unified } from 'unified';
 
 const parser = unified().use(remarkParse).use(remarkGfm).freeze();
 // `-` bullets and `*` emphasis are what agents and people write most; fences keep code unambiguous.
-const writer = unified().use(remarkGfm).use(remarkStringify, { bullet: '-', emphasis: '_', strong: '*', fences: true, rule: '-' }).freeze();
+const WRITE = { bullet: '-', emphasis: '_', strong: '*', fences: true, rule: '-' } as const;
+const writer = unified().use(remarkGfm).use(remarkStringify, WRITE).freeze();
+// A link whose words are its URL is otherwise written `<url>`, which an HTML-reading surface (Teams) takes for a tag.
+const bracketWriter = unified().use(remarkGfm).use(remarkStringify, { ...WRITE, resourceLink: true }).freeze();
 
 /** Deeper nesting than this is no real message; every converter walks trees recursively, so such a text is kept as plain words. */
 const MAX_DEPTH = 100;
@@ -50,9 +53,9 @@ function depthOf(tree: Root): number {
   return deepest;
 }
 
-/** Markdown text for a tree, escaping only what would otherwise be read as syntax. */
-export function stringifyMarkdown(tree: Root): string {
-  return writer.stringify(tree).replace(/\n+$/, '');
+/** Markdown text for a tree, escaping only what would otherwise be read as syntax; `bracketLinks`: every link as `[words](url)`, never `<url>`. */
+export function stringifyMarkdown(tree: Root, { bracketLinks = false } = {}): string {
+  return (bracketLinks ? bracketWriter : writer).stringify(tree).replace(/\n+$/, '');
 }
 
 /** The words of a message without its Markdown syntax (for titles, previews and notifications). */

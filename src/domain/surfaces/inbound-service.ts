@@ -40,11 +40,6 @@ export class InboundService {
     private readonly intake: Pick<IntakeService, 'fromGuestRequest'> | null = null,
   ) {}
 
-  /** Step for bridged channels: an edit or delete on the bridged side follows to the web copy; false when there is none. */
-  async mirrorBridgedChange(port: SurfacePort, change: BridgedChange): Promise<boolean> {
-    return this.bridges ? this.bridges.change(port.surface, change) : false;
-  }
-
   /**
    * An edit or a delete of a message written in the chat app, applied to the copy Switchboard stored: through
    * the bridge in a bridged channel, else found by its platform id in one of `conversationKeys` (the surface's

@@ -40,6 +40,9 @@ describe('plain replies: markdown text', () => {
     ['<, > and & as entities, so Teams reads no HTML', 'a <b>bold</b> & <at>Bob Okafor</at> 1 > 0', 'a &lt;b&gt;bold&lt;/b&gt; &amp; &lt;at&gt;Bob Okafor&lt;/at&gt; 1 &gt; 0'],
     ['raw HTML blocks shown as text', '<script>alert(1)</script>', '&lt;script&gt;alert(1)&lt;/script&gt;'],
     ['entities the agent typed stay as typed', 'use &amp; or &#60;', 'use &amp; or &lt;'],
+    ['a bare web address as a link, never <…>', 'See https://github.com/acme/app/pull/12 for details.', 'See [https://github.com/acme/app/pull/12](https://github.com/acme/app/pull/12) for details.'],
+    ['a bare e-mail address as a mail link, never <…>', 'mail bob@example.com', 'mail [bob@example.com](mailto:bob@example.com)'],
+    ['a link whose words are its address, and an autolink, never <…>', '[https://x.test/a](https://x.test/a) or <https://y.test>', '[https://x.test/a](https://x.test/a) or [https://y.test](https://y.test)'],
   ])('%s', (_name, md, expected) => {
     expect(text(md).text).toBe(expected);
   });
@@ -120,6 +123,20 @@ describe('rich replies: an Adaptive Card', () => {
     expect(JSON.stringify(r.body)).toContain('const v0 = ');
     expect(JSON.stringify(r.body)).not.toContain('after');
     expect(r.body.at(-1)).toMatchObject({ type: 'TextBlock', text: '(The rest of this message is too long for Teams.)' });
+  });
+
+  it('cuts a huge table by rows: its header and the rows that fit, a note of how many were left out, then what follows', () => {
+    const rows = Array.from({ length: 400 }, (_x, i) => `| row ${i} | value ${i} | ok |`).join('\n');
+    const r = card(`Here are the results:\n\n| a | b | c |\n| - | - | - |\n${rows}\n\nSummary: all fine.`);
+    expect(r.truncated).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(r.body))).toBeLessThanOrEqual(24_000);
+    expect(r.body.map((e) => e.type)).toEqual(['RichTextBlock', 'Table', 'TextBlock', 'RichTextBlock']);
+    const kept = (r.body[1] as { rows: unknown[] }).rows;
+    expect(kept.length).toBeGreaterThan(20);
+    expect(JSON.stringify(kept[0])).toContain('"a"');
+    expect(JSON.stringify(kept.at(-1))).toContain(`row ${kept.length - 2}`);
+    expect(r.body[2]).toMatchObject({ type: 'TextBlock', text: `(${401 - kept.length} more rows of this table are too long for Teams.)` });
+    expect(runsOf([r.body[3]!])[0]).toMatchObject({ text: 'Summary: all fine.' });
   });
 
   it('survives deeply nested Markdown', () => {

@@ -1,6 +1,7 @@
 // Reading what people write to the bot in Teams: the agents named and
 // one-word commands (mentions and HTML: format-in.test.ts).
 import { describe, expect, it } from 'vitest';
+import { teamsToMarkdown } from '../../../src/adapters/teams/format-in.ts';
 import { commandOf, namedAgents } from '../../../src/adapters/teams/text.ts';
 
 describe('reading Teams messages', () => {
@@ -10,6 +11,15 @@ describe('reading Teams messages', () => {
     expect(namedAgents('@Reviewer, look at this')).toEqual(['reviewer']);
     expect(namedAgents('mail bob@example.com about it')).toEqual([]);
     expect(namedAgents('what do you think?')).toEqual([]);
+  });
+
+  it('reads the ask or tell after the quote a Teams reply starts with', () => {
+    const quote = '<blockquote itemscope="" itemtype="http://schema.skype.com/Reply" itemid="1760000000123"><strong itemprop="mri" itemid="29:bob">Bob Okafor</strong>'
+      + '<span itemprop="time" itemid="1760000000123"></span><p itemprop="preview">ask builder to ship it</p></blockquote>';
+    const bot = { type: 'mention', text: '<at>Switchboard</at>', mentioned: { id: '28:bot', name: 'Switchboard' } };
+    const read = teamsToMarkdown({ text: 'x', attachments: [{ contentType: 'text/html', content: `${quote}<p><at>Switchboard</at> ask reviewer to look at this</p>` }], entities: [bot] }, '28:bot');
+    expect(read).toMatchObject({ names: ['reviewer'], mentionsBot: true });
+    expect(namedAgents('> an earlier message\n>\n> more of it\n\ntell @alice/builder to ship')).toEqual(['alice/builder']);
   });
 
   it('knows the one-word commands', () => {
