@@ -1,16 +1,18 @@
 // Who reads chat channels, read from a platform and kept in the store, the
-// same way for every surface: read again when the copy is older than an hour,
-// one read per channel at a time, a failed read not retried for a while (a
-// burst of inbox reads asks the platform once), and a stale copy preferred to
-// none when the platform does not answer.
+// same way for every surface: an old copy (over an hour) is answered at once
+// and read again in the background, one read per list at a time, a failed read
+// not retried for a while (a burst of inbox reads asks the platform once). The
+// core counts the readers in the store; no list is loaded here.
 //
 // A channel anyone in the tenant may open (a public Slack channel) is read by
 // the whole tenant, not only its members: the tenant's roster is kept the same
-// way, once per tenant, under a name no channel has. Whether a channel is open
-// or shared with another organization is kept with its members, as marks no
-// user id can be, so it is read again with them.
+// way, once per tenant, under a name no channel has. Nobody waits for its
+// first read (minutes for a big Slack team): the channel counts as guests until
+// then. Whether a channel is open or shared with another organization is kept
+// with its members, as marks no user id can be, so it is read again with them.
 import type { Logger } from 'pino';
 import type { App } from '../app-types.ts';
+import type { StoredReaders } from '../domain/linking/ports.ts';
 import type { ExternalSurface } from '../domain/surfaces/ports.ts';
 
 /** Cached members are read again from the platform after this long (membership events keep them current in between). */
@@ -26,6 +28,9 @@ const OPEN = '*open';
  * other organization's people count as one unlinked reader.
  */
 const OUTSIDE = '*outside';
+
+/** A cached list: when it was read, and its marks. */
+type ListState = { fetchedAt: Date; marks: string[] };
 
 /** Who reads a channel, as the platform says. */
 export interface ChannelReaders {
@@ -50,19 +55,20 @@ export interface MemberSource {
 }
 
 /** `SurfaceAudience.members` over the store's cached copies; null when neither the platform nor the cache knows. */
-export function cachedMembers(src: MemberSource): (tenantId: string, channelId: string) => Promise<string[] | null> {
+export function cachedMembers(src: MemberSource): (tenantId: string, channelId: string) => Promise<StoredReaders | null> {
   const { store, clock } = src.app;
   const failedAt = new Map<string, number>();
-  const reading = new Map<string, Promise<string[] | null>>();
+  const reading = new Map<string, Promise<ListState | null>>();
 
-  const fetchAndKeep = async (tenantId: string, listId: string, key: string, read: () => Promise<string[] | null>): Promise<string[] | null> => {
+  const fetchAndKeep = async (tenantId: string, listId: string, key: string, read: () => Promise<string[] | null>): Promise<ListState | null> => {
     if (Date.now() - (failedAt.get(key) ?? 0) < FAILED_READ_MS) return null;
     try {
       const ids = await read();
       if (!ids) return null;
-      await store.audiences.putChannelMembers(src.surface, tenantId, listId, ids, clock.now());
+      const at = clock.now();
+      await store.audiences.putChannelMembers(src.surface, tenantId, listId, ids, at);
       failedAt.delete(key);
-      return ids;
+      return { fetchedAt: at, marks: ids.filter((id) => id.startsWith('*')) };
     } catch (err) {
       failedAt.set(key, Date.now());
       src.logger.warn({ err: src.loggable(err), tenantId, channelId: listId }, 'could not read who is in a chat channel or team; its audience counts as guests');
@@ -70,14 +76,18 @@ export function cachedMembers(src: MemberSource): (tenantId: string, channelId: 
     }
   };
 
-  /** A cached list (a channel's, with its marks, or the roster), read again from the platform when missing or old. */
-  const cached = async (tenantId: string, listId: string, read: () => Promise<string[] | null>): Promise<string[] | null> => {
-    const copy = await store.audiences.channelMembers(src.surface, tenantId, listId);
-    if (copy && clock.now().getTime() - copy.fetchedAt.getTime() < MEMBERS_TTL_MS) return copy.userIds;
+  /**
+   * A cached list's state (a channel's, with its marks, or the roster). An old copy is answered at once and read
+   * again in the background, one read per list at a time; a missing one is waited for only when `wait` (a channel's
+   * members: one short read), else answered null while it is read (a whole tenant can take minutes at Slack's limits).
+   */
+  const cached = async (tenantId: string, listId: string, read: () => Promise<string[] | null>, wait: boolean): Promise<ListState | null> => {
+    const copy = await store.audiences.channelState(src.surface, tenantId, listId);
+    if (copy && clock.now().getTime() - copy.fetchedAt.getTime() < MEMBERS_TTL_MS) return copy;
     const key = `${tenantId}:${listId}`;
     let pending = reading.get(key);
     if (!pending) reading.set(key, pending = fetchAndKeep(tenantId, listId, key, read).finally(() => reading.delete(key)));
-    return (await pending) ?? copy?.userIds ?? null;
+    return copy ?? (wait ? pending : null);
   };
 
   const readChannel = async (tenantId: string, channelId: string): Promise<string[] | null> => {
@@ -86,11 +96,13 @@ export function cachedMembers(src: MemberSource): (tenantId: string, channelId: 
   };
 
   return async (tenantId, channelId) => {
-    const ids = await cached(tenantId, channelId, () => readChannel(tenantId, channelId));
-    if (!ids?.includes(OPEN)) return ids;
-    const roster = await cached(tenantId, TENANT_ROSTER, async () => (src.readRoster ? src.readRoster(tenantId) : null));
-    // An open channel whose tenant cannot be listed has an unknown audience, counted as guests like any unread list.
+    const channel = await cached(tenantId, channelId, () => readChannel(tenantId, channelId), true);
+    if (!channel) return null;
+    const outsiders = channel.marks.includes(OUTSIDE) ? 1 : 0;
+    if (!channel.marks.includes(OPEN)) return { lists: [channelId], outsiders };
+    const roster = await cached(tenantId, TENANT_ROSTER, async () => (src.readRoster ? src.readRoster(tenantId) : null), false);
+    // An open channel whose tenant is not listed (yet) has an unknown audience, counted as guests like any unread list.
     if (!roster) return null;
-    return [...new Set([...ids.filter((id) => id !== OPEN), ...roster])];
+    return { lists: [channelId, TENANT_ROSTER], outsiders };
   };
 }

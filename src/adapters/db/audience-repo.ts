@@ -1,14 +1,19 @@
-import { and, desc, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, like, not, sql } from 'drizzle-orm';
 import type { AudienceRead, AudienceRepo } from '../../domain/linking/ports.ts';
 import type { Conversation } from '../../domain/messaging/types.ts';
 import type { ExternalSurface } from '../../domain/surfaces/ports.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import {
-  agents, audienceReads, channelMembers, conversationParticipants, conversations, orgMembers, people, surfaceChannelMembers, surfaceChannels, workspaceMembers,
+  agents, audienceReads, channelMembers, conversationParticipants, conversations, externalIdentities, orgMembers, people, surfaceChannelMembers, surfaceChannels, workspaceMembers,
 } from './schema.ts';
 
 const channelOf = (surface: ExternalSurface, tenantId: string, channelId: string) => ({ surface, tenantId, channelId });
+/** Rows per INSERT of a member list: PostgreSQL takes at most 65,535 parameters in one statement (4 a row here). */
+const INSERT_CHUNK = 5_000;
+/** Ids of cached lists that are marks the adapter keeps with a channel, not people. */
+const MARK = '*%';
+
 const sameChannel = (t: typeof surfaceChannels | typeof surfaceChannelMembers, surface: ExternalSurface, tenantId: string, channelId: string) =>
   and(eq(t.surface, surface), eq(t.tenantId, tenantId), eq(t.channelId, channelId));
 
@@ -25,11 +30,38 @@ export class DrizzleAudienceRepo implements AudienceRepo {
     return { userIds: rows.map((r) => r.id), fetchedAt: channel.fetchedAt };
   }
 
+  async channelState(surface: ExternalSurface, tenantId: string, channelId: string) {
+    const [channel] = await this.db.select({ fetchedAt: surfaceChannels.fetchedAt }).from(surfaceChannels)
+      .where(sameChannel(surfaceChannels, surface, tenantId, channelId)).limit(1);
+    if (!channel) return null;
+    const rows = await this.db.select({ id: surfaceChannelMembers.externalUserId }).from(surfaceChannelMembers)
+      .where(and(sameChannel(surfaceChannelMembers, surface, tenantId, channelId), like(surfaceChannelMembers.externalUserId, MARK)));
+    return { fetchedAt: channel.fetchedAt, marks: rows.map((r) => r.id) };
+  }
+
+  async readers(surface: ExternalSurface, tenantId: string, channelIds: string[]) {
+    if (!channelIds.length) return { unlinked: 0, personIds: [] };
+    // Everyone in any of the lists once, matched with their identity in the same statement: a roster of any size is
+    // counted in the database, never sent back to it as parameters.
+    const listed = this.db.selectDistinct({ id: surfaceChannelMembers.externalUserId }).from(surfaceChannelMembers).where(and(
+      eq(surfaceChannelMembers.surface, surface), eq(surfaceChannelMembers.tenantId, tenantId),
+      inArray(surfaceChannelMembers.channelId, channelIds), not(like(surfaceChannelMembers.externalUserId, MARK)),
+    )).as('listed');
+    const [row] = await this.db.select({
+      unlinked: sql<number>`count(*) filter (where ${externalIdentities.personId} is null)`.mapWith(Number),
+      personIds: sql<string[] | null>`array_agg(distinct ${externalIdentities.personId}::text) filter (where ${externalIdentities.personId} is not null)`,
+    }).from(listed).leftJoin(externalIdentities, and(
+      eq(externalIdentities.surface, surface), eq(externalIdentities.tenantId, tenantId), eq(externalIdentities.externalUserId, listed.id),
+    ));
+    return { unlinked: row?.unlinked ?? 0, personIds: (row?.personIds ?? []).map(String) };
+  }
+
   async putChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, userIds: string[], at: Date) {
     await this.db.transaction(async (tx) => {
       await tx.delete(surfaceChannelMembers).where(sameChannel(surfaceChannelMembers, surface, tenantId, channelId));
-      if (userIds.length) {
-        await tx.insert(surfaceChannelMembers).values([...new Set(userIds)].map((externalUserId) => ({ ...channelOf(surface, tenantId, channelId), externalUserId })))
+      const ids = [...new Set(userIds)];
+      for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+        await tx.insert(surfaceChannelMembers).values(ids.slice(i, i + INSERT_CHUNK).map((externalUserId) => ({ ...channelOf(surface, tenantId, channelId), externalUserId })))
           .onConflictDoNothing();
       }
       await tx.insert(surfaceChannels).values({ ...channelOf(surface, tenantId, channelId), fetchedAt: at })

@@ -5,7 +5,8 @@
 // channels they are invited to), plus its members; a channel shared with
 // another organization (Slack Connect) counts their people as guests. The
 // lists are kept in the database, changed by member_joined_channel,
-// member_left_channel and team_join, and read again when older than an hour.
+// member_left_channel and team_join, and read again in the background when
+// older than an hour.
 import type { App as BoltApp, webApi } from '@slack/bolt';
 import type { SurfaceAudience } from '../../domain/linking/ports.ts';
 import { cachedMembers, TENANT_ROSTER } from '../surface-audience.ts';

@@ -13,16 +13,21 @@ import type { SurfaceAudience } from './ports.ts';
 /** Where an agent is about to post: a conversation, or the DM `send` will open with these agents. */
 export type PostTarget = { conversation: Conversation } | { agents: Agent[] };
 
+/** A chat user with no linked person. */
+const UNLINKED: AudienceMember = Object.freeze({ personId: null, role: null });
+
 /** An owner of an agent in a conversation, as the audience counts them. */
 type Owner = { ownerId: string; ownerHandle: string };
 
 /**
  * Roles of people in one workspace, looked up once per request and only for
- * the people an audience needs (everyone only for an open web channel).
+ * the people an audience needs (everyone only for an open web channel), and
+ * the chat channels' members the request counted.
  */
 class RoleBook {
   private readonly known = new Map<string, WorkspaceRole | null>();
   private all: Promise<Map<string, WorkspaceRole>> | null = null;
+  private readonly channels = new Map<string, Promise<AudienceMember[] | null>>();
 
   constructor(private readonly store: Store, private readonly ws: Workspace) {}
 
@@ -38,6 +43,13 @@ class RoleBook {
 
   everyone(): Promise<Map<string, WorkspaceRole>> {
     return (this.all ??= this.store.workspaces.reachablePeople(this.ws).then((people) => new Map(people.map((p) => [p.person.id, p.role]))));
+  }
+
+  /** A chat channel's members, worked out once per request. */
+  channel(key: string, find: () => Promise<AudienceMember[] | null>): Promise<AudienceMember[] | null> {
+    let found = this.channels.get(key);
+    if (!found) this.channels.set(key, found = find());
+    return found;
   }
 
   async members(personIds: Array<string | null>): Promise<AudienceMember[]> {
@@ -187,12 +199,17 @@ export class AudienceService {
     return audienceOf(await book.members(this.peopleOf(list)));
   }
 
-  /** Everyone in a Slack or Teams channel as audience members (unlinked ones as guests); null when the members cannot be read. */
-  private async chatChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, book: RoleBook): Promise<AudienceMember[] | null> {
-    const userIds = await this.surfaces.get(surface)?.members(tenantId, channelId);
-    if (!userIds) return null;
-    const linked = new Map((await this.store.identities.findMany(surface, tenantId, userIds)).map((i) => [i.externalUserId, i.personId]));
-    return book.members(userIds.map((u) => linked.get(u) ?? null));
+  /**
+   * Everyone in a Slack or Teams channel as audience members (unlinked ones as guests), counted in the store; null when
+   * the members cannot be read. Once per channel and request, however many conversations live there.
+   */
+  private chatChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, book: RoleBook): Promise<AudienceMember[] | null> {
+    return book.channel(`${surface}:${tenantId}:${channelId}`, async () => {
+      const stored = await this.surfaces.get(surface)?.members(tenantId, channelId);
+      if (!stored) return null;
+      const { unlinked, personIds } = await this.store.audiences.readers(surface, tenantId, stored.lists);
+      return [...(await book.members(personIds)), ...Array.from({ length: unlinked + stored.outsiders }, () => UNLINKED)];
+    });
   }
 
   /** The people behind a conversation among agents: their owners; the guest agent is one unlinked member, Switchboard's own agent nobody. */

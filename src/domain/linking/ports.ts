@@ -22,7 +22,17 @@ export interface AudienceRead {
 export interface AudienceRepo {
   /** The cached members of a chat channel and when the list was read; null when it was never read. */
   channelMembers(surface: ExternalSurface, tenantId: string, channelId: string): Promise<{ userIds: string[]; fetchedAt: Date } | null>;
-  /** Replaces the cached member list with a fresh read from the platform. */
+  /**
+   * When a cached list was read, and the marks kept with it (ids starting with `*`, which no person has); null when
+   * it was never read. Cheap whatever the list's size.
+   */
+  channelState(surface: ExternalSurface, tenantId: string, channelId: string): Promise<{ fetchedAt: Date; marks: string[] } | null>;
+  /**
+   * Everyone in any of these cached lists (marks left out), counted in the store against their identities: how many
+   * have no linked person, and the distinct linked people. One statement, whatever the lists' size.
+   */
+  readers(surface: ExternalSurface, tenantId: string, channelIds: string[]): Promise<{ unlinked: number; personIds: string[] }>;
+  /** Replaces the cached member list with a fresh read from the platform (any size: written in parts, in one transaction). */
   putChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, userIds: string[], at: Date): Promise<void>;
   /** Adds or removes one member of a cached channel; false (and nothing written) when the channel is not cached. */
   memberChanged(surface: ExternalSurface, tenantId: string, channelId: string, userId: string, joined: boolean): Promise<boolean>;
@@ -50,13 +60,23 @@ export type ChatPlace =
   | { kind: 'dm' }
   | { kind: 'channel'; tenantId: string; channelId: string };
 
+/** Where a chat channel's readers are kept in the store. */
+export interface StoredReaders {
+  /** Cached lists (`AudienceRepo.readers`): the channel's own, and its tenant's roster when anyone there may open it. */
+  lists: string[];
+  /** Readers of another organization, counted as unlinked. */
+  outsiders: number;
+}
+
 /** What a chat surface tells the core about its conversations' audiences. */
 export interface SurfaceAudience {
   /** Where the conversation lives; null when its address is not one of this surface's. */
   locate(c: Conversation): ChatPlace | null;
   /**
-   * The user ids in a channel, without the app itself (from the cache, or the
-   * platform when the cache is missing or old); null when the platform would not say.
+   * Where the channel's readers are kept: the cached lists (`AudienceRepo.readers`) whose union reads it, and how many
+   * readers of another organization come on top (no identity ever links them). From the cache, read again in the
+   * background when old; null when the platform would not say, or while a list too big to wait for (a tenant's
+   * roster) is read for the first time: the audience then counts as guests.
    */
-  members(tenantId: string, channelId: string): Promise<string[] | null>;
+  members(tenantId: string, channelId: string): Promise<StoredReaders | null>;
 }

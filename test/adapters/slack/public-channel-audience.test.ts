@@ -3,14 +3,18 @@
 // whether a channel is private (private channels start with C too), users.list
 // gives the team (people, not bots, deactivated accounts or guests), read once
 // an hour and kept current by team_join. A channel shared with another
-// organization counts their people as a guest. Through the Slack stand-in with
+// organization counts their people as a guest. Nobody waits for the team to be
+// read: an old copy answers while it is read again, and no copy at all counts
+// the channel as guests until the first read. Through the Slack stand-in with
 // signed requests, as Slack sends them.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TENANT_ROSTER } from '../../../src/adapters/surface-audience.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
 import type { InboxItem } from '../../../src/domain/messaging/types.ts';
 import { inboxItemOut } from '../../../src/mcp/render.ts';
 import { connectInProcess, textOf } from '../../mcp/support/world.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { METHODS } from '../../support/slack/web-api-methods.ts';
 import { eventCallback, teamJoin } from '../../support/slack/signed-request.ts';
 import { startLinkingWorld, type LinkingWorld } from './linking-world.ts';
 
@@ -56,7 +60,10 @@ describe('audiences of public Slack channels', () => {
   afterAll(async () => { await w?.close(); });
 
   it('counts the whole team in a public channel\'s audience, and only the members in a private one', async () => {
-    // Alice (an owner) and Gus, who can open the channel whenever he likes.
+    // Nobody waits for the team's first read: the channel counts as guests meanwhile.
+    expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'guest', members: 0, unlinked: 0 });
+    await vi.waitFor(async () => expect(await w.h.server.app.store.audiences.channelState('slack', TEAM, TENANT_ROSTER)).not.toBeNull(), WAIT);
+    // Then Alice (an owner) and Gus, who can open the channel whenever he likes.
     expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'guest', members: 2, unlinked: 1 });
     expect(inboxItemOut(await ask('C0PRIVATE')).audience).toEqual({ level: 'owner', members: 1, unlinked: 0 });
   });
@@ -105,5 +112,57 @@ describe('audiences of public Slack channels', () => {
 
   it('counts the other organization of a Slack Connect channel as a guest', async () => {
     expect(inboxItemOut(await ask('C0CONNECT')).audience?.level).toBe('guest');
+  });
+
+  /** Holds every users.list call until the returned function is called (a big team read at Slack's rate limit). */
+  const holdUsersList = () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    w.standin.handle('users.list', async (ctx) => { await gate; return METHODS['users.list'](ctx); });
+    return () => { release(); w.standin.handle('users.list', METHODS['users.list']); };
+  };
+  /** The audience of a conversation, and whether it has been answered yet. */
+  const audienceNow = (conversationId: string) => {
+    const state: { answer?: Awaited<ReturnType<LinkingWorld['h']['server']['app']['audiences']['of']>> } = {};
+    const { app } = w.h.server;
+    void app.store.messages.getConversation(w.h.workspace.id, conversationId)
+      .then((c) => app.audiences.of(w.h.workspace, c!)).then((a) => { state.answer = a; });
+    return state;
+  };
+
+  it('answers from an old copy of the team at once, and reads the team again in the background', async () => {
+    const { app } = w.h.server;
+    const item = await ask('C0PUBLIC');
+    // An old copy naming only Alice; the team now has Gus and Nia too.
+    await app.store.audiences.putChannelMembers('slack', TEAM, TENANT_ROSTER, [ALICE], new Date(0));
+    const reads = w.standin.callsTo('users.list').length;
+    const release = holdUsersList();
+    try {
+      const state = audienceNow(item.conversation.id);
+      await vi.waitFor(() => expect(state.answer).toMatchObject({ level: 'owner', members: 1, unlinked: 0, known: true }), WAIT);
+      await vi.waitFor(() => expect(w.standin.callsTo('users.list').length).toBeGreaterThan(reads), WAIT);
+    } finally {
+      release();
+    }
+    await vi.waitFor(async () => expect(await app.audiences.of(w.h.workspace, (await app.store.messages.getConversation(w.h.workspace.id, item.conversation.id))!))
+      .toMatchObject({ level: 'guest', members: 3, unlinked: 2, known: true }), WAIT);
+  });
+
+  it('counts a public channel as guests at once while its team is read for the first time, then as the team', async () => {
+    const { app } = w.h.server;
+    const item = await ask('C0LOUNGE');
+    await app.store.audiences.forgetChannel('slack', TEAM, TENANT_ROSTER);
+    const reads = w.standin.callsTo('users.list').length;
+    const release = holdUsersList();
+    try {
+      const state = audienceNow(item.conversation.id);
+      await vi.waitFor(() => expect(state.answer).toMatchObject({ level: 'guest', known: false }), WAIT);
+    } finally {
+      release();
+    }
+    await vi.waitFor(async () => expect(await app.audiences.of(w.h.workspace, (await app.store.messages.getConversation(w.h.workspace.id, item.conversation.id))!))
+      .toMatchObject({ level: 'guest', members: 3, unlinked: 2, known: true }), WAIT);
+    // The one read started by the first question: nobody waited for it until it timed out and was tried again.
+    expect(w.standin.callsTo('users.list')).toHaveLength(reads + 1);
   });
 });

@@ -112,8 +112,8 @@ export interface SlackStandin {
   issueOAuthCode(grant?: Partial<OAuthGrant>): string;
   /** Make a token stop working, as when the app is uninstalled. */
   revokeToken(token: string, reason?: 'token_revoked' | 'account_inactive'): void;
-  /** Answer another method, or replace a built-in one. */
-  handle(method: string, handler: MethodHandler): void;
+  /** Answer another method, or replace a built-in one (a handler may take its time: the call waits for its promise). */
+  handle(method: string, handler: (ctx: Parameters<MethodHandler>[0]) => SlackResult | Promise<SlackResult>): void;
   /** A fresh response_url on this stand-in; what is posted to it lands in responseUrlPosts. */
   responseUrl(): string;
   responseUrlPosts: ResponseUrlPost[];
@@ -177,7 +177,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     clientSecret: options.clientSecret ?? SLACK_DEFAULTS.clientSecret,
   });
   state.tokens.set(botToken, { identity });
-  const handlers = new Map<string, MethodHandler>(Object.entries({ ...METHODS, ...LIVE_METHODS }));
+  const handlers = new Map<string, (ctx: Parameters<MethodHandler>[0]) => SlackResult | Promise<SlackResult>>(Object.entries({ ...METHODS, ...LIVE_METHODS }));
   const failures = new Map<string, StandinFailure[]>();
   const calls: RecordedCall[] = [];
   const responseUrlPosts: ResponseUrlPost[] = [];
@@ -242,7 +242,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     if (!handler) return reply(200, { ok: false, error: 'unknown_method', req_method: method });
     let result: SlackResult;
     try {
-      result = handler({ args, identity: tokenIdentity, state, basicAuth });
+      result = await handler({ args, identity: tokenIdentity, state, basicAuth });
     } catch (error) {
       return reply(500, `stand-in handler for ${method} threw: ${String(error)}`);
     }
