@@ -101,8 +101,8 @@ async function followChange(rt: SlackRuntime, client: webApi.WebClient, event: u
   }
   // Our own posts change too (when we edit a post or a mirror); those are never read back.
   if (!now || fromABot(now, context.botUserId)) return true;
-  const { markdown } = await readSlackMessage(rt, client, teamId, now as SlackMessageText, context.botUserId);
-  await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text: markdown });
+  const text = async () => (await readSlackMessage(rt, client, teamId, now as SlackMessageText, context.botUserId)).markdown;
+  await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text });
   return true;
 }
 

@@ -115,7 +115,7 @@ export async function followChange(rt: TeamsRuntime, context: TurnContext, addre
   const change = { tenantId: address.tenant, channelId: address.channel ?? address.conversation, messageId: activity.id, conversationKeys: keys };
   const port = teamsPort(rt, context, address);
   if (kind === 'delete') await rt.app.inbound.followChange(port, { ...change, kind: 'delete' });
-  else await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text: teamsToMarkdown(activity, activity.recipient?.id).markdown });
+  else await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text: async () => teamsToMarkdown(activity, activity.recipient?.id).markdown });
 }
 
 /** Teams' reaction types, as the web chat names them (Slack's short names). */

@@ -86,14 +86,11 @@ export class BridgeInbound {
    * its web copy; ignored when the bridge does not know the message (older, or
    * one of our own mirrors).
    */
-  async change(surface: SurfacePort['surface'], change: BridgedChange): Promise<boolean> {
-    const bridge = await this.store.bridges.byExternal(surface, change.tenantId, change.channelId);
-    const mapped = bridge ? await this.store.bridges.byExternalId(bridge.id, change.messageId) : null;
-    if (!bridge || !mapped?.inbound) return false;
-    const message = await this.store.messages.get(bridge.workspaceId, mapped.messageId);
-    if (!message) return false;
-    await this.apply(message, change);
-    return true;
+  /** The web copy of a message written on the bridged side, which its edits and deletes change; null when the bridge does not know it. */
+  async copyOf(surface: SurfacePort['surface'], at: Pick<BridgedChange, 'tenantId' | 'channelId' | 'messageId'>): Promise<Message | null> {
+    const bridge = await this.store.bridges.byExternal(surface, at.tenantId, at.channelId);
+    const mapped = bridge ? await this.store.bridges.byExternalId(bridge.id, at.messageId) : null;
+    return bridge && mapped?.inbound ? this.store.messages.get(bridge.workspaceId, mapped.messageId) : null;
   }
 
   /**

@@ -24,6 +24,13 @@ const TITLE_CHARS = 60;
 /** Whether the link prompt went out for this message (`now`), went out before (`earlier`), or could not be sent. */
 type PromptSent = 'now' | 'earlier' | 'failed';
 
+/**
+ * An edit or a delete made on the chat platform, with the keys of the conversations it may be stored in; an edit's
+ * text is read (converted, names looked up) only once Switchboard is known to have stored the message.
+ */
+export type FollowedChange = Pick<BridgedChange, 'tenantId' | 'channelId' | 'messageId'> & { conversationKeys: string[] }
+  & ({ kind: 'delete' } | { kind: 'edit'; text: () => Promise<string> });
+
 export class InboundService {
   private guest: Promise<Agent> | null = null;
 
@@ -46,19 +53,27 @@ export class InboundService {
    * keys for where it may be stored). Agents that got it read the new text (or no longer find it); they are not
    * told. False when Switchboard stored no such message from this surface (our own posts are never changed here).
    */
-  async followChange(port: SurfacePort, change: BridgedChange & { conversationKeys: string[] }): Promise<boolean> {
-    if (!this.bridges) return false;
-    if (await this.bridges.change(port.surface, change)) return true;
+  async followChange(port: SurfacePort, change: FollowedChange): Promise<boolean> {
+    const message = await this.changedMessage(port, change);
+    if (!message || !this.bridges) return false;
+    // Read only now: Slack sends a change for every message whose link it unfurls, stored by Switchboard or not.
+    await this.bridges.apply(message, change.kind === 'delete' ? change : { kind: 'edit', text: await change.text() });
+    return true;
+  }
+
+  /** The stored message a platform edit or delete is about: a bridged channel's web copy, else the one stored under its keys. */
+  private async changedMessage(port: SurfacePort, change: FollowedChange): Promise<Message | null> {
+    if (!this.bridges) return null;
+    const copy = await this.bridges.copyOf(port.surface, change);
+    if (copy) return copy;
     const workspace = await port.workspaceOf(change.tenantId);
-    if (!workspace) return false;
+    if (!workspace) return null;
     for (const key of new Set(change.conversationKeys)) {
       const conversation = await this.store.messages.findConversation(workspace.id, key);
       const message = conversation && await this.store.messages.byExternalId(workspace.id, conversation.id, change.messageId);
-      if (message?.surface !== port.surface) continue;
-      await this.bridges.apply(message, change);
-      return true;
+      if (message?.surface === port.surface) return message;
     }
-    return false;
+    return null;
   }
 
   /** Step for bridged channels: a reaction on the bridged side follows to the web copy, as its chat user's; false when the message is not bridged. */

@@ -106,4 +106,16 @@ describe('edits and deletes made in Slack', () => {
     await vi.waitFor(async () => expect((await stored(later.message.id))?.body).toContain('typo here'), { timeout: 20_000, interval: 50 });
     expect((await stored(posted.id))?.body).toBe('looking now');
   });
+
+  it('reads nothing from Slack for a change of a message it never stored (Slack sends one for every link it unfurls)', async () => {
+    const NOBODY = 'U0NOBODY1';
+    const unstored = { ts: nextEventTs(), text: `see <@${NOBODY}>'s link` };
+    const users = () => standin.callsTo('users.info').filter((c) => c.args.user === NOBODY);
+    expect((await h.post(eventCallback(changed('C0GENERAL', 'channel', unstored, `see <@${NOBODY}>'s link https://example.com`)))).status).toBe(200);
+    // Events of one channel are handled in order: once a later edit in the channel took effect, the one before was handled.
+    const { item: later, mention } = await mentionAndReceive(h, 'one mor thing', CAROL);
+    await h.post(eventCallback(changed('C0GENERAL', 'channel', mention, `${BOT} ${later.message.body.replace('mor', 'more')}`)));
+    await vi.waitFor(async () => expect((await stored(later.message.id))?.body).toContain('one more thing'), { timeout: 20_000, interval: 50 });
+    expect(users()).toEqual([]);
+  });
 });
