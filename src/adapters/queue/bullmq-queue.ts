@@ -16,6 +16,8 @@ export interface BullmqQueueOptions extends DeliveryOptions {
   prefix?: string;
   /** At most this many entries moved to Redis per relay pass; default 100 (fewer when the workers are busy). */
   relayBatch?: number;
+  /** How long stop() waits for Redis, then for running jobs (default STOP_WAIT_MS each). */
+  stopWaitMs?: number;
   /** How long start() waits for an unreachable Redis (default: as long as for the database). */
   startPatienceMs?: number;
 }
@@ -139,13 +141,14 @@ export class BullmqQueue implements JobQueue {
       if (this.redis.status === 'wait') this.redis.disconnect(); // never connected
       else await this.redis.quit().catch(() => this.redis.disconnect());
     })();
-    if (await settlesWithin(closing, STOP_WAIT_MS)) return;
-    this.logger.warn({ waitingFor, redis: this.redis.status, waitedMs: STOP_WAIT_MS },
+    const waitMs = this.o.stopWaitMs ?? STOP_WAIT_MS;
+    if (await settlesWithin(closing, waitMs)) return;
+    this.logger.warn({ waitingFor, redis: this.redis.status, waitedMs: waitMs },
       'Redis did not let the queue stop in time; closing its connections without waiting (entries not handed to Redis stay in the outbox for the next start)');
     // Closing before its connection ends: a worker not yet closing would connect again. The steps above call the same close().
     void this.worker?.close().catch(() => {});
     for (const connection of [this.redis, this.blocking]) if (connection) endNow(connection);
-    if (await settlesWithin(closing, STOP_WAIT_MS)) return;
+    if (await settlesWithin(closing, waitMs)) return;
     this.logger.warn({ waitingFor }, 'stopped without waiting any longer; an entry whose job was still running is delivered again once its lease runs out');
   }
 

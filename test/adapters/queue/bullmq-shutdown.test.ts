@@ -11,7 +11,7 @@ import { createApp } from '../../../src/app.ts';
 import { silent, testConfig } from '../../mcp/support/world.ts';
 import { postgresDb } from '../../support/db.ts';
 
-/** Far above the bound stop() keeps (about twice STOP_WAIT_MS): only a stop that hangs gets here. */
+/** Far above the bound stop() keeps (about twice its wait: 1 s here, STOP_WAIT_MS in the app): only a stop that hangs gets here. */
 const HUNG_AFTER_MS = 30_000;
 
 const stopsInTime = (stop: Promise<void>) =>
@@ -42,7 +42,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is
     const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(JSON.parse(line)); } });
     const runs = new Map<string, number>();
     const queue = () => {
-      const q = new BullmqQueue({ redisUrl: redis.url, outbox: repo, logger, pollMs: 25, backoff: () => 20, leaseMs: 3_000 });
+      const q = new BullmqQueue({ stopWaitMs: 1_000, redisUrl: redis.url, outbox: repo, logger, pollMs: 25, backoff: () => 20, leaseMs: 3_000 });
       q.register('post', async (p) => { runs.set(String(p.n), (runs.get(String(p.n)) ?? 0) + 1); });
       return q;
     };
@@ -76,7 +76,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is
   }, 120_000);
 
   it('stops while only the worker waits on Redis, and the readiness check says Redis is unreachable meanwhile', async () => {
-    const idle = new BullmqQueue({ redisUrl: redis.url, outbox: repo, logger: silent, pollMs: 60_000 });
+    const idle = new BullmqQueue({ stopWaitMs: 1_000, redisUrl: redis.url, outbox: repo, logger: silent, pollMs: 60_000 });
     await idle.start();
     await redis.stop();
     await vi.waitFor(() => expect(idle.ping()).rejects.toThrow(/Redis is unreachable/));
@@ -95,7 +95,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is
     const warnings: Array<{ msg: string }> = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(JSON.parse(line)); } });
     const ran: string[] = [];
-    const q = new BullmqQueue({ redisUrl: redis.url, outbox: repo, logger, pollMs: 25, startPatienceMs: 90_000 });
+    const q = new BullmqQueue({ stopWaitMs: 1_000, redisUrl: redis.url, outbox: repo, logger, pollMs: 25, startPatienceMs: 90_000 });
     q.register('post', async (p) => { ran.push(String(p.n)); });
     const starting = q.start().then(() => 'started', (e: Error) => e.message);
     await vi.waitFor(() => expect(warnings.map((w) => w.msg)).toContain('Redis cannot be reached yet; waiting for it'), { timeout: 20_000 });
