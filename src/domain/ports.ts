@@ -156,6 +156,8 @@ export interface MessageRepo {
   /** Null when absent or in another workspace. */
   getConversation(workspaceId: string, id: string): Promise<Conversation | null>;
   setConversationPermalink(id: string, permalink: string): Promise<void>;
+  /** Replaces `from` with `to` where a chat conversation's title ends quoting it (`…: from`, an edited opening message); false when it does not. */
+  requoteTitle(id: string, from: string, to: string): Promise<boolean>;
   addParticipants(conversationId: string, agentIds: string[]): Promise<void>;
   participants(conversationId: string): Promise<string[]>;
   insert(m: NewMessage): Promise<Message>;

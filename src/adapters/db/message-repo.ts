@@ -89,6 +89,17 @@ export class DrizzleMessageRepo implements MessageRepo {
     await this.db.update(conversations).set({ permalink }).where(eq(conversations.id, id));
   }
 
+  async requoteTitle(id: string, from: string, to: string) {
+    if (!isUuid(id) || !from || from === to) return false;
+    // Only a chat conversation's title ending in `: <from>` (inbound-service.ts titleOf), never a channel's name.
+    const quoted = `: ${from}`;
+    const rows = await this.db.update(conversations)
+      .set({ title: sql`left(${conversations.title}, length(${conversations.title}) - length(${from}::text)) || ${to}::text` })
+      .where(and(eq(conversations.id, id), eq(conversations.kind, 'external'), sql`right(${conversations.title}, length(${quoted}::text)) = ${quoted}::text`))
+      .returning({ id: conversations.id });
+    return rows.length > 0;
+  }
+
   async addParticipants(conversationId: string, agentIds: string[]) {
     if (!agentIds.length) return;
     await this.db.insert(conversationParticipants).values(agentIds.map((agentId) => ({ conversationId, agentId }))).onConflictDoNothing();

@@ -16,6 +16,7 @@ import type { Notifier, Store } from '../ports.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfacePort } from '../surfaces/inbound.ts';
 import type { Workspace } from '../types.ts';
 import type { Bridge } from './types.ts';
+import { DELETED_EXCERPT, titleExcerpt } from '../surfaces/title.ts';
 
 /** What the inbound pipeline lends this step: its target, asker, linking, default-agent and intake rules. */
 export interface PipelineSteps {
@@ -106,6 +107,8 @@ export class BridgeInbound {
       await queueMirrorChanges(tx, message, change.kind);
       if (change.kind === 'delete') await tx.messages.remove(message.workspaceId, message.id);
       else await tx.messages.edit(message.workspaceId, message.id, text, this.now());
+      // A conversation titled with the start of this message (the one that opened it) quotes the new start.
+      await tx.messages.requoteTitle(message.conversationId, titleExcerpt(message.body), change.kind === 'delete' ? DELETED_EXCERPT : titleExcerpt(text));
     });
     await announceChange(this.notifier, message.conversationId, message.id, change.kind === 'delete' ? 'deleted' : 'changed');
   }

@@ -14,12 +14,12 @@ import type { Conversation, Message } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, KnownMessage, KnownOutcome, SurfacePort } from './inbound.ts';
 import type { BridgedChange, BridgedReaction, BridgeInbound } from '../bridges/mirror-in.ts';
+import { titleExcerpt } from './title.ts';
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { AgentChoiceScope, ExternalIdentity } from './ports.ts';
 
 export type { ChatAsker, InboundTarget } from './inbound.ts';
 
-const TITLE_CHARS = 60;
 
 /** Whether the link prompt went out for this message (`now`), went out before (`earlier`), or could not be sent. */
 type PromptSent = 'now' | 'earlier' | 'failed';
@@ -330,7 +330,7 @@ function refusalsOf(port: SurfacePort, result: SendResult): string[] {
 }
 
 function titleOf(label: string, msg: InboundMessage, asker: ChatAsker): string {
-  const excerpt = msg.text.replace(/\s+/g, ' ').trim().slice(0, TITLE_CHARS);
+  const excerpt = titleExcerpt(msg.text);
   if (msg.place === 'dm') return `${label} DM with ${asker.identity.displayName}`;
   return msg.place === 'group' ? `${label} group chat: ${excerpt}` : `${label}: ${excerpt}`;
 }

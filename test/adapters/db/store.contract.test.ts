@@ -167,6 +167,12 @@ describe.each(databases())('store on $kind', (kind) => {
     expect(await store.messages.conversation({ workspaceId: ws.id, kind: 'channel', key: 'post-test', title: 'another title' })).toEqual(conv);
     expect(database.queries() - counted).toBe(1);
     expect(conv).toMatchObject({ kind: 'channel', key: 'post-test', title: 'post test', createdAt: expect.any(Date) });
+    // A chat conversation's title quoting its opening message follows an edit of it; a channel's name never does.
+    const chat = await store.messages.conversation({ workspaceId: ws.id, kind: 'external', surface: 'slack', key: 'title-test', title: 'Slack: hi 👋 my key is sk-1' });
+    expect(await store.messages.requoteTitle(chat.id, 'hi 👋 my key is sk-1', 'hi 👋 my key is in the vault')).toBe(true);
+    expect((await store.messages.getConversation(ws.id, chat.id))?.title).toBe('Slack: hi 👋 my key is in the vault');
+    expect(await store.messages.requoteTitle(chat.id, 'my key is', 'x')).toBe(false);
+    expect(await store.messages.requoteTitle(conv.id, 'test', 'x')).toBe(false);
     const before = database.queries();
     const { message: m } = await store.messages.post({
       workspaceId: ws.id, conversationId: conv.id, senderId: alice.id, body: 'hello', replyTo: null, chainId: crypto.randomUUID(), hop: 0,

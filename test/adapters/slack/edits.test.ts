@@ -56,12 +56,17 @@ describe('edits and deletes made in Slack', () => {
     expect((await h.post(eventCallback(changed('C0GENERAL', 'channel', mention, `${BOT} ${redacted}`)))).status).toBe(200);
     await vi.waitFor(async () => expect((await stored(id))?.body).toBe(redacted), { timeout: 20_000, interval: 50 });
     expect((await stored(id))?.editedAt).not.toBeNull();
+    // The thread's title quoted the message's start; it quotes the new one (the word is gone there too).
+    const title = async () => (await h.server.app.store.messages.getConversation(h.workspace.id, item.conversation.id))?.title;
+    expect(item.conversation.title).toContain('hunter2');
+    expect(await title()).toBe(item.conversation.title.replace('hunter2', '[redacted]'));
     expect(await search('hunter2')).toEqual([]);
     expect((await search('redacted')).map((hit) => hit.message.id)).toContain(id);
 
     expect((await h.post(eventCallback(deleted('C0GENERAL', 'channel', { ts: mention.ts, text: `${BOT} ${redacted}` })))).status).toBe(200);
     await vi.waitFor(async () => expect(await stored(id)).toBeNull(), { timeout: 20_000, interval: 50 });
     expect(await search('redacted')).toEqual([]);
+    expect(await title()).toMatch(/: \(deleted message\)$/);
   });
 
   it('an unread DM edited in Slack reaches the agent with the new text; a thread root deleted as a tombstone goes', async () => {
