@@ -4,25 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/index.ts';
 import { freshPostgresDatabase } from '../support/db.ts';
+import { cliIn as cli } from './support.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/switchboard.mjs');
-
-/** Runs the CLI in-process with the given environment; returns exit code and what it printed. */
-async function cli(env: Record<string, string>, ...argv: string[]) {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  const out: string[] = [];
-  const err: string[] = [];
-  try {
-    const code = await main(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.env = saved;
-  }
-}
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 

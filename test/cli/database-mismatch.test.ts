@@ -7,10 +7,10 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startServer, type Server } from '../../src/server.ts';
 import { freshPostgresDatabase, seedDataDir } from '../support/db.ts';
+import { cliIn } from './support.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 const silent = pino({ level: 'silent' });
@@ -18,19 +18,8 @@ const dirs: string[] = [];
 const tempDir = () => { const d = mkdtempSync(path.join(tmpdir(), 'sb-mismatch-')); dirs.push(d); return d; };
 
 /** Runs the CLI in-process with exactly these database settings (others left as they are). */
-async function cli(env: { DATA_DIR: string; DATABASE_URL?: string }, ...argv: string[]) {
-  const saved = { ...process.env };
-  delete process.env.DATABASE_URL;
-  Object.assign(process.env, { LOG_LEVEL: 'silent' }, env);
-  const out: string[] = [];
-  const err: string[] = [];
-  try {
-    const code = await main(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.env = saved;
-  }
-}
+const cli = (env: { DATA_DIR: string; DATABASE_URL?: string }, ...argv: string[]) =>
+  cliIn({ LOG_LEVEL: 'silent', DATABASE_URL: undefined, ...env }, ...argv);
 
 /** The tables a database holds: none in one that nothing was ever written to (not even migrations). */
 async function tableCount(url: string): Promise<number> {

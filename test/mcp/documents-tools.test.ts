@@ -21,6 +21,15 @@ async function toolNames(c: Awaited<ReturnType<Awaited<ReturnType<typeof docsWor
 }
 
 describe.each(['structured', 'simplified'] as const)('document tools by role in a %s workspace', (kind) => {
+  /** The collection argument documents take: in a structured workspace the owner opens one of `type` first. */
+  async function openCollection(w: Awaited<ReturnType<typeof docsWorld>>, type: string): Promise<{ collection?: string }> {
+    if (kind !== 'structured') return {};
+    const owner = await w.connect('owner');
+    expect((await owner.call('create_collection', { type })).isError).toBeFalsy();
+    await owner.close();
+    return { collection: type };
+  }
+
   const ownerTools = kind === 'structured' ? STRUCTURE : SIMPLIFIED_OWNER;
   const expected = {
     viewer: READ,
@@ -65,12 +74,7 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
 
   it('checks standing on every call of an open session: a seat taken away refuses the next write, a person removed the next read', async () => {
     const w = await docsWorld(app, kind);
-    const collection = kind === 'structured' ? { collection: 'runbooks' } : {};
-    if (kind === 'structured') {
-      const owner = await w.connect('owner');
-      expect((await owner.call('create_collection', { type: 'runbooks' })).isError).toBeFalsy();
-      await owner.close();
-    }
+    const collection = await openCollection(w, 'runbooks');
     const writer = await w.connect('writer');
     const viewer = await w.connect('viewer');
     const created = await writer.call('create_document', { ...collection, title: 'Before', summary: 'x' });
@@ -105,12 +109,7 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
 
   it('refuses a writing call the role does not give with the role it needs and the command that gives it; given mid-session, it works', async () => {
     const w = await docsWorld(app, kind);
-    const collection = kind === 'structured' ? { collection: 'specs' } : {};
-    if (kind === 'structured') {
-      const owner = await w.connect('owner');
-      expect((await owner.call('create_collection', { type: 'specs' })).isError).toBeFalsy();
-      await owner.close();
-    }
+    const collection = await openCollection(w, 'specs');
     const viewer = await w.connect('viewer');
     const r = await viewer.call('create_document', { ...collection, title: 'x', summary: '' });
     expect(r.isError).toBe(true);
