@@ -99,8 +99,9 @@ async function followChange(rt: SlackRuntime, client: webApi.WebClient, event: u
     await rt.app.inbound.followChange(port, { ...change, kind: 'delete' });
     return true;
   }
-  // Our own posts change too (when we edit a post or a mirror); those are never read back.
-  if (!now || fromABot(now, context.botUserId)) return true;
+  // Our own posts change too (when we edit a post or a mirror); those are never read back. A change Slack made
+  // itself (a link's preview added, every message with a link gets one) carries no `edited`: nothing to look up.
+  if (!now || fromABot(now, context.botUserId) || !(now as { edited?: unknown }).edited) return true;
   const text = async () => (await readSlackMessage(rt, client, teamId, now as SlackMessageText, context.botUserId)).markdown;
   await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text });
   return true;

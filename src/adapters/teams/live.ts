@@ -13,7 +13,7 @@ import type { Agent } from '../../domain/types.ts';
 import { pacedCall } from '../../domain/delivery/pacer.ts';
 import { addressFromRef, paceKey, type TeamsAddress } from './address.ts';
 import { agentMessage, compactHeader } from './cards.ts';
-import { activityCalls } from './connector.ts';
+import { activityCalls, postActivity } from './connector.ts';
 import { teamsText } from './format-out.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
@@ -73,15 +73,14 @@ export function teamsLive(rt: TeamsRuntime): Required<SurfaceLive> {
     async setStatus(conversation, sender, text) {
       const a = addressOf(conversation);
       // Unlike a draft's updates (LiveService paces those), a status takes the conversation's turn here.
-      const inTurn = <T>(call: () => Promise<T>) => pacedCall(rt.pacer, paceKey(a), call);
       if (a.type !== 'personal') {
         // Teams shows a typing indicator for a few seconds; there is no status line to clear.
-        if (text) await inTurn(() => activityCalls.post(rt, a, { type: 'typing' }));
+        if (text) await postActivity(rt, a, { type: 'typing' });
         return false;
       }
       // Clearing: Teams ends an informative line only with the stream's final message, which the answer brings.
       if (!text) return open.has(a.conversation);
-      await inTurn(() => streamUpdate(a, 'informative', `${sender.displayName} ${text}`));
+      await pacedCall(rt.pacer, paceKey(a), () => streamUpdate(a, 'informative', `${sender.displayName} ${text}`));
       return true;
     },
 

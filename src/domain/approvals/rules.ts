@@ -29,7 +29,7 @@ export const NOT_LINKED = {
  * Agents and guests never decide; listed approvers, or by default the agent's
  * owner and the workspace owners, do — and never for a request they made themselves as a guest.
  */
-export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string, guest: GuestAsker = { linkedPersonId: null }): string | null {
+export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string, guest: GuestAsker): string | null {
   if (d.isAgent) return 'Agents cannot decide approvals; a person has to.';
   if (!d.personId) return `${NOT_LINKED.reason} ${NOT_LINKED.hint}`;
   if (!d.role) return 'You do not have access to the workspace this approval belongs to.';

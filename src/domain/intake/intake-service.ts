@@ -66,7 +66,9 @@ export class IntakeService {
     }
     const current = await this.store.intake.get(ws.id, input.id);
     // An item the agent may not read is refused as one that does not exist: neither its existence nor a change to it leaks.
-    if (!current || !(await seesItem(this.reader(agent, me.permissions.monitor), { ...current, sources: await this.store.intake.sources([current.id]) }))) {
+    const sees = async (item: NonNullable<typeof current>) => me.permissions.monitor
+      || seesItem(this.reader(agent, false), { ...item, sources: await this.store.intake.sources([item.id]) });
+    if (!current || !(await sees(current))) {
       throw missingItem(input.id);
     }
     const sources = input.addSourceIds?.length ? await this.sourcesFrom(agent, ws, input.addSourceIds, me.permissions.monitor) : [];
