@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, isNotNull } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, isNotNull } from 'drizzle-orm';
 import type { ChannelListener, ListeningRepo, ListenPlace } from '../../domain/listening/ports.ts';
 import type { Db } from './client.ts';
 import { agentMemberships, agents, channelListeners } from './schema.ts';
@@ -9,7 +9,7 @@ const at = (workspaceId: string, p: ListenPlace) =>
 export class DrizzleListeningRepo implements ListeningRepo {
   constructor(private readonly db: Db) {}
 
-  /** Rows whose agent still holds a token and the receive permission in the row's workspace; the others are kept but never read. */
+  /** Rows whose agent still holds a token and the receive permission in the row's workspace; the others are kept but never read (see ListeningRepo). */
   private standing() {
     return this.db.select(getTableColumns(channelListeners)).from(channelListeners)
       .innerJoin(agents, and(eq(agents.id, channelListeners.agentId), isNotNull(agents.tokenHash)))
@@ -27,6 +27,13 @@ export class DrizzleListeningRepo implements ListeningRepo {
     const rows = await this.db.delete(channelListeners).where(and(at(workspaceId, place), eq(channelListeners.agentId, agentId)))
       .returning({ agentId: channelListeners.agentId });
     return rows.length === 1;
+  }
+
+  async removeAgents(agentIds: string[], workspaceIds: string[] | null) {
+    if (!agentIds.length || (workspaceIds && !workspaceIds.length)) return;
+    await this.db.delete(channelListeners).where(and(
+      inArray(channelListeners.agentId, agentIds), workspaceIds ? inArray(channelListeners.workspaceId, workspaceIds) : undefined,
+    ));
   }
 
   list(workspaceId: string, place: ListenPlace): Promise<ChannelListener[]> {

@@ -117,8 +117,9 @@ export class AgentService {
 
   /**
    * Retires an agent: its token stops working at once and it leaves every
-   * workspace, so it no longer counts against a plan. Its messages stay in
-   * history under its name, which therefore stays taken.
+   * workspace, so it no longer counts against a plan, and stops listening to
+   * their channels. Its messages stay in history under its name, which
+   * therefore stays taken.
    */
   async remove(actor: Actor, qualified: string) {
     const agent = await this.byName(qualified);
@@ -127,6 +128,7 @@ export class AgentService {
     await this.store.transaction(async (tx) => {
       await tx.agents.setTokenHash(agent.id, null);
       await tx.agents.removeMemberships([agent.id], null);
+      await tx.listening.removeAgents([agent.id], null);
     });
     return agent;
   }

@@ -6,7 +6,6 @@ import type { AgentService } from '../agents/agent-service.ts';
 import { type Actor } from '../actor.ts';
 import { hasBridges } from '../bridges/mirror-out.ts';
 import { ChatAccess, GENERAL } from '../chat/access.ts';
-import type { Channel } from '../chat/ports.ts';
 import { invalidInput, notFound, notPermitted } from '../errors.ts';
 import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
 import type { Conversation, Message } from '../messaging/types.ts';
@@ -14,6 +13,7 @@ import { atLeast } from '../organizations/access.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import { qualifiedName, WEB_CHAT, type Agent, type Workspace } from '../types.ts';
+import { hearers, hearing, receiversOf } from './hearing.ts';
 import { ListenPlaces } from './place.ts';
 import type { ChannelListener, ListenChannels, ListenPlace } from './ports.ts';
 
@@ -135,39 +135,12 @@ export class ListeningService {
     const parent = conversation.kind === 'thread' && conversation.parentId ? await tx.messages.getConversation(ws.id, conversation.parentId) : null;
     const place = this.places.of(conversation, parent);
     if (!place) return [];
-    const rows = (await tx.listening.list(ws.id, place)).filter((l) => !exclude.has(l.agentId));
-    return (await this.hearing(tx, ws, rows, receivers)).map((h) => h.row.agentId);
+    return hearers(tx, ws, place, receivers, exclude);
   }
 
   /** Listings name only the listeners that would hear the channel's next message. */
   private async views(ws: Workspace, rows: ChannelListener[]): Promise<ListenerView[]> {
-    const receivers = new Map((await this.agents.directory(ws)).filter((d) => d.agent.kind === 'agent' && d.permissions.receive).map((d) => [d.agent.id, d.agent]));
-    return (await this.hearing(this.store, ws, rows, receivers)).map(({ row, agent, channel }) => view(row, agent, this.places.show(row, channel?.name)));
-  }
-
-  /**
-   * The listeners that may hear their channel now, asked again at every
-   * message and listing (a row outlives its agent's standing): the agent is
-   * among `receivers` (still a member with the receive permission, its owner
-   * still reaching the workspace) and, in a restricted web channel, its owner
-   * is in the channel. `channel` is the web channel, null for a chat surface's.
-   */
-  private async hearing(store: Store, ws: Workspace, rows: ChannelListener[], receivers: Map<string, Agent>): Promise<Array<{ row: ChannelListener; agent: Agent; channel: Channel | null }>> {
-    const channels = new Map<string, Promise<Channel | null>>();
-    const out: Array<{ row: ChannelListener; agent: Agent; channel: Channel | null }> = [];
-    for (const row of rows) {
-      const agent = receivers.get(row.agentId);
-      if (!agent) continue;
-      if (row.surface !== WEB_CHAT) {
-        out.push({ row, agent, channel: null });
-        continue;
-      }
-      if (!channels.has(row.channelId)) channels.set(row.channelId, store.chat.channel(ws.id, row.channelId));
-      const channel = await channels.get(row.channelId)!;
-      if (channel?.restricted && channel.name !== GENERAL && !(await store.chat.isChannelMember(channel.conversationId, agent.ownerId))) continue;
-      out.push({ row, agent, channel });
-    }
-    return out;
+    return (await hearing(this.store, ws, rows, receiversOf(await this.agents.directory(ws)))).map(({ row, agent, channel }) => view(row, agent, this.places.show(row, channel?.name)));
   }
 
   private changed(ws: Workspace, place: ListenPlace, note: Message | null) {

@@ -47,15 +47,20 @@ export interface ChannelListener extends ListenPlace {
 }
 
 /**
- * The reads leave out listeners whose agent was removed (its token gone) or
- * has no receive permission in the workspace: their rows stay, unread, and
- * count again if the agent is joined with that permission again.
+ * An agent that leaves a workspace (retired, or its owner taken out of the
+ * organization) stops listening there: its rows go with its membership
+ * (`removeAgents`, in the same transaction), so an agent joined again hears
+ * nothing until an owner lets it listen again (told to the channel). The
+ * reads leave out listeners without a token or the receive permission in the
+ * workspace: those rows stay, unread, and count again once it is granted again.
  */
 export interface ListeningRepo {
   /** Lets the agent listen; false when it already did (its row counts, left out of the reads or not). */
   add(l: Omit<ChannelListener, 'createdAt'>): Promise<boolean>;
   /** Stops the agent listening; false when it was not. */
   remove(workspaceId: string, place: ListenPlace, agentId: string): Promise<boolean>;
+  /** Stops the agents listening anywhere in these workspaces (null: in every workspace), as they leave them. */
+  removeAgents(agentIds: string[], workspaceIds: string[] | null): Promise<void>;
   /** The channel's listeners, oldest first. */
   list(workspaceId: string, place: ListenPlace): Promise<ChannelListener[]>;
   /** Every listener in the workspace, by channel then age. */

@@ -242,6 +242,7 @@ export class OrgService {
       const agentIds = (await tx.agents.listOwnedBy(person.id)).map((a) => a.id);
       await tx.workspaces.removeMember(workspaceIds, person.id);
       await tx.agents.removeMemberships(agentIds, workspaceIds);
+      await tx.listening.removeAgents(agentIds, workspaceIds);
       await tx.orgs.removeMember(o.id, person.id);
       return { org: o, person, agentsRemoved: agentIds.length };
     });

@@ -7,6 +7,7 @@ import type { AgentService, WorkspaceAgent } from '../agents/agent-service.ts';
 import { resolveNames, talkableAgents } from '../agents/naming.ts';
 import { notPermitted, SwitchboardError } from '../errors.ts';
 import type { LinkService } from '../linking/link-service.ts';
+import { hearers, receiversOf } from '../listening/hearing.ts';
 import type { MessagingService, SendResult } from '../messaging/messaging-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
@@ -210,14 +211,15 @@ export class InboundService {
 
   /**
    * The listening step (see listening/): a channel message addressed to no
-   * agent is stored only when agents listen to that channel, so they overhear
-   * it; nobody is prompted or answered. A guest's message is not kept where
-   * the workspace requires linking.
+   * agent is stored only when a listener of that channel may hear it (the
+   * rule the reads ask too: listening/hearing.ts), so it overhears it; nobody
+   * is prompted or answered. A guest's message is not kept where the
+   * workspace requires linking.
    */
   private async overhearOnly(port: SurfacePort, msg: InboundMessage, target: InboundTarget): Promise<InboundOutcome> {
     const ws = target.workspace;
     if (msg.place !== 'channel' || !msg.text.trim()) return { kind: 'ignored' };
-    if (!(await this.store.listening.list(ws.id, { surface: msg.surface, channelId: msg.channelId })).length) return { kind: 'ignored' };
+    if (!(await hearers(this.store, ws, { surface: msg.surface, channelId: msg.channelId }, receiversOf(target.directory))).length) return { kind: 'ignored' };
     const asker = await this.asker(port, msg.tenantId, msg.authorId, target.directory);
     if (asker.asGuest && ws.requireLinking) return { kind: 'ignored' };
     try {

@@ -1,8 +1,9 @@
 // A listener is asked again, at every message, whether it may still hear the
 // channel: an agent retired, an owner taken out of the organization, the
 // receive permission withdrawn, or an owner who left a restricted channel
-// stops its deliveries at once, and listings stop naming it. Real PostgreSQL
-// when TEST_DATABASE_URL is set.
+// stops its deliveries at once, and listings stop naming it. An agent that left
+// the workspace is not a listener any more, even once joined again. Real
+// PostgreSQL when TEST_DATABASE_URL is set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import type { App } from '../../../src/app.ts';
@@ -48,6 +49,34 @@ describe(`listeners who may no longer hear a channel (${database.kind})`, () => 
     expect(await listedEverywhere(w)).toEqual([]);
     expect(await app.listening.ofWebChannel(w.ws, ch.channelId)).toEqual([]);
   }
+
+  /**
+   * Joined again after it left the workspace: it hears nothing, is listed nowhere, and listening anew counts as a
+   * start (the one that tells the channel), not as a row it kept.
+   */
+  async function rejoinedHearsNothing(w: World, name: string, ch: { alice: Awaited<ReturnType<typeof viewer>>; channelId: string }) {
+    await app.agents.join(SYSTEM, { agent: w.reviewer.name, workspace: w.ws.slug });
+    await noLongerHears(w, name, ch);
+    expect((await app.listening.listen(SYSTEM, w.ws.slug, name, w.reviewer.name)).added).toBe(true);
+    await app.chat.post(ch.alice, ch.channelId, 'written once it listens again');
+    expect(await overheard(w, w.reviewer.agent)).toBe(2);
+  }
+
+  it('forgets what a removed agent listened to: brought back and joined again, it hears nothing until it listens again', async () => {
+    const w = await makeWorld(app);
+    const ch = await listening(w, 'support');
+    await app.agents.remove(SYSTEM, w.reviewer.name);
+    await app.agents.rotateToken(SYSTEM, w.reviewer.name);
+    await rejoinedHearsNothing(w, 'support', ch);
+  });
+
+  it('forgets what an agent listened to once its owner is taken out of the organization, though the owner comes back', async () => {
+    const w = await makeWorld(app);
+    const ch = await listening(w, 'support');
+    await app.orgs.removePerson(SYSTEM, w.org, w.bob);
+    await app.orgs.addPerson(SYSTEM, { handle: w.bob, org: w.org });
+    await rejoinedHearsNothing(w, 'support', ch);
+  });
 
   it('stops hearing once its agent is removed', async () => {
     const w = await makeWorld(app);
