@@ -1,6 +1,6 @@
 // What only the Teams surface keeps: the users the bot has seen and the last
 // conversation reference of each conversation, for proactive posts.
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { TeamsReferenceRepo, TeamsUser, TeamsUserRepo } from '../../domain/surfaces/ports.ts';
 import type { Db } from './client.ts';
 import { externalIdentities, teamsConversationReferences, teamsUsers } from './schema.ts';
@@ -43,11 +43,14 @@ export class DrizzleTeamsUserRepo implements TeamsUserRepo {
 export class DrizzleTeamsReferenceRepo implements TeamsReferenceRepo {
   constructor(private readonly db: Db) {}
 
-  async put(r: { conversationId: string; tenantId: string; conversationType: string; reference: Record<string, unknown> }): Promise<void> {
-    await this.db.insert(teamsConversationReferences).values(r)
+  async put(r: { conversationId: string; tenantId: string; conversationType: string; reference: Record<string, unknown>; teamId?: string | null }): Promise<void> {
+    // The team rides along in the stored reference (`teamId`, which Bot Framework's reference has no field for), so a deleted team's channels can be found.
+    const { teamId, ...row } = r;
+    const reference = teamId ? { ...r.reference, teamId } : r.reference;
+    await this.db.insert(teamsConversationReferences).values({ ...row, reference })
       .onConflictDoUpdate({
         target: teamsConversationReferences.conversationId,
-        set: { reference: r.reference, conversationType: r.conversationType, updatedAt: sql`now()` },
+        set: { reference, conversationType: r.conversationType, updatedAt: sql`now()` },
       });
   }
 
@@ -61,5 +64,17 @@ export class DrizzleTeamsReferenceRepo implements TeamsReferenceRepo {
     const [row] = await this.db.select({ r: teamsConversationReferences.reference }).from(teamsConversationReferences)
       .where(eq(teamsConversationReferences.conversationId, conversationId)).limit(1);
     return row?.r ?? null;
+  }
+
+  async forget(tenantId: string, what: { conversation: string } | { team: string }): Promise<string[]> {
+    // A channel's reply chains are conversations of their own: `<channel>;messageid=<root>`.
+    const base = sql`split_part(${teamsConversationReferences.conversationId}, ';', 1)`;
+    const which = 'conversation' in what
+      ? sql`${base} = ${what.conversation}`
+      : or(sql`${base} = ${what.team}`, sql`${teamsConversationReferences.reference}->>'teamId' = ${what.team}`);
+    const rows = await this.db.delete(teamsConversationReferences)
+      .where(and(eq(teamsConversationReferences.tenantId, tenantId), which))
+      .returning({ id: teamsConversationReferences.conversationId });
+    return [...new Set(rows.map((r) => r.id.split(';')[0]!))];
   }
 }

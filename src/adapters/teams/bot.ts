@@ -17,6 +17,7 @@ import { membersChanged } from './audience.ts';
 import { followChange, followReactions, mirrorBridged } from './bridge.ts';
 import { addressOf, authorOf, normalise, teamsPort, type TeamsTarget } from './inbound.ts';
 import { LINK, linkAgain, linkCommand } from './linking.ts';
+import { placeGone, teamOf, uninstalled } from './removals.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import { teamsToMarkdown } from './format-in.ts';
 import { commandOf, noticesWord } from './text.ts';
@@ -40,6 +41,7 @@ async function remember(rt: TeamsRuntime, context: TurnContext, address: TeamsAd
   await rt.references.put({
     conversationId: address.conversation, tenantId: address.tenant, conversationType: address.type,
     reference: TurnContext.getConversationReference(activity) as Record<string, unknown>,
+    teamId: address.type === 'channel' ? teamOf(activity) : null,
   });
   const from = activity.from;
   if (from?.aadObjectId && from.id?.startsWith('29:')) {
@@ -162,6 +164,21 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
     this.onReactionsRemoved(async (context, next) => {
       const address = addressOf(context.activity);
       if (address) await followReactions(rt, context, address, context.activity.reactionsRemoved, false);
+      await next();
+    });
+    // A channel or a team deleted, or the app uninstalled: no bridge or reference keeps pointing there (removals.ts).
+    this.onTeamsChannelDeletedEvent(async (channel, _team, context, next) => {
+      const address = addressOf(context.activity);
+      if (address && channel.id) await placeGone(rt, address.tenant, { conversation: channel.id }, 'channelDeleted');
+      await next();
+    });
+    this.onTeamsTeamDeletedEvent(async (team, context, next) => {
+      const address = addressOf(context.activity);
+      if (address && team.id) await placeGone(rt, address.tenant, { team: team.id }, 'teamDeleted');
+      await next();
+    });
+    this.onInstallationUpdateRemove(async (context, next) => {
+      await uninstalled(rt, context);
       await next();
     });
     this.onMembersRemoved(async (context, next) => {

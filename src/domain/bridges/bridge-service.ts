@@ -113,6 +113,23 @@ export class BridgeService {
     return found;
   }
 
+  /**
+   * Removes the bridges of outside channels that are gone from the platform (deleted, or the app removed from them),
+   * as the surface reports it: no owner asked, so no permission check. Returns the bridges removed; ids not bridged are skipped.
+   */
+  async outsideChannelsGone(surface: ExternalSurface, tenantId: string, externalChannelIds: string[], reason: string): Promise<Bridge[]> {
+    const removed: Bridge[] = [];
+    for (const id of new Set(externalChannelIds)) {
+      const b = await this.store.bridges.byExternal(surface, tenantId, id);
+      if (!b || !(await this.store.bridges.remove(b.workspaceId, b.id))) continue;
+      removed.push(b);
+      await this.store.audit.record({ workspaceId: b.workspaceId, action: 'bridge.remove', target: b.channelId, result: 'ok', details: { surface, channel: id, reason } });
+      const ws = await this.store.workspaces.get(b.workspaceId);
+      if (ws) this.changed(ws, b.channelId);
+    }
+    return removed;
+  }
+
   private changed(ws: Workspace, channelId: string) {
     for (const fn of this.changeListeners) fn(ws, channelId);
   }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
-import { channelMention, channelMessageEdited, personalMessage, type TeamsActivity } from '../../support/teams/activities.ts';
+import { channelMention, channelMessageEdited, groupChatMessage, personalMessage, type TeamsActivity } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { inbox, startHarness, type Harness } from './harness.ts';
@@ -81,5 +81,18 @@ describe('edits and deletes made in Teams', () => {
     expect((await h.post(edited)).status).toBe(200);
     await vi.waitFor(async () => expect((await stored(item.message.id))?.body).toBe('ask reviewer to use the token in the vault'), WAIT);
     expect(await search('abc123')).toEqual([]);
+  });
+
+  it('a group chat message edited in Teams changes what the agent got, as in a channel', async () => {
+    const said = groupChatMessage(standin, { text: 'ask reviewer to call 555-0100' });
+    expect((await h.post(said)).status).toBe(200);
+    const item = await received('ask reviewer to call 555-0100');
+
+    // Teams' messageUpdate for a group chat: the same id and conversation, the bot still mentioned in the new text.
+    const edited = groupChatMessage(standin, { id: said.id, text: 'ask reviewer to call the front desk' });
+    expect((await h.post({ ...edited, type: 'messageUpdate', channelData: { ...edited.channelData, eventType: 'editMessage' } })).status).toBe(200);
+    await vi.waitFor(async () => expect((await stored(item.message.id))?.body).toBe('ask reviewer to call the front desk'), WAIT);
+    expect((await stored(item.message.id))?.editedAt).not.toBeNull();
+    expect(await search('555-0100')).toEqual([]);
   });
 });

@@ -1,0 +1,46 @@
+// When Teams says a place is gone: a channel deleted, a team deleted, or the
+// app uninstalled from a team or a chat. Its bridges are removed through the
+// core (BridgeService.outsideChannelsGone: audited, the web channel's header
+// updated, and a bridge job still queued for it finds no bridge and stops) and
+// its conversation references are forgotten. What Switchboard stored of the
+// messages written there stays, as history.
+import type { TurnContext } from 'botbuilder';
+import { addressOf } from './inbound.ts';
+import type { TeamsRuntime } from './runtime.ts';
+
+/** Why a place is gone, as the log and the audit say it. */
+export type GoneReason = 'channelDeleted' | 'teamDeleted' | 'uninstalled';
+
+/** The team an activity in a team's channel names (`channelData.team.id`); null in a chat. */
+export const teamOf = (activity: Partial<TurnContext['activity']>): string | null => {
+  const id = (activity.channelData as { team?: { id?: unknown } } | undefined)?.team?.id;
+  return typeof id === 'string' && id ? id : null;
+};
+
+/**
+ * Forgets a conversation (a channel with its reply chains, or a chat), or every
+ * channel of a team, and removes the bridges to those channels. A team's channels
+ * are the ones the bot has seen there (every channel activity names its team),
+ * and its General channel, whose id is the team's.
+ */
+export async function placeGone(rt: TeamsRuntime, tenant: string, what: { conversation: string } | { team: string }, reason: GoneReason): Promise<void> {
+  const forgotten = await rt.references.forget(tenant, what);
+  const channels = 'team' in what ? [what.team, ...forgotten] : [what.conversation];
+  const removed = await rt.app.bridges.outsideChannelsGone('teams', tenant, channels, reason);
+  rt.logger.info(
+    { tenant, ...what, reason, conversationsForgotten: forgotten.length, bridgesRemoved: removed.map((b) => ({ id: b.id, workspaceId: b.workspaceId, channel: b.externalChannelId })) },
+    reason === 'channelDeleted' ? 'a Teams channel was deleted: its bridges removed and its conversation forgotten'
+      : reason === 'teamDeleted' ? 'a Teams team was deleted: the bridges and conversations of its channels removed'
+        : 'the Switchboard app was uninstalled in Teams: the bridges and conversations there removed',
+  );
+}
+
+/** `installationUpdate` with action `remove`: the app uninstalled from a team (every channel of it) or from a chat. */
+export async function uninstalled(rt: TeamsRuntime, context: TurnContext): Promise<void> {
+  const { activity } = context;
+  const address = addressOf(activity);
+  // The SDK routes 'remove-upgrade' here too; only 'remove' is the uninstall this handles.
+  if (!address || activity.action !== 'remove') return;
+  const team = teamOf(activity);
+  await placeGone(rt, address.tenant, team ? { team } : { conversation: address.conversation }, 'uninstalled');
+}
