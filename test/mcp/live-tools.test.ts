@@ -5,6 +5,7 @@ import { LIVE_PAYLOAD, LiveService, type LiveEvent } from '../../src/domain/live
 import { conversationTopic } from '../../src/domain/messaging/messaging-service.ts';
 import { usageMonth } from '../../src/domain/organizations/plans.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
+import { chatOf } from '../../src/web/chat/index.ts';
 import { appPerFile, connectInProcess, makeWorld, silent, textOf } from './support/world.ts';
 
 let app: App;
@@ -158,6 +159,59 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     expect(textOf(late)).toMatch(/already ended \(refused: You do not have the send permission/);
     expect(await app.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
     await live.stop();
+    await a.close();
+  });
+
+  it('ends a stream before its new text goes out once the agent read what the conversation\'s audience may not (the audience rule)', async () => {
+    const w = await makeWorld(app);
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const s = (await a.call('start_message', { to: 'reviewer', text: 'Draft ' })).structuredContent as Out;
+    const live = await liveEvents(s.conversation_id);
+    await a.call('append_message', { stream_id: s.stream_id, text: 'one ' });
+    await vi.waitFor(() => expect(live.events.some((e) => e.stream?.text === 'Draft one ')).toBe(true));
+    // Mid-stream, the builder reads a restricted channel that only Alice is in; Bob reads the stream.
+    const { chat } = chatOf(app);
+    const alice = await chat.viewer((await app.store.people.get(w.alice))!.id, w.ws.slug);
+    const secret = await chat.createChannel(alice, { name: `secret-${w.suffix}`, restricted: true });
+    await chat.post(alice, secret.conversationId, '@builder the codename is Falcon');
+    expect((await a.call('check_inbox')).structuredContent).toMatchObject({ messages: [{ body: '@builder the codename is Falcon' }] });
+    await a.call('append_message', { stream_id: s.stream_id, text: 'Falcon' });
+    await vi.waitFor(() => expect(live.events.at(-1)?.stream).toMatchObject({ id: s.stream_id, done: true, text: '' }));
+    expect(live.events.some((e) => e.stream?.text.includes('Falcon'))).toBe(false);
+    expect(textOf(await a.call('append_message', { stream_id: s.stream_id, text: 'more' }))).toMatch(/already ended \(refused: Not sent: you recently read #secret-/);
+    expect(await app.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
+    await live.stop();
+    await a.close();
+  });
+
+  it('checks again before each live update only what can change mid-stream, not the whole send', async () => {
+    const w = await makeWorld(app);
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    /** Statements the database ran for each of three live updates of a stream (the update, its event, its check). */
+    const sent = (await a.call('send_message', { to: 'reviewer', body: 'Hello' })).structuredContent as Out;
+    const perFlush = async (start: Record<string, unknown>) => {
+      const live = await liveEvents(sent.conversation_id);
+      const s = (await a.call('start_message', { ...start, text: 'Draft' })).structuredContent as Out;
+      expect(s.conversation_id).toBe(sent.conversation_id);
+      await vi.waitFor(() => expect(live.events.some((e) => e.stream?.text === 'Draft')).toBe(true));
+      const counts: number[] = [];
+      for (const word of [' one', ' two', ' three']) {
+        const text = `${live.events.at(-1)!.stream!.text}${word}`;
+        const before = app.database.queries();
+        await a.call('append_message', { stream_id: s.stream_id, text: word });
+        await vi.waitFor(() => expect(live.events.at(-1)?.stream?.text).toBe(text));
+        counts.push(app.database.queries() - before);
+      }
+      expect((await a.call('finish_message', { stream_id: s.stream_id })).isError).toBeFalsy();
+      await live.stop();
+      return counts;
+    };
+    const toReviewer = await perFlush({ to: 'reviewer' });
+    const inConversation = await perFlush({ conversation: sent.conversation_id });
+    // The sender's standing (from the read cache) and what it read lately, plus the live event's NOTIFY; a whole send's
+    // plan (directory, conversation, participants, chain, DM) cost 4 and 6. The least of three, as other work may run meanwhile.
+    expect(Math.min(...toReviewer)).toBeLessThanOrEqual(2);
+    expect(Math.min(...inConversation)).toBeLessThanOrEqual(2);
     await a.close();
   });
 

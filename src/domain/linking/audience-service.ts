@@ -8,10 +8,13 @@ import type { Agent, Workspace, WorkspaceRole } from '../types.ts';
 import {
   atLeastLevel, audienceOf, changeRefused, isWider, postRefused, publicAudience, READ_WINDOW_MS, readRefused, type Audience, type AudienceMember,
 } from './audience.ts';
-import type { SurfaceAudience } from './ports.ts';
+import type { AudienceRead, SurfaceAudience } from './ports.ts';
 
-/** Where an agent is about to post: a conversation, or the DM `send` will open with these agents. */
-export type PostTarget = { conversation: Conversation } | { agents: Agent[] };
+/**
+ * Where an agent is about to post: a conversation (with the agents the post brings into it, if any), or the DM `send`
+ * will open with these agents.
+ */
+export type PostTarget = { conversation: Conversation; joining?: Agent[] } | { agents: Agent[] };
 
 /** A chat user with no linked person. */
 const UNLINKED: AudienceMember = Object.freeze({ personId: null, role: null });
@@ -144,14 +147,22 @@ export class AudienceService {
    */
   async checkPost(sender: Agent, ws: Workspace, target: PostTarget): Promise<void> {
     if (sender.kind !== 'agent') return;
-    const targetId = 'conversation' in target ? target.conversation.id : null;
-    const reads = (await this.store.audiences.readsSince(sender.id, ws.id, new Date(this.clock.now().getTime() - READ_WINDOW_MS)))
-      .filter((r) => !(r.source === 'conversation' && r.sourceId === targetId));
+    const reads = await this.store.audiences.readsSince(sender.id, ws.id, new Date(this.clock.now().getTime() - READ_WINDOW_MS));
     if (!reads.length) return;
     const book = new RoleBook(this.store, ws);
-    const audience = 'conversation' in target
-      ? await this.audience(ws, target.conversation, book, new Map())
-      : audienceOf(await book.members(this.peopleOf(target.agents.map((a) => ({ ownerId: a.ownerId, ownerHandle: a.ownerHandle })))));
+    const ofAgents = async (agents: Agent[]) => audienceOf(await book.members(this.peopleOf(agents.map((a) => ({ ownerId: a.ownerId, ownerHandle: a.ownerHandle })))));
+    if ('agents' in target) return this.refuseWider(ws, book, reads, () => ofAgents(target.agents));
+    // What was read of the conversation itself, its readers saw already; agents it brings in did not.
+    const targetId = target.conversation.id;
+    await this.refuseWider(ws, book, reads.filter((r) => !(r.source === 'conversation' && r.sourceId === targetId)), () => this.audience(ws, target.conversation, book, new Map()));
+    const joining = target.joining ?? [];
+    if (joining.length) await this.refuseWider(ws, book, reads, () => ofAgents([sender, ...joining]));
+  }
+
+  /** Refuses a post whose audience (worked out only when something was read) is wider than who may see what was read. */
+  private async refuseWider(ws: Workspace, book: RoleBook, reads: AudienceRead[], audienceFor: () => Promise<Audience>): Promise<void> {
+    if (!reads.length) return;
+    const audience = await audienceFor();
     const sources = new Set<string>();
     if (!atLeastLevel(audience.level, 'viewer')) for (const r of reads) if (r.source === 'document') sources.add(r.label);
     const channels = new Map(reads.filter((r) => r.source === 'conversation').map((r) => [r.sourceId, r.label]));

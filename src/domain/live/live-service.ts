@@ -56,6 +56,8 @@ interface Stream {
   id: string;
   input: StartInput;
   conversation: Conversation;
+  /** Checks again what can change while the stream is open (MessagingService.preview's `recheck`). */
+  recheck: () => Promise<void>;
   text: string;
   /** Characters of `text` already on the platform. */
   sent: number;
@@ -183,9 +185,9 @@ export class LiveService {
     if (open >= MAX_OPEN_STREAMS) throw new SwitchboardError('RATE_LIMITED', `You have ${open} streamed messages open; finish one with finish_message before starting another.`);
     const text = input.text ?? '';
     this.checkLength(text);
-    const { conversation, recipients } = await this.messaging.preview(input, { limits: true });
+    const { conversation, recipients, recheck } = await this.messaging.preview(input, { limits: true });
     const stream: Stream = {
-      id: randomUUID(), input, conversation, text, sent: 0, sequence: 0,
+      id: randomUUID(), input, conversation, recheck, text, sent: 0, sequence: 0,
       port: isExternal(conversation) && input.surface !== conversation.surface ? this.portFor(conversation.surface) : null,
       post: null, broken: false, lastFlush: 0, flushPending: false, idleTimer: null, chain: Promise.resolve(), finishing: false,
     };
@@ -327,8 +329,9 @@ export class LiveService {
   private async flush(stream: Stream): Promise<void> {
     const text = stream.text;
     try {
-      // Checked again before new text goes out, as send_message would be now: since it started, the agent may have read
-      // what this conversation's audience may not (the audience rule), or lost the right to write here.
+      // Checked again before new text goes out: since it started, the agent may have read what this conversation's
+      // audience may not (the audience rule), or lost the right to write here. Where it goes and to whom were settled at
+      // the start and do not change, so they are not looked up again.
       if (!(await this.stillAllowed(stream))) return;
       await this.publish(stream.conversation, stream.input.sender, {
         status: null, stream: { id: stream.id, text: text.slice(-LIVE_TEXT_MAX), truncated: text.length > LIVE_TEXT_MAX, done: false },
@@ -346,7 +349,7 @@ export class LiveService {
    */
   private async stillAllowed(stream: Stream): Promise<boolean> {
     try {
-      await this.messaging.preview(stream.input);
+      await stream.recheck();
       return true;
     } catch (e) {
       if (!(e instanceof SwitchboardError) || e.code === 'UNAVAILABLE') {

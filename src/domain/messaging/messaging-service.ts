@@ -5,7 +5,7 @@ import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
 import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth, type Plan } from '../organizations/plans.ts';
 import type { Clock, Notifier, SendGate, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
-import type { AudienceService } from '../linking/audience-service.ts';
+import type { AudienceService, PostTarget } from '../linking/audience-service.ts';
 import type { ListeningService } from '../listening/listening-service.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { hasBridges, queueMirrors } from '../bridges/mirror-out.ts';
@@ -54,6 +54,8 @@ interface SendPlan {
   hopRefused: boolean;
   /** The workspace's directory as read for this message (listeners are looked up in it). */
   directory: WorkspaceAgent[];
+  /** Where the audience rule checked the message against; null when nobody would receive it. */
+  audience: PostTarget | null;
 }
 
 export interface RecipientResult {
@@ -122,9 +124,10 @@ export class MessagingService {
    * Checks a message before it is written: every rule send applies, and with `limits` (a streamed message starting)
    * the rate limit and the plan's monthly count as they stand now too (send checks them again when it stores it).
    * Returns the conversation it will land in, created now for a new DM so that live views can follow it; throws the
-   * refusal send would give.
+   * refusal send would give. `recheck` checks again only what can change before the message is sent (a stream's live
+   * updates run it): the sender's send permission, and the audience rule for the same place and recipients.
    */
-  async preview(input: Omit<SendInput, 'body'>, opts: { limits?: boolean } = {}): Promise<{ conversation: Conversation; recipients: RecipientResult[] }> {
+  async preview(input: Omit<SendInput, 'body'>, opts: { limits?: boolean } = {}): Promise<{ conversation: Conversation; recipients: RecipientResult[]; recheck: () => Promise<void> }> {
     const { workspace: ws, sender } = input;
     const plan = await this.plan(input);
     if (!plan.targets.length && !(isAudience(plan.conversation) && !plan.results.length)) {
@@ -140,7 +143,18 @@ export class MessagingService {
       await this.assertWithinLimits(sent, () => this.store.orgs.usage(org.id, usageMonth(now)), planLimits(org.plan, org.licensedMessages), Math.max(1, plan.targets.length), now);
     }
     conversation ??= await this.store.messages.conversation(spec!);
-    return { conversation, recipients: plan.results };
+    const recheck = async () => {
+      await this.standing(input);
+      if (plan.audience) await this.audiences?.checkPost(sender, ws, plan.audience);
+    };
+    return { conversation, recipients: plan.results, recheck };
+  }
+
+  /** The sender's standing in the workspace (a guest's is a person agent's); refused without the send permission. */
+  private async standing(input: Omit<SendInput, 'body'>): Promise<WorkspaceAgent> {
+    const me = input.asGuest ? { agent: input.sender, permissions: { ...PERSON_AGENT_PERMISSIONS }, ownerRole: 'viewer' as const } : await this.agents.member(input.sender, input.workspace);
+    if (!me.permissions.send) throw notPermitted('You do not have the send permission in this workspace; ask your owner to grant it.');
+    return me;
   }
 
   /**
@@ -169,11 +183,7 @@ export class MessagingService {
   /** Who receives the message and where, with every rule but the plan's count applied; throws a refusal for the whole message. */
   private async plan(input: Omit<SendInput, 'body'>): Promise<SendPlan> {
     const { workspace: ws, sender } = input;
-    const [me, directory]: [WorkspaceAgent, WorkspaceAgent[]] = await Promise.all([
-      input.asGuest ? { agent: sender, permissions: { ...PERSON_AGENT_PERMISSIONS }, ownerRole: 'viewer' as const } : this.agents.member(sender, ws),
-      input.directory ?? this.agents.directory(ws),
-    ]);
-    if (!me.permissions.send) throw notPermitted('You do not have the send permission in this workspace; ask your owner to grant it.');
+    const [me, directory] = await Promise.all([this.standing(input), input.directory ?? this.agents.directory(ws)]);
     // Who is in a conversation, read once per plan: several rules below ask.
     const known = new Map<string, Promise<string[]>>();
     const participantsOf = (id: string) => {
@@ -261,18 +271,19 @@ export class MessagingService {
     const hopRefused = results.some((r) => r.rule === 'hop_limit');
 
     // An external thread (Slack, Teams) is itself an audience, so a reply there needs no named recipient.
+    let audience: PostTarget | null = null;
     if (targets.length || (isAudience(conversation) && !results.length)) {
       // Private content an agent read is never posted where a wider audience would see it: the conversation's, and
-      // whoever the message brings into it.
-      await this.audiences?.checkPost(sender, ws, conversation ? { conversation } : { agents: [sender, ...targets.map((t) => t.agent)] });
-      // (Only agents are held to what they read: a person's message costs no lookup here.)
+      // whoever the message brings into it. (Only agents are held to what they read: a person's message costs no lookup here.)
+      audience = conversation ? { conversation } : { agents: [sender, ...targets.map((t) => t.agent)] };
       if (conversation && targets.length && sender.kind === 'agent' && this.audiences) {
         const inIt = await participantsOf(conversation.id);
-        const joining = targets.filter((t) => !inIt.includes(t.agent.id));
-        if (joining.length) await this.audiences.checkPost(sender, ws, { agents: [sender, ...joining.map((t) => t.agent)] });
+        const joining = targets.filter((t) => !inIt.includes(t.agent.id)).map((t) => t.agent);
+        if (joining.length) audience = { conversation, joining };
       }
+      await this.audiences?.checkPost(sender, ws, audience);
     }
-    return { conversation, parent, chain, results, targets, hopRefused, directory };
+    return { conversation, parent, chain, results, targets, hopRefused, directory, audience };
   }
 
   /**

@@ -55,7 +55,7 @@ function fakeMessaging() {
   const sent: SendInput[] = [];
   const messaging = {
     onSent: [] as Array<(m: Message) => void>,
-    async preview() { return { conversation, recipients: [] }; },
+    async preview() { return { conversation, recipients: [], recheck: async () => {} }; },
     async send(input: SendInput) {
       sent.push(input);
       const message = { id: input.id, body: input.body, senderId: agent.id, conversationId: conversation.id } as Message;
