@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { createApp, type App, type AppOptions } from './app.ts';
 import { startControlServer } from './cli/control.ts';
 import type { Config } from './config.ts';
+import { settlesWithin } from './time.ts';
 import { createHttpApp, listen, type Mount, type RunningServer } from './web/http.ts';
 
 export interface Server {
@@ -52,7 +53,7 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
     await http.close(0);
     if (started) {
       const closing = started.close().catch((err: unknown) => started!.logger.warn({ err }, 'could not close everything after a failed start'));
-      await Promise.race([closing, new Promise((r) => setTimeout(r, CLOSE_AFTER_FAILED_START_MS).unref())]);
+      await settlesWithin(closing, CLOSE_AFTER_FAILED_START_MS);
     }
     throw e;
   };

@@ -2,6 +2,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { JobHandler, JobQueue, OutboxEntry } from '../../domain/ports.ts';
+import { settlesWithin } from '../../time.ts';
 import { STARTUP_PATIENCE_MS } from '../db/client.ts';
 import { PollLoop } from './poll-loop.ts';
 import { outboxOf, resolveDelivery, runEntry, type DeliveryOptions, type OutboxSource, type ResolvedDelivery } from './run-entry.ts';
@@ -220,17 +221,6 @@ function endNow(connection: Connection): void {
   // commands with it (BullMQ's worker.close() does the same to its own connection). One more attempt ends it: a failed
   // one because the connection is being closed, a successful one by the disconnect() that follows.
   if (connection.status === 'reconnecting') connection.connect().then(() => connection.disconnect(), () => {});
-}
-
-/** True when `p` settles within `ms` (a rejection is thrown); false when it is still pending then. */
-async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
-  try {
-    return await Promise.race([p.then(() => true as const), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** REDIS_URL's server without its password, for sentences and logs. */

@@ -6,6 +6,7 @@ import type { webApi } from '@slack/bolt';
 import { notFound, notPermitted, SwitchboardError } from '../../domain/errors.ts';
 import type { BridgePort } from '../../domain/bridges/ports.ts';
 import type { SurfaceOutbound } from '../../domain/delivery/ports.ts';
+import type { InboundOutcome } from '../../domain/surfaces/inbound.ts';
 import { readMembers } from './audience.ts';
 import { classifySlackError } from './errors.ts';
 import type { SlackMessageText } from './format-in.ts';
@@ -91,8 +92,14 @@ export async function mirrorBridged(rt: SlackRuntime, client: webApi.WebClient, 
     const outcome = await rt.app.inbound.mirrorBridged(slackPort(rt, client, teamId, m.channel), normalise({
       teamId, channel: m.channel, userId: m.user!, body: markdown, names, ts: m.ts, threadTs: m.thread_ts, place: 'channel', addressed: mentionsMe,
     }));
-    if (outcome?.kind === 'name-an-agent') await tell(client, where, noAgentNamed(outcome.directory, context.botUserId));
-    else if (outcome?.kind === 'handled' && outcome.notices.length) await tell(client, where, outcome.notices.join('\n'));
+    const reply = bridgedReply(outcome, context.botUserId);
+    if (reply) await tell(client, where, reply);
   });
   return true;
+}
+
+/** What the bridge step's outcome tells the writer, if anything: how to name an agent, or its notices (unknown names, refusals). */
+export function bridgedReply(outcome: InboundOutcome | null, botUserId: string | undefined): string | null {
+  if (outcome?.kind === 'name-an-agent') return noAgentNamed(outcome.directory, botUserId);
+  return outcome?.kind === 'handled' && outcome.notices.length ? outcome.notices.join('\n') : null;
 }

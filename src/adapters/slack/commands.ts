@@ -11,7 +11,7 @@ import { linkCommand } from './linking.ts';
 import { splitCommand } from './command-text.ts';
 import { agentList, handleOf, helpText, unknownWord } from './replies.ts';
 import { guard, targetFor } from './respond.ts';
-import { isBridged } from './bridge.ts';
+import { bridgedReply } from './bridge.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
@@ -86,12 +86,13 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
     const place = command.channel_id.startsWith('D') ? 'dm' : 'channel';
     // In a bridged channel the request goes through the bridge like a mention: stored in the web channel (naming
     // the agent, so every side reads whom it is for), with the post above as its Slack counterpart for thread replies.
-    if (place === 'channel' && await isBridged(rt, teamId, command.channel_id)) {
+    if (place === 'channel') {
       const outcome = await rt.app.inbound.mirrorBridged(port, normalise({
         teamId, channel: command.channel_id, userId: command.user_id, body: `@${r.handle} ${r.body}`, names: [r.handle.toLowerCase()], ts, threadTs: ts, place, addressed: true,
       }));
       if (outcome) {
-        if (outcome.kind === 'handled' && outcome.notices.length) await say(outcome.notices.join('\n'));
+        const reply = bridgedReply(outcome, target.installation.botUserId);
+        if (reply) await say(reply);
         return;
       }
     }

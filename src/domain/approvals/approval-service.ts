@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.ts';
+import { viaFrom } from '../chat/views.ts';
 import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
 import type { AudienceService } from '../linking/audience-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
-import { MCP, qualifiedName, WEB_CHAT, type Agent, type SurfaceName, type Workspace } from '../types.ts';
+import { qualifiedName, WEB_CHAT, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import { NOT_LINKED, outcomeLine, refusalToDecide, type Decider, type GuestAsker } from './rules.ts';
 import type { Approval, Decision } from './types.ts';
 
@@ -75,11 +76,11 @@ export class ApprovalService {
     const now = this.clock.now();
     const expiresAt = input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null;
     const owners = approvers.length ? approvers : await this.defaultApprovers(agent, ws);
+    // Approvers are told through their person agents: read once, for the audience rule, the notices and the wake-ups.
+    const approverAgents = await this.personAgentsOf(owners);
+    const inboxes = approverAgents.map((p) => p.id);
     // The request (its details included) is shown in the conversation, or to the approvers: the audience rule applies as to a message.
-    if (this.opts.audiences) {
-      const approverAgents = (await Promise.all(owners.map((p) => this.store.agents.personAgent(p)))).flatMap((a) => (a ? [a] : []));
-      await this.opts.audiences.checkPost(agent, ws, conversation ? { conversation } : { agents: [agent, ...approverAgents] });
-    }
+    await this.opts.audiences?.checkPost(agent, ws, conversation ? { conversation } : { agents: [agent, ...approverAgents] });
     const system = await this.orgs.systemAgent();
     const { a: approval, notices } = await this.store.transaction(async (tx) => {
       const a = await tx.approvals.create({
@@ -93,13 +94,13 @@ export class ApprovalService {
       if (this.opts.reminderMs) {
         await tx.outbox.add({ topic: 'approval.remind', payload: { approvalId: a.id, workspaceId: ws.id }, runAt: new Date(now.getTime() + this.opts.reminderMs) });
       }
-      const notices = await this.notice(tx, system, ws, agent, owners, conversation?.id ?? null, `Approval requested by ${qualifiedName(agent)}: ${a.title}\n\n${a.details.trim() ? `${a.details.trim()}\n\n` : ''}(approval ${a.id})`);
+      const notices = await this.notice(tx, system, ws, agent, inboxes, conversation?.id ?? null, `Approval requested by ${qualifiedName(agent)}: ${a.title}\n\n${a.details.trim() ? `${a.details.trim()}\n\n` : ''}(approval ${a.id})`);
       await tx.audit.record({ workspaceId: ws.id, agentId: agent.id, onBehalfOf: askerPersonId, action: 'request_approval', target: a.id, result: 'pending', details: { title: a.title } });
       return { a, notices };
     });
     this.afterCommit();
     await this.publishNotices(notices);
-    await this.publish(approval, owners);
+    await this.publish(approval, inboxes);
     return approval;
   }
 
@@ -185,10 +186,11 @@ export class ApprovalService {
     const ws = (await this.store.workspaces.get(workspaceId))!;
     const agent = (await this.store.agents.get(a.agentId))!;
     const approvers = a.approvers.length ? a.approvers : await this.defaultApprovers(agent, ws);
+    const inboxes = (await this.personAgentsOf(approvers)).map((p) => p.id);
     const system = await this.orgs.systemAgent();
-    const notices = await this.store.transaction((tx) => this.notice(tx, system, ws, agent, approvers, a.conversationId, `Reminder: ${qualifiedName(agent)} is still waiting for a decision on “${a.title}” (approval ${a.id}).`));
+    const notices = await this.store.transaction((tx) => this.notice(tx, system, ws, agent, inboxes, a.conversationId, `Reminder: ${qualifiedName(agent)} is still waiting for a decision on “${a.title}” (approval ${a.id}).`));
     await this.publishNotices(notices);
-    await this.publish(a, approvers);
+    await this.publish(a, inboxes);
     return true;
   }
 
@@ -207,9 +209,13 @@ export class ApprovalService {
     return outcomeLine(a, await this.deciderHandle(a), this.where);
   }
 
+  private readonly via = viaFrom((surface) => this.opts.labelOf?.(surface));
+
   /** Where a decision was made, as people call it: "Slack", "the web chat" (a chat app not built here: its name, capitalised). */
-  private readonly where = (via: SurfaceName) => (via === WEB_CHAT ? 'the web chat' : via === MCP ? 'an MCP client'
-    : this.opts.labelOf?.(via) ?? `${via.charAt(0).toUpperCase()}${via.slice(1)}`);
+  private readonly where = (via: SurfaceName) => {
+    const app = this.via(via);
+    return app === null ? (via === WEB_CHAT ? 'the web chat' : 'an MCP client') : `${app.charAt(0).toUpperCase()}${app.slice(1)}`;
+  };
 
   private async alreadySettled(a: Approval) {
     return conflict(`This approval was already settled: ${await this.outcome(a)}.`, { status: a.status, approval_id: a.id });
@@ -228,7 +234,7 @@ export class ApprovalService {
       }
       const line = outcomeLine(s, s.decidedBy ? (await tx.people.get(s.decidedBy))?.handle ?? null : null, this.where);
       if (change.status !== 'cancelled') {
-        notices = await this.notice(tx, system, ws, null, [agent.id], a.conversationId, `Approval ${a.id} “${a.title}”: ${line}.`, true);
+        notices = await this.notice(tx, system, ws, null, [agent.id], a.conversationId, `Approval ${a.id} “${a.title}”: ${line}.`);
       }
       return s;
     });
@@ -236,7 +242,7 @@ export class ApprovalService {
     this.afterCommit();
     await this.publishNotices(notices);
     // Approvers' inboxes (web cards) follow too, not only the conversation and the agent.
-    await this.publish(settled, await this.approversOf(settled), agent.id);
+    await this.publish(settled, [...(await this.personAgentsOf(await this.approversOf(settled))).map((p) => p.id), agent.id]);
     return settled;
   }
 
@@ -248,14 +254,13 @@ export class ApprovalService {
   }
 
   /**
-   * Puts a notice in inboxes: to approvers' person agents (ids are person ids)
-   * or, with `toAgents`, to agents directly. Sent by Switchboard itself, so it counts against no plan.
+   * Puts a notice in the inboxes of `recipients` (agent ids: approvers' person agents, or the asking agent).
+   * Sent by Switchboard itself, so it counts against no plan.
    * In the approval's conversation when it has one, to those already in it; everyone else gets it in a DM of their
    * own with Switchboard and the asking agent (so nobody reads what was asked of others, and an approver never joins
    * a conversation, a person's DM say, they were not in). Returns what to publish.
    */
-  private async notice(tx: Store, system: Agent, ws: Workspace, about: Agent | null, ids: string[], conversationId: string | null, body: string, toAgents = false): Promise<Notice[]> {
-    const recipients = toAgents ? ids : (await Promise.all(ids.map((p) => tx.agents.personAgent(p)))).flatMap((x) => (x ? [x.id] : []));
+  private async notice(tx: Store, system: Agent, ws: Workspace, about: Agent | null, recipients: string[], conversationId: string | null, body: string): Promise<Notice[]> {
     if (!recipients.length) return [];
     const post = async (conversation: { id: string }, to: string[], participants: string[]): Promise<Notice> => {
       const { message: m } = await tx.messages.post({
@@ -291,13 +296,17 @@ export class ApprovalService {
     ]));
   }
 
-  private async publish(a: Approval, approverPersonIds: string[], agentId?: string) {
-    const personAgents = await Promise.all(approverPersonIds.map((p) => this.store.agents.personAgent(p)));
+  /** Live wake-ups for an approval's views: its own, its conversation's, and the inboxes (agent ids) that show its card. */
+  private async publish(a: Approval, inboxes: string[]) {
     await Promise.all([
       this.notifier.publish(approvalTopic(a.id), a.status),
       ...(a.conversationId ? [this.notifier.publish(conversationTopic(a.conversationId), `approval:${a.id}`)] : []),
-      ...personAgents.flatMap((p) => (p ? [this.notifier.publish(inboxTopic(p.id), `approval:${a.id}`)] : [])),
-      ...(agentId ? [this.notifier.publish(inboxTopic(agentId), `approval:${a.id}`)] : []),
+      ...inboxes.map((id) => this.notifier.publish(inboxTopic(id), `approval:${a.id}`)),
     ]);
+  }
+
+  /** The person agents of people (those that have one), in the order given. */
+  private async personAgentsOf(personIds: string[]): Promise<Agent[]> {
+    return (await Promise.all(personIds.map((p) => this.store.agents.personAgent(p)))).flatMap((a) => (a ? [a] : []));
   }
 }

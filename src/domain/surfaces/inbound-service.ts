@@ -94,10 +94,7 @@ export class InboundService {
       target: () => this.target(port, msg.tenantId),
       asker: (t) => this.asker(port, msg.tenantId, msg.authorId, t.directory),
       linkingRefusal: (t) => this.linkingRefusal(port, t, msg.tenantId, msg.authorId),
-      fallback: async (t, thread) => {
-        const inThread = await this.agentsIn(t.workspace, thread);
-        return inThread.length ? inThread : this.chosen(port, msg.tenantId, t.directory, 'channel', msg.channelId);
-      },
+      fallback: async (t, thread) => this.fallback(port, msg, t.workspace, t.directory, await this.agentsIn(t.workspace, thread)),
       intake: (t, result, threadOf) => this.intakeStep(t, result, threadOf),
     });
   }
@@ -290,11 +287,14 @@ export class InboundService {
     return talkableAgents(await this.agents.directory(workspace)).filter((d) => ids.has(d.agent.id));
   }
 
-  /** Who gets a message that names nobody: the DM's chosen agent; in a thread its agents; else the channel's default. */
-  private async fallback(port: SurfacePort, msg: InboundMessage, workspace: Workspace, directory: WorkspaceAgent[]): Promise<WorkspaceAgent[] | null> {
+  /**
+   * Who gets a message that names nobody: the DM's chosen agent; in a thread its agents (`inThread` where the caller
+   * read them already, as the bridge does from the web thread); else the channel's default.
+   */
+  private async fallback(port: SurfacePort, msg: InboundMessage, workspace: Workspace, directory: WorkspaceAgent[], inThread?: WorkspaceAgent[]): Promise<WorkspaceAgent[] | null> {
     if (msg.place === 'dm') return this.chosen(port, msg.tenantId, directory, 'user', msg.authorId);
-    const inThread = await this.threadAgents(workspace, msg);
-    return inThread.length ? inThread : this.chosen(port, msg.tenantId, directory, 'channel', msg.channelId);
+    const agents = inThread ?? await this.threadAgents(workspace, msg);
+    return agents.length ? agents : this.chosen(port, msg.tenantId, directory, 'channel', msg.channelId);
   }
 
   /** The agent chosen for a DM (`user`) or made a channel's default, while it can still be talked to; null otherwise. */

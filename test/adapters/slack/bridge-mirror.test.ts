@@ -245,6 +245,17 @@ describe('a web channel bridged with a Slack channel', () => {
     expect((await h.server.app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.map((i) => i.message.body)).not.toContain('anyone around to help?');
   });
 
+  it('sends a mention that names nobody in a thread to the agents of its web thread', async () => {
+    const root = await fromSlack('Is the cache warm after the deploy?');
+    await fromSlack(`<@${BOT}> @reviewer please warm it`, { thread_ts: root.ts });
+    const asked = await reviewerGot('@reviewer please warm it');
+    // No default agent in the channel: only the web thread says who takes part.
+    await fromSlack(`<@${BOT}> is it done?`, { thread_ts: root.ts });
+    const item = await reviewerGot('is it done?');
+    expect(item.conversation.id).toBe(asked.conversation.id);
+    expect(item.conversation.id).not.toBe(general);
+  });
+
   it('mirrors `/switchboard <agent> …` through the bridge: stored in the web channel, its Slack post the counterpart for thread replies', async () => {
     const cmd = await postCommand(h, standin, { command: '/switchboard', text: 'reviewer look at the cache hit rate', user_id: CAROL, channel_id: CHANNEL });
     expect(cmd.status).toBe(200);

@@ -89,6 +89,13 @@ describe.each(databases())('approvals on $kind', (kind) => {
     expect(inbox.items.at(-1)!.message.body).toMatch(new RegExp(`Approval ${a.id} “Deploy #418”: Rejected by @${w.alice} in the web chat at \\d\\d:\\d\\d UTC — “Not on a Friday”`));
   });
 
+  it('says where a decision was made as people call it: an MCP client, a chat app by its name (capitalised when not registered here)', async () => {
+    for (const [via, where] of [['mcp', 'an MCP client'], ['discord', 'Discord']] as const) {
+      const settled = await app.approvals.decide({ approvalId: (await ask()).id, workspaceId: w.ws.id, decision: 'approved', decider: as(ids.alice), via });
+      expect(await app.approvals.outcome(settled)).toMatch(new RegExp(`^Approved by @${w.alice} in ${where} at \\d\\d:\\d\\d UTC$`));
+    }
+  });
+
   it('refuses guests, agents and people who are not approvers, and changes nothing', async () => {
     const a = await ask({ approvers: [w.alice] });
     const tries = [
