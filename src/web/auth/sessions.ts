@@ -35,21 +35,25 @@ export class Sessions {
     return session;
   }
 
-  /** The signed-in person behind the request's cookie; null when there is none or it expired (an expired one is deleted). */
-  async resolve(req: Request): Promise<SignedIn | null> {
+  /**
+   * The signed-in person behind the request's cookie; null when there is none or it expired (an expired one is deleted).
+   * A request counts as use of the session; `touch: false` checks it without that (an open event stream's own checks).
+   */
+  async resolve(req: Request, opts: { touch?: boolean } = {}): Promise<SignedIn | null> {
     const token = readCookie(req, SESSION_COOKIE);
     if (!token) return null;
     const session = await this.app.store.sessions.byTokenHash(hashSecret(token));
     if (!session) return null;
     const now = this.app.clock.now().getTime();
-    if (session.expiresAt.getTime() <= now || now - session.lastSeenAt.getTime() > SESSION_IDLE_MS) {
+    if (sessionEndsAt(session) <= now) {
       await this.app.store.sessions.delete(session.id);
       return null;
     }
     const person = await this.app.store.people.get(session.personId);
     if (!person) return null;
-    if (now - session.lastSeenAt.getTime() > TOUCH_EVERY_MS) await this.app.store.sessions.touch(session.id, new Date(now));
-    return { session, person };
+    if (opts.touch === false || now - session.lastSeenAt.getTime() <= TOUCH_EVERY_MS) return { session, person };
+    await this.app.store.sessions.touch(session.id, new Date(now));
+    return { session: { ...session, lastSeenAt: new Date(now) }, person };
   }
 
   /** Ends the session in the database and clears the cookie. */
@@ -65,10 +69,13 @@ export class Sessions {
   }
 }
 
+/** When the session ends unless used again (ms since the epoch): after its idle time, or at its maximum age if that comes first. */
+export const sessionEndsAt = (s: WebSession): number => Math.min(s.expiresAt.getTime(), s.lastSeenAt.getTime() + SESSION_IDLE_MS);
+
 /** Tells the person's open event streams (in any process) that sessions of theirs ended, so each checks its own. */
 export async function sessionsChanged(app: App, personId: string): Promise<void> {
   await app.notifier.publish(chatPersonTopic(personId), SESSIONS_CHANGED).catch((err: unknown) => {
-    app.logger.warn({ err }, 'could not tell open event streams that sessions ended; they check again at their next keepalive');
+    app.logger.warn({ err }, 'could not tell open event streams that sessions ended; a stream that missed it stays open until its session would have expired');
   });
 }
 

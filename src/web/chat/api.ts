@@ -49,8 +49,11 @@ const schemas = {
 
 const viewerOf = (res: Response) => res.locals.viewer as Viewer;
 
-/** The web chat's JSON API and event stream, under /api/chat. Every route needs a session; every change needs the CSRF token. */
-export function chatApi(app: App): Router {
+/**
+ * The web chat's JSON API and event stream, under /api/chat. Every route needs a session; every change needs the CSRF token.
+ * `keepaliveMs` is how often an idle event stream sends a keepalive (tests shorten it).
+ */
+export function chatApi(app: App, keepaliveMs?: number): Router {
   const { chat, agentsPage } = chatOf(app);
   const api = express.Router();
   api.use(express.json({ limit: '64kb' }), requirePerson(app), requireCsrf(app));
@@ -78,7 +81,7 @@ export function chatApi(app: App): Router {
   });
 
   ws.get('/sidebar', async (_req, res) => { res.json(await chat.sidebar(viewerOf(res))); });
-  ws.get('/events', eventStream(app, chat));
+  ws.get('/events', eventStream(app, chat, keepaliveMs));
   ws.use(approvalRoutes(app, chat));
   ws.use(channelSettingsRoutes(app, chat));
   ws.use(intakeRoutes(app, chat));

@@ -4,12 +4,14 @@ import { RECHECK } from '../../adapters/db/pg-notifier.ts';
 import type { Viewer } from '../../domain/chat/access.ts';
 import { chatPersonTopic, chatWorkspaceTopic, SESSIONS_CHANGED, type ChatService } from '../../domain/chat/chat-service.ts';
 import { isSwitchboardError } from '../../domain/errors.ts';
-import { sessionsOf } from '../auth/sessions.ts';
+import { authOf } from '../auth/middleware.ts';
+import { sessionEndsAt, sessionsOf } from '../auth/sessions.ts';
 import { MESSAGE_CHANGED, MESSAGE_DELETED } from '../../domain/chat/changes.ts';
 import { LIVE_PAYLOAD } from '../../domain/live/live-service.ts';
 import { conversationTopic, inboxTopic } from '../../domain/messaging/messaging-service.ts';
 import { APPROVAL_PAYLOAD, approvalCards } from './approvals-api.ts';
 
+/** How often an idle stream sends a comment, so proxies keep it open. */
 const KEEPALIVE_MS = 25_000;
 const REMEMBERED = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
@@ -29,12 +31,14 @@ const UUID = /^[0-9a-f-]{36}$/i;
  * (wake-ups may have been missed while the database's notification connection
  * was down: reload what the page shows, the open conversation included).
  */
-export function eventStream(app: App, chat: ChatService): RequestHandler {
+export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE_MS): RequestHandler {
   // Every stream this handler opened ends on shutdown; browsers reconnect to the next server.
   const open = new Set<Response>();
   app.onDrain.push(() => { for (const res of open) res.end(); open.clear(); });
   return async (req: Request, res: Response) => {
     const v = res.locals.viewer as Viewer;
+    // When the session ends unless used again, from what the opening request saw; the stream's own traffic is no use.
+    let endsAt = sessionEndsAt(authOf(res)!.session);
     const unsubscribers: Array<() => Promise<void>> = [];
     const watching = new Set<string>();
     const sent = new Set<string>();
@@ -88,7 +92,8 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
     const resync = () => {
       if (resyncing) return;
       resyncing = true;
-      enqueue(async () => { resyncing = false; emit('resync', {}); });
+      // A sign-out's wake-up may be among those missed.
+      enqueue(async () => { resyncing = false; await recheck(true); emit('resync', {}); });
     };
 
     // On a conversation's topic: a new message's id, or a change to one shown before (domain/chat/changes.ts).
@@ -122,13 +127,15 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
       open.delete(res);
       await Promise.all(unsubscribers.splice(0).map((u) => u().catch(() => {})));
     };
-    // The stream outlives the request that opened it: the session is checked again when the person's sessions change
-    // (signing out, a password change) and with every keepalive (removed from the organization or the workspace). It
-    // ends when the session or the access has; the browser's reconnection is then answered 401. An outage keeps it open.
-    const recheck = async () => {
+    // The stream outlives the request that opened it: the session is looked up again when the person's sessions change
+    // (signing out, a password change) or its end passes, never counting as use, so an idle tab lets it expire; the
+    // access is checked with every keepalive (removed from the organization or the workspace). The stream ends when
+    // the session or the access has; the browser's reconnection is then answered 401. An outage keeps it open.
+    const recheck = async (session: boolean) => {
       try {
-        const auth = await sessionsOf(app).resolve(req);
-        if (auth?.person.id === v.person.id && await chat.viewer(v.person.id, v.workspace.id)) return;
+        const auth = session ? await sessionsOf(app).resolve(req, { touch: false }) : null;
+        if (auth) endsAt = sessionEndsAt(auth.session);
+        if ((!session || auth?.person.id === v.person.id) && await chat.viewer(v.person.id, v.workspace.id)) return;
       } catch (err) {
         if (!isSwitchboardError(err) || err.code === 'UNAVAILABLE') return;
       }
@@ -136,9 +143,9 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
       res.end();
     };
     const keepalive = setInterval(() => enqueue(async () => {
-      await recheck();
+      await recheck(endsAt <= app.clock.now().getTime());
       if (!closed) res.write(': keepalive\n\n');
-    }), KEEPALIVE_MS);
+    }), keepaliveMs);
     open.add(res);
     req.on('close', () => { void stop(); });
 
@@ -156,7 +163,7 @@ export function eventStream(app: App, chat: ChatService): RequestHandler {
       });
       // The person joined a channel or opened a DM (perhaps in another workspace, or another tab).
       await listen(chatPersonTopic(v.person.id), async (id) => {
-        if (id === SESSIONS_CHANGED) return recheck();
+        if (id === SESSIONS_CHANGED) return recheck(true);
         if (!(await app.store.messages.getConversation(v.workspace.id, id))) return;
         await watch(id);
         emit('sidebar', {});

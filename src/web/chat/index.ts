@@ -13,8 +13,8 @@ export { chatOf } from './api.ts';
 const PUBLIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
 const SESSION_SWEEP_MS = 3600_000;
 
-/** The web chat with its own sign-in limits (tests lower them). */
-export function createWebChatMount(opts: { signinLimits?: SigninLimits } = {}): Mount {
+/** The web chat with its own sign-in limits and event stream keepalive (tests lower them). */
+export function createWebChatMount(opts: { signinLimits?: SigninLimits; keepaliveMs?: number } = {}): Mount {
   return (web, app: App) => {
     web.get('/assets/app.js', serveClientBundle(app.logger));
     web.use('/assets', express.static(PUBLIC_DIR, {
@@ -23,7 +23,7 @@ export function createWebChatMount(opts: { signinLimits?: SigninLimits } = {}): 
     }), (_req, res) => { res.status(404).type('text').send('No such file.'); });
     web.use(authRouter(app, opts.signinLimits));
     // Under /api/chat so it never shadows other /api routes (Teams posts to /api/messages).
-    web.use('/api/chat', chatApi(app));
+    web.use('/api/chat', chatApi(app, opts.keepaliveMs));
     web.get('/', requirePerson(app, { page: true }), async (req, res) => {
       const { person } = authOf(res)!;
       const workspaces = await app.store.workspaces.listForPerson(person.id);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYSTEM } from '../../../src/domain/actor.ts';
+import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../../src/web/auth/index.ts';
 import { HttpBrowser } from '../support/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from '../support/server.ts';
 import { openEvents } from '../support/sse.ts';
@@ -61,5 +63,55 @@ describe('the web chat event stream', () => {
     // (A few seconds can go to the test client's own aborted connections from the test before.)
     expect(Date.now() - started).toBeLessThan(8_000);
     await events.close();
+  });
+});
+
+describe('an event stream left open in an idle tab', () => {
+  let server: TestServer;
+  let password: string;
+
+  // Keepalives come often here so each step can wait for some; the clock is moved by hand.
+  beforeAll(async () => {
+    server = await startTestServer({ keepaliveMs: 200 });
+    ({ password } = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob' }));
+  });
+  afterAll(async () => { await server?.close(); });
+
+  it('ends once the session was idle too long, though its keepalives went on; the session is gone for API calls too', async () => {
+    const tab = new HttpBrowser(server.url);
+    await tab.signIn('bob', password);
+    const events = await openEvents(tab, 'acme');
+    // Half the idle time passes with keepalives sent and checked, but no request: they must not count as use.
+    server.clock.advance(SESSION_IDLE_MS / 2);
+    await events.keepalives(2);
+    server.clock.advance(SESSION_IDLE_MS / 2 + 60_000);
+    // The first keepalive check after that ends it (one already under way may still be sent).
+    expect(await Promise.race([events.ended.then(() => 'ended'), events.keepalives(3).then(() => 'still open')])).toBe('ended');
+    expect((await tab.api('GET', '/me')).status).toBe(401);
+  });
+
+  it('stays open while the tab makes requests, and ends at the session\'s maximum age', async () => {
+    const tab = new HttpBrowser(server.url);
+    await tab.signIn('bob', password);
+    const events = await openEvents(tab, 'acme');
+    const step = SESSION_IDLE_MS / 2 + 60_000;
+    let age = 0;
+    for (; age + step < SESSION_MAX_MS; age += step) {
+      server.clock.advance(step);
+      expect((await tab.api('GET', '/me')).status).toBe(200);
+      // Past the idle time the stream opened with: it looks again, sees the request, and stays.
+      await events.keepalives(2);
+    }
+    server.clock.advance(SESSION_MAX_MS - age);
+    await events.ended;
+    expect((await tab.api('GET', '/me')).status).toBe(401);
+  });
+
+  it('still ends at a keepalive once the person was removed from the organization', async () => {
+    const tab = new HttpBrowser(server.url);
+    await tab.signIn('bob', password);
+    const events = await openEvents(tab, 'acme');
+    await server.app.orgs.removePerson(SYSTEM, 'acme', 'bob');
+    await events.ended;
   });
 });

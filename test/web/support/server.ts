@@ -28,7 +28,7 @@ export interface TestServer extends Server {
 
 /** A server on 127.0.0.1 with a fresh database, the web chat mount and (optionally) others. */
 export async function startTestServer(o: {
-  db?: TestDatabase; signinLimits?: SigninLimits; mounts?: Mount[]; env?: Record<string, string>; port?: number; logger?: Logger;
+  db?: TestDatabase; signinLimits?: SigninLimits; keepaliveMs?: number; mounts?: Mount[]; env?: Record<string, string>; port?: number; logger?: Logger;
 } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-web-'));
   const database: Database = await (o.db ?? pgliteDb).open();
@@ -37,7 +37,7 @@ export async function startTestServer(o: {
   const config = loadConfig({ PORT: port, DATA_DIR: dataDir, ...(o.port ? { PUBLIC_URL: `http://127.0.0.1:${o.port}` } : {}), ...o.env });
   const server = await startServer(config, {
     database, clock, logger: o.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
-    mounts: [...(o.mounts ?? []), createWebChatMount({ signinLimits: o.signinLimits })],
+    mounts: [...(o.mounts ?? []), createWebChatMount({ signinLimits: o.signinLimits, keepaliveMs: o.keepaliveMs })],
     queue: { pollMs: 50 },
   });
   return Object.assign(server, {
