@@ -1,5 +1,5 @@
 import { and, asc, eq, getTableColumns, inArray, isNotNull } from 'drizzle-orm';
-import type { ChannelListener, ListeningRepo, ListenPlace } from '../../domain/listening/ports.ts';
+import type { ChannelListener, ListeningRepo, ListenPlace, ListenSurface } from '../../domain/listening/ports.ts';
 import type { Db } from './client.ts';
 import { agentMemberships, agents, channelListeners } from './schema.ts';
 
@@ -34,6 +34,14 @@ export class DrizzleListeningRepo implements ListeningRepo {
     await this.db.delete(channelListeners).where(and(
       inArray(channelListeners.agentId, agentIds), workspaceIds ? inArray(channelListeners.workspaceId, workspaceIds) : undefined,
     ));
+  }
+
+  async removeChannels(workspaceId: string, surface: ListenSurface, channelIds: string[]) {
+    if (!channelIds.length) return 0;
+    const rows = await this.db.delete(channelListeners).where(and(
+      eq(channelListeners.workspaceId, workspaceId), eq(channelListeners.surface, surface), inArray(channelListeners.channelId, channelIds),
+    )).returning({ agentId: channelListeners.agentId });
+    return rows.length;
   }
 
   list(workspaceId: string, place: ListenPlace): Promise<ChannelListener[]> {

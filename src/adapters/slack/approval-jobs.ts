@@ -6,13 +6,13 @@
 // update always renders the same truth.
 import { z } from 'zod';
 import type { Approval, ApprovalView } from '../../domain/approvals/types.ts';
-import { DeliveryError, isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
+import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { pacedCall } from '../../domain/delivery/pacer.ts';
 import { PermanentFailure } from '../../domain/errors.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { Agent } from '../../domain/types.ts';
 import { APPROVAL_EVENT_TYPE, approvalBlocks, approvalText } from './approval-blocks.ts';
-import { classifySlackError, loggable } from './errors.ts';
+import { classifySlackError, loggable, notInstalled } from './errors.ts';
 import { call } from './outbound.ts';
 import { postOnce } from './post-once.ts';
 import type { SlackRuntime } from './runtime.ts';
@@ -91,7 +91,7 @@ export function approvalShowHandler(rt: SlackRuntime): JobHandler {
     for (const t of list) {
       const creds = await rt.installations.credentials(t.team);
       if (!creds) {
-        failures.add(new DeliveryError({ kind: 'permanent', code: 'not_installed', reason: `Switchboard is no longer installed in the Slack team ${t.team}` }), { approvalId: a.id });
+        failures.add(notInstalled(t.team), { approvalId: a.id });
         continue;
       }
       try {

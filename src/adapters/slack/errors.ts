@@ -1,5 +1,5 @@
 import { webApi } from '@slack/bolt';
-import { jobErrorFor, type DeliveryFailure } from '../../domain/delivery/failure.ts';
+import { DeliveryError, jobErrorFor, type DeliveryFailure } from '../../domain/delivery/failure.ts';
 
 /** A failed Web API call as delivery sees it; this file is the one place Slack's errors are translated. */
 export type SlackFailure = DeliveryFailure & ({ kind: 'rate_limited'; afterMs: number } | { kind: 'permanent' | 'transient' });
@@ -11,7 +11,7 @@ const PERMANENT: Record<string, string> = {
   is_archived: 'the channel is archived',
   account_inactive: 'the Slack app\'s token belongs to a deactivated account; an admin must reinstall the app',
   invalid_auth: 'the Slack app\'s token is not valid; an admin must reinstall the app or run `switchboard slack connect` again',
-  token_revoked: 'the Slack app\'s token was revoked (the app was uninstalled); an admin must reinstall it',
+  token_revoked: 'the Slack app\'s token was revoked (the app was uninstalled); an admin must install it again and run `switchboard slack connect` (see the README\'s Slack setup)',
   not_authed: 'no Slack token was available; an admin must install or connect the app',
   missing_scope: 'the Slack app lacks a permission it needs; an admin must reinstall it from manifests/slack.yaml',
   msg_too_long: 'the message is longer than Slack accepts; split it',
@@ -19,6 +19,16 @@ const PERMANENT: Record<string, string> = {
   restricted_action: 'the Slack workspace\'s settings do not allow the app to post there',
   cannot_reply_to_message: 'Slack does not allow replies to that message',
 };
+
+/**
+ * A post or call for a team Switchboard holds no install of (the app was uninstalled, or its bot token revoked):
+ * a permanent failure, saying how to connect the team again.
+ */
+export const notInstalled = (teamId: string | undefined) => new DeliveryError({
+  kind: 'permanent', code: 'not_installed',
+  reason: `Switchboard is no longer installed in the Slack team ${teamId ?? '(unknown)'} (the app was uninstalled or its token revoked), so nothing is posted there; `
+    + `an admin must install the app again (through /slack/install, or from the Slack app's Install App page) and run \`switchboard slack connect WORKSPACE --team-id ${teamId ?? 'T…'}\` (with --bot-token xoxb-… when not installed through /slack/install)`,
+});
 
 /** Platform errors that are Slack's own trouble and pass with time. */
 const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited', 'team_added_to_org']);

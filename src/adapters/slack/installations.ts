@@ -114,6 +114,15 @@ export class SlackInstallations {
     }
   }
 
+  /** Forgets a team's install, its sealed token and its workspace mapping (the app was uninstalled); no-op when absent. */
+  async remove(teamId: string): Promise<void> {
+    try {
+      await this.repo.remove(teamId);
+    } finally {
+      this.cache.delete(teamId);
+    }
+  }
+
   /** Bolt's authorize: the bot token and identity for the team an event came from. */
   readonly authorize: Authorize<boolean> = async (source) => {
     const teamId = source.teamId;
@@ -150,10 +159,7 @@ export class SlackInstallations {
         } as Installation<'v2', false>;
       },
       deleteInstallation: async (query) => {
-        if (query.teamId) {
-          await this.repo.remove(query.teamId);
-          this.cache.delete(query.teamId);
-        }
+        if (query.teamId) await this.remove(query.teamId);
       },
     };
   }

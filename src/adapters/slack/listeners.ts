@@ -1,6 +1,8 @@
 // Bolt listeners for what people do in Slack: mention the app in a channel,
-// DM it, edit or delete what they wrote, add the app to a channel. They run in the inbound.slack job, after the
-// request was stored and acknowledged (receiver.ts), once per request.
+// DM it, edit or delete what they wrote, add the app to a channel, delete or
+// archive a channel, uninstall the app (removals.ts). They run in the
+// inbound.slack job, after the request was stored and acknowledged
+// (receiver.ts), once per request.
 import type { App as BoltApp, webApi } from '@slack/bolt';
 import { registerAssistantThreads } from './assistant.ts';
 import { isBridged, mirrorBridged, type SlackMessageEvent } from './bridge.ts';
@@ -10,6 +12,7 @@ import { normalise, slackPort, type SlackInbound } from './inbound.ts';
 import type { SlackMessageText } from './format-in.ts';
 import { registerReactions } from './reactions.ts';
 import { readSlackMessage } from './read-message.ts';
+import { registerRemovals } from './removals.ts';
 import { agentList, introText, noAgentNamed, notConnected } from './replies.ts';
 import { fromABot, guard, isPersonsMessage, tell, type Where } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
@@ -56,6 +59,7 @@ export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
   });
 
   registerReactions(bolt, rt);
+  registerRemovals(bolt, rt);
   registerAssistantThreads(bolt, rt);
   registerHome(bolt, rt);
   registerCommand(bolt, rt);

@@ -8,7 +8,7 @@ import { DeliveryError } from '../../domain/delivery/failure.ts';
 import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../domain/delivery/ports.ts';
 import type { Conversation } from '../../domain/messaging/types.ts';
 import { qualifiedName } from '../../domain/types.ts';
-import { classifySlackError, loggable } from './errors.ts';
+import { classifySlackError, loggable, notInstalled } from './errors.ts';
 import { markdownToSlack } from './format-out.ts';
 import { SLACK, type SlackRuntime } from './runtime.ts';
 import { threadFromRef, type SlackThread } from './thread-key.ts';
@@ -47,7 +47,7 @@ export async function reach(rt: SlackRuntime, conversation: Conversation): Promi
   const thread = threadFromRef(conversation.externalRef);
   if (!thread) throw new DeliveryError({ kind: 'permanent', code: 'no_address', reason: 'the conversation has no Slack address' });
   const creds = await rt.installations.credentials(thread.team);
-  if (!creds) throw new DeliveryError({ kind: 'permanent', code: 'not_installed', reason: `Switchboard is no longer installed in the Slack team ${thread.team}` });
+  if (!creds) throw notInstalled(thread.team);
   return { thread, client: rt.clients.for(creds.token) };
 }
 

@@ -7,6 +7,7 @@ import { EMOJI_NAME } from '../../domain/chat/emoji.ts';
 import { DeliveryError } from '../../domain/delivery/failure.ts';
 import type { BridgePort } from '../../domain/bridges/ports.ts';
 import { slackPort } from './inbound.ts';
+import { notInstalled } from './errors.ts';
 import { call } from './outbound.ts';
 import { guard } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
@@ -25,7 +26,7 @@ export function emojiFromSlack(name: string): string | null {
 export function slackReact(rt: SlackRuntime): NonNullable<BridgePort['react']> {
   return async (ref, ts, emoji, on) => {
     const creds = ref.team ? await rt.installations.credentials(ref.team) : null;
-    if (!creds || !ref.channel) throw new DeliveryError({ kind: 'permanent', code: 'not_installed', reason: `Switchboard is no longer installed in the Slack team ${ref.team}` });
+    if (!creds || !ref.channel) throw notInstalled(ref.team);
     const client = rt.clients.for(creds.token);
     const args = { channel: ref.channel, timestamp: ts, name: emoji };
     try {

@@ -2,8 +2,8 @@
 // app uninstalled from a team or a chat. Its bridges are removed through the
 // core (BridgeService.outsideChannelsGone: audited, the web channel's header
 // updated, and a bridge job still queued for it finds no bridge and stops) and
-// its conversation references are forgotten. What Switchboard stored of the
-// messages written there stays, as history.
+// its conversation references are forgotten; a deleted channel's listeners go
+// too. What Switchboard stored of the messages written there stays, as history.
 import type { TurnContext } from 'botbuilder';
 import { addressOf } from './inbound.ts';
 import type { TeamsRuntime } from './runtime.ts';
@@ -27,10 +27,13 @@ export async function placeGone(rt: TeamsRuntime, tenant: string, what: { conver
   const forgotten = await rt.references.forget(tenant, what);
   const channels = 'team' in what ? [what.team, ...forgotten] : [what.conversation];
   const removed = await rt.app.bridges.outsideChannelsGone('teams', tenant, channels, reason);
+  // A deleted channel's listeners go too; an uninstall leaves them, for when the app comes back.
+  const workspaceId = reason === 'uninstalled' ? null : await rt.app.store.tenants.workspaceOf('teams', tenant);
+  const listenersRemoved = workspaceId ? await rt.app.store.listening.removeChannels(workspaceId, 'teams', channels) : 0;
   rt.logger.info(
-    { tenant, ...what, reason, conversationsForgotten: forgotten.length, bridgesRemoved: removed.map((b) => ({ id: b.id, workspaceId: b.workspaceId, channel: b.externalChannelId })) },
-    reason === 'channelDeleted' ? 'a Teams channel was deleted: its bridges removed and its conversation forgotten'
-      : reason === 'teamDeleted' ? 'a Teams team was deleted: the bridges and conversations of its channels removed'
+    { tenant, ...what, reason, conversationsForgotten: forgotten.length, listenersRemoved, bridgesRemoved: removed.map((b) => ({ id: b.id, workspaceId: b.workspaceId, channel: b.externalChannelId })) },
+    reason === 'channelDeleted' ? 'a Teams channel was deleted: its bridges and listeners removed and its conversation forgotten'
+      : reason === 'teamDeleted' ? 'a Teams team was deleted: the bridges, listeners and conversations of its channels removed'
         : 'the Switchboard app was uninstalled in Teams: the bridges and conversations there removed',
   );
 }

@@ -61,6 +61,8 @@ export interface ListeningRepo {
   remove(workspaceId: string, place: ListenPlace, agentId: string): Promise<boolean>;
   /** Stops the agents listening anywhere in these workspaces (null: in every workspace), as they leave them. */
   removeAgents(agentIds: string[], workspaceIds: string[] | null): Promise<void>;
+  /** Stops every agent listening to these channels of the workspace (deleted or archived on the platform); returns the rows removed. */
+  removeChannels(workspaceId: string, surface: ListenSurface, channelIds: string[]): Promise<number>;
   /** The channel's listeners, oldest first. */
   list(workspaceId: string, place: ListenPlace): Promise<ChannelListener[]>;
   /** Every listener in the workspace, by channel then age. */

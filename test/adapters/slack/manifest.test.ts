@@ -27,8 +27,9 @@ const value = (key: string) => lines.map((l) => l.trim().replace(/^- /, '')).fil
 describe('the Slack app manifest', () => {
   it('subscribes to the events the adapter handles', () => {
     expect(listUnder('bot_events').sort()).toEqual([
-      'app_home_opened', 'app_mention', 'assistant_thread_started', 'member_joined_channel', 'member_left_channel', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
-      'reaction_added', 'reaction_removed', 'team_join',
+      'app_home_opened', 'app_mention', 'app_uninstalled', 'assistant_thread_started', 'channel_archive', 'channel_deleted', 'group_archive', 'group_deleted',
+      'member_joined_channel', 'member_left_channel', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
+      'reaction_added', 'reaction_removed', 'team_join', 'tokens_revoked',
     ]);
   });
 

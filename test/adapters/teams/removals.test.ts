@@ -1,9 +1,9 @@
 // A Teams channel or team deleted, or the app uninstalled from a team or a chat:
 // signed conversationUpdate (eventType channelDeleted / teamDeleted) and
 // installationUpdate (action remove) activities through the real CloudAdapter
-// and the durable inbound job. The bridges to those channels go and their
-// conversation references are forgotten, so no job posts there again; the
-// messages already stored stay.
+// and the durable inbound job. The bridges to those channels go, a deleted
+// channel's listeners with them, and their conversation references are
+// forgotten, so no job posts there again; the messages already stored stay.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
@@ -55,6 +55,8 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     return web.conversationId;
   };
   const bridgeOf = (channel: string) => h.server.app.store.bridges.byExternal('teams', standin.userTenantId, channel);
+  const listen = (channel: string) => h.server.app.store.listening.add({ workspaceId: h.workspace.id, surface: 'teams', channelId: channel, agentId: h.reviewer.id, addedBy: null });
+  const listenedTo = async () => (await h.server.app.store.listening.listWorkspace(h.workspace.id)).map((l) => l.channelId);
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startTeamsStandin()]);
@@ -75,9 +77,12 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
       return m;
     }, WAIT);
     const bridge = (await bridgeOf(TEAMS_DEFAULTS.channelId))!;
+    await listen(TEAMS_DEFAULTS.channelId);
 
     await post(inTeam(TEAM, { type: 'conversationUpdate' }, { eventType: 'channelDeleted', channel: { id: TEAMS_DEFAULTS.channelId, name: 'reviews' } }));
-    await vi.waitFor(async () => expect(await bridgeOf(TEAMS_DEFAULTS.channelId)).toBeNull(), WAIT);
+    // The listeners go last: waiting for them, the whole event was handled.
+    await vi.waitFor(async () => expect(await listenedTo()).toEqual([]), WAIT);
+    expect(await bridgeOf(TEAMS_DEFAULTS.channelId)).toBeNull();
     expect(await app.store.teamsReferences.get(chain)).toBeNull();
     // The team's General channel, where the event came, is still known.
     expect(await app.store.teamsReferences.get(TEAM)).not.toBeNull();
@@ -100,9 +105,13 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     await bridged('partners', OTHER_CHANNEL);
     const chain = await written(channel, TEAM, 'In the team that goes');
     otherChain = await written(OTHER_CHANNEL, OTHER_TEAM, 'In the team that stays');
+    await listen(channel);
+    await listen(TEAMS_DEFAULTS.generalChannelId);
+    await listen(OTHER_CHANNEL);
 
     await post(inTeam(TEAM, { type: 'conversationUpdate' }, { eventType: 'teamDeleted' }));
-    await vi.waitFor(async () => expect(await bridgeOf(channel)).toBeNull(), WAIT);
+    await vi.waitFor(async () => expect(await listenedTo()).toEqual([OTHER_CHANNEL]), WAIT);
+    expect(await bridgeOf(channel)).toBeNull();
     expect(await bridgeOf(TEAMS_DEFAULTS.generalChannelId)).toBeNull();
     expect(await app.store.teamsReferences.get(chain)).toBeNull();
     expect(await app.store.teamsReferences.get(TEAM)).toBeNull();

@@ -1,0 +1,60 @@
+// When Slack says a place is gone: a channel deleted or archived (an archived
+// channel refuses posts with `is_archived`), or the app uninstalled from a team
+// (`app_uninstalled`, or `tokens_revoked` naming the bot's token). Bridges go
+// through the core (BridgeService.outsideChannelsGone, as for Teams: audited,
+// the web channel's header updated); a gone channel's listeners go too; an
+// uninstalled team's install, its sealed bot token with it, is forgotten, so
+// whatever is still queued for that team fails for good saying how to connect
+// it again (errors.ts notInstalled) instead of retrying. Unarchiving needs
+// nothing: an owner bridges the channel again. Stored messages stay, as history.
+import type { App as BoltApp } from '@slack/bolt';
+import type { SlackRuntime } from './runtime.ts';
+
+/** Why a channel or a team is gone, as the log and the audit say it. */
+export type GoneReason = 'channelDeleted' | 'channelArchived' | 'uninstalled';
+
+/** Removes the bridge and the listeners of a Slack channel that was deleted or archived. */
+export async function channelGone(rt: SlackRuntime, teamId: string, channel: string, reason: GoneReason): Promise<void> {
+  const { store, bridges } = rt.app;
+  const removed = await bridges.outsideChannelsGone('slack', teamId, [channel], reason);
+  const workspaceId = await store.tenants.workspaceOf('slack', teamId);
+  const listenersRemoved = workspaceId ? await store.listening.removeChannels(workspaceId, 'slack', [channel]) : 0;
+  rt.logger.info(
+    { teamId, channel, reason, listenersRemoved, bridgesRemoved: removed.map((b) => ({ id: b.id, workspaceId: b.workspaceId })) },
+    reason === 'channelDeleted' ? 'a Slack channel was deleted: its bridge and listeners removed' : 'a Slack channel was archived: its bridge and listeners removed',
+  );
+}
+
+/** The app uninstalled from a team (or its bot token revoked): that team's bridges removed and its install forgotten. */
+export async function teamUninstalled(rt: SlackRuntime, teamId: string): Promise<void> {
+  const { store, bridges } = rt.app;
+  const workspaceId = await store.tenants.workspaceOf('slack', teamId);
+  const ours = workspaceId ? (await store.bridges.list(workspaceId)).filter((b) => b.surface === 'slack' && b.tenantId === teamId) : [];
+  const removed = await bridges.outsideChannelsGone('slack', teamId, ours.map((b) => b.externalChannelId), 'uninstalled');
+  await rt.installations.remove(teamId);
+  rt.logger.info(
+    { teamId, workspaceId, bridgesRemoved: removed.map((b) => ({ id: b.id, channel: b.externalChannelId })) },
+    'the Switchboard app was uninstalled from a Slack team: its bridges removed and its install and bot token forgotten',
+  );
+}
+
+export function registerRemovals(bolt: BoltApp, rt: SlackRuntime): void {
+  for (const type of ['channel_deleted', 'group_deleted'] as const) {
+    bolt.event(type, async ({ event, context }) => {
+      if (context.teamId) await channelGone(rt, context.teamId, event.channel, 'channelDeleted');
+    });
+  }
+  for (const type of ['channel_archive', 'group_archive'] as const) {
+    bolt.event(type, async ({ event, context }) => {
+      if (context.teamId) await channelGone(rt, context.teamId, event.channel, 'channelArchived');
+    });
+  }
+  // Bolt runs these two without authorizing (the token is gone already); the team comes from the envelope.
+  bolt.event('app_uninstalled', async ({ context }) => {
+    if (context.teamId) await teamUninstalled(rt, context.teamId);
+  });
+  bolt.event('tokens_revoked', async ({ event, context }) => {
+    // Only the bot's token matters: Switchboard keeps no user tokens.
+    if (context.teamId && event.tokens.bot?.length) await teamUninstalled(rt, context.teamId);
+  });
+}
