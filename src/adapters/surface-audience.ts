@@ -12,7 +12,7 @@
 // with its members, as marks no user id can be, so it is read again with them.
 import type { Logger } from 'pino';
 import type { App } from '../app-types.ts';
-import type { StoredReaders } from '../domain/linking/ports.ts';
+import type { ChatChannel, ListState, StoredReaders } from '../domain/linking/ports.ts';
 import type { ExternalSurface } from '../domain/surfaces/ports.ts';
 
 /** Cached members are read again from the platform after this long (membership events keep them current in between). */
@@ -28,9 +28,6 @@ const OPEN = '*open';
  * other organization's people count as one unlinked reader.
  */
 const OUTSIDE = '*outside';
-
-/** A cached list: when it was read, and its marks. */
-type ListState = { fetchedAt: Date; marks: string[] };
 
 /** Who reads a channel, as the platform says. */
 export interface ChannelReaders {
@@ -55,7 +52,7 @@ export interface MemberSource {
 }
 
 /** `SurfaceAudience.members` over the store's cached copies; null when neither the platform nor the cache knows. */
-export function cachedMembers(src: MemberSource): (tenantId: string, channelId: string) => Promise<StoredReaders | null> {
+export function cachedMembers(src: MemberSource): (channels: ChatChannel[]) => Promise<Array<StoredReaders | null>> {
   const { store, clock } = src.app;
   const failedAt = new Map<string, number>();
   const reading = new Map<string, Promise<ListState | null>>();
@@ -77,12 +74,12 @@ export function cachedMembers(src: MemberSource): (tenantId: string, channelId: 
   };
 
   /**
-   * A cached list's state (a channel's, with its marks, or the roster). An old copy is answered at once and read
-   * again in the background, one read per list at a time; a missing one is waited for only when `wait` (a channel's
-   * members: one short read), else answered null while it is read (a whole tenant can take minutes at Slack's limits).
+   * A cached list's state (a channel's, with its marks, or the roster) from the store's copy. An old copy is answered
+   * at once and read again in the background, one read per list at a time; a missing one is waited for only when
+   * `wait` (a channel's members: one short read), else answered null while it is read (a whole tenant can take minutes
+   * at Slack's limits).
    */
-  const cached = async (tenantId: string, listId: string, read: () => Promise<string[] | null>, wait: boolean): Promise<ListState | null> => {
-    const copy = await store.audiences.channelState(src.surface, tenantId, listId);
+  const cached = async (tenantId: string, listId: string, copy: ListState | null, read: () => Promise<string[] | null>, wait: boolean): Promise<ListState | null> => {
     if (copy && clock.now().getTime() - copy.fetchedAt.getTime() < MEMBERS_TTL_MS) return copy;
     const key = `${tenantId}:${listId}`;
     let pending = reading.get(key);
@@ -95,14 +92,23 @@ export function cachedMembers(src: MemberSource): (tenantId: string, channelId: 
     return r && [...r.members, ...(r.open ? [OPEN] : []), ...(r.sharedOutside ? [OUTSIDE] : [])];
   };
 
-  return async (tenantId, channelId) => {
-    const channel = await cached(tenantId, channelId, () => readChannel(tenantId, channelId), true);
-    if (!channel) return null;
-    const outsiders = channel.marks.includes(OUTSIDE) ? 1 : 0;
-    if (!channel.marks.includes(OPEN)) return { lists: [channelId], outsiders };
-    const roster = await cached(tenantId, TENANT_ROSTER, async () => (src.readRoster ? src.readRoster(tenantId) : null), false);
-    // An open channel whose tenant is not listed (yet) has an unknown audience, counted as guests like any unread list.
-    if (!roster) return null;
-    return { lists: [channelId, TENANT_ROSTER], outsiders };
+  return async (channels) => {
+    // Every channel's state and their tenants' rosters (no marks: it has none) in one look-up, whether or not a
+    // channel turns out open: a roster is one more row, not one more statement.
+    const tenants = src.readRoster ? [...new Set(channels.map((c) => c.tenantId))] : [];
+    const states = await store.audiences.channelStates(src.surface, [
+      ...channels.map((c) => ({ ...c, marks: true })), ...tenants.map((tenantId) => ({ tenantId, channelId: TENANT_ROSTER, marks: false })),
+    ]);
+    const rosters = new Map(tenants.map((tenantId, i) => [tenantId, states[channels.length + i]]));
+    return Promise.all(channels.map(async ({ tenantId, channelId }, i) => {
+      const channel = await cached(tenantId, channelId, states[i], () => readChannel(tenantId, channelId), true);
+      if (!channel) return null;
+      const outsiders = channel.marks.includes(OUTSIDE) ? 1 : 0;
+      if (!channel.marks.includes(OPEN)) return { lists: [channelId], outsiders };
+      const roster = await cached(tenantId, TENANT_ROSTER, rosters.get(tenantId) ?? null, async () => (src.readRoster ? src.readRoster(tenantId) : null), false);
+      // An open channel whose tenant is not listed (yet) has an unknown audience, counted as guests like any unread list.
+      if (!roster) return null;
+      return { lists: [channelId, TENANT_ROSTER], outsiders };
+    }));
   };
 }

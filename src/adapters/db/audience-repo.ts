@@ -1,9 +1,10 @@
-import { and, desc, eq, gte, inArray, lt, like, not, sql } from 'drizzle-orm';
-import type { AudienceRead, AudienceRepo } from '../../domain/linking/ports.ts';
+import { and, desc, eq, gte, inArray, lt, like, or, sql } from 'drizzle-orm';
+import type { AudienceRead, AudienceRepo, ChatChannel, ListState, Readers } from '../../domain/linking/ports.ts';
 import type { Conversation } from '../../domain/messaging/types.ts';
 import type { ExternalSurface } from '../../domain/surfaces/ports.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
+import { rowsOf } from './org-repo.ts';
 import {
   agents, audienceReads, channelMembers, conversationParticipants, conversations, externalIdentities, orgMembers, people, surfaceChannelMembers, surfaceChannels, workspaceMembers,
 } from './schema.ts';
@@ -13,6 +14,8 @@ const channelOf = (surface: ExternalSurface, tenantId: string, channelId: string
 const INSERT_CHUNK = 5_000;
 /** Ids of cached lists that are marks the adapter keeps with a channel, not people. */
 const MARK = '*%';
+
+const listKey = (l: ChatChannel) => JSON.stringify([l.tenantId, l.channelId]);
 
 const sameChannel = (t: typeof surfaceChannels | typeof surfaceChannelMembers, surface: ExternalSurface, tenantId: string, channelId: string) =>
   and(eq(t.surface, surface), eq(t.tenantId, tenantId), eq(t.channelId, channelId));
@@ -31,29 +34,51 @@ export class DrizzleAudienceRepo implements AudienceRepo {
   }
 
   async channelState(surface: ExternalSurface, tenantId: string, channelId: string) {
-    const [channel] = await this.db.select({ fetchedAt: surfaceChannels.fetchedAt }).from(surfaceChannels)
-      .where(sameChannel(surfaceChannels, surface, tenantId, channelId)).limit(1);
-    if (!channel) return null;
-    const rows = await this.db.select({ id: surfaceChannelMembers.externalUserId }).from(surfaceChannelMembers)
-      .where(and(sameChannel(surfaceChannelMembers, surface, tenantId, channelId), like(surfaceChannelMembers.externalUserId, MARK)));
-    return { fetchedAt: channel.fetchedAt, marks: rows.map((r) => r.id) };
+    return (await this.channelStates(surface, [{ tenantId, channelId, marks: true }]))[0];
+  }
+
+  async channelStates(surface: ExternalSurface, lists: Array<ChatChannel & { marks: boolean }>): Promise<Array<ListState | null>> {
+    if (!lists.length) return [];
+    const oneOf = (some: ChatChannel[]) => or(...some.map((l) => and(eq(surfaceChannels.tenantId, l.tenantId), eq(surfaceChannels.channelId, l.channelId)))) ?? sql`false`;
+    // The marks in a subquery run only for the lists that ask: a tenant's roster has none, and is the longest list.
+    const marks = this.db.select({ ids: sql`coalesce(array_agg(${surfaceChannelMembers.externalUserId}), '{}')` }).from(surfaceChannelMembers).where(and(
+      eq(surfaceChannelMembers.surface, surfaceChannels.surface), eq(surfaceChannelMembers.tenantId, surfaceChannels.tenantId),
+      eq(surfaceChannelMembers.channelId, surfaceChannels.channelId), like(surfaceChannelMembers.externalUserId, MARK),
+    ));
+    const rows = await this.db.select({
+      tenantId: surfaceChannels.tenantId, channelId: surfaceChannels.channelId, fetchedAt: surfaceChannels.fetchedAt,
+      marks: sql<string[]>`case when ${oneOf(lists.filter((l) => l.marks))} then (${marks}) else '{}' end`,
+    }).from(surfaceChannels).where(and(eq(surfaceChannels.surface, surface), oneOf(lists)));
+    const found = new Map(rows.map((r) => [listKey(r), { fetchedAt: r.fetchedAt, marks: r.marks.map(String) }]));
+    return lists.map((l) => found.get(listKey(l)) ?? null);
   }
 
   async readers(surface: ExternalSurface, tenantId: string, channelIds: string[]) {
-    if (!channelIds.length) return { unlinked: 0, personIds: [] };
-    // Everyone in any of the lists once, matched with their identity in the same statement: a roster of any size is
-    // counted in the database, never sent back to it as parameters.
-    const listed = this.db.selectDistinct({ id: surfaceChannelMembers.externalUserId }).from(surfaceChannelMembers).where(and(
-      eq(surfaceChannelMembers.surface, surface), eq(surfaceChannelMembers.tenantId, tenantId),
-      inArray(surfaceChannelMembers.channelId, channelIds), not(like(surfaceChannelMembers.externalUserId, MARK)),
-    )).as('listed');
-    const [row] = await this.db.select({
-      unlinked: sql<number>`count(*) filter (where ${externalIdentities.personId} is null)`.mapWith(Number),
-      personIds: sql<string[] | null>`array_agg(distinct ${externalIdentities.personId}::text) filter (where ${externalIdentities.personId} is not null)`,
-    }).from(listed).leftJoin(externalIdentities, and(
-      eq(externalIdentities.surface, surface), eq(externalIdentities.tenantId, tenantId), eq(externalIdentities.externalUserId, listed.id),
-    ));
-    return { unlinked: row?.unlinked ?? 0, personIds: (row?.personIds ?? []).map(String) };
+    return (await this.readersOf(surface, [{ tenantId, channelIds }]))[0];
+  }
+
+  async readersOf(surface: ExternalSurface, channels: Array<{ tenantId: string; channelIds: string[] }>): Promise<Readers[]> {
+    const lists = channels.flatMap((c, i) => c.channelIds.map((channelId) => sql`(${i}::int, ${c.tenantId}::text, ${channelId}::text)`));
+    if (!lists.length) return channels.map(() => ({ unlinked: 0, personIds: [] }));
+    // Everyone in any of a channel's lists once, matched with their identity in the same statement: a roster of any
+    // size is counted in the database, never sent back to it as parameters.
+    const res = await this.db.execute(sql`
+      with wanted(n, tenant_id, channel_id) as (values ${sql.join(lists, sql`, `)}),
+      listed as (
+        select distinct wanted.n, wanted.tenant_id, m.external_user_id from wanted
+        join ${surfaceChannelMembers} m on m.surface = ${surface} and m.tenant_id = wanted.tenant_id and m.channel_id = wanted.channel_id
+        where m.external_user_id not like ${MARK})
+      select listed.n,
+        count(*) filter (where i.person_id is null)::int as unlinked,
+        array_agg(distinct i.person_id::text) filter (where i.person_id is not null) as person_ids
+      from listed left join ${externalIdentities} i
+        on i.surface = ${surface} and i.tenant_id = listed.tenant_id and i.external_user_id = listed.external_user_id
+      group by listed.n`);
+    const found = new Map(rowsOf<{ n: number; unlinked: number; person_ids: string[] | null }>(res).map((r) => [Number(r.n), r]));
+    return channels.map((_, i) => {
+      const r = found.get(i);
+      return { unlinked: Number(r?.unlinked ?? 0), personIds: (r?.person_ids ?? []).map(String) };
+    });
   }
 
   async putChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, userIds: string[], at: Date) {

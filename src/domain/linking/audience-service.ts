@@ -8,7 +8,7 @@ import type { Agent, Workspace, WorkspaceRole } from '../types.ts';
 import {
   atLeastLevel, audienceOf, changeRefused, isWider, postRefused, publicAudience, READ_WINDOW_MS, readRefused, type Audience, type AudienceMember,
 } from './audience.ts';
-import type { AudienceRead, SurfaceAudience } from './ports.ts';
+import type { AudienceRead, ChatChannel, SurfaceAudience } from './ports.ts';
 
 /**
  * Where an agent is about to post: a conversation (with the agents the post brings into it, if any), or the DM `send`
@@ -48,11 +48,14 @@ class RoleBook {
     return (this.all ??= this.store.workspaces.reachablePeople(this.ws).then((people) => new Map(people.map((p) => [p.person.id, p.role]))));
   }
 
-  /** A chat channel's members, worked out once per request. */
-  channel(key: string, find: () => Promise<AudienceMember[] | null>): Promise<AudienceMember[] | null> {
-    let found = this.channels.get(key);
-    if (!found) this.channels.set(key, found = find());
-    return found;
+  /** Chat channels' members, each worked out once per request: those not asked for yet, all by one `find`. */
+  channelsOf(keys: string[], find: (missing: string[]) => Promise<Array<AudienceMember[] | null>>): Promise<Array<AudienceMember[] | null>> {
+    const missing = [...new Set(keys)].filter((k) => !this.channels.has(k));
+    if (missing.length) {
+      const found = find(missing);
+      missing.forEach((k, i) => this.channels.set(k, found.then((all) => all[i])));
+    }
+    return Promise.all(keys.map((k) => this.channels.get(k)!));
   }
 
   async members(personIds: Array<string | null>): Promise<AudienceMember[]> {
@@ -90,6 +93,8 @@ export class AudienceService {
     const [conversations, owners] = await Promise.all([this.store.audiences.conversations(ws.id, ids), this.ownersOf(ids)]);
     // Every DM's people in one lookup, rather than one per conversation.
     await book.of([...owners.values()].flat().map((o) => o.ownerId));
+    // Every chat channel's members at once: a handful of statements however many channels the inbox holds.
+    await this.chatChannelsOf(conversations, book);
     const found = new Map<string, Audience>();
     for (const c of conversations) found.set(c.id, await this.audience(ws, c, book, owners));
     await this.noteRestrictedReads(agent, ws, conversations);
@@ -210,16 +215,44 @@ export class AudienceService {
     return audienceOf(await book.members(this.peopleOf(list)));
   }
 
+  /** Everyone in a Slack or Teams channel as audience members (unlinked ones as guests); null when the members cannot be read. */
+  private async chatChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, book: RoleBook): Promise<AudienceMember[] | null> {
+    return (await this.chatChannels(surface, [{ tenantId, channelId }], book))[0];
+  }
+
+  /** Works out the members of the chat channels these conversations live in, a look-up per surface for them all. */
+  private async chatChannelsOf(conversations: Conversation[], book: RoleBook): Promise<void> {
+    const bySurface = new Map<ExternalSurface, ChatChannel[]>();
+    for (const c of conversations) {
+      if (c.kind !== 'external') continue;
+      const place = this.surfaces.get(c.surface as ExternalSurface)?.locate(c);
+      if (place?.kind !== 'channel') continue;
+      const surface = c.surface as ExternalSurface;
+      bySurface.set(surface, [...(bySurface.get(surface) ?? []), { tenantId: place.tenantId, channelId: place.channelId }]);
+    }
+    await Promise.all([...bySurface].map(([surface, channels]) => this.chatChannels(surface, channels, book)));
+  }
+
   /**
-   * Everyone in a Slack or Teams channel as audience members (unlinked ones as guests), counted in the store; null when
-   * the members cannot be read. Once per channel and request, however many conversations live there.
+   * Everyone in each of these channels of a surface as audience members (unlinked ones as guests), counted in the
+   * store; null for a channel whose members cannot be read. Once per channel and request, however many conversations
+   * live there, and in a fixed number of statements however many channels are asked for.
    */
-  private chatChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, book: RoleBook): Promise<AudienceMember[] | null> {
-    return book.channel(`${surface}:${tenantId}:${channelId}`, async () => {
-      const stored = await this.surfaces.get(surface)?.members(tenantId, channelId);
-      if (!stored) return null;
-      const { unlinked, personIds } = await this.store.audiences.readers(surface, tenantId, stored.lists);
-      return [...(await book.members(personIds)), ...Array.from({ length: unlinked + stored.outsiders }, () => UNLINKED)];
+  private chatChannels(surface: ExternalSurface, channels: ChatChannel[], book: RoleBook): Promise<Array<AudienceMember[] | null>> {
+    const keyOf = (c: ChatChannel) => JSON.stringify([surface, c.tenantId, c.channelId]);
+    const byKey = new Map(channels.map((c) => [keyOf(c), c]));
+    return book.channelsOf(channels.map(keyOf), async (keys) => {
+      const missing = keys.map((k) => byKey.get(k)!);
+      const stored = (await this.surfaces.get(surface)?.members(missing)) ?? missing.map(() => null);
+      const known = stored.flatMap((s, i) => (s ? [{ i, tenantId: missing[i].tenantId, s }] : []));
+      const counted = await this.store.audiences.readersOf(surface, known.map(({ tenantId, s }) => ({ tenantId, channelIds: s.lists })));
+      const readers = new Map(known.map(({ i }, j) => [i, counted[j]]));
+      // Everyone's roles in one look-up.
+      await book.of(counted.flatMap((r) => r.personIds));
+      return Promise.all(stored.map(async (s, i) => {
+        const r = readers.get(i);
+        return s && r ? [...(await book.members(r.personIds)), ...Array.from({ length: r.unlinked + s.outsiders }, () => UNLINKED)] : null;
+      }));
     });
   }
 

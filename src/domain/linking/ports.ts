@@ -19,6 +19,24 @@ export interface AudienceRead {
   readAt: Date;
 }
 
+/** A chat channel, or a cached list kept like one (a tenant's roster), on one surface. */
+export interface ChatChannel {
+  tenantId: string;
+  channelId: string;
+}
+
+/** When a cached list was read, and the marks kept with it. */
+export interface ListState {
+  fetchedAt: Date;
+  marks: string[];
+}
+
+/** A channel's readers counted against their identities. */
+export interface Readers {
+  unlinked: number;
+  personIds: string[];
+}
+
 export interface AudienceRepo {
   /** The cached members of a chat channel and when the list was read; null when it was never read. */
   channelMembers(surface: ExternalSurface, tenantId: string, channelId: string): Promise<{ userIds: string[]; fetchedAt: Date } | null>;
@@ -26,12 +44,16 @@ export interface AudienceRepo {
    * When a cached list was read, and the marks kept with it (ids starting with `*`, which no person has); null when
    * it was never read. Cheap whatever the list's size.
    */
-  channelState(surface: ExternalSurface, tenantId: string, channelId: string): Promise<{ fetchedAt: Date; marks: string[] } | null>;
+  channelState(surface: ExternalSurface, tenantId: string, channelId: string): Promise<ListState | null>;
+  /** `channelState` of many lists in one statement, in the order asked; marks are read only for lists asking for them. */
+  channelStates(surface: ExternalSurface, lists: Array<ChatChannel & { marks: boolean }>): Promise<Array<ListState | null>>;
   /**
    * Everyone in any of these cached lists (marks left out), counted in the store against their identities: how many
    * have no linked person, and the distinct linked people. One statement, whatever the lists' size.
    */
-  readers(surface: ExternalSurface, tenantId: string, channelIds: string[]): Promise<{ unlinked: number; personIds: string[] }>;
+  readers(surface: ExternalSurface, tenantId: string, channelIds: string[]): Promise<Readers>;
+  /** `readers` of several channels (each the union of its lists) in one statement, in the order asked. */
+  readersOf(surface: ExternalSurface, channels: Array<{ tenantId: string; channelIds: string[] }>): Promise<Readers[]>;
   /** Replaces the cached member list with a fresh read from the platform (any size: written in parts, in one transaction). */
   putChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, userIds: string[], at: Date): Promise<void>;
   /** Adds or removes one member of a cached channel; false (and nothing written) when the channel is not cached. */
@@ -58,7 +80,7 @@ export interface AudienceRepo {
 /** Where a chat conversation lives, as its surface reads it from the conversation's external address. */
 export type ChatPlace =
   | { kind: 'dm' }
-  | { kind: 'channel'; tenantId: string; channelId: string };
+  | ({ kind: 'channel' } & ChatChannel);
 
 /** Where a chat channel's readers are kept in the store. */
 export interface StoredReaders {
@@ -73,10 +95,10 @@ export interface SurfaceAudience {
   /** Where the conversation lives; null when its address is not one of this surface's. */
   locate(c: Conversation): ChatPlace | null;
   /**
-   * Where the channel's readers are kept: the cached lists (`AudienceRepo.readers`) whose union reads it, and how many
-   * readers of another organization come on top (no identity ever links them). From the cache, read again in the
-   * background when old; null when the platform would not say, or while a list too big to wait for (a tenant's
-   * roster) is read for the first time: the audience then counts as guests.
+   * Where each channel's readers are kept, in the order asked: the cached lists (`AudienceRepo.readers`) whose union
+   * reads it, and how many readers of another organization come on top (no identity ever links them). From the cache
+   * (one look-up for them all), read again in the background when old; null when the platform would not say, or while
+   * a list too big to wait for (a tenant's roster) is read for the first time: the audience then counts as guests.
    */
-  members(tenantId: string, channelId: string): Promise<StoredReaders | null>;
+  members(channels: ChatChannel[]): Promise<Array<StoredReaders | null>>;
 }

@@ -34,5 +34,18 @@ describe.each(databases())('cached chat member lists on $kind', (kind) => {
     expect(await store.audiences.readers('slack', 'T1', ['C1', '*roster'])).toEqual({ unlinked: 20_000, personIds: [alice.id] });
     expect(await store.audiences.readers('slack', 'T1', ['C1'])).toEqual({ unlinked: 2, personIds: [] });
     expect(await store.audiences.readers('slack', 'T2', ['C1', '*roster'])).toEqual({ unlinked: 0, personIds: [] });
+
+    // Many channels in one statement each: their states (marks only where asked), then their readers.
+    await store.audiences.putChannelMembers('slack', 'T1', 'C2', ['*outside', 'U000005'], new Date());
+    const before = database.queries();
+    const states = await store.audiences.channelStates('slack', [
+      { tenantId: 'T1', channelId: 'C1', marks: true }, { tenantId: 'T1', channelId: 'C2', marks: true },
+      { tenantId: 'T1', channelId: 'C9', marks: true }, { tenantId: 'T1', channelId: '*roster', marks: false },
+    ]);
+    expect(states.map((s) => s?.marks ?? null)).toEqual([['*open'], ['*outside'], null, []]);
+    expect(await store.audiences.readersOf('slack', [
+      { tenantId: 'T1', channelIds: ['C1', '*roster'] }, { tenantId: 'T1', channelIds: ['C2'] }, { tenantId: 'T2', channelIds: ['C1'] },
+    ])).toEqual([{ unlinked: 20_000, personIds: [alice.id] }, { unlinked: 0, personIds: [alice.id] }, { unlinked: 0, personIds: [] }]);
+    expect(database.queries() - before).toBe(2);
   }, 120_000);
 });

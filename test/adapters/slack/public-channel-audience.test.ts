@@ -114,6 +114,34 @@ describe('audiences of public Slack channels', () => {
     expect(inboxItemOut(await ask('C0CONNECT')).audience?.level).toBe('guest');
   });
 
+  it('reads the audiences of an inbox with five public channels in as many statements as one with one', async () => {
+    const { app } = w.h.server;
+    const extra = ['C0EXTRA1', 'C0EXTRA2', 'C0EXTRA3'];
+    for (const channel of extra) {
+      w.standin.setChannelMembers(channel, [SLACK_DEFAULTS.botUserId, ALICE]);
+      w.standin.setChannel(channel, { name: channel.toLowerCase() });
+    }
+    /** Statements one check_inbox costs with a message from each channel waiting (the least of five: the outbox worker may run meanwhile). */
+    const statementsFor = async (channels: string[]) => {
+      const ids: string[] = [];
+      for (const channel of channels) ids.push((await ask(channel)).message.id);
+      const counts: number[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        await app.messaging.returnUnread(w.h.reviewer, w.h.workspace, ids);
+        const before = w.db.queries();
+        const { items } = await app.messaging.checkInbox(w.h.reviewer, w.h.workspace, 50);
+        counts.push(w.db.queries() - before);
+        // Alice and Gus, and Nia, who joined the team above.
+        expect(items.map((item) => item.audience)).toEqual(channels.map(() => ({ level: 'guest', members: 3, unlinked: 2 })));
+      }
+      return Math.min(...counts);
+    };
+    const one = await statementsFor(['C0PUBLIC']);
+    const five = await statementsFor(['C0PUBLIC', 'C0LOUNGE', ...extra]);
+    // Before: 9 and 30, five statements more for every public channel.
+    expect(five).toBeLessThanOrEqual(one);
+  });
+
   /** Holds every users.list call until the returned function is called (a big team read at Slack's rate limit). */
   const holdUsersList = () => {
     let release!: () => void;
