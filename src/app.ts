@@ -21,7 +21,7 @@ import { DEFAULT_RATE_LIMIT } from './domain/messaging/rules.ts';
 import { OrgService } from './domain/organizations/org-service.ts';
 import { InboundService } from './domain/surfaces/inbound-service.ts';
 import { AgentsPage } from './domain/chat/agents-page.ts';
-import { ChatService, chatWorkspaceTopic } from './domain/chat/chat-service.ts';
+import { ChatService, chatPersonTopic, chatWorkspaceTopic, SESSIONS_CHANGED } from './domain/chat/chat-service.ts';
 import { DocumentAdmin } from './domain/documents/document-admin.ts';
 import { messageHtml } from './web/message-html.ts';
 import { webPort } from './web/chat/surface-port.ts';
@@ -93,6 +93,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     if (note) notifier.publish(conversationTopic(note.conversationId), note.id).catch((err) => logger.warn({ err }, 'could not announce a listening note'));
   });
   bridges.onChange((ws, channelId) => settingsChanged(ws.id, channelId));
+  // Someone taken out of an organization: their open web chats check their session and access at once, as after
+  // signing out (web/auth/sessions.ts's sessionsChanged, which would import this file back).
+  orgs.onPersonRemoved((_org, person) => notifier.publish(chatPersonTopic(person.id), SESSIONS_CHANGED)
+    .catch((err) => logger.warn({ err }, 'could not tell a removed person\'s open event streams; they end at their next keepalive')));
   const mirrors = { store, clock, port: (s: ExternalSurface) => bridges.port(s) };
   queue.register(BRIDGE_POST, bridgePostHandler(mirrors));
   queue.register(BRIDGE_CHANGE, bridgeChangeHandler(mirrors));

@@ -43,7 +43,14 @@ export interface PersonPut {
 
 /** Organizations, people, workspaces, memberships, seats and plans. */
 export class OrgService {
+  private readonly removalListeners: Array<(org: Organization, person: Person) => Promise<void> | void> = [];
+
   constructor(private readonly store: Store, private readonly clock: Clock) {}
+
+  /** Calls `fn` after a person was taken out of an organization (their open web chats check their access at once). */
+  onPersonRemoved(fn: (org: Organization, person: Person) => Promise<void> | void): void {
+    this.removalListeners.push(fn);
+  }
 
   async org(idOrSlug: string): Promise<Organization> {
     const org = await this.store.orgs.get(idOrSlug);
@@ -225,10 +232,12 @@ export class OrgService {
   /**
    * Takes a person out of an organization: their role, their direct roles in
    * its workspaces, and their agents' places there. Their account, their own
-   * organization and what they wrote stay. The last admin cannot be removed.
+   * organization and what they wrote stay, and so do their sign-in sessions
+   * (other organizations may be theirs too). The last admin cannot be removed.
+   * `onPersonRemoved` listeners run once it committed.
    */
   async removePerson(actor: Actor, org: string, handle: string) {
-    return this.store.transaction(async (tx) => {
+    const removed = await this.store.transaction(async (tx) => {
       const svc = new OrgService(tx, this.clock);
       const named = await svc.org(org);
       const o = await svc.lockAdmins(named);
@@ -246,6 +255,8 @@ export class OrgService {
       await tx.orgs.removeMember(o.id, person.id);
       return { org: o, person, agentsRemoved: agentIds.length };
     });
+    await Promise.all(this.removalListeners.map((fn) => fn(removed.org, removed.person)));
+    return removed;
   }
 
   /** The workspaces of an organization, or of all of them (operator only). */

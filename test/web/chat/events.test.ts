@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '../../../src/domain/actor.ts';
-import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../../src/web/auth/index.ts';
+import { hashPassword, SESSION_IDLE_MS, SESSION_MAX_MS } from '../../../src/web/auth/index.ts';
 import { HttpBrowser } from '../support/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from '../support/server.ts';
 import { openEvents } from '../support/sse.ts';
@@ -54,6 +54,19 @@ describe('the web chat event stream', () => {
     await onPhone.next((e) => e.event === 'message' && e.data.message.body === 'still here?');
     await onPhone.close();
   });
+
+  it('ends an open stream at once when its person is taken out of the organization, without waiting for a keepalive', async () => {
+    const carol = await server.app.orgs.addPerson(SYSTEM, { handle: 'carol', org: 'acme', role: 'member' });
+    await server.app.store.people.setPasswordHash(carol.id, await hashPassword(password));
+    const tab = new HttpBrowser(server.url);
+    await tab.signIn('carol', password);
+    const events = await openEvents(tab, 'acme');
+    const started = Date.now();
+    await server.app.orgs.removePerson(SYSTEM, 'acme', 'carol');
+    await events.ended;
+    // A keepalive comes every 25 s here; ending well before one proves the removal itself ended it.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  }, 40_000);
 
   it('ends open streams as soon as the server stops, so shutdown does not wait for them', async () => {
     const events = await openEvents(bob, 'acme');

@@ -41,6 +41,8 @@ const EVENTS: Array<keyof LiveEvents> = ['message', 'changed', 'deleted', 'sideb
 /**
  * Follows the workspace's live events. The browser reconnects by itself after
  * a drop; `reconnect` runs then, so the page can catch up on what it missed.
+ * When the server refuses the reconnection the browser gives up without saying
+ * why; a call to the API finds out, and a session that ended sends the page to sign-in.
  */
 export function follow(ws: string, handlers: LiveHandlers): EventSource {
   const source = new EventSource(`/api/chat${w(ws, '/events')}`);
@@ -53,6 +55,10 @@ export function follow(ws: string, handlers: LiveHandlers): EventSource {
     if (dropped) handlers.reconnect?.();
     dropped = false;
   });
-  source.addEventListener('error', () => { dropped = true; document.body.dataset.live = 'reconnecting'; });
+  source.addEventListener('error', () => {
+    dropped = true;
+    document.body.dataset.live = 'reconnecting';
+    if (source.readyState === EventSource.CLOSED) api('GET', '/me').catch(() => {});
+  });
   return source;
 }
