@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
 import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
-import { startPgliteThread } from '../../src/adapters/db/pglite-thread.ts';
+import { startPgliteThread, type PgliteThread, type StatementWatch } from '../../src/adapters/db/pglite-thread.ts';
+import { settlesWithin } from '../../src/time.ts';
 
 export interface TestDatabase {
   kind: 'pglite' | 'postgres';
@@ -14,26 +16,91 @@ export interface TestDatabase {
 let template: Blob | undefined;
 const pgliteTemplate = () => (template ??= new Blob([readFileSync(inject('pgliteTemplate'))]));
 
-/** A fresh, migrated PGlite in memory, started from the template the global setup made. */
+/** A fresh, migrated PGlite in memory: emptied from an earlier file's, or started from the template the global setup made. */
 export const pgliteDb: TestDatabase = {
   kind: 'pglite',
   async open() {
-    const d = await openDatabase({ dataDir: 'memory://', template: pgliteTemplate() });
+    const d = await openDatabase({ dataDir: 'memory://', pgliteThread: lendPglite });
     await d.migrate();
     return d;
   },
 };
 
 /**
+ * In-memory PGlite threads this test process keeps between files. Starting one from the template costs about 2 s of
+ * CPU (a worker thread, PGlite's file system, PostgreSQL's start-up), which the suite paid some 90 times; emptying
+ * every table of one a file has closed costs milliseconds. A lent thread refuses calls once closed, as a closed one
+ * does, so a late statement from one file never lands in the next file's database. One that cannot be emptied (a
+ * transaction left open, the thread stopped, the schema changed) is ended instead of kept.
+ */
+const KEEP = 2;
+const idle: Pooled[] = [];
+interface Pooled { thread: PgliteThread; relay: Relay; schema: string }
+
+/** Passes statements on to the watch of the database the thread is lent to now. */
+class Relay implements StatementWatch {
+  to: StatementWatch | undefined;
+  statement(key: unknown, text: string, result: Promise<unknown>) { this.to?.statement(key, text, result); }
+  ended(key: unknown, committed: boolean) { this.to?.ended(key, committed); }
+}
+
+const SCHEMA = `select count(*) || ':' || coalesce(sum(hashtext(c.relname || '.' || a.attname || ':' || a.atttypid)), 0) as schema
+  from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+  where n.nspname in ('public', 'drizzle') and a.attnum > 0 and not a.attisdropped`;
+const EMPTY = `do $$ declare t text; begin
+  select string_agg(format('%I.%I', schemaname, tablename), ', ') into t from pg_tables where schemaname = 'public';
+  execute 'truncate ' || t || ' restart identity cascade';
+  perform pg_advisory_unlock_all();
+end $$`;
+const schemaOf = async (t: PgliteThread) => String((await t.query(SCHEMA)).rows.map((r) => (r as { schema: string }).schema)[0]);
+const closedError = () => Object.assign(new Error('PGlite is closed'), { code: '08003' });
+
+async function lendPglite(watch: StatementWatch): Promise<PgliteThread> {
+  const held = idle.pop() ?? await (async () => {
+    const relay = new Relay();
+    const thread = await startPgliteThread('memory://', pgliteTemplate(), relay);
+    return { thread, relay, schema: await schemaOf(thread) };
+  })();
+  held.relay.to = watch;
+  const unlistens = new Set<() => Promise<void>>();
+  let returned: Promise<void> | null = null;
+  const open = () => { if (returned) throw closedError(); };
+  const lent: PgliteThread = Object.assign(Object.create(held.thread) as PgliteThread, {
+    query: (...args: Parameters<PgliteThread['query']>) => { try { open(); } catch (e) { return Promise.reject(e); } return held.thread.query(...args); },
+    transaction: <T>(fn: (tx: { query: PgliteThread['query'] }) => Promise<T>) => { try { open(); } catch (e) { return Promise.reject(e); } return held.thread.transaction(fn); },
+    async listen(channel: string, onPayload: (payload: string) => void) {
+      open();
+      const unlisten = await held.thread.listen(channel, onPayload);
+      unlistens.add(unlisten);
+      return async () => { if (unlistens.delete(unlisten)) await unlisten(); };
+    },
+    close: () => (returned ??= giveBack(held, unlistens)),
+    asPglite: () => lent as unknown as PGlite,
+  });
+  return lent;
+}
+
+async function giveBack(held: Pooled, unlistens: Set<() => Promise<void>>): Promise<void> {
+  held.relay.to = undefined;
+  await Promise.all([...unlistens].map((u) => u().catch(() => {})));
+  let clean = false;
+  const emptying = (async () => { await held.thread.query(EMPTY); clean = (await schemaOf(held.thread)) === held.schema; })();
+  const emptied = await settlesWithin(emptying, 10_000).catch(() => false) && clean;
+  if (emptied && idle.length < KEEP) idle.push(held);
+  else await held.thread.close();
+}
+
+/**
  * A fresh database on the real PostgreSQL (TEST_DATABASE_URL), created for this
- * test file and dropped when it is closed, so parallel files never share rows.
+ * test file (a copy of the migrated template the global setup made there) and
+ * dropped when it is closed, so parallel files never share rows.
  */
 export function postgresDb(url = process.env.TEST_DATABASE_URL): TestDatabase | null {
   if (!url) return null;
   return {
     kind: 'postgres',
     async open() {
-      const fresh = await freshPostgresDatabase(url);
+      const fresh = await freshPostgresDatabase(url, url === process.env.TEST_DATABASE_URL ? inject('postgresTemplate') : null);
       const d = await openDatabase({ databaseUrl: fresh.url, max: 5 });
       await d.migrate();
       const close = d.close;
@@ -46,14 +113,14 @@ export function postgresDb(url = process.env.TEST_DATABASE_URL): TestDatabase | 
   };
 }
 
-/** An empty database on the server behind `url`, and a function that drops it. */
-export async function freshPostgresDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new database on the server behind `url` (empty, or a copy of `template`), and a function that drops it. */
+export async function freshPostgresDatabase(url: string, template?: string | null): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `sb_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   // Tests terminate backends on purpose; an unheard 'error' event would be thrown.
   admin.on('error', () => {});
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   const u = new URL(url);
   u.pathname = `/${name}`;
   return {

@@ -12,7 +12,7 @@ import { createTableRelationsHelpers, extractTablesRelationalConfig, sql, type S
 import { isConnectionLost } from './errors.ts';
 import { lockDataDir } from './lock.ts';
 import { PgListener } from './pg-listener.ts';
-import { startPgliteThread } from './pglite-thread.ts';
+import { startPgliteThread, type PgliteThread, type StatementWatch } from './pglite-thread.ts';
 import { TableChangeFeed, type TableChanges } from './table-changes.ts';
 import * as schema from './schema.ts';
 
@@ -67,10 +67,15 @@ export interface OpenOptions {
    * takes several (tests start from a migrated template).
    */
   template?: Blob;
+  /**
+   * Starts the thread an in-memory PGlite runs in (by default a new one from `template`). The tests hand out
+   * threads they reuse: starting one costs about 2 s of CPU, and a test file opens one or more.
+   */
+  pgliteThread?: (watch: StatementWatch) => Promise<PgliteThread>;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.max ?? 10, opts.logger) : openPglite(opts.dataDir ?? 'memory://', opts.template);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.max ?? 10, opts.logger) : openPglite(opts.dataDir ?? 'memory://', opts.template, opts.pgliteThread);
 }
 
 /**
@@ -192,13 +197,14 @@ export async function whileUnreachable<T>(fn: () => Promise<T>, logger?: Logger,
  * PGlite in a worker thread (pglite-thread.ts): its queries run in WebAssembly
  * and would otherwise hold the main thread, which answers HTTP, while they run.
  */
-async function openPglite(dataDir: string, template?: Blob): Promise<Database> {
+async function openPglite(dataDir: string, template?: Blob, start?: OpenOptions['pgliteThread']): Promise<Database> {
   const memory = dataDir.startsWith('memory://');
   if (!memory) mkdirSync(dataDir, { recursive: true });
   const release = memory ? () => {} : lockDataDir(dataDir);
   // One process owns a PGlite database, so its own statements are every change there is.
   const changes = new TableChangeFeed();
-  const client = await startPgliteThread(dataDir, memory ? template : undefined, changes).catch((e) => { release(); throw e; });
+  const started = memory && start ? start(changes) : startPgliteThread(dataDir, memory ? template : undefined, changes);
+  const client = await started.catch((e) => { release(); throw e; });
   const db = drizzlePglite({ client: client.asPglite(), schema }) as unknown as Db;
   let closed = false;
   return {
