@@ -56,7 +56,9 @@ async function spawnStdio(config: Config, w: World, token: string, extra: Record
   };
 }
 
-describe('switchboard mcp-stdio', () => {
+// Each test starts a process that loads the CLI through tsx and opens the embedded database: seconds of CPU, and
+// on a loaded 2-core machine more than the default 30 s of waiting.
+describe('switchboard mcp-stdio', { timeout: 120_000 }, () => {
   const config = testConfig();
   let w: World;
 
