@@ -184,6 +184,27 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     await a.close();
   });
 
+  it('ends a stream before its new text goes out once the recipient\'s owner stops it taking messages from the sender', async () => {
+    const w = await makeWorld(app);
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const s = (await a.call('start_message', { to: 'reviewer', text: 'Draft ' })).structuredContent as Out;
+    const live = await liveEvents(s.conversation_id);
+    await a.call('append_message', { stream_id: s.stream_id, text: 'one ' });
+    await vi.waitFor(() => expect(live.events.some((e) => e.stream?.text === 'Draft one ')).toBe(true));
+    // Mid-stream, Bob lets his reviewer take messages only from himself.
+    const bob = { kind: 'person' as const, personId: (await app.store.people.get(w.bob))!.id };
+    await app.agents.join(bob, { agent: `${w.bob}/reviewer`, workspace: w.ws.slug, takesFrom: [w.bob] });
+    await a.call('append_message', { stream_id: s.stream_id, text: 'two' });
+    await vi.waitFor(() => expect(live.events.at(-1)?.stream).toMatchObject({ id: s.stream_id, done: true, text: '' }));
+    expect(live.events.some((e) => e.stream?.text.includes('two'))).toBe(false);
+    const late = await a.call('append_message', { stream_id: s.stream_id, text: 'more' });
+    expect(late.isError).toBe(true);
+    expect(textOf(late)).toMatch(/already ended \(refused: Nobody would receive this message \(reviewer: .*takes messages only from its allow-list \(takes_messages_from\), and you are not on it; ask its owner to add you\.\); name recipients who accept it\.\)/);
+    expect(await app.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
+    await live.stop();
+    await a.close();
+  });
+
   it('checks again before each live update only what can change mid-stream, not the whole send', async () => {
     const w = await makeWorld(app);
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
@@ -208,7 +229,8 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     };
     const toReviewer = await perFlush({ to: 'reviewer' });
     const inConversation = await perFlush({ conversation: sent.conversation_id });
-    // The sender's standing (from the read cache) and what it read lately, plus the live event's NOTIFY; a whole send's
+    // The sender's standing and the directory its recipients' rules are read from (both from the read cache) and what it
+    // read lately, plus the live event's NOTIFY; a whole send's
     // plan (directory, conversation, participants, chain, DM) cost 4 and 6. The least of three, as other work may run meanwhile.
     expect(Math.min(...toReviewer)).toBeLessThanOrEqual(2);
     expect(Math.min(...inConversation)).toBeLessThanOrEqual(2);

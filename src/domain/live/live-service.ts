@@ -56,7 +56,7 @@ interface Stream {
   id: string;
   input: StartInput;
   conversation: Conversation;
-  /** Checks again what can change while the stream is open (MessagingService.preview's `recheck`). */
+  /** Checks again what can change while the stream is open: send permission, recipients' rules, audience (MessagingService.preview's `recheck`). */
   recheck: () => Promise<void>;
   text: string;
   /** Characters of `text` already on the platform. */
@@ -330,8 +330,9 @@ export class LiveService {
     const text = stream.text;
     try {
       // Checked again before new text goes out: since it started, the agent may have read what this conversation's
-      // audience may not (the audience rule), or lost the right to write here. Where it goes and to whom were settled at
-      // the start and do not change, so they are not looked up again.
+      // audience may not (the audience rule), or lost the right to write here, and a recipient may no longer take its
+      // messages (its owner changed takes_messages_from, or took it out). Where it goes and to whom were settled at the
+      // start, so those recipients' rules are applied again but the recipients are not worked out anew.
       if (!(await this.stillAllowed(stream))) return;
       await this.publish(stream.conversation, stream.input.sender, {
         status: null, stream: { id: stream.id, text: text.slice(-LIVE_TEXT_MAX), truncated: text.length > LIVE_TEXT_MAX, done: false },

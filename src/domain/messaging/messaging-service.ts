@@ -10,7 +10,7 @@ import type { ListeningService } from '../listening/listening-service.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { hasBridges, queueMirrors } from '../bridges/mirror-out.ts';
 import { waitForWake } from './inbox-wait.ts';
-import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, rateLimited, refusalFor, type RateLimit, type RefusalRule } from './rules.ts';
+import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, rateLimited, refusalFor, type RateLimit, type Refusal, type RefusalRule } from './rules.ts';
 import type { Conversation, InboxItem, LivePost, Message, SearchHit } from './types.ts';
 
 export interface SendInput {
@@ -90,6 +90,14 @@ const isExternal = (c: Conversation | null) => c?.kind === 'external';
 /** A conversation whose members all read it (external threads, web channels and their threads): it needs no named recipient. */
 const isAudience = (c: Conversation | null) => isExternal(c) || c?.kind === 'channel' || c?.kind === 'thread';
 
+/** How a recipient took the message: delivered, or refused with the rule and its reason. */
+const recipientResult = (to: string, agentId: string | null, refusal: Refusal | null): RecipientResult =>
+  ({ to, agent_id: agentId, status: refusal ? 'refused' : 'delivered', ...refusal });
+
+/** The refusal of a message every recipient refused, with each one's reason. */
+const nobodyReceives = (results: RecipientResult[]) =>
+  notPermitted(`Nobody would receive this message (${results.map((r) => `${r.to}: ${r.reason}`).join('; ')}); name recipients who accept it.`, { recipients: results });
+
 /** Sending, reading and searching messages, with every rule of the workspace applied. */
 export class MessagingService {
   /** Called after a message is stored and its readers woken (the live service clears the sender's status there). */
@@ -124,15 +132,16 @@ export class MessagingService {
    * Checks a message before it is written: every rule send applies, and with `limits` (a streamed message starting)
    * the rate limit and the plan's monthly count as they stand now too (send checks them again when it stores it).
    * Returns the conversation it will land in, created now for a new DM so that live views can follow it; throws the
-   * refusal send would give. `recheck` checks again only what can change before the message is sent (a stream's live
-   * updates run it): the sender's send permission, and the audience rule for the same place and recipients.
+   * refusal send would give. `recheck` checks again, for the same place and recipients, what can change before the
+   * message is sent (a stream's live updates run it): the sender's send permission, the recipients' rules (a recipient
+   * whose owner stops it taking messages from the sender, or takes it out of the workspace), and the audience rule.
    */
   async preview(input: Omit<SendInput, 'body'>, opts: { limits?: boolean } = {}): Promise<{ conversation: Conversation; recipients: RecipientResult[]; recheck: () => Promise<void> }> {
     const { workspace: ws, sender } = input;
     const plan = await this.plan(input);
     if (!plan.targets.length && !(isAudience(plan.conversation) && !plan.results.length)) {
       if (!plan.results.length) throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
-      throw notPermitted(`Nobody would receive this message (${plan.results.map((r) => `${r.to}: ${r.reason}`).join('; ')}); name recipients who accept it.`, { recipients: plan.results });
+      throw nobodyReceives(plan.results);
     }
     const spec = plan.conversation ? null : this.dmSpec(ws, sender, plan.targets);
     let conversation = plan.conversation ?? await this.store.messages.findConversation(ws.id, spec!.key);
@@ -144,7 +153,18 @@ export class MessagingService {
     }
     conversation ??= await this.store.messages.conversation(spec!);
     const recheck = async () => {
-      await this.standing(input);
+      // The directory comes from the read cache until a membership or a role changes: no statement while none does.
+      const [me, directory] = await Promise.all([this.standing(input), plan.targets.length ? this.agents.directory(ws) : []]);
+      if (plan.targets.length) {
+        const results = plan.targets.map((t) => {
+          const to = plan.results.find((r) => r.agent_id === t.agent.id)?.to ?? label(t.agent);
+          const now = directory.find((d) => d.agent.id === t.agent.id);
+          const refusal = now ? refusalFor(me, now, plan.chain.hop) : { rule: 'unknown_recipient' as const, reason: `${to} is no longer in this workspace.` };
+          return recipientResult(to, t.agent.id, refusal);
+        });
+        // As send: the message goes ahead while anyone still takes it.
+        if (results.every((r) => r.status === 'refused')) throw nobodyReceives(results);
+      }
       if (plan.audience) await this.audiences?.checkPost(sender, ws, plan.audience);
     };
     return { conversation, recipients: plan.results, recheck };
@@ -265,7 +285,7 @@ export class MessagingService {
     const targets: WorkspaceAgent[] = [];
     for (const e of entries) {
       const refusal = e.refusal ?? refusalFor(me, e.w!, chain.hop);
-      results.push({ to: e.to, agent_id: e.w?.agent.id ?? null, status: refusal ? 'refused' : 'delivered', ...refusal });
+      results.push(recipientResult(e.to, e.w?.agent.id ?? null, refusal));
       if (!refusal) targets.push(e.w!);
     }
     const hopRefused = results.some((r) => r.rule === 'hop_limit');
