@@ -1,20 +1,43 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = path.resolve(import.meta.dirname, '../../../test-artifacts');
 
-/** Debian's Chromium, headless, without sandbox (CI runs as root) and without any background traffic. */
+/**
+ * Debian's Chromium, headless, without sandbox (CI runs as root) and without any background traffic. One browser per
+ * test process, shared by its files (a launch costs about 2 s of CPU): each file gets a handle whose contexts are its
+ * own, and whose close() closes those contexts, not the browser, which ends with the process.
+ */
 export async function launchChromium(): Promise<Browser> {
+  const browser = await sharedBrowser();
+  const contexts = new Set<BrowserContext>();
+  return Object.assign(Object.create(browser) as Browser, {
+    async newContext(options?: BrowserContextOptions) {
+      const context = await browser.newContext(options);
+      contexts.add(context);
+      return context;
+    },
+    async close() {
+      await Promise.all([...contexts].map((c) => c.close().catch(() => {})));
+      contexts.clear();
+    },
+  });
+}
+
+let shared: Promise<Browser> | undefined;
+async function sharedBrowser(): Promise<Browser> {
+  const running = await shared?.catch(() => undefined);
+  if (running?.isConnected()) return running;
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. .ci/run installs it.`);
   }
-  return chromium.launch({
+  return (shared = chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  }));
 }
 
 /** Saves what the page looked like (on failure, and for the record). */
