@@ -97,7 +97,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // signing out (web/auth/sessions.ts's sessionsChanged, which would import this file back).
   orgs.onPersonRemoved((_org, person) => notifier.publish(chatPersonTopic(person.id), SESSIONS_CHANGED)
     .catch((err) => logger.warn({ err }, 'could not tell a removed person\'s open event streams; they end at their next keepalive')));
-  const mirrors = { store, clock, port: (s: ExternalSurface) => bridges.port(s) };
+  const mirrors = { store, clock, port: (s: ExternalSurface) => bridges.port(s), outsideChannelsGone: bridges.outsideChannelsGone.bind(bridges) };
   queue.register(BRIDGE_POST, bridgePostHandler(mirrors));
   queue.register(BRIDGE_CHANGE, bridgeChangeHandler(mirrors));
   queue.register(BRIDGE_REACT, bridgeReactHandler(mirrors));

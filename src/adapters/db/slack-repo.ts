@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, lt, sql } from 'drizzle-orm';
 import type { SlackInstallation, SlackInstallationInput, SlackInstallationRepo } from '../../domain/surfaces/ports.ts';
 import type { Db } from './client.ts';
 import { slackInstallations, surfaceTenants } from './schema.ts';
@@ -58,10 +58,15 @@ export class DrizzleSlackInstallationRepo implements SlackInstallationRepo {
     return (await this.get(i.teamId))!;
   }
 
-  async remove(teamId: string) {
-    await this.db.transaction(async (tx) => {
-      await tx.delete(slackInstallations).where(eq(slackInstallations.teamId, teamId));
+  async remove(teamId: string, before?: Date) {
+    return this.db.transaction(async (tx) => {
+      // One conditional delete: a reinstall committing meanwhile makes it match nothing.
+      const team = eq(slackInstallations.teamId, teamId);
+      const gone = await tx.delete(slackInstallations).where(before ? and(team, lt(slackInstallations.updatedAt, before)) : team)
+        .returning({ teamId: slackInstallations.teamId });
+      if (!gone.length && (await tx.select({ t: slackInstallations.teamId }).from(slackInstallations).where(team).limit(1)).length) return false;
       await new DrizzleSurfaceTenantRepo(tx as unknown as Db).connect('slack', teamId, null);
+      return true;
     });
   }
 }

@@ -45,12 +45,17 @@ export class DrizzleTeamsReferenceRepo implements TeamsReferenceRepo {
 
   async put(r: { conversationId: string; tenantId: string; conversationType: string; reference: Record<string, unknown>; teamId?: string | null }): Promise<void> {
     // The team rides along in the stored reference (`teamId`, which Bot Framework's reference has no field for), so a deleted team's channels can be found.
+    // An activity that does not name the team (some conversation updates, a reply without channelData.team) keeps the one stored.
     const { teamId, ...row } = r;
     const reference = teamId ? { ...r.reference, teamId } : r.reference;
+    const stored = teamsConversationReferences.reference;
     await this.db.insert(teamsConversationReferences).values({ ...row, reference })
       .onConflictDoUpdate({
         target: teamsConversationReferences.conversationId,
-        set: { reference, conversationType: r.conversationType, updatedAt: sql`now()` },
+        set: {
+          reference: teamId ? reference : sql`excluded.reference || jsonb_strip_nulls(jsonb_build_object('teamId', ${stored}->'teamId'))`,
+          conversationType: r.conversationType, updatedAt: sql`now()`,
+        },
       });
   }
 

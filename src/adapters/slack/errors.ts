@@ -30,6 +30,9 @@ export const notInstalled = (teamId: string | undefined) => new DeliveryError({
     + `an admin must install the app again (through /slack/install, or from the Slack app's Install App page) and run \`switchboard slack connect WORKSPACE --team-id ${teamId ?? 'T…'}\` (with --bot-token xoxb-… when not installed through /slack/install)`,
 });
 
+/** Refusals that say the channel is gone for the app: deleted (or out of its sight), or archived. */
+const PLACE_GONE = new Set(['channel_not_found', 'is_archived']);
+
 /** Platform errors that are Slack's own trouble and pass with time. */
 const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited', 'team_added_to_org']);
 
@@ -43,7 +46,7 @@ export function classifySlackError(e: unknown): SlackFailure {
     case webApi.ErrorCode.PlatformError: {
       const error = String((e as webApi.WebAPIPlatformError).data?.error ?? 'unknown_error');
       if (TRANSIENT.has(error)) return { kind: 'transient', reason: `Slack answered ${error}` };
-      return { kind: 'permanent', code: error, reason: PERMANENT[error] ?? `Slack refused it (${error})` };
+      return { kind: 'permanent', code: error, reason: PERMANENT[error] ?? `Slack refused it (${error})`, ...(PLACE_GONE.has(error) ? { placeGone: true } : {}) };
     }
     case webApi.ErrorCode.HTTPError:
       return { kind: 'transient', reason: `Slack answered HTTP ${(e as webApi.WebAPIHTTPError).statusCode}` };

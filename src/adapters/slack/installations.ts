@@ -114,10 +114,13 @@ export class SlackInstallations {
     }
   }
 
-  /** Forgets a team's install, its sealed token and its workspace mapping (the app was uninstalled); no-op when absent. */
-  async remove(teamId: string): Promise<void> {
+  /**
+   * Forgets a team's install, its sealed token and its workspace mapping (the app was uninstalled); no-op when absent.
+   * With `before`, only an install made or last updated before then; false when a newer one stays.
+   */
+  async remove(teamId: string, before?: Date): Promise<boolean> {
     try {
-      await this.repo.remove(teamId);
+      return await this.repo.remove(teamId, before);
     } finally {
       this.cache.delete(teamId);
     }

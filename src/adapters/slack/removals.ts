@@ -25,13 +25,23 @@ export async function channelGone(rt: SlackRuntime, teamId: string, channel: str
   );
 }
 
-/** The app uninstalled from a team (or its bot token revoked): that team's bridges removed and its install forgotten. */
-export async function teamUninstalled(rt: SlackRuntime, teamId: string): Promise<void> {
+/**
+ * The app uninstalled from a team (or its bot token revoked): that team's bridges removed and its install forgotten.
+ * `eventTime` is Slack's (event_time, whole seconds): the inbound job may run late (retried, resumed after a restart),
+ * and an install made or updated after that second (the admin installed the app or connected the team again) stays,
+ * with its bridges. The delete itself is conditional too, so a reinstall landing meanwhile is not lost.
+ */
+export async function teamUninstalled(rt: SlackRuntime, teamId: string, eventTime: number): Promise<void> {
   const { store, bridges } = rt.app;
+  const before = new Date((eventTime + 1) * 1000);
+  const kept = () => rt.logger.info({ teamId, eventTime }, 'a Slack uninstall was handled after the app was installed in that team again: the new install is kept');
+  // Read past the credentials cache: another process may have stored the reinstall.
+  const installed = await rt.installations.repo.get(teamId);
+  if (installed && installed.updatedAt >= before) return kept();
   const workspaceId = await store.tenants.workspaceOf('slack', teamId);
   const ours = workspaceId ? (await store.bridges.list(workspaceId)).filter((b) => b.surface === 'slack' && b.tenantId === teamId) : [];
   const removed = await bridges.outsideChannelsGone('slack', teamId, ours.map((b) => b.externalChannelId), 'uninstalled');
-  await rt.installations.remove(teamId);
+  if (!(await rt.installations.remove(teamId, before))) return kept();
   rt.logger.info(
     { teamId, workspaceId, bridgesRemoved: removed.map((b) => ({ id: b.id, channel: b.externalChannelId })) },
     'the Switchboard app was uninstalled from a Slack team: its bridges removed and its install and bot token forgotten',
@@ -50,11 +60,11 @@ export function registerRemovals(bolt: BoltApp, rt: SlackRuntime): void {
     });
   }
   // Bolt runs these two without authorizing (the token is gone already); the team comes from the envelope.
-  bolt.event('app_uninstalled', async ({ context }) => {
-    if (context.teamId) await teamUninstalled(rt, context.teamId);
+  bolt.event('app_uninstalled', async ({ body, context }) => {
+    if (context.teamId) await teamUninstalled(rt, context.teamId, body.event_time);
   });
-  bolt.event('tokens_revoked', async ({ event, context }) => {
+  bolt.event('tokens_revoked', async ({ body, event, context }) => {
     // Only the bot's token matters: Switchboard keeps no user tokens.
-    if (context.teamId && event.tokens.bot?.length) await teamUninstalled(rt, context.teamId);
+    if (context.teamId && event.tokens.bot?.length) await teamUninstalled(rt, context.teamId, body.event_time);
   });
 }

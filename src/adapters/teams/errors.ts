@@ -13,17 +13,32 @@ interface RestErrorLike {
 
 const TRANSIENT_STATUS = new Set([401, 408, 412, 500, 502, 503, 504]);
 
+type ErrorBody = { error?: { code?: string; message?: string }; message?: string };
+
+/** The response body as JSON; null when there is none or it is not a JSON object. */
+function bodyOf(e: RestErrorLike): ErrorBody | null {
+  try {
+    const body: unknown = JSON.parse(e.response?.bodyAsText ?? '');
+    return body && typeof body === 'object' ? body as ErrorBody : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refusals that say the conversation is gone for the bot, by status and Teams' error code: the channel or team
+ * deleted (404 ConversationNotFound), or the bot not in it (403 BotNotInConversationRoster, the app removed).
+ */
+const PLACE_GONE: Record<number, string> = { 404: 'ConversationNotFound', 403: 'BotNotInConversationRoster' };
+
 /** Teams' error code and message from a response body, if it has them. */
 function bodyReason(e: RestErrorLike): string | null {
   const text = e.response?.bodyAsText;
   if (!text) return null;
-  try {
-    const body = JSON.parse(text) as { error?: { code?: string; message?: string }; message?: string };
-    const reason = body.error?.code ? `${body.error.code}${body.error.message ? `: ${body.error.message}` : ''}` : body.message;
-    return reason ? reason.replace(/\s+/g, ' ').slice(0, 200) : null;
-  } catch {
-    return text.slice(0, 200);
-  }
+  const body = bodyOf(e);
+  if (!body) return text.slice(0, 200);
+  const reason = body.error?.code ? `${body.error.code}${body.error.message ? `: ${body.error.message}` : ''}` : body.message;
+  return reason ? reason.replace(/\s+/g, ' ').slice(0, 200) : null;
 }
 
 function retryAfterMs(e: RestErrorLike): number | null {
@@ -56,7 +71,8 @@ export function classifyTeamsError(error: unknown): DeliveryFailure {
     return { kind: 'permanent', code: 'MessageWritesBlocked', reason: 'the person blocked Switchboard in Teams or removed the app, so Teams refuses new messages in that chat' };
   }
   if (TRANSIENT_STATUS.has(status) || status >= 500) return { kind: 'transient', reason };
-  return { kind: 'permanent', code: `HTTP ${status}`, reason };
+  const placeGone = PLACE_GONE[status] !== undefined && bodyOf(e)?.error?.code === PLACE_GONE[status];
+  return { kind: 'permanent', code: `HTTP ${status}`, reason, ...(placeGone ? { placeGone } : {}) };
 }
 
 const isRestError = (error: unknown) => {

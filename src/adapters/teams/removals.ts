@@ -21,7 +21,8 @@ export const teamOf = (activity: Partial<TurnContext['activity']>): string | nul
  * Forgets a conversation (a channel with its reply chains, or a chat), or every
  * channel of a team, and removes the bridges to those channels. A team's channels
  * are the ones the bot has seen there (every channel activity names its team),
- * and its General channel, whose id is the team's.
+ * and its General channel, whose id is the team's. A bridge to a channel the bot
+ * never heard from is not found here; its next post, refused, removes it (mirror-out.ts).
  */
 export async function placeGone(rt: TeamsRuntime, tenant: string, what: { conversation: string } | { team: string }, reason: GoneReason): Promise<void> {
   const forgotten = await rt.references.forget(tenant, what);

@@ -67,9 +67,14 @@ export interface MirrorDeps {
   clock: Clock;
   /** The bridge port of a surface (BridgeService.port); undefined when this process does not have it. */
   port(surface: ExternalSurface): BridgePort | undefined;
+  /** Removes the bridges of outside channels the platform says are gone (BridgeService.outsideChannelsGone). */
+  outsideChannelsGone(surface: ExternalSurface, tenantId: string, externalChannelIds: string[], reason: string): Promise<unknown>;
 }
 
-/** The `bridge.post` handler: posts the message under its author's name with a mark of where it was written. */
+/**
+ * The `bridge.post` handler: posts the message under its author's name with a mark of where it was written. A post
+ * the platform refuses because the channel is gone removes the bridge (audited, the web channel's header updated).
+ */
 export function bridgePostHandler(deps: MirrorDeps): JobHandler {
   return async (raw, ctx) => {
     const parsed = BridgeJob.safeParse(raw);
@@ -86,6 +91,10 @@ export function bridgePostHandler(deps: MirrorDeps): JobHandler {
     await postOnce(port, out, ctx, {
       note: () => store.bridges.notePost(bridge.id, message.id, deps.clock.now()),
       record: (posted) => store.bridges.recordPosted(bridge.id, message.id, posted.externalId),
+      // The channel is gone (deleted, archived, the app taken out): the bridge goes too, rather than failing every post.
+      refused: async (failure) => {
+        if (failure.placeGone) await deps.outsideChannelsGone(bridge.surface, bridge.tenantId, [bridge.externalChannelId], `postRefused: ${failure.reason} (${failure.code})`);
+      },
     });
   };
 }

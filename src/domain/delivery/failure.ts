@@ -9,8 +9,11 @@ export type DeliveryFailure =
   | { kind: 'rate_limited'; afterMs: number | null; reason: string }
   /** Network trouble, the platform's own outage, a timeout: the call may work later (and may have reached the platform). */
   | { kind: 'transient'; reason: string }
-  /** A refusal retrying cannot fix; `code` is the platform's, `reason` a sentence a person or an agent can act on. */
-  | { kind: 'permanent'; code: string; reason: string };
+  /**
+   * A refusal retrying cannot fix; `code` is the platform's, `reason` a sentence a person or an agent can act on.
+   * `placeGone`: the channel or chat posted to is gone for the app (deleted, archived, the app taken out of it).
+   */
+  | { kind: 'permanent'; code: string; reason: string; placeGone?: boolean };
 
 /** Thrown by a surface's outbound calls: the classified failure, never the SDK's error (it may carry a token). */
 export class DeliveryError extends Error {

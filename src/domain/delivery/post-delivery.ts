@@ -12,7 +12,7 @@ import { isOutage, PermanentFailure } from '../errors.ts';
 import type { Clock, JobContext, JobHandler, Store } from '../ports.ts';
 import type { LivePost } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
-import { isDeliveryError, jobErrorFor } from './failure.ts';
+import { isDeliveryError, jobErrorFor, type DeliveryFailure } from './failure.ts';
 import { pacedCall } from './pacer.ts';
 import type { OutboundMessage, PostedMessage, SurfaceOutbound } from './ports.ts';
 
@@ -46,7 +46,7 @@ export function postHandler(port: SurfaceOutbound, deps: DeliveryDeps): JobHandl
       note: () => (live ? Promise.resolve(null) : deps.store.messages.notePostAttempt(out.message.id, deps.clock.now())),
       ...(live ? { post: () => finishLive(port, out, live) } : {}),
       record: (posted) => record(deps, out, posted),
-      refused: (reason) => tellSender(port, deps, out, reason),
+      refused: (failure) => tellSender(port, deps, out, failure.reason),
     });
   };
 }
@@ -59,7 +59,7 @@ export interface PostAttempts {
   /** The platform call, when it is not the port's `post`. */
   post?(): Promise<PostedMessage>;
   /** Called once the platform refused for good, before the job fails. */
-  refused?(reason: string): Promise<void>;
+  refused?(failure: Extract<DeliveryFailure, { kind: 'permanent' }>): Promise<void>;
 }
 
 /**
@@ -83,7 +83,7 @@ export async function postOnce(port: SurfaceOutbound, out: OutboundMessage, ctx:
     await recordPatiently(() => attempts.record(posted), ctx.signal);
   } catch (e) {
     if (!isDeliveryError(e)) throw e;
-    if (e.failure.kind === 'permanent') await attempts.refused?.(e.failure.reason);
+    if (e.failure.kind === 'permanent') await attempts.refused?.(e.failure);
     throw jobErrorFor(e.failure);
   }
 }

@@ -102,8 +102,11 @@ export interface SlackInstallationRepo {
   latestSealedToken(): Promise<{ teamId: string; sealed: string } | null>;
   /** Inserts the installation or replaces the stored one (a re-install). */
   put(i: SlackInstallationInput): Promise<SlackInstallation>;
-  /** Deletes the installation (the app was uninstalled) and its workspace mapping; no-op when absent. */
-  remove(teamId: string): Promise<void>;
+  /**
+   * Deletes the installation (the app was uninstalled) and its workspace mapping; with `before`, only one installed
+   * or last updated before then (a late uninstall leaves a reinstall alone). False when a newer one stays.
+   */
+  remove(teamId: string, before?: Date): Promise<boolean>;
   /** The teams connected to a workspace, oldest first. */
   teamsOf(workspaceId: string): Promise<string[]>;
 }

@@ -39,7 +39,7 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
   const bridgeOf = (channel: string) => h.server.app.store.bridges.byExternal('slack', TEAM, channel);
   const listen = (channel: string) => h.server.app.store.listening.add({ workspaceId: h.workspace.id, surface: 'slack', channelId: channel, agentId: h.reviewer.id, addedBy: null });
   const listenedTo = async () => (await h.server.app.store.listening.listWorkspace(h.workspace.id)).map((l) => l.channelId);
-  const send = async (event: { type: string; [field: string]: unknown }) => expect((await h.post(eventCallback(event))).status).toBe(200);
+  const send = async (event: { type: string; [field: string]: unknown }, options: { eventTime?: number } = {}) => expect((await h.post(eventCallback(event, options))).status).toBe(200);
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
@@ -101,6 +101,42 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
     await connectSlackTeam(app, { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
   });
 
+  it('the repository deletes an install only when it was made or last updated before the time given', async () => {
+    const repo = h.server.app.store.slackInstallations;
+    const { updatedAt } = (await repo.get(TEAM))!;
+    expect(await repo.remove(TEAM, updatedAt)).toBe(false);
+    expect(await repo.get(TEAM)).not.toBeNull();
+    expect(await repo.remove(TEAM, new Date(updatedAt.getTime() + 1))).toBe(true);
+    expect(await repo.get(TEAM)).toBeNull();
+    // Absent already: nothing newer stays.
+    expect(await repo.remove(TEAM, updatedAt)).toBe(true);
+    await connectSlackTeam(h.server.app, { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
+  });
+
+  it('an uninstall handled after the team was connected again (a late or retried job) leaves the new install and its bridges; one from after the reconnect removes them', async () => {
+    const { app } = h.server;
+    const reconnected = Math.floor(Date.now() / 1000);
+    await connectSlackTeam(app, { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
+    await bridged('releases', 'C0RELEASE');
+
+    await send({ type: 'app_uninstalled' }, { eventTime: reconnected - 60 });
+    await send({ type: 'tokens_revoked', tokens: { bot: [BOT] } }, { eventTime: reconnected - 30 });
+    await vi.waitFor(async () => {
+      const open = (await app.store.outbox.list({ topic: SLACK_INBOUND })).filter((e) => e.status !== 'done');
+      if (open.length) throw new Error('the events are not handled yet');
+    }, WAIT);
+    expect(await app.store.slackInstallations.sealedToken(TEAM)).not.toBeNull();
+    expect(logLines.filter((l) => l.includes('the new install is kept'))).toHaveLength(2);
+    expect(await app.store.tenants.workspaceOf('slack', TEAM)).toBe(h.workspace.id);
+    expect(await bridgeOf('C0RELEASE')).not.toBeNull();
+
+    await send({ type: 'app_uninstalled' }, { eventTime: Math.floor(Date.now() / 1000) });
+    await vi.waitFor(async () => expect(await app.store.slackInstallations.get(TEAM)).toBeNull(), WAIT);
+    expect(await app.store.tenants.workspaceOf('slack', TEAM)).toBeNull();
+    expect(await bridgeOf('C0RELEASE')).toBeNull();
+    await connectSlackTeam(app, { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
+  });
+
   it('app_uninstalled forgets the install and its sealed token, removes the team\'s bridges, and a reply queued for it fails for good saying how to reconnect', async () => {
     const { app } = h.server;
     const { item } = await mentionAndReceive(h);
@@ -129,6 +165,7 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
     expect(failed.lastError).toContain('the app was uninstalled');
     expect(failed.lastError).toContain(`switchboard slack connect WORKSPACE --team-id ${TEAM}`);
     expect(standin.callsTo('chat.postMessage')).toHaveLength(postsBefore);
-    expect(logLines.filter((l) => l.includes('uninstalled from a Slack team'))).toHaveLength(2);
+    // tokens_revoked, the uninstall after a reconnect, and this one.
+    expect(logLines.filter((l) => l.includes('uninstalled from a Slack team'))).toHaveLength(3);
   });
 });

@@ -47,6 +47,14 @@ describe('classifying Bot Connector failures', () => {
     expect(classifyTeamsError(restError(404, { error: { code: 'ConversationNotFound', message: 'gone' } }))).toMatchObject({ kind: 'permanent', code: 'HTTP 404', reason: expect.stringContaining('ConversationNotFound') });
   });
 
+  it('says the conversation is gone only for 404 ConversationNotFound and 403 BotNotInConversationRoster', () => {
+    expect(classifyTeamsError(restError(404, { error: { code: 'ConversationNotFound', message: 'gone' } }))).toMatchObject({ placeGone: true });
+    expect(classifyTeamsError(restError(403, { error: { code: 'BotNotInConversationRoster', message: 'not a member' } }))).toMatchObject({ placeGone: true });
+    expect(classifyTeamsError(restError(403, BLOCKED))).not.toHaveProperty('placeGone');
+    expect(classifyTeamsError(restError(404, { error: { code: 'NotFound', message: 'no such activity' } }))).not.toHaveProperty('placeGone');
+    expect(classifyTeamsError(restError(403, { error: { code: 'ConversationNotFound' } }))).not.toHaveProperty('placeGone');
+  });
+
   it('treats an unreachable connector as transient', () => {
     expect(classifyTeamsError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toMatchObject({ kind: 'transient' });
   });

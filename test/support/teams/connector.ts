@@ -4,7 +4,7 @@
 // an activity, and read the members. Every call is recorded; failures are
 // queued per operation so a test can make Teams throttle (429 + Retry-After),
 // fail transiently (412/502/504) or refuse for good (403 MessageWritesBlocked,
-// with the body Teams documents).
+// with the body Teams documents; 404 ConversationNotFound).
 import { personalConversationId } from './defaults.ts';
 import type { TeamsUserSeed } from './defaults.ts';
 import { StreamRules } from './streaming.ts';
@@ -28,6 +28,8 @@ export type ConnectorFailure = (
   | { status: 412 | 502 | 504 }
   /** The user blocked or uninstalled the bot: permanent. */
   | { status: 403; code: 'MessageWritesBlocked' }
+  /** The conversation is gone (its channel or team deleted): 404 ConversationNotFound. */
+  | { status: 404; code: 'ConversationNotFound' }
 ) & { times?: number };
 
 /** An activity as it travels on the wire (JSON), loosely typed. */
@@ -286,6 +288,8 @@ function failureReply(failure: ConnectorFailure): ConnectorReply {
       };
     case 403:
       return { status: 403, body: MESSAGE_WRITES_BLOCKED };
+    case 404:
+      return { status: 404, body: errorBody('ConversationNotFound', 'Conversation not found.') };
     case 412:
       return { status: 412, body: errorBody('PreconditionFailed', 'The conversation is being modified; retry.') };
     case 502:

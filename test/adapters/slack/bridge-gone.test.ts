@@ -1,0 +1,72 @@
+// A bridged Slack channel that is gone without Switchboard hearing of it (the
+// event was missed, or the channel went while the app was away): the first web
+// message posted there is refused (channel_not_found, is_archived) and the bridge
+// removes itself, audited with what Slack answered, the web header redrawn.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { SYSTEM } from '../../../src/domain/actor.ts';
+import { BRIDGE_POST } from '../../../src/domain/bridges/mirror-out.ts';
+import type { Viewer } from '../../../src/domain/chat/access.ts';
+import { chatWorkspaceTopic } from '../../../src/domain/chat/chat-service.ts';
+import { pgliteDb, postgresDb } from '../../support/db.ts';
+import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { startHarness, type Harness } from './harness.ts';
+
+const WAIT = { timeout: 20_000, interval: 50 };
+const TEAM = SLACK_DEFAULTS.teamId;
+const BOT = SLACK_DEFAULTS.botUserId;
+
+describe('a bridged Slack channel that is gone', () => {
+  let db: Database;
+  let standin: SlackStandin;
+  let h: Harness;
+  let alice: Viewer;
+
+  beforeAll(async () => {
+    [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
+    h = await startHarness({ database: db, standin, seed: true });
+    alice = await h.server.app.chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
+  });
+  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+
+  it.each([
+    ['channel_not_found', 'C0GONE001', 'the channel no longer exists'],
+    ['is_archived', 'C0ARCHIVD', 'the channel is archived'],
+  ])('Slack answering %s to a mirrored web message removes the bridge, audited with the answer', async (error, channel, said) => {
+    const { app } = h.server;
+    standin.setChannelMembers(channel, [BOT]);
+    const web = await app.chat.createChannel(alice, { name: `web-${channel.toLowerCase()}` });
+    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: `web-${channel.toLowerCase()}`, to: [{ surface: 'slack', channel }] });
+    const headers: string[] = [];
+    const unsubscribe = await app.notifier.subscribe(chatWorkspaceTopic(h.workspace.id), (note) => { headers.push(note); });
+
+    standin.failNext('chat.postMessage', { error });
+    const sent = await app.chat.post(alice, web.conversationId, 'Into a channel that is gone');
+    await vi.waitFor(async () => expect(await app.store.bridges.byExternal('slack', TEAM, channel)).toBeNull(), WAIT);
+    expect((await app.chat.history(alice, web.conversationId)).conversation.channel?.bridges).toEqual([]);
+    expect((await app.store.audit.list(h.workspace.id, 50)).find((e) => e.action === 'bridge.remove' && e.details?.channel === channel))
+      .toMatchObject({ target: web.conversationId, details: { surface: 'slack', reason: expect.stringMatching(new RegExp(`${said}.*\\(${error}\\)`)) } });
+    await vi.waitFor(() => expect(headers).toContain(`settings:${web.conversationId}`), WAIT);
+    const job = (await app.store.outbox.list({ topic: BRIDGE_POST })).find((e) => e.payload.messageId === sent.message!.id);
+    expect(job).toMatchObject({ status: 'failed', attempts: 1 });
+    // The message stays, and the next one queues nothing for the gone channel.
+    const later = await app.chat.post(alice, web.conversationId, 'After the bridge went');
+    expect((await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
+    await unsubscribe();
+  });
+
+  it('a refusal that does not say the channel is gone (not_in_channel) leaves the bridge', async () => {
+    const { app } = h.server;
+    standin.setChannelMembers('C0STAYS01', [BOT]);
+    const web = await app.chat.createChannel(alice, { name: 'stays' });
+    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'stays', to: [{ surface: 'slack', channel: 'C0STAYS01' }] });
+    standin.failNext('chat.postMessage', { error: 'not_in_channel' });
+    const sent = await app.chat.post(alice, web.conversationId, 'Refused for another reason');
+    await vi.waitFor(async () => {
+      const job = (await app.store.outbox.list({ topic: BRIDGE_POST })).find((e) => e.payload.messageId === sent.message!.id);
+      expect(job?.status).toBe('failed');
+    }, WAIT);
+    expect(await app.store.bridges.byExternal('slack', TEAM, 'C0STAYS01')).not.toBeNull();
+  });
+});
