@@ -48,8 +48,11 @@ describe('a bridged Slack channel that is gone', () => {
     expect((await app.store.audit.list(h.workspace.id, 50)).find((e) => e.action === 'bridge.remove' && e.details?.channel === channel))
       .toMatchObject({ target: web.conversationId, details: { surface: 'slack', reason: expect.stringMatching(new RegExp(`${said}.*\\(${error}\\)`)) } });
     await vi.waitFor(() => expect(headers).toContain(`settings:${web.conversationId}`), WAIT);
-    const job = (await app.store.outbox.list({ topic: BRIDGE_POST })).find((e) => e.payload.messageId === sent.message!.id);
-    expect(job).toMatchObject({ status: 'failed', attempts: 1 });
+    // The job's outcome is recorded after its handler removed the bridge (and told the header): wait for it.
+    await vi.waitFor(async () => {
+      const job = (await app.store.outbox.list({ topic: BRIDGE_POST })).find((e) => e.payload.messageId === sent.message!.id);
+      expect(job).toMatchObject({ status: 'failed', attempts: 1 });
+    }, WAIT);
     // The message stays, and the next one queues nothing for the gone channel.
     const later = await app.chat.post(alice, web.conversationId, 'After the bridge went');
     expect((await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);

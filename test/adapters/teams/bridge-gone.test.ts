@@ -52,8 +52,9 @@ describe('a bridged Teams channel that is gone', () => {
     expect((await app.store.audit.list(h.workspace.id, 50)).find((e) => e.action === 'bridge.remove' && e.details?.channel === channel))
       .toMatchObject({ target: web.conversationId, details: { surface: 'teams', reason: expect.stringContaining(code) } });
     await vi.waitFor(() => expect(headers).toContain(`settings:${web.conversationId}`), WAIT);
-    expect((await app.store.outbox.list({ topic: BRIDGE_POST })).find((e) => e.payload.messageId === sent.message!.id))
-      .toMatchObject({ status: 'failed', attempts: 1 });
+    // The job's outcome is recorded after its handler removed the bridge (and told the header): wait for it.
+    await vi.waitFor(async () => expect((await app.store.outbox.list({ topic: BRIDGE_POST })).find((e) => e.payload.messageId === sent.message!.id))
+      .toMatchObject({ status: 'failed', attempts: 1 }), WAIT);
     const later = await app.chat.post(alice, web.conversationId, 'After the bridge went');
     expect((await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
     await unsubscribe();
