@@ -6,7 +6,9 @@ import { conversationTopic } from '../../src/domain/messaging/messaging-service.
 import { usageMonth } from '../../src/domain/organizations/plans.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { chatOf } from '../../src/web/chat/index.ts';
-import { appPerFile, connectInProcess, makeWorld, silent, textOf } from './support/world.ts';
+import { appPerFile, connectInProcess, makeWorld, silent, textOf, type World } from './support/world.ts';
+
+type Connected = Awaited<ReturnType<typeof connectInProcess>>;
 
 let app: App;
 appPerFile((a) => { app = a; });
@@ -143,66 +145,52 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     await b.close();
   });
 
-  it('ends a stream, withdrawing what it showed, once the agent may no longer write there, before its new text goes out', async () => {
+  /**
+   * A stream to the reviewer shows "Draft one ", then `change` happens mid-stream and `next` is appended: the stream
+   * ends before `next` goes out (its live text withdrawn), a later append is refused with `refusal`, nothing is stored.
+   */
+  async function endsMidStream(change: (w: World, a: Connected) => Promise<void>, next: string, refusal: RegExp) {
     const w = await makeWorld(app);
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
     const s = (await a.call('start_message', { to: 'reviewer', text: 'Draft ' })).structuredContent as Out;
     const live = await liveEvents(s.conversation_id);
     await a.call('append_message', { stream_id: s.stream_id, text: 'one ' });
     await vi.waitFor(() => expect(live.events.some((e) => e.stream?.text === 'Draft one ')).toBe(true));
-    // The same check send_message makes (permissions, the audience rule) runs before each update.
-    await app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, send: false });
-    await a.call('append_message', { stream_id: s.stream_id, text: 'SECRET' });
+    await change(w, a);
+    await a.call('append_message', { stream_id: s.stream_id, text: next });
     await vi.waitFor(() => expect(live.events.at(-1)?.stream).toMatchObject({ id: s.stream_id, done: true, text: '' }));
-    expect(live.events.some((e) => e.stream?.text.includes('SECRET'))).toBe(false);
+    expect(live.events.some((e) => e.stream?.text.includes(next))).toBe(false);
     const late = await a.call('append_message', { stream_id: s.stream_id, text: 'more' });
-    expect(textOf(late)).toMatch(/already ended \(refused: You do not have the send permission/);
+    expect(late.isError).toBe(true);
+    expect(textOf(late)).toMatch(refusal);
     expect(await app.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
     await live.stop();
     await a.close();
+  }
+
+  it('ends a stream, withdrawing what it showed, once the agent may no longer write there, before its new text goes out', async () => {
+    // The same check send_message makes (permissions, the audience rule) runs before each update.
+    await endsMidStream((w) => app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, send: false }).then(() => {}),
+      'SECRET', /already ended \(refused: You do not have the send permission/);
   });
 
   it('ends a stream before its new text goes out once the agent read what the conversation\'s audience may not (the audience rule)', async () => {
-    const w = await makeWorld(app);
-    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
-    const s = (await a.call('start_message', { to: 'reviewer', text: 'Draft ' })).structuredContent as Out;
-    const live = await liveEvents(s.conversation_id);
-    await a.call('append_message', { stream_id: s.stream_id, text: 'one ' });
-    await vi.waitFor(() => expect(live.events.some((e) => e.stream?.text === 'Draft one ')).toBe(true));
     // Mid-stream, the builder reads a restricted channel that only Alice is in; Bob reads the stream.
-    const { chat } = chatOf(app);
-    const alice = await chat.viewer((await app.store.people.get(w.alice))!.id, w.ws.slug);
-    const secret = await chat.createChannel(alice, { name: `secret-${w.suffix}`, restricted: true });
-    await chat.post(alice, secret.conversationId, '@builder the codename is Falcon');
-    expect((await a.call('check_inbox')).structuredContent).toMatchObject({ messages: [{ body: '@builder the codename is Falcon' }] });
-    await a.call('append_message', { stream_id: s.stream_id, text: 'Falcon' });
-    await vi.waitFor(() => expect(live.events.at(-1)?.stream).toMatchObject({ id: s.stream_id, done: true, text: '' }));
-    expect(live.events.some((e) => e.stream?.text.includes('Falcon'))).toBe(false);
-    expect(textOf(await a.call('append_message', { stream_id: s.stream_id, text: 'more' }))).toMatch(/already ended \(refused: Not sent: you recently read #secret-/);
-    expect(await app.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
-    await live.stop();
-    await a.close();
+    await endsMidStream(async (w, a) => {
+      const { chat } = chatOf(app);
+      const alice = await chat.viewer((await app.store.people.get(w.alice))!.id, w.ws.slug);
+      const secret = await chat.createChannel(alice, { name: `secret-${w.suffix}`, restricted: true });
+      await chat.post(alice, secret.conversationId, '@builder the codename is Falcon');
+      expect((await a.call('check_inbox')).structuredContent).toMatchObject({ messages: [{ body: '@builder the codename is Falcon' }] });
+    }, 'Falcon', /already ended \(refused: Not sent: you recently read #secret-/);
   });
 
   it('ends a stream before its new text goes out once the recipient\'s owner stops it taking messages from the sender', async () => {
-    const w = await makeWorld(app);
-    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
-    const s = (await a.call('start_message', { to: 'reviewer', text: 'Draft ' })).structuredContent as Out;
-    const live = await liveEvents(s.conversation_id);
-    await a.call('append_message', { stream_id: s.stream_id, text: 'one ' });
-    await vi.waitFor(() => expect(live.events.some((e) => e.stream?.text === 'Draft one ')).toBe(true));
     // Mid-stream, Bob lets his reviewer take messages only from himself.
-    const bob = { kind: 'person' as const, personId: (await app.store.people.get(w.bob))!.id };
-    await app.agents.join(bob, { agent: `${w.bob}/reviewer`, workspace: w.ws.slug, takesFrom: [w.bob] });
-    await a.call('append_message', { stream_id: s.stream_id, text: 'two' });
-    await vi.waitFor(() => expect(live.events.at(-1)?.stream).toMatchObject({ id: s.stream_id, done: true, text: '' }));
-    expect(live.events.some((e) => e.stream?.text.includes('two'))).toBe(false);
-    const late = await a.call('append_message', { stream_id: s.stream_id, text: 'more' });
-    expect(late.isError).toBe(true);
-    expect(textOf(late)).toMatch(/already ended \(refused: Nobody would receive this message \(reviewer: .*takes messages only from its allow-list \(takes_messages_from\), and you are not on it; ask its owner to add you\.\); name recipients who accept it\.\)/);
-    expect(await app.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
-    await live.stop();
-    await a.close();
+    await endsMidStream(async (w) => {
+      const bob = { kind: 'person' as const, personId: (await app.store.people.get(w.bob))!.id };
+      await app.agents.join(bob, { agent: `${w.bob}/reviewer`, workspace: w.ws.slug, takesFrom: [w.bob] });
+    }, 'two', /already ended \(refused: Nobody would receive this message \(reviewer: .*takes messages only from its allow-list \(takes_messages_from\), and you are not on it; ask its owner to add you\.\); name recipients who accept it\.\)/);
   });
 
   it('checks again before each live update only what can change mid-stream, not the whole send', async () => {
