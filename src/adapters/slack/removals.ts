@@ -29,7 +29,8 @@ export async function channelGone(rt: SlackRuntime, teamId: string, channel: str
  * The app uninstalled from a team (or its bot token revoked): that team's bridges removed and its install forgotten.
  * `eventTime` is Slack's (event_time, whole seconds): the inbound job may run late (retried, resumed after a restart),
  * and an install made or updated after that second (the admin installed the app or connected the team again) stays,
- * with its bridges. The delete itself is conditional too, so a reinstall landing meanwhile is not lost.
+ * with its bridges. The delete itself is conditional too, and the bridges go only after it, so a reinstall landing
+ * meanwhile keeps both.
  */
 export async function teamUninstalled(rt: SlackRuntime, teamId: string, eventTime: number): Promise<void> {
   const { store, bridges } = rt.app;
@@ -38,10 +39,11 @@ export async function teamUninstalled(rt: SlackRuntime, teamId: string, eventTim
   // Read past the credentials cache: another process may have stored the reinstall.
   const installed = await rt.installations.repo.get(teamId);
   if (installed && installed.updatedAt >= before) return kept();
+  // The workspace is read before the install goes (its removal unlinks the team); the bridges go only once it went.
   const workspaceId = await store.tenants.workspaceOf('slack', teamId);
+  if (!(await rt.installations.remove(teamId, before))) return kept();
   const ours = workspaceId ? (await store.bridges.list(workspaceId)).filter((b) => b.surface === 'slack' && b.tenantId === teamId) : [];
   const removed = await bridges.outsideChannelsGone('slack', teamId, ours.map((b) => b.externalChannelId), 'uninstalled');
-  if (!(await rt.installations.remove(teamId, before))) return kept();
   rt.logger.info(
     { teamId, workspaceId, bridgesRemoved: removed.map((b) => ({ id: b.id, channel: b.externalChannelId })) },
     'the Switchboard app was uninstalled from a Slack team: its bridges removed and its install and bot token forgotten',
