@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { openDatabase, type Database } from '../src/adapters/db/client.ts';
 import { freshPostgresDatabase } from '../test/support/db.ts';
 
@@ -13,20 +16,22 @@ async function openPostgres(url: string, max = 10): Promise<BenchDatabase> {
   return { db, kind: 'PostgreSQL', close: async () => { await db.close(); await fresh.drop(); } };
 }
 
+/** PGlite on disk in a fresh directory (removed on close), as `switchboard serve` runs it: with its inbound journal. */
 async function openPglite(): Promise<BenchDatabase> {
-  const db = await openDatabase({ dataDir: 'memory://' });
+  const dir = mkdtempSync(path.join(tmpdir(), 'sb-bench-pglite-'));
+  const db = await openDatabase({ dataDir: path.join(dir, 'pglite') });
   await db.migrate();
-  return { db, kind: 'PGlite (in memory)', close: () => db.close() };
+  return { db, kind: 'PGlite (on disk)', close: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
-/** A migrated database for one bench: a fresh one on BENCH_DATABASE_URL/TEST_DATABASE_URL, else PGlite in memory. */
+/** A migrated database for one bench: a fresh one on BENCH_DATABASE_URL/TEST_DATABASE_URL, else PGlite on disk. */
 export async function openBenchDatabase(): Promise<BenchDatabase> {
   const url = postgresUrl();
   return url ? openPostgres(url) : openPglite();
 }
 
 /**
- * Every database a side-by-side bench runs on: PGlite in memory, and PostgreSQL when
+ * Every database a side-by-side bench runs on: PGlite on disk, and PostgreSQL when
  * BENCH_DATABASE_URL or TEST_DATABASE_URL is set; BENCH_DATABASES=pglite or =postgres keeps one.
  */
 export function benchDatabases(): Array<{ name: 'pglite' | 'postgres'; open(): Promise<BenchDatabase> }> {

@@ -2,6 +2,7 @@
 // builds it: surface modules import these types without importing the
 // composition root that imports them, so no import cycle runs through it.
 import type { Logger } from 'pino';
+import type { JournalTiming } from './adapters/db/inbound-journal.ts';
 import type { Express } from 'express';
 import type { Database } from './adapters/db/client.ts';
 import type { PgNotifier } from './adapters/db/pg-notifier.ts';
@@ -115,4 +116,6 @@ export interface AppOptions {
   surfaces?: SurfaceOverrides;
   /** Live update pacing and timeouts over the defaults (tests shorten the timeouts). */
   live?: Partial<LiveOptions>;
+  /** When the embedded database's inbound journal moves requests into it (tests shorten the waits). */
+  journal?: JournalTiming;
 }

@@ -5,6 +5,8 @@ import pino, { type Logger } from 'pino';
 import { openDatabase } from './adapters/db/client.ts';
 import { PgNotifier } from './adapters/db/pg-notifier.ts';
 import { createStore } from './adapters/db/store.ts';
+import { InboundJournal, journalDirOf } from './adapters/db/inbound-journal.ts';
+import { DrizzleInboundEventRepo } from './adapters/db/inbound-repo.ts';
 import { ReadCache } from './adapters/db/read-cache.ts';
 import { createMetrics, type Metrics } from './adapters/metrics/metrics.ts';
 import { createJobQueue } from './adapters/queue/index.ts';
@@ -61,13 +63,18 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const clock = opts.clock ?? systemClock;
   const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite'), logger });
   if (opts.migrate !== false) await database.migrate();
-  const store = createStore(database.db, clock, false, new ReadCache(database.changes));
+  // The embedded database on disk acknowledges Slack and Teams after a journal beside it (see inbound-journal.ts).
+  const journal = database.kind === 'pglite' && database.dataDir
+    ? await InboundJournal.open(journalDirOf(database.dataDir), new DrizzleInboundEventRepo(database.db, clock), logger.child({ module: 'inbound-journal' }), opts.journal, clock)
+    : null;
+  const store = createStore(database.db, clock, false, new ReadCache(database.changes), journal ?? undefined);
   const notifier = new PgNotifier(database, logger);
   const metrics = createMetrics({ db: () => database.db, now: () => clock.now() });
   // Jobs wait mostly on PostgreSQL and Slack, so many run at once; PGlite runs one query at a time (on its own
   // thread), where more jobs at once would only queue their queries ahead of the acknowledgements Slack waits for.
   const concurrency = database.kind === 'pglite' ? PGLITE_JOBS : POSTGRES_JOBS;
   const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, concurrency, maxAgeMs: config.jobMaxAgeMs, ...opts.queue });
+  journal?.onStored(() => queue.kick());
   const orgs = new OrgService(store, clock);
   const agents = new AgentService(store, orgs, notifier, demoTokenRule);
   const audiences = new AudienceService(store, clock);
@@ -113,6 +120,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     async close() {
       for (const fn of app.onClose.reverse()) await fn();
       await live.close();
+      await journal?.close();
       await queue.stop();
       await notifier.close();
       if (!opts.database) await database.close();

@@ -294,13 +294,18 @@ export interface SurfacePostRepo {
   purgeBefore(cutoff: Date): Promise<number>;
 }
 
+/** The job that handles a received event: its topic, and the key of the events it is handled in order with. */
+export interface InboundJob { topic: string; orderingKey: string | null }
+
 /** Received platform events; not scoped to a tenant, as they are stored before the tenant is resolved. */
 export interface InboundEventRepo {
   /**
    * Stores the event and an outbox entry of `job.topic` for it in one transaction (events sharing an
    * `orderingKey` are handled in the order received); null when the key was stored before. Throws INVALID_INPUT when malformed.
+   * Where events are first written to a journal (embedded database on disk), resolves once the event is safe there, with
+   * the row it will have; a redelivery is then recognised when the journal is moved into the database, and handled once.
    */
-  accept(e: NewInboundEvent, job: { topic: string; orderingKey: string | null }): Promise<InboundEvent | null>;
+  accept(e: NewInboundEvent, job: InboundJob): Promise<InboundEvent | null>;
   /** Stores the key of an event handled inline (no outbox entry); false when the key was stored before. */
   remember(e: Omit<NewInboundEvent, 'payload'>): Promise<boolean>;
   /** Null when absent. */

@@ -35,6 +35,8 @@ export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.met
 export interface Database {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** PGlite on disk: its directory (which this process has locked). Absent in memory and on PostgreSQL. */
+  dataDir?: string;
   migrate(): Promise<void>;
   ping(): Promise<void>;
   /** Sends a NOTIFY on `channel`; every process listening on the same database hears it. */
@@ -210,6 +212,7 @@ async function openPglite(dataDir: string, template?: Blob, start?: OpenOptions[
   return {
     db,
     kind: 'pglite',
+    ...(memory ? {} : { dataDir }),
     migrate: () => migratePglite(drizzlePglite({ client: client.asPglite(), schema }), { migrationsFolder: MIGRATIONS_DIR }),
     ping: async () => { await db.execute(sql`select 1`); },
     notify: async (channel, payload) => { await client.query(`select pg_notify($1, $2)`, [channel, payload]); },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { invalidInput } from '../../domain/errors.ts';
-import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type NewInboundEvent } from '../../domain/ports.ts';
+import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type InboundJob, type NewInboundEvent } from '../../domain/ports.ts';
 import { runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
@@ -44,13 +44,17 @@ function withoutNul(value: Record<string, unknown>): Record<string, unknown> {
   return clean(value) as Record<string, unknown>;
 }
 
-/** One request waiting for the next batch insert, and its caller. */
-interface Waiting {
+/** A request checked and ready to be written, with the ids its row and outbox entry will have. */
+export interface PreparedInbound {
   event: NewInboundEvent;
   /** Its row of the batch, as JSON (see `rowOf`): made when the request arrives, so a batch only joins them. */
   row: string;
   id: string;
   outboxId: string;
+}
+
+/** One request waiting for the next batch insert, and its caller. */
+interface Waiting extends PreparedInbound {
   done(row: InboundEvent | null): void;
   failed(e: unknown): void;
 }
@@ -89,15 +93,29 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
 
   constructor(private readonly db: Db, private readonly clock: Clock = systemClock) {}
 
-  async accept(e: NewInboundEvent, job: { topic: string; orderingKey: string | null }): Promise<InboundEvent | null> {
+  async accept(e: NewInboundEvent, job: InboundJob): Promise<InboundEvent | null> {
+    const [result] = await this.write([this.prepare(e, job)]);
+    if (result.status === 'rejected') throw result.reason;
+    return result.value;
+  }
+
+  /** Checks a request and builds its row; throws INVALID_INPUT when it cannot be stored. */
+  prepare(e: NewInboundEvent, job: InboundJob): PreparedInbound {
     const event = validated(eventShape, e);
     const id = randomUUID();
     const outboxId = randomUUID();
     const { json, payload } = rowOf({ id, surface: event.surface, key: event.key, kind: event.kind, payload: event.payload, outbox_id: outboxId, topic: job.topic, ordering_key: job.orderingKey });
-    return new Promise((done, failed) => {
-      this.waiting.push({ event: { ...event, payload }, row: json, id, outboxId, done, failed });
-      if (!this.writing) void this.writeWaiting();
-    });
+    return { event: { ...event, payload }, row: json, id, outboxId };
+  }
+
+  /**
+   * Writes prepared requests together with whatever else waits: for each, its stored row, null when its key was
+   * stored before, or why the database refused it (one refused request costs no other its place).
+   */
+  write(prepared: PreparedInbound[]): Promise<Array<PromiseSettledResult<InboundEvent | null>>> {
+    const results = prepared.map((p) => new Promise<InboundEvent | null>((done, failed) => { this.waiting.push({ ...p, done, failed }); }));
+    if (!this.writing) void this.writeWaiting();
+    return Promise.allSettled(results);
   }
 
   /** Writes what waits, batch after batch, until nothing does. */

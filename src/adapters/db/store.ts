@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type Store } from '../../domain/ports.ts';
+import { systemClock, type Clock, type InboundEventRepo, type Store } from '../../domain/ports.ts';
 import { DrizzleAgentRepo } from './agent-repo.ts';
 import { DrizzleApprovalRepo } from './approval-repo.ts';
 import { DrizzleAudienceRepo } from './audience-repo.ts';
@@ -31,8 +31,9 @@ import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
 /**
  * The Store port over drizzle; `transaction` hands `fn` the same repositories bound to one transaction.
  * With `cache`, the reads `cacheReads` names are kept in it (outside transactions only: a transaction reads its own).
+ * `inbound` replaces the received-events repository (the embedded database's journal, see inbound-journal.ts).
  */
-export function createStore(db: Db, clock: Clock = systemClock, inTransaction = false, cache?: ReadCache): Store {
+export function createStore(db: Db, clock: Clock = systemClock, inTransaction = false, cache?: ReadCache, inbound?: InboundEventRepo): Store {
   const store: Store = {
     orgs: new DrizzleOrgRepo(db),
     people: new DrizzlePeopleRepo(db),
@@ -54,7 +55,7 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
     teamsUsers: new DrizzleTeamsUserRepo(db),
     teamsReferences: new DrizzleTeamsReferenceRepo(db),
     audiences: new DrizzleAudienceRepo(db),
-    inbound: new DrizzleInboundEventRepo(db, clock),
+    inbound: inbound ?? new DrizzleInboundEventRepo(db, clock),
     posts: new DrizzleSurfacePostRepo(db),
     bridges: new DrizzleBridgeRepo(db),
     reactions: new DrizzleReactionRepo(db),

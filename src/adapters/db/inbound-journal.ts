@@ -1,0 +1,295 @@
+// The inbound journal, for the embedded database on disk. Slack and Teams wait
+// for their acknowledgement; writing a request into PGlite costs its thread
+// (WebAssembly) about as much CPU as the whole acknowledgement, on the cores the
+// HTTP work needs. So a request is appended to a file next to the database and
+// flushed to disk (one fdatasync for every request arriving meanwhile) before
+// the 200, and moved into the database in large batches when requests pause,
+// or after a bounded wait under steady load. Both files are on the same disk,
+// so an acknowledged request is as safe as it was in the database (safer: the
+// database files are not synced on every commit), and a crash loses nothing: the
+// journal is moved in at the next start. The database's unique key still makes
+// a redelivery (in the journal twice) one row and one job.
+import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type InboundJob, type NewInboundEvent } from '../../domain/ports.ts';
+import { pgCode } from './errors.ts';
+import type { DrizzleInboundEventRepo, PreparedInbound } from './inbound-repo.ts';
+
+/** Where the journal of the embedded database in `dataDir` lives (beside it, as its lock file does). */
+export const journalDirOf = (dataDir: string) => `${dataDir}.journal`;
+
+export interface JournalTiming {
+  /** Requests are moved into the database once none has arrived for this long (ms). */
+  quietMs: number;
+  /** …or once the oldest has waited this long under steady load (ms). */
+  maxWaitMs: number;
+  /** …or at once when this many wait. */
+  maxPending: number;
+  /** After a failed move, the next is tried this much later (ms), doubling up to 30 s. */
+  retryMs: number;
+}
+
+export const DEFAULT_JOURNAL_TIMING: JournalTiming = { quietMs: 20, maxWaitMs: 500, maxPending: 5_000, retryMs: 1_000 };
+
+/** A journal line: the row as the database statement reads it (see inbound-repo's rowOf). */
+const line = z.object({
+  id: z.string().uuid(),
+  outbox_id: z.string().uuid(),
+  surface: z.enum(['slack', 'teams']),
+  key: z.string().min(1),
+  kind: z.string().min(1),
+  payload: z.record(z.string(), z.unknown()),
+  topic: z.string().min(1),
+  ordering_key: z.string().nullable(),
+});
+
+/** One journal file: the requests appended to it, in order. */
+interface Segment {
+  seq: number;
+  file: string;
+  handle: FileHandle | null;
+  rows: PreparedInbound[];
+  /** Set when an append failed part-way: nothing more is appended after a possibly torn line. */
+  broken: boolean;
+  /** The append in flight, if any. */
+  writing?: Promise<void>;
+}
+
+interface Appending { prepared: PreparedInbound; done(): void; failed(e: unknown): void }
+
+const SEGMENT = /^(\d{12})\.jsonl$/;
+const fileOf = (dir: string, seq: number) => path.join(dir, `${String(seq).padStart(12, '0')}.jsonl`);
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity): the database refuses this row, whenever it is tried. */
+const refusesRow = (e: unknown) => /^2[23]/.test(pgCode(e) ?? '');
+
+export class InboundJournal implements InboundEventRepo {
+  private active: Segment | null = null;
+  /** Segments closed to appends, waiting to be moved into the database, oldest first. */
+  private sealed: Segment[] = [];
+  private appending: Appending[] = [];
+  /** The group being appended now, if any. */
+  private flushing: Promise<void> | null = null;
+  private nextSeq: number;
+  private lastArrival = 0;
+  private oldestWaiting: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private moving: Promise<void> | null = null;
+  private retryAt = 0;
+  private retryMs: number;
+  private closed = false;
+  private stored: () => void = () => {};
+
+  private constructor(
+    private readonly dir: string,
+    private readonly db: DrizzleInboundEventRepo,
+    private readonly logger: Logger,
+    private readonly timing: JournalTiming,
+    private readonly clock: Clock,
+    nextSeq: number,
+  ) {
+    this.nextSeq = nextSeq;
+    this.retryMs = timing.retryMs;
+  }
+
+  /**
+   * Opens the journal in `dir`, first moving whatever an earlier process left in it into the database (a crash or
+   * kill after acknowledging); throws when the database refuses to take it, so a start never leaves it behind unseen.
+   */
+  static async open(dir: string, db: DrizzleInboundEventRepo, logger: Logger, timing: JournalTiming = DEFAULT_JOURNAL_TIMING, clock: Clock = systemClock): Promise<InboundJournal> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const seqs = (await readdir(dir)).map((f) => SEGMENT.exec(f)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
+    const journal = new InboundJournal(dir, db, logger, timing, clock, (seqs.at(-1) ?? 0) + 1);
+    for (const seq of seqs) {
+      const segment: Segment = { seq, file: fileOf(dir, seq), handle: null, rows: await readSegment(fileOf(dir, seq), logger), broken: false };
+      if (!(await journal.move(segment))) {
+        throw new Error(`The inbound journal ${segment.file} could not be moved into the embedded database; Switchboard keeps it and moves it at the next start.`);
+      }
+      if (segment.rows.length) logger.info({ requests: segment.rows.length, file: segment.file }, 'moved requests acknowledged before the last stop into the database');
+    }
+    return journal;
+  }
+
+  /** Runs `fn` after each move of requests into the database (the queue then looks for their jobs). */
+  onStored(fn: () => void): void {
+    this.stored = fn;
+  }
+
+  async accept(e: NewInboundEvent, job: InboundJob): Promise<InboundEvent | null> {
+    if (this.closed) throw new Error('The inbound journal is closed; the request was not stored.');
+    const prepared = this.db.prepare(e, job);
+    this.lastArrival = performance.now();
+    await new Promise<void>((done, failed) => {
+      this.appending.push({ prepared, done, failed });
+      this.flushing ??= this.flush();
+    });
+    return { id: prepared.id, ...prepared.event, outboxId: prepared.outboxId, receivedAt: this.clock.now() };
+  }
+
+  remember(e: Omit<NewInboundEvent, 'payload'>): Promise<boolean> {
+    return this.db.remember(e);
+  }
+
+  get(id: string): Promise<InboundEvent | null> {
+    return this.db.get(id);
+  }
+
+  purgeBefore(cutoff: Date): Promise<number> {
+    return this.db.purgeBefore(cutoff);
+  }
+
+  /** Requests acknowledged and not yet in the database. */
+  get waiting(): number {
+    return this.sealed.reduce((n, s) => n + s.rows.length, this.active?.rows.length ?? 0);
+  }
+
+  /** Moves everything into the database and closes the file; later requests are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flushing;
+    await this.moving;
+    await this.moveAll();
+    if (this.waiting) this.logger.warn({ requests: this.waiting, dir: this.dir }, 'some acknowledged requests stay in the inbound journal; they are moved into the database at the next start');
+  }
+
+  /** Appends what waits, a group at a time: one write and one fdatasync for all of a group. */
+  private async flush(): Promise<void> {
+    try {
+      while (this.appending.length) {
+        const group = this.appending.splice(0);
+        try {
+          // No wait between picking the segment and starting the append, so it cannot be sealed in between.
+          const segment = this.active && !this.active.broken ? this.active : await this.segment();
+          segment.writing = this.appendTo(segment, group.map((a) => a.prepared));
+          await segment.writing;
+          for (const a of group) a.done();
+          this.schedule();
+        } catch (e) {
+          this.logger.error({ err: e, dir: this.dir }, 'could not append to the inbound journal; the requests were not acknowledged');
+          for (const a of group) a.failed(e);
+        }
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  private async appendTo(segment: Segment, rows: PreparedInbound[]): Promise<void> {
+    try {
+      await segment.handle!.appendFile(rows.map((r) => `${r.row}\n`).join(''));
+      await segment.handle!.datasync();
+    } catch (e) {
+      segment.broken = true;
+      throw e;
+    }
+    segment.rows.push(...rows);
+    this.oldestWaiting ??= performance.now();
+  }
+
+  /** The segment appends go to, opened (and its directory entry synced) when there is none. */
+  private async segment(): Promise<Segment> {
+    if (this.active && !this.active.broken) return this.active;
+    if (this.active) await this.seal();
+    const seq = this.nextSeq++;
+    const file = fileOf(this.dir, seq);
+    const handle = await open(file, 'a', 0o600);
+    const dir = await open(this.dir, 'r');
+    try { await dir.sync(); } finally { await dir.close(); }
+    this.active = { seq, file, handle, rows: [], broken: false };
+    return this.active;
+  }
+
+  /** Closes the active segment to appends (once its append in flight is done); it waits to be moved. */
+  private async seal(): Promise<void> {
+    const segment = this.active;
+    if (!segment) return;
+    this.active = null;
+    await segment.writing?.catch(() => {});
+    await segment.handle?.close();
+    segment.handle = null;
+    this.sealed.push(segment);
+  }
+
+  /** Sets the timer that moves requests into the database when they are due (see JournalTiming). */
+  private schedule(): void {
+    if (this.timer || this.moving || this.closed) return;
+    const now = performance.now();
+    const quiet = this.lastArrival + this.timing.quietMs - now;
+    const bound = (this.oldestWaiting ?? now) + this.timing.maxWaitMs - now;
+    const due = this.waiting >= this.timing.maxPending ? 0 : Math.max(Math.min(quiet, bound), this.retryAt - now, 0);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const at = performance.now();
+      const ready = this.waiting >= this.timing.maxPending
+        || at - this.lastArrival >= this.timing.quietMs || (this.oldestWaiting !== null && at - this.oldestWaiting >= this.timing.maxWaitMs);
+      if (!ready || at < this.retryAt) return this.schedule();
+      this.moving = this.moveAll().finally(() => {
+        this.moving = null;
+        if (this.waiting) this.schedule();
+      });
+    }, due);
+  }
+
+  /** Seals the active segment and moves every sealed one, oldest first; appends meanwhile go to a new segment. */
+  private async moveAll(): Promise<void> {
+    this.oldestWaiting = null;
+    if (this.active?.rows.length || this.active?.writing) await this.seal();
+    while (this.sealed.length) {
+      if (!(await this.move(this.sealed[0]))) {
+        this.retryAt = performance.now() + this.retryMs;
+        this.retryMs = Math.min(this.retryMs * 2, 30_000);
+        this.oldestWaiting ??= performance.now();
+        return;
+      }
+      this.sealed.shift();
+      this.retryMs = this.timing.retryMs;
+      this.retryAt = 0;
+      this.stored();
+    }
+  }
+
+  /**
+   * Writes a segment's requests into the database and deletes its file; false (the file kept) when the database
+   * could not take them. A request the database refuses for its content is logged and left out: it would be refused
+   * at every try, and must not hold back the ones after it.
+   */
+  private async move(segment: Segment): Promise<boolean> {
+    if (segment.rows.length) {
+      const results = await this.db.write(segment.rows);
+      const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [{ reason: r.reason as unknown, row: segment.rows[i] }] : []));
+      const lost = failures.find((f) => !refusesRow(f.reason));
+      if (lost) {
+        this.logger.warn({ err: lost.reason, requests: segment.rows.length }, 'could not move acknowledged requests from the inbound journal into the database; will try again');
+        return false;
+      }
+      for (const f of failures) {
+        this.logger.error({ err: f.reason, surface: f.row.event.surface, kind: f.row.event.kind, key: f.row.event.key }, 'the database refused an acknowledged request from the inbound journal; it is left out');
+      }
+    }
+    await unlink(segment.file).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });
+    return true;
+  }
+}
+
+/** A journal file's requests; a line that does not parse (the last one, torn by a crash mid-append) is skipped. */
+async function readSegment(file: string, logger: Logger): Promise<PreparedInbound[]> {
+  const rows: PreparedInbound[] = [];
+  for (const text of (await readFile(file, 'utf8')).split('\n')) {
+    if (!text) continue;
+    let parsed: z.infer<typeof line> | null = null;
+    try {
+      const result = line.safeParse(JSON.parse(text));
+      if (result.success) parsed = result.data;
+    } catch { /* reported below */ }
+    if (!parsed) {
+      logger.warn({ file, bytes: text.length }, 'skipped a line of the inbound journal that does not parse (an append cut short by a crash is never acknowledged)');
+      continue;
+    }
+    rows.push({ row: text, id: parsed.id, outboxId: parsed.outbox_id, event: { surface: parsed.surface, key: parsed.key, kind: parsed.kind, payload: parsed.payload } });
+  }
+  return rows;
+}

@@ -1,0 +1,138 @@
+// The embedded database's inbound journal: a request is on disk when its
+// acknowledgement returns, moved into the database (row and job, once per key,
+// in order) when requests pause, kept and tried again when the database cannot
+// take it, and moved at the next start after a kill -9.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, appendFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { eq } from 'drizzle-orm';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../../src/adapters/db/client.ts';
+import { InboundJournal, type JournalTiming } from '../../../src/adapters/db/inbound-journal.ts';
+import { DrizzleInboundEventRepo, type PreparedInbound } from '../../../src/adapters/db/inbound-repo.ts';
+import { DrizzleOutboxRepo } from '../../../src/adapters/db/outbox-repo.ts';
+import { inboundEvents } from '../../../src/adapters/db/schema.ts';
+import type { InboundEvent } from '../../../src/domain/ports.ts';
+import { pgliteDb } from '../../support/db.ts';
+
+const CHILD = path.resolve(import.meta.dirname, 'journal-child.ts');
+/** Never moves on its own: the test decides when (close, or a new journal on the same directory). */
+const HELD: JournalTiming = { quietMs: 3_600_000, maxWaitMs: 3_600_000, maxPending: 1_000_000, retryMs: 3_600_000 };
+const QUICK: JournalTiming = { quietMs: 20, maxWaitMs: 200, maxPending: 1_000, retryMs: 50 };
+const silent = pino({ level: 'silent' });
+const dirs: string[] = [];
+const journalDir = () => { const d = mkdtempSync(path.join(tmpdir(), 'sb-journal-')); dirs.push(d); return path.join(d, 'pglite.journal'); };
+const lines = (dir: string) => readdirSync(dir).flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean));
+const slack = (key: string, text = key) => ({ surface: 'slack' as const, key, kind: 'event', payload: { body: { text } } });
+
+/** The database repository, failing its next `failures` writes as a database that went away would. */
+class Flaky extends DrizzleInboundEventRepo {
+  failures = 0;
+  override write(prepared: PreparedInbound[]): Promise<Array<PromiseSettledResult<InboundEvent | null>>> {
+    if (this.failures <= 0) return super.write(prepared);
+    this.failures -= 1;
+    const gone = Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
+    return Promise.resolve(prepared.map(() => ({ status: 'rejected' as const, reason: gone })));
+  }
+}
+
+describe('the inbound journal', () => {
+  let db: Database;
+  let repo: Flaky;
+  let outbox: DrizzleOutboxRepo;
+  const job = { topic: 'inbound.slack', orderingKey: 'inbound:slack:T1:CJ' };
+  const stored = async (key: string) => db.db.select().from(inboundEvents).where(eq(inboundEvents.key, key));
+
+  beforeAll(async () => {
+    db = await pgliteDb.open();
+    repo = new Flaky(db.db);
+    outbox = new DrizzleOutboxRepo(db.db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('has a request on disk when accept returns, and in the database with its job once it is closed', async () => {
+    const dir = journalDir();
+    const journal = await InboundJournal.open(dir, repo, silent, HELD);
+    const event = await journal.accept(slack('event:J1'), job);
+    expect(event).toMatchObject({ key: 'event:J1', surface: 'slack' });
+    expect(lines(dir).map((l) => JSON.parse(l).key)).toEqual(['event:J1']);
+    expect(await stored('event:J1')).toEqual([]);
+    expect(journal.waiting).toBe(1);
+    await journal.close();
+    const [row] = await stored('event:J1');
+    expect(row).toMatchObject({ id: event!.id, outboxId: event!.outboxId, payload: { body: { text: 'event:J1' } } });
+    expect(await outbox.get(event!.outboxId!)).toMatchObject({ topic: 'inbound.slack', payload: { inboundId: event!.id } });
+    expect(readdirSync(dir)).toEqual([]);
+    await expect(journal.accept(slack('event:J1-late'), job)).rejects.toThrow('The inbound journal is closed');
+  });
+
+  it('moves requests once they pause, once per key and in the order they came, then tells the queue', async () => {
+    const dir = journalDir();
+    const journal = await InboundJournal.open(dir, repo, silent, QUICK);
+    let told = 0;
+    journal.onStored(() => { told += 1; });
+    const keys = Array.from({ length: 40 }, (_, i) => `event:J2-${i % 30}`);
+    const events = await Promise.all(keys.map((key, i) => journal.accept(slack(key, `n${i}`), job)));
+    await vi.waitFor(() => expect(told).toBeGreaterThan(0));
+    expect(journal.waiting).toBe(0);
+    // Each key once, with the first request's text; the ten repeats were redeliveries.
+    for (let i = 0; i < 30; i++) expect((await stored(`event:J2-${i}`)).map((r) => r.payload)).toEqual([{ body: { text: `n${i}` } }]);
+    const order = new Map(events.slice(0, 30).map((e, i) => [e!.id, i]));
+    const entries = (await outbox.list({ topic: 'inbound.slack' })).filter((e) => order.has(String(e.payload.inboundId)));
+    expect(entries.map((e) => order.get(String(e.payload.inboundId)))).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(readdirSync(dir)).toEqual([]);
+    await journal.close();
+  });
+
+  it('keeps the requests while the database cannot take them, and moves them when it can', async () => {
+    const dir = journalDir();
+    const journal = await InboundJournal.open(dir, repo, silent, QUICK);
+    repo.failures = 2;
+    await journal.accept(slack('event:J3'), job);
+    await vi.waitFor(() => expect(repo.failures).toBe(0));
+    expect(lines(dir).length).toBe(1);
+    await vi.waitFor(async () => expect(await stored('event:J3')).toHaveLength(1));
+    await vi.waitFor(() => expect(readdirSync(dir)).toEqual([]));
+    await journal.close();
+  });
+
+  it('leaves out a request the database refuses for its content, and moves the ones beside it', async () => {
+    const dir = journalDir();
+    const journal = await InboundJournal.open(dir, repo, silent, HELD);
+    // jsonb cannot hold a lone surrogate.
+    await Promise.all(['event:J4-a', 'event:J4-bad', 'event:J4-b'].map((key) => journal.accept(slack(key, key.endsWith('bad') ? 'x\uD800y' : key), job)));
+    await journal.close();
+    expect(await stored('event:J4-a')).toHaveLength(1);
+    expect(await stored('event:J4-b')).toHaveLength(1);
+    expect(await stored('event:J4-bad')).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('moves what a killed process acknowledged at the next start, skipping a line cut short', async () => {
+    const dir = journalDir();
+    // The child appends as fast as it can and prints each acknowledged key; it is killed mid-stream.
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const acked: string[] = [];
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    for await (const key of createInterface({ input: child.stdout! })) {
+      acked.push(key);
+      if (acked.length === 300) child.kill('SIGKILL');
+    }
+    await exited;
+    expect(acked.length).toBeGreaterThanOrEqual(300);
+    // A crash in the middle of an append leaves a torn last line, never acknowledged.
+    const [last] = readdirSync(dir).sort().slice(-1);
+    appendFileSync(path.join(dir, last), '{"id":"3f1c0a1e-0000-4000-8000-00000000');
+    const journal = await InboundJournal.open(dir, repo, silent, HELD);
+    const keys = new Set((await db.db.select({ key: inboundEvents.key }).from(inboundEvents)).map((r) => r.key));
+    expect(acked.filter((k) => !keys.has(k))).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+    await journal.close();
+  }, 120_000);
+});
