@@ -69,7 +69,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     : null;
   const store = createStore(database.db, clock, false, new ReadCache(database.changes), journal ?? undefined);
   const notifier = new PgNotifier(database, logger);
-  const metrics = createMetrics({ db: () => database.db, now: () => clock.now() });
+  const metrics = createMetrics({ db: () => database.db, now: () => clock.now(), ...(journal ? { journalWaiting: () => journal.waiting } : {}) });
   // Jobs wait mostly on PostgreSQL and Slack, so many run at once; PGlite runs one query at a time (on its own
   // thread), where more jobs at once would only queue their queries ahead of the acknowledgements Slack waits for.
   const concurrency = database.kind === 'pglite' ? PGLITE_JOBS : POSTGRES_JOBS;

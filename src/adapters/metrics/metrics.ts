@@ -25,7 +25,11 @@ const DELIVERY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900]
 /** `inbound.slack.event` → `slack`; the inbound topics are named `inbound.<surface>…`. */
 export const surfaceOfInboundTopic = (topic: string) => topic.split('.')[1] || 'unknown';
 
-export function createMetrics(options: { db: () => Db; now?: () => Date; defaultMetrics?: boolean }): Metrics {
+export function createMetrics(options: {
+  db: () => Db; now?: () => Date; defaultMetrics?: boolean;
+  /** Requests acknowledged and still in the embedded database's inbound journal (absent on PostgreSQL). */
+  journalWaiting?: () => number;
+}): Metrics {
   const registry = new Registry();
   const now = options.now ?? (() => new Date());
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
@@ -78,6 +82,15 @@ export function createMetrics(options: { db: () => Db; now?: () => Date; default
       for (const [surface, seconds] of lag) this.set({ surface }, seconds);
     },
   });
+
+  const journalWaiting = options.journalWaiting;
+  if (journalWaiting) {
+    new Gauge({
+      name: 'switchboard_inbound_journal_waiting', help: 'Slack and Teams requests acknowledged and not yet moved from the inbound journal into the embedded database.',
+      registers: [registry],
+      collect() { this.set(journalWaiting()); },
+    });
+  }
 
   return {
     registry,
