@@ -4,7 +4,7 @@
 // map notes the attempt first and records the platform's id after).
 import { z } from 'zod';
 import { threadRoot, writtenByGuest } from '../chat/views.ts';
-import { isDeliveryError, jobErrorFor } from '../delivery/failure.ts';
+import { isDeliveryError, jobErrorFor, type DeliveryFailure } from '../delivery/failure.ts';
 import type { OutboundMessage } from '../delivery/ports.ts';
 import { postOnce } from '../delivery/post-delivery.ts';
 import { PermanentFailure } from '../errors.ts';
@@ -72,8 +72,31 @@ export interface MirrorDeps {
 }
 
 /**
+ * What every bridge job does once the platform refused for good: when the refusal says the outside channel is gone
+ * (deleted, archived, the app taken out), the bridge goes (audited with `refused` and the platform's answer, the web
+ * channel's header updated) and so do the agents listening to that channel, as when the platform tells of it
+ * (the surfaces' removals); anything else leaves the bridge, and only the job fails.
+ */
+export async function bridgeRefused(deps: MirrorDeps, bridge: Bridge, failure: DeliveryFailure, refused: string): Promise<void> {
+  if (failure.kind !== 'permanent' || !failure.placeGone) return;
+  await deps.outsideChannelsGone(bridge.surface, bridge.tenantId, [bridge.externalChannelId], `${refused}: ${failure.reason} (${failure.code})`);
+  await deps.store.listening.removeChannels(bridge.workspaceId, bridge.surface, [bridge.externalChannelId]);
+}
+
+/** Runs a bridge job's platform call; a failure ends as the queue reads it, after `bridgeRefused` saw a refusal. */
+export async function onBridge(deps: MirrorDeps, bridge: Bridge, refused: string, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (e) {
+    if (!isDeliveryError(e)) throw e;
+    await bridgeRefused(deps, bridge, e.failure, refused);
+    throw jobErrorFor(e.failure);
+  }
+}
+
+/**
  * The `bridge.post` handler: posts the message under its author's name with a mark of where it was written. A post
- * the platform refuses because the channel is gone removes the bridge (audited, the web channel's header updated).
+ * the platform refuses because the channel is gone removes the bridge (bridgeRefused).
  */
 export function bridgePostHandler(deps: MirrorDeps): JobHandler {
   return async (raw, ctx) => {
@@ -92,9 +115,7 @@ export function bridgePostHandler(deps: MirrorDeps): JobHandler {
       note: () => store.bridges.notePost(bridge.id, message.id, deps.clock.now()),
       record: (posted) => store.bridges.recordPosted(bridge.id, message.id, posted.externalId),
       // The channel is gone (deleted, archived, the app taken out): the bridge goes too, rather than failing every post.
-      refused: async (failure) => {
-        if (failure.placeGone) await deps.outsideChannelsGone(bridge.surface, bridge.tenantId, [bridge.externalChannelId], `postRefused: ${failure.reason} (${failure.code})`);
-      },
+      refused: (failure) => bridgeRefused(deps, bridge, failure, 'postRefused'),
     });
   };
 }
@@ -130,7 +151,10 @@ export async function queueMirrorChanges(tx: Store, m: Message, kind: 'edit' | '
   }
 }
 
-/** The `bridge.change` handler: updates the mirror to the message's current text, or removes it (BridgePort.update / remove). */
+/**
+ * The `bridge.change` handler: updates the mirror to the message's current text, or removes it (BridgePort.update /
+ * remove). A change the platform refuses because the channel is gone removes the bridge, as a refused post does.
+ */
 export function bridgeChangeHandler(deps: MirrorDeps): JobHandler {
   return async (raw) => {
     const parsed = ChangeJob.safeParse(raw);
@@ -140,19 +164,16 @@ export function bridgeChangeHandler(deps: MirrorDeps): JobHandler {
     if (!bridge) return;
     const port = deps.port(bridge.surface);
     if (!port) throw new PermanentFailure(`${bridge.surface} is not configured in this process, so the bridged channel's copy cannot be changed.`);
-    try {
-      if (job.kind === 'delete') {
-        const conv = await deps.store.messages.getConversation(job.workspaceId, job.conversationId);
-        if (conv) await port.remove({ ...conv, surface: bridge.surface, externalRef: await addressFor(deps.store, port, bridge, conv) }, job.externalId);
-        return;
-      }
-      const message = await deps.store.messages.get(job.workspaceId, job.messageId);
-      // Deleted since: the delete that follows removes the mirror.
-      const out = message ? await mirrorOf(deps, port, bridge, message) : null;
-      if (out) await port.update(out, job.externalId);
-    } catch (e) {
-      throw isDeliveryError(e) ? jobErrorFor(e.failure) : e;
+    if (job.kind === 'delete') {
+      const conv = await deps.store.messages.getConversation(job.workspaceId, job.conversationId);
+      if (!conv) return;
+      const where = { ...conv, surface: bridge.surface, externalRef: await addressFor(deps.store, port, bridge, conv) };
+      return onBridge(deps, bridge, 'deleteRefused', () => port.remove(where, job.externalId));
     }
+    const message = await deps.store.messages.get(job.workspaceId, job.messageId);
+    // Deleted since: the delete that follows removes the mirror.
+    const out = message ? await mirrorOf(deps, port, bridge, message) : null;
+    if (out) await onBridge(deps, bridge, 'editRefused', () => port.update(out, job.externalId));
   };
 }
 

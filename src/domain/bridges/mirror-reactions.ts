@@ -4,11 +4,10 @@
 // bridge, after the message's post there (same ordering key); the job reads the
 // reactions when it runs, so a retry or a late run does the right thing once.
 import { z } from 'zod';
-import { isDeliveryError, jobErrorFor } from '../delivery/failure.ts';
 import { PermanentFailure } from '../errors.ts';
 import type { Message } from '../messaging/types.ts';
 import type { JobHandler, Store } from '../ports.ts';
-import type { MirrorDeps } from './mirror-out.ts';
+import { onBridge, type MirrorDeps } from './mirror-out.ts';
 
 /** The job that brings the app's reaction on one bridged channel's message in line with the web copy. */
 export const BRIDGE_REACT = 'bridge.react';
@@ -23,7 +22,10 @@ export async function queueReactionMirrors(tx: Store, m: Message, emoji: string,
   }
 }
 
-/** The `bridge.react` handler (BridgePort.react; nothing where the platform lets no bot react). */
+/**
+ * The `bridge.react` handler (BridgePort.react; nothing where the platform lets no bot react). A reaction the platform
+ * refuses because the channel is gone removes the bridge, as a refused post does (bridgeRefused).
+ */
 export function bridgeReactHandler(deps: MirrorDeps): JobHandler {
   return async (raw) => {
     const parsed = ReactJob.safeParse(raw);
@@ -38,10 +40,8 @@ export function bridgeReactHandler(deps: MirrorDeps): JobHandler {
     if (!counterpart?.externalId) return;
     // The app holds the emoji there while someone on another side does (that side's own people react themselves).
     const held = (await store.reactions.of(job.workspaceId, [job.messageId])).some((r) => r.emoji === job.emoji && r.surface !== bridge.surface);
-    try {
-      await port.react(bridge.externalRef, counterpart.externalId, job.emoji, held);
-    } catch (e) {
-      throw isDeliveryError(e) ? jobErrorFor(e.failure) : e;
-    }
+    const react = port.react.bind(port);
+    const externalId = counterpart.externalId;
+    await onBridge(deps, bridge, 'reactionRefused', () => react(bridge.externalRef, externalId, job.emoji, held));
   };
 }
