@@ -7,6 +7,7 @@ import type { Clock, Notifier, SendGate, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import type { AudienceService, PostTarget } from '../linking/audience-service.ts';
 import type { ListeningService } from '../listening/listening-service.ts';
+import { receiversOf } from '../listening/hearing.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { hasBridges, queueMirrors } from '../bridges/mirror-out.ts';
 import { waitForWake } from './inbox-wait.ts';
@@ -390,8 +391,7 @@ export class MessagingService {
    */
   private async overhearers(ws: Workspace, conv: Conversation, directory: WorkspaceAgent[], exclude: string[]): Promise<string[]> {
     if (!this.listening) return [];
-    const receivers = new Map(directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive).map((d) => [d.agent.id, d.agent]));
-    return this.listening.overhearers(this.store, ws, conv, new Set(exclude), receivers);
+    return this.listening.overhearers(this.store, ws, conv, new Set(exclude), receiversOf(directory));
   }
 
   /**
