@@ -22,8 +22,9 @@ export async function uniqueOr<T>(fn: () => Promise<T>, message: string): Promis
   }
 }
 
-// SQLSTATE 08xxx (connection exception) and 57P01–57P03 (the server is shutting down or not yet up).
-const LOST_CODES = /^(08...|57P0[123])$/;
+// SQLSTATE 08xxx (connection exception) and 57P01–57P03 (the server is shutting down or not yet up). Not 08P01, a
+// protocol violation: the driver could not frame one statement (more than 65,535 values), and the connection works on.
+const LOST_CODES = /^(08(?!P01)...|57P0[123])$/;
 const LOST_SYSCALL = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
 // node-postgres and pg-pool say these without a code; only their words tell them apart.
 const LOST_MESSAGE = /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end|not currently accepting connections|too many clients/i;
@@ -49,12 +50,13 @@ const NUL_CODES = new Set(['22021', '22P05']);
 
 /**
  * The driver's error in the one error family where it has a meaning for the
- * caller: a lost connection is UNAVAILABLE, a NUL character INVALID_INPUT;
- * anything else is returned unchanged.
+ * caller: a lost connection is UNAVAILABLE, a NUL character or a statement too
+ * large to send INVALID_INPUT; anything else is returned unchanged.
  */
 export function translateDriverError(e: unknown): unknown {
   if (isConnectionLost(e)) return databaseUnavailable();
   const code = pgCode(e);
+  if (code === '08P01') return new SwitchboardError('INVALID_INPUT', 'This asks the database about too many items in one statement (more than 65,535 values); ask about fewer at a time.');
   if (code && NUL_CODES.has(code)) return invalidInput(NUL_REFUSAL);
   return e;
 }
