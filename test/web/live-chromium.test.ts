@@ -9,6 +9,7 @@ import { seedDemo } from '../../src/demo/index.ts';
 import type { Agent, Workspace } from '../../src/domain/types.ts';
 import { hashPassword } from '../../src/web/auth/index.ts';
 import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { openChat } from './support/chat-page.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const PASSWORD = 'correct horse battery';
@@ -31,15 +32,7 @@ describe('an agent at work, in the web chat in Chromium', () => {
     await app.agents.join(SYSTEM, { agent: 'demo-admin/writer', workspace: 'demo' });
     ws = (await app.store.workspaces.get('demo'))!;
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${server.url}/signin`);
-    await page.getByLabel('Handle').fill('demo-admin');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: /sign in/i }).click();
-    // Generous: on a loaded 2-core machine Chromium, the first page and the event stream can each take many seconds.
-    await page.locator('#conv-title', { hasText: '#general' }).waitFor({ timeout: 45_000 });
-    await page.waitForFunction(() => document.body.dataset.live === 'ready', null, { timeout: 45_000 });
+    page = await openChat(browser, server.url, 'demo-admin', PASSWORD, { onPageError: (m) => errors.push(m) });
   }, 150_000);
   afterAll(async () => {
     await keepScreenshot(page, 'live-final');

@@ -4,6 +4,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { openChat } from './support/chat-page.ts';
 import { seedOrg, startTestServer, type TestServer } from './support/server.ts';
 
 describe('reactions, edits and deletes in the web chat, seen live on a second page', () => {
@@ -13,18 +14,7 @@ describe('reactions, edits and deletes in the web chat, seen live on a second pa
   let bob: Page;
   const errors: string[] = [];
 
-  const open = async (handle: string, password: string) => {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on('pageerror', (e) => errors.push(`${handle}: ${e.message}`));
-    await page.goto(`${server.url}/signin`);
-    await page.getByLabel('Handle').fill(handle);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: /sign in/i }).click();
-    // Generous: on a loaded 2-core machine the first page and the event stream can each take many seconds.
-    await page.locator('#conv-title', { hasText: '#general' }).waitFor({ timeout: 45_000 });
-    await page.waitForFunction(() => document.body.dataset.live === 'ready', null, { timeout: 45_000 });
-    return page;
-  };
+  const open = (handle: string, password: string) => openChat(browser, server.url, handle, password, { onPageError: (m) => errors.push(`${handle}: ${m}`) });
   const item = (page: Page, text: string) => page.locator('#main li.message', { hasText: text });
 
   beforeAll(async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import { rowsOf } from '../../src/adapters/db/org-repo.ts';
 import { postgresDb } from '../support/db.ts';
 import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { openChat } from './support/chat-page.ts';
 import { HttpBrowser } from './support/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from './support/server.ts';
 
@@ -37,14 +38,7 @@ describe.runIf(pgDb)('the web chat after the server lost its notification connec
     await admin.connect();
 
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    await page.goto(`${server.url}/signin`);
-    await page.getByLabel('Handle').fill('alice');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: /sign in/i }).click();
-    // Generous: on a loaded 2-core machine Chromium, the first page and the event stream can each take many seconds.
-    await page.locator('#conv-title', { hasText: '#general' }).waitFor({ timeout: 45_000 });
-    await page.waitForFunction(() => document.body.dataset.live === 'ready', null, { timeout: 45_000 });
+    page = await openChat(browser, server.url, 'alice', PASSWORD);
   }, 150_000);
   afterAll(async () => {
     await keepScreenshot(page, 'resync-final');

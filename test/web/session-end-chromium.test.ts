@@ -4,6 +4,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { openChat } from './support/chat-page.ts';
 import { HttpBrowser } from './support/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from './support/server.ts';
 
@@ -18,14 +19,7 @@ describe('the web chat when its session ends elsewhere, in Chromium', () => {
     server = await startTestServer();
     await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob', password: PASSWORD });
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    await page.goto(`${server.url}/signin`);
-    await page.getByLabel('Handle').fill('alice');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: /sign in/i }).click();
-    // Generous: on a loaded 2-core machine Chromium, the first page and the event stream can each take many seconds.
-    await page.locator('#conv-title', { hasText: '#general' }).waitFor({ timeout: 45_000 });
-    await page.waitForFunction(() => document.body.dataset.live === 'ready', null, { timeout: 45_000 });
+    page = await openChat(browser, server.url, 'alice', PASSWORD);
   }, 150_000);
   afterAll(async () => {
     await keepScreenshot(page, 'session-end-final');

@@ -1,7 +1,7 @@
 // The web chat: routes (#/w/<workspace>/…), live updates, and the chrome
 // around the views. All client state lives in the store (store.ts).
 import { agentsView, type AgentsContext } from './agents.ts';
-import { api, follow, w } from './api.ts';
+import { api, follow, w, type LiveState, type LiveStream } from './api.ts';
 import { addWaitingApprovals, showApprovals, updateApproval } from './approvals.ts';
 import { browseChannelsDialog, dialogForm, field, newChannelDialog, newDmDialog, openDialog } from './dialogs.ts';
 import { announce, avatar, byId, debounce, h, redraw } from './dom.ts';
@@ -89,10 +89,14 @@ function catchUp() {
   sidebarSoon();
 }
 
-let source: EventSource | null = null;
+let source: LiveStream | null = null;
+/** The workspace whose live events the server refused for good (403/404): its routes show why instead. */
+let refusedWs: string | null = null;
 
 function connect() {
   source?.close();
+  refusedWs = null;
+  showTrouble(null);
   source = follow(ws(), {
     message: ({ message, conversation }) => {
       receive(message, conversation);
@@ -108,7 +112,43 @@ function connect() {
     live: (activity) => { const open = store.open(activity.conversation_id); if (open) showLive(open, activity); },
     reconnect: catchUp,
     resync: catchUp,
+    state: liveState,
   });
+}
+
+function liveState(s: LiveState) {
+  showTrouble(s.state === 'trouble' ? s.retryInMs : null);
+  if (s.state === 'refused') {
+    refusedWs = ws();
+    showRefused();
+  }
+}
+
+/** A note over the top of the page while the server fails the event stream (null takes it away). */
+function showTrouble(retryInMs: number | null) {
+  let note = document.getElementById('live-trouble');
+  if (retryInMs === null) { note?.remove(); return; }
+  if (!note) {
+    note = h('p', { id: 'live-trouble', class: 'notice notice-error live-trouble', role: 'status' });
+    document.body.append(note);
+  }
+  note.textContent = `The server is having trouble, so new messages may not show up here for now. Trying again in ${Math.ceil(retryInMs / 1000)} s…`;
+}
+
+/** The final word once the server no longer lets the person into the open workspace: nothing more arrives here. */
+function showRefused() {
+  routeSeq++; // a navigation still waiting for the server must not draw over this
+  hideThread();
+  store.update({ main: null });
+  const name = store.state.me?.workspaces.find((x) => x.slug === ws())?.name ?? ws();
+  const heading = h('h1', { tabindex: '-1' }, 'You no longer have access to this workspace');
+  byId('main').replaceChildren(h('div', { class: 'page', id: 'access-ended' },
+    heading,
+    h('p', { class: 'notice notice-error', role: 'alert' },
+      `This page stopped following ${name} because you were taken out of it or out of its organization, so nothing new will arrive here.`),
+    h('p', {}, h('a', { href: '/' }, 'Go to your workspaces'), ', ', h('a', { href: '/signin' }, 'sign in again'),
+      ' (perhaps with another account), or ask an admin of the organization to add you back.')));
+  heading.focus();
 }
 
 // ---------------------------------------------------------------- views
@@ -242,6 +282,7 @@ async function route() {
     return;
   }
   if (!r || !slugs.includes(r.ws)) { location.replace(`#/w/${encodeURIComponent(slugs[0])}`); return; }
+  if (r.ws === refusedWs && r.ws === store.state.ws) { showRefused(); return; }
   try {
     if (r.ws !== store.state.ws) await enterWorkspace(r.ws);
     if (r.view === 'home') {

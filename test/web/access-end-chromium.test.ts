@@ -1,0 +1,100 @@
+// The web chat open in a real browser (Debian's Chromium) when the server
+// refuses its event stream though the session still holds: a person taken out
+// of the organization is told so once and for all (the page stops trying), and
+// a server failing with 5xx is tried again, with a note on the page meanwhile.
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { SYSTEM } from '../../src/domain/actor.ts';
+import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { openChat } from './support/chat-page.ts';
+import { seedOrg, startTestServer, type TestServer } from './support/server.ts';
+
+const PASSWORD = 'correct horse battery';
+const isEvents = (r: Request) => new URL(r.url()).pathname === '/api/chat/w/acme/events';
+const live = (page: Page) => page.evaluate(() => document.body.dataset.live);
+
+describe('the web chat when the server refuses its event stream, in Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let alice: Page;
+  let bob: Page;
+  const errors: string[] = [];
+
+  const open = (handle: string) => openChat(browser, server.url, handle, PASSWORD, { onPageError: (m) => errors.push(`${handle}: ${m}`) });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob', password: PASSWORD });
+    browser = await launchChromium();
+    alice = await open('alice');
+    bob = await open('bob');
+  }, 180_000);
+  afterAll(async () => {
+    await keepScreenshot(bob, 'access-end-final');
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('says the person no longer has access, with a way on, and stops reconnecting, once they were taken out of the organization', async () => {
+    onTestFailed(() => keepScreenshot(bob, 'failed-access-end-removed'));
+    const where = bob.url();
+    let tries = 0;
+    bob.on('request', (r) => { if (isEvents(r)) tries++; });
+
+    await server.app.orgs.removePerson(SYSTEM, 'acme', 'bob');
+
+    // The stream ends at once; the browser's next try (after its 3 s retry) is refused with a 404, and the page says why.
+    const heading = bob.getByRole('heading', { name: 'You no longer have access to this workspace' });
+    await heading.waitFor({ timeout: 30_000 });
+    await keepScreenshot(bob, 'access-ended');
+    expect(await bob.locator('#access-ended [role="alert"]').textContent()).toContain('taken out of it or out of its organization');
+    expect(await bob.getByRole('link', { name: 'Go to your workspaces' }).getAttribute('href')).toBe('/');
+    expect(await bob.getByRole('link', { name: 'sign in again' }).getAttribute('href')).toBe('/signin');
+    expect(await live(bob)).toBe('refused');
+    // Not sent to sign-in: the session still holds, it is the access that ended.
+    expect(bob.url()).toBe(where);
+    expect(await bob.locator('#live-trouble').count()).toBe(0);
+
+    // It gives up for good: no further try comes within a few of the browser's 3 s retries.
+    const triesThen = tries;
+    await bob.waitForTimeout(10_000);
+    expect(tries).toBe(triesThen);
+    await heading.waitFor();
+
+    // Going on leads to the chat without the workspace, which says what to do.
+    await bob.getByRole('link', { name: 'Go to your workspaces' }).click();
+    await bob.getByText('You are not in any workspace yet').waitFor({ timeout: 30_000 });
+  }, 90_000);
+
+  it('keeps trying while the server answers the stream\'s reconnection with a 5xx, says the server is having trouble, and recovers', async () => {
+    onTestFailed(() => keepScreenshot(alice, 'failed-access-end-5xx'));
+    const { app } = server;
+    let failed = 0;
+    alice.on('response', (r) => { if (isEvents(r.request()) && r.status() === 500) failed++; });
+    // The server breaks where every workspace request starts (the stream's own check keeps an open stream going)...
+    const broken = Object.assign(async () => { throw new Error('the database is on fire'); }, { broken: true });
+    Object.defineProperty(app.chat, 'viewer', { value: broken, configurable: true, writable: true });
+    try {
+      // ...and the open stream is cut, so the browser reconnects by itself and meets the 500.
+      server.http.server.closeAllConnections();
+      const note = alice.locator('#live-trouble');
+      await note.waitFor({ timeout: 30_000 });
+      await keepScreenshot(alice, 'server-trouble');
+      expect(await note.textContent()).toMatch(/^The server is having trouble, so new messages may not show up here for now\. Trying again in \d+ s…$/);
+      expect(await note.getAttribute('role')).toBe('status');
+      expect(await live(alice)).toBe('trouble');
+      // Still the chat, not a dead end: it tries again (another 500).
+      await expect.poll(() => failed, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+      expect(await alice.locator('#access-ended').count()).toBe(0);
+      expect(await alice.locator('#conv-title').textContent()).toBe('#general');
+      expect(new URL(alice.url()).pathname).toBe('/');
+    } finally {
+      delete (app.chat as { viewer?: unknown }).viewer;
+    }
+
+    // Once the server answers again, live updates come back by themselves and the note goes.
+    await alice.waitForFunction(() => document.body.dataset.live === 'ready', null, { timeout: 90_000 });
+    await alice.locator('#live-trouble').waitFor({ state: 'detached' });
+    expect(errors).toEqual([]);
+  }, 150_000);
+});
