@@ -66,6 +66,23 @@ export class DrizzleIntakeRepo implements IntakeRepo {
     return rows.length === 1;
   }
 
+  async reexcerpt(workspaceId: string, messageId: string, excerpt: string) {
+    if (!isUuid(messageId)) return 0;
+    const rows = await this.db.update(intakeSources).set({ excerpt })
+      .where(and(eq(intakeSources.workspaceId, workspaceId), eq(intakeSources.messageId, messageId)))
+      .returning({ m: intakeSources.itemId });
+    return rows.length;
+  }
+
+  async retitleAutomatic(workspaceId: string, messageId: string, summaryWas: string, next: { title: string; summary: string }, at: Date) {
+    if (!isUuid(messageId)) return 0;
+    const cites = sql`exists (select 1 from ${intakeSources} s where s.item_id = ${intakeItems.id} and s.workspace_id = ${workspaceId} and s.message_id = ${messageId})`;
+    const rows = await this.db.update(intakeItems).set({ title: next.title, summary: next.summary, updatedAt: at })
+      .where(and(eq(intakeItems.workspaceId, workspaceId), isNull(intakeItems.filedBy), eq(intakeItems.summary, summaryWas), cites))
+      .returning({ id: intakeItems.id });
+    return rows.length;
+  }
+
   async autoItemIn(workspaceId: string, conversationId: string) {
     const [row] = await this.db.select({ item: intakeItems }).from(intakeItems)
       .innerJoin(intakeSources, eq(intakeSources.itemId, intakeItems.id))

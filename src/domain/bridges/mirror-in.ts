@@ -17,6 +17,7 @@ import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfaceP
 import type { Workspace } from '../types.ts';
 import type { Bridge } from './types.ts';
 import { DELETED_EXCERPT, titleExcerpt } from '../surfaces/title.ts';
+import { followChatEdit } from '../intake/intake-service.ts';
 
 /** What the inbound pipeline lends this step: its target, asker, linking, default-agent and intake rules. */
 export interface PipelineSteps {
@@ -109,6 +110,8 @@ export class BridgeInbound {
       else await tx.messages.edit(message.workspaceId, message.id, text, this.now());
       // A conversation titled with the start of this message (the one that opened it) quotes the new start.
       await tx.messages.requoteTitle(message.conversationId, titleExcerpt(message.body), change.kind === 'delete' ? DELETED_EXCERPT : titleExcerpt(text));
+      // Intake's copies of it (source excerpts, an automatic item's title and summary) follow too.
+      await followChatEdit(tx, message, change.kind === 'delete' ? null : text, this.now());
     });
     await announceChange(this.notifier, message.conversationId, message.id, change.kind === 'delete' ? 'deleted' : 'changed');
   }

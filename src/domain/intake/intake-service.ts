@@ -12,6 +12,7 @@ import { GUEST_HANDLE, type OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { WEB_CHAT, type Agent, type Workspace } from '../types.ts';
 import type { ExternalIdentity } from '../surfaces/ports.ts';
+import { DELETED_EXCERPT } from '../surfaces/title.ts';
 import { doneNotice, inferKind, looksLikeRequest, noticesAnswer, noticesHelp, titleFrom } from './rules.ts';
 import type { IntakeFilter, IntakeItem, IntakeKind, IntakeNote, IntakeSource, IntakeStatus } from './types.ts';
 import { countItems, intakeReader, matchesFilter, seesItem, type IntakeReader } from './visibility.ts';
@@ -28,6 +29,24 @@ export const MAX_SOURCES = 50;
 
 /** How many of the newest items an agent that does not monitor the workspace is shown from (filters and counts apply within them). */
 export const AGENT_INTAKE_ITEMS = 500;
+
+/** How much of a message a source keeps (its excerpt). */
+const SOURCE_EXCERPT_CHARS = 200;
+
+/** What an automatic item made from a message deleted on its platform says in place of the person's words. */
+export const DELETED_REQUEST = { title: DELETED_EXCERPT, summary: 'The person deleted the message this request came from.' } as const;
+
+/**
+ * Intake follows an edit or a delete its author made on the chat platform (`text` null: deleted), in the caller's
+ * transaction: every source citing the message quotes the new text (or says it was deleted), and an automatic item
+ * made from it whose summary is still the old text takes the new one (or says it was deleted). Items an agent filed
+ * keep the title and summary the agent wrote.
+ */
+export async function followChatEdit(tx: Store, message: Pick<Message, 'workspaceId' | 'id' | 'body'>, text: string | null, at: Date): Promise<void> {
+  await tx.intake.reexcerpt(message.workspaceId, message.id, text === null ? DELETED_EXCERPT : excerpt(text, SOURCE_EXCERPT_CHARS));
+  const next = text === null ? DELETED_REQUEST : { title: titleFrom(text), summary: text };
+  await tx.intake.retitleAutomatic(message.workspaceId, message.id, message.body, next, at);
+}
 
 const missingItem = (id: string) => notFound(`The intake item ${id} in this workspace`, 'Call list_intake for the ids.');
 
@@ -212,7 +231,7 @@ export class IntakeService {
     return {
       // A person's message counts where they wrote it; an agent's where its conversation is.
       itemId: '', messageId: m.id, workspaceId: ws.id, conversationId: conv.id, surface: sender?.kind === 'person' ? m.surface : conv.surface,
-      permalink: m.permalink ?? (conv.surface === WEB_CHAT ? this.webLink(ws, conv) : conv.permalink), excerpt: excerpt(m.body, 200),
+      permalink: m.permalink ?? (conv.surface === WEB_CHAT ? this.webLink(ws, conv) : conv.permalink), excerpt: excerpt(m.body, SOURCE_EXCERPT_CHARS),
       authorAgentId: m.senderId, authorPersonId: sender?.kind === 'person' && !isGuest ? sender.ownerId : null, authorIdentityId: m.askerIdentityId,
     };
   }

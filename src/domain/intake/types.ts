@@ -74,6 +74,13 @@ export interface IntakeRepo {
   touch(id: string, at: Date): Promise<void>;
   /** Marks the source notified if it was not; true only the first time. */
   claimNotice(itemId: string, messageId: string, at: Date): Promise<boolean>;
+  /** Sets the excerpt of every source citing this message (edited or deleted on its platform); returns how many. */
+  reexcerpt(workspaceId: string, messageId: string, excerpt: string): Promise<number>;
+  /**
+   * Gives a new title and summary to the items filed automatically from this message whose summary is still
+   * `summaryWas` (its old text, as filed); returns how many.
+   */
+  retitleAutomatic(workspaceId: string, messageId: string, summaryWas: string, next: { title: string; summary: string }, at: Date): Promise<number>;
   /** The items filed automatically that already have a source in this conversation. */
   autoItemIn(workspaceId: string, conversationId: string): Promise<IntakeItem | null>;
   /** Items per surface of their sources (an item with sources on two surfaces counts on both), and per status. */
