@@ -5,15 +5,15 @@
 // flushed to disk (one fdatasync for every request arriving meanwhile) before
 // the 200, and moved into the database in large batches when requests pause,
 // or after a bounded wait under steady load. Both files are on the same disk,
-// so an acknowledged request is as safe as it was in the database (safer: the
-// database files are not synced on every commit), and a crash loses nothing: the
-// journal is moved in at the next start. The database's unique key still makes
+// so an acknowledged request is as safe as it was in the database, and a crash
+// loses nothing: the journal is moved in at the next start. The database's unique key still makes
 // a redelivery (in the journal twice) one row and one job.
 import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type InboundJob, type NewInboundEvent } from '../../domain/ports.ts';
+import { SwitchboardError } from '../../domain/errors.ts';
 import { pgCode } from './errors.ts';
 import type { DrizzleInboundEventRepo, PreparedInbound } from './inbound-repo.ts';
 
@@ -29,9 +29,14 @@ export interface JournalTiming {
   maxPending: number;
   /** After a failed move, the next is tried this much later (ms), doubling up to 30 s. */
   retryMs: number;
+  /**
+   * While the database takes none of them (it failed), at most this many are held (in memory too, until moved); the
+   * next requests are refused, so Slack and Teams send them again later. Default 50,000 (some 100 MB of requests).
+   */
+  maxHeld?: number;
 }
 
-export const DEFAULT_JOURNAL_TIMING: JournalTiming = { quietMs: 20, maxWaitMs: 500, maxPending: 5_000, retryMs: 1_000 };
+export const DEFAULT_JOURNAL_TIMING: JournalTiming = { quietMs: 20, maxWaitMs: 500, maxPending: 5_000, retryMs: 1_000, maxHeld: 50_000 };
 
 /** A journal line: the row as the database statement reads it (see inbound-repo's rowOf). */
 const line = z.object({
@@ -61,6 +66,9 @@ interface Appending { prepared: PreparedInbound; done(): void; failed(e: unknown
 
 const SEGMENT = /^(\d{12})\.jsonl$/;
 const fileOf = (dir: string, seq: number) => path.join(dir, `${String(seq).padStart(12, '0')}.jsonl`);
+
+/** The refusal once the journal holds `maxHeld` requests the database has not taken: the sender should try again later. */
+const databaseBehind = () => new SwitchboardError('UNAVAILABLE', 'The embedded database has not taken the requests received so far, so no more are accepted for now; send this one again shortly.');
 
 /** SQLSTATE classes 22 (data exception) and 23 (integrity): the database refuses this row, whenever it is tried. */
 const refusesRow = (e: unknown) => /^2[23]/.test(pgCode(e) ?? '');
@@ -119,6 +127,9 @@ export class InboundJournal implements InboundEventRepo {
 
   async accept(e: NewInboundEvent, job: InboundJob): Promise<InboundEvent | null> {
     if (this.closed) throw new Error('The inbound journal is closed; the request was not stored.');
+    if (this.waiting + this.appending.length >= (this.timing.maxHeld ?? DEFAULT_JOURNAL_TIMING.maxHeld!)) {
+      throw databaseBehind();
+    }
     const prepared = this.db.prepare(e, job);
     this.lastArrival = performance.now();
     await new Promise<void>((done, failed) => {
@@ -151,7 +162,7 @@ export class InboundJournal implements InboundEventRepo {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.flushing;
-    await this.moving;
+    await this.moving; // never rejects (moveAll catches)
     await this.moveAll();
     if (this.waiting) this.logger.warn({ requests: this.waiting, dir: this.dir }, 'some acknowledged requests stay in the inbound journal; they are moved into the database at the next start');
   }
@@ -209,18 +220,27 @@ export class InboundJournal implements InboundEventRepo {
     if (!segment) return;
     this.active = null;
     await segment.writing?.catch(() => {});
-    await segment.handle?.close();
-    segment.handle = null;
+    // Queued before its file is closed: a failing close must not cost the requests in it their move (nor their order).
     this.sealed.push(segment);
+    const handle = segment.handle;
+    segment.handle = null;
+    await handle?.close().catch((e: unknown) => this.logger.warn({ err: e, file: segment.file }, 'could not close a segment of the inbound journal'));
   }
 
   /** Sets the timer that moves requests into the database when they are due (see JournalTiming). */
   private schedule(): void {
-    if (this.timer || this.moving || this.closed) return;
+    if (this.moving || this.closed) return;
     const now = performance.now();
     const quiet = this.lastArrival + this.timing.quietMs - now;
     const bound = (this.oldestWaiting ?? now) + this.timing.maxWaitMs - now;
-    const due = this.waiting >= this.timing.maxPending ? 0 : Math.max(Math.min(quiet, bound), this.retryAt - now, 0);
+    // After a failed move the next waits for retryAt, however many wait: at maxPending too (else a 1 ms timer loop).
+    const due = Math.max(this.waiting >= this.timing.maxPending ? 0 : Math.min(quiet, bound), this.retryAt - now, 0);
+    // A timer set earlier is never later than quiet or bound say now (arrivals only push them on); maxPending reached
+    // since is what may make the move due sooner.
+    if (this.timer) {
+      if (due > 0) return;
+      clearTimeout(this.timer);
+    }
     this.timer = setTimeout(() => {
       this.timer = null;
       const at = performance.now();
@@ -237,19 +257,28 @@ export class InboundJournal implements InboundEventRepo {
   /** Seals the active segment and moves every sealed one, oldest first; appends meanwhile go to a new segment. */
   private async moveAll(): Promise<void> {
     this.oldestWaiting = null;
-    if (this.active?.rows.length || this.active?.writing) await this.seal();
-    while (this.sealed.length) {
-      if (!(await this.move(this.sealed[0]))) {
-        this.retryAt = performance.now() + this.retryMs;
-        this.retryMs = Math.min(this.retryMs * 2, 30_000);
-        this.oldestWaiting ??= performance.now();
-        return;
+    try {
+      if (this.active?.rows.length || this.active?.writing) await this.seal();
+      while (this.sealed.length) {
+        if (!(await this.move(this.sealed[0]))) return this.backOff();
+        this.sealed.shift();
+        this.retryMs = this.timing.retryMs;
+        this.retryAt = 0;
+        this.stored();
       }
-      this.sealed.shift();
-      this.retryMs = this.timing.retryMs;
-      this.retryAt = 0;
-      this.stored();
+    } catch (e) {
+      // Nothing awaits a move started by the timer: what it throws (say, a file that cannot be deleted) is a failed
+      // move, tried again later (a segment whose rows went in is then only deleted, its keys being taken), never a rejection.
+      this.logger.warn({ err: e, dir: this.dir }, 'could not finish moving the inbound journal into the database; will try again');
+      this.backOff();
     }
+  }
+
+  /** After a failed move: the next is tried retryMs later, doubling up to 30 s. */
+  private backOff(): void {
+    this.retryAt = performance.now() + this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, 30_000);
+    this.oldestWaiting ??= performance.now();
   }
 
   /**

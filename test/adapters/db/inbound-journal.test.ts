@@ -3,7 +3,7 @@
 // in order) when requests pause, kept and tried again when the database cannot
 // take it, and moved at the next start after a kill -9.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, appendFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, renameSync, appendFileSync, rmSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -117,6 +117,85 @@ describe('the inbound journal', () => {
     expect(await stored('event:J4-b')).toHaveLength(1);
     expect(await stored('event:J4-bad')).toEqual([]);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('waits out a failed move with as many requests waiting as start a move at once, instead of looping on a timer', async () => {
+    const dir = journalDir();
+    const journal = await InboundJournal.open(dir, repo, silent, { quietMs: 3_600_000, maxWaitMs: 3_600_000, maxPending: 1, retryMs: 60_000 });
+    repo.failures = 1_000;
+    await journal.accept(slack('event:J5'), job);
+    await vi.waitFor(() => expect(repo.failures).toBeLessThan(1_000));
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      await new Promise((r) => setTimeout(r, 1_500));
+      // The next try is a minute away: a timer or two at most meanwhile (a loop sets hundreds).
+      expect(timers.mock.calls.length).toBeLessThan(10);
+    } finally {
+      timers.mockRestore();
+      repo.failures = 0;
+    }
+    await journal.close();
+    expect(await stored('event:J5')).toHaveLength(1);
+  });
+
+  it('refuses new requests, saying to send them again, while it holds as many as it may and the database takes none', async () => {
+    const dir = journalDir();
+    const journal = await InboundJournal.open(dir, repo, silent, { ...QUICK, maxHeld: 3 });
+    repo.failures = 1_000;
+    try {
+      for (const key of ['event:J8-a', 'event:J8-b', 'event:J8-c']) await journal.accept(slack(key), job);
+      await expect(journal.accept(slack('event:J8-d'), job)).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('send this one again shortly') });
+      expect(lines(dir).map((l) => JSON.parse(l).key)).toEqual(['event:J8-a', 'event:J8-b', 'event:J8-c']);
+    } finally {
+      repo.failures = 0;
+    }
+    // Once the database takes them, there is room again.
+    await vi.waitFor(() => expect(journal.waiting).toBe(0));
+    expect(await journal.accept(slack('event:J8-d'), job)).toMatchObject({ key: 'event:J8-d' });
+    await journal.close();
+    expect(await stored('event:J8-d')).toHaveLength(1);
+  });
+
+  it('tries again later when a moved file cannot be deleted, with no unhandled rejection', async () => {
+    const dir = journalDir();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => { unhandled.push(e); };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const journal = await InboundJournal.open(dir, repo, silent, { quietMs: 3_600_000, maxWaitMs: 3_600_000, maxPending: 2, retryMs: 50 });
+      await journal.accept(slack('event:J6-a'), job);
+      // The file's name now holds a directory, which unlink refuses (EISDIR); appends still go to the file, renamed.
+      const [file] = readdirSync(dir);
+      renameSync(path.join(dir, file), path.join(dir, `${file}.kept`));
+      mkdirSync(path.join(dir, file));
+      await journal.accept(slack('event:J6-b'), job);
+      await vi.waitFor(async () => expect((await stored('event:J6-a')).length + (await stored('event:J6-b')).length).toBe(2));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(journal.waiting).toBe(2);
+      rmdirSync(path.join(dir, file));
+      await vi.waitFor(() => expect(journal.waiting).toBe(0));
+      await journal.close();
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('moves a segment whose file could not be closed, and close() still finishes', async () => {
+    const dir = journalDir();
+    const journal = await InboundJournal.open(dir, repo, silent, HELD);
+    await journal.accept(slack('event:J7'), job);
+    // The disk answers the close with an error (EIO).
+    const active = (journal as unknown as { active: { handle: { close(): Promise<void> } } }).active;
+    const real = active.handle;
+    active.handle = { close: () => Promise.reject(Object.assign(new Error('i/o error'), { code: 'EIO' })) };
+    try {
+      await journal.close();
+      expect(await stored('event:J7')).toHaveLength(1);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      await real.close();
+    }
   });
 
   it('moves what a killed process acknowledged at the next start, skipping a line cut short', async () => {
