@@ -22,8 +22,8 @@ export const teamOf = (activity: Partial<TurnContext['activity']>): string | nul
  * channel of a team, and removes the bridges to those channels. A team's channels
  * are the ones the bot has seen there (every channel activity names its team),
  * and its General channel, whose id is the team's. A bridge to a channel the bot
- * never heard from is not found here; its next post, edit or delete there, refused, removes it with the channel's
- * listeners (mirror-out.ts bridgeRefused). A reference the bot stored for that channel is left to the team's
+ * never heard from is not found here; its next post, edit or delete there, refused, removes it (mirror-out.ts
+ * bridgeRefused; its listeners stay, as a refusal does not tell a deletion from an uninstall). A reference the bot stored for that channel is left to the team's
  * deletion or uninstall: only posts into that channel use it, and Teams refuses those alike.
  */
 export async function placeGone(rt: TeamsRuntime, tenant: string, what: { conversation: string } | { team: string }, reason: GoneReason): Promise<void> {

@@ -74,13 +74,13 @@ export interface MirrorDeps {
 /**
  * What every bridge job does once the platform refused for good: when the refusal says the outside channel is gone
  * (deleted, archived, the app taken out), the bridge goes (audited with `refused` and the platform's answer, the web
- * channel's header updated) and so do the agents listening to that channel, as when the platform tells of it
- * (the surfaces' removals); anything else leaves the bridge, and only the job fails.
+ * channel's header updated) rather than failing every post; anything else leaves the bridge, and only the job fails.
+ * The agents listening to that channel keep their setting: a refusal cannot tell a deleted channel from the app taken
+ * out of it, and an uninstall keeps listeners for when the app comes back.
  */
 export async function bridgeRefused(deps: MirrorDeps, bridge: Bridge, failure: DeliveryFailure, refused: string): Promise<void> {
   if (failure.kind !== 'permanent' || !failure.placeGone) return;
   await deps.outsideChannelsGone(bridge.surface, bridge.tenantId, [bridge.externalChannelId], `${refused}: ${failure.reason} (${failure.code})`);
-  await deps.store.listening.removeChannels(bridge.workspaceId, bridge.surface, [bridge.externalChannelId]);
 }
 
 /** Runs a bridge job's platform call; a failure ends as the queue reads it, after `bridgeRefused` saw a refusal. */

@@ -1,8 +1,8 @@
 // A bridged Slack channel that is gone without Switchboard hearing of it (the
 // event was missed, or the channel went while the app was away): the first web
 // message posted there, or the first edit, delete or reaction of a message mirrored
-// before, is refused (channel_not_found, is_archived) and the bridge removes itself
-// with the channel's listeners, audited with what Slack answered, the web header redrawn.
+// before, is refused (channel_not_found, is_archived) and the bridge removes itself,
+// audited with what Slack answered, the web header redrawn; the channel's listeners stay.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
 import { SYSTEM } from '../../../src/domain/actor.ts';
@@ -55,12 +55,13 @@ describe('a bridged Slack channel that is gone', () => {
     expect((await app.store.audit.list(h.workspace.id, 50)).find((e) => e.action === 'bridge.remove' && e.details?.channel === channel))
       .toMatchObject({ target: web.conversationId, details: { surface: 'slack', reason: expect.stringMatching(new RegExp(`^postRefused: ${said}.*\\(${error}\\)`)) } });
     await vi.waitFor(() => expect(headers).toContain(`settings:${web.conversationId}`), WAIT);
-    // The job's outcome is recorded after its handler removed the bridge and the listeners (and told the header): wait for it.
+    // The job's outcome is recorded after its handler removed the bridge (and told the header): wait for it.
     await vi.waitFor(async () => {
       const job = (await app.store.outbox.list({ topic: BRIDGE_POST })).find((e) => e.payload.messageId === sent.message!.id);
       expect(job).toMatchObject({ status: 'failed', attempts: 1 });
     }, WAIT);
-    expect(await listeners(channel)).toEqual([]);
+    // Listening is the agents' setting: a refusal cannot tell a deleted channel from the app taken out, so it stays.
+    expect(await listeners(channel)).toHaveLength(1);
     // The message stays, and the next one queues nothing for the gone channel.
     const later = await app.chat.post(alice, web.conversationId, 'After the bridge went');
     expect((await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
@@ -71,7 +72,7 @@ describe('a bridged Slack channel that is gone', () => {
     ['an edit', 'chat.update', 'channel_not_found', 'C0EDITGON', 'editRefused'],
     ['a delete', 'chat.delete', 'is_archived', 'C0DELEGON', 'deleteRefused'],
     ['a reaction', 'reactions.add', 'channel_not_found', 'C0REACTGN', 'reactionRefused'],
-  ])('Slack refusing %s of a mirrored web message (%s: %s) removes the bridge and the channel\'s listeners, audited', async (_what, method, error, channel, refused) => {
+  ])('Slack refusing %s of a mirrored web message (%s: %s) removes the bridge, audited, and leaves its listeners', async (_what, method, error, channel, refused) => {
     const { app } = h.server;
     standin.setChannelMembers(channel, [BOT]);
     const name = `web-${channel.toLowerCase()}`;
@@ -98,7 +99,8 @@ describe('a bridged Slack channel that is gone', () => {
       const job = (await app.store.outbox.list({ topic })).find((e) => e.payload.messageId === id);
       expect(job).toMatchObject({ status: 'failed', attempts: 1 });
     }, WAIT);
-    expect(await listeners(channel)).toEqual([]);
+    // Listening is the agents' setting: a refusal cannot tell a deleted channel from the app taken out, so it stays.
+    expect(await listeners(channel)).toHaveLength(1);
     // The next message queues nothing for the gone channel.
     const later = await app.chat.post(alice, web.conversationId, 'After the bridge went');
     expect((await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
