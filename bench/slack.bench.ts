@@ -18,7 +18,7 @@
 // database (when the server runs on this machine), so the figures count all the work an event costs and not
 // only this process's share, and PGlite's thread (a part of this process's); the machine has 2 cores, and the
 // load generator, this process and the database share them.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -50,7 +50,22 @@ const median = (xs: number[]) => pct(xs, 50);
 /** CPU time this process (both receivers, the jobs, the stand-in and the load generator's thread) spent since `since`. */
 const cpuMsSince = (since: NodeJS.CpuUsage) => { const d = process.cpuUsage(since); return (d.user + d.system) / 1000; };
 
-interface Run { p50: number; p99: number; perSecond: number; failures: number; cpuMs: number }
+interface Run { p50: number; p99: number; perSecond: number; failures: number; cpuMs: number; threads: ThreadCpu }
+
+/** CPU (ms per event) of this process's main thread, the load generator's thread, and all its other threads (V8's helpers, libuv's pool, PGlite's). */
+interface ThreadCpu { main: number; loader: number; others: number }
+
+/** CPU (ms) each thread of this process has used so far, by thread id (Linux; empty elsewhere). */
+function threadsCpu(): Map<number, number> {
+  try {
+    return new Map(readdirSync('/proc/self/task').map((tid) => {
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return [Number(tid), (Number(fields[11]) + Number(fields[12])) * 10];
+    }));
+  } catch {
+    return new Map();
+  }
+}
 
 type BenchDb = Awaited<ReturnType<ReturnType<typeof benchDatabases>[number]['open']>>;
 
@@ -107,13 +122,23 @@ async function load(url: string, n: number, tag: string): Promise<Run> {
     text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer ${tag} request ${i}`,
   }))));
   const cpu = process.cpuUsage();
+  const before = threadsCpu();
   const worker = new Worker(LOADER, { eval: true, workerData: { url, requests, concurrency: CONCURRENCY } });
   const r = await new Promise<{ latencies: number[]; seconds: number; failures: number }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
+  const after = threadsCpu();
   await worker.terminate();
-  return { p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), perSecond: n / r.seconds, failures: r.failures, cpuMs: cpuMsSince(cpu) / n };
+  // The load generator's thread is the one that was not there before; the main thread's id is the process's.
+  const threads = { main: 0, loader: 0, others: 0 };
+  for (const [tid, ms] of after) {
+    const used = (ms - (before.get(tid) ?? 0)) / n;
+    if (tid === process.pid) threads.main += used;
+    else if (!before.has(tid)) threads.loader += used;
+    else threads.others += used;
+  }
+  return { p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), perSecond: n / r.seconds, failures: r.failures, cpuMs: cpuMsSince(cpu) / n, threads };
 }
 
 /** A Bolt app that only acknowledges: the floor any Bolt-based receiver stands on. */
@@ -197,6 +222,10 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
       p50: median(rounds.map((r) => f(r).p50)), p99: median(rounds.map((r) => f(r).p99)),
       perSecond: median(rounds.map((r) => f(r).perSecond)), failures: rounds.reduce((n, r) => n + f(r).failures, 0),
       cpuMs: median(rounds.map((r) => f(r).cpuMs)),
+      threads: {
+        main: median(rounds.map((r) => f(r).threads.main)), loader: median(rounds.map((r) => f(r).threads.loader)),
+        others: median(rounds.map((r) => f(r).threads.others)),
+      },
     });
     return {
       kind, bare: pick((r) => r.bare), ours: pick((r) => r.ours), ratios: rounds.map((r) => r.ours.perSecond / r.bare.perSecond),
@@ -236,6 +265,8 @@ export default async function bench() {
     console.log(`    end to end (signed event → agent's inbox) ${f.endToEnd.toFixed(0)} events/s` +
       (f.kind.startsWith('PostgreSQL') ? ` (target ≥ ${TARGET.endToEnd}/s: ${ok(f.endToEnd >= TARGET.endToEnd)})` : ''));
     console.log(`    CPU of this process per event: bare ack ${f.bare.cpuMs.toFixed(2)} ms, Switchboard ack ${f.ours.cpuMs.toFixed(2)} ms (during the load), ack and handling ${f.cpuPerEvent.toFixed(2)} ms`);
+    const threads = (t: ThreadCpu) => `main ${t.main.toFixed(2)}, load generator ${t.loader.toFixed(2)}, other threads ${t.others.toFixed(2)}`;
+    console.log(`    by thread during the load (ms per event, 10 ms ticks): bare ${threads(f.bare.threads)}; Switchboard ${threads(f.ours.threads)}`);
     if (Number.isFinite(f.serverAck)) {
       const whose = f.kind.startsWith('PGlite') ? 'PGlite\'s thread (counted in this process\'s above)' : 'PostgreSQL\'s processes for this database';
       console.log(`    CPU of ${whose} per event: during the load ${f.serverAck.toFixed(2)} ms, ack and handling ${f.serverAll.toFixed(2)} ms`);

@@ -1,14 +1,18 @@
 // The inbound journal, for the embedded database on disk. Slack and Teams wait
 // for their acknowledgement; writing a request into PGlite costs its thread
 // (WebAssembly) about as much CPU as the whole acknowledgement, on the cores the
-// HTTP work needs. So a request is appended to a file next to the database and
-// flushed to disk (one fdatasync for every request arriving meanwhile) before
-// the 200, and moved into the database in large batches when requests pause,
-// or after a bounded wait under steady load. Both files are on the same disk,
-// so an acknowledged request is as safe as it was in the database, and a crash
-// loses nothing: the journal is moved in at the next start. The database's unique key still makes
-// a redelivery (in the journal twice) one row and one job.
-import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
+// HTTP work needs. So a request is appended to a file next to the database (a
+// write of a few microseconds, into the operating system's cache, as PGlite's own
+// writes go) before the 200, and moved into the database in large batches when
+// requests pause, or after a bounded wait under steady load. A killed process
+// loses nothing (the system writes its cache out whatever becomes of the
+// process) and the journal is moved in at the next start; a power cut or a crash
+// of the system itself can lose what was not written out yet, of the journal as
+// of the database, since PGlite does not flush its files on commit either. The
+// database's unique key still makes a redelivery (in the journal twice) one row
+// and one job.
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -36,7 +40,7 @@ export interface JournalTiming {
   maxHeld?: number;
 }
 
-export const DEFAULT_JOURNAL_TIMING: JournalTiming = { quietMs: 20, maxWaitMs: 500, maxPending: 5_000, retryMs: 1_000, maxHeld: 50_000 };
+export const DEFAULT_JOURNAL_TIMING: JournalTiming = { quietMs: 50, maxWaitMs: 1_000, maxPending: 5_000, retryMs: 1_000, maxHeld: 50_000 };
 
 /** A journal line: the row as the database statement reads it (see inbound-repo's rowOf). */
 const line = z.object({
@@ -54,18 +58,18 @@ const line = z.object({
 interface Segment {
   seq: number;
   file: string;
-  handle: FileHandle | null;
+  /** Its descriptor while appends go to it. */
+  fd: number | null;
   rows: PreparedInbound[];
   /** Set when an append failed part-way: nothing more is appended after a possibly torn line. */
   broken: boolean;
-  /** The append in flight, if any. */
-  writing?: Promise<void>;
 }
-
-interface Appending { prepared: PreparedInbound; done(): void; failed(e: unknown): void }
 
 const SEGMENT = /^(\d{12})\.jsonl$/;
 const fileOf = (dir: string, seq: number) => path.join(dir, `${String(seq).padStart(12, '0')}.jsonl`);
+
+/** What the journal keeps of a request until it is moved: its row, which holds the payload as text, not the parsed copy too. */
+const held = (p: PreparedInbound): PreparedInbound => ({ row: p.row, id: p.id, outboxId: p.outboxId, event: { surface: p.event.surface, key: p.event.key, kind: p.event.kind, payload: {} } });
 
 /** The refusal once the journal holds `maxHeld` requests the database has not taken: the sender should try again later. */
 const databaseBehind = () => new SwitchboardError('UNAVAILABLE', 'The embedded database has not taken the requests received so far, so no more are accepted for now; send this one again shortly.');
@@ -77,9 +81,6 @@ export class InboundJournal implements InboundEventRepo {
   private active: Segment | null = null;
   /** Segments closed to appends, waiting to be moved into the database, oldest first. */
   private sealed: Segment[] = [];
-  private appending: Appending[] = [];
-  /** The group being appended now, if any. */
-  private flushing: Promise<void> | null = null;
   private nextSeq: number;
   private lastArrival = 0;
   private oldestWaiting: number | null = null;
@@ -111,7 +112,7 @@ export class InboundJournal implements InboundEventRepo {
     const seqs = (await readdir(dir)).map((f) => SEGMENT.exec(f)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
     const journal = new InboundJournal(dir, db, logger, timing, clock, (seqs.at(-1) ?? 0) + 1);
     for (const seq of seqs) {
-      const segment: Segment = { seq, file: fileOf(dir, seq), handle: null, rows: await readSegment(fileOf(dir, seq), logger), broken: false };
+      const segment: Segment = { seq, file: fileOf(dir, seq), fd: null, rows: await readSegment(fileOf(dir, seq), logger), broken: false };
       if (!(await journal.move(segment))) {
         throw new Error(`The inbound journal ${segment.file} could not be moved into the embedded database; Switchboard keeps it and moves it at the next start.`);
       }
@@ -127,15 +128,10 @@ export class InboundJournal implements InboundEventRepo {
 
   async accept(e: NewInboundEvent, job: InboundJob): Promise<InboundEvent | null> {
     if (this.closed) throw new Error('The inbound journal is closed; the request was not stored.');
-    if (this.waiting + this.appending.length >= (this.timing.maxHeld ?? DEFAULT_JOURNAL_TIMING.maxHeld!)) {
-      throw databaseBehind();
-    }
+    if (this.waiting >= (this.timing.maxHeld ?? DEFAULT_JOURNAL_TIMING.maxHeld!)) throw databaseBehind();
     const prepared = this.db.prepare(e, job);
     this.lastArrival = performance.now();
-    await new Promise<void>((done, failed) => {
-      this.appending.push({ prepared, done, failed });
-      this.flushing ??= this.flush();
-    });
+    this.append(held(prepared));
     return { id: prepared.id, ...prepared.event, outboxId: prepared.outboxId, receivedAt: this.clock.now() };
   }
 
@@ -161,70 +157,53 @@ export class InboundJournal implements InboundEventRepo {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.flushing;
     await this.moving; // never rejects (moveAll catches)
     await this.moveAll();
     if (this.waiting) this.logger.warn({ requests: this.waiting, dir: this.dir }, 'some acknowledged requests stay in the inbound journal; they are moved into the database at the next start');
   }
 
-  /** Appends what waits, a group at a time: one write and one fdatasync for all of a group. */
-  private async flush(): Promise<void> {
+  /**
+   * Appends one request, synchronously (a few microseconds: the data goes to the system's cache, which outlives this
+   * process), so nothing comes between the write and the row's place in its segment. Throws when it cannot be written.
+   */
+  private append(prepared: PreparedInbound): void {
+    const segment = this.segment();
+    const bytes = Buffer.from(`${prepared.row}\n`);
     try {
-      while (this.appending.length) {
-        const group = this.appending.splice(0);
-        try {
-          // No wait between picking the segment and starting the append, so it cannot be sealed in between.
-          const segment = this.active && !this.active.broken ? this.active : await this.segment();
-          segment.writing = this.appendTo(segment, group.map((a) => a.prepared));
-          await segment.writing;
-          for (const a of group) a.done();
-          this.schedule();
-        } catch (e) {
-          this.logger.error({ err: e, dir: this.dir }, 'could not append to the inbound journal; the requests were not acknowledged');
-          for (const a of group) a.failed(e);
-        }
-      }
-    } finally {
-      this.flushing = null;
-    }
-  }
-
-  private async appendTo(segment: Segment, rows: PreparedInbound[]): Promise<void> {
-    try {
-      await segment.handle!.appendFile(rows.map((r) => `${r.row}\n`).join(''));
-      await segment.handle!.datasync();
+      for (let done = 0; done < bytes.length;) done += writeSync(segment.fd!, bytes, done);
     } catch (e) {
       segment.broken = true;
+      this.logger.error({ err: e, file: segment.file }, 'could not append to the inbound journal; the request was not acknowledged');
       throw e;
     }
-    segment.rows.push(...rows);
+    segment.rows.push(prepared);
     this.oldestWaiting ??= performance.now();
+    this.schedule();
   }
 
-  /** The segment appends go to, opened (and its directory entry synced) when there is none. */
-  private async segment(): Promise<Segment> {
+  /** The segment appends go to: a new file when there is none, or when an append to the last one failed. */
+  private segment(): Segment {
     if (this.active && !this.active.broken) return this.active;
-    if (this.active) await this.seal();
+    this.seal();
     const seq = this.nextSeq++;
     const file = fileOf(this.dir, seq);
-    const handle = await open(file, 'a', 0o600);
-    const dir = await open(this.dir, 'r');
-    try { await dir.sync(); } finally { await dir.close(); }
-    this.active = { seq, file, handle, rows: [], broken: false };
+    this.active = { seq, file, fd: openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600), rows: [], broken: false };
     return this.active;
   }
 
-  /** Closes the active segment to appends (once its append in flight is done); it waits to be moved. */
-  private async seal(): Promise<void> {
+  /** Closes the active segment to appends; it waits to be moved (a close that fails costs it nothing). */
+  private seal(): void {
     const segment = this.active;
     if (!segment) return;
     this.active = null;
-    await segment.writing?.catch(() => {});
-    // Queued before its file is closed: a failing close must not cost the requests in it their move (nor their order).
     this.sealed.push(segment);
-    const handle = segment.handle;
-    segment.handle = null;
-    await handle?.close().catch((e: unknown) => this.logger.warn({ err: e, file: segment.file }, 'could not close a segment of the inbound journal'));
+    const fd = segment.fd;
+    segment.fd = null;
+    try {
+      if (fd !== null) closeSync(fd);
+    } catch (e) {
+      this.logger.warn({ err: e, file: segment.file }, 'could not close a segment of the inbound journal');
+    }
   }
 
   /** Sets the timer that moves requests into the database when they are due (see JournalTiming). */
@@ -258,7 +237,7 @@ export class InboundJournal implements InboundEventRepo {
   private async moveAll(): Promise<void> {
     this.oldestWaiting = null;
     try {
-      if (this.active?.rows.length || this.active?.writing) await this.seal();
+      if (this.active?.rows.length) this.seal();
       while (this.sealed.length) {
         if (!(await this.move(this.sealed[0]))) return this.backOff();
         this.sealed.shift();
@@ -318,7 +297,7 @@ async function readSegment(file: string, logger: Logger): Promise<PreparedInboun
       logger.warn({ file, bytes: text.length }, 'skipped a line of the inbound journal that does not parse (an append cut short by a crash is never acknowledged)');
       continue;
     }
-    rows.push({ row: text, id: parsed.id, outboxId: parsed.outbox_id, event: { surface: parsed.surface, key: parsed.key, kind: parsed.kind, payload: parsed.payload } });
+    rows.push(held({ row: text, id: parsed.id, outboxId: parsed.outbox_id, event: { surface: parsed.surface, key: parsed.key, kind: parsed.kind, payload: parsed.payload } }));
   }
   return rows;
 }

@@ -3,7 +3,7 @@
 // in order) when requests pause, kept and tried again when the database cannot
 // take it, and moved at the next start after a kill -9.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, renameSync, appendFileSync, rmSync, rmdirSync } from 'node:fs';
+import { closeSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, renameSync, appendFileSync, rmSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -57,7 +57,7 @@ describe('the inbound journal', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it('has a request on disk when accept returns, and in the database with its job once it is closed', async () => {
+  it('has a request in its file when accept returns, and in the database with its job once it is closed', async () => {
     const dir = journalDir();
     const journal = await InboundJournal.open(dir, repo, silent, HELD);
     const event = await journal.accept(slack('event:J1'), job);
@@ -185,17 +185,11 @@ describe('the inbound journal', () => {
     const dir = journalDir();
     const journal = await InboundJournal.open(dir, repo, silent, HELD);
     await journal.accept(slack('event:J7'), job);
-    // The disk answers the close with an error (EIO).
-    const active = (journal as unknown as { active: { handle: { close(): Promise<void> } } }).active;
-    const real = active.handle;
-    active.handle = { close: () => Promise.reject(Object.assign(new Error('i/o error'), { code: 'EIO' })) };
-    try {
-      await journal.close();
-      expect(await stored('event:J7')).toHaveLength(1);
-      expect(readdirSync(dir)).toEqual([]);
-    } finally {
-      await real.close();
-    }
+    // Its descriptor is closed behind its back, so the journal's own close fails (EBADF).
+    closeSync((journal as unknown as { active: { fd: number } }).active.fd);
+    await journal.close();
+    expect(await stored('event:J7')).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('moves what a killed process acknowledged at the next start, skipping a line cut short', async () => {
