@@ -55,9 +55,9 @@ describe('the web chat when the server refuses its event stream, in Chromium', (
     expect(bob.url()).toBe(where);
     expect(await bob.locator('#live-trouble').count()).toBe(0);
 
-    // It gives up for good: no further try comes within a few of the browser's 3 s retries.
+    // It gives up for good: no further try comes in the 5 s after (the browser retries after 3 s).
     const triesThen = tries;
-    await bob.waitForTimeout(10_000);
+    await bob.waitForTimeout(5_000);
     expect(tries).toBe(triesThen);
     await heading.waitFor();
 
