@@ -6,17 +6,11 @@ import { createWriteStream } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../test/support/free-port.ts';
+
+export { freePort };
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/switchboard.mjs');
-
-/** A port nobody listens on right now (the OS picks it; it is released at once). */
-export async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +12,7 @@ import type { Config } from '../../src/config.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
 import { startServer } from '../../src/server.ts';
 import { seedDataDir } from '../support/db.ts';
+import { freePort } from '../support/free-port.ts';
 import { makeWorld, silent, testConfig, type World } from './support/world.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -21,14 +21,6 @@ const run = promisify(execFile);
 /** A working directory that is not the checkout, as an MCP client such as Claude Desktop starts us in. */
 const elsewhere = () => mkdtempSync(path.join(tmpdir(), 'sb-cwd-'));
 
-/** A port nothing listens on (taken, then released). */
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 /** The child's environment: this config's data directory, never a shared database. */
 function childEnv(config: Config, extra: Record<string, string>): Record<string, string> {

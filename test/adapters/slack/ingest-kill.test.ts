@@ -4,7 +4,6 @@
 // job that handles it.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -14,6 +13,7 @@ import { inboundEvents, outbox } from '../../../src/adapters/db/schema.ts';
 import { createApp } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { seedDataDir } from '../../support/db.ts';
+import { freePort } from '../../support/free-port.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, signRequest } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
@@ -21,13 +21,6 @@ import { startSlackStandin, type SlackStandin } from '../../support/slack/web-ap
 const BIN = path.resolve(import.meta.dirname, '../../../bin/switchboard.mjs');
 const SECRET = 'ingest-kill-switchboard-secret-0123456789';
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe('a server killed while acknowledging Slack events (embedded database)', () => {
   let dataDir: string;
