@@ -22,9 +22,14 @@ export async function uniqueOr<T>(fn: () => Promise<T>, message: string): Promis
   }
 }
 
-// SQLSTATE 08xxx (connection exception) and 57P01–57P03 (the server is shutting down or not yet up). Not 08P01, a
-// protocol violation: the driver could not frame one statement (more than 65,535 values), and the connection works on.
-const LOST_CODES = /^(08(?!P01)...|57P0[123])$/;
+// SQLSTATE 08xxx (connection exception) and 57P01–57P03 (the server is shutting down or not yet up). Not 08P01 when
+// the server says the statement's bind message did not add up (the driver could not frame more than 65,535 values):
+// the connection works on. Every other 08P01 is lost, as PgBouncer answers its own failures with that code
+// (query_wait_timeout, "pgbouncer cannot connect to server") and then closes the connection.
+const LOST_CODES = /^(08...|57P0[123])$/;
+const TOO_MANY_VALUES = /^bind message /;
+/** The server's answer to a statement with more values than the protocol can count (see LOST_CODES). */
+const tooManyValues = (code: unknown, message: unknown) => code === '08P01' && typeof message === 'string' && TOO_MANY_VALUES.test(message);
 const LOST_SYSCALL = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
 // node-postgres and pg-pool say these without a code; only their words tell them apart.
 const LOST_MESSAGE = /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end|not currently accepting connections|too many clients/i;
@@ -34,7 +39,7 @@ export function isConnectionLost(e: unknown): boolean {
   let cur: unknown = e;
   for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
     const { code, message } = cur as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && (LOST_CODES.test(code) || LOST_SYSCALL.has(code))) return true;
+    if (typeof code === 'string' && ((LOST_CODES.test(code) && !tooManyValues(code, message)) || LOST_SYSCALL.has(code))) return true;
     if (typeof message === 'string' && LOST_MESSAGE.test(message)) return true;
     cur = (cur as { cause?: unknown }).cause;
   }

@@ -11,14 +11,14 @@
 // of the database, since PGlite does not flush its files on commit either. The
 // database's unique key still makes a redelivery (in the journal twice) one row
 // and one job.
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type InboundJob, type NewInboundEvent } from '../../domain/ports.ts';
 import { SwitchboardError } from '../../domain/errors.ts';
-import { pgCode } from './errors.ts';
+import { isConnectionLost, pgCode } from './errors.ts';
 import type { DrizzleInboundEventRepo, PreparedInbound } from './inbound-repo.ts';
 
 /** Where the journal of the embedded database in `dataDir` lives (beside it, as its lock file does). */
@@ -159,6 +159,7 @@ export class InboundJournal implements InboundEventRepo {
     this.timer = null;
     await this.moving; // never rejects (moveAll catches)
     await this.moveAll();
+    this.seal();
     if (this.waiting) this.logger.warn({ requests: this.waiting, dir: this.dir }, 'some acknowledged requests stay in the inbound journal; they are moved into the database at the next start');
   }
 
@@ -196,11 +197,13 @@ export class InboundJournal implements InboundEventRepo {
     const segment = this.active;
     if (!segment) return;
     this.active = null;
-    this.sealed.push(segment);
+    // One that holds nothing acknowledged (every append to it failed) is deleted rather than kept for a move.
+    if (segment.rows.length) this.sealed.push(segment);
     const fd = segment.fd;
     segment.fd = null;
     try {
       if (fd !== null) closeSync(fd);
+      if (!segment.rows.length) unlinkSync(segment.file);
     } catch (e) {
       this.logger.warn({ err: e, file: segment.file }, 'could not close a segment of the inbound journal');
     }
@@ -269,7 +272,9 @@ export class InboundJournal implements InboundEventRepo {
     if (segment.rows.length) {
       const results = await this.db.write(segment.rows);
       const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [{ reason: r.reason as unknown, row: segment.rows[i] }] : []));
-      const lost = failures.find((f) => !refusesRow(f.reason));
+      // Retried: the database away, or refusing every row (it is not ready for them, say). Left out: a row refused for
+      // its content, or for anything other than a lost connection while the rows beside it went in.
+      const lost = failures.find((f) => isConnectionLost(f.reason) || (failures.length === segment.rows.length && !refusesRow(f.reason)));
       if (lost) {
         this.logger.warn({ err: lost.reason, requests: segment.rows.length }, 'could not move acknowledged requests from the inbound journal into the database; will try again');
         return false;
@@ -283,18 +288,25 @@ export class InboundJournal implements InboundEventRepo {
   }
 }
 
-/** A journal file's requests; a line that does not parse (the last one, torn by a crash mid-append) is skipped. */
+/**
+ * A journal file's requests. Its last line may be torn (an append cut short by a crash or a full disk, never
+ * acknowledged) and is skipped; a line before it that does not parse is not something this version wrote, and the
+ * start stops rather than drop acknowledged requests.
+ */
 async function readSegment(file: string, logger: Logger): Promise<PreparedInbound[]> {
+  const texts = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
   const rows: PreparedInbound[] = [];
-  for (const text of (await readFile(file, 'utf8')).split('\n')) {
-    if (!text) continue;
+  for (const [i, text] of texts.entries()) {
     let parsed: z.infer<typeof line> | null = null;
     try {
       const result = line.safeParse(JSON.parse(text));
       if (result.success) parsed = result.data;
     } catch { /* reported below */ }
+    if (!parsed && i < texts.length - 1) {
+      throw new Error(`Line ${i + 1} of the inbound journal ${file} is not a request this version of Switchboard wrote, so it stops rather than lose acknowledged requests; move the file out of the directory to start without it, and keep it for support.`);
+    }
     if (!parsed) {
-      logger.warn({ file, bytes: text.length }, 'skipped a line of the inbound journal that does not parse (an append cut short by a crash is never acknowledged)');
+      logger.warn({ file, bytes: text.length }, 'skipped the last line of an inbound journal file, cut short (an append cut short is never acknowledged)');
       continue;
     }
     rows.push(held({ row: text, id: parsed.id, outboxId: parsed.outbox_id, event: { surface: parsed.surface, key: parsed.key, kind: parsed.kind, payload: parsed.payload } }));

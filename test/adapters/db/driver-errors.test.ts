@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { isConnectionLost, translateDriverError } from '../../../src/adapters/db/errors.ts';
 import { createStore } from '../../../src/adapters/db/store.ts';
 import type { Store } from '../../../src/domain/ports.ts';
 import { databases } from '../../support/db.ts';
@@ -24,5 +25,18 @@ describe.each(databases())('driver errors through the Store ($kind)', (source) =
     // The same connection (PGlite has one) answers the next statement.
     await store.listening.removeChannels(randomUUID(), 'slack', ['C1']);
     expect(await db.ping()).toBeUndefined();
+  });
+});
+
+describe('a protocol violation (08P01) that is not about a statement too large', () => {
+  it('is the database away, as PgBouncer says its own failures with that code before it closes the connection', () => {
+    // What node-postgres makes of PgBouncer's answer when no server connection frees up in time.
+    const pooler = Object.assign(new Error('query_wait_timeout'), { code: '08P01', severity: 'FATAL' });
+    expect(isConnectionLost(pooler)).toBe(true);
+    expect(translateDriverError(new Error('Failed query', { cause: pooler }))).toMatchObject({ code: 'UNAVAILABLE' });
+    // The server's own answer to too many values stays the caller's to split.
+    const tooMany = Object.assign(new Error('bind message has 4464 parameter formats but 0 parameters'), { code: '08P01', severity: 'ERROR' });
+    expect(isConnectionLost(tooMany)).toBe(false);
+    expect(translateDriverError(tooMany)).toMatchObject({ code: 'INVALID_INPUT' });
   });
 });

@@ -192,6 +192,49 @@ describe('the inbound journal', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('leaves out a request refused for another reason while the ones beside it went in, but keeps all when every one is refused', async () => {
+    const dir = journalDir();
+    const journal = await InboundJournal.open(dir, repo, silent, { ...QUICK, retryMs: 3_600_000 });
+    const odd = Object.assign(new Error('something this row alone meets'), { code: 'XX000' });
+    const original = repo.write.bind(repo);
+    let refuseAll = true;
+    // The refused rows are never written; the others are.
+    repo.write = async (rows) => {
+      const refused = (r: PreparedInbound) => refuseAll || r.event.key === 'event:J9-odd';
+      const written = await original(rows.filter((r) => !refused(r)));
+      return rows.map((r) => (refused(r) ? { status: 'rejected' as const, reason: odd } : written.shift()!));
+    };
+    try {
+      await journal.accept(slack('event:J9-odd'), job);
+      await journal.accept(slack('event:J9-fine'), job);
+      // Every row refused: kept, to be tried again.
+      await vi.waitFor(() => expect(journal.waiting).toBe(2));
+      await journal.close();
+      expect(lines(dir)).toHaveLength(2);
+      // Once the others go in, the one refused alone is left out rather than holding up those after it.
+      refuseAll = false;
+      const next = await InboundJournal.open(dir, repo, silent, HELD);
+      expect(readdirSync(dir)).toEqual([]);
+      await next.close();
+      expect(await stored('event:J9-fine')).toHaveLength(1);
+      expect(await stored('event:J9-odd')).toEqual([]);
+    } finally {
+      repo.write = original;
+    }
+  });
+
+  it('will not start on a journal line it did not write, unless it is the last (torn) one, and says what to do', async () => {
+    const dir = journalDir();
+    const journal = await InboundJournal.open(dir, repo, silent, HELD);
+    await journal.accept(slack('event:J10-a'), job);
+    const [file] = readdirSync(dir);
+    appendFileSync(path.join(dir, file), '{"version":2,"something":"else"}\n');
+    await journal.accept(slack('event:J10-b'), job);
+    await expect(InboundJournal.open(dir, repo, silent, HELD)).rejects.toThrow(/Line 2 of the inbound journal .* move the file out of the directory/);
+    expect(await stored('event:J10-a')).toEqual([]);
+    await journal.close();
+  });
+
   it('moves what a killed process acknowledged at the next start, skipping a line cut short', async () => {
     const dir = journalDir();
     // The child appends as fast as it can and prints each acknowledged key; it is killed mid-stream.
