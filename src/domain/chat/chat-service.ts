@@ -19,6 +19,7 @@ import { announceChange } from './changes.ts';
 import { ChatReactions } from './reactions.ts';
 import { queueMirrorChanges } from '../bridges/mirror-out.ts';
 import { queuePostChange } from '../delivery/post-change.ts';
+import { followChatEdit } from '../intake/intake-service.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
@@ -250,6 +251,8 @@ export class ChatService {
       await tx.messages.edit(v.workspace.id, m.id, body, this.clock.now());
       await queueMirrorChanges(tx, m, 'edit');
       await queuePostChange(tx, m, c, 'edit');
+      // Intake's copies of it (source excerpts, an automatic item's title and summary) follow.
+      await followChatEdit(tx, m, body, this.clock.now());
     });
     await announceChange(this.notifier, m.conversationId, m.id, 'changed');
     const [view] = await this.senders(v).views([(await this.store.messages.get(v.workspace.id, m.id)) ?? m]);
@@ -265,6 +268,7 @@ export class ChatService {
       // With the platform's id as the delete found it: a post job may have recorded it since `m` was read.
       const gone = await tx.messages.remove(v.workspace.id, m.id);
       if (gone) await queuePostChange(tx, gone, c, 'delete');
+      await followChatEdit(tx, m, null, this.clock.now());
     });
     await announceChange(this.notifier, m.conversationId, m.id, 'deleted');
   }

@@ -129,4 +129,22 @@ describe(`intake follows edits and deletes made in Slack (${database.kind})`, ()
     ]);
     expect(JSON.stringify((await auditor.call('list_intake', { limit: 100 })).structuredContent)).not.toContain('4111');
   });
+
+  it('a web chat message an agent filed from follows its author\'s edit and delete in the web chat too', async () => {
+    const { app } = h.server;
+    const alice = await app.chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
+    const general = (await app.chat.sidebar(alice)).channels.find((c) => c.name === 'general')!;
+    const sent = (await app.chat.post(alice, general.id, '@reviewer the staging password is swordfish, please rotate it')).message!;
+    const filed = await auditor.call('file_intake', { title: 'Rotate staging password', kind: 'bug', summary: 'Rotate it.', source_message_ids: [sent.id] });
+    expect(filed.isError).toBeFalsy();
+    const item = (filed.structuredContent as { item: ItemOut }).item;
+    expect(item.sources[0].excerpt).toContain('swordfish');
+
+    await app.chat.edit(alice, sent.id, '@reviewer the staging password needs rotating');
+    expect((await get(auditor, item.id)).sources).toEqual([expect.objectContaining({ message_id: sent.id, excerpt: '@reviewer the staging password needs rotating' })]);
+    await app.chat.remove(alice, sent.id);
+    const after = await get(auditor, item.id);
+    expect(after).toMatchObject({ title: 'Rotate staging password', sources: [expect.objectContaining({ message_id: sent.id, excerpt: '(deleted message)' })] });
+    expect(JSON.stringify((await auditor.call('list_intake', { limit: 100 })).structuredContent)).not.toContain('swordfish');
+  });
 });
