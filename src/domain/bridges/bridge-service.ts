@@ -121,9 +121,14 @@ export class BridgeService {
     const removed: Bridge[] = [];
     for (const id of new Set(externalChannelIds)) {
       const b = await this.store.bridges.byExternal(surface, tenantId, id);
-      if (!b || !(await this.store.bridges.remove(b.workspaceId, b.id))) continue;
+      // The bridge goes with its audit entry, in one transaction: never one without the other.
+      const gone = b && await this.store.transaction(async (tx) => {
+        if (!(await tx.bridges.remove(b.workspaceId, b.id))) return false;
+        await tx.audit.record({ workspaceId: b.workspaceId, action: 'bridge.remove', target: b.channelId, result: 'ok', details: { surface, channel: id, reason } });
+        return true;
+      });
+      if (!b || !gone) continue;
       removed.push(b);
-      await this.store.audit.record({ workspaceId: b.workspaceId, action: 'bridge.remove', target: b.channelId, result: 'ok', details: { surface, channel: id, reason } });
       const ws = await this.store.workspaces.get(b.workspaceId);
       if (ws) this.changed(ws, b.channelId);
     }
