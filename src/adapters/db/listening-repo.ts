@@ -45,12 +45,13 @@ export class DrizzleListeningRepo implements ListeningRepo {
   }
 
   list(workspaceId: string, place: ListenPlace): Promise<ChannelListener[]> {
-    return this.standing().where(at(workspaceId, place)).orderBy(asc(channelListeners.createdAt));
+    // Two listeners added within the clock's resolution (PGlite's is a millisecond) keep one order, by agent.
+    return this.standing().where(at(workspaceId, place)).orderBy(asc(channelListeners.createdAt), asc(channelListeners.agentId));
   }
 
   listWorkspace(workspaceId: string): Promise<ChannelListener[]> {
     return this.standing().where(eq(channelListeners.workspaceId, workspaceId))
-      .orderBy(asc(channelListeners.surface), asc(channelListeners.channelId), asc(channelListeners.createdAt));
+      .orderBy(asc(channelListeners.surface), asc(channelListeners.channelId), asc(channelListeners.createdAt), asc(channelListeners.agentId));
   }
 
   async anyFor(place: ListenPlace) {
