@@ -56,7 +56,6 @@ const line = z.object({
 
 /** One journal file: the requests appended to it, in order. */
 interface Segment {
-  seq: number;
   file: string;
   /** Its descriptor while appends go to it. */
   fd: number | null;
@@ -112,7 +111,7 @@ export class InboundJournal implements InboundEventRepo {
     const seqs = (await readdir(dir)).map((f) => SEGMENT.exec(f)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
     const journal = new InboundJournal(dir, db, logger, timing, clock, (seqs.at(-1) ?? 0) + 1);
     for (const seq of seqs) {
-      const segment: Segment = { seq, file: fileOf(dir, seq), fd: null, rows: await readSegment(fileOf(dir, seq), logger), broken: false };
+      const segment: Segment = { file: fileOf(dir, seq), fd: null, rows: await readSegment(fileOf(dir, seq), logger), broken: false };
       if (!(await journal.move(segment))) {
         throw new Error(`The inbound journal ${segment.file} could not be moved into the embedded database; Switchboard keeps it and moves it at the next start.`);
       }
@@ -188,7 +187,7 @@ export class InboundJournal implements InboundEventRepo {
     this.seal();
     const seq = this.nextSeq++;
     const file = fileOf(this.dir, seq);
-    this.active = { seq, file, fd: openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600), rows: [], broken: false };
+    this.active = { file, fd: openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600), rows: [], broken: false };
     return this.active;
   }
 
@@ -209,14 +208,18 @@ export class InboundJournal implements InboundEventRepo {
     }
   }
 
-  /** Sets the timer that moves requests into the database when they are due (see JournalTiming). */
-  private schedule(): void {
-    if (this.moving || this.closed) return;
-    const now = performance.now();
+  /** How long until a move is due (ms; 0: now), by JournalTiming and the backoff after a failed move. */
+  private dueIn(now = performance.now()): number {
     const quiet = this.lastArrival + this.timing.quietMs - now;
     const bound = (this.oldestWaiting ?? now) + this.timing.maxWaitMs - now;
     // After a failed move the next waits for retryAt, however many wait: at maxPending too (else a 1 ms timer loop).
-    const due = Math.max(this.waiting >= this.timing.maxPending ? 0 : Math.min(quiet, bound), this.retryAt - now, 0);
+    return Math.max(this.waiting >= this.timing.maxPending ? 0 : Math.min(quiet, bound), this.retryAt - now, 0);
+  }
+
+  /** Sets the timer that moves requests into the database when they are due. */
+  private schedule(): void {
+    if (this.moving || this.closed) return;
+    const due = this.dueIn();
     // A timer set earlier is never later than quiet or bound say now (arrivals only push them on); maxPending reached
     // since is what may make the move due sooner.
     if (this.timer) {
@@ -225,10 +228,7 @@ export class InboundJournal implements InboundEventRepo {
     }
     this.timer = setTimeout(() => {
       this.timer = null;
-      const at = performance.now();
-      const ready = this.waiting >= this.timing.maxPending
-        || at - this.lastArrival >= this.timing.quietMs || (this.oldestWaiting !== null && at - this.oldestWaiting >= this.timing.maxWaitMs);
-      if (!ready || at < this.retryAt) return this.schedule();
+      if (this.dueIn() > 0) return this.schedule();
       this.moving = this.moveAll().finally(() => {
         this.moving = null;
         if (this.waiting) this.schedule();
