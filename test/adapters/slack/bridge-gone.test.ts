@@ -36,6 +36,22 @@ describe('a bridged Slack channel that is gone', () => {
   const listen = (channel: string) => h.server.app.store.listening.add({ workspaceId: h.workspace.id, surface: 'slack', channelId: channel, agentId: h.reviewer.id, addedBy: null });
   const listeners = (channel: string) => h.server.app.store.listening.list(h.workspace.id, { surface: 'slack', channelId: channel });
 
+  /**
+   * What follows a bridge removed by a refused job: the job recorded failed once (after its handler removed the
+   * bridge and told the header), the channel's listeners kept (listening is the agents' setting: a refusal cannot tell
+   * a deleted channel from the app taken out), and the web channel's next message queues nothing for it.
+   */
+  const afterTheBridgeWent = async (topic: string, messageId: string, channel: string, web: string) => {
+    const { app } = h.server;
+    await vi.waitFor(async () => {
+      const job = (await app.store.outbox.list({ topic })).find((e) => e.payload.messageId === messageId);
+      expect(job).toMatchObject({ status: 'failed', attempts: 1 });
+    }, WAIT);
+    expect(await listeners(channel)).toHaveLength(1);
+    const later = await app.chat.post(alice, web, 'After the bridge went');
+    expect((await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
+  };
+
   it.each([
     ['channel_not_found', 'C0GONE001', 'the channel no longer exists'],
     ['is_archived', 'C0ARCHIVD', 'the channel is archived'],
@@ -55,16 +71,7 @@ describe('a bridged Slack channel that is gone', () => {
     expect((await app.store.audit.list(h.workspace.id, 50)).find((e) => e.action === 'bridge.remove' && e.details?.channel === channel))
       .toMatchObject({ target: web.conversationId, details: { surface: 'slack', reason: expect.stringMatching(new RegExp(`^postRefused: ${said}.*\\(${error}\\)`)) } });
     await vi.waitFor(() => expect(headers).toContain(`settings:${web.conversationId}`), WAIT);
-    // The job's outcome is recorded after its handler removed the bridge (and told the header): wait for it.
-    await vi.waitFor(async () => {
-      const job = (await app.store.outbox.list({ topic: BRIDGE_POST })).find((e) => e.payload.messageId === sent.message!.id);
-      expect(job).toMatchObject({ status: 'failed', attempts: 1 });
-    }, WAIT);
-    // Listening is the agents' setting: a refusal cannot tell a deleted channel from the app taken out, so it stays.
-    expect(await listeners(channel)).toHaveLength(1);
-    // The message stays, and the next one queues nothing for the gone channel.
-    const later = await app.chat.post(alice, web.conversationId, 'After the bridge went');
-    expect((await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
+    await afterTheBridgeWent(BRIDGE_POST, sent.message!.id, channel, web.conversationId);
     await unsubscribe();
   });
 
@@ -95,15 +102,7 @@ describe('a bridged Slack channel that is gone', () => {
     expect((await app.store.audit.list(h.workspace.id, 50)).find((e) => e.action === 'bridge.remove' && e.details?.channel === channel))
       .toMatchObject({ target: web.conversationId, details: { surface: 'slack', reason: expect.stringMatching(new RegExp(`^${refused}: .*\\(${error}\\)`)) } });
     await vi.waitFor(() => expect(headers).toContain(`settings:${web.conversationId}`), WAIT);
-    await vi.waitFor(async () => {
-      const job = (await app.store.outbox.list({ topic })).find((e) => e.payload.messageId === id);
-      expect(job).toMatchObject({ status: 'failed', attempts: 1 });
-    }, WAIT);
-    // Listening is the agents' setting: a refusal cannot tell a deleted channel from the app taken out, so it stays.
-    expect(await listeners(channel)).toHaveLength(1);
-    // The next message queues nothing for the gone channel.
-    const later = await app.chat.post(alice, web.conversationId, 'After the bridge went');
-    expect((await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
+    await afterTheBridgeWent(topic, id, channel, web.conversationId);
     await unsubscribe();
   });
 
