@@ -143,7 +143,7 @@ export interface Posted {
   message: Message | null;
   /** The message stored already with the same platform id (a redelivery), else null. */
   earlier: Message | null;
-  /** The sender's messages in the conversation since the gate's `since`. */
+  /** The sender's messages in the conversation since the gate's `since`, counted up to `rateMax` (all a refusal needs). */
   sentSince: number;
   total: number | null;
 }

@@ -135,7 +135,8 @@ export class DrizzleMessageRepo implements MessageRepo {
     });
     const checks = gate
       ? sql`gate as (select
-          (select count(*)::int from ${messages} where sender_id = ${m.senderId}::uuid and conversation_id = ${m.conversationId}::uuid and created_at >= ${gate.since.toISOString()}::timestamptz) as sent,
+          (select count(*)::int from (select 1 from ${messages} where sender_id = ${m.senderId}::uuid and conversation_id = ${m.conversationId}::uuid
+            and created_at >= ${gate.since.toISOString()}::timestamptz limit ${gate.rateMax}::int) recent) as sent,
           (select id from ${messages} where workspace_id = ${m.workspaceId}::uuid and conversation_id = ${m.conversationId}::uuid and external_id = ${gate.externalId}::text limit 1) as earlier_id),
         counted as (
           insert into ${usage} (org_id, month, messages)

@@ -120,6 +120,8 @@ export const messages = pgTable('messages', {
   index('messages_conv_idx').on(t.conversationId, t.createdAt),
   index('messages_ws_created_idx').on(t.workspaceId, t.createdAt),
   index('messages_sender_idx').on(t.senderId, t.conversationId, t.createdAt),
+  // A platform message is looked up by its id in its conversation (redeliveries, edits, deletions, reactions).
+  index('messages_external_idx').on(t.conversationId, t.externalId).where(sql`${t.externalId} is not null`),
   index('messages_search_idx').using('gin', t.search),
 ]);
 

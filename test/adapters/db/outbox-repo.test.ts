@@ -7,6 +7,7 @@ import { inboundEvents, outbox } from '../../../src/adapters/db/schema.ts';
 import { createStore } from '../../../src/adapters/db/store.ts';
 import type { OutboxEntry } from '../../../src/domain/ports.ts';
 import { databases } from '../../support/db.ts';
+import { rowsReadBy } from '../../support/explain.ts';
 
 const LEASE = 60_000;
 const later = (ms: number) => new Date(Date.now() + ms);
@@ -158,28 +159,12 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
         clock_timestamp() + i * interval '1 microsecond'
       from generate_series(1, 2000) i`);
     await database.db.execute(sql`analyze ${outbox}`);
-    type PlanNode = { 'Actual Rows': number; 'Actual Loops': number; 'Rows Removed by Filter'?: number; Plans?: PlanNode[] };
     // The claim's statement as sent (a named statement), explained and analysed as it runs.
-    let read = 0;
-    const session = database.db._.session;
-    const prepare = session.prepareQuery.bind(session);
-    session.prepareQuery = ((query: { sql: string; params: unknown[] }, ...rest: unknown[]) => {
-      if (!query.sql.includes('with recursive finished')) return (prepare as (...a: unknown[]) => unknown)(query, ...rest);
-      return { execute: async () => {
-        const explained = await prepare({ sql: `explain (analyze, format json) ${query.sql}`, params: query.params }, undefined, undefined, false).execute();
-        const json = Object.values(rowsOf<Record<string, unknown>>(explained)[0])[0];
-        const walk = (n: PlanNode): number => (n['Actual Rows'] + (n['Rows Removed by Filter'] ?? 0)) * n['Actual Loops'] + (n.Plans ?? []).reduce((sum, c) => sum + walk(c), 0);
-        read = walk((typeof json === 'string' ? JSON.parse(json) : json)[0].Plan);
-        return (prepare as (...a: unknown[]) => { execute(): Promise<unknown> })(query, ...rest).execute();
-      } };
-    }) as typeof session.prepareQuery;
-    try {
-      expect(await repo.claimDue(8, new Date(), LEASE)).toEqual([]);
-    } finally {
-      session.prepareQuery = prepare;
-    }
-    expect(read).toBeGreaterThan(0);
-    expect(read).toBeLessThan(200);
+    const { result, reads } = await rowsReadBy(database, 'with recursive finished', () => repo.claimDue(8, new Date(), LEASE));
+    expect(result).toEqual([]);
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toBeGreaterThan(0);
+    expect(reads[0]).toBeLessThan(200);
   });
 
   it('records outcomes with the next claim in one statement, a finished entry freeing the next of its key there and then', async () => {

@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';
+import { messages } from '../../../src/adapters/db/schema.ts';
 import { createStore } from '../../../src/adapters/db/store.ts';
 import { AgentService } from '../../../src/domain/agents/agent-service.ts';
 import { hashSecret } from '../../../src/domain/agents/tokens.ts';
@@ -8,6 +10,7 @@ import { SwitchboardError } from '../../../src/domain/errors.ts';
 import { OrgService } from '../../../src/domain/organizations/org-service.ts';
 import { systemClock, type SendGate, type Store } from '../../../src/domain/ports.ts';
 import { databases } from '../../support/db.ts';
+import { rowsReadBy } from '../../support/explain.ts';
 
 const codeOf = async (p: Promise<unknown>) => {
   try { await p; } catch (e) { return (e as SwitchboardError).code; }
@@ -209,6 +212,31 @@ describe.each(databases())('store on $kind', (kind) => {
     expect(await send(gate({ count: { orgId: ws.orgId, month: '2031-01', n: 1, limit: 5 } }), bob.id)).toMatchObject({ message: { senderId: bob.id }, total: 5 });
     expect(await store.orgs.usage(ws.orgId, '2031-01')).toBe(5);
     expect(await store.messages.unreadCounts(carol.id, ws.id)).toEqual({ addressed: 3, overheard: 1 });
+  });
+
+  it('checks a gated message by reading a few rows, however long its conversation and its sender\'s part in it', async () => {
+    const ws = (await store.workspaces.get('eng'))!;
+    const [alice, carol] = await Promise.all(['alice', 'carol'].map(async (h) => (await store.agents.personAgent((await store.people.get(h))!.id))!));
+    const conv = await store.messages.conversation({ workspaceId: ws.id, kind: 'external', surface: 'slack', key: 'busy-channel', title: 'busy' });
+    // A busy channel: 3,000 of alice's messages from Slack in the last minute, each with its platform id.
+    await database.db.execute(sql`insert into ${messages} (workspace_id, conversation_id, sender_id, body, chain_id, surface, external_id, created_at)
+      select ${ws.id}::uuid, ${conv.id}::uuid, ${alice.id}::uuid, 'm' || i, gen_random_uuid(), 'slack', '1700000000.' || i, now() - i * interval '10 milliseconds'
+      from generate_series(1, 3000) i`);
+    await database.db.execute(sql`analyze ${messages}`);
+    const gate: SendGate = { externalId: 'new', since: new Date(Date.now() - 60_000), rateMax: 30, count: { orgId: ws.orgId, month: '2031-02', n: 1, limit: null } };
+    const send = (externalId: string) => rowsReadBy(database, 'with gate as', () => store.messages.post({
+      workspaceId: ws.id, conversationId: conv.id, senderId: alice.id, body: 'one more', replyTo: null, chainId: crypto.randomUUID(), hop: 0,
+      askerPersonId: null, askerIdentityId: null, surface: 'slack', externalId,
+    }, { participants: [alice.id], deliverTo: [carol.id] }, { ...gate, externalId }));
+    // The redelivery check finds the platform id by its index, and the rate is counted up to the limit, no further.
+    const redelivered = await send('1700000000.2999');
+    expect(redelivered.result).toMatchObject({ message: null, earlier: { body: 'm2999' } });
+    const refused = await send('1700000000.new');
+    expect(refused.result).toMatchObject({ message: null, earlier: null, sentSince: 30 });
+    for (const { reads } of [redelivered, refused]) {
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toBeLessThan(200);
+    }
   });
 
   it('marks read only the deliveries of the messages it is given, and none for an empty list; hands read ones back unread', async () => {

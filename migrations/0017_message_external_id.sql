@@ -1,0 +1,1 @@
+CREATE INDEX "messages_external_idx" ON "messages" USING btree ("conversation_id","external_id") WHERE "messages"."external_id" is not null;
