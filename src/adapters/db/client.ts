@@ -29,6 +29,21 @@ export function runNamed(db: Db, name: string, statement: SQL): Promise<unknown>
   return db._.session.prepareQuery(namedDialect.sqlToQuery(statement), undefined, name, false).execute();
 }
 
+const preparedByDb = new WeakMap<Db, Map<string, unknown>>();
+
+/**
+ * A query whose shape never changes, built once per database handle (with `sql.placeholder`s for what changes) and
+ * prepared under `name`; each call only binds values. Building a drizzle query (walking its tree into text) cost more
+ * CPU than running it on the hottest paths. A transaction's handle builds its own, which goes with the transaction.
+ */
+export function preparedOnce<P>(db: Db, name: string, build: () => { prepare(name: string): P }): P {
+  let byName = preparedByDb.get(db);
+  if (!byName) preparedByDb.set(db, byName = new Map());
+  let query = byName.get(name) as P | undefined;
+  if (!query) byName.set(name, query = build().prepare(name));
+  return query;
+}
+
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
 
 /** A live database handle plus what only this driver can do (LISTEN/NOTIFY, closing). */

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNotNull, is
 import type { Conversation, InboxItem, Message, NewMessage, SearchHit, SearchQuery, Sender } from '../../domain/messaging/types.ts';
 import type { MessageRepo, Posted, PostTargets, SendGate } from '../../domain/ports.ts';
 import { HIT_END, HIT_START, markedSnippet } from '../../domain/format/markdown.ts';
-import { runNamed, type Db } from './client.ts';
+import { preparedOnce, runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
 import { agents, conversationParticipants, conversations, deliveries, messages, people, usage, workspaces } from './schema.ts';
@@ -46,6 +46,25 @@ function inboxRows<E extends Record<string, SQL.Aliased | SQL>>(db: Db, where: S
     .where(where).orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId));
 }
 
+/**
+ * One statement, so one round trip and no transaction to open: it picks the oldest unread deliveries, locking them
+ * so two concurrent readers never both get the same message (addressed ones first: a busy channel an agent listens
+ * to never holds back what was written to it), marks them read and returns them with what an inbox item shows.
+ */
+const takeUnreadQuery = (db: Db) => () => {
+  const [agent, workspace] = [sql.placeholder('agent'), sql.placeholder('workspace')];
+  const unread = and(eq(deliveries.agentId, agent), eq(deliveries.workspaceId, workspace), isNull(deliveries.readAt));
+  const picked = db.$with('picked').as(db.select({ id: deliveries.messageId }).from(deliveries).where(unread)
+    .orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId)).limit(sql.placeholder('limit')).for('update', { skipLocked: true }));
+  const taken = db.$with('taken').as(db.update(deliveries).set({ readAt: sql`${sql.placeholder('now')}::timestamptz` })
+    .where(and(eq(deliveries.agentId, agent), inArray(deliveries.messageId, db.select({ id: picked.id }).from(picked))))
+    .returning({ id: deliveries.messageId }));
+  // The statement sees the deliveries as they were before it: the unread then, less those it took.
+  const unreadBefore = db.select({ n: count() }).from(deliveries).where(unread);
+  return inboxRows(db, and(eq(deliveries.agentId, agent), inArray(deliveries.messageId, db.select({ id: taken.id }).from(taken))), {
+    remaining: sql<number>`(${unreadBefore}) - (select count(*) from ${taken})`,
+  }, [picked, taken]);
+};
 
 const conversationColumns = getTableColumns(conversations);
 
@@ -265,21 +284,8 @@ export class DrizzleMessageRepo implements MessageRepo {
   }
 
   async takeUnread(agentId: string, workspaceId: string, limit: number) {
-    // One statement, so one round trip and no transaction to open: it picks the oldest unread
-    // deliveries, locking them so two concurrent readers never both get the same message
-    // (addressed ones first: a busy channel an agent listens to never holds back what was
-    // written to it), marks them read and returns them with what an inbox item shows.
-    const unread = and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt));
-    const picked = this.db.$with('picked').as(this.db.select({ id: deliveries.messageId }).from(deliveries).where(unread)
-      .orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId)).limit(limit).for('update', { skipLocked: true }));
-    const taken = this.db.$with('taken').as(this.db.update(deliveries).set({ readAt: new Date() })
-      .where(and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, this.db.select({ id: picked.id }).from(picked))))
-      .returning({ id: deliveries.messageId }));
-    // The statement sees the deliveries as they were before it: the unread then, less those it took.
-    const unreadBefore = this.db.select({ n: count() }).from(deliveries).where(unread);
-    const rows = await inboxRows(this.db, and(eq(deliveries.agentId, agentId), inArray(deliveries.messageId, this.db.select({ id: taken.id }).from(taken))), {
-      remaining: sql<number>`(${unreadBefore}) - (select count(*) from ${taken})`,
-    }, [picked, taken]);
+    const rows = await preparedOnce(this.db, 'inbox_take', takeUnreadQuery(this.db))
+      .execute({ agent: agentId, workspace: workspaceId, limit, now: new Date().toISOString() });
     const items: InboxItem[] = rows.map((r) => ({
       message: r.message, sender: r.sender as Sender, conversation: r.conversation, overheard: r.overheard,
       asker: { personId: r.message.askerPersonId, handle: r.askerHandle, identityId: r.message.askerIdentityId },
