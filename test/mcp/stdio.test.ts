@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
 import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
@@ -126,40 +127,48 @@ describe('switchboard mcp-stdio', { timeout: 120_000 }, () => {
     expect(readdirSync(empty)).toEqual([]);
   });
 
-  describe('while a server holds the embedded database', () => {
-    let server: Awaited<ReturnType<typeof startServer>>;
-    beforeAll(async () => {
-      server = await startServer(config, { logger: silent, host: '127.0.0.1', mounts: [createMcpMount()] });
+  // The servers below share one opening of the embedded database, which this process holds (and locks) from
+  // before the first starts to after the second stops: opening it costs about half a second of CPU each time.
+  describe('relaying to a server on the same data directory', () => {
+    let database: Database;
+    beforeAll(async () => { database = await openDatabase({ dataDir: path.join(config.dataDir, 'pglite'), logger: silent }); });
+    afterAll(async () => { await database?.close(); });
+
+    describe('while a server holds the embedded database', () => {
+      let server: Awaited<ReturnType<typeof startServer>>;
+      beforeAll(async () => {
+        server = await startServer(config, { database, logger: silent, host: '127.0.0.1', mounts: [createMcpMount()] });
+      });
+      afterAll(async () => { await server?.stop(); });
+
+      it('relays MCP to the server\'s HTTP endpoint, found through its control socket even when PORT says otherwise', async () => {
+        const c = await spawnStdio(config, w, w.reviewer.token, { PORT: String(await freePort()) });
+        const inbox = (await c.call('check_inbox')).structuredContent as { messages: Array<{ body: string }> };
+        expect(inbox.messages.map((m) => m.body)).toEqual(['from a local agent']);
+        expect(c.stderr()).toContain(`relaying MCP to it at ${server.url}/mcp/${w.ws.slug} (as its control socket`);
+        await c.client.close();
+        expect(c.protocolErrors).toEqual([]);
+      });
     });
-    afterAll(async () => { await server?.stop(); });
 
-    it('relays MCP to the server\'s HTTP endpoint, found through its control socket even when PORT says otherwise', async () => {
-      const c = await spawnStdio(config, w, w.reviewer.token, { PORT: String(await freePort()) });
-      const inbox = (await c.call('check_inbox')).structuredContent as { messages: Array<{ body: string }> };
-      expect(inbox.messages.map((m) => m.body)).toEqual(['from a local agent']);
-      expect(c.stderr()).toContain(`relaying MCP to it at ${server.url}/mcp/${w.ws.slug} (as its control socket`);
-      await c.client.close();
-      expect(c.protocolErrors).toEqual([]);
-    });
-  });
+    describe('while a server without a control socket holds the embedded database', () => {
+      let server: Awaited<ReturnType<typeof startServer>>;
+      beforeAll(async () => {
+        server = await startServer(config, { database, logger: silent, control: false, host: '127.0.0.1', mounts: [createMcpMount()] });
+      });
+      afterAll(async () => { await server?.stop(); });
 
-  describe('while a server without a control socket holds the embedded database', () => {
-    let server: Awaited<ReturnType<typeof startServer>>;
-    beforeAll(async () => {
-      server = await startServer(config, { logger: silent, control: false, host: '127.0.0.1', mounts: [createMcpMount()] });
-    });
-    afterAll(async () => { await server?.stop(); });
+      it('relays to PORT, and names the URL it tried when nothing answers there', async () => {
+        const good = await spawnStdio(config, w, w.reviewer.token, { PORT: new URL(server.url).port });
+        expect((await good.call('list_agents')).isError).toBeFalsy();
+        await good.client.close();
 
-    it('relays to PORT, and names the URL it tried when nothing answers there', async () => {
-      const good = await spawnStdio(config, w, w.reviewer.token, { PORT: new URL(server.url).port });
-      expect((await good.call('list_agents')).isError).toBeFalsy();
-      await good.client.close();
-
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}/mcp/${w.ws.slug}`;
-      const failed = await spawnStdio(config, w, w.reviewer.token, { PORT: String(port) }).then(() => null, (e: Error) => e);
-      expect(failed?.message).toContain(`could not reach Switchboard at ${url}`);
-      expect(failed?.message).toContain('Set PORT (or DATA_DIR) to match the server');
+        const port = await freePort();
+        const url = `http://127.0.0.1:${port}/mcp/${w.ws.slug}`;
+        const failed = await spawnStdio(config, w, w.reviewer.token, { PORT: String(port) }).then(() => null, (e: Error) => e);
+        expect(failed?.message).toContain(`could not reach Switchboard at ${url}`);
+        expect(failed?.message).toContain('Set PORT (or DATA_DIR) to match the server');
+      });
     });
   });
 });
