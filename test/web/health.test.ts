@@ -9,19 +9,43 @@ import { main } from '../../src/cli/index.ts';
 import { sendToServer } from '../../src/cli/control.ts';
 import { DatabaseLockedError } from '../../src/adapters/db/lock.ts';
 import { openDatabase } from '../../src/adapters/db/client.ts';
-import { seedDataDir } from '../support/db.ts';
 
+// One server for the file, from a first start in an empty DATA_DIR (a real initdb and every migration): the tests
+// below need a server on embedded defaults, and a second one on a seeded data directory cost seconds of CPU more.
 describe('a server on embedded defaults', () => {
   let dataDir: string;
   let server: Server;
+  /** What the server answered while it was still starting, before its database was ready. */
+  let whileStarting: { health: number; ready: number; readyBody: { problems: string[] } };
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'sb-health-'));
-    // A data directory a server ran in before; the first start, with its initdb, is the test below.
-    await seedDataDir(dataDir);
-    server = await startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), { logger: pino({ level: 'silent' }), host: '127.0.0.1' });
+    let listening!: (url: string) => void;
+    let proceed!: () => void;
+    const url = new Promise<string>((resolve) => { listening = resolve; });
+    const held = new Promise<void>((resolve) => { proceed = resolve; });
+    // The server waits in onListening until both requests were answered, so they see it starting however fast the database opens.
+    const starting = startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), {
+      logger: pino({ level: 'silent' }), host: '127.0.0.1', onListening: (u) => { listening(u); return held; },
+    });
+    const base = await url;
+    try {
+      const health = await fetch(`${base}/healthz`);
+      const ready = await fetch(`${base}/readyz`);
+      whileStarting = { health: health.status, ready: ready.status, readyBody: await ready.json() };
+    } finally {
+      proceed();
+      server = await starting;
+    }
+  }, 120_000); // a real initdb and every migration: 30 s was not enough at load 25
+  afterAll(async () => { await server?.stop(); rmSync(dataDir, { recursive: true, force: true }); });
+
+  it('answers /healthz at once and 503 elsewhere until the database is ready, on a first start in an empty DATA_DIR', async () => {
+    expect(whileStarting.health).toBe(200);
+    expect(whileStarting.ready).toBe(503);
+    expect(whileStarting.readyBody.problems[0]).toMatch(/^starting/);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });
-  afterAll(async () => { await server.stop(); rmSync(dataDir, { recursive: true, force: true }); });
 
   it('answers /healthz and /readyz', async () => {
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ ok: true });
@@ -60,32 +84,4 @@ describe('a server on embedded defaults', () => {
     await server.stop();
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
   });
-});
-
-describe('a server that is still starting', () => {
-  it('answers /healthz at once and 503 elsewhere until the database is ready, on a first start in an empty DATA_DIR', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-start-'));
-    let listening!: (url: string) => void;
-    let proceed!: () => void;
-    const url = new Promise<string>((resolve) => { listening = resolve; });
-    const held = new Promise<void>((resolve) => { proceed = resolve; });
-    // The server waits in onListening until both requests were answered, so they see it starting however fast the database opens.
-    const starting = startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), {
-      logger: pino({ level: 'silent' }), host: '127.0.0.1', onListening: (u) => { listening(u); return held; },
-    });
-    const base = await url;
-    const health = await fetch(`${base}/healthz`);
-    const ready = await fetch(`${base}/readyz`);
-    proceed();
-    const server = await starting;
-    try {
-      expect(health.status).toBe(200);
-      expect(ready.status).toBe(503);
-      expect((await ready.json()).problems[0]).toMatch(/^starting/);
-      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-    } finally {
-      await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, 120_000); // a real initdb and every migration: 30 s was not enough at load 25
 });
