@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/domain/actor.ts';
 import { LIVE_PAYLOAD, LiveService, type LiveEvent } from '../../src/domain/live/live-service.ts';
@@ -6,12 +6,19 @@ import { conversationTopic } from '../../src/domain/messaging/messaging-service.
 import { usageMonth } from '../../src/domain/organizations/plans.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { chatOf } from '../../src/web/chat/index.ts';
-import { appPerFile, connectInProcess, makeWorld, silent, textOf, type World } from './support/world.ts';
+import { appPerFile, connectInProcess, makeWorld, silent, testApp, textOf, type World } from './support/world.ts';
 
 type Connected = Awaited<ReturnType<typeof connectInProcess>>;
 
+/**
+ * A live post is updated at most once a second in production (`updateIntervalMs`); waiting that out cost about a
+ * second per update here. The pacing itself is tested in test/domain/live/live-service.test.ts; these tests only
+ * need the updates to go out, in order.
+ */
+const quickUpdates = { live: { updateIntervalMs: 50 } };
+
 let app: App;
-appPerFile((a) => { app = a; });
+appPerFile((a) => { app = a; }, quickUpdates);
 
 /** Every live event published on a conversation's topic, as the web chat hears them. */
 async function liveEvents(conversationId: string) {
@@ -294,7 +301,12 @@ describe('a streamed message whose finish is rate-limited', () => {
   /** Real time, moved ahead by hand: the rate limit's window passes without waiting for it. */
   const clock = { ahead: 0, now() { return new Date(Date.now() + this.ahead); } };
   let limited: App;
-  appPerFile((a) => { limited = a; }, { clock, rateLimit: { max: 3, windowMs: 60_000 } });
+  // An App of its own (its clock and rate limit), over the file's database: a second PGlite would cost seconds of CPU.
+  // makeWorld's names are unique, so the two Apps never meet; the file's App has no test running meanwhile.
+  beforeAll(async () => {
+    limited = await testApp(app.database, { clock, rateLimit: { max: 3, windowMs: 60_000 }, ...quickUpdates });
+  });
+  afterAll(async () => { await limited?.close(); });
 
   it('keeps the stream open with the text it had before the refused call, so repeating that same finish_message stores its text once', async () => {
     const w = await makeWorld(limited);
