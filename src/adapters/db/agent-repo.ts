@@ -1,7 +1,7 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { AgentRepo, AgentStanding } from '../../domain/ports.ts';
 import type { Agent, AgentMembership } from '../../domain/types.ts';
-import type { Db } from './client.ts';
+import { preparedOnce, type Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';
 import { agentMemberships, agents, orgMembers, people, workspaceMembers } from './schema.ts';
@@ -79,12 +79,16 @@ export class DrizzleAgentRepo implements AgentRepo {
 
   async standing(agentId: string, workspaceId: string, orgId: string): Promise<AgentStanding | null> {
     if (!isUuid(agentId)) return null;
-    const [row] = await this.db.select({ a: agentColumns, m: agentMemberships, orgRole: orgMembers.role, directRole: workspaceMembers.role })
-      .from(agents).innerJoin(people, eq(people.id, agents.ownerId))
-      .leftJoin(agentMemberships, and(eq(agentMemberships.agentId, agents.id), eq(agentMemberships.workspaceId, workspaceId)))
-      .leftJoin(orgMembers, and(eq(orgMembers.orgId, orgId), eq(orgMembers.personId, agents.ownerId)))
-      .leftJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.personId, agents.ownerId)))
-      .where(eq(agents.id, agentId));
+    // Every tool call asks: prepared once (see preparedOnce).
+    const [row] = await preparedOnce(this.db, 'agent_standing', () => {
+      const [agent, workspace, org] = [sql.placeholder('agent'), sql.placeholder('workspace'), sql.placeholder('org')];
+      return this.db.select({ a: agentColumns, m: agentMemberships, orgRole: orgMembers.role, directRole: workspaceMembers.role })
+        .from(agents).innerJoin(people, eq(people.id, agents.ownerId))
+        .leftJoin(agentMemberships, and(eq(agentMemberships.agentId, agents.id), eq(agentMemberships.workspaceId, workspace)))
+        .leftJoin(orgMembers, and(eq(orgMembers.orgId, org), eq(orgMembers.personId, agents.ownerId)))
+        .leftJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspace), eq(workspaceMembers.personId, agents.ownerId)))
+        .where(eq(agents.id, agent));
+    }).execute({ agent: agentId, workspace: workspaceId, org: orgId });
     if (!row) return null;
     return { agent: toAgent(row.a as Row), membership: row.m ? toMembership(row.m) : null, orgRole: row.orgRole, directRole: row.directRole };
   }

@@ -92,15 +92,17 @@ export class DrizzleMessageRepo implements MessageRepo {
   }
 
   async findConversation(workspaceId: string, key: string) {
-    const [row] = await this.db.select().from(conversations)
-      .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.key, key)));
+    const [row] = await preparedOnce(this.db, 'conversation_by_key', () => this.db.select().from(conversations)
+      .where(and(eq(conversations.workspaceId, sql.placeholder('workspace')), eq(conversations.key, sql.placeholder('key')))))
+      .execute({ workspace: workspaceId, key });
     return row ?? null;
   }
 
   async getConversation(workspaceId: string, id: string) {
     if (!isUuid(id)) return null;
-    const [row] = await this.db.select().from(conversations)
-      .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.id, id)));
+    const [row] = await preparedOnce(this.db, 'conversation_by_id', () => this.db.select().from(conversations)
+      .where(and(eq(conversations.workspaceId, sql.placeholder('workspace')), eq(conversations.id, sql.placeholder('id')))))
+      .execute({ workspace: workspaceId, id });
     return row ?? null;
   }
 

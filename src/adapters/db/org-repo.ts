@@ -1,7 +1,7 @@
 import { and, count, eq, or, sql } from 'drizzle-orm';
 import type { OrgRepo } from '../../domain/ports.ts';
 import type { Organization } from '../../domain/types.ts';
-import type { Db } from './client.ts';
+import { preparedOnce, type Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';
 import { personColumns } from './people-repo.ts';
@@ -46,8 +46,9 @@ export class DrizzleOrgRepo implements OrgRepo {
   }
 
   async member(orgId: string, personId: string) {
-    const [row] = await this.db.select().from(orgMembers)
-      .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.personId, personId))).limit(1);
+    const [row] = await preparedOnce(this.db, 'org_member', () => this.db.select().from(orgMembers)
+      .where(and(eq(orgMembers.orgId, sql.placeholder('org')), eq(orgMembers.personId, sql.placeholder('person')))).limit(1))
+      .execute({ org: orgId, person: personId });
     return row ?? null;
   }
 
