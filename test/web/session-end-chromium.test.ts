@@ -59,6 +59,10 @@ describe('the web chat when its event stream ends or is refused, in Chromium', (
     expect(await bob.getByRole('link', { name: 'Go to your workspaces' }).getAttribute('href')).toBe('/');
     expect(await bob.getByRole('link', { name: 'sign in again' }).getAttribute('href')).toBe('/signin');
     expect(await live(bob)).toBe('refused');
+    // The workspace's channels and conversations go from the page with the access, and the message takes their place.
+    expect(await bob.locator('#sidebar').isVisible()).toBe(false);
+    expect(await bob.locator('#channel-list').isVisible()).toBe(false);
+    expect((await bob.locator('#access-ended').boundingBox())?.x).toBeLessThan(50);
     // Not sent to sign-in: the session still holds, it is the access that ended.
     expect(bob.url()).toBe(where);
     expect(await bob.locator('#live-trouble').count()).toBe(0);

@@ -140,6 +140,8 @@ function showRefused() {
   routeSeq++; // a navigation still waiting for the server must not draw over this
   hideThread();
   store.update({ main: null });
+  // The workspace's channels and conversations are no longer theirs to see: the list goes with the access.
+  byId('sidebar').hidden = true;
   const name = store.state.me?.workspaces.find((x) => x.slug === ws())?.name ?? ws();
   const heading = h('h1', { tabindex: '-1' }, 'You no longer have access to this workspace');
   byId('main').replaceChildren(h('div', { class: 'page', id: 'access-ended' },
@@ -259,6 +261,7 @@ const agentsCtx: AgentsContext = {
 async function enterWorkspace(slug: string) {
   hideThread();
   store.update({ ws: slug, main: null, seen: new Set(), sidebar: null });
+  byId('sidebar').hidden = false;
   byId<HTMLSelectElement>('workspace-select').value = slug;
   connect();
   await Promise.all([refreshSidebar(), loadDirectory()]);
