@@ -246,9 +246,10 @@ export class DrizzleMessageRepo implements MessageRepo {
     return Boolean(row);
   }
 
-  async sentSince(agentId: string, conversationId: string, since: Date) {
-    const [row] = await this.db.select({ n: count() }).from(messages)
-      .where(and(eq(messages.senderId, agentId), eq(messages.conversationId, conversationId), gte(messages.createdAt, since)));
+  async sentSince(agentId: string, conversationId: string, since: Date, max: number) {
+    const recent = this.db.select({ one: sql`1`.as('one') }).from(messages)
+      .where(and(eq(messages.senderId, agentId), eq(messages.conversationId, conversationId), gte(messages.createdAt, since))).limit(max).as('recent');
+    const [row] = await this.db.select({ n: count() }).from(recent);
     return Number(row?.n ?? 0);
   }
 

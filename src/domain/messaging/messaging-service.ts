@@ -149,7 +149,7 @@ export class MessagingService {
     if (opts.limits) {
       const now = this.clock.now();
       const org = (await this.store.orgs.get(ws.orgId))!;
-      const sent = conversation ? await this.store.messages.sentSince(sender.id, conversation.id, new Date(now.getTime() - this.rateLimit.windowMs)) : 0;
+      const sent = conversation ? await this.store.messages.sentSince(sender.id, conversation.id, new Date(now.getTime() - this.rateLimit.windowMs), this.rateLimit.max) : 0;
       await this.assertWithinLimits(sent, () => this.store.orgs.usage(org.id, usageMonth(now)), planLimits(org.plan, org.licensedMessages), Math.max(1, plan.targets.length), now);
     }
     conversation ??= await this.store.messages.conversation(spec!);
