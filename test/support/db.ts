@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import pg from 'pg';
@@ -165,5 +165,6 @@ export async function seedDataDir(dataDir: string): Promise<void> {
       rmSync(partial, { recursive: true, force: true });
     }
   }
+  utimesSync(kept, new Date(), new Date()); // in use: see removeStale in global-setup.ts
   cpSync(path.join(kept, 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
 }

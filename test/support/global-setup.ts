@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -78,17 +78,39 @@ async function postgresTemplate(url: string, migrations: string): Promise<string
 }
 
 /**
+ * Templates of other sets of migrations, and the data directories seeded from them (test/support/db.ts
+ * `seedDataDir`), go once unused for an hour (another checkout on this machine may still be using its own; a run
+ * touches what it uses); so does a half-made one that a killed process left. Each is some 40 MB.
+ */
+function removeStale(current: string) {
+  const hourAgo = Date.now() - 60 * 60_000;
+  for (const name of readdirSync(os.tmpdir())) {
+    if (!name.startsWith('switchboard-pglite-') || (name.startsWith(current) && !name.includes('.partial-'))) continue;
+    const entry = path.join(os.tmpdir(), name);
+    try {
+      if (statSync(entry).mtimeMs < hourAgo) rmSync(entry, { recursive: true, force: true });
+    } catch {
+      // Another run removed it first.
+    }
+  }
+}
+
+/**
  * Every test file used to initialise its own PGlite (several seconds of initdb each);
  * one migrated dump per set of migrations, kept in the temp folder, loads in well under one.
  */
 async function pgliteTemplate(migrations: string): Promise<string> {
   const file = path.join(os.tmpdir(), `switchboard-pglite-${migrations}.tar`);
-  if (existsSync(file)) return file;
+  removeStale(`switchboard-pglite-${migrations}`);
+  if (existsSync(file)) {
+    utimesSync(file, new Date(), new Date()); // in use: see removeStale
+    return file;
+  }
   const client = await PGlite.create('memory://');
   try {
     await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_DIR });
     const dump = await client.dumpDataDir('none');
-    const partial = `${file}.${process.pid}`;
+    const partial = `${file}.partial-${process.pid}`;
     writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
     renameSync(partial, file);
   } finally {
