@@ -1,10 +1,11 @@
-import { and, count, desc, eq, inArray, isNull, max, ne, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, max, sql } from 'drizzle-orm';
 import type { Channel, ChatRepo, InboxEntry, ThreadSummary } from '../../domain/chat/ports.ts';
 import type { Conversation, Sender } from '../../domain/messaging/types.ts';
 import { threadKey, threadRoot } from '../../domain/chat/views.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';
+import { rowsOf } from './org-repo.ts';
 import {
   agents, channelMembers, channels, conversationParticipants, conversations, deliveries, messages, people, readMarkers,
 } from './schema.ts';
@@ -102,14 +103,14 @@ export class DrizzleChatRepo implements ChatRepo {
   async unreadCounts(personId: string, ownAgentId: string, conversationIds: string[]) {
     const out = new Map<string, number>();
     if (!conversationIds.length) return out;
-    const rows = await this.db.select({ id: messages.conversationId, n: count() }).from(messages)
-      .leftJoin(readMarkers, and(eq(readMarkers.conversationId, messages.conversationId), eq(readMarkers.personId, personId)))
-      .where(and(
-        inArray(messages.conversationId, conversationIds), ne(messages.senderId, ownAgentId),
-        sql`(${readMarkers.readAt} is null or ${messages.createdAt} > ${readMarkers.readAt})`,
-      ))
-      .groupBy(messages.conversationId);
-    for (const r of rows) out.set(r.id, Number(r.n));
+    // Conversation by conversation, from the person's read marker on (the conversation's date index), so what they
+    // read already is not read again; a conversation they never opened counts all its messages.
+    const rows = rowsOf<{ id: string; n: number }>(await this.db.execute(sql`
+      select c.id, (select count(*)::int from ${messages} m
+          where m.conversation_id = c.id and m.sender_id <> ${ownAgentId}::uuid
+            and m.created_at > coalesce((select rm.read_at from ${readMarkers} rm where rm.conversation_id = c.id and rm.person_id = ${personId}::uuid), '-infinity')) as n
+      from (select distinct value::uuid as id from jsonb_array_elements_text(${JSON.stringify(conversationIds)}::jsonb)) c`));
+    for (const r of rows) if (Number(r.n)) out.set(r.id, Number(r.n));
     return out;
   }
 

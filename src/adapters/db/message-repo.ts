@@ -264,7 +264,9 @@ export class DrizzleMessageRepo implements MessageRepo {
   async latestReceivedSince(agentId: string, workspaceId: string, since: Date) {
     const [row] = await this.db.select(messageColumns).from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
-      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), eq(deliveries.overheard, false), gte(messages.createdAt, since)))
+      // A delivery is made when its message is stored, never before: bounding both by `since` lets each index range-scan.
+      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), eq(deliveries.overheard, false),
+        gte(deliveries.createdAt, since), eq(messages.workspaceId, workspaceId), gte(messages.createdAt, since)))
       .orderBy(desc(messages.createdAt), desc(deliveries.createdAt), desc(messages.hop)).limit(1);
     return row ?? null;
   }

@@ -88,12 +88,20 @@ export const conversations = pgTable('conversations', {
   permalink: text('permalink'),
   parentId: uuid('parent_id'),
   createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [uniqueIndex('conversations_ws_key_uq').on(t.workspaceId, t.key)]);
+}, (t) => [
+  uniqueIndex('conversations_ws_key_uq').on(t.workspaceId, t.key),
+  // A conversation's threads (the web chat's live stream reads them when it connects).
+  index('conversations_parent_idx').on(t.parentId).where(sql`${t.parentId} is not null`),
+]);
 
 export const conversationParticipants = pgTable('conversation_participants', {
   conversationId: uuid('conversation_id').notNull().references(() => conversations.id, { onDelete: 'cascade' }),
   agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
-}, (t) => [primaryKey({ columns: [t.conversationId, t.agentId] })]);
+}, (t) => [
+  primaryKey({ columns: [t.conversationId, t.agentId] }),
+  // An agent's conversations (the web chat's sidebar), and what goes when an agent is deleted.
+  index('conversation_participants_agent_idx').on(t.agentId),
+]);
 
 export const messages = pgTable('messages', {
   id: id(),
@@ -136,7 +144,8 @@ export const deliveries = pgTable('deliveries', {
 }, (t) => [
   primaryKey({ columns: [t.messageId, t.agentId] }),
   index('deliveries_unread_idx').on(t.agentId, t.workspaceId, t.createdAt).where(sql`read_at is null`),
-  index('deliveries_agent_idx').on(t.agentId, t.workspaceId),
+  // In inbox order too (the web chat's inbox page reads the newest first, a page at a time).
+  index('deliveries_agent_idx').on(t.agentId, t.workspaceId, t.createdAt, t.messageId),
 ]);
 
 export const usage = pgTable('usage', {
@@ -375,6 +384,8 @@ export const documents = pgTable('documents', {
 }, (t) => [
   uniqueIndex('documents_ws_number_uq').on(t.workspaceId, t.number),
   uniqueIndex('documents_ws_identifier_uq').on(t.workspaceId, t.identifier),
+  // Identifiers are looked up whatever their case.
+  index('documents_ws_identifier_upper_idx').on(t.workspaceId, sql`upper(${t.identifier})`),
   index('documents_collection_idx').on(t.collectionId, t.updatedAt),
   index('documents_search_idx').using('gin', t.search),
 ]);
@@ -507,7 +518,12 @@ export const bridgeMessages = pgTable('bridge_messages', {
   inbound: boolean('inbound').notNull(),
   postStartedAt: ts('post_started_at'),
   createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.bridgeId, t.messageId] }), uniqueIndex('bridge_messages_external_uq').on(t.bridgeId, t.externalId)]);
+}, (t) => [
+  primaryKey({ columns: [t.bridgeId, t.messageId] }),
+  uniqueIndex('bridge_messages_external_uq').on(t.bridgeId, t.externalId),
+  // A message's mirrors (its edits, deletions and reactions follow them), and what goes when it is deleted.
+  index('bridge_messages_message_idx').on(t.messageId),
+]);
 
 /**
  * Reactions to messages, from any side: `reactor` is `agent:<id>` for a person
@@ -539,6 +555,8 @@ export const channelListeners = pgTable('channel_listeners', {
 }, (t) => [
   primaryKey({ columns: [t.workspaceId, t.surface, t.channelId, t.agentId] }),
   index('channel_listeners_agent_idx').on(t.agentId),
+  // Whether anyone listens in a channel, asked for every top-level message there.
+  index('channel_listeners_channel_idx').on(t.surface, t.channelId),
 ]);
 
 /** What people asked for (complaints, bugs, feature requests, questions), filed by agents or from unlinked people's requests. */
@@ -574,7 +592,12 @@ export const intakeSources = pgTable('intake_sources', {
   /** When the author was told the item is done (once per source). */
   notifiedAt: ts('notified_at'),
   addedAt: ts('added_at').notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.itemId, t.messageId] }), index('intake_sources_msg_idx').on(t.workspaceId, t.messageId)]);
+}, (t) => [
+  primaryKey({ columns: [t.itemId, t.messageId] }),
+  index('intake_sources_msg_idx').on(t.workspaceId, t.messageId),
+  // The automatic item a conversation already has (asked for every guest's request).
+  index('intake_sources_conv_idx').on(t.conversationId),
+]);
 
 export const intakeNotes = pgTable('intake_notes', {
   id: id(),

@@ -1,0 +1,8 @@
+DROP INDEX "deliveries_agent_idx";--> statement-breakpoint
+CREATE INDEX "bridge_messages_message_idx" ON "bridge_messages" USING btree ("message_id");--> statement-breakpoint
+CREATE INDEX "channel_listeners_channel_idx" ON "channel_listeners" USING btree ("surface","channel_id");--> statement-breakpoint
+CREATE INDEX "conversation_participants_agent_idx" ON "conversation_participants" USING btree ("agent_id");--> statement-breakpoint
+CREATE INDEX "conversations_parent_idx" ON "conversations" USING btree ("parent_id") WHERE "conversations"."parent_id" is not null;--> statement-breakpoint
+CREATE INDEX "documents_ws_identifier_upper_idx" ON "documents" USING btree ("workspace_id",upper("identifier"));--> statement-breakpoint
+CREATE INDEX "intake_sources_conv_idx" ON "intake_sources" USING btree ("conversation_id");--> statement-breakpoint
+CREATE INDEX "deliveries_agent_idx" ON "deliveries" USING btree ("agent_id","workspace_id","created_at","message_id");
