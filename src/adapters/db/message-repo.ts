@@ -264,9 +264,9 @@ export class DrizzleMessageRepo implements MessageRepo {
   async latestReceivedSince(agentId: string, workspaceId: string, since: Date) {
     const [row] = await this.db.select(messageColumns).from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
-      // A delivery is made when its message is stored, never before: bounding both by `since` lets each index range-scan.
+      // The messages' workspace named too, so the workspace's messages since `since` are read by their date index.
       .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), eq(deliveries.overheard, false),
-        gte(deliveries.createdAt, since), eq(messages.workspaceId, workspaceId), gte(messages.createdAt, since)))
+        eq(messages.workspaceId, workspaceId), gte(messages.createdAt, since)))
       .orderBy(desc(messages.createdAt), desc(deliveries.createdAt), desc(messages.hop)).limit(1);
     return row ?? null;
   }
