@@ -62,6 +62,12 @@ describe('the web chat when its event stream ends or is refused, in Chromium', (
     // The workspace's channels and conversations go from the page with the access, and the message takes their place.
     expect(await bob.locator('#sidebar').isVisible()).toBe(false);
     expect(await bob.locator('#channel-list').isVisible()).toBe(false);
+    // On a narrow screen too, where a button opens the sidebar: the button goes with it.
+    const wide = bob.viewportSize();
+    await bob.setViewportSize({ width: 600, height: 800 });
+    expect(await bob.locator('#menu-toggle').isHidden()).toBe(true);
+    expect(await bob.locator('#sidebar').isVisible()).toBe(false);
+    if (wide) await bob.setViewportSize(wide);
     expect((await bob.locator('#access-ended').boundingBox())?.x).toBeLessThan(50);
     // Not sent to sign-in: the session still holds, it is the access that ended.
     expect(bob.url()).toBe(where);

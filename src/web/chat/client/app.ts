@@ -141,7 +141,7 @@ function showRefused() {
   hideThread();
   store.update({ main: null });
   // The workspace's channels and conversations are no longer theirs to see: the list goes with the access.
-  byId('sidebar').hidden = true;
+  showSidebar(false);
   const name = store.state.me?.workspaces.find((x) => x.slug === ws())?.name ?? ws();
   const heading = h('h1', { tabindex: '-1' }, 'You no longer have access to this workspace');
   byId('main').replaceChildren(h('div', { class: 'page', id: 'access-ended' },
@@ -261,7 +261,7 @@ const agentsCtx: AgentsContext = {
 async function enterWorkspace(slug: string) {
   hideThread();
   store.update({ ws: slug, main: null, seen: new Set(), sidebar: null });
-  byId('sidebar').hidden = false;
+  showSidebar(true);
   byId<HTMLSelectElement>('workspace-select').value = slug;
   connect();
   await Promise.all([refreshSidebar(), loadDirectory()]);
@@ -323,6 +323,14 @@ async function route() {
 function closeMenu() {
   byId('sidebar').classList.remove('open');
   byId('menu-toggle').setAttribute('aria-expanded', 'false');
+}
+
+/** The sidebar, and the button that opens it on a narrow screen, there or gone (with the column they take). */
+function showSidebar(shown: boolean) {
+  if (!shown) closeMenu();
+  byId('sidebar').hidden = !shown;
+  byId('menu-toggle').hidden = !shown;
+  byId('sidebar').parentElement!.classList.toggle('no-sidebar', !shown);
 }
 
 function wire(me: Me) {
