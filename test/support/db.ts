@@ -15,7 +15,12 @@ export interface TestDatabase {
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let template: Blob | undefined;
-const pgliteTemplate = () => (template ??= new Blob([readFileSync(inject('pgliteTemplate'))]));
+const pgliteTemplate = () => {
+  if (template) return template;
+  const file = inject('pgliteTemplate');
+  utimesSync(file, new Date(), new Date()); // in use: see removeStale in global-setup.ts
+  return (template = new Blob([readFileSync(file)]));
+};
 
 /** A fresh, migrated PGlite in memory: emptied from an earlier file's, or started from the template the global setup made. */
 export const pgliteDb: TestDatabase = {

@@ -16,12 +16,15 @@ const rowsRead = (n: PlanNode): number =>
  */
 export async function rowsReadBy<T>(database: Database, marker: string, run: () => Promise<T>): Promise<{ result: T; reads: number[] }> {
   const reads: number[] = [];
+  const patched: Array<() => void> = [];
   const session = database.db._.session;
   const prepare = session.prepareQuery.bind(session) as unknown as Prepare;
   session.prepareQuery = ((query: { sql: string; params: unknown[] }, ...rest: unknown[]) => {
     const prepared = prepare(query, ...rest);
     if (!query.sql.includes(marker)) return prepared;
     const execute = prepared.execute.bind(prepared);
+    const own = Object.getOwnPropertyDescriptor(prepared, 'execute');
+    patched.push(() => { if (own) Object.defineProperty(prepared, 'execute', own); else delete (prepared as { execute?: unknown }).execute; });
     prepared.execute = async (...args: unknown[]) => {
       const explained = await prepare({ sql: `explain (analyze, format json) ${query.sql}`, params: query.params }, undefined, undefined, false).execute();
       const json = Object.values(rowsOf<Record<string, unknown>>(explained)[0])[0];
@@ -34,5 +37,7 @@ export async function rowsReadBy<T>(database: Database, marker: string, run: () 
     return { result: await run(), reads };
   } finally {
     session.prepareQuery = prepare as unknown as typeof session.prepareQuery;
+    // A query kept for later calls (preparedOnce) must not go on explaining itself.
+    for (const undo of patched) undo();
   }
 }
