@@ -66,6 +66,11 @@ const takeUnreadQuery = (db: Db) => () => {
   }, [picked, taken]);
 };
 
+/** How many messages a sender wrote in a conversation since `since`, counted up to `max` (all a rate check needs). */
+const sentCount = (senderId: string, conversationId: string, since: Date, max: number) => sql`(select count(*)::int from (
+  select 1 from ${messages} where sender_id = ${senderId}::uuid and conversation_id = ${conversationId}::uuid
+    and created_at >= ${since.toISOString()}::timestamptz limit ${max}::int) recent)`;
+
 const conversationColumns = getTableColumns(conversations);
 
 export class DrizzleMessageRepo implements MessageRepo {
@@ -156,8 +161,7 @@ export class DrizzleMessageRepo implements MessageRepo {
     });
     const checks = gate
       ? sql`gate as (select
-          (select count(*)::int from (select 1 from ${messages} where sender_id = ${m.senderId}::uuid and conversation_id = ${m.conversationId}::uuid
-            and created_at >= ${gate.since.toISOString()}::timestamptz limit ${gate.rateMax}::int) recent) as sent,
+          ${sentCount(m.senderId, m.conversationId, gate.since, gate.rateMax)} as sent,
           (select id from ${messages} where workspace_id = ${m.workspaceId}::uuid and conversation_id = ${m.conversationId}::uuid and external_id = ${gate.externalId}::text limit 1) as earlier_id),
         counted as (
           insert into ${usage} (org_id, month, messages)
@@ -247,9 +251,7 @@ export class DrizzleMessageRepo implements MessageRepo {
   }
 
   async sentSince(agentId: string, conversationId: string, since: Date, max: number) {
-    const recent = this.db.select({ one: sql`1`.as('one') }).from(messages)
-      .where(and(eq(messages.senderId, agentId), eq(messages.conversationId, conversationId), gte(messages.createdAt, since))).limit(max).as('recent');
-    const [row] = await this.db.select({ n: count() }).from(recent);
+    const [row] = rowsOf<{ n: number }>(await this.db.execute(sql`select ${sentCount(agentId, conversationId, since, max)} as n`));
     return Number(row?.n ?? 0);
   }
 
