@@ -186,8 +186,7 @@ export interface MessageRepo {
   notePostAttempt(messageId: string, at: Date): Promise<Date | null>;
   /** Whether the agent overheard (as a listener) any message of the conversation. */
   overheardIn(agentId: string, conversationId: string): Promise<boolean>;
-  /** How many messages the agent wrote in the conversation since `since` (what the rate limit counts, as SendGate does). */
-  /** The agent's messages in the conversation since `since`, counted up to `max` (all a rate check needs). */
+  /** How many messages the agent wrote in the conversation since `since`, counted up to `max` (what the rate limit counts, as SendGate does). */
   sentSince(agentId: string, conversationId: string, since: Date, max: number): Promise<number>;
   /** The newest message addressed to `agentId` in the conversation (overheard ones left out); null when none. */
   latestReceived(agentId: string, conversationId: string): Promise<Message | null>;
