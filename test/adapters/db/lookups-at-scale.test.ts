@@ -94,8 +94,22 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
         (md5('heard')::uuid, ${E}, md5('chan2')::uuid, ${A}, 'heard', gen_random_uuid(), now() - interval '10 seconds'),
         (md5('ops1')::uuid, ${O}, md5('ops-dm')::uuid, ${A}, 'ops 1', gen_random_uuid(), now())`,
       // Bob's deliveries: every one of alice's messages, the one in chan2 overheard, the one in ops there.
-      sql`insert into deliveries (message_id, agent_id, workspace_id, overheard, created_at)
-        select id, ${B}, workspace_id, conversation_id = md5('chan2')::uuid, created_at from messages where sender_id = ${A}`,
+      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, overheard, created_at)
+        select id, ${B}, workspace_id, conversation_id, conversation_id = md5('chan2')::uuid, created_at from messages where sender_id = ${A}`,
+      // A channel bob only listens to, a month back: N messages of bot1's a minute apart, all overheard by bob but
+      // three written to him two months ago; the newest of those (addressed 1) is the latest he received there.
+      sql`insert into conversations (id, workspace_id, kind, key, title) values (md5('listened')::uuid, ${E}, 'channel', 'listened', 'listened')`,
+      sql`insert into messages (id, workspace_id, conversation_id, sender_id, body, chain_id, created_at)
+        select md5('listened' || i)::uuid, ${E}, md5('listened')::uuid, md5('bot1')::uuid, 'listened ' || i, gen_random_uuid(), now() - interval '30 days' - i * interval '1 minute'
+        from generate_series(1, ${N}) i
+        union all select md5('addressed' || i)::uuid, ${E}, md5('listened')::uuid, md5('bot1')::uuid, 'addressed ' || i, gen_random_uuid(), now() - interval '60 days' - i * interval '1 minute'
+        from generate_series(1, 3) i`,
+      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, overheard, created_at)
+        select id, ${B}, workspace_id, conversation_id, body like 'listened %', created_at from messages where conversation_id = md5('listened')::uuid`,
+      // Nine bots listen to the busy channel: bob's deliveries are a share of them, as one agent's are in use, not all.
+      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, overheard, created_at)
+        select m.id, md5('bot' || b)::uuid, m.workspace_id, m.conversation_id, true, m.created_at
+        from messages m, generate_series(1, 9) b where m.conversation_id = md5('busy')::uuid`,
       // Bob read the busy channel up to seven and a half minutes ago (busy 1..7 are newer), and all of the read one.
       sql`insert into read_markers (conversation_id, person_id, read_at) values
         (md5('busy')::uuid, ${bobPerson}::uuid, now() - interval '450 seconds'), (md5('done')::uuid, ${bobPerson}::uuid, now() - interval '1 hour')`,
@@ -171,6 +185,16 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
     const latest = await readsFew('from "deliveries"', () => store.messages.latestReceivedSince(bob, eng.id, since));
     // Not the newer one in ops, nor the one bob only overheard.
     expect(latest).toMatchObject({ body: 'busy 1', conversationId: uid('busy') });
+  });
+
+  it('finds the latest message addressed to an agent in a conversation it mostly only overheard', async () => {
+    // The deliveries written to bob there, not the conversation's N messages newest first past every overheard one.
+    const latest = await readsFew('from "deliveries"', () => store.messages.latestReceived(bob, uid('listened')));
+    // Not the newer ones he only overheard, nor those addressed to him in the busy channel since.
+    expect(latest).toMatchObject({ id: uid('addressed1'), body: 'addressed 1', conversationId: uid('listened') });
+    // In the channel where nearly every message is addressed to him, the newest of them; none where he only overheard.
+    expect(await readsFew('from "deliveries"', () => store.messages.latestReceived(bob, uid('busy')))).toMatchObject({ body: 'busy 1' });
+    expect(await store.messages.latestReceived(bob, uid('chan2'))).toBeNull();
   });
 
   it('lists the threads under conversations', async () => {

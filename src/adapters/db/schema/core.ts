@@ -133,6 +133,13 @@ export const deliveries = pgTable('deliveries', {
   messageId: uuid('message_id').notNull().references(() => messages.id, { onDelete: 'cascade' }),
   agentId: uuid('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
   workspaceId: uuid('workspace_id').notNull(),
+  /**
+   * The message's conversation, copied by the statement that stores the message, so the latest message addressed to
+   * an agent in a conversation is found by the deliveries' own index. No foreign key: the message's already ties the
+   * delivery to the conversation (deleting a conversation deletes its messages, and they their deliveries), and a second
+   * one would be checked on every delivery stored and would scan deliveries on every conversation deleted.
+   */
+  conversationId: uuid('conversation_id').notNull(),
   readAt: ts('read_at'),
   /** True when the agent only listens to the channel: it heard the message, nobody addressed it. */
   overheard: boolean('overheard').notNull().default(false),
@@ -142,6 +149,9 @@ export const deliveries = pgTable('deliveries', {
   index('deliveries_unread_idx').on(t.agentId, t.workspaceId, t.createdAt).where(sql`read_at is null`),
   // In inbox order too (the web chat's inbox page reads the newest first, a page at a time).
   index('deliveries_agent_idx').on(t.agentId, t.workspaceId, t.createdAt, t.messageId),
+  // The messages addressed to an agent in a conversation (latestReceived), without those it only overheard: in a busy
+  // channel it listens to, those are nearly all of them.
+  index('deliveries_addressed_idx').on(t.agentId, t.conversationId).where(sql`not overheard`),
 ]);
 
 export const usage = pgTable('usage', {
