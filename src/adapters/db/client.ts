@@ -144,7 +144,8 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
     kind: 'postgres',
     migrate: () => whileUnreachable(() => migrateLocked(pool), logger),
     ping: async () => { await pool.query('select 1'); },
-    notify: async (channel, payload) => { await pool.query('select pg_notify($1, $2)', [channel, payload]); },
+    // Named, so each connection plans it once (one is sent for every message stored).
+    notify: async (channel, payload) => { await pool.query({ name: 'notify', text: 'select pg_notify($1, $2)', values: [channel, payload] }); },
     listen: (channel, onPayload, onResume) => listener.listen(channel, onPayload, onResume),
     close: () => (closed ??= (async () => {
       await listener.close();

@@ -69,6 +69,9 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
   }, rt);
   const bolt = new BoltApp({
     receiver, logger, clientOptions: clientOptions(rt.settings, rt.logger), ignoreSelf: true,
+    // No listener keeps conversation state in Bolt (Switchboard's is in the database), and Bolt's in-memory store made
+    // an Error with its stack for every request it did not know.
+    convoStore: false,
     // With OAuth on, Bolt authorizes through the installer, which reads the same installation store.
     ...(oauth.clientId ? {} : { authorize: rt.installations.authorize }),
   });
