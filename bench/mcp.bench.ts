@@ -111,9 +111,9 @@ export async function insertMessages(db: Database, wsId: string, n: number, opts
         cross join v
         join bench_agents a on a.k = g % ${sql.raw(String(AGENTS))}
         join bench_convs c on c.k = (g / 7) % 1000
-        returning id, sender_id, created_at)
-      insert into deliveries (message_id, agent_id, workspace_id, read_at, created_at)
-        select m.id, r.id, ${wsId}, ${opts.read ? sql`m.created_at` : sql`null`}, m.created_at
+        returning id, conversation_id, sender_id, created_at)
+      insert into deliveries (message_id, agent_id, workspace_id, conversation_id, message_created_at, read_at, created_at)
+        select m.id, r.id, ${wsId}, m.conversation_id, m.created_at, ${opts.read ? sql`m.created_at` : sql`null`}, m.created_at
         from m join bench_agents s on s.id = m.sender_id join bench_agents r on r.k = (s.k + 1 + (hashtext(m.id::text) & 255)) % ${sql.raw(String(AGENTS))}`);
   }
 }

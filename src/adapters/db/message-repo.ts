@@ -16,11 +16,8 @@ const messageColumns = {
 };
 /** The columns' names for a statement written out (`insert … returning`, `select` from a WITH query). */
 const columnList = (columns: Record<string, Column>) => sql.raw(Object.values(columns).map((c) => `"${c.name}"`).join(', '));
-
 /** The same, each named as `alias`'s (for a statement joining tables that share column names). */
 const columnListOf = (columns: Record<string, Column>, alias: string) => sql.raw(Object.values(columns).map((c) => `${alias}."${c.name}"`).join(', '));
-/** How many of a conversation's newest messages latestReceived looks among first (see there). */
-const RECENT = 20;
 
 /** A row read by column name (a raw statement's, or its JSON) into the columns' keys, each through its column's own mapping. */
 function fromRow<T>(columns: Record<string, Column>, row: Record<string, unknown>): T {
@@ -193,8 +190,8 @@ export class DrizzleMessageRepo implements MessageRepo {
         select s.conversation_id, p::uuid from stored s, jsonb_array_elements_text(${JSON.stringify([...new Set(to.participants)])}::jsonb) p
         on conflict do nothing),
       delivering as (
-        insert into ${deliveries} (message_id, agent_id, workspace_id, conversation_id, overheard)
-        select s.id, (d->>'agent')::uuid, s.workspace_id, s.conversation_id, (d->>'overheard')::boolean from stored s, jsonb_array_elements(${JSON.stringify(deliveryRows)}::jsonb) d
+        insert into ${deliveries} (message_id, agent_id, workspace_id, conversation_id, message_created_at, overheard)
+        select s.id, (d->>'agent')::uuid, s.workspace_id, s.conversation_id, s.created_at, (d->>'overheard')::boolean from stored s, jsonb_array_elements(${JSON.stringify(deliveryRows)}::jsonb) d
         on conflict do nothing)
       select gate.sent, gate.earlier_id, (select messages from counted) as total,
         (select row_to_json(stored) from stored) as message
@@ -261,24 +258,19 @@ export class DrizzleMessageRepo implements MessageRepo {
   }
 
   async latestReceived(agentId: string, conversationId: string) {
-    // The newest message addressed to the agent there (by the message's time, then the delivery's, then the hop),
-    // found one of two ways, both exact. Where it is addressed often (a direct conversation), among the conversation's
-    // newest messages: when one of the RECENT newest is addressed to it, the answer is no older than that, so the
-    // messages from the RECENT-th newest's time on (ties included) hold it. Otherwise (a busy channel it mostly only
-    // overhears) from the deliveries addressed to it there, by their own conversation and index, never by walking the
-    // conversation's messages past every overheard one.
-    const addressed = sql`d.agent_id = ${agentId}::uuid and not d.overheard`;
-    const order = sql`order by m.created_at desc, d.created_at desc, m.hop desc limit 1`;
+    // The newest message addressed to the agent there, by the message's time, then the delivery's, then the hop. The
+    // deliveries carry their message's conversation and time, so their addressed index holds them in that order: the
+    // walk stops after the newest delivery and any tied with it (only the hop, on the message, tells those apart),
+    // never reading the conversation's messages past every overheard one, nor all of the agent's deliveries there.
+    // Stopped by the statement itself, not left to the planner: counted apart, an agent's deliveries and a
+    // conversation's look like a handful together, and it would read all of a busy direct conversation's and sort them.
     const result = await this.db.execute(sql`
-      with recent as (
-        select created_at from ${messages} where conversation_id = ${conversationId}::uuid order by created_at desc limit ${RECENT}::int),
-      near as (
-        select ${columnListOf(messageColumns, 'm')} from ${messages} m join ${deliveries} d on d.message_id = m.id and ${addressed}
-        where m.conversation_id = ${conversationId}::uuid and m.created_at >= (select min(created_at) from recent) ${order})
-      select * from near
-      union all (
-        select ${columnListOf(messageColumns, 'm')} from ${deliveries} d join ${messages} m on m.id = d.message_id
-        where ${addressed} and d.conversation_id = ${conversationId}::uuid and not exists (select 1 from near) ${order})`);
+      select ${columnListOf(messageColumns, 'm')} from (
+        select message_id from ${deliveries}
+        where agent_id = ${agentId}::uuid and conversation_id = ${conversationId}::uuid and not overheard
+        order by message_created_at desc, created_at desc fetch first 1 row with ties) d
+      join ${messages} m on m.id = d.message_id
+      order by m.hop desc limit 1`);
     const [row] = rowsOf<Record<string, unknown>>(result);
     return row ? fromRow<Message>(messageColumns, row) : null;
   }

@@ -1,6 +1,6 @@
-// The latest message addressed to an agent in a conversation is found one of two ways (among the conversation's
-// newest messages, else from the agent's addressed deliveries there); either way it is the newest by the message's
-// own time, whatever order the messages were stored in, and never one the agent only overheard.
+// The latest message addressed to an agent in a conversation is read from its addressed deliveries there, by the time
+// each copies from its message: the newest by the message's own time (then the delivery's, then the hop), whatever
+// order the messages were stored in, and never one the agent only overheard.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/adapters/db/client.ts';

@@ -94,8 +94,8 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
         (md5('heard')::uuid, ${E}, md5('chan2')::uuid, ${A}, 'heard', gen_random_uuid(), now() - interval '10 seconds'),
         (md5('ops1')::uuid, ${O}, md5('ops-dm')::uuid, ${A}, 'ops 1', gen_random_uuid(), now())`,
       // Bob's deliveries: every one of alice's messages, the one in chan2 overheard, the one in ops there.
-      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, overheard, created_at)
-        select id, ${B}, workspace_id, conversation_id, conversation_id = md5('chan2')::uuid, created_at from messages where sender_id = ${A}`,
+      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, message_created_at, overheard, created_at)
+        select id, ${B}, workspace_id, conversation_id, created_at, conversation_id = md5('chan2')::uuid, created_at from messages where sender_id = ${A}`,
       // A channel bob only listens to, a month back: N messages of bot1's a minute apart, all overheard by bob but
       // three written to him two months ago; the newest of those (addressed 1) is the latest he received there.
       sql`insert into conversations (id, workspace_id, kind, key, title) values (md5('listened')::uuid, ${E}, 'channel', 'listened', 'listened')`,
@@ -104,11 +104,20 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
         from generate_series(1, ${N}) i
         union all select md5('addressed' || i)::uuid, ${E}, md5('listened')::uuid, md5('bot1')::uuid, 'addressed ' || i, gen_random_uuid(), now() - interval '60 days' - i * interval '1 minute'
         from generate_series(1, 3) i`,
-      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, overheard, created_at)
-        select id, ${B}, workspace_id, conversation_id, body like 'listened %', created_at from messages where conversation_id = md5('listened')::uuid`,
+      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, message_created_at, overheard, created_at)
+        select id, ${B}, workspace_id, conversation_id, created_at, body like 'listened %', created_at from messages where conversation_id = md5('listened')::uuid`,
+      // A channel where bob was addressed often, three months back: N messages of bot1's a minute apart, every other
+      // one written to him but the newest 60, which he only overheard; the newest addressed to him is often 61.
+      sql`insert into conversations (id, workspace_id, kind, key, title) values (md5('often')::uuid, ${E}, 'channel', 'often', 'often')`,
+      sql`insert into messages (id, workspace_id, conversation_id, sender_id, body, chain_id, created_at)
+        select md5('often' || i)::uuid, ${E}, md5('often')::uuid, md5('bot1')::uuid, 'often ' || i, gen_random_uuid(), now() - interval '90 days' - i * interval '1 minute'
+        from generate_series(1, ${N}) i`,
+      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, message_created_at, overheard, created_at)
+        select md5('often' || i)::uuid, ${B}, ${E}, md5('often')::uuid, m.created_at, i <= 60 or i % 2 = 0, m.created_at
+        from generate_series(1, ${N}) i join messages m on m.id = md5('often' || i)::uuid`,
       // Nine bots listen to the busy channel: bob's deliveries are a share of them, as one agent's are in use, not all.
-      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, overheard, created_at)
-        select m.id, md5('bot' || b)::uuid, m.workspace_id, m.conversation_id, true, m.created_at
+      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, message_created_at, overheard, created_at)
+        select m.id, md5('bot' || b)::uuid, m.workspace_id, m.conversation_id, m.created_at, true, m.created_at
         from messages m, generate_series(1, 9) b where m.conversation_id = md5('busy')::uuid`,
       // Bob read the busy channel up to seven and a half minutes ago (busy 1..7 are newer), and all of the read one.
       sql`insert into read_markers (conversation_id, person_id, read_at) values
@@ -195,6 +204,13 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
     // In the channel where nearly every message is addressed to him, the newest of them; none where he only overheard.
     expect(await readsFew('from "deliveries"', () => store.messages.latestReceived(bob, uid('busy')))).toMatchObject({ body: 'busy 1' });
     expect(await store.messages.latestReceived(bob, uid('chan2'))).toBeNull();
+  });
+
+  it('finds the latest message addressed to an agent in a conversation where it was addressed thousands of times', async () => {
+    // Not every one of the 4,970 deliveries written to bob there, joined to their messages and sorted: the newest first.
+    const latest = await readsFew('from "deliveries"', () => store.messages.latestReceived(bob, uid('often')));
+    // Not the 60 newer ones he only overheard.
+    expect(latest).toMatchObject({ id: uid('often61'), body: 'often 61', conversationId: uid('often') });
   });
 
   it('lists the threads under conversations', async () => {

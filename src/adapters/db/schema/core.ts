@@ -140,6 +140,12 @@ export const deliveries = pgTable('deliveries', {
    * one would be checked on every delivery stored and would scan deliveries on every conversation deleted.
    */
   conversationId: uuid('conversation_id').notNull(),
+  /**
+   * The message's time, copied with its conversation by the same statement, so the deliveries' index holds the
+   * addressed ones in the messages' order and the latest is its first entry. The copy stays right: nothing changes a
+   * message's created_at once it is stored.
+   */
+  messageCreatedAt: ts('message_created_at').notNull(),
   readAt: ts('read_at'),
   /** True when the agent only listens to the channel: it heard the message, nobody addressed it. */
   overheard: boolean('overheard').notNull().default(false),
@@ -149,9 +155,11 @@ export const deliveries = pgTable('deliveries', {
   index('deliveries_unread_idx').on(t.agentId, t.workspaceId, t.createdAt).where(sql`read_at is null`),
   // In inbox order too (the web chat's inbox page reads the newest first, a page at a time).
   index('deliveries_agent_idx').on(t.agentId, t.workspaceId, t.createdAt, t.messageId),
-  // The messages addressed to an agent in a conversation (latestReceived), without those it only overheard: in a busy
-  // channel it listens to, those are nearly all of them.
-  index('deliveries_addressed_idx').on(t.agentId, t.conversationId).where(sql`not overheard`),
+  // The messages addressed to an agent in a conversation, newest first as latestReceived orders them (by the message's
+  // time, then the delivery's), without those it only overheard: in a busy channel it listens to, those are nearly all.
+  // Nulls first (there are none) only so the index's order is a plain `desc`, the order the statement asks for.
+  index('deliveries_addressed_idx')
+    .on(t.agentId, t.conversationId, t.messageCreatedAt.desc().nullsFirst(), t.createdAt.desc().nullsFirst()).where(sql`not overheard`),
 ]);
 
 export const usage = pgTable('usage', {
