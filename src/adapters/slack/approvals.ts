@@ -5,12 +5,13 @@
 // Refusals and late clicks are told to that person alone and change nothing.
 // A click that fails otherwise (an outage, a bug) is retried by its job, and
 // the person is told only when it is given up.
-import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
+import type { BlockButtonAction, webApi } from '@slack/bolt';
 import type { App } from '../../app-types.ts';
 import type { Decider } from '../../domain/approvals/rules.ts';
 import type { Decision } from '../../domain/approvals/types.ts';
 import { isRefusal, type SwitchboardError } from '../../domain/errors.ts';
 import type { JobContext } from '../../domain/ports.ts';
+import type { SlackListeners } from './event-listeners.ts';
 import { APPROVE_ACTION, lateClickText, REASON_BLOCK, REASON_INPUT, REASON_VIEW, reasonModal, REJECT_ACTION, type ReasonContext } from './approval-blocks.ts';
 import { approvalShowHandler, approvalUpdateHandler, SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
 import { asJobError, loggable } from './errors.ts';
@@ -103,7 +104,7 @@ function clickOf(body: BlockButtonAction, action: { value?: string }): ReasonCon
 }
 
 /** Bolt listeners for the card's buttons and the reject-reason modal. */
-export function registerApprovalActions(bolt: BoltApp, rt: SlackRuntime): void {
+export function registerApprovalActions(bolt: SlackListeners, rt: SlackRuntime): void {
   bolt.action<BlockButtonAction>({ action_id: APPROVE_ACTION }, async ({ ack, body, action, client, context }) => {
     await ack();
     await decideFromSlack(rt, client, clickOf(body, action), jobOf(context), 'approved');

@@ -1,8 +1,8 @@
 // The app's DM as Slack's AI app surface shows it (the manifest's
 // assistant_view): when a person opens a new assistant thread, Switchboard
 // titles it after the workspace and suggests prompts that reach its agents.
-import type { App as BoltApp } from '@slack/bolt';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import type { SlackListeners } from './event-listeners.ts';
 import { loggable } from './errors.ts';
 import { handleOf, talkableAgents } from './replies.ts';
 import { guard } from './respond.ts';
@@ -21,7 +21,7 @@ export function suggestedPrompts(directory: WorkspaceAgent[], chosenId: string |
   }));
 }
 
-export function registerAssistantThreads(bolt: BoltApp, rt: SlackRuntime): void {
+export function registerAssistantThreads(bolt: SlackListeners, rt: SlackRuntime): void {
   bolt.event('assistant_thread_started', async ({ event, context, client }) => {
     const { channel_id: channel, thread_ts: threadTs, user_id: user } = event.assistant_thread;
     await guard(rt, client, null, async () => {

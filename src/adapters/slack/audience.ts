@@ -7,9 +7,10 @@
 // lists are kept in the database, changed by member_joined_channel,
 // member_left_channel and team_join, and read again in the background when
 // older than an hour.
-import type { App as BoltApp, webApi } from '@slack/bolt';
+import type { webApi } from '@slack/bolt';
 import type { SurfaceAudience } from '../../domain/linking/ports.ts';
 import { cachedMembers, TENANT_ROSTER } from '../surface-audience.ts';
+import type { SlackListeners } from './event-listeners.ts';
 import { loggable } from './errors.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { threadFromRef } from './thread-key.ts';
@@ -85,7 +86,7 @@ export function slackAudience(rt: SlackRuntime): SurfaceAudience {
  * Keeps cached channel members current as people join and leave, and the team's roster as people join the team;
  * when the app itself leaves a channel, its copy is dropped.
  */
-export function registerAudienceEvents(bolt: BoltApp, rt: SlackRuntime): void {
+export function registerAudienceEvents(bolt: SlackListeners, rt: SlackRuntime): void {
   const changed = async (teamId: string | undefined, channel: string, user: string, joined: boolean, botUserId: string | undefined) => {
     if (!teamId) return;
     try {

@@ -2,9 +2,10 @@
 // `<agent> …` sends to an agent, `agents` lists them, `default` sets the
 // channel's default agent, `help` explains. Answers that need no work are given
 // in the acknowledgement itself; a delivery is acknowledged first.
-import type { App as BoltApp, RespondFn, SlashCommand } from '@slack/bolt';
+import type { RespondFn, SlashCommand } from '@slack/bolt';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
+import type { SlackListeners } from './event-listeners.ts';
 import { normalise, resolveNames, slackPort, type SlackTarget } from './inbound.ts';
 import { escapeSlack, markdownToSlack } from './format-out.ts';
 import { linkCommand } from './linking.ts';
@@ -20,7 +21,7 @@ import { jobOf } from './receiver.ts';
 
 type Reply = { response_type?: 'ephemeral' | 'in_channel'; text: string };
 
-export function registerCommand(bolt: BoltApp, rt: SlackRuntime) {
+export function registerCommand(bolt: SlackListeners, rt: SlackRuntime) {
   const name = rt.settings.command;
   bolt.command(name, async ({ command, ack, client, context, respond }) => {
     const teamId = context.teamId ?? command.team_id;

@@ -1,7 +1,8 @@
 // The App Home tab and the DM agent picker: which agent a person's DMs with
 // the app go to, saved per Slack user.
-import type { App as BoltApp, BlockStaticSelectAction, types, webApi } from '@slack/bolt';
+import type { BlockStaticSelectAction, types, webApi } from '@slack/bolt';
 import type { WorkspaceAgent } from '../../domain/agents/agent-service.ts';
+import type { SlackListeners } from './event-listeners.ts';
 import { handleOf, notConnected, talkableAgents } from './replies.ts';
 import { guard, targetFor } from './respond.ts';
 import type { SlackRuntime } from './runtime.ts';
@@ -57,7 +58,7 @@ async function openDm(client: webApi.WebClient, userId: string): Promise<string>
   return opened.channel!.id!;
 }
 
-export function registerHome(bolt: BoltApp, rt: SlackRuntime) {
+export function registerHome(bolt: SlackListeners, rt: SlackRuntime) {
   bolt.event('app_home_opened', async ({ event, context, client }) => {
     if (event.tab !== 'home') return;
     await guard(rt, client, null, async () => {

@@ -8,6 +8,7 @@ import type { Mount } from '../../web/http.ts';
 import { registerApprovalActions, registerApprovalJobs } from './approvals.ts';
 import { boltLogger, clientOptions } from './clients.ts';
 import { registerLinkJobs, registerLinking } from './linking.ts';
+import { eventListeners } from './event-listeners.ts';
 import { registerListeners } from './listeners.ts';
 import { oauthOptions } from './oauth.ts';
 import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler, SLACK_INBOUND } from './receiver.ts';
@@ -75,9 +76,11 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
     // With OAuth on, Bolt authorizes through the installer, which reads the same installation store.
     ...(oauth.clientId ? {} : { authorize: rt.installations.authorize }),
   });
-  registerListeners(bolt, rt);
-  registerLinking(bolt, rt);
-  registerApprovalActions(bolt, rt);
+  const events = eventListeners(bolt);
+  registerListeners(events.listeners, rt);
+  registerLinking(events.listeners, rt);
+  registerApprovalActions(events.listeners, rt);
+  events.install();
   rethrowListenerErrors(bolt, rt);
   return bolt;
 }

@@ -3,7 +3,7 @@
 // `unlink`, the "Send me a new link" button, and the `slack.link.done` job
 // that says "Linked as @alice" in the DM. The flow itself is the core's
 // LinkService; this file only renders it and maps Slack users to identities.
-import type { App as BoltApp, BlockButtonAction, webApi } from '@slack/bolt';
+import type { BlockButtonAction, webApi } from '@slack/bolt';
 import type { App } from '../../app-types.ts';
 import { isDeliveryError, jobErrorFor } from '../../domain/delivery/failure.ts';
 import { isOutage, PermanentFailure } from '../../domain/errors.ts';
@@ -11,6 +11,7 @@ import { linkReplies, type LinkWording } from '../../domain/linking/link-rules.t
 import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../domain/linking/link-service.ts';
 import type { JobHandler } from '../../domain/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../domain/surfaces/ports.ts';
+import type { SlackListeners } from './event-listeners.ts';
 import { registerAudienceEvents, slackAudience } from './audience.ts';
 import { classifySlackError, loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
@@ -87,7 +88,7 @@ export async function linkCommand(rt: SlackRuntime, teamId: string, userId: stri
  * The two buttons of the prompt (opening the link only needs an acknowledgement;
  * a new link replaces the prompt in place), and the channel membership events audiences follow.
  */
-export function registerLinking(bolt: BoltApp, rt: SlackRuntime): void {
+export function registerLinking(bolt: SlackListeners, rt: SlackRuntime): void {
   registerAudienceEvents(bolt, rt);
   bolt.action(LINK_OPEN, async ({ ack }) => { await ack(); });
 

@@ -3,7 +3,8 @@
 // archive a channel, uninstall the app (removals.ts). They run in the
 // inbound.slack job, after the request was stored and acknowledged
 // (receiver.ts), once per request.
-import type { App as BoltApp, webApi } from '@slack/bolt';
+import type { webApi } from '@slack/bolt';
+import type { SlackListeners } from './event-listeners.ts';
 import { registerAssistantThreads } from './assistant.ts';
 import { isBridged, mirrorBridged, type SlackMessageEvent } from './bridge.ts';
 import { registerCommand } from './commands.ts';
@@ -18,7 +19,7 @@ import { fromABot, guard, isPersonsMessage, tell, type Where } from './respond.t
 import type { SlackRuntime } from './runtime.ts';
 import { encodeThreadKey } from './thread-key.ts';
 
-export function registerListeners(bolt: BoltApp, rt: SlackRuntime) {
+export function registerListeners(bolt: SlackListeners, rt: SlackRuntime) {
   bolt.event('app_mention', async ({ event, context, client }) => {
     // In a bridged channel the message event carries it (bridge.ts), mentions included.
     if (fromABot(event, context.botUserId) || await isBridged(rt, context.teamId, event.channel)) return;

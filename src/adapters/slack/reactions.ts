@@ -2,10 +2,11 @@
 // message the bridge knows become its web copy's reactions (as that Slack
 // user's), and the app's own reaction follows the web side (reactions.add /
 // reactions.remove, `reactions:write`). The app's own reactions never come back.
-import type { App as BoltApp, webApi } from '@slack/bolt';
+import type { webApi } from '@slack/bolt';
 import { EMOJI_NAME } from '../../domain/chat/emoji.ts';
 import { DeliveryError } from '../../domain/delivery/failure.ts';
 import type { BridgePort } from '../../domain/bridges/ports.ts';
+import type { SlackListeners } from './event-listeners.ts';
 import { slackPort } from './inbound.ts';
 import { notInstalled } from './errors.ts';
 import { call } from './outbound.ts';
@@ -57,7 +58,7 @@ async function mirrorReaction(rt: SlackRuntime, client: webApi.WebClient, e: Sla
   });
 }
 
-export function registerReactions(bolt: BoltApp, rt: SlackRuntime) {
+export function registerReactions(bolt: SlackListeners, rt: SlackRuntime) {
   bolt.event('reaction_added', async ({ event, context, client }) => mirrorReaction(rt, client, event as SlackReactionEvent, context, true));
   bolt.event('reaction_removed', async ({ event, context, client }) => mirrorReaction(rt, client, event as SlackReactionEvent, context, false));
 }

@@ -7,7 +7,7 @@
 // whatever is still queued for that team fails for good saying how to connect
 // it again (errors.ts notInstalled) instead of retrying. Unarchiving needs
 // nothing: an owner bridges the channel again. Stored messages stay, as history.
-import type { App as BoltApp } from '@slack/bolt';
+import type { SlackListeners } from './event-listeners.ts';
 import type { SlackRuntime } from './runtime.ts';
 
 /** Why a channel or a team is gone, as the log and the audit say it. */
@@ -50,7 +50,7 @@ export async function teamUninstalled(rt: SlackRuntime, teamId: string, eventTim
   );
 }
 
-export function registerRemovals(bolt: BoltApp, rt: SlackRuntime): void {
+export function registerRemovals(bolt: SlackListeners, rt: SlackRuntime): void {
   for (const type of ['channel_deleted', 'group_deleted'] as const) {
     bolt.event(type, async ({ event, context }) => {
       if (context.teamId) await channelGone(rt, context.teamId, event.channel, 'channelDeleted');
