@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { excerpt, HIT_END, HIT_START, markedSnippet, parseMarkdown, plainText, stringifyMarkdown } from '../../../src/domain/format/markdown.ts';
-import { parseMentions } from '../../../src/domain/format/mentions.ts';
+import { mentionsInTree, parseMentions } from '../../../src/domain/format/mentions.ts';
 
 describe('parseMentions', () => {
   it('finds bare and owner/name mentions once each, in order, lowercased', () => {
@@ -30,6 +30,30 @@ describe('parseMentions', () => {
 
   it('does not take broadcast words for names', () => {
     expect(parseMentions('@here @channel @everyone and @ops')).toEqual(['ops']);
+  });
+
+  it('reads a text without markup as its tree would, without parsing it', () => {
+    // Texts made of what people write around mentions (block markers, addresses, punctuation, line breaks, indents)
+    // but none of the characters that send a text through the parser: the tree, asked too, finds the same names.
+    const pieces = ['@bob', '@Ann', '@a.b', '@x/y', '@ops-', '@here', '@', '@@', '-@', '.@', 'bob@x.test', 'hi', '42', '.', ',', '-', '+', '/',
+      '#', '# ', '> ', '>', '- ', '+ ', '1. ', '1) ', ' ', '  ', '   ', '\n', '\n\n', '  \n', '\r\n', '|', '---', '===', 'http://x.test/',
+      'HTTPS://a.b', 'www.x.test/', 'WWW.a.b', 'mailto:', 'x.y', '=', ':', '(', ')', '!', '?', "'", '"', '$', '%', '^', '{', '}', ';', 'é', '😀'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    let withNames = 0;
+    for (let i = 0; i < 3000; i++) {
+      const text = Array.from({ length: 1 + Math.floor(next() * 12) }, () => pieces[Math.floor(next() * pieces.length)]).join('');
+      const found = parseMentions(text);
+      expect(found, JSON.stringify(text)).toEqual(mentionsInTree(text));
+      if (found.length) withNames += 1;
+    }
+    expect(withNames).toBeGreaterThan(500);
+  });
+
+  it('still reads through the parser a text with markup, and an indented line as code', () => {
+    expect(parseMentions('ask @carol_bot, not `@deploy`')).toEqual(['carol_bot']);
+    expect(parseMentions('_@lead_ and @bob')).toEqual(['lead', 'bob']);
+    expect(parseMentions('look:\n\n    @code here\n\nthen @bob')).toEqual(['bob']);
   });
 });
 
