@@ -36,11 +36,12 @@ export function parseMentions(markdown: string): string[] {
  * entities, an email address GFM turns into a link): backticks, angle brackets opening HTML, brackets, backslashes,
  * ampersands, underscores, asterisks, tildes, tabs, an `@` right after a character an email address may have there
  * (`@ann@x.test` is `@` and a link), a web or mail address (GFM makes one a link wherever it starts: `@ops-www.x.test`
- * is a mention of `ops` and a link), and a line indented four spaces (code). In a text without any, every `@name`
- * and the character before it stand in the tree's text as written: block markers (`#`, `>`, `-`, `1.`) and the
- * spaces around them are all the parser removes, and none is part of a name or decides one.
+ * is a mention of `ops` and a link), a line indented four spaces and a run of five spaces anywhere (code, also after
+ * a quote's `>` or a list item's marker: `-     @bob` is code). In a text without any, every `@name` and the
+ * character before it stand in the tree's text as written: block markers (`#`, `>`, `-`, `1.`) and a few spaces
+ * around them are all the parser removes, and none is part of a name or decides one.
  */
-const MARKUP = /[`<[\]\\&_*~\t]|[\w.+-]@|www\.|:\/\/|mailto:|xmpp:|^ {4}/im;
+const MARKUP = /[`<[\]\\&_*~\t]|[\w.+-]@|www\.|:\/\/|mailto:|xmpp:|^ {4}| {5}/im;
 
 /** The same, read from the Markdown tree. */
 export function mentionsInTree(markdown: string): string[] {

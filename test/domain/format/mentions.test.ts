@@ -40,14 +40,29 @@ describe('parseMentions', () => {
       'HTTPS://a.b', 'www.x.test/', 'WWW.a.b', 'mailto:', 'x.y', '=', ':', '(', ')', '!', '?', "'", '"', '$', '%', '^', '{', '}', ';', 'é', '😀'];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)];
+    const spaces = (most: number) => ' '.repeat(Math.floor(next() * (most + 1)));
+    // Lines as people shape them too: a few spaces, up to two quote or list markers, spaces, then words.
+    const markers = ['> ', '>', '- ', '+ ', '1. ', '1) ', '2) ', '10. ', '# '];
+    const line = () => `${spaces(3)}${Array.from({ length: Math.floor(next() * 3) }, () => pick(markers)).join('')}${spaces(6)}${pick(pieces)}${pick(pieces)}`;
     let withNames = 0;
-    for (let i = 0; i < 3000; i++) {
-      const text = Array.from({ length: 1 + Math.floor(next() * 12) }, () => pieces[Math.floor(next() * pieces.length)]).join('');
+    for (let i = 0; i < 2000; i++) {
+      const text = i % 2
+        ? Array.from({ length: 1 + Math.floor(next() * 12) }, () => pick(pieces)).join('')
+        : Array.from({ length: 1 + Math.floor(next() * 4) }, line).join(pick(['\n', '\n\n', '  \n']));
       const found = parseMentions(text);
       expect(found, JSON.stringify(text)).toEqual(mentionsInTree(text));
       if (found.length) withNames += 1;
     }
-    expect(withNames).toBeGreaterThan(500);
+    expect(withNames).toBeGreaterThan(400);
+  });
+
+  it('reads no mention in code indented after a quote or list marker', () => {
+    for (const text of ['-     @bob', '1)     @bob', '10.     @bob', '>     @bob', '> -     @bob', '- a\n-     @bob']) {
+      expect(parseMentions(text), JSON.stringify(text)).toEqual([]);
+    }
+    expect(parseMentions('@bob\n\n-     @ann\n\n@carl')).toEqual(['bob', 'carl']);
+    expect(parseMentions('>    @bob')).toEqual(['bob']);
   });
 
   it('still reads through the parser a text with markup, and an indented line as code', () => {
