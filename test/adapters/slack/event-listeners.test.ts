@@ -55,10 +55,30 @@ describe('Slack event listeners, installed as one Bolt listener', () => {
     expect((errors[1] as MultipleListenerError).originals.map((e) => e.message).sort()).toEqual(['message failed', 'message failed again']);
   });
 
+  it('runs the others of the type when one throws before it returns a promise', async () => {
+    const { events, errors, handle } = setUp();
+    let others = 0;
+    const throwsAtOnce = (() => { throw new Error('at once'); }) as unknown as () => Promise<void>;
+    events.listeners.event('app_mention', throwsAtOnce);
+    events.listeners.event('app_mention', async () => { others += 1; });
+    events.install();
+    await handle(mention());
+    expect(others).toBe(1);
+    expect((errors[0] as Error).message).toBe('at once');
+  });
+
   it('refuses a registration it would not run as Bolt does (a pattern, or middleware before the listener)', () => {
     const { events } = setUp();
     const on = events.listeners.event as unknown as (...args: unknown[]) => void;
     expect(() => on(/^reaction_/, async () => {})).toThrow(/one event type by name, one function/);
     expect(() => on('app_mention', async () => {}, async () => {})).toThrow(/one event type by name, one function/);
+    expect(() => on('message.im', async () => {})).toThrow(/register `message` and read its channel_type/);
+  });
+
+  it('refuses a listener registered after they were installed, which would never run', () => {
+    const { events } = setUp();
+    events.listeners.event('app_mention', async () => {});
+    events.install();
+    expect(() => events.listeners.event('reaction_added', async () => {})).toThrow(/would never run/);
   });
 });
