@@ -115,10 +115,6 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
       sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, message_created_at, overheard, created_at)
         select md5('often' || i)::uuid, ${B}, ${E}, md5('often')::uuid, m.created_at, i <= 60 or i % 2 = 0, m.created_at
         from generate_series(1, ${N}) i join messages m on m.id = md5('often' || i)::uuid`,
-      // Nine bots listen to the busy channel: bob's deliveries are a share of them, as one agent's are in use, not all.
-      sql`insert into deliveries (message_id, agent_id, workspace_id, conversation_id, message_created_at, overheard, created_at)
-        select m.id, md5('bot' || b)::uuid, m.workspace_id, m.conversation_id, m.created_at, true, m.created_at
-        from messages m, generate_series(1, 9) b where m.conversation_id = md5('busy')::uuid`,
       // Bob read the busy channel up to seven and a half minutes ago (busy 1..7 are newer), and all of the read one.
       sql`insert into read_markers (conversation_id, person_id, read_at) values
         (md5('busy')::uuid, ${bobPerson}::uuid, now() - interval '450 seconds'), (md5('done')::uuid, ${bobPerson}::uuid, now() - interval '1 hour')`,
