@@ -14,10 +14,12 @@ const messageColumns = {
   askerPersonId: messages.askerPersonId, askerIdentityId: messages.askerIdentityId, surface: messages.surface,
   permalink: messages.permalink, externalId: messages.externalId, createdAt: messages.createdAt, editedAt: messages.editedAt,
 };
-/** The columns' names for a statement written out (`insert … returning`, `select` from a WITH query). */
-const columnList = (columns: Record<string, Column>) => sql.raw(Object.values(columns).map((c) => `"${c.name}"`).join(', '));
-/** The same, each named as `alias`'s (for a statement joining tables that share column names). */
-const columnListOf = (columns: Record<string, Column>, alias: string) => sql.raw(Object.values(columns).map((c) => `${alias}."${c.name}"`).join(', '));
+/**
+ * The columns' names for a statement written out (`insert … returning`, `select` from a WITH query), each named as
+ * `alias`'s when one is given (a statement joining tables that share column names).
+ */
+const columnList = (columns: Record<string, Column>, alias?: string) =>
+  sql.raw(Object.values(columns).map((c) => `${alias ? `${alias}.` : ''}"${c.name}"`).join(', '));
 
 /** A row read by column name (a raw statement's, or its JSON) into the columns' keys, each through its column's own mapping. */
 function fromRow<T>(columns: Record<string, Column>, row: Record<string, unknown>): T {
@@ -264,8 +266,9 @@ export class DrizzleMessageRepo implements MessageRepo {
     // never reading the conversation's messages past every overheard one, nor all of the agent's deliveries there.
     // Stopped by the statement itself, not left to the planner: counted apart, an agent's deliveries and a
     // conversation's look like a handful together, and it would read all of a busy direct conversation's and sort them.
-    const result = await this.db.execute(sql`
-      select ${columnListOf(messageColumns, 'm')} from (
+    // Named: every agent send into a conversation asks, and the statement's text never changes.
+    const result = await runNamed(this.db, 'latest_received', sql`
+      select ${columnList(messageColumns, 'm')} from (
         select message_id from ${deliveries}
         where agent_id = ${agentId}::uuid and conversation_id = ${conversationId}::uuid and not overheard
         order by message_created_at desc, created_at desc fetch first 1 row with ties) d
