@@ -3,11 +3,11 @@
 // MessagingService built with no audience rules), alternating, 30 rounds each.
 // `npm run bench audience` (PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set, else PGlite).
 import pino from 'pino';
-import { openDatabase, type Database } from '../src/adapters/db/client.ts';
+import { openDatabase, type Database } from '../src/infra/db/client.ts';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { SYSTEM } from '../src/domain/actor.ts';
-import { MessagingService } from '../src/domain/messaging/messaging-service.ts';
+import { SYSTEM } from '../src/core/actor.ts';
+import { MessagingService } from '../src/core/messaging/messaging-service.ts';
 import { freshPostgresDatabase } from '../test/support/db.ts';
 
 const SENDERS = 20;

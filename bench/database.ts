@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openDatabase, type Database } from '../src/adapters/db/client.ts';
+import { openDatabase, type Database } from '../src/infra/db/client.ts';
 import { freshPostgresDatabase } from '../test/support/db.ts';
 
 export interface BenchDatabase { db: Database; kind: string; close(): Promise<void> }

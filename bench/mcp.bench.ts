@@ -13,16 +13,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
-import type { Database } from '../src/adapters/db/client.ts';
+import type { Database } from '../src/infra/db/client.ts';
 import type { App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { SYSTEM } from '../src/domain/actor.ts';
-import { inboxTopic } from '../src/domain/messaging/messaging-service.ts';
-import type { Agent } from '../src/domain/types.ts';
+import { SYSTEM } from '../src/core/actor.ts';
+import { inboxTopic } from '../src/core/messaging/messaging-service.ts';
+import type { Agent } from '../src/core/types.ts';
 import { createMcpMount } from '../src/mcp/http.ts';
 import { startServer } from '../src/server.ts';
 import { openBenchDatabase } from './database.ts';
-import { connectInProcess } from '../test/mcp/support/world.ts';
+import { connectInProcess } from '../test/support/world.ts';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const AGENTS = 1000;

@@ -8,10 +8,10 @@
 // embedded worker delivers.
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { connectSlackTeam, mountSlack } from '../src/adapters/slack/index.ts';
+import { connectSlackTeam, mountSlack } from '../src/surfaces/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
-import { SYSTEM } from '../src/domain/actor.ts';
-import type { Message } from '../src/domain/messaging/types.ts';
+import { SYSTEM } from '../src/core/actor.ts';
+import type { Message } from '../src/core/messaging/types.ts';
 import { startServer } from '../src/server.ts';
 import { openBenchDatabase } from './database.ts';
 import { SLACK_DEFAULTS } from '../test/support/slack/defaults.ts';

@@ -2,35 +2,35 @@
 // builds it: surface modules import these types without importing the
 // composition root that imports them, so no import cycle runs through it.
 import type { Logger } from 'pino';
-import type { JournalTiming } from './adapters/db/inbound-journal.ts';
+import type { JournalTiming } from './infra/db/inbound-journal.ts';
 import type { Express } from 'express';
-import type { Database } from './adapters/db/client.ts';
-import type { PgNotifier } from './adapters/db/pg-notifier.ts';
-import type { Metrics } from './adapters/metrics/metrics.ts';
-import type { SlackSettings } from './adapters/slack/settings.ts';
-import type { TeamsSettings } from './adapters/teams/settings.ts';
+import type { Database } from './infra/db/client.ts';
+import type { PgNotifier } from './infra/db/pg-notifier.ts';
+import type { Metrics } from './infra/metrics/metrics.ts';
+import type { SlackSettings } from './surfaces/slack/settings.ts';
+import type { TeamsSettings } from './surfaces/teams/settings.ts';
 import type { Config } from './config.ts';
-import type { AgentService } from './domain/agents/agent-service.ts';
-import type { ApprovalService } from './domain/approvals/approval-service.ts';
-import type { DocumentService } from './domain/documents/document-service.ts';
-import type { AudienceService } from './domain/linking/audience-service.ts';
-import type { BridgeService } from './domain/bridges/bridge-service.ts';
-import type { AgentsPage } from './domain/chat/agents-page.ts';
-import type { ChatService } from './domain/chat/chat-service.ts';
-import type { DocumentAdmin } from './domain/documents/document-admin.ts';
+import type { AgentService } from './core/agents/agent-service.ts';
+import type { ApprovalService } from './core/approvals/approval-service.ts';
+import type { DocumentService } from './core/documents/document-service.ts';
+import type { AudienceService } from './core/linking/audience-service.ts';
+import type { BridgeService } from './core/bridges/bridge-service.ts';
+import type { AgentsPage } from './core/chat/agents-page.ts';
+import type { ChatService } from './core/chat/chat-service.ts';
+import type { DocumentAdmin } from './core/documents/document-admin.ts';
 import type { SessionRegistry } from './mcp/sessions.ts';
-import type { LinkService } from './domain/linking/link-service.ts';
-import type { MessagingService } from './domain/messaging/messaging-service.ts';
-import type { RateLimit } from './domain/messaging/rules.ts';
-import type { OrgService } from './domain/organizations/org-service.ts';
-import type { Clock, JobQueue, Store } from './domain/ports.ts';
-import type { InboundService } from './domain/surfaces/inbound-service.ts';
-import type { SurfaceOutbound } from './domain/delivery/ports.ts';
-import type { LiveOptions, LiveService } from './domain/live/live-service.ts';
-import type { ListeningService } from './domain/listening/listening-service.ts';
-import type { IntakeService } from './domain/intake/intake-service.ts';
-import type { ExternalSurface } from './domain/surfaces/ports.ts';
-import type { SurfaceName } from './domain/types.ts';
+import type { LinkService } from './core/linking/link-service.ts';
+import type { MessagingService } from './core/messaging/messaging-service.ts';
+import type { RateLimit } from './core/messaging/rules.ts';
+import type { OrgService } from './core/organizations/org-service.ts';
+import type { Clock, JobQueue, Store } from './core/ports.ts';
+import type { InboundService } from './core/surfaces/inbound-service.ts';
+import type { SurfaceOutbound } from './core/delivery/ports.ts';
+import type { LiveOptions, LiveService } from './core/live/live-service.ts';
+import type { ListeningService } from './core/listening/listening-service.ts';
+import type { IntakeService } from './core/intake/intake-service.ts';
+import type { ExternalSurface } from './core/surfaces/surface-ports.ts';
+import type { SurfaceName } from './core/types.ts';
 
 /** A chat surface as the composition root assembles it from the config. */
 export interface SurfaceModule {

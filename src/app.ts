@@ -2,42 +2,42 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
-import { openDatabase } from './adapters/db/client.ts';
-import { PgNotifier } from './adapters/db/pg-notifier.ts';
-import { createStore } from './adapters/db/store.ts';
-import { InboundJournal, journalDirOf } from './adapters/db/inbound-journal.ts';
-import { DrizzleInboundEventRepo } from './adapters/db/inbound-repo.ts';
-import { ReadCache } from './adapters/db/read-cache.ts';
-import { createMetrics, type Metrics } from './adapters/metrics/metrics.ts';
-import { createJobQueue } from './adapters/queue/index.ts';
+import { openDatabase } from './infra/db/client.ts';
+import { PgNotifier } from './infra/db/pg-notifier.ts';
+import { createStore } from './infra/db/store.ts';
+import { InboundJournal, journalDirOf } from './infra/db/inbound-journal.ts';
+import { DrizzleInboundEventRepo } from './infra/db/inbound-repo.ts';
+import { ReadCache } from './infra/db/read-cache.ts';
+import { createMetrics, type Metrics } from './infra/metrics/metrics.ts';
+import { createJobQueue } from './infra/queue/create-queue.ts';
 import type { Config } from './config.ts';
-import { LOG_SAFETY } from './logger.ts';
+import { LOG_SAFETY } from './infra/logger.ts';
 import { demoTokenRule } from './demo/names.ts';
-import { AgentService } from './domain/agents/agent-service.ts';
-import { ApprovalService } from './domain/approvals/approval-service.ts';
-import { conversationTopic, MessagingService } from './domain/messaging/messaging-service.ts';
-import { DocumentService } from './domain/documents/document-service.ts';
-import { AudienceService } from './domain/linking/audience-service.ts';
-import { LinkService } from './domain/linking/link-service.ts';
-import { DEFAULT_RATE_LIMIT } from './domain/messaging/rules.ts';
-import { OrgService } from './domain/organizations/org-service.ts';
-import { InboundService } from './domain/surfaces/inbound-service.ts';
-import { AgentsPage } from './domain/chat/agents-page.ts';
-import { ChatService, chatPersonTopic, chatWorkspaceTopic, SESSIONS_CHANGED } from './domain/chat/chat-service.ts';
-import { DocumentAdmin } from './domain/documents/document-admin.ts';
-import { messageHtml } from './web/message-html.ts';
-import { webPort } from './web/chat/surface-port.ts';
-import { BridgeService } from './domain/bridges/bridge-service.ts';
-import { DEFAULT_LIVE_OPTIONS, LiveService } from './domain/live/live-service.ts';
-import type { SurfaceOutbound } from './domain/delivery/ports.ts';
-import type { ExternalSurface } from './domain/surfaces/ports.ts';
-import { ListeningService } from './domain/listening/listening-service.ts';
-import { BRIDGE_CHANGE, BRIDGE_POST, bridgeChangeHandler, bridgePostHandler } from './domain/bridges/mirror-out.ts';
-import { BRIDGE_REACT, bridgeReactHandler } from './domain/bridges/mirror-reactions.ts';
-import { BridgeInbound } from './domain/bridges/mirror-in.ts';
-import { IntakeService } from './domain/intake/intake-service.ts';
-import { systemClock } from './domain/ports.ts';
-import { WEB_CHAT, type SurfaceName } from './domain/types.ts';
+import { AgentService } from './core/agents/agent-service.ts';
+import { ApprovalService } from './core/approvals/approval-service.ts';
+import { conversationTopic, MessagingService } from './core/messaging/messaging-service.ts';
+import { DocumentService } from './core/documents/document-service.ts';
+import { AudienceService } from './core/linking/audience-service.ts';
+import { LinkService } from './core/linking/link-service.ts';
+import { DEFAULT_RATE_LIMIT } from './core/messaging/rules.ts';
+import { OrgService } from './core/organizations/org-service.ts';
+import { InboundService } from './core/surfaces/inbound-service.ts';
+import { AgentsPage } from './core/chat/agents-page.ts';
+import { ChatService, chatPersonTopic, chatWorkspaceTopic, SESSIONS_CHANGED } from './core/chat/chat-service.ts';
+import { DocumentAdmin } from './core/documents/document-admin.ts';
+import { messageHtml } from './http/message-html.ts';
+import { webPort } from './surfaces/web/port.ts';
+import { BridgeService } from './core/bridges/bridge-service.ts';
+import { DEFAULT_LIVE_OPTIONS, LiveService } from './core/live/live-service.ts';
+import type { SurfaceOutbound } from './core/delivery/ports.ts';
+import type { ExternalSurface } from './core/surfaces/surface-ports.ts';
+import { ListeningService } from './core/listening/listening-service.ts';
+import { BRIDGE_CHANGE, BRIDGE_POST, bridgeChangeHandler, bridgePostHandler } from './core/bridges/mirror-out.ts';
+import { BRIDGE_REACT, bridgeReactHandler } from './core/bridges/mirror-reactions.ts';
+import { BridgeInbound } from './core/bridges/mirror-in.ts';
+import { IntakeService } from './core/intake/intake-service.ts';
+import { systemClock } from './core/ports.ts';
+import { WEB_CHAT, type SurfaceName } from './core/types.ts';
 import type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
 
 export type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
@@ -101,7 +101,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   });
   bridges.onChange((ws, channelId) => settingsChanged(ws.id, channelId));
   // Someone taken out of an organization: their open web chats check their session and access at once, as after
-  // signing out (web/auth/sessions.ts's sessionsChanged, which would import this file back).
+  // signing out (http/auth/sessions.ts's sessionsChanged, which would import this file back).
   orgs.onPersonRemoved((_org, person) => notifier.publish(chatPersonTopic(person.id), SESSIONS_CHANGED)
     .catch((err) => logger.warn({ err }, 'could not tell a removed person\'s open event streams; they end at their next keepalive')));
   const mirrors = { store, clock, port: (s: ExternalSurface) => bridges.port(s), outsideChannelsGone: bridges.outsideChannelsGone.bind(bridges) };
@@ -139,11 +139,11 @@ async function buildSurfaces(app: App, overrides: SurfaceOverrides): Promise<voi
   const { slack, teams } = app.config;
   const modules: SurfaceModule[] = [];
   if (overrides.slack || slack.signingSecret || slack.botToken || slack.clientId) {
-    const { createSlackSurface } = await import('./adapters/slack/index.ts');
+    const { createSlackSurface } = await import('./surfaces/slack/index.ts');
     modules.push(createSlackSurface(app, overrides.slack));
   }
   if (overrides.teams || (teams.appId && teams.appPassword)) {
-    const { createTeamsSurface } = await import('./adapters/teams/index.ts');
+    const { createTeamsSurface } = await import('./surfaces/teams/index.ts');
     modules.push(createTeamsSurface(app, overrides.teams));
   }
   for (const m of modules) {

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { createApp, type App, type AppOptions } from './app.ts';
 import { startControlServer } from './cli/control.ts';
 import type { Config } from './config.ts';
-import { settlesWithin } from './time.ts';
-import { createHttpApp, listen, type Mount, type RunningServer } from './web/http.ts';
+import { settlesWithin } from './infra/time.ts';
+import { createHttpApp, listen, type Mount, type RunningServer } from './http/http.ts';
 
 export interface Server {
   app: App;
@@ -23,11 +23,11 @@ const INBOUND_KEPT_MS = 7 * 24 * 3600_000;
 /** The mounts every server has, in order: MCP, Slack, Teams, documents, account links, then the web chat (which owns `/`). */
 export async function defaultMounts(): Promise<Mount[]> {
   const [{ mountMcp }, { mountSlack }, { mountWebChat }] = await Promise.all([
-    import('./mcp/http.ts'), import('./adapters/slack/index.ts'), import('./web/chat/index.ts'),
+    import('./mcp/http.ts'), import('./surfaces/slack/index.ts'), import('./surfaces/web/index.ts'),
   ]);
-  const { mountDocuments } = await import('./web/documents/index.ts');
-  const { mountTeams } = await import('./adapters/teams/index.ts');
-  const { mountLink } = await import('./web/link/index.ts');
+  const { mountDocuments } = await import('./http/documents/index.ts');
+  const { mountTeams } = await import('./surfaces/teams/index.ts');
+  const { mountLink } = await import('./http/link/index.ts');
   return [mountMcp, mountSlack, mountTeams, mountDocuments, mountLink, mountWebChat];
 }
 
@@ -107,7 +107,7 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
  * (after the sign-in link), not at the first event. One token is tried.
  */
 async function warnOnUnreadableTokens(app: App): Promise<void> {
-  const [{ createSecretBox }, { unreadableTeam, unreadableToken }] = await Promise.all([import('./adapters/secrets.ts'), import('./adapters/slack/installations.ts')]);
+  const [{ createSecretBox }, { unreadableTeam, unreadableToken }] = await Promise.all([import('./infra/secrets/secret-box.ts'), import('./surfaces/slack/installations.ts')]);
   const teamId = await unreadableTeam(app.store.slackInstallations, createSecretBox(app.secret)).catch((err: unknown) => {
     app.logger.warn({ err }, 'could not check that the current secret opens the stored Slack tokens');
     return null;

@@ -3,11 +3,11 @@
 // an approval asked in a process that mounts no route (mcp-stdio) is still
 // shown in Slack and Teams, and a surface without credentials is left out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/adapters/db/client.ts';
-import { teamsRuntime } from '../src/adapters/teams/index.ts';
+import type { Database } from '../src/infra/db/client.ts';
+import { teamsRuntime } from '../src/surfaces/teams/index.ts';
 import { createApp, type App } from '../src/app.ts';
-import { SYSTEM } from '../src/domain/actor.ts';
-import { silent, testConfig } from './mcp/support/world.ts';
+import { SYSTEM } from '../src/core/actor.ts';
+import { silent, testConfig } from './support/world.ts';
 import { pgliteDb } from './support/db.ts';
 
 const BOTH = {

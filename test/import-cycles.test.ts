@@ -11,7 +11,7 @@ const SRC = fileURLToPath(new URL('../src', import.meta.url));
 const SPECIFIER = /(?:^\s*(?:import|export)\b[^'"]*?\bfrom\s+|\bimport\(\s*)'(\.{1,2}\/[^']+)'/gm;
 
 // The browser bundle (esbuild) is its own program, never loaded by the server.
-const BROWSER = path.join(SRC, 'web', 'chat', 'client');
+const BROWSER = path.join(SRC, 'surfaces', 'web', 'client');
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

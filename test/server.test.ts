@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockHolder } from '../src/adapters/db/lock.ts';
+import { lockHolder } from '../src/infra/db/lock.ts';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { seedDataDir } from './support/db.ts';

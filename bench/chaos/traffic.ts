@@ -3,9 +3,9 @@
 // answered 200), and the agent answering each one in its thread through the
 // domain, the way the MCP `send_message` tool does.
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../src/adapters/db/org-repo.ts';
+import { rowsOf } from '../../src/infra/db/org-repo.ts';
 import type { App } from '../../src/app.ts';
-import type { Agent, Workspace } from '../../src/domain/types.ts';
+import type { Agent, Workspace } from '../../src/core/types.ts';
 import { SLACK_DEFAULTS } from '../../test/support/slack/defaults.ts';
 import { appMention, eventCallback, signRequest } from '../../test/support/slack/signed-request.ts';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { App } from '../app.ts';
-import { SYSTEM } from '../domain/actor.ts';
-import type { BridgeListing } from '../domain/bridges/bridge-service.ts';
-import { invalidInput } from '../domain/errors.ts';
-import { qualifiedName } from '../domain/types.ts';
+import { SYSTEM } from '../core/actor.ts';
+import type { BridgeListing } from '../core/bridges/bridge-service.ts';
+import { invalidInput } from '../core/errors.ts';
+import { qualifiedName } from '../core/types.ts';
 
 /** What a command produced: data for `--json`, and lines for a person. */
 export interface Output {
@@ -186,7 +186,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
   async 'slack connect'(app, raw) {
     const a = args(z.object({ workspace: z.string().min(1), teamId: z.string().min(1), botToken: z.string().optional() }), raw);
     // Loaded here so other commands never load the Slack SDK.
-    const { connectSlackTeam } = await import('../adapters/slack/connect.ts');
+    const { connectSlackTeam } = await import('../surfaces/slack/connect.ts');
     const r = await connectSlackTeam(app, a);
     const i = r.installation;
     const source = { given: 'its bot token is stored encrypted', stored: 'it uses the bot token of the OAuth install', environment: 'it uses SLACK_BOT_TOKEN' }[r.token];
@@ -232,7 +232,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
   async 'teams connect'(app, raw) {
     const a = args(z.object({ workspace: z.string().min(1), tenantId: z.string().min(1) }), raw);
     // Loaded here so other commands never load the Teams SDK.
-    const { connectTeamsTenant } = await import('../adapters/teams/connect.ts');
+    const { connectTeamsTenant } = await import('../surfaces/teams/connect.ts');
     const r = await connectTeamsTenant(app, a);
     return {
       data: { workspace: r.workspace.slug, tenant_id: r.tenantId },

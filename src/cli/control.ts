@@ -1,7 +1,7 @@
 import { existsSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { App } from '../app.ts';
-import { isSwitchboardError } from '../domain/errors.ts';
+import { isSwitchboardError } from '../core/errors.ts';
 import { commands } from './commands.ts';
 import { controlSocketPath, databaseIdentity, EMBEDDED, WHERE_COMMAND, type CommandReply } from './control-client.ts';
 import { jobCommands } from './job-commands.ts';

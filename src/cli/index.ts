@@ -35,7 +35,7 @@ async function executeHere(config: Config, name: string, args: Record<string, un
   note(`Note: no Switchboard server is running with DATA_DIR ${config.dataDir}, so this command opens the ${config.databaseUrl ? 'database' : 'embedded database'} itself, which takes a few seconds; with \`switchboard serve\` running it answers at once.`);
   // Loaded only when the command runs here: a command sent to the server needs none of it.
   const [{ createApp }, { runCommand }, { quietLogger }, { DatabaseLockedError }] = await Promise.all([
-    import('../app.ts'), import('./control.ts'), import('../logger.ts'), import('../adapters/db/lock.ts'),
+    import('../app.ts'), import('./control.ts'), import('../infra/logger.ts'), import('../infra/db/lock.ts'),
   ]);
   let app;
   try {

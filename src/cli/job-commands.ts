@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { App } from '../app.ts';
-import { conflict, notFound } from '../domain/errors.ts';
-import type { OutboxEntry } from '../domain/ports.ts';
+import { conflict, notFound } from '../core/errors.ts';
+import type { OutboxEntry } from '../core/ports.ts';
 import { args, type Output } from './commands.ts';
 
 const STATUSES = ['pending', 'queued', 'done', 'failed'] as const;

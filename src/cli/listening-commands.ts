@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { App } from '../app.ts';
-import { SYSTEM } from '../domain/actor.ts';
-import type { ListenerView } from '../domain/listening/listening-service.ts';
+import { SYSTEM } from '../core/actor.ts';
+import type { ListenerView } from '../core/listening/listening-service.ts';
 import { args, type Output } from './commands.ts';
 
 const target = z.object({ workspace: z.string().min(1), channel: z.string().min(1), agent: z.string().min(1, 'name the agent with --agent OWNER/NAME') });

@@ -23,7 +23,7 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
       // The demo keeps the terminal to its one line unless LOG_LEVEL asks for more,
       // and holds what it logs while starting until that line is out.
       const demoConfig: Config = o.demo && !process.env.LOG_LEVEL ? { ...config, logLevel: 'warn' } : config;
-      const [{ default: pino }, { heldLogStream, LOG_SAFETY }] = await Promise.all([import('pino'), import('../logger.ts')]);
+      const [{ default: pino }, { heldLogStream, LOG_SAFETY }] = await Promise.all([import('pino'), import('../infra/logger.ts')]);
       const held = o.demo ? heldLogStream() : null;
       const logger = held ? pino({ level: demoConfig.logLevel, ...LOG_SAFETY }, held) : undefined;
       let server;
@@ -84,7 +84,7 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
         return;
       }
       const { createApp } = await import('../app.ts');
-      const { quietLogger } = await import('../logger.ts');
+      const { quietLogger } = await import('../infra/logger.ts');
       const app = await createApp(config, { logger: quietLogger(config) });
       await app.close();
       io.out('Migrations applied.');

@@ -1,7 +1,7 @@
-import { SYSTEM } from '../domain/actor.ts';
-import { qualifiedName } from '../domain/types.ts';
+import { SYSTEM } from '../core/actor.ts';
+import { qualifiedName } from '../core/types.ts';
 import type { Server } from '../server.ts';
-import { chatOf } from '../web/chat/index.ts';
+import { chatOf } from '../surfaces/web/index.ts';
 
 import { DEMO, DEMO_AGENT } from './names.ts';
 

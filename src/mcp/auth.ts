@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { App } from '../app.ts';
-import type { Agent } from '../domain/types.ts';
+import type { Agent } from '../core/types.ts';
 
 /** Set on the response locals by `bearerAgent` for the handlers after it. */
 export interface AuthedLocals {

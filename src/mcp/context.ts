@@ -1,6 +1,6 @@
 import type { App } from '../app.ts';
-import type { WorkspaceAgent } from '../domain/agents/agent-service.ts';
-import type { Agent, Workspace, WorkspaceRole } from '../domain/types.ts';
+import type { WorkspaceAgent } from '../core/agents/agent-service.ts';
+import type { Agent, Workspace, WorkspaceRole } from '../core/types.ts';
 
 /**
  * Who is calling, resolved once when an MCP session opens. The tool list of a

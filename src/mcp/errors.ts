@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { isSwitchboardError, type ErrorCode } from '../domain/errors.ts';
+import { isSwitchboardError, type ErrorCode } from '../core/errors.ts';
 
 /** Where a tool result carries the machine-readable side of a refusal (code, limits, counts). */
 export const ERROR_META_KEY = 'switchboard/error';

@@ -3,9 +3,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type Request, type Response } from 'express';
 import type { App } from '../app.ts';
-import { tokenTopic } from '../domain/agents/agent-service.ts';
-import { isSwitchboardError } from '../domain/errors.ts';
-import { STATUS, type Mount } from '../web/http.ts';
+import { tokenTopic } from '../core/agents/agent-service.ts';
+import { isSwitchboardError } from '../core/errors.ts';
+import { STATUS, type Mount } from '../http/http.ts';
 import { bearerAgent, type AuthedLocals } from './auth.ts';
 import { openToolContext } from './context.ts';
 import { buildMcpServer } from './server.ts';

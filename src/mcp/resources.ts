@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { inboxTopic } from '../domain/messaging/messaging-service.ts';
-import { label } from '../domain/messaging/rules.ts';
+import { inboxTopic } from '../core/messaging/messaging-service.ts';
+import { label } from '../core/messaging/rules.ts';
 import type { ToolContext } from './context.ts';
 import { toRefusal } from './errors.ts';
 

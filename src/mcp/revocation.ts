@@ -1,5 +1,5 @@
-import { tokenTopic } from '../domain/agents/agent-service.ts';
-import { SwitchboardError } from '../domain/errors.ts';
+import { tokenTopic } from '../core/agents/agent-service.ts';
+import { SwitchboardError } from '../core/errors.ts';
 import type { ToolContext } from './context.ts';
 
 /** The refusal for a call made, or a wait ended, after the agent's token was rotated. */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { label } from '../domain/messaging/rules.ts';
+import { label } from '../core/messaging/rules.ts';
 import type { ToolContext } from './context.ts';
 import { registerInboxResource } from './resources.ts';
 import { registerApprovalTools } from './tools/approvals.ts';

@@ -3,12 +3,12 @@ import path from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { DatabaseLockedError, lockHolder } from '../adapters/db/lock.ts';
+import { DatabaseLockedError, lockHolder } from '../infra/db/lock.ts';
 import type { App } from '../app.ts';
 import { controlSocketPath, sendToServer, WHERE_COMMAND } from '../cli/control-client.ts';
-import { quietLogger } from '../logger.ts';
+import { quietLogger } from '../infra/logger.ts';
 import type { Config } from '../config.ts';
-import { isSwitchboardError } from '../domain/errors.ts';
+import { isSwitchboardError } from '../core/errors.ts';
 
 export interface StdioOptions {
   workspace: string;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answer, HELP } from '../../examples/demo-agent.ts';
-import { chatOf } from '../../src/web/chat/index.ts';
+import { chatOf } from '../../src/surfaces/web/index.ts';
 import { DEMO, seedDemo, startDemo } from '../../src/demo/index.ts';
 import { mountMcp } from '../../src/mcp/http.ts';
-import { startTestServer, type TestServer } from '../web/support/server.ts';
+import { startTestServer, type TestServer } from '../support/web/server.ts';
 
 describe('the demo agent\'s answers', () => {
   const listAgents = async () => 'LIST';

@@ -5,10 +5,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
-import type { Agent } from '../../src/domain/types.ts';
+import type { Agent } from '../../src/core/types.ts';
 import { openToolContext } from '../../src/mcp/context.ts';
 import { buildMcpServer } from '../../src/mcp/server.ts';
-import { appPerFile, connectInProcess, makeWorld, textOf } from './support/world.ts';
+import { appPerFile, connectInProcess, makeWorld, textOf } from '../support/world.ts';
 
 let app: App;
 appPerFile((a) => { app = a; });

@@ -2,11 +2,11 @@
 // the outcome, cancelling, refusals as sentences, and the decision waking a
 // waiting `subscribe`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/adapters/db/client.ts';
+import type { Database } from '../../src/infra/db/client.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { pgliteDb } from '../support/db.ts';
-import { connectInProcess, makeWorld, silent, testApp, testConfig, textOf } from './support/world.ts';
+import { connectInProcess, makeWorld, silent, testApp, testConfig, textOf } from '../support/world.ts';
 
 let db: Database;
 let app: App;

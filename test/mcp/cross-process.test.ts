@@ -3,14 +3,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
-import { SYSTEM } from '../../src/domain/actor.ts';
-import { inboxTopic } from '../../src/domain/messaging/messaging-service.ts';
+import { openDatabase, type Database } from '../../src/infra/db/client.ts';
+import { SYSTEM } from '../../src/core/actor.ts';
+import { inboxTopic } from '../../src/core/messaging/messaging-service.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
 import { INBOX_URI } from '../../src/mcp/resources.ts';
 import { startServer, type Server } from '../../src/server.ts';
 import { freshPostgresDatabase, pgliteDb } from '../support/db.ts';
-import { makeWorld, silent, testConfig, type World } from './support/world.ts';
+import { makeWorld, silent, testConfig, type World } from '../support/world.ts';
 
 /**
  * Two servers, each with its own App, notifier and HTTP port, over one database:

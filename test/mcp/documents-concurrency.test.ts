@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/adapters/db/client.ts';
+import type { Database } from '../../src/infra/db/client.ts';
 import type { App } from '../../src/app.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { databases } from '../support/db.ts';
 import { docsWorld, type DocsWorld } from './documents-world.ts';
-import { connectInProcess, testApp, textOf } from './support/world.ts';
+import { connectInProcess, testApp, textOf } from '../support/world.ts';
 
 type Written = { identifier: string; updated_at: string };
 

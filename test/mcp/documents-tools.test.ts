@@ -1,10 +1,10 @@
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { SYSTEM } from '../../src/domain/actor.ts';
+import { SYSTEM } from '../../src/core/actor.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { docsWorld } from './documents-world.ts';
-import { appPerFile, textOf } from './support/world.ts';
+import { appPerFile, textOf } from '../support/world.ts';
 
 const READ = ['get_document', 'get_workspace_information', 'list_documents', 'search_documents'];
 const WRITE = ['create_document', 'update_document'];

@@ -3,14 +3,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Database } from '../../src/adapters/db/client.ts';
-import { SYSTEM } from '../../src/domain/actor.ts';
-import { inboxTopic } from '../../src/domain/messaging/messaging-service.ts';
+import type { Database } from '../../src/infra/db/client.ts';
+import { SYSTEM } from '../../src/core/actor.ts';
+import { inboxTopic } from '../../src/core/messaging/messaging-service.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { createMcpMount, mcpSessions } from '../../src/mcp/http.ts';
 import { startServer, type Server } from '../../src/server.ts';
 import { pgliteDb } from '../support/db.ts';
-import { makeWorld, silent, testConfig, textOf, type World } from './support/world.ts';
+import { makeWorld, silent, testConfig, textOf, type World } from '../support/world.ts';
 
 let db: Database;
 let server: Server;

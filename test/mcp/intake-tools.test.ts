@@ -5,16 +5,16 @@
 // that saw every message they came from (or monitor the workspace).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/adapters/db/client.ts';
+import type { Database } from '../../src/infra/db/client.ts';
 import type { App } from '../../src/app.ts';
-import { SYSTEM } from '../../src/domain/actor.ts';
-import type { ChatService } from '../../src/domain/chat/chat-service.ts';
-import type { InboundMessage, SurfacePort } from '../../src/domain/surfaces/inbound.ts';
-import type { Workspace } from '../../src/domain/types.ts';
+import { SYSTEM } from '../../src/core/actor.ts';
+import type { ChatService } from '../../src/core/chat/chat-service.ts';
+import type { InboundMessage, SurfacePort } from '../../src/core/surfaces/inbound.ts';
+import type { Workspace } from '../../src/core/types.ts';
 import { databases } from '../support/db.ts';
-import { connectInProcess, makeWorld, testApp, textOf, type World } from './support/world.ts';
+import { connectInProcess, makeWorld, testApp, textOf, type World } from '../support/world.ts';
 
-/** A chat app connected to one workspace, as its adapter would present it (as in test/domain/surfaces/inbound-service.test.ts). */
+/** A chat app connected to one workspace, as its adapter would present it (as in test/core/surfaces/inbound-service.test.ts). */
 function chatApp(tenantId: string, ws: Workspace): SurfacePort {
   return {
     surface: 'slack', label: 'Chatland', profileTtlMs: 60_000,

@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { SYSTEM } from '../../src/domain/actor.ts';
-import { LIVE_PAYLOAD, LiveService, type LiveEvent } from '../../src/domain/live/live-service.ts';
-import { conversationTopic } from '../../src/domain/messaging/messaging-service.ts';
-import { usageMonth } from '../../src/domain/organizations/plans.ts';
+import { SYSTEM } from '../../src/core/actor.ts';
+import { LIVE_PAYLOAD, LiveService, type LiveEvent } from '../../src/core/live/live-service.ts';
+import { conversationTopic } from '../../src/core/messaging/messaging-service.ts';
+import { usageMonth } from '../../src/core/organizations/plans.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
-import { chatOf } from '../../src/web/chat/index.ts';
-import { appPerFile, connectInProcess, makeWorld, silent, testApp, textOf, type World } from './support/world.ts';
+import { chatOf } from '../../src/surfaces/web/index.ts';
+import { appPerFile, connectInProcess, makeWorld, silent, testApp, textOf, type World } from '../support/world.ts';
 
 type Connected = Awaited<ReturnType<typeof connectInProcess>>;
 
 /**
  * A live post is updated at most once a second in production (`updateIntervalMs`); waiting that out cost about a
- * second per update here. The pacing itself is tested in test/domain/live/live-service.test.ts; these tests only
+ * second per update here. The pacing itself is tested in test/core/live/live-service.test.ts; these tests only
  * need the updates to go out, in order.
  */
 const quickUpdates = { live: { updateIntervalMs: 50 } };

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { SYSTEM } from '../../src/domain/actor.ts';
+import { SYSTEM } from '../../src/core/actor.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { INBOX_URI } from '../../src/mcp/resources.ts';
-import { appPerFile, connectInProcess, makeWorld, textOf } from './support/world.ts';
+import { appPerFile, connectInProcess, makeWorld, textOf } from '../support/world.ts';
 
 let app: App;
 appPerFile((a) => { app = a; });

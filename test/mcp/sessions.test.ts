@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SessionRegistry, type Session } from '../../src/mcp/sessions.ts';
-import { silent } from './support/world.ts';
+import { silent } from '../support/world.ts';
 
 /** A session whose server only records that it was closed. */
 function fake(id: string, over: Partial<Session> = {}) {

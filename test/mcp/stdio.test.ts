@@ -7,14 +7,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
+import { openDatabase, type Database } from '../../src/infra/db/client.ts';
 import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
 import { startServer } from '../../src/server.ts';
 import { seedDataDir } from '../support/db.ts';
 import { freePort } from '../support/free-port.ts';
-import { makeWorld, silent, testConfig, type World } from './support/world.ts';
+import { makeWorld, silent, testConfig, type World } from '../support/world.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/switchboard.mjs');

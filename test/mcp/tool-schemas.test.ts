@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { docsWorld } from './documents-world.ts';
-import { appPerFile, connectInProcess, makeWorld, textOf } from './support/world.ts';
+import { appPerFile, connectInProcess, makeWorld, textOf } from '../support/world.ts';
 
 let app: App;
 appPerFile((a) => { app = a; });

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
-import { openDatabase, type Database } from '../../src/adapters/db/client.ts';
-import { startPgliteThread, type PgliteThread, type StatementWatch } from '../../src/adapters/db/pglite-thread.ts';
-import { settlesWithin } from '../../src/time.ts';
+import { openDatabase, type Database } from '../../src/infra/db/client.ts';
+import { startPgliteThread, type PgliteThread, type StatementWatch } from '../../src/infra/db/pglite-thread.ts';
+import { settlesWithin } from '../../src/infra/time.ts';
 
 export interface TestDatabase {
   kind: 'pglite' | 'postgres';
@@ -149,7 +149,7 @@ export function databases(): TestDatabase[] {
  * test whose server or CLI process opens DATA_DIR itself: as if a server had run there before. It is a copy of one
  * directory seeded from the template and kept beside it in the temp folder (named after the template, so after the
  * migrations, and after the PGlite version that wrote it): seeding starts PGlite and writes the whole directory,
- * about 2 s of CPU, copying it about 0.2 s. An initdb costs about 3 s more; test/web/health.test.ts keeps one, for
+ * about 2 s of CPU, copying it about 0.2 s. An initdb costs about 3 s more; test/http/health.test.ts keeps one, for
  * the first start.
  */
 export async function seedDataDir(dataDir: string): Promise<void> {

@@ -1,5 +1,5 @@
-import type { Database } from '../../src/adapters/db/client.ts';
-import { rowsOf } from '../../src/adapters/db/org-repo.ts';
+import type { Database } from '../../src/infra/db/client.ts';
+import { rowsOf } from '../../src/infra/db/org-repo.ts';
 
 type PlanNode = { 'Actual Rows': number; 'Actual Loops': number; 'Rows Removed by Filter'?: number; Plans?: PlanNode[] };
 type Prepare = (...a: unknown[]) => { execute(...a: unknown[]): Promise<unknown> };

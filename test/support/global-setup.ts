@@ -9,7 +9,7 @@ import { migrate } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { MIGRATIONS_DIR } from '../../src/adapters/db/client.ts';
+import { MIGRATIONS_DIR } from '../../src/infra/db/client.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

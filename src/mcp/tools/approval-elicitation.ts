@@ -1,9 +1,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { approvalTopic } from '../../domain/approvals/approval-service.ts';
-import { refusalToDecide } from '../../domain/approvals/rules.ts';
-import type { Approval } from '../../domain/approvals/types.ts';
-import { isSwitchboardError } from '../../domain/errors.ts';
-import { label } from '../../domain/messaging/rules.ts';
+import { approvalTopic } from '../../core/approvals/approval-service.ts';
+import { refusalToDecide } from '../../core/approvals/rules.ts';
+import type { Approval } from '../../core/approvals/types.ts';
+import { isSwitchboardError } from '../../core/errors.ts';
+import { label } from '../../core/messaging/rules.ts';
 import type { ToolContext } from '../context.ts';
 import type { Extra } from './run.ts';
 

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Approval } from '../../domain/approvals/types.ts';
-import { notFound } from '../../domain/errors.ts';
+import type { Approval } from '../../core/approvals/types.ts';
+import { notFound } from '../../core/errors.ts';
 import type { ToolContext } from '../context.ts';
 import { askOwnerHere } from './approval-elicitation.ts';
 import { conversationId } from './messaging-schemas.ts';

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { invalidInput } from '../../domain/errors.ts';
+import { invalidInput } from '../../core/errors.ts';
 import type { Logger } from 'pino';
 import { refusalResult, toRefusal } from '../errors.ts';
 import { wrapToolCalls } from './raw-tool-call.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { COLLECTION_TYPES } from '../../domain/documents/catalogue.ts';
-import { LIST_MAX } from '../../domain/documents/document-service.ts';
-import { LIMITS } from '../../domain/documents/rules.ts';
+import { COLLECTION_TYPES } from '../../core/documents/catalogue.ts';
+import { LIST_MAX } from '../../core/documents/document-service.ts';
+import { LIMITS } from '../../core/documents/rules.ts';
 import { conversationId } from './messaging-schemas.ts';
 
 const collectionRef = z.string().min(1).max(100).describe('Collection identifier, from get_workspace_information (e.g. "specs")');

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { AGENT_INTAKE_ITEMS, type IntakeDetail } from '../../domain/intake/intake-service.ts';
-import type { IntakeItem, IntakeSource } from '../../domain/intake/types.ts';
-import { seesExcerpt, type IntakeReader } from '../../domain/intake/visibility.ts';
+import { AGENT_INTAKE_ITEMS, type IntakeDetail } from '../../core/intake/intake-service.ts';
+import type { IntakeItem, IntakeSource } from '../../core/intake/types.ts';
+import { seesExcerpt, type IntakeReader } from '../../core/intake/visibility.ts';
 import type { ToolContext } from '../context.ts';
 import { fileIntakeInput, getIntakeInput, intakeDetailOut, listIntakeInput, listIntakeOutput, updateIntakeInput } from './intake-schemas.ts';
 import { ok, recordAudit, runTool } from './run.ts';
@@ -9,7 +9,7 @@ import { ok, recordAudit, runTool } from './run.ts';
 /** The intake tools: file_intake, update_intake, list_intake, get_intake. */
 export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
   const { app, agent, workspace: ws } = ctx;
-  // Which items an agent reads, and which excerpts, is decided in domain/intake/visibility.ts: intake never widens who reads what.
+  // Which items an agent reads, and which excerpts, is decided in core/intake/visibility.ts: intake never widens who reads what.
   // An item it filed itself may cite messages it did not see (added by others, or once monitored): their excerpts stay hidden.
   const itemOut = async (r: IntakeReader, i: IntakeItem & { sources: IntakeSource[] }) => ({
     id: i.id, title: i.title, kind: i.kind, status: i.status, summary: i.summary, filed_automatically: i.filedBy === null,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MAX_STATUS_CHARS } from '../../domain/live/live-service.ts';
-import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
+import { MAX_STATUS_CHARS } from '../../core/live/live-service.ts';
+import { MAX_BODY_CHARS } from '../../core/messaging/rules.ts';
 import { conversationId, sendMessageInput, sendMessageOutput } from './messaging-schemas.ts';
 
 const streamId = z.string()

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AUDIENCE_LEVELS } from '../../domain/linking/audience.ts';
-import { MAX_BODY_CHARS } from '../../domain/messaging/rules.ts';
+import { AUDIENCE_LEVELS } from '../../core/linking/audience.ts';
+import { MAX_BODY_CHARS } from '../../core/messaging/rules.ts';
 
 /** Longest a `subscribe` may wait: under the 60 s after which MCP clients give up on a request. */
 export const MAX_WAIT_SECONDS = 55;

@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { SendResult } from '../../domain/messaging/messaging-service.ts';
-import { mayMessage, label } from '../../domain/messaging/rules.ts';
-import { SwitchboardError } from '../../domain/errors.ts';
+import type { SendResult } from '../../core/messaging/messaging-service.ts';
+import { mayMessage, label } from '../../core/messaging/rules.ts';
+import { SwitchboardError } from '../../core/errors.ts';
 import type { ToolContext } from '../context.ts';
 import { tokenRotated, watchRevocation } from '../revocation.ts';
 import { inboxItemOut, inboxText, searchHitOut, searchText } from '../render.ts';

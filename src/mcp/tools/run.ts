@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { AuditEntry } from '../../domain/ports.ts';
+import type { AuditEntry } from '../../core/ports.ts';
 import type { ToolContext } from '../context.ts';
 import { refusalResult, toRefusal } from '../errors.ts';
 import { tokenRotated } from '../revocation.ts';

@@ -1,0 +1,495 @@
+import type { PlanName } from './organizations/plans.ts';
+import type {
+  Agent, AgentMembership, Organization, OrgMember, OrgRole, Person, SurfaceName, Workspace, WorkspaceKind, WorkspaceRole,
+} from './types.ts';
+import type { Approval, ApprovalView } from './approvals/types.ts';
+import type { Conversation, ConversationKind, InboxItem, Message, NewMessage, SearchHit, SearchQuery } from './messaging/types.ts';
+import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/types.ts';
+import type { ChatRepo, PresenceRepo, ReactionRepo, SessionRepo } from './chat/ports.ts';
+import type { AudienceRepo } from './linking/ports.ts';
+import type {
+  DefaultAgentRepo, ExternalIdentityRepo, ExternalSurface, SlackInstallationRepo, SurfaceTenantRepo, TeamsReferenceRepo, TeamsUserRepo,
+} from './surfaces/surface-ports.ts';
+import type { BridgeRepo } from './bridges/types.ts';
+import type { ListeningRepo } from './listening/ports.ts';
+import type { IntakeRepo } from './intake/types.ts';
+
+/** Organizations, their members, seats and monthly usage. */
+export interface OrgRepo {
+  /** Throws CONFLICT when the slug is taken. */
+  create(o: { name: string; slug: string; plan: PlanName; licensedMessages?: number; personalFor?: string | null }): Promise<Organization>;
+  /** By id or slug; null when absent. */
+  get(idOrSlug: string): Promise<Organization | null>;
+  setPlan(orgId: string, plan: PlanName, licensedMessages: number): Promise<void>;
+  /** Throws CONFLICT when the person is already a member. */
+  addMember(orgId: string, personId: string, role: OrgRole): Promise<void>;
+  /** Changes a member's role (their seat stays); nothing happens when they are not a member. */
+  setRole(orgId: string, personId: string, role: OrgRole): Promise<void>;
+  /** Null when the person is not a member. */
+  member(orgId: string, personId: string): Promise<OrgMember | null>;
+  /** Organizations the person belongs to, with their role. */
+  listForPerson(personId: string): Promise<Array<Organization & { role: OrgRole }>>;
+  /** The members of an organization with their role and seat, by handle. */
+  listMembers(orgId: string): Promise<Array<{ person: Person } & Omit<OrgMember, 'orgId' | 'personId'>>>;
+  /** Takes a person out of the organization; nothing happens when they were not in it. */
+  removeMember(orgId: string, personId: string): Promise<void>;
+  setSeat(orgId: string, personId: string, hasSeat: boolean): Promise<void>;
+  /**
+   * Locks the organization's row until the surrounding transaction ends and returns it as it is now (null when absent),
+   * so count-then-insert plan checks run one at a time per organization. Call it only inside `Store.transaction`.
+   */
+  lockForLimits(orgId: string): Promise<Organization | null>;
+  countWorkspaces(orgId: string): Promise<number>;
+  /** Distinct agents with a valid token that are in the organization (joined to one of its workspaces, or homed there). */
+  countAgents(orgId: string): Promise<number>;
+  /** Every organization (for scheduled work such as the history purge). */
+  listAll(): Promise<Organization[]>;
+  usage(orgId: string, month: string): Promise<number>;
+  /** Adds to the month's count and returns the new total. */
+  addUsage(orgId: string, month: string, n: number): Promise<number>;
+}
+
+export interface PeopleRepo {
+  /** Throws CONFLICT when the handle or email is taken. */
+  create(p: { handle: string; displayName: string; email?: string | null }): Promise<Person>;
+  /** By id or handle; null when absent. */
+  get(idOrHandle: string): Promise<Person | null>;
+  /** Everyone, by handle. */
+  list(): Promise<Person[]>;
+  setPasswordHash(personId: string, hash: string): Promise<void>;
+  /** The stored password hash; null when the person has none. */
+  passwordHash(personId: string): Promise<string | null>;
+}
+
+export interface WorkspaceRepo {
+  /** Throws CONFLICT when the slug is taken. */
+  create(w: { orgId: string; name: string; slug: string; restricted: boolean; kind: WorkspaceKind }): Promise<Workspace>;
+  /** By id or slug; null when absent. */
+  get(idOrSlug: string): Promise<Workspace | null>;
+  update(id: string, patch: Partial<Pick<Workspace, 'description' | 'instructions' | 'requireLinking' | 'name'>>): Promise<void>;
+  /** Sets (or replaces) a person's direct role. */
+  setMember(workspaceId: string, personId: string, role: WorkspaceRole): Promise<void>;
+  /** The direct role; null when the person was not added directly. */
+  directRole(workspaceId: string, personId: string): Promise<WorkspaceRole | null>;
+  /** Every person who can reach the workspace (as the caller read it: its organization and `restricted`), with their effective role. */
+  reachablePeople(ws: Pick<Workspace, 'id' | 'orgId' | 'restricted'>): Promise<Array<{ person: Person; role: WorkspaceRole }>>;
+  /** Workspaces a person can reach, with their effective role. */
+  listForPerson(personId: string): Promise<Array<Workspace & { role: WorkspaceRole }>>;
+  /** The workspaces of one organization, or of all when `orgId` is null, by slug. */
+  list(orgId: string | null): Promise<Workspace[]>;
+  /** Removes a person's direct role in these workspaces. */
+  removeMember(workspaceIds: string[], personId: string): Promise<void>;
+  /** Deletes the workspace with its conversations, messages, documents and memberships. */
+  delete(id: string): Promise<void>;
+}
+
+/** What decides an agent's place in a workspace (AgentService.member), read together. */
+export interface AgentStanding {
+  agent: Agent;
+  membership: AgentMembership | null;
+  orgRole: OrgRole | null;
+  directRole: WorkspaceRole | null;
+}
+
+export interface AgentRepo {
+  /** Throws CONFLICT when the owner already has an agent with that name. */
+  create(a: { ownerId: string; name: string; displayName: string; avatarUrl?: string | null; roleLine?: string; kind: Agent['kind']; tokenHash?: string | null }): Promise<Agent>;
+  /** Null when absent. */
+  get(id: string): Promise<Agent | null>;
+  /** `ownerHandle/name`; null when absent. */
+  byQualifiedName(ownerHandle: string, name: string): Promise<Agent | null>;
+  /** The agent whose current token hashes to `hash`; null when none (e.g. after rotation). */
+  byTokenHash(hash: string): Promise<Agent | null>;
+  /** The person agent of a person; null when absent. */
+  personAgent(personId: string): Promise<Agent | null>;
+  /** The person agents of these people, in one query; people without one are left out. */
+  personAgents(personIds: string[]): Promise<Agent[]>;
+  setTokenHash(agentId: string, hash: string | null): Promise<void>;
+  /** Inserts or replaces the agent's membership in a workspace. */
+  putMembership(m: AgentMembership): Promise<void>;
+  /** Null when the agent has not joined the workspace. */
+  membership(agentId: string, workspaceId: string): Promise<AgentMembership | null>;
+  /**
+   * In one query: the agent as stored now, its membership in the workspace, and its owner's role in the
+   * workspace's organization and direct role in the workspace (each null when absent). Null when the agent is gone.
+   */
+  standing(agentId: string, workspaceId: string, orgId: string): Promise<AgentStanding | null>;
+  /** Agents that joined the workspace explicitly, with their memberships. */
+  listMembers(workspaceId: string): Promise<Array<{ agent: Agent; membership: AgentMembership }>>;
+  listOwnedBy(ownerId: string): Promise<Agent[]>;
+  /** Every agent (person agents included), by owner handle and name. */
+  listAll(): Promise<Agent[]>;
+  /** Takes the agents out of these workspaces (every workspace when `workspaceIds` is null). */
+  removeMemberships(agentIds: string[], workspaceIds: string[] | null): Promise<void>;
+}
+
+/** Who a posted message reaches (see MessageRepo.post). */
+export interface PostTargets { participants: string[]; deliverTo: string[]; overheard?: string[] }
+
+/**
+ * What a sender's message must pass, checked where it is stored: it is not a redelivery (no message of the
+ * conversation has its platform id `externalId`), the sender wrote fewer than `rateMax` messages there since
+ * `since`, and counting it `n` times keeps the organization's usage of `month` within `limit` (null: no limit).
+ * A message that passes is counted by the same statement, which locks the organization's usage row until its
+ * transaction ends.
+ */
+export interface SendGate {
+  externalId: string | null; since: Date; rateMax: number;
+  count: { orgId: string; month: string; n: number; limit: number | null };
+}
+
+/** What a gated post did: stored and counted (`total`: the month's new usage), or not (when the plan refused it, every reading here passed). */
+export interface Posted {
+  message: Message | null;
+  /** The message stored already with the same platform id (a redelivery), else null. */
+  earlier: Message | null;
+  /** The sender's messages in the conversation since the gate's `since`, counted up to `rateMax` (all a refusal needs). */
+  sentSince: number;
+  total: number | null;
+}
+
+export interface MessageRepo {
+  /** Finds the conversation with this key in the workspace, or creates it. */
+  conversation(c: { workspaceId: string; kind: ConversationKind; key: string; title?: string; surface?: SurfaceName; externalRef?: Record<string, string> | null; permalink?: string | null; parentId?: string | null }): Promise<Conversation>;
+  /** The conversation with this key in the workspace; null when there is none yet (nothing is created). */
+  findConversation(workspaceId: string, key: string): Promise<Conversation | null>;
+  /** Null when absent or in another workspace. */
+  getConversation(workspaceId: string, id: string): Promise<Conversation | null>;
+  setConversationPermalink(id: string, permalink: string): Promise<void>;
+  /** Replaces `from` with `to` where a chat conversation's title ends quoting it (`…: from`, an edited opening message); false when it does not. */
+  requoteTitle(id: string, from: string, to: string): Promise<boolean>;
+  addParticipants(conversationId: string, agentIds: string[]): Promise<void>;
+  participants(conversationId: string): Promise<string[]>;
+  insert(m: NewMessage): Promise<Message>;
+  /**
+   * Stores a message with its conversation's new participants and its deliveries (`overheard`: to listeners it was
+   * not addressed to; an agent in `deliverTo` keeps its addressed delivery), in one statement. With a `gate`, the
+   * same statement first checks and counts the sender's message (see SendGate) and stores nothing when a check
+   * fails; `message` is then null and the rest says which.
+   */
+  post(m: NewMessage, to: PostTargets): Promise<{ message: Message }>;
+  post(m: NewMessage, to: PostTargets, gate: SendGate): Promise<Posted>;
+  /** Null when absent or in another workspace. */
+  get(workspaceId: string, id: string): Promise<Message | null>;
+  /** The message of the conversation with this platform id (a Slack ts, a Teams activity id); null when none. */
+  byExternalId(workspaceId: string, conversationId: string, externalId: string): Promise<Message | null>;
+  /** Replaces the body (its author changed it) and records when; false when absent. */
+  edit(workspaceId: string, id: string, body: string, at: Date): Promise<boolean>;
+  /** Deletes the message for good (its author deleted it); returns it as deleted (with any platform id recorded by then), null when absent. */
+  remove(workspaceId: string, id: string): Promise<Message | null>;
+  /** Records where the message was posted; false when it is gone (deleted meanwhile). */
+  setPermalink(messageId: string, permalink: string, externalId?: string): Promise<boolean>;
+  /**
+   * Records that posting the message to its chat platform starts at `at`, before the call is made;
+   * returns when an earlier attempt started (its outcome unknown unless externalId is set), else null.
+   */
+  notePostAttempt(messageId: string, at: Date): Promise<Date | null>;
+  /** Whether the agent overheard (as a listener) any message of the conversation. */
+  overheardIn(agentId: string, conversationId: string): Promise<boolean>;
+  /** How many messages the agent wrote in the conversation since `since`, counted up to `max` (what the rate limit counts, as SendGate does). */
+  sentSince(agentId: string, conversationId: string, since: Date, max: number): Promise<number>;
+  /** The newest message addressed to `agentId` in the conversation (overheard ones left out); null when none. */
+  latestReceived(agentId: string, conversationId: string): Promise<Message | null>;
+  /** The newest message addressed to `agentId` anywhere in the workspace since `since` (overheard ones left out); null when none. */
+  latestReceivedSince(agentId: string, workspaceId: string, since: Date): Promise<Message | null>;
+  /** Whether a message was delivered to (or sent by) the agent. */
+  involves(agentId: string, messageId: string): Promise<boolean>;
+  /** Which of these messages were delivered to (or sent by) the agent, in one statement. */
+  involvedIn(agentId: string, messageIds: string[]): Promise<Set<string>>;
+  /** Unread messages, addressed ones before overheard ones, each oldest first, marked read as they are returned. */
+  takeUnread(agentId: string, workspaceId: string, limit: number): Promise<{ items: InboxItem[]; remaining: number }>;
+  /** Marks these messages unread again for the agent (taken, but the answer carrying them never left); returns how many. */
+  returnUnread(agentId: string, workspaceId: string, messageIds: string[]): Promise<number>;
+  unreadCount(agentId: string, workspaceId: string): Promise<number>;
+  /** Unread messages counted apart: addressed to the agent, and overheard as a listener. */
+  unreadCounts(agentId: string, workspaceId: string): Promise<{ addressed: number; overheard: number }>;
+  search(q: SearchQuery): Promise<SearchHit[]>;
+  /** Messages of a conversation, oldest first. */
+  listConversation(workspaceId: string, conversationId: string, limit: number): Promise<Message[]>;
+  /** Deletes messages of the organization older than `cutoff`; returns how many. */
+  purgeOlderThan(orgId: string, cutoff: Date): Promise<number>;
+}
+
+export interface OutboxEntry {
+  id: string;
+  topic: string;
+  payload: Record<string, unknown>;
+  orderingKey: string | null;
+  status: 'pending' | 'queued' | 'done' | 'failed';
+  attempts: number;
+  runAt: Date;
+  lastError: string | null;
+  /** When it was written: a job meeting transient failures is retried until it is too old. */
+  createdAt: Date;
+  /** For an entry handling a stored Slack or Teams request (payload `inboundId`): that request, read with the claim. */
+  inbound?: InboundEvent | null;
+}
+
+/** What became of attempt `attempt` of a claimed entry, recorded by a later claim (`OutboxRepo.claimDue`). */
+export type SettledAttempt = { id: string; attempt: number } & (
+  | { status: 'done' }
+  | { status: 'pending'; error: string; runAt: Date }
+  | { status: 'failed'; error: string }
+);
+
+/** Work to be done outside the transaction (posting to Slack, Teams…), written with the change that caused it. */
+export interface OutboxRepo {
+  add(e: { topic: string; payload: Record<string, unknown>; orderingKey?: string | null; runAt?: Date }): Promise<OutboxEntry>;
+  /** Null when absent. */
+  get(id: string): Promise<OutboxEntry | null>;
+  /**
+   * Claims up to `limit` due pending entries for this worker (skipping those others hold) and marks them queued.
+   * `settled` outcomes of earlier attempts are recorded by the same statement first (each only while its claim
+   * stands, as with markDone), so an entry finished there frees the next of its ordering key for this claim.
+   */
+  claimDue(limit: number, now: Date, leaseMs: number, settled?: readonly SettledAttempt[]): Promise<OutboxEntry[]>;
+  /**
+   * Extends the lease of the entry claimed as attempt `attempt` to `until`; null when
+   * that claim no longer stands (finished, or claimed again after the lease ran out).
+   */
+  renewLease(id: string, attempt: number, until: Date): Promise<OutboxEntry | null>;
+  /** With `attempt`, only while that claim stands (a worker that lost its lease records nothing). */
+  markDone(id: string, attempt?: number): Promise<void>;
+  /** Schedules another attempt at `runAt`, recording why this one failed; `attempt` as for markDone. */
+  markRetry(id: string, error: string, runAt: Date, attempt?: number): Promise<void>;
+  /** Stops retrying for good; `attempt` as for markDone. */
+  markFailed(id: string, error: string, attempt?: number): Promise<void>;
+  /** Makes a failed entry pending again, due now, with its attempts reset; null when absent or not failed. */
+  requeue(id: string): Promise<OutboxEntry | null>;
+  list(filter: { topic?: string; status?: OutboxEntry['status'] }): Promise<OutboxEntry[]>;
+}
+
+/** A Slack or Teams request Switchboard acknowledged, kept so that it is handled even after a crash. */
+export interface InboundEvent {
+  id: string;
+  surface: ExternalSurface;
+  /** Unique per surface: Slack's event_id, a hash of a signed request, or a Teams conversation and activity id. */
+  key: string;
+  /** What the platform sent: `event`, `command`, `interaction`, `activity`… */
+  kind: string;
+  /** What handling it needs (the parsed body or activity), never an auth token. */
+  payload: Record<string, unknown>;
+  /** The outbox entry that processes it (its status, attempts and last error); null when it was handled inline. */
+  outboxId: string | null;
+  receivedAt: Date;
+}
+
+export type NewInboundEvent = Pick<InboundEvent, 'surface' | 'key' | 'kind' | 'payload'>;
+
+/** What an earlier attempt at one post left behind (see `SurfacePostRepo.attempt`). */
+export interface PostAttempt {
+  /** The platform's id of the post, once recorded: it exists, do not post again. */
+  externalId: string | null;
+  /** True when an earlier attempt started and recorded nothing: the post may exist, look for it before posting. */
+  unknown: boolean;
+}
+
+/** Posts to a chat platform outside the message outbox (cards, confirmations), made once per key across crashes. */
+export interface SurfacePostRepo {
+  /** Counts an attempt at posting `key` (before the platform is called) and says what earlier attempts left. */
+  attempt(surface: ExternalSurface, key: string): Promise<PostAttempt>;
+  /** Records the platform's id of the post made for `key`. */
+  record(surface: ExternalSurface, key: string, externalId: string): Promise<void>;
+  /** Deletes the records of posts first attempted before `cutoff` (long past any retry); returns how many. */
+  purgeBefore(cutoff: Date): Promise<number>;
+}
+
+/** The job that handles a received event: its topic, and the key of the events it is handled in order with. */
+export interface InboundJob { topic: string; orderingKey: string | null }
+
+/** Received platform events; not scoped to a tenant, as they are stored before the tenant is resolved. */
+export interface InboundEventRepo {
+  /**
+   * Stores the event and an outbox entry of `job.topic` for it in one transaction (events sharing an
+   * `orderingKey` are handled in the order received); null when the key was stored before. Throws INVALID_INPUT when malformed.
+   * Where events are first written to a journal (embedded database on disk), resolves once the event is safe there, with
+   * the row it will have; a redelivery is then recognised when the journal is moved into the database, and handled once.
+   */
+  accept(e: NewInboundEvent, job: InboundJob): Promise<InboundEvent | null>;
+  /** Stores the key of an event handled inline (no outbox entry); false when the key was stored before. */
+  remember(e: Omit<NewInboundEvent, 'payload'>): Promise<boolean>;
+  /** Null when absent. */
+  get(id: string): Promise<InboundEvent | null>;
+  /** Deletes events received before `cutoff` whose processing is over (done, or handled inline); returns how many. */
+  purgeBefore(cutoff: Date): Promise<number>;
+}
+
+export interface AuditEntry {
+  workspaceId?: string | null;
+  agentId?: string | null;
+  onBehalfOf?: string | null;
+  action: string;
+  target?: string | null;
+  result: string;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditRepo {
+  record(e: AuditEntry): Promise<void>;
+  list(workspaceId: string, limit: number): Promise<Array<AuditEntry & { createdAt: Date }>>;
+}
+
+export interface OneTimeToken {
+  id: string;
+  purpose: 'signin' | 'link';
+  personId: string | null;
+  subject: Record<string, string> | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+/** Single-use expiring secrets, stored by hash. */
+export interface OneTimeTokenRepo {
+  create(t: { purpose: OneTimeToken['purpose']; tokenHash: string; personId?: string | null; subject?: Record<string, string> | null; expiresAt: Date }): Promise<OneTimeToken>;
+  /** Null when no token has that hash. */
+  peek(tokenHash: string, purpose: OneTimeToken['purpose']): Promise<OneTimeToken | null>;
+  /** Marks it used if it is unused and unexpired; null when that failed (used, expired or unknown). */
+  consume(tokenHash: string, purpose: OneTimeToken['purpose'], now: Date): Promise<OneTimeToken | null>;
+}
+
+/** Collections and documents; every method is scoped to one workspace (the tenant). */
+export interface DocumentRepo {
+  /** Collections in creation order; deactivated ones only when asked. */
+  listCollections(workspaceId: string, opts?: { includeInactive?: boolean }): Promise<Collection[]>;
+  /** By id or key, active or not; null when absent. */
+  getCollection(workspaceId: string, idOrKey: string): Promise<Collection | null>;
+  /** Throws CONFLICT when the key is taken in the workspace. */
+  createCollection(c: Omit<Collection, 'id' | 'createdAt' | 'updatedAt'>): Promise<Collection>;
+  /** The hidden collection of a Simplified workspace, created on first use. */
+  ensureHiddenCollection(c: Omit<Collection, 'id' | 'createdAt' | 'updatedAt' | 'hidden' | 'active'>): Promise<Collection>;
+  /** Null when absent; throws CONFLICT when a new key is taken. */
+  updateCollection(workspaceId: string, id: string, patch: Partial<Pick<Collection, 'name' | 'key' | 'instructions' | 'active'>>): Promise<Collection | null>;
+  /** Deletes a collection that holds no document (archived ones count); false when it holds some or is absent. */
+  deleteEmptyCollection(workspaceId: string, id: string): Promise<boolean>;
+  /** Documents in the collection, archived included. */
+  countDocuments(workspaceId: string, collectionId: string): Promise<number>;
+  /** Allocates the next identifier number of the workspace. */
+  createDocument(d: NewDocument): Promise<Document>;
+  /** By id or identifier, archived included; null when absent or (unless asked) in a deactivated collection. */
+  getDocument(workspaceId: string, idOrIdentifier: string, opts?: { includeInactive?: boolean }): Promise<Document | null>;
+  /** One collection's documents, most recently updated first, without content; `total` counts every match. */
+  listDocuments(q: { workspaceId: string; collectionId: string; status?: string; includeArchived: boolean; limit: number; offset: number }): Promise<{ items: DocumentSummary[]; total: number }>;
+  /** Matches titles, summaries and identifiers only (never content), in active collections, best first. */
+  /** Matches in active collections only, unless `includeInactive` (the web app, which shows deactivated ones too). */
+  searchDocuments(q: { workspaceId: string; text: string; collectionId?: string; includeArchived: boolean; includeInactive?: boolean; limit: number }): Promise<DocumentSummary[]>;
+  /**
+   * Writes the change and moves `updated_at` forward, in one conditional
+   * statement: only if `updated_at` still equals `readUpdatedAt` (null: unconditionally).
+   * Null when it did not (someone wrote since, or the document is absent).
+   */
+  updateDocument(workspaceId: string, id: string, readUpdatedAt: Date | null, change: DocumentPatch & { collectionId?: string }, byAgentId: string | null, now: Date): Promise<Document | null>;
+}
+
+/** Approvals and where each is shown. */
+export interface ApprovalRepo {
+  create(a: Pick<Approval, 'workspaceId' | 'agentId' | 'conversationId' | 'title' | 'details' | 'approvers' | 'askerPersonId' | 'askerIdentityId' | 'expiresAt'>): Promise<Approval>;
+  /** Null when absent or in another workspace. */
+  get(workspaceId: string, id: string): Promise<Approval | null>;
+  /** Settles a pending approval; null when it was no longer pending (someone else settled it first). */
+  settle(id: string, change: Pick<Approval, 'status' | 'decidedBy' | 'decidedVia' | 'decidedAt' | 'reason'>): Promise<Approval | null>;
+  /** Approvals asked in a conversation, oldest first (web cards). */
+  listForConversation(workspaceId: string, conversationId: string): Promise<Approval[]>;
+  /** Pending approvals a person may decide in a workspace (their inbox). */
+  listPending(workspaceId: string): Promise<Approval[]>;
+  addView(v: ApprovalView): Promise<void>;
+  views(approvalId: string, surface?: SurfaceName): Promise<ApprovalView[]>;
+}
+
+/** Everything the core keeps. `transaction` runs `fn` atomically against the same repositories. */
+export interface Store {
+  orgs: OrgRepo;
+  people: PeopleRepo;
+  workspaces: WorkspaceRepo;
+  agents: AgentRepo;
+  messages: MessageRepo;
+  outbox: OutboxRepo;
+  audit: AuditRepo;
+  tokens: OneTimeTokenRepo;
+  approvals: ApprovalRepo;
+  documents: DocumentRepo;
+  /** Web chat: channels, read markers, the web inbox. */
+  chat: ChatRepo;
+  /** Web sign-in sessions. */
+  sessions: SessionRepo;
+  /** When agents last used their token. */
+  presence: PresenceRepo;
+  /** Chat users (Slack, Teams) and the person each is linked to. */
+  identities: ExternalIdentityRepo;
+  /** Which workspace each chat team or tenant maps to. */
+  tenants: SurfaceTenantRepo;
+  /** The agent a chat user's DMs or a channel's unaddressed mentions go to. */
+  defaultAgents: DefaultAgentRepo;
+  /** Slack installs (sealed bot tokens), apart from the shared mapping. */
+  slackInstallations: SlackInstallationRepo;
+  /** Teams users the bot has seen (their `29:` ids and personal chats). */
+  teamsUsers: TeamsUserRepo;
+  /** Teams conversation references, for proactive posts. */
+  teamsReferences: TeamsReferenceRepo;
+  /** Chat channel members and what agents read, for audiences. */
+  audiences: AudienceRepo;
+  /** Slack and Teams requests received and acknowledged, with the jobs that handle them. */
+  inbound: InboundEventRepo;
+  posts: SurfacePostRepo;
+  /** Bridged channels and their message map. */
+  bridges: BridgeRepo;
+  /** Reactions to messages, from every side. */
+  reactions: ReactionRepo;
+  /** Agents listening to channels. */
+  listening: ListeningRepo;
+  /** What people asked for, with its source messages and notes. */
+  intake: IntakeRepo;
+  /** Records an inbound event id; false when it was seen before (so it is processed once). */
+  firstSeen(source: string, eventId: string): Promise<boolean>;
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+}
+
+/** Cross-process wake-ups (Postgres NOTIFY or Redis pub/sub). */
+export interface Notifier {
+  /** Publishes after the current transaction committed; several topics with the same payload travel together. */
+  publish(topic: string | readonly string[], payload: string): Promise<void>;
+  /**
+   * Resolves to an unsubscribe function. `fn` may also be called with an empty payload when wake-ups may have been
+   * missed (the connection carrying them was lost): look at the stored state again.
+   */
+  subscribe(topic: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** What a handler knows about the attempt it runs. */
+export interface JobContext {
+  /** 1 for the first attempt. */
+  attempt: number;
+  entryId: string;
+  /** Aborted when this worker lost its lease (another may be running the entry): make no further platform call. */
+  signal?: AbortSignal;
+  /** Whether throwing `err` from this attempt ends the entry for good (a handler that tells someone of a final failure does it then). */
+  failsForGood?(err: unknown): boolean;
+  /** The stored request the entry handles, when it was read with the claim (see OutboxEntry.inbound). */
+  inbound?: InboundEvent;
+}
+
+/** A job handler: plain data in; throw PermanentFailure to stop retrying, TransientFailure (or RetryLater, to wait) for an outage. */
+export type JobHandler = (payload: Record<string, unknown>, ctx: JobContext) => Promise<void>;
+
+/** Delivers outbox entries to registered handlers with retries; BullMQ or the embedded loop. */
+export interface JobQueue {
+  register(topic: string, handler: JobHandler): void;
+  /** Starts delivering; entries left by a previous process are picked up too. */
+  start(): Promise<void>;
+  /** Asks the queue to look for due entries now (after a commit). */
+  kick(): void;
+  /**
+   * A request is waiting for its acknowledgement (Slack, Teams): this process claims no new jobs until the returned
+   * release is called, for a bounded time (DeliveryOptions.ingestFirstMs), so handling earlier requests does not
+   * take the CPU their acknowledgement needs. Jobs already running carry on.
+   */
+  holdForIngest(): () => void;
+  /** Stops taking new work and waits for in-flight jobs. */
+  stop(): Promise<void>;
+  ping(): Promise<void>;
+}

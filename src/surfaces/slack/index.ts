@@ -1,0 +1,90 @@
+// The Slack surface: Bolt mounted on the one express app at POST /slack/events
+// (events, interactivity and slash commands, signature checked by Bolt), the
+// OAuth install routes, and the `slack.post` job that posts agents' answers.
+import { App as BoltApp } from '@slack/bolt';
+import express, { type Express } from 'express';
+import type { App, SurfaceModule } from '../../app-types.ts';
+import type { Mount } from '../../http/http.ts';
+import { registerApprovalActions, registerApprovalJobs } from './approvals.ts';
+import { boltLogger, clientOptions } from './clients.ts';
+import { registerLinkJobs, registerLinking } from './linking.ts';
+import { eventListeners } from './event-listeners.ts';
+import { registerListeners } from './handlers.ts';
+import { oauthOptions } from './oauth.ts';
+import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler, SLACK_INBOUND } from './receiver.ts';
+import { registerSurfaceDelivery } from '../shared/delivery.ts';
+import { drainFlag, surfaceMount } from '../shared/module.ts';
+import { slackLive } from './live.ts';
+import { slackOutbound } from './outbound.ts';
+import { slackBridgePort } from './bridge.ts';
+import { createSlackRuntime, type SlackRuntime } from './runtime.ts';
+import type { SlackSettings } from './settings.ts';
+import { slackListenChannels } from './listen-channels.ts';
+
+export { connectSlackTeam } from './connect.ts';
+export { slackRuntime, type SlackRuntime } from './runtime.ts';
+export { SLACK_INBOUND } from './receiver.ts';
+export { MESSAGE_EVENT_TYPE } from './outbound.ts';
+
+export { SLACK_POST } from './outbound.ts';
+
+/** The Slack surface of a running App: its runtime, and its routes when Slack is configured. */
+export interface SlackSurface extends SurfaceModule {
+  readonly name: 'slack';
+  readonly runtime: SlackRuntime;
+}
+
+/**
+ * Builds the Slack surface (createApp calls it when Slack is configured): the
+ * runtime, and the job handlers every process needs, so a worker or an
+ * mcp-stdio process handles stored Slack requests and delivers Slack posts,
+ * link confirmations and approval cards too.
+ */
+export function createSlackSurface(app: App, overrides: Partial<SlackSettings> = {}): SlackSurface {
+  const rt = createSlackRuntime(app, overrides);
+  let bolt: BoltApp | null = null;
+  const outbound = { ...slackOutbound(rt), ...slackLive(rt) };
+  registerSurfaceDelivery(app, outbound);
+  app.bridges.register(slackBridgePort(rt, outbound));
+  // The mount's Bolt when there is one; a process without the route builds its own, with no route, to run the listeners.
+  app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolt ??= createBolt(express(), rt) : null)));
+  registerLinkJobs(app, rt);
+  registerApprovalJobs(app, rt);
+  app.listening.registerChannels(slackListenChannels(rt));
+  return {
+    name: 'slack', runtime: rt, configured: Boolean(rt.settings.signingSecret),
+    mount(web) {
+      web.post('/slack/events', slackGate(rt, drainFlag(app)));
+      bolt = createBolt(web, rt);
+    },
+  };
+}
+
+/** Bolt on our express app: its ExpressReceiver adds the routes; `authorize` (or the OAuth installer) reads installs from the database. */
+export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
+  const logger = boltLogger(rt.logger);
+  const oauth = oauthOptions(rt);
+  // Answers only after the request is stored (receiver.ts); the listeners run later, in the inbound.slack job.
+  const receiver = new DurableReceiver({
+    signingSecret: rt.settings.signingSecret!, endpoints: '/slack/events', app: web, logger, processBeforeResponse: true, ...oauth,
+  }, rt);
+  const bolt = new BoltApp({
+    receiver, logger, clientOptions: clientOptions(rt.settings, rt.logger), ignoreSelf: true,
+    // No listener keeps conversation state in Bolt (Switchboard's is in the database), and Bolt's in-memory store made
+    // an Error with its stack for every request it did not know.
+    convoStore: false,
+    // With OAuth on, Bolt authorizes through the installer, which reads the same installation store.
+    ...(oauth.clientId ? {} : { authorize: rt.installations.authorize }),
+  });
+  const events = eventListeners(bolt);
+  registerListeners(events.listeners, rt);
+  registerLinking(events.listeners, rt);
+  registerApprovalActions(events.listeners, rt);
+  events.install();
+  rethrowListenerErrors(bolt, rt);
+  return bolt;
+}
+
+/** `POST /slack/events`, `GET /slack/install`, `GET /slack/oauth_redirect`, when Slack is configured. */
+export const mountSlack: Mount = surfaceMount('slack',
+  'Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on');

@@ -1,0 +1,30 @@
+// The intake page's data: a workspace's intake items the person may see, with
+// filters (status, kind, source surface) and counts per source and status.
+import express, { type Response, type Router } from 'express';
+import { z } from 'zod';
+import type { App } from '../../app.ts';
+import type { Viewer } from '../../core/chat/access.ts';
+import type { ChatService } from '../../core/chat/chat-service.ts';
+import { IntakePage } from '../../core/chat/intake-page.ts';
+import { INTAKE_KINDS, INTAKE_STATUSES } from '../../core/intake/types.ts';
+import { parseInput } from '../../http/input.ts';
+
+export const INTAKE_SOURCES = ['web', 'slack', 'teams', 'mcp'] as const;
+
+// An empty value (the "any" choice of a filter) means no filter.
+const any = <T extends z.ZodTypeAny>(t: T) => z.preprocess((x) => (x === '' ? undefined : x), t.optional());
+const filter = z.object({
+  status: any(z.enum(INTAKE_STATUSES, { message: `status must be one of: ${INTAKE_STATUSES.join(', ')}` })),
+  kind: any(z.enum(INTAKE_KINDS, { message: `kind must be one of: ${INTAKE_KINDS.join(', ')}` })),
+  surface: any(z.enum(INTAKE_SOURCES, { message: `surface must be one of: ${INTAKE_SOURCES.join(', ')}` })),
+});
+
+/** `GET /intake[?status=&kind=&surface=]` inside `/api/chat/w/:workspace`. */
+export function intakeRoutes(app: App, chat: ChatService): Router {
+  const page = new IntakePage(app.store, chat.access, app.intake, app.listening.places, chat.via);
+  const r = express.Router({ mergeParams: true });
+  r.get('/intake', async (req, res: Response) => {
+    res.json(await page.list(res.locals.viewer as Viewer, parseInput(filter, req.query)));
+  });
+  return r;
+}

@@ -1,0 +1,51 @@
+// The web chat's side of the one inbound pipeline (src/core/surfaces): a
+// signed-in person writes as their person agent in a workspace they reach, so
+// the workspace is the tenant, the author is a person (never a guest), and
+// there is nothing to link. Posting goes through InboundService.deliverKnown,
+// which routes and delivers the same way as for Slack and Teams.
+import type { Clock, Store } from '../../core/ports.ts';
+import type { Conversation } from '../../core/messaging/types.ts';
+import type { SurfacePort } from '../../core/surfaces/inbound.ts';
+import type { Workspace } from '../../core/types.ts';
+
+/** The name web messages and conversations are recorded under. */
+export const WEB_SURFACE = 'web';
+
+/** People's names change in the web app itself; a profile read a minute ago is fresh enough. */
+const PROFILE_TTL_MS = 60_000;
+
+/** Where the web chat shows a conversation (a thread opens beside its channel). */
+export function webChatLink(publicUrl: string, ws: Pick<Workspace, 'slug'>, conv: Pick<Conversation, 'id' | 'kind' | 'parentId'>): string {
+  const place = conv.kind === 'thread' && conv.parentId ? `/c/${conv.parentId}/t/${conv.id}` : `/c/${conv.id}`;
+  return `${publicUrl}/#/w/${encodeURIComponent(ws.slug)}${place}`;
+}
+
+export interface WebPortDeps {
+  store: Store;
+  clock: Clock;
+  publicUrl: string;
+}
+
+/** The web chat's SurfacePort for one workspace: its tenant is that workspace, its authors are person ids. */
+export function webPort(deps: WebPortDeps, workspace: Workspace): SurfacePort {
+  const { store, clock, publicUrl } = deps;
+  return {
+    surface: WEB_SURFACE,
+    label: 'web chat',
+    profileTtlMs: PROFILE_TTL_MS,
+    workspaceOf: async (tenantId) => (tenantId === workspace.id ? workspace : null),
+    async profile(personId) {
+      const person = await store.people.get(personId).catch(() => null);
+      return person && { displayName: person.displayName, email: person.email, fetchedAt: clock.now() };
+    },
+    // A signed-in person is linked by signing in; there is no prompt to send.
+    sendLinkPrompt: async () => false,
+    async permalink(messageId) {
+      const m = await store.messages.get(workspace.id, messageId).catch(() => null);
+      const conv = m && await store.messages.getConversation(workspace.id, m.conversationId).catch(() => null);
+      return conv ? webChatLink(publicUrl, workspace, conv) : null;
+    },
+    showName: (name) => `@${name.replace(/^@/, '')}`,
+    linkHowTo: (justSent) => (justSent ? 'Open the sign-in link you were sent' : 'Ask an admin of your organization for a sign-in link'),
+  };
+}

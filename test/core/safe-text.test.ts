@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { findNul, httpUrlOrNull } from '../../src/core/safe-text.ts';
+import { scrubSecrets } from '../../src/infra/logger.ts';
+
+describe('text from outside', () => {
+  it('finds a NUL character anywhere in a parsed body and names where it is', () => {
+    expect(findNul({ body: 'fine', items: [{ title: 'ok' }, { title: 'a\u0000b' }] })).toBe('items.1.title');
+    expect(findNul('plain\u0000')).toBe('the text');
+    expect(findNul({ ['k\u0000']: 1 })).toBe('a key');
+    expect(findNul({ body: 'fine', n: 3, nested: { deeper: [null, true] } })).toBeNull();
+  });
+
+  it('lets only absolute http(s) URLs become links', () => {
+    expect(httpUrlOrNull('https://acme.slack.com/archives/C1/p1')).toBe('https://acme.slack.com/archives/C1/p1');
+    expect(httpUrlOrNull('http://localhost:3000/x')).toBe('http://localhost:3000/x');
+    for (const bad of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,<b>x</b>', 'vbscript:x', '/relative', '', null, undefined, 'not a url']) {
+      expect(httpUrlOrNull(bad)).toBeNull();
+    }
+  });
+
+  it('scrubs link nonces, sign-in tokens and agent or Slack tokens out of log text', () => {
+    expect(scrubSecrets('open https://sb.example/link/AbC-123_x?x=1 now')).toBe('open https://sb.example/link/[redacted]?x=1 now');
+    expect(scrubSecrets('/signin?token=s3cret&next=/')).toBe('/signin?token=[redacted]&next=/');
+    expect(scrubSecrets('token sb_0123456789abcdef and xoxb-1-2-abc')).toBe('token [redacted] and [redacted]');
+    expect(scrubSecrets('/api/links/3 and /account/links')).toBe('/api/links/3 and /account/links');
+  });
+});

@@ -1,0 +1,171 @@
+// An agent at work in Slack: "is thinking…" and a streamed answer in the app's
+// assistant threads (assistant.threads.setStatus, chat.startStream/append/stop),
+// post-then-update in channel threads or where streaming is refused, and a
+// title with suggested prompts when a person opens an assistant thread.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../../src/infra/db/client.ts';
+import { SYSTEM } from '../../../src/core/actor.ts';
+import type { InboxItem } from '../../../src/core/messaging/types.ts';
+import { pgliteDb } from '../../support/db.ts';
+import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { eventCallback, messageIm, nextEventTs } from '../../support/slack/payloads.ts';
+import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+
+const USER = 'U0CAROL01';
+const DM = dmChannelId(USER);
+
+describe('agents at work in Slack', () => {
+  let db: Database;
+  let standin: SlackStandin;
+  let h: Harness;
+
+  beforeAll(async () => {
+    [db, standin] = await Promise.all([pgliteDb.open(), startSlackStandin()]);
+    standin.setUser(USER, { real_name: 'Carol Chen' });
+    h = await startHarness({ database: db, standin, seed: true });
+  });
+  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+
+  /** Carol writes to @reviewer in a new assistant thread of her DM with the app; resolves with what the agent received. */
+  async function askInAssistantThread(text: string): Promise<{ item: InboxItem; threadTs: string }> {
+    const threadTs = nextEventTs();
+    const res = await h.post(eventCallback(messageIm({ user: USER, text: `@reviewer ${text}`, ts: threadTs, thread_ts: threadTs })));
+    expect(res.status).toBe(200);
+    const seen: InboxItem[] = [];
+    const item = await vi.waitFor(async () => {
+      seen.push(...await inbox(h));
+      const found = seen.find((i) => i.message.body.includes(text));
+      if (!found) throw new Error('not delivered yet');
+      return found;
+    });
+    return { item, threadTs };
+  }
+
+  const stored = (id: string) => vi.waitFor(async () => {
+    const m = await h.server.app.store.messages.get(h.workspace.id, id);
+    expect(m?.externalId).toBeTruthy();
+    return m!;
+  });
+
+  it('shows "is thinking…" in an assistant thread, streams the answer there, and stores it once as the final message', async () => {
+    const { app } = h.server;
+    const { item, threadTs } = await askInAssistantThread('summarise the incident');
+    const shown = await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is thinking…');
+    expect(shown.platform).toBe(true);
+    expect(standin.assistantThread(DM, threadTs)?.status).toBe('is thinking…');
+
+    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'The incident ' });
+    // The answer has begun: the status gives way to it.
+    expect(standin.assistantThread(DM, threadTs)?.status).toBe('');
+    await vi.waitFor(() => expect(standin.callsTo('chat.startStream')).toHaveLength(1));
+    const start = standin.callsTo('chat.startStream')[0];
+    expect(start.args).toMatchObject({ channel: DM, thread_ts: threadTs, markdown_text: 'The incident ', username: 'Reviewer', icon_url: 'https://example.test/reviewer.png' });
+    const ts = (start.response as { ts: string }).ts;
+
+    await app.live.append(h.workspace, h.reviewer, started.streamId, 'began at **09:12**');
+    await vi.waitFor(() => expect(standin.message(DM, ts)?.text).toBe('The incident began at **09:12**'));
+    const result = await app.live.finish(h.workspace, h.reviewer, started.streamId, ' and ended at 09:40.');
+    expect(result.message?.id).toBe(started.streamId);
+    expect(result.message?.body).toBe('The incident began at **09:12** and ended at 09:40.');
+
+    const message = await stored(started.streamId);
+    expect(message.externalId).toBe(ts);
+    expect(message.permalink).toContain(`/archives/${DM}/p${ts.replace('.', '')}`);
+    const stop = standin.callsTo('chat.stopStream');
+    expect(stop.map((c) => c.args)).toEqual([expect.objectContaining({ channel: DM, ts, metadata: expect.objectContaining({ event_payload: expect.objectContaining({ switchboard_message_id: started.streamId }) }) })]);
+    // The stored text, rendered as every post is, replaced the streamed one; nothing else was posted in the thread.
+    await vi.waitFor(() => expect(standin.message(DM, ts)).toMatchObject({ streaming: false, text: expect.stringContaining('*09:12*') }));
+    expect(standin.messages(DM).filter((m) => m.bot_id && m.thread_ts === threadTs)).toHaveLength(1);
+    expect(standin.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === threadTs)).toHaveLength(0);
+  });
+
+  it('sets a repeated status once, and clears it when the agent answers with send_message', async () => {
+    const { app } = h.server;
+    const { item, threadTs } = await askInAssistantThread('is the build green?');
+    await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…');
+    // The same status again restarts its timeout without asking Slack again.
+    expect((await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…')).platform).toBe(true);
+    await app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'Yes.' });
+    await vi.waitFor(() => expect(standin.assistantThread(DM, threadTs)?.statuses).toEqual(['is checking CI…', '']));
+  });
+
+  it('falls back to one post kept up to date, at most once per interval, where Slack refuses streaming', async () => {
+    const { app } = h.server;
+    const { item, threadTs } = await askInAssistantThread('list the owners');
+    standin.failNext('chat.startStream', { error: 'method_not_supported' });
+    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'Owners:' });
+    const post = await vi.waitFor(() => {
+      const p = standin.callsTo('chat.postMessage').find((c) => c.args.thread_ts === threadTs);
+      expect(p?.status).toBe(200);
+      return p!;
+    });
+    const ts = (post.response as { ts: string }).ts;
+    for (const name of ['\n- ana', '\n- bo', '\n- cy', '\n- di']) await app.live.append(h.workspace, h.reviewer, started.streamId, name);
+    await vi.waitFor(() => expect(standin.message(DM, ts)?.text).toContain('di'));
+    const updates = standin.callsTo('chat.update').filter((c) => c.args.ts === ts);
+    // Four appends in quick succession go out as fewer updates, spaced by at least the interval (1 s).
+    expect(updates.length).toBeLessThan(4);
+    const times = [post, ...updates].map((c) => c.at.getTime());
+    for (let i = 1; i < times.length; i += 1) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(900);
+
+    await app.live.finish(h.workspace, h.reviewer, started.streamId);
+    const message = await stored(started.streamId);
+    expect(message.externalId).toBe(ts);
+    expect(standin.callsTo('chat.stopStream').filter((c) => c.args.ts === ts)).toHaveLength(0);
+    expect(standin.messages(DM).filter((m) => m.bot_id && m.thread_ts === threadTs)).toHaveLength(1);
+  });
+
+  it('posts then updates in a channel thread, where Slack has no assistant status or streaming', async () => {
+    const { app } = h.server;
+    const { item, mention } = await mentionAndReceive(h, 'explain the outage');
+    const shown = await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is thinking…');
+    expect(shown.platform).toBe(false);
+    const streams = standin.callsTo('chat.startStream').length;
+    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'Short version: ' });
+    await app.live.append(h.workspace, h.reviewer, started.streamId, 'DNS.');
+    await app.live.finish(h.workspace, h.reviewer, started.streamId);
+    const message = await stored(started.streamId);
+    const final = standin.message('C0GENERAL', message.externalId!);
+    expect(final).toMatchObject({ thread_ts: mention.ts, username: 'Reviewer' });
+    await vi.waitFor(() => expect(standin.message('C0GENERAL', message.externalId!)?.text).toContain('Short version: DNS.'));
+    expect(standin.callsTo('chat.startStream')).toHaveLength(streams);
+    expect(standin.messages('C0GENERAL').filter((m) => m.bot_id && m.thread_ts === mention.ts && String(m.text).includes('Short version'))).toHaveLength(1);
+  });
+
+  it('takes the live post down when the finished message is refused', async () => {
+    const { app } = h.server;
+    const { item, mention } = await mentionAndReceive(h, 'draft a reply');
+    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'A reply I may not send' });
+    const post = await vi.waitFor(() => {
+      const p = standin.callsTo('chat.postMessage').find((c) => c.args.thread_ts === mention.ts && String(c.args.text).includes('may not send'));
+      expect(p?.status).toBe(200);
+      return p!;
+    });
+    const ts = (post.response as { ts: string }).ts;
+    await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng', send: false });
+    try {
+      await expect(app.live.finish(h.workspace, h.reviewer, started.streamId)).rejects.toThrow(/send permission/);
+    } finally {
+      await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng', send: true });
+    }
+    expect(standin.callsTo('chat.delete').some((c) => c.args.ts === ts && c.status === 200)).toBe(true);
+    expect(standin.message('C0GENERAL', ts)).toBeUndefined();
+    expect(await app.store.messages.get(h.workspace.id, started.streamId)).toBeNull();
+  });
+
+  it('titles a new assistant thread after the workspace and suggests prompts that reach its agents', async () => {
+    const threadTs = nextEventTs();
+    const res = await h.post(eventCallback({
+      type: 'assistant_thread_started',
+      assistant_thread: { user_id: USER, context: { channel_id: 'C0GENERAL', team_id: SLACK_DEFAULTS.teamId, enterprise_id: null }, channel_id: DM, thread_ts: threadTs },
+      event_ts: nextEventTs(),
+    }));
+    expect(res.status).toBe(200);
+    await vi.waitFor(() => expect(standin.assistantThread(DM, threadTs)?.prompts).toBeDefined());
+    expect(standin.assistantThread(DM, threadTs)).toMatchObject({
+      title: 'Switchboard · Eng',
+      prompts: [{ title: 'Ask Reviewer', message: '@reviewer what can you help me with?' }],
+    });
+  });
+});
