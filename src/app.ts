@@ -8,7 +8,7 @@ import { createStore } from './infra/db/store.ts';
 import { InboundJournal, journalDirOf } from './infra/db/inbound-journal.ts';
 import { DrizzleInboundEventRepo } from './infra/db/inbound-repo.ts';
 import { ReadCache } from './infra/db/read-cache.ts';
-import { createMetrics, type Metrics } from './infra/metrics/metrics.ts';
+import { createMetrics, } from './infra/metrics/metrics.ts';
 import { createJobQueue } from './infra/queue/create-queue.ts';
 import type { Config } from './config.ts';
 import { LOG_SAFETY } from './infra/logger.ts';

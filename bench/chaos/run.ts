@@ -26,7 +26,7 @@ import { SYSTEM } from '../../src/core/actor.ts';
 import { SLACK_DEFAULTS } from '../../test/support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../test/support/slack/web-api-standin.ts';
 import { freePort, PrivateRedis, ServerProcess } from './processes.ts';
-import { CHANNELS, inboundTag, replyTag, sendMentions, sendReplies, USERS } from './traffic.ts';
+import { CHANNELS, sendMentions, sendReplies, USERS } from './traffic.ts';
 
 type QueueKind = 'embedded' | 'bullmq';
 type DatabaseKind = 'embedded' | 'postgres';

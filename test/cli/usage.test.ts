@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, main } from '../../src/cli/index.ts';
 

@@ -14,7 +14,7 @@ import {
   type TeamsChannelAccount,
 } from 'botbuilder';
 import { ConfidentialClientApplication } from '@azure/msal-node';
-import { BotFrameworkAuthentication, type AppCredentials } from 'botframework-connector';
+import type { BotFrameworkAuthentication, AppCredentials } from 'botframework-connector';
 import express from 'express';
 import { RefuseBadTokensWith401 } from '../../src/surfaces/teams/auth.ts';
 import type { Server } from 'node:http';

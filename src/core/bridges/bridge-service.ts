@@ -27,7 +27,7 @@ export class BridgeService {
   private readonly access: ChatAccess;
   private readonly changeListeners: Array<(ws: Workspace, channelId: string) => void> = [];
 
-  constructor(private readonly store: Store, private readonly orgs: OrgService, private readonly clock: Clock) {
+  constructor(private readonly store: Store, private readonly orgs: OrgService, clock: Clock) {
     this.access = new ChatAccess(store, orgs, clock);
   }
 

@@ -3,7 +3,7 @@
 // every member of a channel. Its level is the least access any of them holds
 // in the workspace; someone who is not linked, or cannot reach the workspace,
 // is a guest. Pure functions only.
-import { notPermitted, SwitchboardError } from '../errors.ts';
+import { notPermitted, type SwitchboardError } from '../errors.ts';
 import type { WorkspaceRole } from '../types.ts';
 
 export type AudienceLevel = 'guest' | WorkspaceRole;

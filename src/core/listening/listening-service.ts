@@ -3,7 +3,7 @@
 // agent hears only channels its owner could read, and keeps only the receive
 // side: it speaks in the channel when someone mentions it, never on its own.
 import type { AgentService } from '../agents/agent-service.ts';
-import { type Actor } from '../actor.ts';
+import type { Actor } from '../actor.ts';
 import { hasBridges } from '../bridges/mirror-out.ts';
 import { ChatAccess, GENERAL } from '../chat/access.ts';
 import { invalidInput, notFound, notPermitted } from '../errors.ts';

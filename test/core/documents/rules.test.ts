@@ -4,7 +4,7 @@ import {
   assertMayShape, assertMayWrite, assertStatus, documentToolset, normalizeStatuses, seatRefusal, staleVersion,
 } from '../../../src/core/documents/rules.ts';
 import type { DocumentAccess } from '../../../src/core/documents/types.ts';
-import { SwitchboardError } from '../../../src/core/errors.ts';
+import type { SwitchboardError } from '../../../src/core/errors.ts';
 
 const access = (role: DocumentAccess['role'], hasSeat: boolean): DocumentAccess =>
   ({ role, hasSeat, agentId: null, personHandle: 'bob', org: { name: 'Acme', slug: 'acme' } });

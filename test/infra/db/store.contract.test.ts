@@ -6,7 +6,7 @@ import { createStore } from '../../../src/infra/db/store.ts';
 import { AgentService } from '../../../src/core/agents/agent-service.ts';
 import { hashSecret } from '../../../src/core/agents/tokens.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import { SwitchboardError } from '../../../src/core/errors.ts';
+import type { SwitchboardError } from '../../../src/core/errors.ts';
 import { OrgService } from '../../../src/core/organizations/org-service.ts';
 import { systemClock, type SendGate, type Store } from '../../../src/core/ports.ts';
 import { databases } from '../../support/db.ts';

@@ -21,7 +21,6 @@ const CAROL = 'U0CAROL01';
 const CHANNEL = 'C0BRIDGED';
 
 describe('a web channel bridged with a Slack channel', () => {
-  let db: Database;
   let standin: SlackStandin;
   let h: Harness;
   let chat: ChatService;
@@ -56,7 +55,7 @@ describe('a web channel bridged with a Slack channel', () => {
   let bridged: BridgedHarness;
   beforeAll(async () => {
     bridged = await startBridged(CHANNEL, { real_name: 'Carol Chen', display_name: 'carol', email: 'carol@example.test', image_72: 'https://avatars.example.test/carol.png' });
-    ({ db, standin, h, chat, alice, general } = bridged);
+    ({ standin, h, chat, alice, general } = bridged);
   });
   afterAll(async () => { await bridged?.stop(); });
 

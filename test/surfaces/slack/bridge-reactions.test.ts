@@ -16,7 +16,6 @@ const CAROL = 'U0CAROL01';
 const CHANNEL = 'C0REACTED';
 
 describe('reactions, edits and deletes across a bridged Slack channel', () => {
-  let db: Database;
   let standin: SlackStandin;
   let h: Harness;
   let chat: ChatService;
@@ -42,7 +41,7 @@ describe('reactions, edits and deletes across a bridged Slack channel', () => {
   let bridged: BridgedHarness;
   beforeAll(async () => {
     bridged = await startBridged(CHANNEL, { real_name: 'Carol Chen', display_name: 'carol', email: 'carol@example.test' });
-    ({ db, standin, h, chat, alice, general } = bridged);
+    ({ standin, h, chat, alice, general } = bridged);
   });
   afterAll(async () => { await bridged?.stop(); });
 

@@ -19,7 +19,7 @@ import type { Mount } from '../../../src/http/http.ts';
 import { startServer, type Server } from '../../../src/server.ts';
 import { channelMention, type TeamsActivity } from '../../support/teams/activities.ts';
 import type { TeamsUserSeed } from '../../support/teams/defaults.ts';
-import { type BotResponse, type PostActivityOptions, type TeamsStandin } from '../../support/teams/standin.ts';
+import type { BotResponse, PostActivityOptions, TeamsStandin } from '../../support/teams/standin.ts';
 
 export const SECRET = 'test-switchboard-secret-0123456789abcdef';
 
