@@ -19,7 +19,14 @@ async function open(): Promise<{ db: Database; kind: string; close(): Promise<vo
     const fresh = await freshPostgresDatabase(url);
     const db = await openDatabase({ databaseUrl: fresh.url, max: 5 });
     await db.migrate();
-    return { db, kind: 'PostgreSQL', close: async () => { await db.close(); await fresh.drop(); } };
+    return {
+      db,
+      kind: 'PostgreSQL',
+      close: async () => {
+        await db.close();
+        await fresh.drop();
+      },
+    };
   }
   const db = await openDatabase({ dataDir: 'memory://' });
   await db.migrate();
@@ -28,8 +35,20 @@ async function open(): Promise<{ db: Database; kind: string; close(): Promise<vo
 
 export default async function bench() {
   const { db, kind, close } = await open();
-  const config = loadConfig({ ...process.env, DATABASE_URL: '', REDIS_URL: '', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_SECRET: 'bench-secret'.padEnd(40, 'x') });
-  const app = await createApp(config, { database: db, logger: pino({ level: 'silent' }), migrate: false, rateLimit: { max: 1_000_000, windowMs: 60_000 } });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SWITCHBOARD_SECRET: 'bench-secret'.padEnd(40, 'x'),
+  });
+  const app = await createApp(config, {
+    database: db,
+    logger: pino({ level: 'silent' }),
+    migrate: false,
+    rateLimit: { max: 1_000_000, windowMs: 60_000 },
+  });
   try {
     await app.orgs.init({ org: 'Audience bench', admin: 'reader-owner' });
     await app.orgs.setPlan(SYSTEM, 'audience-bench', 'team', 1_000_000);
@@ -46,15 +65,20 @@ export default async function bench() {
     const plain = new MessagingService(app.store, app.agents, app.notifier, app.clock);
     const samples = { with: [] as number[], without: [] as number[] };
     for (let round = 0; round < ROUNDS * 2; round++) {
-      for (const s of senders) await app.messaging.send({ workspace: ws, sender: s, to: ['reader-owner/reader'], body: `hello ${round}` });
+      for (const s of senders)
+        await app.messaging.send({ workspace: ws, sender: s, to: ['reader-owner/reader'], body: `hello ${round}` });
       const annotated = round % 2 === 0;
       const t = performance.now();
       const got = await (annotated ? app.messaging : plain).checkInbox(reader, ws, SENDERS);
       (annotated ? samples.with : samples.without).push(performance.now() - t);
-      if (got.items.length !== SENDERS || (annotated && !got.items[0].audience)) throw new Error('check_inbox did not return what was sent');
+      if (got.items.length !== SENDERS || (annotated && !got.items[0].audience))
+        throw new Error('check_inbox did not return what was sent');
     }
-    const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))].toFixed(1);
-    console.log(`database: ${kind}; check_inbox of ${SENDERS} items from ${SENDERS} DM conversations, ${ROUNDS} rounds each`);
+    const pct = (xs: number[], p: number) =>
+      [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))].toFixed(1);
+    console.log(
+      `database: ${kind}; check_inbox of ${SENDERS} items from ${SENDERS} DM conversations, ${ROUNDS} rounds each`,
+    );
     console.log(`  without audiences: p50 ${pct(samples.without, 50)} ms, p95 ${pct(samples.without, 95)} ms`);
     console.log(`  with audiences:    p50 ${pct(samples.with, 50)} ms, p95 ${pct(samples.with, 95)} ms`);
   } finally {

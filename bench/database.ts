@@ -4,7 +4,11 @@ import path from 'node:path';
 import { openDatabase, type Database } from '../src/infra/db/client.ts';
 import { freshPostgresDatabase } from '../test/support/db.ts';
 
-export interface BenchDatabase { db: Database; kind: string; close(): Promise<void> }
+export interface BenchDatabase {
+  db: Database;
+  kind: string;
+  close(): Promise<void>;
+}
 
 const postgresUrl = () => process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 
@@ -13,7 +17,14 @@ async function openPostgres(url: string, max = 10): Promise<BenchDatabase> {
   const fresh = await freshPostgresDatabase(url);
   const db = await openDatabase({ databaseUrl: fresh.url, max });
   await db.migrate();
-  return { db, kind: 'PostgreSQL', close: async () => { await db.close(); await fresh.drop(); } };
+  return {
+    db,
+    kind: 'PostgreSQL',
+    close: async () => {
+      await db.close();
+      await fresh.drop();
+    },
+  };
 }
 
 /** PGlite on disk in a fresh directory (removed on close), as `switchboard serve` runs it: with its inbound journal. */
@@ -21,7 +32,14 @@ async function openPglite(): Promise<BenchDatabase> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sb-bench-pglite-'));
   const db = await openDatabase({ dataDir: path.join(dir, 'pglite') });
   await db.migrate();
-  return { db, kind: 'PGlite (on disk)', close: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    db,
+    kind: 'PGlite (on disk)',
+    close: async () => {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A migrated database for one bench: a fresh one on BENCH_DATABASE_URL/TEST_DATABASE_URL, else PGlite on disk. */

@@ -45,23 +45,42 @@ const WARMUP = 50;
 const PEOPLE = 20;
 const TARGET = { ratio: 0.9, p99Ms: 100, endToEnd: 200 };
 
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
 const median = (xs: number[]) => pct(xs, 50);
 /** CPU time this process (both receivers, the jobs, the stand-in and the load generator's thread) spent since `since`. */
-const cpuMsSince = (since: NodeJS.CpuUsage) => { const d = process.cpuUsage(since); return (d.user + d.system) / 1000; };
+const cpuMsSince = (since: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
+};
 
-interface Run { p50: number; p99: number; perSecond: number; failures: number; cpuMs: number; threads: ThreadCpu }
+interface Run {
+  p50: number;
+  p99: number;
+  perSecond: number;
+  failures: number;
+  cpuMs: number;
+  threads: ThreadCpu;
+}
 
 /** CPU (ms per event) of this process's main thread, the load generator's thread, and all its other threads (V8's helpers, libuv's pool, PGlite's). */
-interface ThreadCpu { main: number; loader: number; others: number }
+interface ThreadCpu {
+  main: number;
+  loader: number;
+  others: number;
+}
 
 /** CPU (ms) each thread of this process has used so far, by thread id (Linux; empty elsewhere). */
 function threadsCpu(): Map<number, number> {
   try {
-    return new Map(readdirSync('/proc/self/task').map((tid) => {
-      const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return [Number(tid), (Number(fields[11]) + Number(fields[12])) * 10];
-    }));
+    return new Map(
+      readdirSync('/proc/self/task').map((tid) => {
+        const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+        return [Number(tid), (Number(fields[11]) + Number(fields[12])) * 10];
+      }),
+    );
   } catch {
     return new Map();
   }
@@ -80,20 +99,24 @@ async function serverCpu(db: BenchDb['db']): Promise<Map<number, number> | null>
     const ms = await db.threadCpuMs?.();
     return ms === null || ms === undefined ? null : new Map([[0, ms]]);
   }
-  const pids = rowsOf<{ pid: number }>(await db.db.execute(sql`select pid from pg_stat_activity where datname = current_database()`));
+  const pids = rowsOf<{ pid: number }>(
+    await db.db.execute(sql`select pid from pg_stat_activity where datname = current_database()`),
+  );
   const ticksMs = 10; // USER_HZ is 100 on Linux
   try {
-    return new Map(pids.map(({ pid }) => {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return [pid, (Number(fields[11]) + Number(fields[12])) * ticksMs];
-    }));
+    return new Map(
+      pids.map(({ pid }) => {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        return [pid, (Number(fields[11]) + Number(fields[12])) * ticksMs];
+      }),
+    );
   } catch {
     return null;
   }
 }
 /** Server CPU (ms) spent between two readings; a process new in the second counts from its start. */
 const serverCpuBetween = (a: Map<number, number> | null, b: Map<number, number> | null) =>
-  (a && b ? [...b].reduce((sum, [pid, ms]) => sum + ms - (a.get(pid) ?? 0), 0) : NaN);
+  a && b ? [...b].reduce((sum, [pid, ms]) => sum + ms - (a.get(pid) ?? 0), 0) : NaN;
 
 // The load generator: posts the signed requests CONCURRENCY at a time and times each until its HTTP answer.
 const LOADER = `
@@ -117,10 +140,17 @@ const { parentPort, workerData: { url, requests, concurrency } } = require('node
 
 /** Posts `n` distinct signed mentions to `url` from a worker thread. */
 async function load(url: string, n: number, tag: string): Promise<Run> {
-  const requests = Array.from({ length: n }, (_, i) => signRequest(eventCallback(appMention({
-    user: `U0BENCH${String(i % PEOPLE).padStart(3, '0')}`, channel: `C0BENCH${i % 8}`,
-    text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer ${tag} request ${i}`,
-  }))));
+  const requests = Array.from({ length: n }, (_, i) =>
+    signRequest(
+      eventCallback(
+        appMention({
+          user: `U0BENCH${String(i % PEOPLE).padStart(3, '0')}`,
+          channel: `C0BENCH${i % 8}`,
+          text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer ${tag} request ${i}`,
+        }),
+      ),
+    ),
+  );
   const cpu = process.cpuUsage();
   const before = threadsCpu();
   const worker = new Worker(LOADER, { eval: true, workerData: { url, requests, concurrency: CONCURRENCY } });
@@ -138,31 +168,79 @@ async function load(url: string, n: number, tag: string): Promise<Run> {
     else if (!before.has(tid)) threads.loader += used;
     else threads.others += used;
   }
-  return { p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), perSecond: n / r.seconds, failures: r.failures, cpuMs: cpuMsSince(cpu) / n, threads };
+  return {
+    p50: pct(r.latencies, 50),
+    p99: pct(r.latencies, 99),
+    perSecond: n / r.seconds,
+    failures: r.failures,
+    cpuMs: cpuMsSince(cpu) / n,
+    threads,
+  };
 }
 
 /** A Bolt app that only acknowledges: the floor any Bolt-based receiver stands on. */
 async function startBareBolt(standin: SlackStandin) {
-  const receiver = new ExpressReceiver({ signingSecret: SLACK_DEFAULTS.signingSecret, endpoints: '/slack/events', logLevel: LogLevel.ERROR });
+  const receiver = new ExpressReceiver({
+    signingSecret: SLACK_DEFAULTS.signingSecret,
+    endpoints: '/slack/events',
+    logLevel: LogLevel.ERROR,
+  });
   const bolt = new BoltApp({
-    receiver, logLevel: LogLevel.ERROR, clientOptions: { slackApiUrl: standin.url },
-    authorize: async () => ({ botToken: standin.botToken, botId: SLACK_DEFAULTS.botId, botUserId: SLACK_DEFAULTS.botUserId }),
+    receiver,
+    logLevel: LogLevel.ERROR,
+    clientOptions: { slackApiUrl: standin.url },
+    authorize: async () => ({
+      botToken: standin.botToken,
+      botId: SLACK_DEFAULTS.botId,
+      botUserId: SLACK_DEFAULTS.botUserId,
+    }),
   });
   bolt.event('app_mention', async () => {});
   const server = await receiver.start(0);
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`, stop: () => receiver.stop() };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`,
+    stop: () => receiver.stop(),
+  };
 }
 
-interface Handling { endToEnd: number; cpuPerEvent: number; queriesPerEvent: number; ackQueriesPerEvent: number; loopP99: number; loopMax: number; serverAck: number; serverAll: number }
-interface Figures extends Handling { kind: string; bare: Run; ours: Run; ratios: number[] }
+interface Handling {
+  endToEnd: number;
+  cpuPerEvent: number;
+  queriesPerEvent: number;
+  ackQueriesPerEvent: number;
+  loopP99: number;
+  loopMax: number;
+  serverAck: number;
+  serverAll: number;
+}
+interface Figures extends Handling {
+  kind: string;
+  bare: Run;
+  ours: Run;
+  ratios: number[];
+}
 
-async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeof benchDatabases>>[number]): Promise<Figures> {
+async function measure(
+  standin: SlackStandin,
+  database: Awaited<ReturnType<typeof benchDatabases>>[number],
+): Promise<Figures> {
   const { db, kind, close } = await database.open();
   const config = loadConfig({
-    PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_SECRET: 'bench-switchboard-secret-0123456789abcdef',
-    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: standin.url, DATA_DIR: '/tmp/switchboard-slack-bench',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SWITCHBOARD_SECRET: 'bench-switchboard-secret-0123456789abcdef',
+    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
+    SLACK_API_URL: standin.url,
+    DATA_DIR: '/tmp/switchboard-slack-bench',
   });
-  const server = await startServer(config, { database: db, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [mountSlack], surfaces: { slack: { paceMs: 0 } } });
+  const server = await startServer(config, {
+    database: db,
+    logger: pino({ level: 'silent' }),
+    host: '127.0.0.1',
+    control: false,
+    mounts: [mountSlack],
+    surfaces: { slack: { paceMs: 0 } },
+  });
   const { app } = server;
   const bare = await startBareBolt(standin);
   let unsubscribe: (() => Promise<void>) | null = null;
@@ -170,7 +248,11 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
     await app.orgs.init({ org: 'Bench', admin: 'alice' });
     await app.orgs.addWorkspace(SYSTEM, { name: 'Bench', org: 'bench' });
     await app.orgs.setPlan(SYSTEM, 'bench', 'team', 10_000_000);
-    const { agent: reviewer } = await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer' });
+    const { agent: reviewer } = await app.agents.add(SYSTEM, {
+      name: 'reviewer',
+      owner: 'alice',
+      displayName: 'Reviewer',
+    });
     await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'bench' });
     await connectSlackTeam(app, { workspace: 'bench', teamId: SLACK_DEFAULTS.teamId, botToken: standin.botToken });
     const ours = `${server.url}/slack/events`;
@@ -179,15 +261,26 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
     let polls = 0;
     let woken = 0;
     let wake = () => {};
-    unsubscribe = await app.notifier.subscribe(inboxTopic(reviewer.id), () => { woken += 1; wake(); });
-    const delivered = async () => { polls += 1; return Number((await db.db.select({ n: count() }).from(deliveries))[0].n); };
+    unsubscribe = await app.notifier.subscribe(inboxTopic(reviewer.id), () => {
+      woken += 1;
+      wake();
+    });
+    const delivered = async () => {
+      polls += 1;
+      return Number((await db.db.select({ n: count() }).from(deliveries))[0].n);
+    };
     const drained = async (n: number) => {
       for (;;) {
         const before = woken;
         const missing = n - (await delivered());
         if (missing <= 0) return;
         // Ends early (a recount) when a wake-up was for a message already counted; never ends with one missing.
-        await new Promise<void>((r) => { wake = () => { if (woken >= before + missing) r(); }; setTimeout(r, 250); });
+        await new Promise<void>((r) => {
+          wake = () => {
+            if (woken >= before + missing) r();
+          };
+          setTimeout(r, 250);
+        });
       }
     };
 
@@ -215,25 +308,43 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
       const [endToEnd, cpuPerEvent] = [EVENTS / ((performance.now() - started) / 1000), cpuMsSince(cpu) / EVENTS];
       const server2 = await serverCpu(db);
       rounds.push({
-        bare: bareRun, ours: oursRun, endToEnd, cpuPerEvent, queriesPerEvent, ackQueriesPerEvent, loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6,
-        serverAck: serverCpuBetween(server0, server1) / EVENTS, serverAll: serverCpuBetween(server0, server2) / EVENTS,
+        bare: bareRun,
+        ours: oursRun,
+        endToEnd,
+        cpuPerEvent,
+        queriesPerEvent,
+        ackQueriesPerEvent,
+        loopP99: loop.percentile(99) / 1e6,
+        loopMax: loop.max / 1e6,
+        serverAck: serverCpuBetween(server0, server1) / EVENTS,
+        serverAll: serverCpuBetween(server0, server2) / EVENTS,
       });
     }
     const pick = (f: (r: (typeof rounds)[number]) => Run): Run => ({
-      p50: median(rounds.map((r) => f(r).p50)), p99: median(rounds.map((r) => f(r).p99)),
-      perSecond: median(rounds.map((r) => f(r).perSecond)), failures: rounds.reduce((n, r) => n + f(r).failures, 0),
+      p50: median(rounds.map((r) => f(r).p50)),
+      p99: median(rounds.map((r) => f(r).p99)),
+      perSecond: median(rounds.map((r) => f(r).perSecond)),
+      failures: rounds.reduce((n, r) => n + f(r).failures, 0),
       cpuMs: median(rounds.map((r) => f(r).cpuMs)),
       threads: {
-        main: median(rounds.map((r) => f(r).threads.main)), loader: median(rounds.map((r) => f(r).threads.loader)),
+        main: median(rounds.map((r) => f(r).threads.main)),
+        loader: median(rounds.map((r) => f(r).threads.loader)),
         others: median(rounds.map((r) => f(r).threads.others)),
       },
     });
     return {
-      kind, bare: pick((r) => r.bare), ours: pick((r) => r.ours), ratios: rounds.map((r) => r.ours.perSecond / r.bare.perSecond),
+      kind,
+      bare: pick((r) => r.bare),
+      ours: pick((r) => r.ours),
+      ratios: rounds.map((r) => r.ours.perSecond / r.bare.perSecond),
       endToEnd: median(rounds.map((r) => r.endToEnd)),
-      cpuPerEvent: median(rounds.map((r) => r.cpuPerEvent)), queriesPerEvent: median(rounds.map((r) => r.queriesPerEvent)), ackQueriesPerEvent: median(rounds.map((r) => r.ackQueriesPerEvent)),
-      loopP99: median(rounds.map((r) => r.loopP99)), loopMax: median(rounds.map((r) => r.loopMax)),
-      serverAck: median(rounds.map((r) => r.serverAck)), serverAll: median(rounds.map((r) => r.serverAll)),
+      cpuPerEvent: median(rounds.map((r) => r.cpuPerEvent)),
+      queriesPerEvent: median(rounds.map((r) => r.queriesPerEvent)),
+      ackQueriesPerEvent: median(rounds.map((r) => r.ackQueriesPerEvent)),
+      loopP99: median(rounds.map((r) => r.loopP99)),
+      loopMax: median(rounds.map((r) => r.loopMax)),
+      serverAck: median(rounds.map((r) => r.serverAck)),
+      serverAll: median(rounds.map((r) => r.serverAll)),
     };
   } finally {
     await unsubscribe?.();
@@ -245,8 +356,13 @@ async function measure(standin: SlackStandin, database: Awaited<ReturnType<typeo
 
 export default async function bench() {
   const standin = await startSlackStandin();
-  for (let i = 0; i < PEOPLE; i++) standin.setUser(`U0BENCH${String(i).padStart(3, '0')}`, { real_name: `Bench Person ${i}` });
-  console.log(`  ${EVENTS} signed app_mention events per receiver and round, ${CONCURRENCY} in flight, 8 channels, median of ${ROUNDS} rounds; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  for (let i = 0; i < PEOPLE; i++)
+    standin.setUser(`U0BENCH${String(i).padStart(3, '0')}`, { real_name: `Bench Person ${i}` });
+  console.log(
+    `  ${EVENTS} signed app_mention events per receiver and round, ${CONCURRENCY} in flight, 8 channels, median of ${ROUNDS} rounds; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const all: Figures[] = [];
   try {
     for (const database of benchDatabases()) all.push(await measure(standin, database));
@@ -254,7 +370,8 @@ export default async function bench() {
     await standin.close();
   }
   const ok = (pass: boolean) => (pass ? 'ok' : 'MISSED');
-  const cell = (r: Run) => `p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms  ${r.perSecond.toFixed(0).padStart(5)}/s`;
+  const cell = (r: Run) =>
+    `p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms  ${r.perSecond.toFixed(0).padStart(5)}/s`;
   for (const f of all) {
     // Each round's Switchboard load against the bare one just before it (the machine's load drifts between rounds).
     const ratio = median(f.ratios);
@@ -262,16 +379,33 @@ export default async function bench() {
     console.log(`    bare Bolt (ack only)  ${cell(f.bare)}  non-200: ${f.bare.failures}`);
     console.log(`    Switchboard           ${cell(f.ours)}  non-200: ${f.ours.failures}`);
     const range = `${Math.min(...f.ratios).toFixed(2)}–${Math.max(...f.ratios).toFixed(2)}`;
-    console.log(`    ack throughput ratio ${ratio.toFixed(2)}x, median of the rounds' (${range}) (target ≥ ${TARGET.ratio}x: ${ok(ratio >= TARGET.ratio)}), ack p99 ${f.ours.p99.toFixed(1)} ms (target < ${TARGET.p99Ms} ms: ${ok(f.ours.p99 < TARGET.p99Ms)})`);
-    console.log(`    end to end (signed event → agent's inbox) ${f.endToEnd.toFixed(0)} events/s` +
-      (f.kind.startsWith('PostgreSQL') ? ` (target ≥ ${TARGET.endToEnd}/s: ${ok(f.endToEnd >= TARGET.endToEnd)})` : ''));
-    console.log(`    CPU of this process per event: bare ack ${f.bare.cpuMs.toFixed(2)} ms, Switchboard ack ${f.ours.cpuMs.toFixed(2)} ms (during the load), ack and handling ${f.cpuPerEvent.toFixed(2)} ms`);
-    const threads = (t: ThreadCpu) => `main ${t.main.toFixed(2)}, load generator ${t.loader.toFixed(2)}, other threads ${t.others.toFixed(2)}`;
-    console.log(`    by thread during the load (ms per event, 10 ms ticks): bare ${threads(f.bare.threads)}; Switchboard ${threads(f.ours.threads)}`);
+    console.log(
+      `    ack throughput ratio ${ratio.toFixed(2)}x, median of the rounds' (${range}) (target ≥ ${TARGET.ratio}x: ${ok(ratio >= TARGET.ratio)}), ack p99 ${f.ours.p99.toFixed(1)} ms (target < ${TARGET.p99Ms} ms: ${ok(f.ours.p99 < TARGET.p99Ms)})`,
+    );
+    console.log(
+      `    end to end (signed event → agent's inbox) ${f.endToEnd.toFixed(0)} events/s` +
+        (f.kind.startsWith('PostgreSQL')
+          ? ` (target ≥ ${TARGET.endToEnd}/s: ${ok(f.endToEnd >= TARGET.endToEnd)})`
+          : ''),
+    );
+    console.log(
+      `    CPU of this process per event: bare ack ${f.bare.cpuMs.toFixed(2)} ms, Switchboard ack ${f.ours.cpuMs.toFixed(2)} ms (during the load), ack and handling ${f.cpuPerEvent.toFixed(2)} ms`,
+    );
+    const threads = (t: ThreadCpu) =>
+      `main ${t.main.toFixed(2)}, load generator ${t.loader.toFixed(2)}, other threads ${t.others.toFixed(2)}`;
+    console.log(
+      `    by thread during the load (ms per event, 10 ms ticks): bare ${threads(f.bare.threads)}; Switchboard ${threads(f.ours.threads)}`,
+    );
     if (Number.isFinite(f.serverAck)) {
-      const whose = f.kind.startsWith('PGlite') ? 'PGlite\'s thread (counted in this process\'s above)' : 'PostgreSQL\'s processes for this database';
-      console.log(`    CPU of ${whose} per event: during the load ${f.serverAck.toFixed(2)} ms, ack and handling ${f.serverAll.toFixed(2)} ms`);
+      const whose = f.kind.startsWith('PGlite')
+        ? "PGlite's thread (counted in this process's above)"
+        : "PostgreSQL's processes for this database";
+      console.log(
+        `    CPU of ${whose} per event: during the load ${f.serverAck.toFixed(2)} ms, ack and handling ${f.serverAll.toFixed(2)} ms`,
+      );
     }
-    console.log(`    database statements per event during the load ${f.ackQueriesPerEvent.toFixed(2)}, ack and handling ${f.queriesPerEvent.toFixed(1)}; main thread's event-loop delay meanwhile: p99 ${f.loopP99.toFixed(0)} ms, max ${f.loopMax.toFixed(0)} ms`);
+    console.log(
+      `    database statements per event during the load ${f.ackQueriesPerEvent.toFixed(2)}, ack and handling ${f.queriesPerEvent.toFixed(1)}; main thread's event-loop delay meanwhile: p99 ${f.loopP99.toFixed(0)} ms, max ${f.loopMax.toFixed(0)} ms`,
+    );
   }
 }

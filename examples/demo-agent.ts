@@ -52,18 +52,26 @@ export const HELP = [
 
 /** What the demo agent says to a message (mentions of anyone are ignored when reading the command). */
 export async function answer(body: string, listAgents: () => Promise<string>): Promise<string> {
-  const text = body.replace(/(^|\s)@[\w./-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const text = body
+    .replace(/(^|\s)@[\w./-]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const command = text.toLowerCase().replace(/[.!?]+$/, '');
   if (command === 'help' || command === '') return HELP;
   if (command === 'agents' || command === 'who is here') return listAgents();
   return `You said: "${text}"`;
 }
 
-const pause = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
-  const timer = setTimeout(done, ms);
-  signal?.addEventListener('abort', done, { once: true });
-});
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 
 const textOf = (r: ToolResult) => (r.content ?? []).map((c) => c.text ?? '').join('\n');
 
@@ -73,9 +81,13 @@ export async function runDemoAgent(o: DemoAgentOptions): Promise<void> {
   let backoff = 1000;
   while (!o.signal?.aborted) {
     const client = new Client({ name: 'switchboard-demo-agent', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(o.url), { requestInit: { headers: { Authorization: `Bearer ${o.token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(o.url), {
+      requestInit: { headers: { Authorization: `Bearer ${o.token}` } },
+    });
     // Stopping closes the client, which ends the request in flight (one listener per connection, not per call).
-    const onAbort = () => { void client.close(); };
+    const onAbort = () => {
+      void client.close();
+    };
     o.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await client.connect(transport);
@@ -85,9 +97,20 @@ export async function runDemoAgent(o: DemoAgentOptions): Promise<void> {
         (await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 })) as ToolResult;
       const listAgents = async () => {
         const r = await call('list_agents', {});
-        const agents = (r.structuredContent?.agents ?? []) as Array<{ address: string; display_name: string; kind: string; role: string }>;
+        const agents = (r.structuredContent?.agents ?? []) as Array<{
+          address: string;
+          display_name: string;
+          kind: string;
+          role: string;
+        }>;
         if (!agents.length) return 'Nobody else is here yet.';
-        return ['Here is who is in this workspace:', '', ...agents.map((a) => `- ${a.display_name} (${a.kind === 'person' ? '@' : ''}${a.address})${a.role ? `: ${a.role}` : ''}`)].join('\n');
+        return [
+          'Here is who is in this workspace:',
+          '',
+          ...agents.map(
+            (a) => `- ${a.display_name} (${a.kind === 'person' ? '@' : ''}${a.address})${a.role ? `: ${a.role}` : ''}`,
+          ),
+        ].join('\n');
       };
       while (!o.signal?.aborted) {
         const r = await call('subscribe', { timeout_seconds: o.waitSeconds ?? 25 });
@@ -116,7 +139,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const url = process.env.SWITCHBOARD_URL;
   const token = process.env.SWITCHBOARD_TOKEN;
   if (!url || !token) {
-    console.error('Set SWITCHBOARD_URL (e.g. http://localhost:3000/mcp/demo) and SWITCHBOARD_TOKEN (the agent\'s token).');
+    console.error(
+      "Set SWITCHBOARD_URL (e.g. http://localhost:3000/mcp/demo) and SWITCHBOARD_TOKEN (the agent's token).",
+    );
     process.exit(2);
   }
   const stop = new AbortController();

@@ -107,7 +107,15 @@ export interface AppOptions {
   /** Use this already-open database instead of opening one from the config (tests). */
   database?: Database;
   /** Options for the queue (tests shorten the poll interval and backoff). */
-  queue?: { pollMs?: number; backoff?: (attempt: number) => number; maxAttempts?: number; maxAgeMs?: number; leaseMs?: number; queueName?: string; prefix?: string };
+  queue?: {
+    pollMs?: number;
+    backoff?: (attempt: number) => number;
+    maxAttempts?: number;
+    maxAgeMs?: number;
+    leaseMs?: number;
+    queueName?: string;
+    prefix?: string;
+  };
   /** Remind approvers after this long without a decision (approval.remind jobs; a surface may act on them). */
   approvalReminderMs?: number;
   /** Skip migrations (the CLI's `migrate` runs them itself). */

@@ -8,7 +8,7 @@ import { createStore } from './infra/db/store.ts';
 import { InboundJournal, journalDirOf } from './infra/db/inbound-journal.ts';
 import { DrizzleInboundEventRepo } from './infra/db/inbound-repo.ts';
 import { ReadCache } from './infra/db/read-cache.ts';
-import { createMetrics, } from './infra/metrics/metrics.ts';
+import { createMetrics } from './infra/metrics/metrics.ts';
 import { createJobQueue } from './infra/queue/create-queue.ts';
 import type { Config } from './config.ts';
 import { LOG_SAFETY } from './infra/logger.ts';
@@ -50,7 +50,10 @@ export function resolveSecret(config: Config, logger: Logger): string {
   mkdirSync(config.dataDir, { recursive: true });
   const secret = randomBytes(32).toString('hex');
   writeFileSync(file, secret, { mode: 0o600 });
-  logger.warn({ file }, 'SWITCHBOARD_SECRET is not set; generated one in the data directory (set it explicitly when several processes share a database)');
+  logger.warn(
+    { file },
+    'SWITCHBOARD_SECRET is not set; generated one in the data directory (set it explicitly when several processes share a database)',
+  );
   return secret;
 }
 
@@ -61,19 +64,40 @@ const PGLITE_JOBS = 2;
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const logger = opts.logger ?? pino({ level: config.logLevel, ...LOG_SAFETY });
   const clock = opts.clock ?? systemClock;
-  const database = opts.database ?? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite'), logger });
+  const database =
+    opts.database ??
+    (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: path.join(config.dataDir, 'pglite'), logger }));
   if (opts.migrate !== false) await database.migrate();
   // The embedded database on disk acknowledges Slack and Teams after a journal beside it (see inbound-journal.ts).
-  const journal = database.kind === 'pglite' && database.dataDir
-    ? await InboundJournal.open(journalDirOf(database.dataDir), new DrizzleInboundEventRepo(database.db, clock), logger.child({ module: 'inbound-journal' }), opts.journal, clock)
-    : null;
+  const journal =
+    database.kind === 'pglite' && database.dataDir
+      ? await InboundJournal.open(
+          journalDirOf(database.dataDir),
+          new DrizzleInboundEventRepo(database.db, clock),
+          logger.child({ module: 'inbound-journal' }),
+          opts.journal,
+          clock,
+        )
+      : null;
   const store = createStore(database.db, clock, false, new ReadCache(database.changes), journal ?? undefined);
   const notifier = new PgNotifier(database, logger);
-  const metrics = createMetrics({ db: () => database.db, now: () => clock.now(), ...(journal ? { journalWaiting: () => journal.waiting } : {}) });
+  const metrics = createMetrics({
+    db: () => database.db,
+    now: () => clock.now(),
+    ...(journal ? { journalWaiting: () => journal.waiting } : {}),
+  });
   // Jobs wait mostly on PostgreSQL and Slack, so many run at once; PGlite runs one query at a time (on its own
   // thread), where more jobs at once would only queue their queries ahead of the acknowledgements Slack waits for.
   const concurrency = database.kind === 'pglite' ? PGLITE_JOBS : POSTGRES_JOBS;
-  const queue = createJobQueue({ redisUrl: config.redisUrl, outbox: metrics.meterOutbox(store.outbox), logger, clock, concurrency, maxAgeMs: config.jobMaxAgeMs, ...opts.queue });
+  const queue = createJobQueue({
+    redisUrl: config.redisUrl,
+    outbox: metrics.meterOutbox(store.outbox),
+    logger,
+    clock,
+    concurrency,
+    maxAgeMs: config.jobMaxAgeMs,
+    ...opts.queue,
+  });
   journal?.onStored(() => queue.kick());
   const orgs = new OrgService(store, clock);
   const agents = new AgentService(store, orgs, notifier, demoTokenRule);
@@ -82,39 +106,133 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const outbound = new Map<ExternalSurface, SurfaceOutbound>();
   const postTopicOf = (s: SurfaceName) => outbound.get(s)?.postTopic ?? null;
   const listening = new ListeningService(store, orgs, agents, clock, postTopicOf, () => queue.kick());
-  const messaging = new MessagingService(store, agents, notifier, clock, opts.rateLimit ?? DEFAULT_RATE_LIMIT, () => queue.kick(), audiences, postTopicOf, listening);
+  const messaging = new MessagingService(
+    store,
+    agents,
+    notifier,
+    clock,
+    opts.rateLimit ?? DEFAULT_RATE_LIMIT,
+    () => queue.kick(),
+    audiences,
+    postTopicOf,
+    listening,
+  );
   const documents = new DocumentService(store, orgs, clock);
-  const intake = new IntakeService(store, orgs, agents, notifier, clock, config.publicUrl, postTopicOf, () => queue.kick());
-  const inbound = new InboundService(store, clock, orgs, agents, messaging, links, new BridgeInbound(store, messaging, notifier, () => clock.now()), intake);
+  const intake = new IntakeService(store, orgs, agents, notifier, clock, config.publicUrl, postTopicOf, () =>
+    queue.kick(),
+  );
+  const inbound = new InboundService(
+    store,
+    clock,
+    orgs,
+    agents,
+    messaging,
+    links,
+    new BridgeInbound(store, messaging, notifier, () => clock.now()),
+    intake,
+  );
   const surfaces = new Set<SurfaceName>();
-  const live = new LiveService(messaging, notifier, clock, (s) => outbound.get(s as ExternalSurface) ?? null, logger.child({ module: 'live' }), { ...DEFAULT_LIVE_OPTIONS, ...opts.live });
-  const approvals = new ApprovalService(store, orgs, agents, notifier, clock, { surfaces: () => [...surfaces], reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs, labelOf: (s) => outbound.get(s)?.label, audiences }, () => queue.kick());
+  const live = new LiveService(
+    messaging,
+    notifier,
+    clock,
+    (s) => outbound.get(s as ExternalSurface) ?? null,
+    logger.child({ module: 'live' }),
+    { ...DEFAULT_LIVE_OPTIONS, ...opts.live },
+  );
+  const approvals = new ApprovalService(
+    store,
+    orgs,
+    agents,
+    notifier,
+    clock,
+    {
+      surfaces: () => [...surfaces],
+      reminderMs: opts.approvalReminderMs ?? config.approvalReminderMs,
+      labelOf: (s) => outbound.get(s)?.label,
+      audiences,
+    },
+    () => queue.kick(),
+  );
   const bridges = new BridgeService(store, orgs, clock);
   // A channel's listeners or bridges changed (from any process): open web chats redraw its header.
   const settingsChanged = (workspaceId: string, channelId: string) => {
-    notifier.publish(chatWorkspaceTopic(workspaceId), `settings:${channelId}`).catch((err) => logger.warn({ err }, 'could not announce a channel\'s new settings'));
+    notifier
+      .publish(chatWorkspaceTopic(workspaceId), `settings:${channelId}`)
+      .catch((err) => logger.warn({ err }, "could not announce a channel's new settings"));
   };
   listening.onChange((ws, place, note) => {
     if (place.surface === WEB_CHAT) settingsChanged(ws.id, place.channelId);
     // The note Switchboard wrote about it (in a bridged web channel): open pages show it like any new message.
-    if (note) notifier.publish(conversationTopic(note.conversationId), note.id).catch((err) => logger.warn({ err }, 'could not announce a listening note'));
+    if (note)
+      notifier
+        .publish(conversationTopic(note.conversationId), note.id)
+        .catch((err) => logger.warn({ err }, 'could not announce a listening note'));
   });
   bridges.onChange((ws, channelId) => settingsChanged(ws.id, channelId));
   // Someone taken out of an organization: their open web chats check their session and access at once, as after
   // signing out (http/auth/sessions.ts's sessionsChanged, which would import this file back).
-  orgs.onPersonRemoved((_org, person) => notifier.publish(chatPersonTopic(person.id), SESSIONS_CHANGED)
-    .catch((err) => logger.warn({ err }, 'could not tell a removed person\'s open event streams; they end at their next keepalive')));
-  const mirrors = { store, clock, port: (s: ExternalSurface) => bridges.port(s), outsideChannelsGone: bridges.outsideChannelsGone.bind(bridges) };
+  orgs.onPersonRemoved((_org, person) =>
+    notifier
+      .publish(chatPersonTopic(person.id), SESSIONS_CHANGED)
+      .catch((err) =>
+        logger.warn({ err }, "could not tell a removed person's open event streams; they end at their next keepalive"),
+      ),
+  );
+  const mirrors = {
+    store,
+    clock,
+    port: (s: ExternalSurface) => bridges.port(s),
+    outsideChannelsGone: bridges.outsideChannelsGone.bind(bridges),
+  };
   queue.register(BRIDGE_POST, bridgePostHandler(mirrors));
   queue.register(BRIDGE_CHANGE, bridgeChangeHandler(mirrors));
   queue.register(BRIDGE_REACT, bridgeReactHandler(mirrors));
-  queue.register('approval.expire', async (p) => { await approvals.expire(String(p.workspaceId), String(p.approvalId)); });
-  queue.register('approval.remind', async (p) => { await approvals.remind(String(p.workspaceId), String(p.approvalId)); });
+  queue.register('approval.expire', async (p) => {
+    await approvals.expire(String(p.workspaceId), String(p.approvalId));
+  });
+  queue.register('approval.remind', async (p) => {
+    await approvals.remind(String(p.workspaceId), String(p.approvalId));
+  });
   const app: App = {
-    config, logger, secret: resolveSecret(config, logger), database, store, notifier, queue, clock, metrics, orgs, agents, messaging,
-    documents, approvals, surfaces, surfaceModules: new Map(), outbound, live, links, audiences, inbound, bridges, listening,
-    chat: new ChatService(store, orgs, agents, notifier, clock, messageHtml, inbound, (ws) => webPort({ store, clock, publicUrl: config.publicUrl }, ws), (s) => outbound.get(s)?.label), agentsPage: new AgentsPage(store, agents, clock),
-    documentAdmin: new DocumentAdmin(store, documents, clock), mcpSessions: null, intake,
+    config,
+    logger,
+    secret: resolveSecret(config, logger),
+    database,
+    store,
+    notifier,
+    queue,
+    clock,
+    metrics,
+    orgs,
+    agents,
+    messaging,
+    documents,
+    approvals,
+    surfaces,
+    surfaceModules: new Map(),
+    outbound,
+    live,
+    links,
+    audiences,
+    inbound,
+    bridges,
+    listening,
+    chat: new ChatService(
+      store,
+      orgs,
+      agents,
+      notifier,
+      clock,
+      messageHtml,
+      inbound,
+      (ws) => webPort({ store, clock, publicUrl: config.publicUrl }, ws),
+      (s) => outbound.get(s)?.label,
+    ),
+    agentsPage: new AgentsPage(store, agents, clock),
+    documentAdmin: new DocumentAdmin(store, documents, clock),
+    mcpSessions: null,
+    intake,
     onClose: [],
     onDrain: [],
     async close() {

@@ -13,37 +13,68 @@ function parsedAddress(s: string, schemes: string[]): URL | null {
 }
 
 /** An http(s) address with a host (zod's url() alone takes `localhost:3000` as an address with the scheme "localhost:"). */
-const webAddress = (name: string, example: string) => z.string()
-  .refine((s) => parsedAddress(s, ['http:', 'https:']) !== null, { message: `${name} must be an http(s) address such as ${example}` });
+const webAddress = (name: string, example: string) =>
+  z.string().refine((s) => parsedAddress(s, ['http:', 'https:']) !== null, {
+    message: `${name} must be an http(s) address such as ${example}`,
+  });
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** An https URL, or http on this machine only (a local token authority in tests): secrets and keys never cross a network in clear. */
-const endpoint = (name: string) => z.string().refine((s) => {
-  const u = parsedAddress(s, ['http:', 'https:']);
-  return u !== null && (u.protocol === 'https:' || LOOPBACK.has(u.hostname));
-}, { message: `${name} must be an https URL (http is accepted only for 127.0.0.1 or localhost)` });
+const endpoint = (name: string) =>
+  z.string().refine(
+    (s) => {
+      const u = parsedAddress(s, ['http:', 'https:']);
+      return u !== null && (u.protocol === 'https:' || LOOPBACK.has(u.hostname));
+    },
+    { message: `${name} must be an https URL (http is accepted only for 127.0.0.1 or localhost)` },
+  );
 
 // Express hands a `trust proxy` list to proxy-addr, which throws on a value it cannot read: checked here with the same
 // function, so a bad value stops start-up with the others rather than when the web app is built.
 const trustedProxies = (s: string) => {
-  const { compile } = createRequire(createRequire(import.meta.url).resolve('express'))('proxy-addr') as { compile(v: string[]): unknown };
-  try { compile(s.split(',').map((v) => v.trim())); return true; } catch { return false; }
+  const { compile } = createRequire(createRequire(import.meta.url).resolve('express'))('proxy-addr') as {
+    compile(v: string[]): unknown;
+  };
+  try {
+    compile(s.split(',').map((v) => v.trim()));
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535, 'PORT must be a port number between 0 and 65535').default(3000),
   PUBLIC_URL: webAddress('PUBLIC_URL', 'https://switchboard.example.com').optional(),
   DATA_DIR: z.string().min(1).default('./.switchboard'),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must start with postgres:// (or leave it unset to use the embedded PGlite)').optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// (or leave it unset to use the embedded worker)').optional(),
-  SWITCHBOARD_SECRET: z.string().min(32, 'SWITCHBOARD_SECRET must be at least 32 characters; generate one with `openssl rand -hex 32`').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(
+      /^postgres(ql)?:\/\//,
+      'DATABASE_URL must start with postgres:// (or leave it unset to use the embedded PGlite)',
+    )
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// (or leave it unset to use the embedded worker)')
+    .optional(),
+  SWITCHBOARD_SECRET: z
+    .string()
+    .min(32, 'SWITCHBOARD_SECRET must be at least 32 characters; generate one with `openssl rand -hex 32`')
+    .optional(),
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
-  SLACK_BOT_TOKEN: z.string().regex(/^xoxb-/, 'SLACK_BOT_TOKEN must be a bot token starting with xoxb-').optional(),
+  SLACK_BOT_TOKEN: z
+    .string()
+    .regex(/^xoxb-/, 'SLACK_BOT_TOKEN must be a bot token starting with xoxb-')
+    .optional(),
   SLACK_CLIENT_ID: z.string().min(1).optional(),
   SLACK_CLIENT_SECRET: z.string().min(1).optional(),
   SLACK_API_URL: webAddress('SLACK_API_URL', 'https://slack.com/api').optional(),
-  SLACK_COMMAND: z.string().regex(/^\/[a-z0-9_-]+$/, 'SLACK_COMMAND must look like /switchboard').default('/switchboard'),
+  SLACK_COMMAND: z
+    .string()
+    .regex(/^\/[a-z0-9_-]+$/, 'SLACK_COMMAND must look like /switchboard')
+    .default('/switchboard'),
   MICROSOFT_APP_ID: z.string().min(1).optional(),
   MICROSOFT_APP_PASSWORD: z.string().min(1).optional(),
   MICROSOFT_APP_TENANT_ID: z.string().min(1).optional(),
@@ -52,15 +83,43 @@ const schema = z.object({
   MICROSOFT_TOKEN_ISSUER: z.string().min(1).optional(),
   MICROSOFT_LOGIN_URL: endpoint('MICROSOFT_LOGIN_URL').optional(),
   MICROSOFT_OAUTH_SCOPE: z.string().min(1).optional(),
-  TEAMS_PRIVACY_URL: z.string().refine((s) => parsedAddress(s, ['https:']) !== null, 'TEAMS_PRIVACY_URL must be the https address of your privacy statement').optional(),
-  TEAMS_TERMS_URL: z.string().refine((s) => parsedAddress(s, ['https:']) !== null, 'TEAMS_TERMS_URL must be the https address of your terms of use').optional(),
-  APPROVAL_REMINDER_MINUTES: z.coerce.number().int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes').min(0)
-    .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off').default(0),
-  JOB_MAX_AGE_MINUTES: z.coerce.number().int('JOB_MAX_AGE_MINUTES must be a whole number of minutes').min(1, 'JOB_MAX_AGE_MINUTES must be at least 1')
-    .max(10080, 'JOB_MAX_AGE_MINUTES must be at most 10080 (a week)').default(30),
-  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`').optional(),
-  TRUST_PROXY: z.string().refine((s) => /^(true|false|\d+)$/.test(s) || trustedProxies(s),
-    'TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets and the names loopback, linklocal or uniquelocal, such as loopback,10.0.0.0/8').default('false'),
+  TEAMS_PRIVACY_URL: z
+    .string()
+    .refine(
+      (s) => parsedAddress(s, ['https:']) !== null,
+      'TEAMS_PRIVACY_URL must be the https address of your privacy statement',
+    )
+    .optional(),
+  TEAMS_TERMS_URL: z
+    .string()
+    .refine(
+      (s) => parsedAddress(s, ['https:']) !== null,
+      'TEAMS_TERMS_URL must be the https address of your terms of use',
+    )
+    .optional(),
+  APPROVAL_REMINDER_MINUTES: z.coerce
+    .number()
+    .int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes')
+    .min(0)
+    .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off')
+    .default(0),
+  JOB_MAX_AGE_MINUTES: z.coerce
+    .number()
+    .int('JOB_MAX_AGE_MINUTES must be a whole number of minutes')
+    .min(1, 'JOB_MAX_AGE_MINUTES must be at least 1')
+    .max(10080, 'JOB_MAX_AGE_MINUTES must be at most 10080 (a week)')
+    .default(30),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`')
+    .optional(),
+  TRUST_PROXY: z
+    .string()
+    .refine(
+      (s) => /^(true|false|\d+)$/.test(s) || trustedProxies(s),
+      'TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets and the names loopback, linklocal or uniquelocal, such as loopback,10.0.0.0/8',
+    )
+    .default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -87,12 +146,23 @@ export interface Config {
   /** How long a job that meets outages (platform, network, database) is retried before it is given up. */
   jobMaxAgeMs: number;
   slack: {
-    signingSecret?: string; botToken?: string; clientId?: string; clientSecret?: string; apiUrl?: string; command: string;
+    signingSecret?: string;
+    botToken?: string;
+    clientId?: string;
+    clientSecret?: string;
+    apiUrl?: string;
+    command: string;
   };
   teams: {
-    appId?: string; appPassword?: string; tenantId?: string;
+    appId?: string;
+    appPassword?: string;
+    tenantId?: string;
     /** Bot Framework endpoints for another cloud or a local authority; each unset one keeps the public cloud's. */
-    openIdMetadataUrl?: string; entraOpenIdMetadataUrl?: string; tokenIssuer?: string; loginUrl?: string; oauthScope?: string;
+    openIdMetadataUrl?: string;
+    entraOpenIdMetadataUrl?: string;
+    tokenIssuer?: string;
+    loginUrl?: string;
+    oauthScope?: string;
   };
 }
 
@@ -114,16 +184,24 @@ export function parseEnvironment(env: NodeJS.ProcessEnv = process.env): Env {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parseEnvironment(env);
   if (Boolean(e.SLACK_CLIENT_ID) !== Boolean(e.SLACK_CLIENT_SECRET)) {
-    throw new ConfigError('Switchboard cannot start: set both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET for the OAuth install, or neither.');
+    throw new ConfigError(
+      'Switchboard cannot start: set both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET for the OAuth install, or neither.',
+    );
   }
   if ((e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID) && !e.SLACK_SIGNING_SECRET) {
-    throw new ConfigError('Switchboard cannot start: Slack is configured but SLACK_SIGNING_SECRET is missing; copy it from your Slack app\'s Basic Information page.');
+    throw new ConfigError(
+      "Switchboard cannot start: Slack is configured but SLACK_SIGNING_SECRET is missing; copy it from your Slack app's Basic Information page.",
+    );
   }
   if (e.SLACK_CLIENT_ID && !e.SWITCHBOARD_SECRET) {
-    throw new ConfigError('Switchboard cannot start: the Slack OAuth install stores bot tokens encrypted, so set SWITCHBOARD_SECRET (e.g. `openssl rand -hex 32`).');
+    throw new ConfigError(
+      'Switchboard cannot start: the Slack OAuth install stores bot tokens encrypted, so set SWITCHBOARD_SECRET (e.g. `openssl rand -hex 32`).',
+    );
   }
   if (e.MICROSOFT_APP_ID && !e.MICROSOFT_APP_PASSWORD) {
-    throw new ConfigError('Switchboard cannot start: MICROSOFT_APP_ID is set but MICROSOFT_APP_PASSWORD is missing; create a client secret for the bot\'s app registration.');
+    throw new ConfigError(
+      "Switchboard cannot start: MICROSOFT_APP_ID is set but MICROSOFT_APP_PASSWORD is missing; create a client secret for the bot's app registration.",
+    );
   }
   return {
     port: e.PORT,
@@ -134,17 +212,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.SWITCHBOARD_SECRET,
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
-    trustProxy: e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY === 'false' ? false : /^\d+$/.test(e.TRUST_PROXY) ? Number(e.TRUST_PROXY) : e.TRUST_PROXY,
+    trustProxy:
+      e.TRUST_PROXY === 'true'
+        ? true
+        : e.TRUST_PROXY === 'false'
+          ? false
+          : /^\d+$/.test(e.TRUST_PROXY)
+            ? Number(e.TRUST_PROXY)
+            : e.TRUST_PROXY,
     approvalReminderMs: e.APPROVAL_REMINDER_MINUTES * 60_000,
     jobMaxAgeMs: e.JOB_MAX_AGE_MINUTES * 60_000,
     slack: {
-      signingSecret: e.SLACK_SIGNING_SECRET, botToken: e.SLACK_BOT_TOKEN, clientId: e.SLACK_CLIENT_ID,
-      clientSecret: e.SLACK_CLIENT_SECRET, apiUrl: e.SLACK_API_URL, command: e.SLACK_COMMAND,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      botToken: e.SLACK_BOT_TOKEN,
+      clientId: e.SLACK_CLIENT_ID,
+      clientSecret: e.SLACK_CLIENT_SECRET,
+      apiUrl: e.SLACK_API_URL,
+      command: e.SLACK_COMMAND,
     },
     teams: {
-      appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD, tenantId: e.MICROSOFT_APP_TENANT_ID,
-      openIdMetadataUrl: e.MICROSOFT_OPENID_METADATA_URL, entraOpenIdMetadataUrl: e.MICROSOFT_ENTRA_OPENID_METADATA_URL,
-      tokenIssuer: e.MICROSOFT_TOKEN_ISSUER, loginUrl: e.MICROSOFT_LOGIN_URL?.replace(/\/$/, ''), oauthScope: e.MICROSOFT_OAUTH_SCOPE,
+      appId: e.MICROSOFT_APP_ID,
+      appPassword: e.MICROSOFT_APP_PASSWORD,
+      tenantId: e.MICROSOFT_APP_TENANT_ID,
+      openIdMetadataUrl: e.MICROSOFT_OPENID_METADATA_URL,
+      entraOpenIdMetadataUrl: e.MICROSOFT_ENTRA_OPENID_METADATA_URL,
+      tokenIssuer: e.MICROSOFT_TOKEN_ISSUER,
+      loginUrl: e.MICROSOFT_LOGIN_URL?.replace(/\/$/, ''),
+      oauthScope: e.MICROSOFT_OAUTH_SCOPE,
     },
   };
 }

@@ -23,7 +23,9 @@ const INBOUND_KEPT_MS = 7 * 24 * 3600_000;
 /** The mounts every server has, in order: MCP, Slack, Teams, documents, account links, then the web chat (which owns `/`). */
 export async function defaultMounts(): Promise<Mount[]> {
   const [{ mountMcp }, { mountSlack }, { mountWebChat }] = await Promise.all([
-    import('./mcp/http.ts'), import('./surfaces/slack/index.ts'), import('./surfaces/web/index.ts'),
+    import('./mcp/http.ts'),
+    import('./surfaces/slack/index.ts'),
+    import('./surfaces/web/index.ts'),
   ]);
   const { mountDocuments } = await import('./http/documents/index.ts');
   const { mountTeams } = await import('./surfaces/teams/index.ts');
@@ -31,16 +33,29 @@ export async function defaultMounts(): Promise<Mount[]> {
   return [mountMcp, mountSlack, mountTeams, mountDocuments, mountLink, mountWebChat];
 }
 
-export async function startServer(config: Config, opts: AppOptions & { mounts?: Mount[]; host?: string; control?: boolean; onListening?: (url: string) => void | Promise<void> } = {}): Promise<Server> {
+export async function startServer(
+  config: Config,
+  opts: AppOptions & {
+    mounts?: Mount[];
+    host?: string;
+    control?: boolean;
+    onListening?: (url: string) => void | Promise<void>;
+  } = {},
+): Promise<Server> {
   // Listen first: /healthz says the process is up while the database opens
   // (a fresh PGlite takes seconds); everything else answers 503 until ready.
   const shell = express();
   shell.disable('x-powered-by');
   let web: Express | null = null;
-  shell.get('/healthz', (_req, res) => { res.json({ ok: true }); });
+  shell.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
   shell.use((req, res, next) => {
     if (web) return web(req, res, next);
-    res.status(503).set('retry-after', '2').json({ ok: false, problems: ['starting: the database and workers are not ready yet'] });
+    res
+      .status(503)
+      .set('retry-after', '2')
+      .json({ ok: false, problems: ['starting: the database and workers are not ready yet'] });
   });
   const http = await listen(shell, config.port, opts.host);
   // A caller may hold the start here (tests look at the starting server without racing the database).
@@ -52,7 +67,9 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
   const abandon = async (e: unknown): Promise<never> => {
     await http.close(0);
     if (started) {
-      const closing = started.close().catch((err: unknown) => started!.logger.warn({ err }, 'could not close everything after a failed start'));
+      const closing = started
+        .close()
+        .catch((err: unknown) => started!.logger.warn({ err }, 'could not close everything after a failed start'));
       await settlesWithin(closing, CLOSE_AFTER_FAILED_START_MS);
     }
     throw e;
@@ -60,7 +77,7 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
   try {
     app = await createApp(config, opts);
     started = app;
-    web = await createHttpApp(app, opts.mounts ?? await defaultMounts());
+    web = await createHttpApp(app, opts.mounts ?? (await defaultMounts()));
     await app.queue.start();
   } catch (e) {
     return abandon(e);
@@ -68,36 +85,46 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
   await warnOnUnreadableTokens(app);
   // The CLI on this machine sends its commands here instead of opening the database itself:
   // it must with PGlite (one process holds the data); with PostgreSQL it is only quicker.
-  const stopControl = opts.control === false ? null : await startControlServer(app, http.url).catch((err: unknown) => {
-    if (!config.databaseUrl) return abandon(err);
-    app.logger.warn({ err }, 'no control socket in DATA_DIR; CLI commands will open the database themselves');
-    return null;
-  });
+  const stopControl =
+    opts.control === false
+      ? null
+      : await startControlServer(app, http.url).catch((err: unknown) => {
+          if (!config.databaseUrl) return abandon(err);
+          app.logger.warn({ err }, 'no control socket in DATA_DIR; CLI commands will open the database themselves');
+          return null;
+        });
   const purge = setInterval(() => {
     app.messaging.purgeHistory().then(
-      (n) => n && app.logger.info({ deleted: n }, 'purged messages past their plan\'s history'),
+      (n) => n && app.logger.info({ deleted: n }, "purged messages past their plan's history"),
       (err) => app.logger.error({ err }, 'history purge failed'),
     );
     // What agents read counts against where they post for a few minutes only (linking/audience-service.ts).
     // Handled Slack/Teams requests: kept a week, long past any redelivery, then deleted with their bodies.
-    app.store.inbound.purgeBefore(new Date(Date.now() - INBOUND_KEPT_MS))
+    app.store.inbound
+      .purgeBefore(new Date(Date.now() - INBOUND_KEPT_MS))
       .catch((err: unknown) => app.logger.warn({ err }, 'could not purge handled inbound requests'));
     // Records of posts made once (cards, confirmations): a week is long past any retry of their jobs.
-    app.store.posts.purgeBefore(new Date(Date.now() - INBOUND_KEPT_MS))
+    app.store.posts
+      .purgeBefore(new Date(Date.now() - INBOUND_KEPT_MS))
       .catch((err: unknown) => app.logger.warn({ err }, 'could not purge old post records'));
-    app.audiences.forgetOldReads().catch((err: unknown) => app.logger.warn({ err }, 'could not forget old audience reads'));
+    app.audiences
+      .forgetOldReads()
+      .catch((err: unknown) => app.logger.warn({ err }, 'could not forget old audience reads'));
   }, PURGE_EVERY_MS);
   purge.unref();
   let stopping: Promise<void> | null = null;
   return {
-    app, http, url: http.url,
-    stop: () => (stopping ??= (async () => {
-      clearInterval(purge);
-      await stopControl?.();
-      await Promise.all(app.onDrain.map((fn) => fn()));
-      await http.close();
-      await app.close();
-    })()),
+    app,
+    http,
+    url: http.url,
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(purge);
+        await stopControl?.();
+        await Promise.all(app.onDrain.map((fn) => fn()));
+        await http.close();
+        await app.close();
+      })()),
   };
 }
 
@@ -107,22 +134,38 @@ export async function startServer(config: Config, opts: AppOptions & { mounts?: 
  * (after the sign-in link), not at the first event. One token is tried.
  */
 async function warnOnUnreadableTokens(app: App): Promise<void> {
-  const [{ createSecretBox }, { unreadableTeam, unreadableToken }] = await Promise.all([import('./infra/secrets/secret-box.ts'), import('./surfaces/slack/installations.ts')]);
-  const teamId = await unreadableTeam(app.store.slackInstallations, createSecretBox(app.secret)).catch((err: unknown) => {
-    app.logger.warn({ err }, 'could not check that the current secret opens the stored Slack tokens');
-    return null;
-  });
+  const [{ createSecretBox }, { unreadableTeam, unreadableToken }] = await Promise.all([
+    import('./infra/secrets/secret-box.ts'),
+    import('./surfaces/slack/installations.ts'),
+  ]);
+  const teamId = await unreadableTeam(app.store.slackInstallations, createSecretBox(app.secret)).catch(
+    (err: unknown) => {
+      app.logger.warn({ err }, 'could not check that the current secret opens the stored Slack tokens');
+      return null;
+    },
+  );
   if (!teamId) return;
   const secretFile = path.join(app.config.dataDir, 'secret');
-  const inUse = app.config.secret ? 'SWITCHBOARD_SECRET, as set now' : `the one generated in ${secretFile}, as SWITCHBOARD_SECRET is not set`;
-  app.logger.warn({ teamId, secretFile }, `${unreadableToken(teamId).message} Until then every event from that team fails (the secret in use now is ${inUse}).`);
+  const inUse = app.config.secret
+    ? 'SWITCHBOARD_SECRET, as set now'
+    : `the one generated in ${secretFile}, as SWITCHBOARD_SECRET is not set`;
+  app.logger.warn(
+    { teamId, secretFile },
+    `${unreadableToken(teamId).message} Until then every event from that team fails (the secret in use now is ${inUse}).`,
+  );
 }
 
 /** Stops the server on SIGTERM/SIGINT, then exits. */
 export function stopOnSignals(server: Server, logger: Logger) {
   const handler = (signal: string) => {
     logger.info({ signal }, 'shutting down');
-    server.stop().then(() => process.exit(0), (err) => { logger.error({ err }, 'shutdown failed'); process.exit(1); });
+    server.stop().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGTERM', handler);
   process.once('SIGINT', handler);

@@ -11,8 +11,10 @@ import { silent, testConfig } from './support/world.ts';
 import { pgliteDb } from './support/db.ts';
 
 const BOTH = {
-  SLACK_SIGNING_SECRET: 'composition-signing-secret', SLACK_BOT_TOKEN: 'xoxb-composition',
-  MICROSOFT_APP_ID: '00000000-0000-4000-8000-00000000c0de', MICROSOFT_APP_PASSWORD: 'composition-password',
+  SLACK_SIGNING_SECRET: 'composition-signing-secret',
+  SLACK_BOT_TOKEN: 'xoxb-composition',
+  MICROSOFT_APP_ID: '00000000-0000-4000-8000-00000000c0de',
+  MICROSOFT_APP_PASSWORD: 'composition-password',
 };
 
 describe('the composition root', () => {
@@ -24,7 +26,9 @@ describe('the composition root', () => {
     return app;
   };
 
-  beforeAll(async () => { database = await pgliteDb.open(); });
+  beforeAll(async () => {
+    database = await pgliteDb.open();
+  });
   afterAll(async () => {
     for (const app of apps) await app.close();
     await database?.close();
@@ -39,7 +43,9 @@ describe('the composition root', () => {
     const { agent } = await app.agents.add(SYSTEM, { name: 'deployer', owner: 'alice', displayName: 'Deployer' });
     await app.agents.join(SYSTEM, { agent: 'alice/deployer', workspace: ws.slug });
     const approval = await app.approvals.request(agent, ws, { title: 'Deploy', details: 'v2' });
-    const topics = (await app.store.outbox.list({})).filter((e) => e.payload.approvalId === approval.id).map((e) => e.topic);
+    const topics = (await app.store.outbox.list({}))
+      .filter((e) => e.payload.approvalId === approval.id)
+      .map((e) => e.topic);
     expect(topics).toEqual(expect.arrayContaining(['slack.approval.show', 'teams.approval.show']));
   });
 

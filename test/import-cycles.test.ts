@@ -43,18 +43,27 @@ export function findCycles(graph: Map<string, string[]>): string[][] {
 
 describe('imports in src', () => {
   it('form no cycle', () => {
-    const graph = new Map(sources(SRC).map((file) => [
-      file, [...readFileSync(file, 'utf8').matchAll(SPECIFIER)].map((m) => path.resolve(path.dirname(file), m[1]!)),
-    ]));
+    const graph = new Map(
+      sources(SRC).map((file) => [
+        file,
+        [...readFileSync(file, 'utf8').matchAll(SPECIFIER)].map((m) => path.resolve(path.dirname(file), m[1]!)),
+      ]),
+    );
     expect(graph.size).toBeGreaterThan(100);
     const cycles = findCycles(graph).map((c) => c.map((f) => path.relative(SRC, f)).join(' → '));
     expect(cycles).toEqual([]);
   });
 
   it('are read the way the check expects: a cycle through a dynamic or type-only import counts', () => {
-    const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ]);
     expect(findCycles(graph)).toEqual([['a', 'b', 'c', 'a']]);
-    const text = "import type { X } from './x.ts';\nconst y = await import('../y.ts');\nexport { z } from './z.ts';\nimport 'pkg';";
+    const text =
+      "import type { X } from './x.ts';\nconst y = await import('../y.ts');\nexport { z } from './z.ts';\nimport 'pkg';";
     expect([...text.matchAll(SPECIFIER)].map((m) => m[1])).toEqual(['./x.ts', '../y.ts', './z.ts']);
   });
 });

@@ -12,12 +12,20 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
 interface Service {
-  build?: string; image?: string; environment?: Record<string, string>; ports?: string[];
-  depends_on?: Record<string, { condition: string }>; healthcheck?: { test: string[] }; volumes?: string[];
+  build?: string;
+  image?: string;
+  environment?: Record<string, string>;
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  volumes?: string[];
 }
 
 describe('compose.yaml', () => {
-  const compose = parse(read('compose.yaml')) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+  const compose = parse(read('compose.yaml')) as {
+    services: Record<string, Service>;
+    volumes: Record<string, unknown>;
+  };
 
   it('runs Switchboard on PostgreSQL and Redis, started once both are healthy', () => {
     const { switchboard, postgres, redis } = compose.services;
@@ -27,20 +35,26 @@ describe('compose.yaml', () => {
       REDIS_URL: 'redis://redis:6379',
       DATA_DIR: '/data',
     });
-    expect(switchboard!.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
+    expect(switchboard!.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    });
     expect(postgres!.image).toMatch(/^postgres:\d+/);
     expect(redis!.image).toMatch(/^redis:\d+/);
   });
 
-  it('gives every service a health check, Switchboard\'s on /readyz', () => {
-    for (const [name, service] of Object.entries(compose.services)) expect(service.healthcheck?.test, name).toBeDefined();
+  it("gives every service a health check, Switchboard's on /readyz", () => {
+    for (const [name, service] of Object.entries(compose.services))
+      expect(service.healthcheck?.test, name).toBeDefined();
     expect(compose.services.switchboard!.healthcheck!.test.join(' ')).toContain('/readyz');
     expect(compose.services.postgres!.healthcheck!.test.join(' ')).toContain('pg_isready');
     expect(compose.services.redis!.healthcheck!.test.join(' ')).toContain('ping');
   });
 
   it('keeps data in named volumes', () => {
-    const named = Object.values(compose.services).flatMap((s) => s.volumes ?? []).map((v) => v.split(':')[0]!);
+    const named = Object.values(compose.services)
+      .flatMap((s) => s.volumes ?? [])
+      .map((v) => v.split(':')[0]!);
     expect(named.sort()).toEqual(Object.keys(compose.volumes).sort());
   });
 });
@@ -50,7 +64,10 @@ describe('the Dockerfile', () => {
   const instructions = dockerfile.split('\n').filter((l) => /^[A-Z]+\s/.test(l));
 
   it('builds in two stages on node 20 with runtime dependencies only', () => {
-    expect(instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/)[1])).toEqual(['node:20-slim', 'node:20-slim']);
+    expect(instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/)[1])).toEqual([
+      'node:20-slim',
+      'node:20-slim',
+    ]);
     expect(dockerfile).toContain('npm ci --omit=dev');
   });
 
@@ -75,7 +92,10 @@ describe('.env.example', () => {
     expect(listed.filter((n) => !SETTING_NAMES.includes(n as never))).toEqual(['POSTGRES_PASSWORD']);
     for (const name of listed) {
       const at = lines.findIndex((l) => l.startsWith(`${name}=`));
-      const above = lines.slice(0, at).reverse().find((l) => !/^[A-Z_]+=/.test(l));
+      const above = lines
+        .slice(0, at)
+        .reverse()
+        .find((l) => !/^[A-Z_]+=/.test(l));
       expect(above, name).toMatch(/^# /);
     }
   });

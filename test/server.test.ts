@@ -16,16 +16,26 @@ describe('a server whose start fails', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'sb-start-'));
     await seedDataDir(dataDir);
   });
-  afterAll(() => { rmSync(dataDir, { recursive: true, force: true }); });
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('closes what it opened (the embedded database and its lock) and says why, so the next start can take it', async () => {
     const config = loadConfig({ PORT: '0', DATA_DIR: dataDir });
-    const broken = () => { throw new Error('a mount that cannot be built'); };
-    await expect(startServer(config, { logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [broken] }))
-      .rejects.toThrow('a mount that cannot be built');
+    const broken = () => {
+      throw new Error('a mount that cannot be built');
+    };
+    await expect(
+      startServer(config, { logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [broken] }),
+    ).rejects.toThrow('a mount that cannot be built');
     expect(lockHolder(path.join(dataDir, 'pglite'))).toBeNull();
     // The next start on the same directory opens it.
-    const server = await startServer(config, { logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [] });
+    const server = await startServer(config, {
+      logger: pino({ level: 'silent' }),
+      host: '127.0.0.1',
+      control: false,
+      mounts: [],
+    });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     await server.stop();
   });

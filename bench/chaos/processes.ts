@@ -23,13 +23,20 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
 
 /** Children still running when the bench exits (an error, Ctrl-C) are killed with it. */
 const children = new Set<ChildProcess>();
-process.once('exit', () => { for (const c of children) c.kill('SIGKILL'); });
-const track = (child: ChildProcess) => { children.add(child); child.once('exit', () => children.delete(child)); return child; };
-
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) resolve();
-  else child.once('exit', () => resolve());
+process.once('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
 });
+const track = (child: ChildProcess) => {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+};
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
 
 /** A `switchboard serve` child process that the bench stops, kills and starts again on one port. */
 export class ServerProcess {
@@ -49,10 +56,12 @@ export class ServerProcess {
   async start(): Promise<void> {
     this.starts += 1;
     const log = createWriteStream(path.join(this.o.logDir, `server-${this.starts}.log`));
-    const child = track(spawn(process.execPath, [BIN, 'serve'], {
-      env: { ...process.env, ...this.o.env, PORT: String(this.o.port), PUBLIC_URL: this.url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }));
+    const child = track(
+      spawn(process.execPath, [BIN, 'serve'], {
+        env: { ...process.env, ...this.o.env, PORT: String(this.o.port), PUBLIC_URL: this.url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     child.stdout!.pipe(log);
     child.stderr!.pipe(log);
     this.child = child;
@@ -111,12 +120,24 @@ export class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    const child = track(spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
+    const child = track(
+      spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      }),
+    );
     this.child = child;
-    await until('the private Redis to accept connections', () => new Promise<boolean>((resolve) => {
-      const socket = net.connect(this.port, '127.0.0.1', () => { socket.end(); resolve(true); });
-      socket.on('error', () => resolve(false));
-    }), 30_000);
+    await until(
+      'the private Redis to accept connections',
+      () =>
+        new Promise<boolean>((resolve) => {
+          const socket = net.connect(this.port, '127.0.0.1', () => {
+            socket.end();
+            resolve(true);
+          });
+          socket.on('error', () => resolve(false));
+        }),
+      30_000,
+    );
   }
 
   /** Kills the server (everything in it is gone) and starts an empty one on the same port. */

@@ -44,7 +44,13 @@ const database = option<DatabaseKind>('--database', ['embedded', 'postgres']);
 const queues: QueueKind[] = queue ? [queue] : ['embedded', 'bullmq'];
 const baseUrl = process.env.CHAOS_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 // --queue alone keeps its old meaning: the PostgreSQL runs on that queue.
-const databases: DatabaseKind[] = database ? [database] : queue ? ['postgres'] : baseUrl ? ['embedded', 'postgres'] : ['embedded'];
+const databases: DatabaseKind[] = database
+  ? [database]
+  : queue
+    ? ['postgres']
+    : baseUrl
+      ? ['embedded', 'postgres']
+      : ['embedded'];
 const SECRET = 'chaos-bench-switchboard-secret-0123456789';
 const METRICS_TOKEN = 'chaos-bench-metrics-token-0123456789';
 const TERMINATE_EVERY_MS = 4_000;
@@ -65,9 +71,12 @@ interface Row {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits until `progress()` reaches `p`. */
-const at = async (progress: () => number, p: number) => { while (progress() < p) await pause(20); };
+const at = async (progress: () => number, p: number) => {
+  while (progress() < p) await pause(20);
+};
 const slowest = (spans: number[]) => (spans.length ? Math.max(0, ...spans) / 1000 : null);
-const delayAfter = (faultsEnd: number, times: number[]) => (times.length ? Math.max(0, ...times.map((t) => t - faultsEnd)) / 1000 : null);
+const delayAfter = (faultsEnd: number, times: number[]) =>
+  times.length ? Math.max(0, ...times.map((t) => t - faultsEnd)) / 1000 : null;
 
 /** The run's working folder (DATA_DIR, server logs) and the Slack stand-in, with the server's environment. */
 async function setUp(label: string, databaseUrl: string) {
@@ -76,13 +85,22 @@ async function setUp(label: string, databaseUrl: string) {
   for (const u of USERS) standin.setUser(u, { real_name: `Chaos ${u.slice(-2)}` });
   // Empty settings count as unset: the embedded database ignores a DATABASE_URL or REDIS_URL of the shell.
   const env = {
-    DATABASE_URL: databaseUrl, REDIS_URL: '', SWITCHBOARD_SECRET: SECRET, SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
-    SLACK_API_URL: standin.url, DATA_DIR: dir,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: '',
+    SWITCHBOARD_SECRET: SECRET,
+    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
+    SLACK_API_URL: standin.url,
+    DATA_DIR: dir,
   };
-  const open = () => createApp(loadConfig({ ...env, PORT: '0', LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }) });
+  const open = () =>
+    createApp(loadConfig({ ...env, PORT: '0', LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }) });
   /** Starts the server child, then the faults begin: the stand-in answers 20% of calls 429 or 500. */
   const serve = async (extra: Record<string, string> = {}) => {
-    const server = new ServerProcess({ port: await freePort(), logDir: dir, env: { ...env, LOG_LEVEL: 'warn', ...extra } });
+    const server = new ServerProcess({
+      port: await freePort(),
+      logDir: dir,
+      env: { ...env, LOG_LEVEL: 'warn', ...extra },
+    });
     await server.start();
     standin.failRandomly(0.2, () => (Math.random() < 0.5 ? { status: 429, retryAfter: 1 } : { status: 500 }));
     return server;
@@ -103,8 +121,9 @@ async function seed(app: App, standin: SlackStandin) {
 
 /** When each mention of the run was stored as a message, by its index. */
 async function received(app: App, run: string): Promise<Map<number, number[]>> {
-  const rows = rowsOf<{ body: string; created_at: Date | string }>(await app.database.db.execute(
-    sql`select body, created_at from messages where body like ${`%chaos-in-${run}-%`}`));
+  const rows = rowsOf<{ body: string; created_at: Date | string }>(
+    await app.database.db.execute(sql`select body, created_at from messages where body like ${`%chaos-in-${run}-%`}`),
+  );
   const byIndex = new Map<number, number[]>();
   for (const r of rows) {
     const i = Number(new RegExp(`chaos-in-${run}-(\\d+)$`).exec(r.body.trim())?.[1]);
@@ -113,12 +132,25 @@ async function received(app: App, run: string): Promise<Map<number, number[]>> {
   return byIndex;
 }
 
-function mentionsRow(database: DatabaseKind, queue: QueueKind, acked: Map<number, number>, inb: Map<number, number[]>, faultsEnd: number): Row {
+function mentionsRow(
+  database: DatabaseKind,
+  queue: QueueKind,
+  acked: Map<number, number>,
+  inb: Map<number, number[]>,
+  faultsEnd: number,
+): Row {
   return {
-    database, queue, what: 'Slack mentions → agent inbox', acked: acked.size, delivered: [...acked.keys()].filter((i) => inb.has(i)).length,
+    database,
+    queue,
+    what: 'Slack mentions → agent inbox',
+    acked: acked.size,
+    delivered: [...acked.keys()].filter((i) => inb.has(i)).length,
     lost: [...acked.keys()].filter((i) => !inb.has(i)).length,
     duplicated: [...inb.values()].filter((t) => t.length > 1).length,
-    maxDelayS: delayAfter(faultsEnd, [...acked.keys()].map((i) => Math.min(...(inb.get(i) ?? [Infinity])))),
+    maxDelayS: delayAfter(
+      faultsEnd,
+      [...acked.keys()].map((i) => Math.min(...(inb.get(i) ?? [Infinity]))),
+    ),
     slowestS: slowest([...acked].map(([i, ackedAt]) => Math.min(...(inb.get(i) ?? [Infinity])) - ackedAt)),
   };
 }
@@ -130,7 +162,10 @@ function cleanUp(dir: string, rows: Row[]) {
 }
 
 async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults: string }> {
-  if (!baseUrl) throw new Error('The chaos bench needs PostgreSQL for --database postgres: set CHAOS_DATABASE_URL or TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).');
+  if (!baseUrl)
+    throw new Error(
+      'The chaos bench needs PostgreSQL for --database postgres: set CHAOS_DATABASE_URL or TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).',
+    );
   const run = `${queue.slice(0, 3)}${process.pid}`;
   const dbName = `chaos_${process.pid}_${queue}`;
   const admin = new pg.Client({ connectionString: baseUrl });
@@ -156,7 +191,10 @@ async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults
   const terminator = (async () => {
     while (terminating) {
       await pause(TERMINATE_EVERY_MS);
-      const r = await admin.query('select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName]);
+      const r = await admin.query(
+        'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [dbName],
+      );
       terminations += 1;
       backends += r.rows[0].n as number;
     }
@@ -164,8 +202,27 @@ async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults
   let acks = 0;
   const progress = () => acks / (2 * N);
   let mentionsDone = false;
-  const inbound = sendMentions({ url: () => server.url, run, n: N, onAck: () => { acks += 1; } }).finally(() => { mentionsDone = true; });
-  const replies = sendReplies({ app, ws, agent, run, n: N, onAck: () => { acks += 1; }, mentionsDone: () => mentionsDone });
+  const inbound = sendMentions({
+    url: () => server.url,
+    run,
+    n: N,
+    onAck: () => {
+      acks += 1;
+    },
+  }).finally(() => {
+    mentionsDone = true;
+  });
+  const replies = sendReplies({
+    app,
+    ws,
+    agent,
+    run,
+    n: N,
+    onAck: () => {
+      acks += 1;
+    },
+    mentionsDone: () => mentionsDone,
+  });
   await at(progress, 0.15);
   await server.kill();
   await at(progress, 0.35);
@@ -185,13 +242,15 @@ async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults
     const byMessage = new Map<string, number>();
     for (let c = 0; c < CHANNELS; c++) {
       for (const m of standin.messages(`C0CHAOS${String(c).padStart(2, '0')}`)) {
-        const id = (m.metadata as { event_payload?: { switchboard_message_id?: string } } | undefined)?.event_payload?.switchboard_message_id;
+        const id = (m.metadata as { event_payload?: { switchboard_message_id?: string } } | undefined)?.event_payload
+          ?.switchboard_message_id;
         if (id) byMessage.set(id, (byMessage.get(id) ?? 0) + 1);
       }
     }
     const firstAt = new Map<string, number>();
     for (const c of standin.callsTo('chat.postMessage')) {
-      const id = (c.args.metadata as { event_payload?: { switchboard_message_id?: string } } | undefined)?.event_payload?.switchboard_message_id;
+      const id = (c.args.metadata as { event_payload?: { switchboard_message_id?: string } } | undefined)?.event_payload
+        ?.switchboard_message_id;
       if (id && c.status === 200 && !firstAt.has(id)) firstAt.set(id, c.at.getTime());
     }
     return { byMessage, firstAt };
@@ -199,26 +258,40 @@ async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults
   const settleEnd = faultsEnd + SETTLE_MS;
   while (Date.now() < settleEnd) {
     const [inb, out] = [await received(app, run).catch(() => new Map()), posted()];
-    if ([...acked.keys()].every((i) => inb.has(i)) && [...answered.values()].every((r) => out.byMessage.has(r.messageId))) break;
+    if (
+      [...acked.keys()].every((i) => inb.has(i)) &&
+      [...answered.values()].every((r) => out.byMessage.has(r.messageId))
+    )
+      break;
     await pause(500);
   }
 
   const inb = await received(app, run);
   const out = posted();
-  const sentTwice = rowsOf<{ n: number }>(await app.database.db.execute(
-    sql`select count(*)::int as n from (select body from messages where body like ${`chaos-out-${run}-%`} group by body having count(*) > 1) d`))[0]!.n;
+  const sentTwice = rowsOf<{ n: number }>(
+    await app.database.db.execute(
+      sql`select count(*)::int as n from (select body from messages where body like ${`chaos-out-${run}-%`} group by body having count(*) > 1) d`,
+    ),
+  )[0]!.n;
   const rows: Row[] = [
     mentionsRow('postgres', queue, acked, inb, faultsEnd),
     {
-      database: 'postgres', queue, what: 'agent answers → Slack threads', acked: answered.size,
+      database: 'postgres',
+      queue,
+      what: 'agent answers → Slack threads',
+      acked: answered.size,
       delivered: [...answered.values()].filter((r) => out.byMessage.has(r.messageId)).length,
       lost: [...answered.values()].filter((r) => !out.byMessage.has(r.messageId)).length,
       duplicated: [...answered.values()].filter((r) => (out.byMessage.get(r.messageId) ?? 0) > 1).length + sentTwice,
-      maxDelayS: delayAfter(faultsEnd, [...answered.values()].map((r) => out.firstAt.get(r.messageId) ?? Infinity)),
+      maxDelayS: delayAfter(
+        faultsEnd,
+        [...answered.values()].map((r) => out.firstAt.get(r.messageId) ?? Infinity),
+      ),
       slowestS: slowest([...answered.values()].map((r) => (out.firstAt.get(r.messageId) ?? Infinity) - r.ackedAt)),
     },
   ];
-  const faults = `postgres, ${queue} queue: ${((faultsEnd - started) / 1000).toFixed(0)} s of faults: 1 kill -9, 1 SIGTERM (stopped in ${stopTimes(server)})` +
+  const faults =
+    `postgres, ${queue} queue: ${((faultsEnd - started) / 1000).toFixed(0)} s of faults: 1 kill -9, 1 SIGTERM (stopped in ${stopTimes(server)})` +
     `${redis ? ', 1 Redis restart (emptied)' : ''}, ${terminations} rounds of pg_terminate_backend (${backends} backends), ` +
     `${slack}, ${server.crashes} server crashes`;
 
@@ -241,9 +314,15 @@ const stopTimes = (server: ServerProcess) => `${server.stopTimes.map((t) => (t /
 
 /** What the server has yet to do with acknowledged requests: lines in its inbound journal, inbound jobs not done. */
 async function backlog(server: ServerProcess): Promise<{ journal: number; jobs: number }> {
-  const text = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` }, signal: AbortSignal.timeout(10_000) })
-    .then((res) => (res.ok ? res.text() : Promise.reject(new Error(`metrics: ${res.status}`))));
-  const sum = (line: RegExp) => text.split('\n').filter((l) => line.test(l)).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+  const text = await fetch(`${server.url}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    signal: AbortSignal.timeout(10_000),
+  }).then((res) => (res.ok ? res.text() : Promise.reject(new Error(`metrics: ${res.status}`))));
+  const sum = (line: RegExp) =>
+    text
+      .split('\n')
+      .filter((l) => line.test(l))
+      .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
   return {
     journal: sum(/^switchboard_inbound_journal_waiting /),
     jobs: sum(/^switchboard_queue_depth\{(?=.*topic="inbound\.)(?=.*status="(pending|queued)")/),
@@ -272,7 +351,14 @@ async function embeddedScenario(): Promise<{ rows: Row[]; faults: string }> {
     atKills.push(b ? `${b.journal}/${b.jobs}` : 'unanswered');
     await server.kill();
   };
-  const inbound = sendMentions({ url: () => server.url, run, n: N, onAck: () => { acks += 1; } });
+  const inbound = sendMentions({
+    url: () => server.url,
+    run,
+    n: N,
+    onAck: () => {
+      acks += 1;
+    },
+  });
   await at(progress, 0.25);
   await kill();
   await at(progress, 0.6);
@@ -294,7 +380,8 @@ async function embeddedScenario(): Promise<{ rows: Row[]; faults: string }> {
   const rows = [mentionsRow('embedded', 'embedded', acked, await received(app, run), faultsEnd)];
   await app.close();
   await standin.close();
-  const faults = `embedded database: ${((faultsEnd - started) / 1000).toFixed(0)} s of faults: 2 kill -9 (mid-burst, then right after it; ` +
+  const faults =
+    `embedded database: ${((faultsEnd - started) / 1000).toFixed(0)} s of faults: 2 kill -9 (mid-burst, then right after it; ` +
     `requests in the journal/inbound jobs waiting at each: ${atKills.join(', ')}), 1 SIGTERM mid-burst (stopped in ${stopTimes(server)}), ${slack}, ` +
     `${server.crashes} server crashes; no agent answers (the bench cannot share PGlite with the server)`;
   cleanUp(dir, rows);
@@ -308,12 +395,18 @@ for (const d of databases) {
   if (d === 'embedded') results.push(await embeddedScenario());
   else for (const q of queues) results.push(await postgresScenario(q));
 }
-console.log(`\nchaos: ${N} Slack mentions per run${databases.includes('postgres') ? ` and ${N} agent answers per PostgreSQL run` : ''}, in ${((Date.now() - began) / 60_000).toFixed(1)} min\n`);
+console.log(
+  `\nchaos: ${N} Slack mentions per run${databases.includes('postgres') ? ` and ${N} agent answers per PostgreSQL run` : ''}, in ${((Date.now() - began) / 60_000).toFixed(1)} min\n`,
+);
 const seconds = (v: number | null) => (v === null ? '-' : v === Infinity ? 'never' : `${v.toFixed(1)} s`);
-console.log('| database | queue | flow | acknowledged | delivered | lost | duplicated | last one after the faults ended | slowest, ack to delivery |');
+console.log(
+  '| database | queue | flow | acknowledged | delivered | lost | duplicated | last one after the faults ended | slowest, ack to delivery |',
+);
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of results.flatMap((x) => x.rows)) {
-  console.log(`| ${r.database} | ${r.queue} | ${r.what} | ${r.acked} | ${r.delivered} | ${r.lost} | ${r.duplicated} | ${seconds(r.maxDelayS)} | ${seconds(r.slowestS)} |`);
+  console.log(
+    `| ${r.database} | ${r.queue} | ${r.what} | ${r.acked} | ${r.delivered} | ${r.lost} | ${r.duplicated} | ${seconds(r.maxDelayS)} | ${seconds(r.slowestS)} |`,
+  );
 }
 console.log('');
 for (const r of results) console.log(r.faults);

@@ -22,9 +22,11 @@ export const replyTag = (run: string, i: number) => `chaos-out-${run}-${i}`;
 /** Runs `work(i)` for i in [0, n) with `width` workers. */
 async function pool(n: number, width: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await work(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await work(next++);
+    }),
+  );
 }
 
 /**
@@ -32,19 +34,37 @@ async function pool(n: number, width: number, work: (i: number) => Promise<void>
  * Slack takes as delivered); a redelivery carries the same event id and body
  * with x-slack-retry-num. Resolves with the time each one was acknowledged.
  */
-export async function sendMentions(o: { url: () => string; run: string; n: number; onAck: () => void }): Promise<Map<number, number>> {
+export async function sendMentions(o: {
+  url: () => string;
+  run: string;
+  n: number;
+  onAck: () => void;
+}): Promise<Map<number, number>> {
   const acked = new Map<number, number>();
   await pool(o.n, 8, async (i) => {
     const event = appMention({
-      user: USERS[i % USERS.length]!, channel: `C0CHAOS${String(i % CHANNELS).padStart(2, '0')}`,
-      text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer ${inboundTag(o.run, i)}`, ts: `1720000000.${String(i).padStart(6, '0')}`,
+      user: USERS[i % USERS.length]!,
+      channel: `C0CHAOS${String(i % CHANNELS).padStart(2, '0')}`,
+      text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer ${inboundTag(o.run, i)}`,
+      ts: `1720000000.${String(i).padStart(6, '0')}`,
     });
     const request = eventCallback(event, { eventId: `Ev0CHAOS${o.run.toUpperCase()}${String(i).padStart(5, '0')}` });
     for (let attempt = 0; ; attempt++) {
       // Signed afresh each time, as Slack does; an answer later than Slack's timeout counts as none.
-      const { headers, body } = signRequest(request, attempt ? { retry: { num: attempt, reason: 'http_timeout' } } : {});
-      const status = await fetch(`${o.url()}/slack/events`, { method: 'POST', headers, body, signal: AbortSignal.timeout(SLACK_TIMEOUT_MS) })
-        .then(async (res) => { await res.arrayBuffer(); return res.status; })
+      const { headers, body } = signRequest(
+        request,
+        attempt ? { retry: { num: attempt, reason: 'http_timeout' } } : {},
+      );
+      const status = await fetch(`${o.url()}/slack/events`, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(SLACK_TIMEOUT_MS),
+      })
+        .then(async (res) => {
+          await res.arrayBuffer();
+          return res.status;
+        })
         .catch(() => 0);
       if (status === 200) break;
       await pause(Math.min(5_000, 500 * (attempt + 1)));
@@ -66,7 +86,12 @@ export interface Reply {
  * again. Resolves when all `n` are answered.
  */
 export async function sendReplies(o: {
-  app: App; ws: Workspace; agent: Agent; run: string; n: number; onAck: () => void;
+  app: App;
+  ws: Workspace;
+  agent: Agent;
+  run: string;
+  n: number;
+  onAck: () => void;
   /** True once every mention was acknowledged: a minute after that with nothing new to answer, the agent stops. */
   mentionsDone: () => boolean;
 }): Promise<Map<number, Reply>> {
@@ -75,17 +100,29 @@ export async function sendReplies(o: {
   const pattern = new RegExp(`chaos-in-${o.run}-(\\d+)`);
   let lastNew = Date.now();
   while (replies.size < o.n && !(o.mentionsDone() && pending.size === replies.size && Date.now() - lastNew > 60_000)) {
-    const rows = await o.app.database.db.execute(sql`select body, conversation_id from messages where body like ${`%chaos-in-${o.run}-%`}`)
-      .then((r) => rowsOf<{ body: string; conversation_id: string }>(r), () => []);
+    const rows = await o.app.database.db
+      .execute(sql`select body, conversation_id from messages where body like ${`%chaos-in-${o.run}-%`}`)
+      .then(
+        (r) => rowsOf<{ body: string; conversation_id: string }>(r),
+        () => [],
+      );
     for (const r of rows) {
       const i = Number(pattern.exec(r.body)?.[1]);
-      if (Number.isInteger(i) && !pending.has(i)) { pending.set(i, r.conversation_id); lastNew = Date.now(); }
+      if (Number.isInteger(i) && !pending.has(i)) {
+        pending.set(i, r.conversation_id);
+        lastNew = Date.now();
+      }
     }
     const batch = [...pending].filter(([i]) => !replies.has(i));
     await pool(batch.length, 4, async (k) => {
       const [i, conversationId] = batch[k]!;
       try {
-        const sent = await o.app.messaging.send({ workspace: o.ws, sender: o.agent, conversationId, body: replyTag(o.run, i) });
+        const sent = await o.app.messaging.send({
+          workspace: o.ws,
+          sender: o.agent,
+          conversationId,
+          body: replyTag(o.run, i),
+        });
         if (!sent.message) throw new Error(`not sent: ${JSON.stringify(sent.recipients)}`);
         replies.set(i, { messageId: sent.message.id, ackedAt: Date.now() });
         o.onAck();

@@ -11,13 +11,18 @@ type Rgba = [number, number, number, number];
 /** Coverage (0..1) of a shape at a point, in a 1x1 design space. */
 type Shape = (x: number, y: number) => boolean;
 
-const roundedRect = (x0: number, y0: number, x1: number, y1: number, r: number): Shape => (x, y) => {
-  if (x < x0 || x > x1 || y < y0 || y > y1) return false;
-  const cx = Math.min(Math.max(x, x0 + r), x1 - r);
-  const cy = Math.min(Math.max(y, y0 + r), y1 - r);
-  return (x - cx) ** 2 + (y - cy) ** 2 <= r * r;
-};
-const circle = (cx: number, cy: number, r: number): Shape => (x, y) => (x - cx) ** 2 + (y - cy) ** 2 <= r * r;
+const roundedRect =
+  (x0: number, y0: number, x1: number, y1: number, r: number): Shape =>
+  (x, y) => {
+    if (x < x0 || x > x1 || y < y0 || y > y1) return false;
+    const cx = Math.min(Math.max(x, x0 + r), x1 - r);
+    const cy = Math.min(Math.max(y, y0 + r), y1 - r);
+    return (x - cx) ** 2 + (y - cy) ** 2 <= r * r;
+  };
+const circle =
+  (cx: number, cy: number, r: number): Shape =>
+  (x, y) =>
+    (x - cx) ** 2 + (y - cy) ** 2 <= r * r;
 
 /** The three switch rows: bars with knobs, in the design space's central square. */
 function motif(inset: number): { bars: Shape[]; knobs: Shape[] } {
@@ -38,13 +43,19 @@ function render(size: number, paint: (x: number, y: number) => Rgba | null): Buf
   for (let py = 0; py < size; py += 1) {
     raw[py * (size * 4 + 1)] = 0; // filter: none
     for (let px = 0; px < size; px += 1) {
-      let r = 0, g = 0, b = 0, a = 0;
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0;
       for (let sy = 0; sy < samples; sy += 1) {
         for (let sx = 0; sx < samples; sx += 1) {
           const c = paint((px + (sx + 0.5) / samples) / size, (py + (sy + 0.5) / samples) / size);
           if (!c) continue;
           const alpha = c[3] / 255;
-          r += c[0] * alpha; g += c[1] * alpha; b += c[2] * alpha; a += alpha;
+          r += c[0] * alpha;
+          g += c[1] * alpha;
+          b += c[2] * alpha;
+          a += alpha;
         }
       }
       const n = samples * samples;
@@ -75,7 +86,9 @@ function png(size: number, raw: Buffer): Buffer {
   header[9] = 6; // RGBA
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0)),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
   ]);
 }
 

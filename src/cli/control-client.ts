@@ -37,13 +37,22 @@ export function databaseIdentity(databaseUrl: string | undefined): string {
     const u = new URL(databaseUrl);
     const q = u.searchParams;
     const user = q.get('user') || decodeURIComponent(u.username);
-    const host = q.get('host') || decodeURIComponent(u.hostname).replace(/^\[(.+)\]$/, '$1').toLowerCase() || 'localhost';
+    const host =
+      q.get('host') ||
+      decodeURIComponent(u.hostname)
+        .replace(/^\[(.+)\]$/, '$1')
+        .toLowerCase() ||
+      'localhost';
     const name = decodeURIComponent(u.pathname.slice(1)) || user;
     return `postgres://${user ? `${user}@` : ''}${LOOPBACK.has(host) ? 'localhost' : host}:${q.get('port') || u.port || '5432'}/${name}`;
   } catch {
     // Unparsable (a password with a `/`, say): all between `://` and the last `@` goes but the user, and the query
     // (where a password may be too), so the refusal that shows this never shows a password.
-    return databaseUrl.replace(/^((?:[^:/@]*:\/\/)?)([^:/@]*)[\s\S]*@/, (_, scheme: string, user: string) => `${scheme}${user ? `${user}@` : ''}`)
+    return databaseUrl
+      .replace(
+        /^((?:[^:/@]*:\/\/)?)([^:/@]*)[\s\S]*@/,
+        (_, scheme: string, user: string) => `${scheme}${user ? `${user}@` : ''}`,
+      )
       .replace(/[?#][\s\S]*$/, '');
   }
 }
@@ -53,18 +62,30 @@ export function databaseIdentity(databaseUrl: string | undefined): string {
  * database this side's environment names (the server refuses to run it on
  * another, see control.ts); null when no server is listening there.
  */
-export function sendToServer(target: Pick<Config, 'dataDir' | 'databaseUrl'>, name: string, args: Record<string, unknown>): Promise<CommandReply | null> {
+export function sendToServer(
+  target: Pick<Config, 'dataDir' | 'databaseUrl'>,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CommandReply | null> {
   const socketPath = controlSocketPath(target.dataDir);
   if (!existsSync(socketPath)) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath, path: '/run', method: 'POST', headers: { 'content-type': 'application/json' } }, async (res) => {
-      let body = '';
-      for await (const chunk of res) body += chunk;
-      try { resolve(JSON.parse(body) as CommandReply); } catch (e) { reject(e); }
-    });
+    const req = http.request(
+      { socketPath, path: '/run', method: 'POST', headers: { 'content-type': 'application/json' } },
+      async (res) => {
+        let body = '';
+        for await (const chunk of res) body += chunk;
+        try {
+          resolve(JSON.parse(body) as CommandReply);
+        } catch (e) {
+          reject(e);
+        }
+      },
+    );
     req.on('error', (e: NodeJS.ErrnoException) => {
       // A socket left behind by a server that died: nobody is listening.
-      if (e.code === 'ECONNREFUSED' || e.code === 'ENOENT') resolve(null); else reject(e);
+      if (e.code === 'ECONNREFUSED' || e.code === 'ENOENT') resolve(null);
+      else reject(e);
     });
     req.end(JSON.stringify({ name, args, database: databaseIdentity(target.databaseUrl) }));
   });

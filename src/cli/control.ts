@@ -36,11 +36,17 @@ export function databaseMismatch(app: App, theirs: unknown): string | null {
   const ours = databaseIdentity(app.config.databaseUrl);
   if (theirs === ours) return null;
   const server = ours === EMBEDDED ? 'its embedded database' : ours;
-  const asked = theirs === EMBEDDED ? 'the embedded database in DATA_DIR (DATABASE_URL is not set)'
-    : typeof theirs === 'string' ? `${theirs} (your DATABASE_URL)` : 'an unnamed database';
+  const asked =
+    theirs === EMBEDDED
+      ? 'the embedded database in DATA_DIR (DATABASE_URL is not set)'
+      : typeof theirs === 'string'
+        ? `${theirs} (your DATABASE_URL)`
+        : 'an unnamed database';
   const toServer = ours === EMBEDDED ? 'unset DATABASE_URL' : `set DATABASE_URL to ${ours} (with its password)`;
-  return `Nothing was done: the Switchboard server running with DATA_DIR ${app.config.dataDir} uses ${server}, not ${asked}; ` +
-    `to work on the server's database, ${toServer}, or to work on the other one, set DATA_DIR to another directory or stop that server.`;
+  return (
+    `Nothing was done: the Switchboard server running with DATA_DIR ${app.config.dataDir} uses ${server}, not ${asked}; ` +
+    `to work on the server's database, ${toServer}, or to work on the other one, set DATA_DIR to another directory or stop that server.`
+  );
 }
 
 export async function startControlServer(app: App, localUrl?: string): Promise<() => Promise<void>> {
@@ -51,12 +57,17 @@ export async function startControlServer(app: App, localUrl?: string): Promise<(
     for await (const chunk of req) body += chunk;
     let reply: CommandReply;
     try {
-      const { name, args, database } = JSON.parse(body) as { name: string; args: Record<string, unknown>; database: unknown };
+      const { name, args, database } = JSON.parse(body) as {
+        name: string;
+        args: Record<string, unknown>;
+        database: unknown;
+      };
       const mismatch = databaseMismatch(app, database);
-      reply = mismatch ? { ok: false, error: { code: 'INVALID_INPUT', message: mismatch } }
+      reply = mismatch
+        ? { ok: false, error: { code: 'INVALID_INPUT', message: mismatch } }
         : name === WHERE_COMMAND
-        ? { ok: true, output: { data: { url: localUrl ?? null }, text: localUrl ?? 'unknown' } }
-        : await runCommand(app, name, args);
+          ? { ok: true, output: { data: { url: localUrl ?? null }, text: localUrl ?? 'unknown' } }
+          : await runCommand(app, name, args);
     } catch {
       reply = { ok: false, error: { code: 'INVALID_INPUT', message: 'The control request was not valid JSON.' } };
     }
@@ -65,13 +76,17 @@ export async function startControlServer(app: App, localUrl?: string): Promise<(
   });
   const oldMask = process.umask(0o177);
   try {
-    await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(file, resolve); });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(file, resolve);
+    });
   } finally {
     process.umask(oldMask);
   }
-  return () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-    if (existsSync(file)) unlinkSync(file);
-  });
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+      if (existsSync(file)) unlinkSync(file);
+    });
 }

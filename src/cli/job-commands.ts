@@ -8,11 +8,19 @@ const STATUSES = ['pending', 'queued', 'done', 'failed'] as const;
 
 /** One job as `--json` shows it: never its payload, which may point at people's messages. */
 const shown = (e: OutboxEntry) => ({
-  id: e.id, topic: e.topic, status: e.status, attempts: e.attempts, run_at: e.runAt.toISOString(), last_error: e.lastError,
+  id: e.id,
+  topic: e.topic,
+  status: e.status,
+  attempts: e.attempts,
+  run_at: e.runAt.toISOString(),
+  last_error: e.lastError,
 });
 
 const line = (e: OutboxEntry) =>
-  `${e.id}  ${e.topic}  ${e.status}  attempts ${e.attempts}  ${e.status === 'pending' ? `due ${e.runAt.toISOString()}` : ''}${e.lastError ? `  last error: ${e.lastError}` : ''}`.replace(/ {3,}/g, '  ');
+  `${e.id}  ${e.topic}  ${e.status}  attempts ${e.attempts}  ${e.status === 'pending' ? `due ${e.runAt.toISOString()}` : ''}${e.lastError ? `  last error: ${e.lastError}` : ''}`.replace(
+    / {3,}/g,
+    '  ',
+  );
 
 /**
  * `jobs list` and `jobs retry`: the outbox as an operator sees it. Inbound
@@ -21,13 +29,18 @@ const line = (e: OutboxEntry) =>
  */
 export const jobCommands: Record<string, (app: App, raw: Record<string, unknown>) => Promise<Output>> = {
   async 'jobs list'(app, raw) {
-    const a = args(z.object({
-      status: z.enum(STATUSES, { message: `--status must be one of: ${STATUSES.join(', ')}` }).optional(),
-      topic: z.string().min(1).optional(),
-    }), raw);
+    const a = args(
+      z.object({
+        status: z.enum(STATUSES, { message: `--status must be one of: ${STATUSES.join(', ')}` }).optional(),
+        topic: z.string().min(1).optional(),
+      }),
+      raw,
+    );
     // Without --status: everything not done yet, and what failed for good.
     const statuses = a.status ? [a.status] : (['failed', 'queued', 'pending'] as const);
-    const entries = (await Promise.all(statuses.map((status) => app.store.outbox.list({ status, topic: a.topic })))).flat();
+    const entries = (
+      await Promise.all(statuses.map((status) => app.store.outbox.list({ status, topic: a.topic })))
+    ).flat();
     const what = `${a.status ?? 'unfinished or failed'} job${entries.length === 1 ? '' : 's'}${a.topic ? ` of ${a.topic}` : ''}`;
     return {
       data: { jobs: entries.map(shown) },
@@ -44,6 +57,9 @@ export const jobCommands: Record<string, (app: App, raw: Record<string, unknown>
       throw conflict(`The job ${a.id} is ${found.status}, not failed; only a failed job can be retried.`);
     }
     app.queue.kick();
-    return { data: { job: shown(entry) }, text: `The job ${entry.id} (${entry.topic}) is pending again and runs shortly.` };
+    return {
+      data: { job: shown(entry) },
+      text: `The job ${entry.id} (${entry.topic}) is pending again and runs shortly.`,
+    };
   },
 };

@@ -4,16 +4,28 @@ import { SYSTEM } from '../core/actor.ts';
 import type { ListenerView } from '../core/listening/listening-service.ts';
 import { args, type Output } from './commands.ts';
 
-const target = z.object({ workspace: z.string().min(1), channel: z.string().min(1), agent: z.string().min(1, 'name the agent with --agent OWNER/NAME') });
+const target = z.object({
+  workspace: z.string().min(1),
+  channel: z.string().min(1),
+  agent: z.string().min(1, 'name the agent with --agent OWNER/NAME'),
+});
 
-const shown = (l: ListenerView) => ({ channel: l.channel, surface: l.place.surface, channel_id: l.place.channelId, agent: l.agent, since: l.since.toISOString() });
+const shown = (l: ListenerView) => ({
+  channel: l.channel,
+  surface: l.place.surface,
+  channel_id: l.place.channelId,
+  agent: l.agent,
+  since: l.since.toISOString(),
+});
 
 async function unlisten(app: App, raw: Record<string, unknown>): Promise<Output> {
   const a = args(target, raw);
   const r = await app.listening.unlisten(SYSTEM, a.workspace, a.channel, a.agent);
   return {
     data: { channel: r.label, agent: r.agent, removed: r.removed },
-    text: r.removed ? `${r.agent} no longer listens to ${r.label}.` : `${r.agent} was not listening to ${r.label}; nothing changed.`,
+    text: r.removed
+      ? `${r.agent} no longer listens to ${r.label}.`
+      : `${r.agent} was not listening to ${r.label}; nothing changed.`,
   };
 }
 
@@ -38,7 +50,9 @@ export const listeningCommands: Record<string, (app: App, raw: Record<string, un
     const list = await app.listening.listeners(SYSTEM, a.workspace, a.channel);
     return {
       data: { listeners: list.map(shown) },
-      text: list.length ? list.map((l) => `${l.channel}  ${l.agent}  since ${l.since.toISOString()}`).join('\n') : `No agent listens to ${a.channel ?? 'any channel of this workspace'}.`,
+      text: list.length
+        ? list.map((l) => `${l.channel}  ${l.agent}  since ${l.since.toISOString()}`).join('\n')
+        : `No agent listens to ${a.channel ?? 'any channel of this workspace'}.`,
     };
   },
 };

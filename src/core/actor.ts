@@ -7,7 +7,14 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** A URL-safe slug from a human name: "Acme Corp" → "acme-corp". */
 export function slugify(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^\w\s-]/g, '').trim().replace(/[\s_]+/g, '-').replace(/-+/g, '-').slice(0, 63);
+  return name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/[\s_]+/g, '-')
+    .replace(/-+/g, '-')
+    .slice(0, 63);
 }
 
 export const isSlug = (s: string) => SLUG.test(s);

@@ -63,7 +63,10 @@ export const isOutage = (e: unknown): boolean => isSwitchboardError(e) && e.code
 
 /** Thrown by job handlers when retrying cannot help (the queue records it and stops). */
 export class PermanentFailure extends Error {
-  constructor(message: string, readonly reason: string = message) {
+  constructor(
+    message: string,
+    readonly reason: string = message,
+  ) {
     super(message);
     this.name = 'PermanentFailure';
   }
@@ -83,7 +86,10 @@ export class TransientFailure extends Error {
 
 /** Thrown by job handlers when the platform asked us to wait (e.g. HTTP 429 Retry-After): transient, with its wait. */
 export class RetryLater extends TransientFailure {
-  constructor(message: string, readonly afterMs: number) {
+  constructor(
+    message: string,
+    readonly afterMs: number,
+  ) {
     super(message);
     this.name = 'RetryLater';
   }

@@ -1,14 +1,37 @@
 import type { PlanName } from './organizations/plans.ts';
 import type {
-  Agent, AgentMembership, Organization, OrgMember, OrgRole, Person, SurfaceName, Workspace, WorkspaceKind, WorkspaceRole,
+  Agent,
+  AgentMembership,
+  Organization,
+  OrgMember,
+  OrgRole,
+  Person,
+  SurfaceName,
+  Workspace,
+  WorkspaceKind,
+  WorkspaceRole,
 } from './types.ts';
 import type { Approval, ApprovalView } from './approvals/types.ts';
-import type { Conversation, ConversationKind, InboxItem, Message, NewMessage, SearchHit, SearchQuery } from './messaging/types.ts';
+import type {
+  Conversation,
+  ConversationKind,
+  InboxItem,
+  Message,
+  NewMessage,
+  SearchHit,
+  SearchQuery,
+} from './messaging/types.ts';
 import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/types.ts';
 import type { ChatRepo, PresenceRepo, ReactionRepo, SessionRepo } from './chat/ports.ts';
 import type { AudienceRepo } from './linking/ports.ts';
 import type {
-  DefaultAgentRepo, ExternalIdentityRepo, ExternalSurface, SlackInstallationRepo, SurfaceTenantRepo, TeamsReferenceRepo, TeamsUserRepo,
+  DefaultAgentRepo,
+  ExternalIdentityRepo,
+  ExternalSurface,
+  SlackInstallationRepo,
+  SurfaceTenantRepo,
+  TeamsReferenceRepo,
+  TeamsUserRepo,
 } from './surfaces/surface-ports.ts';
 import type { BridgeRepo } from './bridges/types.ts';
 import type { ListeningRepo } from './listening/ports.ts';
@@ -17,7 +40,13 @@ import type { IntakeRepo } from './intake/types.ts';
 /** Organizations, their members, seats and monthly usage. */
 export interface OrgRepo {
   /** Throws CONFLICT when the slug is taken. */
-  create(o: { name: string; slug: string; plan: PlanName; licensedMessages?: number; personalFor?: string | null }): Promise<Organization>;
+  create(o: {
+    name: string;
+    slug: string;
+    plan: PlanName;
+    licensedMessages?: number;
+    personalFor?: string | null;
+  }): Promise<Organization>;
   /** By id or slug; null when absent. */
   get(idOrSlug: string): Promise<Organization | null>;
   setPlan(orgId: string, plan: PlanName, licensedMessages: number): Promise<void>;
@@ -63,16 +92,27 @@ export interface PeopleRepo {
 
 export interface WorkspaceRepo {
   /** Throws CONFLICT when the slug is taken. */
-  create(w: { orgId: string; name: string; slug: string; restricted: boolean; kind: WorkspaceKind }): Promise<Workspace>;
+  create(w: {
+    orgId: string;
+    name: string;
+    slug: string;
+    restricted: boolean;
+    kind: WorkspaceKind;
+  }): Promise<Workspace>;
   /** By id or slug; null when absent. */
   get(idOrSlug: string): Promise<Workspace | null>;
-  update(id: string, patch: Partial<Pick<Workspace, 'description' | 'instructions' | 'requireLinking' | 'name'>>): Promise<void>;
+  update(
+    id: string,
+    patch: Partial<Pick<Workspace, 'description' | 'instructions' | 'requireLinking' | 'name'>>,
+  ): Promise<void>;
   /** Sets (or replaces) a person's direct role. */
   setMember(workspaceId: string, personId: string, role: WorkspaceRole): Promise<void>;
   /** The direct role; null when the person was not added directly. */
   directRole(workspaceId: string, personId: string): Promise<WorkspaceRole | null>;
   /** Every person who can reach the workspace (as the caller read it: its organization and `restricted`), with their effective role. */
-  reachablePeople(ws: Pick<Workspace, 'id' | 'orgId' | 'restricted'>): Promise<Array<{ person: Person; role: WorkspaceRole }>>;
+  reachablePeople(
+    ws: Pick<Workspace, 'id' | 'orgId' | 'restricted'>,
+  ): Promise<Array<{ person: Person; role: WorkspaceRole }>>;
   /** Workspaces a person can reach, with their effective role. */
   listForPerson(personId: string): Promise<Array<Workspace & { role: WorkspaceRole }>>;
   /** The workspaces of one organization, or of all when `orgId` is null, by slug. */
@@ -93,7 +133,15 @@ export interface AgentStanding {
 
 export interface AgentRepo {
   /** Throws CONFLICT when the owner already has an agent with that name. */
-  create(a: { ownerId: string; name: string; displayName: string; avatarUrl?: string | null; roleLine?: string; kind: Agent['kind']; tokenHash?: string | null }): Promise<Agent>;
+  create(a: {
+    ownerId: string;
+    name: string;
+    displayName: string;
+    avatarUrl?: string | null;
+    roleLine?: string;
+    kind: Agent['kind'];
+    tokenHash?: string | null;
+  }): Promise<Agent>;
   /** Null when absent. */
   get(id: string): Promise<Agent | null>;
   /** `ownerHandle/name`; null when absent. */
@@ -124,7 +172,11 @@ export interface AgentRepo {
 }
 
 /** Who a posted message reaches (see MessageRepo.post). */
-export interface PostTargets { participants: string[]; deliverTo: string[]; overheard?: string[] }
+export interface PostTargets {
+  participants: string[];
+  deliverTo: string[];
+  overheard?: string[];
+}
 
 /**
  * What a sender's message must pass, checked where it is stored: it is not a redelivery (no message of the
@@ -134,7 +186,9 @@ export interface PostTargets { participants: string[]; deliverTo: string[]; over
  * transaction ends.
  */
 export interface SendGate {
-  externalId: string | null; since: Date; rateMax: number;
+  externalId: string | null;
+  since: Date;
+  rateMax: number;
   count: { orgId: string; month: string; n: number; limit: number | null };
 }
 
@@ -150,7 +204,16 @@ export interface Posted {
 
 export interface MessageRepo {
   /** Finds the conversation with this key in the workspace, or creates it. */
-  conversation(c: { workspaceId: string; kind: ConversationKind; key: string; title?: string; surface?: SurfaceName; externalRef?: Record<string, string> | null; permalink?: string | null; parentId?: string | null }): Promise<Conversation>;
+  conversation(c: {
+    workspaceId: string;
+    kind: ConversationKind;
+    key: string;
+    title?: string;
+    surface?: SurfaceName;
+    externalRef?: Record<string, string> | null;
+    permalink?: string | null;
+    parentId?: string | null;
+  }): Promise<Conversation>;
   /** The conversation with this key in the workspace; null when there is none yet (nothing is created). */
   findConversation(workspaceId: string, key: string): Promise<Conversation | null>;
   /** Null when absent or in another workspace. */
@@ -234,7 +297,12 @@ export type SettledAttempt = { id: string; attempt: number } & (
 
 /** Work to be done outside the transaction (posting to Slack, Teams…), written with the change that caused it. */
 export interface OutboxRepo {
-  add(e: { topic: string; payload: Record<string, unknown>; orderingKey?: string | null; runAt?: Date }): Promise<OutboxEntry>;
+  add(e: {
+    topic: string;
+    payload: Record<string, unknown>;
+    orderingKey?: string | null;
+    runAt?: Date;
+  }): Promise<OutboxEntry>;
   /** Null when absent. */
   get(id: string): Promise<OutboxEntry | null>;
   /**
@@ -295,7 +363,10 @@ export interface SurfacePostRepo {
 }
 
 /** The job that handles a received event: its topic, and the key of the events it is handled in order with. */
-export interface InboundJob { topic: string; orderingKey: string | null }
+export interface InboundJob {
+  topic: string;
+  orderingKey: string | null;
+}
 
 /** Received platform events; not scoped to a tenant, as they are stored before the tenant is resolved. */
 export interface InboundEventRepo {
@@ -340,7 +411,13 @@ export interface OneTimeToken {
 
 /** Single-use expiring secrets, stored by hash. */
 export interface OneTimeTokenRepo {
-  create(t: { purpose: OneTimeToken['purpose']; tokenHash: string; personId?: string | null; subject?: Record<string, string> | null; expiresAt: Date }): Promise<OneTimeToken>;
+  create(t: {
+    purpose: OneTimeToken['purpose'];
+    tokenHash: string;
+    personId?: string | null;
+    subject?: Record<string, string> | null;
+    expiresAt: Date;
+  }): Promise<OneTimeToken>;
   /** Null when no token has that hash. */
   peek(tokenHash: string, purpose: OneTimeToken['purpose']): Promise<OneTimeToken | null>;
   /** Marks it used if it is unused and unexpired; null when that failed (used, expired or unknown). */
@@ -356,9 +433,15 @@ export interface DocumentRepo {
   /** Throws CONFLICT when the key is taken in the workspace. */
   createCollection(c: Omit<Collection, 'id' | 'createdAt' | 'updatedAt'>): Promise<Collection>;
   /** The hidden collection of a Simplified workspace, created on first use. */
-  ensureHiddenCollection(c: Omit<Collection, 'id' | 'createdAt' | 'updatedAt' | 'hidden' | 'active'>): Promise<Collection>;
+  ensureHiddenCollection(
+    c: Omit<Collection, 'id' | 'createdAt' | 'updatedAt' | 'hidden' | 'active'>,
+  ): Promise<Collection>;
   /** Null when absent; throws CONFLICT when a new key is taken. */
-  updateCollection(workspaceId: string, id: string, patch: Partial<Pick<Collection, 'name' | 'key' | 'instructions' | 'active'>>): Promise<Collection | null>;
+  updateCollection(
+    workspaceId: string,
+    id: string,
+    patch: Partial<Pick<Collection, 'name' | 'key' | 'instructions' | 'active'>>,
+  ): Promise<Collection | null>;
   /** Deletes a collection that holds no document (archived ones count); false when it holds some or is absent. */
   deleteEmptyCollection(workspaceId: string, id: string): Promise<boolean>;
   /** Documents in the collection, archived included. */
@@ -366,27 +449,68 @@ export interface DocumentRepo {
   /** Allocates the next identifier number of the workspace. */
   createDocument(d: NewDocument): Promise<Document>;
   /** By id or identifier, archived included; null when absent or (unless asked) in a deactivated collection. */
-  getDocument(workspaceId: string, idOrIdentifier: string, opts?: { includeInactive?: boolean }): Promise<Document | null>;
+  getDocument(
+    workspaceId: string,
+    idOrIdentifier: string,
+    opts?: { includeInactive?: boolean },
+  ): Promise<Document | null>;
   /** One collection's documents, most recently updated first, without content; `total` counts every match. */
-  listDocuments(q: { workspaceId: string; collectionId: string; status?: string; includeArchived: boolean; limit: number; offset: number }): Promise<{ items: DocumentSummary[]; total: number }>;
+  listDocuments(q: {
+    workspaceId: string;
+    collectionId: string;
+    status?: string;
+    includeArchived: boolean;
+    limit: number;
+    offset: number;
+  }): Promise<{ items: DocumentSummary[]; total: number }>;
   /** Matches titles, summaries and identifiers only (never content), in active collections, best first. */
   /** Matches in active collections only, unless `includeInactive` (the web app, which shows deactivated ones too). */
-  searchDocuments(q: { workspaceId: string; text: string; collectionId?: string; includeArchived: boolean; includeInactive?: boolean; limit: number }): Promise<DocumentSummary[]>;
+  searchDocuments(q: {
+    workspaceId: string;
+    text: string;
+    collectionId?: string;
+    includeArchived: boolean;
+    includeInactive?: boolean;
+    limit: number;
+  }): Promise<DocumentSummary[]>;
   /**
    * Writes the change and moves `updated_at` forward, in one conditional
    * statement: only if `updated_at` still equals `readUpdatedAt` (null: unconditionally).
    * Null when it did not (someone wrote since, or the document is absent).
    */
-  updateDocument(workspaceId: string, id: string, readUpdatedAt: Date | null, change: DocumentPatch & { collectionId?: string }, byAgentId: string | null, now: Date): Promise<Document | null>;
+  updateDocument(
+    workspaceId: string,
+    id: string,
+    readUpdatedAt: Date | null,
+    change: DocumentPatch & { collectionId?: string },
+    byAgentId: string | null,
+    now: Date,
+  ): Promise<Document | null>;
 }
 
 /** Approvals and where each is shown. */
 export interface ApprovalRepo {
-  create(a: Pick<Approval, 'workspaceId' | 'agentId' | 'conversationId' | 'title' | 'details' | 'approvers' | 'askerPersonId' | 'askerIdentityId' | 'expiresAt'>): Promise<Approval>;
+  create(
+    a: Pick<
+      Approval,
+      | 'workspaceId'
+      | 'agentId'
+      | 'conversationId'
+      | 'title'
+      | 'details'
+      | 'approvers'
+      | 'askerPersonId'
+      | 'askerIdentityId'
+      | 'expiresAt'
+    >,
+  ): Promise<Approval>;
   /** Null when absent or in another workspace. */
   get(workspaceId: string, id: string): Promise<Approval | null>;
   /** Settles a pending approval; null when it was no longer pending (someone else settled it first). */
-  settle(id: string, change: Pick<Approval, 'status' | 'decidedBy' | 'decidedVia' | 'decidedAt' | 'reason'>): Promise<Approval | null>;
+  settle(
+    id: string,
+    change: Pick<Approval, 'status' | 'decidedBy' | 'decidedVia' | 'decidedAt' | 'reason'>,
+  ): Promise<Approval | null>;
   /** Approvals asked in a conversation, oldest first (web cards). */
   listForConversation(workspaceId: string, conversationId: string): Promise<Approval[]>;
   /** Pending approvals a person may decide in a workspace (their inbox). */

@@ -16,8 +16,12 @@ export async function startDemo(server: Server): Promise<{ signinUrl: string; ag
   const agentUrl = `${server.url}/mcp/${DEMO.workspace}`;
   const stop = new AbortController();
   const log = app.logger.child({ component: 'demo-agent' });
-  const running = runDemoAgent({ url: agentUrl, token: seed.token, signal: stop.signal, log: (msg, details) => log.info(details ?? {}, msg) })
-    .catch((err) => log.error({ err }, 'the demo agent stopped'));
+  const running = runDemoAgent({
+    url: agentUrl,
+    token: seed.token,
+    signal: stop.signal,
+    log: (msg, details) => log.info(details ?? {}, msg),
+  }).catch((err) => log.error({ err }, 'the demo agent stopped'));
   app.onDrain.push(() => stop.abort());
   app.onClose.push(() => running);
   return { signinUrl: seed.signinUrl, agentUrl };

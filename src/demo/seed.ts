@@ -21,7 +21,8 @@ const GUIDE = {
   ].join('\n'),
 };
 
-const WELCOME = 'Welcome to Switchboard! I am the demo agent. Mention me here with @helper and a message: try "@helper help" or "@helper agents".';
+const WELCOME =
+  'Welcome to Switchboard! I am the demo agent. Mention me here with @helper and a message: try "@helper help" or "@helper agents".';
 
 export interface DemoSeed {
   signinUrl: string;
@@ -45,14 +46,24 @@ export async function seedDemo(server: Server): Promise<DemoSeed> {
     admin = r.admin;
     const ws = await app.orgs.addWorkspace(SYSTEM, { name: 'Demo', org: r.org.slug, slug: DEMO.workspace });
     const created = await app.agents.add(SYSTEM, {
-      name: DEMO.agent, owner: DEMO.admin, displayName: 'Helper', roleLine: 'Demo agent: answers help, lists agents, echoes the rest',
+      name: DEMO.agent,
+      owner: DEMO.admin,
+      displayName: 'Helper',
+      roleLine: 'Demo agent: answers help, lists agents, echoes the rest',
     });
     token = created.token;
     await app.agents.join(SYSTEM, { agent: qualifiedName(created.agent), workspace: DEMO.workspace });
     const { chat } = chatOf(app);
     const general = await chat.access.ensureGeneral(ws);
     const conversation = (await app.store.messages.getConversation(ws.id, general.conversationId))!;
-    await app.messaging.send({ workspace: ws, sender: created.agent, conversation, recipients: [], body: WELCOME, surface: 'mcp' });
+    await app.messaging.send({
+      workspace: ws,
+      sender: created.agent,
+      conversation,
+      recipients: [],
+      body: WELCOME,
+      surface: 'mcp',
+    });
     app.logger.info({ workspace: DEMO.workspace }, 'seeded the demo organization');
   } else {
     ({ token } = await app.agents.renewHeldToken(DEMO_AGENT));

@@ -10,7 +10,9 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ENTITIES[c
 /** Markup that is already safe: the result of an `html` template. */
 export class SafeHtml {
   constructor(private readonly markup: string) {}
-  toString() { return this.markup; }
+  toString() {
+    return this.markup;
+  }
 }
 
 /** What a template accepts: text (escaped), markup, nothing (`null`, `undefined`, `false` render as empty) or lists of these. */

@@ -10,8 +10,16 @@ import { NUL_REFUSAL } from '../core/safe-text.ts';
 import { requestErrorOf } from './input.ts';
 
 export const STATUS: Record<ErrorCode, number> = {
-  NOT_FOUND: 404, CONFLICT: 409, NOT_PERMITTED: 403, NEEDS_SEAT: 403, PLAN_LIMIT: 402, INVALID_INPUT: 400,
-  STALE_VERSION: 409, RATE_LIMITED: 429, UNAUTHENTICATED: 401, UNAVAILABLE: 503,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  NOT_PERMITTED: 403,
+  NEEDS_SEAT: 403,
+  PLAN_LIMIT: 402,
+  INVALID_INPUT: 400,
+  STALE_VERSION: 409,
+  RATE_LIMITED: 429,
+  UNAUTHENTICATED: 401,
+  UNAVAILABLE: 503,
 };
 
 /** A piece of the HTTP surface (Slack, Teams, MCP, web chat) mounted on the one express app. */
@@ -33,7 +41,9 @@ export async function createHttpApp(app: App, mounts: Mount[] = []): Promise<Exp
     }
     next();
   });
-  web.get('/healthz', (_req, res) => { res.json({ ok: true }); });
+  web.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
   web.get('/readyz', async (_req, res) => {
     // Anyone who reaches the server may ask: the driver's words (host names, addresses, login failures) go to the log only.
     const failed = (what: string) => (err: Error) => {
@@ -63,7 +73,9 @@ export async function createHttpApp(app: App, mounts: Mount[] = []): Promise<Exp
       return;
     }
     app.logger.error({ err }, 'unhandled request error');
-    res.status(500).json({ error: { code: 'INTERNAL', message: 'Something went wrong on our side; the error was logged.' } });
+    res
+      .status(500)
+      .json({ error: { code: 'INTERNAL', message: 'Something went wrong on our side; the error was logged.' } });
   });
   return web;
 }
@@ -78,7 +90,9 @@ export interface RunningServer {
 /** Listening failed because another program holds the port; the message says which variable to change. */
 export class PortInUseError extends ConfigError {
   constructor(readonly port: number) {
-    super(`Switchboard cannot listen on port ${port}: another program (perhaps another Switchboard) is using it. Stop that program, or set PORT to a free port, e.g. \`PORT=${port === 3000 ? 3001 : port + 1} npm start\`.`);
+    super(
+      `Switchboard cannot listen on port ${port}: another program (perhaps another Switchboard) is using it. Stop that program, or set PORT to a free port, e.g. \`PORT=${port === 3000 ? 3001 : port + 1} npm start\`.`,
+    );
   }
 }
 
@@ -96,10 +110,14 @@ export async function listen(web: Express, port: number, host = '0.0.0.0'): Prom
   return {
     server,
     url: `http://127.0.0.1:${actual}`,
-    close: (graceMs = 10_000) => new Promise<void>((resolve) => {
-      const force = setTimeout(() => server.closeAllConnections(), graceMs);
-      server.close(() => { clearTimeout(force); resolve(); });
-      server.closeIdleConnections();
-    }),
+    close: (graceMs = 10_000) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
   };
 }

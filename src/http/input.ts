@@ -14,7 +14,14 @@ export function nulRefusal(body: unknown): string | null {
   return where ? `${where}: ${NUL_REFUSAL}` : null;
 }
 
-interface HttpErrorLike { status?: unknown; statusCode?: unknown; type?: unknown; limit?: unknown; length?: unknown; message?: unknown }
+interface HttpErrorLike {
+  status?: unknown;
+  statusCode?: unknown;
+  type?: unknown;
+  limit?: unknown;
+  length?: unknown;
+  message?: unknown;
+}
 
 /**
  * The status and sentence for an error express or body-parser raised about the
@@ -28,12 +35,22 @@ export function requestErrorOf(err: unknown): { status: number; message: string 
   if (!(status >= 400 && status < 500)) return null;
   switch (e.type) {
     case 'entity.too.large':
-      return { status: 413, message: `The request body is ${e.length} bytes and this route accepts at most ${e.limit}; send less.` };
+      return {
+        status: 413,
+        message: `The request body is ${e.length} bytes and this route accepts at most ${e.limit}; send less.`,
+      };
     case 'entity.parse.failed':
-      return { status: 400, message: 'The request body could not be parsed; send well-formed JSON (or a form) as the Content-Type says.' };
+      return {
+        status: 400,
+        message: 'The request body could not be parsed; send well-formed JSON (or a form) as the Content-Type says.',
+      };
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return { status: 415, message: 'The request body uses an encoding or character set this server does not read; send UTF-8 without compression.' };
+      return {
+        status: 415,
+        message:
+          'The request body uses an encoding or character set this server does not read; send UTF-8 without compression.',
+      };
     case 'request.aborted':
     case 'request.size.invalid':
       return { status: 400, message: 'The request body ended before its declared length; send it again whole.' };
@@ -44,7 +61,10 @@ export function requestErrorOf(err: unknown): { status: number; message: string 
   }
   // The router's decodeURIComponent of a path parameter failed (it marks that URIError 400).
   if (err instanceof URIError) {
-    return { status: 400, message: 'The address contains a malformed percent-encoding (such as %ZZ); encode it properly and try again.' };
+    return {
+      status: 400,
+      message: 'The address contains a malformed percent-encoding (such as %ZZ); encode it properly and try again.',
+    };
   }
   return { status, message: 'The request was refused as malformed; check its address, headers and body.' };
 }
@@ -57,6 +77,9 @@ export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.infe
   const nul = nulRefusal(raw);
   if (nul) throw invalidInput(nul);
   const r = schema.safeParse(raw ?? {});
-  if (!r.success) throw invalidInput(r.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; '));
+  if (!r.success)
+    throw invalidInput(
+      r.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ` : '') + i.message).join('; '),
+    );
   return r.data;
 }

@@ -12,7 +12,14 @@ export interface PageUser {
   docsHref?: string;
 }
 
-function frame(o: { title: string; bodyClass: string; body: HtmlValue; styles?: string[]; script?: string; meta?: SafeHtml }): string {
+function frame(o: {
+  title: string;
+  bodyClass: string;
+  body: HtmlValue;
+  styles?: string[];
+  script?: string;
+  meta?: SafeHtml;
+}): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -30,7 +37,13 @@ ${o.body}
 </html>`.toString();
 }
 
-const initials = (name: string) => name.split(/\s+/).map((p) => p[0] ?? '').join('').slice(0, 2).toUpperCase();
+const initials = (name: string) =>
+  name
+    .split(/\s+/)
+    .map((p) => p[0] ?? '')
+    .join('')
+    .slice(0, 2)
+    .toUpperCase();
 
 /** The person's menu: documents, password, linked accounts, sign out. */
 export function userMenu(u: PageUser, o: { chatLink?: boolean } = {}): SafeHtml {
@@ -53,7 +66,14 @@ export const brand = html`<a class="brand" href="/"><img src="/assets/icon.svg" 
 
 /** A full-width app page (the chat, the documents): top bar, then the content. */
 export function appPage(o: {
-  title: string; bodyClass: string; topbar: HtmlValue; body: HtmlValue; skipTo?: string; styles?: string[]; script?: string; meta?: SafeHtml;
+  title: string;
+  bodyClass: string;
+  topbar: HtmlValue;
+  body: HtmlValue;
+  skipTo?: string;
+  styles?: string[];
+  script?: string;
+  meta?: SafeHtml;
 }): string {
   return frame({
     ...o,
@@ -66,7 +86,8 @@ ${o.body}`,
 /** A small centred card page (sign-in, account, linking). */
 export function cardPage(title: string, body: HtmlValue): string {
   return frame({
-    title: `${title} · Switchboard`, bodyClass: 'card-page',
+    title: `${title} · Switchboard`,
+    bodyClass: 'card-page',
     body: html`<main class="card" aria-labelledby="page-title">
 <p class="brand" aria-hidden="true"><img src="/assets/icon.svg" alt="" width="28" height="28"> Switchboard</p>
 <h1 id="page-title">${title}</h1>

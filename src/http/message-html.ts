@@ -19,7 +19,12 @@ const schema: SanitizeSchema = {
   tagNames: (defaultSchema.tagNames ?? []).filter((t) => t !== 'img' && t !== 'picture' && t !== 'source'),
 };
 
-const toHtml = unified().use(remarkRehype).use(rehypeSanitize, schema).use(() => finishLinks).use(rehypeStringify).freeze();
+const toHtml = unified()
+  .use(remarkRehype)
+  .use(rehypeSanitize, schema)
+  .use(() => finishLinks)
+  .use(rehypeStringify)
+  .freeze();
 
 /** The sanitised HTML for a Markdown message body. */
 export function messageHtml(markdown: string): string {
@@ -36,8 +41,10 @@ function showLiterally(tree: Root) {
   walk(tree, (node: Nodes) => {
     if (!('children' in node)) return;
     node.children = node.children.flatMap((child): Nodes[] => {
-      if (child.type === 'html') return node.type === 'root' ? [{ type: 'paragraph', children: lines(child.value) }] : lines(child.value);
-      if (child.type === 'image') return [{ type: 'link', url: child.url, children: [{ type: 'text', value: child.alt || child.url }] }];
+      if (child.type === 'html')
+        return node.type === 'root' ? [{ type: 'paragraph', children: lines(child.value) }] : lines(child.value);
+      if (child.type === 'image')
+        return [{ type: 'link', url: child.url, children: [{ type: 'text', value: child.alt || child.url }] }];
       if (child.type === 'text') return lines(child.value);
       return [child];
     }) as typeof node.children;
@@ -45,14 +52,21 @@ function showLiterally(tree: Root) {
 }
 
 function lines(text: string): Array<{ type: 'text'; value: string } | { type: 'break' }> {
-  return text.split('\n').flatMap((line, i) => (i ? [{ type: 'break' as const }, { type: 'text' as const, value: line }] : [{ type: 'text' as const, value: line }]));
+  return text
+    .split('\n')
+    .flatMap((line, i) =>
+      i
+        ? [{ type: 'break' as const }, { type: 'text' as const, value: line }]
+        : [{ type: 'text' as const, value: line }],
+    );
 }
 
 /** Links open in a new tab without handing over this page; addresses that are not web or mail are dropped. Mentions are marked. */
 function finishLinks(tree: HastRoot) {
   const visit = (node: HastRoot | Element) => {
     node.children = node.children.flatMap((child): ElementContent[] => {
-      if (child.type === 'text' && node.type === 'element' && !['a', 'code', 'pre'].includes(node.tagName)) return markMentions(child.value);
+      if (child.type === 'text' && node.type === 'element' && !['a', 'code', 'pre'].includes(node.tagName))
+        return markMentions(child.value);
       if (child.type !== 'element') return [child as ElementContent];
       if (child.tagName === 'a') {
         const href = String(child.properties.href ?? '');
@@ -73,7 +87,12 @@ function markMentions(text: string): ElementContent[] {
   let last = 0;
   for (const m of found) {
     if (m.index > last) out.push({ type: 'text', value: text.slice(last, m.index) });
-    out.push({ type: 'element', tagName: 'span', properties: { className: ['mention'] }, children: [{ type: 'text', value: m.text }] });
+    out.push({
+      type: 'element',
+      tagName: 'span',
+      properties: { className: ['mention'] },
+      children: [{ type: 'text', value: m.text }],
+    });
     last = m.index + m.text.length;
   }
   if (last < text.length) out.push({ type: 'text', value: text.slice(last) });

@@ -33,14 +33,27 @@ export function metricsRoute(app: App): RequestHandler {
   const expected = token ? digest(token) : null;
   return async (req, res, next) => {
     if (!expected) {
-      res.status(404).json({ error: { code: 'NOT_FOUND', message: 'Metrics are off on this server; set METRICS_TOKEN to serve them at /metrics to a scraper that sends it as a bearer token.' } });
+      res.status(404).json({
+        error: {
+          code: 'NOT_FOUND',
+          message:
+            'Metrics are off on this server; set METRICS_TOKEN to serve them at /metrics to a scraper that sends it as a bearer token.',
+        },
+      });
       return;
     }
     const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
     // Compared as digests so the comparison takes the same time whatever was sent.
     if (!given || !timingSafeEqual(digest(given), expected)) {
-      res.status(401).set('www-authenticate', 'Bearer realm="metrics"')
-        .json({ error: { code: 'UNAUTHENTICATED', message: 'Send METRICS_TOKEN as `Authorization: Bearer <token>` to read the metrics.' } });
+      res
+        .status(401)
+        .set('www-authenticate', 'Bearer realm="metrics"')
+        .json({
+          error: {
+            code: 'UNAUTHENTICATED',
+            message: 'Send METRICS_TOKEN as `Authorization: Bearer <token>` to read the metrics.',
+          },
+        });
       return;
     }
     try {

@@ -3,8 +3,17 @@ import type { Config } from '../config.ts';
 
 /** Log fields that may hold secrets or what people wrote, censored by every process's logger. */
 export const LOG_REDACT = [
-  'token', '*.token', '*.password', '*.secret', '*.botToken',
-  'body', '*.body', 'text', '*.text', '*.headers.authorization', '*.headers.cookie',
+  'token',
+  '*.token',
+  '*.password',
+  '*.secret',
+  '*.botToken',
+  'body',
+  '*.body',
+  'text',
+  '*.text',
+  '*.headers.authorization',
+  '*.headers.cookie',
 ];
 
 // A live sign-in or link URL is as good as a password until it is used or expires; agent and Slack tokens likewise.
@@ -48,7 +57,8 @@ export const LOG_SAFETY: Pick<pino.LoggerOptions, 'redact' | 'hooks'> = {
  * The logger for processes whose stdout is for something else (CLI results, MCP
  * on stdio): logs go to stderr, warnings only unless LOG_LEVEL asks for more.
  */
-export const quietLogger = (config: Config) => pino({ level: process.env.LOG_LEVEL ? config.logLevel : 'warn', ...LOG_SAFETY }, pino.destination(2));
+export const quietLogger = (config: Config) =>
+  pino({ level: process.env.LOG_LEVEL ? config.logLevel : 'warn', ...LOG_SAFETY }, pino.destination(2));
 
 /**
  * A log destination that holds lines until `release()`, then writes them and
@@ -58,7 +68,10 @@ export const quietLogger = (config: Config) => pino({ level: process.env.LOG_LEV
 export function heldLogStream(write: (line: string) => void = (l) => process.stderr.write(l)) {
   let held: string[] | null = [];
   return {
-    write(line: string) { if (held) held.push(line); else write(line); },
+    write(line: string) {
+      if (held) held.push(line);
+      else write(line);
+    },
     release() {
       const lines = held ?? [];
       held = null;

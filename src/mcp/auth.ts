@@ -9,14 +9,18 @@ export interface AuthedLocals {
   token: string;
 }
 
-const MISSING = 'This endpoint needs an agent token: send the header Authorization: Bearer <token>. ' +
+const MISSING =
+  'This endpoint needs an agent token: send the header Authorization: Bearer <token>. ' +
   'An agent gets its token when it is created (switchboard agent add) and a new one with switchboard agent rotate-token OWNER/NAME.';
-const INVALID = 'That agent token is not valid, or it was rotated and no longer works; ' +
-  'ask the agent\'s owner for its current token (switchboard agent rotate-token OWNER/NAME prints a new one).';
+const INVALID =
+  'That agent token is not valid, or it was rotated and no longer works; ' +
+  "ask the agent's owner for its current token (switchboard agent rotate-token OWNER/NAME prints a new one).";
 
 /** RFC 6750: no error code when no credentials were sent, `invalid_token` when they were wrong. */
 function unauthorized(res: Response, message: string, presented: boolean) {
-  const challenge = presented ? `Bearer realm="switchboard", error="invalid_token", error_description="${message}"` : 'Bearer realm="switchboard"';
+  const challenge = presented
+    ? `Bearer realm="switchboard", error="invalid_token", error_description="${message}"`
+    : 'Bearer realm="switchboard"';
   res.status(401).set('WWW-Authenticate', challenge).json({ error: 'invalid_token', error_description: message });
 }
 

@@ -19,7 +19,11 @@ export interface ToolRefusal {
 export function toRefusal(e: unknown, logger: Logger, tool: string): ToolRefusal {
   if (isSwitchboardError(e)) return { code: e.code, message: e.message, details: e.details };
   logger.error({ err: e, tool }, 'MCP tool failed');
-  return { code: 'INTERNAL', message: 'Something went wrong on the Switchboard side and it was logged; try again in a moment.', details: {} };
+  return {
+    code: 'INTERNAL',
+    message: 'Something went wrong on the Switchboard side and it was logged; try again in a moment.',
+    details: {},
+  };
 }
 
 /** A refusal as an MCP tool result: the sentence as text, the code and details in `_meta`. */

@@ -22,7 +22,8 @@ function rpcError(res: Response, status: number, message: string, code = -32000)
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-const opensSession = (body: unknown) => (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
+const opensSession = (body: unknown) =>
+  Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
 
 /**
  * `/mcp/:workspace` (id or slug): MCP over Streamable HTTP with stateful
@@ -41,10 +42,19 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
     async function resume(req: Request, res: Response, session: Session, auth: AuthedLocals) {
       const ref = String(req.params.workspace);
       if (session.agentId !== auth.agent.id) {
-        return rpcError(res, 403, 'This session was opened by another agent; open your own session (initialize) with your own token.');
+        return rpcError(
+          res,
+          403,
+          'This session was opened by another agent; open your own session (initialize) with your own token.',
+        );
       }
       if (ref !== session.workspaceId && ref !== session.workspaceSlug) {
-        return rpcError(res, 404, `This session belongs to another workspace; use /mcp/${session.workspaceSlug}, or initialize a new session here.`, -32001);
+        return rpcError(
+          res,
+          404,
+          `This session belongs to another workspace; use /mcp/${session.workspaceSlug}, or initialize a new session here.`,
+          -32001,
+        );
       }
       // The latest token that worked for this agent is the one a notification stream is checked against.
       session.stillAuthorized = async () => (await app.agents.authenticate(auth.token))?.id === session.agentId;
@@ -71,16 +81,31 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           session = {
-            id, agentId: ctx.agent.id, workspaceId: ctx.workspace.id, workspaceSlug: ctx.workspace.slug, server, transport,
-            inFlight: 0, lastSeen: 0, stillAuthorized: opener,
+            id,
+            agentId: ctx.agent.id,
+            workspaceId: ctx.workspace.id,
+            workspaceSlug: ctx.workspace.slug,
+            server,
+            transport,
+            inFlight: 0,
+            lastSeen: 0,
+            stillAuthorized: opener,
           };
           registry.add(session);
           // A rotation (from any process) ends the session's stream at once rather than at the next sweep.
           const watched = session;
           watching = app.notifier.subscribe(tokenTopic(ctx.agent.id), () => {
-            void watched.stillAuthorized().then((ok) => { if (!ok) registry.revoke(id); }, () => {});
+            void watched.stillAuthorized().then(
+              (ok) => {
+                if (!ok) registry.revoke(id);
+              },
+              () => {},
+            );
           });
-          app.logger.info({ sessionId: id, agentId: ctx.agent.id, workspaceId: ctx.workspace.id }, 'MCP session opened');
+          app.logger.info(
+            { sessionId: id, agentId: ctx.agent.id, workspaceId: ctx.workspace.id },
+            'MCP session opened',
+          );
         },
         onsessionclosed: (id) => registry.forget(id),
       });
@@ -102,19 +127,31 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
         const sessionId = req.header('mcp-session-id');
         if (sessionId) {
           const session = registry.get(sessionId);
-          if (!session) return rpcError(res, 404, 'Session not found: it expired or was closed. Start a new session by sending initialize again.', -32001);
+          if (!session)
+            return rpcError(
+              res,
+              404,
+              'Session not found: it expired or was closed. Start a new session by sending initialize again.',
+              -32001,
+            );
           return await resume(req, res, session, auth);
         }
         if (req.method === 'POST' && opensSession(req.body)) return await open(req, res, auth);
-        rpcError(res, 400, 'Bad Request: no Mcp-Session-Id header. Open a session first by POSTing an initialize request.');
+        rpcError(
+          res,
+          400,
+          'Bad Request: no Mcp-Session-Id header. Open a session first by POSTing an initialize request.',
+        );
       } catch (e) {
         next(e);
       }
     });
     // A body that is not JSON, or too large, is the client's mistake: a JSON-RPC error, not a 500.
     web.use('/mcp/:workspace', (err: { type?: string }, _req: Request, res: Response, next: (e?: unknown) => void) => {
-      if (err?.type === 'entity.parse.failed') return rpcError(res, 400, 'Parse error: the request body is not valid JSON.', -32700);
-      if (err?.type === 'entity.too.large') return rpcError(res, 413, `The request body is larger than ${MAX_BODY}; send smaller messages.`);
+      if (err?.type === 'entity.parse.failed')
+        return rpcError(res, 400, 'Parse error: the request body is not valid JSON.', -32700);
+      if (err?.type === 'entity.too.large')
+        return rpcError(res, 413, `The request body is larger than ${MAX_BODY}; send smaller messages.`);
       next(err);
     });
   };
@@ -138,7 +175,11 @@ function cancelOnHangUp(req: Request, res: Response, transport: StreamableHTTPSe
   res.once('close', () => {
     if (res.writableFinished) return;
     for (const requestId of ids) {
-      transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'The client closed the connection.' } });
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'The client closed the connection.' },
+      });
     }
   });
 }

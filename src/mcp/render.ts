@@ -10,7 +10,10 @@ const EXTERNAL = new Set(['slack', 'teams']);
 /** How a sender is shown to agents; `address` is what send_message accepts. */
 export function senderOut(s: Sender): z.infer<typeof senderSchema> {
   return {
-    name: s.name, person: s.person, kind: s.kind, display_name: s.displayName,
+    name: s.name,
+    person: s.person,
+    kind: s.kind,
+    display_name: s.displayName,
     address: s.kind === 'person' ? s.name : `${s.person}/${s.name}`,
   };
 }
@@ -44,7 +47,12 @@ export function inboxText(items: InboxItemOut[], remaining: number, emptyLine: s
   const head = `${plural(items.length, 'message')}${remaining ? `; ${remaining} more unread (call again)` : ''}:`;
   const lines = items.map((m) => {
     const where = m.conversation.kind === 'dm' ? 'DM' : `${m.conversation.kind} "${m.conversation.title}"`;
-    const asker = m.asker.handle && m.asker.handle !== m.sender.person ? `, for @${m.asker.handle}` : !m.asker.linked ? ', from an unlinked guest' : '';
+    const asker =
+      m.asker.handle && m.asker.handle !== m.sender.person
+        ? `, for @${m.asker.handle}`
+        : !m.asker.linked
+          ? ', from an unlinked guest'
+          : '';
     const a = m.audience;
     const audience = `; audience: ${a.level}, ${plural(a.members, 'person', 'people')}${a.unlinked ? `, ${a.unlinked} unlinked` : ''}`;
     return `- [${m.id}]${m.overheard ? ' (overheard)' : ''} ${m.sender.address} in ${where} (conversation ${m.conversation.id}${asker}${audience}) at ${m.time}:\n  ${m.body.replace(/\n/g, '\n  ')}`;
@@ -55,12 +63,22 @@ export function inboxText(items: InboxItemOut[], remaining: number, emptyLine: s
 /** A search hit in the output schema's shape. */
 export function searchHitOut(h: SearchHit) {
   return {
-    id: h.message.id, time: h.message.createdAt.toISOString(), sender: senderOut(h.sender),
-    conversation_id: h.message.conversationId, snippet: h.snippet, body: h.message.body, rank: h.rank,
+    id: h.message.id,
+    time: h.message.createdAt.toISOString(),
+    sender: senderOut(h.sender),
+    conversation_id: h.message.conversationId,
+    snippet: h.snippet,
+    body: h.message.body,
+    rank: h.rank,
   };
 }
 
 export function searchText(hits: ReturnType<typeof searchHitOut>[]): string {
   if (!hits.length) return 'No messages match; try other words, or a later `since`.';
-  return [`${plural(hits.length, 'match', 'matches')}, best first:`, ...hits.map((h) => `- [${h.id}] ${h.sender.address} at ${h.time} (conversation ${h.conversation_id}): ${h.snippet}`)].join('\n');
+  return [
+    `${plural(hits.length, 'match', 'matches')}, best first:`,
+    ...hits.map(
+      (h) => `- [${h.id}] ${h.sender.address} at ${h.time} (conversation ${h.conversation_id}): ${h.snippet}`,
+    ),
+  ].join('\n');
 }

@@ -1,5 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  ErrorCode,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { inboxTopic } from '../core/messaging/messaging-service.ts';
 import { label } from '../core/messaging/rules.ts';
 import type { ToolContext } from './context.ts';
@@ -15,22 +20,33 @@ export const INBOX_URI = 'switchboard://inbox';
  */
 export function registerInboxResource(server: McpServer, ctx: ToolContext): void {
   const { app, agent, workspace: ws } = ctx;
-  server.registerResource('inbox', INBOX_URI, {
-    title: 'Your inbox',
-    description: `Unread messages of ${label(agent)} in ${ws.slug}. Subscribe to be told when one arrives; read them with check_inbox.`,
-    mimeType: 'application/json',
-  }, async (uri) => {
-    let unread: number;
-    let overheard: number;
-    try {
-      ({ addressed: unread, overheard } = await app.messaging.unreadCounts(agent, ws));
-    } catch (e) {
-      throw new McpError(ErrorCode.InvalidRequest, toRefusal(e, app.logger, 'resources/read').message);
-    }
-    // Overheard messages (heard as a channel's listener) are counted apart from those addressed to the agent.
-    const text = JSON.stringify({ agent: label(agent), workspace: ws.slug, unread, overheard, next: unread + overheard ? 'Call check_inbox to read them.' : 'Nothing unread.' });
-    return { contents: [{ uri: uri.href, mimeType: 'application/json', text }] };
-  });
+  server.registerResource(
+    'inbox',
+    INBOX_URI,
+    {
+      title: 'Your inbox',
+      description: `Unread messages of ${label(agent)} in ${ws.slug}. Subscribe to be told when one arrives; read them with check_inbox.`,
+      mimeType: 'application/json',
+    },
+    async (uri) => {
+      let unread: number;
+      let overheard: number;
+      try {
+        ({ addressed: unread, overheard } = await app.messaging.unreadCounts(agent, ws));
+      } catch (e) {
+        throw new McpError(ErrorCode.InvalidRequest, toRefusal(e, app.logger, 'resources/read').message);
+      }
+      // Overheard messages (heard as a channel's listener) are counted apart from those addressed to the agent.
+      const text = JSON.stringify({
+        agent: label(agent),
+        workspace: ws.slug,
+        unread,
+        overheard,
+        next: unread + overheard ? 'Call check_inbox to read them.' : 'Nothing unread.',
+      });
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text }] };
+    },
+  );
 
   // One notifier subscription per session, however often the client subscribes.
   let subscription: Promise<() => Promise<void>> | null = null;
@@ -40,9 +56,12 @@ export function registerInboxResource(server: McpServer, ctx: ToolContext): void
     await (await s)?.();
   };
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
-    if (req.params.uri !== INBOX_URI) throw new McpError(ErrorCode.InvalidParams, `Only ${INBOX_URI} can be subscribed to.`);
+    if (req.params.uri !== INBOX_URI)
+      throw new McpError(ErrorCode.InvalidParams, `Only ${INBOX_URI} can be subscribed to.`);
     subscription ??= app.notifier.subscribe(inboxTopic(agent.id), () => {
-      server.server.sendResourceUpdated({ uri: INBOX_URI }).catch((err) => app.logger.debug({ err }, 'could not send a resource update'));
+      server.server
+        .sendResourceUpdated({ uri: INBOX_URI })
+        .catch((err) => app.logger.debug({ err }, 'could not send a resource update'));
     });
     await subscription;
     return {};

@@ -3,9 +3,12 @@ import { SwitchboardError } from '../core/errors.ts';
 import type { ToolContext } from './context.ts';
 
 /** The refusal for a call made, or a wait ended, after the agent's token was rotated. */
-export const tokenRotated = () => new SwitchboardError('UNAUTHENTICATED',
-  'Your agent token was rotated, so this session no longer works; ask your owner for the current token ' +
-  '(switchboard agent rotate-token OWNER/NAME prints a new one) and connect again with it.');
+export const tokenRotated = () =>
+  new SwitchboardError(
+    'UNAUTHENTICATED',
+    'Your agent token was rotated, so this session no longer works; ask your owner for the current token ' +
+      '(switchboard agent rotate-token OWNER/NAME prints a new one) and connect again with it.',
+  );
 
 export interface RevocationWatch {
   /** Aborts when the caller's signal does, or when the token is found rotated. */
@@ -33,9 +36,16 @@ export async function watchRevocation(ctx: ToolContext, outer?: AbortSignal): Pr
       ctx.app.logger.warn({ err, agentId: ctx.agent.id }, 'could not re-check an agent token during a wait');
       return true;
     });
-    if (!ok) { revoked = true; abort(); }
+    if (!ok) {
+      revoked = true;
+      abort();
+    }
   };
-  const unsubscribe = ctx.stillAuthorized ? await ctx.app.notifier.subscribe(tokenTopic(ctx.agent.id), () => { void check(); }) : async () => {};
+  const unsubscribe = ctx.stillAuthorized
+    ? await ctx.app.notifier.subscribe(tokenTopic(ctx.agent.id), () => {
+        void check();
+      })
+    : async () => {};
   await check();
   return {
     signal: controller.signal,

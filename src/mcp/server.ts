@@ -29,10 +29,13 @@ export function messagingInstructions(ctx: ToolContext): string {
  */
 export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
   const docs = await documentInstructions(ctx);
-  const server = new McpServer({ name: 'switchboard', title: 'Switchboard', version }, {
-    instructions: [messagingInstructions(ctx), docs].filter(Boolean).join('\n\n'),
-    capabilities: { tools: {}, resources: { subscribe: true } },
-  });
+  const server = new McpServer(
+    { name: 'switchboard', title: 'Switchboard', version },
+    {
+      instructions: [messagingInstructions(ctx), docs].filter(Boolean).join('\n\n'),
+      capabilities: { tools: {}, resources: { subscribe: true } },
+    },
+  );
   registerMessagingTools(server, ctx);
   registerLiveTools(server, ctx);
   registerInboxResource(server, ctx);
@@ -40,6 +43,9 @@ export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
   registerApprovalTools(server, ctx);
   registerIntakeTools(server, ctx);
   // Last, so it sees every call first (after the withheld-tool refusals are attached).
-  if (!guardToolCalls(server, ctx.app.logger)) ctx.app.logger.warn('could not attach the argument checks to tools/call; malformed arguments get the SDK\'s own errors');
+  if (!guardToolCalls(server, ctx.app.logger))
+    ctx.app.logger.warn(
+      "could not attach the argument checks to tools/call; malformed arguments get the SDK's own errors",
+    );
   return server;
 }

@@ -40,9 +40,14 @@ export class SessionRegistry {
 
   private readonly now: () => number;
 
-  constructor(private readonly opts: SessionOptions, private readonly logger: Logger) {
+  constructor(
+    private readonly opts: SessionOptions,
+    private readonly logger: Logger,
+  ) {
     this.now = opts.now ?? Date.now;
-    this.timer = setInterval(() => { void this.sweep(); }, opts.sweepMs);
+    this.timer = setInterval(() => {
+      void this.sweep();
+    }, opts.sweepMs);
     this.timer.unref();
   }
 
@@ -61,7 +66,9 @@ export class SessionRegistry {
       return;
     }
     if (this.sessions.size >= this.opts.max) {
-      const oldest = [...this.sessions.values()].filter((x) => x.inFlight === 0).sort((a, b) => a.lastSeen - b.lastSeen)[0];
+      const oldest = [...this.sessions.values()]
+        .filter((x) => x.inFlight === 0)
+        .sort((a, b) => a.lastSeen - b.lastSeen)[0];
       if (oldest) void this.close(oldest.id, 'too many sessions');
     }
     s.lastSeen = this.now();
@@ -102,7 +109,9 @@ export class SessionRegistry {
     if (!s) return;
     this.sessions.delete(id);
     this.logger.debug({ sessionId: id, agentId: s.agentId, why }, 'closing MCP session');
-    await s.server.close().catch((err) => this.logger.warn({ err, sessionId: id }, 'MCP session did not close cleanly'));
+    await s.server
+      .close()
+      .catch((err) => this.logger.warn({ err, sessionId: id }, 'MCP session did not close cleanly'));
   }
 
   /**
@@ -115,14 +124,21 @@ export class SessionRegistry {
     const all = [...this.sessions.values()];
     const idle = all.filter((s) => s.inFlight === 0 && s.lastSeen < cutoff);
     const streaming = all.filter((s) => s.inFlight > 0);
-    const revoked = (await Promise.all(streaming.map(async (s) => ((await s.stillAuthorized().catch(() => true)) ? null : s)))).filter((s) => s !== null);
-    await Promise.all([...idle.map((s) => this.close(s.id, 'idle')), ...revoked.map((s) => this.close(s.id, 'token rotated'))]);
+    const revoked = (
+      await Promise.all(streaming.map(async (s) => ((await s.stillAuthorized().catch(() => true)) ? null : s)))
+    ).filter((s) => s !== null);
+    await Promise.all([
+      ...idle.map((s) => this.close(s.id, 'idle')),
+      ...revoked.map((s) => this.close(s.id, 'token rotated')),
+    ]);
     return idle.length + revoked.length;
   }
 
   /** Closes every session (ending their streams and waits); later calls wait for the same work. */
   closeAll(): Promise<void> {
     clearInterval(this.timer);
-    return (this.closing ??= Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'shutting down'))).then(() => {}));
+    return (this.closing ??= Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'shutting down'))).then(
+      () => {},
+    ));
   }
 }

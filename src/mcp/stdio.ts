@@ -42,7 +42,9 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
   const stdin = o.stdin ?? process.stdin;
   const stdout = o.stdout ?? process.stdout;
   if (!o.token) {
-    o.err('Set SWITCHBOARD_TOKEN to the agent\'s token (printed by `switchboard agent add`, or a new one from `switchboard agent rotate-token OWNER/NAME`).');
+    o.err(
+      "Set SWITCHBOARD_TOKEN to the agent's token (printed by `switchboard agent add`, or a new one from `switchboard agent rotate-token OWNER/NAME`).",
+    );
     return 2;
   }
   const missing = missingDatabase(config, o.dataDirSet);
@@ -54,7 +56,9 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
   const toServer = async (pid: number) => {
     const { base, how } = await serverAddress(config);
     const url = `${base}/mcp/${encodeURIComponent(o.workspace)}`;
-    o.err(`The embedded database is held by a running Switchboard server (pid ${pid}); relaying MCP to it at ${url} (${how}).`);
+    o.err(
+      `The embedded database is held by a running Switchboard server (pid ${pid}); relaying MCP to it at ${url} (${how}).`,
+    );
     return relay(url, o.token!, stdin, stdout, o.err);
   };
   // A running server holds the embedded database: relay without loading the app (a second or two sooner for the client).
@@ -72,7 +76,9 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
   try {
     const agent = await app.agents.authenticate(o.token);
     if (!agent) {
-      o.err('SWITCHBOARD_TOKEN is not a valid agent token, or it was rotated; ask the agent\'s owner for its current token.');
+      o.err(
+        "SWITCHBOARD_TOKEN is not a valid agent token, or it was rotated; ask the agent's owner for its current token.",
+      );
       return 1;
     }
     const ctx = await openToolContext(app, agent, o.workspace);
@@ -87,7 +93,10 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
     await server.close();
     return 0;
   } catch (e) {
-    if (isSwitchboardError(e)) { o.err(e.message); return 1; }
+    if (isSwitchboardError(e)) {
+      o.err(e.message);
+      return 1;
+    }
     throw e;
   } finally {
     await app.close();
@@ -103,13 +112,17 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
 export function missingDatabase(config: Config, dataDirSet: boolean): string | null {
   if (config.databaseUrl) return null;
   if (!dataDirSet) {
-    return `mcp-stdio does not know where your Switchboard keeps its data, and did not create an empty database in ${process.cwd()}. ` +
+    return (
+      `mcp-stdio does not know where your Switchboard keeps its data, and did not create an empty database in ${process.cwd()}. ` +
       'Set DATA_DIR to the absolute path of the data directory `switchboard serve` uses (by default the .switchboard folder of the checkout), ' +
-      'or DATABASE_URL to its PostgreSQL, in the "env" of your MCP client\'s configuration.';
+      'or DATABASE_URL to its PostgreSQL, in the "env" of your MCP client\'s configuration.'
+    );
   }
   if (!existsSync(path.join(config.dataDir, 'pglite'))) {
-    return `DATA_DIR is ${config.dataDir}, which holds no Switchboard database; mcp-stdio did not create an empty one. ` +
-      'Set DATA_DIR to the data directory `switchboard serve` uses (an absolute path), or start `switchboard serve` with this DATA_DIR once first.';
+    return (
+      `DATA_DIR is ${config.dataDir}, which holds no Switchboard database; mcp-stdio did not create an empty one. ` +
+      'Set DATA_DIR to the data directory `switchboard serve` uses (an absolute path), or start `switchboard serve` with this DATA_DIR once first.'
+    );
   }
   return null;
 }
@@ -118,8 +131,12 @@ export function missingDatabase(config: Config, dataDirSet: boolean): string | n
 async function serverAddress(config: Config): Promise<{ base: string; how: string }> {
   const reply = await sendToServer(config, WHERE_COMMAND, {}).catch(() => null);
   const url = reply?.ok ? reply.output?.data.url : null;
-  if (typeof url === 'string') return { base: url, how: `as its control socket ${controlSocketPath(config.dataDir)} said` };
-  return { base: `http://127.0.0.1:${config.port}`, how: `from PORT=${config.port}, since no control socket answered at ${controlSocketPath(config.dataDir)}` };
+  if (typeof url === 'string')
+    return { base: url, how: `as its control socket ${controlSocketPath(config.dataDir)} said` };
+  return {
+    base: `http://127.0.0.1:${config.port}`,
+    how: `from PORT=${config.port}, since no control socket answered at ${controlSocketPath(config.dataDir)}`,
+  };
 }
 
 /**
@@ -127,8 +144,16 @@ async function serverAddress(config: Config): Promise<{ base: string; how: strin
  * transport: each message passes through unchanged, and a request the server
  * refuses (401, 403…) is answered with a JSON-RPC error that says why.
  */
-async function relay(url: string, token: string, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, err: (s: string) => void): Promise<number> {
-  const upstream = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+async function relay(
+  url: string,
+  token: string,
+  stdin: NodeJS.ReadableStream,
+  stdout: NodeJS.WritableStream,
+  err: (s: string) => void,
+): Promise<number> {
+  const upstream = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   const local = new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream);
   let initializeId: string | number | null = null;
   // Sent one after another: a send resolves once the server answered its headers, so the
@@ -136,17 +161,20 @@ async function relay(url: string, token: string, stdin: NodeJS.ReadableStream, s
   let sending = Promise.resolve();
   local.onmessage = (m: JSONRPCMessage) => {
     if (isJSONRPCRequest(m) && m.method === 'initialize') initializeId = m.id;
-    sending = sending.then(() => upstream.send(m)).catch((e: Error) => {
-      const why = unreachable(e)
-        ? `could not reach Switchboard at ${url} (${causeOf(e)}); is \`switchboard serve\` running there? Set PORT (or DATA_DIR) to match the server`
-        : `Switchboard at ${url} refused the request: ${e.message}`;
-      err(why);
-      if (isJSONRPCRequest(m)) void local.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: why } });
-    });
+    sending = sending
+      .then(() => upstream.send(m))
+      .catch((e: Error) => {
+        const why = unreachable(e)
+          ? `could not reach Switchboard at ${url} (${causeOf(e)}); is \`switchboard serve\` running there? Set PORT (or DATA_DIR) to match the server`
+          : `Switchboard at ${url} refused the request: ${e.message}`;
+        err(why);
+        if (isJSONRPCRequest(m)) void local.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: why } });
+      });
   };
   upstream.onmessage = (m: JSONRPCMessage) => {
     // Later requests carry the negotiated protocol version, as the SDK's own client does.
-    if (isJSONRPCResultResponse(m) && m.id === initializeId && typeof m.result.protocolVersion === 'string') upstream.setProtocolVersion(m.result.protocolVersion);
+    if (isJSONRPCResultResponse(m) && m.id === initializeId && typeof m.result.protocolVersion === 'string')
+      upstream.setProtocolVersion(m.result.protocolVersion);
     void local.send(m);
   };
   upstream.onerror = (e) => err(`Connection to Switchboard at ${url}: ${e.message}`);
@@ -159,7 +187,10 @@ async function relay(url: string, token: string, stdin: NodeJS.ReadableStream, s
 }
 
 /** A network failure (nothing listening, name not found), as fetch reports it in `cause`. */
-const causeOf = (e: Error) => String((e.cause as { code?: string } | undefined)?.code ?? (e.cause as Error | undefined)?.message ?? e.message);
+const causeOf = (e: Error) =>
+  String((e.cause as { code?: string } | undefined)?.code ?? (e.cause as Error | undefined)?.message ?? e.message);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'EAI_AGAIN']);
 /** fetch rejects with a TypeError when nothing answers; its `cause` (or the error itself) carries the system code. */
-const unreachable = (e: Error) => e instanceof TypeError || [e, e.cause].some((x) => NETWORK_CODES.has(String((x as { code?: unknown } | undefined)?.code)));
+const unreachable = (e: Error) =>
+  e instanceof TypeError ||
+  [e, e.cause].some((x) => NETWORK_CODES.has(String((x as { code?: unknown } | undefined)?.code)));

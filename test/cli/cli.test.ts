@@ -21,7 +21,10 @@ describe.runIf(pgUrl)('the CLI against PostgreSQL', () => {
     drop = db.drop;
     env = { DATABASE_URL: db.url, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-cli-')), LOG_LEVEL: 'silent' };
   });
-  afterAll(async () => { await drop(); rmSync(env.DATA_DIR, { recursive: true, force: true }); });
+  afterAll(async () => {
+    await drop();
+    rmSync(env.DATA_DIR, { recursive: true, force: true });
+  });
 
   it('initialises an organization and prints a one-time sign-in URL', async () => {
     const r = await cli(env, '--json', 'init', '--org', 'Acme', '--admin', 'alice');
@@ -51,7 +54,8 @@ describe.runIf(pgUrl)('the CLI against PostgreSQL', () => {
   });
 
   it('refuses the 6th agent on a Free organization with the limit stated', async () => {
-    for (const n of ['a2', 'a3', 'a4', 'a5']) expect((await cli(env, 'agent', 'add', n, '--owner', 'alice')).code).toBe(0);
+    for (const n of ['a2', 'a3', 'a4', 'a5'])
+      expect((await cli(env, 'agent', 'add', n, '--owner', 'alice')).code).toBe(0);
     const r = await cli(env, 'agent', 'add', 'a6', '--owner', 'alice');
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/PLAN_LIMIT.*already has 5 agents and its free plan allows 5/);
@@ -61,27 +65,60 @@ describe.runIf(pgUrl)('the CLI against PostgreSQL', () => {
     expect((await cli(env, 'workspace', 'add', 'Eng', '--org', 'acme')).code).toBe(0);
     const r = await cli(env, '--json', 'workspace', 'add', 'Ops', '--org', 'acme');
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.err).error).toMatchObject({ code: 'PLAN_LIMIT', message: expect.stringContaining('free plan allows 1') });
+    expect(JSON.parse(r.err).error).toMatchObject({
+      code: 'PLAN_LIMIT',
+      message: expect.stringContaining('free plan allows 1'),
+    });
   });
 
   it('joins an agent with permissions and manages members, seats and plans', async () => {
     expect((await cli(env, 'member', 'add', 'eng', 'bob', '--role', 'editor')).code).toBe(0);
     expect((await cli(env, 'seat', 'grant', 'bob', '--org', 'acme')).out).toContain('now holds a seat');
-    const join = await cli(env, '--json', 'agent', 'join', 'alice/builder', 'eng', '--no-send', '--can-message', 'bob', '--monitor');
+    const join = await cli(
+      env,
+      '--json',
+      'agent',
+      'join',
+      'alice/builder',
+      'eng',
+      '--no-send',
+      '--can-message',
+      'bob',
+      '--monitor',
+    );
     expect(JSON.parse(join.out)).toMatchObject({ send: false, receive: true, monitor: true, can_message: ['bob'] });
     const plan = await cli(env, '--json', 'plan', 'set', 'acme', 'team', '--messages', '20000');
-    expect(JSON.parse(plan.out)).toMatchObject({ plan: 'team', messages_per_month: 20000, agents: 200, workspaces: null, history_days: 90 });
+    expect(JSON.parse(plan.out)).toMatchObject({
+      plan: 'team',
+      messages_per_month: 20000,
+      agents: 200,
+      workspaces: null,
+      history_days: 90,
+    });
   });
 
   it('refuses an allow-list naming an agent not in the workspace yet with the command that puts it there, not an MCP tool', async () => {
     const r = await cli(env, 'agent', 'join', 'alice/builder', 'eng', '--can-message', 'bob/builder');
     expect(r.code).toBe(1);
-    expect(r.err).toContain('Error (NOT_FOUND): There is no agent or person "bob/builder" in this workspace; did you mean alice/builder? Only agents already in eng and people who can reach it can be named: '
-      + 'put that agent in first with `switchboard agent join bob/builder eng` (`switchboard agent list` shows every agent\'s name).');
+    expect(r.err).toContain(
+      'Error (NOT_FOUND): There is no agent or person "bob/builder" in this workspace; did you mean alice/builder? Only agents already in eng and people who can reach it can be named: ' +
+        "put that agent in first with `switchboard agent join bob/builder eng` (`switchboard agent list` shows every agent's name).",
+    );
     expect(r.err).not.toContain('list_agents');
     // Doing what it says works.
     expect((await cli(env, 'agent', 'join', 'bob/builder', 'eng')).code).toBe(0);
-    const join = await cli(env, '--json', 'agent', 'join', 'alice/builder', 'eng', '--can-message', 'bob/builder', '--takes-from', 'bob/builder');
+    const join = await cli(
+      env,
+      '--json',
+      'agent',
+      'join',
+      'alice/builder',
+      'eng',
+      '--can-message',
+      'bob/builder',
+      '--takes-from',
+      'bob/builder',
+    );
     expect(JSON.parse(join.out)).toMatchObject({ can_message: ['bob/builder'], takes_messages_from: ['bob/builder'] });
   });
 
@@ -101,12 +138,16 @@ describe.runIf(pgUrl)('the CLI against PostgreSQL', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('--messages can be at most 2147483647');
     expect(r.err).not.toMatch(/INTERNAL|out of range/);
-    expect(JSON.parse((await cli(env, '--json', 'plan', 'set', 'acme', 'team', '--messages', '2147483647')).out)).toMatchObject({ messages_per_month: 2_147_483_647 });
+    expect(
+      JSON.parse((await cli(env, '--json', 'plan', 'set', 'acme', 'team', '--messages', '2147483647')).out),
+    ).toMatchObject({ messages_per_month: 2_147_483_647 });
     expect((await cli(env, 'plan', 'set', 'acme', 'team', '--messages', '20000')).code).toBe(0);
   });
 
   it('runs as the package bin and exits non-zero on a refusal', async () => {
-    const err = await run('node', [BIN, 'agent', 'add', 'builder', '--owner', 'alice'], { env: { ...process.env, ...env } }).catch((e) => e);
+    const err = await run('node', [BIN, 'agent', 'add', 'builder', '--owner', 'alice'], {
+      env: { ...process.env, ...env },
+    }).catch((e) => e);
     expect(err.code).toBe(1);
     expect(err.stderr).toContain('CONFLICT');
   });
@@ -122,17 +163,30 @@ describe('the CLI configuration check', () => {
   it('refuses a PUBLIC_URL without a scheme before making a sign-in link, with exit code 2', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-cli-'));
     try {
-      const r = await cli({ PUBLIC_URL: 'localhost:3000', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, 'init', '--org', 'Acme', '--admin', 'alice');
+      const r = await cli(
+        { PUBLIC_URL: 'localhost:3000', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+        'init',
+        '--org',
+        'Acme',
+        '--admin',
+        'alice',
+      );
       expect(r.code).toBe(2);
-      expect(r.err).toContain('PUBLIC_URL: PUBLIC_URL must be an http(s) address such as https://switchboard.example.com');
+      expect(r.err).toContain(
+        'PUBLIC_URL: PUBLIC_URL must be an http(s) address such as https://switchboard.example.com',
+      );
       expect(r.out).not.toContain('signin');
-    } finally { rmSync(dataDir, { recursive: true, force: true }); }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a TRUST_PROXY express cannot read with the other configuration errors (exit code 2), before serving', async () => {
     const r = await cli({ TRUST_PROXY: 'maybe', PORT: '0', LOG_LEVEL: 'silent' }, 'serve');
     expect(r.code).toBe(2);
-    expect(r.err).toContain('Switchboard cannot start because of its environment:\n- TRUST_PROXY: TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets and the names loopback, linklocal or uniquelocal, such as loopback,10.0.0.0/8');
+    expect(r.err).toContain(
+      'Switchboard cannot start because of its environment:\n- TRUST_PROXY: TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets and the names loopback, linklocal or uniquelocal, such as loopback,10.0.0.0/8',
+    );
     expect(r.err).not.toContain('INTERNAL');
   });
 });

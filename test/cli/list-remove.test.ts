@@ -20,7 +20,10 @@ describe('list and remove from the CLI', () => {
   beforeAll(async () => {
     database = await pgliteDb.open();
     dataDir = mkdtempSync(path.join(tmpdir(), 'sb-cli-list-'));
-    app = await createApp(loadConfig({ DATA_DIR: dataDir, SWITCHBOARD_SECRET: 'x'.repeat(32) }), { database, logger: pino({ level: 'silent' }) });
+    app = await createApp(loadConfig({ DATA_DIR: dataDir, SWITCHBOARD_SECRET: 'x'.repeat(32) }), {
+      database,
+      logger: pino({ level: 'silent' }),
+    });
     await ok('init', { org: 'Acme', admin: 'alice' });
     await ok('person add', { handle: 'bob', org: 'acme', role: 'member' });
     await ok('workspace add', { name: 'Eng', org: 'acme' });
@@ -32,7 +35,7 @@ describe('list and remove from the CLI', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('lists an organization\'s people with role and seat, and everyone without --org', async () => {
+  it("lists an organization's people with role and seat, and everyone without --org", async () => {
     await ok('seat grant', { handle: 'bob', org: 'acme' });
     expect((await ok('person list', { org: 'acme' })).data.people).toEqual([
       { handle: 'alice', display_name: 'alice', email: null, role: 'admin', seat: false },
@@ -66,18 +69,28 @@ describe('list and remove from the CLI', () => {
   });
 
   it('refuses to remove a person agent, or an agent that does not exist, saying why', async () => {
-    expect((await run('agent remove', { agent: 'bob/bob' })).error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('person agent') });
+    expect((await run('agent remove', { agent: 'bob/bob' })).error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('person agent'),
+    });
     expect((await run('agent remove', { agent: 'bob/nobody' })).error).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('refuses to remove the last admin of an organization, and removes a member with their roles there', async () => {
     const last = await run('person remove', { handle: 'alice', org: 'acme' });
-    expect(last.error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/last admin of Acme; make someone else an admin first/) });
+    expect(last.error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/last admin of Acme; make someone else an admin first/),
+    });
 
     await ok('agent add', { name: 'helper', owner: 'bob' });
     await ok('agent join', { agent: 'bob/helper', workspace: 'eng' });
     await ok('person remove', { handle: 'bob', org: 'acme' });
-    const [bob, ws, org] = await Promise.all([app.store.people.get('bob'), app.store.workspaces.get('eng'), app.store.orgs.get('acme')]);
+    const [bob, ws, org] = await Promise.all([
+      app.store.people.get('bob'),
+      app.store.workspaces.get('eng'),
+      app.store.orgs.get('acme'),
+    ]);
     expect(await app.store.orgs.member(org!.id, bob!.id)).toBeNull();
     expect(await app.store.workspaces.directRole(ws!.id, bob!.id)).toBeNull();
     const helper = (await app.store.agents.byQualifiedName('bob', 'helper'))!;
@@ -85,12 +98,18 @@ describe('list and remove from the CLI', () => {
     // Their account and own organization stay.
     expect((await app.store.orgs.listForPerson(bob!.id)).map((o) => o.slug)).toEqual(['~bob']);
     expect((await run('person remove', { handle: 'bob', org: 'acme' })).error).toMatchObject({ code: 'NOT_FOUND' });
-    expect((await run('person remove', { handle: 'bob', org: '~bob' })).error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('own organization') });
+    expect((await run('person remove', { handle: 'bob', org: '~bob' })).error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('own organization'),
+    });
   });
 
   it('removes a workspace only with --yes, saying what goes with it', async () => {
     const unconfirmed = await run('workspace remove', { workspace: 'eng' });
-    expect(unconfirmed.error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/deletes its conversations, messages, documents.*--yes/) });
+    expect(unconfirmed.error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/deletes its conversations, messages, documents.*--yes/),
+    });
     expect(await app.store.workspaces.get('eng')).not.toBeNull();
     await ok('workspace remove', { workspace: 'eng', yes: true });
     expect(await app.store.workspaces.get('eng')).toBeNull();

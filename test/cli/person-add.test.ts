@@ -25,7 +25,10 @@ describe('person add for someone who already exists', () => {
   beforeAll(async () => {
     database = await pgliteDb.open();
     dataDir = mkdtempSync(path.join(tmpdir(), 'sb-cli-person-add-'));
-    app = await createApp(loadConfig({ DATA_DIR: dataDir, SWITCHBOARD_SECRET: 'x'.repeat(32) }), { database, logger: pino({ level: 'silent' }) });
+    app = await createApp(loadConfig({ DATA_DIR: dataDir, SWITCHBOARD_SECRET: 'x'.repeat(32) }), {
+      database,
+      logger: pino({ level: 'silent' }),
+    });
     await ok('init', { org: 'Acme', admin: 'alice' });
     await ok('person add', { handle: 'bob', org: 'acme', role: 'member', name: 'Bob' });
     await ok('init', { org: 'Beta', admin: 'carol' });
@@ -36,12 +39,12 @@ describe('person add for someone who already exists', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('follows the last admin\'s refusal: making a member admin lets the former last admin be removed', async () => {
+  it("follows the last admin's refusal: making a member admin lets the former last admin be removed", async () => {
     const refused = await run('person remove', { handle: 'alice', org: 'acme' });
     expect(refused.error?.message).toContain('`switchboard person add HANDLE --org acme --role admin`');
 
     const promoted = await ok('person add', { handle: 'bob', org: 'acme', role: 'admin' });
-    expect(promoted.text).toBe('Changed @bob\'s role in acme from member to admin.');
+    expect(promoted.text).toBe("Changed @bob's role in acme from member to admin.");
     expect(promoted.data).toMatchObject({ created: false, org: 'acme', role: 'admin', previous_role: 'member' });
     expect(await roleOf('bob', 'acme')).toBe('admin');
 
@@ -60,22 +63,33 @@ describe('person add for someone who already exists', () => {
   });
 
   it('adds an existing person of one organization to another, leaving their name and e-mail as they were', async () => {
-    const added = await ok('person add', { handle: 'bob', org: 'beta', role: 'member', name: 'Robert', email: 'rob@example.com' });
-    expect(added.text).toBe('Added @bob, who already had an account, to beta as member. Their name and e-mail stay as they were (--name and --email apply only to new people).');
+    const added = await ok('person add', {
+      handle: 'bob',
+      org: 'beta',
+      role: 'member',
+      name: 'Robert',
+      email: 'rob@example.com',
+    });
+    expect(added.text).toBe(
+      'Added @bob, who already had an account, to beta as member. Their name and e-mail stay as they were (--name and --email apply only to new people).',
+    );
     expect(await roleOf('bob', 'beta')).toBe('member');
     expect(await roleOf('bob', 'acme')).toBe('admin');
     expect(await app.store.people.get('bob')).toMatchObject({ displayName: 'Bob', email: null });
   });
 
   it('says when nothing changed', async () => {
-    expect((await ok('person add', { handle: 'bob', org: 'beta', role: 'member' })).text).toBe('@bob is already in beta as member; nothing changed.');
+    expect((await ok('person add', { handle: 'bob', org: 'beta', role: 'member' })).text).toBe(
+      '@bob is already in beta as member; nothing changed.',
+    );
   });
 
   it('refuses to make the last admin a member, saying what to do', async () => {
     const refused = await run('person add', { handle: 'carol', org: 'beta', role: 'member' });
     expect(refused.error).toMatchObject({
       code: 'INVALID_INPUT',
-      message: '@carol is the last admin of Beta; make someone else an admin first (`switchboard person add HANDLE --org beta --role admin`).',
+      message:
+        '@carol is the last admin of Beta; make someone else an admin first (`switchboard person add HANDLE --org beta --role admin`).',
     });
     expect(await roleOf('carol', 'beta')).toBe('admin');
   });
@@ -84,11 +98,12 @@ describe('person add for someone who already exists', () => {
     const refused = await run('person add', { handle: 'bob', role: 'member' });
     expect(refused.error).toMatchObject({
       code: 'CONFLICT',
-      message: 'The handle "bob" is already taken: choose another, pass --org ORG to add @bob to an organization, or --invite for a new sign-in link.',
+      message:
+        'The handle "bob" is already taken: choose another, pass --org ORG to add @bob to an organization, or --invite for a new sign-in link.',
     });
   });
 
-  it('keeps an existing member\'s role when none is given: asking for a new link does not demote an admin', async () => {
+  it("keeps an existing member's role when none is given: asking for a new link does not demote an admin", async () => {
     await ok('person add', { handle: 'bob', org: 'acme', role: 'admin' });
     const again = await ok('person add', { handle: 'bob', org: 'acme', invite: true });
     expect(again.text).toMatch(/^@bob is already in acme as admin; nothing changed\./);
@@ -98,11 +113,15 @@ describe('person add for someone who already exists', () => {
   it('prints a new sign-in link for an existing person with --invite, saying their password keeps working', async () => {
     const bob = (await app.store.people.get('bob'))!;
     const plain = await ok('person add', { handle: 'bob', role: 'member', invite: true });
-    expect(plain.text).toMatch(/^@bob already exists; here is a new sign-in link for them\.\nSign-in link: http\S+\/signin\?token=\S+$/);
+    expect(plain.text).toMatch(
+      /^@bob already exists; here is a new sign-in link for them\.\nSign-in link: http\S+\/signin\?token=\S+$/,
+    );
 
     await app.store.people.setPasswordHash(bob.id, 'scrypt$not-a-real-hash');
     const withPassword = await ok('person add', { handle: 'bob', org: 'beta', role: 'member', invite: true });
-    expect(withPassword.text).toMatch(/^@bob is already in beta as member; nothing changed\.\nSign-in link: \S+ \(@bob's password keeps working too\)$/);
+    expect(withPassword.text).toMatch(
+      /^@bob is already in beta as member; nothing changed\.\nSign-in link: \S+ \(@bob's password keeps working too\)$/,
+    );
     expect(withPassword.data.signin_url).toEqual(expect.stringContaining('/signin?token='));
   });
 });

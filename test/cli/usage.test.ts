@@ -15,7 +15,12 @@ async function cli(...argv: string[]) {
 /** Every command below the root. */
 async function allCommands(): Promise<Command[]> {
   const seen: Command[] = [];
-  const walk = (c: Command) => { for (const sub of c.commands) { seen.push(sub); walk(sub); } };
+  const walk = (c: Command) => {
+    for (const sub of c.commands) {
+      seen.push(sub);
+      walk(sub);
+    }
+  };
   walk(await buildProgram({ out: () => {}, err: () => {} }, false, () => {}));
   return seen;
 }
@@ -34,14 +39,20 @@ describe('the CLI without a database', () => {
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(JSON.parse(r.err)).toEqual({
-      error: { code: 'INVALID_INPUT', message: expect.stringMatching(/^Required option '--org <name>' not specified\. Add --help/) },
+      error: {
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/^Required option '--org <name>' not specified\. Add --help/),
+      },
     });
   });
 
   it('reports an unknown option as JSON even when --json comes after the command', async () => {
     const r = await cli('person', 'add', 'bob', '--colour', 'red', '--json');
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.err).error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining("'--colour'") });
+    expect(JSON.parse(r.err).error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining("'--colour'"),
+    });
   });
 
   it('reports a usage error as a sentence without --json', async () => {
@@ -52,13 +63,18 @@ describe('the CLI without a database', () => {
 
   it('describes every option of every command and marks the required ones', async () => {
     const commands = await allCommands();
-    expect(commands.map((c) => c.name())).toEqual(expect.arrayContaining(['init', 'person', 'add', 'list', 'remove', 'agent', 'serve']));
+    expect(commands.map((c) => c.name())).toEqual(
+      expect.arrayContaining(['init', 'person', 'add', 'list', 'remove', 'agent', 'serve']),
+    );
     for (const command of commands) {
       const help = command.helpInformation();
       for (const option of command.options) {
         expect(option.description, `${command.name()} ${option.flags}`).not.toBe('');
         const line = help.slice(help.indexOf(option.flags));
-        if (option.mandatory) expect(line.split(/\n {2}-/)[0]!.replace(/\s+/g, ' '), `${command.name()} ${option.flags}`).toContain('(required)');
+        if (option.mandatory)
+          expect(line.split(/\n {2}-/)[0]!.replace(/\s+/g, ' '), `${command.name()} ${option.flags}`).toContain(
+            '(required)',
+          );
       }
     }
   });

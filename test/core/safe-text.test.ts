@@ -13,13 +13,25 @@ describe('text from outside', () => {
   it('lets only absolute http(s) URLs become links', () => {
     expect(httpUrlOrNull('https://acme.slack.com/archives/C1/p1')).toBe('https://acme.slack.com/archives/C1/p1');
     expect(httpUrlOrNull('http://localhost:3000/x')).toBe('http://localhost:3000/x');
-    for (const bad of ['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,<b>x</b>', 'vbscript:x', '/relative', '', null, undefined, 'not a url']) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'JavaScript:alert(1)',
+      'data:text/html,<b>x</b>',
+      'vbscript:x',
+      '/relative',
+      '',
+      null,
+      undefined,
+      'not a url',
+    ]) {
       expect(httpUrlOrNull(bad)).toBeNull();
     }
   });
 
   it('scrubs link nonces, sign-in tokens and agent or Slack tokens out of log text', () => {
-    expect(scrubSecrets('open https://sb.example/link/AbC-123_x?x=1 now')).toBe('open https://sb.example/link/[redacted]?x=1 now');
+    expect(scrubSecrets('open https://sb.example/link/AbC-123_x?x=1 now')).toBe(
+      'open https://sb.example/link/[redacted]?x=1 now',
+    );
     expect(scrubSecrets('/signin?token=s3cret&next=/')).toBe('/signin?token=[redacted]&next=/');
     expect(scrubSecrets('token sb_0123456789abcdef and xoxb-1-2-abc')).toBe('token [redacted] and [redacted]');
     expect(scrubSecrets('/api/links/3 and /account/links')).toBe('/api/links/3 and /account/links');

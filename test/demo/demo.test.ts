@@ -5,7 +5,7 @@ import { DEMO, seedDemo, startDemo } from '../../src/demo/index.ts';
 import { mountMcp } from '../../src/mcp/http.ts';
 import { startTestServer, type TestServer } from '../support/web/server.ts';
 
-describe('the demo agent\'s answers', () => {
+describe("the demo agent's answers", () => {
   const listAgents = async () => 'LIST';
 
   it('answers help, agents, and echoes anything else, ignoring mentions', async () => {
@@ -24,7 +24,9 @@ describe('serve --demo', () => {
     server = await startTestServer({ mounts: [mountMcp] });
     ({ signinUrl } = await startDemo(server));
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   it('seeds an organization, workspace, #general with a welcome, an admin and a connected demo agent', async () => {
     const { app } = server;
@@ -36,9 +38,14 @@ describe('serve --demo', () => {
     const sidebar = await chatOf(app).chat.sidebar(v);
     expect(sidebar.channels.map((c) => c.name)).toEqual(['general']);
     const history = await chatOf(app).chat.history(v, sidebar.channels[0].id);
-    expect(history.messages[0]).toMatchObject({ sender: { displayName: 'Helper' }, body: expect.stringContaining('@helper help') });
+    expect(history.messages[0]).toMatchObject({
+      sender: { displayName: 'Helper' },
+      body: expect.stringContaining('@helper help'),
+    });
     const page = await chatOf(app).agentsPage.list(v);
-    await expect.poll(async () => (await chatOf(app).agentsPage.list(v)).agents[0].connected, { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(async () => (await chatOf(app).agentsPage.list(v)).agents[0].connected, { timeout: 20_000 })
+      .toBe(true);
     expect(page.agents[0]).toMatchObject({ name: `${DEMO.admin}/${DEMO.agent}`, displayName: 'Helper' });
   });
 

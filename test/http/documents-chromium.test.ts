@@ -19,7 +19,9 @@ describe('the documents pages in Chromium', () => {
 
   /** A browser signed in as the demo admin (the sign-in link works once). */
   async function signedIn(): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light' })).newPage();
+    const page = await (
+      await browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light' })
+    ).newPage();
     pages.push(page);
     await page.goto(server.url + signinPath);
     await page.getByRole('button', { name: 'Continue as Demo Admin' }).click();
@@ -39,7 +41,7 @@ describe('the documents pages in Chromium', () => {
     await server?.close();
   });
 
-  it('opens the demo workspace\'s documents from the chat\'s menu, and leads back to the chat', async () => {
+  it("opens the demo workspace's documents from the chat's menu, and leads back to the chat", async () => {
     const page = await signedIn();
     onTestFailed(() => keepScreenshot(page, 'failed-documents-menu'));
     await page.goto(`${server.url}/`);
@@ -67,11 +69,12 @@ describe('the documents pages in Chromium', () => {
   it('follows the dark theme on the documents pages as the chat does', async () => {
     const page = pages[0];
     onTestFailed(() => keepScreenshot(page, 'failed-documents-dark'));
-    const look = () => page.evaluate(() => ({
-      body: getComputedStyle(document.body).backgroundColor,
-      text: getComputedStyle(document.body).color,
-      topbar: getComputedStyle(document.querySelector('.topbar')!).backgroundColor,
-    }));
+    const look = () =>
+      page.evaluate(() => ({
+        body: getComputedStyle(document.body).backgroundColor,
+        text: getComputedStyle(document.body).color,
+        topbar: getComputedStyle(document.querySelector('.topbar')!).backgroundColor,
+      }));
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(`${server.url}/docs/demo`);
     await page.locator('h1').waitFor();

@@ -11,10 +11,11 @@ let admin: HttpBrowser;
 let member: HttpBrowser;
 const ids: Record<string, string> = {};
 
-const json = (b: HttpBrowser, method: string, path: string, body?: unknown, opts: { csrf?: boolean } = {}) => b.request(method, `/api/docs${path}`, {
-  body: body === undefined ? undefined : JSON.stringify(body),
-  headers: { 'content-type': 'application/json', ...(opts.csrf === false ? {} : { 'x-csrf-token': b.csrf }) },
-});
+const json = (b: HttpBrowser, method: string, path: string, body?: unknown, opts: { csrf?: boolean } = {}) =>
+  b.request(method, `/api/docs${path}`, {
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...(opts.csrf === false ? {} : { 'x-csrf-token': b.csrf }) },
+  });
 
 beforeAll(async () => {
   server = await startTestServer({ mounts: [mountDocuments] });
@@ -26,7 +27,15 @@ beforeAll(async () => {
   await app.documents.createCollection(ws, access, { type: 'specs' });
   await app.documents.createCollection(ws, access, { type: 'notes' });
   await app.documents.createCollection(ws, access, { type: 'decisions' });
-  ids.spec = (await app.documents.create(ws, access, { collection: 'specs', title: 'Search v2', summary: 'Faster search', content: 'Body <b>bold</b>', status: 'approved' })).identifier;
+  ids.spec = (
+    await app.documents.create(ws, access, {
+      collection: 'specs',
+      title: 'Search v2',
+      summary: 'Faster search',
+      content: 'Body <b>bold</b>',
+      status: 'approved',
+    })
+  ).identifier;
   ids.note = (await app.documents.create(ws, access, { collection: 'notes', title: 'Retro', summary: '' })).identifier;
   admin = new HttpBrowser(server.url);
   member = new HttpBrowser(server.url);
@@ -41,7 +50,11 @@ describe('documents in the web app', () => {
   it('lets any role browse and read, and says what the person may do', async () => {
     const overview = (await json(member, 'GET', '/w/handbook')).json();
     expect(overview.you).toEqual({ handle: 'max', role: 'viewer', hasSeat: false, orgAdmin: false });
-    expect(overview.collections.map((c: { key: string; documents: number }) => [c.key, c.documents])).toEqual([['specs', 1], ['notes', 1], ['decisions', 0]]);
+    expect(overview.collections.map((c: { key: string; documents: number }) => [c.key, c.documents])).toEqual([
+      ['specs', 1],
+      ['notes', 1],
+      ['decisions', 0],
+    ]);
     expect(overview.people).toBeUndefined();
     const list = (await json(member, 'GET', '/w/handbook/documents?collection=specs')).json();
     expect(list.documents.map((d: { identifier: string }) => d.identifier)).toEqual([ids.spec]);
@@ -63,13 +76,15 @@ describe('documents in the web app', () => {
     expect((await new HttpBrowser(server.url).get('/docs/handbook')).status).toBe(303);
   });
 
-  it('refuses a viewer\'s move and collection changes, and anything without a session or CSRF token', async () => {
+  it("refuses a viewer's move and collection changes, and anything without a session or CSRF token", async () => {
     const move = await json(member, 'POST', `/w/handbook/documents/${ids.note}/move`, { collection: 'decisions' });
     expect(move.status).toBe(403);
     expect(move.json().error.message).toContain('is a viewer');
     expect((await json(member, 'PATCH', '/w/handbook/collections/notes', { name: 'Mine' })).status).toBe(403);
     expect((await json(member, 'DELETE', '/w/handbook/collections/decisions')).status).toBe(403);
-    expect((await json(admin, 'PATCH', '/w/handbook/collections/notes', { name: 'X' }, { csrf: false })).status).toBe(403);
+    expect((await json(admin, 'PATCH', '/w/handbook/collections/notes', { name: 'X' }, { csrf: false })).status).toBe(
+      403,
+    );
     expect((await json(new HttpBrowser(server.url), 'GET', '/w/handbook')).status).toBe(401);
   });
 
@@ -81,7 +96,10 @@ describe('documents in the web app', () => {
 
     expect((await json(member, 'PUT', '/w/handbook/seats/max', { has_seat: true })).status).toBe(403);
     const people = (await json(admin, 'GET', '/w/handbook')).json().people;
-    expect(people.find((p: { handle: string }) => p.handle === 'max')).toMatchObject({ role: 'editor', hasSeat: false });
+    expect(people.find((p: { handle: string }) => p.handle === 'max')).toMatchObject({
+      role: 'editor',
+      hasSeat: false,
+    });
     const granted = await json(admin, 'PUT', '/w/handbook/seats/max', { has_seat: true });
     expect(granted.json()).toEqual({ handle: 'max', hasSeat: true, org: 'docs-co' });
 
@@ -98,14 +116,24 @@ describe('documents in the web app', () => {
     const renamed = (await json(admin, 'PATCH', '/w/handbook/collections/specs', { name: 'Product specs' })).json();
     expect(renamed.collection).toMatchObject({ key: 'specs', name: 'Product specs' });
 
-    expect((await json(admin, 'PATCH', '/w/handbook/collections/specs', { active: false })).json().collection.active).toBe(false);
+    expect(
+      (await json(admin, 'PATCH', '/w/handbook/collections/specs', { active: false })).json().collection.active,
+    ).toBe(false);
     const agentView = await server.app.documents.visibleCollections(ws);
     expect(agentView.map((c) => c.key)).not.toContain('specs');
     await expect(server.app.documents.list(ws, { collection: 'specs' })).rejects.toThrow('deactivated');
     expect((await json(admin, 'GET', '/w/handbook/documents?collection=specs')).json().documents).toHaveLength(1);
     // The web app still finds its documents (agents do not: deactivating hides a collection from them only).
-    expect((await json(admin, 'GET', `/w/handbook/documents?q=${ids.spec}&collection=specs`)).json().documents.map((d: { identifier: string }) => d.identifier)).toEqual([ids.spec]);
-    expect((await json(admin, 'GET', `/w/handbook/documents?q=${ids.spec}`)).json().documents.map((d: { identifier: string }) => d.identifier)).toEqual([ids.spec]);
+    expect(
+      (await json(admin, 'GET', `/w/handbook/documents?q=${ids.spec}&collection=specs`))
+        .json()
+        .documents.map((d: { identifier: string }) => d.identifier),
+    ).toEqual([ids.spec]);
+    expect(
+      (await json(admin, 'GET', `/w/handbook/documents?q=${ids.spec}`))
+        .json()
+        .documents.map((d: { identifier: string }) => d.identifier),
+    ).toEqual([ids.spec]);
     expect(await server.app.documents.search(ws, { text: ids.spec })).toEqual([]);
     await json(admin, 'PATCH', '/w/handbook/collections/specs', { active: true });
 
@@ -113,7 +141,10 @@ describe('documents in the web app', () => {
     expect(full.status).toBe(409);
     expect(full.json().error.message).toContain('still holds 1 document');
     expect((await json(admin, 'DELETE', '/w/handbook/collections/notes')).status).toBe(204);
-    expect((await json(admin, 'GET', '/w/handbook')).json().collections.map((c: { key: string }) => c.key)).toEqual(['specs', 'decisions']);
+    expect((await json(admin, 'GET', '/w/handbook')).json().collections.map((c: { key: string }) => c.key)).toEqual([
+      'specs',
+      'decisions',
+    ]);
   });
 
   it('posts the page forms and comes back with a notice or the refusal', async () => {

@@ -22,11 +22,20 @@ describe('a server on embedded defaults', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'sb-health-'));
     let listening!: (url: string) => void;
     let proceed!: () => void;
-    const url = new Promise<string>((resolve) => { listening = resolve; });
-    const held = new Promise<void>((resolve) => { proceed = resolve; });
+    const url = new Promise<string>((resolve) => {
+      listening = resolve;
+    });
+    const held = new Promise<void>((resolve) => {
+      proceed = resolve;
+    });
     // The server waits in onListening until both requests were answered, so they see it starting however fast the database opens.
     const starting = startServer(loadConfig({ PORT: '0', DATA_DIR: dataDir }), {
-      logger: pino({ level: 'silent' }), host: '127.0.0.1', onListening: (u) => { listening(u); return held; },
+      logger: pino({ level: 'silent' }),
+      host: '127.0.0.1',
+      onListening: (u) => {
+        listening(u);
+        return held;
+      },
     });
     const base = await url;
     try {
@@ -38,7 +47,10 @@ describe('a server on embedded defaults', () => {
       server = await starting;
     }
   }, 120_000); // a real initdb and every migration: 30 s was not enough at load 25
-  afterAll(async () => { await server?.stop(); rmSync(dataDir, { recursive: true, force: true }); });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('answers /healthz at once and 503 elsewhere until the database is ready, on a first start in an empty DATA_DIR', async () => {
     expect(whileStarting.health).toBe(200);
@@ -67,9 +79,14 @@ describe('a server on embedded defaults', () => {
     Object.assign(process.env, { DATA_DIR: dataDir });
     delete process.env.DATABASE_URL;
     try {
-      const code = await main(['--json', 'person', 'add', 'bob', '--org', 'acme'], { out: (s) => out.push(s), err: (s) => out.push(s) });
+      const code = await main(['--json', 'person', 'add', 'bob', '--org', 'acme'], {
+        out: (s) => out.push(s),
+        err: (s) => out.push(s),
+      });
       expect(code).toBe(0);
-    } finally { process.env = saved; }
+    } finally {
+      process.env = saved;
+    }
     expect(JSON.parse(out[0]).person.handle).toBe('bob');
     expect(await server.app.store.people.get('bob')).not.toBeNull();
   });

@@ -7,12 +7,15 @@ const hostile = `"><script>alert('x')</script>&amp;`;
 describe('the html template', () => {
   it('escapes every interpolated value by default, in text and in attributes', () => {
     const out = html`<p title="${hostile}">${hostile}</p>`.toString();
-    expect(out).toBe('<p title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;">&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;</p>');
+    expect(out).toBe(
+      '<p title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;">&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;</p>',
+    );
     expect(out).not.toContain('<script');
   });
 
   it('escapes strings inside lists and numbers as text, and renders nothing for null, undefined and booleans', () => {
-    const out = html`<ul>${['<a>', 1, null, undefined, false, true].map((v) => html`<li>${v}</li>`)}</ul>${['<b>']}`.toString();
+    const out =
+      html`<ul>${['<a>', 1, null, undefined, false, true].map((v) => html`<li>${v}</li>`)}</ul>${['<b>']}`.toString();
     expect(out).toBe('<ul><li>&lt;a&gt;</li><li>1</li><li></li><li></li><li></li><li></li></ul>&lt;b&gt;');
   });
 

@@ -30,7 +30,10 @@ describe('the link page in Chromium', () => {
   it('signs in on the way and links the chat account with one click', async () => {
     onTestFailed(() => keepScreenshot(page, 'failed-link'));
     const { app } = server;
-    const carol = await app.store.identities.upsert({ surface: 'slack', tenantId: 'T0CHROME', externalUserId: 'U0CAROL01' }, { displayName: 'Carol Chen', fetchedAt: new Date() });
+    const carol = await app.store.identities.upsert(
+      { surface: 'slack', tenantId: 'T0CHROME', externalUserId: 'U0CAROL01' },
+      { displayName: 'Carol Chen', fetchedAt: new Date() },
+    );
     const path = new URL((await app.links.offer(carol, { tenantName: 'Acme Slack' })).url).pathname;
 
     await page.goto(server.url + path);
@@ -41,7 +44,9 @@ describe('the link page in Chromium', () => {
 
     await expect.poll(() => new URL(page.url()).pathname).toBe(path);
     await expect.poll(() => page.locator('h1').textContent()).toBe('Link your chat account');
-    expect(await page.locator('.link-account').textContent()).toContain('Carol Chen (user U0CAROL01) in the Slack team Acme Slack');
+    expect(await page.locator('.link-account').textContent()).toContain(
+      'Carol Chen (user U0CAROL01) in the Slack team Acme Slack',
+    );
     await keepScreenshot(page, 'link-confirm');
     await page.getByRole('button', { name: 'Link my account' }).click();
 

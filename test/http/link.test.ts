@@ -12,11 +12,13 @@ describe('the link page and linked accounts', () => {
   let server: TestServer;
   let seed: Awaited<ReturnType<typeof seedOrg>>;
   let n = 0;
-  const chatUser = (name: string): Promise<ExternalIdentity> => server.app.store.identities.upsert(
-    { surface: 'slack', tenantId: 'T0WEB', externalUserId: `U0WEB${(n++).toString().padStart(4, '0')}` },
-    { displayName: name, email: `${name.toLowerCase()}@example.test`, fetchedAt: new Date() },
-  );
-  const linkPath = async (i: ExternalIdentity) => new URL((await server.app.links.offer(i, { tenantName: 'Acme Slack' })).url).pathname;
+  const chatUser = (name: string): Promise<ExternalIdentity> =>
+    server.app.store.identities.upsert(
+      { surface: 'slack', tenantId: 'T0WEB', externalUserId: `U0WEB${(n++).toString().padStart(4, '0')}` },
+      { displayName: name, email: `${name.toLowerCase()}@example.test`, fetchedAt: new Date() },
+    );
+  const linkPath = async (i: ExternalIdentity) =>
+    new URL((await server.app.links.offer(i, { tenantName: 'Acme Slack' })).url).pathname;
   const signedIn = async (handle: string) => {
     const b = new HttpBrowser(server.url);
     await b.signIn(handle, seed.password);
@@ -29,7 +31,9 @@ describe('the link page and linked accounts', () => {
     server.app.links.registerWording('slack', slackLinkWording('/switchboard'));
     seed = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob' });
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   it('sends someone signed out to sign in, then back to the link, which shows whose account becomes whose', async () => {
     const path = await linkPath(await chatUser('Carol'));
@@ -42,7 +46,9 @@ describe('the link page and linked accounts', () => {
     expect(signin.location).toBe(path);
     const page = await b.get(path);
     expect(page.status).toBe(200);
-    expect(page.text).toMatch(/<strong>Carol<\/strong> \(carol@example\.test, user U0WEB\d{4}\) in the Slack team Acme Slack/);
+    expect(page.text).toMatch(
+      /<strong>Carol<\/strong> \(carol@example\.test, user U0WEB\d{4}\) in the Slack team Acme Slack/,
+    );
     expect(page.text).toContain('Anyone can give their chat account any name; check the user id and e-mail above.');
     expect(page.text).toContain('<strong>Bob</strong> (@bob)');
     expect(page.headers.get('cache-control')).toBe('no-store');
@@ -101,7 +107,9 @@ describe('the link page and linked accounts', () => {
     server.app.links.registerWording('slack', slackLinkWording('/sb'));
     try {
       const page = await (await signedIn('alice')).get('/account/links');
-      expect(page.text).toContain('No chat account is linked yet. To link one, write <code>/sb link</code> to the Switchboard app in Slack;');
+      expect(page.text).toContain(
+        'No chat account is linked yet. To link one, write <code>/sb link</code> to the Switchboard app in Slack;',
+      );
       expect(page.text).not.toContain('/switchboard');
     } finally {
       server.app.links.registerWording('slack', slackLinkWording('/switchboard'));
@@ -113,10 +121,16 @@ describe('the link page and linked accounts', () => {
     await server.app.links.confirm((await server.app.links.offer(fay)).url.split('/link/')[1], seed.member!.id);
     const b = await signedIn('bob');
     const list = await b.request('GET', '/api/links');
-    expect(list.json().links).toEqual([expect.objectContaining({ id: fay.id, surface: 'slack', tenant: 'T0WEB', name: 'Fay' })]);
+    expect(list.json().links).toEqual([
+      expect.objectContaining({ id: fay.id, surface: 'slack', tenant: 'T0WEB', name: 'Fay' }),
+    ]);
     expect((await b.request('DELETE', `/api/links/${fay.id}`)).status).toBe(403);
-    expect((await b.request('DELETE', `/api/links/${fay.id}`, { headers: { 'x-csrf-token': b.csrf } })).json().unlinked).toMatchObject({ id: fay.id });
-    expect((await b.request('DELETE', `/api/links/${fay.id}`, { headers: { 'x-csrf-token': b.csrf } })).status).toBe(404);
+    expect(
+      (await b.request('DELETE', `/api/links/${fay.id}`, { headers: { 'x-csrf-token': b.csrf } })).json().unlinked,
+    ).toMatchObject({ id: fay.id });
+    expect((await b.request('DELETE', `/api/links/${fay.id}`, { headers: { 'x-csrf-token': b.csrf } })).status).toBe(
+      404,
+    );
     expect((await new HttpBrowser(server.url).request('GET', '/api/links')).status).toBe(401);
   });
 

@@ -30,7 +30,11 @@ describe('GET /metrics', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'sb-metrics-'));
     const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, METRICS_TOKEN: TOKEN, LOG_LEVEL: 'silent' });
     server = await startServer(config, {
-      database, logger: pino({ level: 'silent' }), host: '127.0.0.1', control: false, mounts: [],
+      database,
+      logger: pino({ level: 'silent' }),
+      host: '127.0.0.1',
+      control: false,
+      mounts: [],
       queue: { pollMs: 25, backoff: () => 20, maxAttempts: 3 },
     });
   });
@@ -64,11 +68,14 @@ describe('GET /metrics', () => {
     await outbox.add({ topic: 'inbound.slack.event', payload: {}, runAt: later });
     await outbox.add({ topic: 'inbound.slack.event', payload: {}, runAt: later });
     await outbox.add({ topic: 'inbound.teams.activity', payload: {}, runAt: later });
-    await database.db.execute(sql`update outbox set created_at = now() - interval '90 seconds' where topic = 'inbound.teams.activity'`);
+    await database.db.execute(
+      sql`update outbox set created_at = now() - interval '90 seconds' where topic = 'inbound.teams.activity'`,
+    );
     const text = await metrics();
     expect(text).toContain('switchboard_queue_depth{topic="inbound.slack.event",status="pending"} 2');
     expect(text).toContain('switchboard_queue_depth{topic="inbound.teams.activity",status="pending"} 1');
-    const lag = (surface: string) => Number(new RegExp(`switchboard_inbound_lag_seconds\\{surface="${surface}"\\} ([\\d.e+-]+)`).exec(text)?.[1]);
+    const lag = (surface: string) =>
+      Number(new RegExp(`switchboard_inbound_lag_seconds\\{surface="${surface}"\\} ([\\d.e+-]+)`).exec(text)?.[1]);
     expect(lag('teams')).toBeGreaterThanOrEqual(90);
     expect(lag('slack')).toBeLessThan(90);
   });
@@ -76,17 +83,26 @@ describe('GET /metrics', () => {
   it('counts deliveries with their latency, retries and dead letters as the queue records them', async () => {
     const { app } = server;
     let flakyCalls = 0;
-    app.queue.register('test.flaky', async () => { flakyCalls += 1; if (flakyCalls === 1) throw new Error('platform hiccup'); });
-    app.queue.register('test.doomed', async () => { throw new PermanentFailure('the channel is gone'); });
+    app.queue.register('test.flaky', async () => {
+      flakyCalls += 1;
+      if (flakyCalls === 1) throw new Error('platform hiccup');
+    });
+    app.queue.register('test.doomed', async () => {
+      throw new PermanentFailure('the channel is gone');
+    });
     await app.store.outbox.add({ topic: 'test.flaky', payload: {} });
     await app.store.outbox.add({ topic: 'test.doomed', payload: {} });
     app.queue.kick();
-    const text = await vi.waitFor(async () => {
-      const t = await metrics();
-      if (!/switchboard_delivery_latency_seconds_count\{topic="test.flaky"\} 1/.test(t)) throw new Error('not delivered yet');
-      if (!/switchboard_dead_letters_total\{topic="test.doomed"\} 1/.test(t)) throw new Error('not dead yet');
-      return t;
-    }, { timeout: 60_000, interval: 100 });
+    const text = await vi.waitFor(
+      async () => {
+        const t = await metrics();
+        if (!/switchboard_delivery_latency_seconds_count\{topic="test.flaky"\} 1/.test(t))
+          throw new Error('not delivered yet');
+        if (!/switchboard_dead_letters_total\{topic="test.doomed"\} 1/.test(t)) throw new Error('not dead yet');
+        return t;
+      },
+      { timeout: 60_000, interval: 100 },
+    );
     expect(text).toContain('switchboard_delivery_retries_total{topic="test.flaky"} 1');
     expect(text).toContain('switchboard_queue_depth{topic="test.doomed",status="failed"} 1');
     expect(text).not.toMatch(/switchboard_queue_depth\{topic="test.flaky"/);

@@ -12,7 +12,7 @@ describe('the secret box for stored platform credentials', () => {
     expect(box.open(a, 'slack-bot-token:T1')).toBe('xoxb-123-456-secret');
   });
 
-  it('does not open a value sealed for another context (a token copied to another team\'s row)', () => {
+  it("does not open a value sealed for another context (a token copied to another team's row)", () => {
     const sealed = box.seal('xoxb-team-one', 'slack-bot-token:T1');
     expect(() => box.open(sealed, 'slack-bot-token:T2')).toThrow(SecretBoxError);
   });
@@ -22,9 +22,17 @@ describe('the secret box for stored platform credentials', () => {
     const [v, iv, tag, data] = sealed.split('.');
     const flipped = Buffer.from(data, 'base64url');
     flipped[0] ^= 1;
-    expect(() => box.open([v, iv, tag, flipped.toString('base64url')].join('.'), 'ctx')).toThrow(/SWITCHBOARD_SECRET changed|altered/);
+    expect(() => box.open([v, iv, tag, flipped.toString('base64url')].join('.'), 'ctx')).toThrow(
+      /SWITCHBOARD_SECRET changed|altered/,
+    );
     const other = createSecretBox('another-secret-entirely-0123456789abcdef');
-    const err = (() => { try { other.open(sealed, 'ctx'); } catch (e) { return e as Error; } })();
+    const err = (() => {
+      try {
+        other.open(sealed, 'ctx');
+      } catch (e) {
+        return e as Error;
+      }
+    })();
     expect(err).toBeInstanceOf(SecretBoxError);
     expect(err!.message).not.toContain('xoxb');
     expect(() => box.open('not-sealed', 'ctx')).toThrow(/format/);

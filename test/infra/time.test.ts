@@ -3,7 +3,9 @@ import { settlesWithin } from '../../src/infra/time.ts';
 
 // One bound for every wait that must not hang: the queue's stop and ping, a failed start's close (server.ts).
 describe('settlesWithin', () => {
-  afterEach(() => { vi.useRealTimers(); });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('is true for a promise that settles in time, and leaves no timer behind', async () => {
     vi.useFakeTimers();

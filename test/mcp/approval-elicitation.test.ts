@@ -2,7 +2,12 @@
 // client declaring the capability, in-process, against the real server.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { Agent } from '../../src/core/types.ts';
@@ -11,12 +16,18 @@ import { buildMcpServer } from '../../src/mcp/server.ts';
 import { appPerFile, connectInProcess, makeWorld, textOf } from '../support/world.ts';
 
 let app: App;
-appPerFile((a) => { app = a; });
+appPerFile((a) => {
+  app = a;
+});
 
 type Out = Record<string, any>;
 
 /** A client whose user answers elicitations with `answer` (which sees the request and its abort signal). */
-async function elicitingClient(agent: Agent, workspace: string, answer: (req: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>) {
+async function elicitingClient(
+  agent: Agent,
+  workspace: string,
+  answer: (req: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>,
+) {
   const server = await buildMcpServer(await openToolContext(app, agent, workspace));
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -24,8 +35,12 @@ async function elicitingClient(agent: Agent, workspace: string, answer: (req: El
   client.setRequestHandler(ElicitRequestSchema, (req, extra) => answer(req, extra.signal));
   await client.connect(clientSide);
   return {
-    call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
-    close: async () => { await client.close(); await server.close(); },
+    call: (name: string, args: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
   };
 }
 
@@ -45,7 +60,9 @@ describe('approvals answered through MCP elicitation', () => {
     expect(asked[0].params.message).toContain('“Deploy #7”');
     // No chat app is configured here, so none is named as another place to decide.
     expect(asked[0].params.message).toContain('the first decision anywhere (here or the web) settles it');
-    expect((asked[0].params as { requestedSchema: { required: string[] } }).requestedSchema.required).toEqual(['decision']);
+    expect((asked[0].params as { requestedSchema: { required: string[] } }).requestedSchema.required).toEqual([
+      'decision',
+    ]);
     expect(textOf(r)).toMatch(new RegExp(`^Your owner decided here: Approved by @${w.alice} in an MCP client`));
 
     const seen = (await c.call('get_approval', { approval_id: out.approval_id })).structuredContent as Out;
@@ -58,7 +75,9 @@ describe('approvals answered through MCP elicitation', () => {
     const c = await elicitingClient(w.builder.agent, w.ws.slug, async () => ({ action: 'decline' }));
     const r = await c.call('request_approval', { title: 'Rotate keys', ask_owner_here: true });
     expect(r.structuredContent).toMatchObject({ status: 'pending', asked_here: true });
-    expect(textOf(r)).toMatch(/^Your owner did not decide here \(decline\); it stays pending for the approvers on the other surfaces/);
+    expect(textOf(r)).toMatch(
+      /^Your owner did not decide here \(decline\); it stays pending for the approvers on the other surfaces/,
+    );
     await c.close();
   });
 
@@ -66,24 +85,42 @@ describe('approvals answered through MCP elicitation', () => {
     const w = await makeWorld(app);
     let withdrawn = false;
     let asking: (() => void) | null = null;
-    const open = new Promise<void>((resolve) => { asking = resolve; });
+    const open = new Promise<void>((resolve) => {
+      asking = resolve;
+    });
     // The reviewer (bob's agent) asks bob; alice, an owner of the workspace, decides on the web meanwhile.
     let calls = 0;
-    const c = await elicitingClient(w.reviewer.agent, w.ws.slug, (_req, signal) => (calls++ === 0 ? Promise.resolve({ action: 'decline' as const }) : new Promise((_resolve, reject) => {
-      signal.addEventListener('abort', () => { withdrawn = true; reject(new Error('withdrawn')); });
-      asking!();
-    })));
+    const c = await elicitingClient(w.reviewer.agent, w.ws.slug, (_req, signal) =>
+      calls++ === 0
+        ? Promise.resolve({ action: 'decline' as const })
+        : new Promise((_resolve, reject) => {
+            signal.addEventListener('abort', () => {
+              withdrawn = true;
+              reject(new Error('withdrawn'));
+            });
+            asking!();
+          }),
+    );
     // The SDK ignores a cancellation of request id 0 (a falsy id), so the first question is answered and the second withdrawn.
-    const first = (await c.call('request_approval', { title: 'Warm-up', ask_owner_here: true })).structuredContent as Out;
+    const first = (await c.call('request_approval', { title: 'Warm-up', ask_owner_here: true }))
+      .structuredContent as Out;
     await app.approvals.cancel(w.reviewer.agent, w.ws.id, first.approval_id);
     const pending = c.call('request_approval', { title: 'Drop the staging database', ask_owner_here: true });
     await open;
     const [{ id }] = await app.store.approvals.listPending(w.ws.id);
     const alice = (await app.store.people.get(w.alice))!;
-    await app.approvals.decide({ approvalId: id, workspaceId: w.ws.id, decision: 'rejected', decider: { personId: alice.id, role: 'owner' }, via: 'web' });
+    await app.approvals.decide({
+      approvalId: id,
+      workspaceId: w.ws.id,
+      decision: 'rejected',
+      decider: { personId: alice.id, role: 'owner' },
+      via: 'web',
+    });
     const r = await pending;
     expect(r.structuredContent).toMatchObject({ status: 'rejected', asked_here: true });
-    expect(textOf(r)).toMatch(new RegExp(`settled elsewhere while your owner was asked here: Rejected by @${w.alice} in the web chat`));
+    expect(textOf(r)).toMatch(
+      new RegExp(`settled elsewhere while your owner was asked here: Rejected by @${w.alice} in the web chat`),
+    );
     await vi.waitFor(() => expect(withdrawn).toBe(true), { timeout: 10_000, interval: 20 });
     await c.close();
   });
@@ -97,10 +134,15 @@ describe('approvals answered through MCP elicitation', () => {
     await plain.close();
 
     let asked = 0;
-    const c = await elicitingClient(w.builder.agent, w.ws.slug, async () => { asked++; return { action: 'accept', content: { decision: 'approve' } }; });
+    const c = await elicitingClient(w.builder.agent, w.ws.slug, async () => {
+      asked++;
+      return { action: 'accept', content: { decision: 'approve' } };
+    });
     const named = await c.call('request_approval', { title: 'Deploy', approvers: [w.bob], ask_owner_here: true });
     expect(named.structuredContent).toMatchObject({ status: 'pending', asked_here: false });
-    expect(textOf(named)).toMatch(/^Your owner was not asked here, since they may not decide it \(Only the approvers this request names can decide it\.\)/);
+    expect(textOf(named)).toMatch(
+      /^Your owner was not asked here, since they may not decide it \(Only the approvers this request names can decide it\.\)/,
+    );
     expect(asked).toBe(0);
     await c.close();
   });

@@ -39,13 +39,25 @@ describe('MCP approval tools', () => {
       expect(tool?.outputSchema?.type, name).toBe('object');
     }
     const request = tools.find((t) => t.name === 'request_approval')!;
-    expect(Object.keys(request.inputSchema.properties ?? {})).toEqual(['title', 'details', 'conversation', 'approvers', 'expires_in', 'ask_owner_here']);
+    expect(Object.keys(request.inputSchema.properties ?? {})).toEqual([
+      'title',
+      'details',
+      'conversation',
+      'approvers',
+      'expires_in',
+      'ask_owner_here',
+    ]);
     await reviewer.close();
   });
 
   it('asks for approval and reads who decided, where, when and why', async () => {
     const { w, reviewer } = await world();
-    const asked = await reviewer.call('request_approval', { title: 'Deploy #418', details: 'Ship **v2** to production.', approvers: [w.alice], expires_in: 3600 });
+    const asked = await reviewer.call('request_approval', {
+      title: 'Deploy #418',
+      details: 'Ship **v2** to production.',
+      approvers: [w.alice],
+      expires_in: 3600,
+    });
     expect(asked.isError).toBeFalsy();
     const out = asked.structuredContent as Out;
     expect(out).toMatchObject({ status: 'pending', approvers: [w.alice], conversation_id: null });
@@ -53,31 +65,64 @@ describe('MCP approval tools', () => {
     expect(textOf(asked)).toContain(`@${w.alice} may decide it`);
 
     const pending = (await reviewer.call('get_approval', { approval_id: out.approval_id })).structuredContent as Out;
-    expect(pending).toMatchObject({ status: 'pending', outcome: 'Waiting for a decision', decided_by: null, via: null, decided_at: null, reason: null });
+    expect(pending).toMatchObject({
+      status: 'pending',
+      outcome: 'Waiting for a decision',
+      decided_by: null,
+      via: null,
+      decided_at: null,
+      reason: null,
+    });
 
-    await app.approvals.decide({ approvalId: out.approval_id, workspaceId: w.ws.id, decision: 'rejected', decider: await asOwner(w.alice), via: 'web', reason: 'Not on a Friday' });
+    await app.approvals.decide({
+      approvalId: out.approval_id,
+      workspaceId: w.ws.id,
+      decision: 'rejected',
+      decider: await asOwner(w.alice),
+      via: 'web',
+      reason: 'Not on a Friday',
+    });
     const got = await reviewer.call('get_approval', { approval_id: out.approval_id });
     expect(got.structuredContent).toMatchObject({
-      approval_id: out.approval_id, title: 'Deploy #418', status: 'rejected', decided_by: w.alice, via: 'web', reason: 'Not on a Friday',
+      approval_id: out.approval_id,
+      title: 'Deploy #418',
+      status: 'rejected',
+      decided_by: w.alice,
+      via: 'web',
+      reason: 'Not on a Friday',
     });
     expect(Date.parse((got.structuredContent as Out).decided_at)).toBeGreaterThan(Date.now() - 60_000);
-    expect(textOf(got)).toMatch(new RegExp(`Rejected by @${w.alice} in the web chat at \\d\\d:\\d\\d UTC — “Not on a Friday”`));
+    expect(textOf(got)).toMatch(
+      new RegExp(`Rejected by @${w.alice} in the web chat at \\d\\d:\\d\\d UTC — “Not on a Friday”`),
+    );
     await reviewer.close();
   });
 
   it('wakes a waiting subscribe with the decision at once, long before its timeout', async () => {
     const { w, reviewer } = await world();
-    const { approval_id: id } = (await reviewer.call('request_approval', { title: 'Rotate the API keys' })).structuredContent as Out;
+    const { approval_id: id } = (await reviewer.call('request_approval', { title: 'Rotate the API keys' }))
+      .structuredContent as Out;
     await reviewer.call('check_inbox', { limit: 100 });
     const waiting = reviewer.call('subscribe', { timeout_seconds: 20 });
     await new Promise((r) => setImmediate(r));
     const started = Date.now();
-    await app.approvals.decide({ approvalId: id, workspaceId: w.ws.id, decision: 'approved', decider: await asOwner(w.bob), via: 'slack' });
-    const got = (await waiting).structuredContent as { messages: Array<{ body: string; sender: { name: string } }>; timed_out: boolean };
+    await app.approvals.decide({
+      approvalId: id,
+      workspaceId: w.ws.id,
+      decision: 'approved',
+      decider: await asOwner(w.bob),
+      via: 'slack',
+    });
+    const got = (await waiting).structuredContent as {
+      messages: Array<{ body: string; sender: { name: string } }>;
+      timed_out: boolean;
+    };
     // Woken by the decision, not by the 20 s timeout (the bound leaves room for a loaded machine).
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(got.timed_out).toBe(false);
-    expect(got.messages.map((m) => m.body)).toEqual([expect.stringMatching(new RegExp(`^Approval ${id} “Rotate the API keys”: Approved by @${w.bob} in Slack`))]);
+    expect(got.messages.map((m) => m.body)).toEqual([
+      expect.stringMatching(new RegExp(`^Approval ${id} “Rotate the API keys”: Approved by @${w.bob} in Slack`)),
+    ]);
     expect(got.messages[0].sender.name).toBe('switchboard');
     await reviewer.close();
   });
@@ -85,7 +130,8 @@ describe('MCP approval tools', () => {
   it('lets the requesting agent cancel while pending, then says it is settled', async () => {
     const { w, reviewer } = await world();
     const builder = await connectInProcess(app, w.builder.agent, w.ws.slug);
-    const { approval_id: id } = (await reviewer.call('request_approval', { title: 'Drop the staging database' })).structuredContent as Out;
+    const { approval_id: id } = (await reviewer.call('request_approval', { title: 'Drop the staging database' }))
+      .structuredContent as Out;
 
     const foreign = await builder.call('cancel_approval', { approval_id: id });
     expect(foreign.isError).toBe(true);
@@ -99,10 +145,16 @@ describe('MCP approval tools', () => {
     expect(textOf(again)).toMatch(/already settled: Cancelled by the agent at \d\d:\d\d UTC/);
     expect(again._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'CONFLICT', status: 'cancelled' });
 
-    const audit = (await app.store.audit.list(w.ws.id, 50)).filter((e) => e.target === id || e.target === 'Drop the staging database');
-    expect(audit.map((e) => `${e.action} ${e.result}`)).toEqual(expect.arrayContaining([
-      'request_approval pending', 'approval.cancel cancelled', 'cancel_approval refused: CONFLICT',
-    ]));
+    const audit = (await app.store.audit.list(w.ws.id, 50)).filter(
+      (e) => e.target === id || e.target === 'Drop the staging database',
+    );
+    expect(audit.map((e) => `${e.action} ${e.result}`)).toEqual(
+      expect.arrayContaining([
+        'request_approval pending',
+        'approval.cancel cancelled',
+        'cancel_approval refused: CONFLICT',
+      ]),
+    );
     await Promise.all([builder.close(), reviewer.close()]);
   });
 
@@ -110,11 +162,18 @@ describe('MCP approval tools', () => {
     const { w, reviewer } = await world();
     const unknown = await reviewer.call('request_approval', { title: 'Deploy', approvers: ['nobody-here'] });
     expect(unknown.isError).toBe(true);
-    expect(textOf(unknown)).toBe('"nobody-here" is not a person who can reach this workspace; approvers are person handles (call list_agents: kind "person").');
+    expect(textOf(unknown)).toBe(
+      '"nobody-here" is not a person who can reach this workspace; approvers are person handles (call list_agents: kind "person").',
+    );
     expect(unknown._meta?.[ERROR_META_KEY]).toEqual({ code: 'INVALID_INPUT' });
 
     const other = await makeWorld(app);
-    const sent = await app.messaging.send({ workspace: other.ws, sender: other.builder.agent, to: ['reviewer'], body: 'elsewhere' });
+    const sent = await app.messaging.send({
+      workspace: other.ws,
+      sender: other.builder.agent,
+      to: ['reviewer'],
+      body: 'elsewhere',
+    });
     const foreign = await reviewer.call('request_approval', { title: 'Deploy', conversation: sent.conversation!.id });
     expect(textOf(foreign)).toContain('Ask in a conversation you received a message in');
 
@@ -129,7 +188,10 @@ describe('MCP approval tools', () => {
 
   it('asks a person named twice (bob, @bob) once: one approver, one line, one notice', async () => {
     const { w, reviewer } = await world();
-    const r = await reviewer.call('request_approval', { title: 'dup approvers', approvers: [w.bob, w.alice, w.bob, `@${w.bob}`] });
+    const r = await reviewer.call('request_approval', {
+      title: 'dup approvers',
+      approvers: [w.bob, w.alice, w.bob, `@${w.bob}`],
+    });
     expect(r.structuredContent).toMatchObject({ status: 'pending', approvers: [w.bob, w.alice] });
     expect(textOf(r)).toContain(`@${w.bob}, @${w.alice} may decide it.`);
     const bob = (await app.store.agents.personAgent(await personId(w.bob)))!;
@@ -138,30 +200,45 @@ describe('MCP approval tools', () => {
     await reviewer.close();
   });
 
-  it('asks in the conversation it was asked in, and the people there are the default approvers\' inbox', async () => {
+  it("asks in the conversation it was asked in, and the people there are the default approvers' inbox", async () => {
     const { w, reviewer } = await world();
-    const sent = await app.messaging.send({ workspace: w.ws, sender: w.builder.agent, to: ['reviewer'], body: 'Can you ship it?' });
+    const sent = await app.messaging.send({
+      workspace: w.ws,
+      sender: w.builder.agent,
+      to: ['reviewer'],
+      body: 'Can you ship it?',
+    });
     const r = await reviewer.call('request_approval', { title: 'Ship it', conversation: sent.conversation!.id });
     const out = r.structuredContent as Out;
     expect(out).toMatchObject({ status: 'pending', conversation_id: sent.conversation!.id });
     // By default the agent's owner (bob) and the workspace's owners (alice, the org admin) decide.
     expect([...out.approvers].sort()).toEqual([w.alice, w.bob].sort());
-    expect((await app.store.approvals.listForConversation(w.ws.id, sent.conversation!.id)).map((a) => a.id)).toEqual([out.approval_id]);
+    expect((await app.store.approvals.listForConversation(w.ws.id, sent.conversation!.id)).map((a) => a.id)).toEqual([
+      out.approval_id,
+    ]);
     await reviewer.close();
   });
 
   it('reminds the approvers after APPROVAL_REMINDER_MINUTES, while nobody has decided', async () => {
-    const reminding = await createApp(testConfig({ APPROVAL_REMINDER_MINUTES: '30' }), { database: db, logger: silent, migrate: false });
+    const reminding = await createApp(testConfig({ APPROVAL_REMINDER_MINUTES: '30' }), {
+      database: db,
+      logger: silent,
+      migrate: false,
+    });
     try {
       const w = await makeWorld(reminding);
       const a = await reminding.approvals.request(w.reviewer.agent, w.ws, { title: 'Renew the domain', details: '' });
-      const job = (await reminding.store.outbox.list({ topic: 'approval.remind' })).find((e) => e.payload.approvalId === a.id)!;
+      const job = (await reminding.store.outbox.list({ topic: 'approval.remind' })).find(
+        (e) => e.payload.approvalId === a.id,
+      )!;
       expect(job.runAt.getTime() - a.createdAt.getTime()).toBeGreaterThanOrEqual(30 * 60_000 - 1_000);
       // What the job does when it runs: a reminder in every approver's inbox.
       expect(await reminding.approvals.remind(w.ws.id, a.id)).toBe(true);
       const alice = (await reminding.store.agents.personAgent(await personId(w.alice)))!;
       const inbox = await reminding.messaging.checkInbox(alice, w.ws, 50);
-      expect(inbox.items.map((i) => i.message.body)).toContain(`Reminder: ${w.bob}/reviewer is still waiting for a decision on “Renew the domain” (approval ${a.id}).`);
+      expect(inbox.items.map((i) => i.message.body)).toContain(
+        `Reminder: ${w.bob}/reviewer is still waiting for a decision on “Renew the domain” (approval ${a.id}).`,
+      );
       await reminding.approvals.cancel(w.reviewer.agent, w.ws.id, a.id);
       expect(await reminding.approvals.remind(w.ws.id, a.id)).toBe(false);
     } finally {
@@ -170,11 +247,17 @@ describe('MCP approval tools', () => {
   });
 
   it('queues the Slack card even from a process without the Slack mount (mcp-stdio), when Slack is configured', async () => {
-    const stdioLike = await createApp(testConfig({ SLACK_SIGNING_SECRET: 'signing-secret' }), { database: db, logger: silent, migrate: false });
+    const stdioLike = await createApp(testConfig({ SLACK_SIGNING_SECRET: 'signing-secret' }), {
+      database: db,
+      logger: silent,
+      migrate: false,
+    });
     try {
       const w = await makeWorld(stdioLike);
       const a = await stdioLike.approvals.request(w.reviewer.agent, w.ws, { title: 'Tag the release', details: '' });
-      expect((await stdioLike.store.outbox.list({ topic: 'slack.approval.show' })).map((e) => e.payload.approvalId)).toContain(a.id);
+      expect(
+        (await stdioLike.store.outbox.list({ topic: 'slack.approval.show' })).map((e) => e.payload.approvalId),
+      ).toContain(a.id);
     } finally {
       await stdioLike.close();
     }

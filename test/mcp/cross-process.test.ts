@@ -17,15 +17,20 @@ import { makeWorld, silent, testConfig, type World } from '../support/world.ts';
  * on PostgreSQL each has its own connection pool (as two processes would), so
  * a wake-up can only cross through LISTEN/NOTIFY.
  */
-interface Pair { kind: string; open(): Promise<{ databases: [Database, Database]; close(): Promise<void> }> }
+interface Pair {
+  kind: string;
+  open(): Promise<{ databases: [Database, Database]; close(): Promise<void> }>;
+}
 
-const pairs: Pair[] = [{
-  kind: 'pglite (one embedded database, two apps)',
-  async open() {
-    const d = await pgliteDb.open();
-    return { databases: [d, d], close: () => d.close() };
+const pairs: Pair[] = [
+  {
+    kind: 'pglite (one embedded database, two apps)',
+    async open() {
+      const d = await pgliteDb.open();
+      return { databases: [d, d], close: () => d.close() };
+    },
   },
-}];
+];
 if (process.env.TEST_DATABASE_URL) {
   const url = process.env.TEST_DATABASE_URL;
   pairs.push({
@@ -35,16 +40,29 @@ if (process.env.TEST_DATABASE_URL) {
       const one = await openDatabase({ databaseUrl: fresh.url, max: 4 });
       await one.migrate();
       const two = await openDatabase({ databaseUrl: fresh.url, max: 4 });
-      return { databases: [one, two], close: async () => { await one.close(); await two.close(); await fresh.drop(); } };
+      return {
+        databases: [one, two],
+        close: async () => {
+          await one.close();
+          await two.close();
+          await fresh.drop();
+        },
+      };
     },
   });
 }
 
 async function connect(server: Server, w: World, token: string) {
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/${w.ws.slug}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/${w.ws.slug}`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name: 'cross-process-test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult> };
+  return {
+    client,
+    call: (name: string, args: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+  };
 }
 
 describe.each(pairs)('two servers on one database: $kind', (pair) => {
@@ -55,9 +73,15 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
 
   beforeAll(async () => {
     env = await pair.open();
-    const start = (database: Database) => startServer(testConfig(), {
-      database, logger: silent, migrate: false, control: false, host: '127.0.0.1', mounts: [createMcpMount()],
-    });
+    const start = (database: Database) =>
+      startServer(testConfig(), {
+        database,
+        logger: silent,
+        migrate: false,
+        control: false,
+        host: '127.0.0.1',
+        mounts: [createMcpMount()],
+      });
     [one, two] = await Promise.all([start(env.databases[0]), start(env.databases[1])]);
     w = await makeWorld(one.app);
   });
@@ -71,10 +95,12 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
     const sender = await connect(one, w, w.builder.token);
     const waiting = waiter.call('subscribe', { timeout_seconds: 55 });
     // Wait until the waiter listens on server two, so the wake-up (not the first look) is what answers it.
-    const listeners = () => (two.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(w.reviewer.agent.id));
+    const listeners = () =>
+      (two.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(w.reviewer.agent.id));
     await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 5_000, interval: 10 });
     const started = performance.now();
-    const sent = (await sender.call('send_message', { to: ['reviewer'], body: 'across the servers' })).structuredContent as { message_id: string };
+    const sent = (await sender.call('send_message', { to: ['reviewer'], body: 'across the servers' }))
+      .structuredContent as { message_id: string };
     const got = (await waiting).structuredContent as { messages: Array<{ id: string }>; timed_out: boolean };
     const wakeMs = performance.now() - started;
     expect(got.timed_out).toBe(false);
@@ -90,7 +116,8 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
     await one.app.agents.join(SYSTEM, { agent: name, workspace: w.ws.slug });
     const waiter = await connect(two, w, fresh.token);
     const waiting = waiter.call('subscribe', { timeout_seconds: 55 });
-    const listeners = () => (two.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(fresh.agent.id));
+    const listeners = () =>
+      (two.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(fresh.agent.id));
     await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
     const started = performance.now();
     await one.app.agents.rotateToken(SYSTEM, name);
@@ -111,9 +138,12 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
     await before.client.close();
     const { token } = await one.app.agents.rotateToken(SYSTEM, name);
     // The rotation changes the agents table; the second server drops what it kept once the change reaches it.
-    await vi.waitFor(async () => {
-      expect(await two.app.agents.authenticate(fresh.token)).toBeNull();
-    }, { timeout: 20_000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        expect(await two.app.agents.authenticate(fresh.token)).toBeNull();
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     await expect(connect(two, w, fresh.token)).rejects.toThrow(/401|token/i);
     const after = await connect(two, w, token);
     expect((await after.call('list_agents', {})).isError).toBeFalsy();
@@ -123,7 +153,9 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
   it('notifies an inbox resource subscriber on one server of a message sent through the other', async () => {
     const watcher = await connect(two, w, w.builder.token);
     const sender = await connect(one, w, w.reviewer.token);
-    const updated = new Promise<string>((resolve) => watcher.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)));
+    const updated = new Promise<string>((resolve) =>
+      watcher.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
+    );
     await watcher.client.subscribeResource({ uri: INBOX_URI });
     await sender.call('send_message', { to: ['builder'], body: 'resource ping' });
     expect(await updated).toBe(INBOX_URI);

@@ -11,7 +11,14 @@ let w: DocsWorld;
 let writer: Awaited<ReturnType<DocsWorld['connect']>>;
 let viewer: Awaited<ReturnType<DocsWorld['connect']>>;
 
-type Summary = { identifier: string; title: string; status: string; archived: boolean; updated_at: string; collection: string | null };
+type Summary = {
+  identifier: string;
+  title: string;
+  status: string;
+  archived: boolean;
+  updated_at: string;
+  collection: string | null;
+};
 const docsOf = (r: { structuredContent?: unknown }) => (r.structuredContent as { documents: Summary[] }).documents;
 
 beforeAll(async () => {
@@ -41,11 +48,20 @@ const create = async (args: Record<string, unknown>) => {
 describe('reading documents over MCP', () => {
   it('creates documents with identifiers from the collection type and the first status by default', async () => {
     const a = await create({ title: 'Login flow', summary: 'How people sign in', content: '# Login\nSteps.' });
-    expect(a).toMatchObject({ identifier: expect.stringMatching(/^SPEC-\d+$/), status: 'draft', collection: 'specs', archived: false });
+    expect(a).toMatchObject({
+      identifier: expect.stringMatching(/^SPEC-\d+$/),
+      status: 'draft',
+      collection: 'specs',
+      archived: false,
+    });
     const note = await writer.call('create_document', { collection: 'notes', title: 'Standup', summary: 'Monday' });
     expect((note.structuredContent as Summary).identifier).toMatch(/^NOTE-\d+$/);
     const full = await viewer.call('get_document', { document: a.identifier.toLowerCase() });
-    expect(full.structuredContent).toMatchObject({ identifier: a.identifier, content: '# Login\nSteps.', updated_at: a.updated_at });
+    expect(full.structuredContent).toMatchObject({
+      identifier: a.identifier,
+      content: '# Login\nSteps.',
+      updated_at: a.updated_at,
+    });
     expect(textOf(full)).toContain('# Login');
   });
 
@@ -62,7 +78,12 @@ describe('reading documents over MCP', () => {
   });
 
   it('lists title and summary, never content; filters by status', async () => {
-    const d = await create({ title: 'Billing export', summary: 'CSV of invoices', content: 'SECRET-CONTENT-TOKEN', status: 'approved' });
+    const d = await create({
+      title: 'Billing export',
+      summary: 'CSV of invoices',
+      content: 'SECRET-CONTENT-TOKEN',
+      status: 'approved',
+    });
     const all = await viewer.call('list_documents', { collection: 'specs' });
     expect(JSON.stringify(all)).not.toContain('SECRET-CONTENT-TOKEN');
     expect(docsOf(all).map((x) => x.identifier)).toContain(d.identifier);
@@ -72,45 +93,76 @@ describe('reading documents over MCP', () => {
 
   it('returns archived documents from get_document but lists them only when asked', async () => {
     const d = await create({ title: 'Old importer', summary: 'Replaced by the new one' });
-    const archived = await writer.call('update_document', { document: d.identifier, updated_at: d.updated_at, archived: true });
+    const archived = await writer.call('update_document', {
+      document: d.identifier,
+      updated_at: d.updated_at,
+      archived: true,
+    });
     expect(archived.isError, textOf(archived)).toBeFalsy();
     expect(textOf(archived)).toContain('Archived');
 
-    expect(docsOf(await viewer.call('list_documents', { collection: 'specs' })).map((x) => x.identifier)).not.toContain(d.identifier);
+    expect(docsOf(await viewer.call('list_documents', { collection: 'specs' })).map((x) => x.identifier)).not.toContain(
+      d.identifier,
+    );
     const withArchived = docsOf(await viewer.call('list_documents', { collection: 'specs', include_archived: true }));
     expect(withArchived.find((x) => x.identifier === d.identifier)).toMatchObject({ archived: true });
     expect(docsOf(await viewer.call('search_documents', { query: 'importer' }))).toEqual([]);
-    expect(docsOf(await viewer.call('search_documents', { query: 'importer', include_archived: true })).map((x) => x.identifier)).toEqual([d.identifier]);
+    expect(
+      docsOf(await viewer.call('search_documents', { query: 'importer', include_archived: true })).map(
+        (x) => x.identifier,
+      ),
+    ).toEqual([d.identifier]);
 
     const got = await viewer.call('get_document', { document: d.identifier });
     expect(got.structuredContent).toMatchObject({ identifier: d.identifier, archived: true });
 
-    const back = await writer.call('update_document', { document: d.identifier, updated_at: (archived.structuredContent as Summary).updated_at, archived: false });
+    const back = await writer.call('update_document', {
+      document: d.identifier,
+      updated_at: (archived.structuredContent as Summary).updated_at,
+      archived: false,
+    });
     expect((back.structuredContent as Summary).archived).toBe(false);
   });
 
   it('cuts a long list, says so, and gives the offset to read on', async () => {
-    for (let i = 0; i < 7; i++) await writer.call('create_document', { collection: 'notes', title: `Note ${i}`, summary: '' });
+    for (let i = 0; i < 7; i++)
+      await writer.call('create_document', { collection: 'notes', title: `Note ${i}`, summary: '' });
     const first = await viewer.call('list_documents', { collection: 'notes', limit: 5 });
-    const out = first.structuredContent as { total: number; truncated: boolean; next_offset: number | null; documents: Summary[] };
+    const out = first.structuredContent as {
+      total: number;
+      truncated: boolean;
+      next_offset: number | null;
+      documents: Summary[];
+    };
     expect(out).toMatchObject({ total: 8, truncated: true, next_offset: 5 });
     expect(out.documents).toHaveLength(5);
     expect(textOf(first)).toContain('The list was cut');
-    const rest = (await viewer.call('list_documents', { collection: 'notes', limit: 5, offset: 5 })).structuredContent as typeof out;
+    const rest = (await viewer.call('list_documents', { collection: 'notes', limit: 5, offset: 5 }))
+      .structuredContent as typeof out;
     expect(rest).toMatchObject({ truncated: false, next_offset: null });
     expect(new Set([...out.documents, ...rest.documents].map((d) => d.identifier)).size).toBe(8);
   });
 
   it('cuts at 50 by default', async () => {
-    for (let i = 0; i < 51; i++) await writer.call('create_document', { collection: 'notes', title: `Bulk ${i}`, summary: '' });
-    const r = (await viewer.call('list_documents', { collection: 'notes' })).structuredContent as { truncated: boolean; documents: unknown[]; total: number };
+    for (let i = 0; i < 51; i++)
+      await writer.call('create_document', { collection: 'notes', title: `Bulk ${i}`, summary: '' });
+    const r = (await viewer.call('list_documents', { collection: 'notes' })).structuredContent as {
+      truncated: boolean;
+      documents: unknown[];
+      total: number;
+    };
     expect(r).toMatchObject({ truncated: true, total: 59 });
     expect(r.documents).toHaveLength(50);
   });
 
   it('searches titles, summaries and identifiers, never content', async () => {
-    const d = await create({ title: 'Rate limiter', summary: 'Throttles noisy clients', content: 'Uses a zebracorn bucket algorithm.' });
-    const ids = async (args: Record<string, unknown>) => docsOf(await viewer.call('search_documents', args)).map((x) => x.identifier);
+    const d = await create({
+      title: 'Rate limiter',
+      summary: 'Throttles noisy clients',
+      content: 'Uses a zebracorn bucket algorithm.',
+    });
+    const ids = async (args: Record<string, unknown>) =>
+      docsOf(await viewer.call('search_documents', args)).map((x) => x.identifier);
     expect(await ids({ query: 'limiter' })).toEqual([d.identifier]);
     expect(await ids({ query: 'throttles clients' })).toEqual([d.identifier]);
     expect(await ids({ query: d.identifier })).toEqual([d.identifier]);

@@ -13,7 +13,9 @@ const SIMPLIFIED_OWNER = ['update_workspace_instructions'];
 const ALL = [...READ, ...WRITE, ...STRUCTURE, ...SIMPLIFIED_OWNER];
 
 let app: App;
-appPerFile((a) => { app = a; });
+appPerFile((a) => {
+  app = a;
+});
 
 async function toolNames(c: Awaited<ReturnType<Awaited<ReturnType<typeof docsWorld>>['connect']>>) {
   const names = (await c.client.listTools()).tools.map((t) => t.name);
@@ -22,7 +24,10 @@ async function toolNames(c: Awaited<ReturnType<Awaited<ReturnType<typeof docsWor
 
 describe.each(['structured', 'simplified'] as const)('document tools by role in a %s workspace', (kind) => {
   /** The collection argument documents take: in a structured workspace the owner opens one of `type` first. */
-  async function openCollection(w: Awaited<ReturnType<typeof docsWorld>>, type: string): Promise<{ collection?: string }> {
+  async function openCollection(
+    w: Awaited<ReturnType<typeof docsWorld>>,
+    type: string,
+  ): Promise<{ collection?: string }> {
     if (kind !== 'structured') return {};
     const owner = await w.connect('owner');
     expect((await owner.call('create_collection', { type })).isError).toBeFalsy();
@@ -54,7 +59,7 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
     expect(seen.owner).toHaveLength(kind === 'structured' ? 9 : 7);
   });
 
-  it('refuses a seatless editor\'s writing call with a sentence about the seat and who assigns it', async () => {
+  it("refuses a seatless editor's writing call with a sentence about the seat and who assigns it", async () => {
     const w = await docsWorld(app, kind);
     const c = await w.connect('editor');
     const r = await c.call('create_document', { collection: 'specs', title: 'Plan', summary: 'x' });
@@ -85,10 +90,16 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
     const write = await writer.call('create_document', { ...collection, title: 'After', summary: 'x' });
     expect(write.isError).toBe(true);
     expect((write._meta?.[ERROR_META_KEY] as { code: string }).code).toBe('NEEDS_SEAT');
-    expect((await writer.call('get_workspace_information')).structuredContent).toMatchObject({ access: { has_seat: false } });
+    expect((await writer.call('get_workspace_information')).structuredContent).toMatchObject({
+      access: { has_seat: false },
+    });
 
     await app.orgs.removePerson(SYSTEM, w.org, w.people.viewer);
-    for (const [tool, args] of [['list_documents', collection], ['search_documents', { query: 'Before' }], ['get_workspace_information', {}]] as const) {
+    for (const [tool, args] of [
+      ['list_documents', collection],
+      ['search_documents', { query: 'Before' }],
+      ['get_workspace_information', {}],
+    ] as const) {
       const r = await viewer.call(tool, args);
       expect(r.isError, tool).toBe(true);
       expect((r._meta?.[ERROR_META_KEY] as { code: string }).code, tool).toBe('NOT_PERMITTED');
@@ -113,16 +124,22 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
     const viewer = await w.connect('viewer');
     const r = await viewer.call('create_document', { ...collection, title: 'x', summary: '' });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toBe(`@${w.people.viewer} is a viewer of the workspace ${w.ws.slug}, and create_document needs an editor. ` +
-      `A workspace owner or an admin of ${(await app.orgs.org(w.ws.orgId)).name} can make @${w.people.viewer} an editor with \`switchboard member add ${w.ws.slug} ${w.people.viewer} --role editor\`, ` +
-      `and an admin can assign the seat writing also needs with \`switchboard seat grant ${w.people.viewer} --org ${w.org}\`; the tool then works in this session, and the reading tools work meanwhile.`);
+    expect(textOf(r)).toBe(
+      `@${w.people.viewer} is a viewer of the workspace ${w.ws.slug}, and create_document needs an editor. ` +
+        `A workspace owner or an admin of ${(await app.orgs.org(w.ws.orgId)).name} can make @${w.people.viewer} an editor with \`switchboard member add ${w.ws.slug} ${w.people.viewer} --role editor\`, ` +
+        `and an admin can assign the seat writing also needs with \`switchboard seat grant ${w.people.viewer} --org ${w.org}\`; the tool then works in this session, and the reading tools work meanwhile.`,
+    );
     expect((r._meta?.[ERROR_META_KEY] as { code: string }).code).toBe('NOT_PERMITTED');
     const [audited] = (await app.store.audit.list(w.ws.id, 5)).filter((e) => e.action === 'create_document');
     expect(audited).toMatchObject({ agentId: w.agents.viewer.id, result: 'refused: NOT_PERMITTED' });
     // An editor with a seat asking for an owner's tool is told it needs an owner (and no seat is mentioned).
     const writer = await w.connect('writer');
     const shape = await writer.call(ownerTools[ownerTools.length - 1], { collection: 'specs', instructions: 'y' });
-    expect(textOf(shape)).toMatch(new RegExp(`^@${w.people.writer} is an editor of the workspace ${w.ws.slug}, and ${ownerTools[ownerTools.length - 1]} needs an owner\\. .*--role owner\`; the tool`));
+    expect(textOf(shape)).toMatch(
+      new RegExp(
+        `^@${w.people.writer} is an editor of the workspace ${w.ws.slug}, and ${ownerTools[ownerTools.length - 1]} needs an owner\\. .*--role owner\`; the tool`,
+      ),
+    );
     expect(textOf(shape)).not.toContain('seat');
 
     await app.orgs.addWorkspaceMember(SYSTEM, w.ws.slug, w.people.viewer, 'editor');
@@ -138,15 +155,28 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
     const w = await docsWorld(app, kind, { ownerSeat: false });
     const c = await w.connect('owner');
     let changed = 0;
-    c.client.setNotificationHandler(ToolListChangedNotificationSchema, () => { changed++; });
+    c.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
     expect((await toolNames(c)).docs).toEqual(READ);
     await app.orgs.setSeat(SYSTEM, w.org, w.people.owner, true);
     const info = await c.call('get_workspace_information');
-    expect(info.structuredContent).toMatchObject({ access: { role: 'owner', has_seat: true, tools: expect.arrayContaining([...WRITE, ...ownerTools]), withheld_for_seat: [], note: null } });
+    expect(info.structuredContent).toMatchObject({
+      access: {
+        role: 'owner',
+        has_seat: true,
+        tools: expect.arrayContaining([...WRITE, ...ownerTools]),
+        withheld_for_seat: [],
+        note: null,
+      },
+    });
     expect(textOf(info)).not.toContain('holds none');
     await vi.waitFor(() => expect(changed).toBeGreaterThan(0), { timeout: 10_000 });
     expect((await toolNames(c)).docs).toEqual([...READ, ...WRITE, ...ownerTools].sort());
-    const write = kind === 'structured' ? await c.call('create_collection', { type: 'runbooks' }) : await c.call('update_workspace_instructions', { instructions: 'Short.' });
+    const write =
+      kind === 'structured'
+        ? await c.call('create_collection', { type: 'runbooks' })
+        : await c.call('update_workspace_instructions', { instructions: 'Short.' });
     expect(write.isError, textOf(write)).toBeFalsy();
     await c.close();
   });
@@ -155,7 +185,10 @@ describe.each(['structured', 'simplified'] as const)('document tools by role in 
     const w = await docsWorld(app, kind, { ownerSeat: false });
     const c = await w.connect('owner');
     await app.orgs.setSeat(SYSTEM, w.org, w.people.owner, true);
-    const write = kind === 'structured' ? await c.call('create_collection', { type: 'runbooks' }) : await c.call('update_workspace_instructions', { instructions: 'Short.' });
+    const write =
+      kind === 'structured'
+        ? await c.call('create_collection', { type: 'runbooks' })
+        : await c.call('update_workspace_instructions', { instructions: 'Short.' });
     expect(write.isError, textOf(write)).toBeFalsy();
     await c.close();
   });
@@ -166,27 +199,52 @@ describe('collections and instructions reach agents', () => {
     const w = await docsWorld(app, 'structured');
     const owner = await w.connect('owner');
     const types = await owner.call('get_available_collection_types');
-    expect((types.structuredContent as { types: Array<{ type: string; existing: string[] }> }).types.map((t) => t.type))
-      .toEqual(['specs', 'runbooks', 'decisions', 'notes']);
+    expect(
+      (types.structuredContent as { types: Array<{ type: string; existing: string[] }> }).types.map((t) => t.type),
+    ).toEqual(['specs', 'runbooks', 'decisions', 'notes']);
 
-    const created = await owner.call('create_collection', { type: 'runbooks', name: 'Ops Runbooks', statuses: ['Draft', 'Verified'] });
+    const created = await owner.call('create_collection', {
+      type: 'runbooks',
+      name: 'Ops Runbooks',
+      statuses: ['Draft', 'Verified'],
+    });
     expect(created.structuredContent).toMatchObject({ identifier: 'ops-runbooks', statuses: ['draft', 'verified'] });
     const dup = await owner.call('create_collection', { type: 'runbooks', name: 'Ops runbooks' });
     expect(dup.isError).toBe(true);
     expect(textOf(dup)).toContain('already has a collection');
 
-    await owner.call('update_collection_instructions', { collection: 'ops-runbooks', instructions: 'Number every step.' });
+    await owner.call('update_collection_instructions', {
+      collection: 'ops-runbooks',
+      instructions: 'Number every step.',
+    });
     const again = await owner.call('get_available_collection_types');
-    expect((again.structuredContent as { types: Array<{ type: string; existing: string[] }> }).types.find((t) => t.type === 'runbooks')!.existing)
-      .toEqual(['ops-runbooks']);
+    expect(
+      (again.structuredContent as { types: Array<{ type: string; existing: string[] }> }).types.find(
+        (t) => t.type === 'runbooks',
+      )!.existing,
+    ).toEqual(['ops-runbooks']);
 
     const viewer = await w.connect('viewer');
     expect(viewer.client.getInstructions()).toContain('Number every step.');
     const info = await viewer.call('get_workspace_information');
     expect(info.structuredContent).toMatchObject({
-      kind: 'structured', statuses: null,
-      collections: [{ identifier: 'ops-runbooks', name: 'Ops Runbooks', type: 'runbooks', statuses: ['draft', 'verified'], instructions: 'Number every step.' }],
-      access: { role: 'viewer', has_seat: false, tools: ['get_workspace_information', 'list_documents', 'search_documents', 'get_document'], withheld_for_seat: [] },
+      kind: 'structured',
+      statuses: null,
+      collections: [
+        {
+          identifier: 'ops-runbooks',
+          name: 'Ops Runbooks',
+          type: 'runbooks',
+          statuses: ['draft', 'verified'],
+          instructions: 'Number every step.',
+        },
+      ],
+      access: {
+        role: 'viewer',
+        has_seat: false,
+        tools: ['get_workspace_information', 'list_documents', 'search_documents', 'get_document'],
+        withheld_for_seat: [],
+      },
     });
     await owner.close();
     await viewer.close();
@@ -200,7 +258,12 @@ describe('collections and instructions reach agents', () => {
     const writer = await w.connect('writer');
     expect(writer.client.getInstructions()).toContain('Keep documents short.');
     const info = (await writer.call('get_workspace_information')).structuredContent as Record<string, unknown>;
-    expect(info).toMatchObject({ kind: 'simplified', collections: [], statuses: ['draft', 'published'], instructions: 'Keep documents short.' });
+    expect(info).toMatchObject({
+      kind: 'simplified',
+      collections: [],
+      statuses: ['draft', 'published'],
+      instructions: 'Keep documents short.',
+    });
     const { tools } = await writer.client.listTools();
     const create = tools.find((t) => t.name === 'create_document')!;
     expect(Object.keys(create.inputSchema.properties ?? {})).not.toContain('collection');

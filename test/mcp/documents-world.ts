@@ -24,8 +24,13 @@ export async function docsWorld(app: App, kind: WorkspaceKind, opts: { ownerSeat
   const s = `${process.pid.toString(36)}d${(n++).toString(36)}`;
   const people = { owner: `own-${s}`, viewer: `view-${s}`, editor: `edit-${s}`, writer: `write-${s}` };
   const { org } = await app.orgs.init({ org: `Docs ${s}`, admin: people.owner });
-  for (const h of [people.viewer, people.editor, people.writer]) await app.orgs.addPerson(SYSTEM, { handle: h, org: org.slug });
-  const ws = await app.orgs.addWorkspace(SYSTEM, { name: `Knowledge ${s}`, org: org.slug, simplified: kind === 'simplified' });
+  for (const h of [people.viewer, people.editor, people.writer])
+    await app.orgs.addPerson(SYSTEM, { handle: h, org: org.slug });
+  const ws = await app.orgs.addWorkspace(SYSTEM, {
+    name: `Knowledge ${s}`,
+    org: org.slug,
+    simplified: kind === 'simplified',
+  });
   await app.orgs.addWorkspaceMember(SYSTEM, ws.slug, people.editor, 'editor');
   await app.orgs.addWorkspaceMember(SYSTEM, ws.slug, people.writer, 'editor');
   await app.orgs.setSeat(SYSTEM, org.slug, people.writer, true);

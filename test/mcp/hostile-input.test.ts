@@ -64,11 +64,17 @@ describe('hostile tool arguments', () => {
       const { tools } = await c.client.listTools();
       let checked = 0;
       for (const tool of tools) {
-        const props = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string | string[]; anyOf?: Array<{ type?: string }> }>;
+        const props = (tool.inputSchema.properties ?? {}) as Record<
+          string,
+          { type?: string | string[]; anyOf?: Array<{ type?: string }> }
+        >;
         for (const [name, schema] of Object.entries(props)) {
           const types = [schema.type, ...(schema.anyOf ?? []).map((s) => s.type)].flat();
           if (!types.includes('string')) continue;
-          expectRefusal(await c.call(tool.name, { [name]: 'x\0y' }), new RegExp(`\`${name}\` contains a NUL character`));
+          expectRefusal(
+            await c.call(tool.name, { [name]: 'x\0y' }),
+            new RegExp(`\`${name}\` contains a NUL character`),
+          );
           checked++;
         }
       }
@@ -81,7 +87,9 @@ describe('hostile tool arguments', () => {
     const d = await docsWorld(app, 'simplified');
     const owner = await d.connect('owner');
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
-    const doc = (await owner.call('create_document', { title: 'T', summary: 'S' })).structuredContent as { identifier: string; updated_at: string } | undefined;
+    const doc = (await owner.call('create_document', { title: 'T', summary: 'S' })).structuredContent as
+      | { identifier: string; updated_at: string }
+      | undefined;
     const calls: Array<[typeof a, string, Record<string, unknown>]> = [
       [a, 'send_message', { to: ['reviewer'], body: 'hi' }],
       [a, 'search_messages', { query: 'hi' }],
@@ -93,7 +101,10 @@ describe('hostile tool arguments', () => {
       calls.push([owner, 'create_document', { title: 'Another', summary: 'S' }]);
     }
     for (const [c, tool, args] of calls) {
-      expectRefusal(await c.call(tool, { ...args, conversation: '' }), /conversation id is empty; pass the conversation\.id of a message/);
+      expectRefusal(
+        await c.call(tool, { ...args, conversation: '' }),
+        /conversation id is empty; pass the conversation\.id of a message/,
+      );
       for (const bad of ['not-a-conversation', randomUUID()]) {
         const r = await c.call(tool, { ...args, conversation: bad });
         expect(codeOf(r), `${tool} with conversation ${bad}`).not.toBe('INTERNAL');
@@ -124,14 +135,23 @@ describe('hostile tool arguments', () => {
   it('answers arguments that are not an object with a JSON-RPC invalid-params error and a sentence', async () => {
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
     for (const args of ['hello', ['body'], 42, null]) {
-      const call = a.client.request({ method: 'tools/call', params: { name: 'send_message', arguments: args as never } }, CallToolResultSchema);
-      const err = await call.then(() => null, (e: unknown) => e);
+      const call = a.client.request(
+        { method: 'tools/call', params: { name: 'send_message', arguments: args as never } },
+        CallToolResultSchema,
+      );
+      const err = await call.then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, JSON.stringify(args)).toBeInstanceOf(McpError);
       expect((err as McpError).code).toBe(ErrorCode.InvalidParams);
       expect((err as McpError).message).toMatch(/`arguments` must be a JSON object of named arguments/);
     }
     // Leaving them out is fine for a tool that takes none.
-    const listed = await a.client.request({ method: 'tools/call', params: { name: 'list_agents' } }, CallToolResultSchema);
+    const listed = await a.client.request(
+      { method: 'tools/call', params: { name: 'list_agents' } },
+      CallToolResultSchema,
+    );
     expect(listed.isError).toBeFalsy();
     await a.close();
   });
@@ -139,7 +159,10 @@ describe('hostile tool arguments', () => {
 
 describe('a rotated token on a session nothing re-authenticates in front of (stdio)', () => {
   it('ends a waiting subscribe at once and refuses every later call, saying what to do', async () => {
-    const { agent, token } = await app.agents.add(SYSTEM, { name: `stdio-${randomUUID().slice(0, 6)}`, owner: w.alice });
+    const { agent, token } = await app.agents.add(SYSTEM, {
+      name: `stdio-${randomUUID().slice(0, 6)}`,
+      owner: w.alice,
+    });
     const name = `${w.alice}/${agent.name}`;
     await app.agents.join(SYSTEM, { agent: name, workspace: w.ws.slug });
     // What runMcpStdio sets up: the token checked on each call and when a rotation wakes a wait.
@@ -151,11 +174,13 @@ describe('a rotated token on a session nothing re-authenticates in front of (std
     await server.connect(serverSide);
     const client = new Client({ name: 'stdio-like', version: '1.0.0' });
     await client.connect(clientSide);
-    const call = (tool: string, args: Record<string, unknown>) => client.callTool({ name: tool, arguments: args }) as Promise<CallToolResult>;
+    const call = (tool: string, args: Record<string, unknown>) =>
+      client.callTool({ name: tool, arguments: args }) as Promise<CallToolResult>;
 
     expect((await call('list_agents', {})).isError).toBeFalsy();
     const waiting = call('subscribe', { timeout_seconds: 55 });
-    const listeners = () => (app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(agent.id));
+    const listeners = () =>
+      (app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(agent.id));
     await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
     await app.agents.rotateToken(SYSTEM, name);
     const ended = await waiting;

@@ -21,7 +21,11 @@ let now = Date.now();
 beforeAll(async () => {
   db = await pgliteDb.open();
   server = await startServer(testConfig(), {
-    database: db, logger: silent, migrate: false, control: false, host: '127.0.0.1',
+    database: db,
+    logger: silent,
+    migrate: false,
+    control: false,
+    host: '127.0.0.1',
     mounts: [createMcpMount({ idleMs: 60_000, sweepMs: 3_600_000, now: () => now })],
   });
   w = await makeWorld(server.app);
@@ -34,12 +38,16 @@ afterAll(async () => {
 const endpoint = (ws = w.ws.slug) => `${server.url}/mcp/${ws}`;
 
 async function connect(token: string, ws = w.ws.slug) {
-  const transport = new StreamableHTTPClientTransport(new URL(endpoint(ws)), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint(ws)), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name: 'switchboard-http-test', version: '1.0.0' });
   await client.connect(transport);
   return {
-    client, transport,
-    call: (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    client,
+    transport,
+    call: (name: string, args: Record<string, unknown> = {}) =>
+      client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
   };
 }
 
@@ -51,12 +59,20 @@ function post(body: unknown, headers: Record<string, string> = {}, ws = w.ws.slu
     body: JSON.stringify(body),
   });
 }
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 /** One more agent of alice's (her plan allows five), made once for the tests that need an inbox of their own. */
 let spareAgent: Promise<{ agent: { id: string }; token: string }> | null = null;
-const spare = () => (spareAgent ??= server.app.agents.add(SYSTEM, { name: 'dropper', owner: w.alice })
-  .then(async (a) => { await server.app.agents.join(SYSTEM, { agent: `${w.alice}/dropper`, workspace: w.ws.slug }); return a; }));
+const spare = () =>
+  (spareAgent ??= server.app.agents.add(SYSTEM, { name: 'dropper', owner: w.alice }).then(async (a) => {
+    await server.app.agents.join(SYSTEM, { agent: `${w.alice}/dropper`, workspace: w.ws.slug });
+    return a;
+  }));
 
 describe('MCP over Streamable HTTP', () => {
   it('lets two agents message each other with the SDK client, a reply arriving through subscribe', async () => {
@@ -64,7 +80,9 @@ describe('MCP over Streamable HTTP', () => {
     const b = await connect(w.reviewer.token);
     expect((await a.client.listTools()).tools.map((t) => t.name)).toContain('subscribe');
     const waiting = a.call('subscribe', { timeout_seconds: 20 });
-    const sent = (await b.call('send_message', { to: ['builder'], body: 'ready for review?' })).structuredContent as { message_id: string };
+    const sent = (await b.call('send_message', { to: ['builder'], body: 'ready for review?' })).structuredContent as {
+      message_id: string;
+    };
     const got = (await waiting).structuredContent as { messages: Array<{ id: string; body: string }> };
     expect(got.messages.map((m) => m.id)).toEqual([sent.message_id]);
     const search = (await a.call('search_messages', { query: 'review' })).structuredContent as { results: unknown[] };
@@ -81,7 +99,9 @@ describe('MCP over Streamable HTTP', () => {
 
     const wrong = await post(initialize, { authorization: 'Bearer sb_not-a-real-token' });
     expect(wrong.status).toBe(401);
-    expect(wrong.headers.get('www-authenticate')).toMatch(/^Bearer realm="switchboard", error="invalid_token", error_description="That agent token is not valid/);
+    expect(wrong.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="switchboard", error="invalid_token", error_description="That agent token is not valid/,
+    );
   });
 
   it('answers 403 with a sentence when the agent is not a member of the workspace', async () => {
@@ -89,14 +109,18 @@ describe('MCP over Streamable HTTP', () => {
     const res = await post(initialize, { authorization: `Bearer ${outsider.token}` });
     expect(res.status).toBe(403);
     expect((await res.json()).error.message).toBe(
-      `${w.bob}/outsider is not a member of the workspace "${w.ws.slug}"; ask its owner to run \`switchboard agent join ${w.bob}/outsider ${w.ws.slug}\`.`);
+      `${w.bob}/outsider is not a member of the workspace "${w.ws.slug}"; ask its owner to run \`switchboard agent join ${w.bob}/outsider ${w.ws.slug}\`.`,
+    );
     await expect(connect(outsider.token)).rejects.toThrow(/not a member of the workspace/);
   });
 
   it('answers 404 for an unknown workspace and for an unknown session id', async () => {
     const auth = { authorization: `Bearer ${w.builder.token}` };
     expect((await post(initialize, auth, 'no-such-workspace')).status).toBe(404);
-    const res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { ...auth, 'mcp-session-id': '6d0c3f0e-0000-4000-8000-000000000000' });
+    const res = await post(
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { ...auth, 'mcp-session-id': '6d0c3f0e-0000-4000-8000-000000000000' },
+    );
     expect(res.status).toBe(404);
     expect((await res.json()).error.message).toMatch(/Session not found.*initialize again/);
   });
@@ -104,22 +128,48 @@ describe('MCP over Streamable HTTP', () => {
   it('works the way the MCP Inspector CLI connects: fixed Accept and Content-Type headers, arguments typed from the schema', async () => {
     // The Inspector's CLI sends these headers on every request (GET and DELETE too) and turns
     // `--tool-arg key=value` strings into numbers or JSON by each property's schema type.
-    const transport = new StreamableHTTPClientTransport(new URL(endpoint()), { requestInit: { headers: {
-      Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', Authorization: `Bearer ${w.reviewer.token}`,
-    } } });
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint()), {
+      requestInit: {
+        headers: {
+          Accept: 'application/json, text/event-stream',
+          'Content-Type': 'application/json',
+          Authorization: `Bearer ${w.reviewer.token}`,
+        },
+      },
+    });
     const client = new Client({ name: 'inspector-cli', version: '0.0.0' });
     await client.connect(transport);
     const { tools } = await client.listTools();
     const typed = (tool: string, raw: Record<string, string>) => {
-      const props = (tools.find((t) => t.name === tool)!.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
-      return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k,
-        props[k]?.type === 'number' || props[k]?.type === 'integer' ? Number(v) : props[k]?.type === 'array' ? JSON.parse(v) : v]));
+      const props = (tools.find((t) => t.name === tool)!.inputSchema.properties ?? {}) as Record<
+        string,
+        { type?: string }
+      >;
+      return Object.fromEntries(
+        Object.entries(raw).map(([k, v]) => [
+          k,
+          props[k]?.type === 'number' || props[k]?.type === 'integer'
+            ? Number(v)
+            : props[k]?.type === 'array'
+              ? JSON.parse(v)
+              : v,
+        ]),
+      );
     };
-    const sent = await client.callTool({ name: 'send_message', arguments: typed('send_message', { to: `["builder"]`, body: 'from the inspector' }) }) as CallToolResult;
+    const sent = (await client.callTool({
+      name: 'send_message',
+      arguments: typed('send_message', { to: `["builder"]`, body: 'from the inspector' }),
+    })) as CallToolResult;
     expect(sent.structuredContent).toMatchObject({ recipients: [{ to: 'builder', status: 'delivered' }] });
-    const one = await client.callTool({ name: 'send_message', arguments: typed('send_message', { to: 'builder', body: 'one name, as the CLI sends it' }) }) as CallToolResult;
+    const one = (await client.callTool({
+      name: 'send_message',
+      arguments: typed('send_message', { to: 'builder', body: 'one name, as the CLI sends it' }),
+    })) as CallToolResult;
     expect(one.structuredContent).toMatchObject({ recipients: [{ to: 'builder', status: 'delivered' }] });
-    const waited = await client.callTool({ name: 'subscribe', arguments: typed('subscribe', { timeout_seconds: '0.1' }) }) as CallToolResult;
+    const waited = (await client.callTool({
+      name: 'subscribe',
+      arguments: typed('subscribe', { timeout_seconds: '0.1' }),
+    })) as CallToolResult;
     expect(waited.isError).toBeFalsy();
     await transport.terminateSession();
     await client.close();
@@ -127,11 +177,19 @@ describe('MCP over Streamable HTTP', () => {
 
   it('answers a body that is not JSON with a JSON-RPC parse error', async () => {
     const res = await fetch(endpoint(), {
-      method: 'POST', body: '{"jsonrpc": "2.0", "id": 1, "method":',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${w.builder.token}` },
+      method: 'POST',
+      body: '{"jsonrpc": "2.0", "id": 1, "method":',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${w.builder.token}`,
+      },
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toEqual({ code: -32700, message: 'Parse error: the request body is not valid JSON.' });
+    expect((await res.json()).error).toEqual({
+      code: -32700,
+      message: 'Parse error: the request body is not valid JSON.',
+    });
   });
 
   it('accepts the workspace id as well as its slug', async () => {
@@ -142,7 +200,14 @@ describe('MCP over Streamable HTTP', () => {
 
   it('refuses a session opened by another agent', async () => {
     const a = await connect(w.builder.token);
-    const res = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { authorization: `Bearer ${w.reviewer.token}`, 'mcp-session-id': a.transport.sessionId!, 'mcp-protocol-version': '2025-06-18' });
+    const res = await post(
+      { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+      {
+        authorization: `Bearer ${w.reviewer.token}`,
+        'mcp-session-id': a.transport.sessionId!,
+        'mcp-protocol-version': '2025-06-18',
+      },
+    );
     expect(res.status).toBe(403);
     await a.client.close();
   });
@@ -169,7 +234,8 @@ describe('MCP over Streamable HTTP', () => {
     const id = c.transport.sessionId!;
     const started = Date.now();
     const waiting = c.call('subscribe', { timeout_seconds: 55 });
-    const listeners = () => (server.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(fresh.agent.id));
+    const listeners = () =>
+      (server.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(fresh.agent.id));
     await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
     await server.app.agents.rotateToken(SYSTEM, `${w.alice}/waiter`);
     const r = await waiting;
@@ -192,13 +258,19 @@ describe('MCP over Streamable HTTP', () => {
     const b = await connect(w.builder.token);
     const idle = b.transport.sessionId!;
     await b.client.close(); // closes the notification stream, leaving the session idle
-    await vi.waitFor(() => expect(mcpSessions(server.app)!.get(idle)?.inFlight).toBe(0), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(mcpSessions(server.app)!.get(idle)?.inFlight).toBe(0), {
+      timeout: 10_000,
+      interval: 20,
+    });
     await mcpSessions(server.app)!.sweep();
     expect(mcpSessions(server.app)!.get(idle), 'not idle long enough yet').toBeDefined();
     now += 61_000;
     await mcpSessions(server.app)!.sweep();
     expect(mcpSessions(server.app)!.get(idle)).toBeUndefined();
-    const res = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { authorization: `Bearer ${w.builder.token}`, 'mcp-session-id': idle });
+    const res = await post(
+      { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+      { authorization: `Bearer ${w.builder.token}`, 'mcp-session-id': idle },
+    );
     expect(res.status).toBe(404);
   });
 
@@ -206,13 +278,26 @@ describe('MCP over Streamable HTTP', () => {
     const fresh = await spare();
     const c = await connect(fresh.token);
     const hangUp = new AbortController();
-    const headers = { authorization: `Bearer ${fresh.token}`, 'mcp-session-id': c.transport.sessionId!, 'mcp-protocol-version': c.transport.protocolVersion ?? '2025-06-18' };
+    const headers = {
+      authorization: `Bearer ${fresh.token}`,
+      'mcp-session-id': c.transport.sessionId!,
+      'mcp-protocol-version': c.transport.protocolVersion ?? '2025-06-18',
+    };
     const raw = fetch(endpoint(), {
-      method: 'POST', signal: hangUp.signal,
+      method: 'POST',
+      signal: hangUp.signal,
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 901, method: 'tools/call', params: { name: 'subscribe', arguments: { timeout_seconds: 55 } } }),
-    }).then((r) => r.text()).catch(() => 'hung up');
-    const listeners = () => (server.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(fresh.agent.id));
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 901,
+        method: 'tools/call',
+        params: { name: 'subscribe', arguments: { timeout_seconds: 55 } },
+      }),
+    })
+      .then((r) => r.text())
+      .catch(() => 'hung up');
+    const listeners = () =>
+      (server.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(fresh.agent.id));
     await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
     hangUp.abort();
     expect(await raw).toBe('hung up');
@@ -230,23 +315,41 @@ describe('MCP over Streamable HTTP', () => {
     const c = await connect(fresh.token);
     const b = await connect(w.builder.token);
     await b.call('send_message', { to: 'dropper', body: 'first' });
-    const headers = { authorization: `Bearer ${fresh.token}`, 'mcp-session-id': c.transport.sessionId!, 'mcp-protocol-version': c.transport.protocolVersion ?? '2025-06-18' };
+    const headers = {
+      authorization: `Bearer ${fresh.token}`,
+      'mcp-session-id': c.transport.sessionId!,
+      'mcp-protocol-version': c.transport.protocolVersion ?? '2025-06-18',
+    };
     const take = server.app.store.messages.takeUnread.bind(server.app.store.messages);
     const spy = vi.spyOn(server.app.store.messages, 'takeUnread').mockImplementationOnce(async (...args) => {
       const got = await take(...args);
       // The client cancels while the take is on its way back (the SDK then drops the call's answer).
-      const cancel = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 902, reason: 'changed my mind' } }, headers);
+      const cancel = await post(
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 902, reason: 'changed my mind' } },
+        headers,
+      );
       expect(cancel.status).toBe(202);
       return got;
     });
     const stream = new AbortController();
     const raw = fetch(endpoint(), {
-      method: 'POST', signal: stream.signal,
+      method: 'POST',
+      signal: stream.signal,
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 902, method: 'tools/call', params: { name: 'check_inbox', arguments: {} } }),
-    }).then((r) => r.text()).catch(() => 'no answer');
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 902,
+        method: 'tools/call',
+        params: { name: 'check_inbox', arguments: {} },
+      }),
+    })
+      .then((r) => r.text())
+      .catch(() => 'no answer');
     await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1), { timeout: 10_000, interval: 10 });
-    await vi.waitFor(async () => expect(await server.app.store.messages.unreadCount(fresh.agent.id, w.ws.id)).toBe(1), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect(await server.app.store.messages.unreadCount(fresh.agent.id, w.ws.id)).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
     stream.abort();
     expect(await raw).toBe('no answer');
     spy.mockRestore();
@@ -259,7 +362,8 @@ describe('MCP over Streamable HTTP', () => {
     const a = await connect(w.reviewer.token);
     const id = a.transport.sessionId!;
     const waiting = a.call('subscribe', { timeout_seconds: 30 });
-    const listeners = () => (server.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(w.reviewer.agent.id));
+    const listeners = () =>
+      (server.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(w.reviewer.agent.id));
     await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 10_000, interval: 10 });
     now += 61_000;
     await mcpSessions(server.app)!.sweep();
@@ -274,14 +378,25 @@ describe('MCP over Streamable HTTP', () => {
 describe('stopping the server', () => {
   it('ends open sessions and waiting subscribe calls at once instead of waiting for them', async () => {
     const own = await startServer(testConfig(), {
-      database: db, logger: silent, migrate: false, control: false, host: '127.0.0.1', mounts: [createMcpMount()],
+      database: db,
+      logger: silent,
+      migrate: false,
+      control: false,
+      host: '127.0.0.1',
+      mounts: [createMcpMount()],
     });
     const quiet = await spare();
-    const transport = new StreamableHTTPClientTransport(new URL(`${own.url}/mcp/${w.ws.slug}`), { requestInit: { headers: { Authorization: `Bearer ${quiet.token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${own.url}/mcp/${w.ws.slug}`), {
+      requestInit: { headers: { Authorization: `Bearer ${quiet.token}` } },
+    });
     const client = new Client({ name: 'stop-test', version: '1.0.0' });
     await client.connect(transport);
-    const waiting = client.callTool({ name: 'subscribe', arguments: { timeout_seconds: 50 } }).then(() => 'answered', () => 'ended');
-    const listeners = () => (own.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(quiet.agent.id));
+    const waiting = client.callTool({ name: 'subscribe', arguments: { timeout_seconds: 50 } }).then(
+      () => 'answered',
+      () => 'ended',
+    );
+    const listeners = () =>
+      (own.app.notifier as unknown as { local: EventEmitter }).local.listenerCount(inboxTopic(quiet.agent.id));
     await vi.waitFor(() => expect(listeners()).toBe(1), { timeout: 5_000, interval: 10 });
     const started = Date.now();
     await own.stop();

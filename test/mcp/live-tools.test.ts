@@ -18,7 +18,9 @@ type Connected = Awaited<ReturnType<typeof connectInProcess>>;
 const quickUpdates = { live: { updateIntervalMs: 50 } };
 
 let app: App;
-appPerFile((a) => { app = a; }, quickUpdates);
+appPerFile((a) => {
+  app = a;
+}, quickUpdates);
 
 /** Every live event published on a conversation's topic, as the web chat hears them. */
 async function liveEvents(conversationId: string) {
@@ -64,7 +66,7 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     await b.close();
   });
 
-  it('refuses a stream to someone the agent may not message, and another agent\'s stream, saying what to do instead', async () => {
+  it("refuses a stream to someone the agent may not message, and another agent's stream, saying what to do instead", async () => {
     const w = await makeWorld(app);
     await app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, canMessage: [w.bob] });
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
@@ -98,16 +100,25 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     const w = await makeWorld(app);
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
     const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
-    const first = (await b.call('send_message', { to: 'builder', body: 'Can you check the build?' })).structuredContent as Out;
+    const first = (await b.call('send_message', { to: 'builder', body: 'Can you check the build?' }))
+      .structuredContent as Out;
     const live = await liveEvents(first.conversation_id);
 
     const set = await a.call('set_status', { conversation: first.conversation_id, text: 'is reading the build log…' });
     expect(set.isError, textOf(set)).toBeFalsy();
-    expect(set.structuredContent).toEqual({ conversation_id: first.conversation_id, status: 'is reading the build log…', shown_on_platform: false });
-    await vi.waitFor(() => expect(live.events.at(-1)).toMatchObject({ agent_id: w.builder.agent.id, status: 'is reading the build log…' }));
+    expect(set.structuredContent).toEqual({
+      conversation_id: first.conversation_id,
+      status: 'is reading the build log…',
+      shown_on_platform: false,
+    });
+    await vi.waitFor(() =>
+      expect(live.events.at(-1)).toMatchObject({ agent_id: w.builder.agent.id, status: 'is reading the build log…' }),
+    );
 
     await a.call('send_message', { conversation: first.conversation_id, body: 'It is green now.' });
-    await vi.waitFor(() => expect(live.events.at(-1)).toMatchObject({ agent_id: w.builder.agent.id, status: null, stream: null }));
+    await vi.waitFor(() =>
+      expect(live.events.at(-1)).toMatchObject({ agent_id: w.builder.agent.id, status: null, stream: null }),
+    );
 
     const stranger = await makeWorld(app);
     const c = await connectInProcess(app, stranger.builder.agent, stranger.ws.slug);
@@ -143,7 +154,9 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     const refused = await a.call('finish_message', { stream_id: s.stream_id, text: ' more' });
     expect(refused.isError).toBe(true);
     // A refusal that waiting does not lift ends the stream, and says so.
-    expect(textOf(refused)).toMatch(/do not have the send permission.* The streamed message has ended and nothing of it was stored/);
+    expect(textOf(refused)).toMatch(
+      /do not have the send permission.* The streamed message has ended and nothing of it was stored/,
+    );
     expect(refused._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'NOT_PERMITTED', stream: 'ended' });
     expect(textOf(await a.call('finish_message', { stream_id: s.stream_id }))).toMatch(/already ended \(finished\)/);
     expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [] });
@@ -177,27 +190,40 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
 
   it('ends a stream, withdrawing what it showed, once the agent may no longer write there, before its new text goes out', async () => {
     // The same check send_message makes (permissions, the audience rule) runs before each update.
-    await endsMidStream((w) => app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, send: false }).then(() => {}),
-      'SECRET', /already ended \(refused: You do not have the send permission/);
+    await endsMidStream(
+      (w) => app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, send: false }).then(() => {}),
+      'SECRET',
+      /already ended \(refused: You do not have the send permission/,
+    );
   });
 
-  it('ends a stream before its new text goes out once the agent read what the conversation\'s audience may not (the audience rule)', async () => {
+  it("ends a stream before its new text goes out once the agent read what the conversation's audience may not (the audience rule)", async () => {
     // Mid-stream, the builder reads a restricted channel that only Alice is in; Bob reads the stream.
-    await endsMidStream(async (w, a) => {
-      const { chat } = chatOf(app);
-      const alice = await chat.viewer((await app.store.people.get(w.alice))!.id, w.ws.slug);
-      const secret = await chat.createChannel(alice, { name: `secret-${w.suffix}`, restricted: true });
-      await chat.post(alice, secret.conversationId, '@builder the codename is Falcon');
-      expect((await a.call('check_inbox')).structuredContent).toMatchObject({ messages: [{ body: '@builder the codename is Falcon' }] });
-    }, 'Falcon', /already ended \(refused: Not sent: you recently read #secret-/);
+    await endsMidStream(
+      async (w, a) => {
+        const { chat } = chatOf(app);
+        const alice = await chat.viewer((await app.store.people.get(w.alice))!.id, w.ws.slug);
+        const secret = await chat.createChannel(alice, { name: `secret-${w.suffix}`, restricted: true });
+        await chat.post(alice, secret.conversationId, '@builder the codename is Falcon');
+        expect((await a.call('check_inbox')).structuredContent).toMatchObject({
+          messages: [{ body: '@builder the codename is Falcon' }],
+        });
+      },
+      'Falcon',
+      /already ended \(refused: Not sent: you recently read #secret-/,
+    );
   });
 
-  it('ends a stream before its new text goes out once the recipient\'s owner stops it taking messages from the sender', async () => {
+  it("ends a stream before its new text goes out once the recipient's owner stops it taking messages from the sender", async () => {
     // Mid-stream, Bob lets his reviewer take messages only from himself.
-    await endsMidStream(async (w) => {
-      const bob = { kind: 'person' as const, personId: (await app.store.people.get(w.bob))!.id };
-      await app.agents.join(bob, { agent: `${w.bob}/reviewer`, workspace: w.ws.slug, takesFrom: [w.bob] });
-    }, 'two', /already ended \(refused: Nobody would receive this message \(reviewer: .*takes messages only from its allow-list \(takes_messages_from\), and you are not on it; ask its owner to add you\.\); name recipients who accept it\.\)/);
+    await endsMidStream(
+      async (w) => {
+        const bob = { kind: 'person' as const, personId: (await app.store.people.get(w.bob))!.id };
+        await app.agents.join(bob, { agent: `${w.bob}/reviewer`, workspace: w.ws.slug, takesFrom: [w.bob] });
+      },
+      'two',
+      /already ended \(refused: Nobody would receive this message \(reviewer: .*takes messages only from its allow-list \(takes_messages_from\), and you are not on it; ask its owner to add you\.\); name recipients who accept it\.\)/,
+    );
   });
 
   it('checks again before each live update only what can change mid-stream, not the whole send', async () => {
@@ -234,15 +260,27 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
 
   it('finishes a stream left without an append with what it has, and clears a forgotten status', async () => {
     const w = await makeWorld(app);
-    const live = new LiveService(app.messaging, app.notifier, app.clock, () => null, silent, { updateIntervalMs: 50, statusTimeoutMs: 200, streamIdleMs: 200 });
+    const live = new LiveService(app.messaging, app.notifier, app.clock, () => null, silent, {
+      updateIntervalMs: 50,
+      statusTimeoutMs: 200,
+      streamIdleMs: 200,
+    });
     const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
-    const started = await live.start({ workspace: w.ws, sender: w.builder.agent, to: ['reviewer'], text: 'Half an answer', surface: 'mcp' });
+    const started = await live.start({
+      workspace: w.ws,
+      sender: w.builder.agent,
+      to: ['reviewer'],
+      text: 'Half an answer',
+      surface: 'mcp',
+    });
     const events = await liveEvents(started.conversation.id);
     await vi.waitFor(async () => {
       const inbox = (await b.call('check_inbox')).structuredContent as Out;
       expect(inbox.messages.map((m: Out) => [m.id, m.body])).toEqual([[started.streamId, 'Half an answer']]);
     });
-    await expect(live.append(w.ws, w.builder.agent, started.streamId, 'more')).rejects.toThrow(/without an append\); start a new one/);
+    await expect(live.append(w.ws, w.builder.agent, started.streamId, 'more')).rejects.toThrow(
+      /without an append\); start a new one/,
+    );
 
     await live.setStatus(w.ws, w.builder.agent, started.conversation.id, 'is thinking…');
     await vi.waitFor(() => expect(events.events.at(-1)).toMatchObject({ status: null, stream: null }));
@@ -253,14 +291,17 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
 });
 
 describe('streamed messages and the limits of send_message', () => {
-  it('refuses to start a stream the rate limit or the plan\'s monthly count would refuse, as send_message would', async () => {
+  it("refuses to start a stream the rate limit or the plan's monthly count would refuse, as send_message would", async () => {
     const w = await makeWorld(app);
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
-    for (let i = 0; i < 30; i++) await app.messaging.send({ workspace: w.ws, sender: w.builder.agent, to: ['reviewer'], body: `update ${i}` });
+    for (let i = 0; i < 30; i++)
+      await app.messaging.send({ workspace: w.ws, sender: w.builder.agent, to: ['reviewer'], body: `update ${i}` });
     const limited = await a.call('start_message', { to: 'reviewer', text: 'long answer part 1. ' });
     expect(limited.isError).toBe(true);
     expect(limited._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'RATE_LIMITED', limit: 30 });
-    expect(textOf(limited)).toMatch(/^You have sent 30 messages to this conversation in the last 60 seconds.*wait 60 seconds/);
+    expect(textOf(limited)).toMatch(
+      /^You have sent 30 messages to this conversation in the last 60 seconds.*wait 60 seconds/,
+    );
 
     const full = await makeWorld(app);
     await app.store.orgs.addUsage((await app.store.orgs.get(full.org))!.id, usageMonth(new Date()), 300);
@@ -279,8 +320,10 @@ describe('streamed messages and the limits of send_message', () => {
     await app.agents.join(SYSTEM, { agent: w.reviewer.name, workspace: ws2.slug });
     const in1 = await connectInProcess(app, w.builder.agent, w.ws.slug);
     const in2 = await connectInProcess(app, w.builder.agent, ws2.slug);
-    const s = (await in2.call('start_message', { to: 'reviewer', text: 'In the second workspace. ' })).structuredContent as Out;
-    const unknown = (id: string) => `There is no open streamed message ${id} of yours; use the stream_id start_message returned, or start one.`;
+    const s = (await in2.call('start_message', { to: 'reviewer', text: 'In the second workspace. ' }))
+      .structuredContent as Out;
+    const unknown = (id: string) =>
+      `There is no open streamed message ${id} of yours; use the stream_id start_message returned, or start one.`;
 
     for (const tool of ['append_message', 'finish_message']) {
       const r = await in1.call(tool, { stream_id: s.stream_id, text: 'Posted from the first. ' });
@@ -299,21 +342,29 @@ describe('streamed messages and the limits of send_message', () => {
 
 describe('a streamed message whose finish is rate-limited', () => {
   /** Real time, moved ahead by hand: the rate limit's window passes without waiting for it. */
-  const clock = { ahead: 0, now() { return new Date(Date.now() + this.ahead); } };
+  const clock = {
+    ahead: 0,
+    now() {
+      return new Date(Date.now() + this.ahead);
+    },
+  };
   let limited: App;
   // An App of its own (its clock and rate limit), over the file's database: a second PGlite would cost seconds of CPU.
   // makeWorld's names are unique, so the two Apps never meet; the file's App has no test running meanwhile.
   beforeAll(async () => {
     limited = await testApp(app.database, { clock, rateLimit: { max: 3, windowMs: 60_000 }, ...quickUpdates });
   });
-  afterAll(async () => { await limited?.close(); });
+  afterAll(async () => {
+    await limited?.close();
+  });
 
   it('keeps the stream open with the text it had before the refused call, so repeating that same finish_message stores its text once', async () => {
     const w = await makeWorld(limited);
     const a = await connectInProcess(limited, w.builder.agent, w.ws.slug);
     const b = await connectInProcess(limited, w.reviewer.agent, w.ws.slug);
     for (const body of ['one', 'two']) await a.call('send_message', { to: 'reviewer', body });
-    const s = (await a.call('start_message', { to: 'reviewer', text: 'long answer part 1. ' })).structuredContent as Out;
+    const s = (await a.call('start_message', { to: 'reviewer', text: 'long answer part 1. ' }))
+      .structuredContent as Out;
     expect(s.stream_id).toBeTruthy();
     await a.call('send_message', { to: 'reviewer', body: 'three' });
     await a.call('append_message', { stream_id: s.stream_id, text: 'part 2. ' });
@@ -322,10 +373,15 @@ describe('a streamed message whose finish is rate-limited', () => {
     const refused = await a.call('finish_message', finish);
     expect(refused.isError).toBe(true);
     expect(refused._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'RATE_LIMITED', stream: 'open' });
-    expect(textOf(refused)).toMatch(/wait 60 seconds .* Your streamed message .* stays open with the 28 characters it had before this call: make the same finish_message call again then, with the same text/);
+    expect(textOf(refused)).toMatch(
+      /wait 60 seconds .* Your streamed message .* stays open with the 28 characters it had before this call: make the same finish_message call again then, with the same text/,
+    );
     expect(await limited.store.messages.get(w.ws.id, s.stream_id)).toBeNull();
     // Still open: it takes more text, and the same finish before the limit passes is refused the same way, adding nothing.
-    expect((await a.call('append_message', { stream_id: s.stream_id, text: 'More. ' })).structuredContent).toEqual({ stream_id: s.stream_id, length: 34 });
+    expect((await a.call('append_message', { stream_id: s.stream_id, text: 'More. ' })).structuredContent).toEqual({
+      stream_id: s.stream_id,
+      length: 34,
+    });
     const again = await a.call('finish_message', finish);
     expect(again._meta?.[ERROR_META_KEY]).toMatchObject({ code: 'RATE_LIMITED', stream: 'open' });
     expect(textOf(again)).toMatch(/stays open with the 34 characters it had before this call/);
@@ -333,10 +389,20 @@ describe('a streamed message whose finish is rate-limited', () => {
     clock.ahead += 61_000;
     const finished = await a.call('finish_message', finish);
     expect(finished.isError, textOf(finished)).toBeFalsy();
-    expect(finished.structuredContent).toMatchObject({ message_id: s.stream_id, recipients: [{ to: 'reviewer', status: 'delivered' }] });
-    expect((await limited.store.messages.get(w.ws.id, s.stream_id))?.body).toBe('long answer part 1. part 2. More. part 3.');
+    expect(finished.structuredContent).toMatchObject({
+      message_id: s.stream_id,
+      recipients: [{ to: 'reviewer', status: 'delivered' }],
+    });
+    expect((await limited.store.messages.get(w.ws.id, s.stream_id))?.body).toBe(
+      'long answer part 1. part 2. More. part 3.',
+    );
     const inbox = (await b.call('check_inbox')).structuredContent as Out;
-    expect(inbox.messages.map((m: Out) => m.body)).toEqual(['one', 'two', 'three', 'long answer part 1. part 2. More. part 3.']);
+    expect(inbox.messages.map((m: Out) => m.body)).toEqual([
+      'one',
+      'two',
+      'three',
+      'long answer part 1. part 2. More. part 3.',
+    ]);
     await Promise.all([a.close(), b.close()]);
   });
 });

@@ -7,7 +7,9 @@ import { INBOX_URI } from '../../src/mcp/resources.ts';
 import { appPerFile, connectInProcess, makeWorld, textOf } from '../support/world.ts';
 
 let app: App;
-appPerFile((a) => { app = a; });
+appPerFile((a) => {
+  app = a;
+});
 
 describe('MCP messaging tools (SDK client in-process)', () => {
   it('lists the tools with input and output schemas', async () => {
@@ -15,7 +17,9 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     const c = await connectInProcess(app, w.builder.agent, w.ws.slug);
     const { tools } = await c.client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['list_agents', 'send_message', 'check_inbox', 'subscribe', 'search_messages']));
+    expect(names).toEqual(
+      expect.arrayContaining(['list_agents', 'send_message', 'check_inbox', 'subscribe', 'search_messages']),
+    );
     for (const t of tools.filter((x) => names.includes(x.name))) expect(t.outputSchema?.type).toBe('object');
     const send = tools.find((t) => t.name === 'send_message')!;
     expect(Object.keys(send.inputSchema.properties ?? {})).toEqual(['to', 'conversation', 'body', 'reply_to']);
@@ -30,10 +34,20 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     expect(r.isError).toBeFalsy();
     const out = r.structuredContent as { you: string; agents: Array<Record<string, unknown>> };
     expect(out.you).toBe(w.builder.name);
-    expect(out.agents).toEqual(expect.arrayContaining([
-      { name: 'reviewer', person: w.bob, display_name: 'Reviewer', role: 'Reviews things', kind: 'agent', address: w.reviewer.name, may_message: true },
-      expect.objectContaining({ name: w.bob, person: w.bob, kind: 'person', address: w.bob, may_message: false }),
-    ]));
+    expect(out.agents).toEqual(
+      expect.arrayContaining([
+        {
+          name: 'reviewer',
+          person: w.bob,
+          display_name: 'Reviewer',
+          role: 'Reviews things',
+          kind: 'agent',
+          address: w.reviewer.name,
+          may_message: true,
+        },
+        expect.objectContaining({ name: w.bob, person: w.bob, kind: 'person', address: w.bob, may_message: false }),
+      ]),
+    );
     expect(out.agents.some((a) => a.address === w.builder.name)).toBe(false);
     expect(textOf(r)).toContain(`${w.bob} (person`);
     await c.close();
@@ -49,11 +63,19 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     expect(s.recipients).toEqual([{ to: 'reviewer', status: 'delivered' }]);
 
     const inbox = await b.call('check_inbox', { limit: 10 });
-    const got = inbox.structuredContent as { messages: Array<Record<string, any>>; truncated: boolean; remaining: number };
+    const got = inbox.structuredContent as {
+      messages: Array<Record<string, any>>;
+      truncated: boolean;
+      remaining: number;
+    };
     expect(got.truncated).toBe(false);
     expect(got.messages).toHaveLength(1);
     expect(got.messages[0]).toMatchObject({
-      id: s.message_id, body: 'Please review PR #12', surface: 'mcp', permalink: null, thread: null,
+      id: s.message_id,
+      body: 'Please review PR #12',
+      surface: 'mcp',
+      permalink: null,
+      thread: null,
       sender: { name: 'builder', person: w.alice, kind: 'agent', display_name: 'Builder', address: w.builder.name },
       conversation: { id: s.conversation_id, kind: 'dm' },
       asker: { handle: w.alice, linked: true },
@@ -61,31 +83,52 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     expect(textOf(inbox)).toContain('Please review PR #12');
     expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [], remaining: 0 });
 
-    const reply = await b.call('send_message', { conversation: s.conversation_id, reply_to: s.message_id, body: 'LGTM' });
-    expect(reply.structuredContent).toMatchObject({ conversation_id: s.conversation_id, recipients: [{ to: w.builder.name, status: 'delivered' }] });
+    const reply = await b.call('send_message', {
+      conversation: s.conversation_id,
+      reply_to: s.message_id,
+      body: 'LGTM',
+    });
+    expect(reply.structuredContent).toMatchObject({
+      conversation_id: s.conversation_id,
+      recipients: [{ to: w.builder.name, status: 'delivered' }],
+    });
     const back = (await a.call('check_inbox')).structuredContent as { messages: Array<Record<string, any>> };
     expect(back.messages[0]).toMatchObject({ body: 'LGTM', thread: s.message_id });
     await Promise.all([a.close(), b.close()]);
   });
 
-  it('shows a Slack guest\'s message with its surface, permalink and an unlinked asker', async () => {
+  it("shows a Slack guest's message with its surface, permalink and an unlinked asker", async () => {
     const w = await makeWorld(app);
     const guest = await app.orgs.guestAgent();
     const thread = await app.store.messages.conversation({
-      workspaceId: w.ws.id, kind: 'external', key: `slack:T1:C1:${w.suffix}`, title: '#general thread', surface: 'slack',
+      workspaceId: w.ws.id,
+      kind: 'external',
+      key: `slack:T1:C1:${w.suffix}`,
+      title: '#general thread',
+      surface: 'slack',
       permalink: 'https://acme.slack.com/archives/C1/p1700000000000100',
     });
     const builder = await app.agents.member(w.builder.agent, w.ws);
     await app.messaging.send({
-      workspace: w.ws, sender: guest, asGuest: true, askerIdentityId: randomUUID(), conversation: thread, recipients: [builder],
-      body: '@builder what is the build status?', surface: 'slack', permalink: 'https://acme.slack.com/archives/C1/p1700000000000200',
+      workspace: w.ws,
+      sender: guest,
+      asGuest: true,
+      askerIdentityId: randomUUID(),
+      conversation: thread,
+      recipients: [builder],
+      body: '@builder what is the build status?',
+      surface: 'slack',
+      permalink: 'https://acme.slack.com/archives/C1/p1700000000000200',
     });
     const c = await connectInProcess(app, w.builder.agent, w.ws.slug);
-    const [item] = ((await c.call('check_inbox')).structuredContent as { messages: Array<Record<string, unknown>> }).messages;
+    const [item] = ((await c.call('check_inbox')).structuredContent as { messages: Array<Record<string, unknown>> })
+      .messages;
     expect(item).toMatchObject({
-      surface: 'slack', permalink: 'https://acme.slack.com/archives/C1/p1700000000000200',
+      surface: 'slack',
+      permalink: 'https://acme.slack.com/archives/C1/p1700000000000200',
       conversation: { id: thread.id, kind: 'external', title: '#general thread' },
-      sender: { kind: 'person', name: 'guest' }, asker: { handle: null, linked: false },
+      sender: { kind: 'person', name: 'guest' },
+      asker: { handle: null, linked: false },
     });
     await c.close();
   });
@@ -95,7 +138,11 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
     const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
     for (let i = 0; i < 3; i++) await a.call('send_message', { to: ['reviewer'], body: `note ${i}` });
-    const first = (await b.call('check_inbox', { limit: 2 })).structuredContent as { messages: Array<{ body: string }>; truncated: boolean; remaining: number };
+    const first = (await b.call('check_inbox', { limit: 2 })).structuredContent as {
+      messages: Array<{ body: string }>;
+      truncated: boolean;
+      remaining: number;
+    };
     expect(first.messages.map((m) => m.body)).toEqual(['note 0', 'note 1']);
     expect(first).toMatchObject({ truncated: true, remaining: 1 });
     await Promise.all([a.close(), b.close()]);
@@ -108,8 +155,13 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     const c = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
     const r = await c.call('send_message', { to: ['builder'], body: 'hi' });
     expect(r.isError).toBe(true);
-    expect(textOf(r)).toContain(`"builder" is ambiguous in this workspace: it could be ${w.alice}/builder, ${w.bob}/builder. Use the owner/name form.`);
-    expect(r.structuredContent).toMatchObject({ message_id: null, recipients: [{ to: 'builder', status: 'refused', rule: 'ambiguous_recipient' }] });
+    expect(textOf(r)).toContain(
+      `"builder" is ambiguous in this workspace: it could be ${w.alice}/builder, ${w.bob}/builder. Use the owner/name form.`,
+    );
+    expect(r.structuredContent).toMatchObject({
+      message_id: null,
+      recipients: [{ to: 'builder', status: 'refused', rule: 'ambiguous_recipient' }],
+    });
     expect(other.agent.id).toBeTruthy();
     await c.close();
   });
@@ -122,7 +174,12 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     expect(textOf(r)).toBe('You do not have the send permission in this workspace; ask your owner to grant it.');
     expect(r._meta?.[ERROR_META_KEY]).toEqual({ code: 'NOT_PERMITTED' });
     const [entry] = await app.store.audit.list(w.ws.id, 1);
-    expect(entry).toMatchObject({ action: 'send_message', agentId: w.builder.agent.id, target: 'reviewer', result: 'refused: NOT_PERMITTED' });
+    expect(entry).toMatchObject({
+      action: 'send_message',
+      agentId: w.builder.agent.id,
+      target: 'reviewer',
+      result: 'refused: NOT_PERMITTED',
+    });
     await c.close();
   });
 
@@ -130,7 +187,14 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     const w = await makeWorld(app);
     await app.agents.add(SYSTEM, { name: 'third', owner: w.bob });
     await app.agents.join(SYSTEM, { agent: `${w.bob}/third`, workspace: w.ws.slug });
-    const dm = (await app.messaging.send({ workspace: w.ws, sender: w.reviewer.agent, to: [`${w.bob}/third`], body: 'between us' })).conversation!.id;
+    const dm = (
+      await app.messaging.send({
+        workspace: w.ws,
+        sender: w.reviewer.agent,
+        to: [`${w.bob}/third`],
+        body: 'between us',
+      })
+    ).conversation!.id;
     const madeUp = randomUUID();
     const c = await connectInProcess(app, w.builder.agent, w.ws.slug);
     const calls = (id: string) => [
@@ -143,7 +207,9 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     for (const [i, r] of seen.entries()) {
       expect(r.isError).toBe(true);
       expect(r._meta?.[ERROR_META_KEY]).toEqual({ code: 'NOT_FOUND' });
-      expect(textOf(r)).toBe(`There is no conversation ${dm} in this workspace; use the conversation id of a message you received.`);
+      expect(textOf(r)).toBe(
+        `There is no conversation ${dm} in this workspace; use the conversation id of a message you received.`,
+      );
       expect(textOf(r).replace(dm, madeUp)).toBe(textOf(unknown[i]));
     }
     // A monitor reads every conversation, so it is told the real reason: it may read there, not speak.
@@ -167,12 +233,18 @@ describe('MCP messaging tools (SDK client in-process)', () => {
   it('records every send in the audit trail with the person it acted for', async () => {
     const w = await makeWorld(app);
     const c = await connectInProcess(app, w.builder.agent, w.ws.slug);
-    const sent = (await c.call('send_message', { to: ['reviewer', 'nobody-here'], body: 'audit me' })).structuredContent as { message_id: string };
+    const sent = (await c.call('send_message', { to: ['reviewer', 'nobody-here'], body: 'audit me' }))
+      .structuredContent as { message_id: string };
     const [entry] = await app.store.audit.list(w.ws.id, 1);
     const person = await app.store.people.get(w.alice);
     expect(entry).toMatchObject({
-      action: 'send_message', agentId: w.builder.agent.id, workspaceId: w.ws.id, onBehalfOf: person!.id,
-      target: 'reviewer, nobody-here', result: 'partly delivered', details: expect.objectContaining({ message_id: sent.message_id }),
+      action: 'send_message',
+      agentId: w.builder.agent.id,
+      workspaceId: w.ws.id,
+      onBehalfOf: person!.id,
+      target: 'reviewer, nobody-here',
+      result: 'partly delivered',
+      details: expect.objectContaining({ message_id: sent.message_id }),
     });
     expect(entry.createdAt).toBeInstanceOf(Date);
     await c.close();
@@ -204,7 +276,9 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     const waits = vi.spyOn(app.messaging, 'waitForInbox');
     try {
       const cancel = new AbortController();
-      const waiting = b.client.callTool({ name: 'subscribe', arguments: { timeout_seconds: 20 } }, undefined, { signal: cancel.signal });
+      const waiting = b.client.callTool({ name: 'subscribe', arguments: { timeout_seconds: 20 } }, undefined, {
+        signal: cancel.signal,
+      });
       await vi.waitFor(() => expect(takes).toHaveBeenCalledTimes(1));
       // The message is stored, but its wake-up (a NOTIFY from another process) is still on its way when the client gives up.
       const publish = vi.spyOn(app.notifier, 'publish').mockResolvedValue();
@@ -215,7 +289,9 @@ describe('MCP messaging tools (SDK client in-process)', () => {
       // The server's wait has ended (the SDK drops its answer) before the inbox is checked.
       await waits.mock.results[0].value.catch(() => {});
 
-      const inbox = (await b.call('check_inbox', { limit: 10 })).structuredContent as { messages: Array<{ body: string }> };
+      const inbox = (await b.call('check_inbox', { limit: 10 })).structuredContent as {
+        messages: Array<{ body: string }>;
+      };
       expect(inbox.messages.map((m) => m.body)).toEqual(['do not lose me']);
     } finally {
       takes.mockRestore();
@@ -230,7 +306,9 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     await a.call('send_message', { to: ['reviewer'], body: 'The deployment pipeline failed on the staging cluster' });
     await a.call('send_message', { to: ['reviewer'], body: 'Lunch at noon?' });
     const r = await a.call('search_messages', { query: 'staging deployment' });
-    const out = r.structuredContent as { results: Array<{ body: string; snippet: string; sender: { address: string } }> };
+    const out = r.structuredContent as {
+      results: Array<{ body: string; snippet: string; sender: { address: string } }>;
+    };
     expect(out.results).toHaveLength(1);
     expect(out.results[0].snippet).toContain('**deployment**');
     expect(out.results[0].sender.address).toBe(w.builder.name);
@@ -242,12 +320,17 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
     const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
     const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
-    const updated = new Promise<string>((resolve) => b.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)));
+    const updated = new Promise<string>((resolve) =>
+      b.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
+    );
     await b.client.subscribeResource({ uri: INBOX_URI });
     await a.call('send_message', { to: ['reviewer'], body: 'ping' });
     expect(await updated).toBe(INBOX_URI);
     const read = await b.client.readResource({ uri: INBOX_URI });
-    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ unread: 1, agent: w.reviewer.name });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({
+      unread: 1,
+      agent: w.reviewer.name,
+    });
     await Promise.all([a.close(), b.close()]);
   });
 });

@@ -6,8 +6,17 @@ import { silent } from '../support/world.ts';
 function fake(id: string, over: Partial<Session> = {}) {
   const closed = { value: false };
   const session = {
-    id, agentId: 'agent', workspaceId: 'ws', workspaceSlug: 'ws', inFlight: 0, lastSeen: 0,
-    server: { close: async () => { closed.value = true; } },
+    id,
+    agentId: 'agent',
+    workspaceId: 'ws',
+    workspaceSlug: 'ws',
+    inFlight: 0,
+    lastSeen: 0,
+    server: {
+      close: async () => {
+        closed.value = true;
+      },
+    },
     transport: {},
     stillAuthorized: async () => true,
     ...over,
@@ -18,7 +27,12 @@ function fake(id: string, over: Partial<Session> = {}) {
 function registry(opts: Partial<{ idleMs: number; max: number }> = {}) {
   let now = 0;
   const r = new SessionRegistry({ idleMs: 1_000, sweepMs: 3_600_000, max: 100, now: () => now, ...opts }, silent);
-  return { r, tick: (ms: number) => { now += ms; } };
+  return {
+    r,
+    tick: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe('MCP session registry', () => {
@@ -29,7 +43,9 @@ describe('MCP session registry', () => {
     r.add(idle.session);
     r.add(busy.session);
     let finish = () => {};
-    r.track(busy.session, (done) => { finish = done; });
+    r.track(busy.session, (done) => {
+      finish = done;
+    });
     tick(5_000);
     expect(await r.sweep()).toBe(1);
     expect(idle.closed.value).toBe(true);

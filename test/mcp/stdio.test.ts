@@ -22,7 +22,6 @@ const run = promisify(execFile);
 /** A working directory that is not the checkout, as an MCP client such as Claude Desktop starts us in. */
 const elsewhere = () => mkdtempSync(path.join(tmpdir(), 'sb-cwd-'));
 
-
 /** The child's environment: this config's data directory, never a shared database. */
 function childEnv(config: Config, extra: Record<string, string>): Record<string, string> {
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
@@ -34,18 +33,26 @@ function childEnv(config: Config, extra: Record<string, string>): Record<string,
 /** `switchboard mcp-stdio` as a child process, driven by the SDK's own stdio client. */
 async function spawnStdio(config: Config, w: World, token: string, extra: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
-    command: process.execPath, args: [BIN, 'mcp-stdio', '--workspace', w.ws.slug],
-    env: childEnv(config, { SWITCHBOARD_TOKEN: token, ...extra }), stderr: 'pipe', cwd: elsewhere(),
+    command: process.execPath,
+    args: [BIN, 'mcp-stdio', '--workspace', w.ws.slug],
+    env: childEnv(config, { SWITCHBOARD_TOKEN: token, ...extra }),
+    stderr: 'pipe',
+    cwd: elsewhere(),
   });
   let stderr = '';
-  transport.stderr?.on('data', (c: Buffer) => { stderr += c.toString(); });
+  transport.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const protocolErrors: Error[] = [];
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
   client.onerror = (e) => protocolErrors.push(e);
   await client.connect(transport);
   return {
-    client, protocolErrors, stderr: () => stderr,
-    call: (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    client,
+    protocolErrors,
+    stderr: () => stderr,
+    call: (name: string, args: Record<string, unknown> = {}) =>
+      client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
   };
 }
 
@@ -64,39 +71,61 @@ describe('switchboard mcp-stdio', { timeout: 120_000 }, () => {
   });
 
   it('refuses to start without a token, saying how to get one, on stderr only', async () => {
-    const failed = await run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env: childEnv(config, { SWITCHBOARD_TOKEN: '' }) })
-      .then(() => null, (e: { code: number; stdout: string; stderr: string }) => e);
+    const failed = await run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], {
+      env: childEnv(config, { SWITCHBOARD_TOKEN: '' }),
+    }).then(
+      () => null,
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
     expect(failed?.code).toBe(2);
     expect(failed?.stdout).toBe('');
     expect(failed?.stderr).toContain('Set SWITCHBOARD_TOKEN');
   });
 
   // One child for both (each child opening the embedded database costs seconds of CPU on a loaded machine).
-  it('starts as Claude Desktop launches it (the README\'s config, node with the bin\'s absolute path, from another directory) and serves the tools over stdin/stdout with nothing but protocol on stdout', async () => {
-    const file = JSON.parse(readFileSync(path.join(ROOT, 'examples/mcp-client-config/claude_desktop_config.json'), 'utf8')) as {
+  it("starts as Claude Desktop launches it (the README's config, node with the bin's absolute path, from another directory) and serves the tools over stdin/stdout with nothing but protocol on stdout", async () => {
+    const file = JSON.parse(
+      readFileSync(path.join(ROOT, 'examples/mcp-client-config/claude_desktop_config.json'), 'utf8'),
+    ) as {
       mcpServers: { switchboard: { command: string; args: string[]; env: Record<string, string> } };
     };
     const entry = file.mcpServers.switchboard;
-    const fill = (v: string) => v.replace('/ABSOLUTE/PATH/TO/switchboard/.switchboard', config.dataDir).replace('/ABSOLUTE/PATH/TO/switchboard', ROOT)
-      .replace('sb_paste-the-agent-token-here', w.builder.token).replace(/^demo$/, w.ws.slug);
+    const fill = (v: string) =>
+      v
+        .replace('/ABSOLUTE/PATH/TO/switchboard/.switchboard', config.dataDir)
+        .replace('/ABSOLUTE/PATH/TO/switchboard', ROOT)
+        .replace('sb_paste-the-agent-token-here', w.builder.token)
+        .replace(/^demo$/, w.ws.slug);
     expect(entry.command).toBe('node');
     // Only the configured env plus the SDK's default variables (PATH, HOME…), as a desktop client passes them,
     // and LOG_LEVEL info (a CLI process logs warnings only), so that there are log lines to keep off stdout.
     const transport = new StdioClientTransport({
-      command: process.execPath, args: entry.args.map(fill), cwd: elsewhere(), stderr: 'pipe',
-      env: { ...Object.fromEntries(Object.entries(entry.env).map(([k, v]) => [k, fill(v)])), SWITCHBOARD_SECRET: config.secret!, LOG_LEVEL: 'info' },
+      command: process.execPath,
+      args: entry.args.map(fill),
+      cwd: elsewhere(),
+      stderr: 'pipe',
+      env: {
+        ...Object.fromEntries(Object.entries(entry.env).map(([k, v]) => [k, fill(v)])),
+        SWITCHBOARD_SECRET: config.secret!,
+        LOG_LEVEL: 'info',
+      },
     });
     let stderr = '';
-    transport.stderr?.on('data', (c: Buffer) => { stderr += c.toString(); });
+    transport.stderr?.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     const protocolErrors: Error[] = [];
     const client = new Client({ name: 'claude-desktop-like', version: '1.0.0' });
     client.onerror = (e) => protocolErrors.push(e);
     await client.connect(transport);
-    const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
     expect((await call('list_agents')).structuredContent).toMatchObject({ you: w.builder.name });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_agents', 'send_message', 'check_inbox', 'subscribe', 'search_messages']));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['list_agents', 'send_message', 'check_inbox', 'subscribe', 'search_messages']),
+    );
     const sent = await call('send_message', { to: ['reviewer'], body: 'from a local agent' });
     expect(sent.structuredContent).toMatchObject({ recipients: [{ to: 'reviewer', status: 'delivered' }] });
     await client.close();
@@ -111,14 +140,23 @@ describe('switchboard mcp-stdio', { timeout: 120_000 }, () => {
     const empty = elsewhere();
     // Both at once: each is a process start, and they share nothing.
     const [failed, wrong] = await Promise.all([
-      run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env, cwd })
-        .then(() => null, (e: { code: number; stdout: string; stderr: string }) => e),
-      run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env: { ...env, DATA_DIR: empty }, cwd })
-        .then(() => null, (e: { code: number; stderr: string }) => e),
+      run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], { env, cwd }).then(
+        () => null,
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      ),
+      run(process.execPath, [BIN, 'mcp-stdio', '--workspace', w.ws.slug], {
+        env: { ...env, DATA_DIR: empty },
+        cwd,
+      }).then(
+        () => null,
+        (e: { code: number; stderr: string }) => e,
+      ),
     ]);
     expect(failed?.code).toBe(2);
     expect(failed?.stdout).toBe('');
-    expect(failed?.stderr).toContain('Set DATA_DIR to the absolute path of the data directory `switchboard serve` uses');
+    expect(failed?.stderr).toContain(
+      'Set DATA_DIR to the absolute path of the data directory `switchboard serve` uses',
+    );
     expect(failed?.stderr).toContain(`did not create an empty database in ${realpathSync(cwd)}`);
     expect(readdirSync(cwd)).toEqual([]);
 
@@ -131,17 +169,23 @@ describe('switchboard mcp-stdio', { timeout: 120_000 }, () => {
   // before the first starts to after the second stops: opening it costs about half a second of CPU each time.
   describe('relaying to a server on the same data directory', () => {
     let database: Database;
-    beforeAll(async () => { database = await openDatabase({ dataDir: path.join(config.dataDir, 'pglite'), logger: silent }); });
-    afterAll(async () => { await database?.close(); });
+    beforeAll(async () => {
+      database = await openDatabase({ dataDir: path.join(config.dataDir, 'pglite'), logger: silent });
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
 
     describe('while a server holds the embedded database', () => {
       let server: Awaited<ReturnType<typeof startServer>>;
       beforeAll(async () => {
         server = await startServer(config, { database, logger: silent, host: '127.0.0.1', mounts: [createMcpMount()] });
       });
-      afterAll(async () => { await server?.stop(); });
+      afterAll(async () => {
+        await server?.stop();
+      });
 
-      it('relays MCP to the server\'s HTTP endpoint, found through its control socket even when PORT says otherwise', async () => {
+      it("relays MCP to the server's HTTP endpoint, found through its control socket even when PORT says otherwise", async () => {
         const c = await spawnStdio(config, w, w.reviewer.token, { PORT: String(await freePort()) });
         const inbox = (await c.call('check_inbox')).structuredContent as { messages: Array<{ body: string }> };
         expect(inbox.messages.map((m) => m.body)).toEqual(['from a local agent']);
@@ -154,9 +198,17 @@ describe('switchboard mcp-stdio', { timeout: 120_000 }, () => {
     describe('while a server without a control socket holds the embedded database', () => {
       let server: Awaited<ReturnType<typeof startServer>>;
       beforeAll(async () => {
-        server = await startServer(config, { database, logger: silent, control: false, host: '127.0.0.1', mounts: [createMcpMount()] });
+        server = await startServer(config, {
+          database,
+          logger: silent,
+          control: false,
+          host: '127.0.0.1',
+          mounts: [createMcpMount()],
+        });
       });
-      afterAll(async () => { await server?.stop(); });
+      afterAll(async () => {
+        await server?.stop();
+      });
 
       it('relays to PORT, and names the URL it tried when nothing answers there', async () => {
         const good = await spawnStdio(config, w, w.reviewer.token, { PORT: new URL(server.url).port });
@@ -165,7 +217,10 @@ describe('switchboard mcp-stdio', { timeout: 120_000 }, () => {
 
         const port = await freePort();
         const url = `http://127.0.0.1:${port}/mcp/${w.ws.slug}`;
-        const failed = await spawnStdio(config, w, w.reviewer.token, { PORT: String(port) }).then(() => null, (e: Error) => e);
+        const failed = await spawnStdio(config, w, w.reviewer.token, { PORT: String(port) }).then(
+          () => null,
+          (e: Error) => e,
+        );
         expect(failed?.message).toContain(`could not reach Switchboard at ${url}`);
         expect(failed?.message).toContain('Set PORT (or DATA_DIR) to match the server');
       });

@@ -80,7 +80,11 @@ describe('Slack Web API stand-in', () => {
 
     expect(parent.ts).toBe('1700000000.000100');
     expect(Number(reply.ts)).toBeGreaterThan(Number(parent.ts));
-    expect(reply).toMatchObject({ ok: true, channel: 'C0GENERAL', message: { thread_ts: parent.ts, username: 'alice/builder', bot_id: SLACK_DEFAULTS.botId } });
+    expect(reply).toMatchObject({
+      ok: true,
+      channel: 'C0GENERAL',
+      message: { thread_ts: parent.ts, username: 'alice/builder', bot_id: SLACK_DEFAULTS.botId },
+    });
     const [, call] = standin.callsTo('chat.postMessage');
     expect(call).toMatchObject({
       token: standin.botToken,
@@ -96,19 +100,30 @@ describe('Slack Web API stand-in', () => {
     expect(call!.args).not.toHaveProperty('token');
   });
 
-  it('returns a thread and a channel\'s history with metadata only when asked, paged by cursor, and deletes the bot\'s posts', async () => {
+  it("returns a thread and a channel's history with metadata only when asked, paged by cursor, and deletes the bot's posts", async () => {
     const web = client(standin);
     const metadata = { event_type: 'switchboard_message', event_payload: { switchboard_message_id: 'm1' } };
     const parent = await web.chat.postMessage({ channel: 'C0GENERAL', text: 'Deploy?' });
     const replies = [];
-    for (const text of ['one', 'two', 'three']) replies.push(await web.chat.postMessage({ channel: 'C0GENERAL', thread_ts: parent.ts!, text, metadata }));
+    for (const text of ['one', 'two', 'three'])
+      replies.push(await web.chat.postMessage({ channel: 'C0GENERAL', thread_ts: parent.ts!, text, metadata }));
     const later = await web.chat.postMessage({ channel: 'C0GENERAL', text: 'Next topic', metadata });
 
-    const thread = await web.conversations.replies({ channel: 'C0GENERAL', ts: parent.ts!, include_all_metadata: true, limit: 2 });
+    const thread = await web.conversations.replies({
+      channel: 'C0GENERAL',
+      ts: parent.ts!,
+      include_all_metadata: true,
+      limit: 2,
+    });
     expect(thread.messages!.map((m) => m.text)).toEqual(['Deploy?', 'one']);
     expect(thread.messages![1]).toMatchObject({ thread_ts: parent.ts, metadata });
     expect(thread.has_more).toBe(true);
-    const rest = await web.conversations.replies({ channel: 'C0GENERAL', ts: parent.ts!, include_all_metadata: true, cursor: thread.response_metadata!.next_cursor! });
+    const rest = await web.conversations.replies({
+      channel: 'C0GENERAL',
+      ts: parent.ts!,
+      include_all_metadata: true,
+      cursor: thread.response_metadata!.next_cursor!,
+    });
     expect(rest.messages!.map((m) => m.text)).toEqual(['two', 'three']);
     expect(rest).toMatchObject({ has_more: false, response_metadata: { next_cursor: '' } });
     const plain = await web.conversations.replies({ channel: 'C0GENERAL', ts: parent.ts! });
@@ -123,21 +138,38 @@ describe('Slack Web API stand-in', () => {
 
     await web.chat.delete({ channel: 'C0GENERAL', ts: replies[0]!.ts! });
     expect(standin.message('C0GENERAL', replies[0]!.ts!)).toBeUndefined();
-    expect(await rejection(web.chat.delete({ channel: 'C0GENERAL', ts: replies[0]!.ts! }))).toMatchObject({ data: { error: 'message_not_found' } });
-    expect(await rejection(web.conversations.history({ channel: 'nope' }))).toMatchObject({ data: { error: 'channel_not_found' } });
+    expect(await rejection(web.chat.delete({ channel: 'C0GENERAL', ts: replies[0]!.ts! }))).toMatchObject({
+      data: { error: 'message_not_found' },
+    });
+    expect(await rejection(web.conversations.history({ channel: 'nope' }))).toMatchObject({
+      data: { error: 'channel_not_found' },
+    });
   });
 
   it('updates only messages the bot posted, and links thread replies with thread_ts', async () => {
     const web = client(standin);
-    const card = await web.chat.postMessage({ channel: 'C0GENERAL', text: 'Approve?', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Approve?' } }] });
+    const card = await web.chat.postMessage({
+      channel: 'C0GENERAL',
+      text: 'Approve?',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Approve?' } }],
+    });
     const reply = await web.chat.postMessage({ channel: 'C0GENERAL', thread_ts: card.ts!, text: 'details' });
-    const updated = await web.chat.update({ channel: 'C0GENERAL', ts: card.ts!, text: 'Approved by <@U0ALICE>', blocks: [] });
+    const updated = await web.chat.update({
+      channel: 'C0GENERAL',
+      ts: card.ts!,
+      text: 'Approved by <@U0ALICE>',
+      blocks: [],
+    });
     expect(updated).toMatchObject({ ok: true, channel: 'C0GENERAL', ts: card.ts, text: 'Approved by <@U0ALICE>' });
     expect(standin.message('C0GENERAL', card.ts!)?.text).toBe('Approved by <@U0ALICE>');
 
     standin.seedMessage('C0GENERAL', { ts: '1710000000.000100', user: 'U0ALICE', text: 'mine' });
-    expect(await rejection(web.chat.update({ channel: 'C0GENERAL', ts: '1710000000.000100', text: 'x' }))).toMatchObject({ data: { error: 'cant_update_message' } });
-    expect(await rejection(web.chat.update({ channel: 'C0GENERAL', ts: '1.2', text: 'x' }))).toMatchObject({ data: { error: 'message_not_found' } });
+    expect(
+      await rejection(web.chat.update({ channel: 'C0GENERAL', ts: '1710000000.000100', text: 'x' })),
+    ).toMatchObject({ data: { error: 'cant_update_message' } });
+    expect(await rejection(web.chat.update({ channel: 'C0GENERAL', ts: '1.2', text: 'x' }))).toMatchObject({
+      data: { error: 'message_not_found' },
+    });
 
     const top = await web.chat.getPermalink({ channel: 'C0GENERAL', message_ts: card.ts! });
     expect(top.permalink).toBe(`https://${SLACK_DEFAULTS.teamDomain}.slack.com/archives/C0GENERAL/p1700000000000100`);
@@ -155,18 +187,38 @@ describe('Slack Web API stand-in', () => {
     expect(again).toMatchObject({ ok: true, no_op: true, already_open: true, channel: { id: dmChannelId('U0ALICE') } });
 
     standin.setChannelMembers('C0GENERAL', ['U0ALICE', SLACK_DEFAULTS.botUserId]);
-    const ephemeral = await web.chat.postEphemeral({ channel: 'C0GENERAL', user: 'U0ALICE', text: 'Already decided by Bob' });
+    const ephemeral = await web.chat.postEphemeral({
+      channel: 'C0GENERAL',
+      user: 'U0ALICE',
+      text: 'Already decided by Bob',
+    });
     expect(ephemeral.message_ts).toMatch(/^\d{10}\.\d{6}$/);
-    expect(await rejection(web.chat.postEphemeral({ channel: 'C0GENERAL', user: 'U0BOB', text: 'x' }))).toMatchObject({ data: { error: 'user_not_in_channel' } });
+    expect(await rejection(web.chat.postEphemeral({ channel: 'C0GENERAL', user: 'U0BOB', text: 'x' }))).toMatchObject({
+      data: { error: 'user_not_in_channel' },
+    });
 
     const published = await web.views.publish({ user_id: 'U0ALICE', view: { type: 'home', blocks: [] } });
-    expect(published.view).toMatchObject({ type: 'home', team_id: SLACK_DEFAULTS.teamId, bot_id: SLACK_DEFAULTS.botId });
-    expect(await rejection(web.views.publish({ user_id: 'U0ALICE', hash: 'stale.hash', view: { type: 'home', blocks: [] } }))).toMatchObject({ data: { error: 'hash_conflict' } });
+    expect(published.view).toMatchObject({
+      type: 'home',
+      team_id: SLACK_DEFAULTS.teamId,
+      bot_id: SLACK_DEFAULTS.botId,
+    });
+    expect(
+      await rejection(
+        web.views.publish({ user_id: 'U0ALICE', hash: 'stale.hash', view: { type: 'home', blocks: [] } }),
+      ),
+    ).toMatchObject({ data: { error: 'hash_conflict' } });
     expect(standin.homeView('U0ALICE')).toMatchObject({ id: published.view!.id });
   });
 
   it('returns people set with setUser from users.info and user_not_found for others', async () => {
-    standin.setUser('U0ALICE', { name: 'alice', real_name: 'Alice Liddell', display_name: 'alice', email: 'alice@example.test', image_72: 'https://example.test/alice_72.png' });
+    standin.setUser('U0ALICE', {
+      name: 'alice',
+      real_name: 'Alice Liddell',
+      display_name: 'alice',
+      email: 'alice@example.test',
+      image_72: 'https://example.test/alice_72.png',
+    });
     const web = client(standin);
     const { user } = await web.users.info({ user: 'U0ALICE' });
     expect(user).toMatchObject({
@@ -176,9 +228,17 @@ describe('Slack Web API stand-in', () => {
       real_name: 'Alice Liddell',
       is_bot: false,
       deleted: false,
-      profile: { display_name: 'alice', real_name: 'Alice Liddell', email: 'alice@example.test', image_72: 'https://example.test/alice_72.png' },
+      profile: {
+        display_name: 'alice',
+        real_name: 'Alice Liddell',
+        email: 'alice@example.test',
+        image_72: 'https://example.test/alice_72.png',
+      },
     });
-    expect(await rejection(web.users.info({ user: 'U0NOBODY' }))).toMatchObject({ code: ErrorCode.PlatformError, data: { error: 'user_not_found' } });
+    expect(await rejection(web.users.info({ user: 'U0NOBODY' }))).toMatchObject({
+      code: ErrorCode.PlatformError,
+      data: { error: 'user_not_found' },
+    });
   });
 
   it('surfaces a 429 with its Retry-After as a rate-limit error', async () => {
@@ -187,32 +247,51 @@ describe('Slack Web API stand-in', () => {
     expect(error).toMatchObject({ code: ErrorCode.RateLimitedError, retryAfter: 7 });
     expect(standin.callsTo('chat.postMessage')).toMatchObject([{ status: 429 }]);
     // The failure is used up: the next call goes through.
-    await expect(client(standin).chat.postMessage({ channel: 'C0GENERAL', text: 'hi' })).resolves.toMatchObject({ ok: true });
+    await expect(client(standin).chat.postMessage({ channel: 'C0GENERAL', text: 'hi' })).resolves.toMatchObject({
+      ok: true,
+    });
   });
 
   it('answers injected server errors with HTTP 500 and injected Slack errors with ok:false', async () => {
     standin.failNext('chat.update', { status: 500 });
     standin.failNext('chat.postMessage', { error: 'channel_not_found' });
     const web = client(standin);
-    expect(await rejection(web.chat.update({ channel: 'C0GENERAL', ts: '1.1', text: 'x' }))).toMatchObject({ code: ErrorCode.HTTPError, statusCode: 500 });
-    expect(await rejection(web.chat.postMessage({ channel: 'C0GENERAL', text: 'x' }))).toMatchObject({ code: ErrorCode.PlatformError, data: { error: 'channel_not_found' } });
+    expect(await rejection(web.chat.update({ channel: 'C0GENERAL', ts: '1.1', text: 'x' }))).toMatchObject({
+      code: ErrorCode.HTTPError,
+      statusCode: 500,
+    });
+    expect(await rejection(web.chat.postMessage({ channel: 'C0GENERAL', text: 'x' }))).toMatchObject({
+      code: ErrorCode.PlatformError,
+      data: { error: 'channel_not_found' },
+    });
   });
 
   it('drops the connection when asked, as a network failure', async () => {
     standin.failNext('chat.postMessage', { drop: true });
-    expect(await rejection(client(standin).chat.postMessage({ channel: 'C0GENERAL', text: 'x' }))).toMatchObject({ code: ErrorCode.RequestError });
+    expect(await rejection(client(standin).chat.postMessage({ channel: 'C0GENERAL', text: 'x' }))).toMatchObject({
+      code: ErrorCode.RequestError,
+    });
     expect(standin.callsTo('chat.postMessage')).toMatchObject([{ status: 0 }]);
   });
 
   it('hands out response_urls and records what is posted to them', async () => {
     const responseUrl = standin.responseUrl();
-    const response = await fetch(responseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ response_type: 'ephemeral', text: 'Already approved by Bob' }) });
+    const response = await fetch(responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'ephemeral', text: 'Already approved by Bob' }),
+    });
     expect(response.status).toBe(200);
-    expect(standin.responseUrlPosts).toMatchObject([{ url: responseUrl, body: { response_type: 'ephemeral', text: 'Already approved by Bob' } }]);
+    expect(standin.responseUrlPosts).toMatchObject([
+      { url: responseUrl, body: { response_type: 'ephemeral', text: 'Already approved by Bob' } },
+    ]);
   });
 
   it('refuses an unknown token with invalid_auth and a revoked one with token_revoked', async () => {
-    expect(await rejection(client(standin, 'xoxb-not-a-real-token').auth.test())).toMatchObject({ code: ErrorCode.PlatformError, data: { error: 'invalid_auth' } });
+    expect(await rejection(client(standin, 'xoxb-not-a-real-token').auth.test())).toMatchObject({
+      code: ErrorCode.PlatformError,
+      data: { error: 'invalid_auth' },
+    });
     expect(await rejection(client(standin, null).auth.test())).toMatchObject({ data: { error: 'not_authed' } });
     standin.revokeToken(standin.botToken);
     expect(await rejection(client(standin).auth.test())).toMatchObject({ data: { error: 'token_revoked' } });
@@ -231,7 +310,9 @@ describe('Slack Web API stand-in', () => {
       pages.push((page as webApi.ConversationsMembersResponse).members ?? []);
     }
     expect(pages).toEqual([['U01', 'U02'], ['U03', 'U04'], ['U05']]);
-    expect(await rejection(web.conversations.members({ channel: 'C0UNKNOWN' }))).toMatchObject({ data: { error: 'channel_not_found' } });
+    expect(await rejection(web.conversations.members({ channel: 'C0UNKNOWN' }))).toMatchObject({
+      data: { error: 'channel_not_found' },
+    });
   });
 
   it('accepts JSON bodies as well as form-encoded ones', async () => {
@@ -241,14 +322,23 @@ describe('Slack Web API stand-in', () => {
       body: JSON.stringify({ channel: 'C0GENERAL', text: 'json', blocks: [{ type: 'divider' }] }),
     });
     expect(await response.json()).toMatchObject({ ok: true, channel: 'C0GENERAL' });
-    expect(standin.callsTo('chat.postMessage')[0]).toMatchObject({ contentType: 'application/json; charset=utf-8', args: { text: 'json', blocks: [{ type: 'divider' }] } });
+    expect(standin.callsTo('chat.postMessage')[0]).toMatchObject({
+      contentType: 'application/json; charset=utf-8',
+      args: { text: 'json', blocks: [{ type: 'divider' }] },
+    });
   });
 
   it('exchanges a single-use OAuth code for a bot token that then works', async () => {
     const code = standin.issueOAuthCode({ teamId: 'T0OTHER01', teamName: 'Other Co', installerUserId: 'U0INSTALL' });
     const anonymous = client(standin, null);
-    expect(await rejection(anonymous.oauth.v2.access({ client_id: SLACK_DEFAULTS.clientId, client_secret: 'wrong', code }))).toMatchObject({ data: { error: 'bad_client_secret' } });
-    const access = await anonymous.oauth.v2.access({ client_id: SLACK_DEFAULTS.clientId, client_secret: SLACK_DEFAULTS.clientSecret, code });
+    expect(
+      await rejection(anonymous.oauth.v2.access({ client_id: SLACK_DEFAULTS.clientId, client_secret: 'wrong', code })),
+    ).toMatchObject({ data: { error: 'bad_client_secret' } });
+    const access = await anonymous.oauth.v2.access({
+      client_id: SLACK_DEFAULTS.clientId,
+      client_secret: SLACK_DEFAULTS.clientSecret,
+      code,
+    });
     expect(access).toMatchObject({
       ok: true,
       token_type: 'bot',
@@ -260,7 +350,15 @@ describe('Slack Web API stand-in', () => {
     });
     expect(access.access_token).toMatch(/^xoxb-/);
     expect(await client(standin, access.access_token).auth.test()).toMatchObject({ team_id: 'T0OTHER01' });
-    expect(await rejection(anonymous.oauth.v2.access({ client_id: SLACK_DEFAULTS.clientId, client_secret: SLACK_DEFAULTS.clientSecret, code }))).toMatchObject({ data: { error: 'invalid_code' } });
+    expect(
+      await rejection(
+        anonymous.oauth.v2.access({
+          client_id: SLACK_DEFAULTS.clientId,
+          client_secret: SLACK_DEFAULTS.clientSecret,
+          code,
+        }),
+      ),
+    ).toMatchObject({ data: { error: 'invalid_code' } });
   });
 });
 
@@ -272,10 +370,15 @@ describe('signed Slack requests', () => {
       verifySlackRequest({
         signingSecret,
         body,
-        headers: { 'x-slack-signature': headers['x-slack-signature']!, 'x-slack-request-timestamp': Number(headers['x-slack-request-timestamp']) },
+        headers: {
+          'x-slack-signature': headers['x-slack-signature']!,
+          'x-slack-request-timestamp': Number(headers['x-slack-request-timestamp']),
+        },
       });
   };
-  const mention = eventCallback(appMention({ user: 'U0ALICE', channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> hello` }));
+  const mention = eventCallback(
+    appMention({ user: 'U0ALICE', channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> hello` }),
+  );
 
   it('verifies with Bolt when signed with the signing secret', () => {
     expect(verify(mention, {})).not.toThrow();
@@ -296,8 +399,16 @@ describe('signed Slack requests', () => {
       mention,
       eventCallback(messageIm({ user: 'U0ALICE', text: 'hi' })),
       urlVerification('challenge-token'),
-      blockActions({ user: 'U0ALICE', channel: 'C0GENERAL', message: { ts: '1700000000.000100' }, actions: [{ action_id: 'approve', value: 'appr_1' }] }),
-      viewSubmission({ user: 'U0ALICE', view: { callback_id: 'link_account', values: { b: { a: { type: 'plain_text_input', value: 'x' } } } } }),
+      blockActions({
+        user: 'U0ALICE',
+        channel: 'C0GENERAL',
+        message: { ts: '1700000000.000100' },
+        actions: [{ action_id: 'approve', value: 'appr_1' }],
+      }),
+      viewSubmission({
+        user: 'U0ALICE',
+        view: { callback_id: 'link_account', values: { b: { a: { type: 'plain_text_input', value: 'x' } } } },
+      }),
       slashCommand({ command: '/switchboard', text: 'link', user_id: 'U0ALICE', channel_id: 'C0GENERAL' }),
     ];
     for (const request of requests) {
@@ -305,13 +416,25 @@ describe('signed Slack requests', () => {
       const parsed = HTTPModuleFunctions.parseHTTPRequestBody({ rawBody: Buffer.from(body), headers } as never);
       expect(parsed).toEqual(JSON.parse(JSON.stringify(request.payload)));
     }
-    expect(blockActions({ user: 'U0ALICE', channel: 'C0GENERAL', message: { ts: '1.1' }, actions: [{ action_id: 'approve' }] }).body).toMatch(/^payload=/);
+    expect(
+      blockActions({
+        user: 'U0ALICE',
+        channel: 'C0GENERAL',
+        message: { ts: '1.1' },
+        actions: [{ action_id: 'approve' }],
+      }).body,
+    ).toMatch(/^payload=/);
   });
 
   it('drives a real Bolt app end to end: a signed app_mention in, a threaded reply out through the stand-in', async () => {
     const standin = await startSlackStandin();
     const receiver = new HTTPReceiver({ signingSecret, processBeforeResponse: true, logLevel: LogLevel.ERROR });
-    const app = new App({ token: standin.botToken, receiver, clientOptions: { slackApiUrl: standin.url }, logLevel: LogLevel.ERROR });
+    const app = new App({
+      token: standin.botToken,
+      receiver,
+      clientOptions: { slackApiUrl: standin.url },
+      logLevel: LogLevel.ERROR,
+    });
     app.event('app_mention', async ({ event, say }) => {
       await say({ text: `hello <@${event.user}>`, thread_ts: event.ts });
     });
@@ -325,7 +448,9 @@ describe('signed Slack requests', () => {
       const accepted = await postSigned(url, eventCallback(event), { signingSecret });
       expect(accepted.status).toBe(200);
 
-      expect(standin.callsTo('chat.postMessage')).toMatchObject([{ args: { channel: 'C0GENERAL', thread_ts: event.ts, text: 'hello <@U0ALICE>' } }]);
+      expect(standin.callsTo('chat.postMessage')).toMatchObject([
+        { args: { channel: 'C0GENERAL', thread_ts: event.ts, text: 'hello <@U0ALICE>' } },
+      ]);
     } finally {
       await receiver.stop();
       await standin.close();

@@ -53,7 +53,9 @@ class RecordingBot extends ActivityHandler {
       // A copy: removeRecipientMention below rewrites the activity's text in place.
       this.received.push(structuredClone(context.activity) as unknown as TeamsActivity);
       this.references.push(TurnContext.getConversationReference(context.activity) as ConversationReference);
-      const sent = await context.sendActivity(`echo: ${TurnContext.removeRecipientMention(context.activity) ?? ''}`.trim());
+      const sent = await context.sendActivity(
+        `echo: ${TurnContext.removeRecipientMention(context.activity) ?? ''}`.trim(),
+      );
       if (sent?.id) this.replies.push(sent.id);
       await next();
     });
@@ -63,12 +65,19 @@ class RecordingBot extends ActivityHandler {
     });
   }
 
-  protected override async onAdaptiveCardInvoke(context: TurnContext, value: AdaptiveCardInvokeValue): Promise<AdaptiveCardInvokeResponse> {
+  protected override async onAdaptiveCardInvoke(
+    context: TurnContext,
+    value: AdaptiveCardInvokeValue,
+  ): Promise<AdaptiveCardInvokeResponse> {
     this.received.push(context.activity as unknown as TeamsActivity);
     return {
       statusCode: 200,
       type: 'application/vnd.microsoft.card.adaptive',
-      value: { type: 'AdaptiveCard', version: '1.5', body: [{ type: 'TextBlock', text: `${value.action.verb}d by ${context.activity.from.name}` }] },
+      value: {
+        type: 'AdaptiveCard',
+        version: '1.5',
+        body: [{ type: 'TextBlock', text: `${value.action.verb}d by ${context.activity.from.name}` }],
+      },
     };
   }
 }
@@ -122,7 +131,9 @@ describe('Teams stand-in with the real CloudAdapter', () => {
     const metadata = (await (await fetch(standin.openIdMetadataUrl)).json()) as { issuer: string; jwks_uri: string };
     expect(metadata.issuer).toBe('https://api.botframework.com');
     const { keys } = (await (await fetch(metadata.jwks_uri)).json()) as { keys: Array<Record<string, unknown>> };
-    expect(keys).toEqual([expect.objectContaining({ kty: 'RSA', use: 'sig', endorsements: ['msteams'], n: expect.any(String), e: 'AQAB' })]);
+    expect(keys).toEqual([
+      expect.objectContaining({ kty: 'RSA', use: 'sig', endorsements: ['msteams'], n: expect.any(String), e: 'AQAB' }),
+    ]);
   });
 
   it('delivers a signed channel mention and puts the reply in the same reply chain', async () => {
@@ -153,10 +164,20 @@ describe('Teams stand-in with the real CloudAdapter', () => {
     expect((await standin.postActivity(running.url, group)).status).toBe(200);
 
     expect(running.bot.received).toMatchObject([
-      { conversation: { conversationType: 'personal' }, from: { aadObjectId: TEAMS_DEFAULTS.users.bob.aadObjectId }, channelData: { tenant: { id: standin.userTenantId } } },
-      { conversation: { conversationType: 'groupChat', isGroup: true }, text: '<at>Switchboard</at> ask builder for a summary' },
+      {
+        conversation: { conversationType: 'personal' },
+        from: { aadObjectId: TEAMS_DEFAULTS.users.bob.aadObjectId },
+        channelData: { tenant: { id: standin.userTenantId } },
+      },
+      {
+        conversation: { conversationType: 'groupChat', isGroup: true },
+        text: '<at>Switchboard</at> ask builder for a summary',
+      },
     ]);
-    expect(standin.delivered('replyToActivity').map((c) => c.conversationId)).toEqual([personal.conversation.id, group.conversation.id]);
+    expect(standin.delivered('replyToActivity').map((c) => c.conversationId)).toEqual([
+      personal.conversation.id,
+      group.conversation.id,
+    ]);
   });
 
   describe('refuses a request whose token is not valid, before the bot runs', () => {
@@ -190,30 +211,36 @@ describe('Teams stand-in with the real CloudAdapter', () => {
       ['a token not valid for another hour', { claims: { nbf: Math.floor(Date.now() / 1000) + 3600 } }],
     ];
 
-    it.each(jsonWebTokenFailures)('%s → 500 from the bare CloudAdapter (the SDK lets the jsonwebtoken error through)', async (_name, options) => {
-      const activity = channelMention(standin, { text: 'ask reviewer to approve' });
-
-      const response = await standin.postActivity(running.url, activity, options);
-
-      expect(response.status).toBe(500);
-      expect(running.bot.received).toEqual([]);
-    });
-
-    it.each(jsonWebTokenFailures)('%s → 401 once the adapter turns those errors into AuthenticationError', async (_name, options) => {
-      const guarded = await startBot(new RefuseBadTokensWith401(authenticationFor(standin)));
-      try {
+    it.each(jsonWebTokenFailures)(
+      '%s → 500 from the bare CloudAdapter (the SDK lets the jsonwebtoken error through)',
+      async (_name, options) => {
         const activity = channelMention(standin, { text: 'ask reviewer to approve' });
 
-        const response = await standin.postActivity(guarded.url, activity, options);
+        const response = await standin.postActivity(running.url, activity, options);
 
-        expect(response.status).toBe(401);
-        expect(guarded.bot.received).toEqual([]);
-        // A valid token still goes through the wrapper.
-        expect((await standin.postActivity(guarded.url, personalMessage(standin, { text: 'hi' }))).status).toBe(200);
-      } finally {
-        await guarded.close();
-      }
-    });
+        expect(response.status).toBe(500);
+        expect(running.bot.received).toEqual([]);
+      },
+    );
+
+    it.each(jsonWebTokenFailures)(
+      '%s → 401 once the adapter turns those errors into AuthenticationError',
+      async (_name, options) => {
+        const guarded = await startBot(new RefuseBadTokensWith401(authenticationFor(standin)));
+        try {
+          const activity = channelMention(standin, { text: 'ask reviewer to approve' });
+
+          const response = await standin.postActivity(guarded.url, activity, options);
+
+          expect(response.status).toBe(401);
+          expect(guarded.bot.received).toEqual([]);
+          // A valid token still goes through the wrapper.
+          expect((await standin.postActivity(guarded.url, personalMessage(standin, { text: 'hi' }))).status).toBe(200);
+        } finally {
+          await guarded.close();
+        }
+      },
+    );
 
     it('an activity from a channel the signing key is not endorsed for → 401', async () => {
       const activity = { ...personalMessage(standin, { text: 'hi' }), channelId: 'webchat' };
@@ -235,7 +262,11 @@ describe('Teams stand-in with the real CloudAdapter', () => {
   });
 
   it('returns the invoke response body for an adaptiveCard/action click', async () => {
-    const click = adaptiveCardAction(standin, { verb: 'approve', data: { approvalId: 'ap_1' }, cardActivityId: '1760000000999' });
+    const click = adaptiveCardAction(standin, {
+      verb: 'approve',
+      data: { approvalId: 'ap_1' },
+      cardActivityId: '1760000000999',
+    });
 
     const response = await standin.postActivity(running.url, click);
 
@@ -244,19 +275,38 @@ describe('Teams stand-in with the real CloudAdapter', () => {
       body: {
         statusCode: 200,
         type: 'application/vnd.microsoft.card.adaptive',
-        value: { type: 'AdaptiveCard', version: '1.5', body: [{ type: 'TextBlock', text: 'approved by Alice Martin' }] },
+        value: {
+          type: 'AdaptiveCard',
+          version: '1.5',
+          body: [{ type: 'TextBlock', text: 'approved by Alice Martin' }],
+        },
       },
     });
-    expect(running.bot.received[0]).toMatchObject({ name: 'adaptiveCard/action', replyToId: '1760000000999', value: { action: { type: 'Action.Execute', verb: 'approve', data: { approvalId: 'ap_1' } } } });
+    expect(running.bot.received[0]).toMatchObject({
+      name: 'adaptiveCard/action',
+      replyToId: '1760000000999',
+      value: { action: { type: 'Action.Execute', verb: 'approve', data: { approvalId: 'ap_1' } } },
+    });
   });
 
   it('delivers the Action.Submit fallback and the bot-added conversationUpdate', async () => {
-    expect((await standin.postActivity(running.url, cardSubmit(standin, { data: { verb: 'reject' }, cardActivityId: '1760000000998' }))).status).toBe(200);
+    expect(
+      (
+        await standin.postActivity(
+          running.url,
+          cardSubmit(standin, { data: { verb: 'reject' }, cardActivityId: '1760000000998' }),
+        )
+      ).status,
+    ).toBe(200);
     expect((await standin.postActivity(running.url, botAdded(standin, { scope: 'team' }))).status).toBe(200);
 
     expect(running.bot.received).toMatchObject([
       { type: 'message', value: { verb: 'reject' }, replyToId: '1760000000998' },
-      { type: 'conversationUpdate', membersAdded: [{ id: botAccountId(standin.appId) }], channelData: { eventType: 'teamMemberAdded' } },
+      {
+        type: 'conversationUpdate',
+        membersAdded: [{ id: botAccountId(standin.appId) }],
+        channelData: { eventType: 'teamMemberAdded' },
+      },
     ]);
   });
 
@@ -273,8 +323,13 @@ describe('Teams stand-in with the real CloudAdapter', () => {
 
     // CloudAdapter gives a continuation turn a random activity id, and every send from it replies to that id:
     // Teams ignores it and posts in the conversation (here the reply chain) named by the reference.
-    expect(standin.delivered('replyToActivity').at(-1)).toMatchObject({ conversationId: activity.conversation.id, activity: { text: 'later, proactively' } });
-    expect(standin.delivered('updateActivity')).toMatchObject([{ conversationId: activity.conversation.id, activityId: cardId, activity: { text: 'approved by Bob' } }]);
+    expect(standin.delivered('replyToActivity').at(-1)).toMatchObject({
+      conversationId: activity.conversation.id,
+      activity: { text: 'later, proactively' },
+    });
+    expect(standin.delivered('updateActivity')).toMatchObject([
+      { conversationId: activity.conversation.id, activityId: cardId, activity: { text: 'approved by Bob' } },
+    ]);
     expect(standin.activity(activity.conversation.id, cardId)).toMatchObject({ id: cardId, text: 'approved by Bob' });
   });
 
@@ -291,8 +346,15 @@ describe('Teams stand-in with the real CloudAdapter', () => {
     });
 
     expect(members.map((m) => m.aadObjectId)).toEqual([TEAMS_DEFAULTS.users.alice.aadObjectId, bob.aadObjectId]);
-    expect(one).toMatchObject({ id: bob.id, aadObjectId: bob.aadObjectId, email: bob.email, tenantId: standin.userTenantId });
-    expect(standin.delivered('getConversationPagedMembers')).toMatchObject([{ conversationId: reference.conversation.id }]);
+    expect(one).toMatchObject({
+      id: bob.id,
+      aadObjectId: bob.aadObjectId,
+      email: bob.email,
+      tenantId: standin.userTenantId,
+    });
+    expect(standin.delivered('getConversationPagedMembers')).toMatchObject([
+      { conversationId: reference.conversation.id },
+    ]);
   });
 
   it('creates a personal conversation proactively', async () => {
@@ -306,15 +368,26 @@ describe('Teams stand-in with the real CloudAdapter', () => {
     };
     let conversationId = '';
 
-    await running.adapter.createConversationAsync(standin.appId, 'msteams', standin.serviceUrl, BOT_CONNECTOR_SCOPE, parameters as ConversationParameters, async (context) => {
-      conversationId = context.activity.conversation.id;
-      await context.sendActivity('Link your account');
-    });
+    await running.adapter.createConversationAsync(
+      standin.appId,
+      'msteams',
+      standin.serviceUrl,
+      BOT_CONNECTOR_SCOPE,
+      parameters as ConversationParameters,
+      async (context) => {
+        conversationId = context.activity.conversation.id;
+        await context.sendActivity('Link your account');
+      },
+    );
 
     expect(conversationId).toMatch(/^a:1/);
-    expect(standin.delivered('createConversation')).toMatchObject([{ createdId: conversationId, parameters: { members: [{ id: alice.id }] } }]);
+    expect(standin.delivered('createConversation')).toMatchObject([
+      { createdId: conversationId, parameters: { members: [{ id: alice.id }] } },
+    ]);
     // The SDK gives the new conversation's turn the conversation id as activity id, so its send is a "reply" to it.
-    expect(standin.delivered('replyToActivity')).toMatchObject([{ conversationId, activityId: conversationId, activity: { text: 'Link your account' } }]);
+    expect(standin.delivered('replyToActivity')).toMatchObject([
+      { conversationId, activityId: conversationId, activity: { text: 'Link your account' } },
+    ]);
   });
 
   describe('fails on demand as Teams does', () => {
@@ -329,10 +402,18 @@ describe('Teams stand-in with the real CloudAdapter', () => {
       running.adapter.continueConversationAsync(standin.appId, reference, async (context) => {
         await context.sendActivity(text);
       });
-    const proactiveCalls = () => standin.calls.filter((c) => c.op === 'replyToActivity' && c.activity?.text !== 'echo: hi');
+    const proactiveCalls = () =>
+      standin.calls.filter((c) => c.op === 'replyToActivity' && c.activity?.text !== 'echo: hi');
 
-    type ConnectorError = { statusCode?: number; response?: { headers: { get(name: string): string | undefined }; bodyAsText?: string } };
-    const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e as ConnectorError);
+    type ConnectorError = {
+      statusCode?: number;
+      response?: { headers: { get(name: string): string | undefined }; bodyAsText?: string };
+    };
+    const failure = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (e: unknown) => e as ConnectorError,
+      );
 
     it('answers 429 without Retry-After: the SDK passes it straight to the caller', async () => {
       standin.failNext('replyToActivity', { status: 429 });
@@ -372,7 +453,10 @@ describe('Teams stand-in with the real CloudAdapter', () => {
       const error = await failure(sendProactively('blocked'));
 
       expect(error?.statusCode).toBe(403);
-      expect(JSON.parse(error?.response?.bodyAsText ?? '{}')).toMatchObject({ errorCode: 209, message: expect.stringContaining('"subCode": "MessageWritesBlocked"') });
+      expect(JSON.parse(error?.response?.bodyAsText ?? '{}')).toMatchObject({
+        errorCode: 209,
+        message: expect.stringContaining('"subCode": "MessageWritesBlocked"'),
+      });
       expect(proactiveCalls().map((c) => c.status)).toEqual([403]);
     });
 
@@ -386,19 +470,26 @@ describe('Teams stand-in with the real CloudAdapter', () => {
       expect(proactiveCalls().map((c) => c.status)).toEqual([412, 412, 201]);
     });
 
-    it.each([502, 504] as const)('answers %i once: the SDK retries it itself (after about a second) and delivers once', async (status) => {
-      standin.failNext('replyToActivity', { status });
+    it.each([502, 504] as const)(
+      'answers %i once: the SDK retries it itself (after about a second) and delivers once',
+      async (status) => {
+        standin.failNext('replyToActivity', { status });
 
-      await sendProactively('x');
+        await sendProactively('x');
 
-      expect(proactiveCalls().map((c) => c.status)).toEqual([status, 201]);
-      expect(standin.conversationActivities(reference.conversation.id).map((a) => a.text)).toEqual(['echo: hi', 'x']);
-    });
+        expect(proactiveCalls().map((c) => c.status)).toEqual([status, 201]);
+        expect(standin.conversationActivities(reference.conversation.id).map((a) => a.text)).toEqual(['echo: hi', 'x']);
+      },
+    );
   });
 
   it('refuses Bot Connector calls without a valid bearer token', async () => {
     const url = `${standin.serviceUrl}v3/conversations/${encodeURIComponent(TEAMS_DEFAULTS.channelId)}/activities`;
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer forged' }, body: '{"type":"message"}' });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer forged' },
+      body: '{"type":"message"}',
+    });
 
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ message: 'Authorization has been denied for this request.' });
@@ -421,7 +512,15 @@ describe('Teams stand-in token endpoint', () => {
       expect((await standin.postActivity(running.url, personalMessage(standin, { text: 'again' }))).status).toBe(200);
 
       // One token for both replies: the SDK caches it until five minutes before it expires.
-      expect(standin.tokenRequests).toMatchObject([{ tenant: 'botframework.com', clientId: standin.appId, scope: `${BOT_CONNECTOR_SCOPE}/.default`, grantType: 'client_credentials', status: 200 }]);
+      expect(standin.tokenRequests).toMatchObject([
+        {
+          tenant: 'botframework.com',
+          clientId: standin.appId,
+          scope: `${BOT_CONNECTOR_SCOPE}/.default`,
+          grantType: 'client_credentials',
+          status: 200,
+        },
+      ]);
       expect(standin.delivered('replyToActivity')).toHaveLength(2);
     } finally {
       await running.close();
@@ -430,13 +529,22 @@ describe('Teams stand-in token endpoint', () => {
 
   it('issues tokens from the bot tenant for a single-tenant bot', async () => {
     // A fresh app id: botframework-connector caches access tokens per app id for the whole process.
-    standin = await startTeamsStandin({ appId: '7a1b2c3d-0000-4000-8000-000000000001', tenantId: TEAMS_DEFAULTS.tenantId });
-    expect(configFor(standin)).toMatchObject({ MicrosoftAppType: 'SingleTenant', MicrosoftAppTenantId: TEAMS_DEFAULTS.tenantId, ToChannelFromBotLoginUrl: `${standin.origin}/${TEAMS_DEFAULTS.tenantId}` });
+    standin = await startTeamsStandin({
+      appId: '7a1b2c3d-0000-4000-8000-000000000001',
+      tenantId: TEAMS_DEFAULTS.tenantId,
+    });
+    expect(configFor(standin)).toMatchObject({
+      MicrosoftAppType: 'SingleTenant',
+      MicrosoftAppTenantId: TEAMS_DEFAULTS.tenantId,
+      ToChannelFromBotLoginUrl: `${standin.origin}/${TEAMS_DEFAULTS.tenantId}`,
+    });
     const running = await startBot(authenticationFor(standin));
     try {
       const response = await standin.postActivity(running.url, personalMessage(standin, { text: 'hi' }));
       expect(response.status).toBe(200);
-      expect(standin.tokenRequests).toMatchObject([{ tenant: TEAMS_DEFAULTS.tenantId, clientId: standin.appId, status: 200 }]);
+      expect(standin.tokenRequests).toMatchObject([
+        { tenant: TEAMS_DEFAULTS.tenantId, clientId: standin.appId, status: 200 },
+      ]);
       expect(standin.delivered('replyToActivity')).toHaveLength(1);
     } finally {
       await running.close();
@@ -467,7 +575,9 @@ describe('Teams stand-in token endpoint', () => {
     const config = msalConfigurationFor(standin);
     const client = new ConfidentialClientApplication({ ...config, auth: { ...config.auth, clientSecret: 'wrong' } });
 
-    const error = (await client.acquireTokenByClientCredential({ scopes: [`${BOT_CONNECTOR_SCOPE}/.default`] }).catch((e: unknown) => e)) as { errorCode?: string };
+    const error = (await client
+      .acquireTokenByClientCredential({ scopes: [`${BOT_CONNECTOR_SCOPE}/.default`] })
+      .catch((e: unknown) => e)) as { errorCode?: string };
 
     expect(error.errorCode).toBe('invalid_client');
     expect(standin.tokenRequests).toMatchObject([{ status: 401 }]);
@@ -475,13 +585,24 @@ describe('Teams stand-in token endpoint', () => {
 
   it('gives a credentials factory whose tokens the Bot Connector stand-in accepts', async () => {
     standin = await startTeamsStandin({ appId: '7a1b2c3d-0000-4000-8000-000000000003' });
-    const credentials = (await credentialsFactoryFor(standin).createCredentials(standin.appId, BOT_CONNECTOR_SCOPE, standin.loginUrl, true)) as AppCredentials;
+    const credentials = (await credentialsFactoryFor(standin).createCredentials(
+      standin.appId,
+      BOT_CONNECTOR_SCOPE,
+      standin.loginUrl,
+      true,
+    )) as AppCredentials;
     const token = await credentials.getToken();
     const url = `${standin.serviceUrl}v3/conversations/${encodeURIComponent(TEAMS_DEFAULTS.channelId)}/activities`;
 
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{"type":"message","text":"hi"}' });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: '{"type":"message","text":"hi"}',
+    });
 
     expect(response.status).toBe(201);
-    expect(standin.delivered('sendToConversation')).toMatchObject([{ conversationId: TEAMS_DEFAULTS.channelId, activity: { text: 'hi' } }]);
+    expect(standin.delivered('sendToConversation')).toMatchObject([
+      { conversationId: TEAMS_DEFAULTS.channelId, activity: { text: 'hi' } },
+    ]);
   });
 });

@@ -41,13 +41,21 @@ export const pgliteDb: TestDatabase = {
  */
 const KEEP = 2;
 const idle: Pooled[] = [];
-interface Pooled { thread: PgliteThread; relay: Relay; schema: string }
+interface Pooled {
+  thread: PgliteThread;
+  relay: Relay;
+  schema: string;
+}
 
 /** Passes statements on to the watch of the database the thread is lent to now. */
 class Relay implements StatementWatch {
   to: StatementWatch | undefined;
-  statement(key: unknown, text: string, result: Promise<unknown>) { this.to?.statement(key, text, result); }
-  ended(key: unknown, committed: boolean) { this.to?.ended(key, committed); }
+  statement(key: unknown, text: string, result: Promise<unknown>) {
+    this.to?.statement(key, text, result);
+  }
+  ended(key: unknown, committed: boolean) {
+    this.to?.ended(key, committed);
+  }
 }
 
 const SCHEMA = `select count(*) || ':' || coalesce(sum(hashtext(c.relname || '.' || a.attname || ':' || a.atttypid)), 0) as schema
@@ -58,27 +66,48 @@ const EMPTY = `do $$ declare t text; begin
   execute 'truncate ' || t || ' restart identity cascade';
   perform pg_advisory_unlock_all();
 end $$`;
-const schemaOf = async (t: PgliteThread) => String((await t.query(SCHEMA)).rows.map((r) => (r as { schema: string }).schema)[0]);
+const schemaOf = async (t: PgliteThread) =>
+  String((await t.query(SCHEMA)).rows.map((r) => (r as { schema: string }).schema)[0]);
 const closedError = () => Object.assign(new Error('PGlite is closed'), { code: '08003' });
 
 async function lendPglite(watch: StatementWatch): Promise<PgliteThread> {
-  const held = idle.pop() ?? await (async () => {
-    const relay = new Relay();
-    const thread = await startPgliteThread('memory://', pgliteTemplate(), relay);
-    return { thread, relay, schema: await schemaOf(thread) };
-  })();
+  const held =
+    idle.pop() ??
+    (await (async () => {
+      const relay = new Relay();
+      const thread = await startPgliteThread('memory://', pgliteTemplate(), relay);
+      return { thread, relay, schema: await schemaOf(thread) };
+    })());
   held.relay.to = watch;
   const unlistens = new Set<() => Promise<void>>();
   let returned: Promise<void> | null = null;
-  const open = () => { if (returned) throw closedError(); };
+  const open = () => {
+    if (returned) throw closedError();
+  };
   const lent: PgliteThread = Object.assign(Object.create(held.thread) as PgliteThread, {
-    query: (...args: Parameters<PgliteThread['query']>) => { try { open(); } catch (e) { return Promise.reject(e); } return held.thread.query(...args); },
-    transaction: <T>(fn: (tx: { query: PgliteThread['query'] }) => Promise<T>) => { try { open(); } catch (e) { return Promise.reject(e); } return held.thread.transaction(fn); },
+    query: (...args: Parameters<PgliteThread['query']>) => {
+      try {
+        open();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return held.thread.query(...args);
+    },
+    transaction: <T>(fn: (tx: { query: PgliteThread['query'] }) => Promise<T>) => {
+      try {
+        open();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return held.thread.transaction(fn);
+    },
     async listen(channel: string, onPayload: (payload: string) => void) {
       open();
       const unlisten = await held.thread.listen(channel, onPayload);
       unlistens.add(unlisten);
-      return async () => { if (unlistens.delete(unlisten)) await unlisten(); };
+      return async () => {
+        if (unlistens.delete(unlisten)) await unlisten();
+      };
     },
     close: () => (returned ??= giveBack(held, unlistens)),
     asPglite: () => lent as unknown as PGlite,
@@ -90,8 +119,11 @@ async function giveBack(held: Pooled, unlistens: Set<() => Promise<void>>): Prom
   held.relay.to = undefined;
   await Promise.all([...unlistens].map((u) => u().catch(() => {})));
   let clean = false;
-  const emptying = (async () => { await held.thread.query(EMPTY); clean = (await schemaOf(held.thread)) === held.schema; })();
-  const emptied = await settlesWithin(emptying, 10_000).catch(() => false) && clean;
+  const emptying = (async () => {
+    await held.thread.query(EMPTY);
+    clean = (await schemaOf(held.thread)) === held.schema;
+  })();
+  const emptied = (await settlesWithin(emptying, 10_000).catch(() => false)) && clean;
   if (emptied && idle.length < KEEP) idle.push(held);
   else await held.thread.close();
 }
@@ -106,7 +138,10 @@ export function postgresDb(url = process.env.TEST_DATABASE_URL): TestDatabase | 
   return {
     kind: 'postgres',
     async open() {
-      const fresh = await freshPostgresDatabase(url, url === process.env.TEST_DATABASE_URL ? inject('postgresTemplate') : null);
+      const fresh = await freshPostgresDatabase(
+        url,
+        url === process.env.TEST_DATABASE_URL ? inject('postgresTemplate') : null,
+      );
       const d = await openDatabase({ databaseUrl: fresh.url, max: 5 });
       await d.migrate();
       const close = d.close;
@@ -120,7 +155,10 @@ export function postgresDb(url = process.env.TEST_DATABASE_URL): TestDatabase | 
 }
 
 /** A new database on the server behind `url` (empty, or a copy of `template`), and a function that drops it. */
-export async function freshPostgresDatabase(url: string, template?: string | null): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshPostgresDatabase(
+  url: string,
+  template?: string | null,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `sb_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   // Tests terminate backends on purpose; an unheard 'error' event would be thrown.
@@ -154,7 +192,11 @@ export function databases(): TestDatabase[] {
  */
 export async function seedDataDir(dataDir: string): Promise<void> {
   const templateFile = inject('pgliteTemplate');
-  const pglite = (JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }).version;
+  const pglite = (
+    JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
   const kept = path.join(path.dirname(templateFile), `${path.basename(templateFile, '.tar')}-datadir-${pglite}`);
   const seeded = () => existsSync(path.join(kept, 'pglite', 'PG_VERSION'));
   if (!seeded()) {

@@ -13,8 +13,12 @@ export default class FileTimes implements Reporter {
   private readonly started = new Map<string, number>();
   private readonly seconds = new Map<string, number>();
 
-  onInit(vitest: Vitest) { this.root = vitest.config.root; }
-  onTestModuleStart(m: TestModule) { this.started.set(m.moduleId, Date.now()); }
+  onInit(vitest: Vitest) {
+    this.root = vitest.config.root;
+  }
+  onTestModuleStart(m: TestModule) {
+    this.started.set(m.moduleId, Date.now());
+  }
   onTestModuleEnd(m: TestModule) {
     const from = this.started.get(m.moduleId) ?? Date.now();
     this.seconds.set(path.relative(this.root, m.moduleId), (Date.now() - from) / 1000);

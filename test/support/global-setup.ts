@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -24,17 +33,26 @@ export default async function setup(project: TestProject) {
   // In CI the PostgreSQL and Redis suites must run, never skip: fail early when they cannot.
   if (process.env.CI === 'true') {
     for (const v of ['TEST_DATABASE_URL', 'TEST_REDIS_URL']) {
-      if (!process.env[v]) throw new Error(`${v} must be set in CI so the PostgreSQL and Redis suites run; .ci/run exports it.`);
+      if (!process.env[v])
+        throw new Error(`${v} must be set in CI so the PostgreSQL and Redis suites run; .ci/run exports it.`);
     }
   } else {
-    const skipped = [['TEST_DATABASE_URL', 'PostgreSQL'], ['TEST_REDIS_URL', 'Redis']].filter(([v]) => !process.env[v]);
+    const skipped = [
+      ['TEST_DATABASE_URL', 'PostgreSQL'],
+      ['TEST_REDIS_URL', 'Redis'],
+    ].filter(([v]) => !process.env[v]);
     if (skipped.length) {
-      console.warn(`Skipping the ${skipped.map(([, what]) => what).join(' and ')} cases: set ${skipped.map(([v]) => v).join(' and ')} to run them (the README's first lines show how).`);
+      console.warn(
+        `Skipping the ${skipped.map(([, what]) => what).join(' and ')} cases: set ${skipped.map(([v]) => v).join(' and ')} to run them (the README's first lines show how).`,
+      );
     }
   }
   const migrations = migrationsHash();
   project.provide('pgliteTemplate', await pgliteTemplate(migrations));
-  project.provide('postgresTemplate', process.env.TEST_DATABASE_URL ? await postgresTemplate(process.env.TEST_DATABASE_URL, migrations) : null);
+  project.provide(
+    'postgresTemplate',
+    process.env.TEST_DATABASE_URL ? await postgresTemplate(process.env.TEST_DATABASE_URL, migrations) : null,
+  );
 }
 
 /** Names the set of migrations: a template is made again whenever one changes. */
@@ -70,7 +88,9 @@ async function postgresTemplate(url: string, migrations: string): Promise<string
       await client.end();
     }
     // Another run may have made it meanwhile: then this copy goes.
-    await admin.query(`alter database ${partial} rename to ${name}`).catch(() => admin.query(`drop database ${partial}`));
+    await admin
+      .query(`alter database ${partial} rename to ${name}`)
+      .catch(() => admin.query(`drop database ${partial}`));
     return name;
   } finally {
     await admin.end();

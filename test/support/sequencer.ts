@@ -58,7 +58,10 @@ export default class LongestFirst extends BaseSequencer {
       const file = path.relative(root, spec.moduleId);
       const key = `${spec.project.name}:${file}`;
       const last = this.ctx.cache.getFileTestResults(key);
-      return { seconds: last ? last.duration / 1000 : KNOWN_SECONDS[file] ?? 0, size: this.ctx.cache.getFileStats(key)?.size ?? 0 };
+      return {
+        seconds: last ? last.duration / 1000 : (KNOWN_SECONDS[file] ?? 0),
+        size: this.ctx.cache.getFileStats(key)?.size ?? 0,
+      };
     };
     const weights = new Map(files.map((f) => [f, weight(f)]));
     return [...files].sort((a, b) => {

@@ -19,7 +19,11 @@ import { pgliteDb } from './db.ts';
 /** A config for tests: a throwaway data directory, silent logs, any free port. */
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
-    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-mcp-')), SWITCHBOARD_SECRET: 'test-secret-'.padEnd(40, 'x'), LOG_LEVEL: 'silent', PORT: '0', ...env,
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'sb-mcp-')),
+    SWITCHBOARD_SECRET: 'test-secret-'.padEnd(40, 'x'),
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    ...env,
   });
 }
 
@@ -63,7 +67,10 @@ export interface World {
  * meet): admin alice with agent `builder`, member bob with agent `reviewer`,
  * both joined to one workspace with default permissions.
  */
-export async function makeWorld(app: App, joins: { builder?: Record<string, unknown>; reviewer?: Record<string, unknown> } = {}): Promise<World> {
+export async function makeWorld(
+  app: App,
+  joins: { builder?: Record<string, unknown>; reviewer?: Record<string, unknown> } = {},
+): Promise<World> {
   // Random too: workers keep modules between files (isolate: false), so pid and counter alone are not proof against reuse.
   const suffix = `${process.pid.toString(36)}${(n++).toString(36)}${randomBytes(2).toString('hex')}`;
   const alice = `alice-${suffix}`;
@@ -71,15 +78,30 @@ export async function makeWorld(app: App, joins: { builder?: Record<string, unkn
   const { org } = await app.orgs.init({ org: `Acme ${suffix}`, admin: alice });
   await app.orgs.addPerson(SYSTEM, { handle: bob, org: org.slug });
   const ws = await app.orgs.addWorkspace(SYSTEM, { name: `Team ${suffix}`, org: org.slug });
-  const builder = await app.agents.add(SYSTEM, { name: 'builder', owner: alice, displayName: 'Builder', roleLine: 'Builds things' });
-  const reviewer = await app.agents.add(SYSTEM, { name: 'reviewer', owner: bob, displayName: 'Reviewer', roleLine: 'Reviews things' });
+  const builder = await app.agents.add(SYSTEM, {
+    name: 'builder',
+    owner: alice,
+    displayName: 'Builder',
+    roleLine: 'Builds things',
+  });
+  const reviewer = await app.agents.add(SYSTEM, {
+    name: 'reviewer',
+    owner: bob,
+    displayName: 'Reviewer',
+    roleLine: 'Reviews things',
+  });
   await app.agents.join(SYSTEM, { agent: `${alice}/builder`, workspace: ws.slug });
   await app.agents.join(SYSTEM, { agent: `${bob}/reviewer`, workspace: ws.slug });
   // Permissions second: allow-lists name agents that must already be in the workspace.
   if (joins.builder) await app.agents.join(SYSTEM, { agent: `${alice}/builder`, workspace: ws.slug, ...joins.builder });
-  if (joins.reviewer) await app.agents.join(SYSTEM, { agent: `${bob}/reviewer`, workspace: ws.slug, ...joins.reviewer });
+  if (joins.reviewer)
+    await app.agents.join(SYSTEM, { agent: `${bob}/reviewer`, workspace: ws.slug, ...joins.reviewer });
   return {
-    suffix, ws, org: org.slug, alice, bob,
+    suffix,
+    ws,
+    org: org.slug,
+    alice,
+    bob,
     builder: { ...builder, name: `${alice}/builder` },
     reviewer: { ...reviewer, name: `${bob}/reviewer` },
   };
@@ -94,10 +116,15 @@ export async function connectInProcess(app: App, agent: Agent, workspace: string
   await client.connect(clientSide);
   return {
     client,
-    call: (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
-    close: async () => { await client.close(); await server.close(); },
+    call: (name: string, args: Record<string, unknown> = {}) =>
+      client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
   };
 }
 
 /** The text of a tool result (its first text block). */
-export const textOf = (r: CallToolResult) => (r.content.find((c) => c.type === 'text') as { text: string } | undefined)?.text ?? '';
+export const textOf = (r: CallToolResult) =>
+  (r.content.find((c) => c.type === 'text') as { text: string } | undefined)?.text ?? '';

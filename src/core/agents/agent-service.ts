@@ -4,7 +4,14 @@ import { assertMayGrantMonitor, assertMayManageAgent, workspaceRole } from '../o
 import type { OrgService } from '../organizations/org-service.ts';
 import { assertAgentAllowed, planLimits } from '../organizations/plans.ts';
 import type { Notifier, Store } from '../ports.ts';
-import { PERSON_AGENT_PERMISSIONS, qualifiedName, type Agent, type AgentPermissions, type Workspace, type WorkspaceRole } from '../types.ts';
+import {
+  PERSON_AGENT_PERMISSIONS,
+  qualifiedName,
+  type Agent,
+  type AgentPermissions,
+  type Workspace,
+  type WorkspaceRole,
+} from '../types.ts';
 import { hashSecret, newAgentToken } from './tokens.ts';
 
 const NAME = /^[a-z0-9][a-z0-9_.-]{0,38}$/;
@@ -58,30 +65,48 @@ export class AgentService {
     // An admin of a shared organization the owner belongs to may manage the owner's agents.
     const ownerOrgs = (await this.store.orgs.listForPerson(agent.ownerId)).filter((o) => o.personalFor === null);
     const roles = await Promise.all(ownerOrgs.map((o) => this.store.orgs.member(o.id, actor.personId)));
-    assertMayManageAgent(actor.personId, agent, roles.some((m) => m?.role === 'admin'));
+    assertMayManageAgent(
+      actor.personId,
+      agent,
+      roles.some((m) => m?.role === 'admin'),
+    );
   }
 
   /** Creates an agent and returns its token, which is never shown again. */
-  async add(actor: Actor, input: { name: string; owner: string; displayName?: string; avatarUrl?: string | null; roleLine?: string }) {
+  async add(
+    actor: Actor,
+    input: { name: string; owner: string; displayName?: string; avatarUrl?: string | null; roleLine?: string },
+  ) {
     if (!NAME.test(input.name)) {
-      throw invalidInput(`"${input.name}" is not a valid agent name: use 1–39 lowercase letters, digits, dots, dashes or underscores.`);
+      throw invalidInput(
+        `"${input.name}" is not a valid agent name: use 1–39 lowercase letters, digits, dots, dashes or underscores.`,
+      );
     }
-    if (input.avatarUrl && !/^https?:\/\//.test(input.avatarUrl)) throw invalidInput('The avatar URL must start with http:// or https://.');
+    if (input.avatarUrl && !/^https?:\/\//.test(input.avatarUrl))
+      throw invalidInput('The avatar URL must start with http:// or https://.');
     const owner = await this.orgs.person(input.owner);
-    if (actor.kind === 'person' && actor.personId !== owner.id) throw notPermitted('You can add agents only for yourself.');
+    if (actor.kind === 'person' && actor.personId !== owner.id)
+      throw notPermitted('You can add agents only for yourself.');
     return this.store.transaction(async (tx) => {
       // A taken name is the more useful answer than a plan limit, so it is checked first.
       const taken = await tx.agents.byQualifiedName(owner.handle, input.name);
-      if (taken?.kind === 'person') throw conflict(`"${input.name}" is ${owner.handle}'s own person agent; choose another name.`);
-      if (taken) throw conflict(`This owner already has an agent named "${input.name}"; agent names are unique per owner.`);
+      if (taken?.kind === 'person')
+        throw conflict(`"${input.name}" is ${owner.handle}'s own person agent; choose another name.`);
+      if (taken)
+        throw conflict(`This owner already has an agent named "${input.name}"; agent names are unique per owner.`);
       const listed = (await tx.orgs.listForPerson(owner.id)).find((o) => o.personalFor === owner.id);
       // Concurrent creations would each count the same total; the lock makes them take turns.
-      const home = listed && await tx.orgs.lockForLimits(listed.id);
+      const home = listed && (await tx.orgs.lockForLimits(listed.id));
       if (home) assertAgentAllowed(planLimits(home.plan, home.licensedMessages), await tx.orgs.countAgents(home.id));
       const token = newAgentToken();
       const agent = await tx.agents.create({
-        ownerId: owner.id, name: input.name, displayName: input.displayName ?? input.name,
-        avatarUrl: input.avatarUrl ?? null, roleLine: input.roleLine ?? '', kind: 'agent', tokenHash: hashSecret(token),
+        ownerId: owner.id,
+        name: input.name,
+        displayName: input.displayName ?? input.name,
+        avatarUrl: input.avatarUrl ?? null,
+        roleLine: input.roleLine ?? '',
+        kind: 'agent',
+        tokenHash: hashSecret(token),
       });
       return { agent, token };
     });
@@ -90,7 +115,8 @@ export class AgentService {
   /** Replaces the token; the old one stops working at once. */
   async rotateToken(actor: Actor, qualified: string) {
     const agent = await this.byName(qualified);
-    if (agent.kind === 'person') throw invalidInput('Person agents have no token; they act through the person\'s own sign-in.');
+    if (agent.kind === 'person')
+      throw invalidInput("Person agents have no token; they act through the person's own sign-in.");
     await this.mayManage(actor, agent);
     const held = this.tokenHeldBy(agent);
     if (held) throw notPermitted(held);
@@ -123,7 +149,10 @@ export class AgentService {
    */
   async remove(actor: Actor, qualified: string) {
     const agent = await this.byName(qualified);
-    if (agent.kind === 'person') throw invalidInput(`${qualified} is a person agent; it goes only with its person (\`switchboard person remove\`).`);
+    if (agent.kind === 'person')
+      throw invalidInput(
+        `${qualified} is a person agent; it goes only with its person (\`switchboard person remove\`).`,
+      );
     await this.mayManage(actor, agent);
     await this.store.transaction(async (tx) => {
       await tx.agents.setTokenHash(agent.id, null);
@@ -148,16 +177,28 @@ export class AgentService {
   }
 
   /** Puts an agent in a workspace with the given permissions (replacing earlier ones). */
-  async join(actor: Actor, input: {
-    agent: string; workspace: string; send?: boolean; receive?: boolean; canMessage?: string[]; takesFrom?: string[]; monitor?: boolean;
-  }) {
+  async join(
+    actor: Actor,
+    input: {
+      agent: string;
+      workspace: string;
+      send?: boolean;
+      receive?: boolean;
+      canMessage?: string[];
+      takesFrom?: string[];
+      monitor?: boolean;
+    },
+  ) {
     const agent = await this.byName(input.agent);
-    if (agent.kind === 'person') throw invalidInput('Person agents are in every workspace their person can reach; they cannot be joined by hand.');
+    if (agent.kind === 'person')
+      throw invalidInput('Person agents are in every workspace their person can reach; they cannot be joined by hand.');
     await this.mayManage(actor, agent);
     const ws = await this.orgs.workspace(input.workspace);
     const ownerRole = await this.orgs.roleIn(agent.ownerId, ws);
     if (!ownerRole) {
-      throw notPermitted(`@${agent.ownerHandle} cannot reach the workspace "${ws.slug}", so their agent cannot join it; add them to the workspace first.`);
+      throw notPermitted(
+        `@${agent.ownerHandle} cannot reach the workspace "${ws.slug}", so their agent cannot join it; add them to the workspace first.`,
+      );
     }
     if (input.monitor) {
       const actorRole = actor.kind === 'system' ? 'owner' : await this.orgs.roleIn(actor.personId, ws);
@@ -168,22 +209,29 @@ export class AgentService {
       if (!existing) {
         const org = await tx.orgs.lockForLimits(ws.orgId);
         const alreadyCounted = org!.personalFor === agent.ownerId;
-        if (!alreadyCounted) assertAgentAllowed(planLimits(org!.plan, org!.licensedMessages), await tx.orgs.countAgents(org!.id));
+        if (!alreadyCounted)
+          assertAgentAllowed(planLimits(org!.plan, org!.licensedMessages), await tx.orgs.countAgents(org!.id));
       }
       const directory = await new AgentService(tx, this.orgs).directory(ws);
-      const resolve = (names: string[] = []) => names.map((n) => {
-        try {
-          return resolveOne(directory, n).agent.id;
-        } catch (e) {
-          // resolveOne's hint names an MCP tool; whoever joins agents (the CLI) is told its own way out.
-          if (!(e instanceof SwitchboardError) || e.code !== 'NOT_FOUND') throw e;
-          throw e.withHint(`Only agents already in ${ws.slug} and people who can reach it can be named: put that agent in first with \`switchboard agent join ${n.includes('/') ? n.trim() : 'OWNER/NAME'} ${ws.slug}\` (\`switchboard agent list\` shows every agent's name).`);
-        }
-      });
+      const resolve = (names: string[] = []) =>
+        names.map((n) => {
+          try {
+            return resolveOne(directory, n).agent.id;
+          } catch (e) {
+            // resolveOne's hint names an MCP tool; whoever joins agents (the CLI) is told its own way out.
+            if (!(e instanceof SwitchboardError) || e.code !== 'NOT_FOUND') throw e;
+            throw e.withHint(
+              `Only agents already in ${ws.slug} and people who can reach it can be named: put that agent in first with \`switchboard agent join ${n.includes('/') ? n.trim() : 'OWNER/NAME'} ${ws.slug}\` (\`switchboard agent list\` shows every agent's name).`,
+            );
+          }
+        });
       const membership = {
-        agentId: agent.id, workspaceId: ws.id,
-        send: input.send ?? true, receive: input.receive ?? true,
-        canMessage: resolve(input.canMessage), takesMessagesFrom: resolve(input.takesFrom),
+        agentId: agent.id,
+        workspaceId: ws.id,
+        send: input.send ?? true,
+        receive: input.receive ?? true,
+        canMessage: resolve(input.canMessage),
+        takesMessagesFrom: resolve(input.takesFrom),
         monitor: Boolean(input.monitor),
       };
       await tx.agents.putMembership(membership);
@@ -193,7 +241,10 @@ export class AgentService {
 
   /** Everyone who can be messaged in a workspace: joined agents whose owner still reaches it, and person agents. */
   async directory(ws: Workspace): Promise<WorkspaceAgent[]> {
-    const [members, people] = await Promise.all([this.store.agents.listMembers(ws.id), this.store.workspaces.reachablePeople(ws)]);
+    const [members, people] = await Promise.all([
+      this.store.agents.listMembers(ws.id),
+      this.store.workspaces.reachablePeople(ws),
+    ]);
     const roles = new Map(people.map((p) => [p.person.id, p.role]));
     const out: WorkspaceAgent[] = [];
     for (const m of members) {
@@ -201,7 +252,9 @@ export class AgentService {
       if (ownerRole && m.agent.hasToken) out.push({ agent: m.agent, permissions: m.membership, ownerRole });
     }
     // One query for every person agent (not one per person: a workspace may reach thousands of people).
-    const byOwner = new Map((await this.store.agents.personAgents(people.map((p) => p.person.id))).map((a) => [a.ownerId, a]));
+    const byOwner = new Map(
+      (await this.store.agents.personAgents(people.map((p) => p.person.id))).map((a) => [a.ownerId, a]),
+    );
     for (const p of people) {
       const agent = byOwner.get(p.person.id);
       if (agent) out.push({ agent, permissions: PERSON_AGENT_PERMISSIONS, ownerRole: p.role });
@@ -215,13 +268,17 @@ export class AgentService {
     // listing the whole workspace (this runs on every MCP tool call).
     const standing = await this.store.agents.standing(agent.id, ws.id, ws.orgId);
     const current = standing?.agent ?? null;
-    const membership = agent.kind === 'agent' ? standing?.membership ?? null : null;
+    const membership = agent.kind === 'agent' ? (standing?.membership ?? null) : null;
     const ownerRole = standing ? workspaceRole(ws, standing.orgRole, standing.directRole) : null;
     let entry: WorkspaceAgent | null = null;
-    if (current && ownerRole && current.kind === 'person') entry = { agent: current, permissions: PERSON_AGENT_PERMISSIONS, ownerRole };
-    if (current && ownerRole && current.kind === 'agent' && current.hasToken && membership) entry = { agent: current, permissions: membership, ownerRole };
+    if (current && ownerRole && current.kind === 'person')
+      entry = { agent: current, permissions: PERSON_AGENT_PERMISSIONS, ownerRole };
+    if (current && ownerRole && current.kind === 'agent' && current.hasToken && membership)
+      entry = { agent: current, permissions: membership, ownerRole };
     if (!entry) {
-      throw notPermitted(`${qualifiedName(agent)} is not a member of the workspace "${ws.slug}"; ask its owner to run \`switchboard agent join ${qualifiedName(agent)} ${ws.slug}\`.`);
+      throw notPermitted(
+        `${qualifiedName(agent)} is not a member of the workspace "${ws.slug}"; ask its owner to run \`switchboard agent join ${qualifiedName(agent)} ${ws.slug}\`.`,
+      );
     }
     return entry;
   }
@@ -234,15 +291,32 @@ export class AgentService {
 export function resolveOne(directory: WorkspaceAgent[], raw: string): WorkspaceAgent {
   const name = raw.trim().replace(/^@/, '').toLowerCase();
   const [owner, agentName] = name.includes('/') ? name.split('/', 2) : [null, name];
-  const found = directory.filter((d) => d.agent.name === agentName && (owner === null || d.agent.ownerHandle === owner));
+  const found = directory.filter(
+    (d) => d.agent.name === agentName && (owner === null || d.agent.ownerHandle === owner),
+  );
   if (found.length === 1) return found[0];
   if (found.length > 1) {
     const names = found.map((d) => qualifiedName(d.agent)).join(', ');
-    throw invalidInput(`"${raw}" is ambiguous in this workspace: it could be ${names}. Use the owner/name form.`, { candidates: found.map((d) => qualifiedName(d.agent)) });
+    throw invalidInput(`"${raw}" is ambiguous in this workspace: it could be ${names}. Use the owner/name form.`, {
+      candidates: found.map((d) => qualifiedName(d.agent)),
+    });
   }
-  const close = closestNames(directory.map((d) => (d.agent.kind === 'person' ? d.agent.name : qualifiedName(d.agent))), agentName);
-  if (close.length) throw new SwitchboardError('NOT_FOUND', `There is no agent or person "${raw}" in this workspace; did you mean ${close.join(', ')}?`, { suggestions: close });
-  throw new SwitchboardError('NOT_FOUND', `There is no agent or person "${raw}" in this workspace.`, { suggestions: close }, 'Call list_agents to see who is here.');
+  const close = closestNames(
+    directory.map((d) => (d.agent.kind === 'person' ? d.agent.name : qualifiedName(d.agent))),
+    agentName,
+  );
+  if (close.length)
+    throw new SwitchboardError(
+      'NOT_FOUND',
+      `There is no agent or person "${raw}" in this workspace; did you mean ${close.join(', ')}?`,
+      { suggestions: close },
+    );
+  throw new SwitchboardError(
+    'NOT_FOUND',
+    `There is no agent or person "${raw}" in this workspace.`,
+    { suggestions: close },
+    'Call list_agents to see who is here.',
+  );
 }
 
 /** Up to three names nearest to `wanted` by edit distance (for "did you mean"). */
@@ -250,13 +324,16 @@ export function closestNames(names: string[], wanted: string): string[] {
   const dist = (a: string, b: string) => {
     const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
     for (let j = 1; j <= b.length; j++) d[0][j] = j;
-    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
+    for (let i = 1; i <= a.length; i++)
+      for (let j = 1; j <= b.length; j++) {
+        d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      }
     return d[a.length][b.length];
   };
   return names
     .map((n) => ({ n, d: dist(n.split('/').pop()!, wanted) }))
     .filter((x) => x.d <= Math.max(2, Math.floor(wanted.length / 2)))
-    .sort((a, b) => a.d - b.d).slice(0, 3).map((x) => x.n);
+    .sort((a, b) => a.d - b.d)
+    .slice(0, 3)
+    .map((x) => x.n);
 }

@@ -10,7 +10,8 @@ export function handleOf(entry: WorkspaceAgent, directory: WorkspaceAgent[]): st
 
 /** The agents (not people) that take messages in the workspace, by name. */
 export function talkableAgents(directory: WorkspaceAgent[]): WorkspaceAgent[] {
-  return directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive)
+  return directory
+    .filter((d) => d.agent.kind === 'agent' && d.permissions.receive)
     .sort((a, b) => a.agent.name.localeCompare(b.agent.name));
 }
 
@@ -18,7 +19,11 @@ export function talkableAgents(directory: WorkspaceAgent[]): WorkspaceAgent[] {
  * Resolves the names a chat message gives; unknown or ambiguous ones become
  * sentences for the person, with each name shown through `show` (each surface quotes its own way).
  */
-export function resolveNames(directory: WorkspaceAgent[], names: string[], show: (name: string) => string): { recipients: WorkspaceAgent[]; problems: string[] } {
+export function resolveNames(
+  directory: WorkspaceAgent[],
+  names: string[],
+  show: (name: string) => string,
+): { recipients: WorkspaceAgent[]; problems: string[] } {
   const recipients: WorkspaceAgent[] = [];
   const problems: string[] = [];
   for (const name of names) {
@@ -28,13 +33,17 @@ export function resolveNames(directory: WorkspaceAgent[], names: string[], show:
     } catch (e) {
       if (!(e instanceof SwitchboardError)) throw e;
       // Suggest names as people type them: the bare name when it is unique here.
-      const suggestions = ((e.details.suggestions ?? e.details.candidates) as string[] | undefined ?? []).map((s) => {
-        const entry = directory.find((d) => qualifiedName(d.agent) === s || (d.agent.kind === 'person' && d.agent.name === s));
+      const suggestions = (((e.details.suggestions ?? e.details.candidates) as string[] | undefined) ?? []).map((s) => {
+        const entry = directory.find(
+          (d) => qualifiedName(d.agent) === s || (d.agent.kind === 'person' && d.agent.name === s),
+        );
         return entry ? handleOf(entry, directory) : s;
       });
-      problems.push(e.code === 'NOT_FOUND'
-        ? `There is no agent ${show(name)} in this workspace${suggestions.length ? `; did you mean ${suggestions.map(show).join(', ')}?` : '.'}`
-        : `${show(name)} could be ${suggestions.map(show).join(' or ')}; name it as ${show('owner/name')}.`);
+      problems.push(
+        e.code === 'NOT_FOUND'
+          ? `There is no agent ${show(name)} in this workspace${suggestions.length ? `; did you mean ${suggestions.map(show).join(', ')}?` : '.'}`
+          : `${show(name)} could be ${suggestions.map(show).join(' or ')}; name it as ${show('owner/name')}.`,
+      );
     }
   }
   return { recipients, problems };

@@ -14,7 +14,11 @@ import type { Approval, Decision } from './types.ts';
 export const approvalTopic = (id: string) => `approval:${id}`;
 
 /** A notice put in inboxes: where it went, and to whom. */
-interface Notice { conversationId: string; messageId: string; to: string[] }
+interface Notice {
+  conversationId: string;
+  messageId: string;
+  to: string[];
+}
 
 /** A person's decision as a surface reports it. */
 export interface DecisionInput {
@@ -52,26 +56,40 @@ export class ApprovalService {
     private readonly afterCommit: () => void = () => {},
   ) {}
 
-  async request(agent: Agent, ws: Workspace, input: { title: string; details: string; conversationId?: string; approvers?: string[]; expiresInSeconds?: number }) {
+  async request(
+    agent: Agent,
+    ws: Workspace,
+    input: { title: string; details: string; conversationId?: string; approvers?: string[]; expiresInSeconds?: number },
+  ) {
     await this.agents.member(agent, ws);
     const approvers: string[] = [];
     for (const handle of input.approvers ?? []) {
       const p = await this.store.people.get(handle.replace(/^@/, ''));
       if (!p || !(await this.orgs.roleIn(p.id, ws))) {
-        throw invalidInput(`"${handle}" is not a person who can reach this workspace; approvers are person handles (call list_agents: kind "person").`);
+        throw invalidInput(
+          `"${handle}" is not a person who can reach this workspace; approvers are person handles (call list_agents: kind "person").`,
+        );
       }
       // The same person named twice (bob, @bob) is asked once.
       if (!approvers.includes(p.id)) approvers.push(p.id);
     }
     let askerPersonId: string | null = agent.ownerId;
     let askerIdentityId: string | null = null;
-    const conversation = input.conversationId ? await this.store.messages.getConversation(ws.id, input.conversationId) : null;
+    const conversation = input.conversationId
+      ? await this.store.messages.getConversation(ws.id, input.conversationId)
+      : null;
     if (input.conversationId) {
       if (!conversation || !(await this.store.messages.participants(conversation.id)).includes(agent.id)) {
-        throw notFound(`The conversation ${input.conversationId}`, 'Ask in a conversation you received a message in, or leave `conversation` out to ask approvers directly.');
+        throw notFound(
+          `The conversation ${input.conversationId}`,
+          'Ask in a conversation you received a message in, or leave `conversation` out to ask approvers directly.',
+        );
       }
       const last = await this.store.messages.latestReceived(agent.id, conversation.id);
-      if (last) { askerPersonId = last.askerPersonId; askerIdentityId = last.askerIdentityId; }
+      if (last) {
+        askerPersonId = last.askerPersonId;
+        askerIdentityId = last.askerIdentityId;
+      }
     }
     const now = this.clock.now();
     const expiresAt = input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null;
@@ -80,22 +98,62 @@ export class ApprovalService {
     const approverAgents = await this.personAgentsOf(owners);
     const inboxes = approverAgents.map((p) => p.id);
     // The request (its details included) is shown in the conversation, or to the approvers: the audience rule applies as to a message.
-    await this.opts.audiences?.checkPost(agent, ws, conversation ? { conversation } : { agents: [agent, ...approverAgents] });
+    await this.opts.audiences?.checkPost(
+      agent,
+      ws,
+      conversation ? { conversation } : { agents: [agent, ...approverAgents] },
+    );
     const system = await this.orgs.systemAgent();
     const { a: approval, notices } = await this.store.transaction(async (tx) => {
       const a = await tx.approvals.create({
-        workspaceId: ws.id, agentId: agent.id, conversationId: conversation?.id ?? null, title: input.title, details: input.details,
-        approvers, askerPersonId, askerIdentityId, expiresAt,
+        workspaceId: ws.id,
+        agentId: agent.id,
+        conversationId: conversation?.id ?? null,
+        title: input.title,
+        details: input.details,
+        approvers,
+        askerPersonId,
+        askerIdentityId,
+        expiresAt,
       });
       for (const surface of this.opts.surfaces()) {
-        await tx.outbox.add({ topic: `${surface}.approval.show`, payload: { approvalId: a.id, workspaceId: ws.id }, orderingKey: `approval:${a.id}` });
+        await tx.outbox.add({
+          topic: `${surface}.approval.show`,
+          payload: { approvalId: a.id, workspaceId: ws.id },
+          orderingKey: `approval:${a.id}`,
+        });
       }
-      if (expiresAt) await tx.outbox.add({ topic: 'approval.expire', payload: { approvalId: a.id, workspaceId: ws.id }, runAt: expiresAt });
+      if (expiresAt)
+        await tx.outbox.add({
+          topic: 'approval.expire',
+          payload: { approvalId: a.id, workspaceId: ws.id },
+          runAt: expiresAt,
+        });
       if (this.opts.reminderMs) {
-        await tx.outbox.add({ topic: 'approval.remind', payload: { approvalId: a.id, workspaceId: ws.id }, runAt: new Date(now.getTime() + this.opts.reminderMs) });
+        await tx.outbox.add({
+          topic: 'approval.remind',
+          payload: { approvalId: a.id, workspaceId: ws.id },
+          runAt: new Date(now.getTime() + this.opts.reminderMs),
+        });
       }
-      const notices = await this.notice(tx, system, ws, agent, inboxes, conversation?.id ?? null, `Approval requested by ${qualifiedName(agent)}: ${a.title}\n\n${a.details.trim() ? `${a.details.trim()}\n\n` : ''}(approval ${a.id})`);
-      await tx.audit.record({ workspaceId: ws.id, agentId: agent.id, onBehalfOf: askerPersonId, action: 'request_approval', target: a.id, result: 'pending', details: { title: a.title } });
+      const notices = await this.notice(
+        tx,
+        system,
+        ws,
+        agent,
+        inboxes,
+        conversation?.id ?? null,
+        `Approval requested by ${qualifiedName(agent)}: ${a.title}\n\n${a.details.trim() ? `${a.details.trim()}\n\n` : ''}(approval ${a.id})`,
+      );
+      await tx.audit.record({
+        workspaceId: ws.id,
+        agentId: agent.id,
+        onBehalfOf: askerPersonId,
+        action: 'request_approval',
+        target: a.id,
+        result: 'pending',
+        details: { title: a.title },
+      });
       return { a, notices };
     });
     this.afterCommit();
@@ -137,7 +195,12 @@ export class ApprovalService {
   /** A person's decision from any surface. Exactly one decision ever wins; a late one is told who settled it. */
   async decide(input: DecisionInput) {
     const a = await this.mayDecide(input);
-    const settled = await this.settle(a, { status: input.decision, decidedBy: input.decider.personId, decidedVia: input.via, reason: input.reason?.trim() || null });
+    const settled = await this.settle(a, {
+      status: input.decision,
+      decidedBy: input.decider.personId,
+      decidedVia: input.via,
+      reason: input.reason?.trim() || null,
+    });
     if (!settled) {
       await this.auditDecision(a, input, 'refused', { why: 'lost the race' });
       throw await this.alreadySettled((await this.store.approvals.get(a.workspaceId, a.id))!);
@@ -155,8 +218,13 @@ export class ApprovalService {
 
   private auditDecision(a: Approval, input: DecisionInput, result: string, details: Record<string, unknown> = {}) {
     return this.store.audit.record({
-      workspaceId: a.workspaceId, agentId: a.agentId, onBehalfOf: input.decider.personId, action: `approval.${input.decision === 'approved' ? 'approve' : 'reject'}`,
-      target: a.id, result, details: { via: input.via, ...details },
+      workspaceId: a.workspaceId,
+      agentId: a.agentId,
+      onBehalfOf: input.decider.personId,
+      action: `approval.${input.decision === 'approved' ? 'approve' : 'reject'}`,
+      target: a.id,
+      result,
+      details: { via: input.via, ...details },
     });
   }
 
@@ -166,7 +234,14 @@ export class ApprovalService {
     if (a.status !== 'pending') throw await this.alreadySettled(a);
     const settled = await this.settle(a, { status: 'cancelled', decidedBy: null, decidedVia: null, reason: null });
     if (!settled) throw await this.alreadySettled((await this.store.approvals.get(a.workspaceId, a.id))!);
-    await this.store.audit.record({ workspaceId, agentId: agent.id, onBehalfOf: agent.ownerId, action: 'approval.cancel', target: a.id, result: 'cancelled' });
+    await this.store.audit.record({
+      workspaceId,
+      agentId: agent.id,
+      onBehalfOf: agent.ownerId,
+      action: 'approval.cancel',
+      target: a.id,
+      result: 'cancelled',
+    });
     return settled;
   }
 
@@ -175,7 +250,14 @@ export class ApprovalService {
     const a = await this.store.approvals.get(workspaceId, id);
     if (!a || a.status !== 'pending') return false;
     const settled = await this.settle(a, { status: 'expired', decidedBy: null, decidedVia: null, reason: null });
-    if (settled) await this.store.audit.record({ workspaceId, agentId: a.agentId, action: 'approval.expire', target: a.id, result: 'expired' });
+    if (settled)
+      await this.store.audit.record({
+        workspaceId,
+        agentId: a.agentId,
+        action: 'approval.expire',
+        target: a.id,
+        result: 'expired',
+      });
     return Boolean(settled);
   }
 
@@ -188,7 +270,17 @@ export class ApprovalService {
     const approvers = a.approvers.length ? a.approvers : await this.defaultApprovers(agent, ws);
     const inboxes = (await this.personAgentsOf(approvers)).map((p) => p.id);
     const system = await this.orgs.systemAgent();
-    const notices = await this.store.transaction((tx) => this.notice(tx, system, ws, agent, inboxes, a.conversationId, `Reminder: ${qualifiedName(agent)} is still waiting for a decision on “${a.title}” (approval ${a.id}).`));
+    const notices = await this.store.transaction((tx) =>
+      this.notice(
+        tx,
+        system,
+        ws,
+        agent,
+        inboxes,
+        a.conversationId,
+        `Reminder: ${qualifiedName(agent)} is still waiting for a decision on “${a.title}” (approval ${a.id}).`,
+      ),
+    );
     await this.publishNotices(notices);
     await this.publish(a, inboxes);
     return true;
@@ -202,7 +294,7 @@ export class ApprovalService {
 
   /** The handle of whoever decided (for views), or null. */
   async deciderHandle(a: Approval) {
-    return a.decidedBy ? (await this.store.people.get(a.decidedBy))?.handle ?? null : null;
+    return a.decidedBy ? ((await this.store.people.get(a.decidedBy))?.handle ?? null) : null;
   }
 
   async outcome(a: Approval) {
@@ -214,11 +306,18 @@ export class ApprovalService {
   /** Where a decision was made, as people call it: "Slack", "the web chat" (a chat app not built here: its name, capitalised). */
   private readonly where = (via: SurfaceName) => {
     const app = this.via(via);
-    return app === null ? (via === WEB_CHAT ? 'the web chat' : 'an MCP client') : `${app.charAt(0).toUpperCase()}${app.slice(1)}`;
+    return app === null
+      ? via === WEB_CHAT
+        ? 'the web chat'
+        : 'an MCP client'
+      : `${app.charAt(0).toUpperCase()}${app.slice(1)}`;
   };
 
   private async alreadySettled(a: Approval) {
-    return conflict(`This approval was already settled: ${await this.outcome(a)}.`, { status: a.status, approval_id: a.id });
+    return conflict(`This approval was already settled: ${await this.outcome(a)}.`, {
+      status: a.status,
+      approval_id: a.id,
+    });
   }
 
   private async settle(a: Approval, change: Pick<Approval, 'status' | 'decidedBy' | 'decidedVia' | 'reason'>) {
@@ -230,11 +329,27 @@ export class ApprovalService {
       const s = await tx.approvals.settle(a.id, { ...change, decidedAt: this.clock.now() });
       if (!s) return null;
       for (const surface of this.opts.surfaces()) {
-        await tx.outbox.add({ topic: `${surface}.approval.update`, payload: { approvalId: a.id, workspaceId: a.workspaceId }, orderingKey: `approval:${a.id}` });
+        await tx.outbox.add({
+          topic: `${surface}.approval.update`,
+          payload: { approvalId: a.id, workspaceId: a.workspaceId },
+          orderingKey: `approval:${a.id}`,
+        });
       }
-      const line = outcomeLine(s, s.decidedBy ? (await tx.people.get(s.decidedBy))?.handle ?? null : null, this.where);
+      const line = outcomeLine(
+        s,
+        s.decidedBy ? ((await tx.people.get(s.decidedBy))?.handle ?? null) : null,
+        this.where,
+      );
       if (change.status !== 'cancelled') {
-        notices = await this.notice(tx, system, ws, null, [agent.id], a.conversationId, `Approval ${a.id} “${a.title}”: ${line}.`);
+        notices = await this.notice(
+          tx,
+          system,
+          ws,
+          null,
+          [agent.id],
+          a.conversationId,
+          `Approval ${a.id} “${a.title}”: ${line}.`,
+        );
       }
       return s;
     });
@@ -242,7 +357,10 @@ export class ApprovalService {
     this.afterCommit();
     await this.publishNotices(notices);
     // Approvers' inboxes (web cards) follow too, not only the conversation and the agent.
-    await this.publish(settled, [...(await this.personAgentsOf(await this.approversOf(settled))).map((p) => p.id), agent.id]);
+    await this.publish(settled, [
+      ...(await this.personAgentsOf(await this.approversOf(settled))).map((p) => p.id),
+      agent.id,
+    ]);
     return settled;
   }
 
@@ -260,13 +378,33 @@ export class ApprovalService {
    * own with Switchboard and the asking agent (so nobody reads what was asked of others, and an approver never joins
    * a conversation, a person's DM say, they were not in). Returns what to publish.
    */
-  private async notice(tx: Store, system: Agent, ws: Workspace, about: Agent | null, recipients: string[], conversationId: string | null, body: string): Promise<Notice[]> {
+  private async notice(
+    tx: Store,
+    system: Agent,
+    ws: Workspace,
+    about: Agent | null,
+    recipients: string[],
+    conversationId: string | null,
+    body: string,
+  ): Promise<Notice[]> {
     if (!recipients.length) return [];
     const post = async (conversation: { id: string }, to: string[], participants: string[]): Promise<Notice> => {
-      const { message: m } = await tx.messages.post({
-        workspaceId: ws.id, conversationId: conversation.id, senderId: system.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
-        askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-      }, { participants, deliverTo: to });
+      const { message: m } = await tx.messages.post(
+        {
+          workspaceId: ws.id,
+          conversationId: conversation.id,
+          senderId: system.id,
+          body,
+          replyTo: null,
+          chainId: randomUUID(),
+          hop: 0,
+          askerPersonId: null,
+          askerIdentityId: null,
+          surface: 'mcp',
+          createdAt: this.clock.now(),
+        },
+        { participants, deliverTo: to },
+      );
       return { conversationId: conversation.id, messageId: m.id, to };
     };
     const out: Notice[] = [];
@@ -279,10 +417,27 @@ export class ApprovalService {
     }
     if (!apart.length) return out;
     if (!about) {
-      return [...out, await post(await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `notices:${apart.join(',')}`, title: 'Approvals' }), apart, apart)];
+      return [
+        ...out,
+        await post(
+          await tx.messages.conversation({
+            workspaceId: ws.id,
+            kind: 'dm',
+            key: `notices:${apart.join(',')}`,
+            title: 'Approvals',
+          }),
+          apart,
+          apart,
+        ),
+      ];
     }
     for (const r of apart) {
-      const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `approvals:${about.id}:${r}`, title: 'Approvals' });
+      const conv = await tx.messages.conversation({
+        workspaceId: ws.id,
+        kind: 'dm',
+        key: `approvals:${about.id}:${r}`,
+        title: 'Approvals',
+      });
       out.push(await post(conv, [r], [system.id, about.id, r]));
     }
     return out;
@@ -290,10 +445,12 @@ export class ApprovalService {
 
   /** Live wake-ups for notices once committed: their conversation, and each recipient's inbox. */
   private async publishNotices(notices: Notice[]) {
-    await Promise.all(notices.flatMap((n) => [
-      this.notifier.publish(conversationTopic(n.conversationId), n.messageId),
-      ...n.to.map((id) => this.notifier.publish(inboxTopic(id), n.messageId)),
-    ]));
+    await Promise.all(
+      notices.flatMap((n) => [
+        this.notifier.publish(conversationTopic(n.conversationId), n.messageId),
+        ...n.to.map((id) => this.notifier.publish(inboxTopic(id), n.messageId)),
+      ]),
+    );
   }
 
   /** Live wake-ups for an approval's views: its own, its conversation's, and the inboxes (agent ids) that show its card. */

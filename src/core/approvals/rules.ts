@@ -35,14 +35,20 @@ export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string, g
   if (!d.role) return 'You do not have access to the workspace this approval belongs to.';
   // What a guest asked for is capped at a guest's access: that same person may not approve it, even once linked,
   // from that chat account or from anywhere else their person decides (the web chat, another chat app, MCP).
-  if (!a.askerPersonId && a.askerIdentityId && (d.identityId === a.askerIdentityId || (guest.linkedPersonId !== null && d.personId === guest.linkedPersonId))) {
+  if (
+    !a.askerPersonId &&
+    a.askerIdentityId &&
+    (d.identityId === a.askerIdentityId || (guest.linkedPersonId !== null && d.personId === guest.linkedPersonId))
+  ) {
     return 'You asked for this as a guest, so someone else has to decide it.';
   }
-  const allowed = a.approvers.length ? a.approvers.includes(d.personId) : d.personId === agentOwnerId || d.role === 'owner';
+  const allowed = a.approvers.length
+    ? a.approvers.includes(d.personId)
+    : d.personId === agentOwnerId || d.role === 'owner';
   if (!allowed) {
     return a.approvers.length
       ? 'Only the approvers this request names can decide it.'
-      : 'Only the agent\'s owner or an owner of the workspace can decide this approval.';
+      : "Only the agent's owner or an owner of the workspace can decide this approval.";
   }
   return null;
 }

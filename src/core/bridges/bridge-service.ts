@@ -27,7 +27,11 @@ export class BridgeService {
   private readonly access: ChatAccess;
   private readonly changeListeners: Array<(ws: Workspace, channelId: string) => void> = [];
 
-  constructor(private readonly store: Store, private readonly orgs: OrgService, clock: Clock) {
+  constructor(
+    private readonly store: Store,
+    private readonly orgs: OrgService,
+    clock: Clock,
+  ) {
     this.access = new ChatAccess(store, orgs, clock);
   }
 
@@ -52,37 +56,75 @@ export class BridgeService {
   }
 
   /** Links the web channel to each outside channel given; refuses a restricted channel unless `allowPrivate`. */
-  async add(actor: Actor, input: { workspace: string; channel: string; to: BridgeRequest[]; allowPrivate?: boolean }): Promise<BridgeListing[]> {
+  async add(
+    actor: Actor,
+    input: { workspace: string; channel: string; to: BridgeRequest[]; allowPrivate?: boolean },
+  ): Promise<BridgeListing[]> {
     const ws = await this.ownedWorkspace(actor, input.workspace, 'bridge channels');
     const wanted = input.to.map((t) => ({ surface: t.surface, channel: t.channel.trim() })).filter((t) => t.channel);
-    if (!wanted.length) throw invalidInput(`Say which outside channel to bridge to (${[...this.ports.values()].map((p) => p.label).join(' or ') || 'no chat app is configured'}).`);
+    if (!wanted.length)
+      throw invalidInput(
+        `Say which outside channel to bridge to (${[...this.ports.values()].map((p) => p.label).join(' or ') || 'no chat app is configured'}).`,
+      );
     const name = input.channel.trim().replace(/^#/, '').toLowerCase();
-    const channel = name === 'general' ? await this.access.ensureGeneral(ws) : await this.store.chat.channelByName(ws.id, name);
-    if (!channel) throw notFound(`The channel #${name} in ${ws.slug}`, 'Create it in the web chat first, or pick an existing channel.');
+    const channel =
+      name === 'general' ? await this.access.ensureGeneral(ws) : await this.store.chat.channelByName(ws.id, name);
+    if (!channel)
+      throw notFound(
+        `The channel #${name} in ${ws.slug}`,
+        'Create it in the web chat first, or pick an existing channel.',
+      );
     if (channel.restricted && !input.allowPrivate) {
-      throw notPermitted(`#${channel.name} is a restricted channel: bridging it would show its messages to everyone in the outside channel. If that is what you mean, say so: tick "Allow this restricted channel's messages into the outside channel" in the channel's settings, or pass --allow-private to \`switchboard bridge add\`.`);
+      throw notPermitted(
+        `#${channel.name} is a restricted channel: bridging it would show its messages to everyone in the outside channel. If that is what you mean, say so: tick "Allow this restricted channel's messages into the outside channel" in the channel's settings, or pass --allow-private to \`switchboard bridge add\`.`,
+      );
     }
-    const targets = await Promise.all(wanted.map(async ({ surface, channel: id }) => {
-      const port = this.ports.get(surface);
-      if (!port) throw new SwitchboardError('UNAVAILABLE', `Nothing can be bridged to "${surface}": that chat app is not configured in this Switchboard; configure it and try again.`);
-      return { surface, label: port.label, target: await port.resolveChannel(ws, id) };
-    }));
+    const targets = await Promise.all(
+      wanted.map(async ({ surface, channel: id }) => {
+        const port = this.ports.get(surface);
+        if (!port)
+          throw new SwitchboardError(
+            'UNAVAILABLE',
+            `Nothing can be bridged to "${surface}": that chat app is not configured in this Switchboard; configure it and try again.`,
+          );
+        return { surface, label: port.label, target: await port.resolveChannel(ws, id) };
+      }),
+    );
     const createdBy = actor.kind === 'person' ? actor.personId : null;
     const made = await this.store.transaction(async (tx) => {
       const out: Bridge[] = [];
       for (const { surface, label, target } of targets) {
         // Checked first for the sentence; the store's unique indexes still decide a race.
         if ((await tx.bridges.forChannel(ws.id, channel.conversationId)).some((b) => b.surface === surface)) {
-          throw conflict(`That web channel is already bridged to a ${label} channel; remove that bridge first (bridge list shows it).`);
+          throw conflict(
+            `That web channel is already bridged to a ${label} channel; remove that bridge first (bridge list shows it).`,
+          );
         }
         if (await tx.bridges.byExternal(surface, target.tenantId, target.externalChannelId)) {
-          throw conflict(`That ${label} channel is already bridged to a web channel; remove that bridge first (bridge list shows it).`);
+          throw conflict(
+            `That ${label} channel is already bridged to a web channel; remove that bridge first (bridge list shows it).`,
+          );
         }
-        out.push(await tx.bridges.create({ workspaceId: ws.id, channelId: channel.conversationId, surface, ...target, allowPrivate: Boolean(input.allowPrivate), createdBy }));
+        out.push(
+          await tx.bridges.create({
+            workspaceId: ws.id,
+            channelId: channel.conversationId,
+            surface,
+            ...target,
+            allowPrivate: Boolean(input.allowPrivate),
+            createdBy,
+          }),
+        );
       }
       return out;
     });
-    await this.store.audit.record({ workspaceId: ws.id, action: 'bridge.add', target: channel.conversationId, result: 'ok', details: { surfaces: wanted.map((t) => t.surface), by: createdBy } });
+    await this.store.audit.record({
+      workspaceId: ws.id,
+      action: 'bridge.add',
+      target: channel.conversationId,
+      result: 'ok',
+      details: { surfaces: wanted.map((t) => t.surface), by: createdBy },
+    });
     this.changed(ws, channel.conversationId);
     return made.map((b) => this.listing(b, channel.name));
   }
@@ -90,9 +132,13 @@ export class BridgeService {
   /** The workspace's bridges; owners only. */
   async list(actor: Actor, workspace: string, channelId?: string): Promise<BridgeListing[]> {
     const ws = await this.ownedWorkspace(actor, workspace, 'see bridges');
-    const all = channelId ? await this.store.bridges.forChannel(ws.id, channelId) : await this.store.bridges.list(ws.id);
+    const all = channelId
+      ? await this.store.bridges.forChannel(ws.id, channelId)
+      : await this.store.bridges.list(ws.id);
     const names = new Map<string, string>();
-    for (const b of all) if (!names.has(b.channelId)) names.set(b.channelId, (await this.store.chat.channel(ws.id, b.channelId))?.name ?? '?');
+    for (const b of all)
+      if (!names.has(b.channelId))
+        names.set(b.channelId, (await this.store.chat.channel(ws.id, b.channelId))?.name ?? '?');
     return all.map((b) => this.listing(b, names.get(b.channelId)!));
   }
 
@@ -106,9 +152,18 @@ export class BridgeService {
     const key = idOrChannel.trim();
     const found = (await this.list(actor, ws.id)).find((b) => b.id === key || b.externalChannelId === key);
     if (!found || !(await this.store.bridges.remove(ws.id, found.id))) {
-      throw notFound(`A bridge "${key}" in ${ws.slug}`, 'Give a bridge id or outside channel id from `switchboard bridge list`.');
+      throw notFound(
+        `A bridge "${key}" in ${ws.slug}`,
+        'Give a bridge id or outside channel id from `switchboard bridge list`.',
+      );
     }
-    await this.store.audit.record({ workspaceId: ws.id, action: 'bridge.remove', target: found.channelId, result: 'ok', details: { surface: found.surface, channel: found.externalChannelId } });
+    await this.store.audit.record({
+      workspaceId: ws.id,
+      action: 'bridge.remove',
+      target: found.channelId,
+      result: 'ok',
+      details: { surface: found.surface, channel: found.externalChannelId },
+    });
     this.changed(ws, found.channelId);
     return found;
   }
@@ -117,16 +172,29 @@ export class BridgeService {
    * Removes the bridges of outside channels that are gone from the platform (deleted, or the app removed from them),
    * as the surface reports it: no owner asked, so no permission check. Returns the bridges removed; ids not bridged are skipped.
    */
-  async outsideChannelsGone(surface: ExternalSurface, tenantId: string, externalChannelIds: string[], reason: string): Promise<Bridge[]> {
+  async outsideChannelsGone(
+    surface: ExternalSurface,
+    tenantId: string,
+    externalChannelIds: string[],
+    reason: string,
+  ): Promise<Bridge[]> {
     const removed: Bridge[] = [];
     for (const id of new Set(externalChannelIds)) {
       const b = await this.store.bridges.byExternal(surface, tenantId, id);
       // The bridge goes with its audit entry, in one transaction: never one without the other.
-      const gone = b && await this.store.transaction(async (tx) => {
-        if (!(await tx.bridges.remove(b.workspaceId, b.id))) return false;
-        await tx.audit.record({ workspaceId: b.workspaceId, action: 'bridge.remove', target: b.channelId, result: 'ok', details: { surface, channel: id, reason } });
-        return true;
-      });
+      const gone =
+        b &&
+        (await this.store.transaction(async (tx) => {
+          if (!(await tx.bridges.remove(b.workspaceId, b.id))) return false;
+          await tx.audit.record({
+            workspaceId: b.workspaceId,
+            action: 'bridge.remove',
+            target: b.channelId,
+            result: 'ok',
+            details: { surface, channel: id, reason },
+          });
+          return true;
+        }));
       if (!b || !gone) continue;
       removed.push(b);
       const ws = await this.store.workspaces.get(b.workspaceId);
@@ -141,7 +209,8 @@ export class BridgeService {
 
   private async ownedWorkspace(actor: Actor, workspace: string, what: string): Promise<Workspace> {
     const ws = await this.store.workspaces.get(workspace);
-    if (!ws) throw notFound(`The workspace "${workspace}"`, 'See `switchboard workspace list` for the workspaces there are.');
+    if (!ws)
+      throw notFound(`The workspace "${workspace}"`, 'See `switchboard workspace list` for the workspaces there are.');
     if (actor.kind === 'person' && (await this.orgs.roleIn(actor.personId, ws)) !== 'owner') {
       throw notPermitted(`Only an owner of ${ws.slug} can ${what}; ask one of its owners.`);
     }

@@ -32,7 +32,14 @@ export interface PipelineSteps {
 }
 
 /** A reaction given (`on`) or taken back on the bridged side, by the platform's user `userId`; `emoji` is a short name (`thumbsup`). */
-export interface BridgedReaction { tenantId: string; channelId: string; messageId: string; userId: string; emoji: string; on: boolean }
+export interface BridgedReaction {
+  tenantId: string;
+  channelId: string;
+  messageId: string;
+  userId: string;
+  emoji: string;
+  on: boolean;
+}
 
 /** What became of a message on its chat platform: edited to `text`, or deleted. */
 export type ChatEdit = { kind: 'edit'; text: string } | { kind: 'delete' };
@@ -67,20 +74,40 @@ export class BridgeInbound {
     const { recipients, problems } = resolveNames(directory, msg.names, (n) => port.showName(n));
     // A mention of the app that names nobody goes where it would in any channel: the thread's agents, else the channel's default.
     const unnamed = msg.addressed && !msg.names.length;
-    if (unnamed) recipients.push(...(await steps.fallback(target, conversation.id === bridge.channelId ? null : conversation) ?? []));
+    if (unnamed)
+      recipients.push(
+        ...((await steps.fallback(target, conversation.id === bridge.channelId ? null : conversation)) ?? []),
+      );
     // A guest where linking is required is still mirrored for the people; agents do not get it.
     const refusal = recipients.length ? await steps.linkingRefusal(target) : null;
     const result = await this.messaging.send({
-      workspace: ws, sender: asker.sender, asGuest: asker.asGuest, askerIdentityId: asker.identity.id, conversation,
-      recipients: refusal ? [] : recipients, body: msg.text, surface: port.surface,
-      permalink: await port.permalink(msg.messageId), externalId: msg.messageId,
+      workspace: ws,
+      sender: asker.sender,
+      asGuest: asker.asGuest,
+      askerIdentityId: asker.identity.id,
+      conversation,
+      recipients: refusal ? [] : recipients,
+      body: msg.text,
+      surface: port.surface,
+      permalink: await port.permalink(msg.messageId),
+      externalId: msg.messageId,
     });
     // A request in the channel itself starts its own thread there, so later requests in it join the same item.
-    if (asker.asGuest) await steps.intake(target, result, async (m) => (m.conversationId === bridge.channelId ? threadOf(this.store, this.notifier, m, conversation) : conversation));
+    if (asker.asGuest)
+      await steps.intake(target, result, async (m) =>
+        m.conversationId === bridge.channelId ? threadOf(this.store, this.notifier, m, conversation) : conversation,
+      );
     // Still mirrored for the people; the person is told how to name an agent.
     if (unnamed && !recipients.length) return { kind: 'name-an-agent', workspace: ws, directory };
-    const refusals = result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
-    return { kind: 'handled', workspace: ws, notices: [...problems, ...(refusal ? [refusal] : []), ...refusals], result };
+    const refusals = result.recipients
+      .filter((r) => r.status === 'refused')
+      .map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
+    return {
+      kind: 'handled',
+      workspace: ws,
+      notices: [...problems, ...(refusal ? [refusal] : []), ...refusals],
+      result,
+    };
   }
 
   /**
@@ -89,7 +116,10 @@ export class BridgeInbound {
    * one of our own mirrors).
    */
   /** The web copy of a message written on the bridged side, which its edits and deletes change; null when the bridge does not know it. */
-  async copyOf(surface: SurfacePort['surface'], at: Pick<BridgedChange, 'tenantId' | 'channelId' | 'messageId'>): Promise<Message | null> {
+  async copyOf(
+    surface: SurfacePort['surface'],
+    at: Pick<BridgedChange, 'tenantId' | 'channelId' | 'messageId'>,
+  ): Promise<Message | null> {
     const bridge = await this.store.bridges.byExternal(surface, at.tenantId, at.channelId);
     const mapped = bridge ? await this.store.bridges.byExternalId(bridge.id, at.messageId) : null;
     return bridge && mapped?.inbound ? this.store.messages.get(bridge.workspaceId, mapped.messageId) : null;
@@ -109,11 +139,20 @@ export class BridgeInbound {
       if (change.kind === 'delete') await tx.messages.remove(message.workspaceId, message.id);
       else await tx.messages.edit(message.workspaceId, message.id, text, this.now());
       // A conversation titled with the start of this message (the one that opened it) quotes the new start.
-      await tx.messages.requoteTitle(message.conversationId, titleExcerpt(message.body), change.kind === 'delete' ? DELETED_EXCERPT : titleExcerpt(text));
+      await tx.messages.requoteTitle(
+        message.conversationId,
+        titleExcerpt(message.body),
+        change.kind === 'delete' ? DELETED_EXCERPT : titleExcerpt(text),
+      );
       // Intake's copies of it (source excerpts, an automatic item's title and summary) follow too.
       await followChatEdit(tx, message, change.kind === 'delete' ? null : text, this.now());
     });
-    await announceChange(this.notifier, message.conversationId, message.id, change.kind === 'delete' ? 'deleted' : 'changed');
+    await announceChange(
+      this.notifier,
+      message.conversationId,
+      message.id,
+      change.kind === 'delete' ? 'deleted' : 'changed',
+    );
   }
 
   /**
@@ -121,7 +160,11 @@ export class BridgeInbound {
    * back by a chat user, applied to its web copy and followed on the other
    * bridged sides; false when the bridge does not know the message.
    */
-  async react(surface: SurfacePort['surface'], r: BridgedReaction, identityOf: () => Promise<ExternalIdentity>): Promise<boolean> {
+  async react(
+    surface: SurfacePort['surface'],
+    r: BridgedReaction,
+    identityOf: () => Promise<ExternalIdentity>,
+  ): Promise<boolean> {
     const bridge = await this.store.bridges.byExternal(surface, r.tenantId, r.channelId);
     const mapped = bridge ? await this.store.bridges.byExternalId(bridge.id, r.messageId) : null;
     const message = bridge && mapped ? await this.store.messages.get(bridge.workspaceId, mapped.messageId) : null;
@@ -130,7 +173,13 @@ export class BridgeInbound {
     const reactor = `identity:${identity.id}`;
     const changed = await this.store.transaction(async (tx) => {
       const done = r.on
-        ? await tx.reactions.add(bridge.workspaceId, { messageId: message.id, emoji: r.emoji, reactor, reactorName: identity.displayName || 'Someone', surface })
+        ? await tx.reactions.add(bridge.workspaceId, {
+            messageId: message.id,
+            emoji: r.emoji,
+            reactor,
+            reactorName: identity.displayName || 'Someone',
+            surface,
+          })
         : await tx.reactions.remove(bridge.workspaceId, message.id, r.emoji, reactor);
       if (done) await queueReactionMirrors(tx, message, r.emoji, bridge.id);
       return done;

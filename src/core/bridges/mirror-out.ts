@@ -18,7 +18,11 @@ import type { Bridge } from './types.ts';
 /** The job that posts one web message into one bridged channel. */
 export const BRIDGE_POST = 'bridge.post';
 
-const BridgeJob = z.object({ workspaceId: z.string().uuid(), bridgeId: z.string().uuid(), messageId: z.string().uuid() });
+const BridgeJob = z.object({
+  workspaceId: z.string().uuid(),
+  bridgeId: z.string().uuid(),
+  messageId: z.string().uuid(),
+});
 
 /** The web channel a conversation belongs to: itself, or the channel a thread hangs off; null for anything else. */
 export const bridgeableChannel = (c: Conversation): string | null =>
@@ -44,7 +48,11 @@ export async function queueMirrors(tx: Store, m: Message, conv: Conversation): P
       if (m.externalId) await tx.bridges.recordInbound(b.id, m.id, m.externalId);
       continue;
     }
-    await tx.outbox.add({ topic: BRIDGE_POST, payload: { workspaceId: m.workspaceId, bridgeId: b.id, messageId: m.id }, orderingKey: `bridge:${b.id}` });
+    await tx.outbox.add({
+      topic: BRIDGE_POST,
+      payload: { workspaceId: m.workspaceId, bridgeId: b.id, messageId: m.id },
+      orderingKey: `bridge:${b.id}`,
+    });
     queued += 1;
   }
   return queued;
@@ -55,7 +63,12 @@ export async function queueMirrors(tx: Store, m: Message, conv: Conversation): P
  * message, else the sender; `via` is the label of the bridged surface it was
  * written on (`labelOf`), else the web chat's.
  */
-export async function authorOf(store: Store, m: Message, sender: Agent, labelOf: (surface: string) => string | undefined): Promise<{ displayName: string; avatarUrl: string | null; via: string }> {
+export async function authorOf(
+  store: Store,
+  m: Message,
+  sender: Agent,
+  labelOf: (surface: string) => string | undefined,
+): Promise<{ displayName: string; avatarUrl: string | null; via: string }> {
   const identity = writtenByGuest(m) ? await store.identities.get(m.askerIdentityId) : null;
   const via = labelOf(m.surface) ?? WEB_CHAT;
   if (identity) return { displayName: identity.displayName || 'Someone', avatarUrl: identity.avatarUrl, via };
@@ -68,7 +81,12 @@ export interface MirrorDeps {
   /** The bridge port of a surface (BridgeService.port); undefined when this process does not have it. */
   port(surface: ExternalSurface): BridgePort | undefined;
   /** Removes the bridges of outside channels the platform says are gone (BridgeService.outsideChannelsGone). */
-  outsideChannelsGone(surface: ExternalSurface, tenantId: string, externalChannelIds: string[], reason: string): Promise<unknown>;
+  outsideChannelsGone(
+    surface: ExternalSurface,
+    tenantId: string,
+    externalChannelIds: string[],
+    reason: string,
+  ): Promise<unknown>;
 }
 
 /**
@@ -78,13 +96,28 @@ export interface MirrorDeps {
  * The agents listening to that channel keep their setting: a refusal cannot tell a deleted channel from the app taken
  * out of it, and an uninstall keeps listeners for when the app comes back.
  */
-export async function bridgeRefused(deps: MirrorDeps, bridge: Bridge, failure: DeliveryFailure, refused: string): Promise<void> {
+export async function bridgeRefused(
+  deps: MirrorDeps,
+  bridge: Bridge,
+  failure: DeliveryFailure,
+  refused: string,
+): Promise<void> {
   if (failure.kind !== 'permanent' || !failure.placeGone) return;
-  await deps.outsideChannelsGone(bridge.surface, bridge.tenantId, [bridge.externalChannelId], `${refused}: ${failure.reason} (${failure.code})`);
+  await deps.outsideChannelsGone(
+    bridge.surface,
+    bridge.tenantId,
+    [bridge.externalChannelId],
+    `${refused}: ${failure.reason} (${failure.code})`,
+  );
 }
 
 /** Runs a bridge job's platform call; a failure ends as the queue reads it, after `bridgeRefused` saw a refusal. */
-export async function onBridge(deps: MirrorDeps, bridge: Bridge, refused: string, call: () => Promise<unknown>): Promise<void> {
+export async function onBridge(
+  deps: MirrorDeps,
+  bridge: Bridge,
+  refused: string,
+  call: () => Promise<unknown>,
+): Promise<void> {
   try {
     await call();
   } catch (e) {
@@ -101,14 +134,23 @@ export async function onBridge(deps: MirrorDeps, bridge: Bridge, refused: string
 export function bridgePostHandler(deps: MirrorDeps): JobHandler {
   return async (raw, ctx) => {
     const parsed = BridgeJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The ${BRIDGE_POST} job is malformed (${parsed.error.issues[0]?.message}); nothing can be mirrored.`);
+    if (!parsed.success)
+      throw new PermanentFailure(
+        `The ${BRIDGE_POST} job is malformed (${parsed.error.issues[0]?.message}); nothing can be mirrored.`,
+      );
     const { workspaceId, bridgeId, messageId } = parsed.data;
     const { store } = deps;
-    const [bridge, message] = await Promise.all([store.bridges.get(workspaceId, bridgeId), store.messages.get(workspaceId, messageId)]);
+    const [bridge, message] = await Promise.all([
+      store.bridges.get(workspaceId, bridgeId),
+      store.messages.get(workspaceId, messageId),
+    ]);
     // The bridge was removed, or the message deleted, since.
     if (!bridge || !message) return;
     const port = deps.port(bridge.surface);
-    if (!port) throw new PermanentFailure(`${bridge.surface} is not configured in this process, so the bridged channel cannot be posted to.`);
+    if (!port)
+      throw new PermanentFailure(
+        `${bridge.surface} is not configured in this process, so the bridged channel cannot be posted to.`,
+      );
     const out = await mirrorOf(deps, port, bridge, message);
     if (!out) return;
     await postOnce(port, out, ctx, {
@@ -121,19 +163,36 @@ export function bridgePostHandler(deps: MirrorDeps): JobHandler {
 }
 
 /** A web message as its mirror on the bridge shows it: under its author's name, marked with where it was written; null when its conversation or sender is gone. */
-async function mirrorOf(deps: MirrorDeps, port: BridgePort, bridge: Bridge, message: Message): Promise<OutboundMessage | null> {
+async function mirrorOf(
+  deps: MirrorDeps,
+  port: BridgePort,
+  bridge: Bridge,
+  message: Message,
+): Promise<OutboundMessage | null> {
   const { store } = deps;
-  const [conv, sender] = await Promise.all([store.messages.getConversation(message.workspaceId, message.conversationId), store.agents.get(message.senderId)]);
+  const [conv, sender] = await Promise.all([
+    store.messages.getConversation(message.workspaceId, message.conversationId),
+    store.agents.get(message.senderId),
+  ]);
   if (!conv || !sender) return null;
   const author = await authorOf(store, message, sender, (s) => deps.port(s)?.label);
   const conversation = { ...conv, surface: bridge.surface, externalRef: await addressFor(store, port, bridge, conv) };
-  return { message, sender: { ...sender, displayName: author.displayName, avatarUrl: author.avatarUrl }, conversation, via: author.via };
+  return {
+    message,
+    sender: { ...sender, displayName: author.displayName, avatarUrl: author.avatarUrl },
+    conversation,
+    via: author.via,
+  };
 }
 
 /** The job that makes one mirror follow a web edit or delete of its message. */
 export const BRIDGE_CHANGE = 'bridge.change';
 
-const ChangeJob = BridgeJob.extend({ conversationId: z.string().uuid(), externalId: z.string().min(1), kind: z.enum(['edit', 'delete']) });
+const ChangeJob = BridgeJob.extend({
+  conversationId: z.string().uuid(),
+  externalId: z.string().min(1),
+  kind: z.enum(['edit', 'delete']),
+});
 
 /**
  * Step of a web edit or delete, inside its transaction and before a delete
@@ -145,7 +204,14 @@ const ChangeJob = BridgeJob.extend({ conversationId: z.string().uuid(), external
 export async function queueMirrorChanges(tx: Store, m: Message, kind: 'edit' | 'delete'): Promise<void> {
   for (const c of await tx.bridges.counterparts(m.id)) {
     if (c.inbound || !c.externalId) continue;
-    const payload = { workspaceId: m.workspaceId, bridgeId: c.bridgeId, messageId: m.id, conversationId: m.conversationId, externalId: c.externalId, kind };
+    const payload = {
+      workspaceId: m.workspaceId,
+      bridgeId: c.bridgeId,
+      messageId: m.id,
+      conversationId: m.conversationId,
+      externalId: c.externalId,
+      kind,
+    };
     // After the post on the same key, so an edit never overtakes it.
     await tx.outbox.add({ topic: BRIDGE_CHANGE, payload, orderingKey: `bridge:${c.bridgeId}` });
   }
@@ -158,12 +224,18 @@ export async function queueMirrorChanges(tx: Store, m: Message, kind: 'edit' | '
 export function bridgeChangeHandler(deps: MirrorDeps): JobHandler {
   return async (raw) => {
     const parsed = ChangeJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The ${BRIDGE_CHANGE} job is malformed (${parsed.error.issues[0]?.message}); nothing can be changed.`);
+    if (!parsed.success)
+      throw new PermanentFailure(
+        `The ${BRIDGE_CHANGE} job is malformed (${parsed.error.issues[0]?.message}); nothing can be changed.`,
+      );
     const job = parsed.data;
     const bridge = await deps.store.bridges.get(job.workspaceId, job.bridgeId);
     if (!bridge) return;
     const port = deps.port(bridge.surface);
-    if (!port) throw new PermanentFailure(`${bridge.surface} is not configured in this process, so the bridged channel's copy cannot be changed.`);
+    if (!port)
+      throw new PermanentFailure(
+        `${bridge.surface} is not configured in this process, so the bridged channel's copy cannot be changed.`,
+      );
     if (job.kind === 'delete') {
       const conv = await deps.store.messages.getConversation(job.workspaceId, job.conversationId);
       if (!conv) return;
@@ -178,7 +250,12 @@ export function bridgeChangeHandler(deps: MirrorDeps): JobHandler {
 }
 
 /** The bridged channel's address, or its thread's when the message is a reply to a message the bridge mirrored. */
-async function addressFor(store: Store, port: BridgePort, bridge: Bridge, conv: Conversation): Promise<Record<string, string>> {
+async function addressFor(
+  store: Store,
+  port: BridgePort,
+  bridge: Bridge,
+  conv: Conversation,
+): Promise<Record<string, string>> {
   const root = threadRoot(conv);
   if (!root) return bridge.externalRef;
   const counterpart = (await store.bridges.counterparts(root)).find((c) => c.bridgeId === bridge.id);

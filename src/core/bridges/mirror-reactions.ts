@@ -12,13 +12,27 @@ import { onBridge, type MirrorDeps } from './mirror-out.ts';
 /** The job that brings the app's reaction on one bridged channel's message in line with the web copy. */
 export const BRIDGE_REACT = 'bridge.react';
 
-const ReactJob = z.object({ workspaceId: z.string().uuid(), bridgeId: z.string().uuid(), messageId: z.string().uuid(), emoji: z.string().min(1).max(64) });
+const ReactJob = z.object({
+  workspaceId: z.string().uuid(),
+  bridgeId: z.string().uuid(),
+  messageId: z.string().uuid(),
+  emoji: z.string().min(1).max(64),
+});
 
 /** Inside the transaction that changed `m`'s reactions: queues `emoji` for every bridge that knows the message but `fromBridge` (where the change came from). */
-export async function queueReactionMirrors(tx: Store, m: Message, emoji: string, fromBridge: string | null = null): Promise<void> {
+export async function queueReactionMirrors(
+  tx: Store,
+  m: Message,
+  emoji: string,
+  fromBridge: string | null = null,
+): Promise<void> {
   for (const c of await tx.bridges.counterparts(m.id)) {
     if (!c.externalId || c.bridgeId === fromBridge) continue;
-    await tx.outbox.add({ topic: BRIDGE_REACT, payload: { workspaceId: m.workspaceId, bridgeId: c.bridgeId, messageId: m.id, emoji }, orderingKey: `bridge:${c.bridgeId}` });
+    await tx.outbox.add({
+      topic: BRIDGE_REACT,
+      payload: { workspaceId: m.workspaceId, bridgeId: c.bridgeId, messageId: m.id, emoji },
+      orderingKey: `bridge:${c.bridgeId}`,
+    });
   }
 }
 
@@ -29,7 +43,10 @@ export async function queueReactionMirrors(tx: Store, m: Message, emoji: string,
 export function bridgeReactHandler(deps: MirrorDeps): JobHandler {
   return async (raw) => {
     const parsed = ReactJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The ${BRIDGE_REACT} job is malformed (${parsed.error.issues[0]?.message}); no reaction can be mirrored.`);
+    if (!parsed.success)
+      throw new PermanentFailure(
+        `The ${BRIDGE_REACT} job is malformed (${parsed.error.issues[0]?.message}); no reaction can be mirrored.`,
+      );
     const job = parsed.data;
     const { store } = deps;
     const bridge = await store.bridges.get(job.workspaceId, job.bridgeId);
@@ -39,7 +56,9 @@ export function bridgeReactHandler(deps: MirrorDeps): JobHandler {
     // The message was deleted since (its map rows went with it).
     if (!counterpart?.externalId) return;
     // The app holds the emoji there while someone on another side does (that side's own people react themselves).
-    const held = (await store.reactions.of(job.workspaceId, [job.messageId])).some((r) => r.emoji === job.emoji && r.surface !== bridge.surface);
+    const held = (await store.reactions.of(job.workspaceId, [job.messageId])).some(
+      (r) => r.emoji === job.emoji && r.surface !== bridge.surface,
+    );
     const react = port.react.bind(port);
     const externalId = counterpart.externalId;
     await onBridge(deps, bridge, 'reactionRefused', () => react(bridge.externalRef, externalId, job.emoji, held));

@@ -17,17 +17,26 @@ export interface Viewer {
 export const GENERAL = 'general';
 export const channelKey = (name: string) => `channel:${name}`;
 
-const hidden = (id: string) => new SwitchboardError('NOT_FOUND', `There is no conversation ${id} that you can see in this workspace; pick one from the sidebar.`);
+const hidden = (id: string) =>
+  new SwitchboardError(
+    'NOT_FOUND',
+    `There is no conversation ${id} that you can see in this workspace; pick one from the sidebar.`,
+  );
 
 /** Who may see what in the web chat. A conversation you may not see is reported as absent, never as forbidden. */
 export class ChatAccess {
-  constructor(private readonly store: Store, private readonly orgs: OrgService, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: Store,
+    private readonly orgs: OrgService,
+    private readonly clock: Clock,
+  ) {}
 
   /** The person in the workspace; NOT_FOUND when it does not exist or they cannot reach it (the two look the same). */
   async viewer(personId: string, workspace: string): Promise<Viewer> {
     const [person, ws] = await Promise.all([this.store.people.get(personId), this.store.workspaces.get(workspace)]);
     const role = person && ws ? await this.orgs.roleIn(person.id, ws) : null;
-    if (!person || !ws || !role) throw notFound(`The workspace "${workspace}"`, 'Pick one of your workspaces, or ask an admin to add you.');
+    if (!person || !ws || !role)
+      throw notFound(`The workspace "${workspace}"`, 'Pick one of your workspaces, or ask an admin to add you.');
     const agent = await this.store.agents.personAgent(person.id);
     if (!agent) throw notFound(`The person agent of @${person.handle}`, 'Ask an admin to re-create the person.');
     return { person, workspace: ws, role, agent };
@@ -37,18 +46,33 @@ export class ChatAccess {
   async ensureGeneral(ws: Workspace): Promise<Channel> {
     const existing = await this.store.chat.channelByName(ws.id, GENERAL);
     if (existing) return existing;
-    return this.store.transaction(async (tx) => {
-      const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'channel', key: channelKey(GENERAL), title: GENERAL, surface: 'web' });
-      return (await tx.chat.channel(ws.id, conv.id)) ?? tx.chat.createChannel({
-        conversationId: conv.id, workspaceId: ws.id, name: GENERAL, restricted: false,
-        description: 'Everyone in the workspace. Mention an agent with @name to ask it something.', createdBy: null,
+    return this.store
+      .transaction(async (tx) => {
+        const conv = await tx.messages.conversation({
+          workspaceId: ws.id,
+          kind: 'channel',
+          key: channelKey(GENERAL),
+          title: GENERAL,
+          surface: 'web',
+        });
+        return (
+          (await tx.chat.channel(ws.id, conv.id)) ??
+          tx.chat.createChannel({
+            conversationId: conv.id,
+            workspaceId: ws.id,
+            name: GENERAL,
+            restricted: false,
+            description: 'Everyone in the workspace. Mention an agent with @name to ask it something.',
+            createdBy: null,
+          })
+        );
+      })
+      .catch(async (e) => {
+        // Two first visits at once: the other one created it.
+        const again = await this.store.chat.channelByName(ws.id, GENERAL);
+        if (again) return again;
+        throw e;
       });
-    }).catch(async (e) => {
-      // Two first visits at once: the other one created it.
-      const again = await this.store.chat.channelByName(ws.id, GENERAL);
-      if (again) return again;
-      throw e;
-    });
   }
 
   async isMember(v: Viewer, ch: Channel): Promise<boolean> {
@@ -64,7 +88,7 @@ export class ChatAccess {
     if (c.workspaceId !== v.workspace.id) return false;
     if (c.kind === 'channel') {
       const ch = await this.store.chat.channel(v.workspace.id, c.id);
-      return Boolean(ch) && (!ch!.restricted || await this.isMember(v, ch!));
+      return Boolean(ch) && (!ch!.restricted || (await this.isMember(v, ch!)));
     }
     if (c.kind === 'thread' && c.parentId && depth < 2) {
       const parent = await this.store.messages.getConversation(v.workspace.id, c.parentId);

@@ -12,9 +12,17 @@ export type { AgentCard, PersonCard } from './views.ts';
 
 /** The agents page: who is in a workspace and connected, creating one's own agent, rotating tokens. */
 export class AgentsPage {
-  constructor(private readonly store: Store, private readonly agents: AgentService, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: Store,
+    private readonly agents: AgentService,
+    private readonly clock: Clock,
+  ) {}
 
-  async list(v: Viewer): Promise<{ agents: AgentCard[]; people: PersonCard[]; elsewhere: Array<{ id: string; name: string; displayName: string }> }> {
+  async list(v: Viewer): Promise<{
+    agents: AgentCard[];
+    people: PersonCard[];
+    elsewhere: Array<{ id: string; name: string; displayName: string }>;
+  }> {
     const directory = await this.agents.directory(v.workspace);
     const bots = directory.filter((d) => d.agent.kind === 'agent');
     const [seen, owned] = await Promise.all([
@@ -36,8 +44,12 @@ export class AgentsPage {
     const here = new Set(bots.map((d) => d.agent.id));
     return {
       agents,
-      people: directory.filter((d) => d.agent.kind === 'person').map((d) => ({ id: d.agent.id, handle: d.agent.name, displayName: d.agent.displayName, role: d.ownerRole })),
-      elsewhere: owned.filter((a) => a.kind === 'agent' && a.hasToken && !here.has(a.id)).map((a) => ({ id: a.id, name: qualifiedName(a), displayName: a.displayName })),
+      people: directory
+        .filter((d) => d.agent.kind === 'person')
+        .map((d) => ({ id: d.agent.id, handle: d.agent.name, displayName: d.agent.displayName, role: d.ownerRole })),
+      elsewhere: owned
+        .filter((a) => a.kind === 'agent' && a.hasToken && !here.has(a.id))
+        .map((a) => ({ id: a.id, name: qualifiedName(a), displayName: a.displayName })),
     };
   }
 
@@ -53,7 +65,10 @@ export class AgentsPage {
   async joinHere(v: Viewer, agentId: string) {
     const agent = await this.store.agents.get(agentId);
     if (!agent || agent.ownerId !== v.person.id) throw notFound('That agent of yours', 'Create it first.');
-    await this.agents.join({ kind: 'person', personId: v.person.id }, { agent: qualifiedName(agent), workspace: v.workspace.id });
+    await this.agents.join(
+      { kind: 'person', personId: v.person.id },
+      { agent: qualifiedName(agent), workspace: v.workspace.id },
+    );
     return this.card(agent, v.person.displayName, v);
   }
 
@@ -63,19 +78,30 @@ export class AgentsPage {
    */
   async rotate(v: Viewer, agentId: string) {
     const agent = await this.store.agents.get(agentId);
-    const inHere = agent && (agent.ownerId === v.person.id || (await this.store.agents.membership(agent.id, v.workspace.id)));
+    const inHere =
+      agent && (agent.ownerId === v.person.id || (await this.store.agents.membership(agent.id, v.workspace.id)));
     if (!agent || !inHere) throw notFound('That agent in this workspace', 'Pick it from the agents page.');
     if (agent.ownerId !== v.person.id) {
-      throw notPermitted(`Only @${agent.ownerHandle}, its owner, can rotate ${qualifiedName(agent)}'s token here, since the new token is shown to whoever rotates it. To cut off a token that leaked, retire the agent or ask the operator (\`switchboard agent rotate-token\`).`);
+      throw notPermitted(
+        `Only @${agent.ownerHandle}, its owner, can rotate ${qualifiedName(agent)}'s token here, since the new token is shown to whoever rotates it. To cut off a token that leaked, retire the agent or ask the operator (\`switchboard agent rotate-token\`).`,
+      );
     }
     const { token } = await this.agents.rotateToken({ kind: 'person', personId: v.person.id }, qualifiedName(agent));
-    return { agent: this.card(agent, agent.ownerId === v.person.id ? v.person.displayName : agent.ownerHandle, v), token };
+    return {
+      agent: this.card(agent, agent.ownerId === v.person.id ? v.person.displayName : agent.ownerHandle, v),
+      token,
+    };
   }
 
   private card(agent: Agent, ownerName: string, v: Viewer) {
     return {
-      id: agent.id, name: qualifiedName(agent), displayName: agent.displayName, avatarUrl: agent.avatarUrl, roleLine: agent.roleLine,
-      owner: { handle: agent.ownerHandle, displayName: ownerName }, mine: agent.ownerId === v.person.id,
+      id: agent.id,
+      name: qualifiedName(agent),
+      displayName: agent.displayName,
+      avatarUrl: agent.avatarUrl,
+      roleLine: agent.roleLine,
+      owner: { handle: agent.ownerHandle, displayName: ownerName },
+      mine: agent.ownerId === v.person.id,
       tokenHeld: this.agents.tokenHeldBy(agent),
       permissions: { send: true, receive: true, monitor: false },
     };

@@ -9,6 +9,14 @@ export const MESSAGE_CHANGED = 'changed:';
 export const MESSAGE_DELETED = 'deleted:';
 
 /** Tells open web chats of the conversation that a message changed or was deleted (call after the change committed). */
-export function announceChange(notifier: Notifier, conversationId: string, messageId: string, kind: 'changed' | 'deleted'): Promise<void> {
-  return notifier.publish(conversationTopic(conversationId), `${kind === 'changed' ? MESSAGE_CHANGED : MESSAGE_DELETED}${messageId}`);
+export function announceChange(
+  notifier: Notifier,
+  conversationId: string,
+  messageId: string,
+  kind: 'changed' | 'deleted',
+): Promise<void> {
+  return notifier.publish(
+    conversationTopic(conversationId),
+    `${kind === 'changed' ? MESSAGE_CHANGED : MESSAGE_DELETED}${messageId}`,
+  );
 }

@@ -13,7 +13,20 @@ import { excerpt, markedSnippet } from '../format/markdown.ts';
 import { parseMentions } from '../format/mentions.ts';
 import type { Channel, RenderMessage } from './ports.ts';
 import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
-import { conversationView, SenderCache, senderViewOf, threadKey, threadRoot, viaFrom, type ChatMessage, type ConversationView, type InboxPage, type SearchResult, type SurfaceLabelOf, type ViaOf } from './views.ts';
+import {
+  conversationView,
+  SenderCache,
+  senderViewOf,
+  threadKey,
+  threadRoot,
+  viaFrom,
+  type ChatMessage,
+  type ConversationView,
+  type InboxPage,
+  type SearchResult,
+  type SurfaceLabelOf,
+  type ViaOf,
+} from './views.ts';
 import { httpUrlOrNull } from '../safe-text.ts';
 import { announceChange } from './changes.ts';
 import { ChatReactions } from './reactions.ts';
@@ -29,7 +42,12 @@ const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
  * Markdown), so the message is compared the same way, as plain words.
  */
 export function snippetCut(body: string, snippet: string): { before: boolean; after: boolean } {
-  const words = (s: string) => s.replace(/<[^>]*>/g, ' ').replace(/\*\*/g, '').replace(/\s+/g, ' ').trim();
+  const words = (s: string) =>
+    s
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\*\*/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   const whole = words(markedSnippet(body));
   const part = words(snippet);
   return { before: !whole.startsWith(part), after: !whole.endsWith(part) };
@@ -49,11 +67,21 @@ export const chatPersonTopic = (personId: string) => `web:person:${personId}`;
 export const SESSIONS_CHANGED = 'sessions-changed';
 
 /** The web thread under a message (created on first use, announced so open web chats follow it). */
-export async function threadOf(store: Store, notifier: Notifier, root: Message, parent: Conversation): Promise<Conversation> {
+export async function threadOf(
+  store: Store,
+  notifier: Notifier,
+  root: Message,
+  parent: Conversation,
+): Promise<Conversation> {
   const existing = await store.messages.findConversation(root.workspaceId, threadKey(root.id));
   if (existing) return existing;
   const conv = await store.messages.conversation({
-    workspaceId: root.workspaceId, kind: 'thread', key: threadKey(root.id), title: excerpt(root.body, 60), surface: 'web', parentId: parent.id,
+    workspaceId: root.workspaceId,
+    kind: 'thread',
+    key: threadKey(root.id),
+    title: excerpt(root.body, 60),
+    surface: 'web',
+    parentId: parent.id,
   });
   await notifier.publish(chatWorkspaceTopic(root.workspaceId), `thread:${conv.id}`);
   return conv;
@@ -111,18 +139,37 @@ export class ChatService {
     return watchedConversations(this.store, v);
   }
 
-  async createChannel(v: Viewer, input: { name: string; restricted?: boolean; description?: string }): Promise<Channel> {
+  async createChannel(
+    v: Viewer,
+    input: { name: string; restricted?: boolean; description?: string },
+  ): Promise<Channel> {
     const name = input.name.trim().replace(/^#/, '').toLowerCase();
     if (!CHANNEL_NAME.test(name)) {
-      throw invalidInput(`"${input.name}" is not a valid channel name: use 1–40 lowercase letters, digits, dashes or underscores.`);
+      throw invalidInput(
+        `"${input.name}" is not a valid channel name: use 1–40 lowercase letters, digits, dashes or underscores.`,
+      );
     }
     const ws = v.workspace;
     const channel = await this.store.transaction(async (tx) => {
-      if (await tx.chat.channelByName(ws.id, name)) throw new SwitchboardError('CONFLICT', `There is already a channel #${name} in this workspace; join it or pick another name.`);
-      const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'channel', key: channelKey(name), title: name, surface: 'web' });
+      if (await tx.chat.channelByName(ws.id, name))
+        throw new SwitchboardError(
+          'CONFLICT',
+          `There is already a channel #${name} in this workspace; join it or pick another name.`,
+        );
+      const conv = await tx.messages.conversation({
+        workspaceId: ws.id,
+        kind: 'channel',
+        key: channelKey(name),
+        title: name,
+        surface: 'web',
+      });
       const ch = await tx.chat.createChannel({
-        conversationId: conv.id, workspaceId: ws.id, name, restricted: Boolean(input.restricted),
-        description: (input.description ?? '').trim().slice(0, 250), createdBy: v.person.id,
+        conversationId: conv.id,
+        workspaceId: ws.id,
+        name,
+        restricted: Boolean(input.restricted),
+        description: (input.description ?? '').trim().slice(0, 250),
+        createdBy: v.person.id,
       });
       await tx.chat.addChannelMember(conv.id, v.person.id);
       return ch;
@@ -142,7 +189,8 @@ export class ChatService {
 
   async leave(v: Viewer, conversationId: string) {
     const ch = await this.access.channel(v, conversationId);
-    if (ch.name === GENERAL) throw invalidInput('Everyone in the workspace stays in #general; mute it by not opening it.');
+    if (ch.name === GENERAL)
+      throw invalidInput('Everyone in the workspace stays in #general; mute it by not opening it.');
     await this.store.chat.removeChannelMember(ch.conversationId, v.person.id);
   }
 
@@ -151,8 +199,17 @@ export class ChatService {
     const ch = await this.access.channel(v, conversationId);
     if (!ch.member) throw invalidInput(`Join #${ch.name} before adding people to it.`);
     const person = await this.store.people.get(handle.replace(/^@/, ''));
-    const role = person ? await this.access.viewer(person.id, v.workspace.id).then(() => true, () => false) : false;
-    if (!person || !role) throw notFound(`@${handle.replace(/^@/, '')} in this workspace`, 'Only people who can reach the workspace can join its channels.');
+    const role = person
+      ? await this.access.viewer(person.id, v.workspace.id).then(
+          () => true,
+          () => false,
+        )
+      : false;
+    if (!person || !role)
+      throw notFound(
+        `@${handle.replace(/^@/, '')} in this workspace`,
+        'Only people who can reach the workspace can join its channels.',
+      );
     await this.store.chat.addChannelMember(ch.conversationId, person.id);
     await this.notifier.publish(chatPersonTopic(person.id), ch.conversationId);
     return { channel: ch, person };
@@ -162,11 +219,17 @@ export class ChatService {
   async openDm(v: Viewer, agentId: string): Promise<Conversation> {
     const directory = await this.agents.directory(v.workspace);
     const other = directory.find((d) => d.agent.id === agentId);
-    if (!other) throw notFound('That agent or person in this workspace', 'Pick someone from the agents page or the people list.');
-    if (other.agent.id === v.agent.id) throw invalidInput('A DM needs someone else; write in a channel or start a DM with an agent.');
+    if (!other)
+      throw notFound('That agent or person in this workspace', 'Pick someone from the agents page or the people list.');
+    if (other.agent.id === v.agent.id)
+      throw invalidInput('A DM needs someone else; write in a channel or start a DM with an agent.');
     const ids = [v.agent.id, other.agent.id].sort();
     const conv = await this.store.messages.conversation({
-      workspaceId: v.workspace.id, kind: 'dm', key: `dm:${ids.join(',')}`, title: [v.agent, other.agent].map(label).join(', '), surface: 'web',
+      workspaceId: v.workspace.id,
+      kind: 'dm',
+      key: `dm:${ids.join(',')}`,
+      title: [v.agent, other.agent].map(label).join(', '),
+      surface: 'web',
     });
     await this.store.messages.addParticipants(conv.id, ids);
     await this.notifier.publish(chatPersonTopic(v.person.id), conv.id);
@@ -183,11 +246,21 @@ export class ChatService {
   }
 
   /** A conversation's recent messages (oldest first) with thread counts; marks it read. */
-  async history(v: Viewer, conversationId: string, limit = HISTORY_PAGE): Promise<{ conversation: ConversationView; messages: ChatMessage[]; root: ChatMessage | null }> {
+  async history(
+    v: Viewer,
+    conversationId: string,
+    limit = HISTORY_PAGE,
+  ): Promise<{ conversation: ConversationView; messages: ChatMessage[]; root: ChatMessage | null }> {
     const c = await this.access.conversation(v, conversationId);
     const senders = this.senders(v);
     const list = await this.store.messages.listConversation(v.workspace.id, c.id, limit);
-    const threads = c.kind === 'thread' ? [] : await this.store.chat.threads(v.workspace.id, list.map((m) => m.id));
+    const threads =
+      c.kind === 'thread'
+        ? []
+        : await this.store.chat.threads(
+            v.workspace.id,
+            list.map((m) => m.id),
+          );
     const rootId = threadRoot(c);
     const root = rootId ? await this.store.messages.get(v.workspace.id, rootId) : null;
     const [messages, rootView, view] = await Promise.all([
@@ -200,7 +273,10 @@ export class ChatService {
   }
 
   /** One message as the viewer sees it; null when they may not see it (for live updates). */
-  async message(v: Viewer, messageId: string): Promise<{ message: ChatMessage; conversation: ConversationView } | null> {
+  async message(
+    v: Viewer,
+    messageId: string,
+  ): Promise<{ message: ChatMessage; conversation: ConversationView } | null> {
     const m = await this.store.messages.get(v.workspace.id, messageId);
     if (!m) return null;
     const c = await this.store.messages.getConversation(v.workspace.id, m.conversationId);
@@ -211,8 +287,17 @@ export class ChatService {
 
   async view(v: Viewer, c: Conversation): Promise<ConversationView> {
     const ch = c.kind === 'channel' ? await this.store.chat.channel(v.workspace.id, c.id) : null;
-    const bridges = ch ? (await this.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({ surface: this.via(b.surface) ?? b.surface, title: b.title || b.externalChannelId })) : [];
-    return conversationView(c, await this.title(v, c), ch ? { ...ch, member: await this.access.isMember(v, ch), bridges } : null);
+    const bridges = ch
+      ? (await this.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({
+          surface: this.via(b.surface) ?? b.surface,
+          title: b.title || b.externalChannelId,
+        }))
+      : [];
+    return conversationView(
+      c,
+      await this.title(v, c),
+      ch ? { ...ch, member: await this.access.isMember(v, ch), bridges } : null,
+    );
   }
 
   /** `#name` for a channel; for a DM, the others in it. */
@@ -232,7 +317,11 @@ export class ChatService {
   async post(v: Viewer, conversationId: string, body: string): Promise<PostResult> {
     const c = await this.access.writable(v, conversationId);
     const { result: sent, notices } = await this.inbound.deliverKnown(this.port(v.workspace), {
-      workspace: v.workspace, sender: v.agent, conversation: c, text: body, names: parseMentions(body),
+      workspace: v.workspace,
+      sender: v.agent,
+      conversation: c,
+      text: body,
+      names: parseMentions(body),
     });
     await this.access.markRead(v, c.id);
     const [message] = sent.message ? await this.senders(v).views([sent.message]) : [null];
@@ -293,8 +382,12 @@ export class ChatService {
     const seen = new Map<string, Promise<ConversationView | null>>();
     const viewOf = (id: string) => {
       if (!seen.has(id)) {
-        seen.set(id, this.store.messages.getConversation(v.workspace.id, id)
-          .then(async (c) => (c && await this.access.canSee(v, c) ? this.view(v, c) : null)));
+        seen.set(
+          id,
+          this.store.messages
+            .getConversation(v.workspace.id, id)
+            .then(async (c) => (c && (await this.access.canSee(v, c)) ? this.view(v, c) : null)),
+        );
       }
       return seen.get(id)!;
     };
@@ -304,14 +397,27 @@ export class ChatService {
     // next page is read while the page was full and too few were visible (at most SEARCH_PAGES pages).
     const page = limit * 4;
     for (let n = 0; n < SEARCH_PAGES && out.length < limit; n++) {
-      const hits = await this.store.messages.search({ workspaceId: v.workspace.id, text: q, agentId: null, since, limit: page, offset: n * page });
+      const hits = await this.store.messages.search({
+        workspaceId: v.workspace.id,
+        text: q,
+        agentId: null,
+        since,
+        limit: page,
+        offset: n * page,
+      });
       for (const h of hits) {
         const conversation = await viewOf(h.message.conversationId);
         if (!conversation) continue;
         // A thread is named after its first words; the hit also names the channel or DM it hangs off.
         const parent = conversation.parentId ? await viewOf(conversation.parentId) : null;
         const [m] = await senders.views([h.message]);
-        out.push({ ...m, snippet: h.snippet, cut: snippetCut(m.body, h.snippet), conversation, parent: parent && { id: parent.id, kind: parent.kind, title: parent.title } });
+        out.push({
+          ...m,
+          snippet: h.snippet,
+          cut: snippetCut(m.body, h.snippet),
+          conversation,
+          parent: parent && { id: parent.id, kind: parent.kind, title: parent.title },
+        });
         if (out.length >= limit) break;
       }
       if (hits.length < page) break;
@@ -329,13 +435,27 @@ export class ChatService {
     const read = await this.store.chat.inbox(v.agent.id, v.workspace.id, size + 1, (page - 1) * size);
     const entries = read.slice(0, size);
     const items = entries.map((e) => ({
-      kind: e.conversation.kind === 'dm' ? 'dm' as const : 'mention' as const,
+      kind: e.conversation.kind === 'dm' ? ('dm' as const) : ('mention' as const),
       message: {
-        id: e.message.id, conversationId: e.message.conversationId, body: e.message.body, html: this.render(e.message.body), createdAt: e.message.createdAt,
-        surface: e.message.surface, via: this.via(e.message.surface), permalink: httpUrlOrNull(e.message.permalink), thread: null, editedAt: e.message.editedAt ?? null, reactions: [],
+        id: e.message.id,
+        conversationId: e.message.conversationId,
+        body: e.message.body,
+        html: this.render(e.message.body),
+        createdAt: e.message.createdAt,
+        surface: e.message.surface,
+        via: this.via(e.message.surface),
+        permalink: httpUrlOrNull(e.message.permalink),
+        thread: null,
+        editedAt: e.message.editedAt ?? null,
+        reactions: [],
         sender: senderViewOf(e.sender),
       } satisfies ChatMessage,
-      conversation: { id: e.conversation.id, kind: e.conversation.kind, title: e.conversation.title, parentId: e.conversation.parentId },
+      conversation: {
+        id: e.conversation.id,
+        kind: e.conversation.kind,
+        title: e.conversation.title,
+        parentId: e.conversation.parentId,
+      },
       unread: e.readAt === null,
     }));
     const shown = items.filter((i) => i.unread).map((i) => i.message.id);

@@ -8,9 +8,33 @@ export const PALETTE = ['thumbsup', 'heart', 'joy', 'tada', 'eyes', 'white_check
 export const EMOJI_NAME = /^[a-z0-9+][a-z0-9_+'-]{0,63}$/;
 
 const GLYPHS: Record<string, string> = {
-  thumbsup: '👍', '+1': '👍', thumbsdown: '👎', '-1': '👎', heart: '❤️', joy: '😂', laughing: '😆', smile: '😄', tada: '🎉', eyes: '👀',
-  white_check_mark: '✅', heavy_check_mark: '✔️', x: '❌', rocket: '🚀', fire: '🔥', pray: '🙏', clap: '👏', open_mouth: '😮', cry: '😢',
-  angry: '😠', thinking_face: '🤔', raised_hands: '🙌', ok_hand: '👌', wave: '👋', sparkles: '✨', star: '⭐', '100': '💯',
+  thumbsup: '👍',
+  '+1': '👍',
+  thumbsdown: '👎',
+  '-1': '👎',
+  heart: '❤️',
+  joy: '😂',
+  laughing: '😆',
+  smile: '😄',
+  tada: '🎉',
+  eyes: '👀',
+  white_check_mark: '✅',
+  heavy_check_mark: '✔️',
+  x: '❌',
+  rocket: '🚀',
+  fire: '🔥',
+  pray: '🙏',
+  clap: '👏',
+  open_mouth: '😮',
+  cry: '😢',
+  angry: '😠',
+  thinking_face: '🤔',
+  raised_hands: '🙌',
+  ok_hand: '👌',
+  wave: '👋',
+  sparkles: '✨',
+  star: '⭐',
+  '100': '💯',
 };
 
 /** The emoji for a short name, or `:name:` when it is not one this list knows (a workspace's custom emoji). */

@@ -45,15 +45,24 @@ export class IntakePage {
     const visible: Array<IntakeItem & { sources: Array<IntakeSource & { conversation: Conversation }> }> = [];
     for (const item of items) {
       const convs = await Promise.all(item.sources.map(readable));
-      if (convs.every(Boolean)) visible.push({ ...item, sources: item.sources.map((s, i) => ({ ...s, conversation: convs[i]! })) });
+      if (convs.every(Boolean))
+        visible.push({ ...item, sources: item.sources.map((s, i) => ({ ...s, conversation: convs[i]! })) });
     }
-    const counts = { total: visible.length, bySource: {} as Record<string, number>, byStatus: {} as Record<string, number> };
+    const counts = {
+      total: visible.length,
+      bySource: {} as Record<string, number>,
+      byStatus: {} as Record<string, number>,
+    };
     for (const i of visible) {
       counts.byStatus[i.status] = (counts.byStatus[i.status] ?? 0) + 1;
       for (const s of new Set(i.sources.map((x) => x.surface))) counts.bySource[s] = (counts.bySource[s] ?? 0) + 1;
     }
-    const shown = visible.filter((i) => (!f.status || i.status === f.status) && (!f.kind || i.kind === f.kind)
-      && (!f.surface || i.sources.some((s) => s.surface === f.surface)));
+    const shown = visible.filter(
+      (i) =>
+        (!f.status || i.status === f.status) &&
+        (!f.kind || i.kind === f.kind) &&
+        (!f.surface || i.sources.some((s) => s.surface === f.surface)),
+    );
     return { items: await Promise.all(shown.map((i) => this.view(v, i))), counts };
   }
 
@@ -71,18 +80,34 @@ export class IntakePage {
     return outsideChannel && v.role === 'owner' ? c : null;
   }
 
-  private async view(v: Viewer, i: IntakeItem & { sources: Array<IntakeSource & { conversation: Conversation }> }): Promise<IntakeItemView> {
+  private async view(
+    v: Viewer,
+    i: IntakeItem & { sources: Array<IntakeSource & { conversation: Conversation }> },
+  ): Promise<IntakeItemView> {
     return {
-      id: i.id, title: i.title, kind: i.kind, status: i.status, summary: i.summary, filedAutomatically: i.filedBy === null,
-      createdAt: i.createdAt, updatedAt: i.updatedAt,
-      sources: await Promise.all(i.sources.map(async (s) => {
-        const outside = this.via(s.conversation.surface);
-        return {
-          messageId: s.messageId, surface: s.surface, where: this.via(s.surface) ?? outside ?? 'Web chat',
-          href: outside ? httpUrlOrNull(s.permalink) : webRoute(v, s.conversation), external: Boolean(outside),
-          excerpt: s.excerpt, author: await this.authorName(s), notified: s.notifiedAt !== null,
-        };
-      })),
+      id: i.id,
+      title: i.title,
+      kind: i.kind,
+      status: i.status,
+      summary: i.summary,
+      filedAutomatically: i.filedBy === null,
+      createdAt: i.createdAt,
+      updatedAt: i.updatedAt,
+      sources: await Promise.all(
+        i.sources.map(async (s) => {
+          const outside = this.via(s.conversation.surface);
+          return {
+            messageId: s.messageId,
+            surface: s.surface,
+            where: this.via(s.surface) ?? outside ?? 'Web chat',
+            href: outside ? httpUrlOrNull(s.permalink) : webRoute(v, s.conversation),
+            external: Boolean(outside),
+            excerpt: s.excerpt,
+            author: await this.authorName(s),
+            notified: s.notifiedAt !== null,
+          };
+        }),
+      ),
     };
   }
 

@@ -44,7 +44,11 @@ export interface ChatRepo {
   removeChannelMember(conversationId: string, personId: string): Promise<void>;
   isChannelMember(conversationId: string, personId: string): Promise<boolean>;
   /** Conversations of `kinds` in the workspace the agent takes part in, newest activity first. */
-  conversationsOf(agentId: string, workspaceId: string, kinds: Conversation['kind'][]): Promise<Array<Conversation & { lastMessageAt: Date | null }>>;
+  conversationsOf(
+    agentId: string,
+    workspaceId: string,
+    kinds: Conversation['kind'][],
+  ): Promise<Array<Conversation & { lastMessageAt: Date | null }>>;
   /** Threads started from any of these messages (by root message id). */
   threads(workspaceId: string, rootMessageIds: string[]): Promise<ThreadSummary[]>;
   /** Ids of the thread conversations hanging off any of these conversations. */
@@ -56,7 +60,13 @@ export interface ChatRepo {
   /** The agent's deliveries in the workspace, newest first, after skipping the `offset` newest. */
   inbox(agentId: string, workspaceId: string, limit: number, offset?: number): Promise<InboxEntry[]>;
   /** Marks deliveries to the agent read: those of one conversation (or the whole workspace), and of `messageIds` only when given. */
-  markDeliveriesRead(agentId: string, workspaceId: string, at: Date, conversationId?: string, messageIds?: readonly string[]): Promise<void>;
+  markDeliveriesRead(
+    agentId: string,
+    workspaceId: string,
+    at: Date,
+    conversationId?: string,
+    messageIds?: readonly string[],
+  ): Promise<void>;
 }
 
 /** A signed-in browser. The cookie holds a random token; only its hash is stored. */

@@ -11,7 +11,11 @@ import { WEB_CHAT } from '../types.ts';
 import { reactionViews, webReactor, type ReactionView } from './views.ts';
 
 export class ChatReactions {
-  constructor(private readonly store: Store, private readonly access: ChatAccess, private readonly notifier: Notifier) {}
+  constructor(
+    private readonly store: Store,
+    private readonly access: ChatAccess,
+    private readonly notifier: Notifier,
+  ) {}
 
   /**
    * Gives (`on`) or takes back the viewer's `emoji` on a message they may post
@@ -25,11 +29,22 @@ export class ChatReactions {
     const reactor = webReactor(v.agent.id);
     const changed = await this.store.transaction(async (tx) => {
       if (on) {
-        const offered = (PALETTE as readonly string[]).includes(emoji) || (await tx.reactions.of(v.workspace.id, [m.id])).some((r) => r.emoji === emoji);
-        if (!offered) throw invalidInput(`"${emoji}" is not one of the reactions offered here; pick one of ${PALETTE.join(', ')}, or one already on the message.`);
+        const offered =
+          (PALETTE as readonly string[]).includes(emoji) ||
+          (await tx.reactions.of(v.workspace.id, [m.id])).some((r) => r.emoji === emoji);
+        if (!offered)
+          throw invalidInput(
+            `"${emoji}" is not one of the reactions offered here; pick one of ${PALETTE.join(', ')}, or one already on the message.`,
+          );
       }
       const done = on
-        ? await tx.reactions.add(v.workspace.id, { messageId: m.id, emoji, reactor, reactorName: v.person.displayName || v.person.handle, surface: WEB_CHAT })
+        ? await tx.reactions.add(v.workspace.id, {
+            messageId: m.id,
+            emoji,
+            reactor,
+            reactorName: v.person.displayName || v.person.handle,
+            surface: WEB_CHAT,
+          })
         : await tx.reactions.remove(v.workspace.id, m.id, emoji, reactor);
       if (done) await queueReactionMirrors(tx, m, emoji);
       return done;

@@ -7,7 +7,12 @@ import type { Sidebar } from './views.ts';
 export type { Sidebar, SidebarChannel, SidebarConversation } from './views.ts';
 
 /** What the left column shows: channels the viewer can see, their DMs, and unread counts. */
-export async function sidebar(store: Store, access: ChatAccess, titleOf: (v: Viewer, c: Conversation) => Promise<string>, v: Viewer): Promise<Sidebar> {
+export async function sidebar(
+  store: Store,
+  access: ChatAccess,
+  titleOf: (v: Viewer, c: Conversation) => Promise<string>,
+  v: Viewer,
+): Promise<Sidebar> {
   await access.ensureGeneral(v.workspace);
   const [all, convs, inboxUnread] = await Promise.all([
     store.chat.listChannels(v.workspace.id, v.person.id),
@@ -18,16 +23,27 @@ export async function sidebar(store: Store, access: ChatAccess, titleOf: (v: Vie
     .map((c) => ({ ...c, member: c.member || c.name === GENERAL }))
     .filter((c) => !c.restricted || c.member);
   const unread = await store.chat.unreadCounts(v.person.id, v.agent.id, [
-    ...channels.filter((c) => c.member).map((c) => c.conversationId), ...convs.map((c) => c.id),
+    ...channels.filter((c) => c.member).map((c) => c.conversationId),
+    ...convs.map((c) => c.id),
   ]);
   return {
     channels: channels.map((c) => ({
-      id: c.conversationId, name: c.name, restricted: c.restricted, description: c.description, member: c.member,
-      unread: c.member ? unread.get(c.conversationId) ?? 0 : 0,
+      id: c.conversationId,
+      name: c.name,
+      restricted: c.restricted,
+      description: c.description,
+      member: c.member,
+      unread: c.member ? (unread.get(c.conversationId) ?? 0) : 0,
     })),
-    conversations: await Promise.all(convs.map(async (c) => ({
-      id: c.id, kind: c.kind as 'dm' | 'external', title: await titleOf(v, c), unread: unread.get(c.id) ?? 0, lastMessageAt: c.lastMessageAt,
-    }))),
+    conversations: await Promise.all(
+      convs.map(async (c) => ({
+        id: c.id,
+        kind: c.kind as 'dm' | 'external',
+        title: await titleOf(v, c),
+        unread: unread.get(c.id) ?? 0,
+        lastMessageAt: c.lastMessageAt,
+      })),
+    ),
     inboxUnread,
   };
 }

@@ -50,7 +50,10 @@ export interface ConversationView {
   parentId: string | null;
   rootMessageId: string | null;
   channel: {
-    name: string; restricted: boolean; description: string; member: boolean;
+    name: string;
+    restricted: boolean;
+    description: string;
+    member: boolean;
     /** The Slack or Teams channels it is bridged with: everyone there reads it too. */
     bridges: Array<{ surface: string; title: string }>;
   } | null;
@@ -63,11 +66,17 @@ export const threadKey = (rootMessageId: string) => `${THREAD_PREFIX}${rootMessa
 export const threadRoot = (c: Pick<Conversation, 'kind' | 'key'>) =>
   c.kind === 'thread' && c.key.startsWith(THREAD_PREFIX) ? c.key.slice(THREAD_PREFIX.length) : null;
 
-export function senderView(a: Pick<Agent, 'id' | 'name' | 'ownerHandle' | 'displayName' | 'avatarUrl' | 'kind'>): SenderView {
+export function senderView(
+  a: Pick<Agent, 'id' | 'name' | 'ownerHandle' | 'displayName' | 'avatarUrl' | 'kind'>,
+): SenderView {
   const person = a.kind === 'person';
   return {
-    id: a.id, label: person ? `@${a.name}` : qualifiedName(a), mention: person ? a.name : qualifiedName(a),
-    displayName: a.displayName, avatarUrl: a.avatarUrl, kind: a.kind,
+    id: a.id,
+    label: person ? `@${a.name}` : qualifiedName(a),
+    mention: person ? a.name : qualifiedName(a),
+    displayName: a.displayName,
+    avatarUrl: a.avatarUrl,
+    kind: a.kind,
   };
 }
 
@@ -80,7 +89,10 @@ export type SurfaceLabelOf = (surface: ExternalSurface) => string | undefined;
 export type ViaOf = (surface: SurfaceName) => string | null;
 
 /** `ViaOf` over the registered labels; a chat app this process does not know is named by its surface. */
-export const viaFrom = (labelOf: SurfaceLabelOf): ViaOf => (surface) => (isChatApp(surface) ? labelOf(surface) ?? surface : null);
+export const viaFrom =
+  (labelOf: SurfaceLabelOf): ViaOf =>
+  (surface) =>
+    isChatApp(surface) ? (labelOf(surface) ?? surface) : null;
 
 /** A message a chat user wrote without a linked account: its sender is the guest agent, its author the identity. */
 export const writtenByGuest = (m: Message): m is Message & { askerIdentityId: string } =>
@@ -119,7 +131,12 @@ export class SenderCache {
   private readonly cache = new Map<string, Promise<Agent | null>>();
   private readonly identities = new Map<string, Promise<ExternalIdentity | null>>();
   /** `viewerAgentId`: whose reactions count as `mine`. */
-  constructor(private readonly store: Store, private readonly render: RenderMessage, private readonly via: ViaOf, private readonly viewerAgentId: string | null = null) {}
+  constructor(
+    private readonly store: Store,
+    private readonly render: RenderMessage,
+    private readonly via: ViaOf,
+    private readonly viewerAgentId: string | null = null,
+  ) {}
 
   get(id: string) {
     let p = this.cache.get(id);
@@ -134,33 +151,87 @@ export class SenderCache {
     if (!p) this.identities.set(m.askerIdentityId, (p = this.store.identities.get(m.askerIdentityId)));
     const identity = await p;
     if (!identity) return null;
-    return { id: `identity:${identity.id}`, label: '', mention: '', displayName: identity.displayName || 'Someone', avatarUrl: httpUrlOrNull(identity.avatarUrl), kind: 'person' };
+    return {
+      id: `identity:${identity.id}`,
+      label: '',
+      mention: '',
+      displayName: identity.displayName || 'Someone',
+      avatarUrl: httpUrlOrNull(identity.avatarUrl),
+      kind: 'person',
+    };
   }
 
   async views(messages: Message[], threads: ThreadSummary[] = []): Promise<ChatMessage[]> {
     const byRoot = new Map(threads.map((t) => [t.rootMessageId, t]));
     const reactions = messages.length
-      ? reactionViews(await this.store.reactions.of(messages[0].workspaceId, messages.map((m) => m.id)), this.viewerAgentId && webReactor(this.viewerAgentId))
+      ? reactionViews(
+          await this.store.reactions.of(
+            messages[0].workspaceId,
+            messages.map((m) => m.id),
+          ),
+          this.viewerAgentId && webReactor(this.viewerAgentId),
+        )
       : new Map<string, ReactionView[]>();
-    return Promise.all(messages.map(async (m) => {
-      const agent = await this.get(m.senderId);
-      const t = byRoot.get(m.id);
-      const author = await this.chatAuthor(m);
-      return {
-        id: m.id, conversationId: m.conversationId, body: m.body, html: this.render(m.body), createdAt: m.createdAt, surface: m.surface, via: this.via(m.surface),
-        permalink: httpUrlOrNull(m.permalink),
-        sender: author ?? (agent ? senderView(agent) : { id: m.senderId, label: 'unknown', mention: '', displayName: 'Unknown sender', avatarUrl: null, kind: 'agent' as const }),
-        thread: t && t.replies > 0 ? { conversationId: t.conversationId, replies: t.replies, lastReplyAt: t.lastReplyAt } : null,
-        editedAt: m.editedAt ?? null, reactions: reactions.get(m.id) ?? [],
-      };
-    }));
+    return Promise.all(
+      messages.map(async (m) => {
+        const agent = await this.get(m.senderId);
+        const t = byRoot.get(m.id);
+        const author = await this.chatAuthor(m);
+        return {
+          id: m.id,
+          conversationId: m.conversationId,
+          body: m.body,
+          html: this.render(m.body),
+          createdAt: m.createdAt,
+          surface: m.surface,
+          via: this.via(m.surface),
+          permalink: httpUrlOrNull(m.permalink),
+          sender:
+            author ??
+            (agent
+              ? senderView(agent)
+              : {
+                  id: m.senderId,
+                  label: 'unknown',
+                  mention: '',
+                  displayName: 'Unknown sender',
+                  avatarUrl: null,
+                  kind: 'agent' as const,
+                }),
+          thread:
+            t && t.replies > 0
+              ? { conversationId: t.conversationId, replies: t.replies, lastReplyAt: t.lastReplyAt }
+              : null,
+          editedAt: m.editedAt ?? null,
+          reactions: reactions.get(m.id) ?? [],
+        };
+      }),
+    );
   }
 }
 
-export function conversationView(c: Conversation, title: string, channel: (Channel & { member: boolean; bridges?: Array<{ surface: string; title: string }> }) | null): ConversationView {
+export function conversationView(
+  c: Conversation,
+  title: string,
+  channel: (Channel & { member: boolean; bridges?: Array<{ surface: string; title: string }> }) | null,
+): ConversationView {
   return {
-    id: c.id, kind: c.kind, title, surface: c.surface, permalink: httpUrlOrNull(c.permalink), parentId: c.parentId, rootMessageId: threadRoot(c),
-    channel: channel ? { name: channel.name, restricted: channel.restricted, description: channel.description, member: channel.member, bridges: channel.bridges ?? [] } : null,
+    id: c.id,
+    kind: c.kind,
+    title,
+    surface: c.surface,
+    permalink: httpUrlOrNull(c.permalink),
+    parentId: c.parentId,
+    rootMessageId: threadRoot(c),
+    channel: channel
+      ? {
+          name: channel.name,
+          restricted: channel.restricted,
+          description: channel.description,
+          member: channel.member,
+          bridges: channel.bridges ?? [],
+        }
+      : null,
   };
 }
 
@@ -281,7 +352,14 @@ export interface ChannelSettings {
   channel: { id: string; name: string; restricted: boolean };
   canManage: boolean;
   listeners: Array<{ agentId: string; agent: string; displayName: string; since: Date }>;
-  bridges: Array<{ id: string | null; surface: string; label: string; title: string; externalChannelId: string | null; allowPrivate: boolean }>;
+  bridges: Array<{
+    id: string | null;
+    surface: string;
+    label: string;
+    title: string;
+    externalChannelId: string | null;
+    allowPrivate: boolean;
+  }>;
   /** The chat apps an owner may bridge the channel with here (BridgeService.surfaces); empty for others. */
   bridgeTo: Array<{ surface: string; label: string; example: string }>;
   /** Agents of the workspace an owner may let listen (not listening yet); empty for others. */

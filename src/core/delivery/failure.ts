@@ -36,7 +36,10 @@ export function jobErrorFor(failure: DeliveryFailure, random: () => number = Mat
     case 'rate_limited':
       return failure.afterMs === null
         ? new TransientFailure(failure.reason)
-        : new RetryLater(failure.reason, Math.round(failure.afterMs + random() * Math.min(5_000, 250 + failure.afterMs / 5)));
+        : new RetryLater(
+            failure.reason,
+            Math.round(failure.afterMs + random() * Math.min(5_000, 250 + failure.afterMs / 5)),
+          );
     case 'transient':
       return new TransientFailure(failure.reason);
     case 'permanent':

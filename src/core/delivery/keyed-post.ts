@@ -19,10 +19,16 @@ export interface KeyedPost {
 }
 
 /** Posts once per `key` of a surface (a retry after a recorded post returns its id); returns the post's id. */
-export async function postOncePerKey(posts: SurfacePostRepo, surface: ExternalSurface, key: string, p: KeyedPost, signal?: AbortSignal): Promise<string> {
+export async function postOncePerKey(
+  posts: SurfacePostRepo,
+  surface: ExternalSurface,
+  key: string,
+  p: KeyedPost,
+  signal?: AbortSignal,
+): Promise<string> {
   const earlier = await posts.attempt(surface, key);
   if (earlier.externalId) return earlier.externalId;
-  const id = (earlier.unknown ? await p.find() : null) ?? await p.post();
+  const id = (earlier.unknown ? await p.find() : null) ?? (await p.post());
   await recordPatiently(() => posts.record(surface, key, id), signal);
   return id;
 }

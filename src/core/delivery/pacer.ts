@@ -42,7 +42,10 @@ export class Pacer {
   private readonly marginMs: number;
   private readonly maxWaitMs: number;
 
-  constructor(private readonly windows: PaceWindow[], o: PacerOptions = {}) {
+  constructor(
+    private readonly windows: PaceWindow[],
+    o: PacerOptions = {},
+  ) {
     this.now = o.now ?? Date.now;
     this.sleep = o.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.marginMs = o.marginMs ?? 0;
@@ -67,7 +70,11 @@ export class Pacer {
         this.forget(now);
         return;
       }
-      if (at - now > this.maxWaitMs) throw new RetryLater(`paced: the platform's limit for this conversation allows the next post in ${at - now} ms`, at - now);
+      if (at - now > this.maxWaitMs)
+        throw new RetryLater(
+          `paced: the platform's limit for this conversation allows the next post in ${at - now} ms`,
+          at - now,
+        );
       await this.sleep(at - now);
     }
   }

@@ -19,9 +19,12 @@ export const postChangeTopic = (surface: ExternalSurface) => `${surface}.post.ch
 export const postOrderingKey = (c: Pick<Conversation, 'surface' | 'id'>) => `${c.surface}:${c.id}`;
 
 const ChangeJob = z.object({
-  workspaceId: z.string().uuid(), messageId: z.string().uuid(), conversationId: z.string().uuid(),
+  workspaceId: z.string().uuid(),
+  messageId: z.string().uuid(),
+  conversationId: z.string().uuid(),
   /** A delete's: the post to remove. An edit reads it from the message when it runs. */
-  externalId: z.string().min(1).optional(), kind: z.enum(['edit', 'delete']),
+  externalId: z.string().min(1).optional(),
+  kind: z.enum(['edit', 'delete']),
 });
 
 /**
@@ -35,10 +38,21 @@ const ChangeJob = z.object({
  * recorded by then is never made, or is removed by its post job when it finds
  * the message gone (DeliveryDeps.removePost).
  */
-export async function queuePostChange(tx: Store, m: Message, conv: Conversation, kind: 'edit' | 'delete'): Promise<void> {
+export async function queuePostChange(
+  tx: Store,
+  m: Message,
+  conv: Conversation,
+  kind: 'edit' | 'delete',
+): Promise<void> {
   if (conv.kind !== 'external' || m.surface === conv.surface) return;
   if (kind === 'delete' && !m.externalId) return;
-  const payload = { workspaceId: m.workspaceId, messageId: m.id, conversationId: conv.id, kind, ...(kind === 'delete' ? { externalId: m.externalId } : {}) };
+  const payload = {
+    workspaceId: m.workspaceId,
+    messageId: m.id,
+    conversationId: conv.id,
+    kind,
+    ...(kind === 'delete' ? { externalId: m.externalId } : {}),
+  };
   await tx.outbox.add({ topic: postChangeTopic(conv.surface), payload, orderingKey: postOrderingKey(conv) });
 }
 
@@ -47,12 +61,16 @@ export function postChangeHandler(port: SurfaceOutbound, deps: { store: Store })
   const topic = postChangeTopic(port.surface);
   const paced = (conv: Conversation, call: () => Promise<void>) => {
     const key = port.paceKey(conv);
-    if (!key) throw new PermanentFailure(`The conversation has no ${port.label} address; its post cannot be changed there.`);
+    if (!key)
+      throw new PermanentFailure(`The conversation has no ${port.label} address; its post cannot be changed there.`);
     return pacedCall(port.pacer, key, call);
   };
   return async (raw) => {
     const parsed = ChangeJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The ${topic} job is malformed (${parsed.error.issues[0]?.message}); nothing can be changed.`);
+    if (!parsed.success)
+      throw new PermanentFailure(
+        `The ${topic} job is malformed (${parsed.error.issues[0]?.message}); nothing can be changed.`,
+      );
     const job = parsed.data;
     try {
       if (job.kind === 'delete') {

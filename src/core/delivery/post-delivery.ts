@@ -17,9 +17,13 @@ import { pacedCall } from './pacer.ts';
 import type { OutboundMessage, PostedMessage, SurfaceOutbound } from './ports.ts';
 
 export const PostJob = z.object({
-  messageId: z.string().uuid(), workspaceId: z.string().uuid(), conversationId: z.string().uuid(),
+  messageId: z.string().uuid(),
+  workspaceId: z.string().uuid(),
+  conversationId: z.string().uuid(),
   /** A streamed message's live post, already on the platform: finished in place instead of posted again. */
-  live: z.object({ kind: z.enum(['stream', 'post']), externalId: z.string().min(1), permalink: z.string().nullable() }).optional(),
+  live: z
+    .object({ kind: z.enum(['stream', 'post']), externalId: z.string().min(1), permalink: z.string().nullable() })
+    .optional(),
 });
 export type PostJob = z.infer<typeof PostJob>;
 
@@ -36,14 +40,18 @@ export interface DeliveryDeps {
 export function postHandler(port: SurfaceOutbound, deps: DeliveryDeps): JobHandler {
   return async (raw, ctx) => {
     const parsed = PostJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The ${port.postTopic} job is malformed (${parsed.error.issues[0]?.message}); it cannot be delivered.`);
+    if (!parsed.success)
+      throw new PermanentFailure(
+        `The ${port.postTopic} job is malformed (${parsed.error.issues[0]?.message}); it cannot be delivered.`,
+      );
     const out = await loadOutbound(deps.store, parsed.data);
     // Deleted since (history purge, workspace removed), or posted by an attempt whose job outcome was lost.
     if (!out || out.message.externalId) return;
     const live = parsed.data.live;
     await postOnce(port, out, ctx, {
       // A live post is there already: it only gets its final text.
-      note: () => (live ? Promise.resolve(null) : deps.store.messages.notePostAttempt(out.message.id, deps.clock.now())),
+      note: () =>
+        live ? Promise.resolve(null) : deps.store.messages.notePostAttempt(out.message.id, deps.clock.now()),
       ...(live ? { post: () => finishLive(port, out, live) } : {}),
       record: (posted) => record(deps, out, posted),
       refused: (failure) => tellSender(port, deps, out, failure.reason),
@@ -67,7 +75,12 @@ export interface PostAttempts {
  * first; after an attempt with an unknown outcome, the platform is asked for
  * the post that carries the message id before posting again.
  */
-export async function postOnce(port: SurfaceOutbound, out: OutboundMessage, ctx: JobContext, attempts: PostAttempts): Promise<void> {
+export async function postOnce(
+  port: SurfaceOutbound,
+  out: OutboundMessage,
+  ctx: JobContext,
+  attempts: PostAttempts,
+): Promise<void> {
   const key = port.paceKey(out.conversation);
   if (!key) throw new PermanentFailure(`The conversation has no ${port.label} address; nothing can be posted there.`);
   try {
@@ -76,7 +89,8 @@ export async function postOnce(port: SurfaceOutbound, out: OutboundMessage, ctx:
     const found = earlier ? await port.findPost(out) : null;
     if (found) return await attempts.record(found);
     // Another worker holds the entry now (this one stalled past its lease): it posts, not this one.
-    if (ctx.signal?.aborted) throw new Error('this worker lost the lease before posting; the entry runs again elsewhere');
+    if (ctx.signal?.aborted)
+      throw new Error('this worker lost the lease before posting; the entry runs again elsewhere');
     const posted = await pacedCall(port.pacer, key, () => (attempts.post ? attempts.post() : port.post(out)));
     // The post exists now and only this process knows its id. A retry of the job would have to find it on the
     // platform (Teams cannot), so a database that is briefly away is waited for here, within the lease.
@@ -115,9 +129,14 @@ async function finishLive(port: SurfaceOutbound, out: OutboundMessage, live: Liv
 }
 
 /** The message as its post shows it now, with its sender, conversation and workspace; null when any of them is gone. */
-export async function loadOutbound(store: Store, job: Pick<PostJob, 'workspaceId' | 'messageId' | 'conversationId'>): Promise<(OutboundMessage & { ws: Workspace }) | null> {
+export async function loadOutbound(
+  store: Store,
+  job: Pick<PostJob, 'workspaceId' | 'messageId' | 'conversationId'>,
+): Promise<(OutboundMessage & { ws: Workspace }) | null> {
   const [ws, message, conversation] = await Promise.all([
-    store.workspaces.get(job.workspaceId), store.messages.get(job.workspaceId, job.messageId), store.messages.getConversation(job.workspaceId, job.conversationId),
+    store.workspaces.get(job.workspaceId),
+    store.messages.get(job.workspaceId, job.messageId),
+    store.messages.getConversation(job.workspaceId, job.conversationId),
   ]);
   const sender = message ? await store.agents.get(message.senderId) : null;
   return ws && message && conversation && sender ? { ws, message, conversation, sender } : null;
@@ -128,15 +147,27 @@ export async function loadOutbound(store: Store, job: Pick<PostJob, 'workspaceId
  * was being posted has no row to record it on, and its delete found no post to remove: this post goes too.
  */
 async function record(deps: DeliveryDeps, out: OutboundMessage, posted: PostedMessage): Promise<void> {
-  const kept = await deps.store.messages.setPermalink(out.message.id, posted.permalink ?? out.conversation.permalink ?? `${out.conversation.surface}:${out.conversation.key}`, posted.externalId);
+  const kept = await deps.store.messages.setPermalink(
+    out.message.id,
+    posted.permalink ?? out.conversation.permalink ?? `${out.conversation.surface}:${out.conversation.key}`,
+    posted.externalId,
+  );
   if (!kept) await deps.removePost(out, posted.externalId);
 }
 
 /** Tells the sending agent in its inbox, once per message, that it will not appear on the platform, and why. */
-async function tellSender(port: SurfaceOutbound, deps: DeliveryDeps, out: OutboundMessage & { ws: Workspace }, reason: string) {
+async function tellSender(
+  port: SurfaceOutbound,
+  deps: DeliveryDeps,
+  out: OutboundMessage & { ws: Workspace },
+  reason: string,
+) {
   if (!(await deps.store.firstSeen(`${port.surface}-delivery-notice`, out.message.id))) return;
-  const where = out.conversation.permalink ? `the ${port.label} conversation ${out.conversation.permalink}` : port.label;
-  const body = `Your message ${out.message.id} could not be posted to ${where}: ${reason}. It was not delivered there and will not be retried. ` +
+  const where = out.conversation.permalink
+    ? `the ${port.label} conversation ${out.conversation.permalink}`
+    : port.label;
+  const body =
+    `Your message ${out.message.id} could not be posted to ${where}: ${reason}. It was not delivered there and will not be retried. ` +
     `(Conversation ${out.conversation.id}.)`;
   await deps.notify(out.ws, out.sender, body, `${port.surface}-delivery`);
 }

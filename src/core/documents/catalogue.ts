@@ -26,7 +26,8 @@ export const COLLECTION_TYPES: readonly CollectionType[] = [
     description: 'How to operate something: step-by-step procedures, checks and recoveries.',
     prefix: 'RUN',
     defaultStatuses: ['draft', 'verified', 'outdated'],
-    defaultInstructions: 'Write numbered steps a person can follow under pressure. Mark a runbook "outdated" rather than rewriting history.',
+    defaultInstructions:
+      'Write numbered steps a person can follow under pressure. Mark a runbook "outdated" rather than rewriting history.',
   },
   {
     type: 'decisions',
@@ -34,7 +35,8 @@ export const COLLECTION_TYPES: readonly CollectionType[] = [
     description: 'Decision records: the context, the options weighed, what was decided.',
     prefix: 'DEC',
     defaultStatuses: ['proposed', 'accepted', 'superseded', 'rejected'],
-    defaultInstructions: 'One decision per document. Never rewrite an accepted decision: write a new one and mark the old "superseded".',
+    defaultInstructions:
+      'One decision per document. Never rewrite an accepted decision: write a new one and mark the old "superseded".',
   },
   {
     type: 'notes',

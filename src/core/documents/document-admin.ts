@@ -13,11 +13,18 @@ const MOVE_ATTEMPTS = 3;
  * another collection, and rename, deactivate or delete a collection.
  */
 export class DocumentAdmin {
-  constructor(private readonly store: Store, private readonly docs: DocumentService, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: Store,
+    private readonly docs: DocumentService,
+    private readonly clock: Clock,
+  ) {}
 
   /** Any collection of a Structured workspace, deactivated ones included. */
   private async anyCollection(ws: Workspace, ref: string): Promise<Collection> {
-    if (ws.kind === 'simplified') throw invalidInput(`The workspace "${ws.slug}" is Simplified: its documents live in one collection, which cannot be changed.`);
+    if (ws.kind === 'simplified')
+      throw invalidInput(
+        `The workspace "${ws.slug}" is Simplified: its documents live in one collection, which cannot be changed.`,
+      );
     const c = await this.store.documents.getCollection(ws.id, ref);
     if (!c || c.hidden) throw notFound(`The collection "${ref}"`);
     return c;
@@ -36,9 +43,20 @@ export class DocumentAdmin {
       if (target.id === doc.collectionId) throw invalidInput(`${doc.identifier} is already in "${target.name}".`);
       const nextStatus = status ?? (target.statuses.includes(doc.status) ? doc.status : target.statuses[0]);
       assertStatus(target, nextStatus);
-      const moved = await this.store.documents.updateDocument(ws.id, doc.id, doc.updatedAt, { collectionId: target.id, status: nextStatus }, access.agentId, this.clock.now());
+      const moved = await this.store.documents.updateDocument(
+        ws.id,
+        doc.id,
+        doc.updatedAt,
+        { collectionId: target.id, status: nextStatus },
+        access.agentId,
+        this.clock.now(),
+      );
       if (moved) return moved;
-      if (attempt === MOVE_ATTEMPTS) throw new SwitchboardError('CONFLICT', `${doc.identifier} kept changing while it was being moved, so it was left where it is; try the move again.`);
+      if (attempt === MOVE_ATTEMPTS)
+        throw new SwitchboardError(
+          'CONFLICT',
+          `${doc.identifier} kept changing while it was being moved, so it was left where it is; try the move again.`,
+        );
     }
   }
 
@@ -52,7 +70,12 @@ export class DocumentAdmin {
   }
 
   /** A deactivated collection and its documents leave agents' sight (and the next sessions' instructions) until reactivated. */
-  async setCollectionActive(ws: Workspace, role: WorkspaceRole | null, ref: string, active: boolean): Promise<Collection> {
+  async setCollectionActive(
+    ws: Workspace,
+    role: WorkspaceRole | null,
+    ref: string,
+    active: boolean,
+  ): Promise<Collection> {
     assertOwner(role, active ? 'reactivate a collection' : 'deactivate a collection');
     const c = await this.anyCollection(ws, ref);
     return (await this.store.documents.updateCollection(ws.id, c.id, { active }))!;
@@ -64,8 +87,11 @@ export class DocumentAdmin {
     const c = await this.anyCollection(ws, ref);
     if (await this.store.documents.deleteEmptyCollection(ws.id, c.id)) return;
     const n = await this.store.documents.countDocuments(ws.id, c.id);
-    throw new SwitchboardError('CONFLICT',
+    throw new SwitchboardError(
+      'CONFLICT',
       `"${c.name}" still holds ${n} document${n === 1 ? '' : 's'} (archived ones included), and documents are never deleted. ` +
-      'Move them to another collection first, or deactivate the collection instead.', { documents: n });
+        'Move them to another collection first, or deactivate the collection instead.',
+      { documents: n },
+    );
   }
 }

@@ -3,16 +3,35 @@ import { atLeast } from '../organizations/access.ts';
 import type { WorkspaceKind, WorkspaceRole } from '../types.ts';
 import type { Collection, DocumentAccess, DocumentPatch, DocumentSummary } from './types.ts';
 
-export const READING_TOOLS = ['get_workspace_information', 'list_documents', 'search_documents', 'get_document'] as const;
+export const READING_TOOLS = [
+  'get_workspace_information',
+  'list_documents',
+  'search_documents',
+  'get_document',
+] as const;
 export const WRITING_TOOLS = ['create_document', 'update_document'] as const;
-export const COLLECTION_TOOLS = ['get_available_collection_types', 'create_collection', 'update_collection_instructions'] as const;
+export const COLLECTION_TOOLS = [
+  'get_available_collection_types',
+  'create_collection',
+  'update_collection_instructions',
+] as const;
 export const SIMPLIFIED_OWNER_TOOLS = ['update_workspace_instructions'] as const;
 
 export type DocumentToolName =
-  | (typeof READING_TOOLS)[number] | (typeof WRITING_TOOLS)[number]
-  | (typeof COLLECTION_TOOLS)[number] | (typeof SIMPLIFIED_OWNER_TOOLS)[number];
+  | (typeof READING_TOOLS)[number]
+  | (typeof WRITING_TOOLS)[number]
+  | (typeof COLLECTION_TOOLS)[number]
+  | (typeof SIMPLIFIED_OWNER_TOOLS)[number];
 
-export const LIMITS = { title: 200, summary: 1_000, content: 200_000, instructions: 8_000, collectionName: 80, statuses: 12, status: 40 } as const;
+export const LIMITS = {
+  title: 200,
+  summary: 1_000,
+  content: 200_000,
+  instructions: 8_000,
+  collectionName: 80,
+  statuses: 12,
+  status: 40,
+} as const;
 
 /** The document tools a role gives when its holder has a seat. */
 function toolsOfRole(kind: WorkspaceKind, role: WorkspaceRole): DocumentToolName[] {
@@ -37,7 +56,10 @@ export interface DocumentToolset {
 export function documentToolset(kind: WorkspaceKind, role: WorkspaceRole, hasSeat: boolean): DocumentToolset {
   const all = toolsOfRole(kind, role);
   if (hasSeat) return { granted: all, withheldForSeat: [] };
-  return { granted: [...READING_TOOLS], withheldForSeat: all.filter((t) => !(READING_TOOLS as readonly string[]).includes(t)) };
+  return {
+    granted: [...READING_TOOLS],
+    withheldForSeat: all.filter((t) => !(READING_TOOLS as readonly string[]).includes(t)),
+  };
 }
 
 /** The refusal for someone whose role could write but who holds no seat: it names the seat and who assigns one. */
@@ -54,14 +76,19 @@ export function seatRefusal(access: Pick<DocumentAccess, 'personHandle' | 'org'>
 /** Owners and editors with a seat write documents. */
 export function assertMayWrite(access: DocumentAccess): void {
   if (!atLeast(access.role, 'editor')) {
-    throw notPermitted(`@${access.personHandle} is a viewer of this workspace, so documents can be read but not written; a workspace owner can make them an editor.`);
+    throw notPermitted(
+      `@${access.personHandle} is a viewer of this workspace, so documents can be read but not written; a workspace owner can make them an editor.`,
+    );
   }
   if (!access.hasSeat) throw seatRefusal(access);
 }
 
 /** Owners with a seat shape the workspace: collections and their instructions. */
 export function assertMayShape(access: DocumentAccess, what: string): void {
-  if (access.role !== 'owner') throw notPermitted(`Only a workspace owner can ${what}; @${access.personHandle} is ${access.role === 'editor' ? 'an editor' : 'a viewer'} here.`);
+  if (access.role !== 'owner')
+    throw notPermitted(
+      `Only a workspace owner can ${what}; @${access.personHandle} is ${access.role === 'editor' ? 'an editor' : 'a viewer'} here.`,
+    );
   if (!access.hasSeat) throw seatRefusal(access);
 }
 
@@ -75,7 +102,10 @@ export function assertOwner(role: WorkspaceRole | null, what: string): void {
  * read. When the document moved on, the refusal carries the current value so
  * the writer reads again and redoes its change on top of the other edit.
  */
-export function staleVersion(current: Pick<DocumentSummary, 'identifier' | 'updatedAt' | 'updatedBy'>, read: Date): SwitchboardError {
+export function staleVersion(
+  current: Pick<DocumentSummary, 'identifier' | 'updatedAt' | 'updatedBy'>,
+  read: Date,
+): SwitchboardError {
   const now = current.updatedAt.toISOString();
   return new SwitchboardError(
     'STALE_VERSION',
@@ -89,16 +119,22 @@ export function staleVersion(current: Pick<DocumentSummary, 'identifier' | 'upda
 export function assertStatus(collection: Pick<Collection, 'statuses' | 'name' | 'hidden'>, status: string): void {
   if (collection.statuses.includes(status)) return;
   const where = collection.hidden ? 'this workspace' : `the collection "${collection.name}"`;
-  throw invalidInput(`"${status}" is not a status of ${where}; use one of: ${collection.statuses.join(', ')}.`, { statuses: collection.statuses });
+  throw invalidInput(`"${status}" is not a status of ${where}; use one of: ${collection.statuses.join(', ')}.`, {
+    statuses: collection.statuses,
+  });
 }
 
 /** Statuses for a new collection: trimmed, lowercase, distinct, 1–12 of them. */
 export function normalizeStatuses(statuses: string[]): string[] {
   const out = [...new Set(statuses.map((s) => s.trim().toLowerCase()).filter(Boolean))];
   if (!out.length) throw invalidInput('A collection needs at least one status, e.g. ["draft", "final"].');
-  if (out.length > LIMITS.statuses) throw invalidInput(`A collection can have at most ${LIMITS.statuses} statuses; you gave ${out.length}.`);
+  if (out.length > LIMITS.statuses)
+    throw invalidInput(`A collection can have at most ${LIMITS.statuses} statuses; you gave ${out.length}.`);
   const long = out.find((s) => s.length > LIMITS.status);
-  if (long) throw invalidInput(`The status "${long.slice(0, 50)}…" is longer than ${LIMITS.status} characters; use a short word.`);
+  if (long)
+    throw invalidInput(
+      `The status "${long.slice(0, 50)}…" is longer than ${LIMITS.status} characters; use a short word.`,
+    );
   return out;
 }
 
@@ -107,7 +143,8 @@ export function assertDocumentFields(fields: DocumentPatch): void {
   const check = (name: 'title' | 'summary' | 'content', value: string | undefined) => {
     if (value === undefined) return;
     if (name === 'title' && !value.trim()) throw invalidInput('The title is empty; give the document a short title.');
-    if (value.length > LIMITS[name]) throw invalidInput(`The ${name} is ${value.length} characters; the limit is ${LIMITS[name]}.`);
+    if (value.length > LIMITS[name])
+      throw invalidInput(`The ${name} is ${value.length} characters; the limit is ${LIMITS[name]}.`);
   };
   check('title', fields.title);
   check('summary', fields.summary);
@@ -116,4 +153,8 @@ export function assertDocumentFields(fields: DocumentPatch): void {
 
 /** Whether a patch changes anything (an empty update is refused rather than bumping `updated_at`). */
 export const isEmptyPatch = (p: DocumentPatch) =>
-  p.title === undefined && p.summary === undefined && p.content === undefined && p.status === undefined && p.archived === undefined;
+  p.title === undefined &&
+  p.summary === undefined &&
+  p.content === undefined &&
+  p.status === undefined &&
+  p.archived === undefined;

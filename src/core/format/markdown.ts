@@ -12,7 +12,10 @@ const parser = unified().use(remarkParse).use(remarkGfm).freeze();
 const WRITE = { bullet: '-', emphasis: '_', strong: '*', fences: true, rule: '-' } as const;
 const writer = unified().use(remarkGfm).use(remarkStringify, WRITE).freeze();
 // A link whose words are its URL is otherwise written `<url>`, which an HTML-reading surface (Teams) takes for a tag.
-const bracketWriter = unified().use(remarkGfm).use(remarkStringify, { ...WRITE, resourceLink: true }).freeze();
+const bracketWriter = unified()
+  .use(remarkGfm)
+  .use(remarkStringify, { ...WRITE, resourceLink: true })
+  .freeze();
 
 /** Deeper nesting than this is no real message; every converter walks trees recursively, so such a text is kept as plain words. */
 const MAX_DEPTH = 100;
@@ -81,7 +84,11 @@ export function excerpt(markdown: string, max = 80): string {
 }
 
 /** Calls `visit` on every node of a tree, parents before children; returning false skips a node's children. */
-export function walk(node: Nodes, visit: (node: Nodes, parent: Nodes | null) => boolean | void, parent: Nodes | null = null): void {
+export function walk(
+  node: Nodes,
+  visit: (node: Nodes, parent: Nodes | null) => boolean | void,
+  parent: Nodes | null = null,
+): void {
   if (visit(node, parent) === false) return;
   if ('children' in node) for (const child of node.children) walk(child as Nodes, visit, node);
 }
@@ -102,6 +109,8 @@ export function markedSnippet(raw: string): string {
     .replace(/\]\([^)\s]*\)?|(^|\s)\[(?=\S)/g, '$1') // and halves of links cut by the snippet lose their syntax
     .replace(/\*{2,}|_{2,}|~~|`+/g, '')
     .replace(/(^|\n)\s*(#{1,6}|>)\s+/g, '$1')
-    .replace(/\s+/g, ' ').trim()
-    .replaceAll(HIT_START, '**').replaceAll(HIT_END, '**');
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replaceAll(HIT_START, '**')
+    .replaceAll(HIT_END, '**');
 }

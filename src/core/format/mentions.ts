@@ -15,7 +15,8 @@ export function mentionsIn(text: string): Array<{ index: number; text: string; n
   const out: Array<{ index: number; text: string; name: string }> = [];
   for (const m of text.matchAll(MENTION)) {
     const name = m[1].replace(/[.\-_]+$/, '');
-    if (name && !BROADCAST.has(name.toLowerCase())) out.push({ index: m.index, text: `@${name}`, name: name.toLowerCase() });
+    if (name && !BROADCAST.has(name.toLowerCase()))
+      out.push({ index: m.index, text: `@${name}`, name: name.toLowerCase() });
   }
   return out;
 }

@@ -34,7 +34,10 @@ export const AGENT_INTAKE_ITEMS = 500;
 const SOURCE_EXCERPT_CHARS = 200;
 
 /** What an automatic item made from a message deleted on its platform says in place of the person's words. */
-export const DELETED_REQUEST = { title: DELETED_EXCERPT, summary: 'The person deleted the message this request came from.' } as const;
+export const DELETED_REQUEST = {
+  title: DELETED_EXCERPT,
+  summary: 'The person deleted the message this request came from.',
+} as const;
 
 /**
  * Intake follows an edit or a delete its author made on the chat platform (`text` null: deleted), in the caller's
@@ -42,13 +45,23 @@ export const DELETED_REQUEST = { title: DELETED_EXCERPT, summary: 'The person de
  * made from it whose summary is still the old text takes the new one (or says it was deleted). Items an agent filed
  * keep the title and summary the agent wrote.
  */
-export async function followChatEdit(tx: Store, message: Pick<Message, 'workspaceId' | 'id' | 'body'>, text: string | null, at: Date): Promise<void> {
-  await tx.intake.reexcerpt(message.workspaceId, message.id, text === null ? DELETED_EXCERPT : excerpt(text, SOURCE_EXCERPT_CHARS));
+export async function followChatEdit(
+  tx: Store,
+  message: Pick<Message, 'workspaceId' | 'id' | 'body'>,
+  text: string | null,
+  at: Date,
+): Promise<void> {
+  await tx.intake.reexcerpt(
+    message.workspaceId,
+    message.id,
+    text === null ? DELETED_EXCERPT : excerpt(text, SOURCE_EXCERPT_CHARS),
+  );
   const next = text === null ? DELETED_REQUEST : { title: titleFrom(text), summary: text };
   await tx.intake.retitleAutomatic(message.workspaceId, message.id, message.body, next, at);
 }
 
-const missingItem = (id: string) => notFound(`The intake item ${id} in this workspace`, 'Call list_intake for the ids.');
+const missingItem = (id: string) =>
+  notFound(`The intake item ${id} in this workspace`, 'Call list_intake for the ids.');
 
 export class IntakeService {
   constructor(
@@ -66,11 +79,24 @@ export class IntakeService {
   ) {}
 
   /** Files an item from messages the agent sent, received or overheard. */
-  async file(agent: Agent, ws: Workspace, input: { title: string; kind: IntakeKind; summary: string; sourceIds: string[] }): Promise<IntakeDetail> {
+  async file(
+    agent: Agent,
+    ws: Workspace,
+    input: { title: string; kind: IntakeKind; summary: string; sourceIds: string[] },
+  ): Promise<IntakeDetail> {
     const me = await this.agents.member(agent, ws);
     const sources = await this.sourcesFrom(agent, ws, input.sourceIds, me.permissions.monitor);
     const item = await this.store.transaction(async (tx) => {
-      const created = await tx.intake.create({ workspaceId: ws.id, title: input.title.trim(), kind: input.kind, summary: input.summary.trim(), filedBy: agent.id }, this.clock.now());
+      const created = await tx.intake.create(
+        {
+          workspaceId: ws.id,
+          title: input.title.trim(),
+          kind: input.kind,
+          summary: input.summary.trim(),
+          filedBy: agent.id,
+        },
+        this.clock.now(),
+      );
       await tx.intake.addSources(sources.map((s) => ({ ...s, itemId: created.id })));
       return created;
     });
@@ -78,19 +104,26 @@ export class IntakeService {
   }
 
   /** Adds sources, a note, or a new status; becoming done tells the people who asked. */
-  async update(agent: Agent, ws: Workspace, input: { id: string; addSourceIds?: string[]; status?: IntakeStatus; note?: string }): Promise<{ item: IntakeDetail; told: number; previous: IntakeStatus }> {
+  async update(
+    agent: Agent,
+    ws: Workspace,
+    input: { id: string; addSourceIds?: string[]; status?: IntakeStatus; note?: string },
+  ): Promise<{ item: IntakeDetail; told: number; previous: IntakeStatus }> {
     const me = await this.agents.member(agent, ws);
     if (!input.addSourceIds?.length && !input.status && !input.note?.trim()) {
       throw invalidInput('Nothing to change: give `status`, `note` or `add_source_message_ids`.');
     }
     const current = await this.store.intake.get(ws.id, input.id);
     // An item the agent may not read is refused as one that does not exist: neither its existence nor a change to it leaks.
-    const sees = async (item: NonNullable<typeof current>) => me.permissions.monitor
-      || seesItem(this.reader(agent, false), { ...item, sources: await this.store.intake.sources([item.id]) });
+    const sees = async (item: NonNullable<typeof current>) =>
+      me.permissions.monitor ||
+      seesItem(this.reader(agent, false), { ...item, sources: await this.store.intake.sources([item.id]) });
     if (!current || !(await sees(current))) {
       throw missingItem(input.id);
     }
-    const sources = input.addSourceIds?.length ? await this.sourcesFrom(agent, ws, input.addSourceIds, me.permissions.monitor) : [];
+    const sources = input.addSourceIds?.length
+      ? await this.sourcesFrom(agent, ws, input.addSourceIds, me.permissions.monitor)
+      : [];
     const now = this.clock.now();
     // Sources added to an item already done are told too: they asked for what is now live.
     const tells = input.status === 'done' || (current.status === 'done' && sources.length > 0);
@@ -98,8 +131,11 @@ export class IntakeService {
     const system = tells ? await this.orgs.systemAgent() : null;
     const { previous, told } = await this.store.transaction(async (tx) => {
       await tx.intake.addSources(sources.map((s) => ({ ...s, itemId: current.id })));
-      if (input.note?.trim()) await tx.intake.addNote({ itemId: current.id, authorAgentId: agent.id, body: input.note.trim() }, now);
-      const previous = input.status ? (await tx.intake.setStatus(ws.id, current.id, input.status, now))! : current.status;
+      if (input.note?.trim())
+        await tx.intake.addNote({ itemId: current.id, authorAgentId: agent.id, body: input.note.trim() }, now);
+      const previous = input.status
+        ? (await tx.intake.setStatus(ws.id, current.id, input.status, now))!
+        : current.status;
       if (!input.status) await tx.intake.touch(current.id, now);
       const told = system ? await this.tellDone(tx, ws, current, system) : [];
       return { previous, told };
@@ -136,7 +172,16 @@ export class IntakeService {
    * it may see (so counts reveal no hidden item); `truncated` when more match after it. A monitor's cover the whole
    * workspace; another agent's only the workspace's newest AGENT_INTAKE_ITEMS items (`capped` when it holds more).
    */
-  async listFor(r: IntakeReader, ws: Workspace, f: IntakeFilter): Promise<{ items: Array<IntakeItem & { sources: IntakeSource[] }>; counts: ReturnType<typeof countItems>; truncated: boolean; capped: boolean }> {
+  async listFor(
+    r: IntakeReader,
+    ws: Workspace,
+    f: IntakeFilter,
+  ): Promise<{
+    items: Array<IntakeItem & { sources: IntakeSource[] }>;
+    counts: ReturnType<typeof countItems>;
+    truncated: boolean;
+    capped: boolean;
+  }> {
     const offset = f.offset ?? 0;
     if (r.monitor) {
       const [page, counts] = await Promise.all([this.list(ws, { ...f, offset, limit: f.limit + 1 }), this.counts(ws)]);
@@ -148,8 +193,10 @@ export class IntakeService {
     const visible = newest.filter((_, k) => seen[k]);
     const matching = visible.filter((i) => matchesFilter(i, f));
     return {
-      items: matching.slice(offset, offset + f.limit), counts: countItems(visible),
-      truncated: matching.length > offset + f.limit, capped: newest.length === AGENT_INTAKE_ITEMS,
+      items: matching.slice(offset, offset + f.limit),
+      counts: countItems(visible),
+      truncated: matching.length > offset + f.limit,
+      capped: newest.length === AGENT_INTAKE_ITEMS,
     };
   }
 
@@ -166,11 +213,16 @@ export class IntakeService {
 
   /** Opts a person (or an unlinked chat user) out of done notices, or back in. */
   async setNotices(subject: { personId: string } | { identityId: string }, on: boolean): Promise<void> {
-    await this.store.intake.setOptOut('personId' in subject ? `person:${subject.personId}` : `identity:${subject.identityId}`, !on);
+    await this.store.intake.setOptOut(
+      'personId' in subject ? `person:${subject.personId}` : `identity:${subject.identityId}`,
+      !on,
+    );
   }
 
   async noticesOn(subject: { personId: string } | { identityId: string }): Promise<boolean> {
-    return !(await this.store.intake.optedOut(['personId' in subject ? `person:${subject.personId}` : `identity:${subject.identityId}`]));
+    return !(await this.store.intake.optedOut([
+      'personId' in subject ? `person:${subject.personId}` : `identity:${subject.identityId}`,
+    ]));
   }
 
   /**
@@ -182,7 +234,10 @@ export class IntakeService {
   async noticesCommand(identity: ExternalIdentity, word: string, turnOn: { on: string; off: string }): Promise<string> {
     const wanted = word.trim().toLowerCase();
     if (wanted !== 'on' && wanted !== 'off') return noticesHelp(turnOn);
-    await this.setNotices(identity.personId ? { personId: identity.personId } : { identityId: identity.id }, wanted === 'on');
+    await this.setNotices(
+      identity.personId ? { personId: identity.personId } : { identityId: identity.id },
+      wanted === 'on',
+    );
     return noticesAnswer(wanted === 'on', turnOn);
   }
 
@@ -201,9 +256,16 @@ export class IntakeService {
         await tx.intake.touch(existing.id, this.clock.now());
         return existing;
       }
-      const item = await tx.intake.create({
-        workspaceId: ws.id, title: titleFrom(message.body), kind: inferKind(message.body), summary: message.body, filedBy: null,
-      }, this.clock.now());
+      const item = await tx.intake.create(
+        {
+          workspaceId: ws.id,
+          title: titleFrom(message.body),
+          kind: inferKind(message.body),
+          summary: message.body,
+          filedBy: null,
+        },
+        this.clock.now(),
+      );
       await tx.intake.addSources([{ ...source, itemId: item.id }]);
       return item;
     });
@@ -212,12 +274,18 @@ export class IntakeService {
   /** Resolves message ids into sources; each must be a message the agent sent, received or overheard (any, with monitor). */
   private async sourcesFrom(agent: Agent, ws: Workspace, ids: string[], monitor: boolean): Promise<NewSource[]> {
     const unique = [...new Set(ids)];
-    if (unique.length > MAX_SOURCES) throw invalidInput(`An item takes at most ${MAX_SOURCES} source messages at a time; you gave ${unique.length}. Pick the clearest ones.`);
+    if (unique.length > MAX_SOURCES)
+      throw invalidInput(
+        `An item takes at most ${MAX_SOURCES} source messages at a time; you gave ${unique.length}. Pick the clearest ones.`,
+      );
     const out: NewSource[] = [];
     for (const id of unique) {
       const m = await this.store.messages.get(ws.id, id);
-      if (!m || !(monitor || await this.store.messages.involves(agent.id, id))) {
-        throw notFound(`A message ${id} that you sent or received in this workspace`, 'Use message ids from check_inbox, subscribe or search_messages.');
+      if (!m || !(monitor || (await this.store.messages.involves(agent.id, id)))) {
+        throw notFound(
+          `A message ${id} that you sent or received in this workspace`,
+          'Use message ids from check_inbox, subscribe or search_messages.',
+        );
       }
       const conv = (await this.store.messages.getConversation(ws.id, m.conversationId))!;
       out.push({ ...(await this.sourceOf(ws, m, conv)), itemId: '' });
@@ -230,9 +298,16 @@ export class IntakeService {
     const isGuest = sender?.ownerHandle === GUEST_HANDLE;
     return {
       // A person's message counts where they wrote it; an agent's where its conversation is.
-      itemId: '', messageId: m.id, workspaceId: ws.id, conversationId: conv.id, surface: sender?.kind === 'person' ? m.surface : conv.surface,
-      permalink: m.permalink ?? (conv.surface === WEB_CHAT ? this.webLink(ws, conv) : conv.permalink), excerpt: excerpt(m.body, SOURCE_EXCERPT_CHARS),
-      authorAgentId: m.senderId, authorPersonId: sender?.kind === 'person' && !isGuest ? sender.ownerId : null, authorIdentityId: m.askerIdentityId,
+      itemId: '',
+      messageId: m.id,
+      workspaceId: ws.id,
+      conversationId: conv.id,
+      surface: sender?.kind === 'person' ? m.surface : conv.surface,
+      permalink: m.permalink ?? (conv.surface === WEB_CHAT ? this.webLink(ws, conv) : conv.permalink),
+      excerpt: excerpt(m.body, SOURCE_EXCERPT_CHARS),
+      authorAgentId: m.senderId,
+      authorPersonId: sender?.kind === 'person' && !isGuest ? sender.ownerId : null,
+      authorIdentityId: m.askerIdentityId,
     };
   }
 
@@ -248,30 +323,52 @@ export class IntakeService {
    * A source is claimed before its notice is written, in the same transaction,
    * so a notice goes out exactly once; one person with several sources is told once.
    */
-  private async tellDone(tx: Store, ws: Workspace, item: IntakeItem, system: Agent): Promise<Array<{ message: Message; inboxes: string[] }>> {
+  private async tellDone(
+    tx: Store,
+    ws: Workspace,
+    item: IntakeItem,
+    system: Agent,
+  ): Promise<Array<{ message: Message; inboxes: string[] }>> {
     const told = new Set<string>();
     const out: Array<{ message: Message; inboxes: string[] }> = [];
     for (const s of await tx.intake.sources([item.id])) {
       if (s.notifiedAt || !(await tx.intake.claimNotice(item.id, s.messageId, this.clock.now()))) continue;
-      const subjects = [s.authorPersonId && `person:${s.authorPersonId}`, s.authorIdentityId && `identity:${s.authorIdentityId}`].filter((x): x is string => Boolean(x));
+      const subjects = [
+        s.authorPersonId && `person:${s.authorPersonId}`,
+        s.authorIdentityId && `identity:${s.authorIdentityId}`,
+      ].filter((x): x is string => Boolean(x));
       // Agents are not told (they follow intake themselves); nor is anyone who opted out.
-      if (!subjects.length || subjects.some((x) => told.has(x)) || await tx.intake.optedOut(subjects)) continue;
+      if (!subjects.length || subjects.some((x) => told.has(x)) || (await tx.intake.optedOut(subjects))) continue;
       subjects.forEach((x) => told.add(x));
       const conv = await tx.messages.getConversation(ws.id, s.conversationId);
       if (!conv) continue;
-      const name = s.authorIdentityId ? (await tx.identities.get(s.authorIdentityId))?.displayName : (await tx.people.get(s.authorPersonId!))?.displayName;
+      const name = s.authorIdentityId
+        ? (await tx.identities.get(s.authorIdentityId))?.displayName
+        : (await tx.people.get(s.authorPersonId!))?.displayName;
       const inboxes = conv.kind !== 'external' && s.authorAgentId ? [s.authorAgentId] : [];
-      out.push({ message: await postAsSystem(tx, ws, system, conv, doneNotice(name ?? null, item.title), this.clock.now(), this.postTopicOf, inboxes), inboxes });
+      out.push({
+        message: await postAsSystem(
+          tx,
+          ws,
+          system,
+          conv,
+          doneNotice(name ?? null, item.title),
+          this.clock.now(),
+          this.postTopicOf,
+          inboxes,
+        ),
+        inboxes,
+      });
     }
     return out;
   }
 
   private async wake(told: Array<{ message: Message; inboxes: string[] }>) {
-    await Promise.all(told.flatMap((t) => [
-      this.notifier.publish(conversationTopic(t.message.conversationId), t.message.id),
-      ...t.inboxes.map((id) => this.notifier.publish(inboxTopic(id), t.message.id)),
-    ]));
+    await Promise.all(
+      told.flatMap((t) => [
+        this.notifier.publish(conversationTopic(t.message.conversationId), t.message.id),
+        ...t.inboxes.map((id) => this.notifier.publish(inboxTopic(id), t.message.id)),
+      ]),
+    );
   }
 }
-
-

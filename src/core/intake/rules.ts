@@ -4,8 +4,10 @@ import { excerpt } from '../format/markdown.ts';
 import type { IntakeKind } from './types.ts';
 
 /** Words that make a message a request for a change (rather than a greeting or thanks). */
-const REQUEST = /\b(please|pls|could you|can you|would you|can we|could we|add|fix|change|support|allow|make|remove|improve|update|need|needs|want|wish|would like|should|bug|broken|crash(es|ed)?|error|fails?|failing|not working|doesn't work|does not work|slow)\b/i;
-const BUG = /\b(bug|broken|crash(es|ed)?|error|exception|fails?|failing|not working|doesn't work|does not work|regression)\b/i;
+const REQUEST =
+  /\b(please|pls|could you|can you|would you|can we|could we|add|fix|change|support|allow|make|remove|improve|update|need|needs|want|wish|would like|should|bug|broken|crash(es|ed)?|error|fails?|failing|not working|doesn't work|does not work|slow)\b/i;
+const BUG =
+  /\b(bug|broken|crash(es|ed)?|error|exception|fails?|failing|not working|doesn't work|does not work|regression)\b/i;
 const COMPLAINT = /\b(annoying|frustrat\w*|terrible|awful|unacceptable|disappointed|too slow|complain\w*)\b/i;
 
 /** Whether an unlinked person's message to an agent reads like a change request. */
@@ -21,7 +23,8 @@ export function looksLikeRequest(body: string): boolean {
 export function inferKind(body: string): IntakeKind {
   if (BUG.test(body)) return 'bug';
   if (COMPLAINT.test(body)) return 'complaint';
-  if (body.trim().endsWith('?') && !/\b(add|fix|change|support|allow|make|remove|improve)\b/i.test(body)) return 'question';
+  if (body.trim().endsWith('?') && !/\b(add|fix|change|support|allow|make|remove|improve)\b/i.test(body))
+    return 'question';
   return 'feature request';
 }
 

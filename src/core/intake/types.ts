@@ -80,11 +80,19 @@ export interface IntakeRepo {
    * Gives a new title and summary to the items filed automatically from this message whose summary is still
    * `summaryWas` (its old text, as filed); returns how many.
    */
-  retitleAutomatic(workspaceId: string, messageId: string, summaryWas: string, next: { title: string; summary: string }, at: Date): Promise<number>;
+  retitleAutomatic(
+    workspaceId: string,
+    messageId: string,
+    summaryWas: string,
+    next: { title: string; summary: string },
+    at: Date,
+  ): Promise<number>;
   /** The items filed automatically that already have a source in this conversation. */
   autoItemIn(workspaceId: string, conversationId: string): Promise<IntakeItem | null>;
   /** Items per surface of their sources (an item with sources on two surfaces counts on both), and per status. */
-  counts(workspaceId: string): Promise<{ bySurface: Record<string, number>; byStatus: Record<string, number>; total: number }>;
+  counts(
+    workspaceId: string,
+  ): Promise<{ bySurface: Record<string, number>; byStatus: Record<string, number>; total: number }>;
   /** Whether any of these subjects (`person:<id>`, `identity:<id>`) opted out of done notices. */
   optedOut(subjects: string[]): Promise<boolean>;
   /** Opts a subject out of done notices, or back in. */

@@ -20,17 +20,27 @@ export interface IntakeReader {
 type WithSources = Pick<IntakeItem, 'filedBy'> & { sources: Array<Pick<IntakeSource, 'messageId'>> };
 
 /** A reader that asks `involvedIn` about each message once, a batch at a time. */
-export function intakeReader(agentId: string, monitor: boolean, involvedIn: (agentId: string, messageIds: string[]) => Promise<Set<string>>): IntakeReader {
+export function intakeReader(
+  agentId: string,
+  monitor: boolean,
+  involvedIn: (agentId: string, messageIds: string[]) => Promise<Set<string>>,
+): IntakeReader {
   const asked = new Map<string, Promise<boolean>>();
   const see = (messageIds: string[]) => {
     const fresh = [...new Set(messageIds.filter((id) => !asked.has(id)))];
     if (!fresh.length) return Promise.resolve();
     const found = involvedIn(agentId, fresh);
-    for (const id of fresh) asked.set(id, found.then((ids) => ids.has(id)));
+    for (const id of fresh)
+      asked.set(
+        id,
+        found.then((ids) => ids.has(id)),
+      );
     return found.then(() => undefined);
   };
   return {
-    agentId, monitor, see,
+    agentId,
+    monitor,
+    see,
     async saw(messageId) {
       if (!asked.has(messageId)) await see([messageId]);
       return asked.get(messageId)!;
@@ -56,13 +66,26 @@ export function seesExcerpt(r: IntakeReader, s: Pick<IntakeSource, 'messageId'>)
 }
 
 /** Whether an item passes a list filter (status, kind, a source's surface); the limit is the caller's. */
-export function matchesFilter(i: Pick<IntakeItem, 'status' | 'kind'> & { sources: Array<Pick<IntakeSource, 'surface'>> }, f: Omit<IntakeFilter, 'limit'>): boolean {
-  return (!f.status || i.status === f.status) && (!f.kind || i.kind === f.kind) && (!f.surface || i.sources.some((s) => s.surface === f.surface));
+export function matchesFilter(
+  i: Pick<IntakeItem, 'status' | 'kind'> & { sources: Array<Pick<IntakeSource, 'surface'>> },
+  f: Omit<IntakeFilter, 'limit'>,
+): boolean {
+  return (
+    (!f.status || i.status === f.status) &&
+    (!f.kind || i.kind === f.kind) &&
+    (!f.surface || i.sources.some((s) => s.surface === f.surface))
+  );
 }
 
 /** Counts of these items per status and per source surface (an item with sources on two surfaces counts on both), as the repository counts a workspace. */
-export function countItems(items: Array<Pick<IntakeItem, 'status'> & { sources: Array<Pick<IntakeSource, 'surface'>> }>) {
-  const counts = { bySurface: {} as Record<string, number>, byStatus: {} as Record<string, number>, total: items.length };
+export function countItems(
+  items: Array<Pick<IntakeItem, 'status'> & { sources: Array<Pick<IntakeSource, 'surface'>> }>,
+) {
+  const counts = {
+    bySurface: {} as Record<string, number>,
+    byStatus: {} as Record<string, number>,
+    total: items.length,
+  };
   for (const i of items) {
     counts.byStatus[i.status] = (counts.byStatus[i.status] ?? 0) + 1;
     for (const s of new Set(i.sources.map((x) => x.surface))) counts.bySurface[s] = (counts.bySurface[s] ?? 0) + 1;

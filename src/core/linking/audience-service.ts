@@ -6,7 +6,16 @@ import type { Clock, Store } from '../ports.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
 import type { Agent, Workspace, WorkspaceRole } from '../types.ts';
 import {
-  atLeastLevel, audienceOf, changeRefused, isWider, postRefused, publicAudience, READ_WINDOW_MS, readRefused, type Audience, type AudienceMember,
+  atLeastLevel,
+  audienceOf,
+  changeRefused,
+  isWider,
+  postRefused,
+  publicAudience,
+  READ_WINDOW_MS,
+  readRefused,
+  type Audience,
+  type AudienceMember,
 } from './audience.ts';
 import type { AudienceRead, ChatChannel, SurfaceAudience } from './ports.ts';
 
@@ -32,7 +41,10 @@ class RoleBook {
   private all: Promise<Map<string, WorkspaceRole>> | null = null;
   private readonly channels = new Map<string, Promise<AudienceMember[] | null>>();
 
-  constructor(private readonly store: Store, private readonly ws: Workspace) {}
+  constructor(
+    private readonly store: Store,
+    private readonly ws: Workspace,
+  ) {}
 
   async of(personIds: string[]): Promise<Map<string, WorkspaceRole | null>> {
     const missing = [...new Set(personIds)].filter((id) => !this.known.has(id));
@@ -45,22 +57,32 @@ class RoleBook {
   }
 
   everyone(): Promise<Map<string, WorkspaceRole>> {
-    return (this.all ??= this.store.workspaces.reachablePeople(this.ws).then((people) => new Map(people.map((p) => [p.person.id, p.role]))));
+    return (this.all ??= this.store.workspaces
+      .reachablePeople(this.ws)
+      .then((people) => new Map(people.map((p) => [p.person.id, p.role]))));
   }
 
   /** Chat channels' members, each worked out once per request: those not asked for yet, all by one `find`. */
-  channelsOf(keys: string[], find: (missing: string[]) => Promise<Array<AudienceMember[] | null>>): Promise<Array<AudienceMember[] | null>> {
+  channelsOf(
+    keys: string[],
+    find: (missing: string[]) => Promise<Array<AudienceMember[] | null>>,
+  ): Promise<Array<AudienceMember[] | null>> {
     const missing = [...new Set(keys)].filter((k) => !this.channels.has(k));
     if (missing.length) {
       const found = find(missing);
-      missing.forEach((k, i) => this.channels.set(k, found.then((all) => all[i])));
+      missing.forEach((k, i) =>
+        this.channels.set(
+          k,
+          found.then((all) => all[i]),
+        ),
+      );
     }
     return Promise.all(keys.map((k) => this.channels.get(k)!));
   }
 
   async members(personIds: Array<string | null>): Promise<AudienceMember[]> {
     const roles = await this.of(personIds.filter((p): p is string => p !== null));
-    return personIds.map((personId) => ({ personId, role: personId ? roles.get(personId) ?? null : null }));
+    return personIds.map((personId) => ({ personId, role: personId ? (roles.get(personId) ?? null) : null }));
   }
 }
 
@@ -73,7 +95,10 @@ class RoleBook {
 export class AudienceService {
   private readonly surfaces = new Map<ExternalSurface, SurfaceAudience>();
 
-  constructor(private readonly store: Store, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
 
   /** Lets a chat surface say where its conversations live and who is in its channels. */
   register(surface: ExternalSurface, provider: SurfaceAudience): void {
@@ -90,7 +115,10 @@ export class AudienceService {
     if (!items.length) return items;
     const ids = [...new Set(items.map((i) => i.conversation.id))];
     const book = new RoleBook(this.store, ws);
-    const [conversations, owners] = await Promise.all([this.store.audiences.conversations(ws.id, ids), this.ownersOf(ids)]);
+    const [conversations, owners] = await Promise.all([
+      this.store.audiences.conversations(ws.id, ids),
+      this.ownersOf(ids),
+    ]);
     // Every DM's people in one lookup, rather than one per conversation.
     await book.of([...owners.values()].flat().map((o) => o.ownerId));
     // Every chat channel's members at once: a handful of statements however many channels the inbox holds.
@@ -98,13 +126,20 @@ export class AudienceService {
     const found = new Map<string, Audience>();
     for (const c of conversations) found.set(c.id, await this.audience(ws, c, book, owners));
     await this.noteRestrictedReads(agent, ws, conversations);
-    return items.map((i) => ({ ...i, audience: publicAudience(found.get(i.conversation.id) ?? audienceOf([], false)) }));
+    return items.map((i) => ({
+      ...i,
+      audience: publicAudience(found.get(i.conversation.id) ?? audienceOf([], false)),
+    }));
   }
 
   /** Notes that an agent read messages of these conversations (a search's hits): those of restricted channels count against where it posts. */
   async messagesRead(agent: Agent, ws: Workspace, conversationIds: string[]): Promise<void> {
     if (agent.kind !== 'agent' || !conversationIds.length) return;
-    await this.noteRestrictedReads(agent, ws, await this.store.audiences.conversations(ws.id, [...new Set(conversationIds)]));
+    await this.noteRestrictedReads(
+      agent,
+      ws,
+      await this.store.audiences.conversations(ws.id, [...new Set(conversationIds)]),
+    );
   }
 
   private async noteRestrictedReads(agent: Agent, ws: Workspace, conversations: Conversation[]): Promise<void> {
@@ -113,7 +148,15 @@ export class AudienceService {
     for (const c of conversations) {
       const restricted = await this.restrictedChannel(ws, c);
       if (restricted) {
-        await this.store.audiences.recordRead({ agentId: agent.id, workspaceId: ws.id, source: 'conversation', sourceId: c.id, label: `#${restricted}`, forConversationId: null, readAt: now });
+        await this.store.audiences.recordRead({
+          agentId: agent.id,
+          workspaceId: ws.id,
+          source: 'conversation',
+          sourceId: c.id,
+          label: `#${restricted}`,
+          forConversationId: null,
+          readAt: now,
+        });
       }
     }
   }
@@ -122,24 +165,44 @@ export class AudienceService {
    * Records that an agent read a document; with `conversationId` (the conversation
    * it reads for), refuses when someone in that conversation's audience could not read it.
    */
-  async documentRead(agent: Agent, ws: Workspace, doc: { id: string; identifier: string }, conversationId?: string): Promise<void> {
+  async documentRead(
+    agent: Agent,
+    ws: Workspace,
+    doc: { id: string; identifier: string },
+    conversationId?: string,
+  ): Promise<void> {
     if (conversationId) {
       const audience = await this.of(ws, await this.conversationOf(agent, ws, conversationId));
       if (!atLeastLevel(audience.level, 'viewer')) throw readRefused(doc.identifier, audience);
     }
     await this.store.audiences.recordRead({
-      agentId: agent.id, workspaceId: ws.id, source: 'document', sourceId: doc.id, label: doc.identifier, forConversationId: conversationId ?? null, readAt: this.clock.now(),
+      agentId: agent.id,
+      workspaceId: ws.id,
+      source: 'document',
+      sourceId: doc.id,
+      label: doc.identifier,
+      forConversationId: conversationId ?? null,
+      readAt: this.clock.now(),
     });
   }
 
   /** Refuses a change made for a conversation when the person who asked there could not make it themselves (a guest never can). */
-  async assertAskerMay(agent: Agent, ws: Workspace, conversationId: string, what: string, needed: WorkspaceRole = 'editor'): Promise<void> {
+  async assertAskerMay(
+    agent: Agent,
+    ws: Workspace,
+    conversationId: string,
+    what: string,
+    needed: WorkspaceRole = 'editor',
+  ): Promise<void> {
     const c = await this.conversationOf(agent, ws, conversationId);
     const last = await this.store.messages.latestReceived(agent.id, c.id);
     const personId = last ? last.askerPersonId : agent.ownerId;
     // No person behind the request (an unlinked guest): nothing is changed on their behalf.
     if (!personId) throw changeRefused(what, { handle: null, role: null, guest: true });
-    const [person, roles] = await Promise.all([this.store.people.get(personId), new RoleBook(this.store, ws).of([personId])]);
+    const [person, roles] = await Promise.all([
+      this.store.people.get(personId),
+      new RoleBook(this.store, ws).of([personId]),
+    ]);
     const role = roles.get(personId) ?? null;
     if (!atLeast(role, needed)) throw changeRefused(what, { handle: person?.handle ?? null, role, guest: false });
   }
@@ -152,24 +215,42 @@ export class AudienceService {
    */
   async checkPost(sender: Agent, ws: Workspace, target: PostTarget): Promise<void> {
     if (sender.kind !== 'agent') return;
-    const reads = await this.store.audiences.readsSince(sender.id, ws.id, new Date(this.clock.now().getTime() - READ_WINDOW_MS));
+    const reads = await this.store.audiences.readsSince(
+      sender.id,
+      ws.id,
+      new Date(this.clock.now().getTime() - READ_WINDOW_MS),
+    );
     if (!reads.length) return;
     const book = new RoleBook(this.store, ws);
-    const ofAgents = async (agents: Agent[]) => audienceOf(await book.members(this.peopleOf(agents.map((a) => ({ ownerId: a.ownerId, ownerHandle: a.ownerHandle })))));
+    const ofAgents = async (agents: Agent[]) =>
+      audienceOf(
+        await book.members(this.peopleOf(agents.map((a) => ({ ownerId: a.ownerId, ownerHandle: a.ownerHandle })))),
+      );
     if ('agents' in target) return this.refuseWider(ws, book, reads, () => ofAgents(target.agents));
     // What was read of the conversation itself, its readers saw already; agents it brings in did not.
     const targetId = target.conversation.id;
-    await this.refuseWider(ws, book, reads.filter((r) => !(r.source === 'conversation' && r.sourceId === targetId)), () => this.audience(ws, target.conversation, book, new Map()));
+    await this.refuseWider(
+      ws,
+      book,
+      reads.filter((r) => !(r.source === 'conversation' && r.sourceId === targetId)),
+      () => this.audience(ws, target.conversation, book, new Map()),
+    );
     const joining = target.joining ?? [];
     if (joining.length) await this.refuseWider(ws, book, reads, () => ofAgents([sender, ...joining]));
   }
 
   /** Refuses a post whose audience (worked out only when something was read) is wider than who may see what was read. */
-  private async refuseWider(ws: Workspace, book: RoleBook, reads: AudienceRead[], audienceFor: () => Promise<Audience>): Promise<void> {
+  private async refuseWider(
+    ws: Workspace,
+    book: RoleBook,
+    reads: AudienceRead[],
+    audienceFor: () => Promise<Audience>,
+  ): Promise<void> {
     if (!reads.length) return;
     const audience = await audienceFor();
     const sources = new Set<string>();
-    if (!atLeastLevel(audience.level, 'viewer')) for (const r of reads) if (r.source === 'document') sources.add(r.label);
+    if (!atLeastLevel(audience.level, 'viewer'))
+      for (const r of reads) if (r.source === 'document') sources.add(r.label);
     const channels = new Map(reads.filter((r) => r.source === 'conversation').map((r) => [r.sourceId, r.label]));
     for (const c of await this.store.audiences.conversations(ws.id, [...channels.keys()])) {
       if (isWider(audience, await this.audience(ws, c, book, new Map()))) sources.add(channels.get(c.id)!);
@@ -182,7 +263,13 @@ export class AudienceService {
     return this.store.audiences.forgetReadsBefore(new Date(this.clock.now().getTime() - READ_WINDOW_MS));
   }
 
-  private async audience(ws: Workspace, c: Conversation, book: RoleBook, owners: Map<string, Owner[]>, depth = 0): Promise<Audience> {
+  private async audience(
+    ws: Workspace,
+    c: Conversation,
+    book: RoleBook,
+    owners: Map<string, Owner[]>,
+    depth = 0,
+  ): Promise<Audience> {
     if (c.kind === 'external') {
       const surface = c.surface as ExternalSurface;
       const provider = this.surfaces.get(surface);
@@ -216,7 +303,12 @@ export class AudienceService {
   }
 
   /** Everyone in a Slack or Teams channel as audience members (unlinked ones as guests); null when the members cannot be read. */
-  private async chatChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, book: RoleBook): Promise<AudienceMember[] | null> {
+  private async chatChannelMembers(
+    surface: ExternalSurface,
+    tenantId: string,
+    channelId: string,
+    book: RoleBook,
+  ): Promise<AudienceMember[] | null> {
     return (await this.chatChannels(surface, [{ tenantId, channelId }], book))[0];
   }
 
@@ -228,7 +320,10 @@ export class AudienceService {
       const place = this.surfaces.get(c.surface as ExternalSurface)?.locate(c);
       if (place?.kind !== 'channel') continue;
       const surface = c.surface as ExternalSurface;
-      bySurface.set(surface, [...(bySurface.get(surface) ?? []), { tenantId: place.tenantId, channelId: place.channelId }]);
+      bySurface.set(surface, [
+        ...(bySurface.get(surface) ?? []),
+        { tenantId: place.tenantId, channelId: place.channelId },
+      ]);
     }
     await Promise.all([...bySurface].map(([surface, channels]) => this.chatChannels(surface, channels, book)));
   }
@@ -238,21 +333,35 @@ export class AudienceService {
    * store; null for a channel whose members cannot be read. Once per channel and request, however many conversations
    * live there, and in a fixed number of statements however many channels are asked for.
    */
-  private chatChannels(surface: ExternalSurface, channels: ChatChannel[], book: RoleBook): Promise<Array<AudienceMember[] | null>> {
+  private chatChannels(
+    surface: ExternalSurface,
+    channels: ChatChannel[],
+    book: RoleBook,
+  ): Promise<Array<AudienceMember[] | null>> {
     const keyOf = (c: ChatChannel) => JSON.stringify([surface, c.tenantId, c.channelId]);
     const byKey = new Map(channels.map((c) => [keyOf(c), c]));
     return book.channelsOf(channels.map(keyOf), async (keys) => {
       const missing = keys.map((k) => byKey.get(k)!);
       const stored = (await this.surfaces.get(surface)?.members(missing)) ?? missing.map(() => null);
       const known = stored.flatMap((s, i) => (s ? [{ i, tenantId: missing[i].tenantId, s }] : []));
-      const counted = await this.store.audiences.readersOf(surface, known.map(({ tenantId, s }) => ({ tenantId, channelIds: s.lists })));
+      const counted = await this.store.audiences.readersOf(
+        surface,
+        known.map(({ tenantId, s }) => ({ tenantId, channelIds: s.lists })),
+      );
       const readers = new Map(known.map(({ i }, j) => [i, counted[j]]));
       // Everyone's roles in one look-up.
       await book.of(counted.flatMap((r) => r.personIds));
-      return Promise.all(stored.map(async (s, i) => {
-        const r = readers.get(i);
-        return s && r ? [...(await book.members(r.personIds)), ...Array.from({ length: r.unlinked + s.outsiders }, () => UNLINKED)] : null;
-      }));
+      return Promise.all(
+        stored.map(async (s, i) => {
+          const r = readers.get(i);
+          return s && r
+            ? [
+                ...(await book.members(r.personIds)),
+                ...Array.from({ length: r.unlinked + s.outsiders }, () => UNLINKED),
+              ]
+            : null;
+        }),
+      );
     });
   }
 
@@ -295,7 +404,10 @@ export class AudienceService {
   private async conversationOf(agent: Agent, ws: Workspace, id: string): Promise<Conversation> {
     const c = await this.store.messages.getConversation(ws.id, id);
     if (!c || !(await this.store.messages.participants(c.id)).includes(agent.id)) {
-      throw notFound(`The conversation ${id}`, 'Name a conversation you received a message in (its id is on every inbox item), or leave `conversation` out.');
+      throw notFound(
+        `The conversation ${id}`,
+        'Name a conversation you received a message in (its id is on every inbox item), or leave `conversation` out.',
+      );
     }
     return c;
   }

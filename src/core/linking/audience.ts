@@ -37,7 +37,14 @@ export const atLeastLevel = (l: AudienceLevel, wanted: AudienceLevel) => RANK[l]
 
 /** The audience of these members. Nobody at all (an agents-only conversation) is the owner level: no person can be shown too much. */
 export function audienceOf(members: AudienceMember[], known = true): Audience {
-  if (!known) return { level: 'guest', members: members.length, unlinked: members.filter((m) => !m.personId).length, personIds: [], known: false };
+  if (!known)
+    return {
+      level: 'guest',
+      members: members.length,
+      unlinked: members.filter((m) => !m.personId).length,
+      personIds: [],
+      known: false,
+    };
   let level: AudienceLevel = 'owner';
   const personIds = new Set<string>();
   let unlinked = 0;
@@ -65,10 +72,13 @@ export function isWider(target: Audience, source: Pick<Audience, 'personIds'>): 
 }
 
 const people = (a: Audience) =>
-  a.known ? `${a.members} ${a.members === 1 ? 'person' : 'people'}${a.unlinked ? `, ${a.unlinked} of them not linked` : ''}` : 'members Switchboard could not read';
+  a.known
+    ? `${a.members} ${a.members === 1 ? 'person' : 'people'}${a.unlinked ? `, ${a.unlinked} of them not linked` : ''}`
+    : 'members Switchboard could not read';
 
 /** Whether the human behind a message is a guest: a chat user whose account is not linked (or who cannot reach the workspace). */
-export const isGuestAsker = (asker: { personId: string | null; identityId: string | null }) => asker.personId === null && asker.identityId !== null;
+export const isGuestAsker = (asker: { personId: string | null; identityId: string | null }) =>
+  asker.personId === null && asker.identityId !== null;
 
 /** Reading private content for a conversation whose audience includes someone who may not read it. */
 export function readRefused(what: string, a: Audience): SwitchboardError {
@@ -91,10 +101,17 @@ export function postRefused(sources: string[], a: Audience): SwitchboardError {
 }
 
 /** Changing something on behalf of someone who may not change it themselves. */
-export function changeRefused(what: string, asker: { handle: string | null; role: WorkspaceRole | null; guest: boolean }): SwitchboardError {
+export function changeRefused(
+  what: string,
+  asker: { handle: string | null; role: WorkspaceRole | null; guest: boolean },
+): SwitchboardError {
   if (asker.guest) {
-    return notPermitted(`You may not ${what} for this conversation: the person who asked has not linked their chat account, and nothing is changed on a guest's behalf. Ask them to link it (the app sends them a link), or have a linked person ask.`);
+    return notPermitted(
+      `You may not ${what} for this conversation: the person who asked has not linked their chat account, and nothing is changed on a guest's behalf. Ask them to link it (the app sends them a link), or have a linked person ask.`,
+    );
   }
   const who = asker.handle ? `@${asker.handle}` : 'The person who asked';
-  return notPermitted(`You may not ${what} for this conversation: ${who} ${asker.role ? `is only a ${asker.role} in this workspace` : 'cannot reach this workspace'}, and an agent never does more for someone than they could do themselves.`);
+  return notPermitted(
+    `You may not ${what} for this conversation: ${who} ${asker.role ? `is only a ${asker.role} in this workspace` : 'cannot reach this workspace'}, and an agent never does more for someone than they could do themselves.`,
+  );
 }

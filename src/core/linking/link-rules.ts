@@ -24,7 +24,11 @@ export interface LinkSubject extends ExternalKey {
 
 export function linkSubject(identity: ExternalIdentity, tenantName = ''): Record<string, string> {
   return {
-    surface: identity.surface, tenantId: identity.tenantId, externalUserId: identity.externalUserId, identityId: identity.id, tenantName,
+    surface: identity.surface,
+    tenantId: identity.tenantId,
+    externalUserId: identity.externalUserId,
+    identityId: identity.id,
+    tenantName,
   };
 }
 
@@ -32,8 +36,11 @@ export function linkSubject(identity: ExternalIdentity, tenantName = ''): Record
 export function parseSubject(subject: Record<string, string> | null): LinkSubject | null {
   if (!subject?.identityId || !subject.tenantId || !subject.externalUserId || !subject.surface) return null;
   return {
-    surface: subject.surface, tenantId: subject.tenantId, externalUserId: subject.externalUserId,
-    identityId: subject.identityId, tenantName: subject.tenantName ?? '',
+    surface: subject.surface,
+    tenantId: subject.tenantId,
+    externalUserId: subject.externalUserId,
+    identityId: subject.identityId,
+    tenantName: subject.tenantName ?? '',
   };
 }
 
@@ -64,26 +71,37 @@ export interface LinkWording {
 
 /** The wording for a surface that registered none (a link issued before it was turned off). */
 export const plainWording = (surface: ExternalSurface): LinkWording => ({
-  app: surface, tenant: 'organization', newLink: 'Ask the Switchboard app in your chat for a new one.', ask: 'ask the Switchboard app in your chat app for one',
+  app: surface,
+  tenant: 'organization',
+  newLink: 'Ask the Switchboard app in your chat for a new one.',
+  ask: 'ask the Switchboard app in your chat app for one',
 });
 
 /** Why a link cannot be used, as a sentence with what to do instead (`wording` of the link's surface; null when the link is unknown). */
 export function linkRefusal(state: Exclude<LinkState, 'valid'>, wording: LinkWording | null): string {
   const hint = wording?.newLink ?? 'Ask the Switchboard app in your chat for a new one.';
   switch (state) {
-    case 'expired': return `This link has expired: links work for ${LINK_TTL_MS / 60_000} minutes. ${hint}`;
-    case 'used': return `This link was already used; each link works once. ${hint}`;
-    default: return `This is not a link Switchboard sent, or it was copied incompletely. ${hint}`;
+    case 'expired':
+      return `This link has expired: links work for ${LINK_TTL_MS / 60_000} minutes. ${hint}`;
+    case 'used':
+      return `This link was already used; each link works once. ${hint}`;
+    default:
+      return `This is not a link Switchboard sent, or it was copied incompletely. ${hint}`;
   }
 }
 
 /** The identity is linked already: to the same person, or to someone else. */
-export function alreadyLinked(identity: ExternalIdentity, wording: LinkWording, toYou: boolean, handle: string | null): string {
+export function alreadyLinked(
+  identity: ExternalIdentity,
+  wording: LinkWording,
+  toYou: boolean,
+  handle: string | null,
+): string {
   const who = `${identity.displayName || identity.externalUserId} (${wording.app})`;
   return toYou
     ? `${who} is already linked to your account; there is nothing to do.`
     : `${who} is already linked to ${handle ? `@${handle}` : 'another Switchboard account'}, and a chat account links to one person only. ` +
-      `Unlink it first from that account (its Linked accounts settings${wording.unlink ? `, or ${wording.unlink}` : ''}), then link again.`;
+        `Unlink it first from that account (its Linked accounts settings${wording.unlink ? `, or ${wording.unlink}` : ''}), then link again.`;
 }
 
 /**
@@ -103,9 +121,11 @@ export const linkReplies = (app: string, say: LinkCommands) => ({
   linked: (person: { handle: string; displayName: string }) =>
     `Linked as @${person.handle}. Agents now see your messages as ${person.displayName}'s and act with your access; ${say.unlink}.`,
   /** Who their account is linked as; with how to unlink unless `brief`. */
-  linkedAs: (handle: string, brief = false) => `Your ${app} account is linked as @${handle}.${brief ? '' : ` ${sentence(say.unlink)}`}`,
+  linkedAs: (handle: string, brief = false) =>
+    `Your ${app} account is linked as @${handle}.${brief ? '' : ` ${sentence(say.unlink)}`}`,
   /** They unlinked from the app. */
-  unlinked: (handle: string) => `Your ${app} account is no longer linked to @${handle}. Agents now see you as a guest; ${say.link} again.`,
+  unlinked: (handle: string) =>
+    `Your ${app} account is no longer linked to @${handle}. Agents now see you as a guest; ${say.link} again.`,
   /** They asked to unlink an account that is not linked. */
   notLinked: () => `Your ${app} account is not linked to a Switchboard account; ${say.link}.`,
 });

@@ -7,7 +7,18 @@ import type { Clock, Store } from '../ports.ts';
 import type { ExternalIdentity, ExternalKey, ExternalSurface } from '../surfaces/surface-ports.ts';
 import type { Person, Workspace } from '../types.ts';
 import {
-  alreadyLinked, boundTo, isWellFormedNonce, LINK_TTL_MS, linkRefusal, linkState, linkSubject, parseSubject, plainWording, type LinkState, type LinkSubject, type LinkWording,
+  alreadyLinked,
+  boundTo,
+  isWellFormedNonce,
+  LINK_TTL_MS,
+  linkRefusal,
+  linkState,
+  linkSubject,
+  parseSubject,
+  plainWording,
+  type LinkState,
+  type LinkSubject,
+  type LinkWording,
 } from './link-rules.ts';
 
 /** Why the prompt is sent: the first time someone talks to an agent, because linking is required, or because they asked. */
@@ -46,14 +57,20 @@ const LinkDoneJob = z.object({ identityId: z.string().uuid(), personId: z.string
 export function linkPrompt(wording: LinkWording, url: string, expiresAt: Date, reason: PromptReason): LinkPrompt {
   const app = wording.app;
   const minutes = LINK_TTL_MS / 60_000;
-  const why = reason === 'required'
-    ? `This Switchboard workspace answers only people who have linked their ${app} account, so your message did not reach any agent.`
-    : `Link your ${app} account to your Switchboard account, so agents know it is you and act with your own access.`;
-  const meanwhile = reason === 'required' ? 'Link it, then write again.'
-    : 'Until then you talk to agents as a guest: they answer, but show you nothing private and change nothing for you.';
+  const why =
+    reason === 'required'
+      ? `This Switchboard workspace answers only people who have linked their ${app} account, so your message did not reach any agent.`
+      : `Link your ${app} account to your Switchboard account, so agents know it is you and act with your own access.`;
+  const meanwhile =
+    reason === 'required'
+      ? 'Link it, then write again.'
+      : 'Until then you talk to agents as a guest: they answer, but show you nothing private and change nothing for you.';
   return {
     text: `*Link your account*\n${why} ${meanwhile}\nThe link works once, for ${minutes} minutes; sign in to Switchboard and confirm.`,
-    button: 'Link your account', again: 'Send me a new link', url, expiresAt,
+    button: 'Link your account',
+    again: 'Send me a new link',
+    url,
+    expiresAt,
   };
 }
 
@@ -89,7 +106,9 @@ export class LinkService {
   }
 
   private gone(state: Exclude<LinkState, 'valid'>, subject: LinkSubject | null) {
-    return new SwitchboardError(state === 'unknown' ? 'NOT_FOUND' : 'CONFLICT', this.refusal(state, subject), { link: state });
+    return new SwitchboardError(state === 'unknown' ? 'NOT_FOUND' : 'CONFLICT', this.refusal(state, subject), {
+      link: state,
+    });
   }
 
   private refusal(state: Exclude<LinkState, 'valid'>, subject: LinkSubject | null): string {
@@ -112,13 +131,27 @@ export class LinkService {
   }
 
   /** A fresh link for the identity, and the prompt to show with it. The nonce exists only in the returned URL. */
-  async offer(identity: ExternalIdentity, opts: { tenantName?: string; reason?: PromptReason } = {}): Promise<LinkOffer> {
+  async offer(
+    identity: ExternalIdentity,
+    opts: { tenantName?: string; reason?: PromptReason } = {},
+  ): Promise<LinkOffer> {
     if (identity.personId) throw conflict(alreadyLinked(identity, this.wording(identity.surface), true, null));
     const nonce = newNonce();
     const expiresAt = new Date(this.clock.now().getTime() + LINK_TTL_MS);
-    await this.store.tokens.create({ purpose: 'link', tokenHash: hashSecret(nonce), personId: null, subject: linkSubject(identity, opts.tenantName), expiresAt });
+    await this.store.tokens.create({
+      purpose: 'link',
+      tokenHash: hashSecret(nonce),
+      personId: null,
+      subject: linkSubject(identity, opts.tenantName),
+      expiresAt,
+    });
     const url = `${this.publicUrl}/link/${nonce}`;
-    return { identity, url, expiresAt, prompt: linkPrompt(this.wording(identity.surface), url, expiresAt, opts.reason ?? 'asked') };
+    return {
+      identity,
+      url,
+      expiresAt,
+      prompt: linkPrompt(this.wording(identity.surface), url, expiresAt, opts.reason ?? 'asked'),
+    };
   }
 
   /** What the link page shows; never changes anything (looking at a link does not use it). */
@@ -157,13 +190,28 @@ export class LinkService {
       if (!subject || !identity || !boundTo(subject, identity)) throw this.gone('unknown', subject);
       if (identity.personId) {
         const holder = identity.personId === person.id ? person : await tx.people.get(identity.personId);
-        throw conflict(alreadyLinked(identity, this.wording(identity.surface), identity.personId === person.id, holder?.handle ?? null), { link: 'linked' });
+        throw conflict(
+          alreadyLinked(
+            identity,
+            this.wording(identity.surface),
+            identity.personId === person.id,
+            holder?.handle ?? null,
+          ),
+          { link: 'linked' },
+        );
       }
       const linked = await tx.identities.link(identity.id, person.id, now);
-      if (!linked) throw conflict(alreadyLinked(identity, this.wording(identity.surface), false, null), { link: 'linked' });
+      if (!linked)
+        throw conflict(alreadyLinked(identity, this.wording(identity.surface), false, null), { link: 'linked' });
       const done: z.infer<typeof LinkDoneJob> = { identityId: linked.id, personId: person.id };
       await tx.outbox.add({ topic: linkDoneTopic(linked.surface), payload: done, orderingKey: `link:${linked.id}` });
-      await tx.audit.record({ onBehalfOf: person.id, action: 'link_account', target: linked.id, result: 'linked', details: { surface: linked.surface, tenant: linked.tenantId } });
+      await tx.audit.record({
+        onBehalfOf: person.id,
+        action: 'link_account',
+        target: linked.id,
+        result: 'linked',
+        details: { surface: linked.surface, tenant: linked.tenantId },
+      });
       return { identity: linked, person };
     });
     this.afterCommit();
@@ -174,7 +222,13 @@ export class LinkService {
   async unlink(personId: string, identityId: string): Promise<ExternalIdentity> {
     const done = await this.store.identities.unlink(identityId, personId, this.clock.now());
     if (!done) throw notFound('That linked account', 'It may have been unlinked already; reload the list.');
-    await this.store.audit.record({ onBehalfOf: personId, action: 'unlink_account', target: done.id, result: 'unlinked', details: { surface: done.surface, tenant: done.tenantId } });
+    await this.store.audit.record({
+      onBehalfOf: personId,
+      action: 'unlink_account',
+      target: done.id,
+      result: 'unlinked',
+      details: { surface: done.surface, tenant: done.tenantId },
+    });
     return done;
   }
 
@@ -192,8 +246,12 @@ export class LinkService {
    */
   async linkDone(topic: string, raw: unknown): Promise<{ identity: ExternalIdentity; person: Person } | null> {
     const parsed = LinkDoneJob.safeParse(raw);
-    if (!parsed.success) throw new PermanentFailure(`The ${topic} job is malformed (${parsed.error.issues[0]?.message}).`);
-    const [identity, person] = await Promise.all([this.store.identities.get(parsed.data.identityId), this.store.people.get(parsed.data.personId)]);
+    if (!parsed.success)
+      throw new PermanentFailure(`The ${topic} job is malformed (${parsed.error.issues[0]?.message}).`);
+    const [identity, person] = await Promise.all([
+      this.store.identities.get(parsed.data.identityId),
+      this.store.people.get(parsed.data.personId),
+    ]);
     return identity && person && identity.personId === person.id ? { identity, person } : null;
   }
 
@@ -212,12 +270,20 @@ export class LinkService {
     const ws = await this.store.workspaces.get(workspace);
     if (!ws) throw notFound(`The workspace "${workspace}"`, 'Check its name with the web app.');
     if (actor.kind === 'person') {
-      const [member, direct] = await Promise.all([this.store.orgs.member(ws.orgId, actor.personId), this.store.workspaces.directRole(ws.id, actor.personId)]);
-      if (workspaceRole(ws, member?.role ?? null, direct) !== 'owner') throw notPermitted('Only a workspace owner (or an organization admin) can change whether linking is required.');
+      const [member, direct] = await Promise.all([
+        this.store.orgs.member(ws.orgId, actor.personId),
+        this.store.workspaces.directRole(ws.id, actor.personId),
+      ]);
+      if (workspaceRole(ws, member?.role ?? null, direct) !== 'owner')
+        throw notPermitted('Only a workspace owner (or an organization admin) can change whether linking is required.');
     }
     await this.store.workspaces.update(ws.id, { requireLinking: required });
     await this.store.audit.record({
-      workspaceId: ws.id, onBehalfOf: actor.kind === 'person' ? actor.personId : null, action: 'require_linking', target: ws.slug, result: required ? 'required' : 'optional',
+      workspaceId: ws.id,
+      onBehalfOf: actor.kind === 'person' ? actor.personId : null,
+      action: 'require_linking',
+      target: ws.slug,
+      result: required ? 'required' : 'optional',
     });
     return { ...ws, requireLinking: required };
   }

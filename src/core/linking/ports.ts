@@ -39,14 +39,21 @@ export interface Readers {
 
 export interface AudienceRepo {
   /** The cached members of a chat channel and when the list was read; null when it was never read. */
-  channelMembers(surface: ExternalSurface, tenantId: string, channelId: string): Promise<{ userIds: string[]; fetchedAt: Date } | null>;
+  channelMembers(
+    surface: ExternalSurface,
+    tenantId: string,
+    channelId: string,
+  ): Promise<{ userIds: string[]; fetchedAt: Date } | null>;
   /**
    * When a cached list was read, and the marks kept with it (ids starting with `*`, which no person has); null when
    * it was never read. Cheap whatever the list's size.
    */
   channelState(surface: ExternalSurface, tenantId: string, channelId: string): Promise<ListState | null>;
   /** `channelState` of many lists in one statement, in the order asked; marks are read only for lists asking for them. */
-  channelStates(surface: ExternalSurface, lists: Array<ChatChannel & { marks: boolean }>): Promise<Array<ListState | null>>;
+  channelStates(
+    surface: ExternalSurface,
+    lists: Array<ChatChannel & { marks: boolean }>,
+  ): Promise<Array<ListState | null>>;
   /**
    * Everyone in any of these cached lists (marks left out), counted in the store against their identities: how many
    * have no linked person, and the distinct linked people. One statement, whatever the lists' size.
@@ -55,9 +62,21 @@ export interface AudienceRepo {
   /** `readers` of several channels (each the union of its lists) in one statement, in the order asked. */
   readersOf(surface: ExternalSurface, channels: Array<{ tenantId: string; channelIds: string[] }>): Promise<Readers[]>;
   /** Replaces the cached member list with a fresh read from the platform (any size: written in parts, in one transaction). */
-  putChannelMembers(surface: ExternalSurface, tenantId: string, channelId: string, userIds: string[], at: Date): Promise<void>;
+  putChannelMembers(
+    surface: ExternalSurface,
+    tenantId: string,
+    channelId: string,
+    userIds: string[],
+    at: Date,
+  ): Promise<void>;
   /** Adds or removes one member of a cached channel; false (and nothing written) when the channel is not cached. */
-  memberChanged(surface: ExternalSurface, tenantId: string, channelId: string, userId: string, joined: boolean): Promise<boolean>;
+  memberChanged(
+    surface: ExternalSurface,
+    tenantId: string,
+    channelId: string,
+    userId: string,
+    joined: boolean,
+  ): Promise<boolean>;
   /** Forgets a channel's cached members (the next use reads them again). */
   forgetChannel(surface: ExternalSurface, tenantId: string, channelId: string): Promise<void>;
   /** Forgets the cached members of every channel of a tenant (a change whose channels are not known one by one). */
@@ -67,9 +86,15 @@ export interface AudienceRepo {
   /** Conversations of the workspace by id, in one query; absent ones are left out. */
   conversations(workspaceId: string, ids: string[]): Promise<Conversation[]>;
   /** The owners of the agents taking part in each conversation (a person agent's owner is the person), in one query. */
-  participantOwners(conversationIds: string[]): Promise<Array<{ conversationId: string; ownerId: string; ownerHandle: string }>>;
+  participantOwners(
+    conversationIds: string[],
+  ): Promise<Array<{ conversationId: string; ownerId: string; ownerHandle: string }>>;
   /** These people's organization role and direct workspace role (nulls when they have none), in one query. */
-  memberships(orgId: string, workspaceId: string, personIds: string[]): Promise<Array<{ personId: string; orgRole: OrgRole | null; directRole: WorkspaceRole | null }>>;
+  memberships(
+    orgId: string,
+    workspaceId: string,
+    personIds: string[],
+  ): Promise<Array<{ personId: string; orgRole: OrgRole | null; directRole: WorkspaceRole | null }>>;
   recordRead(r: AudienceRead): Promise<void>;
   /** The agent's reads in the workspace since `since`, newest first. */
   readsSince(agentId: string, workspaceId: string, since: Date): Promise<AudienceRead[]>;
@@ -78,9 +103,7 @@ export interface AudienceRepo {
 }
 
 /** Where a chat conversation lives, as its surface reads it from the conversation's external address. */
-export type ChatPlace =
-  | { kind: 'dm' }
-  | ({ kind: 'channel' } & ChatChannel);
+export type ChatPlace = { kind: 'dm' } | ({ kind: 'channel' } & ChatChannel);
 
 /** Where a chat channel's readers are kept in the store. */
 export interface StoredReaders {

@@ -20,7 +20,9 @@ export interface Hearing {
 
 /** The agents of a workspace directory that may be listeners: agents (not people) with the receive permission. */
 export function receiversOf(directory: WorkspaceAgent[]): Map<string, Agent> {
-  return new Map(directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive).map((d) => [d.agent.id, d.agent]));
+  return new Map(
+    directory.filter((d) => d.agent.kind === 'agent' && d.permissions.receive).map((d) => [d.agent.id, d.agent]),
+  );
 }
 
 /**
@@ -29,7 +31,12 @@ export function receiversOf(directory: WorkspaceAgent[]): Map<string, Agent> {
  * reaching the workspace: see `receiversOf`) and, in a restricted web channel,
  * its owner is in the channel.
  */
-export async function hearing(store: Store, ws: Workspace, rows: ChannelListener[], receivers: Map<string, Agent>): Promise<Hearing[]> {
+export async function hearing(
+  store: Store,
+  ws: Workspace,
+  rows: ChannelListener[],
+  receivers: Map<string, Agent>,
+): Promise<Hearing[]> {
   const channels = new Map<string, Promise<Channel | null>>();
   const out: Hearing[] = [];
   for (const row of rows) {
@@ -41,14 +48,25 @@ export async function hearing(store: Store, ws: Workspace, rows: ChannelListener
     }
     if (!channels.has(row.channelId)) channels.set(row.channelId, store.chat.channel(ws.id, row.channelId));
     const channel = await channels.get(row.channelId)!;
-    if (channel?.restricted && channel.name !== GENERAL && !(await store.chat.isChannelMember(channel.conversationId, agent.ownerId))) continue;
+    if (
+      channel?.restricted &&
+      channel.name !== GENERAL &&
+      !(await store.chat.isChannelMember(channel.conversationId, agent.ownerId))
+    )
+      continue;
     out.push({ row, agent, channel });
   }
   return out;
 }
 
 /** The agents that would hear the next message of `place`, oldest listener first, but those in `exclude`. */
-export async function hearers(store: Store, ws: Workspace, place: ListenPlace, receivers: Map<string, Agent>, exclude: ReadonlySet<string> = new Set()): Promise<string[]> {
+export async function hearers(
+  store: Store,
+  ws: Workspace,
+  place: ListenPlace,
+  receivers: Map<string, Agent>,
+  exclude: ReadonlySet<string> = new Set(),
+): Promise<string[]> {
   const rows = (await store.listening.list(ws.id, place)).filter((l) => !exclude.has(l.agentId));
   return (await hearing(store, ws, rows, receivers)).map((h) => h.row.agentId);
 }

@@ -70,35 +70,77 @@ export class ListeningService {
     const parsed = this.places.parse(raw);
     if (!parsed) throw invalidInput(`"${raw}" is not a channel Switchboard knows how to name. ${this.places.help()}`);
     if ('place' in parsed) return { place: parsed.place, label: this.places.show(parsed.place), restricted: false };
-    const ch = parsed.web === GENERAL ? await this.access.ensureGeneral(ws) : await this.store.chat.channelByName(ws.id, parsed.web);
-    if (!ch) throw notFound(`The channel #${parsed.web} in ${ws.slug}`, `Create it in the web chat first, or name another channel. ${this.places.help()}`);
-    return { place: { surface: WEB_CHAT, channelId: ch.conversationId }, label: `#${ch.name}`, restricted: ch.restricted };
+    const ch =
+      parsed.web === GENERAL
+        ? await this.access.ensureGeneral(ws)
+        : await this.store.chat.channelByName(ws.id, parsed.web);
+    if (!ch)
+      throw notFound(
+        `The channel #${parsed.web} in ${ws.slug}`,
+        `Create it in the web chat first, or name another channel. ${this.places.help()}`,
+      );
+    return {
+      place: { surface: WEB_CHAT, channelId: ch.conversationId },
+      label: `#${ch.name}`,
+      restricted: ch.restricted,
+    };
   }
 
   /** Lets the agent listen to the channel; says so in the channel where the surface can. */
-  async listen(actor: Actor, workspace: string, channel: string, agentName: string): Promise<{ listener: ListenerView; added: boolean }> {
+  async listen(
+    actor: Actor,
+    workspace: string,
+    channel: string,
+    agentName: string,
+  ): Promise<{ listener: ListenerView; added: boolean }> {
     const ws = await this.orgs.workspace(workspace);
     await this.assertOwner(actor, ws);
-    const [{ place, label, restricted }, agent] = await Promise.all([this.place(ws, channel), this.agents.byName(agentName)]);
+    const [{ place, label, restricted }, agent] = await Promise.all([
+      this.place(ws, channel),
+      this.agents.byName(agentName),
+    ]);
     const name = qualifiedName(agent);
-    if (agent.kind !== 'agent') throw invalidInput(`${name} is a person, and people read channels themselves; name an agent (OWNER/NAME).`);
+    if (agent.kind !== 'agent')
+      throw invalidInput(`${name} is a person, and people read channels themselves; name an agent (OWNER/NAME).`);
     const me = await this.agents.member(agent, ws);
-    if (!me.permissions.receive) throw notPermitted(`${name} lacks the receive permission in ${ws.slug}, so it could not read what it hears; grant it with \`switchboard agent join ${name} ${ws.slug}\` first.`);
+    if (!me.permissions.receive)
+      throw notPermitted(
+        `${name} lacks the receive permission in ${ws.slug}, so it could not read what it hears; grant it with \`switchboard agent join ${name} ${ws.slug}\` first.`,
+      );
     if (restricted && !(await this.store.chat.isChannelMember(place.channelId, agent.ownerId))) {
-      throw notPermitted(`${label} is restricted and ${name}'s owner is not in it, so the agent would hear what its owner may not read; add the owner to the channel first.`);
+      throw notPermitted(
+        `${label} is restricted and ${name}'s owner is not in it, so the agent would hear what its owner may not read; add the owner to the channel first.`,
+      );
     }
     const writeNote = await this.noteWriter(ws, place);
     const { added, note } = await this.store.transaction(async (tx) => {
-      const fresh = await tx.listening.add({ workspaceId: ws.id, ...place, agentId: agent.id, addedBy: actor.kind === 'person' ? actor.personId : null });
+      const fresh = await tx.listening.add({
+        workspaceId: ws.id,
+        ...place,
+        agentId: agent.id,
+        addedBy: actor.kind === 'person' ? actor.personId : null,
+      });
       return { added: fresh, note: fresh ? await writeNote(tx, listenNoteText(agent, true)) : null };
     });
     this.afterCommit();
     if (added) this.changed(ws, place, note);
-    return { listener: view({ ...place, workspaceId: ws.id, agentId: agent.id, addedBy: null, createdAt: new Date() }, agent, label), added };
+    return {
+      listener: view(
+        { ...place, workspaceId: ws.id, agentId: agent.id, addedBy: null, createdAt: new Date() },
+        agent,
+        label,
+      ),
+      added,
+    };
   }
 
   /** Stops the agent listening; false when it did not. */
-  async unlisten(actor: Actor, workspace: string, channel: string, agentName: string): Promise<{ label: string; agent: string; removed: boolean }> {
+  async unlisten(
+    actor: Actor,
+    workspace: string,
+    channel: string,
+    agentName: string,
+  ): Promise<{ label: string; agent: string; removed: boolean }> {
     const ws = await this.orgs.workspace(workspace);
     await this.assertOwner(actor, ws);
     const [{ place, label }, agent] = await Promise.all([this.place(ws, channel), this.agents.byName(agentName)]);
@@ -115,8 +157,11 @@ export class ListeningService {
   /** Listeners of one channel, or of every channel of the workspace (anyone who can reach it may see who listens). */
   async listeners(actor: Actor, workspace: string, channel?: string): Promise<ListenerView[]> {
     const ws = await this.orgs.workspace(workspace);
-    if (actor.kind === 'person' && !(await this.orgs.roleIn(actor.personId, ws))) throw notFound(`The workspace "${workspace}"`, '');
-    const rows = channel ? await this.store.listening.list(ws.id, (await this.place(ws, channel)).place) : await this.store.listening.listWorkspace(ws.id);
+    if (actor.kind === 'person' && !(await this.orgs.roleIn(actor.personId, ws)))
+      throw notFound(`The workspace "${workspace}"`, '');
+    const rows = channel
+      ? await this.store.listening.list(ws.id, (await this.place(ws, channel)).place)
+      : await this.store.listening.listWorkspace(ws.id);
     return this.views(ws, rows);
   }
 
@@ -131,8 +176,17 @@ export class ListeningService {
    * hear it now (see `hearing`; `receivers` are the workspace's agents with the
    * receive permission). Runs in the sending transaction.
    */
-  async overhearers(tx: Store, ws: Workspace, conversation: Conversation, exclude: Set<string>, receivers: Map<string, Agent>): Promise<string[]> {
-    const parent = conversation.kind === 'thread' && conversation.parentId ? await tx.messages.getConversation(ws.id, conversation.parentId) : null;
+  async overhearers(
+    tx: Store,
+    ws: Workspace,
+    conversation: Conversation,
+    exclude: Set<string>,
+    receivers: Map<string, Agent>,
+  ): Promise<string[]> {
+    const parent =
+      conversation.kind === 'thread' && conversation.parentId
+        ? await tx.messages.getConversation(ws.id, conversation.parentId)
+        : null;
     const place = this.places.of(conversation, parent);
     if (!place) return [];
     return hearers(tx, ws, place, receivers, exclude);
@@ -140,7 +194,9 @@ export class ListeningService {
 
   /** Listings name only the listeners that would hear the channel's next message. */
   private async views(ws: Workspace, rows: ChannelListener[]): Promise<ListenerView[]> {
-    return (await hearing(this.store, ws, rows, receiversOf(await this.agents.directory(ws)))).map(({ row, agent, channel }) => view(row, agent, this.places.show(row, channel?.name)));
+    return (await hearing(this.store, ws, rows, receiversOf(await this.agents.directory(ws)))).map(
+      ({ row, agent, channel }) => view(row, agent, this.places.show(row, channel?.name)),
+    );
   }
 
   private changed(ws: Workspace, place: ListenPlace, note: Message | null) {
@@ -156,12 +212,25 @@ export class ListeningService {
    * What it needs from outside the transaction is read now, before it opens:
    * on the embedded database such a read would wait for the transaction to end.
    */
-  private async noteWriter(ws: Workspace, place: ListenPlace): Promise<(tx: Store, body: string) => Promise<Message | null>> {
+  private async noteWriter(
+    ws: Workspace,
+    place: ListenPlace,
+  ): Promise<(tx: Store, body: string) => Promise<Message | null>> {
     const system = await this.orgs.systemAgent();
-    const address = place.surface === WEB_CHAT ? null : await this.places.get(place.surface)?.noteAddress(ws, place.channelId);
+    const address =
+      place.surface === WEB_CHAT ? null : await this.places.get(place.surface)?.noteAddress(ws, place.channelId);
     return async (tx, body) => {
-      const conv = place.surface === WEB_CHAT ? await tx.messages.getConversation(ws.id, place.channelId)
-        : address ? await tx.messages.conversation({ workspaceId: ws.id, kind: 'external', surface: place.surface, ...address }) : null;
+      const conv =
+        place.surface === WEB_CHAT
+          ? await tx.messages.getConversation(ws.id, place.channelId)
+          : address
+            ? await tx.messages.conversation({
+                workspaceId: ws.id,
+                kind: 'external',
+                surface: place.surface,
+                ...address,
+              })
+            : null;
       if (!conv || (conv.surface === WEB_CHAT && !(await hasBridges(tx, conv)))) return null;
       return postAsSystem(tx, ws, system, conv, body, this.clock.now(), this.postTopicOf);
     };
@@ -170,13 +239,22 @@ export class ListeningService {
   private async assertOwner(actor: Actor, ws: Workspace) {
     if (actor.kind === 'system') return;
     if (!atLeast(await this.orgs.roleIn(actor.personId, ws), 'owner')) {
-      throw notPermitted(`Only an owner of ${ws.slug} can choose which agents listen to its channels; ask one of its owners.`);
+      throw notPermitted(
+        `Only an owner of ${ws.slug} can choose which agents listen to its channels; ask one of its owners.`,
+      );
     }
   }
 }
 
 function view(r: ChannelListener, agent: Agent, label: string): ListenerView {
-  return { place: { surface: r.surface, channelId: r.channelId }, channel: label, agent: qualifiedName(agent), agentId: agent.id, displayName: agent.displayName, since: r.createdAt };
+  return {
+    place: { surface: r.surface, channelId: r.channelId },
+    channel: label,
+    agent: qualifiedName(agent),
+    agentId: agent.id,
+    displayName: agent.displayName,
+    since: r.createdAt,
+  };
 }
 
 /** The note a chat channel gets when an agent starts or stops listening. */

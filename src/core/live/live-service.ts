@@ -13,7 +13,12 @@ import { isDeliveryError } from '../delivery/failure.ts';
 import { pacedCall } from '../delivery/pacer.ts';
 import type { LiveDraft, OutboundMessage, SurfaceOutbound } from '../delivery/ports.ts';
 import { invalidInput, isOutage, RetryLater, SwitchboardError } from '../errors.ts';
-import { conversationTopic, type MessagingService, type SendInput, type SendResult } from '../messaging/messaging-service.ts';
+import {
+  conversationTopic,
+  type MessagingService,
+  type SendInput,
+  type SendResult,
+} from '../messaging/messaging-service.ts';
 import { label, MAX_BODY_CHARS } from '../messaging/rules.ts';
 import type { Conversation, LivePost, Message } from '../messaging/types.ts';
 import type { Clock, Notifier } from '../ports.ts';
@@ -45,7 +50,11 @@ export interface LiveOptions {
   streamIdleMs: number;
 }
 
-export const DEFAULT_LIVE_OPTIONS: LiveOptions = { updateIntervalMs: 1_000, statusTimeoutMs: 120_000, streamIdleMs: 120_000 };
+export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
+  updateIntervalMs: 1_000,
+  statusTimeoutMs: 120_000,
+  streamIdleMs: 120_000,
+};
 
 export interface StartInput extends Omit<SendInput, 'body' | 'id' | 'livePost'> {
   /** The first words, if the agent has them already. */
@@ -88,7 +97,8 @@ const statusKey = (agentId: string, conversationId: string) => `${agentId}:${con
 /** Whose a stream is: one agent's, in one workspace (the same agent's sessions in other workspaces do not reach it). */
 const ownerKey = (ws: Workspace, sender: Agent) => `${ws.id}:${sender.id}`;
 /** Refusals that pass with time (the rate limit, an outage): a finish refused for one keeps the stream open to be finished again. */
-const passes = (e: unknown): e is SwitchboardError => e instanceof SwitchboardError && (e.code === 'RATE_LIMITED' || isOutage(e));
+const passes = (e: unknown): e is SwitchboardError =>
+  e instanceof SwitchboardError && (e.code === 'RATE_LIMITED' || isOutage(e));
 /** A conversation held on a chat surface (a Slack or Teams thread), which that surface's port shows. */
 const isExternal = (c: Conversation) => c.kind === 'external';
 
@@ -109,7 +119,9 @@ export class LiveService {
     private readonly options: LiveOptions = DEFAULT_LIVE_OPTIONS,
   ) {
     // An answer clears the status its sender showed in that conversation.
-    messaging.onSent.push((m) => { void this.answered(m); });
+    messaging.onSent.push((m) => {
+      void this.answered(m);
+    });
   }
 
   /**
@@ -117,19 +129,37 @@ export class LiveService {
    * clears it (null). Returns whether the conversation's chat platform shows it
    * (the web chat always does).
    */
-  async setStatus(ws: Workspace, sender: Agent, conversationId: string, text: string | null): Promise<{ conversation: Conversation; platform: boolean }> {
+  async setStatus(
+    ws: Workspace,
+    sender: Agent,
+    conversationId: string,
+    text: string | null,
+  ): Promise<{ conversation: Conversation; platform: boolean }> {
     const line = text?.trim() || null;
-    if (line && line.length > MAX_STATUS_CHARS) throw invalidInput(`The status is ${line.length} characters; keep it under ${MAX_STATUS_CHARS}, e.g. "is reading the logs…".`);
-    const conversation = await this.messaging.preview({ workspace: ws, sender, conversationId }).then((p) => p.conversation);
+    if (line && line.length > MAX_STATUS_CHARS)
+      throw invalidInput(
+        `The status is ${line.length} characters; keep it under ${MAX_STATUS_CHARS}, e.g. "is reading the logs…".`,
+      );
+    const conversation = await this.messaging
+      .preview({ workspace: ws, sender, conversationId })
+      .then((p) => p.conversation);
     const key = statusKey(sender.id, conversation.id);
     const earlier = this.statuses.get(key);
     if (earlier) clearTimeout(earlier.timer);
     // The same status again only restarts its timeout: the platform is not asked twice.
     const again = earlier?.text === line && earlier?.platform !== undefined;
     if (line) {
-      const timer = setTimeout(() => { void this.clearStatus(key); }, this.options.statusTimeoutMs);
+      const timer = setTimeout(() => {
+        void this.clearStatus(key);
+      }, this.options.statusTimeoutMs);
       timer.unref?.();
-      this.statuses.set(key, { text: line, conversation, sender, timer, platform: again ? earlier!.platform : undefined });
+      this.statuses.set(key, {
+        text: line,
+        conversation,
+        sender,
+        timer,
+        platform: again ? earlier!.platform : undefined,
+      });
       if (again) return { conversation, platform: earlier!.platform! };
     } else {
       this.statuses.delete(key);
@@ -160,19 +190,26 @@ export class LiveService {
         // A dropped connection is tried once more (a status left showing would outlive the answer); nothing else is retried.
         if (attempt === 1 && isDeliveryError(err) && err.failure.kind === 'transient') continue;
         // A status is a courtesy: a platform that refuses it changes nothing else.
-        this.logger.warn({ err: isDeliveryError(err) ? err.failure : err, conversationId: conversation.id }, 'could not show an agent status');
+        this.logger.warn(
+          { err: isDeliveryError(err) ? err.failure : err, conversationId: conversation.id },
+          'could not show an agent status',
+        );
         return false;
       }
     }
   }
 
   private async answered(m: Message): Promise<void> {
-    await this.clearStatus(statusKey(m.senderId, m.conversationId)).catch((err: unknown) => this.logger.warn({ err }, 'could not clear a status'));
+    await this.clearStatus(statusKey(m.senderId, m.conversationId)).catch((err: unknown) =>
+      this.logger.warn({ err }, 'could not clear a status'),
+    );
   }
 
   /** Clears every status an agent shows from this process (its MCP session closed). */
   async forgetAgent(agentId: string): Promise<void> {
-    await Promise.all([...this.statuses.keys()].filter((k) => k.startsWith(`${agentId}:`)).map((k) => this.clearStatus(k)));
+    await Promise.all(
+      [...this.statuses.keys()].filter((k) => k.startsWith(`${agentId}:`)).map((k) => this.clearStatus(k)),
+    );
   }
 
   /**
@@ -180,16 +217,35 @@ export class LiveService {
    * the plan's monthly count included) and again when it is stored. The text goes
    * live on the conversation's surface as it is appended.
    */
-  async start(input: StartInput): Promise<{ streamId: string; conversation: Conversation; recipients: SendResult['recipients'] }> {
+  async start(
+    input: StartInput,
+  ): Promise<{ streamId: string; conversation: Conversation; recipients: SendResult['recipients'] }> {
     const open = [...this.streams.values()].filter((s) => s.input.sender.id === input.sender.id).length;
-    if (open >= MAX_OPEN_STREAMS) throw new SwitchboardError('RATE_LIMITED', `You have ${open} streamed messages open; finish one with finish_message before starting another.`);
+    if (open >= MAX_OPEN_STREAMS)
+      throw new SwitchboardError(
+        'RATE_LIMITED',
+        `You have ${open} streamed messages open; finish one with finish_message before starting another.`,
+      );
     const text = input.text ?? '';
     this.checkLength(text);
     const { conversation, recipients, recheck } = await this.messaging.preview(input, { limits: true });
     const stream: Stream = {
-      id: randomUUID(), input, conversation, recheck, text, sent: 0, sequence: 0,
-      port: isExternal(conversation) && input.surface !== conversation.surface ? this.portFor(conversation.surface) : null,
-      post: null, broken: false, lastFlush: 0, flushPending: false, idleTimer: null, chain: Promise.resolve(), finishing: false,
+      id: randomUUID(),
+      input,
+      conversation,
+      recheck,
+      text,
+      sent: 0,
+      sequence: 0,
+      port:
+        isExternal(conversation) && input.surface !== conversation.surface ? this.portFor(conversation.surface) : null,
+      post: null,
+      broken: false,
+      lastFlush: 0,
+      flushPending: false,
+      idleTimer: null,
+      chain: Promise.resolve(),
+      finishing: false,
     };
     this.streams.set(stream.id, stream);
     this.touch(stream);
@@ -200,7 +256,12 @@ export class LiveService {
   }
 
   /** Adds text to a stream; it goes live at the next update (at most one per update interval). Returns the length so far. */
-  async append(ws: Workspace, sender: Agent, streamId: string, text: string): Promise<{ length: number; conversation: Conversation }> {
+  async append(
+    ws: Workspace,
+    sender: Agent,
+    streamId: string,
+    text: string,
+  ): Promise<{ length: number; conversation: Conversation }> {
     const stream = this.own(ws, sender, streamId);
     this.checkLength(stream.text + text);
     stream.text += text;
@@ -233,8 +294,16 @@ export class LiveService {
     const body = stream.text.trim();
     let result: SendResult;
     try {
-      if (!body) throw invalidInput('The streamed message is empty, so nothing was sent; start a new one and append text before finishing.');
-      result = await this.messaging.send({ ...stream.input, body, id: stream.id, ...(stream.post ? { livePost: stream.post } : {}) });
+      if (!body)
+        throw invalidInput(
+          'The streamed message is empty, so nothing was sent; start a new one and append text before finishing.',
+        );
+      result = await this.messaging.send({
+        ...stream.input,
+        body,
+        id: stream.id,
+        ...(stream.post ? { livePost: stream.post } : {}),
+      });
     } catch (e) {
       if (passes(e)) {
         // Nothing was stored and nothing is lost: the stream goes on as it was (its idle timer restarted), readers still see it.
@@ -243,13 +312,21 @@ export class LiveService {
         stream.finishing = false;
         this.touch(stream);
         this.scheduleFlush(stream);
-        throw new SwitchboardError(e.code, e.message, { ...e.details, stream: 'open' },
-          `Your streamed message ${stream.id} stays open with the ${stream.text.length} characters it had before this call: make the same finish_message call again then, with the same text (append_message still works).`);
+        throw new SwitchboardError(
+          e.code,
+          e.message,
+          { ...e.details, stream: 'open' },
+          `Your streamed message ${stream.id} stays open with the ${stream.text.length} characters it had before this call: make the same finish_message call again then, with the same text (append_message still works).`,
+        );
       }
       await this.drop(stream, why);
       if (!(e instanceof SwitchboardError) || e.code === 'INVALID_INPUT') throw e;
-      throw new SwitchboardError(e.code, e.message, { ...e.details, stream: 'ended' },
-        'The streamed message has ended and nothing of it was stored; what it showed was withdrawn.');
+      throw new SwitchboardError(
+        e.code,
+        e.message,
+        { ...e.details, stream: 'ended' },
+        'The streamed message has ended and nothing of it was stored; what it showed was withdrawn.',
+      );
     }
     // Stored, or refused by every recipient (the answer lists why): either way the stream is over.
     await this.drop(stream, why, Boolean(result.message));
@@ -266,7 +343,10 @@ export class LiveService {
     try {
       if (!stored) await this.withdraw(stream);
     } finally {
-      await this.publish(stream.conversation, stream.input.sender, { status: null, stream: { id: stream.id, text: '', truncated: false, done: true } });
+      await this.publish(stream.conversation, stream.input.sender, {
+        status: null,
+        stream: { id: stream.id, text: '', truncated: false, done: true },
+      });
     }
   }
 
@@ -276,7 +356,10 @@ export class LiveService {
     try {
       await stream.port.remove(stream.conversation, stream.post.externalId);
     } catch (err) {
-      this.logger.warn({ err: isDeliveryError(err) ? err.failure : err, streamId: stream.id }, 'could not remove the live post of a refused stream');
+      this.logger.warn(
+        { err: isDeliveryError(err) ? err.failure : err, streamId: stream.id },
+        'could not remove the live post of a refused stream',
+      );
     }
   }
 
@@ -286,15 +369,25 @@ export class LiveService {
     const stream = this.streams.get(streamId);
     const mine = stream && ownerKey(stream.input.workspace, stream.input.sender) === owner ? stream : null;
     if (mine && !mine.finishing) return mine;
-    if (mine) throw new SwitchboardError('CONFLICT', `The streamed message ${streamId} is being finished; wait for the answer of finish_message.`);
+    if (mine)
+      throw new SwitchboardError(
+        'CONFLICT',
+        `The streamed message ${streamId} is being finished; wait for the answer of finish_message.`,
+      );
     const ended = stream ? undefined : this.ended.get(streamId);
-    throw new SwitchboardError('NOT_FOUND', ended?.owner === owner
-      ? `The streamed message ${streamId} has already ended (${ended.why}); start a new one with start_message.`
-      : `There is no open streamed message ${streamId} of yours; use the stream_id start_message returned, or start one.`);
+    throw new SwitchboardError(
+      'NOT_FOUND',
+      ended?.owner === owner
+        ? `The streamed message ${streamId} has already ended (${ended.why}); start a new one with start_message.`
+        : `There is no open streamed message ${streamId} of yours; use the stream_id start_message returned, or start one.`,
+    );
   }
 
   private checkLength(text: string) {
-    if (text.length > MAX_BODY_CHARS) throw invalidInput(`The streamed message would be ${text.length} characters; the limit is ${MAX_BODY_CHARS}. Finish it and continue in another message.`);
+    if (text.length > MAX_BODY_CHARS)
+      throw invalidInput(
+        `The streamed message would be ${text.length} characters; the limit is ${MAX_BODY_CHARS}. Finish it and continue in another message.`,
+      );
   }
 
   /** Restarts the idle timer: a stream left alone is finished with what it has. */
@@ -302,8 +395,14 @@ export class LiveService {
     if (stream.idleTimer) clearTimeout(stream.idleTimer);
     stream.idleTimer = setTimeout(() => {
       const ms = this.options.streamIdleMs;
-      this.end(stream, `finished by Switchboard after ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} without an append`).catch((err: unknown) => {
-        this.logger.warn({ err, streamId: stream.id }, 'a streamed message left open could not be stored (it stays open when the refusal passes with time)');
+      this.end(
+        stream,
+        `finished by Switchboard after ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`} without an append`,
+      ).catch((err: unknown) => {
+        this.logger.warn(
+          { err, streamId: stream.id },
+          'a streamed message left open could not be stored (it stays open when the refusal passes with time)',
+        );
       });
     }, this.options.streamIdleMs);
     stream.idleTimer.unref?.();
@@ -319,7 +418,10 @@ export class LiveService {
     stream.flushPending = true;
     stream.chain = stream.chain.then(async () => {
       const wait = stream.lastFlush + this.options.updateIntervalMs - this.clock.now().getTime();
-      if (wait > 0) await new Promise<void>((resolve) => { setTimeout(resolve, wait).unref?.(); });
+      if (wait > 0)
+        await new Promise<void>((resolve) => {
+          setTimeout(resolve, wait).unref?.();
+        });
       stream.flushPending = false;
       // A finished stream's text goes out with its stored message instead.
       if (!stream.finishing) await this.flush(stream);
@@ -335,9 +437,16 @@ export class LiveService {
       // start, so those recipients' rules are applied again but the recipients are not worked out anew.
       if (!(await this.stillAllowed(stream))) return;
       await this.publish(stream.conversation, stream.input.sender, {
-        status: null, stream: { id: stream.id, text: text.slice(-LIVE_TEXT_MAX), truncated: text.length > LIVE_TEXT_MAX, done: false },
+        status: null,
+        stream: {
+          id: stream.id,
+          text: text.slice(-LIVE_TEXT_MAX),
+          truncated: text.length > LIVE_TEXT_MAX,
+          done: false,
+        },
       });
-      if (stream.port && !stream.broken && text.trim() && text.length !== stream.sent) await this.render(stream, stream.port, text);
+      if (stream.port && !stream.broken && text.trim() && text.length !== stream.sent)
+        await this.render(stream, stream.port, text);
     } finally {
       // Counted from the end of this update, so a slow platform call never brings the next one closer than the interval.
       stream.lastFlush = this.clock.now().getTime();
@@ -354,12 +463,17 @@ export class LiveService {
       return true;
     } catch (e) {
       if (!(e instanceof SwitchboardError) || e.code === 'UNAVAILABLE') {
-        this.logger.warn({ err: e, streamId: stream.id }, 'could not check a streamed message before updating it; this update is skipped');
+        this.logger.warn(
+          { err: e, streamId: stream.id },
+          'could not check a streamed message before updating it; this update is skipped',
+        );
         this.scheduleFlush(stream);
         return false;
       }
       // Nothing is stored: the post is withdrawn, and the agent's next call hears the refusal from `ended`.
-      await this.drop(stream, `refused: ${e.message}`).catch((err: unknown) => this.logger.warn({ err, streamId: stream.id }, 'could not end a refused stream'));
+      await this.drop(stream, `refused: ${e.message}`).catch((err: unknown) =>
+        this.logger.warn({ err, streamId: stream.id }, 'could not end a refused stream'),
+      );
       return false;
     }
   }
@@ -368,13 +482,21 @@ export class LiveService {
   private async render(stream: Stream, port: SurfaceOutbound, text: string): Promise<void> {
     const key = port.paceKey(stream.conversation);
     if (!key) return;
-    const draft: LiveDraft = { id: stream.id, sender: stream.input.sender, conversation: stream.conversation, text, sequence: stream.sequence };
+    const draft: LiveDraft = {
+      id: stream.id,
+      sender: stream.input.sender,
+      conversation: stream.conversation,
+      text,
+      sequence: stream.sequence,
+    };
     try {
       await pacedCall(port.pacer, key, async () => {
         const post = stream.post;
         if (!post) {
           const streamed = port.startStream ? await port.startStream(draft) : null;
-          stream.post = streamed ? { kind: 'stream', ...streamed } : { kind: 'post', ...(await port.post(this.outbound(draft))) };
+          stream.post = streamed
+            ? { kind: 'stream', ...streamed }
+            : { kind: 'post', ...(await port.post(this.outbound(draft))) };
         } else if (post.kind === 'stream' && port.appendStream) {
           await port.appendStream(draft, post.externalId, text.slice(stream.sent));
         } else {
@@ -389,7 +511,12 @@ export class LiveService {
       // Busy, throttled or unreachable: this update is skipped, and another carries its text an interval later.
       if (!stream.broken) this.scheduleFlush(stream);
       if (err instanceof RetryLater) return;
-      this.logger.warn({ err: failure ?? err, streamId: stream.id }, stream.broken ? 'live updates of a stream stopped; its message is posted when it finishes' : 'a live update was skipped');
+      this.logger.warn(
+        { err: failure ?? err, streamId: stream.id },
+        stream.broken
+          ? 'live updates of a stream stopped; its message is posted when it finishes'
+          : 'a live update was skipped',
+      );
     }
   }
 
@@ -397,22 +524,49 @@ export class LiveService {
   private outbound(draft: LiveDraft): OutboundMessage {
     const m = draft.conversation;
     const message: Message = {
-      id: draft.id, workspaceId: m.workspaceId, conversationId: m.id, senderId: draft.sender.id, body: draft.text, replyTo: null,
-      chainId: draft.id, hop: 0, askerPersonId: null, askerIdentityId: null, surface: 'mcp', permalink: null, externalId: null, createdAt: this.clock.now(),
+      id: draft.id,
+      workspaceId: m.workspaceId,
+      conversationId: m.id,
+      senderId: draft.sender.id,
+      body: draft.text,
+      replyTo: null,
+      chainId: draft.id,
+      hop: 0,
+      askerPersonId: null,
+      askerIdentityId: null,
+      surface: 'mcp',
+      permalink: null,
+      externalId: null,
+      createdAt: this.clock.now(),
     };
     return { message, sender: draft.sender, conversation: draft.conversation };
   }
 
-  private async publish(conversation: Conversation, sender: Agent, e: Pick<LiveEvent, 'status' | 'stream'>): Promise<void> {
-    const event: LiveEvent = { conversation_id: conversation.id, agent_id: sender.id, agent: label(sender), display_name: sender.displayName, ...e };
+  private async publish(
+    conversation: Conversation,
+    sender: Agent,
+    e: Pick<LiveEvent, 'status' | 'stream'>,
+  ): Promise<void> {
+    const event: LiveEvent = {
+      conversation_id: conversation.id,
+      agent_id: sender.id,
+      agent: label(sender),
+      display_name: sender.displayName,
+      ...e,
+    };
     await this.notifier.publish(conversationTopic(conversation.id), LIVE_PAYLOAD + JSON.stringify(event));
   }
 
   /** Finishes every open stream with what it has and clears every status (the process is stopping). */
   async close(): Promise<void> {
     // A stream whose message could not be stored now (even for a reason that passes) has no later here: it is dropped.
-    await Promise.all([...this.streams.values()].map((s) => this.end(s, 'finished by Switchboard when the server stopped')
-      .catch(() => this.drop(s, 'the server stopped before it could be stored')).catch(() => {})));
+    await Promise.all(
+      [...this.streams.values()].map((s) =>
+        this.end(s, 'finished by Switchboard when the server stopped')
+          .catch(() => this.drop(s, 'the server stopped before it could be stored'))
+          .catch(() => {}),
+      ),
+    );
     await Promise.all([...this.statuses.keys()].map((k) => this.clearStatus(k)));
   }
 }

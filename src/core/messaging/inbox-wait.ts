@@ -26,7 +26,10 @@ export interface WaitOptions<T> {
 export async function waitForWake<T>(o: WaitOptions<T>): Promise<{ value: T; timedOut: boolean }> {
   let woken = false;
   let wake: () => void = () => {};
-  const unsubscribe = await o.notifier.subscribe(o.topic, () => { woken = true; wake(); });
+  const unsubscribe = await o.notifier.subscribe(o.topic, () => {
+    woken = true;
+    wake();
+  });
   const deadline = Date.now() + o.timeoutMs;
   try {
     if (o.signal?.aborted) throw stoppedBeforeReading();
@@ -56,7 +59,8 @@ export async function waitForWake<T>(o: WaitOptions<T>): Promise<{ value: T; tim
   }
 }
 
-const stoppedBeforeReading = () => new SwitchboardError(
-  'UNAVAILABLE',
-  'Stopped waiting before anything was read (the request was cancelled, or the server is stopping); nothing was marked read, so ask again.',
-);
+const stoppedBeforeReading = () =>
+  new SwitchboardError(
+    'UNAVAILABLE',
+    'Stopped waiting before anything was read (the request was cancelled, or the server is stopping); nothing was marked read, so ask again.',
+  );

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { postOrderingKey } from '../delivery/post-change.ts';
 import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/agent-service.ts';
 import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
-import { assertMessagesAllowed, historyCutoff, nextReset, planLimits, usageMonth, type Plan } from '../organizations/plans.ts';
+import {
+  assertMessagesAllowed,
+  historyCutoff,
+  nextReset,
+  planLimits,
+  usageMonth,
+  type Plan,
+} from '../organizations/plans.ts';
 import type { Clock, Notifier, SendGate, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import type { AudienceService, PostTarget } from '../linking/audience-service.ts';
@@ -11,7 +18,17 @@ import { receiversOf } from '../listening/hearing.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { hasBridges, queueMirrors } from '../bridges/mirror-out.ts';
 import { waitForWake } from './inbox-wait.ts';
-import { DEFAULT_RATE_LIMIT, HOP_LIMIT, label, MAX_BODY_CHARS, rateLimited, refusalFor, type RateLimit, type Refusal, type RefusalRule } from './rules.ts';
+import {
+  DEFAULT_RATE_LIMIT,
+  HOP_LIMIT,
+  label,
+  MAX_BODY_CHARS,
+  rateLimited,
+  refusalFor,
+  type RateLimit,
+  type Refusal,
+  type RefusalRule,
+} from './rules.ts';
 import type { Conversation, InboxItem, LivePost, Message, SearchHit } from './types.ts';
 
 export interface SendInput {
@@ -92,12 +109,19 @@ const isExternal = (c: Conversation | null) => c?.kind === 'external';
 const isAudience = (c: Conversation | null) => isExternal(c) || c?.kind === 'channel' || c?.kind === 'thread';
 
 /** How a recipient took the message: delivered, or refused with the rule and its reason. */
-const recipientResult = (to: string, agentId: string | null, refusal: Refusal | null): RecipientResult =>
-  ({ to, agent_id: agentId, status: refusal ? 'refused' : 'delivered', ...refusal });
+const recipientResult = (to: string, agentId: string | null, refusal: Refusal | null): RecipientResult => ({
+  to,
+  agent_id: agentId,
+  status: refusal ? 'refused' : 'delivered',
+  ...refusal,
+});
 
 /** The refusal of a message every recipient refused, with each one's reason. */
 const nobodyReceives = (results: RecipientResult[]) =>
-  notPermitted(`Nobody would receive this message (${results.map((r) => `${r.to}: ${r.reason}`).join('; ')}); name recipients who accept it.`, { recipients: results });
+  notPermitted(
+    `Nobody would receive this message (${results.map((r) => `${r.to}: ${r.reason}`).join('; ')}); name recipients who accept it.`,
+    { recipients: results },
+  );
 
 /** Sending, reading and searching messages, with every rule of the workspace applied. */
 export class MessagingService {
@@ -123,9 +147,13 @@ export class MessagingService {
   async send(input: SendInput): Promise<SendResult> {
     const body = input.body.trim();
     if (!body) throw invalidInput('The message body is empty; write something to send.');
-    if (body.length > MAX_BODY_CHARS) throw invalidInput(`The message body is ${body.length} characters; the limit is ${MAX_BODY_CHARS}. Split it or share a document instead.`);
+    if (body.length > MAX_BODY_CHARS)
+      throw invalidInput(
+        `The message body is ${body.length} characters; the limit is ${MAX_BODY_CHARS}. Split it or share a document instead.`,
+      );
     const plan = await this.plan(input);
-    if (!plan.targets.length && !(isAudience(plan.conversation) && !plan.results.length)) return this.refuseAll(input, plan);
+    if (!plan.targets.length && !(isAudience(plan.conversation) && !plan.results.length))
+      return this.refuseAll(input, plan);
     return this.commit(input, body, plan);
   }
 
@@ -137,30 +165,52 @@ export class MessagingService {
    * message is sent (a stream's live updates run it): the sender's send permission, the recipients' rules (a recipient
    * whose owner stops it taking messages from the sender, or takes it out of the workspace), and the audience rule.
    */
-  async preview(input: Omit<SendInput, 'body'>, opts: { limits?: boolean } = {}): Promise<{ conversation: Conversation; recipients: RecipientResult[]; recheck: () => Promise<void> }> {
+  async preview(
+    input: Omit<SendInput, 'body'>,
+    opts: { limits?: boolean } = {},
+  ): Promise<{ conversation: Conversation; recipients: RecipientResult[]; recheck: () => Promise<void> }> {
     const { workspace: ws, sender } = input;
     const plan = await this.plan(input);
     if (!plan.targets.length && !(isAudience(plan.conversation) && !plan.results.length)) {
-      if (!plan.results.length) throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
+      if (!plan.results.length)
+        throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
       throw nobodyReceives(plan.results);
     }
     const spec = plan.conversation ? null : this.dmSpec(ws, sender, plan.targets);
-    let conversation = plan.conversation ?? await this.store.messages.findConversation(ws.id, spec!.key);
+    let conversation = plan.conversation ?? (await this.store.messages.findConversation(ws.id, spec!.key));
     if (opts.limits) {
       const now = this.clock.now();
       const org = (await this.store.orgs.get(ws.orgId))!;
-      const sent = conversation ? await this.store.messages.sentSince(sender.id, conversation.id, new Date(now.getTime() - this.rateLimit.windowMs), this.rateLimit.max) : 0;
-      await this.assertWithinLimits(sent, () => this.store.orgs.usage(org.id, usageMonth(now)), planLimits(org.plan, org.licensedMessages), Math.max(1, plan.targets.length), now);
+      const sent = conversation
+        ? await this.store.messages.sentSince(
+            sender.id,
+            conversation.id,
+            new Date(now.getTime() - this.rateLimit.windowMs),
+            this.rateLimit.max,
+          )
+        : 0;
+      await this.assertWithinLimits(
+        sent,
+        () => this.store.orgs.usage(org.id, usageMonth(now)),
+        planLimits(org.plan, org.licensedMessages),
+        Math.max(1, plan.targets.length),
+        now,
+      );
     }
     conversation ??= await this.store.messages.conversation(spec!);
     const recheck = async () => {
       // The directory comes from the read cache until a membership or a role changes: no statement while none does.
-      const [me, directory] = await Promise.all([this.standing(input), plan.targets.length ? this.agents.directory(ws) : []]);
+      const [me, directory] = await Promise.all([
+        this.standing(input),
+        plan.targets.length ? this.agents.directory(ws) : [],
+      ]);
       if (plan.targets.length) {
         const results = plan.targets.map((t) => {
           const to = plan.results.find((r) => r.agent_id === t.agent.id)?.to ?? label(t.agent);
           const now = directory.find((d) => d.agent.id === t.agent.id);
-          const refusal = now ? refusalFor(me, now, plan.chain.hop) : { rule: 'unknown_recipient' as const, reason: `${to} is no longer in this workspace.` };
+          const refusal = now
+            ? refusalFor(me, now, plan.chain.hop)
+            : { rule: 'unknown_recipient' as const, reason: `${to} is no longer in this workspace.` };
           return recipientResult(to, t.agent.id, refusal);
         });
         // As send: the message goes ahead while anyone still takes it.
@@ -173,8 +223,11 @@ export class MessagingService {
 
   /** The sender's standing in the workspace (a guest's is a person agent's); refused without the send permission. */
   private async standing(input: Omit<SendInput, 'body'>): Promise<WorkspaceAgent> {
-    const me = input.asGuest ? { agent: input.sender, permissions: { ...PERSON_AGENT_PERMISSIONS }, ownerRole: 'viewer' as const } : await this.agents.member(input.sender, input.workspace);
-    if (!me.permissions.send) throw notPermitted('You do not have the send permission in this workspace; ask your owner to grant it.');
+    const me = input.asGuest
+      ? { agent: input.sender, permissions: { ...PERSON_AGENT_PERMISSIONS }, ownerRole: 'viewer' as const }
+      : await this.agents.member(input.sender, input.workspace);
+    if (!me.permissions.send)
+      throw notPermitted('You do not have the send permission in this workspace; ask your owner to grant it.');
     return me;
   }
 
@@ -182,22 +235,32 @@ export class MessagingService {
    * The refusal of the rate limit or of the plan's monthly count, from counts the caller read (send: in the statement
    * that would have stored the message; a stream's start: before anything is written). `usage` is read only when needed.
    */
-  private async assertWithinLimits(sentSince: number, usage: () => Promise<number>, limits: Plan, counted: number, now: Date): Promise<void> {
+  private async assertWithinLimits(
+    sentSince: number,
+    usage: () => Promise<number>,
+    limits: Plan,
+    counted: number,
+    now: Date,
+  ): Promise<void> {
     if (sentSince >= this.rateLimit.max) throw rateLimited(this.rateLimit, sentSince, this.rateLimit.windowMs);
     assertMessagesAllowed(limits, await usage(), counted, now);
   }
 
   private dmSpec(ws: Workspace, sender: Agent, targets: WorkspaceAgent[]) {
     return {
-      workspaceId: ws.id, kind: 'dm' as const, key: dmKey([sender.id, ...targets.map((t) => t.agent.id)]),
+      workspaceId: ws.id,
+      kind: 'dm' as const,
+      key: dmKey([sender.id, ...targets.map((t) => t.agent.id)]),
       title: [sender, ...targets.map((t) => t.agent)].map(label).join(', '),
     };
   }
 
   /** Nobody accepted the message: tells the asker when the hop limit stopped it, and says who refused. */
   private async refuseAll(input: Omit<SendInput, 'body'>, plan: SendPlan): Promise<SendResult> {
-    if (plan.hopRefused && plan.chain.askerPersonId) await this.tellChainStopped(input.workspace, input.sender, plan.chain.askerPersonId, plan.chain.chainId);
-    if (!plan.results.length) throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
+    if (plan.hopRefused && plan.chain.askerPersonId)
+      await this.tellChainStopped(input.workspace, input.sender, plan.chain.askerPersonId, plan.chain.chainId);
+    if (!plan.results.length)
+      throw invalidInput('Nobody else is in that conversation to receive the message; name recipients with `to`.');
     return { message: null, conversation: plan.conversation, recipients: plan.results };
   }
 
@@ -215,7 +278,10 @@ export class MessagingService {
 
     let conversation = input.conversation ?? null;
     if (!conversation && input.conversationId) {
-      const unknown = new SwitchboardError('NOT_FOUND', `There is no conversation ${input.conversationId} in this workspace; use the conversation id of a message you received.`);
+      const unknown = new SwitchboardError(
+        'NOT_FOUND',
+        `There is no conversation ${input.conversationId} in this workspace; use the conversation id of a message you received.`,
+      );
       conversation = await this.store.messages.getConversation(ws.id, input.conversationId);
       if (!conversation) throw unknown;
       // Monitoring lets an agent read everything, never speak where it was not invited. An agent that cannot see the
@@ -228,10 +294,15 @@ export class MessagingService {
     if (input.replyTo) {
       parent = await this.store.messages.get(ws.id, input.replyTo);
       if (!parent || !(await this.store.messages.involves(sender.id, parent.id))) {
-        throw new SwitchboardError('NOT_FOUND', `There is no message ${input.replyTo} that you sent or received in this workspace.`);
+        throw new SwitchboardError(
+          'NOT_FOUND',
+          `There is no message ${input.replyTo} that you sent or received in this workspace.`,
+        );
       }
       if (conversation && parent.conversationId !== conversation.id) {
-        throw invalidInput(`Message ${input.replyTo} belongs to another conversation; pass its own conversation id, or leave \`conversation\` out.`);
+        throw invalidInput(
+          `Message ${input.replyTo} belongs to another conversation; pass its own conversation id, or leave \`conversation\` out.`,
+        );
       }
       if (!conversation) {
         conversation = await this.store.messages.getConversation(ws.id, parent.conversationId);
@@ -244,30 +315,46 @@ export class MessagingService {
     // two-party DM, because agents answer other agents only when addressed.
     const entries: Array<{ to: string; w?: WorkspaceAgent; refusal?: { rule: RefusalRule; reason: string } }> = [];
     const seen = new Set<string>();
-    const push = (w: WorkspaceAgent, to: string) => { if (!seen.has(w.agent.id)) { seen.add(w.agent.id); entries.push({ to, w }); } };
+    const push = (w: WorkspaceAgent, to: string) => {
+      if (!seen.has(w.agent.id)) {
+        seen.add(w.agent.id);
+        entries.push({ to, w });
+      }
+    };
     for (const w of input.recipients ?? []) push(w, label(w.agent));
     for (const name of input.to ?? []) {
       try {
         push(resolveOne(directory, name), name);
       } catch (e) {
         if (!(e instanceof SwitchboardError)) throw e;
-        entries.push({ to: name, refusal: { rule: e.code === 'INVALID_INPUT' ? 'ambiguous_recipient' : 'unknown_recipient', reason: e.message } });
+        entries.push({
+          to: name,
+          refusal: {
+            rule: e.code === 'INVALID_INPUT' ? 'ambiguous_recipient' : 'unknown_recipient',
+            reason: e.message,
+          },
+        });
       }
     }
     if (!input.to?.length && !input.recipients && conversation) {
       const ids = await participantsOf(conversation.id);
       const isDm = conversation.kind === 'dm' && ids.length <= 2;
       for (const w of directory) {
-        if (ids.includes(w.agent.id) && w.agent.id !== sender.id && (w.agent.kind === 'person' || isDm)) push(w, label(w.agent));
+        if (ids.includes(w.agent.id) && w.agent.id !== sender.id && (w.agent.kind === 'person' || isDm))
+          push(w, label(w.agent));
       }
     }
-    if (!entries.length && !conversation) throw invalidInput('Say who the message is for: give `to` (agent names or person handles) or a `conversation` id to reply in.');
+    if (!entries.length && !conversation)
+      throw invalidInput(
+        'Say who the message is for: give `to` (agent names or person handles) or a `conversation` id to reply in.',
+      );
     // A conversation is never widened by naming someone: in a DM (or a thread of one) only those in it are written to,
     // and a Slack or Teams thread takes in no person who is not in it (who would then read it in the web chat).
     const members = conversation ? await this.privateMembers(ws, conversation, input.surface, participantsOf) : null;
     if (members) {
       for (const e of entries) {
-        if (!e.w || e.refusal || members.ids.has(e.w.agent.id) || (members.agentsMayJoin && e.w.agent.kind === 'agent')) continue;
+        if (!e.w || e.refusal || members.ids.has(e.w.agent.id) || (members.agentsMayJoin && e.w.agent.kind === 'agent'))
+          continue;
         e.refusal = {
           rule: 'not_in_conversation',
           reason: `${e.to} is not in this conversation, and writing to them here would show them what was said in it; write to them without \`conversation\` (or \`reply_to\`) to start a conversation of your own.`,
@@ -278,9 +365,19 @@ export class MessagingService {
     // The parent decides the chain: what the agent answers, else what it received last.
     if (!parent && sender.kind === 'agent') {
       if (conversation) parent = await this.store.messages.latestReceived(sender.id, conversation.id);
-      parent ??= await this.store.messages.latestReceivedSince(sender.id, ws.id, new Date(this.clock.now().getTime() - CHAIN_WINDOW_MS));
+      parent ??= await this.store.messages.latestReceivedSince(
+        sender.id,
+        ws.id,
+        new Date(this.clock.now().getTime() - CHAIN_WINDOW_MS),
+      );
     }
-    const chain = chainPosition({ sender, parent, newChainId: randomUUID(), asGuest: input.asGuest, askerIdentityId: input.askerIdentityId });
+    const chain = chainPosition({
+      sender,
+      parent,
+      newChainId: randomUUID(),
+      asGuest: input.asGuest,
+      askerIdentityId: input.askerIdentityId,
+    });
 
     const results: RecipientResult[] = [];
     const targets: WorkspaceAgent[] = [];
@@ -313,8 +410,18 @@ export class MessagingService {
    * (that is how a thread brings one in) but people do not. Null for channels and their threads, which members and
    * mentions reach, and for a message from the thread's own chat app, whose people are its readers already.
    */
-  private async privateMembers(ws: Workspace, c: Conversation, from: SurfaceName | undefined, participantsOf: (id: string) => Promise<string[]>): Promise<{ ids: Set<string>; agentsMayJoin: boolean } | null> {
-    const dm = c.kind === 'dm' ? c : c.kind === 'thread' && c.parentId ? await this.store.messages.getConversation(ws.id, c.parentId) : null;
+  private async privateMembers(
+    ws: Workspace,
+    c: Conversation,
+    from: SurfaceName | undefined,
+    participantsOf: (id: string) => Promise<string[]>,
+  ): Promise<{ ids: Set<string>; agentsMayJoin: boolean } | null> {
+    const dm =
+      c.kind === 'dm'
+        ? c
+        : c.kind === 'thread' && c.parentId
+          ? await this.store.messages.getConversation(ws.id, c.parentId)
+          : null;
     if (dm?.kind === 'dm') return { ids: new Set(await participantsOf(dm.id)), agentsMayJoin: false };
     if (isExternal(c) && from !== c.surface) return { ids: new Set(await participantsOf(c.id)), agentsMayJoin: true };
     return null;
@@ -325,48 +432,83 @@ export class MessagingService {
     const { workspace: ws, sender } = input;
     const { parent, chain, results, targets, hopRefused } = plan;
     // A DM written before is found first (one read), so the message can be stored alone; a new one is created with it.
-    const conversation = plan.conversation ?? await this.store.messages.findConversation(ws.id, this.dmSpec(ws, sender, targets).key);
+    const conversation =
+      plan.conversation ?? (await this.store.messages.findConversation(ws.id, this.dmSpec(ws, sender, targets).key));
     const now = this.clock.now();
     const counted = Math.max(1, targets.length);
     // A message into an external thread is posted there by the job its surface registered, never inline.
-    const postTopic = conversation && isExternal(conversation) && input.surface !== conversation.surface ? this.postTopicOf(conversation.surface) : null;
+    const postTopic =
+      conversation && isExternal(conversation) && input.surface !== conversation.surface
+        ? this.postTopicOf(conversation.surface)
+        : null;
     if (conversation && isExternal(conversation) && input.surface !== conversation.surface && !postTopic) {
-      throw new SwitchboardError('UNAVAILABLE', `This conversation is held in ${conversation.surface}, which this Switchboard is not set up for, so nothing could be posted there; configure it and send again.`);
+      throw new SwitchboardError(
+        'UNAVAILABLE',
+        `This conversation is held in ${conversation.surface}, which this Switchboard is not set up for, so nothing could be posted there; configure it and send again.`,
+      );
     }
     // Read before the transaction, where they may come from the read cache: the plan, and who overhears the message.
     const org = (await this.store.orgs.get(ws.orgId))!;
     const recipientIds = targets.map((t) => t.agent.id);
-    let overheard = conversation ? await this.overhearers(ws, conversation, plan.directory, [sender.id, ...recipientIds]) : [];
+    let overheard = conversation
+      ? await this.overhearers(ws, conversation, plan.directory, [sender.id, ...recipientIds])
+      : [];
     const limits = planLimits(org.plan, org.licensedMessages);
     const gate: SendGate = {
-      externalId: input.externalId ?? null, since: new Date(now.getTime() - this.rateLimit.windowMs), rateMax: this.rateLimit.max,
+      externalId: input.externalId ?? null,
+      since: new Date(now.getTime() - this.rateLimit.windowMs),
+      rateMax: this.rateLimit.max,
       count: { orgId: org.id, month: usageMonth(now), n: counted, limit: Math.min(limits.messagesPerMonth, MAX_INT) },
     };
     // The statement that stores the message also checks it (redelivery, rate, plan) and counts it, which locks the
     // organization's usage row until it commits: alone, it is its own transaction; with more to write (the DM
     // conversation, bridged channels' mirrors, the post to an external thread) they share one.
     const write = async (tx: Store) => {
-      const conv = conversation ?? await tx.messages.conversation(this.dmSpec(ws, sender, targets));
+      const conv = conversation ?? (await tx.messages.conversation(this.dmSpec(ws, sender, targets)));
       if (!conversation) overheard = await this.overhearers(ws, conv, plan.directory, [sender.id, ...recipientIds]);
-      const posted = await tx.messages.post({
-        ...(input.id ? { id: input.id } : {}),
-        workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: parent?.id ?? null,
-        ...chain, surface: input.surface ?? 'mcp',
-        permalink: input.permalink ?? null, externalId: input.externalId ?? null, createdAt: now,
-      }, { participants: [sender.id, ...recipientIds], deliverTo: recipientIds, overheard }, gate);
+      const posted = await tx.messages.post(
+        {
+          ...(input.id ? { id: input.id } : {}),
+          workspaceId: ws.id,
+          conversationId: conv.id,
+          senderId: sender.id,
+          body,
+          replyTo: parent?.id ?? null,
+          ...chain,
+          surface: input.surface ?? 'mcp',
+          permalink: input.permalink ?? null,
+          externalId: input.externalId ?? null,
+          createdAt: now,
+        },
+        { participants: [sender.id, ...recipientIds], deliverTo: recipientIds, overheard },
+        gate,
+      );
       // A chat message handled again (Slack's redelivery, a retried inbound job) was stored the first time.
       if (posted.earlier) return { message: posted.earlier, conversation: conv, again: true };
       const { message } = posted;
       if (!message) {
         // Refused by the rate limit or the plan: the usage as it is now (the statement waited for other senders' counts) says by how much.
-        await this.assertWithinLimits(posted.sentSince, () => tx.orgs.usage(org.id, gate.count.month), limits, counted, now);
-        throw new SwitchboardError('UNAVAILABLE', 'The message was not stored although it passed every check; send it again.');
+        await this.assertWithinLimits(
+          posted.sentSince,
+          () => tx.orgs.usage(org.id, gate.count.month),
+          limits,
+          counted,
+          now,
+        );
+        throw new SwitchboardError(
+          'UNAVAILABLE',
+          'The message was not stored although it passed every check; send it again.',
+        );
       }
       // Bridged channels: mirrored to every other side, in this transaction so none is lost.
       const mirrors = await queueMirrors(tx, message, conv);
       if (postTopic) {
         const live = input.livePost ? { live: input.livePost } : {};
-        await tx.outbox.add({ topic: postTopic, payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live }, orderingKey: postOrderingKey(conv) });
+        await tx.outbox.add({
+          topic: postTopic,
+          payload: { messageId: message.id, workspaceId: ws.id, conversationId: conv.id, ...live },
+          orderingKey: postOrderingKey(conv),
+        });
       }
       return { message, conversation: conv, again: false, overheard, queued: mirrors > 0 || Boolean(postTopic) };
     };
@@ -376,9 +518,10 @@ export class MessagingService {
     // The queue looks for new jobs only when this message queued some (a claim is a statement).
     if (stored.queued) this.afterCommit();
     for (const fn of this.onSent) fn(stored.message);
-    await this.notifier.publish([
-      ...[...recipientIds, ...(stored.overheard ?? [])].map(inboxTopic), conversationTopic(stored.conversation.id),
-    ], stored.message.id);
+    await this.notifier.publish(
+      [...[...recipientIds, ...(stored.overheard ?? [])].map(inboxTopic), conversationTopic(stored.conversation.id)],
+      stored.message.id,
+    );
     if (hopRefused && chain.askerPersonId) await this.tellChainStopped(ws, sender, chain.askerPersonId, chain.chainId);
     return { message: stored.message, conversation: stored.conversation, recipients: results };
   }
@@ -389,7 +532,12 @@ export class MessagingService {
    * them: it opens no chain for them, counts toward no plan or hop limit, and
    * does not make them participants (they speak there only once mentioned).
    */
-  private async overhearers(ws: Workspace, conv: Conversation, directory: WorkspaceAgent[], exclude: string[]): Promise<string[]> {
+  private async overhearers(
+    ws: Workspace,
+    conv: Conversation,
+    directory: WorkspaceAgent[],
+    exclude: string[],
+  ): Promise<string[]> {
     if (!this.listening) return [];
     return this.listening.overhearers(this.store, ws, conv, new Set(exclude), receiversOf(directory));
   }
@@ -398,30 +546,58 @@ export class MessagingService {
    * Refuses an agent that is not part of a conversation, with why: it only overheard it as a listener, or it sees it
    * (a monitor, a message it received) without being in it; `unseen` is the refusal when it cannot see it at all.
    */
-  private async assertParticipant(sender: Agent, conversation: Conversation, participantsOf: (id: string) => Promise<string[]>, unseen: SwitchboardError | null) {
+  private async assertParticipant(
+    sender: Agent,
+    conversation: Conversation,
+    participantsOf: (id: string) => Promise<string[]>,
+    unseen: SwitchboardError | null,
+  ) {
     if ((await participantsOf(conversation.id)).includes(sender.id)) return;
     if (await this.store.messages.overheardIn(sender.id, conversation.id)) {
-      throw notPermitted('You only overheard that conversation as a listener of its channel, and listening agents speak in a channel only where someone mentioned them; ' +
-        'wait to be mentioned there, or write to the person with `to`.', { reason: 'overheard_only' });
+      throw notPermitted(
+        'You only overheard that conversation as a listener of its channel, and listening agents speak in a channel only where someone mentioned them; ' +
+          'wait to be mentioned there, or write to the person with `to`.',
+        { reason: 'overheard_only' },
+      );
     }
     if (unseen) throw unseen;
-    throw notPermitted('You are not part of that conversation; you can reply only where you sent or received a message. Name recipients with `to` instead.');
+    throw notPermitted(
+      'You are not part of that conversation; you can reply only where you sent or received a message. Name recipients with `to` instead.',
+    );
   }
 
   /** Tells the person who started a chain, once per chain, that it stopped at the hop limit. */
   private async tellChainStopped(ws: Workspace, sender: Agent, personId: string, chainId: string) {
     const personAgent = await this.store.agents.personAgent(personId);
     if (!personAgent || !(await this.store.firstSeen('hop-limit', chainId))) return;
-    const body = `Switchboard stopped a chain of agent-to-agent messages started by your request after ${HOP_LIMIT} hops (last sender: ${label(sender)}). ` +
+    const body =
+      `Switchboard stopped a chain of agent-to-agent messages started by your request after ${HOP_LIMIT} hops (last sender: ${label(sender)}). ` +
       'Reply to the agents if you want them to continue.';
     const message = await this.store.transaction(async (tx) => {
       const conv = await tx.messages.conversation({
-        workspaceId: ws.id, kind: 'dm', key: dmKey([sender.id, personAgent.id]), title: [sender, personAgent].map(label).join(', '),
+        workspaceId: ws.id,
+        kind: 'dm',
+        key: dmKey([sender.id, personAgent.id]),
+        title: [sender, personAgent].map(label).join(', '),
       });
-      return (await tx.messages.post({
-        workspaceId: ws.id, conversationId: conv.id, senderId: sender.id, body, replyTo: null, chainId, hop: HOP_LIMIT + 1,
-        askerPersonId: personId, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-      }, { participants: [sender.id, personAgent.id], deliverTo: [personAgent.id] })).message;
+      return (
+        await tx.messages.post(
+          {
+            workspaceId: ws.id,
+            conversationId: conv.id,
+            senderId: sender.id,
+            body,
+            replyTo: null,
+            chainId,
+            hop: HOP_LIMIT + 1,
+            askerPersonId: personId,
+            askerIdentityId: null,
+            surface: 'mcp',
+            createdAt: this.clock.now(),
+          },
+          { participants: [sender.id, personAgent.id], deliverTo: [personAgent.id] },
+        )
+      ).message;
     });
     await this.notifier.publish(inboxTopic(personAgent.id), message.id);
   }
@@ -433,11 +609,30 @@ export class MessagingService {
    */
   async notice(ws: Workspace, from: Agent, to: Agent, body: string, topic = 'notices'): Promise<Message> {
     const message = await this.store.transaction(async (tx) => {
-      const conv = await tx.messages.conversation({ workspaceId: ws.id, kind: 'dm', key: `${topic}:${to.id}`, title: `${from.displayName} notices` });
-      return (await tx.messages.post({
-        workspaceId: ws.id, conversationId: conv.id, senderId: from.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
-        askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: this.clock.now(),
-      }, { participants: [from.id, to.id], deliverTo: [to.id] })).message;
+      const conv = await tx.messages.conversation({
+        workspaceId: ws.id,
+        kind: 'dm',
+        key: `${topic}:${to.id}`,
+        title: `${from.displayName} notices`,
+      });
+      return (
+        await tx.messages.post(
+          {
+            workspaceId: ws.id,
+            conversationId: conv.id,
+            senderId: from.id,
+            body,
+            replyTo: null,
+            chainId: randomUUID(),
+            hop: 0,
+            askerPersonId: null,
+            askerIdentityId: null,
+            surface: 'mcp',
+            createdAt: this.clock.now(),
+          },
+          { participants: [from.id, to.id], deliverTo: [to.id] },
+        )
+      ).message;
     });
     await this.notifier.publish(inboxTopic(to.id), message.id);
     return message;
@@ -454,7 +649,8 @@ export class MessagingService {
    * connection closed, while the take ran). A subscribe of the agent's elsewhere is woken to take them.
    */
   async returnUnread(agent: Agent, ws: Workspace, messageIds: string[]): Promise<void> {
-    if (await this.store.messages.returnUnread(agent.id, ws.id, messageIds)) await this.notifier.publish(inboxTopic(agent.id), messageIds[0]);
+    if (await this.store.messages.returnUnread(agent.id, ws.id, messageIds))
+      await this.notifier.publish(inboxTopic(agent.id), messageIds[0]);
   }
 
   private async withAudience<T extends { items: InboxItem[] }>(agent: Agent, ws: Workspace, got: T): Promise<T> {
@@ -468,10 +664,13 @@ export class MessagingService {
   async waitForInbox(agent: Agent, ws: Workspace, limit: number, timeoutMs: number, signal?: AbortSignal) {
     await this.assertReceive(agent, ws);
     return waitForWake({
-      notifier: this.notifier, topic: inboxTopic(agent.id), timeoutMs, signal,
+      notifier: this.notifier,
+      topic: inboxTopic(agent.id),
+      timeoutMs,
+      signal,
       take: () => this.store.messages.takeUnread(agent.id, ws.id, limit),
       found: (got) => got.items.length > 0,
-    }).then(async ({ value, timedOut }) => ({ ...await this.withAudience(agent, ws, value), timedOut }));
+    }).then(async ({ value, timedOut }) => ({ ...(await this.withAudience(agent, ws, value)), timedOut }));
   }
 
   /** Unread messages waiting for the agent (nothing is marked read). */
@@ -490,22 +689,44 @@ export class MessagingService {
    * Full-text search over what the agent sent or received (everything, with monitor), within the plan's history; what
    * it read of restricted channels counts against where it posts, as a read from its inbox does.
    */
-  async search(agent: Agent, ws: Workspace, q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number }): Promise<SearchHit[]> {
+  async search(
+    agent: Agent,
+    ws: Workspace,
+    q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number },
+  ): Promise<SearchHit[]> {
     const hits = await this.find(agent, ws, q);
-    await this.audiences?.messagesRead(agent, ws, hits.map((h) => h.message.conversationId));
+    await this.audiences?.messagesRead(
+      agent,
+      ws,
+      hits.map((h) => h.message.conversationId),
+    );
     return hits;
   }
 
-  private async find(agent: Agent, ws: Workspace, q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number }): Promise<SearchHit[]> {
+  private async find(
+    agent: Agent,
+    ws: Workspace,
+    q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number },
+  ): Promise<SearchHit[]> {
     const me = await this.assertReceive(agent, ws);
     const org = (await this.store.orgs.get(ws.orgId))!;
     const cutoff = historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now());
     const since = q.since && q.since > cutoff ? q.since : cutoff;
     const from = q.from ? resolveOne(await this.agents.directory(ws), q.from).agent.id : undefined;
     if (q.conversationId && !(await this.store.messages.getConversation(ws.id, q.conversationId))) {
-      throw new SwitchboardError('NOT_FOUND', `There is no conversation ${q.conversationId} in this workspace; leave \`conversation\` out to search them all.`);
+      throw new SwitchboardError(
+        'NOT_FOUND',
+        `There is no conversation ${q.conversationId} in this workspace; leave \`conversation\` out to search them all.`,
+      );
     }
-    const query = { workspaceId: ws.id, text: q.text, agentId: me.permissions.monitor ? null : agent.id, fromAgentId: from, conversationId: q.conversationId, limit: q.limit };
+    const query = {
+      workspaceId: ws.id,
+      text: q.text,
+      agentId: me.permissions.monitor ? null : agent.id,
+      fromAgentId: from,
+      conversationId: q.conversationId,
+      limit: q.limit,
+    };
     if (!me.permissions.monitor) return this.store.messages.search({ ...query, since });
     // Ranking means reading every match, and a common word matches a large share of a busy
     // workspace, so a search of the whole workspace ranks the newest stretch of history that
@@ -522,7 +743,10 @@ export class MessagingService {
 
   private async assertReceive(agent: Agent, ws: Workspace) {
     const me = await this.agents.member(agent, ws);
-    if (!me.permissions.receive) throw notPermitted('You do not have the receive permission in this workspace, so you cannot read messages; ask your owner to grant it.');
+    if (!me.permissions.receive)
+      throw notPermitted(
+        'You do not have the receive permission in this workspace, so you cannot read messages; ask your owner to grant it.',
+      );
     return me;
   }
 
@@ -530,7 +754,10 @@ export class MessagingService {
   async purgeHistory(): Promise<number> {
     let n = 0;
     for (const org of await this.store.orgs.listAll()) {
-      n += await this.store.messages.purgeOlderThan(org.id, historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now()));
+      n += await this.store.messages.purgeOlderThan(
+        org.id,
+        historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now()),
+      );
     }
     return n;
   }

@@ -14,7 +14,15 @@ export interface RateLimit {
 export const DEFAULT_RATE_LIMIT: RateLimit = { max: 30, windowMs: 60_000 };
 
 /** The rule that refused a recipient, so an agent (or a test) can tell them apart without parsing sentences. */
-export type RefusalRule = 'self' | 'can_message' | 'receive' | 'takes_messages_from' | 'hop_limit' | 'unknown_recipient' | 'ambiguous_recipient' | 'not_in_conversation';
+export type RefusalRule =
+  | 'self'
+  | 'can_message'
+  | 'receive'
+  | 'takes_messages_from'
+  | 'hop_limit'
+  | 'unknown_recipient'
+  | 'ambiguous_recipient'
+  | 'not_in_conversation';
 
 export interface Refusal {
   rule: RefusalRule;
@@ -31,14 +39,23 @@ export function refusalFor(sender: WorkspaceAgent, recipient: WorkspaceAgent, ho
   if (recipient.agent.id === sender.agent.id) return { rule: 'self', reason: 'You cannot send a message to yourself.' };
   const allowed = sender.permissions.canMessage;
   if (allowed.length && !allowed.includes(recipient.agent.id)) {
-    return { rule: 'can_message', reason: `Your can_message list in this workspace does not include ${to}; ask your owner to add it, or message someone on the list.` };
+    return {
+      rule: 'can_message',
+      reason: `Your can_message list in this workspace does not include ${to}; ask your owner to add it, or message someone on the list.`,
+    };
   }
   if (!recipient.permissions.receive) {
-    return { rule: 'receive', reason: `${to} does not have the receive permission in this workspace, so it cannot read messages; ask its owner to grant it.` };
+    return {
+      rule: 'receive',
+      reason: `${to} does not have the receive permission in this workspace, so it cannot read messages; ask its owner to grant it.`,
+    };
   }
   const takes = recipient.permissions.takesMessagesFrom;
   if (takes.length && !takes.includes(sender.agent.id)) {
-    return { rule: 'takes_messages_from', reason: `${to} takes messages only from its allow-list (takes_messages_from), and you are not on it; ask its owner to add you.` };
+    return {
+      rule: 'takes_messages_from',
+      reason: `${to} takes messages only from its allow-list (takes_messages_from), and you are not on it; ask its owner to add you.`,
+    };
   }
   if (sender.agent.kind === 'agent' && recipient.agent.kind === 'agent' && hop > HOP_LIMIT) {
     return {

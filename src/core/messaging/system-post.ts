@@ -19,13 +19,39 @@ export type PostTopicOf = (surface: SurfaceName) => string | null;
  * set up in this process: the message stays stored, unposted) or, in a bridged
  * web channel or a thread under one, its mirror to each bridged channel.
  */
-export async function postAsSystem(tx: Store, ws: Workspace, from: Agent, conv: Conversation, body: string, at: Date, postTopicOf: PostTopicOf, deliverTo: string[] = []): Promise<Message> {
-  const { message: m } = await tx.messages.post({
-    workspaceId: ws.id, conversationId: conv.id, senderId: from.id, body, replyTo: null, chainId: randomUUID(), hop: 0,
-    askerPersonId: null, askerIdentityId: null, surface: 'mcp', createdAt: at,
-  }, { participants: [from.id], deliverTo });
+export async function postAsSystem(
+  tx: Store,
+  ws: Workspace,
+  from: Agent,
+  conv: Conversation,
+  body: string,
+  at: Date,
+  postTopicOf: PostTopicOf,
+  deliverTo: string[] = [],
+): Promise<Message> {
+  const { message: m } = await tx.messages.post(
+    {
+      workspaceId: ws.id,
+      conversationId: conv.id,
+      senderId: from.id,
+      body,
+      replyTo: null,
+      chainId: randomUUID(),
+      hop: 0,
+      askerPersonId: null,
+      askerIdentityId: null,
+      surface: 'mcp',
+      createdAt: at,
+    },
+    { participants: [from.id], deliverTo },
+  );
   const topic = conv.kind === 'external' ? postTopicOf(conv.surface) : null;
-  if (topic) await tx.outbox.add({ topic, payload: { messageId: m.id, workspaceId: ws.id, conversationId: conv.id }, orderingKey: postOrderingKey(conv) });
+  if (topic)
+    await tx.outbox.add({
+      topic,
+      payload: { messageId: m.id, workspaceId: ws.id, conversationId: conv.id },
+      orderingKey: postOrderingKey(conv),
+    });
   await queueMirrors(tx, m, conv);
   return m;
 }

@@ -34,12 +34,17 @@ export function assertOrgAdmin(orgRole: OrgRole | null, what: string): void {
 }
 
 /** Members add and change only their own agents; admins may change any agent of a member. */
-export function assertMayManageAgent(actorId: string, agent: Pick<Agent, 'ownerId'>, actorIsAdminOfOwnersOrg: boolean): void {
+export function assertMayManageAgent(
+  actorId: string,
+  agent: Pick<Agent, 'ownerId'>,
+  actorIsAdminOfOwnersOrg: boolean,
+): void {
   if (agent.ownerId === actorId || actorIsAdminOfOwnersOrg) return;
-  throw notPermitted('Only the agent\'s owner or an admin of their organization can change this agent.');
+  throw notPermitted("Only the agent's owner or an admin of their organization can change this agent.");
 }
 
 /** Only a workspace owner (organization admins included) may grant `monitor`. */
 export function assertMayGrantMonitor(role: WorkspaceRole | null): void {
-  if (role !== 'owner') throw notPermitted('Only a workspace owner or an organization admin can let an agent monitor a workspace.');
+  if (role !== 'owner')
+    throw notPermitted('Only a workspace owner or an organization admin can let an agent monitor a workspace.');
 }

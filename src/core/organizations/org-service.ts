@@ -12,9 +12,12 @@ export const SYSTEM_HANDLE = 'switchboard';
 const RESERVED_HANDLES = new Set([GUEST_HANDLE, SYSTEM_HANDLE, 'admin', 'system']);
 
 function assertUsableHandle(handle: string) {
-  if (RESERVED_HANDLES.has(handle)) throw invalidInput(`"${handle}" is reserved by Switchboard; choose another handle.`);
+  if (RESERVED_HANDLES.has(handle))
+    throw invalidInput(`"${handle}" is reserved by Switchboard; choose another handle.`);
   if (!isHandle(handle)) {
-    throw invalidInput(`"${handle}" is not a valid handle: use 1–39 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit.`);
+    throw invalidInput(
+      `"${handle}" is not a valid handle: use 1–39 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit.`,
+    );
   }
 }
 
@@ -45,7 +48,10 @@ export interface PersonPut {
 export class OrgService {
   private readonly removalListeners: Array<(org: Organization, person: Person) => Promise<void> | void> = [];
 
-  constructor(private readonly store: Store, private readonly clock: Clock) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
 
   /** Calls `fn` after a person was taken out of an organization (their open web chats check their access at once). */
   onPersonRemoved(fn: (org: Organization, person: Person) => Promise<void> | void): void {
@@ -54,7 +60,8 @@ export class OrgService {
 
   async org(idOrSlug: string): Promise<Organization> {
     const org = await this.store.orgs.get(idOrSlug);
-    if (!org) throw notFound(`The organization "${idOrSlug}"`, 'Check the name with `switchboard init` or the web app.');
+    if (!org)
+      throw notFound(`The organization "${idOrSlug}"`, 'Check the name with `switchboard init` or the web app.');
     return org;
   }
 
@@ -78,7 +85,10 @@ export class OrgService {
 
   /** A person's effective role in a workspace, or null when they cannot reach it. */
   async roleIn(personId: string, ws: Workspace): Promise<WorkspaceRole | null> {
-    const [m, direct] = await Promise.all([this.store.orgs.member(ws.orgId, personId), this.store.workspaces.directRole(ws.id, personId)]);
+    const [m, direct] = await Promise.all([
+      this.store.orgs.member(ws.orgId, personId),
+      this.store.workspaces.directRole(ws.id, personId),
+    ]);
     return workspaceRole(ws, m?.role ?? null, direct);
   }
 
@@ -96,7 +106,8 @@ export class OrgService {
 
   async createOrg(name: string, plan: PlanName = 'free'): Promise<Organization> {
     const slug = slugify(name);
-    if (!isSlug(slug)) throw invalidInput(`"${name}" does not make a usable organization name; use letters, digits and dashes.`);
+    if (!isSlug(slug))
+      throw invalidInput(`"${name}" does not make a usable organization name; use letters, digits and dashes.`);
     return this.store.orgs.create({ name, slug, plan });
   }
 
@@ -120,16 +131,18 @@ export class OrgService {
       const svc = new OrgService(tx, this.clock);
       const named = input.org ? await svc.org(input.org) : null;
       // Locked before the actor's role is read: an admin demoted or removed while waiting for the lock is refused.
-      const org = named && await svc.lockAdmins(named);
+      const org = named && (await svc.lockAdmins(named));
       if (org) assertOrgAdmin(await svc.orgRoleOf(actor, org.id), 'add people to this organization');
       const found = await tx.people.get(input.handle);
       const existing = found?.handle === input.handle ? found : null;
       if (existing && !org && !input.invite) {
-        throw conflict(`The handle "${input.handle}" is already taken: choose another, pass --org ORG to add @${input.handle} to an organization, or --invite for a new sign-in link.`);
+        throw conflict(
+          `The handle "${input.handle}" is already taken: choose another, pass --org ORG to add @${input.handle} to an organization, or --invite for a new sign-in link.`,
+        );
       }
-      const person = existing ?? await svc.createPerson(input);
+      const person = existing ?? (await svc.createPerson(input));
       let previousRole: OrgRole | null = null;
-      if (org) previousRole = existing ? (await tx.orgs.member(org.id, person.id))?.role ?? null : null;
+      if (org) previousRole = existing ? ((await tx.orgs.member(org.id, person.id))?.role ?? null) : null;
       // A member keeps their role unless one is given (asking for a new sign-in link must not demote an admin).
       const role = input.role ?? previousRole ?? 'member';
       if (org) {
@@ -148,10 +161,24 @@ export class OrgService {
   /** Creates a person with their own Free organization (as its admin) and their person agent; CONFLICT when the handle is taken. */
   private async createPerson(input: { handle: string; displayName?: string; email?: string | null }): Promise<Person> {
     assertUsableHandle(input.handle);
-    const person = await this.store.people.create({ handle: input.handle, displayName: input.displayName ?? input.handle, email: input.email ?? null });
-    const own = await this.store.orgs.create({ name: `${person.handle}'s organization`, slug: `~${person.handle}`, plan: 'free', personalFor: person.id });
+    const person = await this.store.people.create({
+      handle: input.handle,
+      displayName: input.displayName ?? input.handle,
+      email: input.email ?? null,
+    });
+    const own = await this.store.orgs.create({
+      name: `${person.handle}'s organization`,
+      slug: `~${person.handle}`,
+      plan: 'free',
+      personalFor: person.id,
+    });
     await this.store.orgs.addMember(own.id, person.id, 'admin');
-    await this.store.agents.create({ ownerId: person.id, name: person.handle, displayName: person.displayName, kind: 'person' });
+    await this.store.agents.create({
+      ownerId: person.id,
+      name: person.handle,
+      displayName: person.displayName,
+      kind: 'person',
+    });
     return person;
   }
 
@@ -167,13 +194,19 @@ export class OrgService {
   private async assertNotLastAdmin(o: Organization, person: Person) {
     const members = await this.store.orgs.listMembers(o.id);
     if (!members.some((m) => m.role === 'admin' && m.person.id !== person.id)) {
-      throw invalidInput(`@${person.handle} is the last admin of ${o.name}; make someone else an admin first (\`switchboard person add HANDLE --org ${o.slug} --role admin\`).`);
+      throw invalidInput(
+        `@${person.handle} is the last admin of ${o.name}; make someone else an admin first (\`switchboard person add HANDLE --org ${o.slug} --role admin\`).`,
+      );
     }
   }
 
-  async addWorkspace(actor: Actor, input: { name: string; org: string; simplified?: boolean; restricted?: boolean; slug?: string }): Promise<Workspace> {
+  async addWorkspace(
+    actor: Actor,
+    input: { name: string; org: string; simplified?: boolean; restricted?: boolean; slug?: string },
+  ): Promise<Workspace> {
     const slug = input.slug ?? slugify(input.name);
-    if (!isSlug(slug)) throw invalidInput(`"${input.name}" does not make a usable workspace name; use letters, digits and dashes.`);
+    if (!isSlug(slug))
+      throw invalidInput(`"${input.name}" does not make a usable workspace name; use letters, digits and dashes.`);
     return this.store.transaction(async (tx) => {
       const svc = new OrgService(tx, this.clock);
       const found = await svc.org(input.org);
@@ -182,7 +215,13 @@ export class OrgService {
       const org = (await tx.orgs.lockForLimits(found.id)) ?? found;
       assertWorkspaceAllowed(planLimits(org.plan, org.licensedMessages), await tx.orgs.countWorkspaces(org.id));
       const kind: WorkspaceKind = input.simplified ? 'simplified' : 'structured';
-      return tx.workspaces.create({ orgId: org.id, name: input.name, slug, restricted: Boolean(input.restricted), kind });
+      return tx.workspaces.create({
+        orgId: org.id,
+        name: input.name,
+        slug,
+        restricted: Boolean(input.restricted),
+        kind,
+      });
     });
   }
 
@@ -201,7 +240,9 @@ export class OrgService {
     assertOrgAdmin(await this.orgRoleOf(actor, o.id), hasSeat ? 'assign seats' : 'revoke seats');
     const person = await this.person(handle);
     if (!(await this.store.orgs.member(o.id, person.id))) {
-      throw invalidInput(`@${handle} is not a member of ${o.name}; add them with \`switchboard person add ${handle} --org ${o.slug}\` first.`);
+      throw invalidInput(
+        `@${handle} is not a member of ${o.name}; add them with \`switchboard person add ${handle} --org ${o.slug}\` first.`,
+      );
     }
     await this.store.orgs.setSeat(o.id, person.id, hasSeat);
     return { org: o, person, hasSeat };
@@ -221,8 +262,11 @@ export class OrgService {
   /** The members of an organization with role and seat, or every person (reserved ones left out) without one. */
   async listPeople(actor: Actor, org?: string) {
     if (!org) {
-      if (actor.kind !== 'system') throw notPermitted('Only the operator can list everyone; name an organization you administer.');
-      return (await this.store.people.list()).filter((p) => !RESERVED_HANDLES.has(p.handle)).map((person) => ({ person, role: null, hasSeat: false }));
+      if (actor.kind !== 'system')
+        throw notPermitted('Only the operator can list everyone; name an organization you administer.');
+      return (await this.store.people.list())
+        .filter((p) => !RESERVED_HANDLES.has(p.handle))
+        .map((person) => ({ person, role: null, hasSeat: false }));
     }
     const o = await this.org(org);
     assertOrgAdmin(await this.orgRoleOf(actor, o.id), 'list the people of this organization');
@@ -243,9 +287,11 @@ export class OrgService {
       const o = await svc.lockAdmins(named);
       assertOrgAdmin(await svc.orgRoleOf(actor, o.id), 'remove people from this organization');
       const person = await svc.person(handle);
-      if (o.personalFor === person.id) throw invalidInput(`${o.name} is @${handle}'s own organization; they cannot be removed from it.`);
+      if (o.personalFor === person.id)
+        throw invalidInput(`${o.name} is @${handle}'s own organization; they cannot be removed from it.`);
       const member = await tx.orgs.member(o.id, person.id);
-      if (!member) throw notFound(`@${handle} in ${o.name}`, `\`switchboard person list --org ${o.slug}\` shows who is in it.`);
+      if (!member)
+        throw notFound(`@${handle} in ${o.name}`, `\`switchboard person list --org ${o.slug}\` shows who is in it.`);
       if (member.role === 'admin') await svc.assertNotLastAdmin(o, person);
       const workspaceIds = (await tx.workspaces.list(o.id)).map((w) => w.id);
       const agentIds = (await tx.agents.listOwnedBy(person.id)).map((a) => a.id);
@@ -262,7 +308,8 @@ export class OrgService {
   /** The workspaces of an organization, or of all of them (operator only). */
   async listWorkspaces(actor: Actor, org?: string) {
     if (!org) {
-      if (actor.kind !== 'system') throw notPermitted('Only the operator can list every workspace; name an organization you administer.');
+      if (actor.kind !== 'system')
+        throw notPermitted('Only the operator can list every workspace; name an organization you administer.');
       return this.store.workspaces.list(null);
     }
     const o = await this.org(org);
@@ -275,7 +322,9 @@ export class OrgService {
     const ws = await this.workspace(workspace);
     assertOrgAdmin(await this.orgRoleOf(actor, ws.orgId), 'remove workspaces');
     if (!confirmed) {
-      throw invalidInput(`Removing ${ws.slug} deletes its conversations, messages, documents and approvals for good, and disconnects the chat apps connected to it; run it again with --yes to go ahead.`);
+      throw invalidInput(
+        `Removing ${ws.slug} deletes its conversations, messages, documents and approvals for good, and disconnects the chat apps connected to it; run it again with --yes to go ahead.`,
+      );
     }
     await this.store.workspaces.delete(ws.id);
     return ws;
@@ -296,17 +345,17 @@ export class OrgService {
 
   private async reservedAgent(handle: string, displayName: string) {
     const existing = await this.store.people.get(handle);
-    const found = existing && await this.store.agents.personAgent(existing.id);
+    const found = existing && (await this.store.agents.personAgent(existing.id));
     if (found) return found;
     try {
       return await this.store.transaction(async (tx) => {
-        const person = existing ?? await tx.people.create({ handle, displayName });
+        const person = existing ?? (await tx.people.create({ handle, displayName }));
         return tx.agents.create({ ownerId: person.id, name: handle, displayName, kind: 'person' });
       });
     } catch (e) {
       // Another request created it at the same moment.
       const again = await this.store.people.get(handle);
-      const agent = again && await this.store.agents.personAgent(again.id);
+      const agent = again && (await this.store.agents.personAgent(again.id));
       if (agent) return agent;
       throw e;
     }

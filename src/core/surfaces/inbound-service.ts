@@ -13,14 +13,21 @@ import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { Conversation, Message } from '../messaging/types.ts';
 import type { Agent, Workspace } from '../types.ts';
-import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, KnownMessage, KnownOutcome, SurfacePort } from './inbound.ts';
+import type {
+  ChatAsker,
+  InboundMessage,
+  InboundOutcome,
+  InboundTarget,
+  KnownMessage,
+  KnownOutcome,
+  SurfacePort,
+} from './inbound.ts';
 import type { BridgedChange, BridgedReaction, BridgeInbound } from '../bridges/mirror-in.ts';
 import { titleExcerpt } from './title.ts';
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { AgentChoiceScope, ExternalIdentity } from './surface-ports.ts';
 
 export type { ChatAsker, InboundTarget } from './inbound.ts';
-
 
 /** Whether the link prompt went out for this message (`now`), went out before (`earlier`), or could not be sent. */
 type PromptSent = 'now' | 'earlier' | 'failed';
@@ -29,8 +36,9 @@ type PromptSent = 'now' | 'earlier' | 'failed';
  * An edit or a delete made on the chat platform, with the keys of the conversations it may be stored in; an edit's
  * text is read (converted, names looked up) only once Switchboard is known to have stored the message.
  */
-export type FollowedChange = Pick<BridgedChange, 'tenantId' | 'channelId' | 'messageId'> & { conversationKeys: string[] }
-  & ({ kind: 'delete' } | { kind: 'edit'; text: () => Promise<string> });
+export type FollowedChange = Pick<BridgedChange, 'tenantId' | 'channelId' | 'messageId'> & {
+  conversationKeys: string[];
+} & ({ kind: 'delete' } | { kind: 'edit'; text: () => Promise<string> });
 
 export class InboundService {
   private guest: Promise<Agent> | null = null;
@@ -71,7 +79,8 @@ export class InboundService {
     if (!workspace) return null;
     for (const key of new Set(change.conversationKeys)) {
       const conversation = await this.store.messages.findConversation(workspace.id, key);
-      const message = conversation && await this.store.messages.byExternalId(workspace.id, conversation.id, change.messageId);
+      const message =
+        conversation && (await this.store.messages.byExternalId(workspace.id, conversation.id, change.messageId));
       if (message?.surface === port.surface) return message;
     }
     return null;
@@ -94,7 +103,8 @@ export class InboundService {
       target: () => this.target(port, msg.tenantId),
       asker: (t) => this.asker(port, msg.tenantId, msg.authorId, t.directory),
       linkingRefusal: (t) => this.linkingRefusal(port, t, msg.tenantId, msg.authorId),
-      fallback: async (t, thread) => this.fallback(port, msg, t.workspace, t.directory, await this.agentsIn(t.workspace, thread)),
+      fallback: async (t, thread) =>
+        this.fallback(port, msg, t.workspace, t.directory, await this.agentsIn(t.workspace, thread)),
       intake: (t, result, threadOf) => this.intakeStep(t, result, threadOf),
     });
   }
@@ -112,11 +122,14 @@ export class InboundService {
    * when the surface has it already.
    */
   async receive(port: SurfacePort, msg: InboundMessage, known?: InboundTarget): Promise<InboundOutcome> {
-    const target = known ?? await this.target(port, msg.tenantId);
+    const target = known ?? (await this.target(port, msg.tenantId));
     if (!target) return msg.addressed ? { kind: 'not-connected' } : { kind: 'ignored' };
     const { workspace, directory } = target;
     // Only a mention says nothing on purpose (it asks how to talk here); an empty DM or reply is nothing.
-    if (!msg.text.trim()) return msg.addressed && msg.place !== 'dm' ? { kind: 'name-an-agent', workspace, directory } : { kind: 'ignored' };
+    if (!msg.text.trim())
+      return msg.addressed && msg.place !== 'dm'
+        ? { kind: 'name-an-agent', workspace, directory }
+        : { kind: 'ignored' };
     const { recipients, problems } = resolveNames(directory, msg.names, (n) => port.showName(n));
     if (!msg.addressed) {
       // A reply that only continues a thread reaches the thread's agents, and only threads agents took part in.
@@ -126,7 +139,12 @@ export class InboundService {
       const asker = await this.asker(port, msg.tenantId, msg.authorId, directory);
       if (asker.asGuest && workspace.requireLinking) return { kind: 'ignored' };
       const to = recipients.length ? recipients : inThread;
-      return { kind: 'handled', workspace, notices: [], result: await this.deliverAs(port, msg, target, to, asker).then((d) => d.result) };
+      return {
+        kind: 'handled',
+        workspace,
+        notices: [],
+        result: await this.deliverAs(port, msg, target, to, asker).then((d) => d.result),
+      };
     }
     if (!msg.names.length) {
       const fallback = await this.fallback(port, msg, workspace, directory);
@@ -143,12 +161,29 @@ export class InboundService {
    * prompt the first time they talk unlinked, refuses when the workspace
    * requires linking, and sends in the conversation of the message's thread.
    */
-  async deliver(port: SurfacePort, msg: InboundMessage, target: InboundTarget, recipients: WorkspaceAgent[]): Promise<{ result: SendResult; refusals: string[] }> {
-    return this.deliverAs(port, msg, target, recipients, await this.asker(port, msg.tenantId, msg.authorId, target.directory));
+  async deliver(
+    port: SurfacePort,
+    msg: InboundMessage,
+    target: InboundTarget,
+    recipients: WorkspaceAgent[],
+  ): Promise<{ result: SendResult; refusals: string[] }> {
+    return this.deliverAs(
+      port,
+      msg,
+      target,
+      recipients,
+      await this.asker(port, msg.tenantId, msg.authorId, target.directory),
+    );
   }
 
   /** `deliver` for an asker resolved already. */
-  private async deliverAs(port: SurfacePort, msg: InboundMessage, target: InboundTarget, recipients: WorkspaceAgent[], asker: ChatAsker): Promise<{ result: SendResult; refusals: string[] }> {
+  private async deliverAs(
+    port: SurfacePort,
+    msg: InboundMessage,
+    target: InboundTarget,
+    recipients: WorkspaceAgent[],
+    asker: ChatAsker,
+  ): Promise<{ result: SendResult; refusals: string[] }> {
     const { workspace: ws } = target;
     if (asker.asGuest) {
       const prompted = await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
@@ -172,17 +207,35 @@ export class InboundService {
     const { recipients, problems } = resolveNames(directory, msg.names, (n) => port.showName(n));
     const to = new Map(recipients.filter((w) => w.agent.id !== sender.id).map((w) => [w.agent.id, w]));
     for (const w of await this.othersInDm(workspace, conversation, sender, directory)) to.set(w.agent.id, w);
-    const send = (list: WorkspaceAgent[]) => this.messaging.send({
-      workspace, sender, conversation, recipients: list, directory, body: msg.text, surface: port.surface,
-    });
+    const send = (list: WorkspaceAgent[]) =>
+      this.messaging.send({
+        workspace,
+        sender,
+        conversation,
+        recipients: list,
+        directory,
+        body: msg.text,
+        surface: port.surface,
+      });
     let result = await send([...to.values()]);
-    if (!result.message && conversation.kind !== 'dm' && to.size) result = { ...(await send([])), recipients: result.recipients };
+    if (!result.message && conversation.kind !== 'dm' && to.size)
+      result = { ...(await send([])), recipients: result.recipients };
     return { result, notices: [...problems, ...refusalsOf(port, result)] };
   }
 
   /** Everyone but the sender in a DM, or in the DM a thread hangs off; nobody elsewhere. */
-  private async othersInDm(ws: Workspace, c: Conversation, sender: Agent, directory: WorkspaceAgent[]): Promise<WorkspaceAgent[]> {
-    const dm = c.kind === 'dm' ? c : c.kind === 'thread' && c.parentId ? await this.store.messages.getConversation(ws.id, c.parentId) : null;
+  private async othersInDm(
+    ws: Workspace,
+    c: Conversation,
+    sender: Agent,
+    directory: WorkspaceAgent[],
+  ): Promise<WorkspaceAgent[]> {
+    const dm =
+      c.kind === 'dm'
+        ? c
+        : c.kind === 'thread' && c.parentId
+          ? await this.store.messages.getConversation(ws.id, c.parentId)
+          : null;
     if (dm?.kind !== 'dm') return [];
     const ids = new Set(await this.store.messages.participants(dm.id));
     return directory.filter((d) => ids.has(d.agent.id) && d.agent.id !== sender.id);
@@ -195,12 +248,20 @@ export class InboundService {
    * message's conversation). It never stops delivery: the message is stored
    * and delivered already.
    */
-  private async intakeStep(target: InboundTarget, result: SendResult, threadOf?: (m: Message) => Promise<Conversation>) {
+  private async intakeStep(
+    target: InboundTarget,
+    result: SendResult,
+    threadOf?: (m: Message) => Promise<Conversation>,
+  ) {
     if (!this.intake || !result.message || !result.conversation) return;
     const agents = new Set(target.directory.filter((d) => d.agent.kind === 'agent').map((d) => d.agent.id));
     if (!result.recipients.some((r) => r.status === 'delivered' && r.agent_id && agents.has(r.agent_id))) return;
     try {
-      await this.intake.fromGuestRequest(target.workspace, result.message, threadOf ? await threadOf(result.message) : result.conversation);
+      await this.intake.fromGuestRequest(
+        target.workspace,
+        result.message,
+        threadOf ? await threadOf(result.message) : result.conversation,
+      );
     } catch {
       // Filing is best effort: the request reached its agents already.
     }
@@ -216,7 +277,12 @@ export class InboundService {
   private async overhearOnly(port: SurfacePort, msg: InboundMessage, target: InboundTarget): Promise<InboundOutcome> {
     const ws = target.workspace;
     if (msg.place !== 'channel' || !msg.text.trim()) return { kind: 'ignored' };
-    if (!(await hearers(this.store, ws, { surface: msg.surface, channelId: msg.channelId }, receiversOf(target.directory))).length) return { kind: 'ignored' };
+    if (
+      !(
+        await hearers(this.store, ws, { surface: msg.surface, channelId: msg.channelId }, receiversOf(target.directory))
+      ).length
+    )
+      return { kind: 'ignored' };
     const asker = await this.asker(port, msg.tenantId, msg.authorId, target.directory);
     if (asker.asGuest && ws.requireLinking) return { kind: 'ignored' };
     try {
@@ -229,7 +295,13 @@ export class InboundService {
   }
 
   /** Stores the message in the conversation of its thread and sends it to `recipients` (none: only listeners hear it). */
-  private async record(port: SurfacePort, msg: InboundMessage, target: InboundTarget, asker: ChatAsker, recipients: WorkspaceAgent[]): Promise<SendResult> {
+  private async record(
+    port: SurfacePort,
+    msg: InboundMessage,
+    target: InboundTarget,
+    asker: ChatAsker,
+    recipients: WorkspaceAgent[],
+  ): Promise<SendResult> {
     const ws = target.workspace;
     const inThread = msg.threadRootId !== null && msg.threadRootId !== msg.messageId;
     const [permalink, rootPermalink] = await Promise.all([
@@ -237,17 +309,36 @@ export class InboundService {
       inThread ? port.permalink(msg.threadRootId!) : null,
     ]);
     const conversation = await this.store.messages.conversation({
-      workspaceId: ws.id, kind: 'external', surface: msg.surface, key: msg.conversationKey, title: titleOf(port.label, msg, asker),
-      externalRef: msg.externalRef, permalink: msg.threadRootId ? rootPermalink ?? permalink : null,
+      workspaceId: ws.id,
+      kind: 'external',
+      surface: msg.surface,
+      key: msg.conversationKey,
+      title: titleOf(port.label, msg, asker),
+      externalRef: msg.externalRef,
+      permalink: msg.threadRootId ? (rootPermalink ?? permalink) : null,
     });
     return this.messaging.send({
-      workspace: ws, sender: asker.sender, asGuest: asker.asGuest, askerIdentityId: asker.identity.id,
-      conversation, recipients, directory: target.directory, body: msg.text, surface: msg.surface, permalink, externalId: msg.messageId,
+      workspace: ws,
+      sender: asker.sender,
+      asGuest: asker.asGuest,
+      askerIdentityId: asker.identity.id,
+      conversation,
+      recipients,
+      directory: target.directory,
+      body: msg.text,
+      surface: msg.surface,
+      permalink,
+      externalId: msg.messageId,
     });
   }
 
   /** When the workspace requires linking and this chat user is a guest: the sentence to answer instead (after sending the prompt once). */
-  async linkingRefusal(port: SurfacePort, target: InboundTarget, tenantId: string, authorId: string): Promise<string | null> {
+  async linkingRefusal(
+    port: SurfacePort,
+    target: InboundTarget,
+    tenantId: string,
+    authorId: string,
+  ): Promise<string | null> {
     if (!target.workspace.requireLinking) return null;
     const asker = await this.asker(port, tenantId, authorId, target.directory);
     if (!asker.asGuest) return null;
@@ -269,7 +360,9 @@ export class InboundService {
       identity = await this.store.identities.upsert(key, (await port.profile(authorId)) ?? undefined);
     }
     const personId = identity.personId;
-    const entry = personId ? directory.find((d) => d.agent.kind === 'person' && d.agent.ownerId === personId) : undefined;
+    const entry = personId
+      ? directory.find((d) => d.agent.kind === 'person' && d.agent.ownerId === personId)
+      : undefined;
     if (entry) return { identity, sender: entry.agent, asGuest: false };
     return { identity, sender: await this.guestAgent(), asGuest: true };
   }
@@ -291,21 +384,37 @@ export class InboundService {
    * Who gets a message that names nobody: the DM's chosen agent; in a thread its agents (`inThread` where the caller
    * read them already, as the bridge does from the web thread); else the channel's default.
    */
-  private async fallback(port: SurfacePort, msg: InboundMessage, workspace: Workspace, directory: WorkspaceAgent[], inThread?: WorkspaceAgent[]): Promise<WorkspaceAgent[] | null> {
+  private async fallback(
+    port: SurfacePort,
+    msg: InboundMessage,
+    workspace: Workspace,
+    directory: WorkspaceAgent[],
+    inThread?: WorkspaceAgent[],
+  ): Promise<WorkspaceAgent[] | null> {
     if (msg.place === 'dm') return this.chosen(port, msg.tenantId, directory, 'user', msg.authorId);
-    const agents = inThread ?? await this.threadAgents(workspace, msg);
+    const agents = inThread ?? (await this.threadAgents(workspace, msg));
     return agents.length ? agents : this.chosen(port, msg.tenantId, directory, 'channel', msg.channelId);
   }
 
   /** The agent chosen for a DM (`user`) or made a channel's default, while it can still be talked to; null otherwise. */
-  private async chosen(port: SurfacePort, tenantId: string, directory: WorkspaceAgent[], scope: AgentChoiceScope, scopeId: string): Promise<WorkspaceAgent[] | null> {
+  private async chosen(
+    port: SurfacePort,
+    tenantId: string,
+    directory: WorkspaceAgent[],
+    scope: AgentChoiceScope,
+    scopeId: string,
+  ): Promise<WorkspaceAgent[] | null> {
     const agentId = await this.store.defaultAgents.get({ surface: port.surface, tenantId, scope, scopeId });
     const found = agentId ? talkableAgents(directory).find((d) => d.agent.id === agentId) : undefined;
     return found ? [found] : null;
   }
 
   /** Sends the link prompt the first time; a send that fails is forgotten, so the next message tries again. */
-  private async promptOnce(port: SurfacePort, identity: ExternalIdentity, reason: 'first' | 'required'): Promise<PromptSent> {
+  private async promptOnce(
+    port: SurfacePort,
+    identity: ExternalIdentity,
+    reason: 'first' | 'required',
+  ): Promise<PromptSent> {
     if (identity.personId || !(await this.links.firstPrompt(identity))) return 'earlier';
     if (await port.sendLinkPrompt(identity, reason)) return 'now';
     await this.links.promptNotSent(identity);
@@ -314,21 +423,30 @@ export class InboundService {
 
   private linkingRequired(port: SurfacePort, prompt: PromptSent, linkedElsewhere: boolean) {
     if (linkedElsewhere) {
-      return notPermitted(`This Switchboard workspace answers only people who have linked their ${port.label} account and can reach the workspace; your linked account cannot reach it, so no agent got your message. Ask an owner to add you.`,
-        { reason: 'linking_required' });
+      return notPermitted(
+        `This Switchboard workspace answers only people who have linked their ${port.label} account and can reach the workspace; your linked account cannot reach it, so no agent got your message. Ask an owner to add you.`,
+        { reason: 'linking_required' },
+      );
     }
-    return notPermitted(`This Switchboard workspace answers only people who have linked their ${port.label} account, and yours is not linked yet, so no agent got your message. ${port.linkHowTo(prompt === 'now', prompt === 'failed')}; link, then write again.`,
-      { reason: 'linking_required' });
+    return notPermitted(
+      `This Switchboard workspace answers only people who have linked their ${port.label} account, and yours is not linked yet, so no agent got your message. ${port.linkHowTo(prompt === 'now', prompt === 'failed')}; link, then write again.`,
+      { reason: 'linking_required' },
+    );
   }
 
   private guestAgent(): Promise<Agent> {
-    return (this.guest ??= this.orgs.guestAgent().catch((e: unknown) => { this.guest = null; throw e; }));
+    return (this.guest ??= this.orgs.guestAgent().catch((e: unknown) => {
+      this.guest = null;
+      throw e;
+    }));
   }
 }
 
 /** A sentence for each recipient that refused the message, naming it the surface's way. */
 function refusalsOf(port: SurfacePort, result: SendResult): string[] {
-  return result.recipients.filter((r) => r.status === 'refused').map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
+  return result.recipients
+    .filter((r) => r.status === 'refused')
+    .map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
 }
 
 function titleOf(label: string, msg: InboundMessage, asker: ChatAsker): string {

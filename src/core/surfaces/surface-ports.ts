@@ -153,7 +153,13 @@ export interface TeamsUser {
 
 export interface TeamsUserRepo {
   /** Records who wrote (their `29:` id and name) and, from a personal chat, that chat (kept when null). */
-  seen(u: { tenantId: string; aadObjectId: string; userId: string; name: string; personalConversationId?: string | null }): Promise<void>;
+  seen(u: {
+    tenantId: string;
+    aadObjectId: string;
+    userId: string;
+    name: string;
+    personalConversationId?: string | null;
+  }): Promise<void>;
   /** Null when the bot never saw this user. */
   get(tenantId: string, aadObjectId: string): Promise<TeamsUser | null>;
   /** The Teams users of linked people in a tenant (approvers, to refresh their cards and reach their chats); people the bot never saw are left out. */
@@ -163,7 +169,13 @@ export interface TeamsUserRepo {
 /** The last Bot Framework conversation reference of each Teams conversation, for proactive posts. */
 export interface TeamsReferenceRepo {
   /** Keeps the newest reference of a conversation (its service URL may move); `teamId`: the team of a channel's conversation. */
-  put(r: { conversationId: string; tenantId: string; conversationType: string; reference: Record<string, unknown>; teamId?: string | null }): Promise<void>;
+  put(r: {
+    conversationId: string;
+    tenantId: string;
+    conversationType: string;
+    reference: Record<string, unknown>;
+    teamId?: string | null;
+  }): Promise<void>;
   /** The service URL Teams used last in a tenant (to start a conversation there); null when none is known. */
   serviceUrlOf(tenantId: string): Promise<string | null>;
   /** Null when the bot never saw this conversation. */

@@ -8,7 +8,11 @@ export function readCookie(req: Request, name: string): string | null {
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) {
-      try { return decodeURIComponent(part.slice(eq + 1).trim()); } catch { return null; }
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return null;
+      }
     }
   }
   return null;
@@ -17,7 +21,9 @@ export function readCookie(req: Request, name: string): string | null {
 /** HttpOnly, SameSite=Lax, Secure whenever the public URL is https. */
 export function cookieOptions(app: App, maxAgeMs?: number): CookieOptions {
   return {
-    httpOnly: true, sameSite: 'lax', path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
     secure: app.config.publicUrl.startsWith('https://'),
     ...(maxAgeMs ? { maxAge: maxAgeMs } : {}),
   };

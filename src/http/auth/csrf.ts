@@ -11,7 +11,8 @@ export const CSRF_FIELD = '_csrf';
 const PRE_SESSION_COOKIE = 'sb_pre';
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-const sign = (app: App, binding: string) => createHmac('sha256', app.secret).update(`csrf:${binding}`).digest('base64url');
+const sign = (app: App, binding: string) =>
+  createHmac('sha256', app.secret).update(`csrf:${binding}`).digest('base64url');
 
 /** What the token is tied to: the session when signed in, else a random per-browser cookie. */
 function binding(app: App, req: Request, res: Response, create: boolean): string | null {
@@ -41,7 +42,11 @@ export function csrfField(app: App, req: Request, res: Response): SafeHtml {
 function valid(app: App, req: Request, res: Response): boolean {
   const origin = req.headers.origin;
   if (origin && origin !== 'null') {
-    try { if (new URL(origin).host !== req.headers.host) return false; } catch { return false; }
+    try {
+      if (new URL(origin).host !== req.headers.host) return false;
+    } catch {
+      return false;
+    }
   }
   const sent = (req.get(CSRF_HEADER) ?? (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD]) as unknown;
   const bound = binding(app, req, res, false);
@@ -59,9 +64,15 @@ function valid(app: App, req: Request, res: Response): boolean {
 export function requireCsrf(app: App): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (SAFE.has(req.method) || valid(app, req, res)) return next();
-    const message = 'This request did not carry a valid CSRF token, so it was refused to protect your account; reload the page and try again.';
+    const message =
+      'This request did not carry a valid CSRF token, so it was refused to protect your account; reload the page and try again.';
     if (req.is('application/x-www-form-urlencoded')) {
-      res.status(403).type('html').send(`<!doctype html><meta charset="utf-8"><title>Refused</title><p>${message}</p><p><a href="/">Back to Switchboard</a></p>`);
+      res
+        .status(403)
+        .type('html')
+        .send(
+          `<!doctype html><meta charset="utf-8"><title>Refused</title><p>${message}</p><p><a href="/">Back to Switchboard</a></p>`,
+        );
       return;
     }
     res.status(403).json({ error: { code: 'NOT_PERMITTED', message } });

@@ -18,7 +18,9 @@ async function ensureLoaded(app: App, req: Request, res: Response) {
 
 /** Resolves the session cookie (if any) so later handlers can call `authOf`. */
 export function loadSession(app: App): RequestHandler {
-  return (req, res, next: NextFunction) => { ensureLoaded(app, req, res).then(() => next(), next); };
+  return (req, res, next: NextFunction) => {
+    ensureLoaded(app, req, res).then(() => next(), next);
+  };
 }
 
 /**
@@ -33,7 +35,12 @@ export function requirePerson(app: App, opts: { page?: boolean } = {}): RequestH
         res.redirect(303, `/signin?next=${encodeURIComponent(req.originalUrl)}`);
         return;
       }
-      res.status(401).json({ error: { code: 'UNAUTHENTICATED', message: 'You are not signed in, or your session ended; sign in again at /signin.' } });
+      res.status(401).json({
+        error: {
+          code: 'UNAUTHENTICATED',
+          message: 'You are not signed in, or your session ended; sign in again at /signin.',
+        },
+      });
     }, next);
   };
 }

@@ -8,7 +8,9 @@ export const MAX_PASSWORD = 256;
 
 function scrypt(password: string, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scryptCb(password.normalize('NFKC'), salt, keylen, { ...opts, maxmem: 128 * opts.N! * opts.r! * 2 }, (err, key) => (err ? reject(err) : resolve(key)));
+    scryptCb(password.normalize('NFKC'), salt, keylen, { ...opts, maxmem: 128 * opts.N! * opts.r! * 2 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
   });
 }
 
@@ -24,7 +26,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const key = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  const key = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
   return timingSafeEqual(key, expected);
 }
 
@@ -36,8 +42,10 @@ export function dummyHash(): Promise<string> {
 
 /** Why a new password is not acceptable, or null. */
 export function passwordProblem(password: string, handle?: string): string | null {
-  if (password.length < MIN_PASSWORD) return `Use at least ${MIN_PASSWORD} characters; a few unrelated words make a good password.`;
+  if (password.length < MIN_PASSWORD)
+    return `Use at least ${MIN_PASSWORD} characters; a few unrelated words make a good password.`;
   if (password.length > MAX_PASSWORD) return `Use at most ${MAX_PASSWORD} characters.`;
-  if (handle && password.toLowerCase().includes(handle.toLowerCase())) return 'Do not put your handle in your password.';
+  if (handle && password.toLowerCase().includes(handle.toLowerCase()))
+    return 'Do not put your handle in your password.';
   return null;
 }

@@ -29,7 +29,10 @@ export class Sessions {
     const token = randomBytes(32).toString('base64url');
     const now = this.app.clock.now();
     const session = await this.app.store.sessions.create({
-      tokenHash: hashSecret(token), personId, now, expiresAt: new Date(now.getTime() + SESSION_MAX_MS),
+      tokenHash: hashSecret(token),
+      personId,
+      now,
+      expiresAt: new Date(now.getTime() + SESSION_MAX_MS),
     });
     res.cookie(SESSION_COOKIE, token, cookieOptions(this.app, SESSION_MAX_MS));
     return session;
@@ -70,12 +73,16 @@ export class Sessions {
 }
 
 /** When the session ends unless used again (ms since the epoch): after its idle time, or at its maximum age if that comes first. */
-export const sessionEndsAt = (s: WebSession): number => Math.min(s.expiresAt.getTime(), s.lastSeenAt.getTime() + SESSION_IDLE_MS);
+export const sessionEndsAt = (s: WebSession): number =>
+  Math.min(s.expiresAt.getTime(), s.lastSeenAt.getTime() + SESSION_IDLE_MS);
 
 /** Tells the person's open event streams (in any process) that sessions of theirs ended, so each checks its own. */
 export async function sessionsChanged(app: App, personId: string): Promise<void> {
   await app.notifier.publish(chatPersonTopic(personId), SESSIONS_CHANGED).catch((err: unknown) => {
-    app.logger.warn({ err }, 'could not tell open event streams that sessions ended; a stream that missed it stays open until its session would have expired');
+    app.logger.warn(
+      { err },
+      'could not tell open event streams that sessions ended; a stream that missed it stays open until its session would have expired',
+    );
   });
 }
 

@@ -7,13 +7,26 @@ import { actions, docsViewer, parse, schemas, seatsOf, type DocsViewer } from '.
 const viewerOf = (res: Response) => res.locals.docsViewer as DocsViewer;
 
 export const collectionJson = (c: Collection, documents?: number) => ({
-  id: c.id, key: c.key, name: c.name, type: c.type, statuses: c.statuses, instructions: c.instructions, active: c.active,
+  id: c.id,
+  key: c.key,
+  name: c.name,
+  type: c.type,
+  statuses: c.statuses,
+  instructions: c.instructions,
+  active: c.active,
   ...(documents === undefined ? {} : { documents }),
 });
 
 export const summaryJson = (d: DocumentSummary) => ({
-  id: d.id, identifier: d.identifier, collectionId: d.collectionId, title: d.title, summary: d.summary, status: d.status,
-  archived: d.archived, updatedAt: d.updatedAt.toISOString(), updatedBy: d.updatedBy,
+  id: d.id,
+  identifier: d.identifier,
+  collectionId: d.collectionId,
+  title: d.title,
+  summary: d.summary,
+  status: d.status,
+  archived: d.archived,
+  updatedAt: d.updatedAt.toISOString(),
+  updatedBy: d.updatedBy,
 });
 
 const documentJson = (d: Document) => ({ ...summaryJson(d), content: d.content, createdAt: d.createdAt.toISOString() });
@@ -37,10 +50,19 @@ export function documentsApi(app: App): Router {
 
   ws.get('/', async (_req, res) => {
     const v = viewerOf(res);
-    const collections = v.ws.kind === 'structured' ? await app.documents.allCollections(v.ws) : [await app.documents.hiddenCollection(v.ws)];
+    const collections =
+      v.ws.kind === 'structured'
+        ? await app.documents.allCollections(v.ws)
+        : [await app.documents.hiddenCollection(v.ws)];
     const counts = await Promise.all(collections.map((c) => app.store.documents.countDocuments(v.ws.id, c.id)));
     res.json({
-      workspace: { slug: v.ws.slug, name: v.ws.name, kind: v.ws.kind, description: v.ws.description, instructions: v.ws.instructions },
+      workspace: {
+        slug: v.ws.slug,
+        name: v.ws.name,
+        kind: v.ws.kind,
+        description: v.ws.description,
+        instructions: v.ws.instructions,
+      },
       you: { handle: v.person.handle, role: v.role, hasSeat: v.access.hasSeat, orgAdmin: v.isOrgAdmin },
       collections: collections.map((c, i) => collectionJson(c, counts[i])),
       ...(v.isOrgAdmin ? { people: await seatsOf(app, v.ws) } : {}),
@@ -51,16 +73,36 @@ export function documentsApi(app: App): Router {
     const v = viewerOf(res);
     const q = parse(schemas.list, req.query);
     if (q.q) {
-      const hits = await app.documents.search(v.ws, { text: q.q, collection: q.collection, includeArchived: q.archived, includeInactive: true });
+      const hits = await app.documents.search(v.ws, {
+        text: q.q,
+        collection: q.collection,
+        includeArchived: q.archived,
+        includeInactive: true,
+      });
       res.json({ documents: hits.map(summaryJson), total: hits.length, truncated: false });
       return;
     }
-    const list = await app.documents.list(v.ws, { collection: q.collection, status: q.status, includeArchived: q.archived, offset: q.offset, includeInactive: true });
-    res.json({ collection: collectionJson(list.collection), documents: list.items.map(summaryJson), total: list.total, truncated: list.truncated });
+    const list = await app.documents.list(v.ws, {
+      collection: q.collection,
+      status: q.status,
+      includeArchived: q.archived,
+      offset: q.offset,
+      includeInactive: true,
+    });
+    res.json({
+      collection: collectionJson(list.collection),
+      documents: list.items.map(summaryJson),
+      total: list.total,
+      truncated: list.truncated,
+    });
   });
 
   ws.get('/documents/:document', async (req, res) => {
-    res.json({ document: documentJson(await app.documents.get(viewerOf(res).ws, String(req.params.document), { includeInactive: true })) });
+    res.json({
+      document: documentJson(
+        await app.documents.get(viewerOf(res).ws, String(req.params.document), { includeInactive: true }),
+      ),
+    });
   });
 
   ws.post('/documents/:document/move', async (req, res) => {
@@ -69,7 +111,11 @@ export function documentsApi(app: App): Router {
   });
 
   ws.patch('/collections/:collection', async (req, res) => {
-    res.json({ collection: collectionJson(await actions.updateCollection(app, viewerOf(res), String(req.params.collection), req.body)) });
+    res.json({
+      collection: collectionJson(
+        await actions.updateCollection(app, viewerOf(res), String(req.params.collection), req.body),
+      ),
+    });
   });
 
   ws.delete('/collections/:collection', async (req, res) => {

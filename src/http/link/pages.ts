@@ -24,7 +24,13 @@ function chatAccount(i: ExternalIdentity, wording: WordingOf, tenantName: string
 }
 
 /** Asks the signed-in person to confirm which chat account becomes theirs. */
-export function confirmPage(check: Extract<LinkCheck, { state: 'valid' }>, wording: WordingOf, person: Person, csrf: SafeHtml, action: string): SafeHtml {
+export function confirmPage(
+  check: Extract<LinkCheck, { state: 'valid' }>,
+  wording: WordingOf,
+  person: Person,
+  csrf: SafeHtml,
+  action: string,
+): SafeHtml {
   return html`<p>Link this chat account</p>
 <p class="link-account">${chatAccount(check.identity, wording, check.subject.tenantName)}</p>
 <p>to your Switchboard account <strong>${person.displayName}</strong> (@${person.handle})?</p>
@@ -41,10 +47,18 @@ ${csrf}
 }
 
 /** Linked already, to this person or another. */
-export function alreadyLinkedPage(check: Extract<LinkCheck, { state: 'valid' }>, wording: WordingOf, person: Person): SafeHtml {
+export function alreadyLinkedPage(
+  check: Extract<LinkCheck, { state: 'valid' }>,
+  wording: WordingOf,
+  person: Person,
+): SafeHtml {
   const mine = check.linkedTo?.id === person.id;
-  return html`${notice(mine ? 'This chat account is already linked to your Switchboard account.'
-    : 'This chat account is already linked to another Switchboard account, and a chat account links to one person only. Unlink it from that account first.', mine ? 'info' : 'error')}
+  return html`${notice(
+    mine
+      ? 'This chat account is already linked to your Switchboard account.'
+      : 'This chat account is already linked to another Switchboard account, and a chat account links to one person only. Unlink it from that account first.',
+    mine ? 'info' : 'error',
+  )}
 <p class="link-account">${chatAccount(check.identity, wording, check.subject.tenantName)}</p>
 ${back}`;
 }
@@ -65,21 +79,33 @@ ${back}`;
 
 /** How to link a first account, from what each surface registered (`LinkWording.ask`, its commands in backticks shown as code). */
 function howToLink(asks: string[]): SafeHtml {
-  if (!asks.length) return html`Ask the Switchboard app in your chat app for a link, or use the link it sent you in a direct message.`;
+  if (!asks.length)
+    return html`Ask the Switchboard app in your chat app for a link, or use the link it sent you in a direct message.`;
   const phrases = asks.map((a) => a.split('`').map((part, i) => (i % 2 ? html`<code>${part}</code>` : html`${part}`)));
   const joined = phrases.flatMap((p, i) => (i ? [html`; or `, p] : [p]));
   return html`To link one, ${joined}; or use the link the app sent you in a direct message.`;
 }
 
 /** The person's linked chat accounts, each with an Unlink button. */
-export function linkedAccountsPage(identities: ExternalIdentity[], wording: WordingOf, asks: string[], csrf: SafeHtml, info?: string): SafeHtml {
-  const rows = identities.map((i) => html`<li class="linked-account">
+export function linkedAccountsPage(
+  identities: ExternalIdentity[],
+  wording: WordingOf,
+  asks: string[],
+  csrf: SafeHtml,
+  info?: string,
+): SafeHtml {
+  const rows = identities.map(
+    (i) => html`<li class="linked-account">
 <span>${chatAccount(i, wording, '')}${i.linkedAt ? html`<br><span class="hint">linked ${i.linkedAt.toISOString().slice(0, 10)}</span>` : null}</span>
 <form method="post" action="/account/links/${encodeURIComponent(i.id)}/unlink">${csrf}<button type="submit" aria-label="Unlink ${i.displayName || i.externalUserId} (${wording(i.surface).app})">Unlink</button></form>
-</li>`);
+</li>`,
+  );
   return html`${notice(info, 'info')}
-${rows.length ? html`<ul class="linked-accounts stack">${rows}</ul>`
-    : html`<p>No chat account is linked yet. ${howToLink(asks)}</p>`}
+${
+  rows.length
+    ? html`<ul class="linked-accounts stack">${rows}</ul>`
+    : html`<p>No chat account is linked yet. ${howToLink(asks)}</p>`
+}
 <p class="hint">A linked account lets agents act for you with your access when you write to them from that chat app. Unlinked, you talk to agents as a guest.</p>
 <p><a href="/">Go to the chat</a></p>`;
 }

@@ -8,8 +8,16 @@ import { agentMemberships, agents, orgMembers, people, workspaceMembers } from '
 
 /** Agent columns joined with the owner's handle; the token hash is reduced to whether one exists. */
 const agentColumns = {
-  id: agents.id, ownerId: agents.ownerId, ownerHandle: people.handle, name: agents.name, displayName: agents.displayName,
-  avatarUrl: agents.avatarUrl, roleLine: agents.roleLine, kind: agents.kind, tokenHash: agents.tokenHash, createdAt: agents.createdAt,
+  id: agents.id,
+  ownerId: agents.ownerId,
+  ownerHandle: people.handle,
+  name: agents.name,
+  displayName: agents.displayName,
+  avatarUrl: agents.avatarUrl,
+  roleLine: agents.roleLine,
+  kind: agents.kind,
+  tokenHash: agents.tokenHash,
+  createdAt: agents.createdAt,
 };
 type Row = { [K in keyof typeof agentColumns]: (typeof agentColumns)[K]['_']['data'] } & { ownerHandle: string };
 
@@ -25,10 +33,19 @@ export class DrizzleAgentRepo implements AgentRepo {
 
   async create(a: Parameters<AgentRepo['create']>[0]) {
     const [row] = await uniqueOr(
-      () => this.db.insert(agents).values({
-        ownerId: a.ownerId, name: a.name, displayName: a.displayName, avatarUrl: a.avatarUrl ?? null,
-        roleLine: a.roleLine ?? '', kind: a.kind, tokenHash: a.tokenHash ?? null,
-      }).returning({ id: agents.id }),
+      () =>
+        this.db
+          .insert(agents)
+          .values({
+            ownerId: a.ownerId,
+            name: a.name,
+            displayName: a.displayName,
+            avatarUrl: a.avatarUrl ?? null,
+            roleLine: a.roleLine ?? '',
+            kind: a.kind,
+            tokenHash: a.tokenHash ?? null,
+          })
+          .returning({ id: agents.id }),
       `This owner already has an agent named "${a.name}"; agent names are unique per owner.`,
     );
     return (await this.get(row.id))!;
@@ -67,12 +84,16 @@ export class DrizzleAgentRepo implements AgentRepo {
 
   async putMembership(m: AgentMembership) {
     const { agentId, workspaceId, ...perms } = m;
-    await this.db.insert(agentMemberships).values(m)
+    await this.db
+      .insert(agentMemberships)
+      .values(m)
       .onConflictDoUpdate({ target: [agentMemberships.agentId, agentMemberships.workspaceId], set: perms });
   }
 
   async membership(agentId: string, workspaceId: string) {
-    const [row] = await this.db.select().from(agentMemberships)
+    const [row] = await this.db
+      .select()
+      .from(agentMemberships)
       .where(and(eq(agentMemberships.agentId, agentId), eq(agentMemberships.workspaceId, workspaceId)));
     return row ? toMembership(row) : null;
   }
@@ -82,19 +103,34 @@ export class DrizzleAgentRepo implements AgentRepo {
     // Every tool call asks: prepared once (see preparedOnce).
     const [row] = await preparedOnce(this.db, 'agent_standing', () => {
       const [agent, workspace, org] = [sql.placeholder('agent'), sql.placeholder('workspace'), sql.placeholder('org')];
-      return this.db.select({ a: agentColumns, m: agentMemberships, orgRole: orgMembers.role, directRole: workspaceMembers.role })
-        .from(agents).innerJoin(people, eq(people.id, agents.ownerId))
-        .leftJoin(agentMemberships, and(eq(agentMemberships.agentId, agents.id), eq(agentMemberships.workspaceId, workspace)))
+      return this.db
+        .select({ a: agentColumns, m: agentMemberships, orgRole: orgMembers.role, directRole: workspaceMembers.role })
+        .from(agents)
+        .innerJoin(people, eq(people.id, agents.ownerId))
+        .leftJoin(
+          agentMemberships,
+          and(eq(agentMemberships.agentId, agents.id), eq(agentMemberships.workspaceId, workspace)),
+        )
         .leftJoin(orgMembers, and(eq(orgMembers.orgId, org), eq(orgMembers.personId, agents.ownerId)))
-        .leftJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspace), eq(workspaceMembers.personId, agents.ownerId)))
+        .leftJoin(
+          workspaceMembers,
+          and(eq(workspaceMembers.workspaceId, workspace), eq(workspaceMembers.personId, agents.ownerId)),
+        )
         .where(eq(agents.id, agent));
     }).execute({ agent: agentId, workspace: workspaceId, org: orgId });
     if (!row) return null;
-    return { agent: toAgent(row.a as Row), membership: row.m ? toMembership(row.m) : null, orgRole: row.orgRole, directRole: row.directRole };
+    return {
+      agent: toAgent(row.a as Row),
+      membership: row.m ? toMembership(row.m) : null,
+      orgRole: row.orgRole,
+      directRole: row.directRole,
+    };
   }
 
   async listMembers(workspaceId: string) {
-    const rows = await this.db.select({ a: agentColumns, m: agentMemberships }).from(agentMemberships)
+    const rows = await this.db
+      .select({ a: agentColumns, m: agentMemberships })
+      .from(agentMemberships)
       .innerJoin(agents, eq(agents.id, agentMemberships.agentId))
       .innerJoin(people, eq(people.id, agents.ownerId))
       .where(eq(agentMemberships.workspaceId, workspaceId))
@@ -109,9 +145,14 @@ export class DrizzleAgentRepo implements AgentRepo {
 
   async removeMemberships(agentIds: string[], workspaceIds: string[] | null) {
     if (!agentIds.length || (workspaceIds && !workspaceIds.length)) return;
-    await this.db.delete(agentMemberships).where(and(
-      inArray(agentMemberships.agentId, agentIds), workspaceIds ? inArray(agentMemberships.workspaceId, workspaceIds) : undefined,
-    ));
+    await this.db
+      .delete(agentMemberships)
+      .where(
+        and(
+          inArray(agentMemberships.agentId, agentIds),
+          workspaceIds ? inArray(agentMemberships.workspaceId, workspaceIds) : undefined,
+        ),
+      );
   }
 
   async listOwnedBy(ownerId: string) {

@@ -7,14 +7,32 @@ import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
 import {
-  agents, channelMembers, channels, conversationParticipants, conversations, deliveries, messages, people, readMarkers,
+  agents,
+  channelMembers,
+  channels,
+  conversationParticipants,
+  conversations,
+  deliveries,
+  messages,
+  people,
+  readMarkers,
 } from './schema.ts';
 
 const messageColumns = {
-  id: messages.id, workspaceId: messages.workspaceId, conversationId: messages.conversationId, senderId: messages.senderId,
-  body: messages.body, replyTo: messages.replyTo, chainId: messages.chainId, hop: messages.hop,
-  askerPersonId: messages.askerPersonId, askerIdentityId: messages.askerIdentityId, surface: messages.surface,
-  permalink: messages.permalink, externalId: messages.externalId, createdAt: messages.createdAt,
+  id: messages.id,
+  workspaceId: messages.workspaceId,
+  conversationId: messages.conversationId,
+  senderId: messages.senderId,
+  body: messages.body,
+  replyTo: messages.replyTo,
+  chainId: messages.chainId,
+  hop: messages.hop,
+  askerPersonId: messages.askerPersonId,
+  askerIdentityId: messages.askerIdentityId,
+  surface: messages.surface,
+  permalink: messages.permalink,
+  externalId: messages.externalId,
+  createdAt: messages.createdAt,
 };
 
 export class DrizzleChatRepo implements ChatRepo {
@@ -30,19 +48,29 @@ export class DrizzleChatRepo implements ChatRepo {
 
   async channel(workspaceId: string, conversationId: string) {
     if (!isUuid(conversationId)) return null;
-    const [row] = await this.db.select().from(channels)
+    const [row] = await this.db
+      .select()
+      .from(channels)
       .where(and(eq(channels.workspaceId, workspaceId), eq(channels.conversationId, conversationId)));
     return row ?? null;
   }
 
   async channelByName(workspaceId: string, name: string) {
-    const [row] = await this.db.select().from(channels).where(and(eq(channels.workspaceId, workspaceId), eq(channels.name, name)));
+    const [row] = await this.db
+      .select()
+      .from(channels)
+      .where(and(eq(channels.workspaceId, workspaceId), eq(channels.name, name)));
     return row ?? null;
   }
 
   async listChannels(workspaceId: string, personId: string) {
-    const rows = await this.db.select({ c: channels, member: channelMembers.personId }).from(channels)
-      .leftJoin(channelMembers, and(eq(channelMembers.conversationId, channels.conversationId), eq(channelMembers.personId, personId)))
+    const rows = await this.db
+      .select({ c: channels, member: channelMembers.personId })
+      .from(channels)
+      .leftJoin(
+        channelMembers,
+        and(eq(channelMembers.conversationId, channels.conversationId), eq(channelMembers.personId, personId)),
+      )
       .where(eq(channels.workspaceId, workspaceId))
       .orderBy(channels.name);
     return rows.map((r) => ({ ...r.c, member: r.member !== null }));
@@ -53,20 +81,32 @@ export class DrizzleChatRepo implements ChatRepo {
   }
 
   async removeChannelMember(conversationId: string, personId: string) {
-    await this.db.delete(channelMembers).where(and(eq(channelMembers.conversationId, conversationId), eq(channelMembers.personId, personId)));
+    await this.db
+      .delete(channelMembers)
+      .where(and(eq(channelMembers.conversationId, conversationId), eq(channelMembers.personId, personId)));
   }
 
   async isChannelMember(conversationId: string, personId: string) {
-    const [row] = await this.db.select({ p: channelMembers.personId }).from(channelMembers)
+    const [row] = await this.db
+      .select({ p: channelMembers.personId })
+      .from(channelMembers)
       .where(and(eq(channelMembers.conversationId, conversationId), eq(channelMembers.personId, personId)));
     return Boolean(row);
   }
 
   async conversationsOf(agentId: string, workspaceId: string, kinds: Conversation['kind'][]) {
     const last = sql<Date | null>`(select max(${messages.createdAt}) from ${messages} where ${messages.conversationId} = ${conversations.id})`;
-    const rows = await this.db.select({ c: conversations, lastMessageAt: last }).from(conversationParticipants)
+    const rows = await this.db
+      .select({ c: conversations, lastMessageAt: last })
+      .from(conversationParticipants)
       .innerJoin(conversations, eq(conversations.id, conversationParticipants.conversationId))
-      .where(and(eq(conversationParticipants.agentId, agentId), eq(conversations.workspaceId, workspaceId), inArray(conversations.kind, kinds)))
+      .where(
+        and(
+          eq(conversationParticipants.agentId, agentId),
+          eq(conversations.workspaceId, workspaceId),
+          inArray(conversations.kind, kinds),
+        ),
+      )
       .orderBy(sql`${last} desc nulls last`, desc(conversations.createdAt));
     // Raw subquery results arrive as strings from some drivers.
     return rows.map((r) => ({ ...r.c, lastMessageAt: r.lastMessageAt ? new Date(r.lastMessageAt) : null }));
@@ -74,26 +114,44 @@ export class DrizzleChatRepo implements ChatRepo {
 
   async threads(workspaceId: string, rootMessageIds: string[]): Promise<ThreadSummary[]> {
     if (!rootMessageIds.length) return [];
-    const rows = await this.db.select({ id: conversations.id, key: conversations.key, replies: count(messages.id), lastReplyAt: max(messages.createdAt) })
+    const rows = await this.db
+      .select({
+        id: conversations.id,
+        key: conversations.key,
+        replies: count(messages.id),
+        lastReplyAt: max(messages.createdAt),
+      })
       .from(conversations)
       .leftJoin(messages, eq(messages.conversationId, conversations.id))
       .where(and(eq(conversations.workspaceId, workspaceId), inArray(conversations.key, rootMessageIds.map(threadKey))))
       .groupBy(conversations.id, conversations.key);
     return rows.map((r) => ({
-      rootMessageId: threadRoot({ kind: 'thread', key: r.key })!, conversationId: r.id, replies: Number(r.replies),
+      rootMessageId: threadRoot({ kind: 'thread', key: r.key })!,
+      conversationId: r.id,
+      replies: Number(r.replies),
       lastReplyAt: r.lastReplyAt ? new Date(r.lastReplyAt) : null,
     }));
   }
 
   async threadsUnder(workspaceId: string, parentIds: string[]) {
     if (!parentIds.length) return [];
-    const rows = await this.db.select({ id: conversations.id }).from(conversations)
-      .where(and(eq(conversations.workspaceId, workspaceId), eq(conversations.kind, 'thread'), inArray(conversations.parentId, parentIds)));
+    const rows = await this.db
+      .select({ id: conversations.id })
+      .from(conversations)
+      .where(
+        and(
+          eq(conversations.workspaceId, workspaceId),
+          eq(conversations.kind, 'thread'),
+          inArray(conversations.parentId, parentIds),
+        ),
+      );
     return rows.map((r) => r.id);
   }
 
   async markRead(conversationId: string, personId: string, at: Date) {
-    await this.db.insert(readMarkers).values({ conversationId, personId, readAt: at })
+    await this.db
+      .insert(readMarkers)
+      .values({ conversationId, personId, readAt: at })
       .onConflictDoUpdate({
         target: [readMarkers.conversationId, readMarkers.personId],
         set: { readAt: sql`greatest(${readMarkers.readAt}, excluded.read_at)` },
@@ -105,37 +163,68 @@ export class DrizzleChatRepo implements ChatRepo {
     if (!conversationIds.length) return out;
     // Conversation by conversation, from the person's read marker on (the conversation's date index), so what they
     // read already is not read again; a conversation they never opened counts all its messages.
-    const rows = rowsOf<{ id: string; n: number }>(await this.db.execute(sql`
+    const rows = rowsOf<{ id: string; n: number }>(
+      await this.db.execute(sql`
       select c.id, (select count(*)::int from ${messages} m
           where m.conversation_id = c.id and m.sender_id <> ${ownAgentId}::uuid
             and m.created_at > coalesce((select rm.read_at from ${readMarkers} rm where rm.conversation_id = c.id and rm.person_id = ${personId}::uuid), '-infinity')) as n
-      from (select distinct value::uuid as id from jsonb_array_elements_text(${JSON.stringify(conversationIds)}::jsonb)) c`));
+      from (select distinct value::uuid as id from jsonb_array_elements_text(${JSON.stringify(conversationIds)}::jsonb)) c`),
+    );
     for (const r of rows) if (Number(r.n)) out.set(r.id, Number(r.n));
     return out;
   }
 
   async inbox(agentId: string, workspaceId: string, limit: number, offset = 0): Promise<InboxEntry[]> {
-    const rows = await this.db.select({
-      message: messageColumns,
-      sender: { id: agents.id, name: agents.name, person: people.handle, displayName: agents.displayName, avatarUrl: agents.avatarUrl, kind: agents.kind },
-      conversation: { id: conversations.id, kind: conversations.kind, title: conversations.title, surface: conversations.surface, parentId: conversations.parentId },
-      readAt: deliveries.readAt,
-    }).from(deliveries)
+    const rows = await this.db
+      .select({
+        message: messageColumns,
+        sender: {
+          id: agents.id,
+          name: agents.name,
+          person: people.handle,
+          displayName: agents.displayName,
+          avatarUrl: agents.avatarUrl,
+          kind: agents.kind,
+        },
+        conversation: {
+          id: conversations.id,
+          kind: conversations.kind,
+          title: conversations.title,
+          surface: conversations.surface,
+          parentId: conversations.parentId,
+        },
+        readAt: deliveries.readAt,
+      })
+      .from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
       .innerJoin(agents, eq(agents.id, messages.senderId))
       .innerJoin(people, eq(people.id, agents.ownerId))
       .innerJoin(conversations, eq(conversations.id, messages.conversationId))
       .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId)))
       .orderBy(desc(deliveries.createdAt), desc(deliveries.messageId))
-      .limit(limit).offset(offset);
+      .limit(limit)
+      .offset(offset);
     return rows.map((r) => ({ ...r, sender: r.sender as Sender }));
   }
 
-  async markDeliveriesRead(agentId: string, workspaceId: string, at: Date, conversationId?: string, messageIds?: readonly string[]) {
+  async markDeliveriesRead(
+    agentId: string,
+    workspaceId: string,
+    at: Date,
+    conversationId?: string,
+    messageIds?: readonly string[],
+  ) {
     if (messageIds && !messageIds.length) return;
     const where = and(
-      eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt),
-      conversationId ? inArray(deliveries.messageId, this.db.select({ id: messages.id }).from(messages).where(eq(messages.conversationId, conversationId))) : undefined,
+      eq(deliveries.agentId, agentId),
+      eq(deliveries.workspaceId, workspaceId),
+      isNull(deliveries.readAt),
+      conversationId
+        ? inArray(
+            deliveries.messageId,
+            this.db.select({ id: messages.id }).from(messages).where(eq(messages.conversationId, conversationId)),
+          )
+        : undefined,
       messageIds ? inArray(deliveries.messageId, [...messageIds]) : undefined,
     );
     await this.db.update(deliveries).set({ readAt: at }).where(where);

@@ -38,9 +38,9 @@ const preparedByDb = new WeakMap<Db, Map<string, unknown>>();
  */
 export function preparedOnce<P>(db: Db, name: string, build: () => { prepare(name: string): P }): P {
   let byName = preparedByDb.get(db);
-  if (!byName) preparedByDb.set(db, byName = new Map());
+  if (!byName) preparedByDb.set(db, (byName = new Map()));
   let query = byName.get(name) as P | undefined;
-  if (!query) byName.set(name, query = build().prepare(name));
+  if (!query) byName.set(name, (query = build().prepare(name)));
   return query;
 }
 
@@ -92,7 +92,9 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.max ?? 10, opts.logger) : openPglite(opts.dataDir ?? 'memory://', opts.template, opts.pgliteThread);
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl, opts.max ?? 10, opts.logger)
+    : openPglite(opts.dataDir ?? 'memory://', opts.template, opts.pgliteThread);
 }
 
 /**
@@ -104,10 +106,21 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
  */
 function openPostgres(url: string, max: number, logger?: Logger): Database {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
-  pool.on('error', (err) => logger?.warn({ err: { message: err.message } }, 'an idle database connection was lost; the pool opens a new one when needed'));
+  pool.on('error', (err) =>
+    logger?.warn(
+      { err: { message: err.message } },
+      'an idle database connection was lost; the pool opens a new one when needed',
+    ),
+  );
   let queries = 0;
-  const listener = new PgListener(() => new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 }), logger);
-  const changes = new TableChangeFeed({ listen: (c, f, r) => listener.listen(c, f, r), connected: () => listener.connected });
+  const listener = new PgListener(
+    () => new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 }),
+    logger,
+  );
+  const changes = new TableChangeFeed({
+    listen: (c, f, r) => listener.listen(c, f, r),
+    connected: () => listener.connected,
+  });
   pool.on('connect', (client) => {
     // The query that was running on it rejects with the same error, so the caller hears about it there.
     client.on('error', () => {});
@@ -143,14 +156,19 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
     db: db as unknown as Db,
     kind: 'postgres',
     migrate: () => whileUnreachable(() => migrateLocked(pool), logger),
-    ping: async () => { await pool.query('select 1'); },
+    ping: async () => {
+      await pool.query('select 1');
+    },
     // Named, so each connection plans it once (one is sent for every message stored).
-    notify: async (channel, payload) => { await pool.query({ name: 'notify', text: 'select pg_notify($1, $2)', values: [channel, payload] }); },
+    notify: async (channel, payload) => {
+      await pool.query({ name: 'notify', text: 'select pg_notify($1, $2)', values: [channel, payload] });
+    },
     listen: (channel, onPayload, onResume) => listener.listen(channel, onPayload, onResume),
-    close: () => (closed ??= (async () => {
-      await listener.close();
-      await pool.end();
-    })()),
+    close: () =>
+      (closed ??= (async () => {
+        await listener.close();
+        await pool.end();
+      })()),
     queries: () => queries,
     changes,
   };
@@ -179,7 +197,9 @@ async function migrateLocked(pool: pg.Pool): Promise<void> {
     try {
       await migrateNodePg(drizzleNodePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
     } finally {
-      await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => { discard = true; });
+      await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => {
+        discard = true;
+      });
     }
   } catch (e) {
     discard = true;
@@ -197,7 +217,11 @@ export const STARTUP_PATIENCE_MS = 120_000;
  * backing off from half a second to five, for `patienceMs` at most. Migrations
  * run in one transaction, so an attempt cut off halfway left nothing behind.
  */
-export async function whileUnreachable<T>(fn: () => Promise<T>, logger?: Logger, patienceMs = STARTUP_PATIENCE_MS): Promise<T> {
+export async function whileUnreachable<T>(
+  fn: () => Promise<T>,
+  logger?: Logger,
+  patienceMs = STARTUP_PATIENCE_MS,
+): Promise<T> {
   const giveUpAt = Date.now() + patienceMs;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -205,7 +229,10 @@ export async function whileUnreachable<T>(fn: () => Promise<T>, logger?: Logger,
     } catch (e) {
       if (!isConnectionLost(e) || Date.now() >= giveUpAt) throw e;
       const waitMs = Math.min(5_000, 500 * 2 ** (attempt - 1));
-      logger?.warn({ attempt, waitMs, err: { message: e instanceof Error ? e.message : String(e) } }, 'the database cannot be reached yet; trying again');
+      logger?.warn(
+        { attempt, waitMs, err: { message: e instanceof Error ? e.message : String(e) } },
+        'the database cannot be reached yet; trying again',
+      );
       await new Promise((r) => setTimeout(r, waitMs));
     }
   }
@@ -222,21 +249,37 @@ async function openPglite(dataDir: string, template?: Blob, start?: OpenOptions[
   // One process owns a PGlite database, so its own statements are every change there is.
   const changes = new TableChangeFeed();
   const started = memory && start ? start(changes) : startPgliteThread(dataDir, memory ? template : undefined, changes);
-  const client = await started.catch((e) => { release(); throw e; });
+  const client = await started.catch((e) => {
+    release();
+    throw e;
+  });
   const db = drizzlePglite({ client: client.asPglite(), schema }) as unknown as Db;
   let closed = false;
   return {
     db,
     kind: 'pglite',
     ...(memory ? {} : { dataDir }),
-    migrate: () => migratePglite(drizzlePglite({ client: client.asPglite(), schema }), { migrationsFolder: MIGRATIONS_DIR }),
-    ping: async () => { await db.execute(sql`select 1`); },
-    notify: async (channel, payload) => { await client.query(`select pg_notify($1, $2)`, [channel, payload]); },
+    migrate: () =>
+      migratePglite(drizzlePglite({ client: client.asPglite(), schema }), { migrationsFolder: MIGRATIONS_DIR }),
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    notify: async (channel, payload) => {
+      await client.query(`select pg_notify($1, $2)`, [channel, payload]);
+    },
     listen: async (channel, onPayload) => {
       const unlisten = await client.listen(channel, onPayload);
-      return async () => { if (!closed) await unlisten(); };
+      return async () => {
+        if (!closed) await unlisten();
+      };
     },
-    close: async () => { if (!closed) { closed = true; await client.close(); release(); } },
+    close: async () => {
+      if (!closed) {
+        closed = true;
+        await client.close();
+        release();
+      }
+    },
     queries: () => client.queries,
     threadCpuMs: () => client.cpuMs(),
     changes,

@@ -8,20 +8,31 @@ import { rowsOf } from './org-repo.ts';
 import { collections, documents } from './schema.ts';
 
 /** The last writer as agents name it: `@alice` for a person, `alice/builder` for an agent. */
-const updatedBy = sql<string | null>`(select case when a.kind = 'person' then '@' || p.handle else p.handle || '/' || a.name end
+const updatedBy = sql<
+  string | null
+>`(select case when a.kind = 'person' then '@' || p.handle else p.handle || '/' || a.name end
   from agents a join people p on p.id = a.owner_id where a.id = ${documents.updatedBy})`;
 
 /** Everything a list or a search returns: never the content. */
 const summaryColumns = {
-  id: documents.id, workspaceId: documents.workspaceId, collectionId: documents.collectionId, identifier: documents.identifier,
-  title: documents.title, summary: documents.summary, status: documents.status, archived: documents.archived,
-  updatedAt: documents.updatedAt, createdAt: documents.createdAt, updatedBy,
+  id: documents.id,
+  workspaceId: documents.workspaceId,
+  collectionId: documents.collectionId,
+  identifier: documents.identifier,
+  title: documents.title,
+  summary: documents.summary,
+  status: documents.status,
+  archived: documents.archived,
+  updatedAt: documents.updatedAt,
+  createdAt: documents.createdAt,
+  updatedBy,
 };
 
-const byRef = (workspaceId: string, ref: string): SQL => and(
-  eq(documents.workspaceId, workspaceId),
-  isUuid(ref) ? eq(documents.id, ref) : sql`upper(${documents.identifier}) = upper(${ref})`,
-)!;
+const byRef = (workspaceId: string, ref: string): SQL =>
+  and(
+    eq(documents.workspaceId, workspaceId),
+    isUuid(ref) ? eq(documents.id, ref) : sql`upper(${documents.identifier}) = upper(${ref})`,
+  )!;
 
 // Each lost attempt means another creation took the number, so this bounds how many may race at once.
 const MAX_NUMBER_ATTEMPTS = 64;
@@ -30,13 +41,19 @@ export class DrizzleDocumentRepo implements DocumentRepo {
   constructor(private readonly db: Db) {}
 
   async listCollections(workspaceId: string, opts: { includeInactive?: boolean } = {}) {
-    const where = opts.includeInactive ? eq(collections.workspaceId, workspaceId) : and(eq(collections.workspaceId, workspaceId), eq(collections.active, true));
+    const where = opts.includeInactive
+      ? eq(collections.workspaceId, workspaceId)
+      : and(eq(collections.workspaceId, workspaceId), eq(collections.active, true));
     return this.db.select().from(collections).where(where).orderBy(asc(collections.createdAt), asc(collections.key));
   }
 
   async getCollection(workspaceId: string, idOrKey: string) {
     const match = isUuid(idOrKey) ? eq(collections.id, idOrKey) : eq(collections.key, idOrKey.toLowerCase());
-    const [row] = await this.db.select().from(collections).where(and(eq(collections.workspaceId, workspaceId), match)).limit(1);
+    const [row] = await this.db
+      .select()
+      .from(collections)
+      .where(and(eq(collections.workspaceId, workspaceId), match))
+      .limit(1);
     return row ?? null;
   }
 
@@ -52,15 +69,27 @@ export class DrizzleDocumentRepo implements DocumentRepo {
     // Read first: this runs on every session of a Simplified workspace, and it exists after the first.
     const existing = await this.getCollection(c.workspaceId, c.key);
     if (existing) return existing;
-    const [created] = await this.db.insert(collections).values({ ...c, hidden: true, active: true }).onConflictDoNothing().returning();
+    const [created] = await this.db
+      .insert(collections)
+      .values({ ...c, hidden: true, active: true })
+      .onConflictDoNothing()
+      .returning();
     return created ?? (await this.getCollection(c.workspaceId, c.key))!;
   }
 
-  async updateCollection(workspaceId: string, id: string, patch: Partial<Pick<Collection, 'name' | 'key' | 'instructions' | 'active'>>) {
+  async updateCollection(
+    workspaceId: string,
+    id: string,
+    patch: Partial<Pick<Collection, 'name' | 'key' | 'instructions' | 'active'>>,
+  ) {
     if (!isUuid(id)) return null;
     const [row] = await uniqueOr(
-      () => this.db.update(collections).set({ ...patch, updatedAt: sql`now()` })
-        .where(and(eq(collections.workspaceId, workspaceId), eq(collections.id, id))).returning(),
+      () =>
+        this.db
+          .update(collections)
+          .set({ ...patch, updatedAt: sql`now()` })
+          .where(and(eq(collections.workspaceId, workspaceId), eq(collections.id, id)))
+          .returning(),
       `This workspace already has a collection with the identifier "${patch.key}"; choose another name.`,
     );
     return row ?? null;
@@ -68,15 +97,23 @@ export class DrizzleDocumentRepo implements DocumentRepo {
 
   async deleteEmptyCollection(workspaceId: string, id: string) {
     if (!isUuid(id)) return false;
-    const rows = await this.db.delete(collections).where(and(
-      eq(collections.workspaceId, workspaceId), eq(collections.id, id),
-      sql`not exists (select 1 from ${documents} where ${documents.collectionId} = ${collections.id})`,
-    )).returning({ id: collections.id });
+    const rows = await this.db
+      .delete(collections)
+      .where(
+        and(
+          eq(collections.workspaceId, workspaceId),
+          eq(collections.id, id),
+          sql`not exists (select 1 from ${documents} where ${documents.collectionId} = ${collections.id})`,
+        ),
+      )
+      .returning({ id: collections.id });
     return rows.length === 1;
   }
 
   async countDocuments(workspaceId: string, collectionId: string) {
-    const [row] = await this.db.select({ n: count() }).from(documents)
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(documents)
       .where(and(eq(documents.workspaceId, workspaceId), eq(documents.collectionId, collectionId)));
     return Number(row.n);
   }
@@ -95,15 +132,20 @@ export class DrizzleDocumentRepo implements DocumentRepo {
       const [row] = rowsOf<{ id: string }>(result);
       if (row) return (await this.getDocument(d.workspaceId, row.id, { includeInactive: true }))!;
     }
-    throw new Error(`Could not allocate a document number in workspace ${d.workspaceId} after ${MAX_NUMBER_ATTEMPTS} attempts.`);
+    throw new Error(
+      `Could not allocate a document number in workspace ${d.workspaceId} after ${MAX_NUMBER_ATTEMPTS} attempts.`,
+    );
   }
 
   async getDocument(workspaceId: string, ref: string, opts: { includeInactive?: boolean } = {}) {
     const conds = [byRef(workspaceId, ref)];
     if (!opts.includeInactive) conds.push(eq(collections.active, true));
-    const [row] = await this.db.select({ ...summaryColumns, content: documents.content }).from(documents)
+    const [row] = await this.db
+      .select({ ...summaryColumns, content: documents.content })
+      .from(documents)
       .innerJoin(collections, eq(collections.id, documents.collectionId))
-      .where(and(...conds)).limit(1);
+      .where(and(...conds))
+      .limit(1);
     return row ?? null;
   }
 
@@ -112,9 +154,17 @@ export class DrizzleDocumentRepo implements DocumentRepo {
     if (q.status) conds.push(eq(documents.status, q.status));
     if (!q.includeArchived) conds.push(eq(documents.archived, false));
     const [items, [total]] = await Promise.all([
-      this.db.select(summaryColumns).from(documents).where(and(...conds))
-        .orderBy(desc(documents.updatedAt), desc(documents.number)).limit(q.limit).offset(q.offset),
-      this.db.select({ n: count() }).from(documents).where(and(...conds)),
+      this.db
+        .select(summaryColumns)
+        .from(documents)
+        .where(and(...conds))
+        .orderBy(desc(documents.updatedAt), desc(documents.number))
+        .limit(q.limit)
+        .offset(q.offset),
+      this.db
+        .select({ n: count() })
+        .from(documents)
+        .where(and(...conds)),
     ]);
     return { items, total: Number(total.n) };
   }
@@ -126,24 +176,37 @@ export class DrizzleDocumentRepo implements DocumentRepo {
     if (!q.includeInactive) conds.push(eq(collections.active, true));
     if (q.collectionId) conds.push(eq(documents.collectionId, q.collectionId));
     if (!q.includeArchived) conds.push(eq(documents.archived, false));
-    return this.db.select(summaryColumns).from(documents)
+    return this.db
+      .select(summaryColumns)
+      .from(documents)
       .innerJoin(collections, eq(collections.id, documents.collectionId))
       .where(and(...conds))
       .orderBy(desc(exactId), desc(sql`ts_rank(${documents.search}, ${tsq})`), desc(documents.updatedAt))
       .limit(q.limit);
   }
 
-  async updateDocument(workspaceId: string, id: string, readUpdatedAt: Date | null, change: DocumentPatch & { collectionId?: string }, byAgentId: string | null, now: Date) {
+  async updateDocument(
+    workspaceId: string,
+    id: string,
+    readUpdatedAt: Date | null,
+    change: DocumentPatch & { collectionId?: string },
+    byAgentId: string | null,
+    now: Date,
+  ) {
     if (!isUuid(id)) return null;
     const conds = [eq(documents.workspaceId, workspaceId), eq(documents.id, id)];
     // The version check and the write are one statement, so of two writers holding the same version only one can win.
     if (readUpdatedAt) conds.push(eq(documents.updatedAt, readUpdatedAt));
-    const rows = await this.db.update(documents).set({
-      ...definedOnly(change),
-      updatedBy: byAgentId,
-      // Strictly later than the version replaced, even within one millisecond, so a stale copy never matches again.
-      updatedAt: sql`greatest(${now.toISOString()}::timestamptz, ${documents.updatedAt} + interval '1 millisecond')`,
-    }).where(and(...conds)).returning({ id: documents.id });
+    const rows = await this.db
+      .update(documents)
+      .set({
+        ...definedOnly(change),
+        updatedBy: byAgentId,
+        // Strictly later than the version replaced, even within one millisecond, so a stale copy never matches again.
+        updatedAt: sql`greatest(${now.toISOString()}::timestamptz, ${documents.updatedAt} + interval '1 millisecond')`,
+      })
+      .where(and(...conds))
+      .returning({ id: documents.id });
     return rows.length ? this.getDocument(workspaceId, id, { includeInactive: true }) : null;
   }
 }

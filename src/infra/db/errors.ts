@@ -29,17 +29,23 @@ export async function uniqueOr<T>(fn: () => Promise<T>, message: string): Promis
 const LOST_CODES = /^(08...|57P0[123])$/;
 const TOO_MANY_VALUES = /^bind message /;
 /** The server's answer to a statement with more values than the protocol can count (see LOST_CODES). */
-const tooManyValues = (code: unknown, message: unknown) => code === '08P01' && typeof message === 'string' && TOO_MANY_VALUES.test(message);
+const tooManyValues = (code: unknown, message: unknown) =>
+  code === '08P01' && typeof message === 'string' && TOO_MANY_VALUES.test(message);
 const LOST_SYSCALL = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
 // node-postgres and pg-pool say these without a code; only their words tell them apart.
-const LOST_MESSAGE = /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end|not currently accepting connections|too many clients/i;
+const LOST_MESSAGE =
+  /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end|not currently accepting connections|too many clients/i;
 
 /** True when `e` (or what it wraps) says the database could not be reached, rather than that a query was wrong. */
 export function isConnectionLost(e: unknown): boolean {
   let cur: unknown = e;
   for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
     const { code, message } = cur as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && ((LOST_CODES.test(code) && !tooManyValues(code, message)) || LOST_SYSCALL.has(code))) return true;
+    if (
+      typeof code === 'string' &&
+      ((LOST_CODES.test(code) && !tooManyValues(code, message)) || LOST_SYSCALL.has(code))
+    )
+      return true;
     if (typeof message === 'string' && LOST_MESSAGE.test(message)) return true;
     cur = (cur as { cause?: unknown }).cause;
   }
@@ -61,7 +67,11 @@ const NUL_CODES = new Set(['22021', '22P05']);
 export function translateDriverError(e: unknown): unknown {
   if (isConnectionLost(e)) return databaseUnavailable();
   const code = pgCode(e);
-  if (code === '08P01') return new SwitchboardError('INVALID_INPUT', 'This asks the database about too many items in one statement (more than 65,535 values); ask about fewer at a time.');
+  if (code === '08P01')
+    return new SwitchboardError(
+      'INVALID_INPUT',
+      'This asks the database about too many items in one statement (more than 65,535 values); ask about fewer at a time.',
+    );
   if (code && NUL_CODES.has(code)) return invalidInput(NUL_REFUSAL);
   return e;
 }

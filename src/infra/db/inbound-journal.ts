@@ -16,7 +16,14 @@ import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type InboundJob, type NewInboundEvent } from '../../core/ports.ts';
+import {
+  systemClock,
+  type Clock,
+  type InboundEvent,
+  type InboundEventRepo,
+  type InboundJob,
+  type NewInboundEvent,
+} from '../../core/ports.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { isConnectionLost, pgCode } from './errors.ts';
 import type { DrizzleInboundEventRepo, PreparedInbound } from './inbound-repo.ts';
@@ -40,7 +47,13 @@ export interface JournalTiming {
   maxHeld?: number;
 }
 
-export const DEFAULT_JOURNAL_TIMING: JournalTiming = { quietMs: 50, maxWaitMs: 1_000, maxPending: 5_000, retryMs: 1_000, maxHeld: 50_000 };
+export const DEFAULT_JOURNAL_TIMING: JournalTiming = {
+  quietMs: 50,
+  maxWaitMs: 1_000,
+  maxPending: 5_000,
+  retryMs: 1_000,
+  maxHeld: 50_000,
+};
 
 /** A journal line: the row as the database statement reads it (see inbound-repo's rowOf). */
 const line = z.object({
@@ -68,10 +81,19 @@ const SEGMENT = /^(\d{12})\.jsonl$/;
 const fileOf = (dir: string, seq: number) => path.join(dir, `${String(seq).padStart(12, '0')}.jsonl`);
 
 /** What the journal keeps of a request until it is moved: its row, which holds the payload as text, not the parsed copy too. */
-const held = (p: PreparedInbound): PreparedInbound => ({ row: p.row, id: p.id, outboxId: p.outboxId, event: { surface: p.event.surface, key: p.event.key, kind: p.event.kind, payload: {} } });
+const held = (p: PreparedInbound): PreparedInbound => ({
+  row: p.row,
+  id: p.id,
+  outboxId: p.outboxId,
+  event: { surface: p.event.surface, key: p.event.key, kind: p.event.kind, payload: {} },
+});
 
 /** The refusal once the journal holds `maxHeld` requests the database has not taken: the sender should try again later. */
-const databaseBehind = () => new SwitchboardError('UNAVAILABLE', 'The embedded database has not taken the requests received so far, so no more are accepted for now; send this one again shortly.');
+const databaseBehind = () =>
+  new SwitchboardError(
+    'UNAVAILABLE',
+    'The embedded database has not taken the requests received so far, so no more are accepted for now; send this one again shortly.',
+  );
 
 /** SQLSTATE classes 22 (data exception) and 23 (integrity): the database refuses this row, whenever it is tried. */
 const refusesRow = (e: unknown) => /^2[23]/.test(pgCode(e) ?? '');
@@ -106,16 +128,37 @@ export class InboundJournal implements InboundEventRepo {
    * Opens the journal in `dir`, first moving whatever an earlier process left in it into the database (a crash or
    * kill after acknowledging); throws when the database refuses to take it, so a start never leaves it behind unseen.
    */
-  static async open(dir: string, db: DrizzleInboundEventRepo, logger: Logger, timing: JournalTiming = DEFAULT_JOURNAL_TIMING, clock: Clock = systemClock): Promise<InboundJournal> {
+  static async open(
+    dir: string,
+    db: DrizzleInboundEventRepo,
+    logger: Logger,
+    timing: JournalTiming = DEFAULT_JOURNAL_TIMING,
+    clock: Clock = systemClock,
+  ): Promise<InboundJournal> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const seqs = (await readdir(dir)).map((f) => SEGMENT.exec(f)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
+    const seqs = (await readdir(dir))
+      .map((f) => SEGMENT.exec(f))
+      .filter((m) => m !== null)
+      .map((m) => Number(m[1]))
+      .sort((a, b) => a - b);
     const journal = new InboundJournal(dir, db, logger, timing, clock, (seqs.at(-1) ?? 0) + 1);
     for (const seq of seqs) {
-      const segment: Segment = { file: fileOf(dir, seq), fd: null, rows: await readSegment(fileOf(dir, seq), logger), broken: false };
+      const segment: Segment = {
+        file: fileOf(dir, seq),
+        fd: null,
+        rows: await readSegment(fileOf(dir, seq), logger),
+        broken: false,
+      };
       if (!(await journal.move(segment))) {
-        throw new Error(`The inbound journal ${segment.file} could not be moved into the embedded database; Switchboard keeps it and moves it at the next start.`);
+        throw new Error(
+          `The inbound journal ${segment.file} could not be moved into the embedded database; Switchboard keeps it and moves it at the next start.`,
+        );
       }
-      if (segment.rows.length) logger.info({ requests: segment.rows.length, file: segment.file }, 'moved requests acknowledged before the last stop into the database');
+      if (segment.rows.length)
+        logger.info(
+          { requests: segment.rows.length, file: segment.file },
+          'moved requests acknowledged before the last stop into the database',
+        );
     }
     return journal;
   }
@@ -159,7 +202,11 @@ export class InboundJournal implements InboundEventRepo {
     await this.moving; // never rejects (moveAll catches)
     await this.moveAll();
     this.seal();
-    if (this.waiting) this.logger.warn({ requests: this.waiting, dir: this.dir }, 'some acknowledged requests stay in the inbound journal; they are moved into the database at the next start');
+    if (this.waiting)
+      this.logger.warn(
+        { requests: this.waiting, dir: this.dir },
+        'some acknowledged requests stay in the inbound journal; they are moved into the database at the next start',
+      );
   }
 
   /**
@@ -170,10 +217,13 @@ export class InboundJournal implements InboundEventRepo {
     const segment = this.segment();
     const bytes = Buffer.from(`${prepared.row}\n`);
     try {
-      for (let done = 0; done < bytes.length;) done += writeSync(segment.fd!, bytes, done);
+      for (let done = 0; done < bytes.length; ) done += writeSync(segment.fd!, bytes, done);
     } catch (e) {
       segment.broken = true;
-      this.logger.error({ err: e, file: segment.file }, 'could not append to the inbound journal; the request was not acknowledged');
+      this.logger.error(
+        { err: e, file: segment.file },
+        'could not append to the inbound journal; the request was not acknowledged',
+      );
       throw e;
     }
     segment.rows.push(prepared);
@@ -187,7 +237,12 @@ export class InboundJournal implements InboundEventRepo {
     this.seal();
     const seq = this.nextSeq++;
     const file = fileOf(this.dir, seq);
-    this.active = { file, fd: openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600), rows: [], broken: false };
+    this.active = {
+      file,
+      fd: openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600),
+      rows: [],
+      broken: false,
+    };
     return this.active;
   }
 
@@ -251,7 +306,10 @@ export class InboundJournal implements InboundEventRepo {
     } catch (e) {
       // Nothing awaits a move started by the timer: what it throws (say, a file that cannot be deleted) is a failed
       // move, tried again later (a segment whose rows went in is then only deleted, its keys being taken), never a rejection.
-      this.logger.warn({ err: e, dir: this.dir }, 'could not finish moving the inbound journal into the database; will try again');
+      this.logger.warn(
+        { err: e, dir: this.dir },
+        'could not finish moving the inbound journal into the database; will try again',
+      );
       this.backOff();
     }
   }
@@ -271,19 +329,31 @@ export class InboundJournal implements InboundEventRepo {
   private async move(segment: Segment): Promise<boolean> {
     if (segment.rows.length) {
       const results = await this.db.write(segment.rows);
-      const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [{ reason: r.reason as unknown, row: segment.rows[i] }] : []));
+      const failures = results.flatMap((r, i) =>
+        r.status === 'rejected' ? [{ reason: r.reason as unknown, row: segment.rows[i] }] : [],
+      );
       // Retried: the database away, or refusing every row (it is not ready for them, say). Left out: a row refused for
       // its content, or for anything other than a lost connection while the rows beside it went in.
-      const lost = failures.find((f) => isConnectionLost(f.reason) || (failures.length === segment.rows.length && !refusesRow(f.reason)));
+      const lost = failures.find(
+        (f) => isConnectionLost(f.reason) || (failures.length === segment.rows.length && !refusesRow(f.reason)),
+      );
       if (lost) {
-        this.logger.warn({ err: lost.reason, requests: segment.rows.length }, 'could not move acknowledged requests from the inbound journal into the database; will try again');
+        this.logger.warn(
+          { err: lost.reason, requests: segment.rows.length },
+          'could not move acknowledged requests from the inbound journal into the database; will try again',
+        );
         return false;
       }
       for (const f of failures) {
-        this.logger.error({ err: f.reason, surface: f.row.event.surface, kind: f.row.event.kind, key: f.row.event.key }, 'the database refused an acknowledged request from the inbound journal; it is left out');
+        this.logger.error(
+          { err: f.reason, surface: f.row.event.surface, kind: f.row.event.kind, key: f.row.event.key },
+          'the database refused an acknowledged request from the inbound journal; it is left out',
+        );
       }
     }
-    await unlink(segment.file).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });
+    await unlink(segment.file).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
     return true;
   }
 }
@@ -301,15 +371,29 @@ async function readSegment(file: string, logger: Logger): Promise<PreparedInboun
     try {
       const result = line.safeParse(JSON.parse(text));
       if (result.success) parsed = result.data;
-    } catch { /* reported below */ }
+    } catch {
+      /* reported below */
+    }
     if (!parsed && i < texts.length - 1) {
-      throw new Error(`Line ${i + 1} of the inbound journal ${file} is not a request this version of Switchboard wrote, so it stops rather than lose acknowledged requests; move the file out of the directory to start without it, and keep it for support.`);
+      throw new Error(
+        `Line ${i + 1} of the inbound journal ${file} is not a request this version of Switchboard wrote, so it stops rather than lose acknowledged requests; move the file out of the directory to start without it, and keep it for support.`,
+      );
     }
     if (!parsed) {
-      logger.warn({ file, bytes: text.length }, 'skipped the last line of an inbound journal file, cut short (an append cut short is never acknowledged)');
+      logger.warn(
+        { file, bytes: text.length },
+        'skipped the last line of an inbound journal file, cut short (an append cut short is never acknowledged)',
+      );
       continue;
     }
-    rows.push(held({ row: text, id: parsed.id, outboxId: parsed.outbox_id, event: { surface: parsed.surface, key: parsed.key, kind: parsed.kind, payload: parsed.payload } }));
+    rows.push(
+      held({
+        row: text,
+        id: parsed.id,
+        outboxId: parsed.outbox_id,
+        event: { surface: parsed.surface, key: parsed.key, kind: parsed.kind, payload: parsed.payload },
+      }),
+    );
   }
   return rows;
 }

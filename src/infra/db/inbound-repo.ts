@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { invalidInput } from '../../core/errors.ts';
-import { systemClock, type Clock, type InboundEvent, type InboundEventRepo, type InboundJob, type NewInboundEvent } from '../../core/ports.ts';
+import {
+  systemClock,
+  type Clock,
+  type InboundEvent,
+  type InboundEventRepo,
+  type InboundJob,
+  type NewInboundEvent,
+} from '../../core/ports.ts';
 import { runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
@@ -10,12 +17,22 @@ import { afterSiblings } from './outbox-repo.ts';
 import { inboundEvents, outbox } from './schema.ts';
 
 const columns = {
-  id: inboundEvents.id, surface: inboundEvents.surface, key: inboundEvents.key, kind: inboundEvents.kind,
-  payload: inboundEvents.payload, outboxId: inboundEvents.outboxId, receivedAt: inboundEvents.receivedAt,
+  id: inboundEvents.id,
+  surface: inboundEvents.surface,
+  key: inboundEvents.key,
+  kind: inboundEvents.kind,
+  payload: inboundEvents.payload,
+  outboxId: inboundEvents.outboxId,
+  receivedAt: inboundEvents.receivedAt,
 };
 
 const NUL = /\u0000/;
-const text = (max: number) => z.string().min(1).max(max).refine((s) => !NUL.test(s), 'contains a NUL character');
+const text = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((s) => !NUL.test(s), 'contains a NUL character');
 const eventShape = z.object({
   surface: z.enum(['slack', 'teams']),
   key: text(512),
@@ -38,7 +55,8 @@ function withoutNul(value: Record<string, unknown>): Record<string, unknown> {
   const clean = (v: unknown): unknown => {
     if (typeof v === 'string') return NUL.test(v) ? v.replace(/\u0000/g, '\uFFFD') : v;
     if (Array.isArray(v)) return v.map(clean);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k) as string, clean(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k) as string, clean(x)]));
     return v;
   };
   return clean(value) as Record<string, unknown>;
@@ -67,7 +85,10 @@ const MAX_BATCH = 200;
  * jsonb cannot hold a NUL character; JSON.stringify writes one as \u0000, so only a row whose JSON shows that goes
  * through `withoutNul`.
  */
-function rowOf(row: { payload: Record<string, unknown> } & Record<string, unknown>): { json: string; payload: Record<string, unknown> } {
+function rowOf(row: { payload: Record<string, unknown> } & Record<string, unknown>): {
+  json: string;
+  payload: Record<string, unknown>;
+} {
   const json = JSON.stringify(row);
   if (!json.includes('\\u0000')) return { json, payload: row.payload };
   const clean = withoutNul(row) as typeof row;
@@ -91,7 +112,10 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
   private waiting: Waiting[] = [];
   private writing = false;
 
-  constructor(private readonly db: Db, private readonly clock: Clock = systemClock) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   async accept(e: NewInboundEvent, job: InboundJob): Promise<InboundEvent | null> {
     const [result] = await this.write([this.prepare(e, job)]);
@@ -104,7 +128,16 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
     const event = validated(eventShape, e);
     const id = randomUUID();
     const outboxId = randomUUID();
-    const { json, payload } = rowOf({ id, surface: event.surface, key: event.key, kind: event.kind, payload: event.payload, outbox_id: outboxId, topic: job.topic, ordering_key: job.orderingKey });
+    const { json, payload } = rowOf({
+      id,
+      surface: event.surface,
+      key: event.key,
+      kind: event.kind,
+      payload: event.payload,
+      outbox_id: outboxId,
+      topic: job.topic,
+      ordering_key: job.orderingKey,
+    });
     return { event: { ...event, payload }, row: json, id, outboxId };
   }
 
@@ -113,7 +146,12 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
    * stored before, or why the database refused it (one refused request costs no other its place).
    */
   write(prepared: PreparedInbound[]): Promise<Array<PromiseSettledResult<InboundEvent | null>>> {
-    const results = prepared.map((p) => new Promise<InboundEvent | null>((done, failed) => { this.waiting.push({ ...p, done, failed }); }));
+    const results = prepared.map(
+      (p) =>
+        new Promise<InboundEvent | null>((done, failed) => {
+          this.waiting.push({ ...p, done, failed });
+        }),
+    );
     if (!this.writing) void this.writeWaiting();
     return Promise.allSettled(results);
   }
@@ -127,7 +165,10 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
         try {
           settle(batch, await this.insert(batch));
         } catch (e) {
-          if (batch.length === 1) { batch[0].failed(e); continue; }
+          if (batch.length === 1) {
+            batch[0].failed(e);
+            continue;
+          }
           // One request the database refuses (say, text jsonb cannot hold) must not cost the others theirs.
           for (const w of batch) await this.insert([w]).then((rows) => settle([w], rows), w.failed);
         }
@@ -158,12 +199,18 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
       select id, received_at from stored`;
     // Named (planning took longer than running it).
     const result = await runNamed(this.db, 'inbound_accept', statement);
-    return new Map(rowsOf<{ id: string; received_at: Date | string }>(result).map((r) => [r.id, new Date(r.received_at)]));
+    return new Map(
+      rowsOf<{ id: string; received_at: Date | string }>(result).map((r) => [r.id, new Date(r.received_at)]),
+    );
   }
 
   async remember(e: Omit<NewInboundEvent, 'payload'>): Promise<boolean> {
     const event = validated(eventShape.omit({ payload: true }), e);
-    const rows = await this.db.insert(inboundEvents).values({ ...event, payload: {} }).onConflictDoNothing().returning({ id: inboundEvents.id });
+    const rows = await this.db
+      .insert(inboundEvents)
+      .values({ ...event, payload: {} })
+      .onConflictDoNothing()
+      .returning({ id: inboundEvents.id });
     return rows.length === 1;
   }
 
@@ -174,10 +221,12 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
   }
 
   async purgeBefore(cutoff: Date): Promise<number> {
-    const finished = this.db.select({ id: outbox.id }).from(outbox).where(and(
-      eq(outbox.id, inboundEvents.outboxId), inArray(outbox.status, ['done']),
-    ));
-    const rows = await this.db.delete(inboundEvents)
+    const finished = this.db
+      .select({ id: outbox.id })
+      .from(outbox)
+      .where(and(eq(outbox.id, inboundEvents.outboxId), inArray(outbox.status, ['done'])));
+    const rows = await this.db
+      .delete(inboundEvents)
       .where(and(lt(inboundEvents.receivedAt, cutoff), or(isNull(inboundEvents.outboxId), sql`exists (${finished})`)))
       .returning({ id: inboundEvents.id });
     return rows.length;

@@ -3,9 +3,14 @@ import path from 'node:path';
 
 /** Raised when another live process holds the embedded database. */
 export class DatabaseLockedError extends Error {
-  constructor(readonly pid: number, dataDir: string) {
-    super(`The embedded database in ${dataDir} is open in another Switchboard process (pid ${pid}); PGlite allows one process at a time. ` +
-      'Run CLI commands while `switchboard serve` is up (they are sent to it), stop that process, or set DATABASE_URL to use PostgreSQL.');
+  constructor(
+    readonly pid: number,
+    dataDir: string,
+  ) {
+    super(
+      `The embedded database in ${dataDir} is open in another Switchboard process (pid ${pid}); PGlite allows one process at a time. ` +
+        'Run CLI commands while `switchboard serve` is up (they are sent to it), stop that process, or set DATABASE_URL to use PostgreSQL.',
+    );
   }
 }
 
@@ -14,7 +19,12 @@ export class DatabaseLockedError extends Error {
 const held = new Set<string>();
 
 const alive = (pid: number) => {
-  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 };
 
 /**
@@ -45,7 +55,9 @@ const readLock = (file: string) => {
     try {
       const [forPid, start = ''] = readFileSync(startFile(file), 'utf8').trim().split(/\s+/);
       if (forPid === pid) token = start;
-    } catch { /* none written (an earlier build, or not yet) */ }
+    } catch {
+      /* none written (an earlier build, or not yet) */
+    }
   }
   return { pid: Number(pid), token };
 };
@@ -83,15 +95,27 @@ export function lockDataDir(dataDir: string): () => void {
       held.add(key);
       return () => {
         held.delete(key);
-        try { if (readFileSync(file, 'utf8') === mine) unlinkSync(file); } catch { /* already gone */ }
-        try { if (readFileSync(startFile(file), 'utf8') === started) unlinkSync(startFile(file)); } catch { /* already gone */ }
+        try {
+          if (readFileSync(file, 'utf8') === mine) unlinkSync(file);
+        } catch {
+          /* already gone */
+        }
+        try {
+          if (readFileSync(startFile(file), 'utf8') === started) unlinkSync(startFile(file));
+        } catch {
+          /* already gone */
+        }
       };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const { pid, token } = readLock(file);
       if (holds(dataDir, pid, token)) throw new DatabaseLockedError(pid, dataDir);
       // Left by a process that died, or by an earlier life of this pid.
-      try { unlinkSync(file); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; }
+      try {
+        unlinkSync(file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
     }
   }
   throw new Error(`Could not lock ${dataDir}.`);

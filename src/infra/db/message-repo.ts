@@ -1,53 +1,124 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNotNull, isNull, or, sql, type Column, type SQL, type WithSubquery } from 'drizzle-orm';
-import type { Conversation, InboxItem, Message, NewMessage, SearchHit, SearchQuery, Sender } from '../../core/messaging/types.ts';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gte,
+  inArray,
+  isNotNull,
+  isNull,
+  or,
+  sql,
+  type Column,
+  type SQL,
+  type WithSubquery,
+} from 'drizzle-orm';
+import type {
+  Conversation,
+  InboxItem,
+  Message,
+  NewMessage,
+  SearchHit,
+  SearchQuery,
+  Sender,
+} from '../../core/messaging/types.ts';
 import type { MessageRepo, Posted, PostTargets, SendGate } from '../../core/ports.ts';
 import { HIT_END, HIT_START, markedSnippet } from '../../core/format/markdown.ts';
 import { preparedOnce, runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
-import { agents, conversationParticipants, conversations, deliveries, messages, people, usage, workspaces } from './schema.ts';
+import {
+  agents,
+  conversationParticipants,
+  conversations,
+  deliveries,
+  messages,
+  people,
+  usage,
+  workspaces,
+} from './schema.ts';
 
 const messageColumns = {
-  id: messages.id, workspaceId: messages.workspaceId, conversationId: messages.conversationId, senderId: messages.senderId,
-  body: messages.body, replyTo: messages.replyTo, chainId: messages.chainId, hop: messages.hop,
-  askerPersonId: messages.askerPersonId, askerIdentityId: messages.askerIdentityId, surface: messages.surface,
-  permalink: messages.permalink, externalId: messages.externalId, createdAt: messages.createdAt, editedAt: messages.editedAt,
+  id: messages.id,
+  workspaceId: messages.workspaceId,
+  conversationId: messages.conversationId,
+  senderId: messages.senderId,
+  body: messages.body,
+  replyTo: messages.replyTo,
+  chainId: messages.chainId,
+  hop: messages.hop,
+  askerPersonId: messages.askerPersonId,
+  askerIdentityId: messages.askerIdentityId,
+  surface: messages.surface,
+  permalink: messages.permalink,
+  externalId: messages.externalId,
+  createdAt: messages.createdAt,
+  editedAt: messages.editedAt,
 };
 /**
  * The columns' names for a statement written out (`insert … returning`, `select` from a WITH query), each named as
  * `alias`'s when one is given (a statement joining tables that share column names).
  */
 const columnList = (columns: Record<string, Column>, alias?: string) =>
-  sql.raw(Object.values(columns).map((c) => `${alias ? `${alias}.` : ''}"${c.name}"`).join(', '));
+  sql.raw(
+    Object.values(columns)
+      .map((c) => `${alias ? `${alias}.` : ''}"${c.name}"`)
+      .join(', '),
+  );
 
 /** A row read by column name (a raw statement's, or its JSON) into the columns' keys, each through its column's own mapping. */
 function fromRow<T>(columns: Record<string, Column>, row: Record<string, unknown>): T {
-  return Object.fromEntries(Object.entries(columns).map(([key, c]) => {
-    const v = row[c.name];
-    return [key, v === null || v === undefined ? null : c.mapFromDriverValue(v)];
-  })) as T;
+  return Object.fromEntries(
+    Object.entries(columns).map(([key, c]) => {
+      const v = row[c.name];
+      return [key, v === null || v === undefined ? null : c.mapFromDriverValue(v)];
+    }),
+  ) as T;
 }
 
 const senderColumns = {
-  id: agents.id, name: agents.name, person: people.handle, displayName: agents.displayName, avatarUrl: agents.avatarUrl, kind: agents.kind,
+  id: agents.id,
+  name: agents.name,
+  person: people.handle,
+  displayName: agents.displayName,
+  avatarUrl: agents.avatarUrl,
+  kind: agents.kind,
 };
 
 const inboxColumns = {
-  message: messageColumns, sender: senderColumns,
-  conversation: { id: conversations.id, kind: conversations.kind, title: conversations.title, surface: conversations.surface, permalink: conversations.permalink },
+  message: messageColumns,
+  sender: senderColumns,
+  conversation: {
+    id: conversations.id,
+    kind: conversations.kind,
+    title: conversations.title,
+    surface: conversations.surface,
+    permalink: conversations.permalink,
+  },
   askerHandle: sql<string | null>`(select p.handle from people p where p.id = ${messages.askerPersonId})`,
   overheard: deliveries.overheard,
 };
 
 /** The inbox items of the deliveries `where` picks, in inbox order, with `extra` columns; `ctes` are the WITH queries `where` uses. */
-function inboxRows<E extends Record<string, SQL.Aliased | SQL>>(db: Db, where: SQL | undefined, extra: E = {} as E, ctes: WithSubquery[] = []) {
-  return db.with(...ctes).select({ ...inboxColumns, ...extra }).from(deliveries)
+function inboxRows<E extends Record<string, SQL.Aliased | SQL>>(
+  db: Db,
+  where: SQL | undefined,
+  extra: E = {} as E,
+  ctes: WithSubquery[] = [],
+) {
+  return db
+    .with(...ctes)
+    .select({ ...inboxColumns, ...extra })
+    .from(deliveries)
     .innerJoin(messages, eq(messages.id, deliveries.messageId))
     .innerJoin(agents, eq(agents.id, messages.senderId))
     .innerJoin(people, eq(people.id, agents.ownerId))
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-    .where(where).orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId));
+    .where(where)
+    .orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId));
 }
 
 /**
@@ -58,20 +129,45 @@ function inboxRows<E extends Record<string, SQL.Aliased | SQL>>(db: Db, where: S
 const takeUnreadQuery = (db: Db) => () => {
   const [agent, workspace] = [sql.placeholder('agent'), sql.placeholder('workspace')];
   const unread = and(eq(deliveries.agentId, agent), eq(deliveries.workspaceId, workspace), isNull(deliveries.readAt));
-  const picked = db.$with('picked').as(db.select({ id: deliveries.messageId }).from(deliveries).where(unread)
-    .orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId)).limit(sql.placeholder('limit')).for('update', { skipLocked: true }));
-  const taken = db.$with('taken').as(db.update(deliveries).set({ readAt: sql`${sql.placeholder('now')}::timestamptz` })
-    .where(and(eq(deliveries.agentId, agent), inArray(deliveries.messageId, db.select({ id: picked.id }).from(picked))))
-    .returning({ id: deliveries.messageId }));
+  const picked = db
+    .$with('picked')
+    .as(
+      db
+        .select({ id: deliveries.messageId })
+        .from(deliveries)
+        .where(unread)
+        .orderBy(asc(deliveries.overheard), asc(deliveries.createdAt), asc(deliveries.messageId))
+        .limit(sql.placeholder('limit'))
+        .for('update', { skipLocked: true }),
+    );
+  const taken = db.$with('taken').as(
+    db
+      .update(deliveries)
+      .set({ readAt: sql`${sql.placeholder('now')}::timestamptz` })
+      .where(
+        and(eq(deliveries.agentId, agent), inArray(deliveries.messageId, db.select({ id: picked.id }).from(picked))),
+      )
+      .returning({ id: deliveries.messageId }),
+  );
   // The statement sees the deliveries as they were before it: the unread then, less those it took.
   const unreadBefore = db.select({ n: count() }).from(deliveries).where(unread);
-  return inboxRows(db, and(eq(deliveries.agentId, agent), inArray(deliveries.messageId, db.select({ id: taken.id }).from(taken))), {
-    remaining: sql<number>`(${unreadBefore}) - (select count(*) from ${taken})`,
-  }, [picked, taken]);
+  return inboxRows(
+    db,
+    and(eq(deliveries.agentId, agent), inArray(deliveries.messageId, db.select({ id: taken.id }).from(taken))),
+    {
+      remaining: sql<number>`(${unreadBefore}) - (select count(*) from ${taken})`,
+    },
+    [picked, taken],
+  );
 };
 
 /** How many messages a sender wrote in a conversation since `since`, counted up to `max` (all a rate check needs). */
-const sentCount = (senderId: string, conversationId: string, since: Date, max: number) => sql`(select count(*)::int from (
+const sentCount = (
+  senderId: string,
+  conversationId: string,
+  since: Date,
+  max: number,
+) => sql`(select count(*)::int from (
   select 1 from ${messages} where sender_id = ${senderId}::uuid and conversation_id = ${conversationId}::uuid
     and created_at >= ${since.toISOString()}::timestamptz limit ${max}::int) recent)`;
 
@@ -83,7 +179,10 @@ export class DrizzleMessageRepo implements MessageRepo {
   async conversation(c: Parameters<MessageRepo['conversation']>[0]): Promise<Conversation> {
     // One named statement whether it is new or not: the insert, else the row that stopped it (the statement's
     // snapshot does not see its own insert, hence the union). Columns named, as a named statement's must not change.
-    const result = await runNamed(this.db, 'conversation_find_or_create', sql`
+    const result = await runNamed(
+      this.db,
+      'conversation_find_or_create',
+      sql`
       with created as (
         insert into ${conversations} (workspace_id, kind, key, title, surface, external_ref, permalink, parent_id)
         values (${c.workspaceId}::uuid, ${c.kind}::text, ${c.key}::text, ${c.title ?? ''}::text, ${c.surface ?? 'mcp'}::text,
@@ -93,7 +192,8 @@ export class DrizzleMessageRepo implements MessageRepo {
       select ${columnList(conversationColumns)} from created
       union all
       select ${columnList(conversationColumns)} from ${conversations}
-      where workspace_id = ${c.workspaceId}::uuid and key = ${c.key}::text and not exists (select 1 from created)`);
+      where workspace_id = ${c.workspaceId}::uuid and key = ${c.key}::text and not exists (select 1 from created)`,
+    );
     const [row] = rowsOf<Record<string, unknown>>(result);
     if (row) return fromRow<Conversation>(conversationColumns, row);
     // Another transaction inserted it after this statement's snapshot was taken: it is committed now.
@@ -101,17 +201,30 @@ export class DrizzleMessageRepo implements MessageRepo {
   }
 
   async findConversation(workspaceId: string, key: string) {
-    const [row] = await preparedOnce(this.db, 'conversation_by_key', () => this.db.select().from(conversations)
-      .where(and(eq(conversations.workspaceId, sql.placeholder('workspace')), eq(conversations.key, sql.placeholder('key')))))
-      .execute({ workspace: workspaceId, key });
+    const [row] = await preparedOnce(this.db, 'conversation_by_key', () =>
+      this.db
+        .select()
+        .from(conversations)
+        .where(
+          and(
+            eq(conversations.workspaceId, sql.placeholder('workspace')),
+            eq(conversations.key, sql.placeholder('key')),
+          ),
+        ),
+    ).execute({ workspace: workspaceId, key });
     return row ?? null;
   }
 
   async getConversation(workspaceId: string, id: string) {
     if (!isUuid(id)) return null;
-    const [row] = await preparedOnce(this.db, 'conversation_by_id', () => this.db.select().from(conversations)
-      .where(and(eq(conversations.workspaceId, sql.placeholder('workspace')), eq(conversations.id, sql.placeholder('id')))))
-      .execute({ workspace: workspaceId, id });
+    const [row] = await preparedOnce(this.db, 'conversation_by_id', () =>
+      this.db
+        .select()
+        .from(conversations)
+        .where(
+          and(eq(conversations.workspaceId, sql.placeholder('workspace')), eq(conversations.id, sql.placeholder('id'))),
+        ),
+    ).execute({ workspace: workspaceId, id });
     return row ?? null;
   }
 
@@ -123,20 +236,34 @@ export class DrizzleMessageRepo implements MessageRepo {
     if (!isUuid(id) || !from || from === to) return false;
     // Only a chat conversation's title ending in `: <from>` (inbound-service.ts titleOf), never a channel's name.
     const quoted = `: ${from}`;
-    const rows = await this.db.update(conversations)
-      .set({ title: sql`left(${conversations.title}, length(${conversations.title}) - length(${from}::text)) || ${to}::text` })
-      .where(and(eq(conversations.id, id), eq(conversations.kind, 'external'), sql`right(${conversations.title}, length(${quoted}::text)) = ${quoted}::text`))
+    const rows = await this.db
+      .update(conversations)
+      .set({
+        title: sql`left(${conversations.title}, length(${conversations.title}) - length(${from}::text)) || ${to}::text`,
+      })
+      .where(
+        and(
+          eq(conversations.id, id),
+          eq(conversations.kind, 'external'),
+          sql`right(${conversations.title}, length(${quoted}::text)) = ${quoted}::text`,
+        ),
+      )
       .returning({ id: conversations.id });
     return rows.length > 0;
   }
 
   async addParticipants(conversationId: string, agentIds: string[]) {
     if (!agentIds.length) return;
-    await this.db.insert(conversationParticipants).values(agentIds.map((agentId) => ({ conversationId, agentId }))).onConflictDoNothing();
+    await this.db
+      .insert(conversationParticipants)
+      .values(agentIds.map((agentId) => ({ conversationId, agentId })))
+      .onConflictDoNothing();
   }
 
   async participants(conversationId: string) {
-    const rows = await this.db.select({ id: conversationParticipants.agentId }).from(conversationParticipants)
+    const rows = await this.db
+      .select({ id: conversationParticipants.agentId })
+      .from(conversationParticipants)
       .where(eq(conversationParticipants.conversationId, conversationId));
     return rows.map((r) => r.id);
   }
@@ -159,9 +286,20 @@ export class DrizzleMessageRepo implements MessageRepo {
       ...[...new Set(to.overheard ?? [])].filter((a) => !delivered.has(a)).map((agent) => ({ agent, overheard: true })),
     ];
     const row = JSON.stringify({
-      id, workspace_id: m.workspaceId, conversation_id: m.conversationId, sender_id: m.senderId, body: m.body, reply_to: m.replyTo,
-      chain_id: m.chainId, hop: m.hop, asker_person_id: m.askerPersonId, asker_identity_id: m.askerIdentityId, surface: m.surface,
-      permalink: m.permalink ?? null, external_id: m.externalId ?? null, created_at: m.createdAt ?? null,
+      id,
+      workspace_id: m.workspaceId,
+      conversation_id: m.conversationId,
+      sender_id: m.senderId,
+      body: m.body,
+      reply_to: m.replyTo,
+      chain_id: m.chainId,
+      hop: m.hop,
+      asker_person_id: m.askerPersonId,
+      asker_identity_id: m.askerIdentityId,
+      surface: m.surface,
+      permalink: m.permalink ?? null,
+      external_id: m.externalId ?? null,
+      created_at: m.createdAt ?? null,
     });
     const checks = gate
       ? sql`gate as (select
@@ -175,7 +313,10 @@ export class DrizzleMessageRepo implements MessageRepo {
             where ${gate.count.limit}::int is null or ${usage}.messages + excluded.messages <= ${gate.count.limit}::int
           returning messages)`
       : sql`gate as (select 0 as sent, null::uuid as earlier_id), counted as (select null::int as messages)`;
-    const result = await runNamed(this.db, gate ? 'message_send' : 'message_post', sql`
+    const result = await runNamed(
+      this.db,
+      gate ? 'message_send' : 'message_post',
+      sql`
       with ${checks},
       stored as (
         insert into ${messages} (id, workspace_id, conversation_id, sender_id, body, reply_to, chain_id, hop, asker_person_id,
@@ -197,9 +338,16 @@ export class DrizzleMessageRepo implements MessageRepo {
         on conflict do nothing)
       select gate.sent, gate.earlier_id, (select messages from counted) as total,
         (select row_to_json(stored) from stored) as message
-      from gate`);
+      from gate`,
+    );
     const [r] = rowsOf<{ sent: number; earlier_id: string | null; total: number | null; message: unknown }>(result);
-    const message = r.message === null ? null : fromRow<Message>(messageColumns, typeof r.message === 'string' ? JSON.parse(r.message) : r.message as Record<string, unknown>);
+    const message =
+      r.message === null
+        ? null
+        : fromRow<Message>(
+            messageColumns,
+            typeof r.message === 'string' ? JSON.parse(r.message) : (r.message as Record<string, unknown>),
+          );
     return {
       message,
       earlier: r.earlier_id ? await this.get(m.workspaceId, r.earlier_id) : null,
@@ -210,52 +358,88 @@ export class DrizzleMessageRepo implements MessageRepo {
 
   async get(workspaceId: string, id: string) {
     if (!isUuid(id)) return null;
-    const [row] = await this.db.select(messageColumns).from(messages)
+    const [row] = await this.db
+      .select(messageColumns)
+      .from(messages)
       .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id)));
     return row ?? null;
   }
 
   async byExternalId(workspaceId: string, conversationId: string, externalId: string) {
     if (!isUuid(conversationId)) return null;
-    const [row] = await this.db.select(messageColumns).from(messages)
-      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId), eq(messages.externalId, externalId))).limit(1);
+    const [row] = await this.db
+      .select(messageColumns)
+      .from(messages)
+      .where(
+        and(
+          eq(messages.workspaceId, workspaceId),
+          eq(messages.conversationId, conversationId),
+          eq(messages.externalId, externalId),
+        ),
+      )
+      .limit(1);
     return row ?? null;
   }
 
   async edit(workspaceId: string, id: string, body: string, at: Date) {
     if (!isUuid(id)) return false;
-    const rows = await this.db.update(messages).set({ body, editedAt: at })
-      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id))).returning({ id: messages.id });
+    const rows = await this.db
+      .update(messages)
+      .set({ body, editedAt: at })
+      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id)))
+      .returning({ id: messages.id });
     return rows.length > 0;
   }
 
   async remove(workspaceId: string, id: string) {
     if (!isUuid(id)) return null;
-    const [row] = await this.db.delete(messages).where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id))).returning(messageColumns);
+    const [row] = await this.db
+      .delete(messages)
+      .where(and(eq(messages.workspaceId, workspaceId), eq(messages.id, id)))
+      .returning(messageColumns);
     return row ?? null;
   }
 
   async setPermalink(messageId: string, permalink: string, externalId?: string) {
-    const rows = await this.db.update(messages).set({ permalink, ...(externalId ? { externalId } : {}) }).where(eq(messages.id, messageId)).returning({ id: messages.id });
+    const rows = await this.db
+      .update(messages)
+      .set({ permalink, ...(externalId ? { externalId } : {}) })
+      .where(eq(messages.id, messageId))
+      .returning({ id: messages.id });
     return rows.length > 0;
   }
 
   async notePostAttempt(messageId: string, at: Date) {
     // One worker holds the post's outbox entry at a time, so read-then-write does not race.
-    const [row] = await this.db.select({ startedAt: messages.postStartedAt }).from(messages).where(eq(messages.id, messageId));
-    if (row && !row.startedAt) await this.db.update(messages).set({ postStartedAt: at }).where(eq(messages.id, messageId));
+    const [row] = await this.db
+      .select({ startedAt: messages.postStartedAt })
+      .from(messages)
+      .where(eq(messages.id, messageId));
+    if (row && !row.startedAt)
+      await this.db.update(messages).set({ postStartedAt: at }).where(eq(messages.id, messageId));
     return row?.startedAt ?? null;
   }
 
   async overheardIn(agentId: string, conversationId: string) {
-    const [row] = await this.db.select({ id: deliveries.messageId }).from(deliveries)
+    const [row] = await this.db
+      .select({ id: deliveries.messageId })
+      .from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
-      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.overheard, true), eq(messages.conversationId, conversationId))).limit(1);
+      .where(
+        and(
+          eq(deliveries.agentId, agentId),
+          eq(deliveries.overheard, true),
+          eq(messages.conversationId, conversationId),
+        ),
+      )
+      .limit(1);
     return Boolean(row);
   }
 
   async sentSince(agentId: string, conversationId: string, since: Date, max: number) {
-    const [row] = rowsOf<{ n: number }>(await this.db.execute(sql`select ${sentCount(agentId, conversationId, since, max)} as n`));
+    const [row] = rowsOf<{ n: number }>(
+      await this.db.execute(sql`select ${sentCount(agentId, conversationId, since, max)} as n`),
+    );
     return Number(row?.n ?? 0);
   }
 
@@ -267,74 +451,117 @@ export class DrizzleMessageRepo implements MessageRepo {
     // Stopped by the statement itself, not left to the planner: counted apart, an agent's deliveries and a
     // conversation's look like a handful together, and it would read all of a busy direct conversation's and sort them.
     // Named: every agent send into a conversation asks, and the statement's text never changes.
-    const result = await runNamed(this.db, 'latest_received', sql`
+    const result = await runNamed(
+      this.db,
+      'latest_received',
+      sql`
       select ${columnList(messageColumns, 'm')} from (
         select message_id from ${deliveries}
         where agent_id = ${agentId}::uuid and conversation_id = ${conversationId}::uuid and not overheard
         order by message_created_at desc, created_at desc fetch first 1 row with ties) d
       join ${messages} m on m.id = d.message_id
-      order by m.hop desc limit 1`);
+      order by m.hop desc limit 1`,
+    );
     const [row] = rowsOf<Record<string, unknown>>(result);
     return row ? fromRow<Message>(messageColumns, row) : null;
   }
 
   async latestReceivedSince(agentId: string, workspaceId: string, since: Date) {
-    const [row] = await this.db.select(messageColumns).from(deliveries)
+    const [row] = await this.db
+      .select(messageColumns)
+      .from(deliveries)
       .innerJoin(messages, eq(messages.id, deliveries.messageId))
       // The messages' workspace named too, so the workspace's messages since `since` are read by their date index.
-      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), eq(deliveries.overheard, false),
-        eq(messages.workspaceId, workspaceId), gte(messages.createdAt, since)))
-      .orderBy(desc(messages.createdAt), desc(deliveries.createdAt), desc(messages.hop)).limit(1);
+      .where(
+        and(
+          eq(deliveries.agentId, agentId),
+          eq(deliveries.workspaceId, workspaceId),
+          eq(deliveries.overheard, false),
+          eq(messages.workspaceId, workspaceId),
+          gte(messages.createdAt, since),
+        ),
+      )
+      .orderBy(desc(messages.createdAt), desc(deliveries.createdAt), desc(messages.hop))
+      .limit(1);
     return row ?? null;
   }
 
   async involves(agentId: string, messageId: string) {
     if (!isUuid(messageId)) return false;
-    const [row] = await this.db.select({ id: messages.id }).from(messages)
+    const [row] = await this.db
+      .select({ id: messages.id })
+      .from(messages)
       .leftJoin(deliveries, and(eq(deliveries.messageId, messages.id), eq(deliveries.agentId, agentId)))
-      .where(and(eq(messages.id, messageId), or(eq(messages.senderId, agentId), eq(deliveries.agentId, agentId)))).limit(1);
+      .where(and(eq(messages.id, messageId), or(eq(messages.senderId, agentId), eq(deliveries.agentId, agentId))))
+      .limit(1);
     return Boolean(row);
   }
 
   async involvedIn(agentId: string, messageIds: string[]) {
     const ids = [...new Set(messageIds.filter(isUuid))];
     if (!ids.length) return new Set<string>();
-    const rows = await this.db.selectDistinct({ id: messages.id }).from(messages)
+    const rows = await this.db
+      .selectDistinct({ id: messages.id })
+      .from(messages)
       .leftJoin(deliveries, and(eq(deliveries.messageId, messages.id), eq(deliveries.agentId, agentId)))
       .where(and(inArray(messages.id, ids), or(eq(messages.senderId, agentId), eq(deliveries.agentId, agentId))));
     return new Set(rows.map((r) => r.id));
   }
 
   async takeUnread(agentId: string, workspaceId: string, limit: number) {
-    const rows = await preparedOnce(this.db, 'inbox_take', takeUnreadQuery(this.db))
-      .execute({ agent: agentId, workspace: workspaceId, limit, now: new Date().toISOString() });
+    const rows = await preparedOnce(this.db, 'inbox_take', takeUnreadQuery(this.db)).execute({
+      agent: agentId,
+      workspace: workspaceId,
+      limit,
+      now: new Date().toISOString(),
+    });
     const items: InboxItem[] = rows.map((r) => ({
-      message: r.message, sender: r.sender as Sender, conversation: r.conversation, overheard: r.overheard,
+      message: r.message,
+      sender: r.sender as Sender,
+      conversation: r.conversation,
+      overheard: r.overheard,
       asker: { personId: r.message.askerPersonId, handle: r.askerHandle, identityId: r.message.askerIdentityId },
     }));
     // Nothing taken: no row came back to carry the count. Asked for at least one, nothing is unread but what other
     // readers hold locked as they take it (a waiting `subscribe` comes here first, so this saves it a statement).
-    const remaining = rows.length ? Math.max(0, Number(rows[0].remaining)) : limit > 0 ? 0 : await this.unreadCount(agentId, workspaceId);
+    const remaining = rows.length
+      ? Math.max(0, Number(rows[0].remaining))
+      : limit > 0
+        ? 0
+        : await this.unreadCount(agentId, workspaceId);
     return { items, remaining };
   }
 
   async returnUnread(agentId: string, workspaceId: string, messageIds: string[]) {
     const ids = messageIds.filter(isUuid);
     if (!ids.length) return 0;
-    const rows = await this.db.update(deliveries).set({ readAt: null })
-      .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), inArray(deliveries.messageId, ids), isNotNull(deliveries.readAt)))
+    const rows = await this.db
+      .update(deliveries)
+      .set({ readAt: null })
+      .where(
+        and(
+          eq(deliveries.agentId, agentId),
+          eq(deliveries.workspaceId, workspaceId),
+          inArray(deliveries.messageId, ids),
+          isNotNull(deliveries.readAt),
+        ),
+      )
       .returning({ id: deliveries.messageId });
     return rows.length;
   }
 
   async unreadCount(agentId: string, workspaceId: string) {
-    const [row] = await this.db.select({ n: count() }).from(deliveries)
+    const [row] = await this.db
+      .select({ n: count() })
+      .from(deliveries)
       .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt)));
     return Number(row.n);
   }
 
   async unreadCounts(agentId: string, workspaceId: string) {
-    const rows = await this.db.select({ overheard: deliveries.overheard, n: count() }).from(deliveries)
+    const rows = await this.db
+      .select({ overheard: deliveries.overheard, n: count() })
+      .from(deliveries)
       .where(and(eq(deliveries.agentId, agentId), eq(deliveries.workspaceId, workspaceId), isNull(deliveries.readAt)))
       .groupBy(deliveries.overheard);
     return {
@@ -364,22 +591,36 @@ export class DrizzleMessageRepo implements MessageRepo {
     // takes longer than running it (tens of ms on every search); off for this transaction only.
     const rows = await this.db.transaction(async (tx) => {
       await tx.execute(sql`set local jit = off`);
-      return tx.select({
-        message: messageColumns, sender: senderColumns, rank,
-        snippet: sql<string>`ts_headline('english', ${messages.body}, ${tsq}, ${`MaxWords=20, MinWords=5, StartSel=${HIT_START}, StopSel=${HIT_END}`})`,
-      }).from(messages)
+      return tx
+        .select({
+          message: messageColumns,
+          sender: senderColumns,
+          rank,
+          snippet: sql<string>`ts_headline('english', ${messages.body}, ${tsq}, ${`MaxWords=20, MinWords=5, StartSel=${HIT_START}, StopSel=${HIT_END}`})`,
+        })
+        .from(messages)
         .innerJoin(agents, eq(agents.id, messages.senderId))
         .innerJoin(people, eq(people.id, agents.ownerId))
         .where(and(...conds))
-        .orderBy(desc(rank), desc(messages.createdAt), desc(messages.id)).limit(q.limit).offset(q.offset ?? 0);
+        .orderBy(desc(rank), desc(messages.createdAt), desc(messages.id))
+        .limit(q.limit)
+        .offset(q.offset ?? 0);
     });
-    return rows.map((r) => ({ message: r.message, sender: r.sender as Sender, rank: Number(r.rank), snippet: markedSnippet(r.snippet) }));
+    return rows.map((r) => ({
+      message: r.message,
+      sender: r.sender as Sender,
+      rank: Number(r.rank),
+      snippet: markedSnippet(r.snippet),
+    }));
   }
 
   async listConversation(workspaceId: string, conversationId: string, limit: number) {
-    const rows = await this.db.select(messageColumns).from(messages)
+    const rows = await this.db
+      .select(messageColumns)
+      .from(messages)
       .where(and(eq(messages.workspaceId, workspaceId), eq(messages.conversationId, conversationId)))
-      .orderBy(desc(messages.createdAt)).limit(limit);
+      .orderBy(desc(messages.createdAt))
+      .limit(limit);
     return rows.reverse();
   }
 

@@ -15,16 +15,26 @@ export class DrizzleOrgRepo implements OrgRepo {
 
   async create(o: Parameters<OrgRepo['create']>[0]) {
     const [row] = await uniqueOr(
-      () => this.db.insert(organizations).values({
-        name: o.name, slug: o.slug, plan: o.plan, licensedMessages: o.licensedMessages ?? 0, personalFor: o.personalFor ?? null,
-      }).returning(),
+      () =>
+        this.db
+          .insert(organizations)
+          .values({
+            name: o.name,
+            slug: o.slug,
+            plan: o.plan,
+            licensedMessages: o.licensedMessages ?? 0,
+            personalFor: o.personalFor ?? null,
+          })
+          .returning(),
       `An organization with the slug "${o.slug}" already exists; pick another name.`,
     );
     return toOrg(row);
   }
 
   async get(idOrSlug: string) {
-    const where = isUuid(idOrSlug) ? or(eq(organizations.id, idOrSlug), eq(organizations.slug, idOrSlug)) : eq(organizations.slug, idOrSlug);
+    const where = isUuid(idOrSlug)
+      ? or(eq(organizations.id, idOrSlug), eq(organizations.slug, idOrSlug))
+      : eq(organizations.slug, idOrSlug);
     const [row] = await this.db.select().from(organizations).where(where).limit(1);
     return row ? toOrg(row) : null;
   }
@@ -41,27 +51,40 @@ export class DrizzleOrgRepo implements OrgRepo {
   }
 
   async setRole(orgId: string, personId: string, role: 'admin' | 'member') {
-    await this.db.update(orgMembers).set({ role })
+    await this.db
+      .update(orgMembers)
+      .set({ role })
       .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.personId, personId)));
   }
 
   async member(orgId: string, personId: string) {
-    const [row] = await preparedOnce(this.db, 'org_member', () => this.db.select().from(orgMembers)
-      .where(and(eq(orgMembers.orgId, sql.placeholder('org')), eq(orgMembers.personId, sql.placeholder('person')))).limit(1))
-      .execute({ org: orgId, person: personId });
+    const [row] = await preparedOnce(this.db, 'org_member', () =>
+      this.db
+        .select()
+        .from(orgMembers)
+        .where(and(eq(orgMembers.orgId, sql.placeholder('org')), eq(orgMembers.personId, sql.placeholder('person'))))
+        .limit(1),
+    ).execute({ org: orgId, person: personId });
     return row ?? null;
   }
 
   async listForPerson(personId: string) {
-    const rows = await this.db.select({ org: organizations, role: orgMembers.role }).from(orgMembers)
+    const rows = await this.db
+      .select({ org: organizations, role: orgMembers.role })
+      .from(orgMembers)
       .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
-      .where(eq(orgMembers.personId, personId)).orderBy(organizations.createdAt);
+      .where(eq(orgMembers.personId, personId))
+      .orderBy(organizations.createdAt);
     return rows.map((r) => ({ ...toOrg(r.org), role: r.role }));
   }
 
   async listMembers(orgId: string) {
-    const rows = await this.db.select({ person: personColumns, role: orgMembers.role, hasSeat: orgMembers.hasSeat }).from(orgMembers)
-      .innerJoin(people, eq(people.id, orgMembers.personId)).where(eq(orgMembers.orgId, orgId)).orderBy(people.handle);
+    const rows = await this.db
+      .select({ person: personColumns, role: orgMembers.role, hasSeat: orgMembers.hasSeat })
+      .from(orgMembers)
+      .innerJoin(people, eq(people.id, orgMembers.personId))
+      .where(eq(orgMembers.orgId, orgId))
+      .orderBy(people.handle);
     return rows;
   }
 
@@ -70,7 +93,9 @@ export class DrizzleOrgRepo implements OrgRepo {
   }
 
   async setSeat(orgId: string, personId: string, hasSeat: boolean) {
-    await this.db.update(orgMembers).set({ hasSeat })
+    await this.db
+      .update(orgMembers)
+      .set({ hasSeat })
       .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.personId, personId)));
   }
 
@@ -101,13 +126,17 @@ export class DrizzleOrgRepo implements OrgRepo {
   }
 
   async usage(orgId: string, month: string) {
-    const [row] = await this.db.select({ n: usage.messages }).from(usage)
+    const [row] = await this.db
+      .select({ n: usage.messages })
+      .from(usage)
       .where(and(eq(usage.orgId, orgId), eq(usage.month, month)));
     return row?.n ?? 0;
   }
 
   async addUsage(orgId: string, month: string, n: number) {
-    const [row] = await this.db.insert(usage).values({ orgId, month, messages: n })
+    const [row] = await this.db
+      .insert(usage)
+      .values({ orgId, month, messages: n })
       .onConflictDoUpdate({ target: [usage.orgId, usage.month], set: { messages: sql`${usage.messages} + ${n}` } })
       .returning({ n: usage.messages });
     return row.n;

@@ -20,18 +20,45 @@ const entryColumns = {
 const UUID_TEXT = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 interface ClaimedRow {
-  id: string; topic: string; payload: Record<string, unknown>; ordering_key: string | null; status: OutboxEntry['status'];
-  attempts: number; run_at: string | Date; last_error: string | null; created_at: string | Date;
-  e_id: string | null; e_surface: 'slack' | 'teams' | null; e_key: string | null; e_kind: string | null;
-  e_payload: Record<string, unknown> | null; e_outbox_id: string | null; e_received_at: string | Date | null;
+  id: string;
+  topic: string;
+  payload: Record<string, unknown>;
+  ordering_key: string | null;
+  status: OutboxEntry['status'];
+  attempts: number;
+  run_at: string | Date;
+  last_error: string | null;
+  created_at: string | Date;
+  e_id: string | null;
+  e_surface: 'slack' | 'teams' | null;
+  e_key: string | null;
+  e_kind: string | null;
+  e_payload: Record<string, unknown> | null;
+  e_outbox_id: string | null;
+  e_received_at: string | Date | null;
 }
 
 const toClaimed = (r: ClaimedRow): OutboxEntry => ({
-  id: r.id, topic: r.topic, payload: r.payload, orderingKey: r.ordering_key, status: r.status, attempts: Number(r.attempts),
-  runAt: new Date(r.run_at), lastError: r.last_error, createdAt: new Date(r.created_at),
-  inbound: r.e_id ? {
-    id: r.e_id, surface: r.e_surface!, key: r.e_key!, kind: r.e_kind!, payload: r.e_payload!, outboxId: r.e_outbox_id, receivedAt: new Date(r.e_received_at!),
-  } : null,
+  id: r.id,
+  topic: r.topic,
+  payload: r.payload,
+  orderingKey: r.ordering_key,
+  status: r.status,
+  attempts: Number(r.attempts),
+  runAt: new Date(r.run_at),
+  lastError: r.last_error,
+  createdAt: new Date(r.created_at),
+  inbound: r.e_id
+    ? {
+        id: r.e_id,
+        surface: r.e_surface!,
+        key: r.e_key!,
+        kind: r.e_kind!,
+        payload: r.e_payload!,
+        outboxId: r.e_outbox_id,
+        receivedAt: new Date(r.e_received_at!),
+      }
+    : null,
 });
 
 /**
@@ -41,16 +68,27 @@ const toClaimed = (r: ClaimedRow): OutboxEntry => ({
  */
 export class DrizzleOutboxRepo implements OutboxRepo {
   /** `clock` should be the queue's: an entry added now must be due for a claim made a moment later. */
-  constructor(private readonly db: Db, private readonly clock: Clock = systemClock) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
-  async add(e: { topic: string; payload: Record<string, unknown>; orderingKey?: string | null; runAt?: Date }): Promise<OutboxEntry> {
-    const [row] = await this.db.insert(outbox).values({
-      topic: e.topic,
-      payload: e.payload,
-      orderingKey: e.orderingKey ?? null,
-      runAt: e.runAt ?? this.clock.now(),
-      createdAt: e.orderingKey ? afterSiblings(e.orderingKey) : sql`clock_timestamp()`,
-    }).returning(entryColumns);
+  async add(e: {
+    topic: string;
+    payload: Record<string, unknown>;
+    orderingKey?: string | null;
+    runAt?: Date;
+  }): Promise<OutboxEntry> {
+    const [row] = await this.db
+      .insert(outbox)
+      .values({
+        topic: e.topic,
+        payload: e.payload,
+        orderingKey: e.orderingKey ?? null,
+        runAt: e.runAt ?? this.clock.now(),
+        createdAt: e.orderingKey ? afterSiblings(e.orderingKey) : sql`clock_timestamp()`,
+      })
+      .returning(entryColumns);
     return row;
   }
 
@@ -69,13 +107,24 @@ export class DrizzleOutboxRepo implements OutboxRepo {
    * Retry-After paces the whole key), while an entry scheduled for later does
    * not hold back the ones due now.
    */
-  async claimDue(limit: number, now: Date, leaseMs: number, settled: readonly SettledAttempt[] = []): Promise<OutboxEntry[]> {
+  async claimDue(
+    limit: number,
+    now: Date,
+    leaseMs: number,
+    settled: readonly SettledAttempt[] = [],
+  ): Promise<OutboxEntry[]> {
     if (limit <= 0 && !settled.length) return [];
     // The outcomes first (a data-modifying WITH query): only while each attempt's claim stands. They go as one JSON
     // parameter, so the statement's text is always the same and it runs as a named statement (planned once).
-    const outcomes = JSON.stringify(settled.map((s) => ({
-      id: s.id, attempts: s.attempt, status: s.status, error: s.status === 'done' ? null : s.error, run_at: s.status === 'pending' ? s.runAt.toISOString() : null,
-    })));
+    const outcomes = JSON.stringify(
+      settled.map((s) => ({
+        id: s.id,
+        attempts: s.attempt,
+        status: s.status,
+        error: s.status === 'done' ? null : s.error,
+        run_at: s.status === 'pending' ? s.runAt.toISOString() : null,
+      })),
+    );
     const finished = sql`update ${outbox} o set status = v.status, last_error = coalesce(v.error, o.last_error), run_at = coalesce(v.run_at, o.run_at),
         finished_at = case when v.status in ('done', 'failed') then now() else o.finished_at end
       from jsonb_to_recordset(${outcomes}::jsonb) as v (id uuid, attempts int, status text, error text, run_at timestamptz)
@@ -86,7 +135,8 @@ export class DrizzleOutboxRepo implements OutboxRepo {
     // Every sub-statement sees the table as it was before the statement: an entry finished above still looks
     // queued here, so those done or failed are left out of their keys, and none settled above is claimed again.
     const active = sql`${outbox.status} in ('pending', 'queued')`;
-    const notDone = (col: SQL | typeof outbox.id) => sql`${col} not in (select id from finished where status in ('done', 'failed'))`;
+    const notDone = (col: SQL | typeof outbox.id) =>
+      sql`${col} not in (select id from finished where status in ('done', 'failed'))`;
     // Each key's head, found key by key (a skip scan of outbox_key_idx, so a long backlog costs a step per key, not per
     // entry): its oldest sibling in flight, due or tried already. Claimable when due itself and no sibling is in flight.
     const heads = sql`
@@ -119,7 +169,10 @@ export class DrizzleOutboxRepo implements OutboxRepo {
     // array(…) is an init plan evaluated once; `in (select … limit … skip locked)` may be re-run by the planner and
     // lock more rows than it returns. An entry handling a stored request comes with that request (read by its
     // primary key, so the job need not read it).
-    const result = await runNamed(this.db, 'outbox_claim', sql`
+    const result = await runNamed(
+      this.db,
+      'outbox_claim',
+      sql`
       with recursive finished as (${finished}),
       ${heads},
       claimed as (
@@ -128,15 +181,14 @@ export class DrizzleOutboxRepo implements OutboxRepo {
         returning id, topic, payload, ordering_key, status, attempts, run_at, last_error, created_at)
       select cl.*, e.id as e_id, e.surface as e_surface, e.key as e_key, e.kind as e_kind, e.payload as e_payload, e.outbox_id as e_outbox_id, e.received_at as e_received_at
       from claimed cl left join ${inboundEvents} e
-        on e.id = (case when cl.payload->>'inboundId' ~ ${UUID_TEXT} then (cl.payload->>'inboundId')::uuid end)`);
+        on e.id = (case when cl.payload->>'inboundId' ~ ${UUID_TEXT} then (cl.payload->>'inboundId')::uuid end)`,
+    );
     return rowsOf<ClaimedRow>(result).map(toClaimed);
   }
 
   async renewLease(id: string, attempt: number, until: Date): Promise<OutboxEntry | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.db.update(outbox).set({ runAt: until })
-      .where(held(id, attempt))
-      .returning(entryColumns);
+    const [row] = await this.db.update(outbox).set({ runAt: until }).where(held(id, attempt)).returning(entryColumns);
     return row ?? null;
   }
 
@@ -154,7 +206,8 @@ export class DrizzleOutboxRepo implements OutboxRepo {
 
   async requeue(id: string): Promise<OutboxEntry | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.db.update(outbox)
+    const [row] = await this.db
+      .update(outbox)
       .set({ status: 'pending', attempts: 0, runAt: this.clock.now(), finishedAt: null })
       .where(and(eq(outbox.id, id), eq(outbox.status, 'failed')))
       .returning(entryColumns);
@@ -162,21 +215,33 @@ export class DrizzleOutboxRepo implements OutboxRepo {
   }
 
   async list(filter: { topic?: string; status?: OutboxEntry['status'] }): Promise<OutboxEntry[]> {
-    return this.db.select(entryColumns).from(outbox)
-      .where(and(
-        filter.topic === undefined ? undefined : eq(outbox.topic, filter.topic),
-        filter.status === undefined ? undefined : eq(outbox.status, filter.status),
-      ))
+    return this.db
+      .select(entryColumns)
+      .from(outbox)
+      .where(
+        and(
+          filter.topic === undefined ? undefined : eq(outbox.topic, filter.topic),
+          filter.status === undefined ? undefined : eq(outbox.status, filter.status),
+        ),
+      )
       .orderBy(asc(outbox.createdAt), asc(outbox.id));
   }
 
-  private async finish(id: string, set: { status: OutboxEntry['status']; lastError?: string; runAt?: Date; finishedAt?: SQL }, attempt?: number) {
-    await this.db.update(outbox).set(set).where(attempt === undefined ? eq(outbox.id, id) : held(id, attempt));
+  private async finish(
+    id: string,
+    set: { status: OutboxEntry['status']; lastError?: string; runAt?: Date; finishedAt?: SQL },
+    attempt?: number,
+  ) {
+    await this.db
+      .update(outbox)
+      .set(set)
+      .where(attempt === undefined ? eq(outbox.id, id) : held(id, attempt));
   }
 }
 
 /** The entry is still queued under the claim that made attempt `attempt` (a later claim bumps attempts). */
-const held = (id: string, attempt: number) => and(eq(outbox.id, id), eq(outbox.status, 'queued'), eq(outbox.attempts, attempt));
+const held = (id: string, attempt: number) =>
+  and(eq(outbox.id, id), eq(outbox.status, 'queued'), eq(outbox.attempts, attempt));
 
 /**
  * created_at orders the entries of a key. now() is the transaction's start, the

@@ -8,7 +8,11 @@ import { people } from './schema.ts';
 
 /** Every column but the password hash, which is read only by `passwordHash`. */
 export const personColumns = {
-  id: people.id, handle: people.handle, displayName: people.displayName, email: people.email, createdAt: people.createdAt,
+  id: people.id,
+  handle: people.handle,
+  displayName: people.displayName,
+  email: people.email,
+  createdAt: people.createdAt,
 };
 
 export class DrizzlePeopleRepo implements PeopleRepo {
@@ -16,7 +20,11 @@ export class DrizzlePeopleRepo implements PeopleRepo {
 
   async create(p: { handle: string; displayName: string; email?: string | null }): Promise<Person> {
     const [row] = await uniqueOr(
-      () => this.db.insert(people).values({ handle: p.handle, displayName: p.displayName, email: p.email ?? null }).returning(personColumns),
+      () =>
+        this.db
+          .insert(people)
+          .values({ handle: p.handle, displayName: p.displayName, email: p.email ?? null })
+          .returning(personColumns),
       `The handle "${p.handle}"${p.email ? ` or the email ${p.email}` : ''} is already taken; choose another.`,
     );
     return row;
@@ -27,8 +35,11 @@ export class DrizzlePeopleRepo implements PeopleRepo {
   }
 
   async get(idOrHandle: string) {
-    const [row] = await this.db.select(personColumns).from(people)
-      .where(isUuid(idOrHandle) ? eq(people.id, idOrHandle) : eq(people.handle, idOrHandle)).limit(1);
+    const [row] = await this.db
+      .select(personColumns)
+      .from(people)
+      .where(isUuid(idOrHandle) ? eq(people.id, idOrHandle) : eq(people.handle, idOrHandle))
+      .limit(1);
     return row ?? null;
   }
 

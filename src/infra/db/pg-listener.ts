@@ -22,13 +22,20 @@ export class PgListener {
   private retryTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  constructor(private readonly newClient: () => pg.Client, private readonly logger?: Logger) {}
+  constructor(
+    private readonly newClient: () => pg.Client,
+    private readonly logger?: Logger,
+  ) {}
 
   /**
    * Listens on `channel`; resolves once the first connection attempt ended, even when it failed (it keeps retrying).
    * `onResume` runs each time listening works again after a gap, when NOTIFYs may have been missed.
    */
-  async listen(channel: string, onPayload: (payload: string) => void, onResume?: () => void): Promise<() => Promise<void>> {
+  async listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onResume?: () => void,
+  ): Promise<() => Promise<void>> {
     if (onResume) this.resumers.add(onResume);
     let handlers = this.channels.get(channel);
     const fresh = !handlers;
@@ -62,7 +69,9 @@ export class PgListener {
   }
 
   private connect(): Promise<void> {
-    this.connecting ??= this.open().finally(() => { this.connecting = null; });
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = null;
+    });
     return this.connecting;
   }
 
@@ -80,12 +89,18 @@ export class PgListener {
     } catch (err) {
       client.removeAllListeners('end');
       await client.end().catch(() => {});
-      this.logger?.warn({ error: (err as Error).message, retryMs: this.retryMs }, 'could not listen for database notifications; retrying');
+      this.logger?.warn(
+        { error: (err as Error).message, retryMs: this.retryMs },
+        'could not listen for database notifications; retrying',
+      );
       this.gap = true;
       this.reconnectSoon();
       return;
     }
-    if (this.closed) { await client.end().catch(() => {}); return; }
+    if (this.closed) {
+      await client.end().catch(() => {});
+      return;
+    }
     this.client = client;
     if (this.retryMs !== FIRST_RETRY_MS) this.logger?.info('listening for database notifications again');
     this.retryMs = FIRST_RETRY_MS;
@@ -105,7 +120,10 @@ export class PgListener {
     this.client = null;
     if (this.closed) return;
     this.gap = true;
-    this.logger?.warn({ error: err?.message ?? 'connection ended' }, 'lost the database notification connection; reconnecting');
+    this.logger?.warn(
+      { error: err?.message ?? 'connection ended' },
+      'lost the database notification connection; reconnecting',
+    );
     client.end().catch(() => {});
     this.reconnectSoon();
   }

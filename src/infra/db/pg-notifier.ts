@@ -28,13 +28,24 @@ export class PgNotifier implements Notifier {
   /** Tells this notifier's own NOTIFYs apart from other processes'. */
   private readonly origin = randomBytes(9).toString('base64url');
 
-  constructor(private readonly database: Database, private readonly logger?: Logger) {}
+  constructor(
+    private readonly database: Database,
+    private readonly logger?: Logger,
+  ) {}
 
   private start() {
-    this.starting ??= this.database.listen(CHANNEL, (payload) => {
-      const { origin, topics, body } = parse(payload);
-      if (origin !== this.origin) for (const topic of topics) this.local.emit(topic, body);
-    }, () => this.recheckAll()).then((u) => { this.unlisten = u; });
+    this.starting ??= this.database
+      .listen(
+        CHANNEL,
+        (payload) => {
+          const { origin, topics, body } = parse(payload);
+          if (origin !== this.origin) for (const topic of topics) this.local.emit(topic, body);
+        },
+        () => this.recheckAll(),
+      )
+      .then((u) => {
+        this.unlisten = u;
+      });
     return this.starting;
   }
 
@@ -45,7 +56,10 @@ export class PgNotifier implements Notifier {
    */
   private recheckAll() {
     const topics = this.local.eventNames().filter((t): t is string => typeof t === 'string');
-    this.logger?.info({ topics: topics.length }, 'woke every waiter to look again after the notification connection came back');
+    this.logger?.info(
+      { topics: topics.length },
+      'woke every waiter to look again after the notification connection came back',
+    );
     for (const topic of topics) this.local.emit(topic, RECHECK);
   }
 
@@ -95,7 +109,9 @@ export class PgNotifier implements Notifier {
   async subscribe(topic: string, fn: (payload: string) => void) {
     await this.start();
     this.local.on(topic, fn);
-    return async () => { this.local.off(topic, fn); };
+    return async () => {
+      this.local.off(topic, fn);
+    };
   }
 
   async close() {
@@ -104,7 +120,8 @@ export class PgNotifier implements Notifier {
   }
 }
 
-const many = (origin: string, topics: string[], payload: string) => `${MANY_MARK}${origin}\n${topics.length}\n${topics.join('\n')}\n${payload}`;
+const many = (origin: string, topics: string[], payload: string) =>
+  `${MANY_MARK}${origin}\n${topics.length}\n${topics.join('\n')}\n${payload}`;
 
 /**
  * `@origin\ntopic\npayload`, `&origin\nN\ntopic1\n…\ntopicN\npayload`, or `topic\npayload` from a sender
@@ -114,7 +131,11 @@ function parse(s: string): { origin: string | null; topics: string[]; body: stri
   if (s.startsWith(MANY_MARK)) {
     const lines = s.split('\n');
     const n = Number(lines[1]);
-    return { origin: lines[0].slice(MANY_MARK.length), topics: lines.slice(2, 2 + n), body: lines.slice(2 + n).join('\n') };
+    return {
+      origin: lines[0].slice(MANY_MARK.length),
+      topics: lines.slice(2, 2 + n),
+      body: lines.slice(2 + n).join('\n'),
+    };
   }
   let origin: string | null = null;
   if (s.startsWith(ORIGIN_MARK)) {

@@ -11,7 +11,10 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PGlite, Results } from '@electric-sql/pglite';
 
-interface QueryOptions { rowMode?: 'array' | 'object'; parsers?: Record<number, unknown> }
+interface QueryOptions {
+  rowMode?: 'array' | 'object';
+  parsers?: Record<number, unknown>;
+}
 type Query = (sql: string, params?: unknown[], options?: QueryOptions) => Promise<Results>;
 
 /** What drizzle-orm/pglite and openDatabase call on a PGlite client. */
@@ -28,7 +31,9 @@ export interface PgliteThread {
   asPglite(): PGlite;
 }
 
-type Reply = { id: number; result?: unknown; error?: Record<string, unknown> } | { op: 'notify'; channel: string; payload: string };
+type Reply =
+  | { id: number; result?: unknown; error?: Record<string, unknown> }
+  | { op: 'notify'; channel: string; payload: string };
 
 /**
  * What every call gets once the thread is gone: SQLSTATE 08003 (connection_does_not_exist), as from a server
@@ -52,9 +57,14 @@ let compiled: Promise<{ pgliteWasmModule: WebAssembly.Module; initdbWasmModule: 
 function compileOnce() {
   return (compiled ??= (async () => {
     const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
-    const [pglite, initdb] = await Promise.all(['pglite.wasm', 'initdb.wasm'].map(async (f) => WebAssembly.compile(await readFile(path.join(dist, f)))));
+    const [pglite, initdb] = await Promise.all(
+      ['pglite.wasm', 'initdb.wasm'].map(async (f) => WebAssembly.compile(await readFile(path.join(dist, f)))),
+    );
     return { pgliteWasmModule: pglite, initdbWasmModule: initdb };
-  })().catch((e: unknown) => { compiled = null; throw e; }));
+  })().catch((e: unknown) => {
+    compiled = null;
+    throw e;
+  }));
 }
 
 /** Told of every statement sent (`key`: the transaction, or null) and of how each transaction ended. */
@@ -64,10 +74,16 @@ export interface StatementWatch {
 }
 
 /** Starts PGlite on `dataDir` (or from `template`, a data directory dump) in a worker thread. */
-export async function startPgliteThread(dataDir: string, template?: Blob, watch?: StatementWatch): Promise<PgliteThread> {
+export async function startPgliteThread(
+  dataDir: string,
+  template?: Blob,
+  watch?: StatementWatch,
+): Promise<PgliteThread> {
   const buffer = template ? await template.arrayBuffer() : undefined;
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
-    workerData: { dataDir, template: buffer, ...(await compileOnce()) }, transferList: buffer ? [buffer] : [], execArgv: [],
+    workerData: { dataDir, template: buffer, ...(await compileOnce()) },
+    transferList: buffer ? [buffer] : [],
+    execArgv: [],
   });
   // Idle, the thread keeps no process alive; while a call waits for it, it does.
   worker.unref();
@@ -107,14 +123,16 @@ export async function startPgliteThread(dataDir: string, template?: Blob, watch?
       worker.postMessage({ ...message, id });
     });
   };
-  const query = (tx?: number): Query => (sql, params, options) => {
-    queries += 1;
-    // drizzle's parsers keep dates, intervals and numeric arrays as text: the worker does the same for those types.
-    const parsers = options?.parsers ? Object.keys(options.parsers).map(Number) : undefined;
-    const result = call<Results>({ op: 'query', sql, params: params ?? [], rowMode: options?.rowMode, parsers, tx });
-    watch?.statement(tx ?? null, sql, result);
-    return result;
-  };
+  const query =
+    (tx?: number): Query =>
+    (sql, params, options) => {
+      queries += 1;
+      // drizzle's parsers keep dates, intervals and numeric arrays as text: the worker does the same for those types.
+      const parsers = options?.parsers ? Object.keys(options.parsers).map(Number) : undefined;
+      const result = call<Results>({ op: 'query', sql, params: params ?? [], rowMode: options?.rowMode, parsers, tx });
+      watch?.statement(tx ?? null, sql, result);
+      return result;
+    };
 
   try {
     await call({ op: 'ready' });
@@ -157,12 +175,15 @@ export async function startPgliteThread(dataDir: string, template?: Blob, watch?
         await call({ op: 'unlisten', channel });
       };
     },
-    close: () => (closed ??= (async () => {
-      await call({ op: 'close' }).catch(() => {});
-      stop(closedError('PGlite is closed'));
-      await worker.terminate();
-    })()),
-    get queries() { return queries; },
+    close: () =>
+      (closed ??= (async () => {
+        await call({ op: 'close' }).catch(() => {});
+        stop(closedError('PGlite is closed'));
+        await worker.terminate();
+      })()),
+    get queries() {
+      return queries;
+    },
     cpuMs: () => call<number | null>({ op: 'cpu' }),
     asPglite: () => thread as unknown as PGlite,
   };

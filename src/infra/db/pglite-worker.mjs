@@ -30,7 +30,8 @@ function plain(/** @type {unknown} */ e) {
 }
 
 /** Identity parsers for the type OIDs the caller keeps as text (drizzle's dates, intervals, numeric arrays). */
-const parsersFor = (/** @type {number[]} */ oids) => Object.fromEntries(oids.map((oid) => [oid, (/** @type {string} */ v) => v]));
+const parsersFor = (/** @type {number[]} */ oids) =>
+  Object.fromEntries(oids.map((oid) => [oid, (/** @type {string} */ v) => v]));
 
 /**
  * Parsers by the caller's list of text-kept OIDs: `own` for query()'s options, and `all` (PGlite's with those over
@@ -57,7 +58,12 @@ const open = new Map();
 /** @type {Map<number, Promise<unknown>>} How each open transaction ends (its COMMIT or ROLLBACK). */
 const ends = new Map();
 
-const ready = PGlite.create({ dataDir, pgliteWasmModule, initdbWasmModule, ...(template ? { loadDataDir: new Blob([template]) } : {}) });
+const ready = PGlite.create({
+  dataDir,
+  pgliteWasmModule,
+  initdbWasmModule,
+  ...(template ? { loadDataDir: new Blob([template]) } : {}),
+});
 /** @type {Map<string, () => Promise<void>>} */
 const listening = new Map();
 
@@ -98,16 +104,26 @@ async function run(db, tx, sql, params, rowMode, textOids) {
   const statement = entry;
   // Each exchange goes in one call, ending with Sync: after an error PostgreSQL skips to the Sync, as on a socket,
   // and the call throws it once all is read.
-  const exchange = (/** @type {Uint8Array[]} */ parts) => db.execProtocolStream(joined([...parts, serialize.sync()]), { syncToFs: false });
-  const messages = async () => db.runExclusive(async () => {
-    if (!statement.name) {
-      const name = `sb_named_${++named}`;
-      statement.types = parse.parseDescribeStatementResults(await exchange([serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name })]));
-      statement.name = name;
-    }
-    const values = params.map((v, i) => (v === null || v === undefined ? null : (db.serializers[statement.types[i]] ?? String)(v)));
-    return exchange([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({})]);
-  });
+  const exchange = (/** @type {Uint8Array[]} */ parts) =>
+    db.execProtocolStream(joined([...parts, serialize.sync()]), { syncToFs: false });
+  const messages = async () =>
+    db.runExclusive(async () => {
+      if (!statement.name) {
+        const name = `sb_named_${++named}`;
+        statement.types = parse.parseDescribeStatementResults(
+          await exchange([serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name })]),
+        );
+        statement.name = name;
+      }
+      const values = params.map((v, i) =>
+        v === null || v === undefined ? null : (db.serializers[statement.types[i]] ?? String)(v),
+      );
+      return exchange([
+        serialize.bind({ statement: statement.name, values }),
+        serialize.describe({ type: 'P' }),
+        serialize.execute({}),
+      ]);
+    });
   // Outside a transaction, wait for any open one to end (what query() does), and write through afterwards.
   const result = tx ? await messages() : await db._runExclusiveTransaction(messages);
   if (!tx) await db.syncToFs();
@@ -158,13 +174,21 @@ async function handle(m) {
       // Answers once inside the transaction, which holds PGlite's one connection until 'end'.
       return await new Promise((answer, refuse) => {
         let entered = false;
-        const done = db.transaction((t) => new Promise((commit, rollback) => {
-          entered = true;
-          open.set(tx, { tx: t, end: (/** @type {boolean} */ ok) => (ok ? commit(undefined) : rollback(ROLLBACK)) });
-          answer({ tx });
-        }));
+        const done = db.transaction(
+          (t) =>
+            new Promise((commit, rollback) => {
+              entered = true;
+              open.set(tx, {
+                tx: t,
+                end: (/** @type {boolean} */ ok) => (ok ? commit(undefined) : rollback(ROLLBACK)),
+              });
+              answer({ tx });
+            }),
+        );
         ends.set(tx, done);
-        done.catch((/** @type {unknown} */ e) => { if (!entered) refuse(e); });
+        done.catch((/** @type {unknown} */ e) => {
+          if (!entered) refuse(e);
+        });
       });
     }
     case 'end': {
@@ -175,12 +199,17 @@ async function handle(m) {
       ends.delete(m.tx);
       entry.end(m.commit);
       // A failed COMMIT (a deferred constraint) is the caller's error; a rollback asked for is not.
-      await done.catch((/** @type {unknown} */ e) => { if (m.commit || e !== ROLLBACK) throw e; });
+      await done.catch((/** @type {unknown} */ e) => {
+        if (m.commit || e !== ROLLBACK) throw e;
+      });
       return null;
     }
     case 'listen': {
       if (!listening.has(m.channel)) {
-        listening.set(m.channel, await db.listen(m.channel, (payload) => port.postMessage({ op: 'notify', channel: m.channel, payload })));
+        listening.set(
+          m.channel,
+          await db.listen(m.channel, (payload) => port.postMessage({ op: 'notify', channel: m.channel, payload })),
+        );
       }
       return null;
     }

@@ -33,7 +33,10 @@ export class ReadCache {
   /** Reads served from memory and from the database, since start (a bench reports them). */
   readonly stats = { hits: 0, misses: 0 };
 
-  constructor(private readonly changes: TableChanges, o: ReadCacheOptions = {}) {
+  constructor(
+    private readonly changes: TableChanges,
+    o: ReadCacheOptions = {},
+  ) {
     this.maxAgeMs = o.maxAgeMs ?? 30_000;
     this.maxEntries = o.maxEntries ?? 10_000;
     this.now = o.now ?? Date.now;
@@ -61,13 +64,19 @@ export class ReadCache {
     const entry: Entry = { value, at: now, tables };
     this.entries.delete(key);
     this.entries.set(key, entry);
-    value.catch(() => { if (this.entries.get(key) === entry) this.entries.delete(key); });
+    value.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     return value;
   }
 
   /** Wraps `fn` so its answers are kept per argument list (compared as JSON). */
-  wrap<A extends unknown[], T>(name: string, tables: readonly WatchedTable[], fn: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+  wrap<A extends unknown[], T>(
+    name: string,
+    tables: readonly WatchedTable[],
+    fn: (...args: A) => Promise<T>,
+  ): (...args: A) => Promise<T> {
     return (...args: A) => this.read(`${name}:${JSON.stringify(args)}`, tables, () => fn(...args));
   }
 

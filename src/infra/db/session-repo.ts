@@ -5,16 +5,26 @@ import { agentPresence, webSessions } from './schema.ts';
 
 /** Every column but the token hash. */
 const columns = {
-  id: webSessions.id, personId: webSessions.personId, createdAt: webSessions.createdAt,
-  lastSeenAt: webSessions.lastSeenAt, expiresAt: webSessions.expiresAt,
+  id: webSessions.id,
+  personId: webSessions.personId,
+  createdAt: webSessions.createdAt,
+  lastSeenAt: webSessions.lastSeenAt,
+  expiresAt: webSessions.expiresAt,
 };
 
 export class DrizzleSessionRepo implements SessionRepo {
   constructor(private readonly db: Db) {}
 
   async create(s: { tokenHash: string; personId: string; now: Date; expiresAt: Date }) {
-    const [row] = await this.db.insert(webSessions)
-      .values({ tokenHash: s.tokenHash, personId: s.personId, createdAt: s.now, lastSeenAt: s.now, expiresAt: s.expiresAt })
+    const [row] = await this.db
+      .insert(webSessions)
+      .values({
+        tokenHash: s.tokenHash,
+        personId: s.personId,
+        createdAt: s.now,
+        lastSeenAt: s.now,
+        expiresAt: s.expiresAt,
+      })
       .returning(columns);
     return row;
   }
@@ -33,14 +43,22 @@ export class DrizzleSessionRepo implements SessionRepo {
   }
 
   async deleteForPerson(personId: string, exceptId?: string) {
-    const rows = await this.db.delete(webSessions)
-      .where(exceptId ? and(eq(webSessions.personId, personId), ne(webSessions.id, exceptId)) : eq(webSessions.personId, personId))
+    const rows = await this.db
+      .delete(webSessions)
+      .where(
+        exceptId
+          ? and(eq(webSessions.personId, personId), ne(webSessions.id, exceptId))
+          : eq(webSessions.personId, personId),
+      )
       .returning({ id: webSessions.id });
     return rows.length;
   }
 
   async deleteExpired(now: Date) {
-    const rows = await this.db.delete(webSessions).where(lte(webSessions.expiresAt, now)).returning({ id: webSessions.id });
+    const rows = await this.db
+      .delete(webSessions)
+      .where(lte(webSessions.expiresAt, now))
+      .returning({ id: webSessions.id });
     return rows.length;
   }
 }
@@ -49,7 +67,9 @@ export class DrizzlePresenceRepo implements PresenceRepo {
   constructor(private readonly db: Db) {}
 
   async touch(agentId: string, at: Date) {
-    await this.db.insert(agentPresence).values({ agentId, lastSeenAt: at })
+    await this.db
+      .insert(agentPresence)
+      .values({ agentId, lastSeenAt: at })
       .onConflictDoUpdate({ target: agentPresence.agentId, set: { lastSeenAt: at } });
   }
 

@@ -33,7 +33,13 @@ import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
  * With `cache`, the reads `cacheReads` names are kept in it (outside transactions only: a transaction reads its own).
  * `inbound` replaces the received-events repository (the embedded database's journal, see inbound-journal.ts).
  */
-export function createStore(db: Db, clock: Clock = systemClock, inTransaction = false, cache?: ReadCache, inbound?: InboundEventRepo): Store {
+export function createStore(
+  db: Db,
+  clock: Clock = systemClock,
+  inTransaction = false,
+  cache?: ReadCache,
+  inbound?: InboundEventRepo,
+): Store {
   const store: Store = {
     orgs: new DrizzleOrgRepo(db),
     people: new DrizzlePeopleRepo(db),
@@ -83,7 +89,12 @@ export function createStore(db: Db, clock: Clock = systemClock, inTransaction = 
  * listeners, a chat user's identity.
  */
 function cacheReads(store: Store, cache: ReadCache) {
-  const keep = <R extends object, K extends keyof R & string>(name: string, repo: R, method: K, tables: readonly WatchedTable[]) => {
+  const keep = <R extends object, K extends keyof R & string>(
+    name: string,
+    repo: R,
+    method: K,
+    tables: readonly WatchedTable[],
+  ) => {
     const fn = repo[method] as (...args: unknown[]) => Promise<unknown>;
     Object.assign(repo, { [method]: cache.wrap(`${name}.${method}`, tables, fn.bind(repo)) });
   };
@@ -92,7 +103,13 @@ function cacheReads(store: Store, cache: ReadCache) {
   keep('orgs', store.orgs, 'get', ['organizations']);
   keep('agents', store.agents, 'listMembers', ['agent_memberships', 'agents', 'people']);
   keep('agents', store.agents, 'personAgents', ['agents', 'people']);
-  keep('agents', store.agents, 'standing', ['agents', 'people', 'agent_memberships', 'org_members', 'workspace_members']);
+  keep('agents', store.agents, 'standing', [
+    'agents',
+    'people',
+    'agent_memberships',
+    'org_members',
+    'workspace_members',
+  ]);
   // Every MCP request authenticates its token; a rotation or removal changes `agents`, which drops the entry.
   keep('agents', store.agents, 'byTokenHash', ['agents', 'people']);
   keep('bridges', store.bridges, 'byExternal', ['bridges']);
@@ -107,16 +124,23 @@ function cacheReads(store: Store, cache: ReadCache) {
  * transaction the outer call does it.
  */
 function driverErrorsTranslated(store: Store): Store {
-  const guard = <T extends object>(target: T): T => new Proxy(target, {
-    get(t, key, receiver) {
-      const value = Reflect.get(t, key, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const out = value.apply(t, args);
-        return out instanceof Promise ? out.catch((e: unknown) => { throw translateDriverError(e); }) : out;
-      };
-    },
-  });
-  const wrapped = Object.fromEntries(Object.entries(store).map(([k, v]) => [k, typeof v === 'object' && v !== null ? guard(v) : v]));
+  const guard = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, key, receiver) {
+        const value = Reflect.get(t, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const out = value.apply(t, args);
+          return out instanceof Promise
+            ? out.catch((e: unknown) => {
+                throw translateDriverError(e);
+              })
+            : out;
+        };
+      },
+    });
+  const wrapped = Object.fromEntries(
+    Object.entries(store).map(([k, v]) => [k, typeof v === 'object' && v !== null ? guard(v) : v]),
+  );
   return guard(wrapped as unknown as Store);
 }

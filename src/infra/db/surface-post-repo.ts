@@ -13,18 +13,29 @@ export class DrizzleSurfacePostRepo implements SurfacePostRepo {
   constructor(private readonly db: Db) {}
 
   async attempt(surface: ExternalSurface, key: string): Promise<PostAttempt> {
-    const [row] = await this.db.insert(surfacePosts).values({ surface, key })
-      .onConflictDoUpdate({ target: [surfacePosts.surface, surfacePosts.key], set: { attempts: sql`${surfacePosts.attempts} + 1` } })
+    const [row] = await this.db
+      .insert(surfacePosts)
+      .values({ surface, key })
+      .onConflictDoUpdate({
+        target: [surfacePosts.surface, surfacePosts.key],
+        set: { attempts: sql`${surfacePosts.attempts} + 1` },
+      })
       .returning({ attempts: surfacePosts.attempts, externalId: surfacePosts.externalId });
     return { externalId: row.externalId, unknown: !row.externalId && row.attempts > 1 };
   }
 
   async record(surface: ExternalSurface, key: string, externalId: string): Promise<void> {
-    await this.db.update(surfacePosts).set({ externalId }).where(and(eq(surfacePosts.surface, surface), eq(surfacePosts.key, key)));
+    await this.db
+      .update(surfacePosts)
+      .set({ externalId })
+      .where(and(eq(surfacePosts.surface, surface), eq(surfacePosts.key, key)));
   }
 
   async purgeBefore(cutoff: Date): Promise<number> {
-    const gone = await this.db.delete(surfacePosts).where(lt(surfacePosts.createdAt, cutoff)).returning({ key: surfacePosts.key });
+    const gone = await this.db
+      .delete(surfacePosts)
+      .where(lt(surfacePosts.createdAt, cutoff))
+      .returning({ key: surfacePosts.key });
     return gone.length;
   }
 }

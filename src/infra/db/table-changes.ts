@@ -14,8 +14,16 @@ export const TABLES_CHANNEL = 'switchboard_tables';
 
 /** The tables whose triggers notify (migration 0015): what the read cache may keep rows of. */
 export const WATCHED_TABLES = [
-  'organizations', 'org_members', 'people', 'workspaces', 'workspace_members', 'agents', 'agent_memberships',
-  'bridges', 'channel_listeners', 'external_identities',
+  'organizations',
+  'org_members',
+  'people',
+  'workspaces',
+  'workspace_members',
+  'agents',
+  'agent_memberships',
+  'bridges',
+  'channel_listeners',
+  'external_identities',
 ] as const;
 export type WatchedTable = (typeof WATCHED_TABLES)[number];
 
@@ -59,12 +67,14 @@ export class TableChangeFeed implements TableChanges {
   private started = false;
   private listening = false;
 
-  constructor(private readonly o: {
-    /** Listens for the triggers' NOTIFYs; absent where no other process can write (PGlite). */
-    listen?: (channel: string, onPayload: (payload: string) => void, onResume: () => void) => Promise<unknown>;
-    /** Whether the LISTEN connection is up right now. */
-    connected?: () => boolean;
-  } = {}) {}
+  constructor(
+    private readonly o: {
+      /** Listens for the triggers' NOTIFYs; absent where no other process can write (PGlite). */
+      listen?: (channel: string, onPayload: (payload: string) => void, onResume: () => void) => Promise<unknown>;
+      /** Whether the LISTEN connection is up right now. */
+      connected?: () => boolean;
+    } = {},
+  ) {}
 
   get live(): boolean {
     if (!this.o.listen) return true;
@@ -74,8 +84,20 @@ export class TableChangeFeed implements TableChanges {
   start(): void {
     if (this.started || !this.o.listen) return;
     this.started = true;
-    void this.o.listen(TABLES_CHANNEL, (table) => this.emit([table]), () => this.emit('all'))
-      .then(() => { this.listening = true; }, () => { this.started = false; });
+    void this.o
+      .listen(
+        TABLES_CHANNEL,
+        (table) => this.emit([table]),
+        () => this.emit('all'),
+      )
+      .then(
+        () => {
+          this.listening = true;
+        },
+        () => {
+          this.started = false;
+        },
+      );
   }
 
   onChange(fn: (tables: Changed) => void): () => void {

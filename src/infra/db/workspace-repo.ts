@@ -20,7 +20,9 @@ export class DrizzleWorkspaceRepo implements WorkspaceRepo {
   }
 
   async get(idOrSlug: string) {
-    const where = isUuid(idOrSlug) ? or(eq(workspaces.id, idOrSlug), eq(workspaces.slug, idOrSlug)) : eq(workspaces.slug, idOrSlug);
+    const where = isUuid(idOrSlug)
+      ? or(eq(workspaces.id, idOrSlug), eq(workspaces.slug, idOrSlug))
+      : eq(workspaces.slug, idOrSlug);
     const [row] = await this.db.select().from(workspaces).where(where).limit(1);
     return row ?? null;
   }
@@ -30,13 +32,19 @@ export class DrizzleWorkspaceRepo implements WorkspaceRepo {
   }
 
   async list(orgId: string | null) {
-    const rows = await this.db.select().from(workspaces).where(orgId ? eq(workspaces.orgId, orgId) : undefined).orderBy(workspaces.slug);
+    const rows = await this.db
+      .select()
+      .from(workspaces)
+      .where(orgId ? eq(workspaces.orgId, orgId) : undefined)
+      .orderBy(workspaces.slug);
     return rows as Workspace[];
   }
 
   async removeMember(workspaceIds: string[], personId: string) {
     if (!workspaceIds.length) return;
-    await this.db.delete(workspaceMembers).where(and(inArray(workspaceMembers.workspaceId, workspaceIds), eq(workspaceMembers.personId, personId)));
+    await this.db
+      .delete(workspaceMembers)
+      .where(and(inArray(workspaceMembers.workspaceId, workspaceIds), eq(workspaceMembers.personId, personId)));
   }
 
   async delete(id: string) {
@@ -45,22 +53,30 @@ export class DrizzleWorkspaceRepo implements WorkspaceRepo {
   }
 
   async setMember(workspaceId: string, personId: string, role: WorkspaceRole) {
-    await this.db.insert(workspaceMembers).values({ workspaceId, personId, role })
+    await this.db
+      .insert(workspaceMembers)
+      .values({ workspaceId, personId, role })
       .onConflictDoUpdate({ target: [workspaceMembers.workspaceId, workspaceMembers.personId], set: { role } });
   }
 
   async directRole(workspaceId: string, personId: string) {
-    const [row] = await this.db.select({ role: workspaceMembers.role }).from(workspaceMembers)
+    const [row] = await this.db
+      .select({ role: workspaceMembers.role })
+      .from(workspaceMembers)
       .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.personId, personId)));
     return row?.role ?? null;
   }
 
   async reachablePeople(ws: Pick<Workspace, 'id' | 'orgId' | 'restricted'>) {
     // Candidates: the organization's members and the people added directly.
-    const rows = await this.db.select({ person: personColumns, orgRole: orgMembers.role, direct: workspaceMembers.role })
+    const rows = await this.db
+      .select({ person: personColumns, orgRole: orgMembers.role, direct: workspaceMembers.role })
       .from(people)
       .leftJoin(orgMembers, and(eq(orgMembers.personId, people.id), eq(orgMembers.orgId, ws.orgId)))
-      .leftJoin(workspaceMembers, and(eq(workspaceMembers.personId, people.id), eq(workspaceMembers.workspaceId, ws.id)))
+      .leftJoin(
+        workspaceMembers,
+        and(eq(workspaceMembers.personId, people.id), eq(workspaceMembers.workspaceId, ws.id)),
+      )
       .where(or(eq(orgMembers.orgId, ws.orgId), eq(workspaceMembers.workspaceId, ws.id)))
       .orderBy(people.handle);
     return rows.flatMap((r) => {
@@ -70,10 +86,14 @@ export class DrizzleWorkspaceRepo implements WorkspaceRepo {
   }
 
   async listForPerson(personId: string) {
-    const rows = await this.db.select({ ws: workspaces, orgRole: orgMembers.role, direct: workspaceMembers.role })
+    const rows = await this.db
+      .select({ ws: workspaces, orgRole: orgMembers.role, direct: workspaceMembers.role })
       .from(workspaces)
       .leftJoin(orgMembers, and(eq(orgMembers.orgId, workspaces.orgId), eq(orgMembers.personId, personId)))
-      .leftJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.personId, personId)))
+      .leftJoin(
+        workspaceMembers,
+        and(eq(workspaceMembers.workspaceId, workspaces.id), eq(workspaceMembers.personId, personId)),
+      )
       .where(or(eq(orgMembers.personId, personId), eq(workspaceMembers.personId, personId)))
       .orderBy(workspaces.name);
     return rows.flatMap((r) => {

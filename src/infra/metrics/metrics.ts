@@ -26,7 +26,9 @@ const DELIVERY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900]
 export const surfaceOfInboundTopic = (topic: string) => topic.split('.')[1] || 'unknown';
 
 export function createMetrics(options: {
-  db: () => Db; now?: () => Date; defaultMetrics?: boolean;
+  db: () => Db;
+  now?: () => Date;
+  defaultMetrics?: boolean;
   /** Requests acknowledged and still in the embedded database's inbound journal (absent on PostgreSQL). */
   journalWaiting?: () => number;
 }): Metrics {
@@ -35,44 +37,68 @@ export function createMetrics(options: {
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
 
   const requests = new Counter({
-    name: 'switchboard_http_requests_total', help: 'HTTP requests answered, by method, matched route and status.',
-    labelNames: ['method', 'route', 'status'] as const, registers: [registry],
+    name: 'switchboard_http_requests_total',
+    help: 'HTTP requests answered, by method, matched route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
   });
   const requestSeconds = new Histogram({
-    name: 'switchboard_http_request_duration_seconds', help: 'Time to answer an HTTP request, by method and matched route.',
-    labelNames: ['method', 'route'] as const, buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
+    name: 'switchboard_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method and matched route.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
   });
   const deliverySeconds = new Histogram({
-    name: 'switchboard_delivery_latency_seconds', help: 'From the moment an outbox entry was due to the moment it was delivered, by topic.',
-    labelNames: ['topic'] as const, buckets: DELIVERY_BUCKETS, registers: [registry],
+    name: 'switchboard_delivery_latency_seconds',
+    help: 'From the moment an outbox entry was due to the moment it was delivered, by topic.',
+    labelNames: ['topic'] as const,
+    buckets: DELIVERY_BUCKETS,
+    registers: [registry],
   });
   const retries = new Counter({
-    name: 'switchboard_delivery_retries_total', help: 'Outbox attempts that failed and were scheduled again, by topic.',
-    labelNames: ['topic'] as const, registers: [registry],
+    name: 'switchboard_delivery_retries_total',
+    help: 'Outbox attempts that failed and were scheduled again, by topic.',
+    labelNames: ['topic'] as const,
+    registers: [registry],
   });
   const deadLetters = new Counter({
-    name: 'switchboard_dead_letters_total', help: 'Outbox entries this process gave up on for good, by topic.',
-    labelNames: ['topic'] as const, registers: [registry],
+    name: 'switchboard_dead_letters_total',
+    help: 'Outbox entries this process gave up on for good, by topic.',
+    labelNames: ['topic'] as const,
+    registers: [registry],
   });
 
   // Sampled on scrape, from the table every process shares.
   new Gauge({
-    name: 'switchboard_queue_depth', help: 'Outbox entries not done yet, by topic and status (pending, queued, failed = dead letters kept).',
-    labelNames: ['topic', 'status'] as const, registers: [registry],
+    name: 'switchboard_queue_depth',
+    help: 'Outbox entries not done yet, by topic and status (pending, queued, failed = dead letters kept).',
+    labelNames: ['topic', 'status'] as const,
+    registers: [registry],
     async collect() {
       this.reset();
-      const rows = await options.db().select({ topic: outbox.topic, status: outbox.status, n: count() }).from(outbox)
-        .where(inArray(outbox.status, ['pending', 'queued', 'failed'])).groupBy(outbox.topic, outbox.status);
+      const rows = await options
+        .db()
+        .select({ topic: outbox.topic, status: outbox.status, n: count() })
+        .from(outbox)
+        .where(inArray(outbox.status, ['pending', 'queued', 'failed']))
+        .groupBy(outbox.topic, outbox.status);
       for (const r of rows) this.set({ topic: r.topic, status: r.status }, Number(r.n));
     },
   });
   new Gauge({
-    name: 'switchboard_inbound_lag_seconds', help: 'Age of the oldest inbound event (Slack, Teams…) not yet handled, by surface; 0 when none wait.',
-    labelNames: ['surface'] as const, registers: [registry],
+    name: 'switchboard_inbound_lag_seconds',
+    help: 'Age of the oldest inbound event (Slack, Teams…) not yet handled, by surface; 0 when none wait.',
+    labelNames: ['surface'] as const,
+    registers: [registry],
     async collect() {
       this.reset();
-      const rows = await options.db().select({ topic: outbox.topic, oldest: min(outbox.createdAt) }).from(outbox)
-        .where(and(like(outbox.topic, 'inbound.%'), inArray(outbox.status, ['pending', 'queued']))).groupBy(outbox.topic);
+      const rows = await options
+        .db()
+        .select({ topic: outbox.topic, oldest: min(outbox.createdAt) })
+        .from(outbox)
+        .where(and(like(outbox.topic, 'inbound.%'), inArray(outbox.status, ['pending', 'queued'])))
+        .groupBy(outbox.topic);
       const lag = new Map<string, number>();
       for (const r of rows) {
         const surface = surfaceOfInboundTopic(r.topic);
@@ -86,9 +112,12 @@ export function createMetrics(options: {
   const journalWaiting = options.journalWaiting;
   if (journalWaiting) {
     new Gauge({
-      name: 'switchboard_inbound_journal_waiting', help: 'Slack and Teams requests acknowledged and not yet moved from the inbound journal into the embedded database.',
+      name: 'switchboard_inbound_journal_waiting',
+      help: 'Slack and Teams requests acknowledged and not yet moved from the inbound journal into the embedded database.',
       registers: [registry],
-      collect() { this.set(journalWaiting()); },
+      collect() {
+        this.set(journalWaiting());
+      },
     });
   }
 
@@ -101,10 +130,15 @@ export function createMetrics(options: {
     meterOutbox(repo) {
       // What the queue claimed, so an outcome can be told its topic and when it was due.
       const claimed = new Map<string, Pick<OutboxEntry, 'topic' | 'runAt'>>();
-      const settle = (id: string) => { const e = claimed.get(id); claimed.delete(id); return e; };
+      const settle = (id: string) => {
+        const e = claimed.get(id);
+        claimed.delete(id);
+        return e;
+      };
       const outcome = (id: string, status: SettledAttempt['status']) => {
         const e = settle(id);
-        if (status === 'done' && e) deliverySeconds.observe({ topic: e.topic }, Math.max(0, (now().getTime() - e.runAt.getTime()) / 1000));
+        if (status === 'done' && e)
+          deliverySeconds.observe({ topic: e.topic }, Math.max(0, (now().getTime() - e.runAt.getTime()) / 1000));
         if (status === 'pending' && e) retries.inc({ topic: e.topic });
         if (status === 'failed') deadLetters.inc({ topic: e?.topic ?? 'unknown' });
       };
@@ -114,17 +148,31 @@ export function createMetrics(options: {
           if (typeof value !== 'function') return value;
           const method = value as (...a: unknown[]) => Promise<unknown>;
           switch (prop) {
-            case 'claimDue': return async (...a: unknown[]) => {
-              const entries = await method.apply(target, a) as OutboxEntry[];
-              // Outcomes recorded by the same statement (the embedded queue's batches).
-              for (const s of (a[3] ?? []) as SettledAttempt[]) outcome(s.id, s.status);
-              for (const e of entries) claimed.set(e.id, { topic: e.topic, runAt: e.runAt });
-              return entries;
-            };
-            case 'markDone': return async (id: string, ...a: unknown[]) => { await method.call(target, id, ...a); outcome(id, 'done'); };
-            case 'markRetry': return async (id: string, ...a: unknown[]) => { await method.call(target, id, ...a); outcome(id, 'pending'); };
-            case 'markFailed': return async (id: string, ...a: unknown[]) => { await method.call(target, id, ...a); outcome(id, 'failed'); };
-            default: return method.bind(target);
+            case 'claimDue':
+              return async (...a: unknown[]) => {
+                const entries = (await method.apply(target, a)) as OutboxEntry[];
+                // Outcomes recorded by the same statement (the embedded queue's batches).
+                for (const s of (a[3] ?? []) as SettledAttempt[]) outcome(s.id, s.status);
+                for (const e of entries) claimed.set(e.id, { topic: e.topic, runAt: e.runAt });
+                return entries;
+              };
+            case 'markDone':
+              return async (id: string, ...a: unknown[]) => {
+                await method.call(target, id, ...a);
+                outcome(id, 'done');
+              };
+            case 'markRetry':
+              return async (id: string, ...a: unknown[]) => {
+                await method.call(target, id, ...a);
+                outcome(id, 'pending');
+              };
+            case 'markFailed':
+              return async (id: string, ...a: unknown[]) => {
+                await method.call(target, id, ...a);
+                outcome(id, 'failed');
+              };
+            default:
+              return method.bind(target);
           }
         },
       });
@@ -134,4 +182,3 @@ export function createMetrics(options: {
     },
   };
 }
-

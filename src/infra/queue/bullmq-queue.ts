@@ -5,7 +5,14 @@ import type { JobHandler, JobQueue, OutboxEntry } from '../../core/ports.ts';
 import { settlesWithin } from '../time.ts';
 import { STARTUP_PATIENCE_MS } from '../db/client.ts';
 import { PollLoop } from './poll-loop.ts';
-import { outboxOf, resolveDelivery, runEntry, type DeliveryOptions, type OutboxSource, type ResolvedDelivery } from './run-entry.ts';
+import {
+  outboxOf,
+  resolveDelivery,
+  runEntry,
+  type DeliveryOptions,
+  type OutboxSource,
+  type ResolvedDelivery,
+} from './run-entry.ts';
 
 export interface BullmqQueueOptions extends DeliveryOptions {
   redisUrl: string;
@@ -63,7 +70,13 @@ export class BullmqQueue implements JobQueue {
     // BullMQ needs maxRetriesPerRequest: null; commands wait for a reconnect instead of failing.
     this.redis = new Redis(o.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
     this.redis.on('error', (err) => this.logger.warn({ err }, 'Redis connection error'));
-    this.relay = new PollLoop({ name: 'bullmq-relay', pollMs: this.delivery.pollMs, maxHoldMs: this.delivery.ingestFirstMs, logger: o.logger, tick: () => this.relayDue() });
+    this.relay = new PollLoop({
+      name: 'bullmq-relay',
+      pollMs: this.delivery.pollMs,
+      maxHoldMs: this.delivery.ingestFirstMs,
+      logger: o.logger,
+      tick: () => this.relayDue(),
+    });
   }
 
   register(topic: string, handler: JobHandler): void {
@@ -78,7 +91,10 @@ export class BullmqQueue implements JobQueue {
     const shared = { connection: this.redis, ...(this.o.prefix ? { prefix: this.o.prefix } : {}) };
     this.queue = new Queue<RelayedJob>(name, shared);
     this.queue.on('error', (err) => this.logger.warn({ err }, 'BullMQ queue error'));
-    this.worker = new Worker<RelayedJob>(name, (job) => this.process(job), { ...shared, concurrency: this.delivery.concurrency });
+    this.worker = new Worker<RelayedJob>(name, (job) => this.process(job), {
+      ...shared,
+      concurrency: this.delivery.concurrency,
+    });
     this.worker.on('error', (err) => this.logger.warn({ err }, 'BullMQ worker error'));
     await Promise.all([this.queue.waitUntilReady(), this.worker.waitUntilReady()]);
     this.blocking = await this.worker.getBackend().blockingClient;
@@ -105,14 +121,27 @@ export class BullmqQueue implements JobQueue {
    */
   private async reachable(patienceMs = this.o.startPatienceMs ?? STARTUP_PATIENCE_MS): Promise<void> {
     const ready = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => { this.redis.off('ready', onReady); resolve(false); }, patienceMs);
-      const onReady = () => { clearTimeout(timer); resolve(true); };
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        resolve(false);
+      }, patienceMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
       this.redis.once('ready', onReady);
     });
     // A failed first attempt is not the end: ioredis tries again on its own (logged as Redis connection errors).
-    if (this.redis.status === 'wait') this.redis.connect().catch(() => this.logger.warn({ redis: serverOf(this.o.redisUrl) }, 'Redis cannot be reached yet; waiting for it'));
-    if (this.redis.status === 'ready' || await ready) return;
-    throw new Error(`Redis at ${serverOf(this.o.redisUrl)} (REDIS_URL) could not be reached in ${Math.round(patienceMs / 1000)} s; start it, or correct REDIS_URL.`);
+    if (this.redis.status === 'wait')
+      this.redis
+        .connect()
+        .catch(() =>
+          this.logger.warn({ redis: serverOf(this.o.redisUrl) }, 'Redis cannot be reached yet; waiting for it'),
+        );
+    if (this.redis.status === 'ready' || (await ready)) return;
+    throw new Error(
+      `Redis at ${serverOf(this.o.redisUrl)} (REDIS_URL) could not be reached in ${Math.round(patienceMs / 1000)} s; start it, or correct REDIS_URL.`,
+    );
   }
 
   async ping(): Promise<void> {
@@ -120,7 +149,8 @@ export class BullmqQueue implements JobQueue {
     // connected ('wait') is fine: the ping connects.
     const { status } = this.redis;
     if (status !== 'ready' && status !== 'wait') throw new Error(`Redis is unreachable (connection ${status})`);
-    if (!(await settlesWithin(this.redis.ping(), PING_WAIT_MS))) throw new Error(`Redis did not answer a ping within ${PING_WAIT_MS / 1000} s`);
+    if (!(await settlesWithin(this.redis.ping(), PING_WAIT_MS)))
+      throw new Error(`Redis did not answer a ping within ${PING_WAIT_MS / 1000} s`);
   }
 
   /**
@@ -139,18 +169,24 @@ export class BullmqQueue implements JobQueue {
       waitingFor = 'the queue';
       await this.queue?.close();
       waitingFor = 'the connection';
-      if (this.redis.status === 'wait') this.redis.disconnect(); // never connected
+      if (this.redis.status === 'wait')
+        this.redis.disconnect(); // never connected
       else await this.redis.quit().catch(() => this.redis.disconnect());
     })();
     const waitMs = this.o.stopWaitMs ?? STOP_WAIT_MS;
     if (await settlesWithin(closing, waitMs)) return;
-    this.logger.warn({ waitingFor, redis: this.redis.status, waitedMs: waitMs },
-      'Redis did not let the queue stop in time; closing its connections without waiting (entries not handed to Redis stay in the outbox for the next start)');
+    this.logger.warn(
+      { waitingFor, redis: this.redis.status, waitedMs: waitMs },
+      'Redis did not let the queue stop in time; closing its connections without waiting (entries not handed to Redis stay in the outbox for the next start)',
+    );
     // Closing before its connection ends: a worker not yet closing would connect again. The steps above call the same close().
     void this.worker?.close().catch(() => {});
     for (const connection of [this.redis, this.blocking]) if (connection) endNow(connection);
     if (await settlesWithin(closing, waitMs)) return;
-    this.logger.warn({ waitingFor }, 'stopped without waiting any longer; an entry whose job was still running is delivered again once its lease runs out');
+    this.logger.warn(
+      { waitingFor },
+      'stopped without waiting any longer; an entry whose job was still running is delivered again once its lease runs out',
+    );
   }
 
   /** Moves due outbox entries to Redis; true when there may be more. */
@@ -159,19 +195,26 @@ export class BullmqQueue implements JobQueue {
     if (!queue) return false;
     // Only as many as the workers will start soon: a long line in Redis would keep a new entry of
     // another conversation waiting behind it, and let leases run out before their jobs start.
-    const room = Math.max(0, this.delivery.concurrency * 2 - await queue.getWaitingCount());
+    const room = Math.max(0, this.delivery.concurrency * 2 - (await queue.getWaitingCount()));
     const limit = Math.min(this.o.relayBatch ?? 100, room);
     if (limit === 0) return false; // a finishing job kicks the relay
     const entries = await this.outbox().claimDue(limit, this.delivery.clock.now(), this.delivery.leaseMs);
     if (entries.length === 0) return false;
     try {
-      await queue.addBulk(entries.map((e) => ({
-        name: e.topic,
-        data: { entryId: e.id, attempt: e.attempts },
-        // One job per claim (its lease end tells claims apart): adding the same claim twice is a no-op, while a later
-        // attempt, or one counted from 1 again after `jobs retry`, is a new job.
-        opts: { jobId: `${e.id}-${e.attempts}-${e.runAt.getTime()}`, attempts: 1, removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 } },
-      })));
+      await queue.addBulk(
+        entries.map((e) => ({
+          name: e.topic,
+          data: { entryId: e.id, attempt: e.attempts },
+          // One job per claim (its lease end tells claims apart): adding the same claim twice is a no-op, while a later
+          // attempt, or one counted from 1 again after `jobs retry`, is a new job.
+          opts: {
+            jobId: `${e.id}-${e.attempts}-${e.runAt.getTime()}`,
+            attempts: 1,
+            removeOnComplete: { count: 1000 },
+            removeOnFail: { count: 5000 },
+          },
+        })),
+      );
     } catch (e) {
       await this.handBack(entries, e);
     }
@@ -185,8 +228,14 @@ export class BullmqQueue implements JobQueue {
     for (const e of entries) {
       const reason = `could not add the job to Redis: ${err instanceof Error ? err.message : String(err)}`;
       // Fenced by the attempt, as every outcome is: if the entry's lease ran out meanwhile and another relay took it, this changes nothing.
-      await this.outbox().markRetry(e.id, reason, new Date(now + this.delivery.backoff(e.attempts)), e.attempts)
-        .catch((markErr: unknown) => this.logger.error({ err: markErr, entryId: e.id }, 'could not hand the entry back; it is relayed when its lease ends'));
+      await this.outbox()
+        .markRetry(e.id, reason, new Date(now + this.delivery.backoff(e.attempts)), e.attempts)
+        .catch((markErr: unknown) =>
+          this.logger.error(
+            { err: markErr, entryId: e.id },
+            'could not hand the entry back; it is relayed when its lease ends',
+          ),
+        );
     }
   }
 
@@ -194,14 +243,23 @@ export class BullmqQueue implements JobQueue {
     const { entryId, attempt } = job.data;
     // Taking the lease afresh is what makes this worker the entry's only runner: a job for an
     // attempt the outbox has moved past (relayed again after its lease ran out, or recorded) finds nothing.
-    const entry = await this.outbox().renewLease(entryId, attempt, new Date(this.delivery.clock.now().getTime() + this.delivery.leaseMs));
+    const entry = await this.outbox().renewLease(
+      entryId,
+      attempt,
+      new Date(this.delivery.clock.now().getTime() + this.delivery.leaseMs),
+    );
     if (!entry) {
       this.logger.debug({ entryId, attempt }, 'skipping a stale job');
       return;
     }
     let outcome;
     try {
-      outcome = await runEntry(entry, { handlers: this.handlers, outbox: this.outbox(), delivery: this.delivery, logger: this.logger });
+      outcome = await runEntry(entry, {
+        handlers: this.handlers,
+        outbox: this.outbox(),
+        delivery: this.delivery,
+        logger: this.logger,
+      });
     } finally {
       // Room for another job, perhaps the next entry of the same ordering key: relay without waiting for the poll.
       this.relay.kick();
@@ -220,7 +278,11 @@ function endNow(connection: Connection): void {
   // Between two attempts to reconnect, disconnect() only cancels the next one and the connection waits for ever, its
   // commands with it (BullMQ's worker.close() does the same to its own connection). One more attempt ends it: a failed
   // one because the connection is being closed, a successful one by the disconnect() that follows.
-  if (connection.status === 'reconnecting') connection.connect().then(() => connection.disconnect(), () => {});
+  if (connection.status === 'reconnecting')
+    connection.connect().then(
+      () => connection.disconnect(),
+      () => {},
+    );
 }
 
 /** REDIS_URL's server without its password, for sentences and logs. */

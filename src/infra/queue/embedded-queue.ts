@@ -1,7 +1,17 @@
 import type { Logger } from 'pino';
 import type { JobHandler, JobQueue, OutboxEntry } from '../../core/ports.ts';
 import { PollLoop } from './poll-loop.ts';
-import { outboxOf, recordAlone, resolveDelivery, runEntry, settledAttempt, type DeliveryOptions, type Outcome, type OutboxSource, type ResolvedDelivery } from './run-entry.ts';
+import {
+  outboxOf,
+  recordAlone,
+  resolveDelivery,
+  runEntry,
+  settledAttempt,
+  type DeliveryOptions,
+  type Outcome,
+  type OutboxSource,
+  type ResolvedDelivery,
+} from './run-entry.ts';
 
 export interface EmbeddedQueueOptions extends DeliveryOptions {
   outbox: OutboxSource;
@@ -9,7 +19,12 @@ export interface EmbeddedQueueOptions extends DeliveryOptions {
 }
 
 /** An outcome waiting to be recorded by the next claim, and the job waiting for it. */
-interface Settling { entry: OutboxEntry; outcome: Outcome; recorded(): void; failed(e: unknown): void }
+interface Settling {
+  entry: OutboxEntry;
+  outcome: Outcome;
+  recorded(): void;
+  failed(e: unknown): void;
+}
 
 /**
  * Delivers outbox entries from inside this process, polling the database.
@@ -35,7 +50,13 @@ export class EmbeddedQueue implements JobQueue {
     this.delivery = resolveDelivery(o);
     this.outbox = outboxOf(o.outbox);
     this.logger = o.logger;
-    this.loop = new PollLoop({ name: 'embedded-queue', pollMs: this.delivery.pollMs, maxHoldMs: this.delivery.ingestFirstMs, logger: o.logger, tick: () => this.claim() });
+    this.loop = new PollLoop({
+      name: 'embedded-queue',
+      pollMs: this.delivery.pollMs,
+      maxHoldMs: this.delivery.ingestFirstMs,
+      logger: o.logger,
+      tick: () => this.claim(),
+    });
   }
 
   register(topic: string, handler: JobHandler): void {
@@ -58,7 +79,9 @@ export class EmbeddedQueue implements JobQueue {
     // Outcomes from here on are recorded one by one, as the loop will not claim again.
     this.stopping = true;
     await this.loop.stop();
-    await this.recordSettling(0).catch((err: unknown) => this.logger.error({ err }, 'could not record the last job outcomes; those jobs run again when their leases end'));
+    await this.recordSettling(0).catch((err: unknown) =>
+      this.logger.error({ err }, 'could not record the last job outcomes; those jobs run again when their leases end'),
+    );
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -79,7 +102,12 @@ export class EmbeddedQueue implements JobQueue {
     const batch = this.settling.splice(0);
     if (!batch.length && limit <= 0) return [];
     try {
-      const entries = await this.outbox().claimDue(limit, this.delivery.clock.now(), this.delivery.leaseMs, batch.map((s) => settledAttempt(s.entry, s.outcome)));
+      const entries = await this.outbox().claimDue(
+        limit,
+        this.delivery.clock.now(),
+        this.delivery.leaseMs,
+        batch.map((s) => settledAttempt(s.entry, s.outcome)),
+      );
       for (const s of batch) s.recorded();
       return entries;
     } catch (e) {
@@ -99,13 +127,27 @@ export class EmbeddedQueue implements JobQueue {
   };
 
   private dispatch(entry: OutboxEntry): void {
-    const ctx = { handlers: this.handlers, outbox: this.outbox(), delivery: this.delivery, logger: this.logger, record: this.record };
+    const ctx = {
+      handlers: this.handlers,
+      outbox: this.outbox(),
+      delivery: this.delivery,
+      logger: this.logger,
+      record: this.record,
+    };
     const job: Promise<void> = runEntry(entry, ctx)
-      .then(() => undefined, (e: unknown) => {
-        this.logger.error({ err: e, entryId: entry.id, topic: entry.topic }, 'could not record the job outcome; it runs again when its lease ends');
-      })
+      .then(
+        () => undefined,
+        (e: unknown) => {
+          this.logger.error(
+            { err: e, entryId: entry.id, topic: entry.topic },
+            'could not record the job outcome; it runs again when its lease ends',
+          );
+        },
+      )
       // The claim that recorded the outcome filled the slot already (and took the next entry of the same ordering key).
-      .finally(() => { this.inFlight.delete(job); });
+      .finally(() => {
+        this.inFlight.delete(job);
+      });
     this.inFlight.add(job);
   }
 }

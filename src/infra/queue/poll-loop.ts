@@ -26,7 +26,15 @@ export class PollLoop {
   private unheld: (() => void) | null = null;
   private unheldUntil = 0;
 
-  constructor(private readonly o: { name: string; pollMs: number; logger: Logger; tick: () => Promise<boolean>; maxHoldMs?: number }) {}
+  constructor(
+    private readonly o: {
+      name: string;
+      pollMs: number;
+      logger: Logger;
+      tick: () => Promise<boolean>;
+      maxHoldMs?: number;
+    },
+  ) {}
 
   start(): void {
     if (this.running) return;
@@ -75,7 +83,10 @@ export class PollLoop {
       if (more || this.kicked) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.o.pollMs);
-        this.wake = () => { clearTimeout(timer); resolve(); };
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
       this.wake = null;
     }
@@ -96,7 +107,10 @@ export class PollLoop {
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(deadline, quietAt) - now);
-        this.unheld = () => { clearTimeout(timer); resolve(); };
+        this.unheld = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
       this.unheld = null;
     }

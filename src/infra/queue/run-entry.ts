@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import { isDeliveryError, jobErrorFor } from '../../core/delivery/failure.ts';
 import { isTransient, PermanentFailure, RetryLater } from '../../core/errors.ts';
-import { systemClock, type Clock, type JobHandler, type OutboxEntry, type OutboxRepo, type SettledAttempt } from '../../core/ports.ts';
+import {
+  systemClock,
+  type Clock,
+  type JobHandler,
+  type OutboxEntry,
+  type OutboxRepo,
+  type SettledAttempt,
+} from '../../core/ports.ts';
 
 /** Options both queue adapters share: how entries are claimed and retried. */
 export interface DeliveryOptions {
@@ -83,18 +90,24 @@ export interface RunContext {
 export function settledAttempt(entry: OutboxEntry, outcome: Outcome): SettledAttempt {
   const at = { id: entry.id, attempt: entry.attempts };
   switch (outcome.kind) {
-    case 'done': return { ...at, status: 'done' };
-    case 'retry': return { ...at, status: 'pending', error: outcome.error, runAt: outcome.runAt };
-    case 'failed': return { ...at, status: 'failed', error: outcome.error };
+    case 'done':
+      return { ...at, status: 'done' };
+    case 'retry':
+      return { ...at, status: 'pending', error: outcome.error, runAt: outcome.runAt };
+    case 'failed':
+      return { ...at, status: 'failed', error: outcome.error };
   }
 }
 
 /** Records an outcome by itself: one statement. */
 export async function recordAlone(outbox: OutboxRepo, entry: OutboxEntry, outcome: Outcome): Promise<void> {
   switch (outcome.kind) {
-    case 'done': return outbox.markDone(entry.id, entry.attempts);
-    case 'retry': return outbox.markRetry(entry.id, outcome.error, outcome.runAt, entry.attempts);
-    case 'failed': return outbox.markFailed(entry.id, outcome.error, entry.attempts);
+    case 'done':
+      return outbox.markDone(entry.id, entry.attempts);
+    case 'retry':
+      return outbox.markRetry(entry.id, outcome.error, outcome.runAt, entry.attempts);
+    case 'failed':
+      return outbox.markFailed(entry.id, outcome.error, entry.attempts);
   }
 }
 
@@ -134,17 +147,26 @@ function holdLease(entry: OutboxEntry, ctx: RunContext): { signal: AbortSignal; 
   const { leaseMs, clock } = ctx.delivery;
   const controller = new AbortController();
   let renewing: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewing = ctx.outbox.renewLease(entry.id, entry.attempts, new Date(clock.now().getTime() + leaseMs)).then((held) => {
-      if (held || controller.signal.aborted) return;
-      ctx.logger.warn({ entryId: entry.id, topic: entry.topic, attempt: entry.attempts }, 'lost the lease of a running job; another worker has it');
-      controller.abort();
-      clearInterval(timer);
-    }, (err: unknown) => {
-      // The database may be back before the lease runs out; the next beat tries again.
-      ctx.logger.warn({ err, entryId: entry.id }, 'could not renew the lease of a running job');
-    });
-  }, Math.max(10, Math.floor(leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      renewing = ctx.outbox.renewLease(entry.id, entry.attempts, new Date(clock.now().getTime() + leaseMs)).then(
+        (held) => {
+          if (held || controller.signal.aborted) return;
+          ctx.logger.warn(
+            { entryId: entry.id, topic: entry.topic, attempt: entry.attempts },
+            'lost the lease of a running job; another worker has it',
+          );
+          controller.abort();
+          clearInterval(timer);
+        },
+        (err: unknown) => {
+          // The database may be back before the lease runs out; the next beat tries again.
+          ctx.logger.warn({ err, entryId: entry.id }, 'could not renew the lease of a running job');
+        },
+      );
+    },
+    Math.max(10, Math.floor(leaseMs / 3)),
+  );
   return {
     signal: controller.signal,
     async release() {
@@ -159,7 +181,10 @@ async function attempt(entry: OutboxEntry, ctx: RunContext, signal: AbortSignal)
   if (!handler) return { kind: 'failed', error: `no handler for topic ${entry.topic}` };
   try {
     await handler(entry.payload, {
-      attempt: entry.attempts, entryId: entry.id, signal, failsForGood: (e) => verdict(entry, e, ctx.delivery).kind === 'failed',
+      attempt: entry.attempts,
+      entryId: entry.id,
+      signal,
+      failsForGood: (e) => verdict(entry, e, ctx.delivery).kind === 'failed',
       ...(entry.inbound ? { inbound: entry.inbound } : {}),
     });
     return { kind: 'done' };
@@ -174,7 +199,11 @@ async function attempt(entry: OutboxEntry, ctx: RunContext, signal: AbortSignal)
  * retried until the entry is older than maxAgeMs, however many attempts that
  * takes; anything else (a bug, most likely) stops after maxAttempts.
  */
-export function verdict(entry: OutboxEntry, thrown: unknown, delivery: ResolvedDelivery): Exclude<Outcome, { kind: 'done' }> {
+export function verdict(
+  entry: OutboxEntry,
+  thrown: unknown,
+  delivery: ResolvedDelivery,
+): Exclude<Outcome, { kind: 'done' }> {
   const e = isDeliveryError(thrown) ? jobErrorFor(thrown.failure) : thrown;
   if (e instanceof PermanentFailure) return { kind: 'failed', error: e.reason };
   const { maxAttempts, maxAgeMs, backoff, clock } = delivery;

@@ -64,7 +64,9 @@ export function createSecretBox(secret: string): SecretBox {
         decipher.setAuthTag(Buffer.from(tag, 'base64url'));
         return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
       } catch {
-        throw new SecretBoxError('The stored credential could not be decrypted: SWITCHBOARD_SECRET changed since it was stored, or the value was altered. Install or connect again to store it anew.');
+        throw new SecretBoxError(
+          'The stored credential could not be decrypted: SWITCHBOARD_SECRET changed since it was stored, or the value was altered. Install or connect again to store it anew.',
+        );
       }
     },
     sign(value) {

@@ -38,47 +38,99 @@ export async function askOwnerHere(ctx: ToolContext, server: Server, a: Approval
   const { app, agent, workspace: ws } = ctx;
   const stays = 'it stays pending for the approvers on the other surfaces';
   if (!server.getClientCapabilities()?.elicitation?.form) {
-    return { asked: false, approval: a, note: `Your MCP client does not support elicitation, so your owner was not asked here; ${stays}.` };
+    return {
+      asked: false,
+      approval: a,
+      note: `Your MCP client does not support elicitation, so your owner was not asked here; ${stays}.`,
+    };
   }
   const decider = { personId: agent.ownerId, role: await app.orgs.roleIn(agent.ownerId, ws) };
   const refusal = refusalToDecide(a, decider, agent.ownerId, await app.approvals.guestAsker(a));
-  if (refusal) return { asked: false, approval: a, note: `Your owner was not asked here, since they may not decide it (${refusal}); ${stays}.` };
+  if (refusal)
+    return {
+      asked: false,
+      approval: a,
+      note: `Your owner was not asked here, since they may not decide it (${refusal}); ${stays}.`,
+    };
 
   const withdrawn = new AbortController();
   const abortOuter = () => withdrawn.abort();
   extra.signal.addEventListener('abort', abortOuter, { once: true });
   const unsubscribe = await app.notifier.subscribe(approvalTopic(a.id), () => {
-    void app.approvals.get(ws.id, a.id).then((now) => { if (now.status !== 'pending') withdrawn.abort(); }, () => {});
+    void app.approvals.get(ws.id, a.id).then(
+      (now) => {
+        if (now.status !== 'pending') withdrawn.abort();
+      },
+      () => {},
+    );
   });
   try {
     const details = a.details.trim() ? `\n\n${a.details.trim()}` : '';
-    const answer = await server.elicitInput({
-      mode: 'form',
-      message: `${label(agent)} asks for your approval: “${a.title}”${details}\n\nApprove or reject it here; the first decision anywhere (${everywhere(ctx)}) settles it.`,
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'], enumNames: ['Approve', 'Reject'], description: 'Approve lets the agent go ahead; reject stops it' },
-          reason: { type: 'string', title: 'Reason', description: 'Optional: why, shown to the agent and on every view', maxLength: MAX_REASON },
+    const answer = await server.elicitInput(
+      {
+        mode: 'form',
+        message: `${label(agent)} asks for your approval: “${a.title}”${details}\n\nApprove or reject it here; the first decision anywhere (${everywhere(ctx)}) settles it.`,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            decision: {
+              type: 'string',
+              title: 'Decision',
+              enum: ['approve', 'reject'],
+              enumNames: ['Approve', 'Reject'],
+              description: 'Approve lets the agent go ahead; reject stops it',
+            },
+            reason: {
+              type: 'string',
+              title: 'Reason',
+              description: 'Optional: why, shown to the agent and on every view',
+              maxLength: MAX_REASON,
+            },
+          },
+          required: ['decision'],
         },
-        required: ['decision'],
       },
-    }, { relatedRequestId: extra.requestId, signal: withdrawn.signal, timeout: ELICIT_TIMEOUT_MS });
+      { relatedRequestId: extra.requestId, signal: withdrawn.signal, timeout: ELICIT_TIMEOUT_MS },
+    );
     if (answer.action !== 'accept' || !answer.content) {
-      return { asked: true, approval: await app.approvals.get(ws.id, a.id), note: `Your owner did not decide here (${answer.action}); ${stays}.` };
+      return {
+        asked: true,
+        approval: await app.approvals.get(ws.id, a.id),
+        note: `Your owner did not decide here (${answer.action}); ${stays}.`,
+      };
     }
     const decision = answer.content.decision === 'approve' ? 'approved' : 'rejected';
     const reason = typeof answer.content.reason === 'string' ? answer.content.reason.slice(0, MAX_REASON) : undefined;
     try {
-      const settled = await app.approvals.decide({ approvalId: a.id, workspaceId: ws.id, decision, decider, via: 'mcp', reason });
-      return { asked: true, approval: settled, note: `Your owner decided here: ${await app.approvals.outcome(settled)}.` };
+      const settled = await app.approvals.decide({
+        approvalId: a.id,
+        workspaceId: ws.id,
+        decision,
+        decider,
+        via: 'mcp',
+        reason,
+      });
+      return {
+        asked: true,
+        approval: settled,
+        note: `Your owner decided here: ${await app.approvals.outcome(settled)}.`,
+      };
     } catch (e) {
       if (!isSwitchboardError(e)) throw e;
-      return { asked: true, approval: await app.approvals.get(ws.id, a.id), note: `Your owner's answer here changed nothing: ${e.message}` };
+      return {
+        asked: true,
+        approval: await app.approvals.get(ws.id, a.id),
+        note: `Your owner's answer here changed nothing: ${e.message}`,
+      };
     }
   } catch (e) {
     const now = await app.approvals.get(ws.id, a.id);
-    if (now.status !== 'pending') return { asked: true, approval: now, note: `It was settled elsewhere while your owner was asked here: ${await app.approvals.outcome(now)}.` };
+    if (now.status !== 'pending')
+      return {
+        asked: true,
+        approval: now,
+        note: `It was settled elsewhere while your owner was asked here: ${await app.approvals.outcome(now)}.`,
+      };
     app.logger.debug({ err: e, approvalId: a.id }, 'elicitation for an approval ended without an answer');
     return { asked: true, approval: now, note: `Your owner did not answer here (${(e as Error).message}); ${stays}.` };
   } finally {

@@ -17,19 +17,39 @@ const status = z.enum(['pending', 'approved', 'rejected', 'expired', 'cancelled'
 const approvalId = z.string().min(1).max(64).describe('The approval_id request_approval returned');
 
 export const requestApprovalInput = {
-  title: z.string().trim().min(1, 'Give the approval a title: what you want to do, in a few words.')
+  title: z
+    .string()
+    .trim()
+    .min(1, 'Give the approval a title: what you want to do, in a few words.')
     .max(MAX_TITLE_CHARS, `The title is longer than ${MAX_TITLE_CHARS} characters; put the rest in \`details\`.`)
     .describe('What you want to do, in a few words (e.g. "Deploy #418 to production")'),
-  details: z.string().max(MAX_DETAILS_CHARS, `The details are longer than ${MAX_DETAILS_CHARS} characters; link a document instead.`).default('')
+  details: z
+    .string()
+    .max(MAX_DETAILS_CHARS, `The details are longer than ${MAX_DETAILS_CHARS} characters; link a document instead.`)
+    .default('')
     .describe('Markdown: what exactly will happen, and why'),
-  conversation: conversationId('Id of a conversation you received a message in (e.g. a Slack thread), to ask there; leave it out to ask the approvers directly'),
-  approvers: z.array(z.string().min(1).max(80)).max(MAX_APPROVERS).optional()
-    .describe('Person handles who may decide; by default your owner and the workspace\'s owners'),
-  expires_in: z.number().int().min(10).max(MAX_EXPIRES_IN).optional()
+  conversation: conversationId(
+    'Id of a conversation you received a message in (e.g. a Slack thread), to ask there; leave it out to ask the approvers directly',
+  ),
+  approvers: z
+    .array(z.string().min(1).max(80))
+    .max(MAX_APPROVERS)
+    .optional()
+    .describe("Person handles who may decide; by default your owner and the workspace's owners"),
+  expires_in: z
+    .number()
+    .int()
+    .min(10)
+    .max(MAX_EXPIRES_IN)
+    .optional()
     .describe('Seconds until it expires without a decision; by default it never expires'),
-  ask_owner_here: z.boolean().default(false)
-    .describe('true: also ask your owner right here, through your MCP client (elicitation), when the client supports it and your owner may decide; ' +
-      'the call then waits for their answer, which settles the approval like a click anywhere else'),
+  ask_owner_here: z
+    .boolean()
+    .default(false)
+    .describe(
+      'true: also ask your owner right here, through your MCP client (elicitation), when the client supports it and your owner may decide; ' +
+        'the call then waits for their answer, which settles the approval like a click anywhere else',
+    ),
 };
 export const requestApprovalOutput = {
   approval_id: z.string(),
@@ -46,7 +66,10 @@ export const getApprovalOutput = {
   title: z.string(),
   status,
   outcome: z.string().describe('The line every view shows, e.g. "Approved by @alice in Slack at 14:02 UTC"'),
-  decided_by: z.string().nullable().describe('Handle of the person who decided; null while pending, or when it expired or was cancelled'),
+  decided_by: z
+    .string()
+    .nullable()
+    .describe('Handle of the person who decided; null while pending, or when it expired or was cancelled'),
   via: z.enum(['mcp', 'web', 'slack', 'teams']).nullable().describe('Where the decision was made'),
   decided_at: z.string().nullable().describe('When it was settled (ISO 8601, UTC)'),
   reason: z.string().nullable().describe('The reason the person gave, if any'),
@@ -70,53 +93,104 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
     return a;
   };
 
-  server.registerTool('request_approval', {
-    title: 'Ask for approval',
-    description: 'Ask a person to approve something before you do it. It is shown with Approve and Reject buttons in the Slack thread ' +
-      '(or the approvers\' Slack DMs), the web chat and the approvers\' inboxes. The decision arrives in your inbox (subscribe wakes on it); ' +
-      'get_approval reads it at any time.',
-    inputSchema: requestApprovalInput, outputSchema: requestApprovalOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  }, runTool(ctx, 'request_approval', async (args, extra) => {
-    const requested = await app.approvals.request(agent, ws, {
-      title: args.title, details: args.details, conversationId: args.conversation, approvers: args.approvers, expiresInSeconds: args.expires_in,
-    });
-    // Stored and shown everywhere first; asking here is one more view of it.
-    const here = args.ask_owner_here ? await askOwnerHere(ctx, server.server, requested, extra) : null;
-    const a = here?.approval ?? requested;
-    const people = await Promise.all((await app.approvals.approversOf(a)).map((id) => app.store.people.get(id)));
-    const approvers = people.flatMap((p) => (p ? [p.handle] : []));
-    const out = { approval_id: a.id, status: a.status, approvers, conversation_id: a.conversationId, expires_at: iso(a.expiresAt), asked_here: here?.asked ?? false };
-    const note = here ? `${here.note} ` : '';
-    if (a.status !== 'pending') return ok(out, `${note}Approval ${a.id} “${a.title}”: ${await app.approvals.outcome(a)}.`);
-    const expiry = a.expiresAt ? ` It expires at ${a.expiresAt.toISOString()}.` : '';
-    return ok(out, `${note}Approval ${a.id} is pending; ${approvers.map((h) => `@${h}`).join(', ') || 'nobody'} may decide it.${expiry} ` +
-      'The decision will arrive in your inbox; call subscribe to wait for it, or get_approval to look.');
-  }, (args) => args.title));
+  server.registerTool(
+    'request_approval',
+    {
+      title: 'Ask for approval',
+      description:
+        'Ask a person to approve something before you do it. It is shown with Approve and Reject buttons in the Slack thread ' +
+        "(or the approvers' Slack DMs), the web chat and the approvers' inboxes. The decision arrives in your inbox (subscribe wakes on it); " +
+        'get_approval reads it at any time.',
+      inputSchema: requestApprovalInput,
+      outputSchema: requestApprovalOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    runTool(
+      ctx,
+      'request_approval',
+      async (args, extra) => {
+        const requested = await app.approvals.request(agent, ws, {
+          title: args.title,
+          details: args.details,
+          conversationId: args.conversation,
+          approvers: args.approvers,
+          expiresInSeconds: args.expires_in,
+        });
+        // Stored and shown everywhere first; asking here is one more view of it.
+        const here = args.ask_owner_here ? await askOwnerHere(ctx, server.server, requested, extra) : null;
+        const a = here?.approval ?? requested;
+        const people = await Promise.all((await app.approvals.approversOf(a)).map((id) => app.store.people.get(id)));
+        const approvers = people.flatMap((p) => (p ? [p.handle] : []));
+        const out = {
+          approval_id: a.id,
+          status: a.status,
+          approvers,
+          conversation_id: a.conversationId,
+          expires_at: iso(a.expiresAt),
+          asked_here: here?.asked ?? false,
+        };
+        const note = here ? `${here.note} ` : '';
+        if (a.status !== 'pending')
+          return ok(out, `${note}Approval ${a.id} “${a.title}”: ${await app.approvals.outcome(a)}.`);
+        const expiry = a.expiresAt ? ` It expires at ${a.expiresAt.toISOString()}.` : '';
+        return ok(
+          out,
+          `${note}Approval ${a.id} is pending; ${approvers.map((h) => `@${h}`).join(', ') || 'nobody'} may decide it.${expiry} ` +
+            'The decision will arrive in your inbox; call subscribe to wait for it, or get_approval to look.',
+        );
+      },
+      (args) => args.title,
+    ),
+  );
 
-  server.registerTool('get_approval', {
-    title: 'Read an approval',
-    description: 'The status of an approval you asked for: pending, approved, rejected, expired or cancelled; who decided, where, when, and their reason.',
-    inputSchema: approvalIdInput, outputSchema: getApprovalOutput,
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  }, runTool(ctx, 'get_approval', async (args) => {
-    const a = await visible(args.approval_id);
-    const outcome = await app.approvals.outcome(a);
-    const out = {
-      approval_id: a.id, title: a.title, status: a.status, outcome, decided_by: await app.approvals.deciderHandle(a), via: a.decidedVia,
-      decided_at: iso(a.decidedAt), reason: a.reason, expires_at: iso(a.expiresAt), conversation_id: a.conversationId,
-    };
-    return ok(out, `Approval ${a.id} “${a.title}”: ${outcome}.`);
-  }));
+  server.registerTool(
+    'get_approval',
+    {
+      title: 'Read an approval',
+      description:
+        'The status of an approval you asked for: pending, approved, rejected, expired or cancelled; who decided, where, when, and their reason.',
+      inputSchema: approvalIdInput,
+      outputSchema: getApprovalOutput,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    runTool(ctx, 'get_approval', async (args) => {
+      const a = await visible(args.approval_id);
+      const outcome = await app.approvals.outcome(a);
+      const out = {
+        approval_id: a.id,
+        title: a.title,
+        status: a.status,
+        outcome,
+        decided_by: await app.approvals.deciderHandle(a),
+        via: a.decidedVia,
+        decided_at: iso(a.decidedAt),
+        reason: a.reason,
+        expires_at: iso(a.expiresAt),
+        conversation_id: a.conversationId,
+      };
+      return ok(out, `Approval ${a.id} “${a.title}”: ${outcome}.`);
+    }),
+  );
 
-  server.registerTool('cancel_approval', {
-    title: 'Cancel an approval',
-    description: 'Withdraw a pending approval you asked for (e.g. you no longer need to do it). Every view then shows it as cancelled.',
-    inputSchema: approvalIdInput, outputSchema: cancelApprovalOutput,
-    // Cannot be undone; a second cancel is refused and changes nothing.
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  }, runTool(ctx, 'cancel_approval', async (args) => {
-    const a = await app.approvals.cancel(agent, ws.id, (await visible(args.approval_id)).id);
-    return ok({ approval_id: a.id, status: a.status }, `Approval ${a.id} “${a.title}” is cancelled.`);
-  }, (args) => args.approval_id));
+  server.registerTool(
+    'cancel_approval',
+    {
+      title: 'Cancel an approval',
+      description:
+        'Withdraw a pending approval you asked for (e.g. you no longer need to do it). Every view then shows it as cancelled.',
+      inputSchema: approvalIdInput,
+      outputSchema: cancelApprovalOutput,
+      // Cannot be undone; a second cancel is refused and changes nothing.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    runTool(
+      ctx,
+      'cancel_approval',
+      async (args) => {
+        const a = await app.approvals.cancel(agent, ws.id, (await visible(args.approval_id)).id);
+        return ok({ approval_id: a.id, status: a.status }, `Approval ${a.id} “${a.title}” is cancelled.`);
+      },
+      (args) => args.approval_id,
+    ),
+  );
 }

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { refusalResult, toRefusal } from '../errors.ts';
 import { wrapToolCalls } from './raw-tool-call.ts';
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
 
@@ -40,12 +41,18 @@ export function guardToolCalls(server: McpServer, logger: Logger): boolean {
   return wrapToolCalls(server, async (request, extra, next) => {
     const params = request.params;
     if (params && 'arguments' in params && params.arguments !== undefined && !isPlainObject(params.arguments)) {
-      throw new McpError(ErrorCode.InvalidParams, `The tool's \`arguments\` must be a JSON object of named arguments (e.g. {"body": "hello"}), not ${kindOf(params.arguments)}; ` +
-        'send {} for a tool that takes none.');
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `The tool's \`arguments\` must be a JSON object of named arguments (e.g. {"body": "hello"}), not ${kindOf(params.arguments)}; ` +
+          'send {} for a tool that takes none.',
+      );
     }
     const at = nulPath(params?.arguments);
     if (at) {
-      const e = invalidInput(`\`${at}\` contains a NUL character (\\u0000), which Switchboard cannot store; remove it and call ${String(params?.name ?? 'the tool')} again.`, { argument: at });
+      const e = invalidInput(
+        `\`${at}\` contains a NUL character (\\u0000), which Switchboard cannot store; remove it and call ${String(params?.name ?? 'the tool')} again.`,
+        { argument: at },
+      );
       return refusalResult(toRefusal(e, logger, String(params?.name)));
     }
     return next(request, extra);

@@ -12,7 +12,7 @@ const agentKind = z.enum(['agent', 'person']);
 const surface = z.enum(['mcp', 'web', 'slack', 'teams']);
 
 export const sender = z.object({
-  name: z.string().describe('The agent\'s name, or the person\'s handle'),
+  name: z.string().describe("The agent's name, or the person's handle"),
   person: z.string().describe('Handle of the person who owns the agent (for a person: their own handle)'),
   kind: agentKind,
   display_name: z.string(),
@@ -33,14 +33,26 @@ export const inboxItem = z.object({
   permalink: z.string().nullable().describe('Link to the message in Slack or Teams; null elsewhere'),
   asker: z.object({
     handle: z.string().nullable().describe('The person on whose behalf this chain of messages runs; null for a guest'),
-    linked: z.boolean().describe('False when the human behind it is an unlinked chat user (a guest with no access to anything private)'),
+    linked: z
+      .boolean()
+      .describe('False when the human behind it is an unlinked chat user (a guest with no access to anything private)'),
   }),
-  audience: z.object({
-    level: z.enum(AUDIENCE_LEVELS).describe('The least access every reader of the conversation holds here; guest when anyone is unlinked or cannot reach the workspace'),
-    members: z.number().int().describe('How many people read the conversation'),
-    unlinked: z.number().int().describe('How many of them have not linked their chat account'),
-  }).describe('Who reads the conversation: answer there only with what all of them may see'),
-  overheard: z.boolean().describe('True when you only heard it as a listener of the channel: nobody addressed you, so do not answer there unless someone mentions you'),
+  audience: z
+    .object({
+      level: z
+        .enum(AUDIENCE_LEVELS)
+        .describe(
+          'The least access every reader of the conversation holds here; guest when anyone is unlinked or cannot reach the workspace',
+        ),
+      members: z.number().int().describe('How many people read the conversation'),
+      unlinked: z.number().int().describe('How many of them have not linked their chat account'),
+    })
+    .describe('Who reads the conversation: answer there only with what all of them may see'),
+  overheard: z
+    .boolean()
+    .describe(
+      'True when you only heard it as a listener of the channel: nobody addressed you, so do not answer there unless someone mentions you',
+    ),
   body: z.string(),
 });
 
@@ -48,26 +60,36 @@ export const inboxOutput = {
   messages: z.array(inboxItem),
   truncated: z.boolean().describe('True when more unread messages are waiting than were returned'),
   remaining: z.number().int().describe('Unread messages still waiting'),
-  overheard: z.number().int().describe('How many of the returned messages you only overheard as a listener (addressed ones come first)'),
+  overheard: z
+    .number()
+    .int()
+    .describe('How many of the returned messages you only overheard as a listener (addressed ones come first)'),
 };
 
 export const listAgentsInput = {};
 export const listAgentsOutput = {
   you: z.string().describe('Your own address'),
-  agents: z.array(z.object({
-    name: z.string(),
-    person: z.string(),
-    display_name: z.string(),
-    role: z.string().describe('One-line role'),
-    kind: agentKind,
-    address: z.string().describe('What to put in send_message `to`'),
-    may_message: z.boolean().describe('Whether you may send it a message'),
-  })),
+  agents: z.array(
+    z.object({
+      name: z.string(),
+      person: z.string(),
+      display_name: z.string(),
+      role: z.string().describe('One-line role'),
+      kind: agentKind,
+      address: z.string().describe('What to put in send_message `to`'),
+      may_message: z.boolean().describe('Whether you may send it a message'),
+    }),
+  ),
 };
 
 const EMPTY_RECIPIENT = 'A recipient is empty; name an agent, owner/name or a person handle (list_agents shows them).';
-const recipient = z.string().min(1, EMPTY_RECIPIENT).max(80, 'A recipient is at most 80 characters: an agent name, owner/name or a person handle.');
-const recipients = z.array(recipient).max(MAX_RECIPIENTS, `At most ${MAX_RECIPIENTS} recipients; send to the rest in another message.`);
+const recipient = z
+  .string()
+  .min(1, EMPTY_RECIPIENT)
+  .max(80, 'A recipient is at most 80 characters: an agent name, owner/name or a person handle.');
+const recipients = z
+  .array(recipient)
+  .max(MAX_RECIPIENTS, `At most ${MAX_RECIPIENTS} recipients; send to the rest in another message.`);
 /** One recipient as a string, or a list as JSON text (a name never starts with `[`). */
 const recipientText = z.string().min(1, EMPTY_RECIPIENT).max(4000);
 
@@ -80,47 +102,95 @@ function recipientList(to: string | string[] | undefined, ctx: z.RefinementCtx):
   if (typeof to !== 'string') return to;
   let list: unknown = [to];
   if (to.trimStart().startsWith('[')) {
-    try { list = JSON.parse(to); } catch { list = null; }
+    try {
+      list = JSON.parse(to);
+    } catch {
+      list = null;
+    }
   }
   const checked = recipients.safeParse(list);
   if (checked.success) return checked.data;
-  ctx.addIssue({ code: 'custom', message: Array.isArray(list) ? checked.error.issues[0].message : '`to` starts like a JSON list but is not one; send a list of names, or one name as a string.' });
+  ctx.addIssue({
+    code: 'custom',
+    message: Array.isArray(list)
+      ? checked.error.issues[0].message
+      : '`to` starts like a JSON list but is not one; send a list of names, or one name as a string.',
+  });
   return z.NEVER;
 }
 
 /** A conversation id as an inbox item carries it; an empty one gets a sentence saying what to pass instead. */
-export const conversationId = (what: string) => z.string()
-  .min(1, 'The conversation id is empty; pass the conversation.id of a message from check_inbox or subscribe, or leave `conversation` out.')
-  .max(64).optional().describe(what);
+export const conversationId = (what: string) =>
+  z
+    .string()
+    .min(
+      1,
+      'The conversation id is empty; pass the conversation.id of a message from check_inbox or subscribe, or leave `conversation` out.',
+    )
+    .max(64)
+    .optional()
+    .describe(what);
 
 export const sendMessageInput = {
-  to: z.union([recipientText, recipients]).optional().transform(recipientList)
-    .describe('Recipients: agent names, owner/name when a name is ambiguous, or person handles; one name or a list. Optional when `conversation` is given'),
-  conversation: conversationId('Id of a conversation you received a message in, to reply there (e.g. the Slack thread)'),
-  body: z.string().min(1, 'The body is empty; write something to send.')
-    .max(MAX_BODY_CHARS, `The body is longer than ${MAX_BODY_CHARS} characters; split it or share a document instead.`).describe(`Markdown, at most ${MAX_BODY_CHARS} characters`),
-  reply_to: z.string().min(1, 'reply_to is empty; pass the id of the message you answer, or leave it out.').max(64).optional()
+  to: z
+    .union([recipientText, recipients])
+    .optional()
+    .transform(recipientList)
+    .describe(
+      'Recipients: agent names, owner/name when a name is ambiguous, or person handles; one name or a list. Optional when `conversation` is given',
+    ),
+  conversation: conversationId(
+    'Id of a conversation you received a message in, to reply there (e.g. the Slack thread)',
+  ),
+  body: z
+    .string()
+    .min(1, 'The body is empty; write something to send.')
+    .max(MAX_BODY_CHARS, `The body is longer than ${MAX_BODY_CHARS} characters; split it or share a document instead.`)
+    .describe(`Markdown, at most ${MAX_BODY_CHARS} characters`),
+  reply_to: z
+    .string()
+    .min(1, 'reply_to is empty; pass the id of the message you answer, or leave it out.')
+    .max(64)
+    .optional()
     .describe('Id of the message you are answering'),
 };
 export const sendMessageOutput = {
   message_id: z.string().nullable().describe('Null when no recipient accepted it'),
   conversation_id: z.string().nullable(),
-  recipients: z.array(z.object({
-    to: z.string(),
-    status: z.enum(['delivered', 'refused']),
-    reason: z.string().optional(),
-    rule: z.string().optional().describe('The rule that refused it'),
-  })),
+  recipients: z.array(
+    z.object({
+      to: z.string(),
+      status: z.enum(['delivered', 'refused']),
+      reason: z.string().optional(),
+      rule: z.string().optional().describe('The rule that refused it'),
+    }),
+  ),
 };
 
 export const checkInboxInput = {
-  limit: z.number().int().min(1).max(MAX_INBOX_LIMIT).default(20).describe(`Most messages to return (1 to ${MAX_INBOX_LIMIT})`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_INBOX_LIMIT)
+    .default(20)
+    .describe(`Most messages to return (1 to ${MAX_INBOX_LIMIT})`),
 };
 
 export const subscribeInput = {
-  timeout_seconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(DEFAULT_WAIT_SECONDS)
+  timeout_seconds: z
+    .number()
+    .min(0)
+    .max(MAX_WAIT_SECONDS)
+    .default(DEFAULT_WAIT_SECONDS)
     .describe(`How long to wait for a message when none is unread (at most ${MAX_WAIT_SECONDS})`),
-  limit: z.number().int().min(1).max(MAX_INBOX_LIMIT).default(20).describe(`Most messages to return (1 to ${MAX_INBOX_LIMIT})`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_INBOX_LIMIT)
+    .default(20)
+    .describe(`Most messages to return (1 to ${MAX_INBOX_LIMIT})`),
 };
 export const subscribeOutput = {
   ...inboxOutput,
@@ -135,13 +205,15 @@ export const searchInput = {
   limit: z.number().int().min(1).max(50).default(10).describe('Most matches to return (1 to 50)'),
 };
 export const searchOutput = {
-  results: z.array(z.object({
-    id: z.string(),
-    time: z.string(),
-    sender,
-    conversation_id: z.string(),
-    snippet: z.string().describe('The matching words in context, marked with **'),
-    body: z.string(),
-    rank: z.number(),
-  })),
+  results: z.array(
+    z.object({
+      id: z.string(),
+      time: z.string(),
+      sender,
+      conversation_id: z.string(),
+      snippet: z.string().describe('The matching words in context, marked with **'),
+      body: z.string(),
+      rank: z.number(),
+    }),
+  ),
 };

@@ -15,7 +15,10 @@ export type RawHandler = (request: RawToolCall, extra: unknown) => Promise<unkno
  * so an SDK upgrade that changes it fails loudly. Call it after registering tools.
  * Returns false (and changes nothing) when the SDK's internals are not as expected.
  */
-export function wrapToolCalls(server: McpServer, wrap: (request: RawToolCall, extra: unknown, next: RawHandler) => Promise<unknown>): boolean {
+export function wrapToolCalls(
+  server: McpServer,
+  wrap: (request: RawToolCall, extra: unknown, next: RawHandler) => Promise<unknown>,
+): boolean {
   const table = (server.server as unknown as { _requestHandlers?: Map<string, RawHandler> })._requestHandlers;
   const next = table?.get('tools/call');
   if (!table || !next) return false;

@@ -19,8 +19,13 @@ export function ok(structured: Record<string, unknown>, text: string): CallToolR
 export async function recordAudit(ctx: ToolContext, action: string, facts: AuditFacts): Promise<void> {
   try {
     await ctx.app.store.audit.record({
-      workspaceId: ctx.workspace.id, agentId: ctx.agent.id, onBehalfOf: facts.onBehalfOf ?? null,
-      action, target: facts.target ?? null, result: facts.result, details: facts.details,
+      workspaceId: ctx.workspace.id,
+      agentId: ctx.agent.id,
+      onBehalfOf: facts.onBehalfOf ?? null,
+      action,
+      target: facts.target ?? null,
+      result: facts.result,
+      details: facts.details,
     });
   } catch (err) {
     ctx.app.logger.error({ err, action, agentId: ctx.agent.id }, 'could not record an audit entry');
@@ -46,8 +51,10 @@ export function runTool<A>(
       const refusal = toRefusal(e, ctx.app.logger, name);
       if (auditTarget) {
         await recordAudit(ctx, name, {
-          target: auditTarget(args), result: refusal.code === 'INTERNAL' ? 'failed' : `refused: ${refusal.code}`,
-          details: { reason: refusal.message }, onBehalfOf: ctx.agent.ownerId,
+          target: auditTarget(args),
+          result: refusal.code === 'INTERNAL' ? 'failed' : `refused: ${refusal.code}`,
+          details: { reason: refusal.message },
+          onBehalfOf: ctx.agent.ownerId,
         });
       }
       return refusalResult(refusal);

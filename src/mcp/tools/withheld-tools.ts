@@ -12,7 +12,11 @@ import { wrapToolCalls } from './raw-tool-call.ts';
  * why and whom to ask; `refuse` answers null to let the call go on (the tool is
  * listed now). Call it after registering tools; false when it could not attach.
  */
-export function refuseWithheldTools(server: McpServer, names: readonly string[], refuse: (name: string) => Promise<CallToolResult | null>): boolean {
+export function refuseWithheldTools(
+  server: McpServer,
+  names: readonly string[],
+  refuse: (name: string) => Promise<CallToolResult | null>,
+): boolean {
   return wrapToolCalls(server, async (request, extra, next) => {
     const name = request.params?.name;
     if (typeof name !== 'string' || !names.includes(name)) return next(request, extra);
@@ -25,7 +29,9 @@ export function roleRefusal(access: DocumentAccess, ws: Pick<Workspace, 'slug'>,
   const needs = (WRITING_TOOLS as readonly string[]).includes(tool) ? 'editor' : 'owner';
   const an = (role: string) => `${role === 'viewer' ? 'a' : 'an'} ${role}`;
   const who = access.personHandle;
-  const seat = access.hasSeat ? '' : `, and an admin can assign the seat writing also needs with \`switchboard seat grant ${who} --org ${access.org.slug}\``;
+  const seat = access.hasSeat
+    ? ''
+    : `, and an admin can assign the seat writing also needs with \`switchboard seat grant ${who} --org ${access.org.slug}\``;
   return notPermitted(
     `@${who} is ${an(access.role)} of the workspace ${ws.slug}, and ${tool} needs ${an(needs)}. ` +
       `A workspace owner or an admin of ${access.org.name} can make @${who} ${an(needs)} with \`switchboard member add ${ws.slug} ${who} --role ${needs}\`${seat}; ` +

@@ -57,7 +57,12 @@ export function cachedMembers(src: MemberSource): (channels: ChatChannel[]) => P
   const failedAt = new Map<string, number>();
   const reading = new Map<string, Promise<ListState | null>>();
 
-  const fetchAndKeep = async (tenantId: string, listId: string, key: string, read: () => Promise<string[] | null>): Promise<ListState | null> => {
+  const fetchAndKeep = async (
+    tenantId: string,
+    listId: string,
+    key: string,
+    read: () => Promise<string[] | null>,
+  ): Promise<ListState | null> => {
     if (Date.now() - (failedAt.get(key) ?? 0) < FAILED_READ_MS) return null;
     try {
       const ids = await read();
@@ -68,7 +73,10 @@ export function cachedMembers(src: MemberSource): (channels: ChatChannel[]) => P
       return { fetchedAt: at, marks: ids.filter((id) => id.startsWith('*')) };
     } catch (err) {
       failedAt.set(key, Date.now());
-      src.logger.warn({ err: src.loggable(err), tenantId, channelId: listId }, 'could not read who is in a chat channel or team; its audience counts as guests');
+      src.logger.warn(
+        { err: src.loggable(err), tenantId, channelId: listId },
+        'could not read who is in a chat channel or team; its audience counts as guests',
+      );
       return null;
     }
   };
@@ -79,11 +87,18 @@ export function cachedMembers(src: MemberSource): (channels: ChatChannel[]) => P
    * `wait` (a channel's members: one short read), else answered null while it is read (a whole tenant can take minutes
    * at Slack's limits).
    */
-  const cached = async (tenantId: string, listId: string, copy: ListState | null, read: () => Promise<string[] | null>, wait: boolean): Promise<ListState | null> => {
+  const cached = async (
+    tenantId: string,
+    listId: string,
+    copy: ListState | null,
+    read: () => Promise<string[] | null>,
+    wait: boolean,
+  ): Promise<ListState | null> => {
     if (copy && clock.now().getTime() - copy.fetchedAt.getTime() < MEMBERS_TTL_MS) return copy;
     const key = `${tenantId}:${listId}`;
     let pending = reading.get(key);
-    if (!pending) reading.set(key, pending = fetchAndKeep(tenantId, listId, key, read).finally(() => reading.delete(key)));
+    if (!pending)
+      reading.set(key, (pending = fetchAndKeep(tenantId, listId, key, read).finally(() => reading.delete(key))));
     return copy ?? (wait ? pending : null);
   };
 
@@ -97,18 +112,27 @@ export function cachedMembers(src: MemberSource): (channels: ChatChannel[]) => P
     // channel turns out open: a roster is one more row, not one more statement.
     const tenants = src.readRoster ? [...new Set(channels.map((c) => c.tenantId))] : [];
     const states = await store.audiences.channelStates(src.surface, [
-      ...channels.map((c) => ({ ...c, marks: true })), ...tenants.map((tenantId) => ({ tenantId, channelId: TENANT_ROSTER, marks: false })),
+      ...channels.map((c) => ({ ...c, marks: true })),
+      ...tenants.map((tenantId) => ({ tenantId, channelId: TENANT_ROSTER, marks: false })),
     ]);
     const rosters = new Map(tenants.map((tenantId, i) => [tenantId, states[channels.length + i]]));
-    return Promise.all(channels.map(async ({ tenantId, channelId }, i) => {
-      const channel = await cached(tenantId, channelId, states[i], () => readChannel(tenantId, channelId), true);
-      if (!channel) return null;
-      const outsiders = channel.marks.includes(OUTSIDE) ? 1 : 0;
-      if (!channel.marks.includes(OPEN)) return { lists: [channelId], outsiders };
-      const roster = await cached(tenantId, TENANT_ROSTER, rosters.get(tenantId) ?? null, async () => (src.readRoster ? src.readRoster(tenantId) : null), false);
-      // An open channel whose tenant is not listed (yet) has an unknown audience, counted as guests like any unread list.
-      if (!roster) return null;
-      return { lists: [channelId, TENANT_ROSTER], outsiders };
-    }));
+    return Promise.all(
+      channels.map(async ({ tenantId, channelId }, i) => {
+        const channel = await cached(tenantId, channelId, states[i], () => readChannel(tenantId, channelId), true);
+        if (!channel) return null;
+        const outsiders = channel.marks.includes(OUTSIDE) ? 1 : 0;
+        if (!channel.marks.includes(OPEN)) return { lists: [channelId], outsiders };
+        const roster = await cached(
+          tenantId,
+          TENANT_ROSTER,
+          rosters.get(tenantId) ?? null,
+          async () => (src.readRoster ? src.readRoster(tenantId) : null),
+          false,
+        );
+        // An open channel whose tenant is not listed (yet) has an unknown audience, counted as guests like any unread list.
+        if (!roster) return null;
+        return { lists: [channelId, TENANT_ROSTER], outsiders };
+      }),
+    );
   };
 }

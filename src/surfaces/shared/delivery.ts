@@ -18,7 +18,8 @@ export function deliveryDeps(app: App): DeliveryDeps {
         app.logger.error({ err, agentId: to.id, topic }, 'could not tell an agent that its post failed');
       }
     },
-    removePost: (out, externalId) => queuePostChange(app.store, { ...out.message, externalId }, out.conversation, 'delete'),
+    removePost: (out, externalId) =>
+      queuePostChange(app.store, { ...out.message, externalId }, out.conversation, 'delete'),
   };
 }
 

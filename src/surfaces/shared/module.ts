@@ -14,18 +14,22 @@ export function runtimeOf<R>(app: App, surface: ExternalSurface, howToConfigure:
 }
 
 /** Mounts a surface's routes when it is configured; otherwise logs `howToTurnOn` once and adds nothing. */
-export const surfaceMount = (surface: ExternalSurface, howToTurnOn: string): Mount => (web, app) => {
-  const module = app.surfaceModules.get(surface);
-  if (!module?.configured) {
-    app.logger.info(howToTurnOn);
-    return;
-  }
-  module.mount(web);
-};
+export const surfaceMount =
+  (surface: ExternalSurface, howToTurnOn: string): Mount =>
+  (web, app) => {
+    const module = app.surfaceModules.get(surface);
+    if (!module?.configured) {
+      app.logger.info(howToTurnOn);
+      return;
+    }
+    module.mount(web);
+  };
 
 /** True once the server has started stopping (app.onDrain): a surface's route then refuses new requests. */
 export function drainFlag(app: App): () => boolean {
   let draining = false;
-  app.onDrain.push(() => { draining = true; });
+  app.onDrain.push(() => {
+    draining = true;
+  });
   return () => draining;
 }

@@ -24,11 +24,17 @@ export const SLACK_APPROVAL_UPDATE = 'slack.approval.update';
 const Job = z.object({ approvalId: z.string().uuid(), workspaceId: z.string().uuid() });
 
 /** Where one card goes: a channel or thread, or the DM of one approver (`user`). */
-interface Target { team: string; channel: string; thread_ts?: string; user?: string }
+interface Target {
+  team: string;
+  channel: string;
+  thread_ts?: string;
+  user?: string;
+}
 
 function parse(topic: string, raw: Record<string, unknown>) {
   const job = Job.safeParse(raw);
-  if (!job.success) throw new PermanentFailure(`The ${topic} job is malformed (${job.error.issues[0]?.message}); it cannot be run.`);
+  if (!job.success)
+    throw new PermanentFailure(`The ${topic} job is malformed (${job.error.issues[0]?.message}); it cannot be run.`);
   return job.data;
 }
 
@@ -53,7 +59,11 @@ class Failures {
   }
 }
 
-async function load(rt: SlackRuntime, workspaceId: string, approvalId: string): Promise<{ a: Approval; agent: Agent; outcome: string | null } | null> {
+async function load(
+  rt: SlackRuntime,
+  workspaceId: string,
+  approvalId: string,
+): Promise<{ a: Approval; agent: Agent; outcome: string | null } | null> {
   const a = await rt.app.store.approvals.get(workspaceId, approvalId);
   const agent = a ? await rt.app.store.agents.get(a.agentId) : null;
   // Deleted since (workspace removed): there is nothing left to show.
@@ -68,13 +78,16 @@ async function targets(rt: SlackRuntime, a: Approval, shown: ApprovalView[]): Pr
   const thread = conversation?.surface === 'slack' ? threadFromRef(conversation.externalRef) : null;
   if (thread) return shown.some((v) => !v.ref.user) ? [] : [thread];
   const approvers = await rt.app.approvals.approversOf(a);
-  const identities = (await Promise.all(approvers.map((p) => rt.identities.listForPerson(p)))).flat().filter((i) => i.surface === 'slack');
+  const identities = (await Promise.all(approvers.map((p) => rt.identities.listForPerson(p))))
+    .flat()
+    .filter((i) => i.surface === 'slack');
   const out: Target[] = [];
   for (const i of identities) {
     if (shown.some((v) => v.ref.team === i.tenantId && v.ref.user === i.externalUserId)) continue;
     const installation = await rt.installations.get(i.tenantId);
     // Posting to a user id lands in their DM with the app; Slack answers with the DM's channel id.
-    if (installation?.workspaceId === a.workspaceId) out.push({ team: i.tenantId, channel: i.externalUserId, user: i.externalUserId });
+    if (installation?.workspaceId === a.workspaceId)
+      out.push({ team: i.tenantId, channel: i.externalUserId, user: i.externalUserId });
   }
   return out;
 }
@@ -96,16 +109,35 @@ export function approvalShowHandler(rt: SlackRuntime): JobHandler {
       }
       try {
         // One card per approval and place, even across a crash between posting it and storing its view.
-        const posted = await pacedCall(rt.pacer, `${t.team}:${t.channel}`, () => postOnce(rt, rt.clients.for(creds.token), `approval:${a.id}:${t.team}:${t.channel}`, {
-          channel: t.channel, ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}),
-          text: approvalText(a, agent, outcome), blocks: approvalBlocks(a, agent, outcome),
-          username: agent.displayName.slice(0, 80), ...(agent.avatarUrl ? { icon_url: agent.avatarUrl } : {}),
-          metadata: { event_type: APPROVAL_EVENT_TYPE, event_payload: { approval_id: a.id } }, unfurl_links: false,
-        }, ctx.signal));
+        const posted = await pacedCall(rt.pacer, `${t.team}:${t.channel}`, () =>
+          postOnce(
+            rt,
+            rt.clients.for(creds.token),
+            `approval:${a.id}:${t.team}:${t.channel}`,
+            {
+              channel: t.channel,
+              ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}),
+              text: approvalText(a, agent, outcome),
+              blocks: approvalBlocks(a, agent, outcome),
+              username: agent.displayName.slice(0, 80),
+              ...(agent.avatarUrl ? { icon_url: agent.avatarUrl } : {}),
+              metadata: { event_type: APPROVAL_EVENT_TYPE, event_payload: { approval_id: a.id } },
+              unfurl_links: false,
+            },
+            ctx.signal,
+          ),
+        );
         // Recorded at once: a retry of this job skips every card already posted.
         await app.store.approvals.addView({
-          approvalId: a.id, surface: 'slack',
-          ref: { team: t.team, channel: posted.channel, ts: posted.ts, ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}), ...(t.user ? { user: t.user } : {}) },
+          approvalId: a.id,
+          surface: 'slack',
+          ref: {
+            team: t.team,
+            channel: posted.channel,
+            ts: posted.ts,
+            ...(t.thread_ts ? { thread_ts: t.thread_ts } : {}),
+            ...(t.user ? { user: t.user } : {}),
+          },
         });
       } catch (e) {
         failures.add(e, { approvalId: a.id, channel: t.channel });
@@ -113,7 +145,8 @@ export function approvalShowHandler(rt: SlackRuntime): JobHandler {
     }
     failures.rethrow();
     if (list.length && failures.permanent === list.length && !list[0].user) await tellAgent(rt, a, agent);
-    if (list.length && failures.permanent === list.length) throw new PermanentFailure('Slack refused every approval card; it is still shown on the web.');
+    if (list.length && failures.permanent === list.length)
+      throw new PermanentFailure('Slack refused every approval card; it is still shown on the web.');
   };
 }
 
@@ -130,9 +163,16 @@ export function approvalUpdateHandler(rt: SlackRuntime): JobHandler {
       const creds = await rt.installations.credentials(team);
       if (!creds) continue;
       try {
-        await pacedCall(rt.pacer, `${team}:${channel}`, () => call(() => rt.clients.for(creds.token).chat.update({
-          channel, ts, text: approvalText(a, agent, outcome), blocks: approvalBlocks(a, agent, outcome),
-        })));
+        await pacedCall(rt.pacer, `${team}:${channel}`, () =>
+          call(() =>
+            rt.clients.for(creds.token).chat.update({
+              channel,
+              ts,
+              text: approvalText(a, agent, outcome),
+              blocks: approvalBlocks(a, agent, outcome),
+            }),
+          ),
+        );
       } catch (e) {
         // A card someone deleted (message_not_found) stays gone; the others are still updated.
         failures.add(e, { approvalId: a.id, channel });
@@ -146,9 +186,14 @@ export function approvalUpdateHandler(rt: SlackRuntime): JobHandler {
 async function tellAgent(rt: SlackRuntime, a: Approval, agent: Agent) {
   try {
     const ws = (await rt.app.store.workspaces.get(a.workspaceId))!;
-    await rt.app.messaging.notice(ws, await rt.app.orgs.systemAgent(), agent,
+    await rt.app.messaging.notice(
+      ws,
+      await rt.app.orgs.systemAgent(),
+      agent,
       `Your approval ${a.id} “${a.title}” could not be shown in the Slack thread (Slack refused it; see the logs). ` +
-      'It is still pending in the web chat and the approvers\' inboxes.', 'slack-delivery');
+        "It is still pending in the web chat and the approvers' inboxes.",
+      'slack-delivery',
+    );
   } catch (err) {
     rt.logger.error({ err: loggable(err), approvalId: a.id }, 'could not tell the agent that its approval card failed');
   }

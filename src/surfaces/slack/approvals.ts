@@ -12,8 +12,22 @@ import type { Decision } from '../../core/approvals/types.ts';
 import { isRefusal, type SwitchboardError } from '../../core/errors.ts';
 import type { JobContext } from '../../core/ports.ts';
 import type { SlackListeners } from './event-listeners.ts';
-import { APPROVE_ACTION, lateClickText, REASON_BLOCK, REASON_INPUT, REASON_VIEW, reasonModal, REJECT_ACTION, type ReasonContext } from './cards.ts';
-import { approvalShowHandler, approvalUpdateHandler, SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
+import {
+  APPROVE_ACTION,
+  lateClickText,
+  REASON_BLOCK,
+  REASON_INPUT,
+  REASON_VIEW,
+  reasonModal,
+  REJECT_ACTION,
+  type ReasonContext,
+} from './cards.ts';
+import {
+  approvalShowHandler,
+  approvalUpdateHandler,
+  SLACK_APPROVAL_SHOW,
+  SLACK_APPROVAL_UPDATE,
+} from './approval-jobs.ts';
 import { asJobError, loggable } from './errors.ts';
 import { slackLinkHowTo } from './linking.ts';
 import { jobOf } from './receiver.ts';
@@ -30,7 +44,11 @@ export function registerApprovalJobs(app: App, rt: SlackRuntime): void {
 }
 
 /** A click as the core needs it: the workspace behind the team, and who clicked as a decider. */
-async function deciderFor(rt: SlackRuntime, teamId: string, userId: string): Promise<{ workspaceId: string; decider: Decider } | { refusal: string }> {
+async function deciderFor(
+  rt: SlackRuntime,
+  teamId: string,
+  userId: string,
+): Promise<{ workspaceId: string; decider: Decider } | { refusal: string }> {
   const found = await workspaceOf(rt, teamId);
   if (!found?.workspace) return { refusal: notConnected(teamId) };
   const key = { surface: 'slack' as const, tenantId: teamId, externalUserId: userId };
@@ -41,7 +59,12 @@ async function deciderFor(rt: SlackRuntime, teamId: string, userId: string): Pro
 }
 
 /** What a refused or late click is told: the core's sentence, or who settled it. */
-async function refusalText(rt: SlackRuntime, e: SwitchboardError, workspaceId: string, approvalId: string): Promise<string> {
+async function refusalText(
+  rt: SlackRuntime,
+  e: SwitchboardError,
+  workspaceId: string,
+  approvalId: string,
+): Promise<string> {
   if (e.code === 'CONFLICT') {
     const a = await rt.app.store.approvals.get(workspaceId, approvalId);
     if (a) return lateClickText(await rt.app.approvals.outcome(a));
@@ -52,15 +75,24 @@ async function refusalText(rt: SlackRuntime, e: SwitchboardError, workspaceId: s
 }
 
 /** What the person is told once their click has been given up (it kept failing on Switchboard's or Slack's side). */
-const GIVEN_UP = 'Switchboard could not handle your click on this approval, so nothing was decided; click again in a moment, or decide it in the web chat.';
+const GIVEN_UP =
+  'Switchboard could not handle your click on this approval, so nothing was decided; click again in a moment, or decide it in the web chat.';
 
 /** Where a click's answer goes: the person who clicked, where the card is. */
 type Where = { channel: string; user: string; thread_ts?: string };
 
 /** Tells only the person who clicked (an ephemeral message where the card is). */
 async function tellClicker(rt: SlackRuntime, client: webApi.WebClient, where: Where, text: string) {
-  await client.chat.postEphemeral({ channel: where.channel, user: where.user, text, ...(where.thread_ts ? { thread_ts: where.thread_ts } : {}) })
-    .catch((err: unknown) => rt.logger.warn({ err: loggable(err), channel: where.channel }, 'could not answer an approval click'));
+  await client.chat
+    .postEphemeral({
+      channel: where.channel,
+      user: where.user,
+      text,
+      ...(where.thread_ts ? { thread_ts: where.thread_ts } : {}),
+    })
+    .catch((err: unknown) =>
+      rt.logger.warn({ err: loggable(err), channel: where.channel }, 'could not answer an approval click'),
+    );
 }
 
 /**
@@ -68,9 +100,18 @@ async function tellClicker(rt: SlackRuntime, client: webApi.WebClient, where: Wh
  * (the database, Slack, a bug) goes back to the stored click's job, which retries it, and is told only when the job
  * gives up.
  */
-async function handleClick(rt: SlackRuntime, client: webApi.WebClient, click: ReasonContext & { userId: string }, job: JobContext | undefined,
-  handle: (who: { workspaceId: string; decider: Decider }) => Promise<void>) {
-  const where: Where = { channel: click.channel, user: click.userId, ...(click.threadTs ? { thread_ts: click.threadTs } : {}) };
+async function handleClick(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  click: ReasonContext & { userId: string },
+  job: JobContext | undefined,
+  handle: (who: { workspaceId: string; decider: Decider }) => Promise<void>,
+) {
+  const where: Where = {
+    channel: click.channel,
+    user: click.userId,
+    ...(click.threadTs ? { thread_ts: click.threadTs } : {}),
+  };
   try {
     const who = await deciderFor(rt, click.teamId, click.userId);
     if ('refusal' in who) return await tellClicker(rt, client, where, who.refusal);
@@ -88,9 +129,23 @@ async function handleClick(rt: SlackRuntime, client: webApi.WebClient, click: Re
 }
 
 /** Decides from Slack; a refusal goes back to the person ephemerally. */
-function decideFromSlack(rt: SlackRuntime, client: webApi.WebClient, click: ReasonContext & { userId: string }, job: JobContext | undefined, decision: Decision, reason?: string) {
+function decideFromSlack(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  click: ReasonContext & { userId: string },
+  job: JobContext | undefined,
+  decision: Decision,
+  reason?: string,
+) {
   return handleClick(rt, client, click, job, async (who) => {
-    await rt.app.approvals.decide({ approvalId: click.approvalId, workspaceId: who.workspaceId, decision, decider: who.decider, via: 'slack', reason });
+    await rt.app.approvals.decide({
+      approvalId: click.approvalId,
+      workspaceId: who.workspaceId,
+      decision,
+      decider: who.decider,
+      via: 'slack',
+      reason,
+    });
   });
 }
 
@@ -98,8 +153,11 @@ function decideFromSlack(rt: SlackRuntime, client: webApi.WebClient, click: Reas
 function clickOf(body: BlockButtonAction, action: { value?: string }): ReasonContext & { userId: string } {
   const threadTs = body.message?.thread_ts as string | undefined;
   return {
-    approvalId: action.value ?? '', teamId: body.team?.id ?? body.user.team_id ?? '', userId: body.user.id,
-    channel: body.channel?.id ?? body.container.channel_id, ...(threadTs ? { threadTs } : {}),
+    approvalId: action.value ?? '',
+    teamId: body.team?.id ?? body.user.team_id ?? '',
+    userId: body.user.id,
+    channel: body.channel?.id ?? body.container.channel_id,
+    ...(threadTs ? { threadTs } : {}),
   };
 }
 
@@ -115,7 +173,13 @@ export function registerApprovalActions(bolt: SlackListeners, rt: SlackRuntime):
     await ack();
     const click = clickOf(body, action);
     await handleClick(rt, client, click, jobOf(context), async (who) => {
-      const a = await rt.app.approvals.mayDecide({ approvalId: click.approvalId, workspaceId: who.workspaceId, decision: 'rejected', decider: who.decider, via: 'slack' });
+      const a = await rt.app.approvals.mayDecide({
+        approvalId: click.approvalId,
+        workspaceId: who.workspaceId,
+        decision: 'rejected',
+        decider: who.decider,
+        via: 'slack',
+      });
       const { userId: _user, ...reasonContext } = click;
       await client.views.open({ trigger_id: body.trigger_id, view: reasonModal(a, reasonContext) });
     });
@@ -131,6 +195,13 @@ export function registerApprovalActions(bolt: SlackListeners, rt: SlackRuntime):
       return;
     }
     const reason = view.state.values[REASON_BLOCK]?.[REASON_INPUT]?.value ?? undefined;
-    await decideFromSlack(rt, client, { ...reasonContext, userId: body.user.id }, jobOf(context), 'rejected', reason ?? undefined);
+    await decideFromSlack(
+      rt,
+      client,
+      { ...reasonContext, userId: body.user.id },
+      jobOf(context),
+      'rejected',
+      reason ?? undefined,
+    );
   });
 }

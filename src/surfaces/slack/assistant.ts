@@ -12,7 +12,10 @@ import { workspaceOf, type SlackRuntime } from './runtime.ts';
 const MAX_PROMPTS = 4;
 
 /** The prompts for a new thread: the person's chosen agent first, then others; each names its agent so the message reaches it. */
-export function suggestedPrompts(directory: WorkspaceAgent[], chosenId: string | null): Array<{ title: string; message: string }> {
+export function suggestedPrompts(
+  directory: WorkspaceAgent[],
+  chosenId: string | null,
+): Array<{ title: string; message: string }> {
   const agents = talkableAgents(directory).filter((d) => d.agent.kind === 'agent');
   const ordered = [...agents.filter((d) => d.agent.id === chosenId), ...agents.filter((d) => d.agent.id !== chosenId)];
   return ordered.slice(0, MAX_PROMPTS).map((d) => ({
@@ -30,10 +33,28 @@ export function registerAssistantThreads(bolt: SlackListeners, rt: SlackRuntime)
       if (!found?.workspace) return;
       const ws = found.workspace;
       const directory = await rt.app.agents.directory(ws);
-      const prompts = suggestedPrompts(directory, await rt.app.store.defaultAgents.get({ surface: 'slack', tenantId: context.teamId!, scope: 'user', scopeId: user }));
+      const prompts = suggestedPrompts(
+        directory,
+        await rt.app.store.defaultAgents.get({
+          surface: 'slack',
+          tenantId: context.teamId!,
+          scope: 'user',
+          scopeId: user,
+        }),
+      );
       try {
-        await client.assistant.threads.setTitle({ channel_id: channel, thread_ts: threadTs, title: `Switchboard · ${ws.name}`.slice(0, 255) });
-        if (prompts.length) await client.assistant.threads.setSuggestedPrompts({ channel_id: channel, thread_ts: threadTs, title: 'Ask an agent', prompts });
+        await client.assistant.threads.setTitle({
+          channel_id: channel,
+          thread_ts: threadTs,
+          title: `Switchboard · ${ws.name}`.slice(0, 255),
+        });
+        if (prompts.length)
+          await client.assistant.threads.setSuggestedPrompts({
+            channel_id: channel,
+            thread_ts: threadTs,
+            title: 'Ask an agent',
+            prompts,
+          });
       } catch (err) {
         // A title and prompts are a courtesy: the thread works without them.
         rt.logger.warn({ err: loggable(err), channel }, 'could not set the title or prompts of an assistant thread');

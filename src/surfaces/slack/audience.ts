@@ -33,8 +33,13 @@ export async function readMembers(client: webApi.WebClient, channel: string): Pr
 }
 
 /** Whether a Slack user may open every public channel of the team: a person (not a bot), active, and not a guest. */
-const opensPublicChannels = (u: { id?: string; deleted?: boolean; is_bot?: boolean; is_restricted?: boolean; is_ultra_restricted?: boolean }) =>
-  Boolean(u.id && u.id !== SLACKBOT && !u.deleted && !u.is_bot && !u.is_restricted && !u.is_ultra_restricted);
+const opensPublicChannels = (u: {
+  id?: string;
+  deleted?: boolean;
+  is_bot?: boolean;
+  is_restricted?: boolean;
+  is_ultra_restricted?: boolean;
+}) => Boolean(u.id && u.id !== SLACKBOT && !u.deleted && !u.is_bot && !u.is_restricted && !u.is_ultra_restricted);
 
 /** The team's people who may open its public channels, every page of users.list. */
 async function readRoster(client: webApi.WebClient): Promise<string[]> {
@@ -58,10 +63,15 @@ export function slackAudience(rt: SlackRuntime): SurfaceAudience {
     locate(c) {
       const thread = threadFromRef(c.externalRef);
       if (!thread) return null;
-      return thread.channel.startsWith('D') ? { kind: 'dm' } : { kind: 'channel', tenantId: thread.team, channelId: thread.channel };
+      return thread.channel.startsWith('D')
+        ? { kind: 'dm' }
+        : { kind: 'channel', tenantId: thread.team, channelId: thread.channel };
     },
     members: cachedMembers({
-      surface: 'slack', app: rt.app, logger: rt.logger, loggable,
+      surface: 'slack',
+      app: rt.app,
+      logger: rt.logger,
+      loggable,
       async read(teamId, channelId) {
         const api = await clientOf(teamId);
         if (!api) return null;
@@ -71,7 +81,9 @@ export function slackAudience(rt: SlackRuntime): SurfaceAudience {
         return {
           members,
           open: !channel?.is_private && !channel?.is_mpim && !channel?.is_im,
-          sharedOutside: Boolean(channel?.is_ext_shared || channel?.is_shared || channel?.is_org_shared || channel?.is_pending_ext_shared),
+          sharedOutside: Boolean(
+            channel?.is_ext_shared || channel?.is_shared || channel?.is_org_shared || channel?.is_pending_ext_shared,
+          ),
         };
       },
       async readRoster(teamId) {
@@ -87,7 +99,13 @@ export function slackAudience(rt: SlackRuntime): SurfaceAudience {
  * when the app itself leaves a channel, its copy is dropped.
  */
 export function registerAudienceEvents(bolt: SlackListeners, rt: SlackRuntime): void {
-  const changed = async (teamId: string | undefined, channel: string, user: string, joined: boolean, botUserId: string | undefined) => {
+  const changed = async (
+    teamId: string | undefined,
+    channel: string,
+    user: string,
+    joined: boolean,
+    botUserId: string | undefined,
+  ) => {
     if (!teamId) return;
     try {
       if (user === botUserId) {
@@ -99,10 +117,15 @@ export function registerAudienceEvents(bolt: SlackListeners, rt: SlackRuntime): 
       rt.logger.warn({ err: loggable(err), teamId, channel }, 'could not record a channel membership change');
     }
   };
-  bolt.event('member_joined_channel', async ({ event, context }) => changed(context.teamId ?? event.team, event.channel, event.user, true, context.botUserId));
-  bolt.event('member_left_channel', async ({ event, context }) => changed(context.teamId ?? event.team, event.channel, event.user, false, context.botUserId));
+  bolt.event('member_joined_channel', async ({ event, context }) =>
+    changed(context.teamId ?? event.team, event.channel, event.user, true, context.botUserId),
+  );
+  bolt.event('member_left_channel', async ({ event, context }) =>
+    changed(context.teamId ?? event.team, event.channel, event.user, false, context.botUserId),
+  );
   // Someone new can open every public channel at once; people leaving the team only narrow it, which the hourly read catches.
   bolt.event('team_join', async ({ event, context }) => {
-    if (opensPublicChannels(event.user)) await changed(context.teamId ?? event.user.team_id, TENANT_ROSTER, event.user.id, true, context.botUserId);
+    if (opensPublicChannels(event.user))
+      await changed(context.teamId ?? event.user.team_id, TENANT_ROSTER, event.user.id, true, context.botUserId);
   });
 }

@@ -27,24 +27,44 @@ export function slackBridgePort(rt: SlackRuntime, outbound: SurfaceOutbound): Br
     react: slackReact(rt),
     async resolveChannel(workspace, channelId) {
       if (!CHANNEL.test(channelId)) {
-        throw notFound(`A Slack channel "${channelId}"`, 'Give the channel id (C… or G…), shown at the bottom of the channel\'s details in Slack.');
+        throw notFound(
+          `A Slack channel "${channelId}"`,
+          "Give the channel id (C… or G…), shown at the bottom of the channel's details in Slack.",
+        );
       }
       const [team] = await rt.installations.repo.teamsOf(workspace.id);
       const creds = team ? await rt.installations.credentials(team) : null;
-      if (!team || !creds) throw notPermitted(`No Slack team is connected to ${workspace.slug}; run \`switchboard slack connect ${workspace.slug} --team-id T…\` first.`);
+      if (!team || !creds)
+        throw notPermitted(
+          `No Slack team is connected to ${workspace.slug}; run \`switchboard slack connect ${workspace.slug} --team-id T…\` first.`,
+        );
       let members: string[];
       try {
         members = await readMembers(rt.clients.for(creds.token), channelId);
       } catch (e) {
         const failure = classifySlackError(e);
-        if ('code' in failure && failure.code === 'channel_not_found') throw notFound(`The Slack channel ${channelId} in the team ${team}`, 'Check the id, and invite the Switchboard app to the channel.');
-        throw new SwitchboardError('UNAVAILABLE', `Could not ask Slack who is in ${channelId} (${failure.reason}); try again.`);
+        if ('code' in failure && failure.code === 'channel_not_found')
+          throw notFound(
+            `The Slack channel ${channelId} in the team ${team}`,
+            'Check the id, and invite the Switchboard app to the channel.',
+          );
+        throw new SwitchboardError(
+          'UNAVAILABLE',
+          `Could not ask Slack who is in ${channelId} (${failure.reason}); try again.`,
+        );
       }
       if (!members.includes(creds.installation.botUserId)) {
-        throw notPermitted(`The Switchboard app is not in the Slack channel ${channelId}; invite it there (/invite @Switchboard) and try again.`);
+        throw notPermitted(
+          `The Switchboard app is not in the Slack channel ${channelId}; invite it there (/invite @Switchboard) and try again.`,
+        );
       }
-      const title = await rt.clients.for(creds.token).conversations.info({ channel: channelId })
-        .then((r) => (r.channel?.name ? `#${r.channel.name}` : ''), () => '');
+      const title = await rt.clients
+        .for(creds.token)
+        .conversations.info({ channel: channelId })
+        .then(
+          (r) => (r.channel?.name ? `#${r.channel.name}` : ''),
+          () => '',
+        );
       return { tenantId: team, externalChannelId: channelId, externalRef: { team, channel: channelId }, title };
     },
   };
@@ -80,18 +100,35 @@ export interface SlackMessageEvent {
  * our own mirrors and other bots' posts never loop back). Edits and deletes
  * are the listeners' (followChange), bridged or not.
  */
-export async function mirrorBridged(rt: SlackRuntime, client: webApi.WebClient, event: unknown, context: { teamId?: string; botUserId?: string }): Promise<boolean> {
+export async function mirrorBridged(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  event: unknown,
+  context: { teamId?: string; botUserId?: string },
+): Promise<boolean> {
   const m = event as SlackMessageEvent;
-  if ((m.channel_type !== 'channel' && m.channel_type !== 'group') || !(await isBridged(rt, context.teamId, m.channel))) return false;
+  if ((m.channel_type !== 'channel' && m.channel_type !== 'group') || !(await isBridged(rt, context.teamId, m.channel)))
+    return false;
   const teamId = context.teamId!;
   if (!isPersonsMessage(m) || fromABot(m, context.botUserId)) return true;
   const where = { channel: m.channel, user: m.user!, thread_ts: m.thread_ts ?? m.ts };
   await guard(rt, client, where, async () => {
     const { markdown, names } = await readSlackMessage(rt, client, teamId, m as SlackMessageText, context.botUserId);
     const mentionsMe = Boolean(context.botUserId) && (m.text ?? '').includes(`<@${context.botUserId}>`);
-    const outcome = await rt.app.inbound.mirrorBridged(slackPort(rt, client, teamId, m.channel), normalise({
-      teamId, channel: m.channel, userId: m.user!, body: markdown, names, ts: m.ts, threadTs: m.thread_ts, place: 'channel', addressed: mentionsMe,
-    }));
+    const outcome = await rt.app.inbound.mirrorBridged(
+      slackPort(rt, client, teamId, m.channel),
+      normalise({
+        teamId,
+        channel: m.channel,
+        userId: m.user!,
+        body: markdown,
+        names,
+        ts: m.ts,
+        threadTs: m.thread_ts,
+        place: 'channel',
+        addressed: mentionsMe,
+      }),
+    );
     const reply = bridgedReply(outcome, context.botUserId);
     if (reply) await tell(client, where, reply);
   });

@@ -24,27 +24,53 @@ export function approvalText(a: Approval, agent: Agent, outcome: string | null):
 
 /** The card: buttons while `outcome` is null, else the outcome line where the buttons were. */
 export function approvalBlocks(a: Approval, agent: Agent, outcome: string | null): types.KnownBlock[] {
-  const expires = a.expiresAt && !outcome ? ` · expires <!date^${Math.floor(a.expiresAt.getTime() / 1000)}^{date_short_pretty} at {time}|${a.expiresAt.toISOString()}>` : '';
+  const expires =
+    a.expiresAt && !outcome
+      ? ` · expires <!date^${Math.floor(a.expiresAt.getTime() / 1000)}^{date_short_pretty} at {time}|${a.expiresAt.toISOString()}>`
+      : '';
   const blocks: types.KnownBlock[] = [
     { type: 'section', text: { type: 'mrkdwn', text: clip(`*Approval requested:* ${escape(a.title)}`, 3000) } },
   ];
   if (a.details.trim()) {
     // All of it, in as many sections as it takes: an approver must see everything they approve.
     const details = markdownToSlack(a.details);
-    blocks.push(...details.blocks ?? [{ type: 'section', text: { type: 'mrkdwn', text: details.text } }]);
+    blocks.push(...(details.blocks ?? [{ type: 'section', text: { type: 'mrkdwn', text: details.text } }]));
   }
-  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Asked by *${escape(agent.displayName)}* (\`${qualifiedName(agent)}\`)${expires}` }] });
+  blocks.push({
+    type: 'context',
+    elements: [
+      { type: 'mrkdwn', text: `Asked by *${escape(agent.displayName)}* (\`${qualifiedName(agent)}\`)${expires}` },
+    ],
+  });
   if (outcome === null) {
     blocks.push({
-      type: 'actions', block_id: `approval:${a.id}`,
+      type: 'actions',
+      block_id: `approval:${a.id}`,
       elements: [
-        { type: 'button', action_id: APPROVE_ACTION, style: 'primary', value: a.id, text: { type: 'plain_text', text: 'Approve' } },
-        { type: 'button', action_id: REJECT_ACTION, style: 'danger', value: a.id, text: { type: 'plain_text', text: 'Reject' } },
+        {
+          type: 'button',
+          action_id: APPROVE_ACTION,
+          style: 'primary',
+          value: a.id,
+          text: { type: 'plain_text', text: 'Approve' },
+        },
+        {
+          type: 'button',
+          action_id: REJECT_ACTION,
+          style: 'danger',
+          value: a.id,
+          text: { type: 'plain_text', text: 'Reject' },
+        },
       ],
     });
   } else {
-    const icon = a.status === 'approved' ? ':white_check_mark:' : a.status === 'rejected' ? ':no_entry:' : ':hourglass:';
-    blocks.push({ type: 'section', block_id: `outcome:${a.id}`, text: { type: 'mrkdwn', text: `${icon} *${escape(outcome)}*` } });
+    const icon =
+      a.status === 'approved' ? ':white_check_mark:' : a.status === 'rejected' ? ':no_entry:' : ':hourglass:';
+    blocks.push({
+      type: 'section',
+      block_id: `outcome:${a.id}`,
+      text: { type: 'mrkdwn', text: `${icon} *${escape(outcome)}*` },
+    });
   }
   return blocks;
 }
@@ -60,14 +86,18 @@ export interface ReasonContext {
 /** The modal asking why (optional), opened from the Reject button. */
 export function reasonModal(a: Approval, where: ReasonContext): types.ModalView {
   return {
-    type: 'modal', callback_id: REASON_VIEW, private_metadata: JSON.stringify(where),
+    type: 'modal',
+    callback_id: REASON_VIEW,
+    private_metadata: JSON.stringify(where),
     title: { type: 'plain_text', text: 'Reject' },
     submit: { type: 'plain_text', text: 'Reject' },
     close: { type: 'plain_text', text: 'Cancel' },
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: clip(`Reject *${escape(a.title)}*?`, 3000) } },
       {
-        type: 'input', block_id: REASON_BLOCK, optional: true,
+        type: 'input',
+        block_id: REASON_BLOCK,
+        optional: true,
         label: { type: 'plain_text', text: 'Reason (the agent will read it)' },
         element: { type: 'plain_text_input', action_id: REASON_INPUT, multiline: true, max_length: 1000 },
       },

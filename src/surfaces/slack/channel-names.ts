@@ -23,11 +23,16 @@ interface Entry {
 export class ChannelNames {
   private readonly names = new Map<string, Entry>();
 
-  constructor(private readonly logger: Logger, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The names Slack gives for these channels of a workspace; a channel without one (unknown, private, failed) is left out. */
   async lookup(client: webApi.WebClient, teamId: string, ids: string[]): Promise<Map<string, string>> {
-    const found = await Promise.all([...new Set(ids)].map(async (id) => [id, await this.nameOf(client, teamId, id)] as const));
+    const found = await Promise.all(
+      [...new Set(ids)].map(async (id) => [id, await this.nameOf(client, teamId, id)] as const),
+    );
     return new Map(found.filter((f): f is readonly [string, string] => f[1] !== null));
   }
 
@@ -51,7 +56,10 @@ export class ChannelNames {
     } catch (err) {
       // channel_not_found is an answer; anything else is worth asking again soon.
       if ((err as { data?: { error?: string } }).data?.error !== 'channel_not_found') entry.ttl = FAILED_TTL_MS;
-      this.logger.warn({ err: loggable(err), teamId, channelId: id }, 'could not read the name of a mentioned Slack channel');
+      this.logger.warn(
+        { err: loggable(err), teamId, channelId: id },
+        'could not read the name of a mentioned Slack channel',
+      );
       return null;
     }
   }

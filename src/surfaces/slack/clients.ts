@@ -3,12 +3,18 @@ import type { Logger } from 'pino';
 import type { SlackSettings } from './settings.ts';
 
 // The Slack SDKs log whole request and response bodies (what people wrote, link URLs) at debug, so nothing below info is taken from them.
-const LEVELS: Record<string, LogLevel> = { trace: LogLevel.INFO, debug: LogLevel.INFO, info: LogLevel.INFO, warn: LogLevel.WARN };
+const LEVELS: Record<string, LogLevel> = {
+  trace: LogLevel.INFO,
+  debug: LogLevel.INFO,
+  info: LogLevel.INFO,
+  warn: LogLevel.WARN,
+};
 
 /** Bolt's and the Web API client's logger interface over pino, so their logs join ours. */
 export function boltLogger(logger: Logger): BoltLogger {
   const log = logger.child({ component: 'slack-sdk' });
-  const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  const text = (msg: unknown[]) =>
+    msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
   return {
     debug: () => {},
     info: (...msg) => log.info(text(msg)),

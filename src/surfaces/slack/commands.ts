@@ -31,24 +31,44 @@ export function registerCommand(bolt: SlackListeners, rt: SlackRuntime) {
     if (head === 'notices') return ack(await noticesCommand(rt, teamId, command.user_id, rest));
     const target = await targetFor(rt, teamId, client);
     if ('refusal' in target) return ack({ response_type: 'ephemeral', text: target.refusal });
-    if (head === 'agents') return ack({ response_type: 'ephemeral', text: `Agents here:\n${agentList(target.directory)}` });
+    if (head === 'agents')
+      return ack({ response_type: 'ephemeral', text: `Agents here:\n${agentList(target.directory)}` });
     if (head === 'default') return ack(await setDefault(rt, target, command, rest));
 
     const { recipients, problems } = resolveNames(target.directory, [head]);
     if (problems.length) {
       const unknown = !target.directory.some((d) => d.agent.name === head.split('/').pop());
-      return ack({ response_type: 'ephemeral', text: unknown ? unknownWord(name, head, problems[0], target.directory) : problems.join('\n') });
+      return ack({
+        response_type: 'ephemeral',
+        text: unknown ? unknownWord(name, head, problems[0], target.directory) : problems.join('\n'),
+      });
     }
     const [agent] = recipients;
     const handle = handleOf(agent, target.directory);
-    if (!rest) return ack({ response_type: 'ephemeral', text: `Write what you want to tell ${agent.agent.displayName}: \`${name} ${handle} look at #418\`.` });
+    if (!rest)
+      return ack({
+        response_type: 'ephemeral',
+        text: `Write what you want to tell ${agent.agent.displayName}: \`${name} ${handle} look at #418\`.`,
+      });
     // With linking required, an unlinked person's request is not even posted in the channel.
-    const required = await rt.app.inbound.linkingRefusal(slackPort(rt, client, teamId, command.channel_id), target, teamId, command.user_id);
+    const required = await rt.app.inbound.linkingRefusal(
+      slackPort(rt, client, teamId, command.channel_id),
+      target,
+      teamId,
+      command.user_id,
+    );
     if (required) return ack({ response_type: 'ephemeral', text: required });
     await ack();
     // Read like any message: names for people and channels Slack left without a label.
     const body = (await readSlackMessage(rt, client, teamId, { text: rest }, undefined)).markdown;
-    await deliverCommand(rt, target, command, respond, { agent: agent.agent.displayName, handle, body, recipients }, jobOf(context)?.signal);
+    await deliverCommand(
+      rt,
+      target,
+      command,
+      respond,
+      { agent: agent.agent.displayName, handle, body, recipients },
+      jobOf(context)?.signal,
+    );
   });
 }
 
@@ -56,29 +76,48 @@ export function registerCommand(bolt: SlackListeners, rt: SlackRuntime) {
  * The command itself is invisible to the channel, so the app first posts the
  * request there; that post is the thread the agent answers in.
  */
-async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: SlashCommand, respond: RespondFn,
-  r: { agent: string; handle: string; body: string; recipients: WorkspaceAgent[] }, signal?: AbortSignal) {
+async function deliverCommand(
+  rt: SlackRuntime,
+  target: SlackTarget,
+  command: SlashCommand,
+  respond: RespondFn,
+  r: { agent: string; handle: string; body: string; recipients: WorkspaceAgent[] },
+  signal?: AbortSignal,
+) {
   const { client } = target;
-  const say = (text: string) => respond({ response_type: 'ephemeral', text }).then(() => undefined, (err: unknown) => {
-    rt.logger.warn({ err: loggable(err) }, 'could not answer the slash command');
-  });
+  const say = (text: string) =>
+    respond({ response_type: 'ephemeral', text }).then(
+      () => undefined,
+      (err: unknown) => {
+        rt.logger.warn({ err: loggable(err) }, 'could not answer the slash command');
+      },
+    );
   let ts: string;
   try {
     // Once per command (its trigger_id): a retried job finds the post it made instead of asking again.
-    ({ ts } = await postOnce(rt, client, `command:${command.trigger_id}`, {
-      // All of the request, in sections when long, like an agent's answer.
-      channel: command.channel_id, ...markdownToSlack(r.body, `<@${command.user_id}> asked *${escapeSlack(r.agent)}* (\`@${r.handle}\`):`),
-      metadata: { event_type: 'switchboard_request', event_payload: { user: command.user_id } },
-    }, signal));
+    ({ ts } = await postOnce(
+      rt,
+      client,
+      `command:${command.trigger_id}`,
+      {
+        // All of the request, in sections when long, like an agent's answer.
+        channel: command.channel_id,
+        ...markdownToSlack(r.body, `<@${command.user_id}> asked *${escapeSlack(r.agent)}* (\`@${r.handle}\`):`),
+        metadata: { event_type: 'switchboard_request', event_payload: { user: command.user_id } },
+      },
+      signal,
+    ));
   } catch (e) {
     if (!isDeliveryError(e)) throw e;
     const failure = e.failure;
     rt.logger.warn({ channel: command.channel_id, reason: failure.reason }, 'could not post a slash-command request');
     // Slack down or pacing us: the stored command is handled again later.
     if (failure.kind !== 'permanent') throw jobErrorFor(failure);
-    return say(failure.code === 'not_in_channel' || failure.code === 'channel_not_found'
-      ? `I am not in this channel, so ${r.agent} could not answer here. Invite me with \`/invite @Switchboard\`, or send me a DM.`
-      : `Slack did not take the message (${failure.reason}).`);
+    return say(
+      failure.code === 'not_in_channel' || failure.code === 'channel_not_found'
+        ? `I am not in this channel, so ${r.agent} could not answer here. Invite me with \`/invite @Switchboard\`, or send me a DM.`
+        : `Slack did not take the message (${failure.reason}).`,
+    );
   }
   const where = { channel: command.channel_id, user: command.user_id, thread_ts: ts };
   await guard(rt, client, where, async () => {
@@ -88,16 +127,37 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
     // In a bridged channel the request goes through the bridge like a mention: stored in the web channel (naming
     // the agent, so every side reads whom it is for), with the post above as its Slack counterpart for thread replies.
     if (place === 'channel') {
-      const outcome = await rt.app.inbound.mirrorBridged(port, normalise({
-        teamId, channel: command.channel_id, userId: command.user_id, body: `@${r.handle} ${r.body}`, names: [r.handle.toLowerCase()], ts, threadTs: ts, place, addressed: true,
-      }));
+      const outcome = await rt.app.inbound.mirrorBridged(
+        port,
+        normalise({
+          teamId,
+          channel: command.channel_id,
+          userId: command.user_id,
+          body: `@${r.handle} ${r.body}`,
+          names: [r.handle.toLowerCase()],
+          ts,
+          threadTs: ts,
+          place,
+          addressed: true,
+        }),
+      );
       if (outcome) {
         const reply = bridgedReply(outcome, target.installation.botUserId);
         if (reply) await say(reply);
         return;
       }
     }
-    const msg = normalise({ teamId, channel: command.channel_id, userId: command.user_id, body: r.body, names: [], ts, threadTs: ts, place, addressed: true });
+    const msg = normalise({
+      teamId,
+      channel: command.channel_id,
+      userId: command.user_id,
+      body: r.body,
+      names: [],
+      ts,
+      threadTs: ts,
+      place,
+      addressed: true,
+    });
     const { refusals } = await rt.app.inbound.deliver(port, msg, target, r.recipients);
     if (refusals.length) await say(refusals.join('\n'));
   });
@@ -105,25 +165,45 @@ async function deliverCommand(rt: SlackRuntime, target: SlackTarget, command: Sl
 
 /** `default reviewer` sets the channel's default agent, `default off` clears it; said in the channel so everyone knows. */
 async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashCommand, rest: string): Promise<Reply> {
-  const key = { surface: 'slack', tenantId: target.installation.teamId, scope: 'channel', scopeId: command.channel_id } as const;
+  const key = {
+    surface: 'slack',
+    tenantId: target.installation.teamId,
+    scope: 'channel',
+    scopeId: command.channel_id,
+  } as const;
   const wanted = rest.trim().toLowerCase();
   if (!wanted) {
-    return { response_type: 'ephemeral', text: `Say which agent: \`${rt.settings.command} default reviewer\`, or \`${rt.settings.command} default off\` to clear it.` };
+    return {
+      response_type: 'ephemeral',
+      text: `Say which agent: \`${rt.settings.command} default reviewer\`, or \`${rt.settings.command} default off\` to clear it.`,
+    };
   }
   // Changing the channel's default is acting in the workspace: with linking required, only linked people may.
   const teamId = target.installation.teamId;
-  const required = await rt.app.inbound.linkingRefusal(slackPort(rt, target.client, teamId, command.channel_id), target, teamId, command.user_id);
+  const required = await rt.app.inbound.linkingRefusal(
+    slackPort(rt, target.client, teamId, command.channel_id),
+    target,
+    teamId,
+    command.user_id,
+  );
   if (required) return { response_type: 'ephemeral', text: required };
   if (wanted === 'off' || wanted === 'none') {
     await rt.app.store.defaultAgents.set(key, null, command.user_id);
-    return { response_type: 'in_channel', text: `<@${command.user_id}> cleared this channel's default agent; mentions must now name an agent.` };
+    return {
+      response_type: 'in_channel',
+      text: `<@${command.user_id}> cleared this channel's default agent; mentions must now name an agent.`,
+    };
   }
   const { recipients, problems } = resolveNames(target.directory, [wanted]);
   if (problems.length) return { response_type: 'ephemeral', text: problems.join('\n') };
   const [agent] = recipients;
-  if (agent.agent.kind !== 'agent') return { response_type: 'ephemeral', text: `\`@${wanted}\` is a person, not an agent; choose an agent.` };
+  if (agent.agent.kind !== 'agent')
+    return { response_type: 'ephemeral', text: `\`@${wanted}\` is a person, not an agent; choose an agent.` };
   await rt.app.store.defaultAgents.set(key, agent.agent.id, command.user_id);
-  return { response_type: 'in_channel', text: `<@${command.user_id}> made *${agent.agent.displayName}* (\`@${handleOf(agent, target.directory)}\`) this channel's default agent: mentions of me that name nobody go to it.` };
+  return {
+    response_type: 'in_channel',
+    text: `<@${command.user_id}> made *${agent.agent.displayName}* (\`@${handleOf(agent, target.directory)}\`) this channel's default agent: mentions of me that name nobody go to it.`,
+  };
 }
 
 /** `notices on|off`: whether this person is told, in their thread, when something they asked for is done (intake). */

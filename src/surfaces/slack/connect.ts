@@ -24,15 +24,23 @@ export interface ConnectResult {
 
 export async function connectSlackTeam(app: App, input: ConnectInput): Promise<ConnectResult> {
   const rt = slackRuntime(app);
-  if (!/^T[A-Z0-9]+$/.test(input.teamId)) throw invalidInput(`"${input.teamId}" is not a Slack team id; it starts with T, e.g. T012AB3CD (auth.test or the workspace's URL settings show it).`);
+  if (!/^T[A-Z0-9]+$/.test(input.teamId))
+    throw invalidInput(
+      `"${input.teamId}" is not a Slack team id; it starts with T, e.g. T012AB3CD (auth.test or the workspace's URL settings show it).`,
+    );
   if (input.botToken !== undefined && !input.botToken.startsWith('xoxb-')) {
-    throw invalidInput('--bot-token must be a bot token starting with xoxb- (your Slack app\'s "OAuth & Permissions" page shows it).');
+    throw invalidInput(
+      '--bot-token must be a bot token starting with xoxb- (your Slack app\'s "OAuth & Permissions" page shows it).',
+    );
   }
   const workspace = await app.orgs.workspace(input.workspace);
   const stored = input.botToken ? null : await rt.installations.credentials(input.teamId).catch(() => null);
-  const token = input.botToken ?? (stored?.installation.hasOwnToken ? stored.token : undefined) ?? rt.settings.envBotToken;
+  const token =
+    input.botToken ?? (stored?.installation.hasOwnToken ? stored.token : undefined) ?? rt.settings.envBotToken;
   if (!token) {
-    throw invalidInput(`There is no bot token for the Slack team ${input.teamId}: pass --bot-token xoxb-…, set SLACK_BOT_TOKEN, or install the app through ${app.config.publicUrl}/slack/install first.`);
+    throw invalidInput(
+      `There is no bot token for the Slack team ${input.teamId}: pass --bot-token xoxb-…, set SLACK_BOT_TOKEN, or install the app through ${app.config.publicUrl}/slack/install first.`,
+    );
   }
   let who;
   try {
@@ -40,16 +48,34 @@ export async function connectSlackTeam(app: App, input: ConnectInput): Promise<C
   } catch (e) {
     const failure = classifySlackError(e);
     if (failure.kind === 'permanent') throw invalidInput(`Slack does not accept that bot token: ${failure.reason}.`);
-    throw new SwitchboardError('UNAVAILABLE', `Could not check the token with Slack (${failure.reason}); check the network or SLACK_API_URL and try again.`);
+    throw new SwitchboardError(
+      'UNAVAILABLE',
+      `Could not check the token with Slack (${failure.reason}); check the network or SLACK_API_URL and try again.`,
+    );
   }
   if (who.team_id !== input.teamId) {
-    throw invalidInput(`That bot token belongs to the Slack team ${who.team_id} (${who.team}), not ${input.teamId}; use the token of the app installed in ${input.teamId}.`);
+    throw invalidInput(
+      `That bot token belongs to the Slack team ${who.team_id} (${who.team}), not ${input.teamId}; use the token of the app installed in ${input.teamId}.`,
+    );
   }
   const scopes = who.response_metadata?.scopes?.join(',') ?? stored?.installation.scopes ?? '';
-  const installation = await rt.installations.save({
-    teamId: input.teamId, teamName: who.team ?? '', botUserId: who.user_id!, botId: who.bot_id ?? stored?.installation.botId ?? '',
-    appId: stored?.installation.appId ?? null, scopes, installedBy: stored?.installation.installedBy ?? null,
-    enterpriseId: who.enterprise_id || null, workspaceId: workspace.id,
-  }, input.botToken ?? null);
-  return { workspace, installation, token: input.botToken ? 'given' : installation.hasOwnToken ? 'stored' : 'environment' };
+  const installation = await rt.installations.save(
+    {
+      teamId: input.teamId,
+      teamName: who.team ?? '',
+      botUserId: who.user_id!,
+      botId: who.bot_id ?? stored?.installation.botId ?? '',
+      appId: stored?.installation.appId ?? null,
+      scopes,
+      installedBy: stored?.installation.installedBy ?? null,
+      enterpriseId: who.enterprise_id || null,
+      workspaceId: workspace.id,
+    },
+    input.botToken ?? null,
+  );
+  return {
+    workspace,
+    installation,
+    token: input.botToken ? 'given' : installation.hasOwnToken ? 'stored' : 'environment',
+  };
 }

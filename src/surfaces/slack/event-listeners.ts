@@ -20,12 +20,18 @@ export function eventListeners(bolt: BoltApp): { listeners: SlackListeners; inst
   const byType = new Map<string, Handler[]>();
   let installed = false;
   const add = (type: unknown, ...rest: unknown[]) => {
-    if (installed) throw new Error('Slack event listeners are registered before they are installed on Bolt; this one would never run.');
+    if (installed)
+      throw new Error(
+        'Slack event listeners are registered before they are installed on Bolt; this one would never run.',
+      );
     if (typeof type !== 'string' || rest.length !== 1 || typeof rest[0] !== 'function') {
-      throw new Error('A Slack event listener is registered as (type, listener): one event type by name, one function.');
+      throw new Error(
+        'A Slack event listener is registered as (type, listener): one event type by name, one function.',
+      );
     }
     // Bolt refuses these names too: Slack sends them all as `message` events, told apart by `channel_type`.
-    if (type.startsWith('message.')) throw new Error(`Slack sends ${type} as a message event: register \`message\` and read its channel_type.`);
+    if (type.startsWith('message.'))
+      throw new Error(`Slack sends ${type} as a message event: register \`message\` and read its channel_type.`);
     byType.set(type, [...(byType.get(type) ?? []), rest[0] as Handler]);
   };
   const listeners = {
@@ -43,7 +49,9 @@ export function eventListeners(bolt: BoltApp): { listeners: SlackListeners; inst
       const types = new RegExp(`^(?:${[...byType.keys()].map(escaped).join('|')})$`);
       bolt.event(types, async (args) => {
         // Each called as a promise, as Bolt calls its own: one that throws at once does not keep the others from running.
-        const settled = await Promise.allSettled((byType.get(args.event.type) ?? []).map(async (listener) => listener(args)));
+        const settled = await Promise.allSettled(
+          (byType.get(args.event.type) ?? []).map(async (listener) => listener(args)),
+        );
         const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as Error] : []));
         if (failed.length === 1) throw failed[0];
         if (failed.length > 1) throw new MultipleListenerError(failed);

@@ -22,13 +22,21 @@ import { encodeThreadKey } from './thread-id.ts';
 export function registerListeners(bolt: SlackListeners, rt: SlackRuntime) {
   bolt.event('app_mention', async ({ event, context, client }) => {
     // In a bridged channel the message event carries it (bridge.ts), mentions included.
-    if (fromABot(event, context.botUserId) || await isBridged(rt, context.teamId, event.channel)) return;
+    if (fromABot(event, context.botUserId) || (await isBridged(rt, context.teamId, event.channel))) return;
     const threadTs = event.thread_ts ?? event.ts;
     const where = { channel: event.channel, user: event.user!, thread_ts: threadTs };
-    await guard(rt, client, where, async () => receive(rt, client, where, context.botUserId, {
-      teamId: context.teamId!, channel: event.channel, userId: event.user!, ...(await bodyOf(rt, client, context.teamId!, event, context.botUserId)),
-      ts: event.ts, threadTs, place: 'channel', addressed: true,
-    }));
+    await guard(rt, client, where, async () =>
+      receive(rt, client, where, context.botUserId, {
+        teamId: context.teamId!,
+        channel: event.channel,
+        userId: event.user!,
+        ...(await bodyOf(rt, client, context.teamId!, event, context.botUserId)),
+        ts: event.ts,
+        threadTs,
+        place: 'channel',
+        addressed: true,
+      }),
+    );
   });
 
   // DMs with the app, replies in threads of channels and group DMs (mentions there arrive as app_mention too),
@@ -43,13 +51,28 @@ export function registerListeners(bolt: SlackListeners, rt: SlackRuntime) {
     if (!dm && mentionsMe) return;
     // A channel message that starts no thread matters only to agents listening there (it may start a thread later).
     const overheard = !dm && !isReply;
-    if (overheard && !(message.channel_type !== 'mpim' && await rt.app.store.listening.anyFor({ surface: 'slack', channelId: message.channel }))) return;
+    if (
+      overheard &&
+      !(
+        message.channel_type !== 'mpim' &&
+        (await rt.app.store.listening.anyFor({ surface: 'slack', channelId: message.channel }))
+      )
+    )
+      return;
     const threadTs = message.thread_ts ?? (overheard ? message.ts : undefined);
     const where = { channel: message.channel, user: message.user, ...(threadTs ? { thread_ts: threadTs } : {}) };
-    await guard(rt, client, where, async () => receive(rt, client, where, context.botUserId, {
-      teamId: context.teamId!, channel: message.channel, userId: message.user, ...(await bodyOf(rt, client, context.teamId!, message, context.botUserId)),
-      ts: message.ts, threadTs, place: dm ? 'dm' : message.channel_type === 'mpim' ? 'group' : 'channel', addressed: dm,
-    }));
+    await guard(rt, client, where, async () =>
+      receive(rt, client, where, context.botUserId, {
+        teamId: context.teamId!,
+        channel: message.channel,
+        userId: message.user,
+        ...(await bodyOf(rt, client, context.teamId!, message, context.botUserId)),
+        ts: message.ts,
+        threadTs,
+        place: dm ? 'dm' : message.channel_type === 'mpim' ? 'group' : 'channel',
+        addressed: dm,
+      }),
+    );
   });
 
   bolt.event('member_joined_channel', async ({ event, context, client }) => {
@@ -67,15 +90,25 @@ export function registerListeners(bolt: SlackListeners, rt: SlackRuntime) {
 }
 
 /** Hands a Slack message to the core and tells the person what it decided, where needed. */
-async function receive(rt: SlackRuntime, client: webApi.WebClient, where: Where, botUserId: string | undefined, m: SlackInbound): Promise<void> {
+async function receive(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  where: Where,
+  botUserId: string | undefined,
+  m: SlackInbound,
+): Promise<void> {
   const outcome = await rt.app.inbound.receive(slackPort(rt, client, m.teamId, m.channel, m.threadTs), normalise(m));
   switch (outcome.kind) {
-    case 'ignored': return;
-    case 'not-connected': return tell(client, where, notConnected(m.teamId));
-    case 'name-an-agent': return tell(client, where, noAgentNamed(outcome.directory, botUserId));
+    case 'ignored':
+      return;
+    case 'not-connected':
+      return tell(client, where, notConnected(m.teamId));
+    case 'name-an-agent':
+      return tell(client, where, noAgentNamed(outcome.directory, botUserId));
     case 'choose-agent':
       await client.chat.postMessage({
-        channel: m.channel, text: `Choose the agent to talk to first. Agents here:\n${agentList(outcome.directory)}`,
+        channel: m.channel,
+        text: `Choose the agent to talk to first. Agents here:\n${agentList(outcome.directory)}`,
         blocks: pickerBlocks(outcome.directory, null, 'Choose the agent your messages to me go to, then write again.'),
       });
       return;
@@ -88,7 +121,12 @@ async function receive(rt: SlackRuntime, client: webApi.WebClient, where: Where,
  * An edit (message_changed) or a delete (message_deleted) of a person's message, applied to what Switchboard
  * stored of it (a bridged channel's web copy, or the message agents got); true when the event is one of those.
  */
-async function followChange(rt: SlackRuntime, client: webApi.WebClient, event: unknown, context: { teamId?: string; botUserId?: string }): Promise<boolean> {
+async function followChange(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  event: unknown,
+  context: { teamId?: string; botUserId?: string },
+): Promise<boolean> {
   const m = event as SlackMessageEvent;
   if (m.subtype !== 'message_changed' && m.subtype !== 'message_deleted') return false;
   const teamId = context.teamId;
@@ -96,7 +134,9 @@ async function followChange(rt: SlackRuntime, client: webApi.WebClient, event: u
   const ts = m.subtype === 'message_deleted' ? m.deleted_ts : now?.ts;
   if (!teamId || !ts) return true;
   // Stored in the conversation of its thread (a channel message starts its own), or of the whole DM.
-  const keys = [{ thread_ts: now?.thread_ts ?? ts }, {}].map((t) => encodeThreadKey({ team: teamId, channel: m.channel, ...t }));
+  const keys = [{ thread_ts: now?.thread_ts ?? ts }, {}].map((t) =>
+    encodeThreadKey({ team: teamId, channel: m.channel, ...t }),
+  );
   const change = { tenantId: teamId, channelId: m.channel, messageId: ts, conversationKeys: keys };
   const port = slackPort(rt, client, teamId, m.channel);
   // A deleted thread root with replies stays as a tombstone ("This message was deleted.") and comes as a change, not a delete.
@@ -107,13 +147,20 @@ async function followChange(rt: SlackRuntime, client: webApi.WebClient, event: u
   // Our own posts change too (when we edit a post or a mirror); those are never read back. A change Slack made
   // itself (a link's preview added, every message with a link gets one) carries no `edited`: nothing to look up.
   if (!now || fromABot(now, context.botUserId) || !(now as { edited?: unknown }).edited) return true;
-  const text = async () => (await readSlackMessage(rt, client, teamId, now as SlackMessageText, context.botUserId)).markdown;
+  const text = async () =>
+    (await readSlackMessage(rt, client, teamId, now as SlackMessageText, context.botUserId)).markdown;
   await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text });
   return true;
 }
 
 /** The message as Markdown for the agents, and the agents it names. */
-async function bodyOf(rt: SlackRuntime, client: webApi.WebClient, teamId: string, m: SlackMessageText, botUserId: string | undefined) {
+async function bodyOf(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  teamId: string,
+  m: SlackMessageText,
+  botUserId: string | undefined,
+) {
   const { markdown, names } = await readSlackMessage(rt, client, teamId, m, botUserId);
   return { body: markdown, names };
 }

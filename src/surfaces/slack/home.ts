@@ -16,23 +16,40 @@ const option = (d: WorkspaceAgent, directory: WorkspaceAgent[]): types.PlainText
 });
 
 /** A section with the picker; the current choice preselected. Slack takes at most 100 options. */
-export function pickerBlocks(directory: WorkspaceAgent[], chosen: WorkspaceAgent | null, prompt: string): types.KnownBlock[] {
+export function pickerBlocks(
+  directory: WorkspaceAgent[],
+  chosen: WorkspaceAgent | null,
+  prompt: string,
+): types.KnownBlock[] {
   const agents = talkableAgents(directory).slice(0, 100);
   if (!agents.length) {
-    return [{ type: 'section', text: { type: 'mrkdwn', text: 'No agents have joined this workspace yet, so there is nobody to talk to.' } }];
+    return [
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: 'No agents have joined this workspace yet, so there is nobody to talk to.' },
+      },
+    ];
   }
-  return [{
-    type: 'section',
-    text: { type: 'mrkdwn', text: prompt },
-    accessory: {
-      type: 'static_select', action_id: PICK_AGENT, placeholder: { type: 'plain_text', text: 'Choose an agent' },
-      options: agents.map((d) => option(d, directory)),
-      ...(chosen ? { initial_option: option(chosen, directory) } : {}),
+  return [
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: prompt },
+      accessory: {
+        type: 'static_select',
+        action_id: PICK_AGENT,
+        placeholder: { type: 'plain_text', text: 'Choose an agent' },
+        options: agents.map((d) => option(d, directory)),
+        ...(chosen ? { initial_option: option(chosen, directory) } : {}),
+      },
     },
-  }];
+  ];
 }
 
-export function homeView(workspaceName: string, directory: WorkspaceAgent[], chosen: WorkspaceAgent | null): types.HomeView {
+export function homeView(
+  workspaceName: string,
+  directory: WorkspaceAgent[],
+  chosen: WorkspaceAgent | null,
+): types.HomeView {
   const current = chosen
     ? `Your messages to me go to *${chosen.agent.displayName}* (\`@${handleOf(chosen, directory)}\`).`
     : 'Choose the agent your messages to me go to.';
@@ -42,14 +59,24 @@ export function homeView(workspaceName: string, directory: WorkspaceAgent[], cho
       { type: 'header', text: { type: 'plain_text', text: 'Switchboard' } },
       { type: 'section', text: { type: 'mrkdwn', text: `Agents of the workspace *${workspaceName}*. ${current}` } },
       ...pickerBlocks(directory, chosen, '*Talk to*'),
-      { type: 'context', elements: [{ type: 'mrkdwn', text: 'In channels, mention me and name an agent: `@Switchboard ask @reviewer …`.' }] },
+      {
+        type: 'context',
+        elements: [
+          { type: 'mrkdwn', text: 'In channels, mention me and name an agent: `@Switchboard ask @reviewer …`.' },
+        ],
+      },
     ],
   };
 }
 
 /** The person's chosen DM agent, if it is still in the workspace. */
 export async function chosenAgent(rt: SlackRuntime, teamId: string, userId: string, directory: WorkspaceAgent[]) {
-  const id = await rt.app.store.defaultAgents.get({ surface: 'slack', tenantId: teamId, scope: 'user', scopeId: userId });
+  const id = await rt.app.store.defaultAgents.get({
+    surface: 'slack',
+    tenantId: teamId,
+    scope: 'user',
+    scopeId: userId,
+  });
   return talkableAgents(directory).find((d) => d.agent.id === id) ?? null;
 }
 
@@ -63,9 +90,14 @@ export function registerHome(bolt: SlackListeners, rt: SlackRuntime) {
     if (event.tab !== 'home') return;
     await guard(rt, client, null, async () => {
       const target = await targetFor(rt, context.teamId!, client);
-      const view: types.HomeView = 'refusal' in target
-        ? { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: target.refusal } }] }
-        : homeView(target.workspace.name, target.directory, await chosenAgent(rt, context.teamId!, event.user, target.directory));
+      const view: types.HomeView =
+        'refusal' in target
+          ? { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: target.refusal } }] }
+          : homeView(
+              target.workspace.name,
+              target.directory,
+              await chosenAgent(rt, context.teamId!, event.user, target.directory),
+            );
       await client.views.publish({ user_id: event.user, view });
     });
   });
@@ -83,10 +115,17 @@ export function registerHome(bolt: SlackListeners, rt: SlackRuntime) {
       }
       const picked = talkableAgents(target.directory).find((d) => d.agent.id === action.selected_option.value);
       if (!picked) {
-        await client.chat.postMessage({ channel: dm, text: 'That agent is no longer in this workspace; open my Home tab for the current list.' });
+        await client.chat.postMessage({
+          channel: dm,
+          text: 'That agent is no longer in this workspace; open my Home tab for the current list.',
+        });
         return;
       }
-      await rt.app.store.defaultAgents.set({ surface: 'slack', tenantId: teamId, scope: 'user', scopeId: userId }, picked.agent.id, userId);
+      await rt.app.store.defaultAgents.set(
+        { surface: 'slack', tenantId: teamId, scope: 'user', scopeId: userId },
+        picked.agent.id,
+        userId,
+      );
       await client.views.publish({ user_id: userId, view: homeView(target.workspace.name, target.directory, picked) });
       await client.chat.postMessage({
         channel: dm,

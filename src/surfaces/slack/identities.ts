@@ -10,8 +10,13 @@ export async function readProfile(client: webApi.WebClient, userId: string, now:
     email: p.email ?? null,
     avatarUrl: p.image_72 ?? null,
     details: {
-      name: user?.name, real_name: user?.real_name, tz: user?.tz, is_bot: user?.is_bot ?? false, deleted: user?.deleted ?? false,
-      is_restricted: user?.is_restricted ?? false, is_ultra_restricted: user?.is_ultra_restricted ?? false,
+      name: user?.name,
+      real_name: user?.real_name,
+      tz: user?.tz,
+      is_bot: user?.is_bot ?? false,
+      deleted: user?.deleted ?? false,
+      is_restricted: user?.is_restricted ?? false,
+      is_ultra_restricted: user?.is_ultra_restricted ?? false,
     },
     fetchedAt: now,
   };

@@ -40,7 +40,8 @@ export interface SlackInbound {
 }
 
 /** Resolves `@name`/`@owner/name` in the directory; unknown or ambiguous names become sentences for the person. */
-export const resolveNames = (directory: WorkspaceAgent[], names: string[]) => resolveChatNames(directory, names, showName);
+export const resolveNames = (directory: WorkspaceAgent[], names: string[]) =>
+  resolveChatNames(directory, names, showName);
 
 const showName = (n: string) => `\`@${n}\``;
 
@@ -48,24 +49,43 @@ const showName = (n: string) => `\`@${n}\``;
 export function normalise(m: SlackInbound): InboundMessage {
   const thread: SlackThread = { team: m.teamId, channel: m.channel, ...(m.threadTs ? { thread_ts: m.threadTs } : {}) };
   return {
-    surface: 'slack', tenantId: m.teamId, channelId: m.channel, place: m.place,
-    conversationKey: encodeThreadKey(thread), externalRef: threadRef(thread),
-    messageId: m.ts, threadRootId: m.threadTs ?? null, authorId: m.userId, text: m.body, names: m.names, addressed: m.addressed,
+    surface: 'slack',
+    tenantId: m.teamId,
+    channelId: m.channel,
+    place: m.place,
+    conversationKey: encodeThreadKey(thread),
+    externalRef: threadRef(thread),
+    messageId: m.ts,
+    threadRootId: m.threadTs ?? null,
+    authorId: m.userId,
+    text: m.body,
+    names: m.names,
+    addressed: m.addressed,
   };
 }
 
 /** What the core asks Slack while handling one message, written in `channel` of a team (in the thread of `threadTs`, if any). */
-export function slackPort(rt: SlackRuntime, client: webApi.WebClient, teamId: string, channel: string, threadTs?: string): SurfacePort {
+export function slackPort(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  teamId: string,
+  channel: string,
+  threadTs?: string,
+): SurfacePort {
   const command = rt.settings.command;
   return {
     ...SLACK,
     profileTtlMs: rt.settings.profileTtlMs,
     workspaceOf: async (tenantId) => (await workspaceOf(rt, tenantId))?.workspace ?? null,
     // A profile Slack will not give right now must not stop the message: the identity is still recorded.
-    profile: (userId) => readProfile(client, userId, rt.app.clock.now()).catch((err: unknown) => {
-      rt.logger.warn({ err: loggable(err), teamId, userId }, 'could not read the Slack profile; keeping what is stored');
-      return null;
-    }),
+    profile: (userId) =>
+      readProfile(client, userId, rt.app.clock.now()).catch((err: unknown) => {
+        rt.logger.warn(
+          { err: loggable(err), teamId, userId },
+          'could not read the Slack profile; keeping what is stored',
+        );
+        return null;
+      }),
     sendLinkPrompt: (identity, reason) => sendLinkPrompt(rt, client, identity, reason),
     permalink: (ts) => rt.permalinks.of(client, teamId, channel, ts, threadTs),
     showName,

@@ -47,12 +47,17 @@ export function createSlackSurface(app: App, overrides: Partial<SlackSettings> =
   registerSurfaceDelivery(app, outbound);
   app.bridges.register(slackBridgePort(rt, outbound));
   // The mount's Bolt when there is one; a process without the route builds its own, with no route, to run the listeners.
-  app.queue.register(SLACK_INBOUND, slackInboundHandler(rt, () => (rt.settings.signingSecret ? bolt ??= createBolt(express(), rt) : null)));
+  app.queue.register(
+    SLACK_INBOUND,
+    slackInboundHandler(rt, () => (rt.settings.signingSecret ? (bolt ??= createBolt(express(), rt)) : null)),
+  );
   registerLinkJobs(app, rt);
   registerApprovalJobs(app, rt);
   app.listening.registerChannels(slackListenChannels(rt));
   return {
-    name: 'slack', runtime: rt, configured: Boolean(rt.settings.signingSecret),
+    name: 'slack',
+    runtime: rt,
+    configured: Boolean(rt.settings.signingSecret),
     mount(web) {
       web.post('/slack/events', slackGate(rt, drainFlag(app)));
       bolt = createBolt(web, rt);
@@ -65,11 +70,22 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
   const logger = boltLogger(rt.logger);
   const oauth = oauthOptions(rt);
   // Answers only after the request is stored (receiver.ts); the listeners run later, in the inbound.slack job.
-  const receiver = new DurableReceiver({
-    signingSecret: rt.settings.signingSecret!, endpoints: '/slack/events', app: web, logger, processBeforeResponse: true, ...oauth,
-  }, rt);
+  const receiver = new DurableReceiver(
+    {
+      signingSecret: rt.settings.signingSecret!,
+      endpoints: '/slack/events',
+      app: web,
+      logger,
+      processBeforeResponse: true,
+      ...oauth,
+    },
+    rt,
+  );
   const bolt = new BoltApp({
-    receiver, logger, clientOptions: clientOptions(rt.settings, rt.logger), ignoreSelf: true,
+    receiver,
+    logger,
+    clientOptions: clientOptions(rt.settings, rt.logger),
+    ignoreSelf: true,
     // No listener keeps conversation state in Bolt (Switchboard's is in the database), and Bolt's in-memory store made
     // an Error with its stack for every request it did not know.
     convoStore: false,
@@ -86,5 +102,7 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
 }
 
 /** `POST /slack/events`, `GET /slack/install`, `GET /slack/oauth_redirect`, when Slack is configured. */
-export const mountSlack: Mount = surfaceMount('slack',
-  'Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on');
+export const mountSlack: Mount = surfaceMount(
+  'slack',
+  'Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on',
+);

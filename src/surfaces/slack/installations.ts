@@ -1,5 +1,9 @@
 import type { Authorize, Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
-import type { SlackInstallation, SlackInstallationInput, SlackInstallationRepo } from '../../core/surfaces/surface-ports.ts';
+import type {
+  SlackInstallation,
+  SlackInstallationInput,
+  SlackInstallationRepo,
+} from '../../core/surfaces/surface-ports.ts';
 import { SecretBoxError, type SecretBox } from '../../infra/secrets/secret-box.ts';
 
 /** A working bot token for a team, with what Switchboard stored about the install. */
@@ -14,7 +18,9 @@ const sealContext = (teamId: string) => `slack-bot-token:${teamId}`;
 /** Thrown when an event or job names a team Switchboard has no usable install for. */
 export class NotInstalledError extends Error {
   constructor(readonly teamId: string) {
-    super(`Switchboard is not installed in the Slack team ${teamId}: install the app through /slack/install, or run \`switchboard slack connect WORKSPACE --team-id ${teamId} --bot-token xoxb-…\`.`);
+    super(
+      `Switchboard is not installed in the Slack team ${teamId}: install the app through /slack/install, or run \`switchboard slack connect WORKSPACE --team-id ${teamId} --bot-token xoxb-…\`.`,
+    );
     this.name = 'NotInstalledError';
   }
 }
@@ -23,10 +29,11 @@ export class NotInstalledError extends Error {
  * A team's stored token that the current secret cannot open: a permanent
  * failure (retrying cannot open it), saying the two ways out.
  */
-export const unreadableToken = (teamId: string) => new SecretBoxError(
-  `The bot token stored for the Slack team ${teamId} cannot be decrypted: it was stored under another secret than the current one (SWITCHBOARD_SECRET, or the one generated in DATA_DIR/secret when it is not set), or altered. `
-  + `Set SWITCHBOARD_SECRET back to the secret it was stored under, or connect the team again with \`switchboard slack connect WORKSPACE --team-id ${teamId} --bot-token xoxb-…\` (or install the app again through /slack/install).`,
-);
+export const unreadableToken = (teamId: string) =>
+  new SecretBoxError(
+    `The bot token stored for the Slack team ${teamId} cannot be decrypted: it was stored under another secret than the current one (SWITCHBOARD_SECRET, or the one generated in DATA_DIR/secret when it is not set), or altered. ` +
+      `Set SWITCHBOARD_SECRET back to the secret it was stored under, or connect the team again with \`switchboard slack connect WORKSPACE --team-id ${teamId} --bot-token xoxb-…\` (or install the app again through /slack/install).`,
+  );
 
 /** Opens a team's sealed token; unreadableToken when the current secret cannot. */
 function openToken(box: SecretBox, teamId: string, sealed: string): string {
@@ -106,7 +113,9 @@ export class SlackInstallations {
    * (re-connecting to another workspace), else relies on SLACK_BOT_TOKEN.
    */
   async save(details: InstallationDetails, token: string | null): Promise<SlackInstallation> {
-    const botTokenSealed = token ? this.box.seal(token, sealContext(details.teamId)) : await this.repo.sealedToken(details.teamId);
+    const botTokenSealed = token
+      ? this.box.seal(token, sealContext(details.teamId))
+      : await this.repo.sealedToken(details.teamId);
     try {
       return await this.repo.put({ ...details, botTokenSealed });
     } finally {
@@ -132,33 +141,56 @@ export class SlackInstallations {
     const creds = teamId ? await this.credentials(teamId) : null;
     if (!creds) throw new NotInstalledError(teamId ?? `(enterprise ${source.enterpriseId})`);
     const { installation } = creds;
-    return { botToken: creds.token, botId: installation.botId, botUserId: installation.botUserId, teamId, enterpriseId: installation.enterpriseId ?? undefined };
+    return {
+      botToken: creds.token,
+      botId: installation.botId,
+      botUserId: installation.botUserId,
+      teamId,
+      enterpriseId: installation.enterpriseId ?? undefined,
+    };
   };
 
   /** @slack/oauth's InstallationStore; `mapWorkspace` picks the workspace a new install maps to (undefined keeps the current one). */
-  installationStore(mapWorkspace: (installation: Installation) => Promise<string | null | undefined>): InstallationStore {
+  installationStore(
+    mapWorkspace: (installation: Installation) => Promise<string | null | undefined>,
+  ): InstallationStore {
     return {
       storeInstallation: async (installation) => {
         if (installation.isEnterpriseInstall || !installation.team) {
-          throw new Error('Switchboard is installed per Slack workspace; an organization-wide Enterprise Grid install is not supported. Install it to a workspace of the organization instead.');
+          throw new Error(
+            'Switchboard is installed per Slack workspace; an organization-wide Enterprise Grid install is not supported. Install it to a workspace of the organization instead.',
+          );
         }
-        if (!installation.bot) throw new Error('The Slack install carried no bot token; the app must request bot scopes.');
-        await this.save({
-          teamId: installation.team.id, enterpriseId: installation.enterprise?.id ?? null, teamName: installation.team.name ?? '',
-          botUserId: installation.bot.userId, botId: installation.bot.id, appId: installation.appId ?? null,
-          scopes: installation.bot.scopes.join(','), installedBy: installation.user.id,
-          workspaceId: await mapWorkspace(installation as Installation),
-        }, installation.bot.token);
+        if (!installation.bot)
+          throw new Error('The Slack install carried no bot token; the app must request bot scopes.');
+        await this.save(
+          {
+            teamId: installation.team.id,
+            enterpriseId: installation.enterprise?.id ?? null,
+            teamName: installation.team.name ?? '',
+            botUserId: installation.bot.userId,
+            botId: installation.bot.id,
+            appId: installation.appId ?? null,
+            scopes: installation.bot.scopes.join(','),
+            installedBy: installation.user.id,
+            workspaceId: await mapWorkspace(installation as Installation),
+          },
+          installation.bot.token,
+        );
       },
       fetchInstallation: async (query: InstallationQuery<boolean>) => {
         const creds = query.teamId ? await this.credentials(query.teamId) : null;
         if (!creds) throw new NotInstalledError(query.teamId ?? `(enterprise ${query.enterpriseId})`);
         const i = creds.installation;
         return {
-          team: { id: i.teamId, name: i.teamName }, enterprise: i.enterpriseId ? { id: i.enterpriseId } : undefined,
+          team: { id: i.teamId, name: i.teamName },
+          enterprise: i.enterpriseId ? { id: i.enterpriseId } : undefined,
           user: { token: undefined, scopes: undefined, id: i.installedBy ?? '' },
           bot: { token: creds.token, scopes: i.scopes ? i.scopes.split(',') : [], id: i.botId, userId: i.botUserId },
-          appId: i.appId ?? undefined, tokenType: 'bot', isEnterpriseInstall: false, authVersion: 'v2',
+          appId: i.appId ?? undefined,
+          tokenType: 'bot',
+          isEnterpriseInstall: false,
+          authVersion: 'v2',
         } as Installation<'v2', false>;
       },
       deleteInstallation: async (query) => {

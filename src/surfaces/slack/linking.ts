@@ -21,7 +21,11 @@ export const LINK_OPEN = 'switchboard_link_open';
 export const LINK_AGAIN = 'switchboard_link_again';
 export const SLACK_LINK_DONE = linkDoneTopic('slack');
 
-const keyOf = (teamId: string, userId: string): ExternalKey => ({ surface: 'slack', tenantId: teamId, externalUserId: userId });
+const keyOf = (teamId: string, userId: string): ExternalKey => ({
+  surface: 'slack',
+  tenantId: teamId,
+  externalUserId: userId,
+});
 
 /** The prompt as a Slack message: the text, a URL button to the link page, a button for a fresh link, and when it expires. */
 export function linkBlocks(p: LinkPrompt): webApi.KnownBlock[] {
@@ -29,13 +33,23 @@ export function linkBlocks(p: LinkPrompt): webApi.KnownBlock[] {
   return [
     { type: 'section', text: { type: 'mrkdwn', text: p.text } },
     {
-      type: 'actions', block_id: 'switchboard_link',
+      type: 'actions',
+      block_id: 'switchboard_link',
       elements: [
-        { type: 'button', action_id: LINK_OPEN, style: 'primary', text: { type: 'plain_text', text: p.button }, url: p.url },
+        {
+          type: 'button',
+          action_id: LINK_OPEN,
+          style: 'primary',
+          text: { type: 'plain_text', text: p.button },
+          url: p.url,
+        },
         { type: 'button', action_id: LINK_AGAIN, text: { type: 'plain_text', text: p.again }, value: 'again' },
       ],
     },
-    { type: 'context', elements: [{ type: 'mrkdwn', text: `This link expires <!date^${epoch}^{time}|in 15 minutes>.` }] },
+    {
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: `This link expires <!date^${epoch}^{time}|in 15 minutes>.` }],
+    },
   ];
 }
 
@@ -53,22 +67,37 @@ async function offerFor(rt: SlackRuntime, identity: ExternalIdentity, reason: Pr
  * failure is logged, never in the way of the message itself; the core then
  * tries again at the person's next message, and they can ask with the slash command.
  */
-export async function sendLinkPrompt(rt: SlackRuntime, client: webApi.WebClient, identity: ExternalIdentity, reason: PromptReason): Promise<boolean> {
+export async function sendLinkPrompt(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  identity: ExternalIdentity,
+  reason: PromptReason,
+): Promise<boolean> {
   try {
     const offer = await offerFor(rt, identity, reason);
     const dm = await client.conversations.open({ users: identity.externalUserId });
-    await client.chat.postMessage({ channel: dm.channel!.id!, text: fallback(offer.prompt), blocks: linkBlocks(offer.prompt), unfurl_links: false });
+    await client.chat.postMessage({
+      channel: dm.channel!.id!,
+      text: fallback(offer.prompt),
+      blocks: linkBlocks(offer.prompt),
+      unfurl_links: false,
+    });
     return true;
   } catch (err) {
-    rt.logger.warn({ err: loggable(err), identityId: identity.id }, 'could not send the link prompt DM; it is tried again at their next message');
+    rt.logger.warn(
+      { err: loggable(err), identityId: identity.id },
+      'could not send the link prompt DM; it is tried again at their next message',
+    );
     return false;
   }
 }
 
 /** What Slack says about a person's link, with the configured command. */
-const replies = (rt: SlackRuntime) => linkReplies(SLACK.label, {
-  link: `\`${rt.settings.command} link\` links it`, unlink: `\`${rt.settings.command} unlink\` removes the link`,
-});
+const replies = (rt: SlackRuntime) =>
+  linkReplies(SLACK.label, {
+    link: `\`${rt.settings.command} link\` links it`,
+    unlink: `\`${rt.settings.command} unlink\` removes the link`,
+  });
 
 /** `/switchboard link` and `/switchboard unlink` (the configured command), answered to the person alone. */
 export async function linkCommand(rt: SlackRuntime, teamId: string, userId: string, head: 'link' | 'unlink') {
@@ -80,7 +109,7 @@ export async function linkCommand(rt: SlackRuntime, teamId: string, userId: stri
   }
   const { identity, person } = await rt.app.links.whoIs(key);
   if (person) return { response_type: 'ephemeral' as const, text: say.linkedAs(person.handle) };
-  const offer = await offerFor(rt, identity ?? await rt.identities.upsert(key), 'asked');
+  const offer = await offerFor(rt, identity ?? (await rt.identities.upsert(key)), 'asked');
   return { response_type: 'ephemeral' as const, text: fallback(offer.prompt), blocks: linkBlocks(offer.prompt) };
 }
 
@@ -90,7 +119,9 @@ export async function linkCommand(rt: SlackRuntime, teamId: string, userId: stri
  */
 export function registerLinking(bolt: SlackListeners, rt: SlackRuntime): void {
   registerAudienceEvents(bolt, rt);
-  bolt.action(LINK_OPEN, async ({ ack }) => { await ack(); });
+  bolt.action(LINK_OPEN, async ({ ack }) => {
+    await ack();
+  });
 
   bolt.action<BlockButtonAction>(LINK_AGAIN, async ({ ack, body, client, respond }) => {
     await ack();
@@ -100,15 +131,20 @@ export function registerLinking(bolt: SlackListeners, rt: SlackRuntime): void {
       const { identity, person } = await rt.app.links.whoIs(keyOf(teamId, body.user.id));
       const message = person
         ? { text: replies(rt).linkedAs(person.handle, true), blocks: [] as webApi.KnownBlock[] }
-        : await offerFor(rt, identity ?? await rt.identities.upsert(keyOf(teamId, body.user.id)), 'asked')
-          .then((o) => ({ text: fallback(o.prompt), blocks: linkBlocks(o.prompt) }));
+        : await offerFor(rt, identity ?? (await rt.identities.upsert(keyOf(teamId, body.user.id))), 'asked').then(
+            (o) => ({ text: fallback(o.prompt), blocks: linkBlocks(o.prompt) }),
+          );
       // Ephemeral prompts (the slash command's) can only be replaced through response_url; messages in the DM are updated.
-      if (body.container?.is_ephemeral || !body.message || !body.channel) await respond({ replace_original: true, ...message });
+      if (body.container?.is_ephemeral || !body.message || !body.channel)
+        await respond({ replace_original: true, ...message });
       else await client.chat.update({ channel: body.channel.id, ts: body.message.ts, ...message });
     } catch (err) {
       rt.logger.warn({ err: loggable(err) }, 'could not send a new link');
-      await respond({ response_type: 'ephemeral', replace_original: false, text: `Something went wrong on Switchboard's side; the error was logged. Try \`${rt.settings.command} link\`.` })
-        .catch(() => {});
+      await respond({
+        response_type: 'ephemeral',
+        replace_original: false,
+        text: `Something went wrong on Switchboard's side; the error was logged. Try \`${rt.settings.command} link\`.`,
+      }).catch(() => {});
     }
   });
 }
@@ -120,14 +156,22 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
     if (!done) return;
     const { identity, person } = done;
     const creds = await rt.installations.credentials(identity.tenantId);
-    if (!creds) throw new PermanentFailure(`Switchboard is no longer installed in the Slack team ${identity.tenantId}.`);
+    if (!creds)
+      throw new PermanentFailure(`Switchboard is no longer installed in the Slack team ${identity.tenantId}.`);
     const client = rt.clients.for(creds.token);
     try {
       const dm = await client.conversations.open({ users: identity.externalUserId });
       // Once per job (a later link is another job), even across a crash between posting and finishing.
-      await postOnce(rt, client, `link-done:${ctx.entryId}`, {
-        channel: dm.channel!.id!, text: replies(rt).linked(person),
-      }, ctx.signal);
+      await postOnce(
+        rt,
+        client,
+        `link-done:${ctx.entryId}`,
+        {
+          channel: dm.channel!.id!,
+          text: replies(rt).linked(person),
+        },
+        ctx.signal,
+      );
     } catch (e) {
       if (isOutage(e)) throw e;
       throw jobErrorFor(isDeliveryError(e) ? e.failure : classifySlackError(e));
@@ -141,13 +185,17 @@ export function linkDoneHandler(rt: SlackRuntime): JobHandler {
  */
 export function slackLinkHowTo(command: string, justSent: boolean, sendFailed = false): string {
   if (sendFailed) return `I could not send you a DM, so use \`${command} link\` to get a link`;
-  return (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') + `\`${command} link\` gives you a new one`;
+  return (
+    (justSent ? 'I sent you a link in a DM: ' : 'Use the link I sent you in a DM, or ') +
+    `\`${command} link\` gives you a new one`
+  );
 }
 
 /** How Slack speaks of account links, with the configured command. */
 export function slackLinkWording(command: string): LinkWording {
   return {
-    app: 'Slack', tenant: 'team',
+    app: 'Slack',
+    tenant: 'team',
     newLink: `Get a new one with \`${command} link\` in Slack, or the "Send me a new link" button in my DM.`,
     ask: `write \`${command} link\` to the Switchboard app in Slack`,
     unlink: `\`${command} unlink\` in Slack`,

@@ -17,7 +17,11 @@ export function slackListenChannels(rt: SlackRuntime): ListenChannels {
     async noteAddress(ws, channel) {
       const [team] = await rt.installations.repo.teamsOf(ws.id);
       if (!team) return null;
-      return { key: encodeThreadKey({ team, channel }), externalRef: threadRef({ team, channel }), title: `Slack channel ${channel}` };
+      return {
+        key: encodeThreadKey({ team, channel }),
+        externalRef: threadRef({ team, channel }),
+        title: `Slack channel ${channel}`,
+      };
     },
   };
 }

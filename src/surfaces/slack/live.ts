@@ -12,14 +12,24 @@ import type { SlackRuntime } from './runtime.ts';
 import type { SlackThread } from './thread-id.ts';
 
 /** Slack's answers that mean "not here, not for this app": the caller falls back rather than fails. */
-const UNAVAILABLE = new Set(['not_allowed', 'not_allowed_token_type', 'method_not_supported', 'unknown_method', 'missing_scope', 'feature_not_enabled', 'invalid_thread']);
+const UNAVAILABLE = new Set([
+  'not_allowed',
+  'not_allowed_token_type',
+  'method_not_supported',
+  'unknown_method',
+  'missing_scope',
+  'feature_not_enabled',
+  'invalid_thread',
+]);
 /** stopStream on a stream that already stopped (a retried post job): the message is final already. */
 const ALREADY_STOPPED = new Set(['message_not_in_streaming_state', 'streaming_state_conflict']);
 
-const refusedWith = (e: unknown, codes: Set<string>) => e instanceof DeliveryError && e.failure.kind === 'permanent' && codes.has(e.failure.code);
+const refusedWith = (e: unknown, codes: Set<string>) =>
+  e instanceof DeliveryError && e.failure.kind === 'permanent' && codes.has(e.failure.code);
 
 /** An assistant thread: a thread in the app's DM (D… channel). Slack's status and streaming work there. */
-export const isAssistantThread = (t: SlackThread): t is SlackThread & { thread_ts: string } => t.channel.startsWith('D') && Boolean(t.thread_ts);
+export const isAssistantThread = (t: SlackThread): t is SlackThread & { thread_ts: string } =>
+  t.channel.startsWith('D') && Boolean(t.thread_ts);
 
 /** Runs a live call; null when Slack says the feature is unavailable here. */
 async function unlessUnavailable<T>(fn: () => Promise<T>): Promise<T | null> {
@@ -37,17 +47,28 @@ export function slackLive(rt: SlackRuntime): Required<SurfaceLive> {
       const { thread, client } = await reach(rt, conversation);
       if (!isAssistantThread(thread)) return false;
       // An empty status clears it; Slack also clears it by itself when the app posts in the thread.
-      const done = await unlessUnavailable(() => client.assistant.threads.setStatus({ channel_id: thread.channel, thread_ts: thread.thread_ts, status: text ?? '' }));
+      const done = await unlessUnavailable(() =>
+        client.assistant.threads.setStatus({
+          channel_id: thread.channel,
+          thread_ts: thread.thread_ts,
+          status: text ?? '',
+        }),
+      );
       return done !== null;
     },
 
     async startStream({ sender, conversation, text }) {
       const { thread, client } = await reach(rt, conversation);
       if (!isAssistantThread(thread)) return null;
-      const started = await unlessUnavailable(() => client.chat.startStream({
-        channel: thread.channel, thread_ts: thread.thread_ts, markdown_text: text,
-        username: sender.displayName.slice(0, 80), ...(sender.avatarUrl ? { icon_url: sender.avatarUrl } : {}),
-      }));
+      const started = await unlessUnavailable(() =>
+        client.chat.startStream({
+          channel: thread.channel,
+          thread_ts: thread.thread_ts,
+          markdown_text: text,
+          username: sender.displayName.slice(0, 80),
+          ...(sender.avatarUrl ? { icon_url: sender.avatarUrl } : {}),
+        }),
+      );
       if (!started?.ts) return null;
       return { externalId: started.ts, permalink: await permalinkOf(rt, client, thread.channel, started.ts) };
     },
@@ -59,14 +80,19 @@ export function slackLive(rt: SlackRuntime): Required<SurfaceLive> {
 
     async finishStream({ message, sender, conversation }, ts) {
       const { thread, client } = await reach(rt, conversation);
-      const metadata = { event_type: MESSAGE_EVENT_TYPE, event_payload: { switchboard_message_id: message.id, agent: qualifiedName(sender) } };
+      const metadata = {
+        event_type: MESSAGE_EVENT_TYPE,
+        event_payload: { switchboard_message_id: message.id, agent: qualifiedName(sender) },
+      };
       try {
         await call(() => client.chat.stopStream({ channel: thread.channel, ts, metadata }));
       } catch (e) {
         if (!refusedWith(e, ALREADY_STOPPED)) throw e;
       }
       // The stored text, rendered like every post, replaces what was streamed (appends were throttled; the last ones may be missing).
-      await call(() => client.chat.update({ channel: thread.channel, ts, blocks: [], ...markdownToSlack(message.body), metadata }));
+      await call(() =>
+        client.chat.update({ channel: thread.channel, ts, blocks: [], ...markdownToSlack(message.body), metadata }),
+      );
       return null;
     },
   };

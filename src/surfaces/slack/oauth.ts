@@ -38,8 +38,12 @@ export function oauthOptions(rt: SlackRuntime): Partial<ExpressReceiverOptions> 
         successAsync: async (installation, _options, _req, res) => installed(rt, installation as Installation, res),
         failure: (error, _options, _req, res) => {
           rt.logger.warn({ code: error.code, reason: error.message }, 'a Slack install did not complete');
-          page(res, 400, 'The Slack install did not complete',
-            html`<p>${error.message}</p><p>Start again from <a href="/slack/install">/slack/install</a> in the same browser, within ten minutes.</p>`);
+          page(
+            res,
+            400,
+            'The Slack install did not complete',
+            html`<p>${error.message}</p><p>Start again from <a href="/slack/install">/slack/install</a> in the same browser, within ten minutes.</p>`,
+          );
         },
       },
     },
@@ -54,5 +58,10 @@ async function installed(rt: SlackRuntime, installation: Installation, res: Serv
   const next = found?.workspace
     ? html`<p>It answers for the Switchboard workspace <strong>${found.workspace.name}</strong>. Mention it in a channel and name an agent.</p>`
     : html`<p>One step left: connect the Slack team to a Switchboard workspace by running</p><pre>switchboard slack connect WORKSPACE --team-id ${teamId}</pre>`;
-  page(res, 200, 'Switchboard is installed', html`<p>The app is installed in the Slack team <strong>${teamName}</strong> (${teamId}).</p>${next}`);
+  page(
+    res,
+    200,
+    'Switchboard is installed',
+    html`<p>The app is installed in the Slack team <strong>${teamName}</strong> (${teamId}).</p>${next}`,
+  );
 }

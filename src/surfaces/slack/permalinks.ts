@@ -13,7 +13,13 @@ export class SlackPermalinks {
   constructor(private readonly logger: Logger) {}
 
   /** The link to message `ts` in `channel` (in the thread of `threadTs`, when that is another message); null when Slack gives none. */
-  async of(client: webApi.WebClient, teamId: string, channel: string, ts: string, threadTs?: string): Promise<string | null> {
+  async of(
+    client: webApi.WebClient,
+    teamId: string,
+    channel: string,
+    ts: string,
+    threadTs?: string,
+  ): Promise<string | null> {
     const base = await this.teamUrl(client, teamId);
     if (base) return messageLink(base, channel, ts, threadTs);
     try {
@@ -28,12 +34,20 @@ export class SlackPermalinks {
   private teamUrl(client: webApi.WebClient, teamId: string): Promise<string | null> {
     let url = this.teamUrls.get(teamId);
     if (!url) {
-      url = client.auth.test().then((r) => httpsBase(r.url), (err: unknown) => {
-        this.logger.warn({ err: loggable(err), teamId }, 'could not read the Slack team URL; asking for each permalink instead');
-        return null;
-      });
+      url = client.auth.test().then(
+        (r) => httpsBase(r.url),
+        (err: unknown) => {
+          this.logger.warn(
+            { err: loggable(err), teamId },
+            'could not read the Slack team URL; asking for each permalink instead',
+          );
+          return null;
+        },
+      );
       this.teamUrls.set(teamId, url);
-      void url.then((u) => { if (!u) this.teamUrls.delete(teamId); });
+      void url.then((u) => {
+        if (!u) this.teamUrls.delete(teamId);
+      });
     }
     return url;
   }
@@ -42,7 +56,9 @@ export class SlackPermalinks {
 /** Slack's link to a message, from the team's URL (ending in `/`). */
 export function messageLink(base: string, channel: string, ts: string, threadTs?: string): string {
   const link = `${base}archives/${encodeURIComponent(channel)}/p${ts.replace('.', '')}`;
-  return threadTs && threadTs !== ts ? `${link}?thread_ts=${encodeURIComponent(threadTs)}&cid=${encodeURIComponent(channel)}` : link;
+  return threadTs && threadTs !== ts
+    ? `${link}?thread_ts=${encodeURIComponent(threadTs)}&cid=${encodeURIComponent(channel)}`
+    : link;
 }
 
 /** The URL with a trailing slash when it is an https URL; null otherwise (never a link to anything else). */

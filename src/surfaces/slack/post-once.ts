@@ -37,24 +37,44 @@ const decode = (id: string): PostedOnce => {
  * nothing, the thread or DM is read for the post carrying the key first (keyed-post.ts does the rest).
  * Slack failures come back as DeliveryError (outbound.ts), database ones as the store's.
  */
-export async function postOnce(rt: SlackRuntime, client: webApi.WebClient, key: string, post: OncePost, signal?: AbortSignal): Promise<PostedOnce> {
-  const id = await postOncePerKey(rt.app.store.posts, 'slack', key, {
-    async find() {
-      // A user id posts into their DM, whose channel id history needs.
-      const channel = /^[UW]/.test(post.channel)
-        ? (await call(() => client.conversations.open({ users: post.channel }))).channel?.id ?? post.channel
-        : post.channel;
-      const ts = await findInHistory(client, { channel, ...(post.thread_ts ? { thread_ts: post.thread_ts } : {}) },
-        (m) => m.metadata?.event_payload?.[KEY_FIELD] === key);
-      if (!ts) return null;
-      rt.logger.info({ key, channel }, 'found the post an earlier attempt made; not posting again');
-      return encode({ channel, ts });
+export async function postOnce(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  key: string,
+  post: OncePost,
+  signal?: AbortSignal,
+): Promise<PostedOnce> {
+  const id = await postOncePerKey(
+    rt.app.store.posts,
+    'slack',
+    key,
+    {
+      async find() {
+        // A user id posts into their DM, whose channel id history needs.
+        const channel = /^[UW]/.test(post.channel)
+          ? ((await call(() => client.conversations.open({ users: post.channel }))).channel?.id ?? post.channel)
+          : post.channel;
+        const ts = await findInHistory(
+          client,
+          { channel, ...(post.thread_ts ? { thread_ts: post.thread_ts } : {}) },
+          (m) => m.metadata?.event_payload?.[KEY_FIELD] === key,
+        );
+        if (!ts) return null;
+        rt.logger.info({ key, channel }, 'found the post an earlier attempt made; not posting again');
+        return encode({ channel, ts });
+      },
+      async post() {
+        const metadata = {
+          event_type: post.metadata?.event_type ?? 'switchboard_post',
+          event_payload: { ...post.metadata?.event_payload, [KEY_FIELD]: key },
+        };
+        const posted = await call(() =>
+          client.chat.postMessage({ ...post, metadata } as webApi.ChatPostMessageArguments),
+        );
+        return encode({ channel: posted.channel ?? post.channel, ts: posted.ts! });
+      },
     },
-    async post() {
-      const metadata = { event_type: post.metadata?.event_type ?? 'switchboard_post', event_payload: { ...post.metadata?.event_payload, [KEY_FIELD]: key } };
-      const posted = await call(() => client.chat.postMessage({ ...post, metadata } as webApi.ChatPostMessageArguments));
-      return encode({ channel: posted.channel ?? post.channel, ts: posted.ts! });
-    },
-  }, signal);
+    signal,
+  );
   return decode(id);
 }

@@ -33,7 +33,10 @@ export function slackReact(rt: SlackRuntime): NonNullable<BridgePort['react']> {
     try {
       await call(() => (on ? client.reactions.add(args) : client.reactions.remove(args)));
     } catch (e) {
-      const settled = e instanceof DeliveryError && e.failure.kind === 'permanent' && (e.failure.code === 'already_reacted' || e.failure.code === 'no_reaction');
+      const settled =
+        e instanceof DeliveryError &&
+        e.failure.kind === 'permanent' &&
+        (e.failure.code === 'already_reacted' || e.failure.code === 'no_reaction');
       if (!settled) throw e;
     }
   };
@@ -46,19 +49,42 @@ interface SlackReactionEvent {
   item: { type: string; channel?: string; ts?: string };
 }
 
-async function mirrorReaction(rt: SlackRuntime, client: webApi.WebClient, e: SlackReactionEvent, context: { teamId?: string; botUserId?: string }, on: boolean) {
+async function mirrorReaction(
+  rt: SlackRuntime,
+  client: webApi.WebClient,
+  e: SlackReactionEvent,
+  context: { teamId?: string; botUserId?: string },
+  on: boolean,
+) {
   const emoji = emojiFromSlack(e.reaction);
   // Our own reactions (the web side's, mirrored) never come back; files and other items are not messages.
-  if (!context.teamId || !emoji || e.user === context.botUserId || e.item.type !== 'message' || !e.item.channel || !e.item.ts) return;
+  if (
+    !context.teamId ||
+    !emoji ||
+    e.user === context.botUserId ||
+    e.item.type !== 'message' ||
+    !e.item.channel ||
+    !e.item.ts
+  )
+    return;
   const { channel, ts } = e.item;
   await guard(rt, client, null, async () => {
     await rt.app.inbound.mirrorBridgedReaction(slackPort(rt, client, context.teamId!, channel), {
-      tenantId: context.teamId!, channelId: channel, messageId: ts, userId: e.user, emoji, on,
+      tenantId: context.teamId!,
+      channelId: channel,
+      messageId: ts,
+      userId: e.user,
+      emoji,
+      on,
     });
   });
 }
 
 export function registerReactions(bolt: SlackListeners, rt: SlackRuntime) {
-  bolt.event('reaction_added', async ({ event, context, client }) => mirrorReaction(rt, client, event as SlackReactionEvent, context, true));
-  bolt.event('reaction_removed', async ({ event, context, client }) => mirrorReaction(rt, client, event as SlackReactionEvent, context, false));
+  bolt.event('reaction_added', async ({ event, context, client }) =>
+    mirrorReaction(rt, client, event as SlackReactionEvent, context, true),
+  );
+  bolt.event('reaction_removed', async ({ event, context, client }) =>
+    mirrorReaction(rt, client, event as SlackReactionEvent, context, false),
+  );
 }

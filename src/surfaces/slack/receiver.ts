@@ -22,10 +22,14 @@ const MAX_SKEW_S = 5 * 60;
 
 /** How a request is told apart from a redelivery of itself, and what kind of request it is. */
 export function slackKey(body: Record<string, unknown>, timestamp: string): { key: string; kind: string } {
-  if (body.type === 'event_callback' && typeof body.event_id === 'string') return { key: `event:${body.event_id}`, kind: 'event' };
+  if (body.type === 'event_callback' && typeof body.event_id === 'string')
+    return { key: `event:${body.event_id}`, kind: 'event' };
   // Commands and interactions carry no id: the same signed request (timestamp and body) is the same request.
-  const kind = typeof body.command === 'string' ? 'command' : typeof body.type === 'string' ? String(body.type) : 'request';
-  const digest = createHash('sha256').update(`${timestamp}:${JSON.stringify(body)}`).digest('hex');
+  const kind =
+    typeof body.command === 'string' ? 'command' : typeof body.type === 'string' ? String(body.type) : 'request';
+  const digest = createHash('sha256')
+    .update(`${timestamp}:${JSON.stringify(body)}`)
+    .digest('hex');
   return { key: `signed:${digest}`, kind };
 }
 
@@ -40,7 +44,13 @@ export function slackOrderingKey(body: Record<string, unknown>): string | null {
   const channel = (body.channel ?? {}) as Record<string, unknown>;
   const container = (body.container ?? {}) as Record<string, unknown>;
   const team = str(body.team_id) ?? str((body.team as Record<string, unknown> | undefined)?.id) ?? '';
-  const where = str(event.channel) ?? str(body.channel_id) ?? str(channel.id) ?? str(container.channel_id) ?? str(event.user) ?? str((body.user as Record<string, unknown> | undefined)?.id);
+  const where =
+    str(event.channel) ??
+    str(body.channel_id) ??
+    str(channel.id) ??
+    str(container.channel_id) ??
+    str(event.user) ??
+    str((body.user as Record<string, unknown> | undefined)?.id);
   return where ? `inbound:slack:${team}:${where}` : null;
 }
 
@@ -59,7 +69,11 @@ const storedRequest = z.object({
 export function slackGate(rt: SlackRuntime, draining: () => boolean): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (draining()) {
-      res.status(503).set('retry-after', '5').type('text').send('Switchboard is restarting; Slack will retry this request.');
+      res
+        .status(503)
+        .set('retry-after', '5')
+        .type('text')
+        .send('Switchboard is restarting; Slack will retry this request.');
       return;
     }
     const ts = Number(req.headers['x-slack-request-timestamp']);
@@ -77,7 +91,10 @@ export function slackGate(rt: SlackRuntime, draining: () => boolean): RequestHan
  * they are, and a request handler that stores the request before the 200.
  */
 export class DurableReceiver extends ExpressReceiver {
-  constructor(options: ExpressReceiverOptions, private readonly rt: SlackRuntime) {
+  constructor(
+    options: ExpressReceiverOptions,
+    private readonly rt: SlackRuntime,
+  ) {
     super(options);
   }
 
@@ -103,7 +120,10 @@ export class DurableReceiver extends ExpressReceiver {
       ...(typeof retryReason === 'string' ? { retryReason } : {}),
     };
     try {
-      const stored = await this.rt.app.store.inbound.accept({ surface: 'slack', key, kind, payload }, { topic: SLACK_INBOUND, orderingKey: slackOrderingKey(kept) });
+      const stored = await this.rt.app.store.inbound.accept(
+        { surface: 'slack', key, kind, payload },
+        { topic: SLACK_INBOUND, orderingKey: slackOrderingKey(kept) },
+      );
       if (stored) this.rt.app.queue.kick();
       else this.rt.logger.debug({ kind, retryNum: payload.retryNum }, 'acknowledged a Slack request already received');
       res.status(200).send('');
@@ -122,12 +142,20 @@ async function answerLater(rt: SlackRuntime, body: Record<string, unknown>, resp
   if (response === undefined || response === '') return;
   const message = typeof response === 'string' ? { text: response } : response;
   if ('response_action' in message || 'options' in message || 'option_groups' in message) {
-    rt.logger.warn({ type: body.type }, 'a stored Slack interaction answered with a response only the HTTP answer can carry; it was dropped');
+    rt.logger.warn(
+      { type: body.type },
+      'a stored Slack interaction answered with a response only the HTTP answer can carry; it was dropped',
+    );
     return;
   }
   const url = typeof body.response_url === 'string' ? body.response_url : null;
   if (!url) return;
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message), signal: AbortSignal.timeout(rt.settings.timeoutMs) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(message),
+    signal: AbortSignal.timeout(rt.settings.timeoutMs),
+  });
   if (!res.ok) throw new Error(`Slack refused the answer to a command (HTTP ${res.status})`);
 }
 
@@ -139,16 +167,22 @@ async function answerLater(rt: SlackRuntime, body: Record<string, unknown>, resp
 export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null): JobHandler {
   return async (payload, job) => {
     const app = bolt();
-    if (!app) throw new PermanentFailure('Slack is not configured here (SLACK_SIGNING_SECRET), so a stored Slack request cannot be handled.');
+    if (!app)
+      throw new PermanentFailure(
+        'Slack is not configured here (SLACK_SIGNING_SECRET), so a stored Slack request cannot be handled.',
+      );
     // Read with the claim when the queue could (the embedded one); otherwise here.
-    const event = job.inbound ?? await rt.app.store.inbound.get(String(payload.inboundId ?? ''));
+    const event = job.inbound ?? (await rt.app.store.inbound.get(String(payload.inboundId ?? '')));
     if (!event) throw new PermanentFailure('The stored Slack request is gone (purged or never written).');
     const parsed = storedRequest.safeParse(event.payload);
     if (!parsed.success) throw new PermanentFailure('The stored Slack request is malformed and cannot be replayed.');
     const { body, retryNum, retryReason } = parsed.data;
     let acked = false;
     await app.processEvent({
-      body, retryNum, retryReason, customProperties: { [JOB]: job },
+      body,
+      retryNum,
+      retryReason,
+      customProperties: { [JOB]: job },
       ack: async (response?: AckResponse) => {
         acked = true;
         await answerLater(rt, body, response);
@@ -156,7 +190,11 @@ export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null
     });
     // Every listener acknowledges what it handles, so a request nobody acknowledged matched no listener:
     // a stale button, or another app's. It was answered 200 already; nothing more to do.
-    if (!acked) rt.logger.debug({ kind: event.kind }, 'no listener handles this Slack request (a stale or foreign button?); ignored');
+    if (!acked)
+      rt.logger.debug(
+        { kind: event.kind },
+        'no listener handles this Slack request (a stale or foreign button?); ignored',
+      );
   };
 }
 
@@ -164,7 +202,8 @@ export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null
 const JOB = 'switchboardJob';
 
 /** The job a listener runs in: whether a failure now is the last (see JobContext.failsForGood). */
-export const jobOf = (context: Record<string, unknown>): JobContext | undefined => context[JOB] as JobContext | undefined;
+export const jobOf = (context: Record<string, unknown>): JobContext | undefined =>
+  context[JOB] as JobContext | undefined;
 
 /** Listener errors normally end in Bolt's error handler; thrown from there they fail the job, which retries. */
 export function rethrowListenerErrors(bolt: BoltApp, rt: SlackRuntime): void {
@@ -173,12 +212,20 @@ export function rethrowListenerErrors(bolt: BoltApp, rt: SlackRuntime): void {
     // A team that is not (or no longer) installed: retrying cannot help. Any other authorization failure (the
     // database away while reading the install) is retried like a listener's.
     if (error.code === ErrorCode.AuthorizationError && original instanceof NotInstalledError) {
-      rt.logger.warn({ code: error.code }, 'a stored Slack request is for a team Switchboard is not installed in; ignored');
+      rt.logger.warn(
+        { code: error.code },
+        'a stored Slack request is for a team Switchboard is not installed in; ignored',
+      );
       return;
     }
     const thrown = asJobError(original);
     // A permanent failure (a stored token the current secret cannot open…) is recorded failed at once, not retried.
-    rt.logger.warn({ err: loggable(original), code: error.code }, thrown instanceof PermanentFailure ? 'a Slack listener failed for good; the job is recorded as failed' : 'a Slack listener failed; the job will retry');
+    rt.logger.warn(
+      { err: loggable(original), code: error.code },
+      thrown instanceof PermanentFailure
+        ? 'a Slack listener failed for good; the job is recorded as failed'
+        : 'a Slack listener failed; the job will retry',
+    );
     throw thrown;
   });
 }

@@ -14,14 +14,27 @@ import type { SlackRuntime } from './runtime.ts';
 export type GoneReason = 'channelDeleted' | 'channelArchived' | 'uninstalled';
 
 /** Removes the bridge and the listeners of a Slack channel that was deleted or archived. */
-export async function channelGone(rt: SlackRuntime, teamId: string, channel: string, reason: GoneReason): Promise<void> {
+export async function channelGone(
+  rt: SlackRuntime,
+  teamId: string,
+  channel: string,
+  reason: GoneReason,
+): Promise<void> {
   const { store, bridges } = rt.app;
   const removed = await bridges.outsideChannelsGone('slack', teamId, [channel], reason);
   const workspaceId = await store.tenants.workspaceOf('slack', teamId);
   const listenersRemoved = workspaceId ? await store.listening.removeChannels(workspaceId, 'slack', [channel]) : 0;
   rt.logger.info(
-    { teamId, channel, reason, listenersRemoved, bridgesRemoved: removed.map((b) => ({ id: b.id, workspaceId: b.workspaceId })) },
-    reason === 'channelDeleted' ? 'a Slack channel was deleted: its bridge and listeners removed' : 'a Slack channel was archived: its bridge and listeners removed',
+    {
+      teamId,
+      channel,
+      reason,
+      listenersRemoved,
+      bridgesRemoved: removed.map((b) => ({ id: b.id, workspaceId: b.workspaceId })),
+    },
+    reason === 'channelDeleted'
+      ? 'a Slack channel was deleted: its bridge and listeners removed'
+      : 'a Slack channel was archived: its bridge and listeners removed',
   );
 }
 
@@ -35,15 +48,26 @@ export async function channelGone(rt: SlackRuntime, teamId: string, channel: str
 export async function teamUninstalled(rt: SlackRuntime, teamId: string, eventTime: number): Promise<void> {
   const { store, bridges } = rt.app;
   const before = new Date((eventTime + 1) * 1000);
-  const kept = () => rt.logger.info({ teamId, eventTime }, 'a Slack uninstall was handled after the app was installed in that team again: the new install is kept');
+  const kept = () =>
+    rt.logger.info(
+      { teamId, eventTime },
+      'a Slack uninstall was handled after the app was installed in that team again: the new install is kept',
+    );
   // Read past the credentials cache: another process may have stored the reinstall.
   const installed = await rt.installations.repo.get(teamId);
   if (installed && installed.updatedAt >= before) return kept();
   // The workspace is read before the install goes (its removal unlinks the team); the bridges go only once it went.
   const workspaceId = await store.tenants.workspaceOf('slack', teamId);
   if (!(await rt.installations.remove(teamId, before))) return kept();
-  const ours = workspaceId ? (await store.bridges.list(workspaceId)).filter((b) => b.surface === 'slack' && b.tenantId === teamId) : [];
-  const removed = await bridges.outsideChannelsGone('slack', teamId, ours.map((b) => b.externalChannelId), 'uninstalled');
+  const ours = workspaceId
+    ? (await store.bridges.list(workspaceId)).filter((b) => b.surface === 'slack' && b.tenantId === teamId)
+    : [];
+  const removed = await bridges.outsideChannelsGone(
+    'slack',
+    teamId,
+    ours.map((b) => b.externalChannelId),
+    'uninstalled',
+  );
   rt.logger.info(
     { teamId, workspaceId, bridgesRemoved: removed.map((b) => ({ id: b.id, channel: b.externalChannelId })) },
     'the Switchboard app was uninstalled from a Slack team: its bridges removed and its install and bot token forgotten',

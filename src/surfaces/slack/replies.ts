@@ -7,8 +7,14 @@ export { handleOf, talkableAgents } from '../../core/agents/naming.ts';
 /** One line per agent: `@reviewer` — Reviewer: reviews pull requests. */
 export function agentList(directory: WorkspaceAgent[]): string {
   const agents = talkableAgents(directory);
-  if (!agents.length) return 'No agents have joined this workspace yet. An owner can add one with `switchboard agent join OWNER/NAME WORKSPACE`.';
-  return agents.map((d) => `• \`@${handleOf(d, directory)}\` — ${d.agent.displayName}${d.agent.roleLine ? `: ${d.agent.roleLine}` : ''}`).join('\n');
+  if (!agents.length)
+    return 'No agents have joined this workspace yet. An owner can add one with `switchboard agent join OWNER/NAME WORKSPACE`.';
+  return agents
+    .map(
+      (d) =>
+        `• \`@${handleOf(d, directory)}\` — ${d.agent.displayName}${d.agent.roleLine ? `: ${d.agent.roleLine}` : ''}`,
+    )
+    .join('\n');
 }
 
 export function noAgentNamed(directory: WorkspaceAgent[], botUserId: string | undefined): string {

@@ -32,8 +32,12 @@ export interface SlackRuntime {
 }
 
 /** The Slack runtime createApp built for `app`; refused when Slack is not configured in this process. */
-export const slackRuntime = (app: App): SlackRuntime => runtimeOf(app, 'slack',
-  'Slack is not configured in this process: set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET), then start it again.');
+export const slackRuntime = (app: App): SlackRuntime =>
+  runtimeOf(
+    app,
+    'slack',
+    'Slack is not configured in this process: set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET), then start it again.',
+  );
 
 /** Everything the Slack adapter works with; built once by createApp (`overrides`: tests shorten pacing). */
 export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> = {}): SlackRuntime {
@@ -41,7 +45,10 @@ export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> =
   const logger = app.logger.child({ surface: 'slack' });
   const box = createSecretBox(app.secret);
   const rt: SlackRuntime = {
-    app, settings, logger, box,
+    app,
+    settings,
+    logger,
+    box,
     installations: new SlackInstallations(app.store.slackInstallations, box, settings.envBotToken),
     identities: app.store.identities,
     clients: new SlackClients(clientOptions(settings, logger)),
@@ -53,7 +60,10 @@ export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> =
 }
 
 /** The install for a team and the workspace it is connected to (null when not connected yet). */
-export async function workspaceOf(rt: SlackRuntime, teamId: string): Promise<{ installation: SlackInstallation; workspace: Workspace | null } | null> {
+export async function workspaceOf(
+  rt: SlackRuntime,
+  teamId: string,
+): Promise<{ installation: SlackInstallation; workspace: Workspace | null } | null> {
   const installation = await rt.installations.get(teamId);
   if (!installation) return null;
   const workspace = installation.workspaceId ? await rt.app.store.workspaces.get(installation.workspaceId) : null;

@@ -30,8 +30,24 @@ export interface SlackSettings {
  * second mention; `mpim:read` lists a group DM's members for its audience.
  */
 export const BOT_SCOPES = [
-  'app_mentions:read', 'channels:history', 'channels:read', 'groups:history', 'groups:read', 'chat:write', 'chat:write.customize', 'commands',
-  'im:history', 'im:read', 'im:write', 'mpim:history', 'mpim:read', 'users:read', 'users:read.email', 'assistant:write', 'reactions:read', 'reactions:write',
+  'app_mentions:read',
+  'channels:history',
+  'channels:read',
+  'groups:history',
+  'groups:read',
+  'chat:write',
+  'chat:write.customize',
+  'commands',
+  'im:history',
+  'im:read',
+  'im:write',
+  'mpim:history',
+  'mpim:read',
+  'users:read',
+  'users:read.email',
+  'assistant:write',
+  'reactions:read',
+  'reactions:write',
 ];
 
 export function slackSettings(config: Config, overrides: Partial<SlackSettings> = {}): SlackSettings {

@@ -30,11 +30,15 @@ export function decodeThreadKey(key: string): SlackThread | null {
 
 /** The conversation's `externalRef` for a thread (plain strings, as the store keeps it). */
 export function threadRef(t: SlackThread): Record<string, string> {
-  return t.thread_ts ? { team: t.team, channel: t.channel, thread_ts: t.thread_ts } : { team: t.team, channel: t.channel };
+  return t.thread_ts
+    ? { team: t.team, channel: t.channel, thread_ts: t.thread_ts }
+    : { team: t.team, channel: t.channel };
 }
 
 /** The thread back from an `externalRef`; null when it is not a Slack address. */
 export function threadFromRef(ref: Record<string, string> | null): SlackThread | null {
   if (!ref?.team || !ref.channel) return null;
-  return ref.thread_ts ? { team: ref.team, channel: ref.channel, thread_ts: ref.thread_ts } : { team: ref.team, channel: ref.channel };
+  return ref.thread_ts
+    ? { team: ref.team, channel: ref.channel, thread_ts: ref.thread_ts }
+    : { team: ref.team, channel: ref.channel };
 }

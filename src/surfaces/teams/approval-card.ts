@@ -32,23 +32,51 @@ export function approvalCard(input: ApprovalCardInput): Card {
   const { approval: a, agent } = input;
   const pending = a.status === 'pending';
   const data = approvalData(a);
-  const color = a.status === 'approved' ? 'Good' : a.status === 'rejected' ? 'Attention' : pending ? 'Accent' : 'Default';
+  const color =
+    a.status === 'approved' ? 'Good' : a.status === 'rejected' ? 'Attention' : pending ? 'Accent' : 'Default';
   const body: Card[] = [
     agentHeader(agent, 'asks for approval'),
     { type: 'TextBlock', text: a.title, weight: 'Bolder', size: 'Medium', wrap: true, spacing: 'Medium' },
     ...(a.details ? [{ type: 'TextBlock', text: a.details, wrap: true }] : []),
-    ...(a.expiresAt && pending ? [{ type: 'TextBlock', text: `Expires ${a.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`, isSubtle: true, size: 'Small', wrap: true }] : []),
-    { type: 'TextBlock', text: input.outcome, color, weight: pending ? 'Default' : 'Bolder', wrap: true, spacing: 'Medium' },
+    ...(a.expiresAt && pending
+      ? [
+          {
+            type: 'TextBlock',
+            text: `Expires ${a.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+            isSubtle: true,
+            size: 'Small',
+            wrap: true,
+          },
+        ]
+      : []),
+    {
+      type: 'TextBlock',
+      text: input.outcome,
+      color,
+      weight: pending ? 'Default' : 'Bolder',
+      wrap: true,
+      spacing: 'Medium',
+    },
     ...(input.notice ? [{ type: 'TextBlock', text: input.notice, color: 'Attention', wrap: true }] : []),
   ];
   const extra: Card = {
     fallbackText: `${agent.displayName} asks for approval: ${a.title}. ${input.outcome}.`,
-    ...(pending ? {
-      refresh: { action: { type: 'Action.Execute', title: 'Refresh', verb: 'refresh', data }, userIds: input.approverUserIds.slice(0, MAX_REFRESH_USERS) },
-    } : {}),
-    ...(pending && input.buttons ? {
-      actions: [executeAction('Approve', 'approve', data, { style: 'positive' }), executeAction('Reject', 'reject', data, { style: 'destructive' })],
-    } : {}),
+    ...(pending
+      ? {
+          refresh: {
+            action: { type: 'Action.Execute', title: 'Refresh', verb: 'refresh', data },
+            userIds: input.approverUserIds.slice(0, MAX_REFRESH_USERS),
+          },
+        }
+      : {}),
+    ...(pending && input.buttons
+      ? {
+          actions: [
+            executeAction('Approve', 'approve', data, { style: 'positive' }),
+            executeAction('Reject', 'reject', data, { style: 'destructive' }),
+          ],
+        }
+      : {}),
   };
   return adaptiveCard(body, extra);
 }

@@ -31,14 +31,22 @@ export const ApprovalAction = z.object({ approvalId: z.string().uuid(), workspac
 /** A job's payload, or a permanent failure: retrying a malformed job cannot help. */
 function parseJob(raw: unknown) {
   const parsed = Job.safeParse(raw);
-  if (!parsed.success) throw new PermanentFailure(`The Teams approval job is malformed (${parsed.error.issues[0]?.message}); it cannot be run.`);
+  if (!parsed.success)
+    throw new PermanentFailure(
+      `The Teams approval job is malformed (${parsed.error.issues[0]?.message}); it cannot be run.`,
+    );
   return parsed.data;
 }
 
 const DECISIONS: Record<string, Decision> = { approve: 'approved', reject: 'rejected' };
 
 /** The card for an approval as it stands; `viewer` (a person id, or null for a guest) makes it that person's view. */
-async function renderCard(rt: TeamsRuntime, a: Approval, tenant: string, opts: { viewer?: string | null; notice?: string } = {}): Promise<Card> {
+async function renderCard(
+  rt: TeamsRuntime,
+  a: Approval,
+  tenant: string,
+  opts: { viewer?: string | null; notice?: string } = {},
+): Promise<Card> {
   const agent = (await rt.app.store.agents.get(a.agentId))!;
   const approvers = await rt.app.approvals.approversOf(a);
   const users = a.status === 'pending' ? await rt.users.ofPeople(tenant, approvers) : [];
@@ -46,10 +54,15 @@ async function renderCard(rt: TeamsRuntime, a: Approval, tenant: string, opts: {
   if (buttons && opts.viewer !== undefined) {
     const ws = (await rt.app.store.workspaces.get(a.workspaceId))!;
     const role = opts.viewer ? await rt.app.orgs.roleIn(opts.viewer, ws) : null;
-    buttons = refusalToDecide(a, { personId: opts.viewer, role }, agent.ownerId, await rt.app.approvals.guestAsker(a)) === null;
+    buttons =
+      refusalToDecide(a, { personId: opts.viewer, role }, agent.ownerId, await rt.app.approvals.guestAsker(a)) === null;
   }
   return approvalCard({
-    approval: a, agent, outcome: await rt.app.approvals.outcome(a), buttons, notice: opts.notice,
+    approval: a,
+    agent,
+    outcome: await rt.app.approvals.outcome(a),
+    buttons,
+    notice: opts.notice,
     approverUserIds: users.map((u) => u.userId),
   });
 }
@@ -88,18 +101,34 @@ export function approvalShowHandler(rt: TeamsRuntime): JobHandler {
       let activity: string;
       try {
         // Through the post record: a retry after the card was posted (and before its view was stored) does not post it again.
-        activity = await postOnce(rt, `approval:${a.id}:${place.conversation}`, place, cardActivity(card, `Approval requested: ${a.title}`), ctx.signal);
+        activity = await postOnce(
+          rt,
+          `approval:${a.id}:${place.conversation}`,
+          place,
+          cardActivity(card, `Approval requested: ${a.title}`),
+          ctx.signal,
+        );
       } catch (e) {
         if (!isDeliveryError(e)) throw e;
         if (e.failure.kind === 'permanent') {
-          rt.logger.warn({ approvalId: a.id, reason: e.failure.reason }, 'could not show an approval in a Teams conversation');
+          rt.logger.warn(
+            { approvalId: a.id, reason: e.failure.reason },
+            'could not show an approval in a Teams conversation',
+          );
           continue;
         }
         throw jobErrorFor(e.failure);
       }
       await rt.app.store.approvals.addView({
-        approvalId: a.id, surface: 'teams',
-        ref: { tenant: place.tenant, conversation: place.conversation, type: place.type, serviceUrl: place.serviceUrl, activity },
+        approvalId: a.id,
+        surface: 'teams',
+        ref: {
+          tenant: place.tenant,
+          conversation: place.conversation,
+          type: place.type,
+          serviceUrl: place.serviceUrl,
+          activity,
+        },
       });
     }
   };
@@ -115,12 +144,18 @@ export function approvalUpdateHandler(rt: TeamsRuntime): JobHandler {
       const place = addressFromRef(view.ref);
       if (!place || !view.ref.activity) continue;
       try {
-        await updateActivity(rt, place, view.ref.activity, cardActivity(await renderCard(rt, a, place.tenant), `Approval: ${a.title}`));
+        await updateActivity(
+          rt,
+          place,
+          view.ref.activity,
+          cardActivity(await renderCard(rt, a, place.tenant), `Approval: ${a.title}`),
+        );
       } catch (e) {
         if (!isDeliveryError(e)) throw e;
         const error = jobErrorFor(e.failure);
         // A card deleted or a chat left is not worth retrying; the other views are still updated.
-        if (e.failure.kind === 'permanent') rt.logger.warn({ approvalId: a.id, reason: e.failure.reason }, 'could not update a Teams approval card');
+        if (e.failure.kind === 'permanent')
+          rt.logger.warn({ approvalId: a.id, reason: e.failure.reason }, 'could not update a Teams approval card');
         else retry ??= error;
       }
     }
@@ -137,24 +172,40 @@ const LINK_FIRST = 'Use the link card Switchboard sent you in your personal chat
  * person when the verb is approve or reject, and returns the card as that
  * person should now see it, with the refusal or late-click sentence if any.
  */
-export async function approvalAction(rt: TeamsRuntime, context: TurnContext, verb: string, raw: unknown): Promise<{ card: Card; notice?: string }> {
+export async function approvalAction(
+  rt: TeamsRuntime,
+  context: TurnContext,
+  verb: string,
+  raw: unknown,
+): Promise<{ card: Card; notice?: string }> {
   const parsed = ApprovalAction.safeParse(raw);
   const address = addressOf(context.activity);
   const plain = (text: string) => ({ card: adaptiveCard([{ type: 'TextBlock', text, wrap: true }]), notice: text });
   if (!parsed.success || !address) return plain('This card does not name an approval Switchboard knows.');
   const ws = await workspaceOfTenant(rt, address.tenant);
-  if (!ws || ws.id !== parsed.data.workspaceId) return plain('This approval belongs to a Switchboard workspace this Teams organization is not connected to.');
+  if (!ws || ws.id !== parsed.data.workspaceId)
+    return plain('This approval belongs to a Switchboard workspace this Teams organization is not connected to.');
   const approval = await rt.app.store.approvals.get(ws.id, parsed.data.approvalId);
   if (!approval) return plain('This approval no longer exists in Switchboard.');
   const from = context.activity.from;
-  const identity = await rt.identities.find({ surface: 'teams', tenantId: address.tenant, externalUserId: from.aadObjectId ?? from.id });
+  const identity = await rt.identities.find({
+    surface: 'teams',
+    tenantId: address.tenant,
+    externalUserId: from.aadObjectId ?? from.id,
+  });
   const personId = identity?.personId ?? null;
   let notice: string | undefined;
   const decision = DECISIONS[verb];
   if (decision) {
     try {
       const role = personId ? await rt.app.orgs.roleIn(personId, ws) : null;
-      await rt.app.approvals.decide({ approvalId: approval.id, workspaceId: ws.id, decision, decider: { personId, role, identityId: identity?.id ?? null }, via: 'teams' });
+      await rt.app.approvals.decide({
+        approvalId: approval.id,
+        workspaceId: ws.id,
+        decision,
+        decider: { personId, role, identityId: identity?.id ?? null },
+        via: 'teams',
+      });
     } catch (e) {
       if (!isSwitchboardError(e)) throw e;
       notice = e.details.rule === 'not_linked' ? e.withHint(LINK_FIRST).message : e.message;

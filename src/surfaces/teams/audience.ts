@@ -16,7 +16,8 @@ import type { TeamsRuntime } from './runtime.ts';
 export { MEMBERS_TTL_MS } from '../shared/audience.ts';
 
 /** Where a conversation's audience is kept: the channel (for every reply chain in it) or the group chat. */
-const audienceKey = (a: TeamsAddress) => (a.type === 'channel' ? a.channel ?? a.conversation.replace(/;messageid=\d+$/, '') : a.conversation);
+const audienceKey = (a: TeamsAddress) =>
+  a.type === 'channel' ? (a.channel ?? a.conversation.replace(/;messageid=\d+$/, '')) : a.conversation;
 
 /** The Teams side of audiences, registered with the core's AudienceService. Members are AAD object ids, as identities are keyed. */
 export function teamsAudience(rt: TeamsRuntime): SurfaceAudience {
@@ -24,10 +25,15 @@ export function teamsAudience(rt: TeamsRuntime): SurfaceAudience {
     locate(c) {
       const a = addressFromRef(c.externalRef);
       if (!a) return null;
-      return a.type === 'personal' ? { kind: 'dm' } : { kind: 'channel', tenantId: a.tenant, channelId: audienceKey(a) };
+      return a.type === 'personal'
+        ? { kind: 'dm' }
+        : { kind: 'channel', tenantId: a.tenant, channelId: audienceKey(a) };
     },
     members: cachedMembers({
-      surface: 'teams', app: rt.app, logger: rt.logger, loggable,
+      surface: 'teams',
+      app: rt.app,
+      logger: rt.logger,
+      loggable,
       async read(tenant, channelId) {
         const serviceUrl = await rt.references.serviceUrlOf(tenant);
         if (!serviceUrl) return null;
@@ -55,12 +61,16 @@ export async function membersChanged(rt: TeamsRuntime, context: TurnContext): Pr
   // Not swallowed: a stale list would stand for an hour, so a failure fails the turn and the inbound job retries it.
   if (team && !a.channel) return audiences.forgetTenantChannels('teams', a.tenant);
   try {
-    for (const m of context.activity.membersAdded ?? []) if (m.id !== bot && m.aadObjectId) await audiences.memberChanged('teams', a.tenant, key, m.aadObjectId, true);
+    for (const m of context.activity.membersAdded ?? [])
+      if (m.id !== bot && m.aadObjectId) await audiences.memberChanged('teams', a.tenant, key, m.aadObjectId, true);
     for (const m of context.activity.membersRemoved ?? []) {
       if (m.id === bot) await audiences.forgetChannel('teams', a.tenant, key);
       else if (m.aadObjectId) await audiences.memberChanged('teams', a.tenant, key, m.aadObjectId, false);
     }
   } catch (err) {
-    rt.logger.warn({ err: loggable(err) }, 'could not record a Teams membership change; the next read of the members corrects it');
+    rt.logger.warn(
+      { err: loggable(err) },
+      'could not record a Teams membership change; the next read of the members corrects it',
+    );
   }
 }

@@ -3,7 +3,10 @@
 // metadata, the key's endorsement for the activity's channel, audience = our app id, serviceUrl claim)
 // and gets the bot's outgoing tokens (single- or multi-tenant). The only
 // addition is that every bad token is answered 401; see docs/notes/teams-auth.md.
-import { ConfigurationBotFrameworkAuthentication, type ConfigurationBotFrameworkAuthenticationOptions } from 'botbuilder';
+import {
+  ConfigurationBotFrameworkAuthentication,
+  type ConfigurationBotFrameworkAuthenticationOptions,
+} from 'botbuilder';
 import { AuthenticationError, BotFrameworkAuthentication, type ClaimsIdentity } from 'botframework-connector';
 import type { Activity } from 'botbuilder';
 import type { TeamsSettings } from './settings.ts';
@@ -12,7 +15,8 @@ import type { TeamsSettings } from './settings.ts';
 const TOKEN_ERRORS = new Set(['JsonWebTokenError', 'NotBeforeError', 'TokenExpiredError']);
 
 function refuse(error: unknown): never {
-  if (error instanceof Error && TOKEN_ERRORS.has(error.name)) throw new AuthenticationError(`Unauthorized: ${error.message}`, 401);
+  if (error instanceof Error && TOKEN_ERRORS.has(error.name))
+    throw new AuthenticationError(`Unauthorized: ${error.message}`, 401);
   throw error;
 }
 
@@ -70,5 +74,7 @@ export function authenticationConfig(settings: TeamsSettings): ConfigurationBotF
 
 /** The authentication CloudAdapter runs with. */
 export function createAuthentication(settings: TeamsSettings): BotFrameworkAuthentication {
-  return new RefuseBadTokensWith401(new ConfigurationBotFrameworkAuthentication(authenticationConfig(settings), settings.credentialsFactory));
+  return new RefuseBadTokensWith401(
+    new ConfigurationBotFrameworkAuthentication(authenticationConfig(settings), settings.credentialsFactory),
+  );
 }

@@ -49,10 +49,16 @@ export function teamsBridgePort(rt: TeamsRuntime, outbound: SurfaceOutbound): Br
     async resolveChannel(workspace, input) {
       const channel = teamsChannelId(input);
       if (!channel) {
-        throw notFound(`A Teams channel "${input}"`, 'Give the channel\'s id (19:…@thread.tacv2), or paste the link from "Get link to channel" in Teams.');
+        throw notFound(
+          `A Teams channel "${input}"`,
+          'Give the channel\'s id (19:…@thread.tacv2), or paste the link from "Get link to channel" in Teams.',
+        );
       }
       const tenants = await rt.app.store.tenants.tenantsOf('teams', workspace.id);
-      if (!tenants.length) throw notPermitted(`No Microsoft Teams tenant is connected to ${workspace.slug}; run \`switchboard teams connect ${workspace.slug} --tenant-id …\` first.`);
+      if (!tenants.length)
+        throw notPermitted(
+          `No Microsoft Teams tenant is connected to ${workspace.slug}; run \`switchboard teams connect ${workspace.slug} --tenant-id …\` first.`,
+        );
       for (const tenant of tenants) {
         // Known once the bot has received anything in the tenant (being added to a team is enough).
         const serviceUrl = await rt.references.serviceUrlOf(tenant);
@@ -65,10 +71,15 @@ export function teamsBridgePort(rt: TeamsRuntime, outbound: SurfaceOutbound): Br
         } catch (e) {
           if (isDeliveryError(e) && e.failure.kind === 'permanent') continue;
           const reason = isDeliveryError(e) ? e.failure.reason : String(e);
-          throw new SwitchboardError('UNAVAILABLE', `Could not ask Teams whether the bot is in ${channel} (${reason}); try again.`);
+          throw new SwitchboardError(
+            'UNAVAILABLE',
+            `Could not ask Teams whether the bot is in ${channel} (${reason}); try again.`,
+          );
         }
       }
-      throw notPermitted(`The Switchboard bot is not in the team of the Teams channel ${channel}; add the Switchboard app to that team in Teams, then try again.`);
+      throw notPermitted(
+        `The Switchboard bot is not in the team of the Teams channel ${channel}; add the Switchboard app to that team in Teams, then try again.`,
+      );
     },
   };
 }
@@ -90,13 +101,21 @@ const fromABot = (context: TurnContext) => {
  * with `@name`, or as usual after mentioning the bot (`ask reviewer …`).
  * Otherwise the sentences for the person (unknown names, refusals).
  */
-export async function mirrorBridged(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, read: TeamsMarkdown): Promise<string[] | false> {
+export async function mirrorBridged(
+  rt: TeamsRuntime,
+  context: TurnContext,
+  address: TeamsAddress,
+  read: TeamsMarkdown,
+): Promise<string[] | false> {
   if (!(await bridgeOf(rt, address))) return false;
   if (fromABot(context)) return [];
   const addressed = read.mentionsBot;
   // `@Switchboard help` and the like are answered, not mirrored.
   if (addressed && commandOf(read.markdown)) return false;
-  const msg = { ...normalise(context.activity, address, read, addressed), names: addressed ? read.names : read.mentioned };
+  const msg = {
+    ...normalise(context.activity, address, read, addressed),
+    names: addressed ? read.names : read.mentioned,
+  };
   const outcome = await rt.app.inbound.mirrorBridged(teamsPort(rt, context, address), msg);
   if (outcome?.kind === 'name-an-agent') return [noAgentNamed(outcome.directory)];
   return outcome?.kind === 'handled' ? outcome.notices : [];
@@ -106,20 +125,50 @@ export async function mirrorBridged(rt: TeamsRuntime, context: TurnContext, addr
  * An edit (`editMessage`) or a soft delete (`softDeleteMessage`) of a person's message, applied to what
  * Switchboard stored of it: a bridged channel's web copy, or the message agents got in a chat or reply chain.
  */
-export async function followChange(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, kind: 'edit' | 'delete'): Promise<void> {
+export async function followChange(
+  rt: TeamsRuntime,
+  context: TurnContext,
+  address: TeamsAddress,
+  kind: 'edit' | 'delete',
+): Promise<void> {
   const { activity } = context;
   if (!activity.id || fromABot(context)) return;
   // Stored under the conversation it came in (a channel post: its reply chain, `…;messageid=<root>`).
   const keys = [encodeConversationKey(address)];
-  if (address.channel) keys.push(encodeConversationKey({ ...address, conversation: `${address.channel};messageid=${address.root ?? activity.id}` }));
-  const change = { tenantId: address.tenant, channelId: address.channel ?? address.conversation, messageId: activity.id, conversationKeys: keys };
+  if (address.channel)
+    keys.push(
+      encodeConversationKey({
+        ...address,
+        conversation: `${address.channel};messageid=${address.root ?? activity.id}`,
+      }),
+    );
+  const change = {
+    tenantId: address.tenant,
+    channelId: address.channel ?? address.conversation,
+    messageId: activity.id,
+    conversationKeys: keys,
+  };
   const port = teamsPort(rt, context, address);
   if (kind === 'delete') await rt.app.inbound.followChange(port, { ...change, kind: 'delete' });
-  else await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text: async () => teamsToMarkdown(activity, activity.recipient?.id).markdown });
+  else
+    await rt.app.inbound.followChange(port, {
+      ...change,
+      kind: 'edit',
+      text: async () => teamsToMarkdown(activity, activity.recipient?.id).markdown,
+    });
 }
 
 /** Teams' reaction types, as the web chat names them (Slack's short names). */
-const FROM_TEAMS = new Map(Object.entries({ like: 'thumbsup', heart: 'heart', laugh: 'laughing', surprised: 'open_mouth', sad: 'cry', angry: 'angry' }));
+const FROM_TEAMS = new Map(
+  Object.entries({
+    like: 'thumbsup',
+    heart: 'heart',
+    laugh: 'laughing',
+    surprised: 'open_mouth',
+    sad: 'cry',
+    angry: 'angry',
+  }),
+);
 
 /** `reactionsAdded` / `reactionsRemoved` as the activity carries them. */
 const Reactions = z.array(z.object({ type: z.string().max(64) }).passthrough()).max(64);
@@ -130,15 +179,32 @@ const Reactions = z.array(z.object({ type: z.string().max(64) }).passthrough()).
  * user's, and from there to the other bridged sides. Types other than Teams'
  * six, bots' reactions and messages the bridge does not know are ignored.
  */
-export async function followReactions(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, reactions: unknown, on: boolean): Promise<void> {
+export async function followReactions(
+  rt: TeamsRuntime,
+  context: TurnContext,
+  address: TeamsAddress,
+  reactions: unknown,
+  on: boolean,
+): Promise<void> {
   const { activity } = context;
   const messageId = activity.replyToId;
   if (!messageId || !address.channel || fromABot(context) || !(await bridgeOf(rt, address))) return;
   const given = Reactions.safeParse(reactions ?? []);
-  if (!given.success) return void rt.logger.debug({ issue: given.error.issues[0]?.message }, 'ignored a Teams reaction activity with malformed reactions');
+  if (!given.success)
+    return void rt.logger.debug(
+      { issue: given.error.issues[0]?.message },
+      'ignored a Teams reaction activity with malformed reactions',
+    );
   const port = teamsPort(rt, context, address);
   for (const emoji of new Set(given.data.map((r) => FROM_TEAMS.get(r.type)))) {
     if (!emoji) continue;
-    await rt.app.inbound.mirrorBridgedReaction(port, { tenantId: address.tenant, channelId: address.channel, messageId, userId: authorOf(activity), emoji, on });
+    await rt.app.inbound.mirrorBridgedReaction(port, {
+      tenantId: address.tenant,
+      channelId: address.channel,
+      messageId,
+      userId: authorOf(activity),
+      emoji,
+      on,
+    });
   }
 }

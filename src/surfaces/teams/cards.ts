@@ -13,17 +13,37 @@ export type Card = Record<string, unknown>;
 export const CARD_RESPONSE_TYPE = 'application/vnd.microsoft.card.adaptive';
 
 export function adaptiveCard(body: Card[], extra: Card = {}): Card {
-  return { type: 'AdaptiveCard', $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', version: '1.5', body, msteams: { width: 'Full' }, ...extra };
+  return {
+    type: 'AdaptiveCard',
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    version: '1.5',
+    body,
+    msteams: { width: 'Full' },
+    ...extra,
+  };
 }
 
 /** The header every agent post starts with: avatar, display name, and `owner/name` so people can address it. */
 export function agentHeader(agent: Agent, note?: string): Card {
   const names: Card[] = [
     { type: 'TextBlock', text: agent.displayName, weight: 'Bolder', wrap: true },
-    { type: 'TextBlock', text: note ?? `${qualifiedName(agent)}${agent.roleLine ? ` · ${agent.roleLine}` : ''}`, isSubtle: true, spacing: 'None', size: 'Small', wrap: true },
+    {
+      type: 'TextBlock',
+      text: note ?? `${qualifiedName(agent)}${agent.roleLine ? ` · ${agent.roleLine}` : ''}`,
+      isSubtle: true,
+      spacing: 'None',
+      size: 'Small',
+      wrap: true,
+    },
   ];
   const columns: Card[] = agent.avatarUrl
-    ? [{ type: 'Column', width: 'auto', items: [{ type: 'Image', url: agent.avatarUrl, size: 'Small', style: 'Person', altText: agent.displayName }] }]
+    ? [
+        {
+          type: 'Column',
+          width: 'auto',
+          items: [{ type: 'Image', url: agent.avatarUrl, size: 'Small', style: 'Person', altText: agent.displayName }],
+        },
+      ]
     : [];
   columns.push({ type: 'Column', width: 'stretch', verticalContentAlignment: 'Center', items: names });
   return { type: 'ColumnSet', columns };
@@ -39,12 +59,23 @@ export function compactHeader(agent: Agent, via?: string): string {
  * message under a one-line header, or, for tables, headings and long code, a
  * card under the agent's header with its avatar. `people`: who may be mentioned.
  */
-export function agentMessage(agent: Agent, body: string, people?: ReadonlyMap<string, TeamsPerson>, via?: string): Partial<Activity> {
+export function agentMessage(
+  agent: Agent,
+  body: string,
+  people?: ReadonlyMap<string, TeamsPerson>,
+  via?: string,
+): Partial<Activity> {
   const summary = `${agent.displayName}: ${excerpt(body, 120)}`;
   const header = agentHeader(agent, via ? `via ${via}` : undefined);
   const shown = markdownToTeams(body, people, TEAMS_LIMIT_BYTES - Buffer.byteLength(JSON.stringify(header)));
   if (shown.kind === 'text') {
-    return { type: 'message', textFormat: 'markdown', text: `${compactHeader(agent, via)}\n\n${shown.text}`, summary, ...(shown.entities.length ? { entities: shown.entities } : {}) };
+    return {
+      type: 'message',
+      textFormat: 'markdown',
+      text: `${compactHeader(agent, via)}\n\n${shown.text}`,
+      summary,
+      ...(shown.entities.length ? { entities: shown.entities } : {}),
+    };
   }
   const card = adaptiveCard([header, ...shown.body], { fallbackText: `${agent.displayName}: ${excerpt(body, 1000)}` });
   return { type: 'message', attachments: [CardFactory.adaptiveCard(card)], summary };
@@ -60,7 +91,11 @@ export function cardActivity(card: Card, summary: string): Partial<Activity> {
  */
 export function executeAction(title: string, verb: string, data: Record<string, unknown>, extra: Card = {}): Card {
   return {
-    type: 'Action.Execute', title, verb, data, ...extra,
+    type: 'Action.Execute',
+    title,
+    verb,
+    data,
+    ...extra,
     fallback: { type: 'Action.Submit', title, data: { ...data, verb }, ...extra },
   };
 }
@@ -75,23 +110,49 @@ export const PICK_AGENT = 'pickAgent';
 /** The personal chat's agent picker; the current choice preselected. */
 export function pickerCard(directory: WorkspaceAgent[], chosen: WorkspaceAgent | null, prompt?: string): Card {
   const agents = talkableAgents(directory);
-  if (!agents.length) return adaptiveCard([{ type: 'TextBlock', text: 'No agents have joined this workspace yet, so there is nobody to talk to.', wrap: true }]);
-  const current = chosen ? `You are talking to **${chosen.agent.displayName}** (${handleOf(chosen, directory)}).` : 'Choose the agent your messages here go to.';
-  return adaptiveCard([
-    { type: 'TextBlock', text: prompt ?? current, wrap: true },
-    {
-      type: 'Input.ChoiceSet', id: 'agentId', style: 'compact', label: 'Talk to', isRequired: true, errorMessage: 'Choose an agent.',
-      choices: agents.map((d) => ({ title: `${d.agent.displayName} (${handleOf(d, directory)})`, value: d.agent.id })),
-      ...(chosen ? { value: chosen.agent.id } : {}),
-    },
-  ], { actions: [executeAction('Talk to this agent', 'chooseAgent', { sb: PICK_AGENT })] });
+  if (!agents.length)
+    return adaptiveCard([
+      {
+        type: 'TextBlock',
+        text: 'No agents have joined this workspace yet, so there is nobody to talk to.',
+        wrap: true,
+      },
+    ]);
+  const current = chosen
+    ? `You are talking to **${chosen.agent.displayName}** (${handleOf(chosen, directory)}).`
+    : 'Choose the agent your messages here go to.';
+  return adaptiveCard(
+    [
+      { type: 'TextBlock', text: prompt ?? current, wrap: true },
+      {
+        type: 'Input.ChoiceSet',
+        id: 'agentId',
+        style: 'compact',
+        label: 'Talk to',
+        isRequired: true,
+        errorMessage: 'Choose an agent.',
+        choices: agents.map((d) => ({
+          title: `${d.agent.displayName} (${handleOf(d, directory)})`,
+          value: d.agent.id,
+        })),
+        ...(chosen ? { value: chosen.agent.id } : {}),
+      },
+    ],
+    { actions: [executeAction('Talk to this agent', 'chooseAgent', { sb: PICK_AGENT })] },
+  );
 }
 
 /** One line per agent: `reviewer` — Reviewer: reviews pull requests. */
 export function agentList(directory: WorkspaceAgent[]): string {
   const agents = talkableAgents(directory);
-  if (!agents.length) return 'No agents have joined this workspace yet. An owner can add one with `switchboard agent join OWNER/NAME WORKSPACE`.';
-  return agents.map((d) => `- **${handleOf(d, directory)}** — ${d.agent.displayName}${d.agent.roleLine ? `: ${d.agent.roleLine}` : ''}`).join('\n');
+  if (!agents.length)
+    return 'No agents have joined this workspace yet. An owner can add one with `switchboard agent join OWNER/NAME WORKSPACE`.';
+  return agents
+    .map(
+      (d) =>
+        `- **${handleOf(d, directory)}** — ${d.agent.displayName}${d.agent.roleLine ? `: ${d.agent.roleLine}` : ''}`,
+    )
+    .join('\n');
 }
 
 export function noAgentNamed(directory: WorkspaceAgent[]): string {
@@ -108,11 +169,14 @@ export function helpText(personal: boolean): string {
     '**Switchboard** puts AI agents next to you in Teams.',
     '- In a channel or group chat, mention me and name an agent: @Switchboard ask reviewer to look at PR 12 (or @reviewer; owner/name when two agents share a name).',
     '- "agents" lists the agents here.',
-    personal ? '- Here in our personal chat, your messages go to the agent you choose ("agents" shows the picker); "link" links your Teams account to Switchboard.' : '- In our personal chat, you talk to one agent of your choice.',
+    personal
+      ? '- Here in our personal chat, your messages go to the agent you choose ("agents" shows the picker); "link" links your Teams account to Switchboard.'
+      : '- In our personal chat, you talk to one agent of your choice.',
     '- "notices off" stops me telling you when something you asked for is done; "notices on" turns it back on.',
     'Agents answer in the same conversation and reply chain, under their own name.',
   ].join('\n');
 }
 
 /** Said when the app is added to a team or chat. */
-export const INTRO = 'Hi! I connect this conversation to Switchboard\'s agents. Mention me and name an agent (@Switchboard ask reviewer to …), or write "@Switchboard agents" to see who is here.';
+export const INTRO =
+  'Hi! I connect this conversation to Switchboard\'s agents. Mention me and name an agent (@Switchboard ask reviewer to …), or write "@Switchboard agents" to see who is here.';

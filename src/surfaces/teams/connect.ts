@@ -7,10 +7,15 @@ import type { Workspace } from '../../core/types.ts';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function connectTeamsTenant(app: App, input: { workspace: string; tenantId: string }): Promise<{ workspace: Workspace; tenantId: string }> {
+export async function connectTeamsTenant(
+  app: App,
+  input: { workspace: string; tenantId: string },
+): Promise<{ workspace: Workspace; tenantId: string }> {
   const tenantId = input.tenantId.trim().toLowerCase();
   if (!GUID.test(tenantId)) {
-    throw invalidInput(`"${input.tenantId}" is not a Microsoft Entra tenant id; it is a GUID such as 8c1e4b2a-6d3f-4e5a-b7c8-9d0e1f2a3b4c (the Azure portal's Microsoft Entra ID overview shows it).`);
+    throw invalidInput(
+      `"${input.tenantId}" is not a Microsoft Entra tenant id; it is a GUID such as 8c1e4b2a-6d3f-4e5a-b7c8-9d0e1f2a3b4c (the Azure portal's Microsoft Entra ID overview shows it).`,
+    );
   }
   const workspace = await app.orgs.workspace(input.workspace);
   await app.store.tenants.connect('teams', tenantId, workspace.id);

@@ -18,19 +18,33 @@ export async function referenceFor(rt: TeamsRuntime, a: TeamsAddress): Promise<P
     channelId: 'msteams',
     bot: stored?.bot ?? { id: `28:${rt.settings.appId}`, name: 'Switchboard' },
     serviceUrl: stored?.serviceUrl ?? a.serviceUrl,
-    conversation: { id: a.conversation, conversationType: a.type, tenantId: a.tenant, isGroup: a.type !== 'personal', name: '' },
+    conversation: {
+      id: a.conversation,
+      conversationType: a.type,
+      tenantId: a.tenant,
+      isGroup: a.type !== 'personal',
+      name: '',
+    },
   };
 }
 
 /** Removes the connector pipeline's retry policy (429 with Retry-After, 5xx with backoff, up to 3 times). */
 function withoutSdkRetries(client: ConnectorClient): void {
-  const pipeline = (client as unknown as { client?: { pipeline?: { removePolicy(p: { name: string }): unknown } } }).client?.pipeline;
+  const pipeline = (client as unknown as { client?: { pipeline?: { removePolicy(p: { name: string }): unknown } } })
+    .client?.pipeline;
   pipeline?.removePolicy({ name: 'defaultRetryPolicy' });
 }
 
 /** Runs `call` with a connector client for the conversation; a failure comes back as a DeliveryError. */
-export async function withConnector<T>(rt: TeamsRuntime, a: TeamsAddress, call: (client: ConnectorClient) => Promise<T>): Promise<T> {
-  if (!rt.adapter || !rt.settings.appId) throw new PermanentFailure('Teams is not configured (MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD), so nothing can be posted there.');
+export async function withConnector<T>(
+  rt: TeamsRuntime,
+  a: TeamsAddress,
+  call: (client: ConnectorClient) => Promise<T>,
+): Promise<T> {
+  if (!rt.adapter || !rt.settings.appId)
+    throw new PermanentFailure(
+      'Teams is not configured (MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD), so nothing can be posted there.',
+    );
   let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
   try {
     await rt.adapter.continueConversationAsync(rt.settings.appId, await referenceFor(rt, a), async (context) => {
@@ -62,7 +76,9 @@ export const activityCalls = {
     (await withConnector(rt, a, (c) => c.conversations.sendToConversation(a.conversation, activity as Activity))).id,
   /** Replaces an activity the bot posted. */
   update: async (rt: TeamsRuntime, a: TeamsAddress, activityId: string, activity: Partial<Activity>): Promise<void> => {
-    await withConnector(rt, a, (c) => c.conversations.updateActivity(a.conversation, activityId, { ...activity, id: activityId } as Activity));
+    await withConnector(rt, a, (c) =>
+      c.conversations.updateActivity(a.conversation, activityId, { ...activity, id: activityId } as Activity),
+    );
   },
   /** Deletes an activity the bot posted. */
   remove: async (rt: TeamsRuntime, a: TeamsAddress, activityId: string): Promise<void> => {
@@ -75,5 +91,9 @@ export const postActivity = (rt: TeamsRuntime, a: TeamsAddress, activity: Partia
   pacedCall(rt.pacer, paceKey(a), () => activityCalls.post(rt, a, activity));
 
 /** Replaces an activity the bot posted (a card that changed), in the conversation's turn. */
-export const updateActivity = (rt: TeamsRuntime, a: TeamsAddress, activityId: string, activity: Partial<Activity>): Promise<void> =>
-  pacedCall(rt.pacer, paceKey(a), () => activityCalls.update(rt, a, activityId, activity));
+export const updateActivity = (
+  rt: TeamsRuntime,
+  a: TeamsAddress,
+  activityId: string,
+  activity: Partial<Activity>,
+): Promise<void> => pacedCall(rt.pacer, paceKey(a), () => activityCalls.update(rt, a, activityId, activity));

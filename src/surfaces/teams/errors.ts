@@ -19,7 +19,7 @@ type ErrorBody = { error?: { code?: string; message?: string }; message?: string
 function bodyOf(e: RestErrorLike): ErrorBody | null {
   try {
     const body: unknown = JSON.parse(e.response?.bodyAsText ?? '');
-    return body && typeof body === 'object' ? body as ErrorBody : null;
+    return body && typeof body === 'object' ? (body as ErrorBody) : null;
   } catch {
     return null;
   }
@@ -37,7 +37,9 @@ function bodyReason(e: RestErrorLike): string | null {
   if (!text) return null;
   const body = bodyOf(e);
   if (!body) return text.slice(0, 200);
-  const reason = body.error?.code ? `${body.error.code}${body.error.message ? `: ${body.error.message}` : ''}` : body.message;
+  const reason = body.error?.code
+    ? `${body.error.code}${body.error.message ? `: ${body.error.message}` : ''}`
+    : body.message;
   return reason ? reason.replace(/\s+/g, ' ').slice(0, 200) : null;
 }
 
@@ -62,13 +64,20 @@ export function classifyTeamsError(error: unknown): DeliveryFailure {
   const e = (error ?? {}) as RestErrorLike;
   const status = e.statusCode;
   if (status === undefined) {
-    return { kind: 'transient', reason: `the Bot Connector could not be reached (${e.code ?? e.message ?? 'network error'})` };
+    return {
+      kind: 'transient',
+      reason: `the Bot Connector could not be reached (${e.code ?? e.message ?? 'network error'})`,
+    };
   }
   const detail = bodyReason(e);
   const reason = `Teams answered HTTP ${status}${detail ? ` (${detail})` : ''}`;
   if (status === 429) return { kind: 'rate_limited', afterMs: retryAfterMs(e), reason };
   if (status === 403 && (e.response?.bodyAsText ?? '').includes('MessageWritesBlocked')) {
-    return { kind: 'permanent', code: 'MessageWritesBlocked', reason: 'the person blocked Switchboard in Teams or removed the app, so Teams refuses new messages in that chat' };
+    return {
+      kind: 'permanent',
+      code: 'MessageWritesBlocked',
+      reason: 'the person blocked Switchboard in Teams or removed the app, so Teams refuses new messages in that chat',
+    };
   }
   if (TRANSIENT_STATUS.has(status) || status >= 500) return { kind: 'transient', reason };
   const placeGone = PLACE_GONE[status] !== undefined && bodyOf(e)?.error?.code === PLACE_GONE[status];
@@ -84,12 +93,14 @@ const isRestError = (error: unknown) => {
  * What a job should throw for `error`: a Bot Connector error as the queue reads it (Teams down or asking to wait:
  * retried until the job is too old; a refusal: stopped at once); anything else unchanged.
  */
-export const asJobError = (error: unknown): unknown => (isRestError(error) ? jobErrorFor(classifyTeamsError(error)) : error);
+export const asJobError = (error: unknown): unknown =>
+  isRestError(error) ? jobErrorFor(classifyTeamsError(error)) : error;
 
 /** An error as it may be logged: never the request (it carries the bot's token). */
 export function loggable(error: unknown): Record<string, unknown> {
   const e = (error ?? {}) as RestErrorLike;
-  if (isRestError(error)) return { name: e.name, statusCode: e.statusCode, code: e.code, reason: classifyTeamsError(error).reason };
+  if (isRestError(error))
+    return { name: e.name, statusCode: e.statusCode, code: e.code, reason: classifyTeamsError(error).reason };
   if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
   return { message: String(error) };
 }

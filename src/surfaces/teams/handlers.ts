@@ -2,15 +2,31 @@
 // turn records the conversation reference and who wrote; messages go to agents
 // (mention the bot and name them in channels and group chats; the chosen agent
 // in the personal chat); card clicks decide approvals or choose the agent.
-import { TeamsActivityHandler, TurnContext, type AdaptiveCardInvokeResponse, type AdaptiveCardInvokeValue } from 'botbuilder';
+import {
+  TeamsActivityHandler,
+  TurnContext,
+  type AdaptiveCardInvokeResponse,
+  type AdaptiveCardInvokeValue,
+} from 'botbuilder';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { isRefusal } from '../../core/errors.ts';
 import type { TeamsAddress } from './thread-id.ts';
 import { APPROVAL } from './approval-card.ts';
 import { approvalAction } from './approvals.ts';
 import {
-  adaptiveCard, agentList, cardActivity, CARD_RESPONSE_TYPE, handleOf, helpText, INTRO, noAgentNamed, notConnected, PICK_AGENT, pickerCard,
-  talkableAgents, type Card,
+  adaptiveCard,
+  agentList,
+  cardActivity,
+  CARD_RESPONSE_TYPE,
+  handleOf,
+  helpText,
+  INTRO,
+  noAgentNamed,
+  notConnected,
+  PICK_AGENT,
+  pickerCard,
+  talkableAgents,
+  type Card,
 } from './cards.ts';
 import { loggable } from './errors.ts';
 import { membersChanged } from './audience.ts';
@@ -22,7 +38,8 @@ import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import { teamsToMarkdown } from './format/in.ts';
 import { commandOf, noticesWord } from './text.ts';
 
-const say = (context: TurnContext, text: string) => context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
+const say = (context: TurnContext, text: string) =>
+  context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
 
 /** Runs a turn's work; a refusal from the core is told as its sentence, anything else is thrown so the job retries. */
 async function guard(rt: TeamsRuntime, context: TurnContext, work: () => Promise<unknown>): Promise<void> {
@@ -31,7 +48,9 @@ async function guard(rt: TeamsRuntime, context: TurnContext, work: () => Promise
   } catch (e) {
     // Anything but a refusal fails the inbound.teams job, which retries the activity (receiver.ts).
     if (!isRefusal(e)) throw e;
-    await say(context, e.message).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the refusal'));
+    await say(context, e.message).catch((err: unknown) =>
+      rt.logger.warn({ err: loggable(err) }, 'could not tell the person about the refusal'),
+    );
   }
 }
 
@@ -39,22 +58,34 @@ async function guard(rt: TeamsRuntime, context: TurnContext, work: () => Promise
 async function remember(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress): Promise<void> {
   const { activity } = context;
   await rt.references.put({
-    conversationId: address.conversation, tenantId: address.tenant, conversationType: address.type,
+    conversationId: address.conversation,
+    tenantId: address.tenant,
+    conversationType: address.type,
     reference: TurnContext.getConversationReference(activity) as Record<string, unknown>,
     teamId: address.type === 'channel' ? teamOf(activity) : null,
   });
   const from = activity.from;
   if (from?.aadObjectId && from.id?.startsWith('29:')) {
     await rt.users.seen({
-      tenantId: address.tenant, aadObjectId: from.aadObjectId, userId: from.id, name: from.name ?? '',
+      tenantId: address.tenant,
+      aadObjectId: from.aadObjectId,
+      userId: from.id,
+      name: from.name ?? '',
       personalConversationId: address.type === 'personal' ? address.conversation : null,
     });
   }
 }
 
 /** The agent a user's personal chat talks to, if it is still in the workspace. */
-async function chosenAgent(rt: TeamsRuntime, tenant: string, aadObjectId: string | undefined, directory: WorkspaceAgent[]) {
-  const id = aadObjectId ? await rt.app.store.defaultAgents.get({ surface: 'teams', tenantId: tenant, scope: 'user', scopeId: aadObjectId }) : null;
+async function chosenAgent(
+  rt: TeamsRuntime,
+  tenant: string,
+  aadObjectId: string | undefined,
+  directory: WorkspaceAgent[],
+) {
+  const id = aadObjectId
+    ? await rt.app.store.defaultAgents.get({ surface: 'teams', tenantId: tenant, scope: 'user', scopeId: aadObjectId })
+    : null;
   return talkableAgents(directory).find((d) => d.agent.id === id) ?? null;
 }
 
@@ -69,33 +100,51 @@ async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsA
   const read = teamsToMarkdown(activity, activity.recipient?.id);
   // A bridged channel mirrors every message written there, mentions included (bridge.ts).
   const mirrored = address.type === 'channel' ? await mirrorBridged(rt, context, address, read) : false;
-  if (mirrored) return void (mirrored.length && await say(context, mirrored.join('\n\n')));
+  if (mirrored) return void (mirrored.length && (await say(context, mirrored.join('\n\n'))));
   // With the manifest's RSC permissions Teams sends every channel and group chat message. Only a mention (or the
   // personal chat) is written to the bot; another channel message may continue a reply chain agents took part in,
   // or be overheard by the channel's listeners, and the bot says nothing about it. Group chats have no listeners.
   const addressed = personal || read.mentionsBot;
   if (!addressed && address.type !== 'channel') return;
   const text = read.markdown;
-  if (!text) return void (personal && await say(context, helpText(true)));
+  if (!text) return void (personal && (await say(context, helpText(true))));
   const target = await targetOf(rt, address);
-  if (!target) return void (addressed && await say(context, notConnected(address.tenant)));
+  if (!target) return void (addressed && (await say(context, notConnected(address.tenant))));
   const { directory } = target;
-  if (addressed && await command(rt, context, address, text, target)) return;
+  if (addressed && (await command(rt, context, address, text, target))) return;
 
-  const outcome = await rt.app.inbound.receive(teamsPort(rt, context, address), normalise(activity, address, read, addressed), target);
+  const outcome = await rt.app.inbound.receive(
+    teamsPort(rt, context, address),
+    normalise(activity, address, read, addressed),
+    target,
+  );
   switch (outcome.kind) {
-    case 'ignored': return;
-    case 'not-connected': return void await say(context, notConnected(address.tenant));
-    case 'name-an-agent': return void await say(context, noAgentNamed(directory));
+    case 'ignored':
+      return;
+    case 'not-connected':
+      return void (await say(context, notConnected(address.tenant)));
+    case 'name-an-agent':
+      return void (await say(context, noAgentNamed(directory)));
     case 'choose-agent':
-      return void await context.sendActivity(cardActivity(pickerCard(directory, null, 'Choose the agent your messages here go to, then write again.'), 'Choose an agent'));
+      return void (await context.sendActivity(
+        cardActivity(
+          pickerCard(directory, null, 'Choose the agent your messages here go to, then write again.'),
+          'Choose an agent',
+        ),
+      ));
     case 'handled':
       if (outcome.notices.length) await say(context, outcome.notices.join('\n\n'));
   }
 }
 
 /** A command written to the bot (`help`, `agents`, `link`, `unlink`, `notices off|on`), answered; false when the text is none. */
-async function command(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, text: string, target: TeamsTarget): Promise<boolean> {
+async function command(
+  rt: TeamsRuntime,
+  context: TurnContext,
+  address: TeamsAddress,
+  text: string,
+  target: TeamsTarget,
+): Promise<boolean> {
   const personal = address.type === 'personal';
   const word = commandOf(text);
   const notices = noticesWord(text);
@@ -112,8 +161,15 @@ async function command(rt: TeamsRuntime, context: TurnContext, address: TeamsAdd
     await linkCommand(rt, context, address.tenant, word);
   } else if (notices !== null) {
     // The same stored choice as Slack's `/switchboard notices off`: a linked person's holds on every surface.
-    const identity = await rt.identities.upsert({ surface: 'teams', tenantId: address.tenant, externalUserId: authorOf(context.activity) });
-    await say(context, await rt.app.intake.noticesCommand(identity, notices, { on: '"notices on"', off: '"notices off"' }));
+    const identity = await rt.identities.upsert({
+      surface: 'teams',
+      tenantId: address.tenant,
+      externalUserId: authorOf(context.activity),
+    });
+    await say(
+      context,
+      await rt.app.intake.noticesCommand(identity, notices, { on: '"notices on"', off: '"notices off"' }),
+    );
   } else {
     return false;
   }
@@ -121,34 +177,63 @@ async function command(rt: TeamsRuntime, context: TurnContext, address: TeamsAdd
 }
 
 /** The personal chat's agent choice, from the picker card. */
-async function pickAgent(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress, data: Record<string, unknown>): Promise<Card> {
+async function pickAgent(
+  rt: TeamsRuntime,
+  context: TurnContext,
+  address: TeamsAddress,
+  data: Record<string, unknown>,
+): Promise<Card> {
   const target = await targetOf(rt, address);
   if (!target) return adaptiveCard([{ type: 'TextBlock', text: notConnected(address.tenant), wrap: true }]);
   const aad = context.activity.from.aadObjectId;
   const picked = talkableAgents(target.directory).find((d) => d.agent.id === data.agentId);
-  if (!picked || !aad) return pickerCard(target.directory, null, 'That agent is no longer in this workspace; choose another.');
-  await rt.app.store.defaultAgents.set({ surface: 'teams', tenantId: address.tenant, scope: 'user', scopeId: aad }, picked.agent.id, aad);
-  return pickerCard(target.directory, picked, `You are now talking to **${picked.agent.displayName}** (${handleOf(picked, target.directory)}). Messages you send me here go to it.`);
+  if (!picked || !aad)
+    return pickerCard(target.directory, null, 'That agent is no longer in this workspace; choose another.');
+  await rt.app.store.defaultAgents.set(
+    { surface: 'teams', tenantId: address.tenant, scope: 'user', scopeId: aad },
+    picked.agent.id,
+    aad,
+  );
+  return pickerCard(
+    target.directory,
+    picked,
+    `You are now talking to **${picked.agent.displayName}** (${handleOf(picked, target.directory)}). Messages you send me here go to it.`,
+  );
 }
 
-const cardResponse = (card: Card): AdaptiveCardInvokeResponse => ({ statusCode: 200, type: CARD_RESPONSE_TYPE, value: card as AdaptiveCardInvokeResponse['value'] });
+const cardResponse = (card: Card): AdaptiveCardInvokeResponse => ({
+  statusCode: 200,
+  type: CARD_RESPONSE_TYPE,
+  value: card as AdaptiveCardInvokeResponse['value'],
+});
 
 export class SwitchboardTeamsBot extends TeamsActivityHandler {
   constructor(private readonly rt: TeamsRuntime) {
     super();
     this.onTurn(async (context, next) => {
       const address = addressOf(context.activity);
-      if (address) await remember(rt, context, address).catch((err: unknown) => rt.logger.warn({ err: loggable(err) }, 'could not record a Teams conversation reference'));
+      if (address)
+        await remember(rt, context, address).catch((err: unknown) =>
+          rt.logger.warn({ err: loggable(err) }, 'could not record a Teams conversation reference'),
+        );
       await next();
     });
     this.onMessage(async (context, next) => {
       const address = addressOf(context.activity);
       const value = context.activity.value as Record<string, unknown> | undefined;
-      if (address) await guard(rt, context, () => (value && typeof value.sb === 'string' ? this.submitted(context, address, value) : onMessage(rt, context, address)));
+      if (address)
+        await guard(rt, context, () =>
+          value && typeof value.sb === 'string'
+            ? this.submitted(context, address, value)
+            : onMessage(rt, context, address),
+        );
       await next();
     });
     // An edit or a delete follows the message to what Switchboard stored of it (a bridged channel's web copy included).
-    for (const [on, kind] of [['onTeamsMessageEditEvent', 'edit'], ['onTeamsMessageSoftDeleteEvent', 'delete']] as const) {
+    for (const [on, kind] of [
+      ['onTeamsMessageEditEvent', 'edit'],
+      ['onTeamsMessageSoftDeleteEvent', 'delete'],
+    ] as const) {
       this[on](async (context, next) => {
         const address = addressOf(context.activity);
         if (address) await followChange(rt, context, address, kind);
@@ -217,18 +302,35 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
   }
 
   /** Action.Execute clicks and card refreshes; the response is always the updated card (an empty one makes Teams retry). */
-  protected override async onAdaptiveCardInvoke(context: TurnContext, value: AdaptiveCardInvokeValue): Promise<AdaptiveCardInvokeResponse> {
+  protected override async onAdaptiveCardInvoke(
+    context: TurnContext,
+    value: AdaptiveCardInvokeValue,
+  ): Promise<AdaptiveCardInvokeResponse> {
     const data = (value.action.data ?? {}) as Record<string, unknown>;
     const address = addressOf(context.activity);
     try {
       if (!address) throw new Error('an invoke without a Teams conversation');
-      if (data.sb === APPROVAL) return cardResponse((await approvalAction(this.rt, context, value.action.verb, data)).card);
+      if (data.sb === APPROVAL)
+        return cardResponse((await approvalAction(this.rt, context, value.action.verb, data)).card);
       if (data.sb === PICK_AGENT) return cardResponse(await pickAgent(this.rt, context, address, data));
       if (data.sb === LINK) return cardResponse(await linkAgain(this.rt, context, address.tenant));
-      return cardResponse(adaptiveCard([{ type: 'TextBlock', text: 'This card is out of date; Switchboard no longer handles it.', wrap: true }]));
+      return cardResponse(
+        adaptiveCard([
+          { type: 'TextBlock', text: 'This card is out of date; Switchboard no longer handles it.', wrap: true },
+        ]),
+      );
     } catch (e) {
       this.rt.logger.error({ err: loggable(e), verb: value.action.verb }, 'a Teams card action failed');
-      return cardResponse(adaptiveCard([{ type: 'TextBlock', text: 'Something went wrong on Switchboard\'s side; the error was logged. Try again in a moment.', wrap: true, color: 'Attention' }]));
+      return cardResponse(
+        adaptiveCard([
+          {
+            type: 'TextBlock',
+            text: "Something went wrong on Switchboard's side; the error was logged. Try again in a moment.",
+            wrap: true,
+            color: 'Attention',
+          },
+        ]),
+      );
     }
   }
 }

@@ -6,7 +6,14 @@ import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { resolveNames as resolveChatNames } from '../../core/agents/naming.ts';
 import type { InboundMessage, SurfacePort } from '../../core/surfaces/inbound.ts';
 import type { Workspace } from '../../core/types.ts';
-import { addressRef, encodeConversationKey, messageLink, rootOf, type TeamsAddress, type TeamsConversationType } from './thread-id.ts';
+import {
+  addressRef,
+  encodeConversationKey,
+  messageLink,
+  rootOf,
+  type TeamsAddress,
+  type TeamsConversationType,
+} from './thread-id.ts';
 import { loggable } from './errors.ts';
 import { sendLinkCard } from './linking.ts';
 import { TEAMS, workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
@@ -37,8 +44,12 @@ export function addressOf(activity: Partial<Activity>): TeamsAddress | null {
   const channel = data.teamsChannelId ?? data.channel?.id;
   const root = rootOf(conversation.id);
   return {
-    tenant, conversation: conversation.id, type, serviceUrl: activity.serviceUrl,
-    ...(type === 'channel' && channel ? { channel } : {}), ...(type === 'channel' && root ? { root } : {}),
+    tenant,
+    conversation: conversation.id,
+    type,
+    serviceUrl: activity.serviceUrl,
+    ...(type === 'channel' && channel ? { channel } : {}),
+    ...(type === 'channel' && root ? { root } : {}),
   };
 }
 
@@ -46,25 +57,38 @@ export function addressOf(activity: Partial<Activity>): TeamsAddress | null {
 export const authorOf = (activity: Partial<Activity>) => activity.from?.aadObjectId ?? activity.from?.id ?? '';
 
 /** Resolves the names a message gives in the directory; unknown or ambiguous ones become sentences for the person. */
-export const resolveNames = (directory: WorkspaceAgent[], names: string[]) => resolveChatNames(directory, names, (n) => `"${n}"`);
+export const resolveNames = (directory: WorkspaceAgent[], names: string[]) =>
+  resolveChatNames(directory, names, (n) => `"${n}"`);
 
 /**
  * The core's view of a Teams message, read into Markdown (format-in.ts)
  * already. `addressed`: written to the bot (the personal chat, or a mention);
  * a channel message that is not only continues a reply chain or is overheard.
  */
-export function normalise(activity: Partial<Activity>, address: TeamsAddress, read: TeamsMarkdown, addressed = true): InboundMessage {
+export function normalise(
+  activity: Partial<Activity>,
+  address: TeamsAddress,
+  read: TeamsMarkdown,
+  addressed = true,
+): InboundMessage {
   const personal = address.type === 'personal';
   const messageId = activity.id ?? '';
   // In the personal chat only explicit @names redirect a message; elsewhere `ask reviewer …` names the agent too.
   const names = personal ? read.mentioned : read.names;
   return {
-    surface: 'teams', tenantId: address.tenant, channelId: address.channel ?? address.conversation,
+    surface: 'teams',
+    tenantId: address.tenant,
+    channelId: address.channel ?? address.conversation,
     place: personal ? 'dm' : address.type === 'groupChat' ? 'group' : 'channel',
-    conversationKey: encodeConversationKey(address), externalRef: addressRef(address),
+    conversationKey: encodeConversationKey(address),
+    externalRef: addressRef(address),
     // A chat's record links to the message that started it; a channel's to its reply chain's root.
-    messageId, threadRootId: address.root ?? (messageId || null),
-    authorId: authorOf(activity), text: read.markdown, names, addressed,
+    messageId,
+    threadRootId: address.root ?? (messageId || null),
+    authorId: authorOf(activity),
+    text: read.markdown,
+    names,
+    addressed,
   };
 }
 
@@ -78,19 +102,29 @@ export function teamsPort(rt: TeamsRuntime, context: TurnContext, address: Teams
     async profile() {
       // A profile Teams will not give right now must not stop the message: the name from the activity will do.
       const member = await TeamsInfo.getMember(context, from.id).catch((err: unknown) => {
-        rt.logger.warn({ err: loggable(err), tenant: address.tenant }, 'could not read the Teams profile; keeping the name from the message');
+        rt.logger.warn(
+          { err: loggable(err), tenant: address.tenant },
+          'could not read the Teams profile; keeping the name from the message',
+        );
         return undefined;
       });
       return {
         displayName: member?.name || from.name || 'Teams user',
         email: member?.email ?? member?.userPrincipalName ?? null,
-        details: { userId: from.id, userPrincipalName: member?.userPrincipalName, givenName: member?.givenName, surname: member?.surname, userRole: member?.userRole },
+        details: {
+          userId: from.id,
+          userPrincipalName: member?.userPrincipalName,
+          givenName: member?.givenName,
+          surname: member?.surname,
+          userRole: member?.userRole,
+        },
         fetchedAt: rt.app.clock.now(),
       };
     },
     sendLinkPrompt: (identity, reason) => sendLinkCard(rt, identity, reason),
     permalink: async (messageId) => messageLink(address, messageId),
     showName: (n) => `"${n}"`,
-    linkHowTo: (justSent) => (justSent ? 'I sent you a link in our personal chat' : 'Write "link" to me in our personal chat for a link'),
+    linkHowTo: (justSent) =>
+      justSent ? 'I sent you a link in our personal chat' : 'Write "link" to me in our personal chat for a link',
   };
 }

@@ -50,12 +50,17 @@ export function createTeamsSurface(app: App, overrides: Partial<TeamsSettings> =
   app.queue.register(TEAMS_APPROVAL_UPDATE, approvalUpdateHandler(rt));
   app.queue.register(TEAMS_LINK_DONE, linkDoneHandler(rt));
   app.links.registerWording('teams', TEAMS_LINK_WORDING);
-  app.queue.register(TEAMS_INBOUND, teamsInboundHandler(rt, () => logic));
+  app.queue.register(
+    TEAMS_INBOUND,
+    teamsInboundHandler(rt, () => logic),
+  );
   app.audiences.register('teams', teamsAudience(rt));
   app.listening.registerChannels(teamsListenChannels(rt));
   const adapter = rt.adapter;
   return {
-    name: 'teams', runtime: rt, configured: Boolean(adapter),
+    name: 'teams',
+    runtime: rt,
+    configured: Boolean(adapter),
     mount(web) {
       if (!adapter) return;
       web.post('/api/messages', ...teamsReceiver(rt, adapter, logic, drainFlag(app)));
@@ -64,5 +69,7 @@ export function createTeamsSurface(app: App, overrides: Partial<TeamsSettings> =
 }
 
 /** `POST /api/messages`, when Teams is configured. */
-export const mountTeams: Mount = surfaceMount('teams',
-  'Teams is off: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD (and MICROSOFT_APP_TENANT_ID for a single-tenant bot) to turn it on');
+export const mountTeams: Mount = surfaceMount(
+  'teams',
+  'Teams is off: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD (and MICROSOFT_APP_TENANT_ID for a single-tenant bot) to turn it on',
+);

@@ -21,30 +21,50 @@ export const TEAMS_LINK_DONE = linkDoneTopic('teams');
 
 /** How Teams speaks of account links: the personal chat with the bot takes `link` and `unlink`. */
 export const TEAMS_LINK_WORDING: LinkWording = {
-  app: 'Microsoft Teams', tenant: 'tenant',
+  app: 'Microsoft Teams',
+  tenant: 'tenant',
   newLink: 'Get a new one by writing "link" to Switchboard in your personal chat in Teams.',
   ask: 'write "link" to Switchboard in your personal chat in Teams',
   unlink: 'writing "unlink" to Switchboard in your personal chat in Teams',
 };
 /** What Teams says about a person's link: the personal chat takes "link" and "unlink". */
-const REPLIES = linkReplies(TEAMS.label, { link: 'write "link" to link it', unlink: 'write "unlink" to remove the link' });
+const REPLIES = linkReplies(TEAMS.label, {
+  link: 'write "link" to link it',
+  unlink: 'write "unlink" to remove the link',
+});
 /** The data marking the "Send me a new link" button. */
 export const LINK = 'link';
 /** The Bot Connector's OAuth scope (ToChannelFromBotOAuthScope) in the public cloud. */
 const CONNECTOR_SCOPE = 'https://api.botframework.com';
 
-const keyOf = (tenant: string, aadObjectId: string): ExternalKey => ({ surface: 'teams', tenantId: tenant, externalUserId: aadObjectId });
+const keyOf = (tenant: string, aadObjectId: string): ExternalKey => ({
+  surface: 'teams',
+  tenantId: tenant,
+  externalUserId: aadObjectId,
+});
 
 /** The prompt as a card: its text, a button opening the link, one for a fresh link, and when it expires. */
 export function linkCard(p: LinkPrompt): Card {
   const text = p.text.replace(/\*([^*\n]+)\*/g, '**$1**');
-  return adaptiveCard([
-    { type: 'TextBlock', text, wrap: true },
-    { type: 'TextBlock', text: `This link expires at ${p.expiresAt.toISOString().slice(11, 16)} UTC.`, isSubtle: true, size: 'Small', wrap: true },
-  ], {
-    actions: [{ type: 'Action.OpenUrl', title: p.button, url: p.url, style: 'positive' }, executeAction(p.again, 'linkAgain', { sb: LINK })],
-    fallbackText: `${p.button}: ${p.url}`,
-  });
+  return adaptiveCard(
+    [
+      { type: 'TextBlock', text, wrap: true },
+      {
+        type: 'TextBlock',
+        text: `This link expires at ${p.expiresAt.toISOString().slice(11, 16)} UTC.`,
+        isSubtle: true,
+        size: 'Small',
+        wrap: true,
+      },
+    ],
+    {
+      actions: [
+        { type: 'Action.OpenUrl', title: p.button, url: p.url, style: 'positive' },
+        executeAction(p.again, 'linkAgain', { sb: LINK }),
+      ],
+      fallbackText: `${p.button}: ${p.url}`,
+    },
+  );
 }
 
 /**
@@ -52,35 +72,67 @@ export function linkCard(p: LinkPrompt): Card {
  * starts (Teams allows it where the app is installed for them); null when
  * the bot never saw them or Teams refuses.
  */
-export async function personalChat(rt: TeamsRuntime, tenant: string, aadObjectId: string): Promise<TeamsAddress | null> {
+export async function personalChat(
+  rt: TeamsRuntime,
+  tenant: string,
+  aadObjectId: string,
+): Promise<TeamsAddress | null> {
   const user = await rt.users.get(tenant, aadObjectId);
   if (!user) return null;
   if (user.personalConversationId) {
     const reference = await rt.references.get(user.personalConversationId);
-    if (typeof reference?.serviceUrl === 'string') return { tenant, conversation: user.personalConversationId, type: 'personal', serviceUrl: reference.serviceUrl };
+    if (typeof reference?.serviceUrl === 'string')
+      return { tenant, conversation: user.personalConversationId, type: 'personal', serviceUrl: reference.serviceUrl };
   }
   const serviceUrl = await rt.references.serviceUrlOf(tenant);
   if (!rt.adapter || !rt.settings.appId || !serviceUrl) return null;
   const parameters = {
-    isGroup: false, bot: { id: `28:${rt.settings.appId}`, name: 'Switchboard' }, members: [{ id: user.userId, name: user.name }],
-    tenantId: tenant, channelData: { tenant: { id: tenant } },
+    isGroup: false,
+    bot: { id: `28:${rt.settings.appId}`, name: 'Switchboard' },
+    members: [{ id: user.userId, name: user.name }],
+    tenantId: tenant,
+    channelData: { tenant: { id: tenant } },
   } as unknown as ConversationParameters;
   let conversationId: string | null = null;
   try {
     const scope = String(rt.settings.authConfig?.ToChannelFromBotOAuthScope ?? CONNECTOR_SCOPE);
-    await rt.adapter.createConversationAsync(rt.settings.appId, 'msteams', serviceUrl, scope, parameters, async (context) => {
-      conversationId = context.activity.conversation.id;
-    });
+    await rt.adapter.createConversationAsync(
+      rt.settings.appId,
+      'msteams',
+      serviceUrl,
+      scope,
+      parameters,
+      async (context) => {
+        conversationId = context.activity.conversation.id;
+      },
+    );
   } catch (err) {
-    rt.logger.warn({ err: loggable(err), tenant, reason: classifyTeamsError(err).reason }, 'could not start a personal chat in Teams');
+    rt.logger.warn(
+      { err: loggable(err), tenant, reason: classifyTeamsError(err).reason },
+      'could not start a personal chat in Teams',
+    );
     return null;
   }
   if (!conversationId) return null;
   const address: TeamsAddress = { tenant, conversation: conversationId, type: 'personal', serviceUrl };
-  await rt.users.seen({ tenantId: tenant, aadObjectId, userId: user.userId, name: user.name, personalConversationId: conversationId });
+  await rt.users.seen({
+    tenantId: tenant,
+    aadObjectId,
+    userId: user.userId,
+    name: user.name,
+    personalConversationId: conversationId,
+  });
   await rt.references.put({
-    conversationId, tenantId: tenant, conversationType: 'personal',
-    reference: { channelId: 'msteams', serviceUrl, conversation: { id: conversationId, conversationType: 'personal', tenantId: tenant }, bot: parameters.bot, user: { id: user.userId } },
+    conversationId,
+    tenantId: tenant,
+    conversationType: 'personal',
+    reference: {
+      channelId: 'msteams',
+      serviceUrl,
+      conversation: { id: conversationId, conversationType: 'personal', tenantId: tenant },
+      bot: parameters.bot,
+      user: { id: user.userId },
+    },
   });
   return address;
 }
@@ -95,31 +147,45 @@ async function offerCard(rt: TeamsRuntime, identity: ExternalIdentity, reason: P
  * the first time). A failure is logged, never in the way of the message
  * itself; they can still write "link".
  */
-export async function sendLinkCard(rt: TeamsRuntime, identity: ExternalIdentity, reason: PromptReason): Promise<boolean> {
+export async function sendLinkCard(
+  rt: TeamsRuntime,
+  identity: ExternalIdentity,
+  reason: PromptReason,
+): Promise<boolean> {
   try {
     const chat = await personalChat(rt, identity.tenantId, identity.externalUserId);
     if (!chat) return false;
     await postActivity(rt, chat, cardActivity(await offerCard(rt, identity, reason), 'Link your account'));
     return true;
   } catch (err) {
-    rt.logger.warn({ err: loggable(err), identityId: identity.id }, 'could not send the Teams link card; the person can write "link"');
+    rt.logger.warn(
+      { err: loggable(err), identityId: identity.id },
+      'could not send the Teams link card; the person can write "link"',
+    );
     return false;
   }
 }
 
 /** "link" and "unlink" in the personal chat, answered there. */
-export async function linkCommand(rt: TeamsRuntime, context: TurnContext, tenant: string, command: 'link' | 'unlink'): Promise<void> {
+export async function linkCommand(
+  rt: TeamsRuntime,
+  context: TurnContext,
+  tenant: string,
+  command: 'link' | 'unlink',
+): Promise<void> {
   const aad = context.activity.from.aadObjectId;
   const say = (text: string) => context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
-  if (!aad) return void await say('Teams did not say who you are, so this account cannot be linked.');
+  if (!aad) return void (await say('Teams did not say who you are, so this account cannot be linked.'));
   const key = keyOf(tenant, aad);
   if (command === 'unlink') {
     const done = await rt.app.links.unlinkChatUser(key);
-    return void await say(done ? REPLIES.unlinked(done.handle) : REPLIES.notLinked());
+    return void (await say(done ? REPLIES.unlinked(done.handle) : REPLIES.notLinked()));
   }
   const { identity, person } = await rt.app.links.whoIs(key);
-  if (person) return void await say(REPLIES.linkedAs(person.handle));
-  await context.sendActivity(cardActivity(await offerCard(rt, identity ?? await rt.identities.upsert(key), 'asked'), 'Link your account'));
+  if (person) return void (await say(REPLIES.linkedAs(person.handle)));
+  await context.sendActivity(
+    cardActivity(await offerCard(rt, identity ?? (await rt.identities.upsert(key)), 'asked'), 'Link your account'),
+  );
 }
 
 /** "Send me a new link": the card comes back with a fresh link (or says who they are linked as). */
@@ -127,8 +193,11 @@ export async function linkAgain(rt: TeamsRuntime, context: TurnContext, tenant: 
   const aad = context.activity.from.aadObjectId;
   const { identity, person } = aad ? await rt.app.links.whoIs(keyOf(tenant, aad)) : { identity: null, person: null };
   if (person) return adaptiveCard([{ type: 'TextBlock', text: REPLIES.linkedAs(person.handle, true), wrap: true }]);
-  if (!aad) return adaptiveCard([{ type: 'TextBlock', text: 'Teams did not say who you are, so this account cannot be linked.', wrap: true }]);
-  return offerCard(rt, identity ?? await rt.identities.upsert(keyOf(tenant, aad)), 'asked');
+  if (!aad)
+    return adaptiveCard([
+      { type: 'TextBlock', text: 'Teams did not say who you are, so this account cannot be linked.', wrap: true },
+    ]);
+  return offerCard(rt, identity ?? (await rt.identities.upsert(keyOf(tenant, aad))), 'asked');
 }
 
 /** `teams.link.done`: "Linked as @alice" in the person's personal chat, delivered with retries like every Teams post. */
@@ -141,9 +210,17 @@ export function linkDoneHandler(rt: TeamsRuntime): JobHandler {
     if (!chat) throw new PermanentFailure('There is no personal chat with this Teams user to confirm the link in.');
     try {
       // Once per job (a later link is another job), through the post record (post-once.ts).
-      await postOnce(rt, `link-done:${ctx.entryId}`, chat, {
-        type: 'message', textFormat: 'markdown', text: REPLIES.linked(person),
-      }, ctx.signal);
+      await postOnce(
+        rt,
+        `link-done:${ctx.entryId}`,
+        chat,
+        {
+          type: 'message',
+          textFormat: 'markdown',
+          text: REPLIES.linked(person),
+        },
+        ctx.signal,
+      );
     } catch (e) {
       if (isDeliveryError(e)) throw jobErrorFor(e.failure);
       throw e;

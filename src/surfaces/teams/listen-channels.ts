@@ -21,7 +21,11 @@ export function teamsListenChannels(rt: TeamsRuntime): ListenChannels {
         const serviceUrl = await rt.references.serviceUrlOf(tenant);
         if (!serviceUrl) continue;
         const address: TeamsAddress = { tenant, conversation: channel, type: 'channel', serviceUrl, channel };
-        return { key: encodeConversationKey(address), externalRef: addressRef(address), title: `Teams channel ${channel}` };
+        return {
+          key: encodeConversationKey(address),
+          externalRef: addressRef(address),
+          title: `Teams channel ${channel}`,
+        };
       }
       return null;
     },

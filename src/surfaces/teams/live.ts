@@ -20,7 +20,11 @@ import type { TeamsRuntime } from './runtime.ts';
 type StreamType = 'informative' | 'streaming' | 'final';
 
 /** One open stream per personal chat in this process: its id, the last sequence number sent, and when. */
-interface OpenStream { id: string; sequence: number; at: number }
+interface OpenStream {
+  id: string;
+  sequence: number;
+  at: number;
+}
 
 /**
  * A stream not updated for this long is left to end by itself (Teams closes an
@@ -31,7 +35,8 @@ const STREAM_IDLE_MS = 60_000;
 
 function addressOf(conversation: Conversation): TeamsAddress {
   const address = addressFromRef(conversation.externalRef);
-  if (!address) throw new DeliveryError({ kind: 'permanent', code: 'no_address', reason: 'the conversation has no Teams address' });
+  if (!address)
+    throw new DeliveryError({ kind: 'permanent', code: 'no_address', reason: 'the conversation has no Teams address' });
   return address;
 }
 
@@ -40,8 +45,18 @@ function addressOf(conversation: Conversation): TeamsAddress {
  * same facts, but the connector client's serializer keeps only an entity's
  * type and text, so it would reach Teams empty; channelData arrives whole.)
  */
-export function streamInfo(type: StreamType, streamId: string | undefined, sequence: number | undefined): Partial<Activity> {
-  return { channelData: { streamType: type, ...(streamId ? { streamId } : {}), ...(sequence !== undefined ? { streamSequence: sequence } : {}) } };
+export function streamInfo(
+  type: StreamType,
+  streamId: string | undefined,
+  sequence: number | undefined,
+): Partial<Activity> {
+  return {
+    channelData: {
+      streamType: type,
+      ...(streamId ? { streamId } : {}),
+      ...(sequence !== undefined ? { streamSequence: sequence } : {}),
+    },
+  };
 }
 
 export function teamsLive(rt: TeamsRuntime): Required<SurfaceLive> {

@@ -31,19 +31,26 @@ const MAX_MENTIONS = 20;
  */
 async function mentionable(rt: TeamsRuntime, address: TeamsAddress, body: string): Promise<Map<string, TeamsPerson>> {
   const people = new Map<string, TeamsPerson>();
-  const handles = parseMentions(body).filter((n) => !n.includes('/')).slice(0, MAX_MENTIONS);
-  await Promise.all(handles.map(async (handle) => {
-    const person = await rt.app.store.people.get(handle);
-    if (!person || person.handle.toLowerCase() !== handle) return;
-    const linked = (await rt.app.store.identities.listForPerson(person.id)).find((i) => i.surface === 'teams' && i.tenantId === address.tenant);
-    if (linked) people.set(handle, { id: linked.externalUserId, name: linked.displayName || person.displayName });
-  }));
+  const handles = parseMentions(body)
+    .filter((n) => !n.includes('/'))
+    .slice(0, MAX_MENTIONS);
+  await Promise.all(
+    handles.map(async (handle) => {
+      const person = await rt.app.store.people.get(handle);
+      if (!person || person.handle.toLowerCase() !== handle) return;
+      const linked = (await rt.app.store.identities.listForPerson(person.id)).find(
+        (i) => i.surface === 'teams' && i.tenantId === address.tenant,
+      );
+      if (linked) people.set(handle, { id: linked.externalUserId, name: linked.displayName || person.displayName });
+    }),
+  );
   return people;
 }
 
 function addressOf(conversation: Conversation): TeamsAddress {
   const address = addressFromRef(conversation.externalRef);
-  if (!address) throw new DeliveryError({ kind: 'permanent', code: 'no_address', reason: 'the conversation has no Teams address' });
+  if (!address)
+    throw new DeliveryError({ kind: 'permanent', code: 'no_address', reason: 'the conversation has no Teams address' });
   return address;
 }
 
@@ -62,23 +69,39 @@ export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
 
     async post({ message, sender, conversation, via }: OutboundMessage): Promise<PostedMessage> {
       const address = addressOf(conversation);
-      const activityId = await activityCalls.post(rt, address, agentMessage(sender, message.body, await mentionable(rt, address, message.body), via));
+      const activityId = await activityCalls.post(
+        rt,
+        address,
+        agentMessage(sender, message.body, await mentionable(rt, address, message.body), via),
+      );
       return { externalId: activityId, permalink: messageLink(address, activityId) };
     },
 
     // See the top of this file: Teams cannot be asked for an earlier post.
     async findPost(m: OutboundMessage): Promise<PostedMessage | null> {
-      rt.logger.warn({ messageId: m.message.id }, 'an earlier Teams post attempt has no recorded outcome and Teams cannot be searched; posting again');
+      rt.logger.warn(
+        { messageId: m.message.id },
+        'an earlier Teams post attempt has no recorded outcome and Teams cannot be searched; posting again',
+      );
       return null;
     },
 
     async update({ message, sender, conversation, via }, activityId) {
       const address = addressOf(conversation);
-      await activityCalls.update(rt, address, activityId, agentMessage(sender, message.body, await mentionable(rt, address, message.body), via));
+      await activityCalls.update(
+        rt,
+        address,
+        activityId,
+        agentMessage(sender, message.body, await mentionable(rt, address, message.body), via),
+      );
     },
 
     // A channel's reply chain is its own conversation, `<channel conversation>;messageid=<root>`.
-    threadAddress: (ref, root) => ({ ...ref, conversation: `${ref.conversation.split(';')[0]};messageid=${root}`, root }),
+    threadAddress: (ref, root) => ({
+      ...ref,
+      conversation: `${ref.conversation.split(';')[0]};messageid=${root}`,
+      root,
+    }),
 
     async remove(conversation, activityId) {
       await activityCalls.remove(rt, addressOf(conversation), activityId);

@@ -20,12 +20,27 @@ import type { TeamsRuntime } from './runtime.ts';
  * Posts `activity` into `address` unless a post was already recorded for `key`; returns its activity id.
  * Bot Connector failures come back as DeliveryError (connector.ts), database ones as the store's.
  */
-export async function postOnce(rt: TeamsRuntime, key: string, address: TeamsAddress, activity: Partial<Activity>, signal?: AbortSignal): Promise<string> {
-  return postOncePerKey(rt.app.store.posts, 'teams', key, {
-    async find() {
-      rt.logger.warn({ key }, 'an earlier Teams post attempt has no recorded outcome and Teams cannot be searched; posting again');
-      return null;
+export async function postOnce(
+  rt: TeamsRuntime,
+  key: string,
+  address: TeamsAddress,
+  activity: Partial<Activity>,
+  signal?: AbortSignal,
+): Promise<string> {
+  return postOncePerKey(
+    rt.app.store.posts,
+    'teams',
+    key,
+    {
+      async find() {
+        rt.logger.warn(
+          { key },
+          'an earlier Teams post attempt has no recorded outcome and Teams cannot be searched; posting again',
+        );
+        return null;
+      },
+      post: () => postActivity(rt, address, activity),
     },
-    post: () => postActivity(rt, address, activity),
-  }, signal);
+    signal,
+  );
 }

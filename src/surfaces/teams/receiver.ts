@@ -24,7 +24,10 @@ type Logic = (context: TurnContext) => Promise<void>;
 
 /** CloudAdapter with the three steps of its `process` apart, so that storing can sit between authenticating and the turn. */
 export class DurableCloudAdapter extends CloudAdapter {
-  constructor(auth: ConstructorParameters<typeof CloudAdapter>[0], private readonly appId: string) {
+  constructor(
+    auth: ConstructorParameters<typeof CloudAdapter>[0],
+    private readonly appId: string,
+  ) {
     super(auth);
   }
 
@@ -61,15 +64,17 @@ const TEAMS_CHANNEL = 'msteams';
 
 const id = z.string().min(1).max(1024);
 /** What Switchboard needs of an activity before it can store or run it; the SDK reads the rest. */
-const activityShape = z.object({
-  type: z.string().min(1).max(64),
-  id: id.optional(),
-  channelId: id,
-  serviceUrl: z.string().url().max(2048),
-  conversation: z.object({ id }).passthrough(),
-  from: z.object({ id }).passthrough(),
-  recipient: z.object({ id }).passthrough(),
-}).passthrough();
+const activityShape = z
+  .object({
+    type: z.string().min(1).max(64),
+    id: id.optional(),
+    channelId: id,
+    serviceUrl: z.string().url().max(2048),
+    conversation: z.object({ id }).passthrough(),
+    from: z.object({ id }).passthrough(),
+    recipient: z.object({ id }).passthrough(),
+  })
+  .passthrough();
 
 const refuse = (res: Response, status: number, message: string) => {
   res.status(status).json({ error: { code: status === 401 ? 'UNAUTHENTICATED' : 'INVALID_INPUT', message } });
@@ -78,11 +83,12 @@ const refuse = (res: Response, status: number, message: string) => {
 /** express.json, with its errors answered as 400/413 with a reason (the app's error handler would say 500). */
 function jsonBody(): RequestHandler {
   const parse = express.json({ limit: '1mb' });
-  return (req, res, next) => parse(req, res, (err?: unknown) => {
-    if (!err) return next();
-    const status = (err as { status?: number }).status === 413 ? 413 : 400;
-    refuse(res, status, status === 413 ? 'The activity is larger than 1 MB.' : 'The body is not valid JSON.');
-  });
+  return (req, res, next) =>
+    parse(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const status = (err as { status?: number }).status === 413 ? 413 : 400;
+      refuse(res, status, status === 413 ? 'The activity is larger than 1 MB.' : 'The body is not valid JSON.');
+    });
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -98,7 +104,10 @@ export function teamsKey(activity: z.infer<typeof activityShape>): string {
   const key = `${activity.conversation.id}#${activity.id}`;
   if (activity.type === 'message') return key;
   // A reaction names the message it is on too: what it gives or takes back is part of it.
-  const reactions = activity.reactionsAdded || activity.reactionsRemoved ? `\n${JSON.stringify([activity.reactionsAdded ?? [], activity.reactionsRemoved ?? []])}` : '';
+  const reactions =
+    activity.reactionsAdded || activity.reactionsRemoved
+      ? `\n${JSON.stringify([activity.reactionsAdded ?? [], activity.reactionsRemoved ?? []])}`
+      : '';
   return `${key}#${activity.type}:${sha256(`${String(activity.timestamp ?? '')}\n${String(activity.text ?? '')}${reactions}`).slice(0, 32)}`;
 }
 
@@ -110,16 +119,28 @@ interface ReceiverRuntime {
   adapter: DurableCloudAdapter | null;
 }
 
-export function teamsReceiver(rt: ReceiverRuntime, adapter: DurableCloudAdapter, logic: Logic, draining: () => boolean): RequestHandler[] {
+export function teamsReceiver(
+  rt: ReceiverRuntime,
+  adapter: DurableCloudAdapter,
+  logic: Logic,
+  draining: () => boolean,
+): RequestHandler[] {
   const gate: RequestHandler = (_req, res, next) => {
     if (!draining()) return next();
-    res.status(503).set('retry-after', '5').json({ error: { code: 'UNAVAILABLE', message: 'Switchboard is restarting; send the activity again shortly.' } });
+    res
+      .status(503)
+      .set('retry-after', '5')
+      .json({ error: { code: 'UNAVAILABLE', message: 'Switchboard is restarting; send the activity again shortly.' } });
   };
   const handle = async (req: Request, res: Response, _next: NextFunction) => {
     const parsed = activityShape.safeParse(req.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return refuse(res, 400, `The activity is malformed: ${issue.path.join('.') || 'the body'} ${issue.message.toLowerCase()}.`);
+      return refuse(
+        res,
+        400,
+        `The activity is malformed: ${issue.path.join('.') || 'the body'} ${issue.message.toLowerCase()}.`,
+      );
     }
     // Ingest first: while Teams waits for this answer, this process starts no new jobs (for a bounded time).
     const release = rt.app.queue.holdForIngest();
@@ -137,14 +158,29 @@ export function teamsReceiver(rt: ReceiverRuntime, adapter: DurableCloudAdapter,
     } catch (err) {
       if (err instanceof AuthenticationError) return refuse(res, 401, 'The Bot Framework token was refused.');
       rt.logger.warn({ err: loggable(err) }, 'could not authenticate a Teams request; answered 503');
-      return void res.status(503).set('retry-after', '5').json({ error: { code: 'UNAVAILABLE', message: 'The token could not be checked right now; send the activity again shortly.' } });
+      return void res
+        .status(503)
+        .set('retry-after', '5')
+        .json({
+          error: {
+            code: 'UNAVAILABLE',
+            message: 'The token could not be checked right now; send the activity again shortly.',
+          },
+        });
     }
     // The bot's registration may have other channels (Web Chat, Direct Line), whose clients choose the tenant and user an
     // activity names; a token endorsed for such a channel passes the SDK's check for an activity claiming it. Only Teams
     // vouches for who wrote, so nothing else is taken.
     if (raw.channelId !== TEAMS_CHANNEL) {
-      rt.logger.warn({ channelId: raw.channelId.slice(0, 64) }, 'refused an activity from a channel other than Microsoft Teams');
-      return refuse(res, 400, `Switchboard takes activities from Microsoft Teams only; this one came from the "${raw.channelId.slice(0, 64)}" channel. Turn that channel off in the bot's registration.`);
+      rt.logger.warn(
+        { channelId: raw.channelId.slice(0, 64) },
+        'refused an activity from a channel other than Microsoft Teams',
+      );
+      return refuse(
+        res,
+        400,
+        `Switchboard takes activities from Microsoft Teams only; this one came from the "${raw.channelId.slice(0, 64)}" channel. Turn that channel off in the bot's registration.`,
+      );
     }
     const key = teamsKey(raw);
     try {
@@ -158,7 +194,13 @@ export function teamsReceiver(rt: ReceiverRuntime, adapter: DurableCloudAdapter,
       res.status(200).end();
     } catch (err) {
       rt.logger.error({ err: loggable(err), type: raw.type }, 'could not store or run a Teams activity; answered 503');
-      if (!res.headersSent) res.status(503).set('retry-after', '5').json({ error: { code: 'UNAVAILABLE', message: 'The activity could not be stored; send it again shortly.' } });
+      if (!res.headersSent)
+        res
+          .status(503)
+          .set('retry-after', '5')
+          .json({
+            error: { code: 'UNAVAILABLE', message: 'The activity could not be stored; send it again shortly.' },
+          });
     }
   };
   return [gate, jsonBody(), handle];
@@ -169,10 +211,22 @@ export function teamsReceiver(rt: ReceiverRuntime, adapter: DurableCloudAdapter,
  * runs now; its key is recorded first, and a resend gets a short notice instead
  * of deciding twice.
  */
-async function invokeOnce(rt: ReceiverRuntime, adapter: DurableCloudAdapter, auth: AuthenticateRequestResult, raw: Record<string, unknown>, key: string, logic: Logic, res: Response) {
+async function invokeOnce(
+  rt: ReceiverRuntime,
+  adapter: DurableCloudAdapter,
+  auth: AuthenticateRequestResult,
+  raw: Record<string, unknown>,
+  key: string,
+  logic: Logic,
+  res: Response,
+) {
   if (!(await rt.app.store.inbound.remember({ surface: 'teams', key, kind: 'invoke' }))) {
     rt.logger.debug('a Teams card action was sent again; answered without running it twice');
-    res.status(200).json({ statusCode: 200, type: 'application/vnd.microsoft.activity.message', value: 'Switchboard already received this action.' });
+    res.status(200).json({
+      statusCode: 200,
+      type: 'application/vnd.microsoft.activity.message',
+      value: 'Switchboard already received this action.',
+    });
     return;
   }
   const { validateAndFixActivity } = await import('botbuilder/lib/activityValidator.js');
@@ -186,9 +240,12 @@ async function invokeOnce(rt: ReceiverRuntime, adapter: DurableCloudAdapter, aut
 export function teamsInboundHandler(rt: ReceiverRuntime, logic: () => Logic): JobHandler {
   return async (payload, job) => {
     const adapter = rt.adapter;
-    if (!(adapter instanceof DurableCloudAdapter)) throw new PermanentFailure('Teams is not configured here (MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD), so a stored activity cannot be handled.');
+    if (!(adapter instanceof DurableCloudAdapter))
+      throw new PermanentFailure(
+        'Teams is not configured here (MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD), so a stored activity cannot be handled.',
+      );
     // Read with the claim when the queue could (the embedded one); otherwise here.
-    const event = job.inbound ?? await rt.app.store.inbound.get(String(payload.inboundId ?? ''));
+    const event = job.inbound ?? (await rt.app.store.inbound.get(String(payload.inboundId ?? '')));
     if (!event) throw new PermanentFailure('The stored Teams activity is gone (purged or never written).');
     const parsed = activityShape.safeParse(event.payload);
     if (!parsed.success) throw new PermanentFailure('The stored Teams activity is malformed and cannot be replayed.');

@@ -26,17 +26,33 @@ export const teamOf = (activity: Partial<TurnContext['activity']>): string | nul
  * bridgeRefused; its listeners stay, as a refusal does not tell a deletion from an uninstall). A reference the bot stored for that channel is left to the team's
  * deletion or uninstall: only posts into that channel use it, and Teams refuses those alike.
  */
-export async function placeGone(rt: TeamsRuntime, tenant: string, what: { conversation: string } | { team: string }, reason: GoneReason): Promise<void> {
+export async function placeGone(
+  rt: TeamsRuntime,
+  tenant: string,
+  what: { conversation: string } | { team: string },
+  reason: GoneReason,
+): Promise<void> {
   const forgotten = await rt.references.forget(tenant, what);
   const channels = 'team' in what ? [what.team, ...forgotten] : [what.conversation];
   const removed = await rt.app.bridges.outsideChannelsGone('teams', tenant, channels, reason);
   // A deleted channel's listeners go too; an uninstall leaves them, for when the app comes back.
   const workspaceId = reason === 'uninstalled' ? null : await rt.app.store.tenants.workspaceOf('teams', tenant);
-  const listenersRemoved = workspaceId ? await rt.app.store.listening.removeChannels(workspaceId, 'teams', channels) : 0;
+  const listenersRemoved = workspaceId
+    ? await rt.app.store.listening.removeChannels(workspaceId, 'teams', channels)
+    : 0;
   rt.logger.info(
-    { tenant, ...what, reason, conversationsForgotten: forgotten.length, listenersRemoved, bridgesRemoved: removed.map((b) => ({ id: b.id, workspaceId: b.workspaceId, channel: b.externalChannelId })) },
-    reason === 'channelDeleted' ? 'a Teams channel was deleted: its bridges and listeners removed and its conversation forgotten'
-      : reason === 'teamDeleted' ? 'a Teams team was deleted: the bridges, listeners and conversations of its channels removed'
+    {
+      tenant,
+      ...what,
+      reason,
+      conversationsForgotten: forgotten.length,
+      listenersRemoved,
+      bridgesRemoved: removed.map((b) => ({ id: b.id, workspaceId: b.workspaceId, channel: b.externalChannelId })),
+    },
+    reason === 'channelDeleted'
+      ? 'a Teams channel was deleted: its bridges and listeners removed and its conversation forgotten'
+      : reason === 'teamDeleted'
+        ? 'a Teams team was deleted: the bridges, listeners and conversations of its channels removed'
         : 'the Switchboard app was uninstalled in Teams: the bridges and conversations there removed',
   );
 }

@@ -30,8 +30,12 @@ export interface TeamsRuntime {
 export const teamsConfigured = (s: TeamsSettings) => Boolean(s.appId && s.appPassword);
 
 /** The Teams runtime createApp built for `app`; refused when Teams is not configured in this process. */
-export const teamsRuntime = (app: App): TeamsRuntime => runtimeOf(app, 'teams',
-  'Teams is not configured in this process: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, then start it again.');
+export const teamsRuntime = (app: App): TeamsRuntime =>
+  runtimeOf(
+    app,
+    'teams',
+    'Teams is not configured in this process: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, then start it again.',
+  );
 
 /** Everything the Teams adapter works with; built once by createApp (`overrides`: tests point it at a stand-in). */
 export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): TeamsRuntime {
@@ -46,7 +50,10 @@ export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> =
     };
   }
   const rt: TeamsRuntime = {
-    app, settings, logger, adapter,
+    app,
+    settings,
+    logger,
+    adapter,
     users: app.store.teamsUsers,
     references: app.store.teamsReferences,
     identities: app.store.identities,

@@ -13,7 +13,9 @@ const LEADING_QUOTE = /^(?:>[^\n]*(?:\n|$))+/;
  */
 export function namedAgents(text: string): string[] {
   const names: string[] = [];
-  const asked = ASK.exec(text.trim().replace(LEADING_QUOTE, '').trim())?.[1]?.toLowerCase().replace(/[.\-_]+$/, '');
+  const asked = ASK.exec(text.trim().replace(LEADING_QUOTE, '').trim())?.[1]
+    ?.toLowerCase()
+    .replace(/[.\-_]+$/, '');
   if (asked) names.push(asked);
   for (const n of parseMentions(text)) if (!names.includes(n)) names.push(n);
   return names;
@@ -24,12 +26,15 @@ export type Command = (typeof COMMANDS)[number];
 
 /** A one-word command said to the bot (`help`, `agents`, `link`, `unlink`), or null. */
 export function commandOf(text: string): Command | null {
-  const word = text.trim().toLowerCase().replace(/[.!?]+$/, '');
+  const word = text
+    .trim()
+    .toLowerCase()
+    .replace(/[.!?]+$/, '');
   return (COMMANDS as readonly string[]).includes(word) ? (word as Command) : null;
 }
 
 /** What follows `notices` in a `notices off` / `notices on` command (empty when nothing does); null when the text is no such command. */
 export function noticesWord(text: string): string | null {
   const m = /^notices(?:\s+(\S+))?$/i.exec(text.trim().replace(/[.!?]+$/, ''));
-  return m ? m[1] ?? '' : null;
+  return m ? (m[1] ?? '') : null;
 }

@@ -18,7 +18,10 @@ export interface TeamsAddress {
 }
 
 const Address = z.object({
-  tenant: z.string().min(1).regex(/^[^:\s]+$/),
+  tenant: z
+    .string()
+    .min(1)
+    .regex(/^[^:\s]+$/),
   conversation: z.string().min(1).regex(/^\S+$/),
   type: z.enum(['personal', 'groupChat', 'channel']),
   serviceUrl: z.string().regex(/^https?:\/\//),
@@ -41,7 +44,12 @@ export function decodeConversationKey(key: string): { tenant: string; conversati
 
 /** The conversation's `externalRef` (plain strings, as the store keeps it). */
 export function addressRef(a: TeamsAddress): Record<string, string> {
-  const ref: Record<string, string> = { tenant: a.tenant, conversation: a.conversation, type: a.type, serviceUrl: a.serviceUrl };
+  const ref: Record<string, string> = {
+    tenant: a.tenant,
+    conversation: a.conversation,
+    type: a.type,
+    serviceUrl: a.serviceUrl,
+  };
   if (a.channel) ref.channel = a.channel;
   if (a.root) ref.root = a.root;
   return ref;

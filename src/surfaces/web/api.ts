@@ -15,7 +15,10 @@ import { EMOJI_NAME } from '../../core/chat/emoji.ts';
 import { channelSettingsRoutes, noticeRoutes } from './settings-api.ts';
 
 /** The web chat services createApp built for an app. */
-export const chatOf = (app: App): { chat: ChatService; agentsPage: AgentsPage } => ({ chat: app.chat, agentsPage: app.agentsPage });
+export const chatOf = (app: App): { chat: ChatService; agentsPage: AgentsPage } => ({
+  chat: app.chat,
+  agentsPage: app.agentsPage,
+});
 
 const parse = parseInput;
 
@@ -31,19 +34,47 @@ const schemas = {
   }),
   member: z.object({ handle: z.string().min(1).max(64) }),
   dm: z.object({ agentId: id }),
-  post: z.object({ body: z.string().trim().min(1, 'write something to send').max(MAX_BODY_CHARS, `a message holds at most ${MAX_BODY_CHARS} characters`) }),
+  post: z.object({
+    body: z
+      .string()
+      .trim()
+      .min(1, 'write something to send')
+      .max(MAX_BODY_CHARS, `a message holds at most ${MAX_BODY_CHARS} characters`),
+  }),
   emoji: z.string().regex(EMOJI_NAME, 'must be an emoji short name such as thumbsup'),
   search: z.object({ q: z.string().trim().min(1, 'type something to search for').max(200) }),
   // A page number from the address (`#/w/<ws>/inbox?page=2`); absent or empty is the newest page.
   inbox: z.object({
-    page: z.preprocess((x) => (x === '' ? undefined : x),
-      z.coerce.number({ error: INBOX_PAGE_RULE }).int(INBOX_PAGE_RULE).min(1, INBOX_PAGE_RULE).max(MAX_INBOX_PAGE, INBOX_PAGE_RULE).default(1)),
+    page: z.preprocess(
+      (x) => (x === '' ? undefined : x),
+      z.coerce
+        .number({ error: INBOX_PAGE_RULE })
+        .int(INBOX_PAGE_RULE)
+        .min(1, INBOX_PAGE_RULE)
+        .max(MAX_INBOX_PAGE, INBOX_PAGE_RULE)
+        .default(1),
+    ),
   }),
   agent: z.object({
     name: z.string().min(1).max(39),
-    displayName: z.string().trim().max(80).optional().transform((s) => s || undefined),
-    roleLine: z.string().trim().max(140).optional().transform((s) => s || undefined),
-    avatarUrl: z.string().trim().max(500).optional().transform((s) => s || undefined),
+    displayName: z
+      .string()
+      .trim()
+      .max(80)
+      .optional()
+      .transform((s) => s || undefined),
+    roleLine: z
+      .string()
+      .trim()
+      .max(140)
+      .optional()
+      .transform((s) => s || undefined),
+    avatarUrl: z
+      .string()
+      .trim()
+      .max(500)
+      .optional()
+      .transform((s) => s || undefined),
   }),
 };
 
@@ -57,11 +88,15 @@ export function chatApi(app: App, keepaliveMs?: number): Router {
   const { chat, agentsPage } = chatOf(app);
   const api = express.Router();
   api.use(express.json({ limit: '64kb' }), requirePerson(app), requireCsrf(app));
-  const config = (v: Viewer, name: string, token: string) => mcpClientConfig(app.config.publicUrl, v.workspace.slug, name, token);
+  const config = (v: Viewer, name: string, token: string) =>
+    mcpClientConfig(app.config.publicUrl, v.workspace.slug, name, token);
 
   api.get('/me', async (req, res) => {
     const { person } = authOf(res)!;
-    const [workspaces, hash] = await Promise.all([app.store.workspaces.listForPerson(person.id), app.store.people.passwordHash(person.id)]);
+    const [workspaces, hash] = await Promise.all([
+      app.store.workspaces.listForPerson(person.id),
+      app.store.people.passwordHash(person.id),
+    ]);
     res.json({
       person: { id: person.id, handle: person.handle, displayName: person.displayName },
       hasPassword: Boolean(hash),
@@ -80,7 +115,9 @@ export function chatApi(app: App, keepaliveMs?: number): Router {
     next();
   });
 
-  ws.get('/sidebar', async (_req, res) => { res.json(await chat.sidebar(viewerOf(res))); });
+  ws.get('/sidebar', async (_req, res) => {
+    res.json(await chat.sidebar(viewerOf(res)));
+  });
   ws.get('/events', eventStream(app, chat, keepaliveMs));
   ws.use(approvalRoutes(app, chat));
   ws.use(channelSettingsRoutes(app, chat));
@@ -112,7 +149,9 @@ export function chatApi(app: App, keepaliveMs?: number): Router {
     res.json({ conversation: { id: c.id } });
   });
 
-  ws.get('/conversations/:id', async (req, res) => { res.json(await chat.history(viewerOf(res), parse(id, req.params.id))); });
+  ws.get('/conversations/:id', async (req, res) => {
+    res.json(await chat.history(viewerOf(res), parse(id, req.params.id)));
+  });
   ws.post('/conversations/:id/messages', async (req, res) => {
     const r = await chat.post(viewerOf(res), parse(id, req.params.id), parse(schemas.post, req.body).body);
     res.status(r.message ? 201 : 200).json(r);
@@ -129,7 +168,14 @@ export function chatApi(app: App, keepaliveMs?: number): Router {
     res.json({ reactions: await chat.reactions.set(viewerOf(res), parse(id, req.params.id), emoji, true) });
   });
   ws.delete('/messages/:id/reactions/:emoji', async (req, res) => {
-    res.json({ reactions: await chat.reactions.set(viewerOf(res), parse(id, req.params.id), parse(schemas.emoji, req.params.emoji), false) });
+    res.json({
+      reactions: await chat.reactions.set(
+        viewerOf(res),
+        parse(id, req.params.id),
+        parse(schemas.emoji, req.params.emoji),
+        false,
+      ),
+    });
   });
   ws.post('/conversations/:id/read', async (req, res) => {
     const v = viewerOf(res);
@@ -138,8 +184,12 @@ export function chatApi(app: App, keepaliveMs?: number): Router {
     res.json({ ok: true });
   });
 
-  ws.get('/inbox', async (req, res) => { res.json(await chat.inbox(viewerOf(res), parse(schemas.inbox, req.query).page)); });
-  ws.get('/search', async (req, res) => { res.json({ results: await chat.search(viewerOf(res), parse(schemas.search, req.query).q) }); });
+  ws.get('/inbox', async (req, res) => {
+    res.json(await chat.inbox(viewerOf(res), parse(schemas.inbox, req.query).page));
+  });
+  ws.get('/search', async (req, res) => {
+    res.json({ results: await chat.search(viewerOf(res), parse(schemas.search, req.query).q) });
+  });
 
   ws.get('/agents', async (_req, res) => {
     const v = viewerOf(res);
@@ -163,7 +213,9 @@ export function chatApi(app: App, keepaliveMs?: number): Router {
 
   // Unknown API paths answer in JSON, not with the chat page.
   api.use((req, res) => {
-    res.status(404).json({ error: { code: 'NOT_FOUND', message: `There is no API route ${req.method} ${req.baseUrl}${req.path}.` } });
+    res.status(404).json({
+      error: { code: 'NOT_FOUND', message: `There is no API route ${req.method} ${req.baseUrl}${req.path}.` },
+    });
   });
   // A body the parser refused (bad JSON, too large) is the caller's mistake, not ours.
   return api;

@@ -29,22 +29,43 @@ const parse = parseInput;
 
 /** Builds cards for one viewer. */
 export class ApprovalCards {
-  constructor(private readonly app: App, private readonly chat: ChatService) {}
+  constructor(
+    private readonly app: App,
+    private readonly chat: ChatService,
+  ) {}
 
   async card(v: Viewer, a: Approval): Promise<ApprovalCard> {
     const { store, approvals } = this.app;
     const [agent, approverIds, outcome, decidedBy, guest] = await Promise.all([
-      store.agents.get(a.agentId), approvals.approversOf(a), approvals.outcome(a), approvals.deciderHandle(a), approvals.guestAsker(a),
+      store.agents.get(a.agentId),
+      approvals.approversOf(a),
+      approvals.outcome(a),
+      approvals.deciderHandle(a),
+      approvals.guestAsker(a),
     ]);
     const people = await Promise.all(approverIds.map((id) => store.people.get(id)));
-    const canDecide = a.status === 'pending' && Boolean(agent) && refusalToDecide(a, { personId: v.person.id, role: v.role }, agent!.ownerId, guest) === null;
+    const canDecide =
+      a.status === 'pending' &&
+      Boolean(agent) &&
+      refusalToDecide(a, { personId: v.person.id, role: v.role }, agent!.ownerId, guest) === null;
     return {
-      id: a.id, title: a.title, details: a.details, status: a.status, outcome,
+      id: a.id,
+      title: a.title,
+      details: a.details,
+      status: a.status,
+      outcome,
       agent: agent
         ? { id: agent.id, label: qualifiedName(agent), displayName: agent.displayName, avatarUrl: agent.avatarUrl }
         : { id: a.agentId, label: 'unknown', displayName: 'An agent', avatarUrl: null },
-      conversationId: a.conversationId, approvers: people.flatMap((p) => (p ? [p.handle] : [])),
-      decidedBy, via: a.decidedVia, decidedAt: a.decidedAt, reason: a.reason, expiresAt: a.expiresAt, createdAt: a.createdAt, canDecide,
+      conversationId: a.conversationId,
+      approvers: people.flatMap((p) => (p ? [p.handle] : [])),
+      decidedBy,
+      via: a.decidedVia,
+      decidedAt: a.decidedAt,
+      reason: a.reason,
+      expiresAt: a.expiresAt,
+      createdAt: a.createdAt,
+      canDecide,
     };
   }
 
@@ -54,7 +75,7 @@ export class ApprovalCards {
     if (!a) return null;
     if (a.conversationId) {
       const c = await this.app.store.messages.getConversation(v.workspace.id, a.conversationId);
-      if (c && await this.chat.access.canSee(v, c)) return a;
+      if (c && (await this.chat.access.canSee(v, c))) return a;
     }
     if ((await this.app.approvals.approversOf(a)).includes(v.person.id)) return a;
     return (await this.app.store.agents.get(a.agentId))?.ownerId === v.person.id ? a : null;
@@ -69,12 +90,16 @@ export class ApprovalCards {
 
   async inConversation(v: Viewer, conversationId: string) {
     const c = await this.chat.access.conversation(v, conversationId);
-    return Promise.all((await this.app.store.approvals.listForConversation(v.workspace.id, c.id)).map((a) => this.card(v, a)));
+    return Promise.all(
+      (await this.app.store.approvals.listForConversation(v.workspace.id, c.id)).map((a) => this.card(v, a)),
+    );
   }
 
   /** Pending approvals this person may decide: their inbox's approval items. */
   async waitingFor(v: Viewer) {
-    const cards = await Promise.all((await this.app.store.approvals.listPending(v.workspace.id)).map((a) => this.card(v, a)));
+    const cards = await Promise.all(
+      (await this.app.store.approvals.listPending(v.workspace.id)).map((a) => this.card(v, a)),
+    );
     return cards.filter((c) => c.canDecide);
   }
 }
@@ -92,7 +117,12 @@ export function approvalRoutes(app: App, chat: ChatService): Router {
   r.get('/approvals', async (req, res) => {
     const v = viewerOf(res);
     const conversation = req.query.conversation;
-    res.json({ approvals: conversation === undefined ? await cards.waitingFor(v) : await cards.inConversation(v, parse(uuid, conversation)) });
+    res.json({
+      approvals:
+        conversation === undefined
+          ? await cards.waitingFor(v)
+          : await cards.inConversation(v, parse(uuid, conversation)),
+    });
   });
 
   r.get('/approvals/:id', async (req, res) => {
@@ -108,8 +138,12 @@ export function approvalRoutes(app: App, chat: ChatService): Router {
     if (!a) throw notFound(`The approval ${req.params.id}`, 'It may belong to a conversation you cannot see.');
     const body = parse(decision, req.body);
     const settled = await app.approvals.decide({
-      approvalId: a.id, workspaceId: v.workspace.id, decision: body.decision === 'approve' ? 'approved' : 'rejected',
-      decider: { personId: v.person.id, role: v.role }, via: 'web', reason: body.reason,
+      approvalId: a.id,
+      workspaceId: v.workspace.id,
+      decision: body.decision === 'approve' ? 'approved' : 'rejected',
+      decider: { personId: v.person.id, role: v.role },
+      via: 'web',
+      reason: body.reason,
     });
     res.json({ approval: await cards.card(v, settled) });
   });

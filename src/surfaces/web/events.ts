@@ -2,7 +2,12 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { App } from '../../app.ts';
 import { RECHECK } from '../../infra/db/pg-notifier.ts';
 import type { Viewer } from '../../core/chat/access.ts';
-import { chatPersonTopic, chatWorkspaceTopic, SESSIONS_CHANGED, type ChatService } from '../../core/chat/chat-service.ts';
+import {
+  chatPersonTopic,
+  chatWorkspaceTopic,
+  SESSIONS_CHANGED,
+  type ChatService,
+} from '../../core/chat/chat-service.ts';
 import { isSwitchboardError } from '../../core/errors.ts';
 import { authOf } from '../../http/auth/middleware.ts';
 import { sessionEndsAt, sessionsOf } from '../../http/auth/sessions.ts';
@@ -15,7 +20,6 @@ import { APPROVAL_PAYLOAD, approvalCards } from './approvals-api.ts';
 const KEEPALIVE_MS = 25_000;
 const REMEMBERED = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
-
 
 /**
  * Server-sent events for one person in one workspace. It listens (through the
@@ -34,7 +38,10 @@ const UUID = /^[0-9a-f-]{36}$/i;
 export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE_MS): RequestHandler {
   // Every stream this handler opened ends on shutdown; browsers reconnect to the next server.
   const open = new Set<Response>();
-  app.onDrain.push(() => { for (const res of open) res.end(); open.clear(); });
+  app.onDrain.push(() => {
+    for (const res of open) res.end();
+    open.clear();
+  });
   return async (req: Request, res: Response) => {
     const v = res.locals.viewer as Viewer;
     // When the session ends unless used again, from what the opening request saw; the stream's own traffic is no use.
@@ -93,7 +100,11 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
       if (resyncing) return;
       resyncing = true;
       // A sign-out's wake-up may be among those missed.
-      enqueue(async () => { resyncing = false; await recheck(true); emit('resync', {}); });
+      enqueue(async () => {
+        resyncing = false;
+        await recheck(true);
+        emit('resync', {});
+      });
     };
 
     // On a conversation's topic: a new message's id, or a change to one shown before (core/chat/changes.ts).
@@ -111,8 +122,11 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
 
     // A subscription that finishes after the browser left is undone at once.
     const listen = async (topic: string, fn: (payload: string) => Promise<void>) => {
-      const unsubscribe = await app.notifier.subscribe(topic, (payload) => (payload === RECHECK ? resync() : enqueue(() => fn(payload))));
-      if (closed) await unsubscribe(); else unsubscribers.push(unsubscribe);
+      const unsubscribe = await app.notifier.subscribe(topic, (payload) =>
+        payload === RECHECK ? resync() : enqueue(() => fn(payload)),
+      );
+      if (closed) await unsubscribe();
+      else unsubscribers.push(unsubscribe);
     };
     const watch = async (conversationId: string) => {
       if (watching.has(conversationId) || closed) return;
@@ -135,19 +149,25 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
       try {
         const auth = session ? await sessionsOf(app).resolve(req, { touch: false }) : null;
         if (auth) endsAt = sessionEndsAt(auth.session);
-        if ((!session || auth?.person.id === v.person.id) && await chat.viewer(v.person.id, v.workspace.id)) return;
+        if ((!session || auth?.person.id === v.person.id) && (await chat.viewer(v.person.id, v.workspace.id))) return;
       } catch (err) {
         if (!isSwitchboardError(err) || err.code === 'UNAVAILABLE') return;
       }
       await stop();
       res.end();
     };
-    const keepalive = setInterval(() => enqueue(async () => {
-      await recheck(endsAt <= app.clock.now().getTime());
-      if (!closed) res.write(': keepalive\n\n');
-    }), keepaliveMs);
+    const keepalive = setInterval(
+      () =>
+        enqueue(async () => {
+          await recheck(endsAt <= app.clock.now().getTime());
+          if (!closed) res.write(': keepalive\n\n');
+        }),
+      keepaliveMs,
+    );
     open.add(res);
-    req.on('close', () => { void stop(); });
+    req.on('close', () => {
+      void stop();
+    });
 
     try {
       await listen(inboxTopic(v.agent.id), (id) => pushMessage(id, true));
@@ -157,7 +177,10 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
         const c = await app.store.messages.getConversation(v.workspace.id, id);
         if (!c || !(await chat.access.canSee(v, c))) return;
         // Its listeners or bridges changed: the page redraws the channel's header if it shows it.
-        if (kind === 'settings') { emit('channel', { id: c.id }); return; }
+        if (kind === 'settings') {
+          emit('channel', { id: c.id });
+          return;
+        }
         await watch(c.id);
         if (kind === 'channel') emit('sidebar', {});
       });

@@ -2,7 +2,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import type { App } from '../../app.ts';
-import { authOf, authRouter, csrfField, csrfToken, requirePerson, securityHeaders, type SigninLimits } from '../../http/auth/index.ts';
+import {
+  authOf,
+  authRouter,
+  csrfField,
+  csrfToken,
+  requirePerson,
+  securityHeaders,
+  type SigninLimits,
+} from '../../http/auth/index.ts';
 import type { Mount } from '../../http/http.ts';
 import { chatApi } from './api.ts';
 import { serveClientBundle } from './bundle.ts';
@@ -17,10 +25,19 @@ const SESSION_SWEEP_MS = 3600_000;
 export function createWebChatMount(opts: { signinLimits?: SigninLimits; keepaliveMs?: number } = {}): Mount {
   return (web, app: App) => {
     web.get('/assets/app.js', serveClientBundle(app.logger));
-    web.use('/assets', express.static(PUBLIC_DIR, {
-      index: false,
-      setHeaders: (res) => { res.setHeader('cache-control', 'no-cache'); res.setHeader('x-content-type-options', 'nosniff'); },
-    }), (_req, res) => { res.status(404).type('text').send('No such file.'); });
+    web.use(
+      '/assets',
+      express.static(PUBLIC_DIR, {
+        index: false,
+        setHeaders: (res) => {
+          res.setHeader('cache-control', 'no-cache');
+          res.setHeader('x-content-type-options', 'nosniff');
+        },
+      }),
+      (_req, res) => {
+        res.status(404).type('text').send('No such file.');
+      },
+    );
     web.use(authRouter(app, opts.signinLimits));
     // Under /api/chat so it never shadows other /api routes (Teams posts to /api/messages).
     web.use('/api/chat', chatApi(app, opts.keepaliveMs));
@@ -34,7 +51,9 @@ export function createWebChatMount(opts: { signinLimits?: SigninLimits; keepaliv
 
     // Expired sessions are refused when used; this only keeps the table small.
     const sweep = setInterval(() => {
-      app.store.sessions.deleteExpired(app.clock.now()).catch((err) => app.logger.warn({ err }, 'could not delete expired web sessions'));
+      app.store.sessions
+        .deleteExpired(app.clock.now())
+        .catch((err) => app.logger.warn({ err }, 'could not delete expired web sessions'));
     }, SESSION_SWEEP_MS);
     sweep.unref();
     app.onClose.push(() => clearInterval(sweep));

@@ -14,11 +14,20 @@ export interface McpClientConfig {
  */
 export function mcpServerName(workspace: string, agentName: string): string {
   const bare = agentName.split('/').pop() ?? agentName;
-  const safe = (s: string) => s.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  const safe = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '');
   return ['switchboard', safe(bare), safe(workspace)].filter(Boolean).join('-');
 }
 
-export function mcpClientConfig(publicUrl: string, workspace: string, agentName: string, token: string): McpClientConfig {
+export function mcpClientConfig(
+  publicUrl: string,
+  workspace: string,
+  agentName: string,
+  token: string,
+): McpClientConfig {
   const url = `${publicUrl}/mcp/${workspace}`;
   const header = `Bearer ${token}`;
   const server = mcpServerName(workspace, agentName);
@@ -29,19 +38,27 @@ export function mcpClientConfig(publicUrl: string, workspace: string, agentName:
     server,
     clients: [
       {
-        id: 'claude-code', name: 'Claude Code', where: 'Run in a terminal',
+        id: 'claude-code',
+        name: 'Claude Code',
+        where: 'Run in a terminal',
         text: `claude mcp add --transport http ${server} ${url} --header "Authorization: ${header}"`,
       },
       {
-        id: 'cursor', name: 'Cursor', where: 'Add to ~/.cursor/mcp.json (or .cursor/mcp.json in a project)',
+        id: 'cursor',
+        name: 'Cursor',
+        where: 'Add to ~/.cursor/mcp.json (or .cursor/mcp.json in a project)',
         text: json({ mcpServers: { [server]: { url, headers: { Authorization: header } } } }),
       },
       {
-        id: 'vscode', name: 'VS Code', where: 'Add to .vscode/mcp.json',
+        id: 'vscode',
+        name: 'VS Code',
+        where: 'Add to .vscode/mcp.json',
         text: json({ servers: { [server]: { type: 'http', url, headers: { Authorization: header } } } }),
       },
       {
-        id: 'generic', name: 'Other clients (JSON)', where: `Streamable HTTP MCP server for ${agentName}`,
+        id: 'generic',
+        name: 'Other clients (JSON)',
+        where: `Streamable HTTP MCP server for ${agentName}`,
         text: json({ mcpServers: { [server]: { type: 'http', url, headers: { Authorization: header } } } }),
       },
     ],

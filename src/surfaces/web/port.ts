@@ -15,7 +15,11 @@ export const WEB_SURFACE = 'web';
 const PROFILE_TTL_MS = 60_000;
 
 /** Where the web chat shows a conversation (a thread opens beside its channel). */
-export function webChatLink(publicUrl: string, ws: Pick<Workspace, 'slug'>, conv: Pick<Conversation, 'id' | 'kind' | 'parentId'>): string {
+export function webChatLink(
+  publicUrl: string,
+  ws: Pick<Workspace, 'slug'>,
+  conv: Pick<Conversation, 'id' | 'kind' | 'parentId'>,
+): string {
   const place = conv.kind === 'thread' && conv.parentId ? `/c/${conv.parentId}/t/${conv.id}` : `/c/${conv.id}`;
   return `${publicUrl}/#/w/${encodeURIComponent(ws.slug)}${place}`;
 }
@@ -42,10 +46,11 @@ export function webPort(deps: WebPortDeps, workspace: Workspace): SurfacePort {
     sendLinkPrompt: async () => false,
     async permalink(messageId) {
       const m = await store.messages.get(workspace.id, messageId).catch(() => null);
-      const conv = m && await store.messages.getConversation(workspace.id, m.conversationId).catch(() => null);
+      const conv = m && (await store.messages.getConversation(workspace.id, m.conversationId).catch(() => null));
       return conv ? webChatLink(publicUrl, workspace, conv) : null;
     },
     showName: (name) => `@${name.replace(/^@/, '')}`,
-    linkHowTo: (justSent) => (justSent ? 'Open the sign-in link you were sent' : 'Ask an admin of your organization for a sign-in link'),
+    linkHowTo: (justSent) =>
+      justSent ? 'Open the sign-in link you were sent' : 'Ask an admin of your organization for a sign-in link',
   };
 }

@@ -19,7 +19,7 @@ const schemas = {
   listen: z.object({ agent: safeText().trim().min(1, 'name the agent that should listen, as OWNER/NAME').max(80) }),
   bridge: z.object({
     surface: safeText().trim().min(1, 'say which chat app to bridge with (surface)').max(40),
-    channel: safeText().trim().min(1, 'give the outside channel\'s id, as the chat app shows it').max(200),
+    channel: safeText().trim().min(1, "give the outside channel's id, as the chat app shows it").max(200),
     allowPrivate: z.boolean().optional(),
   }),
   notices: z.object({ on: z.boolean({ message: 'on must be true or false' }) }),
@@ -32,22 +32,44 @@ const actorOf = (v: Viewer): Actor => ({ kind: 'person', personId: v.person.id }
 async function channelSettings(app: App, chat: ChatService, v: Viewer, channelId: string): Promise<ChannelSettings> {
   const ch = await chat.access.channel(v, channelId);
   const canManage = v.role === 'owner';
-  const listeners = (await app.listening.ofWebChannel(v.workspace, ch.conversationId))
-    .map((l) => ({ agentId: l.agentId, agent: l.agent, displayName: l.displayName, since: l.since }));
+  const listeners = (await app.listening.ofWebChannel(v.workspace, ch.conversationId)).map((l) => ({
+    agentId: l.agentId,
+    agent: l.agent,
+    displayName: l.displayName,
+    since: l.since,
+  }));
   const bridges = canManage
     ? (await app.bridges.list(actorOf(v), v.workspace.id, ch.conversationId)).map((b) => ({
-      id: b.id, surface: b.surface, label: b.label, title: b.title, externalChannelId: b.externalChannelId, allowPrivate: b.allowPrivate,
-    }))
+        id: b.id,
+        surface: b.surface,
+        label: b.label,
+        title: b.title,
+        externalChannelId: b.externalChannelId,
+        allowPrivate: b.allowPrivate,
+      }))
     : (await app.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({
-      id: null, surface: b.surface, label: chat.via(b.surface) ?? b.surface, title: b.title || 'a channel', externalChannelId: null, allowPrivate: b.allowPrivate,
-    }));
+        id: null,
+        surface: b.surface,
+        label: chat.via(b.surface) ?? b.surface,
+        title: b.title || 'a channel',
+        externalChannelId: null,
+        allowPrivate: b.allowPrivate,
+      }));
   const listening = new Set(listeners.map((l) => l.agentId));
   const candidates = canManage
-    ? (await app.agents.directory(v.workspace)).filter((d) => d.agent.kind === 'agent' && d.permissions.receive && !listening.has(d.agent.id))
-      .map((d) => ({ id: d.agent.id, name: qualifiedName(d.agent), displayName: d.agent.displayName }))
+    ? (await app.agents.directory(v.workspace))
+        .filter((d) => d.agent.kind === 'agent' && d.permissions.receive && !listening.has(d.agent.id))
+        .map((d) => ({ id: d.agent.id, name: qualifiedName(d.agent), displayName: d.agent.displayName }))
     : [];
   const bridgeTo = canManage ? app.bridges.surfaces() : [];
-  return { channel: { id: ch.conversationId, name: ch.name, restricted: ch.restricted }, canManage, listeners, bridges, bridgeTo, candidates };
+  return {
+    channel: { id: ch.conversationId, name: ch.name, restricted: ch.restricted },
+    canManage,
+    listeners,
+    bridges,
+    bridgeTo,
+    candidates,
+  };
 }
 
 /** `GET /channels/:id/settings`, `POST /channels/:id/listeners`, `DELETE /channels/:id/listeners/:agentId`, `POST /channels/:id/bridges`, `DELETE /channels/:id/bridges/:bridgeId` inside `/api/chat/w/:workspace`. */
@@ -82,11 +104,18 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
     const body = parseInput(schemas.bridge, req.body);
     const offered = app.bridges.surfaces();
     if (!offered.some((s) => s.surface === body.surface)) {
-      throw invalidInput(offered.length
-        ? `surface must be one of the chat apps configured here: ${offered.map((s) => `"${s.surface}" (${s.label})`).join(', ')}.`
-        : 'No chat app is configured here to bridge with; configure one first.');
+      throw invalidInput(
+        offered.length
+          ? `surface must be one of the chat apps configured here: ${offered.map((s) => `"${s.surface}" (${s.label})`).join(', ')}.`
+          : 'No chat app is configured here to bridge with; configure one first.',
+      );
     }
-    await app.bridges.add(actorOf(v), { workspace: v.workspace.id, channel: ch.name, to: [{ surface: body.surface, channel: body.channel }], allowPrivate: body.allowPrivate });
+    await app.bridges.add(actorOf(v), {
+      workspace: v.workspace.id,
+      channel: ch.name,
+      to: [{ surface: body.surface, channel: body.channel }],
+      allowPrivate: body.allowPrivate,
+    });
     res.status(201).json({ settings: await settings(res, ch.conversationId) });
   });
 
@@ -96,7 +125,7 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
     const bridgeId = parseInput(uuid, req.params.bridgeId);
     // Only a bridge of this channel; the service then says whether this person may remove it.
     if ((await app.store.bridges.get(v.workspace.id, bridgeId))?.channelId !== ch.conversationId) {
-      throw notFound(`A bridge ${bridgeId} of #${ch.name}`, 'Reload the channel\'s settings to see its bridges.');
+      throw notFound(`A bridge ${bridgeId} of #${ch.name}`, "Reload the channel's settings to see its bridges.");
     }
     await app.bridges.remove(actorOf(v), v.workspace.id, bridgeId);
     res.json({ settings: await settings(res, ch.conversationId) });
@@ -109,7 +138,9 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
 export function noticeRoutes(app: App): Router {
   const r = express.Router();
   const subject = (res: Response) => ({ personId: authOf(res)!.person.id });
-  r.get('/me/notices', async (_req, res) => { res.json({ on: await app.intake.noticesOn(subject(res)) }); });
+  r.get('/me/notices', async (_req, res) => {
+    res.json({ on: await app.intake.noticesOn(subject(res)) });
+  });
   r.post('/me/notices', async (req, res) => {
     const { on } = parseInput(schemas.notices, req.body);
     await app.intake.setNotices(subject(res), on);

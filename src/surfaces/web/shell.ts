@@ -7,9 +7,16 @@ import { appPage, brand, userMenu, type PageUser } from '../../http/layout.ts';
  * the script runs, the links lead where they will (`#/inbox` is the open
  * workspace's inbox) and /assets/early.js keeps what is clicked for it.
  */
-export function chatShell(o: { csrf: string; user: PageUser; workspaces: Array<{ slug: string; name: string }> }): string {
+export function chatShell(o: {
+  csrf: string;
+  user: PageUser;
+  workspaces: Array<{ slug: string; name: string }>;
+}): string {
   return appPage({
-    title: 'Switchboard', bodyClass: 'chat', script: '/assets/app.js', styles: ['/assets/approvals.css', '/assets/reactions.css'],
+    title: 'Switchboard',
+    bodyClass: 'chat',
+    script: '/assets/app.js',
+    styles: ['/assets/approvals.css', '/assets/reactions.css'],
     meta: html`<meta name="csrf-token" content="${o.csrf}">
 <script src="/assets/early.js"></script>`,
     topbar: html`

@@ -7,7 +7,11 @@ import { databases } from '../../support/db.ts';
 import { makeWorld, testApp, type World } from '../../support/world.ts';
 
 const refusal = async (p: Promise<unknown>) => {
-  try { await p; } catch (e) { return e as SwitchboardError; }
+  try {
+    await p;
+  } catch (e) {
+    return e as SwitchboardError;
+  }
   throw new Error('expected a refusal');
 };
 
@@ -26,13 +30,20 @@ describe.each(databases())('approvals on $kind', (kind) => {
     const get = async (h: string) => (await app.store.people.get(h))!.id;
     ids = { alice: await get(w.alice), bob: await get(w.bob), carol: await get(`carol-${w.suffix}`) };
   });
-  afterAll(async () => { await app.close(); await database.close(); });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
 
   const ask = (extra: Record<string, unknown> = {}) =>
-    app.approvals.request(w.reviewer.agent, w.ws, { title: 'Deploy #418', details: 'Ship it to production.', ...extra });
+    app.approvals.request(w.reviewer.agent, w.ws, {
+      title: 'Deploy #418',
+      details: 'Ship it to production.',
+      ...extra,
+    });
   const as = (personId: string | null, role: 'owner' | 'editor' | 'viewer' | null = 'owner') => ({ personId, role });
 
-  it('stores the request first, queues it for every surface and puts it in the approvers\' inboxes', async () => {
+  it("stores the request first, queues it for every surface and puts it in the approvers' inboxes", async () => {
     const a = await ask();
     expect(a.status).toBe('pending');
     const shows = await app.store.outbox.list({ topic: 'slack.approval.show' });
@@ -41,14 +52,21 @@ describe.each(databases())('approvals on $kind', (kind) => {
     for (const handle of [w.alice, w.bob]) {
       const pa = (await app.store.agents.personAgent((await app.store.people.get(handle))!.id))!;
       const inbox = await app.store.messages.takeUnread(pa.id, w.ws.id, 10);
-      expect(inbox.items.map((i) => i.message.body).join('\n')).toContain(`Approval requested by ${w.bob}/reviewer: Deploy #418`);
+      expect(inbox.items.map((i) => i.message.body).join('\n')).toContain(
+        `Approval requested by ${w.bob}/reviewer: Deploy #418`,
+      );
     }
   });
 
   it('asked in a conversation, tells approvers who are not in it in their own DM, without adding them to it', async () => {
     // Carol writes to the agent in a DM; the agent asks there. Approvers (bob, alice) were not in that DM.
     const carol = (await app.store.agents.personAgent(ids.carol))!;
-    const sent = await app.messaging.send({ workspace: w.ws, sender: carol, to: [`${w.bob}/reviewer`], body: 'Please deploy #418' });
+    const sent = await app.messaging.send({
+      workspace: w.ws,
+      sender: carol,
+      to: [`${w.bob}/reviewer`],
+      body: 'Please deploy #418',
+    });
     expect(sent.recipients).toEqual([expect.objectContaining({ status: 'delivered' })]);
     const dm = sent.message!.conversationId;
     const before = await app.store.messages.participants(dm);
@@ -56,7 +74,9 @@ describe.each(databases())('approvals on $kind', (kind) => {
     expect((await app.store.messages.participants(dm)).sort()).toEqual(before.sort());
     for (const id of [ids.alice, ids.bob]) {
       const pa = (await app.store.agents.personAgent(id))!;
-      const items = (await app.store.messages.takeUnread(pa.id, w.ws.id, 50)).items.filter((i) => i.message.body.includes(`(approval ${a.id})`));
+      const items = (await app.store.messages.takeUnread(pa.id, w.ws.id, 50)).items.filter((i) =>
+        i.message.body.includes(`(approval ${a.id})`),
+      );
       expect(items).toHaveLength(1);
       expect(items[0].conversation.id).not.toBe(dm);
     }
@@ -64,10 +84,20 @@ describe.each(databases())('approvals on $kind', (kind) => {
 
   it('settles once under many concurrent decisions from Slack and the web', async () => {
     const a = await ask();
-    const attempts = Array.from({ length: 12 }, (_, i) => app.approvals.decide({
-      approvalId: a.id, workspaceId: w.ws.id, decision: i % 2 ? 'approved' : 'rejected',
-      decider: as(i % 3 ? ids.alice : ids.bob), via: i % 2 ? 'slack' : 'web',
-    }).then((r) => ({ ok: true as const, r }), (e: SwitchboardError) => ({ ok: false as const, e })));
+    const attempts = Array.from({ length: 12 }, (_, i) =>
+      app.approvals
+        .decide({
+          approvalId: a.id,
+          workspaceId: w.ws.id,
+          decision: i % 2 ? 'approved' : 'rejected',
+          decider: as(i % 3 ? ids.alice : ids.bob),
+          via: i % 2 ? 'slack' : 'web',
+        })
+        .then(
+          (r) => ({ ok: true as const, r }),
+          (e: SwitchboardError) => ({ ok: false as const, e }),
+        ),
+    );
     const results = await Promise.all(attempts);
     const winners = results.filter((r) => r.ok);
     expect(winners).toHaveLength(1);
@@ -78,21 +108,45 @@ describe.each(databases())('approvals on $kind', (kind) => {
       expect(r.e!.code).toBe('CONFLICT');
       expect(r.e!.message).toMatch(/already settled: (Approved|Rejected) by @/);
     }
-    expect((await app.store.outbox.list({ topic: 'slack.approval.update' })).filter((e) => e.payload.approvalId === a.id)).toHaveLength(1);
+    expect(
+      (await app.store.outbox.list({ topic: 'slack.approval.update' })).filter((e) => e.payload.approvalId === a.id),
+    ).toHaveLength(1);
   });
 
   it('tells the requesting agent the outcome in its inbox, with the reason', async () => {
     const a = await ask();
     await app.messaging.checkInbox(w.reviewer.agent, w.ws, 100);
-    await app.approvals.decide({ approvalId: a.id, workspaceId: w.ws.id, decision: 'rejected', decider: as(ids.alice), via: 'web', reason: 'Not on a Friday' });
+    await app.approvals.decide({
+      approvalId: a.id,
+      workspaceId: w.ws.id,
+      decision: 'rejected',
+      decider: as(ids.alice),
+      via: 'web',
+      reason: 'Not on a Friday',
+    });
     const inbox = await app.messaging.checkInbox(w.reviewer.agent, w.ws, 10);
-    expect(inbox.items.at(-1)!.message.body).toMatch(new RegExp(`Approval ${a.id} “Deploy #418”: Rejected by @${w.alice} in the web chat at \\d\\d:\\d\\d UTC — “Not on a Friday”`));
+    expect(inbox.items.at(-1)!.message.body).toMatch(
+      new RegExp(
+        `Approval ${a.id} “Deploy #418”: Rejected by @${w.alice} in the web chat at \\d\\d:\\d\\d UTC — “Not on a Friday”`,
+      ),
+    );
   });
 
   it('says where a decision was made as people call it: an MCP client, a chat app by its name (capitalised when not registered here)', async () => {
-    for (const [via, where] of [['mcp', 'an MCP client'], ['discord', 'Discord']] as const) {
-      const settled = await app.approvals.decide({ approvalId: (await ask()).id, workspaceId: w.ws.id, decision: 'approved', decider: as(ids.alice), via });
-      expect(await app.approvals.outcome(settled)).toMatch(new RegExp(`^Approved by @${w.alice} in ${where} at \\d\\d:\\d\\d UTC$`));
+    for (const [via, where] of [
+      ['mcp', 'an MCP client'],
+      ['discord', 'Discord'],
+    ] as const) {
+      const settled = await app.approvals.decide({
+        approvalId: (await ask()).id,
+        workspaceId: w.ws.id,
+        decision: 'approved',
+        decider: as(ids.alice),
+        via,
+      });
+      expect(await app.approvals.outcome(settled)).toMatch(
+        new RegExp(`^Approved by @${w.alice} in ${where} at \\d\\d:\\d\\d UTC$`),
+      );
     }
   });
 
@@ -105,7 +159,9 @@ describe.each(databases())('approvals on $kind', (kind) => {
       [as(ids.alice, null), 'do not have access'],
     ] as const;
     for (const [decider, text] of tries) {
-      const e = await refusal(app.approvals.decide({ approvalId: a.id, workspaceId: w.ws.id, decision: 'approved', decider, via: 'slack' }));
+      const e = await refusal(
+        app.approvals.decide({ approvalId: a.id, workspaceId: w.ws.id, decision: 'approved', decider, via: 'slack' }),
+      );
       expect(e.code).toBe('NOT_PERMITTED');
       expect(e.message).toContain(text);
     }
@@ -116,9 +172,13 @@ describe.each(databases())('approvals on $kind', (kind) => {
 
   it('lets only the requesting agent cancel, and only while pending', async () => {
     const a = await ask();
-    expect((await refusal(app.approvals.cancel(w.builder.agent, w.ws.id, a.id))).message).toContain('Only the agent that requested');
+    expect((await refusal(app.approvals.cancel(w.builder.agent, w.ws.id, a.id))).message).toContain(
+      'Only the agent that requested',
+    );
     expect((await app.approvals.cancel(w.reviewer.agent, w.ws.id, a.id)).status).toBe('cancelled');
-    expect((await refusal(app.approvals.cancel(w.reviewer.agent, w.ws.id, a.id))).message).toContain('Cancelled by the agent');
+    expect((await refusal(app.approvals.cancel(w.reviewer.agent, w.ws.id, a.id))).message).toContain(
+      'Cancelled by the agent',
+    );
   });
 
   it('expires through a scheduled job and updates every view', async () => {
@@ -128,7 +188,15 @@ describe.each(databases())('approvals on $kind', (kind) => {
     expect(await app.approvals.expire(w.ws.id, a.id)).toBe(true);
     expect(await app.approvals.expire(w.ws.id, a.id)).toBe(false);
     expect((await app.approvals.get(w.ws.id, a.id)).status).toBe('expired');
-    const e = await refusal(app.approvals.decide({ approvalId: a.id, workspaceId: w.ws.id, decision: 'approved', decider: as(ids.alice), via: 'web' }));
+    const e = await refusal(
+      app.approvals.decide({
+        approvalId: a.id,
+        workspaceId: w.ws.id,
+        decision: 'approved',
+        decider: as(ids.alice),
+        via: 'web',
+      }),
+    );
     expect(e.message).toContain('Expired');
   });
 

@@ -21,16 +21,21 @@ async function burst(pacer: Pacer, key: string, n: number): Promise<number[]> {
 function violations(times: number[], limits = TEAMS_LIMITS): string[] {
   const out: string[] = [];
   for (const { max, perMs } of limits) {
-    for (let i = max; i < times.length; i += 1) if (times[i]! - times[i - max]! < perMs) out.push(`${max + 1} posts within ${perMs} ms at #${i}`);
+    for (let i = max; i < times.length; i += 1)
+      if (times[i]! - times[i - max]! < perMs) out.push(`${max + 1} posts within ${perMs} ms at #${i}`);
   }
   return out;
 }
 
 describe('pacing posts into a Teams conversation', () => {
-  beforeEach(() => { vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z') }); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z') });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
-  it('lets 7 posts go at once, then holds every window of Teams\' limits through 200 posts', async () => {
+  it("lets 7 posts go at once, then holds every window of Teams' limits through 200 posts", async () => {
     const pacer = new Pacer(TEAMS_LIMITS, { maxWaitMs: Infinity });
     const start = Date.now();
     const done = burst(pacer, '19:channel@thread.tacv2', 200);
@@ -71,8 +76,12 @@ describe('pacing posts into a Teams conversation', () => {
 });
 
 describe('pacing posts into a Slack channel', () => {
-  beforeEach(() => { vi.useFakeTimers(); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('spaces posts into one channel by the interval, and leaves other channels alone', async () => {
     const pacer = new Pacer([{ max: 1, perMs: 1000 }]);
@@ -94,7 +103,9 @@ describe('pacing posts into a Slack channel', () => {
     const pacer = new Pacer([{ max: 1, perMs: 0 }]);
     pacer.pause('C1', 5000);
     let posted = false;
-    const waiting = pacer.wait('C1').then(() => { posted = true; });
+    const waiting = pacer.wait('C1').then(() => {
+      posted = true;
+    });
     await vi.advanceTimersByTimeAsync(4999);
     expect(posted).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
@@ -104,8 +115,12 @@ describe('pacing posts into a Slack channel', () => {
 });
 
 describe('a long wait and a 429', () => {
-  beforeEach(() => { vi.useFakeTimers(); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('hands a wait longer than maxWaitMs back to the queue instead of sleeping through it in a job', async () => {
     const pacer = new Pacer([{ max: 1, perMs: 60_000 }], { maxWaitMs: 10_000 });
@@ -118,10 +133,16 @@ describe('a long wait and a 429', () => {
   it('pauses the key for the Retry-After of a rate-limited call, so the next call waits too', async () => {
     const pacer = new Pacer([{ max: 100, perMs: 1_000 }]);
     const limited = new DeliveryError({ kind: 'rate_limited', afterMs: 4_000, reason: 'slow down' });
-    await expect(pacedCall(pacer, 'C1', async () => { throw limited; })).rejects.toBe(limited);
+    await expect(
+      pacedCall(pacer, 'C1', async () => {
+        throw limited;
+      }),
+    ).rejects.toBe(limited);
     const start = Date.now();
     let at = 0;
-    const next = pacedCall(pacer, 'C1', async () => { at = Date.now(); });
+    const next = pacedCall(pacer, 'C1', async () => {
+      at = Date.now();
+    });
     await vi.advanceTimersByTimeAsync(4_000);
     await next;
     expect(at - start).toBe(4_000);

@@ -1,32 +1,61 @@
 import { describe, expect, it } from 'vitest';
 import { COLLECTION_TYPES, collectionType, SIMPLIFIED_TYPE } from '../../../src/core/documents/catalogue.ts';
 import {
-  assertMayShape, assertMayWrite, assertStatus, documentToolset, normalizeStatuses, seatRefusal, staleVersion,
+  assertMayShape,
+  assertMayWrite,
+  assertStatus,
+  documentToolset,
+  normalizeStatuses,
+  seatRefusal,
+  staleVersion,
 } from '../../../src/core/documents/rules.ts';
 import type { DocumentAccess } from '../../../src/core/documents/types.ts';
 import type { SwitchboardError } from '../../../src/core/errors.ts';
 
-const access = (role: DocumentAccess['role'], hasSeat: boolean): DocumentAccess =>
-  ({ role, hasSeat, agentId: null, personHandle: 'bob', org: { name: 'Acme', slug: 'acme' } });
+const access = (role: DocumentAccess['role'], hasSeat: boolean): DocumentAccess => ({
+  role,
+  hasSeat,
+  agentId: null,
+  personHandle: 'bob',
+  org: { name: 'Acme', slug: 'acme' },
+});
 
 const codeOf = (fn: () => void) => {
-  try { fn(); return null; } catch (e) { return (e as SwitchboardError).code; }
+  try {
+    fn();
+    return null;
+  } catch (e) {
+    return (e as SwitchboardError).code;
+  }
 };
 
 describe('document tools by role and seat', () => {
   it.each([
-    ['structured', 'viewer', true, 4], ['structured', 'editor', true, 6], ['structured', 'owner', true, 9],
-    ['simplified', 'viewer', true, 4], ['simplified', 'editor', true, 6], ['simplified', 'owner', true, 7],
-    ['structured', 'editor', false, 4], ['structured', 'owner', false, 4], ['simplified', 'owner', false, 4],
+    ['structured', 'viewer', true, 4],
+    ['structured', 'editor', true, 6],
+    ['structured', 'owner', true, 9],
+    ['simplified', 'viewer', true, 4],
+    ['simplified', 'editor', true, 6],
+    ['simplified', 'owner', true, 7],
+    ['structured', 'editor', false, 4],
+    ['structured', 'owner', false, 4],
+    ['simplified', 'owner', false, 4],
   ] as const)('%s workspace, %s with seat=%s gets %i tools', (kind, role, seat, n) => {
     expect(documentToolset(kind, role, seat).granted).toHaveLength(n);
   });
 
   it('withholds for a missing seat exactly what the role would write with', () => {
     expect(documentToolset('structured', 'owner', false).withheldForSeat).toEqual([
-      'create_document', 'update_document', 'get_available_collection_types', 'create_collection', 'update_collection_instructions',
+      'create_document',
+      'update_document',
+      'get_available_collection_types',
+      'create_collection',
+      'update_collection_instructions',
     ]);
-    expect(documentToolset('simplified', 'editor', false).withheldForSeat).toEqual(['create_document', 'update_document']);
+    expect(documentToolset('simplified', 'editor', false).withheldForSeat).toEqual([
+      'create_document',
+      'update_document',
+    ]);
     expect(documentToolset('structured', 'viewer', false).withheldForSeat).toEqual([]);
   });
 
@@ -55,7 +84,10 @@ describe('who may write', () => {
 
 describe('the optimistic-concurrency rule', () => {
   it('carries the current updated_at and tells the writer to read again and redo the change', () => {
-    const e = staleVersion({ identifier: 'SPEC-3', updatedAt: new Date('2030-01-01T00:00:00.005Z'), updatedBy: 'alice/builder' }, new Date('2030-01-01T00:00:00.001Z'));
+    const e = staleVersion(
+      { identifier: 'SPEC-3', updatedAt: new Date('2030-01-01T00:00:00.005Z'), updatedBy: 'alice/builder' },
+      new Date('2030-01-01T00:00:00.001Z'),
+    );
     expect(e.code).toBe('STALE_VERSION');
     expect(e.details).toEqual({ current_updated_at: '2030-01-01T00:00:00.005Z', updated_by: 'alice/builder' });
     expect(e.message).toContain('Read it again with get_document and redo your change');
@@ -63,7 +95,7 @@ describe('the optimistic-concurrency rule', () => {
 });
 
 describe('statuses and the catalogue', () => {
-  it('accepts only a collection\'s statuses', () => {
+  it("accepts only a collection's statuses", () => {
     const c = { statuses: ['draft', 'final'], name: 'Notes', hidden: false };
     expect(codeOf(() => assertStatus(c, 'final'))).toBeNull();
     expect(() => assertStatus(c, 'done')).toThrow('use one of: draft, final');

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { excerpt, HIT_END, HIT_START, markedSnippet, parseMarkdown, plainText, stringifyMarkdown } from '../../../src/core/format/markdown.ts';
+import {
+  excerpt,
+  HIT_END,
+  HIT_START,
+  markedSnippet,
+  parseMarkdown,
+  plainText,
+  stringifyMarkdown,
+} from '../../../src/core/format/markdown.ts';
 import { mentionsInTree, parseMentions } from '../../../src/core/format/mentions.ts';
 
 describe('parseMentions', () => {
   it('finds bare and owner/name mentions once each, in order, lowercased', () => {
-    expect(parseMentions('@Helper can you ask @alice/builder and @bob? Thanks @helper')).toEqual(['helper', 'alice/builder', 'bob']);
+    expect(parseMentions('@Helper can you ask @alice/builder and @bob? Thanks @helper')).toEqual([
+      'helper',
+      'alice/builder',
+      'bob',
+    ]);
   });
 
   it('does not take an email address or a path for a mention', () => {
@@ -12,7 +24,13 @@ describe('parseMentions', () => {
   });
 
   it('leaves sentence punctuation out of the name', () => {
-    expect(parseMentions('Thanks, @helper. And @bob-, @carol_! (@builder) look; @qa.')).toEqual(['helper', 'bob', 'carol', 'builder', 'qa']);
+    expect(parseMentions('Thanks, @helper. And @bob-, @carol_! (@builder) look; @qa.')).toEqual([
+      'helper',
+      'bob',
+      'carol',
+      'builder',
+      'qa',
+    ]);
   });
 
   it('keeps dots and dashes inside a name', () => {
@@ -20,12 +38,18 @@ describe('parseMentions', () => {
   });
 
   it('reads no mention inside code spans, code blocks or raw HTML', () => {
-    const body = 'run `@deploy now`, then\n\n```\nnpm publish @scope/pkg\n```\n\nsee <!-- @hidden --> and ask @reviewer';
+    const body =
+      'run `@deploy now`, then\n\n```\nnpm publish @scope/pkg\n```\n\nsee <!-- @hidden --> and ask @reviewer';
     expect(parseMentions(body)).toEqual(['reviewer']);
   });
 
   it('reads mentions inside emphasis, links, lists and quotes', () => {
-    expect(parseMentions('**@Lead** see [@docs](https://x.test)\n\n- @one\n\n> @two')).toEqual(['lead', 'docs', 'one', 'two']);
+    expect(parseMentions('**@Lead** see [@docs](https://x.test)\n\n- @one\n\n> @two')).toEqual([
+      'lead',
+      'docs',
+      'one',
+      'two',
+    ]);
   });
 
   it('does not take broadcast words for names', () => {
@@ -35,21 +59,80 @@ describe('parseMentions', () => {
   it('reads a text without markup as its tree would, without parsing it', () => {
     // Texts made of what people write around mentions (block markers, addresses, punctuation, line breaks, indents)
     // but none of the characters that send a text through the parser: the tree, asked too, finds the same names.
-    const pieces = ['@bob', '@Ann', '@a.b', '@x/y', '@ops-', '@here', '@', '@@', '-@', '.@', 'bob@x.test', 'hi', '42', '.', ',', '-', '+', '/',
-      '#', '# ', '> ', '>', '- ', '+ ', '1. ', '1) ', ' ', '  ', '   ', '\n', '\n\n', '  \n', '\r\n', '|', '---', '===', 'http://x.test/',
-      'HTTPS://a.b', 'www.x.test/', 'WWW.a.b', 'mailto:', 'x.y', '=', ':', '(', ')', '!', '?', "'", '"', '$', '%', '^', '{', '}', ';', 'é', '😀'];
+    const pieces = [
+      '@bob',
+      '@Ann',
+      '@a.b',
+      '@x/y',
+      '@ops-',
+      '@here',
+      '@',
+      '@@',
+      '-@',
+      '.@',
+      'bob@x.test',
+      'hi',
+      '42',
+      '.',
+      ',',
+      '-',
+      '+',
+      '/',
+      '#',
+      '# ',
+      '> ',
+      '>',
+      '- ',
+      '+ ',
+      '1. ',
+      '1) ',
+      ' ',
+      '  ',
+      '   ',
+      '\n',
+      '\n\n',
+      '  \n',
+      '\r\n',
+      '|',
+      '---',
+      '===',
+      'http://x.test/',
+      'HTTPS://a.b',
+      'www.x.test/',
+      'WWW.a.b',
+      'mailto:',
+      'x.y',
+      '=',
+      ':',
+      '(',
+      ')',
+      '!',
+      '?',
+      "'",
+      '"',
+      '$',
+      '%',
+      '^',
+      '{',
+      '}',
+      ';',
+      'é',
+      '😀',
+    ];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)];
     const spaces = (most: number) => ' '.repeat(Math.floor(next() * (most + 1)));
     // Lines as people shape them too: a few spaces, up to two quote or list markers, spaces, then words.
     const markers = ['> ', '>', '- ', '+ ', '1. ', '1) ', '2) ', '10. ', '# '];
-    const line = () => `${spaces(3)}${Array.from({ length: Math.floor(next() * 3) }, () => pick(markers)).join('')}${spaces(6)}${pick(pieces)}${pick(pieces)}`;
+    const line = () =>
+      `${spaces(3)}${Array.from({ length: Math.floor(next() * 3) }, () => pick(markers)).join('')}${spaces(6)}${pick(pieces)}${pick(pieces)}`;
     let withNames = 0;
     for (let i = 0; i < 2000; i++) {
-      const text = i % 2
-        ? Array.from({ length: 1 + Math.floor(next() * 12) }, () => pick(pieces)).join('')
-        : Array.from({ length: 1 + Math.floor(next() * 4) }, line).join(pick(['\n', '\n\n', '  \n']));
+      const text =
+        i % 2
+          ? Array.from({ length: 1 + Math.floor(next() * 12) }, () => pick(pieces)).join('')
+          : Array.from({ length: 1 + Math.floor(next() * 4) }, line).join(pick(['\n', '\n\n', '  \n']));
       const found = parseMentions(text);
       expect(found, JSON.stringify(text)).toEqual(mentionsInTree(text));
       if (found.length) withNames += 1;

@@ -26,9 +26,13 @@ describe('audiences of web conversations', () => {
     ({ agent: builder } = await app.agents.add(SYSTEM, { name: 'builder', owner: 'alice' }));
     await app.agents.join(SYSTEM, { agent: 'alice/builder', workspace: ws.slug });
     const { chat } = chatOf(app);
-    for (const handle of ['alice', 'bob', 'carol']) viewers[handle] = await chat.viewer((await app.store.people.get(handle))!.id, ws.slug);
+    for (const handle of ['alice', 'bob', 'carol'])
+      viewers[handle] = await chat.viewer((await app.store.people.get(handle))!.id, ws.slug);
   });
-  afterAll(async () => { await app?.close(); await database?.close(); });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
 
   it('is everyone who reaches the workspace in an open channel, and the members of a restricted one', async () => {
     const { chat } = chatOf(app);
@@ -56,14 +60,28 @@ describe('audiences of web conversations', () => {
     await inbox();
     const ws = viewers.alice.workspace;
     // Back into the channel itself, and to people who are in it: fine.
-    await expect(app.messaging.send({ workspace: ws, sender: builder, conversationId: secret.conversationId, body: 'Noted, Falcon.' })).resolves.toMatchObject({ message: expect.anything() });
-    await expect(app.messaging.send({ workspace: ws, sender: builder, to: ['bob'], body: 'About Falcon…' })).resolves.toMatchObject({ message: expect.anything() });
+    await expect(
+      app.messaging.send({
+        workspace: ws,
+        sender: builder,
+        conversationId: secret.conversationId,
+        body: 'Noted, Falcon.',
+      }),
+    ).resolves.toMatchObject({ message: expect.anything() });
+    await expect(
+      app.messaging.send({ workspace: ws, sender: builder, to: ['bob'], body: 'About Falcon…' }),
+    ).resolves.toMatchObject({ message: expect.anything() });
     // To Carol, who is not in #secret: refused, saying why and what to do instead.
-    await expect(app.messaging.send({ workspace: ws, sender: builder, to: ['carol'], body: 'Falcon launches May 5.' }))
-      .rejects.toMatchObject({ code: 'NOT_PERMITTED', message: expect.stringMatching(/#secret.*wider.*in a DM instead/) });
+    await expect(
+      app.messaging.send({ workspace: ws, sender: builder, to: ['carol'], body: 'Falcon launches May 5.' }),
+    ).rejects.toMatchObject({
+      code: 'NOT_PERMITTED',
+      message: expect.stringMatching(/#secret.*wider.*in a DM instead/),
+    });
     const lobby = (await app.store.chat.channelByName(ws.id, 'lobby'))!;
-    await expect(app.messaging.send({ workspace: ws, sender: builder, conversationId: lobby.conversationId, body: 'Falcon!' }))
-      .rejects.toMatchObject({ code: 'NOT_PERMITTED' });
+    await expect(
+      app.messaging.send({ workspace: ws, sender: builder, conversationId: lobby.conversationId, body: 'Falcon!' }),
+    ).rejects.toMatchObject({ code: 'NOT_PERMITTED' });
     // People speak for themselves: only agents are held to what they read.
     await chat.join(viewers.bob, lobby.conversationId);
     await expect(chat.post(viewers.bob, lobby.conversationId, 'Falcon is coming')).resolves.toBeDefined();
@@ -77,26 +95,41 @@ describe('audiences of web conversations', () => {
     const { chat } = chatOf(app);
     await chat.post(viewers.alice, lobby.conversationId, '@scout you may write here');
     // Nothing read yet: it may post in the lobby.
-    await expect(app.messaging.send({ workspace: ws, sender: scout, conversationId: lobby.conversationId, body: 'hello' })).resolves.toMatchObject({ message: expect.anything() });
+    await expect(
+      app.messaging.send({ workspace: ws, sender: scout, conversationId: lobby.conversationId, body: 'hello' }),
+    ).resolves.toMatchObject({ message: expect.anything() });
     const hits = await app.messaging.search(scout, ws, { text: 'codename', limit: 10 });
     expect(hits.map((h) => h.message.body)).toContain('@builder remember: codename Falcon');
-    await expect(app.messaging.send({ workspace: ws, sender: scout, conversationId: lobby.conversationId, body: 'It is Falcon.' }))
-      .rejects.toMatchObject({ code: 'NOT_PERMITTED', message: expect.stringMatching(/#secret/) });
+    await expect(
+      app.messaging.send({ workspace: ws, sender: scout, conversationId: lobby.conversationId, body: 'It is Falcon.' }),
+    ).rejects.toMatchObject({ code: 'NOT_PERMITTED', message: expect.stringMatching(/#secret/) });
   });
 
-  it('holds an approval request\'s details to the same rule: asked in a wider conversation, or of approvers outside it', async () => {
+  it("holds an approval request's details to the same rule: asked in a wider conversation, or of approvers outside it", async () => {
     const { chat } = chatOf(app);
     const ws = viewers.alice.workspace;
     const secret = (await app.store.chat.channelByName(ws.id, 'secret'))!;
     await chat.post(viewers.bob, secret.conversationId, '@builder the Falcon budget is 2M');
     await inbox();
     const lobby = (await app.store.chat.channelByName(ws.id, 'lobby'))!;
-    await expect(app.approvals.request(builder, ws, { title: 'Spend', details: 'Falcon: 2M', conversationId: lobby.conversationId }))
-      .rejects.toMatchObject({ code: 'NOT_PERMITTED', message: expect.stringMatching(/#secret/) });
-    await expect(app.approvals.request(builder, ws, { title: 'Spend', details: 'Falcon: 2M', approvers: ['carol'] }))
-      .rejects.toMatchObject({ code: 'NOT_PERMITTED' });
+    await expect(
+      app.approvals.request(builder, ws, {
+        title: 'Spend',
+        details: 'Falcon: 2M',
+        conversationId: lobby.conversationId,
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_PERMITTED', message: expect.stringMatching(/#secret/) });
+    await expect(
+      app.approvals.request(builder, ws, { title: 'Spend', details: 'Falcon: 2M', approvers: ['carol'] }),
+    ).rejects.toMatchObject({ code: 'NOT_PERMITTED' });
     // In the channel it came from, of an approver in it: asked.
-    await expect(app.approvals.request(builder, ws, { title: 'Spend', details: 'Falcon: 2M', conversationId: secret.conversationId, approvers: ['bob'] }))
-      .resolves.toMatchObject({ status: 'pending' });
+    await expect(
+      app.approvals.request(builder, ws, {
+        title: 'Spend',
+        details: 'Falcon: 2M',
+        conversationId: secret.conversationId,
+        approvers: ['bob'],
+      }),
+    ).resolves.toMatchObject({ status: 'pending' });
   });
 });

@@ -3,7 +3,14 @@
 // is wider than another.
 import { describe, expect, it } from 'vitest';
 import { audienceOf, isGuestAsker, isWider, postRefused, readRefused } from '../../../src/core/linking/audience.ts';
-import { boundTo, isWellFormedNonce, LINK_TTL_MS, linkRefusal, linkState, parseSubject } from '../../../src/core/linking/link-rules.ts';
+import {
+  boundTo,
+  isWellFormedNonce,
+  LINK_TTL_MS,
+  linkRefusal,
+  linkState,
+  parseSubject,
+} from '../../../src/core/linking/link-rules.ts';
 import { newNonce } from '../../../src/core/agents/tokens.ts';
 import { slackLinkWording } from '../../../src/surfaces/slack/linking.ts';
 import { TEAMS_LINK_WORDING } from '../../../src/surfaces/teams/linking.ts';
@@ -17,7 +24,8 @@ describe('link nonces', () => {
     expect(Buffer.from(nonce, 'base64url').length * 8).toBeGreaterThanOrEqual(128);
     expect(isWellFormedNonce(nonce)).toBe(true);
     expect(newNonce()).not.toBe(nonce);
-    for (const bad of ['', 'short', `${nonce}x`, `${nonce.slice(0, 42)}/`, '../../etc/passwd']) expect(isWellFormedNonce(bad)).toBe(false);
+    for (const bad of ['', 'short', `${nonce}x`, `${nonce.slice(0, 42)}/`, '../../etc/passwd'])
+      expect(isWellFormedNonce(bad)).toBe(false);
   });
 
   it('are valid for 15 minutes and once', () => {
@@ -29,7 +37,13 @@ describe('link nonces', () => {
   });
 
   it('are bound to one chat user: surface, tenant and user must all match', () => {
-    const subject = parseSubject({ surface: 'slack', tenantId: 'T1', externalUserId: 'U1', identityId: 'id-1', tenantName: 'Acme' })!;
+    const subject = parseSubject({
+      surface: 'slack',
+      tenantId: 'T1',
+      externalUserId: 'U1',
+      identityId: 'id-1',
+      tenantName: 'Acme',
+    })!;
     expect(boundTo(subject, { surface: 'slack', tenantId: 'T1', externalUserId: 'U1' })).toBe(true);
     expect(boundTo(subject, { surface: 'slack', tenantId: 'T2', externalUserId: 'U1' })).toBe(false);
     expect(boundTo(subject, { surface: 'teams', tenantId: 'T1', externalUserId: 'U1' })).toBe(false);
@@ -45,7 +59,9 @@ describe('link nonces', () => {
     expect(linkRefusal('expired', slack)).toMatch(/expired.*15 minutes.*`\/sb link` in Slack/);
     expect(linkRefusal('used', slack)).toMatch(/already used.*works once.*Send me a new link/);
     expect(linkRefusal('used', TEAMS_LINK_WORDING)).toMatch(/already used.*personal chat in Teams/);
-    expect(linkRefusal('unknown', null)).toMatch(/not a link Switchboard sent.*Ask the Switchboard app in your chat for a new one/);
+    expect(linkRefusal('unknown', null)).toMatch(
+      /not a link Switchboard sent.*Ask the Switchboard app in your chat for a new one/,
+    );
   });
 });
 
@@ -61,8 +77,16 @@ describe('audiences', () => {
   });
 
   it('count an unlinked member, or a linked one who cannot reach the workspace, as a guest', () => {
-    expect(audienceOf([owner, { personId: null, role: null }])).toMatchObject({ level: 'guest', members: 2, unlinked: 1 });
-    expect(audienceOf([owner, { personId: 'd', role: null }])).toMatchObject({ level: 'guest', members: 2, unlinked: 0 });
+    expect(audienceOf([owner, { personId: null, role: null }])).toMatchObject({
+      level: 'guest',
+      members: 2,
+      unlinked: 1,
+    });
+    expect(audienceOf([owner, { personId: 'd', role: null }])).toMatchObject({
+      level: 'guest',
+      members: 2,
+      unlinked: 0,
+    });
   });
 
   it('are guests when the member list could not be read', () => {
@@ -81,7 +105,9 @@ describe('audiences', () => {
   it('make refusals that name the audience, suggest a DM and say in minutes how long a read counts', () => {
     const a = audienceOf([owner, { personId: null, role: null }]);
     expect(readRefused('SPEC-1', a).message).toMatch(/SPEC-1.*2 people, 1 of them not linked.*in a DM instead/);
-    expect(postRefused(['SPEC-1', '#secret'], a).message).toMatch(/read SPEC-1, #secret.*in a DM instead.*older than 10 minutes\.$/);
+    expect(postRefused(['SPEC-1', '#secret'], a).message).toMatch(
+      /read SPEC-1, #secret.*in a DM instead.*older than 10 minutes\.$/,
+    );
     expect(readRefused('SPEC-1', a).code).toBe('NOT_PERMITTED');
   });
 

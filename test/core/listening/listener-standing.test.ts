@@ -22,11 +22,17 @@ describe(`listeners who may no longer hear a channel (${database.kind})`, () => 
     db = await database.open();
     app = await testApp(db);
   });
-  afterAll(async () => { await app?.close(); await db?.close(); });
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+  });
 
-  const viewer = (w: World, handle: string) => app.store.people.get(handle).then((p) => app.chat.viewer(p!.id, w.ws.slug));
-  const overheard = async (w: World, agent: Agent) => (await app.store.messages.unreadCounts(agent.id, w.ws.id)).overheard;
-  const listed = async (w: World, channel: string) => (await app.listening.listeners(SYSTEM, w.ws.slug, channel)).map((l) => l.agent);
+  const viewer = (w: World, handle: string) =>
+    app.store.people.get(handle).then((p) => app.chat.viewer(p!.id, w.ws.slug));
+  const overheard = async (w: World, agent: Agent) =>
+    (await app.store.messages.unreadCounts(agent.id, w.ws.id)).overheard;
+  const listed = async (w: World, channel: string) =>
+    (await app.listening.listeners(SYSTEM, w.ws.slug, channel)).map((l) => l.agent);
   const listedEverywhere = async (w: World) => (await app.listening.listeners(SYSTEM, w.ws.slug)).map((l) => l.agent);
 
   /** alice opens `name` (restricted or not, with bob in it), and bob's reviewer listens; a first message reaches it. */
@@ -42,7 +48,11 @@ describe(`listeners who may no longer hear a channel (${database.kind})`, () => 
   }
 
   /** After the change: a new message reaches nobody, and neither listing names the agent. */
-  async function noLongerHears(w: World, name: string, ch: { alice: Awaited<ReturnType<typeof viewer>>; channelId: string }) {
+  async function noLongerHears(
+    w: World,
+    name: string,
+    ch: { alice: Awaited<ReturnType<typeof viewer>>; channelId: string },
+  ) {
     await app.chat.post(ch.alice, ch.channelId, 'written after the change');
     expect(await overheard(w, w.reviewer.agent)).toBe(1);
     expect(await listed(w, name)).toEqual([]);
@@ -54,7 +64,11 @@ describe(`listeners who may no longer hear a channel (${database.kind})`, () => 
    * Joined again after it left the workspace: it hears nothing, is listed nowhere, and listening anew counts as a
    * start (the one that tells the channel), not as a row it kept.
    */
-  async function rejoinedHearsNothing(w: World, name: string, ch: { alice: Awaited<ReturnType<typeof viewer>>; channelId: string }) {
+  async function rejoinedHearsNothing(
+    w: World,
+    name: string,
+    ch: { alice: Awaited<ReturnType<typeof viewer>>; channelId: string },
+  ) {
     await app.agents.join(SYSTEM, { agent: w.reviewer.name, workspace: w.ws.slug });
     await noLongerHears(w, name, ch);
     expect((await app.listening.listen(SYSTEM, w.ws.slug, name, w.reviewer.name)).added).toBe(true);

@@ -26,7 +26,10 @@ describe(`listening agents (${database.kind})`, () => {
     w = await makeWorld(app);
     chat = app.chat;
   });
-  afterAll(async () => { await app?.close(); await db?.close(); });
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+  });
 
   const alice = async () => chat.viewer((await app.store.people.get(w.alice))!.id, w.ws.slug);
 
@@ -36,12 +39,22 @@ describe(`listening agents (${database.kind})`, () => {
     await chat.post(v, ch.conversationId, 'the export button is broken');
     expect((await app.messaging.checkInbox(w.reviewer.agent, w.ws, 10)).items).toEqual([]);
 
-    const out = await listeningCommands['channel listen'](app, { workspace: w.ws.slug, channel: '#support', agent: w.reviewer.name });
+    const out = await listeningCommands['channel listen'](app, {
+      workspace: w.ws.slug,
+      channel: '#support',
+      agent: w.reviewer.name,
+    });
     expect(out.text).toContain(`${w.reviewer.name} now listens to #support`);
-    const again = await listeningCommands['channel listen'](app, { workspace: w.ws.slug, channel: 'support', agent: w.reviewer.name });
+    const again = await listeningCommands['channel listen'](app, {
+      workspace: w.ws.slug,
+      channel: 'support',
+      agent: w.reviewer.name,
+    });
     expect(again.data.added).toBe(false);
     const listed = await listeningCommands['channel listeners'](app, { workspace: w.ws.slug });
-    expect(listed.data.listeners).toEqual([expect.objectContaining({ channel: '#support', agent: w.reviewer.name, surface: 'web' })]);
+    expect(listed.data.listeners).toEqual([
+      expect.objectContaining({ channel: '#support', agent: w.reviewer.name, surface: 'web' }),
+    ]);
   });
 
   it('delivers every message of the channel flagged overheard, counted apart, after what was addressed', async () => {
@@ -53,7 +66,12 @@ describe(`listening agents (${database.kind})`, () => {
     try {
       const res = await client.readResource({ uri: 'switchboard://inbox' });
       expect(JSON.parse((res.contents[0] as { text: string }).text)).toMatchObject({ unread: 0, overheard: 2 });
-      await app.messaging.send({ workspace: w.ws, sender: w.builder.agent, to: [w.reviewer.name], body: 'a direct question' });
+      await app.messaging.send({
+        workspace: w.ws,
+        sender: w.builder.agent,
+        to: [w.reviewer.name],
+        body: 'a direct question',
+      });
       const got = await call('check_inbox', { limit: 10 });
       const s = got.structuredContent as { messages: Array<{ body: string; overheard: boolean }>; overheard: number };
       expect(s.messages.map((m) => [m.body, m.overheard])).toEqual([
@@ -74,7 +92,9 @@ describe(`listening agents (${database.kind})`, () => {
     await chat.post(v, ch.conversationId, `@${w.reviewer.name} please triage this`);
     await app.messaging.send({ workspace: w.ws, sender: w.builder.agent, to: [w.alice], body: 'a DM to alice' });
     const items = (await app.messaging.checkInbox(w.reviewer.agent, w.ws, 10)).items;
-    expect(items.map((i) => [i.message.body, i.overheard])).toEqual([[`@${w.reviewer.name} please triage this`, false]]);
+    expect(items.map((i) => [i.message.body, i.overheard])).toEqual([
+      [`@${w.reviewer.name} please triage this`, false],
+    ]);
   });
 
   it('refuses a post into a conversation it only overheard, with what to do instead; a mention in that thread lets it answer', async () => {
@@ -87,7 +107,10 @@ describe(`listening agents (${database.kind})`, () => {
     expect(item.overheard).toBe(true);
     const { call, close } = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
     try {
-      for (const args of [{ conversation: item.conversation.id, body: 'I can help' }, { reply_to: item.message.id, body: 'I can help', to: [w.alice] }]) {
+      for (const args of [
+        { conversation: item.conversation.id, body: 'I can help' },
+        { reply_to: item.message.id, body: 'I can help', to: [w.alice] },
+      ]) {
         const r = await call('send_message', args);
         expect(r.isError).toBe(true);
         expect(textOf(r)).toMatch(/only overheard .* wait to be mentioned there, or write to the person with `to`/);
@@ -112,7 +135,12 @@ describe(`listening agents (${database.kind})`, () => {
     const ch = (await app.store.chat.channelByName(w.ws.id, 'support'))!;
     const sent = await chat.post(v, ch.conversationId, 'overheard before a new request');
     expect((await app.messaging.checkInbox(scribe, w.ws, 10)).items.map((i) => i.overheard)).toEqual([true]);
-    const r = await app.messaging.send({ workspace: w.ws, sender: scribe, to: [w.builder.name], body: 'unrelated question' });
+    const r = await app.messaging.send({
+      workspace: w.ws,
+      sender: scribe,
+      to: [w.builder.name],
+      body: 'unrelated question',
+    });
     expect(r.message!.hop).toBe(0);
     expect(r.message!.chainId).not.toBe(sent.message!.id);
     expect(r.message!.replyTo).toBeNull();
@@ -121,14 +149,19 @@ describe(`listening agents (${database.kind})`, () => {
   it('a restricted channel lets in only agents whose owner is in it, and only owners choose listeners', async () => {
     const v = await alice();
     const secret = await chat.createChannel(v, { name: 'leadership', restricted: true });
-    await expect(app.listening.listen(SYSTEM, w.ws.slug, 'leadership', w.reviewer.name)).rejects.toThrow(/restricted and .* owner is not in it/);
+    await expect(app.listening.listen(SYSTEM, w.ws.slug, 'leadership', w.reviewer.name)).rejects.toThrow(
+      /restricted and .* owner is not in it/,
+    );
     const bobPerson = (await app.store.people.get(w.bob))!;
-    await expect(app.listening.listen({ kind: 'person', personId: bobPerson.id }, w.ws.slug, 'support', w.builder.name))
-      .rejects.toThrow(/Only an owner of .* ask one of its owners/);
+    await expect(
+      app.listening.listen({ kind: 'person', personId: bobPerson.id }, w.ws.slug, 'support', w.builder.name),
+    ).rejects.toThrow(/Only an owner of .* ask one of its owners/);
     await app.listening.listen(SYSTEM, w.ws.slug, 'leadership', w.builder.name);
     await app.messaging.checkInbox(w.builder.agent, w.ws, 50);
     await chat.post(v, secret.conversationId, 'budget numbers');
-    expect((await app.messaging.checkInbox(w.builder.agent, w.ws, 10)).items.map((i) => [i.message.body, i.overheard])).toEqual([['budget numbers', true]]);
+    expect(
+      (await app.messaging.checkInbox(w.builder.agent, w.ws, 10)).items.map((i) => [i.message.body, i.overheard]),
+    ).toEqual([['budget numbers', true]]);
   });
 
   it('creates #general on first use in a workspace made at the command line, as `bridge add` does; other web channels must exist', async () => {
@@ -143,9 +176,15 @@ describe(`listening agents (${database.kind})`, () => {
     // Nobody has opened the web chat: the workspace has no #general yet.
     expect(await app.store.chat.channelByName(ws.id, 'general')).toBeNull();
 
-    const out = await runCommand(app, 'channel listen', { workspace: slug, channel: 'general', agent: `${admin}/triage` });
+    const out = await runCommand(app, 'channel listen', {
+      workspace: slug,
+      channel: 'general',
+      agent: `${admin}/triage`,
+    });
     expect(out.error).toBeUndefined();
-    expect(out.output!.text).toBe(`${admin}/triage now listens to #general: it gets every message there, flagged overheard, and answers only when mentioned.`);
+    expect(out.output!.text).toBe(
+      `${admin}/triage now listens to #general: it gets every message there, flagged overheard, and answers only when mentioned.`,
+    );
     const general = (await app.store.chat.channelByName(ws.id, 'general'))!;
     expect(general).toMatchObject({ name: 'general', restricted: false });
     // The web chat opens that same channel, and the agent hears what is written there.
@@ -153,25 +192,46 @@ describe(`listening agents (${database.kind})`, () => {
     expect((await chat.access.ensureGeneral(ws)).conversationId).toBe(general.conversationId);
     await chat.post(v, general.conversationId, 'hello from the web chat');
     const triage = (await app.store.agents.byQualifiedName(admin, 'triage'))!;
-    expect((await app.messaging.checkInbox(triage, ws, 10)).items.map((i) => [i.message.body, i.overheard])).toEqual([['hello from the web chat', true]]);
+    expect((await app.messaging.checkInbox(triage, ws, 10)).items.map((i) => [i.message.body, i.overheard])).toEqual([
+      ['hello from the web chat', true],
+    ]);
 
-    const other = await runCommand(app, 'channel listen', { workspace: slug, channel: 'support', agent: `${admin}/triage` });
+    const other = await runCommand(app, 'channel listen', {
+      workspace: slug,
+      channel: 'support',
+      agent: `${admin}/triage`,
+    });
     expect(other.error).toMatchObject({ code: 'NOT_FOUND' });
-    expect(other.error!.message).toMatch(new RegExp(`^The channel #support in ${slug} was not found\\. Create it in the web chat first, or name another channel\\.`));
+    expect(other.error!.message).toMatch(
+      new RegExp(
+        `^The channel #support in ${slug} was not found\\. Create it in the web chat first, or name another channel\\.`,
+      ),
+    );
     expect(await app.store.chat.channelByName(ws.id, 'support')).toBeNull();
   });
 
   it('stops when unlistened, and a channel argument it cannot name is refused with how to name one', async () => {
-    const r = await listeningCommands['channel listen'](app, { workspace: w.ws.slug, channel: 'support', agent: w.reviewer.name, stop: true });
+    const r = await listeningCommands['channel listen'](app, {
+      workspace: w.ws.slug,
+      channel: 'support',
+      agent: w.reviewer.name,
+      stop: true,
+    });
     expect(r.text).toBe(`${w.reviewer.name} no longer listens to #support.`);
     await app.messaging.checkInbox(w.reviewer.agent, w.ws, 50);
     const v = await alice();
     const ch = (await app.store.chat.channelByName(w.ws.id, 'support'))!;
     await chat.post(v, ch.conversationId, 'after unlisten');
     expect((await app.messaging.checkInbox(w.reviewer.agent, w.ws, 10)).items).toEqual([]);
-    await expect(listeningCommands['channel listen'](app, { workspace: w.ws.slug, channel: 'slack:D123', agent: w.reviewer.name }))
-      .rejects.toThrow(/is not a channel Switchboard knows how to name\. Name the channel as/);
-    await expect(listeningCommands['channel listen'](app, { workspace: w.ws.slug, channel: 'support', agent: `${w.alice}/${w.alice}` }))
-      .rejects.toThrow(/is a person/);
+    await expect(
+      listeningCommands['channel listen'](app, { workspace: w.ws.slug, channel: 'slack:D123', agent: w.reviewer.name }),
+    ).rejects.toThrow(/is not a channel Switchboard knows how to name\. Name the channel as/);
+    await expect(
+      listeningCommands['channel listen'](app, {
+        workspace: w.ws.slug,
+        channel: 'support',
+        agent: `${w.alice}/${w.alice}`,
+      }),
+    ).rejects.toThrow(/is a person/);
   });
 });

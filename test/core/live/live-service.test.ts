@@ -15,8 +15,16 @@ import type { Agent, Workspace } from '../../../src/core/types.ts';
 const ws = { id: 'ws-1' } as Workspace;
 const agent = { id: 'agent-1', name: 'writer', ownerHandle: 'alice', displayName: 'Writer', kind: 'agent' } as Agent;
 const conversation: Conversation = {
-  id: 'conv-1', workspaceId: ws.id, kind: 'external', key: 'slack:T:C:1.1', title: 'thread', surface: 'slack',
-  externalRef: { team: 'T', channel: 'C', thread_ts: '1.1' }, permalink: null, parentId: null, createdAt: new Date(),
+  id: 'conv-1',
+  workspaceId: ws.id,
+  kind: 'external',
+  key: 'slack:T:C:1.1',
+  title: 'thread',
+  surface: 'slack',
+  externalRef: { team: 'T', channel: 'C', thread_ts: '1.1' },
+  permalink: null,
+  parentId: null,
+  createdAt: new Date(),
 };
 
 type Call = { op: string; text?: string; id?: string; sequence?: number };
@@ -26,26 +34,43 @@ function fakePort(o: { live?: boolean; streamUnavailable?: boolean; failPost?: b
   const calls: Call[] = [];
   let n = 0;
   const port: SurfaceOutbound = {
-    surface: 'slack', label: 'Slack', postTopic: 'slack.post', pacer: new Pacer([{ max: 100, perMs: 1_000 }]),
+    surface: 'slack',
+    label: 'Slack',
+    postTopic: 'slack.post',
+    pacer: new Pacer([{ max: 100, perMs: 1_000 }]),
     paceKey: () => 'T:C',
     threadAddress: (ref) => ref,
     async post(m: OutboundMessage) {
-      if (o.failPost) throw new DeliveryError({ kind: 'permanent', code: 'not_in_channel', reason: 'the app is not in the channel' });
+      if (o.failPost)
+        throw new DeliveryError({ kind: 'permanent', code: 'not_in_channel', reason: 'the app is not in the channel' });
       calls.push({ op: 'post', text: m.message.body, id: m.message.id });
       return { externalId: `p${++n}`, permalink: null };
     },
-    async findPost() { return null; },
-    async update(m: OutboundMessage, id: string) { calls.push({ op: 'update', text: m.message.body, id }); },
-    async remove(_c, id) { calls.push({ op: 'remove', id }); },
-    ...(o.live ? {
-      async setStatus(_c: Conversation, _s: Agent, text: string | null) { calls.push({ op: 'status', text: text ?? '' }); return true; },
-      async startStream(d: LiveDraft) {
-        if (o.streamUnavailable) return null;
-        calls.push({ op: 'start', text: d.text, sequence: d.sequence });
-        return { externalId: `s${++n}`, permalink: null };
-      },
-      async appendStream(d: LiveDraft, id: string, delta: string) { calls.push({ op: 'append', text: delta, id, sequence: d.sequence }); },
-    } : {}),
+    async findPost() {
+      return null;
+    },
+    async update(m: OutboundMessage, id: string) {
+      calls.push({ op: 'update', text: m.message.body, id });
+    },
+    async remove(_c, id) {
+      calls.push({ op: 'remove', id });
+    },
+    ...(o.live
+      ? {
+          async setStatus(_c: Conversation, _s: Agent, text: string | null) {
+            calls.push({ op: 'status', text: text ?? '' });
+            return true;
+          },
+          async startStream(d: LiveDraft) {
+            if (o.streamUnavailable) return null;
+            calls.push({ op: 'start', text: d.text, sequence: d.sequence });
+            return { externalId: `s${++n}`, permalink: null };
+          },
+          async appendStream(d: LiveDraft, id: string, delta: string) {
+            calls.push({ op: 'append', text: delta, id, sequence: d.sequence });
+          },
+        }
+      : {}),
   };
   return { port, calls };
 }
@@ -55,10 +80,17 @@ function fakeMessaging() {
   const sent: SendInput[] = [];
   const messaging = {
     onSent: [] as Array<(m: Message) => void>,
-    async preview() { return { conversation, recipients: [], recheck: async () => {} }; },
+    async preview() {
+      return { conversation, recipients: [], recheck: async () => {} };
+    },
     async send(input: SendInput) {
       sent.push(input);
-      const message = { id: input.id, body: input.body, senderId: agent.id, conversationId: conversation.id } as Message;
+      const message = {
+        id: input.id,
+        body: input.body,
+        senderId: agent.id,
+        conversationId: conversation.id,
+      } as Message;
       for (const fn of messaging.onSent) fn(message);
       return { message, conversation, recipients: [] };
     },
@@ -66,7 +98,15 @@ function fakeMessaging() {
   return { messaging: messaging as unknown as MessagingService, sent };
 }
 
-const notifier = { published: [] as string[], async publish(_t: string, p: string) { this.published.push(p); }, async subscribe() { return async () => {}; } };
+const notifier = {
+  published: [] as string[],
+  async publish(_t: string, p: string) {
+    this.published.push(p);
+  },
+  async subscribe() {
+    return async () => {};
+  },
+};
 const clock = { now: () => new Date() };
 const silent = { warn() {} };
 const OPTIONS = { updateIntervalMs: 1_000, statusTimeoutMs: 120_000, streamIdleMs: 120_000 };
@@ -79,12 +119,22 @@ function setup(portOptions: Parameters<typeof fakePort>[0] = {}) {
 }
 
 describe('live updates of a streamed message', () => {
-  beforeEach(() => { vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z') }); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z') });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('gathers appends into at most one update per interval, each with the whole text so far', async () => {
     const { live, calls } = setup();
-    const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'a' });
+    const { streamId } = await live.start({
+      workspace: ws,
+      sender: agent,
+      conversationId: conversation.id,
+      surface: 'mcp',
+      text: 'a',
+    });
     await vi.advanceTimersByTimeAsync(0);
     expect(calls).toEqual([{ op: 'post', text: 'a', id: streamId }]);
     for (const word of ['b', 'c', 'd']) {
@@ -100,7 +150,13 @@ describe('live updates of a streamed message', () => {
 
   it('sends only what is new to a platform that streams, with rising sequence numbers', async () => {
     const { live, calls, sent } = setup({ live: true });
-    const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'Hello' });
+    const { streamId } = await live.start({
+      workspace: ws,
+      sender: agent,
+      conversationId: conversation.id,
+      surface: 'mcp',
+      text: 'Hello',
+    });
     await vi.advanceTimersByTimeAsync(0);
     await live.append(ws, agent, streamId, ', world');
     await vi.advanceTimersByTimeAsync(1_000);
@@ -112,12 +168,22 @@ describe('live updates of a streamed message', () => {
       { op: 'append', text: '!', id: 's1', sequence: 2 },
     ]);
     await live.finish(ws, agent, streamId);
-    expect(sent[0]).toMatchObject({ id: streamId, body: 'Hello, world!', livePost: { kind: 'stream', externalId: 's1' } });
+    expect(sent[0]).toMatchObject({
+      id: streamId,
+      body: 'Hello, world!',
+      livePost: { kind: 'stream', externalId: 's1' },
+    });
   });
 
   it('posts and updates when the platform says streaming is unavailable in the conversation', async () => {
     const { live, calls, sent } = setup({ live: true, streamUnavailable: true });
-    const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'x' });
+    const { streamId } = await live.start({
+      workspace: ws,
+      sender: agent,
+      conversationId: conversation.id,
+      surface: 'mcp',
+      text: 'x',
+    });
     await vi.advanceTimersByTimeAsync(0);
     await live.finish(ws, agent, streamId, 'y');
     expect(calls.filter((c) => c.op === 'post')).toEqual([{ op: 'post', text: 'x', id: streamId }]);
@@ -126,7 +192,13 @@ describe('live updates of a streamed message', () => {
 
   it('stops live updates after a permanent refusal, and still stores the message for the post job to post', async () => {
     const { live, calls, sent } = setup({ failPost: true });
-    const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'x' });
+    const { streamId } = await live.start({
+      workspace: ws,
+      sender: agent,
+      conversationId: conversation.id,
+      surface: 'mcp',
+      text: 'x',
+    });
     await vi.advanceTimersByTimeAsync(0);
     await live.append(ws, agent, streamId, 'y');
     await vi.advanceTimersByTimeAsync(3_000);
@@ -140,10 +212,22 @@ describe('live updates of a streamed message', () => {
     const { port, calls } = fakePort();
     const post = port.post;
     let fail = true;
-    port.post = async (m) => { if (fail) { fail = false; throw new DeliveryError({ kind: 'transient', reason: 'Slack could not be reached' }); } return post(m); };
+    port.post = async (m) => {
+      if (fail) {
+        fail = false;
+        throw new DeliveryError({ kind: 'transient', reason: 'Slack could not be reached' });
+      }
+      return post(m);
+    };
     const { messaging } = fakeMessaging();
     const live = new LiveService(messaging, notifier, clock, () => port, silent, OPTIONS);
-    const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'first words' });
+    const { streamId } = await live.start({
+      workspace: ws,
+      sender: agent,
+      conversationId: conversation.id,
+      surface: 'mcp',
+      text: 'first words',
+    });
     await vi.advanceTimersByTimeAsync(999);
     expect(calls).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
@@ -152,9 +236,16 @@ describe('live updates of a streamed message', () => {
 
   it('tries a status once more after a dropped connection, and gives up on a refusal', async () => {
     const { port, calls } = fakePort({ live: true });
-    const failures = [new DeliveryError({ kind: 'transient', reason: 'Slack could not be reached' }), new DeliveryError({ kind: 'permanent', code: 'not_allowed', reason: 'no' })];
+    const failures = [
+      new DeliveryError({ kind: 'transient', reason: 'Slack could not be reached' }),
+      new DeliveryError({ kind: 'permanent', code: 'not_allowed', reason: 'no' }),
+    ];
     const setStatus = port.setStatus!;
-    port.setStatus = async (c, s, t) => { const f = failures.shift(); if (f) throw f; return setStatus(c, s, t); };
+    port.setStatus = async (c, s, t) => {
+      const f = failures.shift();
+      if (f) throw f;
+      return setStatus(c, s, t);
+    };
     const { messaging } = fakeMessaging();
     const live = new LiveService(messaging, notifier, clock, () => port, silent, OPTIONS);
     expect((await live.setStatus(ws, agent, conversation.id, 'is thinking…')).platform).toBe(false);
@@ -165,10 +256,18 @@ describe('live updates of a streamed message', () => {
   it('finishes a stream left alone with what it has, and clears a status nobody cleared', async () => {
     const { live, calls, sent } = setup({ live: true });
     await live.setStatus(ws, agent, conversation.id, 'is thinking…');
-    const { streamId } = await live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text: 'partial' });
+    const { streamId } = await live.start({
+      workspace: ws,
+      sender: agent,
+      conversationId: conversation.id,
+      surface: 'mcp',
+      text: 'partial',
+    });
     await vi.advanceTimersByTimeAsync(OPTIONS.streamIdleMs + 1);
     expect(sent).toEqual([expect.objectContaining({ id: streamId, body: 'partial' })]);
-    await expect(live.append(ws, agent, streamId, 'more')).rejects.toThrow(/already ended \(finished by Switchboard after 120 s without an append\)/);
+    await expect(live.append(ws, agent, streamId, 'more')).rejects.toThrow(
+      /already ended \(finished by Switchboard after 120 s without an append\)/,
+    );
 
     await live.setStatus(ws, agent, conversation.id, 'is checking…');
     await vi.advanceTimersByTimeAsync(OPTIONS.statusTimeoutMs + 1);

@@ -31,9 +31,13 @@ describe('a message naming agents who join the conversation', () => {
       await app.agents.join(SYSTEM, { agent: `${owner}/${owner}-helper`, workspace: ws.slug });
     }
     const { chat } = chatOf(app);
-    for (const handle of ['alice', 'bob', 'carol']) viewers[handle] = await chat.viewer((await app.store.people.get(handle))!.id, ws.slug);
+    for (const handle of ['alice', 'bob', 'carol'])
+      viewers[handle] = await chat.viewer((await app.store.people.get(handle))!.id, ws.slug);
   });
-  afterAll(async () => { await app?.close(); await database?.close(); });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
 
   it('checks the conversation and who joins it against one read of what the sender read, and refuses one whose owner is outside', async () => {
     const { chat } = chatOf(app);
@@ -44,13 +48,29 @@ describe('a message naming agents who join the conversation', () => {
     const reads = vi.spyOn(app.store.audiences, 'readsSince');
     try {
       // Bob's agent joins #secret, whose people Bob is one of: sent, with one look at the builder's reads.
-      const sent = await app.messaging.send({ workspace: ws, sender: builder, conversationId: secret.conversationId, to: ['bob-helper'], body: 'Falcon, helper.' });
+      const sent = await app.messaging.send({
+        workspace: ws,
+        sender: builder,
+        conversationId: secret.conversationId,
+        to: ['bob-helper'],
+        body: 'Falcon, helper.',
+      });
       expect(sent.recipients).toMatchObject([{ to: 'bob-helper', status: 'delivered' }]);
       expect(reads).toHaveBeenCalledTimes(1);
       // Carol's agent would carry #secret to Carol, who is not in it: refused, saying why.
       reads.mockClear();
-      await expect(app.messaging.send({ workspace: ws, sender: builder, conversationId: secret.conversationId, to: ['carol-helper'], body: 'Falcon, helper.' }))
-        .rejects.toMatchObject({ code: 'NOT_PERMITTED', message: expect.stringMatching(/#secret.*wider.*in a DM instead/) });
+      await expect(
+        app.messaging.send({
+          workspace: ws,
+          sender: builder,
+          conversationId: secret.conversationId,
+          to: ['carol-helper'],
+          body: 'Falcon, helper.',
+        }),
+      ).rejects.toMatchObject({
+        code: 'NOT_PERMITTED',
+        message: expect.stringMatching(/#secret.*wider.*in a DM instead/),
+      });
       expect(reads).toHaveBeenCalledTimes(1);
     } finally {
       reads.mockRestore();

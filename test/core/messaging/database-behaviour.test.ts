@@ -21,7 +21,13 @@ describe.each(databases())('messaging on $kind', (kind) => {
 
   it('ranks full-text matches, marks them in the snippet, and filters by sender and time', async () => {
     const w = await makeWorld(app);
-    const send = (body: string, from = w.builder.agent) => app.messaging.send({ workspace: w.ws, sender: from, to: [from === w.builder.agent ? 'reviewer' : 'builder'], body });
+    const send = (body: string, from = w.builder.agent) =>
+      app.messaging.send({
+        workspace: w.ws,
+        sender: from,
+        to: [from === w.builder.agent ? 'reviewer' : 'builder'],
+        body,
+      });
     await send('The invoice for March is late.');
     await send('Invoices, invoices everywhere: the invoice backlog keeps growing, chase every invoice.');
     await send('Nothing to see here.');
@@ -31,16 +37,31 @@ describe.each(databases())('messaging on $kind', (kind) => {
     expect(hits[0].message.body).toContain('backlog');
     expect(hits[0].rank).toBeGreaterThan(hits[2].rank);
     expect(hits[0].snippet).toMatch(/\*\*[Ii]nvoice/);
-    const fromReviewer = await app.messaging.search(w.builder.agent, w.ws, { text: 'invoice', from: w.reviewer.name, limit: 10 });
+    const fromReviewer = await app.messaging.search(w.builder.agent, w.ws, {
+      text: 'invoice',
+      from: w.reviewer.name,
+      limit: 10,
+    });
     expect(fromReviewer.map((h) => h.sender.name)).toEqual(['reviewer']);
-    const later = await app.messaging.search(w.builder.agent, w.ws, { text: 'invoice', since: new Date(Date.now() + 60_000), limit: 10 });
+    const later = await app.messaging.search(w.builder.agent, w.ws, {
+      text: 'invoice',
+      since: new Date(Date.now() + 60_000),
+      limit: 10,
+    });
     expect(later).toEqual([]);
-    expect(await app.messaging.search(w.builder.agent, w.ws, { text: '"late invoice" OR -march', limit: 10 })).toBeInstanceOf(Array);
+    expect(
+      await app.messaging.search(w.builder.agent, w.ws, { text: '"late invoice" OR -march', limit: 10 }),
+    ).toBeInstanceOf(Array);
   });
 
   it('marks a hit once in the snippet even when the message itself makes the word bold', async () => {
     const w = await makeWorld(app);
-    await app.messaging.send({ workspace: w.ws, sender: w.builder.agent, to: ['reviewer'], body: 'The **quarterly** report and `code` are [ready](https://x.test).' });
+    await app.messaging.send({
+      workspace: w.ws,
+      sender: w.builder.agent,
+      to: ['reviewer'],
+      body: 'The **quarterly** report and `code` are [ready](https://x.test).',
+    });
     const [hit] = await app.messaging.search(w.builder.agent, w.ws, { text: 'quarterly', limit: 1 });
     expect(hit.snippet).toContain('**quarterly**');
     expect(hit.snippet).not.toContain('***');
@@ -52,16 +73,23 @@ describe.each(databases())('messaging on $kind', (kind) => {
     const org = (await app.store.orgs.get(w.org))!;
     const month = usageMonth(new Date());
     await app.store.orgs.addUsage(org.id, month, 295);
-    const extra = await Promise.all(['one', 'two', 'three'].map(async (name) => {
-      await app.agents.add(SYSTEM, { name, owner: w.bob });
-      await app.agents.join(SYSTEM, { agent: `${w.bob}/${name}`, workspace: w.ws.slug });
-      return (await app.store.agents.byQualifiedName(w.bob, name))!;
-    }));
+    const extra = await Promise.all(
+      ['one', 'two', 'three'].map(async (name) => {
+        await app.agents.add(SYSTEM, { name, owner: w.bob });
+        await app.agents.join(SYSTEM, { agent: `${w.bob}/${name}`, workspace: w.ws.slug });
+        return (await app.store.agents.byQualifiedName(w.bob, name))!;
+      }),
+    );
     const senders = [w.builder.agent, w.reviewer.agent, ...extra];
-    const outcomes = await Promise.allSettled(senders.flatMap((s) => [1, 2].map((i) =>
-      app.messaging.send({ workspace: w.ws, sender: s, to: [w.alice], body: `report ${i}` }))));
+    const outcomes = await Promise.allSettled(
+      senders.flatMap((s) =>
+        [1, 2].map((i) => app.messaging.send({ workspace: w.ws, sender: s, to: [w.alice], body: `report ${i}` })),
+      ),
+    );
     const sent = outcomes.filter((o) => o.status === 'fulfilled').length;
-    const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code);
+    const refused = outcomes
+      .filter((o) => o.status === 'rejected')
+      .map((o) => (o as PromiseRejectedResult).reason.code);
     expect(sent).toBe(5);
     expect(refused).toEqual(Array(5).fill('PLAN_LIMIT'));
     expect(await app.store.orgs.usage(org.id, month)).toBe(300);

@@ -10,12 +10,15 @@ function localNotifier() {
   const subscribers = new Map<string, Set<(payload: string) => void>>();
   const notifier: Notifier = {
     async publish(topics, payload) {
-      for (const topic of typeof topics === 'string' ? [topics] : topics) for (const fn of subscribers.get(topic) ?? []) fn(payload);
+      for (const topic of typeof topics === 'string' ? [topics] : topics)
+        for (const fn of subscribers.get(topic) ?? []) fn(payload);
     },
     async subscribe(topic, fn) {
       const set = subscribers.get(topic) ?? new Set();
       subscribers.set(topic, set.add(fn));
-      return async () => { set.delete(fn); };
+      return async () => {
+        set.delete(fn);
+      };
     },
   };
   return { notifier, listeners: (topic: string) => subscribers.get(topic)?.size ?? 0 };
@@ -25,9 +28,15 @@ function localNotifier() {
 function inbox() {
   let unread: string[] = [];
   return {
-    deliver: (body: string) => { unread.push(body); },
+    deliver: (body: string) => {
+      unread.push(body);
+    },
     unread: () => [...unread],
-    take: vi.fn(async () => { const got = unread; unread = []; return got; }),
+    take: vi.fn(async () => {
+      const got = unread;
+      unread = [];
+      return got;
+    }),
   };
 }
 
@@ -36,7 +45,14 @@ describe('waiting for a wake-up', () => {
     const { notifier, listeners } = localNotifier();
     const box = inbox();
     const abort = new AbortController();
-    const waiting = waitForWake({ notifier, topic: 'inbox:a', take: box.take, found: (got) => got.length > 0, timeoutMs: 60_000, signal: abort.signal });
+    const waiting = waitForWake({
+      notifier,
+      topic: 'inbox:a',
+      take: box.take,
+      found: (got) => got.length > 0,
+      timeoutMs: 60_000,
+      signal: abort.signal,
+    });
     await vi.waitFor(() => expect(box.take).toHaveBeenCalledTimes(1));
     // The message is stored, but its wake-up (a NOTIFY from another process) has not arrived yet when the client gives up.
     box.deliver('do not lose me');
@@ -55,8 +71,16 @@ describe('waiting for a wake-up', () => {
     const abort = new AbortController();
     abort.abort();
 
-    await expect(waitForWake({ notifier, topic: 'inbox:a', take: box.take, found: (got) => got.length > 0, timeoutMs: 60_000, signal: abort.signal }))
-      .rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('nothing was marked read') });
+    await expect(
+      waitForWake({
+        notifier,
+        topic: 'inbox:a',
+        take: box.take,
+        found: (got) => got.length > 0,
+        timeoutMs: 60_000,
+        signal: abort.signal,
+      }),
+    ).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('nothing was marked read') });
     expect(box.take).not.toHaveBeenCalled();
     expect(box.unread()).toEqual(['do not lose me']);
     expect(listeners('inbox:a')).toBe(0);
@@ -66,17 +90,35 @@ describe('waiting for a wake-up', () => {
     const { notifier } = localNotifier();
     const box = inbox();
     const abort = new AbortController();
-    const take = vi.fn(async () => { const got = await box.take(); abort.abort(); return got; });
+    const take = vi.fn(async () => {
+      const got = await box.take();
+      abort.abort();
+      return got;
+    });
     box.deliver('already read');
 
-    expect(await waitForWake({ notifier, topic: 'inbox:a', take, found: (got) => got.length > 0, timeoutMs: 60_000, signal: abort.signal }))
-      .toEqual({ value: ['already read'], timedOut: false });
+    expect(
+      await waitForWake({
+        notifier,
+        topic: 'inbox:a',
+        take,
+        found: (got) => got.length > 0,
+        timeoutMs: 60_000,
+        signal: abort.signal,
+      }),
+    ).toEqual({ value: ['already read'], timedOut: false });
   });
 
   it('still wakes on a publication and returns what it then takes', async () => {
     const { notifier } = localNotifier();
     const box = inbox();
-    const waiting = waitForWake({ notifier, topic: 'inbox:a', take: box.take, found: (got) => got.length > 0, timeoutMs: 60_000 });
+    const waiting = waitForWake({
+      notifier,
+      topic: 'inbox:a',
+      take: box.take,
+      found: (got) => got.length > 0,
+      timeoutMs: 60_000,
+    });
     await vi.waitFor(() => expect(box.take).toHaveBeenCalledTimes(1));
     box.deliver('wake up');
     await notifier.publish('inbox:a', 'm1');

@@ -10,7 +10,12 @@ import { makeWorld, testApp, type World } from '../../support/world.ts';
 let db: Database;
 let app: App;
 /** A clock the tests move by hand. */
-const clock = { t: new Date('2026-11-15T12:00:00Z'), now() { return new Date(this.t); } };
+const clock = {
+  t: new Date('2026-11-15T12:00:00Z'),
+  now() {
+    return new Date(this.t);
+  },
+};
 
 beforeAll(async () => {
   db = await pgliteDb.open();
@@ -21,17 +26,26 @@ afterAll(async () => {
   await db.close();
 });
 
-const personAgent = async (handle: string) => (await app.store.agents.personAgent((await app.store.people.get(handle))!.id))!;
-const send = (w: World, sender: Agent, input: { to?: string[]; conversationId?: string; replyTo?: string; body?: string }) =>
-  app.messaging.send({ workspace: w.ws, sender, body: 'hello', ...input });
-const inbox = async (w: World, a: Agent) => (await app.messaging.checkInbox(a, w.ws, 100)).items.map((i) => i.message.body);
+const personAgent = async (handle: string) =>
+  (await app.store.agents.personAgent((await app.store.people.get(handle))!.id))!;
+const send = (
+  w: World,
+  sender: Agent,
+  input: { to?: string[]; conversationId?: string; replyTo?: string; body?: string },
+) => app.messaging.send({ workspace: w.ws, sender, body: 'hello', ...input });
+const inbox = async (w: World, a: Agent) =>
+  (await app.messaging.checkInbox(a, w.ws, 100)).items.map((i) => i.message.body);
 
 describe('messaging rules', () => {
   it('refuses to send without the send permission, and to read without receive', async () => {
     const w = await makeWorld(app, { builder: { send: false }, reviewer: { receive: false } });
-    await expect(send(w, w.builder.agent, { to: ['reviewer'] })).rejects.toThrow('You do not have the send permission in this workspace; ask your owner to grant it.');
+    await expect(send(w, w.builder.agent, { to: ['reviewer'] })).rejects.toThrow(
+      'You do not have the send permission in this workspace; ask your owner to grant it.',
+    );
     await expect(app.messaging.checkInbox(w.reviewer.agent, w.ws, 10)).rejects.toMatchObject({
-      code: 'NOT_PERMITTED', message: 'You do not have the receive permission in this workspace, so you cannot read messages; ask your owner to grant it.',
+      code: 'NOT_PERMITTED',
+      message:
+        'You do not have the receive permission in this workspace, so you cannot read messages; ask your owner to grant it.',
     });
     const r = await send(w, await personAgent(w.alice), { to: ['reviewer'] });
     expect(r.recipients[0]).toMatchObject({ status: 'refused', rule: 'receive' });
@@ -42,7 +56,13 @@ describe('messaging rules', () => {
     await app.agents.join(SYSTEM, { agent: w.builder.name, workspace: w.ws.slug, canMessage: [w.bob] });
     const r = await send(w, w.builder.agent, { to: ['reviewer', w.bob] });
     expect(r.recipients).toEqual([
-      { to: 'reviewer', agent_id: w.reviewer.agent.id, status: 'refused', rule: 'can_message', reason: `Your can_message list in this workspace does not include ${w.reviewer.name}; ask your owner to add it, or message someone on the list.` },
+      {
+        to: 'reviewer',
+        agent_id: w.reviewer.agent.id,
+        status: 'refused',
+        rule: 'can_message',
+        reason: `Your can_message list in this workspace does not include ${w.reviewer.name}; ask your owner to add it, or message someone on the list.`,
+      },
       { to: w.bob, agent_id: (await personAgent(w.bob)).id, status: 'delivered' },
     ]);
     const fromAlice = await send(w, await personAgent(w.alice), { to: ['reviewer'] });
@@ -61,14 +81,19 @@ describe('messaging rules', () => {
     expect(await search(watcher.agent)).toHaveLength(1);
     expect(await search(nosy.agent)).toHaveLength(0);
     expect(await search(w.reviewer.agent)).toHaveLength(1);
-    await expect(app.messaging.search(watcher.agent, w.ws, { text: 'budget', conversationId: 'not-an-id', limit: 10 }))
-      .rejects.toThrow('There is no conversation not-an-id in this workspace; leave `conversation` out to search them all.');
+    await expect(
+      app.messaging.search(watcher.agent, w.ws, { text: 'budget', conversationId: 'not-an-id', limit: 10 }),
+    ).rejects.toThrow(
+      'There is no conversation not-an-id in this workspace; leave `conversation` out to search them all.',
+    );
     // Monitoring is reading, not speaking: a monitor cannot post into others' conversations.
     const conv = (await search(watcher.agent))[0].message.conversationId;
-    await expect(send(w, watcher.agent, { conversationId: conv })).rejects.toThrow('You are not part of that conversation');
+    await expect(send(w, watcher.agent, { conversationId: conv })).rejects.toThrow(
+      'You are not part of that conversation',
+    );
   });
 
-  it('ranks a monitor\'s whole-workspace search within the newest stretch of history holding a full page of matches', async () => {
+  it("ranks a monitor's whole-workspace search within the newest stretch of history holding a full page of matches", async () => {
     const w = await makeWorld(app);
     const watcher = await app.agents.add(SYSTEM, { name: 'watcher', owner: w.alice });
     await app.agents.join(SYSTEM, { agent: `${w.alice}/watcher`, workspace: w.ws.slug, monitor: true });
@@ -83,7 +108,8 @@ describe('messaging rules', () => {
     } finally {
       clock.t = start;
     }
-    const bodies = async (a: Agent, limit: number) => (await app.messaging.search(a, w.ws, { text: 'kiwi', limit })).map((h) => h.message.body);
+    const bodies = async (a: Agent, limit: number) =>
+      (await app.messaging.search(a, w.ws, { text: 'kiwi', limit })).map((h) => h.message.body);
     // The last hour holds a full page of two: the best match, three days old, is not ranked.
     expect(await bodies(watcher.agent, 2)).toEqual(['another kiwi', 'one kiwi']);
     // A page of three reaches back to the week, which holds all three: best match first.
@@ -101,7 +127,8 @@ describe('messaging rules', () => {
     const refused = send(w, w.builder.agent, { to: ['reviewer', w.bob] });
     await expect(refused).rejects.toMatchObject({
       code: 'PLAN_LIMIT',
-      message: 'This organization has used 300 of the 300 messages its free plan allows this month, and this message would count 2 more; the count resets on 2026-12-01 (UTC). Ask an organization admin to raise the plan.',
+      message:
+        'This organization has used 300 of the 300 messages its free plan allows this month, and this message would count 2 more; the count resets on 2026-12-01 (UTC). Ask an organization admin to raise the plan.',
       details: { limit: 300, used: 300, adding: 2, resets_at: '2026-12-01T00:00:00.000Z' },
     });
     expect(await app.store.orgs.usage(org.id, '2026-11')).toBe(300);
@@ -124,14 +151,18 @@ describe('messaging rules', () => {
     }
   });
 
-  it('delivers an agent\'s reply in a group conversation only to the people, unless it names agents', async () => {
+  it("delivers an agent's reply in a group conversation only to the people, unless it names agents", async () => {
     const w = await makeWorld(app);
     const first = await send(w, w.builder.agent, { to: ['reviewer', w.bob], body: 'group kickoff' });
     const conv = first.conversation!.id;
     const reply = await send(w, w.reviewer.agent, { conversationId: conv, body: 'noted' });
     expect(reply.recipients.map((r) => r.to)).toEqual([`@${w.bob}`]);
     expect(await inbox(w, w.builder.agent)).toEqual([]);
-    const addressed = await send(w, w.reviewer.agent, { conversationId: conv, to: ['builder'], body: 'builder, over to you' });
+    const addressed = await send(w, w.reviewer.agent, {
+      conversationId: conv,
+      to: ['builder'],
+      body: 'builder, over to you',
+    });
     expect(addressed.recipients).toMatchObject([{ status: 'delivered' }]);
     expect(await inbox(w, w.builder.agent)).toEqual(['builder, over to you']);
     // In a two-party DM the other side is addressed by being there.
@@ -149,7 +180,12 @@ describe('messaging rules', () => {
     const r = await send(w, w.reviewer.agent, { conversationId: conv, to: [w.alice, w.bob], body: 'fyi' });
     expect(r.recipients).toMatchObject([
       { to: w.alice, status: 'delivered' },
-      { to: w.bob, status: 'refused', rule: 'not_in_conversation', reason: expect.stringMatching(/without `conversation`/) },
+      {
+        to: w.bob,
+        status: 'refused',
+        rule: 'not_in_conversation',
+        reason: expect.stringMatching(/without `conversation`/),
+      },
     ]);
     expect((await app.store.messages.participants(conv)).sort()).toEqual(before);
     expect(await inbox(w, await personAgent(w.bob))).toEqual([]);
@@ -172,10 +208,14 @@ describe('messaging rules', () => {
     expect(outcomes).toEqual([...Array(HOP_LIMIT).fill('delivered'), 'refused', 'refused']);
     const told = (await app.messaging.checkInbox(alice, w.ws, 10)).items;
     expect(told).toHaveLength(1);
-    expect(told[0].message.body).toContain(`stopped a chain of agent-to-agent messages started by your request after ${HOP_LIMIT} hops`);
+    expect(told[0].message.body).toContain(
+      `stopped a chain of agent-to-agent messages started by your request after ${HOP_LIMIT} hops`,
+    );
     // A person answering starts a new chain, so the agents may talk again.
     await send(w, alice, { to: ['builder'], body: 'go on' });
-    expect((await send(w, w.builder.agent, { to: ['reviewer'], body: 'continuing' })).recipients[0].status).toBe('delivered');
+    expect((await send(w, w.builder.agent, { to: ['reviewer'], body: 'continuing' })).recipients[0].status).toBe(
+      'delivered',
+    );
   });
 
   it('rate-limits one agent in one conversation, also when it writes with `to` only', async () => {
@@ -183,7 +223,8 @@ describe('messaging rules', () => {
     for (let i = 0; i < 5; i++) await send(w, w.builder.agent, { to: [w.bob], body: `update ${i}` });
     await expect(send(w, w.builder.agent, { to: [w.bob], body: 'one more' })).rejects.toMatchObject({
       code: 'RATE_LIMITED',
-      message: 'You have sent 5 messages to this conversation in the last 60 seconds, the most the rate limit allows; wait 60 seconds before sending more there.',
+      message:
+        'You have sent 5 messages to this conversation in the last 60 seconds, the most the rate limit allows; wait 60 seconds before sending more there.',
     });
     // Another conversation is counted on its own.
     expect((await send(w, w.builder.agent, { to: ['reviewer'] })).message).not.toBeNull();
@@ -197,16 +238,23 @@ describe('messaging rules', () => {
     const made = b.conversation!.id.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
     for (const id of [b.conversation!.id, made]) {
       await expect(send(w, w.reviewer.agent, { conversationId: id })).rejects.toMatchObject({
-        code: 'NOT_FOUND', message: `There is no conversation ${id} in this workspace; use the conversation id of a message you received.`,
+        code: 'NOT_FOUND',
+        message: `There is no conversation ${id} in this workspace; use the conversation id of a message you received.`,
       });
     }
-    await expect(send(w, w.builder.agent, { conversationId: a.conversation!.id, replyTo: b.message!.id })).rejects.toThrow('belongs to another conversation');
+    await expect(
+      send(w, w.builder.agent, { conversationId: a.conversation!.id, replyTo: b.message!.id }),
+    ).rejects.toThrow('belongs to another conversation');
   });
 
   it('refuses an empty or oversized body, and a message with no recipient', async () => {
     const w = await makeWorld(app);
-    await expect(send(w, w.builder.agent, { to: ['reviewer'], body: '  ' })).rejects.toThrow('The message body is empty; write something to send.');
-    await expect(send(w, w.builder.agent, { to: ['reviewer'], body: 'x'.repeat(16_001) })).rejects.toThrow('the limit is 16000');
+    await expect(send(w, w.builder.agent, { to: ['reviewer'], body: '  ' })).rejects.toThrow(
+      'The message body is empty; write something to send.',
+    );
+    await expect(send(w, w.builder.agent, { to: ['reviewer'], body: 'x'.repeat(16_001) })).rejects.toThrow(
+      'the limit is 16000',
+    );
     await expect(send(w, w.builder.agent, {})).rejects.toThrow('Say who the message is for');
   });
 });

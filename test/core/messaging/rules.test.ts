@@ -6,11 +6,21 @@ import type { Message } from '../../../src/core/messaging/types.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type AgentPermissions } from '../../../src/core/types.ts';
 
 const agent = (id: string, kind: Agent['kind'] = 'agent', owner = 'alice'): Agent => ({
-  id, ownerId: `${owner}-id`, ownerHandle: owner, name: kind === 'person' ? owner : id, displayName: id, avatarUrl: null,
-  roleLine: '', kind, hasToken: kind === 'agent', createdAt: new Date(0),
+  id,
+  ownerId: `${owner}-id`,
+  ownerHandle: owner,
+  name: kind === 'person' ? owner : id,
+  displayName: id,
+  avatarUrl: null,
+  roleLine: '',
+  kind,
+  hasToken: kind === 'agent',
+  createdAt: new Date(0),
 });
 const entry = (a: Agent, p: Partial<AgentPermissions> = {}): WorkspaceAgent => ({
-  agent: a, permissions: { ...PERSON_AGENT_PERMISSIONS, ...p }, ownerRole: 'editor',
+  agent: a,
+  permissions: { ...PERSON_AGENT_PERMISSIONS, ...p },
+  ownerRole: 'editor',
 });
 
 const builder = entry(agent('builder'));
@@ -31,20 +41,23 @@ describe('who may message whom', () => {
     const limited = entry(builder.agent, { canMessage: ['someone-else'] });
     expect(refusalFor(limited, reviewer, 0)).toEqual({
       rule: 'can_message',
-      reason: 'Your can_message list in this workspace does not include bob/reviewer; ask your owner to add it, or message someone on the list.',
+      reason:
+        'Your can_message list in this workspace does not include bob/reviewer; ask your owner to add it, or message someone on the list.',
     });
     expect(refusalFor(entry(builder.agent, { canMessage: ['reviewer'] }), reviewer, 0)).toBeNull();
   });
 
   it('refuses recipients that may not receive', () => {
     expect(refusalFor(builder, entry(reviewer.agent, { receive: false }), 0)?.reason).toBe(
-      'bob/reviewer does not have the receive permission in this workspace, so it cannot read messages; ask its owner to grant it.');
+      'bob/reviewer does not have the receive permission in this workspace, so it cannot read messages; ask its owner to grant it.',
+    );
   });
 
-  it('keeps to a recipient\'s takes_messages_from list', () => {
+  it("keeps to a recipient's takes_messages_from list", () => {
     expect(refusalFor(builder, entry(reviewer.agent, { takesMessagesFrom: ['other'] }), 0)).toEqual({
       rule: 'takes_messages_from',
-      reason: 'bob/reviewer takes messages only from its allow-list (takes_messages_from), and you are not on it; ask its owner to add you.',
+      reason:
+        'bob/reviewer takes messages only from its allow-list (takes_messages_from), and you are not on it; ask its owner to add you.',
     });
     expect(refusalFor(builder, entry(reviewer.agent, { takesMessagesFrom: ['builder'] }), 0)).toBeNull();
   });
@@ -63,7 +76,9 @@ describe('who may message whom', () => {
   it('words the rate limit refusal with the limit and when to retry', () => {
     const e = rateLimited({ max: 30, windowMs: 60_000 }, 30, 60_000);
     expect(e.code).toBe('RATE_LIMITED');
-    expect(e.message).toBe('You have sent 30 messages to this conversation in the last 60 seconds, the most the rate limit allows; wait 60 seconds before sending more there.');
+    expect(e.message).toBe(
+      'You have sent 30 messages to this conversation in the last 60 seconds, the most the rate limit allows; wait 60 seconds before sending more there.',
+    );
     expect(e.details).toEqual({ limit: 30, window_seconds: 60, retry_after_seconds: 60 });
   });
 });
@@ -72,19 +87,33 @@ describe('chain positions', () => {
   const parent = { chainId: 'chain-1', hop: 2, askerPersonId: 'carol-id', askerIdentityId: null } as Message;
 
   it('starts a new chain for a person, on their own behalf', () => {
-    expect(chainPosition({ sender: bob.agent, parent, newChainId: 'new' })).toEqual({ chainId: 'new', hop: 0, askerPersonId: 'bob-id', askerIdentityId: null });
+    expect(chainPosition({ sender: bob.agent, parent, newChainId: 'new' })).toEqual({
+      chainId: 'new',
+      hop: 0,
+      askerPersonId: 'bob-id',
+      askerIdentityId: null,
+    });
   });
 
-  it('continues the parent\'s chain one hop further, for the same asker', () => {
-    expect(chainPosition({ sender: builder.agent, parent, newChainId: 'new' })).toEqual({ chainId: 'chain-1', hop: 3, askerPersonId: 'carol-id', askerIdentityId: null });
+  it("continues the parent's chain one hop further, for the same asker", () => {
+    expect(chainPosition({ sender: builder.agent, parent, newChainId: 'new' })).toEqual({
+      chainId: 'chain-1',
+      hop: 3,
+      askerPersonId: 'carol-id',
+      askerIdentityId: null,
+    });
   });
 
-  it('starts a chain on the owner\'s behalf when an agent answers nothing', () => {
-    expect(chainPosition({ sender: builder.agent, parent: null, newChainId: 'new' })).toMatchObject({ hop: 0, askerPersonId: 'alice-id' });
+  it("starts a chain on the owner's behalf when an agent answers nothing", () => {
+    expect(chainPosition({ sender: builder.agent, parent: null, newChainId: 'new' })).toMatchObject({
+      hop: 0,
+      askerPersonId: 'alice-id',
+    });
   });
 
-  it('never gives a guest anyone\'s identity', () => {
-    expect(chainPosition({ sender: bob.agent, parent: null, newChainId: 'new', asGuest: true, askerIdentityId: 'ext-1' }))
-      .toEqual({ chainId: 'new', hop: 0, askerPersonId: null, askerIdentityId: 'ext-1' });
+  it("never gives a guest anyone's identity", () => {
+    expect(
+      chainPosition({ sender: bob.agent, parent: null, newChainId: 'new', asGuest: true, askerIdentityId: 'ext-1' }),
+    ).toEqual({ chainId: 'new', hop: 0, askerPersonId: null, askerIdentityId: 'ext-1' });
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { assertMayGrantMonitor, assertMayManageAgent, assertOrgAdmin, leastRole, workspaceRole } from '../../../src/core/organizations/access.ts';
+import {
+  assertMayGrantMonitor,
+  assertMayManageAgent,
+  assertOrgAdmin,
+  leastRole,
+  workspaceRole,
+} from '../../../src/core/organizations/access.ts';
 
 describe('workspace access', () => {
   const open = { restricted: false };

@@ -15,15 +15,16 @@ import { databases } from '../../support/db.ts';
 function pausing(store: Store, afterCheck: () => Promise<void>): Store {
   return {
     ...store,
-    transaction: (fn) => store.transaction((tx) => {
-      const orgs = Object.create(tx.orgs) as Store['orgs'];
-      orgs.listMembers = async (orgId) => {
-        const members = await tx.orgs.listMembers(orgId);
-        await afterCheck();
-        return members;
-      };
-      return fn({ ...tx, orgs });
-    }),
+    transaction: (fn) =>
+      store.transaction((tx) => {
+        const orgs = Object.create(tx.orgs) as Store['orgs'];
+        orgs.listMembers = async (orgId) => {
+          const members = await tx.orgs.listMembers(orgId);
+          await afterCheck();
+          return members;
+        };
+        return fn({ ...tx, orgs });
+      }),
   };
 }
 
@@ -42,27 +43,62 @@ describe.each(databases())('the last admin of an organization under concurrent c
   });
 
   /** Whether a statement on this database is waiting for a row lock another transaction holds. */
-  const waitingForLock = async () => rowsOf<{ n: number }>(await db.db.execute(sql`
-    select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0].n > 0;
+  const waitingForLock = async () =>
+    rowsOf<{ n: number }>(
+      await db.db.execute(sql`
+    select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
+    )[0].n > 0;
 
   /**
    * Runs `first` up to just after its last-admin check and holds it there until `second` has passed its own check
    * or waits for `first`'s lock; then lets both finish. On PGlite, whose one connection runs one transaction at
    * a time, `second` cannot start before `first` ends, so both simply run at once.
    */
-  async function interleave(first: (orgs: OrgService) => Promise<unknown>, second: (orgs: OrgService) => Promise<unknown>) {
-    if (db.kind === 'pglite') return Promise.allSettled([first(new OrgService(store, systemClock)), second(new OrgService(store, systemClock))]);
+  async function interleave(
+    first: (orgs: OrgService) => Promise<unknown>,
+    second: (orgs: OrgService) => Promise<unknown>,
+  ) {
+    if (db.kind === 'pglite')
+      return Promise.allSettled([
+        first(new OrgService(store, systemClock)),
+        second(new OrgService(store, systemClock)),
+      ]);
     let firstChecked!: () => void;
-    const checked = new Promise<void>((resolve) => { firstChecked = resolve; });
+    const checked = new Promise<void>((resolve) => {
+      firstChecked = resolve;
+    });
     let release!: () => void;
-    const released = new Promise<void>((resolve) => { release = resolve; });
-    const settledA = Promise.allSettled([first(new OrgService(pausing(store, async () => { firstChecked(); await released; }), systemClock))]);
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const settledA = Promise.allSettled([
+      first(
+        new OrgService(
+          pausing(store, async () => {
+            firstChecked();
+            await released;
+          }),
+          systemClock,
+        ),
+      ),
+    ]);
     await Promise.race([checked, settledA]);
     let secondGoesOn = false;
-    const settledB = Promise.allSettled([second(new OrgService(pausing(store, async () => { secondGoesOn = true; }), systemClock))])
-      .finally(() => { secondGoesOn = true; });
+    const settledB = Promise.allSettled([
+      second(
+        new OrgService(
+          pausing(store, async () => {
+            secondGoesOn = true;
+          }),
+          systemClock,
+        ),
+      ),
+    ]).finally(() => {
+      secondGoesOn = true;
+    });
     await vi.waitFor(async () => {
-      if (!secondGoesOn && !(await waitingForLock())) throw new Error('The second change has neither passed its check nor waits for a lock.');
+      if (!secondGoesOn && !(await waitingForLock()))
+        throw new Error('The second change has neither passed its check nor waits for a lock.');
     });
     release();
     return [(await settledA)[0], (await settledB)[0]];
@@ -83,7 +119,10 @@ describe.each(databases())('the last admin of an organization under concurrent c
   function expectOneRefused(results: PromiseSettledResult<unknown>[]) {
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error & { code?: string }] : []));
     expect(refused).toHaveLength(1);
-    expect(refused[0]).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/is the last admin of .*; make someone else an admin first/) });
+    expect(refused[0]).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/is the last admin of .*; make someone else an admin first/),
+    });
   }
 
   it('demotes one of the only two admins and refuses the other when both are demoted at once', async () => {
@@ -116,7 +155,10 @@ describe.each(databases())('the last admin of an organization under concurrent c
       (orgs) => orgs.putPerson({ kind: 'person', personId: b!.id }, { handle: carol, org: org.slug, role: 'member' }),
     );
     expect(first.status).toBe('fulfilled');
-    expect(second).toMatchObject({ status: 'rejected', reason: { code: 'NOT_PERMITTED', message: 'Only an organization admin can add people to this organization.' } });
+    expect(second).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'NOT_PERMITTED', message: 'Only an organization admin can add people to this organization.' },
+    });
     expect((await admins(org.id)).sort()).toEqual([alice, carol].sort());
   });
 });

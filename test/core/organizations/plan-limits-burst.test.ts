@@ -11,7 +11,9 @@ const BURST = 10;
 /** Runs every call at once and sorts the outcomes: how many succeeded, and the codes of the refusals. */
 async function burst(calls: Array<() => Promise<unknown>>) {
   const results = await Promise.allSettled(calls.map((c) => c()));
-  const refused = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as { code?: string }).code ?? String(r.reason)] : []));
+  const refused = results.flatMap((r) =>
+    r.status === 'rejected' ? [(r.reason as { code?: string }).code ?? String(r.reason)] : [],
+  );
   return { ok: results.length - refused.length, refused };
 }
 
@@ -33,10 +35,14 @@ describe.each(databases())('plan limits under a concurrent burst on $kind', (tes
   it(`creates at most the Free plan's 5 agents when ${BURST} are created at once`, async () => {
     const owner = unique('owner');
     await app.orgs.addPerson(SYSTEM, { handle: owner });
-    const out = await burst(Array.from({ length: BURST }, (_, i) => () => app.agents.add(SYSTEM, { name: `agent-${i}`, owner })));
+    const out = await burst(
+      Array.from({ length: BURST }, (_, i) => () => app.agents.add(SYSTEM, { name: `agent-${i}`, owner })),
+    );
     expect(out.ok).toBe(5);
     expect(out.refused).toEqual(Array(BURST - 5).fill('PLAN_LIMIT'));
-    const home = (await app.store.orgs.listForPerson((await app.store.people.get(owner))!.id)).find((o) => o.personalFor !== null)!;
+    const home = (await app.store.orgs.listForPerson((await app.store.people.get(owner))!.id)).find(
+      (o) => o.personalFor !== null,
+    )!;
     expect(await app.store.orgs.countAgents(home.id)).toBe(5);
   });
 
@@ -58,7 +64,12 @@ describe.each(databases())('plan limits under a concurrent burst on $kind', (tes
 
   it(`creates the Free plan's one workspace when ${BURST} are created at once`, async () => {
     const { org } = await app.orgs.init({ org: unique('Spaces'), admin: unique('admin') });
-    const out = await burst(Array.from({ length: BURST }, (_, i) => () => app.orgs.addWorkspace(SYSTEM, { name: unique(`space-${i}`), org: org.slug })));
+    const out = await burst(
+      Array.from(
+        { length: BURST },
+        (_, i) => () => app.orgs.addWorkspace(SYSTEM, { name: unique(`space-${i}`), org: org.slug }),
+      ),
+    );
     expect(out.ok).toBe(1);
     expect(out.refused).toEqual(Array(BURST - 1).fill('PLAN_LIMIT'));
     expect(await app.store.orgs.countWorkspaces(org.id)).toBe(1);
@@ -71,9 +82,18 @@ describe.each(databases())('plan limits under a concurrent burst on $kind', (tes
     const used = await app.store.orgs.addUsage(orgId, month, 0);
     // Leave room for exactly 4 more (Free allows 300 a month).
     await app.store.orgs.addUsage(orgId, month, 296 - used);
-    const out = await burst(Array.from({ length: BURST }, (_, i) => () => app.messaging.send({
-      workspace: w.ws, sender: w.builder.agent, to: ['reviewer'], body: `burst ${i}`,
-    })));
+    const out = await burst(
+      Array.from(
+        { length: BURST },
+        (_, i) => () =>
+          app.messaging.send({
+            workspace: w.ws,
+            sender: w.builder.agent,
+            to: ['reviewer'],
+            body: `burst ${i}`,
+          }),
+      ),
+    );
     expect(out.ok).toBe(4);
     expect(out.refused).toEqual(Array(BURST - 4).fill('PLAN_LIMIT'));
     expect(await app.store.orgs.usage(orgId, month)).toBe(300);

@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../../src/core/errors.ts';
 import {
-  assertAgentAllowed, assertMessagesAllowed, assertWorkspaceAllowed, historyCutoff, monthStart, nextReset, planLimits, usageMonth,
+  assertAgentAllowed,
+  assertMessagesAllowed,
+  assertWorkspaceAllowed,
+  historyCutoff,
+  monthStart,
+  nextReset,
+  planLimits,
+  usageMonth,
 } from '../../../src/core/organizations/plans.ts';
 
 const now = new Date('2026-11-30T23:59:59Z');
 const refusal = (fn: () => void) => {
-  try { fn(); } catch (e) { return e as SwitchboardError; }
+  try {
+    fn();
+  } catch (e) {
+    return e as SwitchboardError;
+  }
   throw new Error('expected a refusal');
 };
 

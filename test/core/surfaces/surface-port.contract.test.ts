@@ -42,7 +42,11 @@ const cases: PortCase[] = [
     chatApp: true,
     make(app) {
       const rt = slackRuntime(app);
-      return { port: slackPort(rt, rt.clients.for(slack.botToken), SLACK_DEFAULTS.teamId, 'C0CONTRACT'), tenantId: SLACK_DEFAULTS.teamId, authorId: SLACK_USER };
+      return {
+        port: slackPort(rt, rt.clients.for(slack.botToken), SLACK_DEFAULTS.teamId, 'C0CONTRACT'),
+        tenantId: SLACK_DEFAULTS.teamId,
+        authorId: SLACK_USER,
+      };
     },
   },
   {
@@ -51,10 +55,17 @@ const cases: PortCase[] = [
     make(app) {
       const rt = teamsRuntime(app);
       // The stand-in's wire shape is the Bot Framework activity the adapter would hand the turn.
-      const activity = personalMessage(teams, { text: 'hello', from: TEAMS_DEFAULTS.users.alice }) as unknown as Activity;
+      const activity = personalMessage(teams, {
+        text: 'hello',
+        from: TEAMS_DEFAULTS.users.alice,
+      }) as unknown as Activity;
       const address = addressOf(activity)!;
       const context = new TurnContext(rt.adapter!, activity);
-      return { port: teamsPort(rt, context, address), tenantId: address.tenant, authorId: TEAMS_DEFAULTS.users.alice.aadObjectId };
+      return {
+        port: teamsPort(rt, context, address),
+        tenantId: address.tenant,
+        authorId: TEAMS_DEFAULTS.users.alice.aadObjectId,
+      };
     },
   },
   {
@@ -62,7 +73,11 @@ const cases: PortCase[] = [
     chatApp: false,
     make(app) {
       // A signed-in person writes as their person agent; the workspace they write in is the tenant.
-      return { port: webPort({ store: app.store, clock: app.clock, publicUrl: app.config.publicUrl }, h.workspace), tenantId: h.workspace.id, authorId: h.reviewer.ownerId };
+      return {
+        port: webPort({ store: app.store, clock: app.clock, publicUrl: app.config.publicUrl }, h.workspace),
+        tenantId: h.workspace.id,
+        authorId: h.reviewer.ownerId,
+      };
     },
   },
 ];
@@ -70,19 +85,28 @@ const cases: PortCase[] = [
 beforeAll(async () => {
   [db, teams, slack] = await Promise.all([pgliteDb.open(), startTeamsStandin(), startSlackStandin()]);
   h = await startHarness({
-    database: db, standin: teams, mounts: [mountSlack], slack: { paceMs: 0 },
+    database: db,
+    standin: teams,
+    mounts: [mountSlack],
+    slack: { paceMs: 0 },
     env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
   });
   await connectSlackTeam(h.server.app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: slack.botToken });
   slack.setUser(SLACK_USER, { real_name: 'Contract Person', display_name: 'contract' });
 }, 60_000);
-afterAll(async () => { await h?.stop(); await Promise.all([teams?.close(), slack?.close()]); await db?.close(); });
+afterAll(async () => {
+  await h?.stop();
+  await Promise.all([teams?.close(), slack?.close()]);
+  await db?.close();
+});
 
 describe.each(cases)('the $name surface port', (c) => {
   it('names itself as its outbound port does (a chat app; the web chat shows messages live and has none), and trusts a profile for a while', () => {
     const { port } = c.make(h.server.app);
     const outbound = h.server.app.outbound.get(port.surface);
-    expect(outbound?.label ?? null, 'a chat app registered an outbound port under the same name and label').toBe(c.chatApp ? port.label : null);
+    expect(outbound?.label ?? null, 'a chat app registered an outbound port under the same name and label').toBe(
+      c.chatApp ? port.label : null,
+    );
     expect(port.label.length).toBeGreaterThan(0);
     expect(port.profileTtlMs).toBeGreaterThan(0);
   });
@@ -90,7 +114,9 @@ describe.each(cases)('the $name surface port', (c) => {
   it('finds the workspace its tenant is connected to (a chat app through the shared mapping), and none for a stranger', async () => {
     const { port, tenantId } = c.make(h.server.app);
     expect((await port.workspaceOf(tenantId))?.id).toBe(h.workspace.id);
-    expect(await h.server.app.store.tenants.workspaceOf(port.surface, tenantId)).toBe(c.chatApp ? h.workspace.id : null);
+    expect(await h.server.app.store.tenants.workspaceOf(port.surface, tenantId)).toBe(
+      c.chatApp ? h.workspace.id : null,
+    );
     expect(await port.workspaceOf('not-a-connected-tenant')).toBeNull();
   });
 
@@ -103,8 +129,12 @@ describe.each(cases)('the $name surface port', (c) => {
     }
     const link = await port.permalink('1700000000.000100');
     expect(link === null || /^https?:\/\//.test(link)).toBe(true);
-    const identity = await h.server.app.store.identities.upsert({ surface: port.surface, tenantId, externalUserId: authorId });
-    expect(typeof await port.sendLinkPrompt(identity, 'first')).toBe('boolean');
+    const identity = await h.server.app.store.identities.upsert({
+      surface: port.surface,
+      tenantId,
+      externalUserId: authorId,
+    });
+    expect(typeof (await port.sendLinkPrompt(identity, 'first'))).toBe('boolean');
   });
 
   it('quotes names and says how to link in sentences of its own', () => {
@@ -116,24 +146,32 @@ describe.each(cases)('the $name surface port', (c) => {
     expect(sent).not.toBe(notSent);
   });
 
-  it('routes through the one inbound service: a connected tenant\'s directory holds the workspace\'s agents', async () => {
+  it("routes through the one inbound service: a connected tenant's directory holds the workspace's agents", async () => {
     const { port, tenantId } = c.make(h.server.app);
     const target = await h.server.app.inbound.target(port, tenantId);
     expect(target?.workspace.id).toBe(h.workspace.id);
     expect(target?.directory.map((d) => d.agent.id)).toContain(h.reviewer.id);
   });
 
-  it('delivers a known author\'s message through the one inbound service, naming unknown agents its own way', async () => {
+  it("delivers a known author's message through the one inbound service, naming unknown agents its own way", async () => {
     const { port } = c.make(h.server.app);
     const app = h.server.app;
     const v = await app.chat.viewer(h.reviewer.ownerId, h.workspace.id);
     const general = (await app.chat.sidebar(v)).channels.find((ch) => ch.name === 'general')!;
     const text = `@reviewer @nobody please look (${c.name})`;
-    const { result, notices } = await app.inbound.deliverKnown(port, { workspace: h.workspace, sender: v.agent, conversation: (await app.store.messages.getConversation(h.workspace.id, general.id))!, text, names: ['reviewer', 'nobody'] });
+    const { result, notices } = await app.inbound.deliverKnown(port, {
+      workspace: h.workspace,
+      sender: v.agent,
+      conversation: (await app.store.messages.getConversation(h.workspace.id, general.id))!,
+      text,
+      names: ['reviewer', 'nobody'],
+    });
     expect(result.message?.surface).toBe(port.surface);
     expect(result.recipients).toEqual([expect.objectContaining({ agent_id: h.reviewer.id, status: 'delivered' })]);
     expect(notices).toEqual([expect.stringContaining(port.showName('nobody'))]);
-    expect((await app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.map((i) => i.message.body)).toContain(text);
+    expect((await app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.map((i) => i.message.body)).toContain(
+      text,
+    );
   });
 });
 
@@ -144,7 +182,9 @@ describe('the web chat surface port', () => {
     const v = await app.chat.viewer(h.reviewer.ownerId, h.workspace.id);
     const general = (await app.chat.sidebar(v)).channels.find((ch) => ch.name === 'general')!;
     const posted = await app.chat.post(v, general.id, 'where is this written?');
-    expect(await port.permalink(posted.message!.id)).toBe(`${app.config.publicUrl}/#/w/${h.workspace.slug}/c/${general.id}`);
+    expect(await port.permalink(posted.message!.id)).toBe(
+      `${app.config.publicUrl}/#/w/${h.workspace.slug}/c/${general.id}`,
+    );
     expect(await port.permalink('00000000-0000-0000-0000-000000000000')).toBeNull();
     expect((await port.profile(h.reviewer.ownerId))?.displayName.length).toBeGreaterThan(0);
   });

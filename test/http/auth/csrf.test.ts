@@ -13,7 +13,9 @@ describe('CSRF protection', () => {
     alice = new HttpBrowser(server.url);
     await alice.signIn('alice', password);
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   it('refuses the sign-in form without the token bound to this browser', async () => {
     const b = new HttpBrowser(server.url);
@@ -29,16 +31,29 @@ describe('CSRF protection', () => {
     expect(b.cookies.has('sb_session')).toBe(false);
   });
 
-  it('refuses API changes without the header, with another session\'s token, or from another site', async () => {
+  it("refuses API changes without the header, with another session's token, or from another site", async () => {
     const bob = new HttpBrowser(server.url);
     await bob.signIn('bob', password);
     const none = await alice.api('POST', '/w/acme/channels', { name: 'no-token' }, { csrf: false });
     expect(none.status).toBe(403);
     expect(none.json().error).toMatchObject({ code: 'NOT_PERMITTED' });
-    expect((await alice.api('POST', '/w/acme/channels', { name: 'bobs-token' }, { headers: { 'x-csrf-token': bob.csrf } })).status).toBe(403);
-    expect((await alice.api('POST', '/w/acme/channels', { name: 'cross-site' }, { headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    expect(
+      (await alice.api('POST', '/w/acme/channels', { name: 'bobs-token' }, { headers: { 'x-csrf-token': bob.csrf } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await alice.api(
+          'POST',
+          '/w/acme/channels',
+          { name: 'cross-site' },
+          { headers: { origin: 'https://evil.example' } },
+        )
+      ).status,
+    ).toBe(403);
     const ws = (await server.app.store.workspaces.get('acme'))!;
-    for (const name of ['no-token', 'bobs-token', 'cross-site']) expect(await server.app.store.chat.channelByName(ws.id, name)).toBeNull();
+    for (const name of ['no-token', 'bobs-token', 'cross-site'])
+      expect(await server.app.store.chat.channelByName(ws.id, name)).toBeNull();
     const ok = await alice.api('POST', '/w/acme/channels', { name: 'with-token' }, { headers: { origin: server.url } });
     expect(ok.status).toBe(201);
   });
@@ -56,8 +71,12 @@ describe('CSRF protection', () => {
 
 describe('the chat page and its assets', () => {
   let server: TestServer;
-  beforeAll(async () => { server = await startTestServer(); });
-  afterAll(async () => { await server?.close(); });
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   it('serves the scripts and styles with nosniff, and a plain 404 for unknown files', async () => {
     const js = await fetch(`${server.url}/assets/app.js`);

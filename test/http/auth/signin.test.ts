@@ -12,7 +12,9 @@ describe('web sign-in', () => {
     server = await startTestServer({ signinLimits: { perAddress: 1000, perAccount: 4, windowMs: 60_000 } });
     seed = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob' });
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   it('sends people who are not signed in to the sign-in page, and API calls get 401 with what to do', async () => {
     const b = new HttpBrowser(server.url);
@@ -57,7 +59,10 @@ describe('web sign-in', () => {
   });
 
   it('signs in once with a one-time link, then asks for a password; the link does not work twice', async () => {
-    const carol = await server.app.orgs.addPerson({ kind: 'system' }, { handle: 'carol', org: 'acme', displayName: 'Carol' });
+    const carol = await server.app.orgs.addPerson(
+      { kind: 'system' },
+      { handle: 'carol', org: 'acme', displayName: 'Carol' },
+    );
     const { path } = await server.app.orgs.issueSignin(carol.id);
     const b = new HttpBrowser(server.url);
     const confirm = await b.get(path);
@@ -83,7 +88,10 @@ describe('web sign-in', () => {
     const short = await b.form('/account/password', { password: 'short', confirm: 'short' });
     expect(short.status).toBe(400);
     expect(short.text).toContain('at least 10 characters');
-    const set = await b.form('/account/password', { password: 'a long new passphrase', confirm: 'a long new passphrase' });
+    const set = await b.form('/account/password', {
+      password: 'a long new passphrase',
+      confirm: 'a long new passphrase',
+    });
     expect(set.status).toBe(200);
     const stored = await server.app.store.people.passwordHash(carol.id);
     expect(stored).toMatch(/^scrypt\$/);
@@ -136,13 +144,16 @@ describe('web sign-in', () => {
     expect(res.location).toBe('/');
     const kept = new HttpBrowser(server.url);
     await kept.get('/signin');
-    expect((await kept.form('/signin', { handle: 'alice', password: seed.password, next: '/#/w/acme/agents' })).location).toBe('/#/w/acme/agents');
+    expect(
+      (await kept.form('/signin', { handle: 'alice', password: seed.password, next: '/#/w/acme/agents' })).location,
+    ).toBe('/#/w/acme/agents');
   });
 
   it('limits failed sign-in attempts per account, even with the right password after the limit', async () => {
     const b = new HttpBrowser(server.url);
     await b.get('/signin');
-    for (let i = 0; i < 4; i++) expect((await b.form('/signin', { handle: 'dave', password: `guess ${i}` })).status).toBe(401);
+    for (let i = 0; i < 4; i++)
+      expect((await b.form('/signin', { handle: 'dave', password: `guess ${i}` })).status).toBe(401);
     const limited = await b.form('/signin', { handle: 'dave', password: 'guess 5' });
     expect(limited.status).toBe(429);
     expect(limited.text).toContain('Too many failed sign-in attempts');

@@ -16,12 +16,16 @@ describe.each(databases())('driver errors through the Store ($kind)', (source) =
     db = await source.open();
     store = createStore(db.db);
   });
-  afterAll(async () => { await db?.close(); });
+  afterAll(async () => {
+    await db?.close();
+  });
 
   it('answers a statement with too many values as INVALID_INPUT with what to do, and goes on working', async () => {
     const ids = Array.from({ length: 70_000 }, (_, i) => `C${i}`);
-    await expect(store.listening.removeChannels(randomUUID(), 'slack', ids))
-      .rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('ask about fewer at a time') });
+    await expect(store.listening.removeChannels(randomUUID(), 'slack', ids)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('ask about fewer at a time'),
+    });
     // The same connection (PGlite has one) answers the next statement.
     await store.listening.removeChannels(randomUUID(), 'slack', ['C1']);
     expect(await db.ping()).toBeUndefined();
@@ -35,7 +39,10 @@ describe('a protocol violation (08P01) that is not about a statement too large',
     expect(isConnectionLost(pooler)).toBe(true);
     expect(translateDriverError(new Error('Failed query', { cause: pooler }))).toMatchObject({ code: 'UNAVAILABLE' });
     // The server's own answer to too many values stays the caller's to split.
-    const tooMany = Object.assign(new Error('bind message has 4464 parameter formats but 0 parameters'), { code: '08P01', severity: 'ERROR' });
+    const tooMany = Object.assign(new Error('bind message has 4464 parameter formats but 0 parameters'), {
+      code: '08P01',
+      severity: 'ERROR',
+    });
     expect(isConnectionLost(tooMany)).toBe(false);
     expect(translateDriverError(tooMany)).toMatchObject({ code: 'INVALID_INPUT' });
   });

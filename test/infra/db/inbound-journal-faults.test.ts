@@ -25,7 +25,9 @@ const slack = (key: string) => ({ surface: 'slack' as const, key, kind: 'event',
 
 describe('the inbound journal when the disk fails it', () => {
   let db: Database;
-  beforeAll(async () => { db = await pgliteDb.open(); });
+  beforeAll(async () => {
+    db = await pgliteDb.open();
+  });
   afterAll(async () => {
     await db?.close();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -39,7 +41,10 @@ describe('the inbound journal when the disk fails it', () => {
     const job = { topic: 'inbound.slack', orderingKey: 'inbound:slack:T1:CFAULT' };
     const journal = await InboundJournal.open(dir, repo, silent, HELD);
     const acked: string[] = [];
-    const take = async (key: string) => { await journal.accept(slack(key), job); acked.push(key); };
+    const take = async (key: string) => {
+      await journal.accept(slack(key), job);
+      acked.push(key);
+    };
     await take('event:F-1');
     // Half a line reaches the file, then the write fails.
     appendFileSync(activeOf(journal).file, '{"id":"3f1c0a1e-0000-4000-8000-0000');
@@ -63,11 +68,15 @@ describe('the inbound journal when the disk fails it', () => {
     const rows = await db.db.select({ id: inboundEvents.id, key: inboundEvents.key }).from(inboundEvents);
     expect(rows.map((r) => r.key).sort()).toEqual([...acked].sort());
     const keyOf = new Map(rows.map((r) => [r.id, r.key]));
-    const order = (await new DrizzleOutboxRepo(db.db).list({ topic: 'inbound.slack' })).filter((e) => e.orderingKey === job.orderingKey).map((e) => keyOf.get(String(e.payload.inboundId)));
+    const order = (await new DrizzleOutboxRepo(db.db).list({ topic: 'inbound.slack' }))
+      .filter((e) => e.orderingKey === job.orderingKey)
+      .map((e) => keyOf.get(String(e.payload.inboundId)));
     expect(order).toEqual(['event:F-1', 'event:F-2', 'event:F-3']);
     // The abandoned journal's own move finds them taken: nothing twice, and its files go.
     await journal.close();
-    expect((await db.db.select({ key: inboundEvents.key }).from(inboundEvents)).map((r) => r.key).sort()).toEqual([...acked].sort());
+    expect((await db.db.select({ key: inboundEvents.key }).from(inboundEvents)).map((r) => r.key).sort()).toEqual(
+      [...acked].sort(),
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -3,7 +3,17 @@
 // in order) when requests pause, kept and tried again when the database cannot
 // take it, and moved at the next start after a kill -9.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, renameSync, appendFileSync, rmSync, rmdirSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  appendFileSync,
+  rmSync,
+  rmdirSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,9 +35,19 @@ const HELD: JournalTiming = { quietMs: 3_600_000, maxWaitMs: 3_600_000, maxPendi
 const QUICK: JournalTiming = { quietMs: 20, maxWaitMs: 200, maxPending: 1_000, retryMs: 50 };
 const silent = pino({ level: 'silent' });
 const dirs: string[] = [];
-const journalDir = () => { const d = mkdtempSync(path.join(tmpdir(), 'sb-journal-')); dirs.push(d); return path.join(d, 'pglite.journal'); };
-const lines = (dir: string) => readdirSync(dir).flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean));
-const slack = (key: string, text = key) => ({ surface: 'slack' as const, key, kind: 'event', payload: { body: { text } } });
+const journalDir = () => {
+  const d = mkdtempSync(path.join(tmpdir(), 'sb-journal-'));
+  dirs.push(d);
+  return path.join(d, 'pglite.journal');
+};
+const lines = (dir: string) =>
+  readdirSync(dir).flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean));
+const slack = (key: string, text = key) => ({
+  surface: 'slack' as const,
+  key,
+  kind: 'event',
+  payload: { body: { text } },
+});
 
 /** The database repository, failing its next `failures` writes as a database that went away would. */
 class Flaky extends DrizzleInboundEventRepo {
@@ -72,7 +92,10 @@ describe('the inbound journal', () => {
     expect(await waiting()).toBe('0');
     const [row] = await stored('event:J1');
     expect(row).toMatchObject({ id: event!.id, outboxId: event!.outboxId, payload: { body: { text: 'event:J1' } } });
-    expect(await outbox.get(event!.outboxId!)).toMatchObject({ topic: 'inbound.slack', payload: { inboundId: event!.id } });
+    expect(await outbox.get(event!.outboxId!)).toMatchObject({
+      topic: 'inbound.slack',
+      payload: { inboundId: event!.id },
+    });
     expect(readdirSync(dir)).toEqual([]);
     await expect(journal.accept(slack('event:J1-late'), job)).rejects.toThrow('The inbound journal is closed');
   });
@@ -81,15 +104,20 @@ describe('the inbound journal', () => {
     const dir = journalDir();
     const journal = await InboundJournal.open(dir, repo, silent, QUICK);
     let told = 0;
-    journal.onStored(() => { told += 1; });
+    journal.onStored(() => {
+      told += 1;
+    });
     const keys = Array.from({ length: 40 }, (_, i) => `event:J2-${i % 30}`);
     const events = await Promise.all(keys.map((key, i) => journal.accept(slack(key, `n${i}`), job)));
     await vi.waitFor(() => expect(told).toBeGreaterThan(0));
     expect(journal.waiting).toBe(0);
     // Each key once, with the first request's text; the ten repeats were redeliveries.
-    for (let i = 0; i < 30; i++) expect((await stored(`event:J2-${i}`)).map((r) => r.payload)).toEqual([{ body: { text: `n${i}` } }]);
+    for (let i = 0; i < 30; i++)
+      expect((await stored(`event:J2-${i}`)).map((r) => r.payload)).toEqual([{ body: { text: `n${i}` } }]);
     const order = new Map(events.slice(0, 30).map((e, i) => [e!.id, i]));
-    const entries = (await outbox.list({ topic: 'inbound.slack' })).filter((e) => order.has(String(e.payload.inboundId)));
+    const entries = (await outbox.list({ topic: 'inbound.slack' })).filter((e) =>
+      order.has(String(e.payload.inboundId)),
+    );
     expect(entries.map((e) => order.get(String(e.payload.inboundId)))).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(readdirSync(dir)).toEqual([]);
     await journal.close();
@@ -111,7 +139,11 @@ describe('the inbound journal', () => {
     const dir = journalDir();
     const journal = await InboundJournal.open(dir, repo, silent, HELD);
     // jsonb cannot hold a lone surrogate.
-    await Promise.all(['event:J4-a', 'event:J4-bad', 'event:J4-b'].map((key) => journal.accept(slack(key, key.endsWith('bad') ? 'x\uD800y' : key), job)));
+    await Promise.all(
+      ['event:J4-a', 'event:J4-bad', 'event:J4-b'].map((key) =>
+        journal.accept(slack(key, key.endsWith('bad') ? 'x\uD800y' : key), job),
+      ),
+    );
     await journal.close();
     expect(await stored('event:J4-a')).toHaveLength(1);
     expect(await stored('event:J4-b')).toHaveLength(1);
@@ -121,7 +153,12 @@ describe('the inbound journal', () => {
 
   it('waits out a failed move with as many requests waiting as start a move at once, instead of looping on a timer', async () => {
     const dir = journalDir();
-    const journal = await InboundJournal.open(dir, repo, silent, { quietMs: 3_600_000, maxWaitMs: 3_600_000, maxPending: 1, retryMs: 60_000 });
+    const journal = await InboundJournal.open(dir, repo, silent, {
+      quietMs: 3_600_000,
+      maxWaitMs: 3_600_000,
+      maxPending: 1,
+      retryMs: 60_000,
+    });
     repo.failures = 1_000;
     await journal.accept(slack('event:J5'), job);
     await vi.waitFor(() => expect(repo.failures).toBeLessThan(1_000));
@@ -144,7 +181,10 @@ describe('the inbound journal', () => {
     repo.failures = 1_000;
     try {
       for (const key of ['event:J8-a', 'event:J8-b', 'event:J8-c']) await journal.accept(slack(key), job);
-      await expect(journal.accept(slack('event:J8-d'), job)).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('send this one again shortly') });
+      await expect(journal.accept(slack('event:J8-d'), job)).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringContaining('send this one again shortly'),
+      });
       expect(lines(dir).map((l) => JSON.parse(l).key)).toEqual(['event:J8-a', 'event:J8-b', 'event:J8-c']);
     } finally {
       repo.failures = 0;
@@ -159,17 +199,26 @@ describe('the inbound journal', () => {
   it('tries again later when a moved file cannot be deleted, with no unhandled rejection', async () => {
     const dir = journalDir();
     const unhandled: unknown[] = [];
-    const onUnhandled = (e: unknown) => { unhandled.push(e); };
+    const onUnhandled = (e: unknown) => {
+      unhandled.push(e);
+    };
     process.on('unhandledRejection', onUnhandled);
     try {
-      const journal = await InboundJournal.open(dir, repo, silent, { quietMs: 3_600_000, maxWaitMs: 3_600_000, maxPending: 2, retryMs: 50 });
+      const journal = await InboundJournal.open(dir, repo, silent, {
+        quietMs: 3_600_000,
+        maxWaitMs: 3_600_000,
+        maxPending: 2,
+        retryMs: 50,
+      });
       await journal.accept(slack('event:J6-a'), job);
       // The file's name now holds a directory, which unlink refuses (EISDIR); appends still go to the file, renamed.
       const [file] = readdirSync(dir);
       renameSync(path.join(dir, file), path.join(dir, `${file}.kept`));
       mkdirSync(path.join(dir, file));
       await journal.accept(slack('event:J6-b'), job);
-      await vi.waitFor(async () => expect((await stored('event:J6-a')).length + (await stored('event:J6-b')).length).toBe(2));
+      await vi.waitFor(async () =>
+        expect((await stored('event:J6-a')).length + (await stored('event:J6-b')).length).toBe(2),
+      );
       await new Promise((r) => setTimeout(r, 300));
       expect(journal.waiting).toBe(2);
       rmdirSync(path.join(dir, file));
@@ -230,7 +279,9 @@ describe('the inbound journal', () => {
     const [file] = readdirSync(dir);
     appendFileSync(path.join(dir, file), '{"version":2,"something":"else"}\n');
     await journal.accept(slack('event:J10-b'), job);
-    await expect(InboundJournal.open(dir, repo, silent, HELD)).rejects.toThrow(/Line 2 of the inbound journal .* move the file out of the directory/);
+    await expect(InboundJournal.open(dir, repo, silent, HELD)).rejects.toThrow(
+      /Line 2 of the inbound journal .* move the file out of the directory/,
+    );
     expect(await stored('event:J10-a')).toEqual([]);
     await journal.close();
   });

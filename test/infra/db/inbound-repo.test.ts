@@ -20,32 +20,61 @@ describe('inbound events', () => {
     repo = new DrizzleInboundEventRepo(db.db);
     outbox = new DrizzleOutboxRepo(db.db);
   });
-  afterAll(async () => { await db?.close(); });
+  afterAll(async () => {
+    await db?.close();
+  });
 
   it('stores a key once, with an outbox entry pointing at it; the same key again is a duplicate', async () => {
-    const first = await repo.accept({ surface: 'slack', key: 'event:Ev1', kind: 'event', payload: { body: { a: 1 } } }, job);
+    const first = await repo.accept(
+      { surface: 'slack', key: 'event:Ev1', kind: 'event', payload: { body: { a: 1 } } },
+      job,
+    );
     expect(first?.outboxId).toBeTruthy();
     const entry = await outbox.get(first!.outboxId!);
-    expect(entry).toMatchObject({ topic: 'inbound.slack', payload: { inboundId: first!.id }, orderingKey: job.orderingKey, status: 'pending' });
-    expect(await repo.accept({ surface: 'slack', key: 'event:Ev1', kind: 'event', payload: { body: { a: 2 } } }, job)).toBeNull();
+    expect(entry).toMatchObject({
+      topic: 'inbound.slack',
+      payload: { inboundId: first!.id },
+      orderingKey: job.orderingKey,
+      status: 'pending',
+    });
+    expect(
+      await repo.accept({ surface: 'slack', key: 'event:Ev1', kind: 'event', payload: { body: { a: 2 } } }, job),
+    ).toBeNull();
     // The same key on another surface is another request.
-    expect(await repo.accept({ surface: 'teams', key: 'event:Ev1', kind: 'message', payload: {} }, { topic: 'inbound.teams', orderingKey: null })).not.toBeNull();
-    expect((await outbox.list({ topic: 'inbound.slack' })).filter((e) => e.payload.inboundId === first!.id)).toHaveLength(1);
+    expect(
+      await repo.accept(
+        { surface: 'teams', key: 'event:Ev1', kind: 'message', payload: {} },
+        { topic: 'inbound.teams', orderingKey: null },
+      ),
+    ).not.toBeNull();
+    expect(
+      (await outbox.list({ topic: 'inbound.slack' })).filter((e) => e.payload.inboundId === first!.id),
+    ).toHaveLength(1);
     expect(await repo.remember({ surface: 'teams', key: 'conv#1', kind: 'invoke' })).toBe(true);
     expect(await repo.remember({ surface: 'teams', key: 'conv#1', kind: 'invoke' })).toBe(false);
   });
 
   it('refuses an empty key or one with a NUL character with a sentence, and keeps a payload with one', async () => {
-    await expect(repo.accept({ surface: 'slack', key: '', kind: 'event', payload: {} }, job)).rejects.toThrow('The inbound event cannot be stored: key');
-    await expect(repo.accept({ surface: 'slack', key: 'event:\u0000', kind: 'event', payload: {} }, job)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    const stored = await repo.accept({ surface: 'slack', key: 'event:Ev2', kind: 'event', payload: { event: { text: 'a\u0000b', list: ['\u0000'] } } }, job);
+    await expect(repo.accept({ surface: 'slack', key: '', kind: 'event', payload: {} }, job)).rejects.toThrow(
+      'The inbound event cannot be stored: key',
+    );
+    await expect(
+      repo.accept({ surface: 'slack', key: 'event:\u0000', kind: 'event', payload: {} }, job),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    const stored = await repo.accept(
+      { surface: 'slack', key: 'event:Ev2', kind: 'event', payload: { event: { text: 'a\u0000b', list: ['\u0000'] } } },
+      job,
+    );
     expect((await repo.get(stored!.id))?.payload).toEqual({ event: { text: 'a\uFFFDb', list: ['\uFFFD'] } });
     expect(await db.db.select().from(inboundEvents).where(eq(inboundEvents.key, 'event:'))).toHaveLength(0);
   });
 
   it('purges handled and inline requests received before the cutoff, and keeps the rest', async () => {
     const done = await repo.accept({ surface: 'slack', key: 'event:old-done', kind: 'event', payload: {} }, job);
-    const waiting = await repo.accept({ surface: 'slack', key: 'event:old-waiting', kind: 'event', payload: {} }, { ...job, orderingKey: null });
+    const waiting = await repo.accept(
+      { surface: 'slack', key: 'event:old-waiting', kind: 'event', payload: {} },
+      { ...job, orderingKey: null },
+    );
     await outbox.markDone(done!.outboxId!);
     await repo.remember({ surface: 'teams', key: 'conv#old', kind: 'invoke' });
     const purged = await repo.purgeBefore(new Date(Date.now() + 60_000));
@@ -56,38 +85,55 @@ describe('inbound events', () => {
   });
 });
 
-describe.each(databases().map((d) => [d.kind, d] as const))('inbound events arriving together (%s)', (_kind, source) => {
-  let db: Database;
-  let repo: DrizzleInboundEventRepo;
-  let outbox: DrizzleOutboxRepo;
+describe.each(databases().map((d) => [d.kind, d] as const))(
+  'inbound events arriving together (%s)',
+  (_kind, source) => {
+    let db: Database;
+    let repo: DrizzleInboundEventRepo;
+    let outbox: DrizzleOutboxRepo;
 
-  beforeAll(async () => {
-    db = await source.open();
-    repo = new DrizzleInboundEventRepo(db.db);
-    outbox = new DrizzleOutboxRepo(db.db);
-  });
-  afterAll(async () => { await db?.close(); });
+    beforeAll(async () => {
+      db = await source.open();
+      repo = new DrizzleInboundEventRepo(db.db);
+      outbox = new DrizzleOutboxRepo(db.db);
+    });
+    afterAll(async () => {
+      await db?.close();
+    });
 
-  it('are stored once per key, and their entries keep the order they arrived in within an ordering key', async () => {
-    const job = { topic: 'inbound.slack', orderingKey: 'inbound:slack:T1:CBURST' };
-    const keys = Array.from({ length: 60 }, (_, i) => `event:burst-${i % 50}`);
-    const results = await Promise.all(keys.map((key, i) => repo.accept({ surface: 'slack', key, kind: 'event', payload: { n: i } }, job)));
-    // The first of each key is stored; its ten repeats are redeliveries.
-    expect(results.slice(0, 50).every((r) => r !== null)).toBe(true);
-    expect(results.slice(50)).toEqual(Array(10).fill(null));
-    const entries = (await outbox.list({ topic: 'inbound.slack' })).filter((e) => e.orderingKey === job.orderingKey);
-    const order = new Map(results.slice(0, 50).map((r, i) => [r!.id, i]));
-    expect(entries.map((e) => order.get(String(e.payload.inboundId)))).toEqual(Array.from({ length: 50 }, (_, i) => i));
-    expect(await repo.get(results[7]!.id)).toMatchObject({ key: 'event:burst-7', payload: { n: 7 }, outboxId: results[7]!.outboxId });
-  });
+    it('are stored once per key, and their entries keep the order they arrived in within an ordering key', async () => {
+      const job = { topic: 'inbound.slack', orderingKey: 'inbound:slack:T1:CBURST' };
+      const keys = Array.from({ length: 60 }, (_, i) => `event:burst-${i % 50}`);
+      const results = await Promise.all(
+        keys.map((key, i) => repo.accept({ surface: 'slack', key, kind: 'event', payload: { n: i } }, job)),
+      );
+      // The first of each key is stored; its ten repeats are redeliveries.
+      expect(results.slice(0, 50).every((r) => r !== null)).toBe(true);
+      expect(results.slice(50)).toEqual(Array(10).fill(null));
+      const entries = (await outbox.list({ topic: 'inbound.slack' })).filter((e) => e.orderingKey === job.orderingKey);
+      const order = new Map(results.slice(0, 50).map((r, i) => [r!.id, i]));
+      expect(entries.map((e) => order.get(String(e.payload.inboundId)))).toEqual(
+        Array.from({ length: 50 }, (_, i) => i),
+      );
+      expect(await repo.get(results[7]!.id)).toMatchObject({
+        key: 'event:burst-7',
+        payload: { n: 7 },
+        outboxId: results[7]!.outboxId,
+      });
+    });
 
-  it('lose nothing when the database refuses one of them', async () => {
-    const job = { topic: 'inbound.teams', orderingKey: null };
-    // jsonb cannot hold a lone surrogate: that request fails; the ones written with it are stored.
-    const attempts = ['good-1', 'bad', 'good-2', 'good-3'].map((key) =>
-      repo.accept({ surface: 'teams', key, kind: 'message', payload: { text: key === 'bad' ? 'x\uD800y' : key } }, job));
-    const settled = await Promise.allSettled(attempts);
-    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-    for (const s of settled) if (s.status === 'fulfilled') expect(await repo.get(s.value!.id)).not.toBeNull();
-  });
-});
+    it('lose nothing when the database refuses one of them', async () => {
+      const job = { topic: 'inbound.teams', orderingKey: null };
+      // jsonb cannot hold a lone surrogate: that request fails; the ones written with it are stored.
+      const attempts = ['good-1', 'bad', 'good-2', 'good-3'].map((key) =>
+        repo.accept(
+          { surface: 'teams', key, kind: 'message', payload: { text: key === 'bad' ? 'x\uD800y' : key } },
+          job,
+        ),
+      );
+      const settled = await Promise.allSettled(attempts);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      for (const s of settled) if (s.status === 'fulfilled') expect(await repo.get(s.value!.id)).not.toBeNull();
+    });
+  },
+);

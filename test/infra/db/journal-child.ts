@@ -8,13 +8,22 @@ import { DrizzleInboundEventRepo } from '../../../src/infra/db/inbound-repo.ts';
 
 const never = 3_600_000;
 // Preparing a row needs no database, and the journal is never moved here: nothing reaches it.
-const journal = await InboundJournal.open(process.argv[2], new DrizzleInboundEventRepo({} as Db), pino({ level: 'silent' }),
-  { quietMs: never, maxWaitMs: never, maxPending: Number.MAX_SAFE_INTEGER, retryMs: never });
+const journal = await InboundJournal.open(
+  process.argv[2],
+  new DrizzleInboundEventRepo({} as Db),
+  pino({ level: 'silent' }),
+  { quietMs: never, maxWaitMs: never, maxPending: Number.MAX_SAFE_INTEGER, retryMs: never },
+);
 let n = 0;
-await Promise.all(Array.from({ length: 8 }, async () => {
-  for (;;) {
-    const key = `event:killed-${n++}`;
-    await journal.accept({ surface: 'slack', key, kind: 'event', payload: { body: { text: key } } }, { topic: 'inbound.slack', orderingKey: null });
-    process.stdout.write(`${key}\n`);
-  }
-}));
+await Promise.all(
+  Array.from({ length: 8 }, async () => {
+    for (;;) {
+      const key = `event:killed-${n++}`;
+      await journal.accept(
+        { surface: 'slack', key, kind: 'event', payload: { body: { text: key } } },
+        { topic: 'inbound.slack', orderingKey: null },
+      );
+      process.stdout.write(`${key}\n`);
+    }
+  }),
+);

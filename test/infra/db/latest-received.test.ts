@@ -23,19 +23,34 @@ describe.each(databases())('latest message received, on $kind', (kind) => {
     const orgs = new OrgService(store, systemClock);
     const { org, admin } = await orgs.init({ org: 'Acme', admin: 'alice' });
     const b = await orgs.addPerson(SYSTEM, { handle: 'bob', org: 'acme' });
-    workspaceId = (await store.workspaces.create({ orgId: org.id, name: 'Eng', slug: 'eng', restricted: false, kind: 'structured' })).id;
+    workspaceId = (
+      await store.workspaces.create({ orgId: org.id, name: 'Eng', slug: 'eng', restricted: false, kind: 'structured' })
+    ).id;
     alice = (await store.agents.personAgent(admin.id))!.id;
     bob = (await store.agents.personAgent(b.id))!.id;
   });
   afterAll(() => database.close());
 
   const at = (minutes: number) => new Date(Date.UTC(2031, 0, 1, 12, minutes));
-  const post = (conversationId: string, body: string, createdAt: Date, to: 'addressed' | 'overheard', hop = 0) => store.messages.post({
-    workspaceId, conversationId, senderId: alice, body, replyTo: null, chainId: randomUUID(), hop, askerPersonId: null, askerIdentityId: null,
-    surface: 'mcp', createdAt,
-  }, { participants: [alice], deliverTo: to === 'addressed' ? [bob] : [], overheard: to === 'overheard' ? [bob] : [] });
+  const post = (conversationId: string, body: string, createdAt: Date, to: 'addressed' | 'overheard', hop = 0) =>
+    store.messages.post(
+      {
+        workspaceId,
+        conversationId,
+        senderId: alice,
+        body,
+        replyTo: null,
+        chainId: randomUUID(),
+        hop,
+        askerPersonId: null,
+        askerIdentityId: null,
+        surface: 'mcp',
+        createdAt,
+      },
+      { participants: [alice], deliverTo: to === 'addressed' ? [bob] : [], overheard: to === 'overheard' ? [bob] : [] },
+    );
 
-  it('is the newest by the message\'s time among the conversation\'s newest messages, not the last stored', async () => {
+  it("is the newest by the message's time among the conversation's newest messages, not the last stored", async () => {
     const conv = await store.messages.conversation({ workspaceId, kind: 'dm', key: 'direct', title: 'direct' });
     await post(conv.id, 'later', at(30), 'addressed');
     await post(conv.id, 'earlier, stored last', at(20), 'addressed');
@@ -46,8 +61,13 @@ describe.each(databases())('latest message received, on $kind', (kind) => {
     expect(await store.messages.latestReceived(alice, conv.id)).toBeNull();
   });
 
-  it('is the same when every one of the conversation\'s newest messages was only overheard', async () => {
-    const conv = await store.messages.conversation({ workspaceId, kind: 'channel', key: 'listened', title: 'listened' });
+  it("is the same when every one of the conversation's newest messages was only overheard", async () => {
+    const conv = await store.messages.conversation({
+      workspaceId,
+      kind: 'channel',
+      key: 'listened',
+      title: 'listened',
+    });
     // Two at the same time: the one delivered last is the later, before their hops count.
     await post(conv.id, 'tied, stored first', at(10), 'addressed', 2);
     await post(conv.id, 'tied, stored last', at(10), 'addressed', 1);
@@ -56,6 +76,10 @@ describe.each(databases())('latest message received, on $kind', (kind) => {
     // Not addressed in another conversation since, either.
     const other = await store.messages.conversation({ workspaceId, kind: 'dm', key: 'other', title: 'other' });
     await post(other.id, 'elsewhere', at(59), 'addressed');
-    expect(await store.messages.latestReceived(bob, conv.id)).toMatchObject({ body: 'tied, stored last', hop: 1, createdAt: at(10) });
+    expect(await store.messages.latestReceived(bob, conv.id)).toMatchObject({
+      body: 'tied, stored last',
+      hop: 1,
+      createdAt: at(10),
+    });
   });
 });

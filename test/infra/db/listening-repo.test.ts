@@ -28,12 +28,32 @@ describe.each(databases())('listening repo on $kind', (kind) => {
     const agents = new AgentService(store, orgs);
     const { org } = await orgs.init({ org: 'Acme', admin: 'alice' });
     // Straight into the store: what the services check on the way is not this file's concern.
-    eng = await store.workspaces.create({ orgId: org.id, name: 'Eng', slug: 'eng', restricted: false, kind: 'structured' });
-    ops = await store.workspaces.create({ orgId: org.id, name: 'Ops', slug: 'ops', restricted: false, kind: 'structured' });
+    eng = await store.workspaces.create({
+      orgId: org.id,
+      name: 'Eng',
+      slug: 'eng',
+      restricted: false,
+      kind: 'structured',
+    });
+    ops = await store.workspaces.create({
+      orgId: org.id,
+      name: 'Ops',
+      slug: 'ops',
+      restricted: false,
+      kind: 'structured',
+    });
     for (const name of ['triage', 'scribe']) {
       ids[name] = (await agents.add(SYSTEM, { name, owner: 'alice' })).agent.id;
       for (const ws of [eng, ops]) {
-        await store.agents.putMembership({ agentId: ids[name], workspaceId: ws.id, send: true, receive: true, canMessage: [], takesMessagesFrom: [], monitor: false });
+        await store.agents.putMembership({
+          agentId: ids[name],
+          workspaceId: ws.id,
+          send: true,
+          receive: true,
+          canMessage: [],
+          takesMessagesFrom: [],
+          monitor: false,
+        });
       }
     }
   }, 120_000);
@@ -41,9 +61,10 @@ describe.each(databases())('listening repo on $kind', (kind) => {
 
   /** The channel's listeners, as a set (two added within the clock's resolution have no order of their own). */
   const listeners = async (ws: Workspace) => (await store.listening.list(ws.id, CHANNEL)).map((l) => l.agentId).sort();
-  const listen = (ws: Workspace, agentId: string) => store.listening.add({ workspaceId: ws.id, ...CHANNEL, agentId, addedBy: null });
+  const listen = (ws: Workspace, agentId: string) =>
+    store.listening.add({ workspaceId: ws.id, ...CHANNEL, agentId, addedBy: null });
 
-  it('removes only the named agents\' rows, in the named workspaces or in all of them', async () => {
+  it("removes only the named agents' rows, in the named workspaces or in all of them", async () => {
     for (const ws of [eng, ops]) for (const id of [ids.triage, ids.scribe]) expect(await listen(ws, id)).toBe(true);
 
     await store.listening.removeAgents([ids.triage], [eng.id]);

@@ -15,10 +15,11 @@ const startTime = (pid: number) => {
   }
 };
 
-const spawnSleep = () => new Promise<ChildProcess>((resolve, reject) => {
-  const child = spawn('sleep', ['30'], { stdio: 'ignore' });
-  child.once('spawn', () => resolve(child)).once('error', reject);
-});
+const spawnSleep = () =>
+  new Promise<ChildProcess>((resolve, reject) => {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    child.once('spawn', () => resolve(child)).once('error', reject);
+  });
 
 describe('the embedded database lock', () => {
   let root: string;
@@ -37,7 +38,7 @@ describe('the embedded database lock', () => {
   // In Docker node is pid 1 in every life of the container, so after an unclean stop the lock names this very process.
   it.each([
     ['only the pid, as builds before the start time was recorded wrote it', String(process.pid)],
-    ['the pid and a start time that is not this life\'s', `${process.pid} 1`],
+    ["the pid and a start time that is not this life's", `${process.pid} 1`],
   ])('takes over a lock left by an earlier life of this pid (%s)', (_, content) => {
     writeFileSync(`${dataDir}.lock`, content);
     expect(lockHolder(dataDir)).toBeNull();
@@ -51,20 +52,29 @@ describe('the embedded database lock', () => {
     expect(existsSync(`${dataDir}.lock.start`)).toBe(false);
   });
 
-  it.runIf(process.platform === 'linux')('refuses a lock of another live process whose start time is beside its pid', async () => {
-    const child = await spawnSleep();
-    children.push(child);
-    writeFileSync(`${dataDir}.lock`, String(child.pid));
-    writeFileSync(`${dataDir}.lock.start`, `${child.pid} ${startTime(child.pid!)}`);
-    expect(() => lockDataDir(dataDir)).toThrow(DatabaseLockedError);
-    // The same pid with another start time is a process that took the pid over: stale.
-    writeFileSync(`${dataDir}.lock.start`, `${child.pid} ${Number(startTime(child.pid!)) - 1}`);
-    expect(lockHolder(dataDir)).toBeNull();
-  });
+  it.runIf(process.platform === 'linux')(
+    'refuses a lock of another live process whose start time is beside its pid',
+    async () => {
+      const child = await spawnSleep();
+      children.push(child);
+      writeFileSync(`${dataDir}.lock`, String(child.pid));
+      writeFileSync(`${dataDir}.lock.start`, `${child.pid} ${startTime(child.pid!)}`);
+      expect(() => lockDataDir(dataDir)).toThrow(DatabaseLockedError);
+      // The same pid with another start time is a process that took the pid over: stale.
+      writeFileSync(`${dataDir}.lock.start`, `${child.pid} ${Number(startTime(child.pid!)) - 1}`);
+      expect(lockHolder(dataDir)).toBeNull();
+    },
+  );
 
   it('refuses a second lock of the same directory in this process, and allows one after release', () => {
     const release = lockDataDir(dataDir);
-    const err = (() => { try { lockDataDir(dataDir); } catch (e) { return e; } })();
+    const err = (() => {
+      try {
+        lockDataDir(dataDir);
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(err).toBeInstanceOf(DatabaseLockedError);
     expect((err as DatabaseLockedError).pid).toBe(process.pid);
     expect((err as Error).message).toContain('PGlite allows one process at a time');
@@ -81,19 +91,25 @@ describe('the embedded database lock', () => {
     expect(lockHolder(dataDir)).toBe(child.pid);
   });
 
-  it.runIf(process.platform === 'linux')('takes over a lock whose pid now belongs to a process started later', async () => {
-    const child = await spawnSleep();
-    children.push(child);
-    writeFileSync(`${dataDir}.lock`, `${child.pid} ${Number(startTime(child.pid!)) - 1}`);
-    expect(lockHolder(dataDir)).toBeNull();
-    lockDataDir(dataDir)();
-  });
+  it.runIf(process.platform === 'linux')(
+    'takes over a lock whose pid now belongs to a process started later',
+    async () => {
+      const child = await spawnSleep();
+      children.push(child);
+      writeFileSync(`${dataDir}.lock`, `${child.pid} ${Number(startTime(child.pid!)) - 1}`);
+      expect(lockHolder(dataDir)).toBeNull();
+      lockDataDir(dataDir)();
+    },
+  );
 
   it('takes over a lock left by a process that died', async () => {
     const child = await spawnSleep();
     const pid = child.pid!;
     const token = startTime(pid);
-    await new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGKILL'); });
+    await new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGKILL');
+    });
     writeFileSync(`${dataDir}.lock`, `${pid} ${token}`);
     expect(lockHolder(dataDir)).toBeNull();
     const release = lockDataDir(dataDir);

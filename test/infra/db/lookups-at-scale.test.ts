@@ -15,7 +15,11 @@ import { postgresDb } from '../../support/db.ts';
 import { rowsReadBy } from '../../support/explain.ts';
 
 /** The uuid `md5(text)::uuid` makes in SQL: the seeded rows' ids. */
-const uid = (s: string) => createHash('md5').update(s).digest('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+const uid = (s: string) =>
+  createHash('md5')
+    .update(s)
+    .digest('hex')
+    .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
 
 /** Rows in each table under test (a scan reads them all), and what a lookup may read. */
 const N = 10_000;
@@ -47,8 +51,20 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
     const { org, admin } = await orgs.init({ org: 'Acme', admin: 'alice' });
     const b = await orgs.addPerson(SYSTEM, { handle: 'bob', org: 'acme' });
     // Straight into the store: what the services check on the way is not this file's concern.
-    eng = await store.workspaces.create({ orgId: org.id, name: 'Eng', slug: 'eng', restricted: false, kind: 'structured' });
-    ops = await store.workspaces.create({ orgId: org.id, name: 'Ops', slug: 'ops', restricted: false, kind: 'structured' });
+    eng = await store.workspaces.create({
+      orgId: org.id,
+      name: 'Eng',
+      slug: 'eng',
+      restricted: false,
+      kind: 'structured',
+    });
+    ops = await store.workspaces.create({
+      orgId: org.id,
+      name: 'Ops',
+      slug: 'ops',
+      restricted: false,
+      kind: 'structured',
+    });
     alice = (await store.agents.personAgent(admin.id))!.id;
     bob = (await store.agents.personAgent(b.id))!.id;
     bobPerson = b.id;
@@ -166,19 +182,23 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
     ]);
   });
 
-  it('lists a person\'s conversations from their own, newest message first', async () => {
-    const found = await readsFew('from "conversation_participants"', () => store.chat.conversationsOf(bob, eng.id, ['dm', 'channel']));
+  it("lists a person's conversations from their own, newest message first", async () => {
+    const found = await readsFew('from "conversation_participants"', () =>
+      store.chat.conversationsOf(bob, eng.id, ['dm', 'channel']),
+    );
     // Not the thread (another kind), nor the direct conversation in ops.
     expect(found.map((c) => c.key)).toEqual(['busy', 'quiet', 'done']);
   });
 
-  it('counts unread messages from the person\'s read marker on, not their own', async () => {
-    const counts = await readsFew('"read_markers"', () => store.chat.unreadCounts(bobPerson, bob, [uid('busy'), uid('quiet'), uid('done')]));
+  it("counts unread messages from the person's read marker on, not their own", async () => {
+    const counts = await readsFew('"read_markers"', () =>
+      store.chat.unreadCounts(bobPerson, bob, [uid('busy'), uid('quiet'), uid('done')]),
+    );
     // busy 1..7 but bob's own busy 3; quiet, never opened: all but bob's own; done: read.
     expect(Object.fromEntries(counts)).toEqual({ [uid('busy')]: 6, [uid('quiet')]: 3 });
   });
 
-  it('reads an inbox page newest first, a page\'s worth of rows', async () => {
+  it("reads an inbox page newest first, a page's worth of rows", async () => {
     // Each of the 50 rows passes through a few joins (message, sender, owner, conversation): 50 times those, not N.
     const page = await readsFew('from "deliveries"', () => store.chat.inbox(bob, eng.id, 50), 1_000);
     const busy = Array.from({ length: 50 }, (_, i) => `busy ${i + 1}`).filter((b) => b !== 'busy 3');
@@ -198,7 +218,9 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
     // Not the newer ones he only overheard, nor those addressed to him in the busy channel since.
     expect(latest).toMatchObject({ id: uid('addressed1'), body: 'addressed 1', conversationId: uid('listened') });
     // In the channel where nearly every message is addressed to him, the newest of them; none where he only overheard.
-    expect(await readsFew('from "deliveries"', () => store.messages.latestReceived(bob, uid('busy')))).toMatchObject({ body: 'busy 1' });
+    expect(await readsFew('from "deliveries"', () => store.messages.latestReceived(bob, uid('busy')))).toMatchObject({
+      body: 'busy 1',
+    });
     expect(await store.messages.latestReceived(bob, uid('chan2'))).toBeNull();
   });
 
@@ -210,7 +232,9 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
   });
 
   it('lists the threads under conversations', async () => {
-    const found = await readsFew('from "conversations"', () => store.chat.threadsUnder(eng.id, [uid('busy'), uid('chan2')]));
+    const found = await readsFew('from "conversations"', () =>
+      store.chat.threadsUnder(eng.id, [uid('busy'), uid('chan2')]),
+    );
     expect(found.sort()).toEqual(['busy-t1', 'busy-t2', 'busy-t3', 'chan2-t1', 'chan2-t2'].map(uid).sort());
   });
 
@@ -220,7 +244,8 @@ describe.runIf(pg)('lookups at scale, on PostgreSQL', () => {
   });
 
   it('tells whether any standing agent listens in a channel', async () => {
-    const anyFor = (channelId: string) => readsFew('from "channel_listeners"', () => store.listening.anyFor({ surface: 'slack', channelId }));
+    const anyFor = (channelId: string) =>
+      readsFew('from "channel_listeners"', () => store.listening.anyFor({ surface: 'slack', channelId }));
     expect(await anyFor('C0LIVE')).toBe(true);
     expect(await anyFor('C0IDLE')).toBe(false);
     expect(await anyFor('C0NONE')).toBe(false);

@@ -21,10 +21,13 @@ describe.each(databases())('deleting the listening rows of agents no longer in t
 
   /** The listening rows, by workspace slug, agent name and channel, in a fixed order. */
   const listeners = async (): Promise<Row[]> => {
-    const rows = ((await database.db.execute(sql`select workspace_id, agent_id, channel_id from channel_listeners`)) as unknown as {
-      rows: Array<{ workspace_id: string; agent_id: string; channel_id: string }>;
-    }).rows;
-    return rows.map((r) => ({ workspace: names.get(r.workspace_id)!, agent: names.get(r.agent_id)!, channel: r.channel_id }))
+    const rows = (
+      (await database.db.execute(sql`select workspace_id, agent_id, channel_id from channel_listeners`)) as unknown as {
+        rows: Array<{ workspace_id: string; agent_id: string; channel_id: string }>;
+      }
+    ).rows;
+    return rows
+      .map((r) => ({ workspace: names.get(r.workspace_id)!, agent: names.get(r.agent_id)!, channel: r.channel_id }))
       .sort((a, b) => `${a.workspace}/${a.agent}/${a.channel}`.localeCompare(`${b.workspace}/${b.agent}/${b.channel}`));
   };
 
@@ -37,13 +40,30 @@ describe.each(databases())('deleting the listening rows of agents no longer in t
       return id;
     };
     const org = await one('acme', sql`insert into organizations (name, slug) values ('Acme', 'acme') returning id`);
-    const person = await one('alice', sql`insert into people (handle, display_name) values ('alice', 'Alice') returning id`);
-    const eng = await one('eng', sql`insert into workspaces (org_id, name, slug) values (${org}, 'Eng', 'eng') returning id`);
-    const ops = await one('ops', sql`insert into workspaces (org_id, name, slug) values (${org}, 'Ops', 'ops') returning id`);
+    const person = await one(
+      'alice',
+      sql`insert into people (handle, display_name) values ('alice', 'Alice') returning id`,
+    );
+    const eng = await one(
+      'eng',
+      sql`insert into workspaces (org_id, name, slug) values (${org}, 'Eng', 'eng') returning id`,
+    );
+    const ops = await one(
+      'ops',
+      sql`insert into workspaces (org_id, name, slug) values (${org}, 'Ops', 'ops') returning id`,
+    );
     const agent = (name: string, token: string | null) =>
-      one(name, sql`insert into agents (owner_id, name, display_name, token_hash) values (${person}, ${name}, ${name}, ${token}) returning id`);
+      one(
+        name,
+        sql`insert into agents (owner_id, name, display_name, token_hash) values (${person}, ${name}, ${name}, ${token}) returning id`,
+      );
     // reviewer: in eng, left ops. quiet: in ops without the receive permission. retired: no token, still in eng. gone: in no workspace.
-    const [reviewer, quiet, retired, gone] = await Promise.all([agent('reviewer', 'h-reviewer'), agent('quiet', 'h-quiet'), agent('retired', null), agent('gone', 'h-gone')]);
+    const [reviewer, quiet, retired, gone] = await Promise.all([
+      agent('reviewer', 'h-reviewer'),
+      agent('quiet', 'h-quiet'),
+      agent('retired', null),
+      agent('gone', 'h-gone'),
+    ]);
     await db.execute(sql`insert into agent_memberships (agent_id, workspace_id, receive) values
       (${reviewer}, ${eng}, true), (${quiet}, ${ops}, false), (${retired}, ${eng}, true)`);
     await db.execute(sql`insert into channel_listeners (workspace_id, surface, channel_id, agent_id) values
@@ -53,9 +73,11 @@ describe.each(databases())('deleting the listening rows of agents no longer in t
     for (const statement of MIGRATION.split('--> statement-breakpoint')) await db.execute(sql.raw(statement));
   });
 
-  afterAll(async () => { await database?.close(); });
+  afterAll(async () => {
+    await database?.close();
+  });
 
-  it('removes only the rows whose agent is not a member of the row\'s workspace', async () => {
+  it("removes only the rows whose agent is not a member of the row's workspace", async () => {
     expect(await listeners()).toEqual([
       { workspace: 'eng', agent: 'retired', channel: 'C0KEPT001' },
       { workspace: 'eng', agent: 'reviewer', channel: 'C0KEPT001' },

@@ -143,14 +143,20 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
       select 'post', '{}'::jsonb, 'C' || (i % 8), case when i % 2 = 0 then 'pending' else 'done' end, clock_timestamp()
       from generate_series(1, 4000) i`);
     await database.db.execute(sql`analyze ${outbox}`);
-    const plan = rowsOf<Record<string, string>>(await database.db.execute(sql`explain select ${afterSiblings('C3')}`)).map((r) => Object.values(r)[0]).join('\n');
+    const plan = rowsOf<Record<string, string>>(await database.db.execute(sql`explain select ${afterSiblings('C3')}`))
+      .map((r) => Object.values(r)[0])
+      .join('\n');
     expect(plan).toMatch(/Index Only Scan Backward using outbox_key_idx/);
     const entry = await repo.add({ topic: 'post', payload: {}, orderingKey: 'C4' });
-    const [newest] = rowsOf<{ at: string }>(await database.db.execute(sql`select max(created_at)::text as at from ${outbox} where ordering_key = 'C4' and id <> ${entry.id}`));
+    const [newest] = rowsOf<{ at: string }>(
+      await database.db.execute(
+        sql`select max(created_at)::text as at from ${outbox} where ordering_key = 'C4' and id <> ${entry.id}`,
+      ),
+    );
     expect(entry.createdAt.getTime()).toBeGreaterThan(new Date(newest.at).getTime());
   });
 
-  it('claims by looking at each key\'s head, not at every entry of the backlog', async () => {
+  it("claims by looking at each key's head, not at every entry of the backlog", async () => {
     // 2,000 unfinished entries over 8 keys, each key's oldest in flight: nothing is claimable, and finding that out
     // must cost a few rows per key (the claim used to test every due entry for an older sibling).
     await database.db.execute(sql`insert into ${outbox} (topic, payload, ordering_key, status, run_at, attempts, created_at)
@@ -160,7 +166,9 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
       from generate_series(1, 2000) i`);
     await database.db.execute(sql`analyze ${outbox}`);
     // The claim's statement as sent (a named statement), explained and analysed as it runs.
-    const { result, reads } = await rowsReadBy(database, 'with recursive finished', () => repo.claimDue(8, new Date(), LEASE));
+    const { result, reads } = await rowsReadBy(database, 'with recursive finished', () =>
+      repo.claimDue(8, new Date(), LEASE),
+    );
     expect(result).toEqual([]);
     expect(reads).toHaveLength(1);
     expect(reads[0]).toBeGreaterThan(0);
@@ -203,11 +211,20 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
 
   it('hands an entry for a stored request that request with the claim', async () => {
     const inbound = createStore(database.db).inbound;
-    const stored = (await inbound.accept({ surface: 'slack', key: `event:Ev${Date.now()}`, kind: 'event', payload: { body: { text: 'hi' } } }, { topic: 'inbound.slack', orderingKey: null }))!;
+    const stored = (await inbound.accept(
+      { surface: 'slack', key: `event:Ev${Date.now()}`, kind: 'event', payload: { body: { text: 'hi' } } },
+      { topic: 'inbound.slack', orderingKey: null },
+    ))!;
     await repo.add({ topic: 'post', payload: { inboundId: 'not-a-uuid' } });
     const claimed = await repo.claimDue(10, new Date(), LEASE);
     const entry = claimed.find((e) => e.id === stored.outboxId)!;
-    expect(entry.inbound).toMatchObject({ id: stored.id, surface: 'slack', kind: 'event', payload: { body: { text: 'hi' } }, outboxId: stored.outboxId });
+    expect(entry.inbound).toMatchObject({
+      id: stored.id,
+      surface: 'slack',
+      kind: 'event',
+      payload: { body: { text: 'hi' } },
+      outboxId: stored.outboxId,
+    });
     expect(claimed.find((e) => e.id !== stored.outboxId)!.inbound).toBeNull();
   });
 

@@ -26,12 +26,19 @@ describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () 
     sender = new pg.Client({ connectionString: fresh.url });
     sender.on('error', () => {});
     await sender.connect();
-    listener = new PgListener(() => new pg.Client({
-      connectionString: unreachable ? 'postgres://postgres@127.0.0.1:1/nowhere' : fresh.url, connectionTimeoutMillis: 5_000,
-    }));
+    listener = new PgListener(
+      () =>
+        new pg.Client({
+          connectionString: unreachable ? 'postgres://postgres@127.0.0.1:1/nowhere' : fresh.url,
+          connectionTimeoutMillis: 5_000,
+        }),
+    );
     const database = {
-      listen: (channel: string, onPayload: (p: string) => void, onResume?: () => void) => listener.listen(channel, onPayload, onResume),
-      notify: async (channel: string, payload: string) => { await sender.query('select pg_notify($1, $2)', [channel, payload]); },
+      listen: (channel: string, onPayload: (p: string) => void, onResume?: () => void) =>
+        listener.listen(channel, onPayload, onResume),
+      notify: async (channel: string, payload: string) => {
+        await sender.query('select pg_notify($1, $2)', [channel, payload]);
+      },
     } as unknown as Database;
     notifier = new PgNotifier(database);
     elsewhere = new PgNotifier({ notify: database.notify, listen: async () => async () => {} } as unknown as Database);
@@ -49,14 +56,21 @@ describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () 
     let stored: string | null = null;
     let takes = 0;
     const waiting = waitForWake({
-      notifier, topic: 'inbox:agent-1', timeoutMs: 60_000,
-      take: async () => { takes += 1; return stored; },
+      notifier,
+      topic: 'inbox:agent-1',
+      timeoutMs: 60_000,
+      take: async () => {
+        takes += 1;
+        return stored;
+      },
       found: (v) => v !== null,
     });
     await vi.waitFor(() => expect(listener.connected && takes === 1).toBe(true));
 
     unreachable = true;
-    await sender.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    await sender.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
     await vi.waitFor(() => expect(listener.connected).toBe(false));
     // The change and its wake-up happen in another process while nobody here listens: the NOTIFY is lost.
     stored = 'hello';
@@ -77,7 +91,10 @@ describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () 
     await vi.waitFor(() => expect(listener.connected).toBe(true));
     const stopHere = await notifier.subscribe('inbox:agent-2', (p) => here.push(p));
     // `elsewhere` stands for another process: what `notifier` publishes reaches it through the database.
-    const theirs = new PgNotifier({ notify: async () => {}, listen: (c: string, f: (p: string) => void) => listener.listen(c, f) } as unknown as Database);
+    const theirs = new PgNotifier({
+      notify: async () => {},
+      listen: (c: string, f: (p: string) => void) => listener.listen(c, f),
+    } as unknown as Database);
     const stopThere = await theirs.subscribe('inbox:agent-2', (p) => there.push(p));
 
     await notifier.publish('inbox:agent-2', 'message-2\nwith a second line');
@@ -93,15 +110,31 @@ describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () 
   it('sends a wake-up for several topics as one NOTIFY, split only past the payload limit, and wakes each topic once in another process', async () => {
     await vi.waitFor(() => expect(listener.connected).toBe(true));
     const sent: string[] = [];
-    const counting = new PgNotifier({ notify: async (c: string, p: string) => { sent.push(p); await sender.query('select pg_notify($1, $2)', [c, p]); }, listen: async () => async () => {} } as unknown as Database);
-    const theirs = new PgNotifier({ notify: async () => {}, listen: (c: string, f: (p: string) => void) => listener.listen(c, f) } as unknown as Database);
+    const counting = new PgNotifier({
+      notify: async (c: string, p: string) => {
+        sent.push(p);
+        await sender.query('select pg_notify($1, $2)', [c, p]);
+      },
+      listen: async () => async () => {},
+    } as unknown as Database);
+    const theirs = new PgNotifier({
+      notify: async () => {},
+      listen: (c: string, f: (p: string) => void) => listener.listen(c, f),
+    } as unknown as Database);
     const heard: string[] = [];
-    const topics = Array.from({ length: 300 }, (_, i) => `inbox:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
-    const stops = await Promise.all([...topics, 'conversation:c-1'].map((t) => theirs.subscribe(t, (p) => heard.push(`${t}=${p}`))));
+    const topics = Array.from(
+      { length: 300 },
+      (_, i) => `inbox:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    );
+    const stops = await Promise.all(
+      [...topics, 'conversation:c-1'].map((t) => theirs.subscribe(t, (p) => heard.push(`${t}=${p}`))),
+    );
 
     await counting.publish([topics[0], 'conversation:c-1', topics[0]], 'm-1\nsecond line');
     expect(sent).toHaveLength(1);
-    await vi.waitFor(() => expect(heard.sort()).toEqual(['conversation:c-1=m-1\nsecond line', `${topics[0]}=m-1\nsecond line`]));
+    await vi.waitFor(() =>
+      expect(heard.sort()).toEqual(['conversation:c-1=m-1\nsecond line', `${topics[0]}=m-1\nsecond line`]),
+    );
 
     heard.length = 0;
     sent.length = 0;

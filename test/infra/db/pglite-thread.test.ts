@@ -7,7 +7,10 @@ import { startPgliteThread, type PgliteThread } from '../../../src/infra/db/pgli
 // It tells the CPU time it has used (benches read it). Once closed, it answers like a lost connection.
 describe('PGlite thread', () => {
   let db: PgliteThread;
-  const named = async () => (await db.query('select statement from pg_prepared_statements order by prepare_time')).rows as Array<{ statement: string }>;
+  const named = async () =>
+    (await db.query('select statement from pg_prepared_statements order by prepare_time')).rows as Array<{
+      statement: string;
+    }>;
 
   beforeAll(async () => {
     db = await startPgliteThread('memory://');
@@ -38,13 +41,15 @@ describe('PGlite thread', () => {
     expect((await db.query(select, [2])).rows).toEqual([{ id: 2, seen: new Date(seen) }]);
   });
 
-  it('reports a named statement\'s error with PostgreSQL\'s fields and goes on working', async () => {
+  it("reports a named statement's error with PostgreSQL's fields and goes on working", async () => {
     const insert = 'insert into items (id, label) values ($1, $2)';
     for (let i = 10; i < 13; i++) await db.query(insert, [i, 'fine']);
     await expect(db.query(insert, [10, 'again'])).rejects.toMatchObject({ code: '23505', constraint: 'items_pkey' });
     await expect(db.query(insert, [13, null])).rejects.toMatchObject({ code: '23502' });
     await db.query(insert, [14, 'after the errors']);
-    expect((await db.query('select label from items where id = $1', [14])).rows).toEqual([{ label: 'after the errors' }]);
+    expect((await db.query('select label from items where id = $1', [14])).rows).toEqual([
+      { label: 'after the errors' },
+    ]);
   });
 
   it('runs named statements inside transactions, which commit or roll back as a whole', async () => {
@@ -53,11 +58,16 @@ describe('PGlite thread', () => {
       await tx.query(insert, [20, 'kept']);
       await tx.query(insert, [21, 'kept']);
     });
-    await expect(db.transaction(async (tx) => {
-      await tx.query(insert, [22, 'rolled back']);
-      await tx.query(insert, [20, 'duplicate']);
-    })).rejects.toMatchObject({ code: '23505' });
-    expect((await db.query('select id from items where id between 20 and 29 order by id')).rows).toEqual([{ id: 20 }, { id: 21 }]);
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query(insert, [22, 'rolled back']);
+        await tx.query(insert, [20, 'duplicate']);
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect((await db.query('select id from items where id between 20 and 29 order by id')).rows).toEqual([
+      { id: 20 },
+      { id: 21 },
+    ]);
   });
 
   it('drops its named statements on a schema change, so none returns rows of the old shape', async () => {
@@ -66,7 +76,9 @@ describe('PGlite thread', () => {
     expect((await named()).map((n) => n.statement)).toContain(select);
     await db.query('alter table items add column note text');
     expect(await named()).toEqual([]);
-    expect((await db.query(select, [1])).rows).toEqual([{ id: 1, label: 'item 1', seen: expect.any(Date), note: null }]);
+    expect((await db.query(select, [1])).rows).toEqual([
+      { id: 1, label: 'item 1', seen: expect.any(Date), note: null },
+    ]);
   });
 
   // Last: it closes the thread.
@@ -77,9 +89,12 @@ describe('PGlite thread', () => {
     expect(await db.cpuMs()).toBeGreaterThan(before!);
   });
 
-  it('answers every call after it closed with a lost connection\'s code, which callers take for an outage', async () => {
+  it("answers every call after it closed with a lost connection's code, which callers take for an outage", async () => {
     await db.close();
-    const err = await db.query('select 1').then(() => null, (e: unknown) => e);
+    const err = await db.query('select 1').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ code: '08003', message: 'PGlite is closed' });
     expect(isConnectionLost(err)).toBe(true);
   });

@@ -17,11 +17,18 @@ import { databases, freshPostgresDatabase } from '../../support/db.ts';
 describe('writtenTables', () => {
   it('names the watched tables a statement writes, and nothing for reads or other tables', () => {
     expect(writtenTables('insert into "agents" ("id") values ($1)')).toEqual(['agents']);
-    expect(writtenTables('update "workspaces" set "require_linking" = $1 where "workspaces"."id" = $2')).toEqual(['workspaces']);
+    expect(writtenTables('update "workspaces" set "require_linking" = $1 where "workspaces"."id" = $2')).toEqual([
+      'workspaces',
+    ]);
     expect(writtenTables('delete from "channel_listeners" where 1 = 1')).toEqual(['channel_listeners']);
-    expect(writtenTables('with a as (insert into "bridges" values (1) returning *), b as (update org_members set role = 1) select 1').sort())
-      .toEqual(['bridges', 'org_members']);
-    expect(writtenTables('insert into "external_identities" (x) values (1) on conflict (x) do update set x = excluded.x')).toEqual(['external_identities']);
+    expect(
+      writtenTables(
+        'with a as (insert into "bridges" values (1) returning *), b as (update org_members set role = 1) select 1',
+      ).sort(),
+    ).toEqual(['bridges', 'org_members']);
+    expect(
+      writtenTables('insert into "external_identities" (x) values (1) on conflict (x) do update set x = excluded.x'),
+    ).toEqual(['external_identities']);
     expect(writtenTables('select * from "agents" where "agents"."name" = $1')).toEqual([]);
     expect(writtenTables('insert into "messages" (x) values (1)')).toEqual([]);
   });
@@ -40,11 +47,16 @@ describe.each(databases())('read cache on $kind, in one process', (kind) => {
   });
   afterAll(() => database.close());
 
-  it('answers a repeated read from memory, and a read after this process\'s write (in a transaction or not) from the database', async () => {
+  it("answers a repeated read from memory, and a read after this process's write (in a transaction or not) from the database", async () => {
     const orgs = new OrgService(store, systemClock);
     const ws = await orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
     // Until it hears changes (PostgreSQL: the LISTEN connection is up) nothing is kept.
-    await expect.poll(async () => { await store.workspaces.get(ws.id); return database.changes.live; }).toBe(true);
+    await expect
+      .poll(async () => {
+        await store.workspaces.get(ws.id);
+        return database.changes.live;
+      })
+      .toBe(true);
     const before = database.queries();
     expect((await store.workspaces.get(ws.id))?.requireLinking).toBe(false);
     expect((await store.workspaces.get(ws.id))?.requireLinking).toBe(false);
@@ -60,7 +72,9 @@ describe.each(databases())('read cache on $kind, in one process', (kind) => {
     const ws = (await store.workspaces.get('eng'))!;
     const again = (await store.workspaces.get('eng'))!;
     expect(Object.isFrozen(again)).toBe(true);
-    expect(() => { (again as { name: string }).name = 'changed'; }).toThrow(TypeError);
+    expect(() => {
+      (again as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
     expect((await store.workspaces.get('eng'))!.name).toBe(ws.name);
   });
 });
@@ -102,11 +116,18 @@ describe.runIf(url)('read cache across processes (PostgreSQL)', () => {
 
   const directoryNames = async () => {
     const ws = (await store.workspaces.get('eng'))!;
-    return (await new AgentService(store, new OrgService(store, systemClock)).directory(ws)).map((d) => d.agent.name).sort();
+    return (await new AgentService(store, new OrgService(store, systemClock)).directory(ws))
+      .map((d) => d.agent.name)
+      .sort();
   };
 
-  it('serves another process\'s change once its NOTIFY arrives: a new agent in the directory, a changed workspace', async () => {
-    await expect.poll(async () => { await directoryNames(); return here.changes.live; }).toBe(true);
+  it("serves another process's change once its NOTIFY arrives: a new agent in the directory, a changed workspace", async () => {
+    await expect
+      .poll(async () => {
+        await directoryNames();
+        return here.changes.live;
+      })
+      .toBe(true);
     expect(await directoryNames()).toEqual(['alice']);
     // Served from memory now: the same answer without a statement.
     const before = here.queries();
@@ -124,13 +145,20 @@ describe.runIf(url)('read cache across processes (PostgreSQL)', () => {
   });
 
   it('serves nothing while its LISTEN connection is down, and drops everything once it listens again', async () => {
-    await expect.poll(async () => { await store.workspaces.get('eng'); return here.changes.live; }).toBe(true);
+    await expect
+      .poll(async () => {
+        await store.workspaces.get('eng');
+        return here.changes.live;
+      })
+      .toBe(true);
     expect((await store.workspaces.get('eng'))?.description).toBe('');
     const cached = cache.size;
     expect(cached).toBeGreaterThan(0);
 
     // Cut this process's LISTEN connection; while it is down the other process changes the row, and its NOTIFY is lost.
-    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'listen %'`);
+    await admin.query(
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'listen %'`,
+    );
     await expect.poll(() => here.changes.live).toBe(false);
     await theirs.workspaces.update((await theirs.workspaces.get('eng'))!.id, { description: 'changed during the gap' });
     expect((await store.workspaces.get('eng'))?.description).toBe('changed during the gap');

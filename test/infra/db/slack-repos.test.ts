@@ -26,18 +26,44 @@ describe.each(databases())('Slack repositories ($kind)', (kind) => {
     const bob = await store.people.create({ handle: 'bob', displayName: 'Bob' });
     people = { alice: alice.id, bob: bob.id };
     const org = await store.orgs.create({ name: 'Acme', slug: 'acme', plan: 'free' });
-    const one = await store.workspaces.create({ orgId: org.id, name: 'One', slug: 'one', restricted: false, kind: 'structured' });
-    const two = await store.workspaces.create({ orgId: org.id, name: 'Two', slug: 'two', restricted: false, kind: 'structured' });
+    const one = await store.workspaces.create({
+      orgId: org.id,
+      name: 'One',
+      slug: 'one',
+      restricted: false,
+      kind: 'structured',
+    });
+    const two = await store.workspaces.create({
+      orgId: org.id,
+      name: 'Two',
+      slug: 'two',
+      restricted: false,
+      kind: 'structured',
+    });
     workspaces = { one: one.id, two: two.id };
-    agentId = (await store.agents.create({ ownerId: alice.id, name: 'reviewer', displayName: 'Reviewer', kind: 'agent' })).id;
+    agentId = (
+      await store.agents.create({ ownerId: alice.id, name: 'reviewer', displayName: 'Reviewer', kind: 'agent' })
+    ).id;
   });
-  afterAll(async () => { await db?.close(); });
+  afterAll(async () => {
+    await db?.close();
+  });
 
   const key = { surface: 'slack' as const, tenantId: 'T1', externalUserId: 'U1' };
 
   it('makes one identity of a chat user even when two first messages arrive at once', async () => {
-    const profile = { displayName: 'Carol', email: 'carol@example.test', avatarUrl: null, fetchedAt: new Date('2030-01-01T00:00:00Z') };
-    const made = await Promise.all([identities.upsert(key), identities.upsert(key, profile), identities.upsert(key), identities.upsert(key, profile)]);
+    const profile = {
+      displayName: 'Carol',
+      email: 'carol@example.test',
+      avatarUrl: null,
+      fetchedAt: new Date('2030-01-01T00:00:00Z'),
+    };
+    const made = await Promise.all([
+      identities.upsert(key),
+      identities.upsert(key, profile),
+      identities.upsert(key),
+      identities.upsert(key, profile),
+    ]);
     expect(new Set(made.map((m) => m.id)).size).toBe(1);
     const found = await identities.find(key);
     expect(found).toMatchObject({ id: made[0].id, displayName: 'Carol', email: 'carol@example.test', personId: null });
@@ -79,7 +105,7 @@ describe.each(databases())('Slack repositories ($kind)', (kind) => {
     expect(await store.tenants.workspaceOf('slack', 'T1')).toBeNull();
   });
 
-  it('saves, replaces and clears a user\'s or channel\'s default agent, per surface and tenant', async () => {
+  it("saves, replaces and clears a user's or channel's default agent, per surface and tenant", async () => {
     const choices = store.defaultAgents;
     const key = { surface: 'slack', tenantId: 'T1', scope: 'user', scopeId: 'U1' } as const;
     expect(await choices.get(key)).toBeNull();

@@ -11,10 +11,16 @@ function flakyProxy(target: URL, refuse: number) {
   let seen = 0;
   const server = net.createServer((client) => {
     seen++;
-    if (seen <= refuse) { client.destroy(); return; }
+    if (seen <= refuse) {
+      client.destroy();
+      return;
+    }
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     client.pipe(upstream).pipe(client);
-    const end = () => { client.destroy(); upstream.destroy(); };
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
     client.on('error', end);
     upstream.on('error', end);
   });
@@ -49,14 +55,28 @@ describe.runIf(url)('start-up while PostgreSQL cannot be reached', () => {
 
   it('gives up at once on an error that is not about reaching the database', async () => {
     let calls = 0;
-    await expect(whileUnreachable(async () => { calls++; throw new Error('syntax error at or near "selec"'); })).rejects.toThrow(/syntax error/);
+    await expect(
+      whileUnreachable(async () => {
+        calls++;
+        throw new Error('syntax error at or near "selec"');
+      }),
+    ).rejects.toThrow(/syntax error/);
     expect(calls).toBe(1);
   });
 
   it('gives up when the database stays unreachable past its patience', async () => {
     let calls = 0;
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
-    await expect(whileUnreachable(async () => { calls++; throw refused; }, undefined, 1_000)).rejects.toThrow(/ECONNREFUSED/);
+    await expect(
+      whileUnreachable(
+        async () => {
+          calls++;
+          throw refused;
+        },
+        undefined,
+        1_000,
+      ),
+    ).rejects.toThrow(/ECONNREFUSED/);
     expect(calls).toBeGreaterThanOrEqual(2);
   });
 });

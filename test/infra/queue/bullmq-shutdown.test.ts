@@ -15,7 +15,10 @@ import { postgresDb } from '../../support/db.ts';
 const HUNG_AFTER_MS = 30_000;
 
 const stopsInTime = (stop: Promise<void>) =>
-  Promise.race([stop.then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), HUNG_AFTER_MS).unref())]);
+  Promise.race([
+    stop.then(() => 'stopped'),
+    new Promise((r) => setTimeout(() => r('still waiting'), HUNG_AFTER_MS).unref()),
+  ]);
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is down: stopping, and starting', () => {
   let database: Database;
@@ -39,11 +42,28 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is
 
   it('stops anyway, warns what it gave up on, and the entry it had not handed to Redis runs once after a restart', async () => {
     const warnings: Array<{ msg: string }> = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(JSON.parse(line)); } });
+    const logger = pino(
+      { level: 'warn' },
+      {
+        write: (line: string) => {
+          warnings.push(JSON.parse(line));
+        },
+      },
+    );
     const runs = new Map<string, number>();
     const queue = () => {
-      const q = new BullmqQueue({ stopWaitMs: 1_000, redisUrl: redis.url, outbox: repo, logger, pollMs: 25, backoff: () => 20, leaseMs: 3_000 });
-      q.register('post', async (p) => { runs.set(String(p.n), (runs.get(String(p.n)) ?? 0) + 1); });
+      const q = new BullmqQueue({
+        stopWaitMs: 1_000,
+        redisUrl: redis.url,
+        outbox: repo,
+        logger,
+        pollMs: 25,
+        backoff: () => 20,
+        leaseMs: 3_000,
+      });
+      q.register('post', async (p) => {
+        runs.set(String(p.n), (runs.get(String(p.n)) ?? 0) + 1);
+      });
       return q;
     };
     const settled = (id: string) => vi.waitFor(async () => expect((await repo.get(id))?.status).toBe('done'));
@@ -59,7 +79,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is
     first.kick(); // the relay now waits on Redis
 
     expect(await stopsInTime(first.stop())).toBe('stopped');
-    expect(warnings.map((w) => w.msg)).toContainEqual(expect.stringContaining('Redis did not let the queue stop in time'));
+    expect(warnings.map((w) => w.msg)).toContainEqual(
+      expect.stringContaining('Redis did not let the queue stop in time'),
+    );
     expect((await repo.get(pending.id))?.status).toBe('pending');
 
     // An empty Redis on the same port, as after a Redis restart; a new process's queue delivers what the outbox kept.
@@ -76,7 +98,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is
   }, 120_000);
 
   it('stops while only the worker waits on Redis, and the readiness check says Redis is unreachable meanwhile', async () => {
-    const idle = new BullmqQueue({ stopWaitMs: 1_000, redisUrl: redis.url, outbox: repo, logger: silent, pollMs: 60_000 });
+    const idle = new BullmqQueue({
+      stopWaitMs: 1_000,
+      redisUrl: redis.url,
+      outbox: repo,
+      logger: silent,
+      pollMs: 60_000,
+    });
     await idle.start();
     await redis.stop();
     await vi.waitFor(() => expect(idle.ping()).rejects.toThrow(/Redis is unreachable/));
@@ -93,12 +121,34 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is
   it('waits at start for a Redis that is not up yet, as for the database, and then delivers', async () => {
     await redis.stop();
     const warnings: Array<{ msg: string }> = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(JSON.parse(line)); } });
+    const logger = pino(
+      { level: 'warn' },
+      {
+        write: (line: string) => {
+          warnings.push(JSON.parse(line));
+        },
+      },
+    );
     const ran: string[] = [];
-    const q = new BullmqQueue({ stopWaitMs: 1_000, redisUrl: redis.url, outbox: repo, logger, pollMs: 25, startPatienceMs: 90_000 });
-    q.register('post', async (p) => { ran.push(String(p.n)); });
-    const starting = q.start().then(() => 'started', (e: Error) => e.message);
-    await vi.waitFor(() => expect(warnings.map((w) => w.msg)).toContain('Redis cannot be reached yet; waiting for it'), { timeout: 20_000 });
+    const q = new BullmqQueue({
+      stopWaitMs: 1_000,
+      redisUrl: redis.url,
+      outbox: repo,
+      logger,
+      pollMs: 25,
+      startPatienceMs: 90_000,
+    });
+    q.register('post', async (p) => {
+      ran.push(String(p.n));
+    });
+    const starting = q.start().then(
+      () => 'started',
+      (e: Error) => e.message,
+    );
+    await vi.waitFor(
+      () => expect(warnings.map((w) => w.msg)).toContain('Redis cannot be reached yet; waiting for it'),
+      { timeout: 20_000 },
+    );
     await redis.start();
     expect(await starting).toBe('started');
     const entry = await repo.add({ topic: 'post', payload: { n: 'late' } });
@@ -108,12 +158,17 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is
     await q.stop();
   }, 120_000);
 
-  it('gives up at start with a sentence naming REDIS_URL\'s server (never its password) once its patience runs out', async () => {
+  it("gives up at start with a sentence naming REDIS_URL's server (never its password) once its patience runs out", async () => {
     await redis.stop();
     const url = redis.url.replace('redis://', 'redis://:hunter2@');
     const q = new BullmqQueue({ redisUrl: url, outbox: repo, logger: silent, startPatienceMs: 1_000 });
-    const error = await q.start().then(() => null, (e: Error) => e.message);
-    expect(error).toBe(`Redis at ${new URL(redis.url).protocol}//${new URL(redis.url).host} (REDIS_URL) could not be reached in 1 s; start it, or correct REDIS_URL.`);
+    const error = await q.start().then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(error).toBe(
+      `Redis at ${new URL(redis.url).protocol}//${new URL(redis.url).host} (REDIS_URL) could not be reached in 1 s; start it, or correct REDIS_URL.`,
+    );
     expect(error).not.toContain('hunter2');
     expect(await stopsInTime(q.stop())).toBe('stopped');
   }, 60_000);

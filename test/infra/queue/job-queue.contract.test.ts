@@ -101,11 +101,15 @@ describe.each(variants)('job queue contract: $name', (variant) => {
 
   it('delivers each entry exactly once, even with two queues polling the same outbox', async () => {
     const calls = new Map<number, number>();
-    const handler = async (p: Record<string, unknown>) => { calls.set(p.n as number, (calls.get(p.n as number) ?? 0) + 1); };
+    const handler = async (p: Record<string, unknown>) => {
+      calls.set(p.n as number, (calls.get(p.n as number) ?? 0) + 1);
+    };
     const [a, b] = [queue(), queue()];
     a.register('post', handler);
     b.register('post', handler);
-    const entries = await Promise.all(Array.from({ length: 20 }, (_, n) => repo.add({ topic: 'post', payload: { n } })));
+    const entries = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => repo.add({ topic: 'post', payload: { n } })),
+    );
     await Promise.all([a.start(), b.start()]);
     for (const e of entries) await settled(e.id);
     // One more entry through both queues: anything delivered twice would have shown by then.
@@ -231,14 +235,23 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     });
     const e = await repo.add({ topic: 'post', payload: {} });
     await q.start();
-    expect(await settled(e.id, 'failed')).toMatchObject({ attempts: LAST_TRIES, lastError: expect.stringMatching(/^gave up after 3 attempts over \d+ s: Teams answered HTTP 502$/) });
+    expect(await settled(e.id, 'failed')).toMatchObject({
+      attempts: LAST_TRIES,
+      lastError: expect.stringMatching(/^gave up after 3 attempts over \d+ s: Teams answered HTTP 502$/),
+    });
     // Transient: only the third is the last; a bug would have ended it at maxAttempts (the second).
-    expect(last).toEqual([[false, false], [false, true], [true, true]]);
+    expect(last).toEqual([
+      [false, false],
+      [false, true],
+      [true, true],
+    ]);
   });
 
   it('records the outcome of a handler that throws a value with no string form, and gives up on it like any other', async () => {
     const q = queue({ maxAttempts: 2 });
-    q.register('post', async () => { throw Object.create(null); });
+    q.register('post', async () => {
+      throw Object.create(null);
+    });
     const e = await repo.add({ topic: 'post', payload: {} });
     await q.start();
     const failed = await settled(e.id, 'failed');
@@ -277,7 +290,9 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     expect(await repo.claimDue(10, new Date(), 300)).toHaveLength(1);
     const attempts: number[] = [];
     const q = queue();
-    q.register('post', async (_p, ctx) => { attempts.push(ctx.attempt); });
+    q.register('post', async (_p, ctx) => {
+      attempts.push(ctx.attempt);
+    });
     await q.start();
     await settled(e.id);
     expect(attempts).toEqual([2]);
@@ -285,9 +300,15 @@ describe.each(variants)('job queue contract: $name', (variant) => {
 
   it('keeps an entry whose handler is still running: the lease is renewed and nobody else runs it', async () => {
     const releases: Array<() => void> = [];
-    const release = () => { for (const r of releases) r(); };
+    const release = () => {
+      for (const r of releases) r();
+    };
     const runs: number[] = [];
-    const handler = (_p: Record<string, unknown>, ctx: { attempt: number }) => new Promise<void>((resolve) => { runs.push(ctx.attempt); releases.push(resolve); });
+    const handler = (_p: Record<string, unknown>, ctx: { attempt: number }) =>
+      new Promise<void>((resolve) => {
+        runs.push(ctx.attempt);
+        releases.push(resolve);
+      });
     // Renewed every 2/3 s: a main thread held 300 ms at load 20 lost a 300 ms lease (and the second handler then never
     // ended, so stopping the queues hung). Every handler started is released at the end, whatever happened.
     const [a, b] = [queue({ leaseMs: 2_000 }), queue({ leaseMs: 2_000 })];
@@ -315,7 +336,14 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     let release!: () => void;
     let signal: AbortSignal | undefined;
     const q = queue({ leaseMs: 2_000 });
-    q.register('post', (_p, ctx) => new Promise<void>((resolve) => { signal = ctx.signal; release = resolve; }));
+    q.register(
+      'post',
+      (_p, ctx) =>
+        new Promise<void>((resolve) => {
+          signal = ctx.signal;
+          release = resolve;
+        }),
+    );
     const e = await repo.add({ topic: 'post', payload: {} });
     await q.start();
     await vi.waitFor(() => expect(signal).toBeDefined(), wait);
@@ -333,18 +361,29 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     const done: string[] = [];
     const q = queue({ concurrency: 2 });
     q.register('post', async (p) => {
-      if (p.name === 'stuck') await new Promise<void>((resolve) => { release = resolve; });
+      if (p.name === 'stuck')
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
       done.push(p.name as string);
     });
     const stuck = await repo.add({ topic: 'post', payload: { name: 'stuck' }, orderingKey: 'C1' });
     const behind = await repo.add({ topic: 'post', payload: { name: 'behind' }, orderingKey: 'C1' });
     const others = [];
-    for (let n = 0; n < 6; n++) others.push(await repo.add({ topic: 'post', payload: { name: `other-${n}` }, orderingKey: 'C2' }));
+    for (let n = 0; n < 6; n++)
+      others.push(await repo.add({ topic: 'post', payload: { name: `other-${n}` }, orderingKey: 'C2' }));
     others.push(await repo.add({ topic: 'post', payload: { name: 'unkeyed' } }));
     await q.start();
     for (const e of others) await settled(e.id);
     // C2 and the unkeyed entry went through while C1 waits for its stuck head, in order.
-    expect(done.filter((n) => n.startsWith('other'))).toEqual(['other-0', 'other-1', 'other-2', 'other-3', 'other-4', 'other-5']);
+    expect(done.filter((n) => n.startsWith('other'))).toEqual([
+      'other-0',
+      'other-1',
+      'other-2',
+      'other-3',
+      'other-4',
+      'other-5',
+    ]);
     expect(done).toHaveLength(7);
     expect((await repo.get(stuck.id))?.status).toBe('queued');
     expect((await repo.get(behind.id))?.status).toBe('pending');
@@ -372,7 +411,8 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     });
     const entries: OutboxEntry[] = [];
     for (let n = 0; n < 5; n++) {
-      for (const key of ['C1', 'C2']) entries.push(await repo.add({ topic: 'post', payload: { key, n }, orderingKey: key }));
+      for (const key of ['C1', 'C2'])
+        entries.push(await repo.add({ topic: 'post', payload: { key, n }, orderingKey: key }));
     }
     await q.start();
     for (const e of entries) await settled(e.id);
@@ -385,12 +425,21 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     let release!: () => void;
     const began = vi.fn();
     const q = queue();
-    q.register('post', () => new Promise<void>((resolve) => { began(); release = resolve; }));
+    q.register(
+      'post',
+      () =>
+        new Promise<void>((resolve) => {
+          began();
+          release = resolve;
+        }),
+    );
     const e = await repo.add({ topic: 'post', payload: {} });
     await q.start();
     await vi.waitFor(() => expect(began).toHaveBeenCalled(), wait);
     let stopped = false;
-    const stopping = q.stop().then(() => { stopped = true; });
+    const stopping = q.stop().then(() => {
+      stopped = true;
+    });
     await new Promise((r) => setImmediate(r));
     expect(stopped).toBe(false);
     release();
@@ -411,7 +460,9 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     const q = queue({ ingestFirstMs: 60_000 });
     let answered = false;
     const ranAfterAnswer: boolean[] = [];
-    q.register('post', async () => { ranAfterAnswer.push(answered); });
+    q.register('post', async () => {
+      ranAfterAnswer.push(answered);
+    });
     const release = q.holdForIngest();
     const e = await repo.add({ topic: 'post', payload: {} });
     await q.start();
@@ -455,9 +506,14 @@ describe.each(databases())('embedded queue on $kind', (kind) => {
     for (let n = 0; n < 12; n++) await repo.add({ topic: 'post', payload: { n }, orderingKey: 'C1' });
     const ran: number[] = [];
     let last = () => {};
-    const allRan = new Promise<void>((r) => { last = r; });
+    const allRan = new Promise<void>((r) => {
+      last = r;
+    });
     const q = new EmbeddedQueue({ outbox: repo, logger, pollMs: 60_000, concurrency: 4 });
-    q.register('post', async (p) => { ran.push(Number(p.n)); if (ran.length === 12) last(); });
+    q.register('post', async (p) => {
+      ran.push(Number(p.n));
+      if (ran.length === 12) last();
+    });
     const before = database.queries();
     await q.start();
     await allRan;
@@ -471,7 +527,7 @@ describe.each(databases())('embedded queue on $kind', (kind) => {
 });
 
 describe('createJobQueue', () => {
-  const repo = { } as DrizzleOutboxRepo; // never touched: neither queue is started
+  const repo = {} as DrizzleOutboxRepo; // never touched: neither queue is started
 
   it('uses BullMQ when a Redis URL is given, the embedded loop otherwise', async () => {
     expect(createJobQueue({ outbox: repo, logger })).toBeInstanceOf(EmbeddedQueue);

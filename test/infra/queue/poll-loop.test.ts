@@ -13,12 +13,24 @@ describe('PollLoop holds', () => {
   let ticks = 0;
   const start = (maxHoldMs: number) => {
     // A long poll: ticks come from start and kicks only.
-    loop = new PollLoop({ name: 'test', pollMs: 3_600_000, maxHoldMs, logger, tick: async () => { ticks += 1; return false; } });
+    loop = new PollLoop({
+      name: 'test',
+      pollMs: 3_600_000,
+      maxHoldMs,
+      logger,
+      tick: async () => {
+        ticks += 1;
+        return false;
+      },
+    });
     loop.start();
     return loop;
   };
 
-  beforeEach(() => { vi.useFakeTimers(); ticks = 0; });
+  beforeEach(() => {
+    vi.useFakeTimers();
+    ticks = 0;
+  });
   afterEach(async () => {
     const stopping = loop?.stop();
     await vi.runOnlyPendingTimersAsync();
@@ -34,7 +46,16 @@ describe('PollLoop holds', () => {
   });
 
   it('waits until every hold is released and none came for HOLD_LINGER_MS', async () => {
-    const l = new PollLoop({ name: 'test', pollMs: 3_600_000, maxHoldMs: 60_000, logger, tick: async () => { ticks += 1; return false; } });
+    const l = new PollLoop({
+      name: 'test',
+      pollMs: 3_600_000,
+      maxHoldMs: 60_000,
+      logger,
+      tick: async () => {
+        ticks += 1;
+        return false;
+      },
+    });
     loop = l;
     const [a, b] = [l.hold(), l.hold()];
     l.start();
@@ -89,7 +110,16 @@ describe('PollLoop holds', () => {
   });
 
   it('holds nothing when maxHoldMs is 0', async () => {
-    const l = new PollLoop({ name: 'test', pollMs: 3_600_000, maxHoldMs: 0, logger, tick: async () => { ticks += 1; return false; } });
+    const l = new PollLoop({
+      name: 'test',
+      pollMs: 3_600_000,
+      maxHoldMs: 0,
+      logger,
+      tick: async () => {
+        ticks += 1;
+        return false;
+      },
+    });
     loop = l;
     l.hold();
     l.start();
@@ -98,7 +128,16 @@ describe('PollLoop holds', () => {
   });
 
   it('stops while held without ticking', async () => {
-    const l = new PollLoop({ name: 'test', pollMs: 3_600_000, maxHoldMs: 60_000, logger, tick: async () => { ticks += 1; return false; } });
+    const l = new PollLoop({
+      name: 'test',
+      pollMs: 3_600_000,
+      maxHoldMs: 60_000,
+      logger,
+      tick: async () => {
+        ticks += 1;
+        return false;
+      },
+    });
     l.hold();
     l.start();
     await vi.advanceTimersByTimeAsync(1_000);

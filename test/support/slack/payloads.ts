@@ -3,7 +3,16 @@
 // commands, url_verification) and typed with Bolt's own payload types so a
 // drift from what Bolt expects fails to compile. Events are JSON; interactivity
 // is form-encoded as `payload=<json>`; slash commands are plain form fields.
-import type { BlockAction, ButtonAction, EnvelopedEvent, SlashCommand, StaticSelectAction, ViewStateValue, ViewSubmitAction, types } from '@slack/bolt';
+import type {
+  BlockAction,
+  ButtonAction,
+  EnvelopedEvent,
+  SlashCommand,
+  StaticSelectAction,
+  ViewStateValue,
+  ViewSubmitAction,
+  types,
+} from '@slack/bolt';
 import { randomUUID } from 'node:crypto';
 import { SLACK_DEFAULTS, dmChannelId } from './defaults.ts';
 
@@ -31,7 +40,11 @@ function triggerId(): string {
   return `${Date.now()}.${SLACK_DEFAULTS.teamId.slice(1)}.${randomUUID().replace(/-/g, '')}`;
 }
 
-const json = <P>(payload: P): SlackRequestBody<P> => ({ contentType: 'application/json', body: JSON.stringify(payload), payload });
+const json = <P>(payload: P): SlackRequestBody<P> => ({
+  contentType: 'application/json',
+  body: JSON.stringify(payload),
+  payload,
+});
 
 const form = <P>(payload: P, fields: Record<string, string>): SlackRequestBody<P> => ({
   contentType: 'application/x-www-form-urlencoded',
@@ -55,7 +68,10 @@ export interface EnvelopeOptions {
 }
 
 /** The Events API envelope around an event (`type: 'event_callback'`), as JSON. */
-export function eventCallback<E extends { type: string }>(event: E, options: EnvelopeOptions = {}): SlackRequestBody<EnvelopedEvent<E>> {
+export function eventCallback<E extends { type: string }>(
+  event: E,
+  options: EnvelopeOptions = {},
+): SlackRequestBody<EnvelopedEvent<E>> {
   const teamId = options.teamId ?? SLACK_DEFAULTS.teamId;
   const envelope: EnvelopedEvent<E> = {
     token: SLACK_DEFAULTS.verificationToken,
@@ -67,7 +83,13 @@ export function eventCallback<E extends { type: string }>(event: E, options: Env
     event_id: options.eventId ?? nextEventId(),
     event_time: options.eventTime ?? Math.floor(Date.now() / 1000),
     authorizations: options.authorizations ?? [
-      { enterprise_id: null, team_id: teamId, user_id: options.botUserId ?? SLACK_DEFAULTS.botUserId, is_bot: true, is_enterprise_install: false },
+      {
+        enterprise_id: null,
+        team_id: teamId,
+        user_id: options.botUserId ?? SLACK_DEFAULTS.botUserId,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
     ],
     is_ext_shared_channel: options.isExtSharedChannel ?? false,
   };
@@ -107,7 +129,9 @@ export function appMention(input: MessageInput): types.AppMentionEvent {
 }
 
 /** A plain `message` event in a channel, group, DM or group DM. */
-export function message(input: MessageInput & { channel_type: 'channel' | 'group' | 'im' | 'mpim' }): types.GenericMessageEvent {
+export function message(
+  input: MessageInput & { channel_type: 'channel' | 'group' | 'im' | 'mpim' },
+): types.GenericMessageEvent {
   const ts = input.ts ?? nextEventTs();
   return {
     client_msg_id: randomUUID(),
@@ -137,10 +161,28 @@ function sharedFile(user: string, team: string, name = 'screenshot.png'): Shared
   const id = `F0${randomUUID().replace(/-/g, '').slice(0, 9).toUpperCase()}`;
   const url = `https://files.slack.com/files-pri/${team}-${id}`;
   return {
-    id, created: Math.floor(Date.now() / 1000), name, title: name, mimetype: 'image/png', filetype: 'png', pretty_type: 'PNG',
-    user, editable: false, size: 48_213, mode: 'hosted', is_external: false, external_type: '', is_public: false,
-    public_url_shared: false, display_as_bot: false, username: '', url_private: `${url}/${name}`, url_private_download: `${url}/download/${name}`,
-    permalink: `https://${SLACK_DEFAULTS.teamDomain}.slack.com/files/${user}/${id}/${name}`, channels: null, groups: null,
+    id,
+    created: Math.floor(Date.now() / 1000),
+    name,
+    title: name,
+    mimetype: 'image/png',
+    filetype: 'png',
+    pretty_type: 'PNG',
+    user,
+    editable: false,
+    size: 48_213,
+    mode: 'hosted',
+    is_external: false,
+    external_type: '',
+    is_public: false,
+    public_url_shared: false,
+    display_as_bot: false,
+    username: '',
+    url_private: `${url}/${name}`,
+    url_private_download: `${url}/download/${name}`,
+    permalink: `https://${SLACK_DEFAULTS.teamDomain}.slack.com/files/${user}/${id}/${name}`,
+    channels: null,
+    groups: null,
   };
 }
 
@@ -148,7 +190,9 @@ function sharedFile(user: string, team: string, name = 'screenshot.png'): Shared
  * A `file_share` message: a person wrote with a file attached (their text may
  * be empty). Unlike a plain message, Slack sends no `team` on it.
  */
-export function fileShare(input: MessageInput & { channel_type: 'channel' | 'group' | 'im' | 'mpim' }): types.FileShareMessageEvent {
+export function fileShare(
+  input: MessageInput & { channel_type: 'channel' | 'group' | 'im' | 'mpim' },
+): types.FileShareMessageEvent {
   const ts = input.ts ?? nextEventTs();
   return {
     type: 'message',
@@ -170,7 +214,9 @@ export function fileShare(input: MessageInput & { channel_type: 'channel' | 'gro
 }
 
 /** A `thread_broadcast` message: a thread reply the person also sent to the channel; it carries the thread's root. */
-export function threadBroadcast(input: MessageInput & { thread_ts: string; channel_type: 'channel' | 'group'; root: { user: string; text: string } }): types.ThreadBroadcastMessageEvent {
+export function threadBroadcast(
+  input: MessageInput & { thread_ts: string; channel_type: 'channel' | 'group'; root: { user: string; text: string } },
+): types.ThreadBroadcastMessageEvent {
   const ts = input.ts ?? nextEventTs();
   return {
     type: 'message',
@@ -180,8 +226,18 @@ export function threadBroadcast(input: MessageInput & { thread_ts: string; chann
     ts,
     thread_ts: input.thread_ts,
     root: {
-      client_msg_id: randomUUID(), type: 'message', subtype: undefined, text: input.root.text, user: input.root.user, ts: input.thread_ts,
-      team: input.team ?? SLACK_DEFAULTS.teamId, thread_ts: input.thread_ts, reply_count: 1, reply_users_count: 1, latest_reply: ts, reply_users: [input.user],
+      client_msg_id: randomUUID(),
+      type: 'message',
+      subtype: undefined,
+      text: input.root.text,
+      user: input.root.user,
+      ts: input.thread_ts,
+      team: input.team ?? SLACK_DEFAULTS.teamId,
+      thread_ts: input.thread_ts,
+      reply_count: 1,
+      reply_users_count: 1,
+      latest_reply: ts,
+      reply_users: [input.user],
     } as types.ThreadBroadcastMessageEvent['root'],
     client_msg_id: randomUUID(),
     channel: input.channel,
@@ -192,7 +248,12 @@ export function threadBroadcast(input: MessageInput & { thread_ts: string; chann
 }
 
 /** `app_home_opened`: a person opened the app's Home or Messages tab. */
-export function appHomeOpened(input: { user: string; channel?: string; tab?: 'home' | 'messages'; view?: Record<string, unknown> }): types.AppHomeOpenedEvent {
+export function appHomeOpened(input: {
+  user: string;
+  channel?: string;
+  tab?: 'home' | 'messages';
+  view?: Record<string, unknown>;
+}): types.AppHomeOpenedEvent {
   return {
     type: 'app_home_opened',
     user: input.user,
@@ -239,7 +300,18 @@ export function memberLeftChannel(input: Omit<MembershipInput, 'inviter'>): type
 
 /** `team_join`: someone new joined the team; `user` is their users.info object. */
 export function teamJoin(user: Record<string, unknown> & { id: string }): types.TeamJoinEvent {
-  return { type: 'team_join', user: { team_id: SLACK_DEFAULTS.teamId, deleted: false, is_bot: false, is_restricted: false, is_ultra_restricted: false, ...user }, event_ts: nextEventTs() } as unknown as types.TeamJoinEvent;
+  return {
+    type: 'team_join',
+    user: {
+      team_id: SLACK_DEFAULTS.teamId,
+      deleted: false,
+      is_bot: false,
+      is_restricted: false,
+      is_ultra_restricted: false,
+      ...user,
+    },
+    event_ts: nextEventTs(),
+  } as unknown as types.TeamJoinEvent;
 }
 
 export interface ActionInput {
@@ -265,12 +337,23 @@ export interface BlockActionsInput {
 /** A `block_actions` payload from a button click in a message, form-encoded as `payload=<json>`. */
 export function blockActions(input: BlockActionsInput): SlackRequestBody<BlockAction<ButtonAction>> {
   const user = typeof input.user === 'string' ? { id: input.user } : input.user;
-  const team = typeof input.team === 'object' ? input.team : { id: input.team ?? SLACK_DEFAULTS.teamId, domain: SLACK_DEFAULTS.teamDomain };
-  const channel = typeof input.channel === 'string' ? { id: input.channel, name: input.channel.startsWith('D') ? 'directmessage' : 'general' } : input.channel;
+  const team =
+    typeof input.team === 'object'
+      ? input.team
+      : { id: input.team ?? SLACK_DEFAULTS.teamId, domain: SLACK_DEFAULTS.teamDomain };
+  const channel =
+    typeof input.channel === 'string'
+      ? { id: input.channel, name: input.channel.startsWith('D') ? 'directmessage' : 'general' }
+      : input.channel;
   const actionTs = `${Math.floor(Date.now() / 1000)}.${String(Date.now() % 1000).padStart(3, '0')}100`;
   const payload: BlockAction<ButtonAction> = {
     type: 'block_actions',
-    user: { id: user.id, username: user.username ?? user.id.toLowerCase(), name: user.name ?? user.id.toLowerCase(), team_id: user.team_id ?? team.id },
+    user: {
+      id: user.id,
+      username: user.username ?? user.id.toLowerCase(),
+      name: user.name ?? user.id.toLowerCase(),
+      team_id: user.team_id ?? team.id,
+    },
     api_app_id: input.apiAppId ?? SLACK_DEFAULTS.appId,
     token: SLACK_DEFAULTS.verificationToken,
     container: {
@@ -330,7 +413,10 @@ export function staticSelectAction(input: StaticSelectInput): SlackRequestBody<B
     type: 'static_select',
     action_id: input.action_id,
     block_id: input.block_id ?? 'picker',
-    selected_option: { text: { type: 'plain_text', text: input.selected.text ?? input.selected.value, emoji: true }, value: input.selected.value },
+    selected_option: {
+      text: { type: 'plain_text', text: input.selected.text ?? input.selected.value, emoji: true },
+      value: input.selected.value,
+    },
     action_ts: `${Math.floor(Date.now() / 1000)}.000200`,
   };
   const payload = {
@@ -338,15 +424,29 @@ export function staticSelectAction(input: StaticSelectInput): SlackRequestBody<B
     user: { id: input.user, username: input.user.toLowerCase(), name: input.user.toLowerCase(), team_id: teamId },
     api_app_id: input.apiAppId ?? SLACK_DEFAULTS.appId,
     token: SLACK_DEFAULTS.verificationToken,
-    container: container.type === 'view'
-      ? { type: 'view', view_id: container.view_id }
-      : { type: 'message', channel_id: container.channel, message_ts: container.message_ts, is_ephemeral: false },
+    container:
+      container.type === 'view'
+        ? { type: 'view', view_id: container.view_id }
+        : { type: 'message', channel_id: container.channel, message_ts: container.message_ts, is_ephemeral: false },
     trigger_id: triggerId(),
     team: { id: teamId, domain: SLACK_DEFAULTS.teamDomain },
     enterprise: null,
     is_enterprise_install: false,
     ...(container.type === 'view'
-      ? { view: { id: container.view_id, team_id: teamId, type: 'home', blocks: [], private_metadata: '', callback_id: '', state: { values: {} }, hash: 'standin', app_id: input.apiAppId ?? SLACK_DEFAULTS.appId, bot_id: SLACK_DEFAULTS.botId } }
+      ? {
+          view: {
+            id: container.view_id,
+            team_id: teamId,
+            type: 'home',
+            blocks: [],
+            private_metadata: '',
+            callback_id: '',
+            state: { values: {} },
+            hash: 'standin',
+            app_id: input.apiAppId ?? SLACK_DEFAULTS.appId,
+            bot_id: SLACK_DEFAULTS.botId,
+          },
+        }
       : { channel: { id: container.channel, name: container.channel.startsWith('D') ? 'directmessage' : 'general' } }),
     state: { values: {} },
     actions: [action],
@@ -379,7 +479,12 @@ export function viewSubmission(input: ViewSubmissionInput): SlackRequestBody<Vie
   const payload: ViewSubmitAction = {
     type: 'view_submission',
     team: { id: teamId, domain: SLACK_DEFAULTS.teamDomain },
-    user: { id: user.id, username: user.username ?? user.id.toLowerCase(), name: user.name ?? user.id.toLowerCase(), team_id: user.team_id ?? teamId } as ViewSubmitAction['user'],
+    user: {
+      id: user.id,
+      username: user.username ?? user.id.toLowerCase(),
+      name: user.name ?? user.id.toLowerCase(),
+      team_id: user.team_id ?? teamId,
+    } as ViewSubmitAction['user'],
     api_app_id: input.apiAppId ?? SLACK_DEFAULTS.appId,
     token: SLACK_DEFAULTS.verificationToken,
     trigger_id: input.trigger_id ?? triggerId(),
@@ -446,6 +551,8 @@ export function slashCommand(input: SlashCommandInput): SlackRequestBody<SlashCo
 }
 
 /** The one-time `url_verification` challenge Slack sends when the events URL is configured. */
-export function urlVerification(challenge: string): SlackRequestBody<{ token: string; challenge: string; type: 'url_verification' }> {
+export function urlVerification(
+  challenge: string,
+): SlackRequestBody<{ token: string; challenge: string; type: 'url_verification' }> {
   return json({ token: SLACK_DEFAULTS.verificationToken, challenge, type: 'url_verification' as const });
 }

@@ -9,7 +9,13 @@ import type { SlackRequestBody } from './payloads.ts';
 export * from './payloads.ts';
 
 /** Slack's documented retry reasons (x-slack-retry-reason). */
-export type SlackRetryReason = 'http_timeout' | 'too_many_redirects' | 'connection_failed' | 'ssl_error' | 'http_error' | 'unknown_error';
+export type SlackRetryReason =
+  | 'http_timeout'
+  | 'too_many_redirects'
+  | 'connection_failed'
+  | 'ssl_error'
+  | 'http_error'
+  | 'unknown_error';
 
 export interface SignOptions {
   /** The app's signing secret (default SLACK_DEFAULTS.signingSecret). */
@@ -42,7 +48,11 @@ export function signRequest(request: SlackRequestBody, options: SignOptions = {}
   const headers: Record<string, string> = {
     'content-type': request.contentType,
     'x-slack-request-timestamp': String(timestamp),
-    'x-slack-signature': slackSignature(options.wrongSecret ? `${secret}-not-the-secret` : secret, timestamp, request.body),
+    'x-slack-signature': slackSignature(
+      options.wrongSecret ? `${secret}-not-the-secret` : secret,
+      timestamp,
+      request.body,
+    ),
     'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
   };
   if (options.retry) {

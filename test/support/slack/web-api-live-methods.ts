@@ -2,19 +2,29 @@
 // prompts) and streamed messages (chat.startStream, appendStream, stopStream),
 // with the argument checks and error codes Slack documents for them.
 import {
-  authoredByBot, CHANNEL_ID, fail, resolveChannel, str, type Args, type MethodContext, type MethodHandler, type SlackResult,
+  authoredByBot,
+  CHANNEL_ID,
+  fail,
+  resolveChannel,
+  str,
+  type Args,
+  type MethodContext,
+  type MethodHandler,
+  type SlackResult,
 } from './web-api-methods.ts';
 
 /** The longest markdown_text Slack accepts in one streaming call. */
 export const MAX_STREAM_MARKDOWN = 12_000;
 const MAX_PROMPTS = 4;
 
-const missing = (field: string): SlackResult => fail('invalid_arguments', { response_metadata: { messages: [`[ERROR] missing required field: ${field}`] } });
+const missing = (field: string): SlackResult =>
+  fail('invalid_arguments', { response_metadata: { messages: [`[ERROR] missing required field: ${field}`] } });
 
 /** assistant:* methods need the assistant:write scope, and work only in the app's DMs (assistant threads). */
 function assistantThread({ args, identity, state }: MethodContext): { key: string } | SlackResult {
   const scopes = identity!.scope.split(',');
-  if (!scopes.includes('assistant:write')) return fail('missing_scope', { needed: 'assistant:write', provided: identity!.scope });
+  if (!scopes.includes('assistant:write'))
+    return fail('missing_scope', { needed: 'assistant:write', provided: identity!.scope });
   const channel = str(args.channel_id);
   if (!channel) return missing('channel_id');
   if (!CHANNEL_ID.test(channel)) return fail('channel_not_found');
@@ -71,9 +81,19 @@ export const LIVE_METHODS: Record<string, MethodHandler> = {
     if (isFailure(thread)) return thread;
     const prompts = ctx.args.prompts;
     if (!Array.isArray(prompts) || prompts.length === 0) return missing('prompts');
-    if (prompts.length > MAX_PROMPTS) return fail('invalid_arguments', { response_metadata: { messages: [`[ERROR] no more than ${MAX_PROMPTS} items allowed [json-pointer:/prompts]`] } });
-    if (prompts.some((p: { title?: unknown; message?: unknown }) => typeof p?.title !== 'string' || typeof p?.message !== 'string' || !p.title || !p.message)) {
-      return fail('invalid_arguments', { response_metadata: { messages: ['[ERROR] each prompt needs a title and a message [json-pointer:/prompts]'] } });
+    if (prompts.length > MAX_PROMPTS)
+      return fail('invalid_arguments', {
+        response_metadata: { messages: [`[ERROR] no more than ${MAX_PROMPTS} items allowed [json-pointer:/prompts]`] },
+      });
+    if (
+      prompts.some(
+        (p: { title?: unknown; message?: unknown }) =>
+          typeof p?.title !== 'string' || typeof p?.message !== 'string' || !p.title || !p.message,
+      )
+    ) {
+      return fail('invalid_arguments', {
+        response_metadata: { messages: ['[ERROR] each prompt needs a title and a message [json-pointer:/prompts]'] },
+      });
     }
     const entry = ctx.state.assistantThreads.get(thread.key)!;
     entry.prompts = prompts as Array<{ title: string; message: string }>;
@@ -87,7 +107,8 @@ export const LIVE_METHODS: Record<string, MethodHandler> = {
     if (!channel) return fail('channel_not_found');
     const threadTs = str(args.thread_ts);
     if (!threadTs) return missing('thread_ts');
-    if (!channel.startsWith('D') && (!str(args.recipient_team_id) || !str(args.recipient_user_id))) return missing('recipient_user_id');
+    if (!channel.startsWith('D') && (!str(args.recipient_team_id) || !str(args.recipient_user_id)))
+      return missing('recipient_user_id');
     if (tooLong(args)) return fail('msg_too_long');
     const message = authoredByBot(identity!, { ...args, text: str(args.markdown_text) ?? '' }, state.nextTs());
     message.thread_ts = threadTs;

@@ -134,7 +134,9 @@ function page(messages: StoredMessage[], args: Args): SlackResult {
   });
   const next = messages[start + limit];
   return {
-    ok: true, messages: out, has_more: Boolean(next),
+    ok: true,
+    messages: out,
+    has_more: Boolean(next),
     response_metadata: { next_cursor: next ? Buffer.from(`next_ts:${next.ts}`).toString('base64') : '' },
   };
 }
@@ -216,9 +218,12 @@ export const METHODS: Record<string, MethodHandler> = {
     const channel = str(args.channel);
     const ts = str(args.ts);
     if (!channel || !CHANNEL_ID.test(channel)) return fail('channel_not_found');
-    if (!ts) return fail('invalid_arguments', { response_metadata: { messages: ['[ERROR] missing required field: ts'] } });
+    if (!ts)
+      return fail('invalid_arguments', { response_metadata: { messages: ['[ERROR] missing required field: ts'] } });
     const byTs = state.messages.get(channel);
-    const replies = [...(byTs?.values() ?? [])].filter((m) => m.thread_ts === ts && m.ts !== ts).sort((a, b) => compareTs(a.ts, b.ts));
+    const replies = [...(byTs?.values() ?? [])]
+      .filter((m) => m.thread_ts === ts && m.ts !== ts)
+      .sort((a, b) => compareTs(a.ts, b.ts));
     // People's messages never went through the stand-in unless seeded; Slack knows them, so an
     // unknown parent answers with the replies the stand-in has (Slack would put the parent first).
     const parent = byTs?.get(ts);
@@ -248,7 +253,10 @@ export const METHODS: Record<string, MethodHandler> = {
   },
 
   'conversations.open': ({ args, identity, state }) => {
-    const users = (str(args.users) ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+    const users = (str(args.users) ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean);
     if (users.length === 0) {
       const channel = str(args.channel);
       return channel && state.openedConversations.has(channel)
@@ -264,7 +272,14 @@ export const METHODS: Record<string, MethodHandler> = {
     state.openedConversations.set(id, users);
     const channel: Record<string, unknown> = { id };
     if (bool(args.return_im) && users.length === 1) {
-      Object.assign(channel, { created: 1_700_000_000, is_im: true, is_org_shared: false, user: users[0], is_user_deleted: false, priority: 0 });
+      Object.assign(channel, {
+        created: 1_700_000_000,
+        is_im: true,
+        is_org_shared: false,
+        user: users[0],
+        is_user_deleted: false,
+        priority: 0,
+      });
     }
     return alreadyOpen ? { ok: true, no_op: true, already_open: true, channel } : { ok: true, channel };
   },
@@ -293,15 +308,31 @@ export const METHODS: Record<string, MethodHandler> = {
     const id = str(args.channel);
     const members = id ? state.channelMembers.get(id) : undefined;
     // A channel known only from its members is a public one the stand-in has no name for (a test that needs one seeds it).
-    const seed: Partial<SlackChannelSeed> | undefined = id ? state.channels.get(id) ?? (members ? {} : undefined) : undefined;
-    if (!id || !seed || (seed.is_private && members && !members.includes(identity!.botUserId))) return fail('channel_not_found');
+    const seed: Partial<SlackChannelSeed> | undefined = id
+      ? (state.channels.get(id) ?? (members ? {} : undefined))
+      : undefined;
+    if (!id || !seed || (seed.is_private && members && !members.includes(identity!.botUserId)))
+      return fail('channel_not_found');
     const channel: Record<string, unknown> = {
-      id, created: 1_700_000_000, is_archived: seed.is_archived ?? false, is_general: seed.name === 'general',
-      is_im: seed.is_im ?? false, is_mpim: seed.is_mpim ?? false, is_private: seed.is_private ?? seed.is_mpim ?? false,
-      is_channel: !seed.is_im && !seed.is_mpim && !seed.is_private, is_group: Boolean(seed.is_private && !seed.is_mpim),
-      is_member: members ? members.includes(identity!.botUserId) : true, is_shared: seed.is_ext_shared ?? false, is_ext_shared: seed.is_ext_shared ?? false, is_org_shared: false,
-      context_team_id: identity!.teamId, creator: 'U0CREATOR1', unlinked: 0,
-      topic: { value: '', creator: '', last_set: 0 }, purpose: { value: '', creator: '', last_set: 0 }, previous_names: [],
+      id,
+      created: 1_700_000_000,
+      is_archived: seed.is_archived ?? false,
+      is_general: seed.name === 'general',
+      is_im: seed.is_im ?? false,
+      is_mpim: seed.is_mpim ?? false,
+      is_private: seed.is_private ?? seed.is_mpim ?? false,
+      is_channel: !seed.is_im && !seed.is_mpim && !seed.is_private,
+      is_group: Boolean(seed.is_private && !seed.is_mpim),
+      is_member: members ? members.includes(identity!.botUserId) : true,
+      is_shared: seed.is_ext_shared ?? false,
+      is_ext_shared: seed.is_ext_shared ?? false,
+      is_org_shared: false,
+      context_team_id: identity!.teamId,
+      creator: 'U0CREATOR1',
+      unlinked: 0,
+      topic: { value: '', creator: '', last_set: 0 },
+      purpose: { value: '', creator: '', last_set: 0 },
+      previous_names: [],
     };
     if (!seed.is_im) Object.assign(channel, { name: seed.name, name_normalized: seed.name });
     return { ok: true, channel };
@@ -310,7 +341,15 @@ export const METHODS: Record<string, MethodHandler> = {
   'users.info': ({ args, identity, state }) => {
     const id = str(args.user);
     if (id && id === identity!.botUserId && !state.users.has(id)) {
-      return { ok: true, user: state.userObject(id, { name: identity!.botName, real_name: identity!.botName, is_bot: true, bot_id: identity!.botId }) };
+      return {
+        ok: true,
+        user: state.userObject(id, {
+          name: identity!.botName,
+          real_name: identity!.botName,
+          is_bot: true,
+          bot_id: identity!.botId,
+        }),
+      };
     }
     const seed = id ? state.users.get(id) : undefined;
     if (!id || !seed) return fail('user_not_found');
@@ -330,19 +369,35 @@ export const METHODS: Record<string, MethodHandler> = {
       start = from === undefined ? -1 : ids.indexOf(from);
       if (start < 0) return fail('invalid_cursor');
     }
-    const page = ids.slice(start, start + limit).map((id) => id === identity!.botUserId && !state.users.has(id)
-      ? state.userObject(id, { name: identity!.botName, real_name: identity!.botName, is_bot: true, bot_id: identity!.botId, team_id: teamId })
-      : state.userObject(id, state.users.get(id)!));
+    const page = ids.slice(start, start + limit).map((id) =>
+      id === identity!.botUserId && !state.users.has(id)
+        ? state.userObject(id, {
+            name: identity!.botName,
+            real_name: identity!.botName,
+            is_bot: true,
+            bot_id: identity!.botId,
+            team_id: teamId,
+          })
+        : state.userObject(id, state.users.get(id)!),
+    );
     const next = ids[start + limit];
-    return { ok: true, members: page, cache_ts: 1_700_000_000, response_metadata: { next_cursor: next ? encodeCursor(next) : '' } };
+    return {
+      ok: true,
+      members: page,
+      cache_ts: 1_700_000_000,
+      response_metadata: { next_cursor: next ? encodeCursor(next) : '' },
+    };
   },
 
   'views.publish': ({ args, identity, state }) => {
     const userId = str(args.user_id);
-    if (!userId || !USER_ID.test(userId)) return fail('invalid_arguments', { response_metadata: { messages: ['[ERROR] invalid `user_id`'] } });
+    if (!userId || !USER_ID.test(userId))
+      return fail('invalid_arguments', { response_metadata: { messages: ['[ERROR] invalid `user_id`'] } });
     const view = args.view as Record<string, unknown> | undefined;
     if (!view || typeof view !== 'object' || view.type !== 'home') {
-      return fail('invalid_arguments', { response_metadata: { messages: ['[ERROR] must provide a home view [json-pointer:/view/type]'] } });
+      return fail('invalid_arguments', {
+        response_metadata: { messages: ['[ERROR] must provide a home view [json-pointer:/view/type]'] },
+      });
     }
     const current = state.homeViews.get(userId);
     const hash = str(args.hash);
@@ -415,7 +470,9 @@ function reactWith(args: Args, identity: TokenIdentity, state: SlackState, on: b
   const existing = state.message(channel, ts);
   if (!existing) return fail('message_not_found');
   const name = EMOJI_ALIASES[raw] ?? raw;
-  const reactions = [...((existing.reactions as Array<{ name: string; users: string[]; count: number }> | undefined) ?? [])];
+  const reactions = [
+    ...((existing.reactions as Array<{ name: string; users: string[]; count: number }> | undefined) ?? []),
+  ];
   const found = reactions.find((r) => r.name === name);
   const user = identity.botUserId;
   if (on) {

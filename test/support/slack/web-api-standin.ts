@@ -121,7 +121,17 @@ export interface SlackStandin {
 }
 
 /** Arguments Slack takes as JSON strings in form bodies; decoded so tests can assert on structure. */
-const JSON_ARGS = new Set(['blocks', 'attachments', 'metadata', 'view', 'unfurls', 'user_auth_blocks', 'prompts', 'chunks', 'loading_messages']);
+const JSON_ARGS = new Set([
+  'blocks',
+  'attachments',
+  'metadata',
+  'view',
+  'unfurls',
+  'user_auth_blocks',
+  'prompts',
+  'chunks',
+  'loading_messages',
+]);
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -177,7 +187,9 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     clientSecret: options.clientSecret ?? SLACK_DEFAULTS.clientSecret,
   });
   state.tokens.set(botToken, { identity });
-  const handlers = new Map<string, (ctx: Parameters<MethodHandler>[0]) => SlackResult | Promise<SlackResult>>(Object.entries({ ...METHODS, ...LIVE_METHODS }));
+  const handlers = new Map<string, (ctx: Parameters<MethodHandler>[0]) => SlackResult | Promise<SlackResult>>(
+    Object.entries({ ...METHODS, ...LIVE_METHODS }),
+  );
   const failures = new Map<string, StandinFailure[]>();
   const calls: RecordedCall[] = [];
   const responseUrlPosts: ResponseUrlPost[] = [];

@@ -6,7 +6,13 @@
 // with the real SDK. Every builder needs the stand-in (for `serviceUrl`, the
 // bot's app id and the tenant) and takes overrides for anything else.
 import { randomUUID } from 'node:crypto';
-import { TEAMS_DEFAULTS, botAccountId, personalConversationId, threadConversationId, type TeamsUserSeed } from './defaults.ts';
+import {
+  TEAMS_DEFAULTS,
+  botAccountId,
+  personalConversationId,
+  threadConversationId,
+  type TeamsUserSeed,
+} from './defaults.ts';
 import { nextActivityId } from './connector.ts';
 
 /** What a builder needs from the stand-in (a TeamsStandin fits). */
@@ -68,7 +74,13 @@ interface CommonOptions {
   id?: string;
 }
 
-const clientInfo = { type: 'clientInfo', locale: 'en-US', country: 'US', platform: 'Web', timezone: 'America/Los_Angeles' };
+const clientInfo = {
+  type: 'clientInfo',
+  locale: 'en-US',
+  country: 'US',
+  platform: 'Web',
+  timezone: 'America/Los_Angeles',
+};
 
 function account(user: TeamsUserSeed): WireAccount {
   return { id: user.id, name: user.name, aadObjectId: user.aadObjectId };
@@ -96,17 +108,32 @@ function conversationAndChannelData(target: TeamsTarget, place: Place, from: Tea
           conversationType: 'channel' as const,
           tenantId: target.userTenantId,
         },
-        channelData: { teamsChannelId: channelId, teamsTeamId: teamId, channel: { id: channelId }, team: { id: teamId }, tenant },
+        channelData: {
+          teamsChannelId: channelId,
+          teamsTeamId: teamId,
+          channel: { id: channelId },
+          team: { id: teamId },
+          tenant,
+        },
       };
     }
     case 'groupChat':
       return {
-        conversation: { id: place.chatId ?? TEAMS_DEFAULTS.groupChatId, isGroup: true, conversationType: 'groupChat' as const, tenantId: target.userTenantId },
+        conversation: {
+          id: place.chatId ?? TEAMS_DEFAULTS.groupChatId,
+          isGroup: true,
+          conversationType: 'groupChat' as const,
+          tenantId: target.userTenantId,
+        },
         channelData: { tenant },
       };
     case 'personal':
       return {
-        conversation: { id: personalConversationId(from.id, target.appId), conversationType: 'personal' as const, tenantId: target.userTenantId },
+        conversation: {
+          id: personalConversationId(from.id, target.appId),
+          conversationType: 'personal' as const,
+          tenantId: target.userTenantId,
+        },
         channelData: { tenant },
       };
   }
@@ -189,7 +216,12 @@ export function channelMessageEdited(target: TeamsTarget, options: ChangeOptions
 export function channelMessageDeleted(target: TeamsTarget, options: ChangeOptions): TeamsActivity {
   const { channelId, threadRootId, ...rest } = options;
   const base = envelope(target, { kind: 'channel', channelId, threadRootId: threadRootId ?? options.id }, rest);
-  return { type: 'messageDelete', ...base, channelData: { ...base.channelData, eventType: 'softDeleteMessage' }, entities: [clientInfo] };
+  return {
+    type: 'messageDelete',
+    ...base,
+    channelData: { ...base.channelData, eventType: 'softDeleteMessage' },
+    entities: [clientInfo],
+  };
 }
 
 /** Teams' reaction types (the six a channel message offers). */
@@ -202,13 +234,21 @@ export type TeamsReactionType = 'like' | 'heart' | 'laugh' | 'surprised' | 'sad'
  */
 export function channelReaction(
   target: TeamsTarget,
-  options: CommonOptions & { messageId: string; type: TeamsReactionType | string; removed?: boolean; channelId?: string; threadRootId?: string },
+  options: CommonOptions & {
+    messageId: string;
+    type: TeamsReactionType | string;
+    removed?: boolean;
+    channelId?: string;
+    threadRootId?: string;
+  },
 ): TeamsActivity {
   const { channelId, threadRootId, messageId, type, removed = false, ...rest } = options;
   const base = envelope(target, { kind: 'channel', channelId, threadRootId: threadRootId ?? messageId }, rest);
   const reactions = [{ type }];
   return {
-    type: 'messageReaction', ...base, replyToId: messageId,
+    type: 'messageReaction',
+    ...base,
+    replyToId: messageId,
     channelData: { ...base.channelData, legacy: { replyToId: messageId } },
     ...(removed ? { reactionsRemoved: reactions } : { reactionsAdded: reactions }),
   };
@@ -220,7 +260,10 @@ export function personalMessage(target: TeamsTarget, options: MessageOptions): T
 }
 
 /** A group chat message, @mentioning the bot unless `mention: false` (sent to the bot through the ChatMessage.Read.Chat RSC permission). */
-export function groupChatMessage(target: TeamsTarget, options: MessageOptions & { chatId?: string; mention?: boolean }): TeamsActivity {
+export function groupChatMessage(
+  target: TeamsTarget,
+  options: MessageOptions & { chatId?: string; mention?: boolean },
+): TeamsActivity {
   const { chatId, mention = true, ...rest } = options;
   return message(target, { kind: 'groupChat', chatId }, rest, mention);
 }
@@ -254,7 +297,10 @@ export function adaptiveCardAction(target: TeamsTarget, options: CardActionOptio
 }
 
 /** What older Teams clients send for the Action.Submit fallback: a message with the button's data in `value` and no text. */
-export function cardSubmit(target: TeamsTarget, options: Omit<CardActionOptions, 'verb' | 'trigger'> & { data: Record<string, unknown> }): TeamsActivity {
+export function cardSubmit(
+  target: TeamsTarget,
+  options: Omit<CardActionOptions, 'verb' | 'trigger'> & { data: Record<string, unknown> },
+): TeamsActivity {
   const place = options.place ?? { kind: 'personal' };
   return {
     type: 'message',
@@ -266,7 +312,10 @@ export function cardSubmit(target: TeamsTarget, options: Omit<CardActionOptions,
 }
 
 /** The conversationUpdate Teams sends when the bot is added to a team, a group chat, or someone's personal scope. */
-export function botAdded(target: TeamsTarget, options: CommonOptions & { scope: 'team' | 'groupChat' | 'personal' }): TeamsActivity {
+export function botAdded(
+  target: TeamsTarget,
+  options: CommonOptions & { scope: 'team' | 'groupChat' | 'personal' },
+): TeamsActivity {
   const tenant = { id: target.userTenantId };
   const base = envelope(target, { kind: 'personal' }, options);
   const added = { membersAdded: [{ id: botAccountId(target.appId) }] };
@@ -276,7 +325,12 @@ export function botAdded(target: TeamsTarget, options: CommonOptions & { scope: 
         type: 'conversationUpdate',
         ...base,
         ...added,
-        conversation: { id: TEAMS_DEFAULTS.teamId, isGroup: true, conversationType: 'channel', tenantId: target.userTenantId },
+        conversation: {
+          id: TEAMS_DEFAULTS.teamId,
+          isGroup: true,
+          conversationType: 'channel',
+          tenantId: target.userTenantId,
+        },
         channelData: {
           team: { id: TEAMS_DEFAULTS.teamId, name: TEAMS_DEFAULTS.teamName, aadGroupId: TEAMS_DEFAULTS.teamAadGroupId },
           eventType: 'teamMemberAdded',
@@ -289,7 +343,12 @@ export function botAdded(target: TeamsTarget, options: CommonOptions & { scope: 
         type: 'conversationUpdate',
         ...base,
         ...added,
-        conversation: { id: TEAMS_DEFAULTS.groupChatId, isGroup: true, conversationType: 'groupChat', tenantId: target.userTenantId },
+        conversation: {
+          id: TEAMS_DEFAULTS.groupChatId,
+          isGroup: true,
+          conversationType: 'groupChat',
+          tenantId: target.userTenantId,
+        },
         channelData: { tenant },
       };
     case 'personal':

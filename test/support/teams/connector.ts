@@ -21,16 +21,17 @@ export type ConnectorOp =
   | 'getConversationPagedMembers';
 
 /** How the next call to an operation fails (once, or `times` times). */
-export type ConnectorFailure = (
+export type ConnectorFailure =
   /** Throttled: HTTP 429 with `Retry-After: <seconds>` when given. */
-  | { status: 429; retryAfter?: number }
-  /** Transient failures Teams documents as retryable. */
-  | { status: 412 | 502 | 504 }
-  /** The user blocked or uninstalled the bot: permanent. */
-  | { status: 403; code: 'MessageWritesBlocked' }
-  /** The conversation is gone (its channel or team deleted): 404 ConversationNotFound. */
-  | { status: 404; code: 'ConversationNotFound' }
-) & { times?: number };
+  (
+    | { status: 429; retryAfter?: number }
+    /** Transient failures Teams documents as retryable. */
+    | { status: 412 | 502 | 504 }
+    /** The user blocked or uninstalled the bot: permanent. */
+    | { status: 403; code: 'MessageWritesBlocked' }
+    /** The conversation is gone (its channel or team deleted): 404 ConversationNotFound. */
+    | { status: 404; code: 'ConversationNotFound' }
+  ) & { times?: number };
 
 /** An activity as it travels on the wire (JSON), loosely typed. */
 export type WireActivity = Record<string, unknown> & { type?: string; id?: string; text?: string; replyToId?: string };
@@ -75,7 +76,10 @@ const MESSAGE_WRITES_BLOCKED = {
 };
 
 /** What the Bot Connector answers a bot about a conversation it is not a member of. */
-const NOT_IN_ROSTER = { status: 403, body: errorBody('BotNotInConversationRoster', 'The bot is not part of the conversation roster.') };
+const NOT_IN_ROSTER = {
+  status: 403,
+  body: errorBody('BotNotInConversationRoster', 'The bot is not part of the conversation roster.'),
+};
 
 export interface ConnectorReply {
   status: number;
@@ -148,7 +152,8 @@ export class ConnectorState {
     this.calls.push(call);
 
     const failure = this.failures.get(route.op)?.shift();
-    const absent = route.conversationId !== undefined && this.botAbsent.has(route.conversationId.replace(/;messageid=\d+$/, ''));
+    const absent =
+      route.conversationId !== undefined && this.botAbsent.has(route.conversationId.replace(/;messageid=\d+$/, ''));
     const reply = failure ? failureReply(failure) : absent ? NOT_IN_ROSTER : this.perform(route, call, body);
     call.status = reply.status;
     return reply;
@@ -172,7 +177,10 @@ export class ConnectorState {
       case 'updateActivity': {
         const activityId = route.activityId ?? '';
         if (!this.activities.get(conversationId)?.has(activityId)) {
-          return { status: 404, body: errorBody('NotFound', `Activity ${activityId} was not sent by this bot in this conversation.`) };
+          return {
+            status: 404,
+            body: errorBody('NotFound', `Activity ${activityId} was not sent by this bot in this conversation.`),
+          };
         }
         this.store(conversationId, activityId, body as WireActivity);
         return { status: 200, body: { id: activityId } };
@@ -185,8 +193,12 @@ export class ConnectorState {
       case 'getConversationPagedMembers':
         return { status: 200, body: { members: this.membersOf(conversationId).map((m) => this.account(m)) } };
       case 'getConversationMember': {
-        const member = this.membersOf(conversationId).find((m) => m.id === route.memberId || m.aadObjectId === route.memberId);
-        return member ? { status: 200, body: this.account(member) } : { status: 404, body: errorBody('MemberNotFoundInConversation', 'The member is not in this conversation.') };
+        const member = this.membersOf(conversationId).find(
+          (m) => m.id === route.memberId || m.aadObjectId === route.memberId,
+        );
+        return member
+          ? { status: 200, body: this.account(member) }
+          : { status: 404, body: errorBody('MemberNotFoundInConversation', 'The member is not in this conversation.') };
       }
     }
   }
@@ -197,7 +209,11 @@ export class ConnectorState {
     const channelId = channelData.channel?.id;
     if (channelId) {
       // A new thread in a channel: the conversation is the channel plus the new root message.
-      if (!activity) return { status: 400, body: errorBody('BadArgument', 'An activity is required to start a thread in a channel.') };
+      if (!activity)
+        return {
+          status: 400,
+          body: errorBody('BadArgument', 'An activity is required to start a thread in a channel.'),
+        };
       const activityId = nextActivityId();
       const id = `${channelId};messageid=${activityId}`;
       this.store(id, activityId, activity);
@@ -255,7 +271,8 @@ interface Route {
   memberId?: string;
 }
 
-const isActivityOp = (op: ConnectorOp) => op === 'sendToConversation' || op === 'replyToActivity' || op === 'updateActivity';
+const isActivityOp = (op: ConnectorOp) =>
+  op === 'sendToConversation' || op === 'replyToActivity' || op === 'updateActivity';
 
 /** Maps `METHOD v3/conversations/…` (URL-encoded segments) to an operation. */
 function matchRoute(method: string, rest: string): Route | undefined {
@@ -266,15 +283,22 @@ function matchRoute(method: string, rest: string): Route | undefined {
   if (conversationId === undefined) return method === 'POST' ? { op: 'createConversation' } : undefined;
   if (collection === 'activities') {
     if (itemId === undefined) return method === 'POST' ? { op: 'sendToConversation', conversationId } : undefined;
-    const ops: Record<string, ConnectorOp> = { POST: 'replyToActivity', PUT: 'updateActivity', DELETE: 'deleteActivity' };
+    const ops: Record<string, ConnectorOp> = {
+      POST: 'replyToActivity',
+      PUT: 'updateActivity',
+      DELETE: 'deleteActivity',
+    };
     const op = ops[method];
     return op ? { op, conversationId, activityId: itemId } : undefined;
   }
   if (method !== 'GET') return undefined;
   if (collection === 'members') {
-    return itemId === undefined ? { op: 'getConversationMembers', conversationId } : { op: 'getConversationMember', conversationId, memberId: itemId };
+    return itemId === undefined
+      ? { op: 'getConversationMembers', conversationId }
+      : { op: 'getConversationMember', conversationId, memberId: itemId };
   }
-  if (collection === 'pagedmembers' && itemId === undefined) return { op: 'getConversationPagedMembers', conversationId };
+  if (collection === 'pagedmembers' && itemId === undefined)
+    return { op: 'getConversationPagedMembers', conversationId };
   return undefined;
 }
 

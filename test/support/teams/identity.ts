@@ -94,7 +94,9 @@ export class ChannelIdentity {
   /** A JWT for an incoming activity, as the Bot Framework channel signs it. */
   signActivityToken(options: ActivityTokenOptions): string {
     const now = Math.floor(Date.now() / 1000);
-    const times = options.expired ? { nbf: now - 7200, exp: now - 2 * SDK_CLOCK_TOLERANCE_SECONDS } : { nbf: now - 300, exp: now + 3600 };
+    const times = options.expired
+      ? { nbf: now - 7200, exp: now - 2 * SDK_CLOCK_TOLERANCE_SECONDS }
+      : { nbf: now - 300, exp: now + 3600 };
     const claims: JwtClaims = {
       serviceurl: options.serviceUrl,
       ...times,
@@ -130,13 +132,18 @@ export class ChannelIdentity {
   }
 
   /** Checks a Bot Connector bearer token: Entra-signed, unexpired, for `scope`, issued to this app. */
-  checkAccessToken(authorization: string | undefined, scope: string): { ok: true; appId: string } | { ok: false; reason: string } {
+  checkAccessToken(
+    authorization: string | undefined,
+    scope: string,
+  ): { ok: true; appId: string } | { ok: false; reason: string } {
     const match = /^Bearer (\S+)$/.exec(authorization ?? '');
     if (!match) return { ok: false, reason: 'missing bearer token' };
     const checked = verifyJwt(match[1]!, entraSigningKey());
     if (!checked.ok) return checked;
-    if (checked.claims.aud !== scope) return { ok: false, reason: `token audience ${String(checked.claims.aud)} is not ${scope}` };
-    if (checked.claims.appid !== this.appId) return { ok: false, reason: `token was issued to ${String(checked.claims.appid)}` };
+    if (checked.claims.aud !== scope)
+      return { ok: false, reason: `token audience ${String(checked.claims.aud)} is not ${scope}` };
+    if (checked.claims.appid !== this.appId)
+      return { ok: false, reason: `token was issued to ${String(checked.claims.appid)}` };
     return { ok: true, appId: this.appId };
   }
 }

@@ -35,7 +35,15 @@ export function publicJwk(key: SigningKey, endorsements?: string[]): PublishedJw
   const jwk = key.publicKey.export({ format: 'jwk' });
   // Real keys have an X.509 thumbprint; nothing validates it, so a hash of the key id stands in.
   const x5t = createHash('sha1').update(key.kid).digest('base64url');
-  return { kty: 'RSA', use: 'sig', kid: key.kid, x5t, n: String(jwk.n), e: String(jwk.e), ...(endorsements ? { endorsements } : {}) };
+  return {
+    kty: 'RSA',
+    use: 'sig',
+    kid: key.kid,
+    x5t,
+    n: String(jwk.n),
+    e: String(jwk.e),
+    ...(endorsements ? { endorsements } : {}),
+  };
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -65,7 +73,9 @@ export function verifyJwt(token: string, key: SigningKey): JwtCheck {
   } catch {
     return { ok: false, reason: 'malformed token' };
   }
-  const valid = createVerify('RSA-SHA256').update(`${header}.${payload}`).verify(key.publicKey, Buffer.from(signature, 'base64url'));
+  const valid = createVerify('RSA-SHA256')
+    .update(`${header}.${payload}`)
+    .verify(key.publicKey, Buffer.from(signature, 'base64url'));
   if (!valid) return { ok: false, reason: 'invalid signature' };
   const now = Math.floor(Date.now() / 1000);
   if (typeof claims.exp !== 'number' || claims.exp <= now) return { ok: false, reason: 'token expired' };

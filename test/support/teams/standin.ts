@@ -20,7 +20,13 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
-import { ConnectorState, type ConnectorCall, type ConnectorFailure, type ConnectorOp, type WireActivity } from './connector.ts';
+import {
+  ConnectorState,
+  type ConnectorCall,
+  type ConnectorFailure,
+  type ConnectorOp,
+  type WireActivity,
+} from './connector.ts';
 import { TEAMS_DEFAULTS, type TeamsUserSeed } from './defaults.ts';
 import type { StreamState } from './streaming.ts';
 import {
@@ -141,23 +147,51 @@ export async function startTeamsStandin(options: TeamsStandinOptions = {}): Prom
 
   function token(tenant: string, form: Record<string, unknown>): { status: number; body: unknown } {
     const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
-    const request: TokenRequest = { tenant, clientId: field('client_id'), scope: field('scope'), grantType: field('grant_type'), status: 0, at: new Date() };
+    const request: TokenRequest = {
+      tenant,
+      clientId: field('client_id'),
+      scope: field('scope'),
+      grantType: field('grant_type'),
+      status: 0,
+      at: new Date(),
+    };
     tokenRequests.push(request);
     const refuse = (status: number, error: string, code: number, description: string) => {
       request.status = status;
-      return { status, body: { error, error_description: `AADSTS${code}: ${description}`, error_codes: [code], timestamp: new Date().toISOString() } };
+      return {
+        status,
+        body: {
+          error,
+          error_description: `AADSTS${code}: ${description}`,
+          error_codes: [code],
+          timestamp: new Date().toISOString(),
+        },
+      };
     };
-    if (request.grantType !== 'client_credentials') return refuse(400, 'unsupported_grant_type', 70003, 'The app requested an unsupported grant type.');
+    if (request.grantType !== 'client_credentials')
+      return refuse(400, 'unsupported_grant_type', 70003, 'The app requested an unsupported grant type.');
     if (request.clientId !== appId || tenant !== authorityTenant) {
-      return refuse(400, 'unauthorized_client', 700016, `Application with identifier '${request.clientId}' was not found in the directory '${tenant}'.`);
+      return refuse(
+        400,
+        'unauthorized_client',
+        700016,
+        `Application with identifier '${request.clientId}' was not found in the directory '${tenant}'.`,
+      );
     }
-    if (field('client_secret') !== appPassword) return refuse(401, 'invalid_client', 7000215, 'Invalid client secret provided.');
-    if (request.scope !== `${BOT_CONNECTOR_SCOPE}/.default`) return refuse(400, 'invalid_scope', 70011, `The provided value for scope ${request.scope} is not valid.`);
+    if (field('client_secret') !== appPassword)
+      return refuse(401, 'invalid_client', 7000215, 'Invalid client secret provided.');
+    if (request.scope !== `${BOT_CONNECTOR_SCOPE}/.default`)
+      return refuse(400, 'invalid_scope', 70011, `The provided value for scope ${request.scope} is not valid.`);
     request.status = 200;
     const lifetime = 3599;
     return {
       status: 200,
-      body: { token_type: 'Bearer', expires_in: lifetime, ext_expires_in: lifetime, access_token: identity.issueAccessToken(tenant, BOT_CONNECTOR_SCOPE, lifetime) },
+      body: {
+        token_type: 'Bearer',
+        expires_in: lifetime,
+        ext_expires_in: lifetime,
+        access_token: identity.issueAccessToken(tenant, BOT_CONNECTOR_SCOPE, lifetime),
+      },
     };
   }
 
@@ -167,13 +201,18 @@ export async function startTeamsStandin(options: TeamsStandinOptions = {}): Prom
     const method = req.method ?? 'GET';
     requests.push(`${method} ${url.pathname}`);
     const send = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, body === undefined ? headers : { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.writeHead(
+        status,
+        body === undefined ? headers : { 'content-type': 'application/json; charset=utf-8', ...headers },
+      );
       res.end(body === undefined ? undefined : JSON.stringify(body));
     };
 
-    if (method === 'GET' && url.pathname === paths.bfMetadata) return send(200, identity.channelMetadata(`${origin}${paths.bfKeys}`));
+    if (method === 'GET' && url.pathname === paths.bfMetadata)
+      return send(200, identity.channelMetadata(`${origin}${paths.bfKeys}`));
     if (method === 'GET' && url.pathname === paths.bfKeys) return send(200, identity.channelKeys());
-    if (method === 'GET' && url.pathname === paths.entraMetadata) return send(200, identity.entraMetadata(origin, 'common', `${origin}${paths.entraKeys}`));
+    if (method === 'GET' && url.pathname === paths.entraMetadata)
+      return send(200, identity.entraMetadata(origin, 'common', `${origin}${paths.entraKeys}`));
     if (method === 'GET' && url.pathname === paths.entraKeys) return send(200, identity.entraKeys());
 
     const tokenPath = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(url.pathname);
@@ -310,7 +349,10 @@ export function msalConfigurationFor(standin: TeamsStandin): Configuration {
 export function credentialsFactoryFor(standin: TeamsStandin): MsalServiceClientCredentialsFactory {
   const client = new ConfidentialClientApplication(msalConfigurationFor(standin));
   // The same class, typed twice: this module gets msal-node's ESM build, botframework-connector its CommonJS one.
-  return new MsalServiceClientCredentialsFactory(standin.appId, client as unknown as ConstructorParameters<typeof MsalServiceClientCredentialsFactory>[1]);
+  return new MsalServiceClientCredentialsFactory(
+    standin.appId,
+    client as unknown as ConstructorParameters<typeof MsalServiceClientCredentialsFactory>[1],
+  );
 }
 
 /** `new ConfigurationBotFrameworkAuthentication(configFor(standin), credentialsFactoryFor(standin))`: for `new CloudAdapter(…)`. */

@@ -36,21 +36,32 @@ export class StreamRules {
   check(conversationId: string, a: WireActivity): { status: number; body: unknown } | undefined {
     const facts = streamFacts(a);
     if (!facts) return undefined;
-    if (!conversationId.startsWith('a:')) return refusal(403, 'ContentStreamNotAllowed', 'Content stream is not allowed in a group chat or a channel.');
+    if (!conversationId.startsWith('a:'))
+      return refusal(403, 'ContentStreamNotAllowed', 'Content stream is not allowed in a group chat or a channel.');
     if (facts.type === 'final') {
       if (a.type !== 'message') return refusal(400, 'BadArgument', 'A final streaming activity must be a message.');
     } else {
-      if (a.type !== 'typing') return refusal(400, 'BadArgument', 'Informative and streaming updates must be typing activities.');
+      if (a.type !== 'typing')
+        return refusal(400, 'BadArgument', 'Informative and streaming updates must be typing activities.');
       if (typeof facts.sequence !== 'number') return refusal(400, 'BadArgument', 'streamSequence is required.');
     }
     if (!facts.id) {
       if (facts.type === 'final') return refusal(400, 'BadArgument', 'streamId is required for a final message.');
-      return facts.sequence === 1 ? undefined : refusal(400, 'BadArgument', 'Invalid streamSequence: a new stream starts at 1.');
+      return facts.sequence === 1
+        ? undefined
+        : refusal(400, 'BadArgument', 'Invalid streamSequence: a new stream starts at 1.');
     }
     const stream = this.streams.get(facts.id);
-    if (!stream || stream.conversationId !== conversationId) return refusal(404, 'NotFound', 'The stream does not exist in this conversation.');
-    if (stream.done) return refusal(403, 'ContentStreamNotAllowed', 'Content stream is not allowed on an already completed streamed message.');
-    if (facts.type !== 'final' && facts.sequence! <= stream.sequence) return refusal(400, 'BadArgument', 'Invalid streamSequence: it must increase.');
+    if (!stream || stream.conversationId !== conversationId)
+      return refusal(404, 'NotFound', 'The stream does not exist in this conversation.');
+    if (stream.done)
+      return refusal(
+        403,
+        'ContentStreamNotAllowed',
+        'Content stream is not allowed on an already completed streamed message.',
+      );
+    if (facts.type !== 'final' && facts.sequence! <= stream.sequence)
+      return refusal(400, 'BadArgument', 'Invalid streamSequence: it must increase.');
     return undefined;
   }
 

@@ -16,7 +16,8 @@ export class HttpBrowser {
       const name = pair.slice(0, eq).trim();
       const value = pair.slice(eq + 1).trim();
       const expired = attrs.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a)) || value === '';
-      if (expired) this.cookies.delete(name); else this.cookies.set(name, value);
+      if (expired) this.cookies.delete(name);
+      else this.cookies.set(name, value);
     }
   }
 
@@ -27,12 +28,23 @@ export class HttpBrowser {
   }
 
   async request(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
-    const res = await fetch(this.base + path, { method, redirect: 'manual', body: init.body, headers: this.headers(init.headers) });
+    const res = await fetch(this.base + path, {
+      method,
+      redirect: 'manual',
+      body: init.body,
+      headers: this.headers(init.headers),
+    });
     this.remember(res);
     const text = await res.text();
     const csrf = /name="_csrf" value="([^"]+)"|name="csrf-token" content="([^"]+)"/.exec(text);
     if (csrf) this.csrf = csrf[1] ?? csrf[2];
-    return { status: res.status, location: res.headers.get('location'), text, headers: res.headers, json: () => JSON.parse(text) };
+    return {
+      status: res.status,
+      location: res.headers.get('location'),
+      text,
+      headers: res.headers,
+      json: () => JSON.parse(text),
+    };
   }
 
   get(path: string) {
@@ -46,10 +58,19 @@ export class HttpBrowser {
   }
 
   /** Calls the JSON API with the CSRF header (unless `csrf: false`). */
-  async api(method: string, path: string, body?: unknown, opts: { csrf?: boolean; headers?: Record<string, string> } = {}) {
+  async api(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: { csrf?: boolean; headers?: Record<string, string> } = {},
+  ) {
     return this.request(method, `/api/chat${path}`, {
       body: body === undefined ? undefined : JSON.stringify(body),
-      headers: { 'content-type': 'application/json', ...(opts.csrf === false ? {} : { 'x-csrf-token': this.csrf }), ...opts.headers },
+      headers: {
+        'content-type': 'application/json',
+        ...(opts.csrf === false ? {} : { 'x-csrf-token': this.csrf }),
+        ...opts.headers,
+      },
     });
   }
 

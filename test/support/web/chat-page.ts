@@ -8,8 +8,13 @@ import type { Browser, Page } from 'playwright-core';
  * resolves once #general is open and the live event stream is ready (`body[data-live="ready"]`), so a test can count
  * on live updates from its first step. `onPageError` hears every uncaught error of the page's scripts.
  */
-export async function openChat(browser: Browser, baseUrl: string, handle: string, password: string,
-  o: { onPageError?: (message: string) => void } = {}): Promise<Page> {
+export async function openChat(
+  browser: Browser,
+  baseUrl: string,
+  handle: string,
+  password: string,
+  o: { onPageError?: (message: string) => void } = {},
+): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   if (o.onPageError) page.on('pageerror', (e) => o.onPageError!(e.message));
   await page.goto(`${baseUrl}/signin`);

@@ -16,8 +16,12 @@ import { pgliteDb, type TestDatabase } from '../db.ts';
 /** A clock tests move forward by hand. */
 export class TestClock implements Clock {
   private offset = 0;
-  now() { return new Date(Date.now() + this.offset); }
-  advance(ms: number) { this.offset += ms; }
+  now() {
+    return new Date(Date.now() + this.offset);
+  }
+  advance(ms: number) {
+    this.offset += ms;
+  }
 }
 
 export interface TestServer extends Server {
@@ -27,16 +31,33 @@ export interface TestServer extends Server {
 }
 
 /** A server on 127.0.0.1 with a fresh database, the web chat mount and (optionally) others. */
-export async function startTestServer(o: {
-  db?: TestDatabase; signinLimits?: SigninLimits; keepaliveMs?: number; mounts?: Mount[]; env?: Record<string, string>; port?: number; logger?: Logger;
-} = {}): Promise<TestServer> {
+export async function startTestServer(
+  o: {
+    db?: TestDatabase;
+    signinLimits?: SigninLimits;
+    keepaliveMs?: number;
+    mounts?: Mount[];
+    env?: Record<string, string>;
+    port?: number;
+    logger?: Logger;
+  } = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-web-'));
   const database: Database = await (o.db ?? pgliteDb).open();
   const clock = new TestClock();
   const port = String(o.port ?? 0);
-  const config = loadConfig({ PORT: port, DATA_DIR: dataDir, ...(o.port ? { PUBLIC_URL: `http://127.0.0.1:${o.port}` } : {}), ...o.env });
+  const config = loadConfig({
+    PORT: port,
+    DATA_DIR: dataDir,
+    ...(o.port ? { PUBLIC_URL: `http://127.0.0.1:${o.port}` } : {}),
+    ...o.env,
+  });
   const server = await startServer(config, {
-    database, clock, logger: o.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
+    database,
+    clock,
+    logger: o.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    host: '127.0.0.1',
+    control: false,
     mounts: [...(o.mounts ?? []), createWebChatMount({ signinLimits: o.signinLimits, keepaliveMs: o.keepaliveMs })],
     queue: { pollMs: 50 },
   });
@@ -57,20 +78,32 @@ export async function startTestServer(o: {
 const hashes = new Map<string, Promise<string>>();
 const hashOnce = (password: string) => {
   let hash = hashes.get(password);
-  if (!hash) hashes.set(password, hash = hashPassword(password));
+  if (!hash) hashes.set(password, (hash = hashPassword(password)));
   return hash;
 };
 
 /** An organization with a workspace, an admin and a member, both with passwords. */
-export async function seedOrg(server: Server, o: { org: string; workspace: string; admin: string; member?: string; password?: string }) {
+export async function seedOrg(
+  server: Server,
+  o: { org: string; workspace: string; admin: string; member?: string; password?: string },
+) {
   const { app } = server;
   const password = o.password ?? 'correct horse battery';
-  const { org, admin } = await app.orgs.init({ org: o.org, admin: o.admin, displayName: `${o.admin[0].toUpperCase()}${o.admin.slice(1)}` });
+  const { org, admin } = await app.orgs.init({
+    org: o.org,
+    admin: o.admin,
+    displayName: `${o.admin[0].toUpperCase()}${o.admin.slice(1)}`,
+  });
   const ws = await app.orgs.addWorkspace(SYSTEM, { name: o.workspace, org: org.slug, slug: o.workspace });
   await app.store.people.setPasswordHash(admin.id, await hashOnce(password));
   let member = null;
   if (o.member) {
-    member = await app.orgs.addPerson(SYSTEM, { handle: o.member, org: org.slug, role: 'member', displayName: `${o.member[0].toUpperCase()}${o.member.slice(1)}` });
+    member = await app.orgs.addPerson(SYSTEM, {
+      handle: o.member,
+      org: org.slug,
+      role: 'member',
+      displayName: `${o.member[0].toUpperCase()}${o.member.slice(1)}`,
+    });
     await app.store.people.setPasswordHash(member.id, await hashOnce(password));
   }
   return { org, ws, admin, member, password };

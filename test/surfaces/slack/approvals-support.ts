@@ -45,17 +45,31 @@ export interface ApprovalsWorld {
   stop(): Promise<void>;
 }
 
-export async function startApprovalsWorld(o: { database: Database; standin: SlackStandin; redisUrl?: string; port?: number }): Promise<ApprovalsWorld> {
+export async function startApprovalsWorld(o: {
+  database: Database;
+  standin: SlackStandin;
+  redisUrl?: string;
+  port?: number;
+}): Promise<ApprovalsWorld> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-approvals-'));
   const unique = `approvals-${randomBytes(4).toString('hex')}`;
   const config = loadConfig({
-    PORT: String(o.port ?? 0), DATA_DIR: dataDir, SWITCHBOARD_SECRET: 'test-switchboard-secret-0123456789abcdef', LOG_LEVEL: 'silent',
-    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url,
-    ...(o.port ? { PUBLIC_URL: `http://127.0.0.1:${o.port}` } : {}), ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
+    PORT: String(o.port ?? 0),
+    DATA_DIR: dataDir,
+    SWITCHBOARD_SECRET: 'test-switchboard-secret-0123456789abcdef',
+    LOG_LEVEL: 'silent',
+    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
+    SLACK_API_URL: o.standin.url,
+    ...(o.port ? { PUBLIC_URL: `http://127.0.0.1:${o.port}` } : {}),
+    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
   });
   const server = await startServer(config, {
-    database: o.database, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), host: '127.0.0.1', control: false,
-    mounts: [mountSlack, createWebChatMount()], surfaces: { slack: { paceMs: 0 } },
+    database: o.database,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    host: '127.0.0.1',
+    control: false,
+    mounts: [mountSlack, createWebChatMount()],
+    surfaces: { slack: { paceMs: 0 } },
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: unique, prefix: unique } : {}) },
   });
   const { app } = server;
@@ -70,15 +84,27 @@ export async function startApprovalsWorld(o: { database: Database; standin: Slac
   await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: o.standin.botToken });
 
   const rt = slackRuntime(app);
-  for (const [p, user] of [[alice, USERS.alice], [bob, USERS.bob], [carol, USERS.carol]] as const) {
+  for (const [p, user] of [
+    [alice, USERS.alice],
+    [bob, USERS.bob],
+    [carol, USERS.carol],
+  ] as const) {
     o.standin.setUser(user, { real_name: p.displayName, display_name: p.handle });
-    const identity = await rt.identities.upsert({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: user });
+    const identity = await rt.identities.upsert({
+      surface: 'slack',
+      tenantId: SLACK_DEFAULTS.teamId,
+      externalUserId: user,
+    });
     await rt.identities.link(identity.id, p.id, new Date());
   }
   o.standin.setUser(USERS.dan, { real_name: 'Dan Doe', display_name: 'dan' });
 
   return {
-    server, app, ws, deployer, people: { alice, bob, carol },
+    server,
+    app,
+    ws,
+    deployer,
+    people: { alice, bob, carol },
     post: (request) => postSigned(`${server.url}/slack/events`, request),
     mcp: () => connectInProcess(app, deployer, 'eng'),
     async signIn(handle) {
@@ -88,12 +114,28 @@ export async function startApprovalsWorld(o: { database: Database; standin: Slac
     },
     click(user, card, action) {
       const approvalId = (card.metadata as { event_payload: { approval_id: string } }).event_payload.approval_id;
-      return postSigned(`${server.url}/slack/events`, blockActions({
-        user, channel: card.channel,
-        message: { ts: card.ts, text: card.text, ...(card.thread_ts ? { thread_ts: card.thread_ts } : {}), blocks: card.blocks as unknown[] },
-        actions: [{ action_id: action === 'approve' ? APPROVE_ACTION : REJECT_ACTION, value: approvalId, block_id: `approval:${approvalId}`, text: action === 'approve' ? 'Approve' : 'Reject' }],
-        response_url: `${o.standin.origin}/hooks/actions/unused`,
-      }));
+      return postSigned(
+        `${server.url}/slack/events`,
+        blockActions({
+          user,
+          channel: card.channel,
+          message: {
+            ts: card.ts,
+            text: card.text,
+            ...(card.thread_ts ? { thread_ts: card.thread_ts } : {}),
+            blocks: card.blocks as unknown[],
+          },
+          actions: [
+            {
+              action_id: action === 'approve' ? APPROVE_ACTION : REJECT_ACTION,
+              value: approvalId,
+              block_id: `approval:${approvalId}`,
+              text: action === 'approve' ? 'Approve' : 'Reject',
+            },
+          ],
+          response_url: `${o.standin.origin}/hooks/actions/unused`,
+        }),
+      );
     },
     async stop() {
       await server.stop();
@@ -103,20 +145,32 @@ export async function startApprovalsWorld(o: { database: Database; standin: Slac
 }
 
 /** The approval cards the app posted in a channel (or DM), as they stand now. */
-export function cardsIn(standin: SlackStandin, channel: string, approvalId?: string): Array<StoredMessage & { channel: string }> {
-  return standin.messages(channel)
+export function cardsIn(
+  standin: SlackStandin,
+  channel: string,
+  approvalId?: string,
+): Array<StoredMessage & { channel: string }> {
+  return standin
+    .messages(channel)
     .filter((m) => (m.metadata as { event_type?: string } | undefined)?.event_type === 'switchboard_approval')
-    .filter((m) => !approvalId || (m.metadata as { event_payload: { approval_id: string } }).event_payload.approval_id === approvalId)
+    .filter(
+      (m) =>
+        !approvalId ||
+        (m.metadata as { event_payload: { approval_id: string } }).event_payload.approval_id === approvalId,
+    )
     .map((m) => ({ ...m, channel }));
 }
 
 /** Waits until the card of this approval is in the channel. */
 export function cardPosted(standin: SlackStandin, channel: string, approvalId: string, timeout = 10_000) {
-  return vi.waitFor(() => {
-    const [card] = cardsIn(standin, channel, approvalId);
-    if (!card) throw new Error(`no card for ${approvalId} in ${channel}`);
-    return card;
-  }, { timeout });
+  return vi.waitFor(
+    () => {
+      const [card] = cardsIn(standin, channel, approvalId);
+      if (!card) throw new Error(`no card for ${approvalId} in ${channel}`);
+      return card;
+    },
+    { timeout },
+  );
 }
 
 /** Every text of a card's blocks, joined: what a person reads. */
@@ -125,13 +179,25 @@ export function blockText(card: StoredMessage): string {
 }
 
 /** Whether the card still has the Approve and Reject buttons. */
-export const hasButtons = (card: StoredMessage) => ((card.blocks ?? []) as Array<{ type: string }>).some((b) => b.type === 'actions');
+export const hasButtons = (card: StoredMessage) =>
+  ((card.blocks ?? []) as Array<{ type: string }>).some((b) => b.type === 'actions');
 
 /** Waits for an ephemeral message to `user` containing `text`. */
 export function ephemeralTo(standin: SlackStandin, user: string, text: string) {
-  return vi.waitFor(() => {
-    const found = standin.callsTo('chat.postEphemeral').find((c) => c.args.user === user && String(c.args.text).includes(text));
-    if (!found) throw new Error(`no ephemeral to ${user} containing "${text}"; got ${standin.callsTo('chat.postEphemeral').map((c) => c.args.text).join(' | ')}`);
-    return found;
-  }, { timeout: 10_000 });
+  return vi.waitFor(
+    () => {
+      const found = standin
+        .callsTo('chat.postEphemeral')
+        .find((c) => c.args.user === user && String(c.args.text).includes(text));
+      if (!found)
+        throw new Error(
+          `no ephemeral to ${user} containing "${text}"; got ${standin
+            .callsTo('chat.postEphemeral')
+            .map((c) => c.args.text)
+            .join(' | ')}`,
+        );
+      return found;
+    },
+    { timeout: 10_000 },
+  );
 }

@@ -13,33 +13,55 @@ const BOT = SLACK_DEFAULTS.botUserId;
 const CAROL = 'U0CAROL01';
 const CHANNEL = 'C0NOTICES';
 
-describe('Switchboard\'s posts in a web channel bridged with Slack', () => {
+describe("Switchboard's posts in a web channel bridged with Slack", () => {
   let bridged: BridgedHarness;
   let standin: SlackStandin;
   let h: Harness;
 
   beforeAll(async () => {
-    bridged = await startBridged(CHANNEL, { real_name: 'Carol Chen', display_name: 'carol', email: 'carol@example.test' });
+    bridged = await startBridged(CHANNEL, {
+      real_name: 'Carol Chen',
+      display_name: 'carol',
+      email: 'carol@example.test',
+    });
     ({ standin, h } = bridged);
   });
-  afterAll(async () => { await bridged?.stop(); });
+  afterAll(async () => {
+    await bridged?.stop();
+  });
 
   /** Waits for our post to the bridged Slack channel whose text contains `contains`. */
-  const postedToSlack = (contains: string) => vi.waitFor(() => {
-    const calls = standin.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL && String(c.args.text).includes(contains) && c.status === 200);
-    if (!calls.length) throw new Error(`nothing posted to ${CHANNEL} with "${contains}" yet`);
-    return calls;
-  }, { timeout: 20_000, interval: 50 });
+  const postedToSlack = (contains: string) =>
+    vi.waitFor(
+      () => {
+        const calls = standin
+          .callsTo('chat.postMessage')
+          .filter((c) => c.args.channel === CHANNEL && String(c.args.text).includes(contains) && c.status === 200);
+        if (!calls.length) throw new Error(`nothing posted to ${CHANNEL} with "${contains}" yet`);
+        return calls;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
 
-  it('posts the done notice of a Slack user\'s request in their Slack thread, once', async () => {
+  it("posts the done notice of a Slack user's request in their Slack thread, once", async () => {
     const { app } = h.server;
-    const asked = message({ channel: CHANNEL, channel_type: 'channel', user: CAROL, text: `<@${BOT}> @reviewer please fix the export button` });
+    const asked = message({
+      channel: CHANNEL,
+      channel_type: 'channel',
+      user: CAROL,
+      text: `<@${BOT}> @reviewer please fix the export button`,
+    });
     expect((await h.post(eventCallback(asked))).status).toBe(200);
-    const item = await vi.waitFor(async () => {
-      const found = (await app.intake.list(h.workspace, { limit: 50 })).find((i) => i.summary === '@reviewer please fix the export button');
-      if (!found) throw new Error('not filed yet');
-      return found;
-    }, { timeout: 20_000, interval: 50 });
+    const item = await vi.waitFor(
+      async () => {
+        const found = (await app.intake.list(h.workspace, { limit: 50 })).find(
+          (i) => i.summary === '@reviewer please fix the export button',
+        );
+        if (!found) throw new Error('not filed yet');
+        return found;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     // Stored in the web thread of Carol's message, which is where the notice is written.
     expect(item.sources).toEqual([expect.objectContaining({ surface: 'slack', authorIdentityId: expect.any(String) })]);
 

@@ -20,12 +20,14 @@ const LONG = { timeout: 30_000, interval: 50 };
 const GENERATED = { SWITCHBOARD_SECRET: '' };
 
 type LogLine = { level: number; msg: string; teamId?: string; secretFile?: string };
-const warningsAbout = (lines: string[]) => lines.map((l) => JSON.parse(l) as LogLine).filter((l) => l.level === 40 && l.msg.includes('cannot be decrypted'));
+const warningsAbout = (lines: string[]) =>
+  lines.map((l) => JSON.parse(l) as LogLine).filter((l) => l.level === 40 && l.msg.includes('cannot be decrypted'));
 
 describe(`a Slack team connected under another secret (${database.kind})`, () => {
   let db: Database;
   let standin: SlackStandin;
-  const start = (env: Record<string, string>, logLines: string[] = []) => startHarness({ database: db, standin, env, logLines });
+  const start = (env: Record<string, string>, logLines: string[] = []) =>
+    startHarness({ database: db, standin, env, logLines });
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([database.open(), startSlackStandin()]);
@@ -34,7 +36,10 @@ describe(`a Slack team connected under another secret (${database.kind})`, () =>
     const first = await startHarness({ database: db, standin, seed: true, env: GENERATED });
     await first.stop();
   });
-  afterAll(async () => { await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await standin?.close();
+    await db?.close();
+  });
 
   it('warns at start-up, fails the request for good at once saying what to do, and works again once the team is connected anew', async () => {
     const logLines: string[] = [];
@@ -48,21 +53,36 @@ describe(`a Slack team connected under another secret (${database.kind})`, () =>
       expect(warning.msg).toContain('the secret in use now is SWITCHBOARD_SECRET, as set now');
 
       const body = '@reviewer please look at #418';
-      const res = await h.post(eventCallback(appMention({ user: CAROL, channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> ${body}` })));
+      const res = await h.post(
+        eventCallback(
+          appMention({ user: CAROL, channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> ${body}` }),
+        ),
+      );
       expect(res.status).toBe(200);
       const failed = await vi.waitFor(async () => {
         const reply = await runCommand(h.server.app, 'jobs list', { topic: 'inbound.slack' });
-        const jobs = (reply.output?.data.jobs ?? []) as Array<{ id: string; status: string; attempts: number; last_error: string }>;
+        const jobs = (reply.output?.data.jobs ?? []) as Array<{
+          id: string;
+          status: string;
+          attempts: number;
+          last_error: string;
+        }>;
         expect(jobs.map((j) => j.status)).toEqual(['failed']);
         return jobs[0];
       }, LONG);
       // Recorded at the first attempt, not retried: only the old secret or connecting again can help.
       expect(failed.attempts).toBe(1);
       expect(failed.last_error).toBe(unreadableToken(TEAM).message);
-      expect(failed.last_error).toContain('Set SWITCHBOARD_SECRET back to the secret it was stored under, or connect the team again');
+      expect(failed.last_error).toContain(
+        'Set SWITCHBOARD_SECRET back to the secret it was stored under, or connect the team again',
+      );
 
       // Doing what it says: connect the team again with its token, under the secret in use now, and retry the job.
-      const connected = await runCommand(h.server.app, 'slack connect', { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
+      const connected = await runCommand(h.server.app, 'slack connect', {
+        workspace: 'eng',
+        teamId: TEAM,
+        botToken: standin.botToken,
+      });
       expect(connected.ok).toBe(true);
       expect((await runCommand(h.server.app, 'jobs retry', { id: failed.id })).ok).toBe(true);
       await vi.waitFor(async () => expect((await inbox(h)).map((i) => i.message.body)).toContain(body), LONG);
@@ -79,6 +99,8 @@ describe(`a Slack team connected under another secret (${database.kind})`, () =>
     const generated: string[] = [];
     await (await start(GENERATED, generated)).stop();
     const [warning] = warningsAbout(generated);
-    expect(warning.msg).toContain(`the secret in use now is the one generated in ${warning.secretFile}, as SWITCHBOARD_SECRET is not set`);
+    expect(warning.msg).toContain(
+      `the secret in use now is the one generated in ${warning.secretFile}, as SWITCHBOARD_SECRET is not set`,
+    );
   }, 60_000);
 });

@@ -22,18 +22,31 @@ const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';
 const LONG = { timeout: 30_000, interval: 50 };
 
-const variants: Array<{ name: string; db: TestDatabase; redisUrl?: string }> = [{ name: 'PGlite and the embedded queue', db: pgliteDb }];
+const variants: Array<{ name: string; db: TestDatabase; redisUrl?: string }> = [
+  { name: 'PGlite and the embedded queue', db: pgliteDb },
+];
 const pg = postgresDb();
-if (pg && process.env.TEST_REDIS_URL) variants.push({ name: 'PostgreSQL and BullMQ', db: pg, redisUrl: process.env.TEST_REDIS_URL });
+if (pg && process.env.TEST_REDIS_URL)
+  variants.push({ name: 'PostgreSQL and BullMQ', db: pg, redisUrl: process.env.TEST_REDIS_URL });
 
 describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }) => {
   let db: Database;
   let standin: SlackStandin;
   const queueName = `durable-${randomBytes(4).toString('hex')}`;
-  const harness = (o: { seed?: boolean; logLines?: string[]; queue?: { maxAttempts?: number; maxAgeMs?: number } } = {}) => startHarness({
-    database: db, standin, seed: o.seed, redisUrl, queueName, logLines: o.logLines, ...(o.queue ? { queue: o.queue } : {}),
-  });
-  const mention = (text: string) => eventCallback(appMention({ user: CAROL, channel: 'C0GENERAL', text: `${BOT} @reviewer ${text}` }));
+  const harness = (
+    o: { seed?: boolean; logLines?: string[]; queue?: { maxAttempts?: number; maxAgeMs?: number } } = {},
+  ) =>
+    startHarness({
+      database: db,
+      standin,
+      seed: o.seed,
+      redisUrl,
+      queueName,
+      logLines: o.logLines,
+      ...(o.queue ? { queue: o.queue } : {}),
+    });
+  const mention = (text: string) =>
+    eventCallback(appMention({ user: CAROL, channel: 'C0GENERAL', text: `${BOT} @reviewer ${text}` }));
   /** Every body the reviewer has received, read through `h`, until all of `bodies` are there. */
   const receivedAll = async (h: Harness, bodies: string[]) => {
     const seen: string[] = [];
@@ -50,7 +63,10 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
     const first = await harness({ seed: true });
     await first.stop();
   });
-  afterAll(async () => { await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await standin?.close();
+    await db?.close();
+  });
 
   it('hands an event acknowledged by a server that stopped before handling it to the next server on the same database', async () => {
     const h1 = await harness();
@@ -59,8 +75,13 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
     const res = await h1.post(mention('survives the restart'));
     expect(res.status).toBe(200);
     await h1.stop();
-    const [row] = await db.db.select({ outboxId: inboundEvents.outboxId }).from(inboundEvents).where(eq(inboundEvents.kind, 'event'))
-      .orderBy(inboundEvents.receivedAt).limit(1).offset(0);
+    const [row] = await db.db
+      .select({ outboxId: inboundEvents.outboxId })
+      .from(inboundEvents)
+      .where(eq(inboundEvents.kind, 'event'))
+      .orderBy(inboundEvents.receivedAt)
+      .limit(1)
+      .offset(0);
     expect(row.outboxId).not.toBeNull();
 
     const h2 = await harness();
@@ -86,7 +107,7 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
     const early = await Promise.all(bodies.slice(0, 12).map(send));
     expect(early.map((r) => r.status)).toEqual(early.map(() => 200));
     const stopping = h1.stop();
-    const results = [...early, ...await Promise.all(bodies.slice(12).map(send))];
+    const results = [...early, ...(await Promise.all(bodies.slice(12).map(send)))];
     await stopping;
     for (const r of results) expect([0, 200, 503]).toContain(r.status);
     const acked = results.filter((r) => r.status === 200).map((r) => `@reviewer ${r.b}`);
@@ -104,12 +125,22 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
     let h: Harness;
     const logLines: string[] = [];
     // Jobs are given up quickly here: a transient failure after LAST_TRIES attempts (every job is past its max age).
-    beforeAll(async () => { h = await harness({ logLines, queue: { maxAttempts: 2, maxAgeMs: 1 } }); });
-    afterAll(async () => { await h?.stop(); });
+    beforeAll(async () => {
+      h = await harness({ logLines, queue: { maxAttempts: 2, maxAgeMs: 1 } });
+    });
+    afterAll(async () => {
+      await h?.stop();
+    });
 
     it('handles a slash command replayed with the same signature once', async () => {
       const url = standin.responseUrl();
-      const request = slashCommand({ command: '/switchboard', text: 'agents', user_id: CAROL, channel_id: 'C0GENERAL', response_url: url });
+      const request = slashCommand({
+        command: '/switchboard',
+        text: 'agents',
+        user_id: CAROL,
+        channel_id: 'C0GENERAL',
+        response_url: url,
+      });
       const { headers } = signRequest(request);
       const post = () => fetch(`${h.server.url}/slack/events`, { method: 'POST', headers, body: request.body });
       expect((await post()).status).toBe(200);
@@ -127,7 +158,10 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
       const find = identities.find;
       let outage = true;
       identities.find = (async (...a: Parameters<typeof find>) => {
-        if (outage) { outage = false; throw databaseUnavailable(); }
+        if (outage) {
+          outage = false;
+          throw databaseUnavailable();
+        }
         return find.apply(identities, a);
       }) as typeof find;
       try {
@@ -135,18 +169,23 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
         const seen = await receivedAll(h, ['@reviewer through an outage']);
         expect(seen.filter((b) => b === '@reviewer through an outage')).toHaveLength(1);
         expect(outage).toBe(false);
-        expect(standin.callsTo('chat.postEphemeral').filter((c) => String(c.args.text).includes('cannot be reached'))).toEqual([]);
+        expect(
+          standin.callsTo('chat.postEphemeral').filter((c) => String(c.args.text).includes('cannot be reached')),
+        ).toEqual([]);
       } finally {
         Reflect.deleteProperty(identities, 'find');
       }
     }, 60_000);
 
-    it('handles a mention again when reading the team\'s install met a database outage, instead of taking the team for not installed', async () => {
+    it("handles a mention again when reading the team's install met a database outage, instead of taking the team for not installed", async () => {
       const installations = slackRuntime(h.server.app).installations;
       const credentials = installations.credentials;
       let outage = true;
       installations.credentials = (async (...a: Parameters<typeof credentials>) => {
-        if (outage) { outage = false; throw databaseUnavailable(); }
+        if (outage) {
+          outage = false;
+          throw databaseUnavailable();
+        }
         return credentials.apply(installations, a);
       }) as typeof credentials;
       try {
@@ -169,13 +208,19 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
     });
 
     it('acknowledges a click on a button Switchboard does not know with 200 and logs it at debug', async () => {
-      const res = await h.post(blockActions({
-        user: CAROL, channel: 'C0GENERAL', message: { ts: '1700000000.000100', text: 'another app\'s card' },
-        actions: [{ action_id: 'someone_elses_button', value: 'x', block_id: 'b', text: 'Press' }],
-      }));
+      const res = await h.post(
+        blockActions({
+          user: CAROL,
+          channel: 'C0GENERAL',
+          message: { ts: '1700000000.000100', text: "another app's card" },
+          actions: [{ action_id: 'someone_elses_button', value: 'x', block_id: 'b', text: 'Press' }],
+        }),
+      );
       expect(res.status).toBe(200);
       await vi.waitFor(() => {
-        const line = logLines.map((l) => JSON.parse(l) as { level: number; msg: string }).find((l) => l.msg.includes('no listener handles this Slack request'));
+        const line = logLines
+          .map((l) => JSON.parse(l) as { level: number; msg: string })
+          .find((l) => l.msg.includes('no listener handles this Slack request'));
         expect(line?.level).toBe(20);
       }, LONG);
     });
@@ -193,7 +238,8 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
       }, LONG);
       expect(failed.attempts).toBe(LAST_TRIES);
       expect(failed.last_error).toMatch(/^gave up after 3 attempts over \d+ s: Slack answered HTTP 500/);
-      const ephemerals = () => standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === CAROL && c.status === 200).length;
+      const ephemerals = () =>
+        standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === CAROL && c.status === 200).length;
       const before = ephemerals();
 
       const retried = await runCommand(h.server.app, 'jobs retry', { id: failed.id });

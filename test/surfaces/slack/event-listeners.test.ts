@@ -8,27 +8,46 @@ import { appMention, eventCallback, message } from '../../support/slack/payloads
 
 function setUp() {
   const bolt = new BoltApp({
-    signingSecret: SLACK_DEFAULTS.signingSecret, logLevel: LogLevel.ERROR, convoStore: false,
-    authorize: async () => ({ botToken: 'xoxb-test', botId: SLACK_DEFAULTS.botId, botUserId: SLACK_DEFAULTS.botUserId }),
+    signingSecret: SLACK_DEFAULTS.signingSecret,
+    logLevel: LogLevel.ERROR,
+    convoStore: false,
+    authorize: async () => ({
+      botToken: 'xoxb-test',
+      botId: SLACK_DEFAULTS.botId,
+      botUserId: SLACK_DEFAULTS.botUserId,
+    }),
   });
   const errors: unknown[] = [];
-  bolt.error(async (e) => { errors.push((e as { original?: unknown }).original ?? e); });
+  bolt.error(async (e) => {
+    errors.push((e as { original?: unknown }).original ?? e);
+  });
   const events = eventListeners(bolt);
-  const handle = (payload: unknown) => bolt.processEvent({ body: payload as Record<string, unknown>, ack: async () => {} });
+  const handle = (payload: unknown) =>
+    bolt.processEvent({ body: payload as Record<string, unknown>, ack: async () => {} });
   return { bolt, events, errors, handle };
 }
 
-const mention = () => eventCallback(appMention({ user: 'U0PERSON', channel: 'C0CHAN', text: `<@${SLACK_DEFAULTS.botUserId}> hi` })).payload;
-const dm = () => eventCallback(message({ user: 'U0PERSON', channel: 'D0DM', text: 'hello', channel_type: 'im' })).payload;
+const mention = () =>
+  eventCallback(appMention({ user: 'U0PERSON', channel: 'C0CHAN', text: `<@${SLACK_DEFAULTS.botUserId}> hi` })).payload;
+const dm = () =>
+  eventCallback(message({ user: 'U0PERSON', channel: 'D0DM', text: 'hello', channel_type: 'im' })).payload;
 
 describe('Slack event listeners, installed as one Bolt listener', () => {
-  it('runs every listener of the event\'s type, and none of another type', async () => {
+  it("runs every listener of the event's type, and none of another type", async () => {
     const { events, handle } = setUp();
     const ran: string[] = [];
-    events.listeners.event('app_mention', async ({ event }) => { ran.push(`first ${event.text}`); });
-    events.listeners.event('app_mention', async () => { ran.push('second'); });
-    events.listeners.message(async ({ message: m }) => { ran.push(`message ${'text' in m ? m.text : ''}`); });
-    events.listeners.event('reaction_added', async () => { ran.push('reaction'); });
+    events.listeners.event('app_mention', async ({ event }) => {
+      ran.push(`first ${event.text}`);
+    });
+    events.listeners.event('app_mention', async () => {
+      ran.push('second');
+    });
+    events.listeners.message(async ({ message: m }) => {
+      ran.push(`message ${'text' in m ? m.text : ''}`);
+    });
+    events.listeners.event('reaction_added', async () => {
+      ran.push('reaction');
+    });
     events.install();
     await handle(mention());
     expect(ran.sort()).toEqual([`first <@${SLACK_DEFAULTS.botUserId}> hi`, 'second']);
@@ -37,13 +56,21 @@ describe('Slack event listeners, installed as one Bolt listener', () => {
     expect(ran).toEqual(['message hello']);
   });
 
-  it('gives Bolt\'s error handler a failing listener\'s own error, and Bolt\'s MultipleListenerError for several', async () => {
+  it("gives Bolt's error handler a failing listener's own error, and Bolt's MultipleListenerError for several", async () => {
     const { events, errors, handle } = setUp();
     let others = 0;
-    events.listeners.event('app_mention', async () => { throw new Error('first failed'); });
-    events.listeners.event('app_mention', async () => { others += 1; });
-    events.listeners.message(async () => { throw new Error('message failed'); });
-    events.listeners.message(async () => { throw new Error('message failed again'); });
+    events.listeners.event('app_mention', async () => {
+      throw new Error('first failed');
+    });
+    events.listeners.event('app_mention', async () => {
+      others += 1;
+    });
+    events.listeners.message(async () => {
+      throw new Error('message failed');
+    });
+    events.listeners.message(async () => {
+      throw new Error('message failed again');
+    });
     events.install();
     await handle(mention());
     // The other listener of the type ran all the same.
@@ -52,15 +79,22 @@ describe('Slack event listeners, installed as one Bolt listener', () => {
     expect((errors[0] as Error).message).toBe('first failed');
     await handle(dm());
     expect(errors[1]).toBeInstanceOf(MultipleListenerError);
-    expect((errors[1] as MultipleListenerError).originals.map((e) => e.message).sort()).toEqual(['message failed', 'message failed again']);
+    expect((errors[1] as MultipleListenerError).originals.map((e) => e.message).sort()).toEqual([
+      'message failed',
+      'message failed again',
+    ]);
   });
 
   it('runs the others of the type when one throws before it returns a promise', async () => {
     const { events, errors, handle } = setUp();
     let others = 0;
-    const throwsAtOnce = (() => { throw new Error('at once'); }) as unknown as () => Promise<void>;
+    const throwsAtOnce = (() => {
+      throw new Error('at once');
+    }) as unknown as () => Promise<void>;
     events.listeners.event('app_mention', throwsAtOnce);
-    events.listeners.event('app_mention', async () => { others += 1; });
+    events.listeners.event('app_mention', async () => {
+      others += 1;
+    });
     events.install();
     await handle(mention());
     expect(others).toBe(1);
@@ -71,7 +105,13 @@ describe('Slack event listeners, installed as one Bolt listener', () => {
     const { events } = setUp();
     const on = events.listeners.event as unknown as (...args: unknown[]) => void;
     expect(() => on(/^reaction_/, async () => {})).toThrow(/one event type by name, one function/);
-    expect(() => on('app_mention', async () => {}, async () => {})).toThrow(/one event type by name, one function/);
+    expect(() =>
+      on(
+        'app_mention',
+        async () => {},
+        async () => {},
+      ),
+    ).toThrow(/one event type by name, one function/);
     expect(() => on('message.im', async () => {})).toThrow(/register `message` and read its channel_type/);
   });
 

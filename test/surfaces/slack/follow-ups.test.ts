@@ -10,7 +10,13 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appMention, eventCallback, message, nextEventTs, threadBroadcast } from '../../support/slack/signed-request.ts';
+import {
+  appMention,
+  eventCallback,
+  message,
+  nextEventTs,
+  threadBroadcast,
+} from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { postCommand, startHarness, type Harness } from './harness.ts';
 
@@ -30,23 +36,36 @@ describe('Slack thread follow-ups, group DMs and unknown command words', () => {
     seen.push(...(await h.server.app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items);
     return seen;
   };
-  const received = (body: string) => vi.waitFor(async () => {
-    const found = (await reviewerInbox()).find((i) => i.message.body === body);
-    if (!found) throw new Error(`the reviewer has not received "${body}"`);
-    return found;
-  }, { timeout: 20_000, interval: 50 });
+  const received = (body: string) =>
+    vi.waitFor(
+      async () => {
+        const found = (await reviewerInbox()).find((i) => i.message.body === body);
+        if (!found) throw new Error(`the reviewer has not received "${body}"`);
+        return found;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
   const send = async (event: Parameters<typeof eventCallback>[0]) => {
     const res = await h.post(eventCallback(event));
     expect(res.status).toBe(200);
   };
-  const reply = (text: string, thread_ts: string, channel = 'C0GENERAL', channel_type: 'channel' | 'group' | 'mpim' = 'channel', user = DAVE) =>
-    send(message({ user, channel, channel_type, text, thread_ts }));
+  const reply = (
+    text: string,
+    thread_ts: string,
+    channel = 'C0GENERAL',
+    channel_type: 'channel' | 'group' | 'mpim' = 'channel',
+    user = DAVE,
+  ) => send(message({ user, channel, channel_type, text, thread_ts }));
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([pgliteDb.open(), startSlackStandin()]);
     h = await startHarness({ database: db, standin, seed: true, env: { SLACK_COMMAND: COMMAND } });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('delivers a reply in a thread the agent took part in, without a second mention, in the same conversation', async () => {
     const ts = nextEventTs();
@@ -58,14 +77,20 @@ describe('Slack thread follow-ups, group DMs and unknown command words', () => {
     expect(followUp.message.externalId).not.toBe(first.message.externalId);
   });
 
-  it('delivers a reply also sent to the channel (thread_broadcast) in the thread\'s conversation', async () => {
+  it("delivers a reply also sent to the channel (thread_broadcast) in the thread's conversation", async () => {
     const ts = nextEventTs();
     await send(appMention({ user: CAROL, channel: 'C0GENERAL', ts, text: `${BOT} @reviewer did the migration run?` }));
     const first = await received('@reviewer did the migration run?');
-    await send(threadBroadcast({
-      user: DAVE, channel: 'C0GENERAL', channel_type: 'channel', thread_ts: ts, text: 'it ran, everyone: the schema changed',
-      root: { user: CAROL, text: `${BOT} @reviewer did the migration run?` },
-    }));
+    await send(
+      threadBroadcast({
+        user: DAVE,
+        channel: 'C0GENERAL',
+        channel_type: 'channel',
+        thread_ts: ts,
+        text: 'it ran, everyone: the schema changed',
+        root: { user: CAROL, text: `${BOT} @reviewer did the migration run?` },
+      }),
+    );
     const broadcast = await received('it ran, everyone: the schema changed');
     expect(broadcast.conversation.id).toBe(first.conversation.id);
   });
@@ -76,7 +101,9 @@ describe('Slack thread follow-ups, group DMs and unknown command words', () => {
     await reply('yes, at noon', ts);
     // A later follow-up in an agent's thread is handled after those two.
     const agentThread = nextEventTs();
-    await send(appMention({ user: CAROL, channel: 'C0GENERAL', ts: agentThread, text: `${BOT} @reviewer marker thread` }));
+    await send(
+      appMention({ user: CAROL, channel: 'C0GENERAL', ts: agentThread, text: `${BOT} @reviewer marker thread` }),
+    );
     await reply('marker reply', agentThread);
     await received('marker reply');
     const bodies = (await reviewerInbox()).map((i) => i.message.body);
@@ -90,7 +117,9 @@ describe('Slack thread follow-ups, group DMs and unknown command words', () => {
     await received('@reviewer thread for a double');
     const replyTs = nextEventTs();
     const text = `${BOT} what about the docs?`;
-    await send(message({ user: DAVE, channel: 'C0GENERAL', channel_type: 'channel', text, ts: replyTs, thread_ts: ts }));
+    await send(
+      message({ user: DAVE, channel: 'C0GENERAL', channel_type: 'channel', text, ts: replyTs, thread_ts: ts }),
+    );
     await send(appMention({ user: DAVE, channel: 'C0GENERAL', text, ts: replyTs, thread_ts: ts }));
     await reply('marker after the double', ts);
     await received('marker after the double');
@@ -110,8 +139,13 @@ describe('Slack thread follow-ups, group DMs and unknown command words', () => {
   });
 
   it('answers a slash command whose first word is neither a command nor an agent with the agents here and how to ask, naming the configured command', async () => {
-    const res = await postCommand(h, standin, { command: COMMAND, text: 'revewer please look', user_id: CAROL, channel_id: 'C0GENERAL' });
-    const answer = await res.json() as { response_type: string; text: string };
+    const res = await postCommand(h, standin, {
+      command: COMMAND,
+      text: 'revewer please look',
+      user_id: CAROL,
+      channel_id: 'C0GENERAL',
+    });
+    const answer = (await res.json()) as { response_type: string; text: string };
     expect(answer.response_type).toBe('ephemeral');
     expect(answer.text).toContain('`revewer` is not one of my commands.');
     expect(answer.text).toContain('There is no agent `@revewer`');

@@ -2,10 +2,18 @@
 // Payload shapes follow Slack's documented `message`/`app_mention` events: the
 // mrkdwn `text` and the `rich_text` block the Slack client sends with it.
 import { describe, expect, it } from 'vitest';
-import { labelsInText, referencedIds, slackToMarkdown, type SlackNames } from '../../../src/surfaces/slack/format/in.ts';
+import {
+  labelsInText,
+  referencedIds,
+  slackToMarkdown,
+  type SlackNames,
+} from '../../../src/surfaces/slack/format/in.ts';
 
 const names: SlackNames = {
-  users: new Map([['U0CAROL01', 'Carol Chen'], ['U0DAN0001', 'dan']]),
+  users: new Map([
+    ['U0CAROL01', 'Carol Chen'],
+    ['U0DAN0001', 'dan'],
+  ]),
   channels: new Map([['C0GENERAL', 'general']]),
 };
 const section = (...elements: unknown[]) => ({ type: 'rich_text_section', elements });
@@ -14,13 +22,17 @@ const rich = (...elements: unknown[]) => ({ type: 'rich_text', block_id: 'b1', e
 describe('Slack mrkdwn text to Markdown', () => {
   const md = (text: string) => slackToMarkdown({ text }, names, 'U0BOT').markdown;
 
-  it('turns people, channels and broadcasts into readable names, and drops the app\'s own mention', () => {
-    expect(md('<@U0BOT> ask <@U0CAROL01> in <#C0GENERAL> or <#C0OTHER|random>, <!here>')).toBe('ask @Carol Chen in #general or #random, @here');
+  it("turns people, channels and broadcasts into readable names, and drops the app's own mention", () => {
+    expect(md('<@U0BOT> ask <@U0CAROL01> in <#C0GENERAL> or <#C0OTHER|random>, <!here>')).toBe(
+      'ask @Carol Chen in #general or #random, @here',
+    );
     expect(md('cc <!subteam^S0ENG|@eng-team> and <@U0NOBODY>')).toBe('cc @eng-team and @U0NOBODY');
   });
 
   it('turns links into Markdown links, with | and > in them handled', () => {
-    expect(md('see <https://x.test/a?b=1&amp;c=2|the plan> and <https://x.test>')).toBe('see [the plan](https://x.test/a?b=1&c=2) and https://x.test');
+    expect(md('see <https://x.test/a?b=1&amp;c=2|the plan> and <https://x.test>')).toBe(
+      'see [the plan](https://x.test/a?b=1&c=2) and https://x.test',
+    );
     expect(md('<https://x.test/q|a &gt; b [1]>')).toBe('[a > b \\[1\\]](https://x.test/q)');
     expect(md('<mailto:ops@example.com|ops@example.com>')).toBe('ops@example.com');
   });
@@ -32,11 +44,17 @@ describe('Slack mrkdwn text to Markdown', () => {
   });
 
   it('decodes entities and keeps quotes and emoji', () => {
-    expect(md('&gt; quoted\nis 1 &lt; 2 &amp;&amp; 3 &gt; 2? :tada: 🚀')).toBe('> quoted\nis 1 < 2 && 3 > 2? :tada: 🚀');
+    expect(md('&gt; quoted\nis 1 &lt; 2 &amp;&amp; 3 &gt; 2? :tada: 🚀')).toBe(
+      '> quoted\nis 1 < 2 && 3 > 2? :tada: 🚀',
+    );
   });
 
   it('names the agents mentioned with @name, not the people mentioned the Slack way', () => {
-    const r = slackToMarkdown({ text: '<@U0BOT> ask @Reviewer and <@U0DAN0001>, <!channel>, `@notme`' }, names, 'U0BOT');
+    const r = slackToMarkdown(
+      { text: '<@U0BOT> ask @Reviewer and <@U0DAN0001>, <!channel>, `@notme`' },
+      names,
+      'U0BOT',
+    );
     expect(r.markdown).toBe('ask @Reviewer and @dan, @channel, `@notme`');
     expect(r.names).toEqual(['reviewer']);
   });
@@ -44,33 +62,54 @@ describe('Slack mrkdwn text to Markdown', () => {
 
 describe('Slack rich_text blocks to Markdown', () => {
   it('prefers the blocks over the text and keeps their styling', () => {
-    const blocks = [rich(section(
-      { type: 'user', user_id: 'U0BOT' },
-      { type: 'text', text: ' ask @reviewer about ' },
-      { type: 'link', url: 'https://github.com/acme/api/pull/12', text: 'PR 12' },
-      { type: 'text', text: ': it is ' },
-      { type: 'text', text: 'urgent ', style: { bold: true } },
-      { type: 'text', text: 'and ', style: { bold: true, italic: true } },
-      { type: 'text', text: 'a*b', style: { code: true } },
-      { type: 'text', text: ' ' },
-      { type: 'emoji', name: 'rocket', unicode: '1f680' },
-      { type: 'text', text: ' 2*3*4 ' },
-      { type: 'channel', channel_id: 'C0GENERAL' },
-    ))];
+    const blocks = [
+      rich(
+        section(
+          { type: 'user', user_id: 'U0BOT' },
+          { type: 'text', text: ' ask @reviewer about ' },
+          { type: 'link', url: 'https://github.com/acme/api/pull/12', text: 'PR 12' },
+          { type: 'text', text: ': it is ' },
+          { type: 'text', text: 'urgent ', style: { bold: true } },
+          { type: 'text', text: 'and ', style: { bold: true, italic: true } },
+          { type: 'text', text: 'a*b', style: { code: true } },
+          { type: 'text', text: ' ' },
+          { type: 'emoji', name: 'rocket', unicode: '1f680' },
+          { type: 'text', text: ' 2*3*4 ' },
+          { type: 'channel', channel_id: 'C0GENERAL' },
+        ),
+      ),
+    ];
     const r = slackToMarkdown({ text: 'ignored when blocks are present', blocks }, names, 'U0BOT');
-    expect(r.markdown).toBe('ask @reviewer about [PR 12](https://github.com/acme/api/pull/12): it is **urgent** **_and_** `a*b` 🚀 2\\*3\\*4 #general');
+    expect(r.markdown).toBe(
+      'ask @reviewer about [PR 12](https://github.com/acme/api/pull/12): it is **urgent** **_and_** `a*b` 🚀 2\\*3\\*4 #general',
+    );
     expect(r.names).toEqual(['reviewer']);
   });
 
   it('reads lists (nested by indent), quotes and preformatted code', () => {
-    const blocks = [rich(
-      section({ type: 'text', text: 'Plan:' }),
-      { type: 'rich_text_list', style: 'ordered', indent: 0, elements: [section({ type: 'text', text: 'build' }), section({ type: 'text', text: 'test' })] },
-      { type: 'rich_text_list', style: 'bullet', indent: 1, elements: [section({ type: 'text', text: 'unit' })] },
-      { type: 'rich_text_quote', elements: [{ type: 'text', text: 'ship it, ' }, { type: 'user', user_id: 'U0CAROL01' }] },
-      { type: 'rich_text_preformatted', elements: [{ type: 'text', text: 'npm publish @scope/pkg\n<b>' }] },
-    )];
-    expect(slackToMarkdown({ blocks }, names).markdown).toBe('Plan:\n\n1. build\n2. test\n   - unit\n\n> ship it, @Carol Chen\n\n```\nnpm publish @scope/pkg\n<b>\n```');
+    const blocks = [
+      rich(
+        section({ type: 'text', text: 'Plan:' }),
+        {
+          type: 'rich_text_list',
+          style: 'ordered',
+          indent: 0,
+          elements: [section({ type: 'text', text: 'build' }), section({ type: 'text', text: 'test' })],
+        },
+        { type: 'rich_text_list', style: 'bullet', indent: 1, elements: [section({ type: 'text', text: 'unit' })] },
+        {
+          type: 'rich_text_quote',
+          elements: [
+            { type: 'text', text: 'ship it, ' },
+            { type: 'user', user_id: 'U0CAROL01' },
+          ],
+        },
+        { type: 'rich_text_preformatted', elements: [{ type: 'text', text: 'npm publish @scope/pkg\n<b>' }] },
+      ),
+    ];
+    expect(slackToMarkdown({ blocks }, names).markdown).toBe(
+      'Plan:\n\n1. build\n2. test\n   - unit\n\n> ship it, @Carol Chen\n\n```\nnpm publish @scope/pkg\n<b>\n```',
+    );
     expect(slackToMarkdown({ blocks }, names).names).toEqual([]);
   });
 
@@ -81,7 +120,10 @@ describe('Slack rich_text blocks to Markdown', () => {
 
   it('lists the ids to look up, and reads labels Slack already wrote into the text', () => {
     const blocks = [rich(section({ type: 'user', user_id: 'U0DAN0001' }, { type: 'channel', channel_id: 'C0RANDOM' }))];
-    expect(referencedIds({ text: '<@U0CAROL01> in <#C0GENERAL|general>', blocks })).toEqual({ users: ['U0CAROL01', 'U0DAN0001'], channels: ['C0GENERAL', 'C0RANDOM'] });
+    expect(referencedIds({ text: '<@U0CAROL01> in <#C0GENERAL|general>', blocks })).toEqual({
+      users: ['U0CAROL01', 'U0DAN0001'],
+      channels: ['C0GENERAL', 'C0RANDOM'],
+    });
     const labels = labelsInText('<#C0GENERAL|general> <@U0X|ana> <#C0Y>');
     expect([...labels.channels]).toEqual([['C0GENERAL', 'general']]);
     expect([...labels.users]).toEqual([['U0X', 'ana']]);
@@ -92,38 +134,83 @@ describe('messages shared into a message, and user groups', () => {
   // A shared (or forwarded) message arrives as an `is_share` attachment: its mrkdwn `text`, the original
   // message's blocks under `message_blocks`, and its author; a link preview is an attachment without them.
   const share = (over: Record<string, unknown> = {}) => ({
-    is_share: true, is_msg_unfurl: true, ts: '1724966776.474889', author_id: 'U0DAN0001', author_name: 'dan', channel_id: 'C0GENERAL',
-    from_url: 'https://acme.slack.com/archives/C0GENERAL/p1724966776474889', fallback: '[Aug 29th] dan: ERROR: connection refused to db-7',
-    text: '*ERROR:* connection refused to db-7', mrkdwn_in: ['text'], footer: 'Slack Conversation',
-    message_blocks: [{ team: 'T0ACME', channel: 'C0GENERAL', ts: '1724966776.474889', message: { blocks: [rich(section(
-      { type: 'text', text: 'ERROR:', style: { bold: true } }, { type: 'text', text: ' connection refused to db-7 for ' }, { type: 'user', user_id: 'U0CAROL01' },
-    ))] } }],
+    is_share: true,
+    is_msg_unfurl: true,
+    ts: '1724966776.474889',
+    author_id: 'U0DAN0001',
+    author_name: 'dan',
+    channel_id: 'C0GENERAL',
+    from_url: 'https://acme.slack.com/archives/C0GENERAL/p1724966776474889',
+    fallback: '[Aug 29th] dan: ERROR: connection refused to db-7',
+    text: '*ERROR:* connection refused to db-7',
+    mrkdwn_in: ['text'],
+    footer: 'Slack Conversation',
+    message_blocks: [
+      {
+        team: 'T0ACME',
+        channel: 'C0GENERAL',
+        ts: '1724966776.474889',
+        message: {
+          blocks: [
+            rich(
+              section(
+                { type: 'text', text: 'ERROR:', style: { bold: true } },
+                { type: 'text', text: ' connection refused to db-7 for ' },
+                { type: 'user', user_id: 'U0CAROL01' },
+              ),
+            ),
+          ],
+        },
+      },
+    ],
     ...over,
   });
 
   it('gives the agent the shared message as a quote under its author, read like the message itself', () => {
-    const r = slackToMarkdown({ text: '<@U0BOT> @reviewer what does this error mean?', attachments: [share()] }, names, 'U0BOT');
-    expect(r.markdown).toBe('@reviewer what does this error mean?\n\n> **dan** wrote:\n>\n> **ERROR:** connection refused to db-7 for @Carol Chen');
+    const r = slackToMarkdown(
+      { text: '<@U0BOT> @reviewer what does this error mean?', attachments: [share()] },
+      names,
+      'U0BOT',
+    );
+    expect(r.markdown).toBe(
+      '@reviewer what does this error mean?\n\n> **dan** wrote:\n>\n> **ERROR:** connection refused to db-7 for @Carol Chen',
+    );
     expect(r.names).toEqual(['reviewer']);
   });
 
   it('reads the shared text when there are no blocks, shares without a comment, and the ids shared messages refer to', () => {
-    const plainShare = share({ message_blocks: undefined, author_name: undefined, text: 'ask @builder about <#C0GENERAL>' });
+    const plainShare = share({
+      message_blocks: undefined,
+      author_name: undefined,
+      text: 'ask @builder about <#C0GENERAL>',
+    });
     const r = slackToMarkdown({ text: '', attachments: [plainShare] }, names);
     expect(r.markdown).toBe('> **dan** wrote:\n>\n> ask @builder about #general');
     // An agent named in what was shared is quoted, not addressed.
     expect(r.names).toEqual([]);
     expect(referencedIds({ text: 'see', attachments: [share()] })).toEqual({ users: ['U0CAROL01'], channels: [] });
-    expect(referencedIds({ text: 'see', attachments: [plainShare] })).toEqual({ users: ['U0DAN0001'], channels: ['C0GENERAL'] });
+    expect(referencedIds({ text: 'see', attachments: [plainShare] })).toEqual({
+      users: ['U0DAN0001'],
+      channels: ['C0GENERAL'],
+    });
   });
 
   it('leaves link previews out', () => {
-    const unfurl = { title: 'Example', title_link: 'https://example.com', text: 'A page about things', service_name: 'example.com', from_url: 'https://example.com' };
-    expect(slackToMarkdown({ text: 'look <https://example.com>', attachments: [unfurl] }, names).markdown).toBe('look https://example.com');
+    const unfurl = {
+      title: 'Example',
+      title_link: 'https://example.com',
+      text: 'A page about things',
+      service_name: 'example.com',
+      from_url: 'https://example.com',
+    };
+    expect(slackToMarkdown({ text: 'look <https://example.com>', attachments: [unfurl] }, names).markdown).toBe(
+      'look https://example.com',
+    );
   });
 
   it('names a user group by its handle, or by its id when Slack gave none', () => {
-    const md = (text: string, blocks?: unknown[]) => slackToMarkdown({ text, ...(blocks ? { blocks } : {}) }, names).markdown;
+    const md = (text: string, blocks?: unknown[]) =>
+      slackToMarkdown({ text, ...(blocks ? { blocks } : {}) }, names).markdown;
     expect(md('paging <!subteam^S0ONCALL>')).toBe('paging @group(S0ONCALL)');
     expect(md('paging <!subteam^S0ONCALL|@oncall>')).toBe('paging @oncall');
     const blocks = [rich(section({ type: 'text', text: 'paging ' }, { type: 'usergroup', usergroup_id: 'S0ONCALL' }))];
@@ -150,6 +237,8 @@ describe('hostile Slack text', () => {
   });
 
   it('never lets a label carry markup into the Markdown', () => {
-    expect(slackToMarkdown({ text: '<https://x.test|a](javascript:alert(1))[b>' }, names).markdown).toBe('[a\\](javascript:alert(1))\\[b](https://x.test)');
+    expect(slackToMarkdown({ text: '<https://x.test|a](javascript:alert(1))[b>' }, names).markdown).toBe(
+      '[a\\](javascript:alert(1))\\[b](https://x.test)',
+    );
   });
 });

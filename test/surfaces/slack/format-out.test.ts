@@ -11,7 +11,9 @@ const mrkdwn = (md: string) => {
 describe('Markdown to Slack mrkdwn', () => {
   it('converts emphasis, links and code', () => {
     expect(mrkdwn('**bold** _it_ *also it* ~~gone~~ `a*b`')).toBe('*bold* _it_ _also it_ ~gone~ `a*b`');
-    expect(mrkdwn('[the plan](https://x.test/p?a=1&b=2) and https://x.test')).toBe('<https://x.test/p?a=1&amp;b=2|the plan> and <https://x.test>');
+    expect(mrkdwn('[the plan](https://x.test/p?a=1&b=2) and https://x.test')).toBe(
+      '<https://x.test/p?a=1&amp;b=2|the plan> and <https://x.test>',
+    );
     expect(mrkdwn('**bold _and nested_**')).toBe('*bold _and nested_*');
   });
 
@@ -33,7 +35,9 @@ describe('Markdown to Slack mrkdwn', () => {
   });
 
   it('shows headings bold, lists with bullets, quotes, tables and emoji', () => {
-    expect(mrkdwn('# Plan **now**\n\n1. build\n2. test\n   - unit\n\n> said 🚀')).toBe('*Plan now*\n\n1. build\n2. test\n    ◦ unit\n\n> said 🚀');
+    expect(mrkdwn('# Plan **now**\n\n1. build\n2. test\n   - unit\n\n> said 🚀')).toBe(
+      '*Plan now*\n\n1. build\n2. test\n    ◦ unit\n\n> said 🚀',
+    );
     expect(mrkdwn('- [x] done\n- [ ] todo')).toBe('☑ done\n☐ todo');
     expect(mrkdwn('| a | bb |\n|---|---|\n| 1 | 2 |')).toBe('```\na | bb\n--+---\n1 | 2\n```');
   });
@@ -67,7 +71,9 @@ describe('long agent answers in Slack sections', () => {
     expect(blocks.length).toBeGreaterThan(2);
     for (const b of blocks) {
       expect(balanced(b)).toBe(true);
-      expect(b).toMatch(/^<https:\/\/example\.com\/some\/long\/path\/\d+\|link \d+>( <https:\/\/example\.com\/some\/long\/path\/\d+\|link \d+>)*$/);
+      expect(b).toMatch(
+        /^<https:\/\/example\.com\/some\/long\/path\/\d+\|link \d+>( <https:\/\/example\.com\/some\/long\/path\/\d+\|link \d+>)*$/,
+      );
     }
     expect(blocks.join(' ').match(/<https:\/\/example\.com\/some\/long\/path\/(\d+)\|link \1>/g)).toHaveLength(200);
     expect(text.length).toBeLessThanOrEqual(300);
@@ -76,9 +82,12 @@ describe('long agent answers in Slack sections', () => {
   });
 
   it('closes bold, italic and strike before a cut and opens them again after it', () => {
-    const { blocks } = sections(`Intro **${'very bold words '.repeat(300)}done** then _${'italic '.repeat(500)}done_ ~~${'struck '.repeat(500)}out~~.`);
+    const { blocks } = sections(
+      `Intro **${'very bold words '.repeat(300)}done** then _${'italic '.repeat(500)}done_ ~~${'struck '.repeat(500)}out~~.`,
+    );
     for (const b of blocks) {
-      for (const mark of ['*', '_', '~']) expect(b.split(mark).length % 2, `${mark} in ${b.slice(0, 40)}…${b.slice(-40)}`).toBe(1);
+      for (const mark of ['*', '_', '~'])
+        expect(b.split(mark).length % 2, `${mark} in ${b.slice(0, 40)}…${b.slice(-40)}`).toBe(1);
     }
     expect(blocks[0]).toMatch(/^Intro \*very bold words .* words\*$/);
     expect(blocks[1]).toMatch(/^\*very bold words /);
@@ -89,16 +98,26 @@ describe('long agent answers in Slack sections', () => {
 
   it('splits between paragraphs and list items first, keeping each whole and numbered', () => {
     const paras = Array.from({ length: 8 }, (_v, i) => `Paragraph ${i}: ${'some words here '.repeat(60).trim()}.`);
-    const items = Array.from({ length: 80 }, (_v, i) => `${i + 1}. step **${i + 1}** of the plan, see [the runbook](https://x.test/run/${i + 1}) for how`);
+    const items = Array.from(
+      { length: 80 },
+      (_v, i) => `${i + 1}. step **${i + 1}** of the plan, see [the runbook](https://x.test/run/${i + 1}) for how`,
+    );
     const { blocks } = sections(`${paras.join('\n\n')}\n\n${items.join('\n')}\n\n> ${'a quoted line '.repeat(300)}`);
     const all = blocks.join('\n');
     for (const p of paras) expect(blocks.some((b) => b.includes(p))).toBe(true);
-    for (let i = 1; i <= 80; i += 1) expect(all).toContain(`\n${i}. step *${i}* of the plan, see <https://x.test/run/${i}|the runbook> for how`);
+    for (let i = 1; i <= 80; i += 1)
+      expect(all).toContain(`\n${i}. step *${i}* of the plan, see <https://x.test/run/${i}|the runbook> for how`);
     for (const b of blocks) expect(b).not.toMatch(/^ /);
     // A quote too long for one section goes on as a quote.
     const quoted = blocks.filter((b) => b.includes('a quoted line'));
     expect(quoted.length).toBeGreaterThan(1);
-    for (const b of quoted) expect(b.split('\n').filter((l) => l.includes('a quoted line')).every((l) => l.startsWith('> '))).toBe(true);
+    for (const b of quoted)
+      expect(
+        b
+          .split('\n')
+          .filter((l) => l.includes('a quoted line'))
+          .every((l) => l.startsWith('> ')),
+      ).toBe(true);
   });
 
   it('puts a lead before the message, in its first section', () => {

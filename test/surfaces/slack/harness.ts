@@ -16,7 +16,14 @@ import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent, Workspace } from '../../../src/core/types.ts';
 import { defaultMounts, startServer, type Server } from '../../../src/server.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appMention, eventCallback, postSigned, slashCommand, type SignOptions, type SlackRequestBody } from '../../support/slack/signed-request.ts';
+import {
+  appMention,
+  eventCallback,
+  postSigned,
+  slashCommand,
+  type SignOptions,
+  type SlackRequestBody,
+} from '../../support/slack/signed-request.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 
@@ -56,38 +63,71 @@ export interface HarnessOptions {
 
 function logger(lines?: string[]) {
   if (!lines) return pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  return pino({ level: 'debug' }, { write: (line: string) => { lines.push(line); } });
+  return pino(
+    { level: 'debug' },
+    {
+      write: (line: string) => {
+        lines.push(line);
+      },
+    },
+  );
 }
 
 /** Starts a server on `database`; with `seed`, creates org acme, workspace eng, alice/reviewer and connects the stand-in's team. */
 export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-slack-'));
   const config = loadConfig({
-    PORT: '0', DATA_DIR: dataDir, SWITCHBOARD_SECRET: SECRET, LOG_LEVEL: 'silent',
-    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url, ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}), ...o.env,
+    PORT: '0',
+    DATA_DIR: dataDir,
+    SWITCHBOARD_SECRET: SECRET,
+    LOG_LEVEL: 'silent',
+    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
+    SLACK_API_URL: o.standin.url,
+    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
+    ...o.env,
   });
   const unique = `slack-test-${randomBytes(4).toString('hex')}`;
   const server = await startServer(config, {
-    database: o.database, logger: logger(o.logLines), host: '127.0.0.1', control: false,
+    database: o.database,
+    logger: logger(o.logLines),
+    host: '127.0.0.1',
+    control: false,
     mounts: o.allMounts ? await defaultMounts() : [mountSlack],
     ...(o.allMounts ? {} : { surfaces: { slack: { paceMs: o.paceMs ?? 0, ...o.slack } } }),
-    queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}), ...o.queue },
+    queue: {
+      pollMs: 25,
+      backoff: () => 50,
+      ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}),
+      ...o.queue,
+    },
   });
   const { app } = server;
   let reviewerToken: string | null = null;
   if (o.seed) {
     await app.orgs.init({ org: 'Acme', admin: 'alice' });
     await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
-    ({ token: reviewerToken } = await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer', avatarUrl: 'https://example.test/reviewer.png', roleLine: 'reviews pull requests' }));
+    ({ token: reviewerToken } = await app.agents.add(SYSTEM, {
+      name: 'reviewer',
+      owner: 'alice',
+      displayName: 'Reviewer',
+      avatarUrl: 'https://example.test/reviewer.png',
+      roleLine: 'reviews pull requests',
+    }));
     await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
     await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: o.standin.botToken });
   }
   const workspace = (await app.store.workspaces.get('eng'))!;
   const reviewer = (await app.store.agents.byQualifiedName('alice', 'reviewer'))!;
   return {
-    server, workspace, reviewer, reviewerToken,
+    server,
+    workspace,
+    reviewer,
+    reviewerToken,
     post: (request, options) => postSigned(`${server.url}/slack/events`, request, options),
-    stop: async () => { await server.stop(); rmSync(dataDir, { recursive: true, force: true }); },
+    stop: async () => {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -109,12 +149,15 @@ export async function mentionAndReceive(h: Harness, text = 'please review', user
   const res = await h.post(eventCallback(mention));
   if (res.status !== 200) throw new Error(`the mention was answered ${res.status}`);
   const seen: Awaited<ReturnType<typeof inbox>> = [];
-  const item = await vi.waitFor(async () => {
-    seen.push(...await inbox(h));
-    const found = seen.find((i) => i.message.body === body);
-    if (!found) throw new Error('not delivered yet');
-    return found;
-  }, { timeout: 20_000, interval: 50 });
+  const item = await vi.waitFor(
+    async () => {
+      seen.push(...(await inbox(h)));
+      const found = seen.find((i) => i.message.body === body);
+      if (!found) throw new Error('not delivered yet');
+      return found;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
   return { item, mention };
 }
 
@@ -123,16 +166,24 @@ export async function mentionAndReceive(h: Harness, text = 'please review', user
  * stored, with an empty 200; what Switchboard says back arrives at the
  * response_url, which `json()` waits for.
  */
-export async function postCommand(h: Harness, standin: SlackStandin, fields: Omit<Parameters<typeof slashCommand>[0], 'response_url'>) {
+export async function postCommand(
+  h: Harness,
+  standin: SlackStandin,
+  fields: Omit<Parameters<typeof slashCommand>[0], 'response_url'>,
+) {
   const url = standin.responseUrl();
   const res = await h.post(slashCommand({ ...fields, response_url: url }));
   return {
     status: res.status,
-    json: () => vi.waitFor(() => {
-      const answer = standin.responseUrlPosts.find((p) => p.url === url);
-      if (!answer) throw new Error('no answer at the response_url yet');
-      return answer.body as Record<string, unknown>;
-    }, { timeout: 20_000, interval: 50 }),
+    json: () =>
+      vi.waitFor(
+        () => {
+          const answer = standin.responseUrlPosts.find((p) => p.url === url);
+          if (!answer) throw new Error('no answer at the response_url yet');
+          return answer.body as Record<string, unknown>;
+        },
+        { timeout: 20_000, interval: 50 },
+      ),
   };
 }
 
@@ -158,5 +209,17 @@ export async function startBridged(channel: string, carol: Record<string, string
   const alice = await app.chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
   await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'slack', channel }] });
   const general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
-  return { db, standin, h, chat: app.chat, alice, general, stop: async () => { await h.stop(); await standin.close(); await db.close(); } };
+  return {
+    db,
+    standin,
+    h,
+    chat: app.chat,
+    alice,
+    general,
+    stop: async () => {
+      await h.stop();
+      await standin.close();
+      await db.close();
+    },
+  };
 }

@@ -21,7 +21,6 @@ import { startSlackStandin, type SlackStandin } from '../../support/slack/web-ap
 const BIN = path.resolve(import.meta.dirname, '../../../bin/switchboard.mjs');
 const SECRET = 'ingest-kill-switchboard-secret-0123456789';
 
-
 describe('a server killed while acknowledging Slack events (embedded database)', () => {
   let dataDir: string;
   let standin: SlackStandin;
@@ -37,7 +36,13 @@ describe('a server killed while acknowledging Slack events (embedded database)',
 
   it('has every event it acknowledged in the database at the next start, once', async () => {
     const port = await freePort();
-    const env = { DATA_DIR: dataDir, SWITCHBOARD_SECRET: SECRET, SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: standin.url, LOG_LEVEL: 'warn' };
+    const env = {
+      DATA_DIR: dataDir,
+      SWITCHBOARD_SECRET: SECRET,
+      SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
+      SLACK_API_URL: standin.url,
+      LOG_LEVEL: 'warn',
+    };
     const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port) };
     delete childEnv.DATABASE_URL;
     delete childEnv.REDIS_URL;
@@ -45,7 +50,12 @@ describe('a server killed while acknowledging Slack events (embedded database)',
     const exited = new Promise((resolve) => child.once('exit', resolve));
     const url = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 100_000;
-    while (!(await fetch(`${url}/readyz`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       expect(Date.now(), 'the server did not get ready').toBeLessThan(deadline);
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -54,25 +64,38 @@ describe('a server killed while acknowledging Slack events (embedded database)',
     const acked: string[] = [];
     let n = 0;
     let killed = false;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (!killed) {
-        const id = `EvKILL${n++}`;
-        const signed = signRequest(eventCallback(appMention({ user: 'U0KILL', channel: `C0KILL${n % 4}`, text: `<@${SLACK_DEFAULTS.botUserId}> ${id}` }), { eventId: id }));
-        const res = await fetch(`${url}/slack/events`, { method: 'POST', headers: signed.headers, body: signed.body }).catch(() => null);
-        if (res?.status === 200) acked.push(id);
-        if (acked.length >= 200 && !killed) {
-          killed = true;
-          child.kill('SIGKILL');
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (!killed) {
+          const id = `EvKILL${n++}`;
+          const signed = signRequest(
+            eventCallback(
+              appMention({ user: 'U0KILL', channel: `C0KILL${n % 4}`, text: `<@${SLACK_DEFAULTS.botUserId}> ${id}` }),
+              { eventId: id },
+            ),
+          );
+          const res = await fetch(`${url}/slack/events`, {
+            method: 'POST',
+            headers: signed.headers,
+            body: signed.body,
+          }).catch(() => null);
+          if (res?.status === 200) acked.push(id);
+          if (acked.length >= 200 && !killed) {
+            killed = true;
+            child.kill('SIGKILL');
+          }
         }
-      }
-    }));
+      }),
+    );
     await exited;
 
     // The next start (this process) moves what the journal held into the database before anything else.
     const app = await createApp(loadConfig({ ...env, PORT: '0' }), { logger: pino({ level: 'silent' }) });
     try {
-      const rows = await app.database.db.select({ key: inboundEvents.key, topic: outbox.topic })
-        .from(inboundEvents).leftJoin(outbox, eq(outbox.id, inboundEvents.outboxId));
+      const rows = await app.database.db
+        .select({ key: inboundEvents.key, topic: outbox.topic })
+        .from(inboundEvents)
+        .leftJoin(outbox, eq(outbox.id, inboundEvents.outboxId));
       const byKey = new Map<string, number>();
       for (const r of rows) {
         expect(r.topic).toBe('inbound.slack');

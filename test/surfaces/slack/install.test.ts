@@ -28,30 +28,53 @@ describe('installing the Slack app', () => {
   };
   const finish = (query: Record<string, string>, cookie?: string) =>
     fetch(`${h.server.url}/slack/oauth_redirect?${new URLSearchParams(query)}`, { headers: cookie ? { cookie } : {} });
-  const row = async (teamId: string) => (await db.db.select().from(slackInstallations).where(eq(slackInstallations.teamId, teamId)))[0];
-  const mentionFromSecondTeam = (text: string) => h.post(eventCallback(
-    appMention({ user: 'U0ERIN001', channel: 'C0SECOND1', team: SECOND.teamId, text: `<@${SECOND.botUserId}> ${text}` }),
-    { teamId: SECOND.teamId, botUserId: SECOND.botUserId },
-  ));
+  const row = async (teamId: string) =>
+    (await db.db.select().from(slackInstallations).where(eq(slackInstallations.teamId, teamId)))[0];
+  const mentionFromSecondTeam = (text: string) =>
+    h.post(
+      eventCallback(
+        appMention({
+          user: 'U0ERIN001',
+          channel: 'C0SECOND1',
+          team: SECOND.teamId,
+          text: `<@${SECOND.botUserId}> ${text}`,
+        }),
+        { teamId: SECOND.teamId, botUserId: SECOND.botUserId },
+      ),
+    );
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([pgliteDb.open(), startSlackStandin()]);
     standin.setUser('U0ERIN001', { real_name: 'Erin', team_id: SECOND.teamId });
-    h = await startHarness({ database: db, standin, seed: true, env: { SLACK_CLIENT_ID: SLACK_DEFAULTS.clientId, SLACK_CLIENT_SECRET: SLACK_DEFAULTS.clientSecret } });
+    h = await startHarness({
+      database: db,
+      standin,
+      seed: true,
+      env: { SLACK_CLIENT_ID: SLACK_DEFAULTS.clientId, SLACK_CLIENT_SECRET: SLACK_DEFAULTS.clientSecret },
+    });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('sends the installer to Slack with the bot scopes and a state bound to a cookie', async () => {
     const { location, state, cookie } = await startInstall();
     expect(location.origin + location.pathname).toBe('https://slack.com/oauth/v2/authorize');
     expect(location.searchParams.get('client_id')).toBe(SLACK_DEFAULTS.clientId);
-    expect(location.searchParams.get('scope')!.split(',')).toEqual(expect.arrayContaining(['chat:write', 'chat:write.customize', 'users:read', 'commands']));
+    expect(location.searchParams.get('scope')!.split(',')).toEqual(
+      expect.arrayContaining(['chat:write', 'chat:write.customize', 'users:read', 'commands']),
+    );
     expect(cookie).toBe(`slack-app-oauth-state=${state}`);
   });
 
   it('refuses a return with a forged state or without the state cookie, storing nothing', async () => {
     const { state, cookie } = await startInstall();
-    const forged = await finish({ code: standin.issueOAuthCode(SECOND), state: `${state}x` }, cookie.replace(state, `${state}x`));
+    const forged = await finish(
+      { code: standin.issueOAuthCode(SECOND), state: `${state}x` },
+      cookie.replace(state, `${state}x`),
+    );
     expect(forged.status).toBe(400);
     const cookieless = await finish({ code: standin.issueOAuthCode(SECOND), state });
     expect(cookieless.status).toBe(400);
@@ -65,7 +88,12 @@ describe('installing the Slack app', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toContain(`switchboard slack connect WORKSPACE --team-id ${SECOND.teamId}`);
     const stored = await row(SECOND.teamId);
-    expect(stored).toMatchObject({ teamName: 'Second Team', botUserId: SECOND.botUserId, botId: SECOND.botId, installedBy: 'U0INSTALL1' });
+    expect(stored).toMatchObject({
+      teamName: 'Second Team',
+      botUserId: SECOND.botUserId,
+      botId: SECOND.botId,
+      installedBy: 'U0INSTALL1',
+    });
     expect(stored.botTokenSealed).toMatch(/^v1\./);
     expect(stored.botTokenSealed).not.toContain('xoxb-');
   });
@@ -83,20 +111,56 @@ describe('installing the Slack app', () => {
 
   it('connects an installed team to a workspace with `slack connect`, after which its mentions reach agents', async () => {
     const reply = await runCommand(h.server.app, 'slack connect', { workspace: 'eng', teamId: SECOND.teamId });
-    expect(reply).toMatchObject({ ok: true, output: { data: { workspace: 'eng', team_id: SECOND.teamId, token: 'stored' } } });
-    expect(reply.output!.text).toBe(`Connected the Slack team Second Team (${SECOND.teamId}) to the workspace eng; it uses the bot token of the OAuth install.`);
+    expect(reply).toMatchObject({
+      ok: true,
+      output: { data: { workspace: 'eng', team_id: SECOND.teamId, token: 'stored' } },
+    });
+    expect(reply.output!.text).toBe(
+      `Connected the Slack team Second Team (${SECOND.teamId}) to the workspace eng; it uses the bot token of the OAuth install.`,
+    );
     await mentionFromSecondTeam('@reviewer hello again');
-    await vi.waitFor(async () => expect((await inbox(h)).map((i) => i.message.body)).toContain('@reviewer hello again'), { timeout: 10_000 });
+    await vi.waitFor(
+      async () => expect((await inbox(h)).map((i) => i.message.body)).toContain('@reviewer hello again'),
+      { timeout: 10_000 },
+    );
   });
 
   it('refuses to connect with a token of another team, a token Slack rejects, or an unknown workspace', async () => {
-    const other = await runCommand(h.server.app, 'slack connect', { workspace: 'eng', teamId: 'T0NOTTHIS', botToken: standin.botToken });
-    expect(other).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT', message: expect.stringContaining(`belongs to the Slack team ${SLACK_DEFAULTS.teamId}`) } });
-    const bad = await runCommand(h.server.app, 'slack connect', { workspace: 'eng', teamId: 'T0NOTTHIS', botToken: 'xoxb-not-a-real-token' });
-    expect(bad).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT', message: expect.stringContaining('Slack does not accept that bot token') } });
-    const notBot = await runCommand(h.server.app, 'slack connect', { workspace: 'eng', teamId: 'T0NOTTHIS', botToken: 'xoxp-user-token' });
-    expect(notBot).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT', message: expect.stringContaining('starting with xoxb-') } });
-    const nowhere = await runCommand(h.server.app, 'slack connect', { workspace: 'nope', teamId: SLACK_DEFAULTS.teamId, botToken: standin.botToken });
+    const other = await runCommand(h.server.app, 'slack connect', {
+      workspace: 'eng',
+      teamId: 'T0NOTTHIS',
+      botToken: standin.botToken,
+    });
+    expect(other).toMatchObject({
+      ok: false,
+      error: {
+        code: 'INVALID_INPUT',
+        message: expect.stringContaining(`belongs to the Slack team ${SLACK_DEFAULTS.teamId}`),
+      },
+    });
+    const bad = await runCommand(h.server.app, 'slack connect', {
+      workspace: 'eng',
+      teamId: 'T0NOTTHIS',
+      botToken: 'xoxb-not-a-real-token',
+    });
+    expect(bad).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_INPUT', message: expect.stringContaining('Slack does not accept that bot token') },
+    });
+    const notBot = await runCommand(h.server.app, 'slack connect', {
+      workspace: 'eng',
+      teamId: 'T0NOTTHIS',
+      botToken: 'xoxp-user-token',
+    });
+    expect(notBot).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_INPUT', message: expect.stringContaining('starting with xoxb-') },
+    });
+    const nowhere = await runCommand(h.server.app, 'slack connect', {
+      workspace: 'nope',
+      teamId: SLACK_DEFAULTS.teamId,
+      botToken: standin.botToken,
+    });
     expect(nowhere).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     expect(await row('T0NOTTHIS')).toBeUndefined();
   });

@@ -24,34 +24,69 @@ describe(`intake from Slack (${database.kind})`, () => {
     standin.setUser(CAROL, { real_name: 'Carol Chen', display_name: 'carol' });
     h = await startHarness({ database: db, standin, seed: true });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
-  it('files an unlinked person\'s request to an agent, and tells them once in their thread when it is done', async () => {
+  it("files an unlinked person's request to an agent, and tells them once in their thread when it is done", async () => {
     const { app } = h.server;
-    const mention = appMention({ user: CAROL, channel: 'C0GENERAL', text: `${BOT} @reviewer please add a dark mode to the dashboard` });
+    const mention = appMention({
+      user: CAROL,
+      channel: 'C0GENERAL',
+      text: `${BOT} @reviewer please add a dark mode to the dashboard`,
+    });
     expect((await h.post(eventCallback(mention))).status).toBe(200);
-    const item = await vi.waitFor(async () => {
-      const [found] = await app.intake.list(h.workspace, { limit: 10 });
-      if (!found) throw new Error('no intake item yet');
-      return found;
-    }, { timeout: 20_000, interval: 50 });
-    expect(item).toMatchObject({ kind: 'feature request', status: 'new', filedBy: null, summary: '@reviewer please add a dark mode to the dashboard' });
-    expect(item.sources).toEqual([expect.objectContaining({ surface: 'slack', permalink: expect.stringMatching(/^https?:\/\//) })]);
+    const item = await vi.waitFor(
+      async () => {
+        const [found] = await app.intake.list(h.workspace, { limit: 10 });
+        if (!found) throw new Error('no intake item yet');
+        return found;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    expect(item).toMatchObject({
+      kind: 'feature request',
+      status: 'new',
+      filedBy: null,
+      summary: '@reviewer please add a dark mode to the dashboard',
+    });
+    expect(item.sources).toEqual([
+      expect.objectContaining({ surface: 'slack', permalink: expect.stringMatching(/^https?:\/\//) }),
+    ]);
 
     // A thank-you in the same thread is no request; a greeting elsewhere neither.
-    await h.post(eventCallback(appMention({ user: CAROL, channel: 'C0GENERAL', thread_ts: mention.ts, text: `${BOT} @reviewer thanks!` })));
-    await vi.waitFor(async () => {
-      if (!(await app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.some((i) => i.message.body === '@reviewer thanks!')) throw new Error('not delivered yet');
-    }, { timeout: 20_000, interval: 50 });
+    await h.post(
+      eventCallback(
+        appMention({ user: CAROL, channel: 'C0GENERAL', thread_ts: mention.ts, text: `${BOT} @reviewer thanks!` }),
+      ),
+    );
+    await vi.waitFor(
+      async () => {
+        if (
+          !(await app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items.some(
+            (i) => i.message.body === '@reviewer thanks!',
+          )
+        )
+          throw new Error('not delivered yet');
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(await app.intake.list(h.workspace, { limit: 10 })).toHaveLength(1);
 
     const r = await app.intake.update(h.reviewer, h.workspace, { id: item.id, status: 'done' });
     expect(r.told).toBe(1);
-    const notice = await vi.waitFor(() => {
-      const c = standin.callsTo('chat.postMessage').find((x) => String(x.args.text).includes('change you asked for is now live'));
-      if (!c) throw new Error('no notice in Slack yet');
-      return c;
-    }, { timeout: 20_000, interval: 50 });
+    const notice = await vi.waitFor(
+      () => {
+        const c = standin
+          .callsTo('chat.postMessage')
+          .find((x) => String(x.args.text).includes('change you asked for is now live'));
+        if (!c) throw new Error('no notice in Slack yet');
+        return c;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(notice.args).toMatchObject({ channel: 'C0GENERAL', thread_ts: mention.ts });
     expect(String(notice.args.text)).toContain('carol, the change you asked for is now live');
     expect((await app.intake.update(h.reviewer, h.workspace, { id: item.id, status: 'done' })).told).toBe(0);
@@ -59,13 +94,32 @@ describe(`intake from Slack (${database.kind})`, () => {
 
   it('lets a person opt out of done notices with the slash command, and back in', async () => {
     const { app } = h.server;
-    const off = await postCommand(h, standin, { command: '/switchboard', text: 'notices off', user_id: CAROL, channel_id: 'C0GENERAL' });
+    const off = await postCommand(h, standin, {
+      command: '/switchboard',
+      text: 'notices off',
+      user_id: CAROL,
+      channel_id: 'C0GENERAL',
+    });
     expect(String((await off.json()).text)).toContain('You will not be told when something you asked for is done');
-    const identity = (await app.store.identities.find({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: CAROL }))!;
+    const identity = (await app.store.identities.find({
+      surface: 'slack',
+      tenantId: SLACK_DEFAULTS.teamId,
+      externalUserId: CAROL,
+    }))!;
     expect(await app.intake.noticesOn({ identityId: identity.id })).toBe(false);
-    const wrong = await postCommand(h, standin, { command: '/switchboard', text: 'notices maybe', user_id: CAROL, channel_id: 'C0GENERAL' });
+    const wrong = await postCommand(h, standin, {
+      command: '/switchboard',
+      text: 'notices maybe',
+      user_id: CAROL,
+      channel_id: 'C0GENERAL',
+    });
     expect(String((await wrong.json()).text)).toMatch(/notices off.*notices on/);
-    const on = await postCommand(h, standin, { command: '/switchboard', text: 'notices on', user_id: CAROL, channel_id: 'C0GENERAL' });
+    const on = await postCommand(h, standin, {
+      command: '/switchboard',
+      text: 'notices on',
+      user_id: CAROL,
+      channel_id: 'C0GENERAL',
+    });
     expect(String((await on.json()).text)).toContain('You will be told');
     expect(await app.intake.noticesOn({ identityId: identity.id })).toBe(true);
   });

@@ -12,22 +12,36 @@ const IRIS = 'U0IRIS001';
 describe('a link DM Slack refused', () => {
   let w: LinkingWorld;
   const seen: InboxItem[] = [];
-  const received = (body: string) => vi.waitFor(async () => {
-    seen.push(...await w.h.server.app.messaging.checkInbox(w.h.reviewer, w.h.workspace, 50).then((r) => r.items));
-    if (!seen.some((i) => i.message.body === body)) throw new Error(`reviewer has not received "${body}"`);
-  }, { timeout: 20_000, interval: 50 });
+  const received = (body: string) =>
+    vi.waitFor(
+      async () => {
+        seen.push(...(await w.h.server.app.messaging.checkInbox(w.h.reviewer, w.h.workspace, 50).then((r) => r.items)));
+        if (!seen.some((i) => i.message.body === body)) throw new Error(`reviewer has not received "${body}"`);
+      },
+      { timeout: 20_000, interval: 50 },
+    );
   /** The sentences the app told `user` in the channel (ephemeral), oldest first, once there are `n`. */
-  const told = (user: string, n: number) => vi.waitFor(() => {
-    const found = w.standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === user).map((c) => String(c.args.text));
-    if (found.length < n) throw new Error(`${user} was told ${found.length} times, not ${n}`);
-    return found;
-  }, { timeout: 20_000, interval: 50 });
-  const identity = (user: string) => w.h.server.app.store.identities.find({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: user });
+  const told = (user: string, n: number) =>
+    vi.waitFor(
+      () => {
+        const found = w.standin
+          .callsTo('chat.postEphemeral')
+          .filter((c) => c.args.user === user)
+          .map((c) => String(c.args.text));
+        if (found.length < n) throw new Error(`${user} was told ${found.length} times, not ${n}`);
+        return found;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+  const identity = (user: string) =>
+    w.h.server.app.store.identities.find({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: user });
 
   beforeAll(async () => {
     w = await startLinkingWorld({ [HANK]: 'Hank Hill', [IRIS]: 'Iris Ito' });
   });
-  afterAll(async () => { await w?.close(); });
+  afterAll(async () => {
+    await w?.close();
+  });
 
   it('sends the prompt at the next message when the first DM could not be sent', async () => {
     w.standin.failNext('conversations.open', { status: 429, retryAfter: 1 });

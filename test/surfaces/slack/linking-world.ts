@@ -29,9 +29,13 @@ export interface LinkingWorld {
 }
 
 /** Starts the world; every Slack user named in `users` exists in the stand-in with that real name. */
-export async function startLinkingWorld(users: Record<string, string>, kind: TestDatabase = pgliteDb): Promise<LinkingWorld> {
+export async function startLinkingWorld(
+  users: Record<string, string>,
+  kind: TestDatabase = pgliteDb,
+): Promise<LinkingWorld> {
   const [db, standin] = await Promise.all([kind.open(), startSlackStandin()]);
-  for (const [id, name] of Object.entries(users)) standin.setUser(id, { real_name: name, email: `${name.split(' ')[0].toLowerCase()}@example.test` });
+  for (const [id, name] of Object.entries(users))
+    standin.setUser(id, { real_name: name, email: `${name.split(' ')[0].toLowerCase()}@example.test` });
   const h = await startHarness({ database: db, standin, seed: true, allMounts: true });
   const { app } = h.server;
   await app.orgs.addPerson(SYSTEM, { handle: 'bob', org: 'acme', displayName: 'Bob' });
@@ -39,17 +43,27 @@ export async function startLinkingWorld(users: Record<string, string>, kind: Tes
     await app.store.people.setPasswordHash((await app.store.people.get(handle))!.id, await hashPassword(PASSWORD));
   }
   return {
-    db, standin, h,
-    mention: (user, text, channel = 'C0GENERAL') => h.post(eventCallback(appMention({ user, channel, text: `${BOT} ${text}` }))),
-    command: (user, text, channel = 'C0GENERAL') => postCommand(h, standin, { command: '/switchboard', text, user_id: user, channel_id: channel }),
+    db,
+    standin,
+    h,
+    mention: (user, text, channel = 'C0GENERAL') =>
+      h.post(eventCallback(appMention({ user, channel, text: `${BOT} ${text}` }))),
+    command: (user, text, channel = 'C0GENERAL') =>
+      postCommand(h, standin, { command: '/switchboard', text, user_id: user, channel_id: channel }),
     prompts: (user) => standin.messages(dmChannelId(user)).filter((m) => linkUrlOf(m) !== null),
-    close: async () => { await h.stop(); await standin.close(); await db.close(); },
+    close: async () => {
+      await h.stop();
+      await standin.close();
+      await db.close();
+    },
   };
 }
 
 /** The URL behind a message's "Link your account" button; null when it has none. */
 export function linkUrlOf(m: object): string | null {
-  const blocks = ((m as { blocks?: unknown }).blocks ?? []) as Array<{ elements?: Array<{ action_id?: string; url?: string }> }>;
+  const blocks = ((m as { blocks?: unknown }).blocks ?? []) as Array<{
+    elements?: Array<{ action_id?: string; url?: string }>;
+  }>;
   for (const b of blocks) for (const e of b.elements ?? []) if (e.action_id === LINK_OPEN && e.url) return e.url;
   return null;
 }
@@ -59,11 +73,14 @@ export const linkPath = (url: string) => new URL(url).pathname;
 
 /** Waits for exactly one prompt in the user's DM and returns its link path. */
 export async function promptedPath(w: LinkingWorld, user: string): Promise<string> {
-  const [prompt] = await vi.waitFor(() => {
-    const found = w.prompts(user);
-    if (!found.length) throw new Error(`no link prompt for ${user} yet`);
-    return found;
-  }, { timeout: 20_000, interval: 50 });
+  const [prompt] = await vi.waitFor(
+    () => {
+      const found = w.prompts(user);
+      if (!found.length) throw new Error(`no link prompt for ${user} yet`);
+      return found;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
   return linkPath(linkUrlOf(prompt)!);
 }
 
@@ -71,7 +88,8 @@ export async function promptedPath(w: LinkingWorld, user: string): Promise<strin
 export async function followAndSignIn(w: LinkingWorld, path: string, handle: string) {
   const b = new HttpBrowser(w.h.server.url);
   const first = await b.get(path);
-  if (first.status !== 303 || !first.location?.startsWith('/signin?next=')) throw new Error(`expected a sign-in redirect, got ${first.status} ${first.location}`);
+  if (first.status !== 303 || !first.location?.startsWith('/signin?next='))
+    throw new Error(`expected a sign-in redirect, got ${first.status} ${first.location}`);
   const next = new URLSearchParams(first.location.split('?')[1]).get('next')!;
   await b.get(first.location);
   const signedIn = await b.form('/signin', { handle, password: PASSWORD, next });

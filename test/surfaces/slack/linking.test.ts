@@ -15,7 +15,14 @@ import { inboxItemOut } from '../../../src/mcp/render.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { blockActions } from '../../support/slack/signed-request.ts';
 import { HttpBrowser } from '../../support/web/browser.ts';
-import { followAndSignIn, linkPath, linkUrlOf, promptedPath, startLinkingWorld, type LinkingWorld } from './linking-world.ts';
+import {
+  followAndSignIn,
+  linkPath,
+  linkUrlOf,
+  promptedPath,
+  startLinkingWorld,
+  type LinkingWorld,
+} from './linking-world.ts';
 
 const ALICE = 'U0ALICE01';
 const CAROL = 'U0CAROL01';
@@ -23,26 +30,42 @@ const DAN = 'U0DAN0001';
 const ERIN = 'U0ERIN001';
 const FRANK = 'U0FRANK01';
 const GINA = 'U0GINA001';
-const key = (user: string): ExternalKey => ({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: user });
+const key = (user: string): ExternalKey => ({
+  surface: 'slack',
+  tenantId: SLACK_DEFAULTS.teamId,
+  externalUserId: user,
+});
 
 describe('linking a Slack account', () => {
   let w: LinkingWorld;
   const seen: InboxItem[] = [];
-  const received = (body: string) => vi.waitFor(async () => {
-    seen.push(...await w.h.server.app.messaging.checkInbox(w.h.reviewer, w.h.workspace, 50).then((r) => r.items));
-    const found = seen.find((i) => i.message.body === body);
-    if (!found) throw new Error(`reviewer has not received "${body}"`);
-    return found;
-  }, { timeout: 20_000, interval: 50 });
+  const received = (body: string) =>
+    vi.waitFor(
+      async () => {
+        seen.push(...(await w.h.server.app.messaging.checkInbox(w.h.reviewer, w.h.workspace, 50).then((r) => r.items)));
+        const found = seen.find((i) => i.message.body === body);
+        if (!found) throw new Error(`reviewer has not received "${body}"`);
+        return found;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
   const identity = (user: string) => w.h.server.app.store.identities.find(key(user));
   const nonceOf = (path: string) => path.split('/').pop()!;
 
   beforeAll(async () => {
-    w = await startLinkingWorld({ [ALICE]: 'Alice Adams', [CAROL]: 'Carol Chen', [DAN]: 'Dan Doe', [ERIN]: 'Erin Eng', [FRANK]: 'Frank Fox' });
+    w = await startLinkingWorld({
+      [ALICE]: 'Alice Adams',
+      [CAROL]: 'Carol Chen',
+      [DAN]: 'Dan Doe',
+      [ERIN]: 'Erin Eng',
+      [FRANK]: 'Frank Fox',
+    });
   });
-  afterAll(async () => { await w?.close(); });
+  afterAll(async () => {
+    await w?.close();
+  });
 
-  it('sends exactly one link DM the first time an unlinked person talks to an agent, and their messages are a guest\'s', async () => {
+  it("sends exactly one link DM the first time an unlinked person talks to an agent, and their messages are a guest's", async () => {
     await w.mention(ALICE, '@reviewer first question');
     await w.mention(ALICE, '@reviewer second question');
     await w.command(ALICE, 'reviewer third question');
@@ -59,7 +82,10 @@ describe('linking a Slack account', () => {
     // At least 128 random bits in the link, and only their hash is stored.
     const nonce = nonceOf(path);
     expect(nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const [row] = await w.db.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hashSecret(nonce)));
+    const [row] = await w.db.db
+      .select()
+      .from(oneTimeTokens)
+      .where(eq(oneTimeTokens.tokenHash, hashSecret(nonce)));
     expect(row).toMatchObject({ purpose: 'link', personId: null, usedAt: null });
     expect(row.subject).toMatchObject({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: ALICE });
     expect(row.expiresAt.getTime() - Date.now()).toBeGreaterThan(14 * 60_000);
@@ -80,7 +106,13 @@ describe('linking a Slack account', () => {
     expect(done.text).toContain('Linked as @alice.');
     const alice = (await w.h.server.app.store.people.get('alice'))!;
     expect(await identity(ALICE)).toMatchObject({ personId: alice.id });
-    await vi.waitFor(() => expect(w.standin.messages(dmChannelId(ALICE)).map((m) => m.text)).toContainEqual(expect.stringContaining('Linked as @alice')), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(
+      () =>
+        expect(w.standin.messages(dmChannelId(ALICE)).map((m) => m.text)).toContainEqual(
+          expect.stringContaining('Linked as @alice'),
+        ),
+      { timeout: 20_000, interval: 50 },
+    );
 
     await w.mention(ALICE, '@reviewer now as myself');
     const item = inboxItemOut(await received('@reviewer now as myself'));
@@ -116,7 +148,10 @@ describe('linking a Slack account', () => {
       expect(post.status).toBe(410);
     }
     expect((await identity(DAN))?.personId).toBeNull();
-    const [row] = await w.db.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hashSecret(nonceOf(expired))));
+    const [row] = await w.db.db
+      .select()
+      .from(oneTimeTokens)
+      .where(eq(oneTimeTokens.tokenHash, hashSecret(nonceOf(expired))));
     expect(row.usedAt).toBeNull();
   });
 
@@ -127,11 +162,15 @@ describe('linking a Slack account', () => {
     const { b } = await followAndSignIn(w, path, 'bob');
     w.standin.failNext('chat.postMessage', { dropAfterHandling: true });
     expect((await b.form(path, {})).status).toBe(200);
-    const confirmations = () => w.standin.messages(dmChannelId(GINA)).filter((m) => (m.text ?? '').includes('Linked as @bob'));
-    await vi.waitFor(async () => {
-      const jobs = await app.store.outbox.list({ topic: 'slack.link.done' });
-      expect(jobs.filter((j) => j.payload.identityId === gina.id).map((j) => j.status)).toEqual(['done']);
-    }, { timeout: 30_000, interval: 50 });
+    const confirmations = () =>
+      w.standin.messages(dmChannelId(GINA)).filter((m) => (m.text ?? '').includes('Linked as @bob'));
+    await vi.waitFor(
+      async () => {
+        const jobs = await app.store.outbox.list({ topic: 'slack.link.done' });
+        expect(jobs.filter((j) => j.payload.identityId === gina.id).map((j) => j.status)).toEqual(['done']);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     expect(confirmations()).toHaveLength(1);
     expect(w.standin.callsTo('conversations.history').some((c) => c.args.channel === dmChannelId(GINA))).toBe(true);
   }, 60_000);
@@ -142,13 +181,17 @@ describe('linking a Slack account', () => {
     const path = linkPath((await app.links.offer(erin)).url);
     const { b } = await followAndSignIn(w, path, 'bob');
     const forged = await b.request('POST', path, {
-      body: '', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: '',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
     });
     expect(forged.status).toBe(403);
     const noToken = await b.form(path, {}, { csrf: false });
     expect(noToken.status).toBe(403);
     expect((await identity(ERIN))?.personId).toBeNull();
-    const [row] = await w.db.db.select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, hashSecret(nonceOf(path))));
+    const [row] = await w.db.db
+      .select()
+      .from(oneTimeTokens)
+      .where(eq(oneTimeTokens.tokenHash, hashSecret(nonceOf(path))));
     expect(row.usedAt).toBeNull();
     // The page's own form still works.
     expect((await b.form(path, {})).status).toBe(200);
@@ -189,27 +232,38 @@ describe('linking a Slack account', () => {
   it('replaces the DM prompt with a fresh link when "Send me a new link" is clicked', async () => {
     const [prompt] = w.prompts(ALICE);
     const before = linkUrlOf(prompt);
-    const res = await w.h.post(blockActions({
-      user: ALICE, channel: dmChannelId(ALICE), message: { ts: prompt.ts, text: prompt.text },
-      actions: [{ action_id: LINK_AGAIN, value: 'again' }], response_url: w.standin.responseUrl(),
-    }));
+    const res = await w.h.post(
+      blockActions({
+        user: ALICE,
+        channel: dmChannelId(ALICE),
+        message: { ts: prompt.ts, text: prompt.text },
+        actions: [{ action_id: LINK_AGAIN, value: 'again' }],
+        response_url: w.standin.responseUrl(),
+      }),
+    );
     expect(res.status).toBe(200);
-    await vi.waitFor(() => expect(w.standin.callsTo('chat.update').length).toBeGreaterThan(0), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(w.standin.callsTo('chat.update').length).toBeGreaterThan(0), {
+      timeout: 20_000,
+      interval: 50,
+    });
     const updated = w.standin.message(dmChannelId(ALICE), prompt.ts)!;
     expect(linkUrlOf(updated)).not.toBe(before);
     expect((await w.h.server.app.links.check(linkPath(linkUrlOf(updated)!).split('/').pop()!)).state).toBe('valid');
   });
 
-  it('with linking required, an unlinked person\'s message never reaches the agent: they get the link prompt instead', async () => {
+  it("with linking required, an unlinked person's message never reaches the agent: they get the link prompt instead", async () => {
     const { app } = w.h.server;
     await app.store.workspaces.update(w.h.workspace.id, { requireLinking: true });
     try {
       await w.mention(FRANK, '@reviewer let me in');
-      const told = await vi.waitFor(() => {
-        const found = w.standin.callsTo('chat.postEphemeral').find((c) => c.args.user === FRANK);
-        if (!found) throw new Error('Frank was not told');
-        return found;
-      }, { timeout: 20_000, interval: 50 });
+      const told = await vi.waitFor(
+        () => {
+          const found = w.standin.callsTo('chat.postEphemeral').find((c) => c.args.user === FRANK);
+          if (!found) throw new Error('Frank was not told');
+          return found;
+        },
+        { timeout: 20_000, interval: 50 },
+      );
       expect(told.args.text).toContain('linked their Slack account');
       expect(told.args.text).toContain('I sent you a link in a DM');
       await promptedPath(w, FRANK);
@@ -217,17 +271,29 @@ describe('linking a Slack account', () => {
 
       const slash = await (await w.command(FRANK, 'reviewer please?')).json();
       expect(slash).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('/switchboard link') });
-      expect(w.standin.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('please?'))).toHaveLength(0);
+      expect(w.standin.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('please?'))).toHaveLength(
+        0,
+      );
       expect(w.prompts(FRANK)).toHaveLength(1);
 
       // Setting or clearing the channel's default agent is refused the same way, and changes nothing.
-      const key = { surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, scope: 'channel', scopeId: 'C0GENERAL' } as const;
+      const key = {
+        surface: 'slack',
+        tenantId: SLACK_DEFAULTS.teamId,
+        scope: 'channel',
+        scopeId: 'C0GENERAL',
+      } as const;
       const before = await app.store.defaultAgents.get(key);
       for (const words of ['default reviewer', 'default off']) {
-        expect(await (await w.command(FRANK, words)).json()).toMatchObject({ response_type: 'ephemeral', text: slash.text });
+        expect(await (await w.command(FRANK, words)).json()).toMatchObject({
+          response_type: 'ephemeral',
+          text: slash.text,
+        });
       }
       expect(await app.store.defaultAgents.get(key)).toBe(before);
-      expect(w.standin.responseUrlPosts.filter((p) => (p.body as { response_type?: string }).response_type === 'in_channel')).toHaveLength(0);
+      expect(
+        w.standin.responseUrlPosts.filter((p) => (p.body as { response_type?: string }).response_type === 'in_channel'),
+      ).toHaveLength(0);
     } finally {
       await app.store.workspaces.update(w.h.workspace.id, { requireLinking: false });
     }

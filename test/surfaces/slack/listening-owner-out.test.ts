@@ -27,13 +27,21 @@ describe(`a Slack channel whose listener's owner left its restricted workspace (
 
   /** Says `text` in the channel and waits until its inbound job has run. */
   const say = async (text: string) => {
-    expect((await h.post(eventCallback(message({ user: CAROL, channel: CHANNEL, channel_type: 'channel', text })))).status).toBe(200);
-    await vi.waitFor(async () => {
-      const open = (await h.server.app.store.outbox.list({ topic: SLACK_INBOUND })).filter((e) => e.status !== 'done');
-      if (open.length) throw new Error('the message is not handled yet');
-    }, { timeout: 20_000, interval: 50 });
+    expect(
+      (await h.post(eventCallback(message({ user: CAROL, channel: CHANNEL, channel_type: 'channel', text })))).status,
+    ).toBe(200);
+    await vi.waitFor(
+      async () => {
+        const open = (await h.server.app.store.outbox.list({ topic: SLACK_INBOUND })).filter(
+          (e) => e.status !== 'done',
+        );
+        if (open.length) throw new Error('the message is not handled yet');
+      },
+      { timeout: 20_000, interval: 50 },
+    );
   };
-  const found = async (text: string) => (await h.server.app.messaging.search(monitor, eng, { text, limit: 10 })).map((x) => x.message.body);
+  const found = async (text: string) =>
+    (await h.server.app.messaging.search(monitor, eng, { text, limit: 10 })).map((x) => x.message.body);
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([database.open(), startSlackStandin()]);
@@ -51,7 +59,11 @@ describe(`a Slack channel whose listener's owner left its restricted workspace (
     await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: standin.botToken });
     await app.listening.listen(SYSTEM, 'eng', `slack:${CHANNEL}`, 'bob/triage');
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('keeps plain messages while the owner reaches the workspace, and stores none once the owner is demoted out of it', async () => {
     await say('the invoice export is late again');
@@ -62,6 +74,9 @@ describe(`a Slack channel whose listener's owner left its restricted workspace (
     expect(await found('salary')).toEqual([]);
     expect(await h.server.app.listening.listeners(SYSTEM, 'eng', `slack:${CHANNEL}`)).toEqual([]);
     // The agent itself is still joined: only its owner's reach changed.
-    expect((await h.server.app.store.agents.membership((await h.server.app.agents.byName('bob/triage')).id, eng.id))?.receive).toBe(true);
+    expect(
+      (await h.server.app.store.agents.membership((await h.server.app.agents.byName('bob/triage')).id, eng.id))
+        ?.receive,
+    ).toBe(true);
   });
 });

@@ -24,13 +24,21 @@ describe(`a Slack channel whose listening agent was removed (${database.kind})`,
 
   /** Says `text` in the channel and waits until its inbound job has run. */
   const say = async (text: string) => {
-    expect((await h.post(eventCallback(message({ user: CAROL, channel: CHANNEL, channel_type: 'channel', text })))).status).toBe(200);
-    await vi.waitFor(async () => {
-      const open = (await h.server.app.store.outbox.list({ topic: SLACK_INBOUND })).filter((e) => e.status !== 'done');
-      if (open.length) throw new Error('the message is not handled yet');
-    }, { timeout: 20_000, interval: 50 });
+    expect(
+      (await h.post(eventCallback(message({ user: CAROL, channel: CHANNEL, channel_type: 'channel', text })))).status,
+    ).toBe(200);
+    await vi.waitFor(
+      async () => {
+        const open = (await h.server.app.store.outbox.list({ topic: SLACK_INBOUND })).filter(
+          (e) => e.status !== 'done',
+        );
+        if (open.length) throw new Error('the message is not handled yet');
+      },
+      { timeout: 20_000, interval: 50 },
+    );
   };
-  const found = async (text: string) => (await h.server.app.messaging.search(monitor, h.workspace, { text, limit: 10 })).map((x) => x.message.body);
+  const found = async (text: string) =>
+    (await h.server.app.messaging.search(monitor, h.workspace, { text, limit: 10 })).map((x) => x.message.body);
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([database.open(), startSlackStandin()]);
@@ -43,7 +51,11 @@ describe(`a Slack channel whose listening agent was removed (${database.kind})`,
     await app.agents.join(SYSTEM, { agent: 'alice/triage', workspace: 'eng' });
     await app.listening.listen(SYSTEM, 'eng', `slack:${CHANNEL}`, 'alice/triage');
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('keeps plain messages while the agent listens, and drops them unread once it is removed', async () => {
     await say('the invoice export is late again');

@@ -24,35 +24,58 @@ describe(`a listening agent in a Slack channel (${database.kind})`, () => {
   let h: Harness;
   const seen: InboxItem[] = [];
 
-  const received = (body: string) => vi.waitFor(async () => {
-    seen.push(...(await h.server.app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items);
-    const found = seen.find((i) => i.message.body === body);
-    if (!found) throw new Error(`the reviewer has not received "${body}"`);
-    return found;
-  }, { timeout: 20_000, interval: 50 });
-  const say = (text: string, extra: { thread_ts?: string } = {}) => h.post(eventCallback(message({ user: CAROL, channel: CHANNEL, channel_type: 'channel', text, ...extra })));
+  const received = (body: string) =>
+    vi.waitFor(
+      async () => {
+        seen.push(...(await h.server.app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items);
+        const found = seen.find((i) => i.message.body === body);
+        if (!found) throw new Error(`the reviewer has not received "${body}"`);
+        return found;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+  const say = (text: string, extra: { thread_ts?: string } = {}) =>
+    h.post(eventCallback(message({ user: CAROL, channel: CHANNEL, channel_type: 'channel', text, ...extra })));
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([database.open(), startSlackStandin()]);
     standin.setUser(CAROL, { real_name: 'Carol Chen', display_name: 'carol' });
     h = await startHarness({ database: db, standin, seed: true });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('tells the channel when an agent starts listening, and from then on the agent overhears plain messages', async () => {
     expect((await say('before anyone listens')).status).toBe(200);
     // The 200 only means stored: its inbound job must have run before anyone listens, or the agent could overhear it.
-    await vi.waitFor(async () => {
-      const open = (await h.server.app.store.outbox.list({ topic: SLACK_INBOUND })).filter((e) => e.status !== 'done');
-      if (open.length) throw new Error('the message is not handled yet');
-    }, { timeout: 20_000, interval: 50 });
-    const out = await listeningCommands['channel listen'](h.server.app, { workspace: 'eng', channel: `slack:${CHANNEL}`, agent: 'alice/reviewer' });
+    await vi.waitFor(
+      async () => {
+        const open = (await h.server.app.store.outbox.list({ topic: SLACK_INBOUND })).filter(
+          (e) => e.status !== 'done',
+        );
+        if (open.length) throw new Error('the message is not handled yet');
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    const out = await listeningCommands['channel listen'](h.server.app, {
+      workspace: 'eng',
+      channel: `slack:${CHANNEL}`,
+      agent: 'alice/reviewer',
+    });
     expect(out.text).toContain(`now listens to Slack channel ${CHANNEL}`);
-    const note = await vi.waitFor(() => {
-      const c = standin.callsTo('chat.postMessage').find((x) => x.args.channel === CHANNEL && String(x.args.text).includes('now listens to this channel'));
-      if (!c) throw new Error('no note in the channel yet');
-      return c;
-    }, { timeout: 20_000, interval: 50 });
+    const note = await vi.waitFor(
+      () => {
+        const c = standin
+          .callsTo('chat.postMessage')
+          .find((x) => x.args.channel === CHANNEL && String(x.args.text).includes('now listens to this channel'));
+        if (!c) throw new Error('no note in the channel yet');
+        return c;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(note.args.thread_ts).toBeUndefined();
     expect(String(note.args.text)).toContain('answers only when someone mentions it');
 
@@ -65,27 +88,58 @@ describe(`a listening agent in a Slack channel (${database.kind})`, () => {
 
   it('refuses the agent a post in the thread it only overheard, and lets it answer once mentioned there', async () => {
     const item = await received('the export to CSV drops accents');
-    const refused = h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'I can fix that' });
+    const refused = h.server.app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      body: 'I can fix that',
+    });
     await expect(refused).rejects.toThrow(/only overheard that conversation/);
 
     const root = item.message.externalId!;
-    await h.post(eventCallback(appMention({ user: CAROL, channel: CHANNEL, thread_ts: root, text: `${BOT} @reviewer can you take this?` })));
+    await h.post(
+      eventCallback(
+        appMention({ user: CAROL, channel: CHANNEL, thread_ts: root, text: `${BOT} @reviewer can you take this?` }),
+      ),
+    );
     const mention = await received('@reviewer can you take this?');
     expect(mention).toMatchObject({ overheard: false, conversation: { id: item.conversation.id } });
-    await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'On it: the encoder drops them.' });
-    const posted = await vi.waitFor(() => {
-      const c = standin.callsTo('chat.postMessage').find((x) => String(x.args.text).includes('the encoder drops them'));
-      if (!c) throw new Error('not posted yet');
-      return c;
-    }, { timeout: 20_000, interval: 50 });
+    await h.server.app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      body: 'On it: the encoder drops them.',
+    });
+    const posted = await vi.waitFor(
+      () => {
+        const c = standin
+          .callsTo('chat.postMessage')
+          .find((x) => String(x.args.text).includes('the encoder drops them'));
+        if (!c) throw new Error('not posted yet');
+        return c;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(posted.args).toMatchObject({ channel: CHANNEL, thread_ts: root });
   });
 
   it('stops hearing the channel once unlistened, and the channel is told', async () => {
-    await listeningCommands['channel unlisten'](h.server.app, { workspace: 'eng', channel: `slack:${CHANNEL}`, agent: 'alice/reviewer' });
-    await vi.waitFor(() => {
-      if (!standin.callsTo('chat.postMessage').some((x) => String(x.args.text).includes('no longer listens to this channel'))) throw new Error('no note yet');
-    }, { timeout: 20_000, interval: 50 });
+    await listeningCommands['channel unlisten'](h.server.app, {
+      workspace: 'eng',
+      channel: `slack:${CHANNEL}`,
+      agent: 'alice/reviewer',
+    });
+    await vi.waitFor(
+      () => {
+        if (
+          !standin
+            .callsTo('chat.postMessage')
+            .some((x) => String(x.args.text).includes('no longer listens to this channel'))
+        )
+          throw new Error('no note yet');
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     await say('after unlisten');
     // A later mention is delivered; the plain message before it never was.
     await h.post(eventCallback(appMention({ user: CAROL, channel: CHANNEL, text: `${BOT} @reviewer ping` })));

@@ -25,16 +25,22 @@ describe('agents at work in Slack', () => {
     standin.setUser(USER, { real_name: 'Carol Chen' });
     h = await startHarness({ database: db, standin, seed: true });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   /** Carol writes to @reviewer in a new assistant thread of her DM with the app; resolves with what the agent received. */
   async function askInAssistantThread(text: string): Promise<{ item: InboxItem; threadTs: string }> {
     const threadTs = nextEventTs();
-    const res = await h.post(eventCallback(messageIm({ user: USER, text: `@reviewer ${text}`, ts: threadTs, thread_ts: threadTs })));
+    const res = await h.post(
+      eventCallback(messageIm({ user: USER, text: `@reviewer ${text}`, ts: threadTs, thread_ts: threadTs })),
+    );
     expect(res.status).toBe(200);
     const seen: InboxItem[] = [];
     const item = await vi.waitFor(async () => {
-      seen.push(...await inbox(h));
+      seen.push(...(await inbox(h)));
       const found = seen.find((i) => i.message.body.includes(text));
       if (!found) throw new Error('not delivered yet');
       return found;
@@ -42,11 +48,12 @@ describe('agents at work in Slack', () => {
     return { item, threadTs };
   }
 
-  const stored = (id: string) => vi.waitFor(async () => {
-    const m = await h.server.app.store.messages.get(h.workspace.id, id);
-    expect(m?.externalId).toBeTruthy();
-    return m!;
-  });
+  const stored = (id: string) =>
+    vi.waitFor(async () => {
+      const m = await h.server.app.store.messages.get(h.workspace.id, id);
+      expect(m?.externalId).toBeTruthy();
+      return m!;
+    });
 
   it('shows "is thinking…" in an assistant thread, streams the answer there, and stores it once as the final message', async () => {
     const { app } = h.server;
@@ -55,12 +62,24 @@ describe('agents at work in Slack', () => {
     expect(shown.platform).toBe(true);
     expect(standin.assistantThread(DM, threadTs)?.status).toBe('is thinking…');
 
-    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'The incident ' });
+    const started = await app.live.start({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      surface: 'mcp',
+      text: 'The incident ',
+    });
     // The answer has begun: the status gives way to it.
     expect(standin.assistantThread(DM, threadTs)?.status).toBe('');
     await vi.waitFor(() => expect(standin.callsTo('chat.startStream')).toHaveLength(1));
     const start = standin.callsTo('chat.startStream')[0];
-    expect(start.args).toMatchObject({ channel: DM, thread_ts: threadTs, markdown_text: 'The incident ', username: 'Reviewer', icon_url: 'https://example.test/reviewer.png' });
+    expect(start.args).toMatchObject({
+      channel: DM,
+      thread_ts: threadTs,
+      markdown_text: 'The incident ',
+      username: 'Reviewer',
+      icon_url: 'https://example.test/reviewer.png',
+    });
     const ts = (start.response as { ts: string }).ts;
 
     await app.live.append(h.workspace, h.reviewer, started.streamId, 'began at **09:12**');
@@ -73,9 +92,19 @@ describe('agents at work in Slack', () => {
     expect(message.externalId).toBe(ts);
     expect(message.permalink).toContain(`/archives/${DM}/p${ts.replace('.', '')}`);
     const stop = standin.callsTo('chat.stopStream');
-    expect(stop.map((c) => c.args)).toEqual([expect.objectContaining({ channel: DM, ts, metadata: expect.objectContaining({ event_payload: expect.objectContaining({ switchboard_message_id: started.streamId }) }) })]);
+    expect(stop.map((c) => c.args)).toEqual([
+      expect.objectContaining({
+        channel: DM,
+        ts,
+        metadata: expect.objectContaining({
+          event_payload: expect.objectContaining({ switchboard_message_id: started.streamId }),
+        }),
+      }),
+    ]);
     // The stored text, rendered as every post is, replaced the streamed one; nothing else was posted in the thread.
-    await vi.waitFor(() => expect(standin.message(DM, ts)).toMatchObject({ streaming: false, text: expect.stringContaining('*09:12*') }));
+    await vi.waitFor(() =>
+      expect(standin.message(DM, ts)).toMatchObject({ streaming: false, text: expect.stringContaining('*09:12*') }),
+    );
     expect(standin.messages(DM).filter((m) => m.bot_id && m.thread_ts === threadTs)).toHaveLength(1);
     expect(standin.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === threadTs)).toHaveLength(0);
   });
@@ -85,8 +114,15 @@ describe('agents at work in Slack', () => {
     const { item, threadTs } = await askInAssistantThread('is the build green?');
     await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…');
     // The same status again restarts its timeout without asking Slack again.
-    expect((await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…')).platform).toBe(true);
-    await app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'Yes.' });
+    expect((await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…')).platform).toBe(
+      true,
+    );
+    await app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      body: 'Yes.',
+    });
     await vi.waitFor(() => expect(standin.assistantThread(DM, threadTs)?.statuses).toEqual(['is checking CI…', '']));
   });
 
@@ -94,14 +130,21 @@ describe('agents at work in Slack', () => {
     const { app } = h.server;
     const { item, threadTs } = await askInAssistantThread('list the owners');
     standin.failNext('chat.startStream', { error: 'method_not_supported' });
-    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'Owners:' });
+    const started = await app.live.start({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      surface: 'mcp',
+      text: 'Owners:',
+    });
     const post = await vi.waitFor(() => {
       const p = standin.callsTo('chat.postMessage').find((c) => c.args.thread_ts === threadTs);
       expect(p?.status).toBe(200);
       return p!;
     });
     const ts = (post.response as { ts: string }).ts;
-    for (const name of ['\n- ana', '\n- bo', '\n- cy', '\n- di']) await app.live.append(h.workspace, h.reviewer, started.streamId, name);
+    for (const name of ['\n- ana', '\n- bo', '\n- cy', '\n- di'])
+      await app.live.append(h.workspace, h.reviewer, started.streamId, name);
     await vi.waitFor(() => expect(standin.message(DM, ts)?.text).toContain('di'));
     const updates = standin.callsTo('chat.update').filter((c) => c.args.ts === ts);
     // Four appends in quick succession go out as fewer updates, spaced by at least the interval (1 s).
@@ -122,23 +165,43 @@ describe('agents at work in Slack', () => {
     const shown = await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is thinking…');
     expect(shown.platform).toBe(false);
     const streams = standin.callsTo('chat.startStream').length;
-    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'Short version: ' });
+    const started = await app.live.start({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      surface: 'mcp',
+      text: 'Short version: ',
+    });
     await app.live.append(h.workspace, h.reviewer, started.streamId, 'DNS.');
     await app.live.finish(h.workspace, h.reviewer, started.streamId);
     const message = await stored(started.streamId);
     const final = standin.message('C0GENERAL', message.externalId!);
     expect(final).toMatchObject({ thread_ts: mention.ts, username: 'Reviewer' });
-    await vi.waitFor(() => expect(standin.message('C0GENERAL', message.externalId!)?.text).toContain('Short version: DNS.'));
+    await vi.waitFor(() =>
+      expect(standin.message('C0GENERAL', message.externalId!)?.text).toContain('Short version: DNS.'),
+    );
     expect(standin.callsTo('chat.startStream')).toHaveLength(streams);
-    expect(standin.messages('C0GENERAL').filter((m) => m.bot_id && m.thread_ts === mention.ts && String(m.text).includes('Short version'))).toHaveLength(1);
+    expect(
+      standin
+        .messages('C0GENERAL')
+        .filter((m) => m.bot_id && m.thread_ts === mention.ts && String(m.text).includes('Short version')),
+    ).toHaveLength(1);
   });
 
   it('takes the live post down when the finished message is refused', async () => {
     const { app } = h.server;
     const { item, mention } = await mentionAndReceive(h, 'draft a reply');
-    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'A reply I may not send' });
+    const started = await app.live.start({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      surface: 'mcp',
+      text: 'A reply I may not send',
+    });
     const post = await vi.waitFor(() => {
-      const p = standin.callsTo('chat.postMessage').find((c) => c.args.thread_ts === mention.ts && String(c.args.text).includes('may not send'));
+      const p = standin
+        .callsTo('chat.postMessage')
+        .find((c) => c.args.thread_ts === mention.ts && String(c.args.text).includes('may not send'));
       expect(p?.status).toBe(200);
       return p!;
     });
@@ -156,11 +219,18 @@ describe('agents at work in Slack', () => {
 
   it('titles a new assistant thread after the workspace and suggests prompts that reach its agents', async () => {
     const threadTs = nextEventTs();
-    const res = await h.post(eventCallback({
-      type: 'assistant_thread_started',
-      assistant_thread: { user_id: USER, context: { channel_id: 'C0GENERAL', team_id: SLACK_DEFAULTS.teamId, enterprise_id: null }, channel_id: DM, thread_ts: threadTs },
-      event_ts: nextEventTs(),
-    }));
+    const res = await h.post(
+      eventCallback({
+        type: 'assistant_thread_started',
+        assistant_thread: {
+          user_id: USER,
+          context: { channel_id: 'C0GENERAL', team_id: SLACK_DEFAULTS.teamId, enterprise_id: null },
+          channel_id: DM,
+          thread_ts: threadTs,
+        },
+        event_ts: nextEventTs(),
+      }),
+    );
     expect(res.status).toBe(200);
     await vi.waitFor(() => expect(standin.assistantThread(DM, threadTs)?.prompts).toBeDefined());
     expect(standin.assistantThread(DM, threadTs)).toMatchObject({

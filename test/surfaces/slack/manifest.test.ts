@@ -22,18 +22,37 @@ function listUnder(key: string): string[] {
   return items;
 }
 
-const value = (key: string) => lines.map((l) => l.trim().replace(/^- /, '')).filter((l) => l.startsWith(`${key}:`)).map((l) => l.slice(key.length + 1).trim());
+const value = (key: string) =>
+  lines
+    .map((l) => l.trim().replace(/^- /, ''))
+    .filter((l) => l.startsWith(`${key}:`))
+    .map((l) => l.slice(key.length + 1).trim());
 
 describe('the Slack app manifest', () => {
   it('subscribes to the events the adapter handles', () => {
     expect(listUnder('bot_events').sort()).toEqual([
-      'app_home_opened', 'app_mention', 'app_uninstalled', 'assistant_thread_started', 'channel_archive', 'channel_deleted', 'group_archive', 'group_deleted',
-      'member_joined_channel', 'member_left_channel', 'message.channels', 'message.groups', 'message.im', 'message.mpim',
-      'reaction_added', 'reaction_removed', 'team_join', 'tokens_revoked',
+      'app_home_opened',
+      'app_mention',
+      'app_uninstalled',
+      'assistant_thread_started',
+      'channel_archive',
+      'channel_deleted',
+      'group_archive',
+      'group_deleted',
+      'member_joined_channel',
+      'member_left_channel',
+      'message.channels',
+      'message.groups',
+      'message.im',
+      'message.mpim',
+      'reaction_added',
+      'reaction_removed',
+      'team_join',
+      'tokens_revoked',
     ]);
   });
 
-  it('turns on the app\'s DM as an AI app with the messages tab, and asks for assistant:write to set its statuses, title and prompts', () => {
+  it("turns on the app's DM as an AI app with the messages tab, and asks for assistant:write to set its statuses, title and prompts", () => {
     expect(lines.some((l) => l.trim() === 'assistant_view:')).toBe(true);
     expect(value('assistant_description')[0]).toMatch(/agents/);
     expect(value('messages_tab_enabled')).toEqual(['true']);
@@ -42,25 +61,37 @@ describe('the Slack app manifest', () => {
   });
 
   it('asks for the history scope of every message event it subscribes to', () => {
-    const needs: Record<string, string> = { 'message.channels': 'channels:history', 'message.groups': 'groups:history', 'message.im': 'im:history', 'message.mpim': 'mpim:history' };
-    for (const event of listUnder('bot_events').filter((e) => e.startsWith('message.'))) expect(BOT_SCOPES).toContain(needs[event]);
+    const needs: Record<string, string> = {
+      'message.channels': 'channels:history',
+      'message.groups': 'groups:history',
+      'message.im': 'im:history',
+      'message.mpim': 'mpim:history',
+    };
+    for (const event of listUnder('bot_events').filter((e) => e.startsWith('message.')))
+      expect(BOT_SCOPES).toContain(needs[event]);
   });
 
-  it('asks for the same bot scopes as the OAuth install, posting under agents\' names included', () => {
+  it("asks for the same bot scopes as the OAuth install, posting under agents' names included", () => {
     expect(listUnder('bot').sort()).toEqual([...BOT_SCOPES].sort());
     expect(BOT_SCOPES).toContain('chat:write.customize');
   });
 
-  it('points events, interactivity, the slash command and OAuth at this server\'s routes on one placeholder host', () => {
-    expect(value('request_url')).toEqual(['https://switchboard.example.com/slack/events', 'https://switchboard.example.com/slack/events']);
+  it("points events, interactivity, the slash command and OAuth at this server's routes on one placeholder host", () => {
+    expect(value('request_url')).toEqual([
+      'https://switchboard.example.com/slack/events',
+      'https://switchboard.example.com/slack/events',
+    ]);
     expect(value('url')).toEqual(['https://switchboard.example.com/slack/events']);
     expect(listUnder('redirect_urls')).toEqual(['https://switchboard.example.com/slack/oauth_redirect']);
     expect(value('command')).toEqual(['/switchboard']);
   });
 
-  it('is described in the README\'s step 2 with every event and bot scope it sets up, and no other', () => {
+  it("is described in the README's step 2 with every event and bot scope it sets up, and no other", () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const step = readme.slice(readme.indexOf('### 1. Create the Slack app from the manifest'), readme.indexOf('### 2a. Install in one Slack workspace'));
+    const step = readme.slice(
+      readme.indexOf('### 1. Create the Slack app from the manifest'),
+      readme.indexOf('### 2a. Install in one Slack workspace'),
+    );
     const part = (from: string, to: string) => step.slice(step.indexOf(from), step.indexOf(to, step.indexOf(from)));
     const named = (text: string) => [...text.matchAll(/`([a-z_.:]+)`/g)].map((m) => m[1]);
     expect(named(part('the events (', '), the bot scopes')).sort()).toEqual(listUnder('bot_events').sort());

@@ -13,7 +13,14 @@ import { appMention, eventCallback } from '../../support/slack/signed-request.ts
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { startHarness, type Harness } from './harness.ts';
 
-interface InboxMessage { id: string; body: string; surface: string; permalink: string | null; conversation: { id: string; kind: string }; asker: { linked: boolean } }
+interface InboxMessage {
+  id: string;
+  body: string;
+  surface: string;
+  permalink: string | null;
+  conversation: { id: string; kind: string };
+  asker: { linked: boolean };
+}
 
 describe('a mention in a Slack channel', () => {
   let db: Database;
@@ -31,46 +38,71 @@ describe('a mention in a Slack channel', () => {
     standin.setUser('U0CAROL01', { real_name: 'Carol Chen', display_name: 'carol', email: 'carol@example.test' });
     h = await startHarness({ database: db, standin, seed: true, allMounts: true });
     mcp = new Client({ name: 'slack-e2e', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${h.server.url}/mcp/eng`), {
-      requestInit: { headers: { Authorization: `Bearer ${h.reviewerToken}` } },
-    }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${h.server.url}/mcp/eng`), {
+        requestInit: { headers: { Authorization: `Bearer ${h.reviewerToken}` } },
+      }),
+    );
   });
-  afterAll(async () => { await mcp?.close(); await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await mcp?.close();
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
-  it('reaches the named agent\'s check_inbox, and its send_message lands in the same thread under its name and avatar', async () => {
-    const mention = appMention({ user: 'U0CAROL01', channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> ask @reviewer to look at #418` });
+  it("reaches the named agent's check_inbox, and its send_message lands in the same thread under its name and avatar", async () => {
+    const mention = appMention({
+      user: 'U0CAROL01',
+      channel: 'C0GENERAL',
+      text: `<@${SLACK_DEFAULTS.botUserId}> ask @reviewer to look at #418`,
+    });
     const started = Date.now();
     const res = await h.post(eventCallback(mention));
     expect(res.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(3000);
 
     const seen: InboxMessage[] = [];
-    const item = await vi.waitFor(async () => {
-      seen.push(...((await call('check_inbox')).messages as InboxMessage[]));
-      expect(seen).toHaveLength(1);
-      return seen[0];
-    }, { timeout: 20_000, interval: 50 });
+    const item = await vi.waitFor(
+      async () => {
+        seen.push(...((await call('check_inbox')).messages as InboxMessage[]));
+        expect(seen).toHaveLength(1);
+        return seen[0];
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(item).toMatchObject({
-      body: 'ask @reviewer to look at #418', surface: 'slack', asker: { linked: false },
+      body: 'ask @reviewer to look at #418',
+      surface: 'slack',
+      asker: { linked: false },
       conversation: { kind: 'external' },
       permalink: `https://${SLACK_DEFAULTS.teamDomain}.slack.com/archives/C0GENERAL/p${mention.ts.replace('.', '')}`,
     });
 
     await call('send_message', { conversation: item.conversation.id, body: 'Looking at #418 now.' });
-    const post = await vi.waitFor(() => {
-      const calls = standin.callsTo('chat.postMessage').filter((c) => c.args.text === 'Looking at #418 now.');
-      expect(calls).toHaveLength(1);
-      return calls[0];
-    }, { timeout: 20_000, interval: 50 });
+    const post = await vi.waitFor(
+      () => {
+        const calls = standin.callsTo('chat.postMessage').filter((c) => c.args.text === 'Looking at #418 now.');
+        expect(calls).toHaveLength(1);
+        return calls[0];
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(post.args).toMatchObject({
-      channel: 'C0GENERAL', thread_ts: mention.ts, username: 'Reviewer', icon_url: 'https://example.test/reviewer.png',
+      channel: 'C0GENERAL',
+      thread_ts: mention.ts,
+      username: 'Reviewer',
+      icon_url: 'https://example.test/reviewer.png',
       metadata: { event_type: 'switchboard_message', event_payload: { agent: 'alice/reviewer' } },
     });
 
     // The linked conversation holds both sides: the person's request and the agent's answer.
-    const found = (await call('search_messages', { query: '418' })) as { results: Array<{ body: string; conversation_id: string }> };
+    const found = (await call('search_messages', { query: '418' })) as {
+      results: Array<{ body: string; conversation_id: string }>;
+    };
     expect(found.results.map((r) => [r.body, r.conversation_id]).sort()).toEqual([
-      ['Looking at #418 now.', item.conversation.id], ['ask @reviewer to look at #418', item.conversation.id],
+      ['Looking at #418 now.', item.conversation.id],
+      ['ask @reviewer to look at #418', item.conversation.id],
     ]);
   });
 });

@@ -17,7 +17,9 @@ describe('Slack permalinks', () => {
     standin = await startSlackStandin();
     client = new webApi.WebClient(standin.botToken, { slackApiUrl: standin.url, retryConfig: { retries: 0 } });
   });
-  afterAll(async () => { await standin?.close(); });
+  afterAll(async () => {
+    await standin?.close();
+  });
 
   it('are what chat.getPermalink answers, from one auth.test per team', async () => {
     const links = new SlackPermalinks(logger);
@@ -25,11 +27,14 @@ describe('Slack permalinks', () => {
     const reply = await links.of(client, SLACK_DEFAULTS.teamId, 'C0GENERAL', '1710000000.000200', '1710000000.000100');
     const root = await links.of(client, SLACK_DEFAULTS.teamId, 'C0GENERAL', '1710000000.000100', '1710000000.000100');
     standin.seedMessage('C0GENERAL', { ts: '1710000000.000200', user: 'U0CAROL01', thread_ts: '1710000000.000100' });
-    const asked = async (ts: string) => (await client.chat.getPermalink({ channel: 'C0GENERAL', message_ts: ts })).permalink;
+    const asked = async (ts: string) =>
+      (await client.chat.getPermalink({ channel: 'C0GENERAL', message_ts: ts })).permalink;
     expect(top).toBe(await asked('1710000000.000100'));
     expect(root).toBe(top);
     expect(reply).toBe(await asked('1710000000.000200'));
-    expect(reply).toBe(`https://${SLACK_DEFAULTS.teamDomain}.slack.com/archives/C0GENERAL/p1710000000000200?thread_ts=1710000000.000100&cid=C0GENERAL`);
+    expect(reply).toBe(
+      `https://${SLACK_DEFAULTS.teamDomain}.slack.com/archives/C0GENERAL/p1710000000000200?thread_ts=1710000000.000100&cid=C0GENERAL`,
+    );
     expect(standin.callsTo('auth.test')).toHaveLength(1);
   });
 
@@ -37,7 +42,9 @@ describe('Slack permalinks', () => {
     const links = new SlackPermalinks(logger);
     const before = standin.callsTo('chat.getPermalink').length;
     standin.failNext('auth.test', { error: 'internal_error' });
-    expect(await links.of(client, SLACK_DEFAULTS.teamId, 'C0GENERAL', '1710000000.000300')).toBe(`https://${SLACK_DEFAULTS.teamDomain}.slack.com/archives/C0GENERAL/p1710000000000300`);
+    expect(await links.of(client, SLACK_DEFAULTS.teamId, 'C0GENERAL', '1710000000.000300')).toBe(
+      `https://${SLACK_DEFAULTS.teamDomain}.slack.com/archives/C0GENERAL/p1710000000000300`,
+    );
     expect(standin.callsTo('chat.getPermalink').length).toBe(before + 1);
     // Neither answers: no link, a warning, and the next message tries the team URL again.
     standin.failNext('auth.test', { error: 'internal_error' });
@@ -45,9 +52,10 @@ describe('Slack permalinks', () => {
     expect(await links.of(client, SLACK_DEFAULTS.teamId, 'C0GENERAL', '1710000000.000400')).toBeNull();
     expect(lines.some((l) => l.includes('could not get a Slack permalink'))).toBe(true);
     const authCalls = standin.callsTo('auth.test').length;
-    expect(await links.of(client, SLACK_DEFAULTS.teamId, 'C0GENERAL', '1710000000.000500')).toContain('/archives/C0GENERAL/p1710000000000500');
+    expect(await links.of(client, SLACK_DEFAULTS.teamId, 'C0GENERAL', '1710000000.000500')).toContain(
+      '/archives/C0GENERAL/p1710000000000500',
+    );
     expect(standin.callsTo('auth.test').length).toBe(authCalls + 1);
     for (const l of lines) expect(l).not.toContain(standin.botToken);
   });
-
 });

@@ -19,28 +19,44 @@ describe('Slack posts made once across a lost answer', () => {
   let mcp: Awaited<ReturnType<ApprovalsWorld['mcp']>>;
   /** Every inbox item bob/deployer has received so far (read once; the inbox is consumed). */
   const seen: Array<{ body: string; conversationId: string }> = [];
-  const inboxHas = (body: string) => vi.waitFor(async () => {
-    seen.push(...(await world.app.messaging.checkInbox(world.deployer, world.ws, 50)).items.map((i) => ({ body: i.message.body, conversationId: i.conversation.id })));
-    const found = seen.find((i) => i.body === body);
-    expect(found).toBeDefined();
-    return found!;
-  }, LONG);
+  const inboxHas = (body: string) =>
+    vi.waitFor(async () => {
+      seen.push(
+        ...(await world.app.messaging.checkInbox(world.deployer, world.ws, 50)).items.map((i) => ({
+          body: i.message.body,
+          conversationId: i.conversation.id,
+        })),
+      );
+      const found = seen.find((i) => i.body === body);
+      expect(found).toBeDefined();
+      return found!;
+    }, LONG);
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
     world = await startApprovalsWorld({ database: db, standin });
     mcp = await world.mcp();
   });
-  afterAll(async () => { await mcp?.close(); await world?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await mcp?.close();
+    await world?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('posts an approval card once when Slack stored it but the answer was lost, and keeps that card as the view', async () => {
-    const mention = appMention({ user: USERS.carol, channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> @deployer may I ship?` });
+    const mention = appMention({
+      user: USERS.carol,
+      channel: 'C0GENERAL',
+      text: `<@${SLACK_DEFAULTS.botUserId}> @deployer may I ship?`,
+    });
     expect((await world.post(eventCallback(mention))).status).toBe(200);
     const { conversationId } = await inboxHas('@deployer may I ship?');
     const lookupsBefore = standin.callsTo('conversations.replies').length;
 
     standin.failNext('chat.postMessage', { dropAfterHandling: true });
-    const asked = (await mcp.call('request_approval', { title: 'Ship it', conversation: conversationId })).structuredContent as { approval_id: string };
+    const asked = (await mcp.call('request_approval', { title: 'Ship it', conversation: conversationId }))
+      .structuredContent as { approval_id: string };
     const views = await vi.waitFor(async () => {
       const v = await world.app.store.approvals.views(asked.approval_id, 'slack');
       expect(v).toHaveLength(1);
@@ -55,7 +71,15 @@ describe('Slack posts made once across a lost answer', () => {
 
   it('posts a slash command\'s "asked" message once when Slack stored it but the answer was lost, and delivers the request once', async () => {
     standin.failNext('chat.postMessage', { dropAfterHandling: true });
-    const res = await world.post(slashCommand({ command: '/switchboard', text: 'deployer roll back the canary', user_id: USERS.carol, channel_id: 'C0GENERAL', response_url: standin.responseUrl() }));
+    const res = await world.post(
+      slashCommand({
+        command: '/switchboard',
+        text: 'deployer roll back the canary',
+        user_id: USERS.carol,
+        channel_id: 'C0GENERAL',
+        response_url: standin.responseUrl(),
+      }),
+    );
     expect(res.status).toBe(200);
     await inboxHas('roll back the canary');
 

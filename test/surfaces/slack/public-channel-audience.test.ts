@@ -50,19 +50,26 @@ describe('audiences of public Slack channels', () => {
     w.standin.setUser('U0GONE001', { real_name: 'Gone Person', deleted: true });
     w.standin.setUser('U0HELPER1', { real_name: 'Helper', is_bot: true, bot_id: 'B0HELPER1' });
     w.standin.setUser('U0VISIT01', { real_name: 'Vera Visitor', is_ultra_restricted: true });
-    for (const channel of ['C0PUBLIC', 'C0LOUNGE', 'C0PRIVATE', 'C0CONNECT']) w.standin.setChannelMembers(channel, [SLACK_DEFAULTS.botUserId, ALICE]);
+    for (const channel of ['C0PUBLIC', 'C0LOUNGE', 'C0PRIVATE', 'C0CONNECT'])
+      w.standin.setChannelMembers(channel, [SLACK_DEFAULTS.botUserId, ALICE]);
     w.standin.setChannel('C0PUBLIC', { name: 'public' });
     w.standin.setChannel('C0LOUNGE', { name: 'lounge' });
     w.standin.setChannel('C0PRIVATE', { name: 'private', is_private: true });
     w.standin.setChannel('C0CONNECT', { name: 'with-partner', is_private: true, is_ext_shared: true });
     await app.orgs.setSeat(SYSTEM, 'acme', 'alice', true);
   }, 120_000);
-  afterAll(async () => { await w?.close(); });
+  afterAll(async () => {
+    await w?.close();
+  });
 
-  it('counts the whole team in a public channel\'s audience, and only the members in a private one', async () => {
+  it("counts the whole team in a public channel's audience, and only the members in a private one", async () => {
     // Nobody waits for the team's first read: the channel counts as guests meanwhile.
     expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'guest', members: 0, unlinked: 0 });
-    await vi.waitFor(async () => expect(await w.h.server.app.store.audiences.channelState('slack', TEAM, TENANT_ROSTER)).not.toBeNull(), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect(await w.h.server.app.store.audiences.channelState('slack', TEAM, TENANT_ROSTER)).not.toBeNull(),
+      WAIT,
+    );
     // Then Alice (an owner) and Gus, who can open the channel whenever he likes.
     expect(inboxItemOut(await ask('C0PUBLIC')).audience).toEqual({ level: 'guest', members: 2, unlinked: 1 });
     expect(inboxItemOut(await ask('C0PRIVATE')).audience).toEqual({ level: 'owner', members: 1, unlinked: 0 });
@@ -72,23 +79,41 @@ describe('audiences of public Slack channels', () => {
     const { app } = w.h.server;
     const access = (await app.documents.access(w.h.workspace, (await app.store.people.get('alice'))!.id, null))!;
     await app.documents.createCollection(w.h.workspace, access, { type: 'specs' });
-    const spec = await app.documents.create(w.h.workspace, access, { collection: 'specs', title: 'Pricing', content: 'The secret price is 42.' });
+    const spec = await app.documents.create(w.h.workspace, access, {
+      collection: 'specs',
+      title: 'Pricing',
+      content: 'The secret price is 42.',
+    });
     const open = await ask('C0PUBLIC');
     const closed = await ask('C0PRIVATE');
 
     const mcp = await connectInProcess(app, w.h.reviewer, 'eng');
     try {
-      const refusedRead = await mcp.call('get_document', { document: spec.identifier, conversation: open.conversation.id });
+      const refusedRead = await mcp.call('get_document', {
+        document: spec.identifier,
+        conversation: open.conversation.id,
+      });
       expect(refusedRead.isError).toBe(true);
       expect(textOf(refusedRead)).toContain('in a DM instead');
       expect(textOf(refusedRead)).not.toContain('secret price');
 
-      expect(textOf(await mcp.call('get_document', { document: spec.identifier, conversation: closed.conversation.id }))).toContain('The secret price is 42.');
-      const leak = await mcp.call('send_message', { conversation: open.conversation.id, body: 'The secret price is 42.' });
+      expect(
+        textOf(await mcp.call('get_document', { document: spec.identifier, conversation: closed.conversation.id })),
+      ).toContain('The secret price is 42.');
+      const leak = await mcp.call('send_message', {
+        conversation: open.conversation.id,
+        body: 'The secret price is 42.',
+      });
       expect(leak.isError).toBe(true);
       expect(textOf(leak)).toContain(`you recently read ${spec.identifier}`);
-      expect((await mcp.call('send_message', { conversation: closed.conversation.id, body: 'The secret price is 42.' })).isError).toBeFalsy();
-      await vi.waitFor(() => expect(w.standin.messages('C0PRIVATE').map((m) => m.text)).toContain('The secret price is 42.'), WAIT);
+      expect(
+        (await mcp.call('send_message', { conversation: closed.conversation.id, body: 'The secret price is 42.' }))
+          .isError,
+      ).toBeFalsy();
+      await vi.waitFor(
+        () => expect(w.standin.messages('C0PRIVATE').map((m) => m.text)).toContain('The secret price is 42.'),
+        WAIT,
+      );
       expect(w.standin.messages('C0PUBLIC').map((m) => m.text)).not.toContain('The secret price is 42.');
     } finally {
       await mcp.close();
@@ -106,7 +131,15 @@ describe('audiences of public Slack channels', () => {
     await w.h.post(eventCallback(teamJoin({ id: NEWCOMER, name: 'nia', real_name: 'Nia New' })));
     const { app } = w.h.server;
     const conversation = (await app.store.messages.getConversation(w.h.workspace.id, lounge!.conversation.id))!;
-    await vi.waitFor(async () => expect(await app.audiences.of(w.h.workspace, conversation)).toMatchObject({ level: 'guest', members: 3, unlinked: 2 }), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect(await app.audiences.of(w.h.workspace, conversation)).toMatchObject({
+          level: 'guest',
+          members: 3,
+          unlinked: 2,
+        }),
+      WAIT,
+    );
     expect(w.standin.callsTo('users.list')).toHaveLength(1);
   });
 
@@ -132,7 +165,9 @@ describe('audiences of public Slack channels', () => {
         const { items } = await app.messaging.checkInbox(w.h.reviewer, w.h.workspace, 50);
         counts.push(w.db.queries() - before);
         // Alice and Gus, and Nia, who joined the team above.
-        expect(items.map((item) => item.audience)).toEqual(channels.map(() => ({ level: 'guest', members: 3, unlinked: 2 })));
+        expect(items.map((item) => item.audience)).toEqual(
+          channels.map(() => ({ level: 'guest', members: 3, unlinked: 2 })),
+        );
       }
       return Math.min(...counts);
     };
@@ -146,16 +181,28 @@ describe('audiences of public Slack channels', () => {
   /** Holds every users.list call until the returned function is called (a big team read at Slack's rate limit). */
   const holdUsersList = () => {
     let release!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
-    w.standin.handle('users.list', async (ctx) => { await gate; return METHODS['users.list'](ctx); });
-    return () => { release(); w.standin.handle('users.list', METHODS['users.list']); };
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    w.standin.handle('users.list', async (ctx) => {
+      await gate;
+      return METHODS['users.list'](ctx);
+    });
+    return () => {
+      release();
+      w.standin.handle('users.list', METHODS['users.list']);
+    };
   };
   /** The audience of a conversation, and whether it has been answered yet. */
   const audienceNow = (conversationId: string) => {
     const state: { answer?: Awaited<ReturnType<LinkingWorld['h']['server']['app']['audiences']['of']>> } = {};
     const { app } = w.h.server;
-    void app.store.messages.getConversation(w.h.workspace.id, conversationId)
-      .then((c) => app.audiences.of(w.h.workspace, c!)).then((a) => { state.answer = a; });
+    void app.store.messages
+      .getConversation(w.h.workspace.id, conversationId)
+      .then((c) => app.audiences.of(w.h.workspace, c!))
+      .then((a) => {
+        state.answer = a;
+      });
     return state;
   };
 
@@ -168,13 +215,24 @@ describe('audiences of public Slack channels', () => {
     const release = holdUsersList();
     try {
       const state = audienceNow(item.conversation.id);
-      await vi.waitFor(() => expect(state.answer).toMatchObject({ level: 'owner', members: 1, unlinked: 0, known: true }), WAIT);
+      await vi.waitFor(
+        () => expect(state.answer).toMatchObject({ level: 'owner', members: 1, unlinked: 0, known: true }),
+        WAIT,
+      );
       await vi.waitFor(() => expect(w.standin.callsTo('users.list').length).toBeGreaterThan(reads), WAIT);
     } finally {
       release();
     }
-    await vi.waitFor(async () => expect(await app.audiences.of(w.h.workspace, (await app.store.messages.getConversation(w.h.workspace.id, item.conversation.id))!))
-      .toMatchObject({ level: 'guest', members: 3, unlinked: 2, known: true }), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect(
+          await app.audiences.of(
+            w.h.workspace,
+            (await app.store.messages.getConversation(w.h.workspace.id, item.conversation.id))!,
+          ),
+        ).toMatchObject({ level: 'guest', members: 3, unlinked: 2, known: true }),
+      WAIT,
+    );
   });
 
   it('counts a public channel as guests at once while its team is read for the first time, then as the team', async () => {
@@ -189,8 +247,16 @@ describe('audiences of public Slack channels', () => {
     } finally {
       release();
     }
-    await vi.waitFor(async () => expect(await app.audiences.of(w.h.workspace, (await app.store.messages.getConversation(w.h.workspace.id, item.conversation.id))!))
-      .toMatchObject({ level: 'guest', members: 3, unlinked: 2, known: true }), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect(
+          await app.audiences.of(
+            w.h.workspace,
+            (await app.store.messages.getConversation(w.h.workspace.id, item.conversation.id))!,
+          ),
+        ).toMatchObject({ level: 'guest', members: 3, unlinked: 2, known: true }),
+      WAIT,
+    );
     // The one read started by the first question: nobody waited for it until it timed out and was tried again.
     expect(w.standin.callsTo('users.list')).toHaveLength(reads + 1);
   });

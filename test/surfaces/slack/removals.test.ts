@@ -37,16 +37,29 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
     return web.conversationId;
   };
   const bridgeOf = (channel: string) => h.server.app.store.bridges.byExternal('slack', TEAM, channel);
-  const listen = (channel: string) => h.server.app.store.listening.add({ workspaceId: h.workspace.id, surface: 'slack', channelId: channel, agentId: h.reviewer.id, addedBy: null });
-  const listenedTo = async () => (await h.server.app.store.listening.listWorkspace(h.workspace.id)).map((l) => l.channelId);
-  const send = async (event: { type: string; [field: string]: unknown }, options: { eventTime?: number } = {}) => expect((await h.post(eventCallback(event, options))).status).toBe(200);
+  const listen = (channel: string) =>
+    h.server.app.store.listening.add({
+      workspaceId: h.workspace.id,
+      surface: 'slack',
+      channelId: channel,
+      agentId: h.reviewer.id,
+      addedBy: null,
+    });
+  const listenedTo = async () =>
+    (await h.server.app.store.listening.listWorkspace(h.workspace.id)).map((l) => l.channelId);
+  const send = async (event: { type: string; [field: string]: unknown }, options: { eventTime?: number } = {}) =>
+    expect((await h.post(eventCallback(event, options))).status).toBe(200);
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
     h = await startHarness({ database: db, standin, seed: true, logLines });
     alice = await h.server.app.chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('a deleted channel loses its bridge and its listeners; its messages stay and a new web message queues nothing for it', async () => {
     const { app } = h.server;
@@ -61,12 +74,18 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
     expect(await bridgeOf('C0DELETED')).toBeNull();
     expect((await app.chat.history(alice, web)).messages.map((m) => m.id)).toContain(before.message!.id);
     expect((await app.chat.history(alice, web)).conversation.channel?.bridges).toEqual([]);
-    expect((await app.store.audit.list(h.workspace.id, 20)).find((e) => e.action === 'bridge.remove'))
-      .toMatchObject({ target: web, details: { surface: 'slack', channel: 'C0DELETED', reason: 'channelDeleted' } });
-    expect(logLines.some((l) => l.includes('a Slack channel was deleted') && l.includes('"listenersRemoved":1'))).toBe(true);
+    expect((await app.store.audit.list(h.workspace.id, 20)).find((e) => e.action === 'bridge.remove')).toMatchObject({
+      target: web,
+      details: { surface: 'slack', channel: 'C0DELETED', reason: 'channelDeleted' },
+    });
+    expect(logLines.some((l) => l.includes('a Slack channel was deleted') && l.includes('"listenersRemoved":1'))).toBe(
+      true,
+    );
 
     const later = await app.chat.post(alice, web, 'Written after the channel went');
-    expect((await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
+    expect(
+      (await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id),
+    ).toEqual([]);
   });
 
   it.each([
@@ -79,11 +98,14 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
     await send({ type, channel, ...(type.endsWith('archive') ? { user: CAROL } : {}) });
     await vi.waitFor(async () => expect(await listenedTo()).toEqual(['C0STAYS']), WAIT);
     expect(await bridgeOf(channel)).toBeNull();
-    expect((await h.server.app.store.audit.list(h.workspace.id, 50)).find((e) => e.action === 'bridge.remove' && e.details?.channel === channel))
-      .toMatchObject({ details: { reason } });
+    expect(
+      (await h.server.app.store.audit.list(h.workspace.id, 50)).find(
+        (e) => e.action === 'bridge.remove' && e.details?.channel === channel,
+      ),
+    ).toMatchObject({ details: { reason } });
   });
 
-  it('tokens_revoked naming only people\'s tokens changes nothing; naming the bot\'s, the team is disconnected', async () => {
+  it("tokens_revoked naming only people's tokens changes nothing; naming the bot's, the team is disconnected", async () => {
     const { app } = h.server;
     await bridged('ops', 'C0OPS');
     await send({ type: 'tokens_revoked', tokens: { oauth: [CAROL] } });
@@ -137,7 +159,7 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
     await connectSlackTeam(app, { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
   });
 
-  it('app_uninstalled forgets the install and its sealed token, removes the team\'s bridges, and a reply queued for it fails for good saying how to reconnect', async () => {
+  it("app_uninstalled forgets the install and its sealed token, removes the team's bridges, and a reply queued for it fails for good saying how to reconnect", async () => {
     const { app } = h.server;
     const { item } = await mentionAndReceive(h);
     await bridged('deploys', 'C0DEPLOYS');
@@ -151,13 +173,23 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
     expect(await app.store.tenants.workspaceOf('slack', TEAM)).toBeNull();
     // The job removes the bridges after the install: wait for them (each goes with its audit entry).
     await vi.waitFor(async () => expect(await bridgeOf('C0DEPLOYS')).toBeNull(), WAIT);
-    expect((await app.store.audit.list(h.workspace.id, 50)).find((e) => e.action === 'bridge.remove' && e.details?.channel === 'C0DEPLOYS'))
-      .toMatchObject({ details: { reason: 'uninstalled' } });
+    expect(
+      (await app.store.audit.list(h.workspace.id, 50)).find(
+        (e) => e.action === 'bridge.remove' && e.details?.channel === 'C0DEPLOYS',
+      ),
+    ).toMatchObject({ details: { reason: 'uninstalled' } });
 
     const postsBefore = standin.callsTo('chat.postMessage').length;
-    const sent = await app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'An answer after the uninstall' });
+    const sent = await app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      body: 'An answer after the uninstall',
+    });
     const failed = await vi.waitFor(async () => {
-      const entry = (await app.store.outbox.list({ topic: SLACK_POST, status: 'failed' })).find((e) => e.payload.messageId === sent.message!.id);
+      const entry = (await app.store.outbox.list({ topic: SLACK_POST, status: 'failed' })).find(
+        (e) => e.payload.messageId === sent.message!.id,
+      );
       if (!entry) throw new Error('the post has not failed yet');
       return entry;
     }, WAIT);

@@ -2,10 +2,16 @@
 // conversation key of a Slack thread (a validating encode/decode pair).
 import { describe, expect, it } from 'vitest';
 import { splitCommand, unescapeSlack } from '../../../src/surfaces/slack/command-text.ts';
-import { decodeThreadKey, encodeThreadKey, threadFromRef, threadRef, type SlackThread } from '../../../src/surfaces/slack/thread-id.ts';
+import {
+  decodeThreadKey,
+  encodeThreadKey,
+  threadFromRef,
+  threadRef,
+  type SlackThread,
+} from '../../../src/surfaces/slack/thread-id.ts';
 
 describe('reading Slack slash commands', () => {
-  it('undoes Slack\'s escaping once', () => {
+  it("undoes Slack's escaping once", () => {
     expect(unescapeSlack('1 &lt; 2 &amp;&amp; &amp;lt;')).toBe('1 < 2 && &lt;');
   });
 
@@ -29,10 +35,11 @@ describe('Slack thread keys', () => {
     expect(threadFromRef(threadRef(thread))).toEqual(thread);
   });
 
-  it('refuse what Slack never issues, and keys that are not Slack\'s', () => {
+  it("refuse what Slack never issues, and keys that are not Slack's", () => {
     expect(() => encodeThreadKey({ team: 'T1', channel: 'C1:evil' })).toThrow();
     expect(() => encodeThreadKey({ team: 'T1', channel: 'C1', thread_ts: 'now' })).toThrow();
-    for (const key of ['dm:a,b', 'slack:T1', 'slack:T1:C1:notats', 'slack:T1:C1:1.2:extra', 'slack:t1:C1']) expect(decodeThreadKey(key)).toBeNull();
+    for (const key of ['dm:a,b', 'slack:T1', 'slack:T1:C1:notats', 'slack:T1:C1:1.2:extra', 'slack:t1:C1'])
+      expect(decodeThreadKey(key)).toBeNull();
     expect(threadFromRef(null)).toBeNull();
     expect(threadFromRef({ team: 'T1' })).toBeNull();
   });

@@ -16,7 +16,7 @@ const ALICE = 'U0ALICE01';
 const CHANNEL = 'C0GENERAL';
 const wait = { timeout: 20_000, interval: 50 };
 
-describe('a linked person\'s Slack thread in the web chat', () => {
+describe("a linked person's Slack thread in the web chat", () => {
   let db: Database;
   let standin: SlackStandin;
   let h: Harness;
@@ -28,16 +28,32 @@ describe('a linked person\'s Slack thread in the web chat', () => {
     h = await startHarness({ database: db, standin, seed: true });
     const { app } = h.server;
     const rt = slackRuntime(app);
-    const identity = await rt.identities.upsert({ surface: 'slack', tenantId: SLACK_DEFAULTS.teamId, externalUserId: ALICE });
+    const identity = await rt.identities.upsert({
+      surface: 'slack',
+      tenantId: SLACK_DEFAULTS.teamId,
+      externalUserId: ALICE,
+    });
     const person = (await app.store.people.get('alice'))!;
     await rt.identities.link(identity.id, person.id, new Date());
     alice = await app.chat.viewer(person.id, h.workspace.id);
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('updates and deletes the Slack post when the person edits or deletes it in the web chat', async () => {
     const { chat, store } = h.server.app;
-    await h.post(eventCallback(appMention({ user: ALICE, channel: CHANNEL, text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer is the deploy today?` })));
+    await h.post(
+      eventCallback(
+        appMention({
+          user: ALICE,
+          channel: CHANNEL,
+          text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer is the deploy today?`,
+        }),
+      ),
+    );
     // Alice's Slack thread is an external conversation in her web sidebar.
     const thread = await vi.waitFor(async () => {
       const found = (await chat.sidebar(alice)).conversations.find((c) => c.kind === 'external');
@@ -48,7 +64,9 @@ describe('a linked person\'s Slack thread in the web chat', () => {
     const sent = await chat.post(alice, thread.id, 'Deploy at 3pm');
     const id = sent.message!.id;
     const ts = await vi.waitFor(() => {
-      const call = standin.callsTo('chat.postMessage').find((c) => c.args.channel === CHANNEL && String(c.args.text).includes('Deploy at 3pm') && c.status === 200);
+      const call = standin
+        .callsTo('chat.postMessage')
+        .find((c) => c.args.channel === CHANNEL && String(c.args.text).includes('Deploy at 3pm') && c.status === 200);
       if (!call) throw new Error('not posted to Slack yet');
       return (call.response as { ts: string }).ts;
     }, wait);
@@ -56,10 +74,14 @@ describe('a linked person\'s Slack thread in the web chat', () => {
 
     await chat.edit(alice, id, 'Deploy at 4pm');
     await vi.waitFor(() => expect(standin.message(CHANNEL, ts)?.text).toContain('Deploy at 4pm'), wait);
-    expect(standin.callsTo('chat.update').filter((c) => c.args.channel === CHANNEL && c.args.ts === ts && c.status === 200)).toHaveLength(1);
+    expect(
+      standin.callsTo('chat.update').filter((c) => c.args.channel === CHANNEL && c.args.ts === ts && c.status === 200),
+    ).toHaveLength(1);
 
     await chat.remove(alice, id);
     await vi.waitFor(() => expect(standin.message(CHANNEL, ts)).toBeUndefined(), wait);
-    expect(standin.callsTo('chat.delete').filter((c) => c.args.channel === CHANNEL && c.args.ts === ts && c.status === 200)).toHaveLength(1);
+    expect(
+      standin.callsTo('chat.delete').filter((c) => c.args.channel === CHANNEL && c.args.ts === ts && c.status === 200),
+    ).toHaveLength(1);
   });
 });

@@ -21,25 +21,37 @@ const pngSize = (png: Uint8Array) => {
 };
 
 describe('the Teams app package', () => {
-  it('zips manifest.json with the bot\'s app id and public address, and both icons at their sizes', () => {
-    const files = unzipSync(teamsAppPackage({ appId: TEAMS_DEFAULTS.appId.toUpperCase(), publicUrl: 'https://switchboard.example.com' }));
+  it("zips manifest.json with the bot's app id and public address, and both icons at their sizes", () => {
+    const files = unzipSync(
+      teamsAppPackage({ appId: TEAMS_DEFAULTS.appId.toUpperCase(), publicUrl: 'https://switchboard.example.com' }),
+    );
     expect(Object.keys(files).sort()).toEqual(['color.png', 'manifest.json', 'outline.png']);
     const manifest = JSON.parse(Buffer.from(files['manifest.json']!).toString('utf8'));
     expect(manifest).toMatchObject({
-      manifestVersion: '1.22', id: TEAMS_DEFAULTS.appId,
+      manifestVersion: '1.22',
+      id: TEAMS_DEFAULTS.appId,
       icons: { color: 'color.png', outline: 'outline.png' },
       bots: [{ botId: TEAMS_DEFAULTS.appId, scopes: ['personal', 'team', 'groupChat'] }],
-      developer: { websiteUrl: 'https://switchboard.example.com', privacyUrl: 'https://switchboard.example.com', termsOfUseUrl: 'https://switchboard.example.com' },
+      developer: {
+        websiteUrl: 'https://switchboard.example.com',
+        privacyUrl: 'https://switchboard.example.com',
+        termsOfUseUrl: 'https://switchboard.example.com',
+      },
       validDomains: ['switchboard.example.com'],
     });
     expect(JSON.stringify(manifest)).not.toContain('${{');
     // Resource-specific consent: the bot receives every message of the channels and group chats it is added to, not only mentions.
-    expect(manifest.webApplicationInfo).toEqual({ id: TEAMS_DEFAULTS.appId, resource: `api://switchboard.example.com/${TEAMS_DEFAULTS.appId}` });
+    expect(manifest.webApplicationInfo).toEqual({
+      id: TEAMS_DEFAULTS.appId,
+      resource: `api://switchboard.example.com/${TEAMS_DEFAULTS.appId}`,
+    });
     expect(manifest.authorization.permissions.resourceSpecific).toEqual([
       { name: 'ChannelMessage.Read.Group', type: 'Application' },
       { name: 'ChatMessage.Read.Chat', type: 'Application' },
     ]);
-    expect(manifest.$schema).toBe(`https://developer.microsoft.com/json-schemas/teams/v${manifest.manifestVersion}/MicrosoftTeams.schema.json`);
+    expect(manifest.$schema).toBe(
+      `https://developer.microsoft.com/json-schemas/teams/v${manifest.manifestVersion}/MicrosoftTeams.schema.json`,
+    );
     expect(pngSize(files['color.png']!)).toEqual([192, 192]);
     expect(pngSize(files['outline.png']!)).toEqual([32, 32]);
   });
@@ -65,17 +77,26 @@ describe('the Teams app package', () => {
   });
 
   it('refuses to package without an app id GUID or an https public address, saying what to set', () => {
-    expect(() => teamsAppPackage({ appId: undefined, publicUrl: 'https://x.example' })).toThrow(/MICROSOFT_APP_ID is not set/);
-    expect(() => teamsAppPackage({ appId: 'my-bot', publicUrl: 'https://x.example' })).toThrow(/Application \(client\) ID/);
-    expect(() => teamsAppPackage({ appId: TEAMS_DEFAULTS.appId, publicUrl: 'http://localhost:3000' })).toThrow(/PUBLIC_URL must be the https address/);
+    expect(() => teamsAppPackage({ appId: undefined, publicUrl: 'https://x.example' })).toThrow(
+      /MICROSOFT_APP_ID is not set/,
+    );
+    expect(() => teamsAppPackage({ appId: 'my-bot', publicUrl: 'https://x.example' })).toThrow(
+      /Application \(client\) ID/,
+    );
+    expect(() => teamsAppPackage({ appId: TEAMS_DEFAULTS.appId, publicUrl: 'http://localhost:3000' })).toThrow(
+      /PUBLIC_URL must be the https address/,
+    );
   });
 
   it('writes the package from the environment without the app password, with the privacy and terms addresses configured', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sb-teams-package-'));
     try {
       const env: NodeJS.ProcessEnv = {
-        ...process.env, MICROSOFT_APP_ID: TEAMS_DEFAULTS.appId, PUBLIC_URL: 'https://sb.example.org/',
-        TEAMS_PRIVACY_URL: 'https://example.org/privacy', TEAMS_TERMS_URL: 'https://example.org/terms',
+        ...process.env,
+        MICROSOFT_APP_ID: TEAMS_DEFAULTS.appId,
+        PUBLIC_URL: 'https://sb.example.org/',
+        TEAMS_PRIVACY_URL: 'https://example.org/privacy',
+        TEAMS_TERMS_URL: 'https://example.org/terms',
       };
       delete env.MICROSOFT_APP_PASSWORD;
       // As `npm run teams:package` runs it.
@@ -85,9 +106,14 @@ describe('the Teams app package', () => {
       expect(stdout).toContain(`Wrote the Teams app package to ${out}`);
       const manifest = JSON.parse(Buffer.from(unzipSync(readFileSync(out))['manifest.json']!).toString('utf8'));
       expect(manifest.developer).toEqual({
-        name: 'Switchboard', websiteUrl: 'https://sb.example.org', privacyUrl: 'https://example.org/privacy', termsOfUseUrl: 'https://example.org/terms',
+        name: 'Switchboard',
+        websiteUrl: 'https://sb.example.org',
+        privacyUrl: 'https://example.org/privacy',
+        termsOfUseUrl: 'https://example.org/terms',
       });
-      expect(() => writeTeamsAppPackage({ ...env, TEAMS_TERMS_URL: 'http://example.org/terms' }, out)).toThrow(/TEAMS_TERMS_URL must be the https address/);
+      expect(() => writeTeamsAppPackage({ ...env, TEAMS_TERMS_URL: 'http://example.org/terms' }, out)).toThrow(
+        /TEAMS_TERMS_URL must be the https address/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -16,26 +16,39 @@ const env = { MICROSOFT_APP_ID: TEAMS_DEFAULTS.appId, MICROSOFT_APP_PASSWORD: 'a
 describe('Bot Framework authentication settings', () => {
   it('is multi-tenant without MICROSOFT_APP_TENANT_ID', () => {
     expect(authenticationConfig(teamsSettings(loadConfig(env)))).toEqual({
-      MicrosoftAppId: TEAMS_DEFAULTS.appId, MicrosoftAppPassword: 'app-secret-value', MicrosoftAppType: 'MultiTenant', MicrosoftAppTenantId: '',
+      MicrosoftAppId: TEAMS_DEFAULTS.appId,
+      MicrosoftAppPassword: 'app-secret-value',
+      MicrosoftAppType: 'MultiTenant',
+      MicrosoftAppTenantId: '',
     });
   });
 
   it('is single-tenant with MICROSOFT_APP_TENANT_ID', () => {
-    expect(authenticationConfig(teamsSettings(loadConfig({ ...env, MICROSOFT_APP_TENANT_ID: TEAMS_DEFAULTS.tenantId })))).toMatchObject({
-      MicrosoftAppType: 'SingleTenant', MicrosoftAppTenantId: TEAMS_DEFAULTS.tenantId,
+    expect(
+      authenticationConfig(teamsSettings(loadConfig({ ...env, MICROSOFT_APP_TENANT_ID: TEAMS_DEFAULTS.tenantId }))),
+    ).toMatchObject({
+      MicrosoftAppType: 'SingleTenant',
+      MicrosoftAppTenantId: TEAMS_DEFAULTS.tenantId,
     });
   });
 
   it('points every Bot Framework endpoint at another cloud from the MICROSOFT_* settings, keeping public defaults for the unset ones', () => {
-    const config = authenticationConfig(teamsSettings(loadConfig({
-      ...env, MICROSOFT_TOKEN_ISSUER: 'https://api.botframework.us', MICROSOFT_OAUTH_SCOPE: 'https://api.botframework.us',
-      MICROSOFT_OPENID_METADATA_URL: 'https://login.botframework.azure.us/v1/.well-known/openidconfiguration',
-      MICROSOFT_LOGIN_URL: 'https://login.microsoftonline.us/',
-    })));
+    const config = authenticationConfig(
+      teamsSettings(
+        loadConfig({
+          ...env,
+          MICROSOFT_TOKEN_ISSUER: 'https://api.botframework.us',
+          MICROSOFT_OAUTH_SCOPE: 'https://api.botframework.us',
+          MICROSOFT_OPENID_METADATA_URL: 'https://login.botframework.azure.us/v1/.well-known/openidconfiguration',
+          MICROSOFT_LOGIN_URL: 'https://login.microsoftonline.us/',
+        }),
+      ),
+    );
     expect(config).toMatchObject({
       ToBotFromChannelOpenIdMetadataUrl: 'https://login.botframework.azure.us/v1/.well-known/openidconfiguration',
       ToBotFromChannelTokenIssuer: 'https://api.botframework.us',
-      ToBotFromEmulatorOpenIdMetadataUrl: 'https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration',
+      ToBotFromEmulatorOpenIdMetadataUrl:
+        'https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration',
       ToChannelFromBotLoginUrl: 'https://login.microsoftonline.us/botframework.com',
       ToChannelFromBotOAuthScope: 'https://api.botframework.us',
       CallerId: 'urn:botframework:azureusgov',
@@ -43,13 +56,21 @@ describe('Bot Framework authentication settings', () => {
   });
 
   it('refuses a plain-http endpoint anywhere but this machine', () => {
-    expect(() => loadConfig({ ...env, MICROSOFT_LOGIN_URL: 'http://login.example.com' })).toThrow(/MICROSOFT_LOGIN_URL must be an https URL \(http is accepted only for 127\.0\.0\.1 or localhost\)/);
-    expect(() => loadConfig({ ...env, MICROSOFT_OPENID_METADATA_URL: 'http://10.0.0.5/v1/.well-known/openidconfiguration' })).toThrow(/MICROSOFT_OPENID_METADATA_URL must be an https URL/);
-    expect(loadConfig({ ...env, MICROSOFT_LOGIN_URL: 'http://127.0.0.1:4000/' }).teams.loginUrl).toBe('http://127.0.0.1:4000');
+    expect(() => loadConfig({ ...env, MICROSOFT_LOGIN_URL: 'http://login.example.com' })).toThrow(
+      /MICROSOFT_LOGIN_URL must be an https URL \(http is accepted only for 127\.0\.0\.1 or localhost\)/,
+    );
+    expect(() =>
+      loadConfig({ ...env, MICROSOFT_OPENID_METADATA_URL: 'http://10.0.0.5/v1/.well-known/openidconfiguration' }),
+    ).toThrow(/MICROSOFT_OPENID_METADATA_URL must be an https URL/);
+    expect(loadConfig({ ...env, MICROSOFT_LOGIN_URL: 'http://127.0.0.1:4000/' }).teams.loginUrl).toBe(
+      'http://127.0.0.1:4000',
+    );
   });
 
   it('never builds a configuration without an app id (the SDK would accept every request unauthenticated)', () => {
-    expect(() => authenticationConfig(teamsSettings(loadConfig({})))).toThrow(/MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD/);
+    expect(() => authenticationConfig(teamsSettings(loadConfig({})))).toThrow(
+      /MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD/,
+    );
   });
 });
 
@@ -61,23 +82,50 @@ describe('a single-tenant bot through the server', () => {
 
   beforeAll(async () => {
     // A fresh app id: botframework-connector caches access tokens per app id for the whole process.
-    [db, standin] = await Promise.all([pgliteDb.open(), startTeamsStandin({ appId: '7a1b2c3d-0000-4000-8000-00000000a001', tenantId: TEAMS_DEFAULTS.tenantId })]);
+    [db, standin] = await Promise.all([
+      pgliteDb.open(),
+      startTeamsStandin({ appId: '7a1b2c3d-0000-4000-8000-00000000a001', tenantId: TEAMS_DEFAULTS.tenantId }),
+    ]);
     h = await startHarness({ database: db, standin, logLines: lines });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('connects another tenant to a workspace with `teams connect`, and refuses what is not a tenant id', async () => {
-    const out = await commands['teams connect']!(h.server.app, { workspace: 'eng', tenantId: '0B0E2C4D-1111-4222-8333-444455556666' });
+    const out = await commands['teams connect']!(h.server.app, {
+      workspace: 'eng',
+      tenantId: '0B0E2C4D-1111-4222-8333-444455556666',
+    });
     expect(out.data).toEqual({ workspace: 'eng', tenant_id: '0b0e2c4d-1111-4222-8333-444455556666' });
-    await expect(commands['teams connect']!(h.server.app, { workspace: 'eng', tenantId: 'contoso.onmicrosoft.com' })).rejects.toThrow(/not a Microsoft Entra tenant id/);
-    await expect(commands['teams connect']!(h.server.app, { workspace: 'nope', tenantId: TEAMS_DEFAULTS.tenantId })).rejects.toThrow(/workspace "nope"/);
+    await expect(
+      commands['teams connect']!(h.server.app, { workspace: 'eng', tenantId: 'contoso.onmicrosoft.com' }),
+    ).rejects.toThrow(/not a Microsoft Entra tenant id/);
+    await expect(
+      commands['teams connect']!(h.server.app, { workspace: 'nope', tenantId: TEAMS_DEFAULTS.tenantId }),
+    ).rejects.toThrow(/workspace "nope"/);
   });
 
   it('gets its token from its own tenant, answers, and logs neither the password nor a token', async () => {
     const { item } = await mentionAndReceive(h, standin);
     standin.failNext('sendToConversation', { status: 502 });
-    await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'Single-tenant answer.' });
-    await vi.waitFor(() => expect(standin.delivered('sendToConversation').some((c) => JSON.stringify(c.activity).includes('Single-tenant answer.'))).toBe(true), { timeout: 10_000 });
+    await h.server.app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      body: 'Single-tenant answer.',
+    });
+    await vi.waitFor(
+      () =>
+        expect(
+          standin
+            .delivered('sendToConversation')
+            .some((c) => JSON.stringify(c.activity).includes('Single-tenant answer.')),
+        ).toBe(true),
+      { timeout: 10_000 },
+    );
 
     expect(standin.tokenRequests.every((r) => r.tenant === TEAMS_DEFAULTS.tenantId && r.status === 200)).toBe(true);
     const log = lines.join('\n');

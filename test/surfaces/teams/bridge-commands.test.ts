@@ -26,8 +26,21 @@ describe('bridge commands for Teams channels', () => {
   };
   const channel = async (name: string, restricted = false) => {
     const { app } = h.server;
-    const conv = await app.store.messages.conversation({ workspaceId: h.workspace.id, kind: 'channel', key: `channel:${name}`, title: name, surface: 'web' });
-    await app.store.chat.createChannel({ conversationId: conv.id, workspaceId: h.workspace.id, name, restricted, description: '', createdBy: null });
+    const conv = await app.store.messages.conversation({
+      workspaceId: h.workspace.id,
+      kind: 'channel',
+      key: `channel:${name}`,
+      title: name,
+      surface: 'web',
+    });
+    await app.store.chat.createChannel({
+      conversationId: conv.id,
+      workspaceId: h.workspace.id,
+      name,
+      restricted,
+      description: '',
+      createdBy: null,
+    });
   };
 
   beforeAll(async () => {
@@ -38,15 +51,23 @@ describe('bridge commands for Teams channels', () => {
     await channel('random');
     await channel('secret', true);
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('refuses until the bot was added to a team of the connected tenant', async () => {
     const early = await refused({ workspace: 'eng', channel: 'general', teams: CHANNEL });
     expect(early).toMatchObject({ code: 'NOT_PERMITTED' });
-    expect(early.message).toMatch(/Switchboard bot is not in the team of the Teams channel .*; add the Switchboard app to that team/);
+    expect(early.message).toMatch(
+      /Switchboard bot is not in the team of the Teams channel .*; add the Switchboard app to that team/,
+    );
     // Added to the team, the bot learns where Teams serves the tenant.
     expect((await h.post(botAdded(standin, { scope: 'team' }))).status).toBe(200);
-    await vi.waitFor(async () => expect(await h.server.app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).toBe(standin.serviceUrl));
+    await vi.waitFor(async () =>
+      expect(await h.server.app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).toBe(standin.serviceUrl),
+    );
   });
 
   it('links #general to a Teams channel given by its link, and lists it', async () => {
@@ -54,7 +75,13 @@ describe('bridge commands for Teams channels', () => {
     const reply = await run({ workspace: 'eng', channel: 'general', teams: link });
     expect(reply.error?.message).toBeUndefined();
     const [bridge] = reply.output!.data.bridges as Array<Record<string, unknown>>;
-    expect(bridge).toMatchObject({ channel: 'general', surface: 'teams', tenant_id: standin.userTenantId, external_channel_id: CHANNEL, allow_private: false });
+    expect(bridge).toMatchObject({
+      channel: 'general',
+      surface: 'teams',
+      tenant_id: standin.userTenantId,
+      external_channel_id: CHANNEL,
+      allow_private: false,
+    });
     expect(reply.output!.text).toContain(`Bridged #general with the Teams channel ${CHANNEL}`);
     // The bot's reach was checked by reading the channel's roster, with the bot's own token.
     expect(standin.delivered('getConversationMembers').some((c) => c.conversationId === CHANNEL)).toBe(true);
@@ -66,13 +93,18 @@ describe('bridge commands for Teams channels', () => {
     const again = await refused({ workspace: 'eng', channel: 'general', teams: ELSEWHERE });
     expect(again).toMatchObject({ code: 'CONFLICT' });
     expect(again.message).toMatch(/web channel is already bridged to a Teams channel/);
-    expect((await refused({ workspace: 'eng', channel: 'random', teams: CHANNEL })).message).toMatch(/That Teams channel is already bridged to a web channel/);
+    expect((await refused({ workspace: 'eng', channel: 'random', teams: CHANNEL })).message).toMatch(
+      /That Teams channel is already bridged to a web channel/,
+    );
   });
 
   it('says why for an id that is not a channel, a tenant not connected, a team without the bot, and an unknown web channel', async () => {
-    expect((await refused({ workspace: 'eng', channel: 'random', teams: 'general' })).message).toMatch(/Give the channel's id \(19:…@thread\.tacv2\)/);
-    expect((await refused({ workspace: 'ops', channel: 'general', teams: ELSEWHERE })).message)
-      .toMatch(/No Microsoft Teams tenant is connected to ops; run `switchboard teams connect ops --tenant-id …` first/);
+    expect((await refused({ workspace: 'eng', channel: 'random', teams: 'general' })).message).toMatch(
+      /Give the channel's id \(19:…@thread\.tacv2\)/,
+    );
+    expect((await refused({ workspace: 'ops', channel: 'general', teams: ELSEWHERE })).message).toMatch(
+      /No Microsoft Teams tenant is connected to ops; run `switchboard teams connect ops --tenant-id …` first/,
+    );
     standin.removeBot(ELSEWHERE);
     const notIn = await refused({ workspace: 'eng', channel: 'random', teams: ELSEWHERE });
     expect(notIn).toMatchObject({ code: 'NOT_PERMITTED' });
@@ -83,7 +115,9 @@ describe('bridge commands for Teams channels', () => {
 
   it('refuses a restricted channel unless the owner allows private content there', async () => {
     const third = '19:ffeeddccbbaa00998877665544332211@thread.tacv2';
-    expect((await refused({ workspace: 'eng', channel: 'secret', teams: third })).message).toMatch(/#secret is a restricted channel.*--allow-private/);
+    expect((await refused({ workspace: 'eng', channel: 'secret', teams: third })).message).toMatch(
+      /#secret is a restricted channel.*--allow-private/,
+    );
     const yes = await run({ workspace: 'eng', channel: 'secret', teams: third, allowPrivate: true });
     expect((yes.output?.data.bridges as Array<{ allow_private: boolean }>)[0].allow_private).toBe(true);
   });

@@ -10,7 +10,12 @@ import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
 import type { ChatService } from '../../../src/core/chat/chat-service.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
-import { botAdded, channelMessage, channelMessageDeleted, channelMessageEdited } from '../../support/teams/activities.ts';
+import {
+  botAdded,
+  channelMessage,
+  channelMessageDeleted,
+  channelMessageEdited,
+} from '../../support/teams/activities.ts';
 import { botAccountId, TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type ConnectorCall, type TeamsStandin } from '../../support/teams/standin.ts';
 import { inbox, startHarness, type Harness } from './harness.ts';
@@ -32,18 +37,21 @@ describe('a web channel bridged with a Teams channel', () => {
     return activity;
   };
   /** Waits for the web message with this body in a conversation. */
-  const onWeb = (conversationId: string, body: string) => vi.waitFor(async () => {
-    const found = (await chat.history(alice, conversationId)).messages.find((m) => m.body === body);
-    if (!found) throw new Error(`"${body}" is not in the web conversation yet`);
-    return found;
-  });
-  const postsWith = (text: string) => standin.delivered('sendToConversation').filter((c) => JSON.stringify(c.activity).includes(text));
+  const onWeb = (conversationId: string, body: string) =>
+    vi.waitFor(async () => {
+      const found = (await chat.history(alice, conversationId)).messages.find((m) => m.body === body);
+      if (!found) throw new Error(`"${body}" is not in the web conversation yet`);
+      return found;
+    });
+  const postsWith = (text: string) =>
+    standin.delivered('sendToConversation').filter((c) => JSON.stringify(c.activity).includes(text));
   /** Waits for our post of a text into the bridged channel (or one of its reply chains). */
-  const postedToTeams = (text: string) => vi.waitFor(() => {
-    const calls = postsWith(text);
-    if (!calls.length) throw new Error(`nothing posted to Teams with "${text}" yet`);
-    return calls;
-  });
+  const postedToTeams = (text: string) =>
+    vi.waitFor(() => {
+      const calls = postsWith(text);
+      if (!calls.length) throw new Error(`nothing posted to Teams with "${text}" yet`);
+      return calls;
+    });
   /** What a Teams client would show of one of our posts, were it sent back to the bot. */
   const echoOf = (c: ConnectorCall) => ({
     ...channelMessage(standin, { text: String(c.activity?.text ?? ''), id: c.createdId }),
@@ -55,13 +63,23 @@ describe('a web channel bridged with a Teams channel', () => {
     h = await startHarness({ database: db, standin });
     const { app } = h.server;
     expect((await h.post(botAdded(standin, { scope: 'team' }))).status).toBe(200);
-    await vi.waitFor(async () => expect(await app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).not.toBeNull());
+    await vi.waitFor(async () =>
+      expect(await app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).not.toBeNull(),
+    );
     chat = app.chat;
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
-    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'teams', channel: CHANNEL }] });
+    await app.bridges.add(SYSTEM, {
+      workspace: 'eng',
+      channel: 'general',
+      to: [{ surface: 'teams', channel: CHANNEL }],
+    });
     general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('shows a Teams channel message in the web channel as its author, via Teams, with its link', async () => {
     const sent = await fromTeams('Hello from the Teams side');
@@ -69,7 +87,9 @@ describe('a web channel bridged with a Teams channel', () => {
     expect(m.sender).toMatchObject({ displayName: BOB.name, kind: 'person' });
     expect(m.via).toBe('Teams');
     expect(m.permalink).toContain(`https://teams.microsoft.com/l/message/${encodeURIComponent(CHANNEL)}/${sent.id}`);
-    expect((await chat.history(alice, general)).conversation.channel?.bridges).toEqual([{ surface: 'Teams', title: CHANNEL }]);
+    expect((await chat.history(alice, general)).conversation.channel?.bridges).toEqual([
+      { surface: 'Teams', title: CHANNEL },
+    ]);
     // Nothing goes back into the channel it came from.
     expect(postsWith('Hello from the Teams side')).toHaveLength(0);
   });
@@ -80,9 +100,14 @@ describe('a web channel bridged with a Teams channel', () => {
     expect(more).toHaveLength(0);
     // A new post in the channel itself, headed with who wrote it and where.
     expect(call.conversationId).toBe(CHANNEL);
-    expect(call.activity).toMatchObject({ textFormat: 'markdown', text: '**alice** (via web)\n\nHello from the web side' });
+    expect(call.activity).toMatchObject({
+      textFormat: 'markdown',
+      text: '**alice** (via web)\n\nHello from the web side',
+    });
     await vi.waitFor(async () => {
-      expect(await h.server.app.store.bridges.counterparts(sent.message!.id)).toEqual([expect.objectContaining({ externalId: call.createdId, inbound: false })]);
+      expect(await h.server.app.store.bridges.counterparts(sent.message!.id)).toEqual([
+        expect.objectContaining({ externalId: call.createdId, inbound: false }),
+      ]);
     });
     expect((await h.post(echoOf(call))).status).toBe(200);
     await fromTeams('after the echo');
@@ -96,7 +121,9 @@ describe('a web channel bridged with a Teams channel', () => {
     // Teams → web: a reply under our mirror of a web message lands in that message's web thread.
     const root = await chat.post(alice, general, 'Thread root written on the web');
     const [rootCall] = await postedToTeams('Thread root written on the web');
-    await vi.waitFor(async () => expect((await h.server.app.store.bridges.counterparts(root.message!.id))[0]?.externalId).toBe(rootCall.createdId));
+    await vi.waitFor(async () =>
+      expect((await h.server.app.store.bridges.counterparts(root.message!.id))[0]?.externalId).toBe(rootCall.createdId),
+    );
     await fromTeams('Teams reply under the web root', { threadRootId: rootCall.createdId });
     const thread = await chat.openThread(alice, root.message!.id);
     expect((await onWeb(thread.id, 'Teams reply under the web root')).via).toBe('Teams');
@@ -123,11 +150,20 @@ describe('a web channel bridged with a Teams channel', () => {
     await fromTeams('a later message');
     await onWeb(general, 'a later message');
     expect(await h.server.app.messaging.unreadCount(h.reviewer, h.workspace)).toBe(0);
-    expect((await chat.history(alice, general)).messages.filter((m) => m.body.includes('can you check the deploy'))).toHaveLength(1);
+    expect(
+      (await chat.history(alice, general)).messages.filter((m) => m.body.includes('can you check the deploy')),
+    ).toHaveLength(1);
     // Mentioning the bot and naming the agent the Teams way works too.
     await fromTeams('ask reviewer to look at PR 7', { mention: true });
-    await vi.waitFor(async () => expect((await inbox(h)).map((i) => i.message.body)).toContain('ask reviewer to look at PR 7'));
-    await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: general, body: 'The deploy looks fine.' });
+    await vi.waitFor(async () =>
+      expect((await inbox(h)).map((i) => i.message.body)).toContain('ask reviewer to look at PR 7'),
+    );
+    await h.server.app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: general,
+      body: 'The deploy looks fine.',
+    });
     const [answer] = await postedToTeams('The deploy looks fine.');
     expect(answer.conversationId).toBe(CHANNEL);
     expect(answer.activity?.text).toBe('**Reviewer** (via web)\n\nThe deploy looks fine.');
@@ -148,11 +184,19 @@ describe('a web channel bridged with a Teams channel', () => {
   it('follows a Teams edit and a Teams delete in the web channel', async () => {
     const original = await fromTeams('Deploy at 3pm');
     const m = await onWeb(general, 'Deploy at 3pm');
-    expect((await h.post(channelMessageEdited(standin, { id: original.id, text: 'Deploy at 4pm', from: BOB }))).status).toBe(200);
-    await vi.waitFor(async () => expect((await h.server.app.store.messages.get(h.workspace.id, m.id))?.body).toBe('Deploy at 4pm'));
+    expect(
+      (await h.post(channelMessageEdited(standin, { id: original.id, text: 'Deploy at 4pm', from: BOB }))).status,
+    ).toBe(200);
+    await vi.waitFor(async () =>
+      expect((await h.server.app.store.messages.get(h.workspace.id, m.id))?.body).toBe('Deploy at 4pm'),
+    );
     // A second edit of the same message is its own event, not a resend of the first.
-    expect((await h.post(channelMessageEdited(standin, { id: original.id, text: 'Deploy at 5pm', from: BOB }))).status).toBe(200);
-    await vi.waitFor(async () => expect((await h.server.app.store.messages.get(h.workspace.id, m.id))?.body).toBe('Deploy at 5pm'));
+    expect(
+      (await h.post(channelMessageEdited(standin, { id: original.id, text: 'Deploy at 5pm', from: BOB }))).status,
+    ).toBe(200);
+    await vi.waitFor(async () =>
+      expect((await h.server.app.store.messages.get(h.workspace.id, m.id))?.body).toBe('Deploy at 5pm'),
+    );
     expect((await h.post(channelMessageDeleted(standin, { id: original.id, from: BOB }))).status).toBe(200);
     await vi.waitFor(async () => expect(await h.server.app.store.messages.get(h.workspace.id, m.id)).toBeNull());
     expect((await chat.history(alice, general)).messages.map((x) => x.body)).not.toContain('Deploy at 5pm');
@@ -162,7 +206,9 @@ describe('a web channel bridged with a Teams channel', () => {
     const { app } = h.server;
     const sent = await chat.post(alice, general, 'Standup at 9');
     const [call] = await postedToTeams('Standup at 9');
-    await vi.waitFor(async () => expect((await app.store.bridges.counterparts(sent.message!.id))[0]?.externalId).toBe(call.createdId));
+    await vi.waitFor(async () =>
+      expect((await app.store.bridges.counterparts(sent.message!.id))[0]?.externalId).toBe(call.createdId),
+    );
     await chat.edit(alice, sent.message!.id, 'Standup at 10');
     const updated = await vi.waitFor(() => {
       const found = standin.delivered('updateActivity').find((c) => c.activityId === call.createdId);
@@ -172,7 +218,9 @@ describe('a web channel bridged with a Teams channel', () => {
     expect(updated.conversationId).toBe(CHANNEL);
     expect(updated.activity?.text).toBe('**alice** (via web)\n\nStandup at 10');
     await chat.remove(alice, sent.message!.id);
-    await vi.waitFor(() => expect(standin.delivered('deleteActivity').map((c) => c.activityId)).toContain(call.createdId));
+    await vi.waitFor(() =>
+      expect(standin.delivered('deleteActivity').map((c) => c.activityId)).toContain(call.createdId),
+    );
     expect(standin.activity(CHANNEL, call.createdId!)).toBeUndefined();
   });
 
@@ -182,11 +230,34 @@ describe('a web channel bridged with a Teams channel', () => {
     // Alice and Bob are in the Teams channel and have not linked accounts: #general is read by guests.
     expect(await app.audiences.of(h.workspace, conv)).toMatchObject({ level: 'guest', unlinked: 2 });
     // A restricted channel bridged with the owner's consent keeps the audience its web members give it.
-    const secret = await app.store.messages.conversation({ workspaceId: h.workspace.id, kind: 'channel', key: 'channel:secret', title: 'secret', surface: 'web' });
-    await app.store.chat.createChannel({ conversationId: secret.id, workspaceId: h.workspace.id, name: 'secret', restricted: true, description: '', createdBy: null });
-    await expect(app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'secret', to: [{ surface: 'teams', channel: TEAMS_DEFAULTS.generalChannelId }] }))
-      .rejects.toThrow(/#secret is a restricted channel/);
-    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'secret', to: [{ surface: 'teams', channel: TEAMS_DEFAULTS.generalChannelId }], allowPrivate: true });
+    const secret = await app.store.messages.conversation({
+      workspaceId: h.workspace.id,
+      kind: 'channel',
+      key: 'channel:secret',
+      title: 'secret',
+      surface: 'web',
+    });
+    await app.store.chat.createChannel({
+      conversationId: secret.id,
+      workspaceId: h.workspace.id,
+      name: 'secret',
+      restricted: true,
+      description: '',
+      createdBy: null,
+    });
+    await expect(
+      app.bridges.add(SYSTEM, {
+        workspace: 'eng',
+        channel: 'secret',
+        to: [{ surface: 'teams', channel: TEAMS_DEFAULTS.generalChannelId }],
+      }),
+    ).rejects.toThrow(/#secret is a restricted channel/);
+    await app.bridges.add(SYSTEM, {
+      workspace: 'eng',
+      channel: 'secret',
+      to: [{ surface: 'teams', channel: TEAMS_DEFAULTS.generalChannelId }],
+      allowPrivate: true,
+    });
     expect(await app.audiences.of(h.workspace, secret)).toMatchObject({ unlinked: 0 });
   });
 });

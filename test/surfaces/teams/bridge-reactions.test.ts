@@ -45,42 +45,79 @@ describe('a channel bridged with Teams and Slack, and Teams reactions in it', ()
     });
     const ts = await vi.waitFor(async () => {
       const slackBridge = (await h.server.app.store.bridges.byExternal('slack', SLACK_DEFAULTS.teamId, SLACK_CHANNEL))!;
-      const copy = (await h.server.app.store.bridges.counterparts(web.id)).find((c) => c.bridgeId === slackBridge.id)?.externalId;
+      const copy = (await h.server.app.store.bridges.counterparts(web.id)).find(
+        (c) => c.bridgeId === slackBridge.id,
+      )?.externalId;
       if (!copy) throw new Error(`"${text}" is not in Slack yet`);
       return copy;
     });
     return { teamsId: activity.id, webId: web.id, ts };
   };
-  const react = async (messageId: string, type: TeamsReactionType | string, extra: { removed?: boolean; threadRootId?: string } = {}) =>
-    expect((await h.post(channelReaction(teams, { messageId, type, from: BOB, ...extra }))).status).toBe(200);
-  const reactionsOnWeb = async (id: string) => (await chat.history(alice, general)).messages.find((m) => m.id === id)?.reactions;
+  const react = async (
+    messageId: string,
+    type: TeamsReactionType | string,
+    extra: { removed?: boolean; threadRootId?: string } = {},
+  ) => expect((await h.post(channelReaction(teams, { messageId, type, from: BOB, ...extra }))).status).toBe(200);
+  const reactionsOnWeb = async (id: string) =>
+    (await chat.history(alice, general)).messages.find((m) => m.id === id)?.reactions;
   const slackReactions = (ts: string) => slack.message(SLACK_CHANNEL, ts)?.reactions ?? [];
 
   beforeAll(async () => {
-    [db, teams, slack] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startTeamsStandin(), startSlackStandin()]);
+    [db, teams, slack] = await Promise.all([
+      (postgresDb() ?? pgliteDb).open(),
+      startTeamsStandin(),
+      startSlackStandin(),
+    ]);
     slack.setChannelMembers(SLACK_CHANNEL, [SLACK_BOT]);
     h = await startHarness({
-      database: db, standin: teams, mounts: [mountSlack], slack: { paceMs: 0 },
+      database: db,
+      standin: teams,
+      mounts: [mountSlack],
+      slack: { paceMs: 0 },
       env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
     });
     const { app } = h.server;
     await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: slack.botToken });
     expect((await h.post(botAdded(teams, { scope: 'team' }))).status).toBe(200);
-    await vi.waitFor(async () => expect(await app.store.teamsReferences.serviceUrlOf(teams.userTenantId)).not.toBeNull());
+    await vi.waitFor(async () =>
+      expect(await app.store.teamsReferences.serviceUrlOf(teams.userTenantId)).not.toBeNull(),
+    );
     chat = app.chat;
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
-    await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'teams', channel: CHANNEL }, { surface: 'slack', channel: SLACK_CHANNEL }] });
+    await app.bridges.add(SYSTEM, {
+      workspace: 'eng',
+      channel: 'general',
+      to: [
+        { surface: 'teams', channel: CHANNEL },
+        { surface: 'slack', channel: SLACK_CHANNEL },
+      ],
+    });
     general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
   }, 60_000);
-  afterAll(async () => { await h?.stop(); await Promise.all([teams?.close(), slack?.close()]); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await Promise.all([teams?.close(), slack?.close()]);
+    await db?.close();
+  });
 
-  it('mirrors each side to the other two once, under its author\'s name', async () => {
+  it("mirrors each side to the other two once, under its author's name", async () => {
     slack.setUser('U0CAROL3W', { real_name: 'Carol Chen' });
-    const event = message({ channel: SLACK_CHANNEL, channel_type: 'channel', user: 'U0CAROL3W', text: 'Release notes are up' });
+    const event = message({
+      channel: SLACK_CHANNEL,
+      channel_type: 'channel',
+      user: 'U0CAROL3W',
+      text: 'Release notes are up',
+    });
     expect((await postSigned(`${h.server.url}/slack/events`, eventCallback(event))).status).toBe(200);
-    await vi.waitFor(async () => expect((await chat.history(alice, general)).messages.find((m) => m.body === 'Release notes are up')?.via).toBe('Slack'));
+    await vi.waitFor(async () =>
+      expect((await chat.history(alice, general)).messages.find((m) => m.body === 'Release notes are up')?.via).toBe(
+        'Slack',
+      ),
+    );
     const inTeams = await vi.waitFor(() => {
-      const calls = teams.delivered('sendToConversation').filter((c) => String(c.activity?.text ?? '').includes('Release notes are up'));
+      const calls = teams
+        .delivered('sendToConversation')
+        .filter((c) => String(c.activity?.text ?? '').includes('Release notes are up'));
       if (!calls.length) throw new Error('not posted to Teams yet');
       return calls;
     });
@@ -88,18 +125,28 @@ describe('a channel bridged with Teams and Slack, and Teams reactions in it', ()
     expect(inTeams[0].activity?.text).toBe('**Carol Chen** (via Slack)\n\nRelease notes are up');
     // From Teams: on the web, and in Slack under the Teams author's name; neither goes back where it came from.
     const { ts } = await writtenInTeams('Thanks, reading now');
-    const inSlack = slack.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Thanks, reading now'));
+    const inSlack = slack
+      .callsTo('chat.postMessage')
+      .filter((c) => String(c.args.text).includes('Thanks, reading now'));
     expect(inSlack).toHaveLength(1);
     expect(inSlack[0].args).toMatchObject({ channel: SLACK_CHANNEL, username: `${BOB.name} (via Teams)` });
     expect((inSlack[0].response as { ts: string }).ts).toBe(ts);
-    expect(slack.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Release notes are up'))).toHaveLength(0);
-    expect(teams.delivered('sendToConversation').filter((c) => String(c.activity?.text ?? '').includes('Thanks, reading now'))).toHaveLength(0);
+    expect(
+      slack.callsTo('chat.postMessage').filter((c) => String(c.args.text).includes('Release notes are up')),
+    ).toHaveLength(0);
+    expect(
+      teams
+        .delivered('sendToConversation')
+        .filter((c) => String(c.activity?.text ?? '').includes('Thanks, reading now')),
+    ).toHaveLength(0);
   });
 
-  it('shows a Teams like on the web copy as that user\'s, passes it on to Slack as the app\'s, and follows its removal', async () => {
+  it("shows a Teams like on the web copy as that user's, passes it on to Slack as the app's, and follows its removal", async () => {
     const { teamsId, webId, ts } = await writtenInTeams('Who is in for lunch?');
     await react(teamsId, 'like');
-    await vi.waitFor(async () => expect(await reactionsOnWeb(webId)).toEqual([{ emoji: 'thumbsup', count: 1, mine: false, names: [BOB.name] }]));
+    await vi.waitFor(async () =>
+      expect(await reactionsOnWeb(webId)).toEqual([{ emoji: 'thumbsup', count: 1, mine: false, names: [BOB.name] }]),
+    );
     await vi.waitFor(() => expect(slackReactions(ts)).toEqual([{ name: '+1', users: [SLACK_BOT], count: 1 }]));
     await react(teamsId, 'like', { removed: true });
     await vi.waitFor(async () => expect(await reactionsOnWeb(webId)).toEqual([]));
@@ -107,28 +154,43 @@ describe('a channel bridged with Teams and Slack, and Teams reactions in it', ()
     expect(slack.callsTo('reactions.add').filter((c) => c.args.timestamp === ts)).toHaveLength(1);
   });
 
-  it('names Teams\' reaction types as the web chat does, on a web message mirrored to Teams too', async () => {
+  it("names Teams' reaction types as the web chat does, on a web message mirrored to Teams too", async () => {
     const sent = await chat.post(alice, general, 'Standup moved to 10');
     const teamsBridge = (await h.server.app.store.bridges.byExternal('teams', teams.userTenantId, CHANNEL))!;
     const teamsId = await vi.waitFor(async () => {
-      const copy = (await h.server.app.store.bridges.counterparts(sent.message!.id)).find((c) => c.bridgeId === teamsBridge.id)?.externalId;
+      const copy = (await h.server.app.store.bridges.counterparts(sent.message!.id)).find(
+        (c) => c.bridgeId === teamsBridge.id,
+      )?.externalId;
       if (!copy) throw new Error('not in Teams yet');
       return copy;
     });
     for (const type of ['laugh', 'surprised', 'sad', 'angry', 'heart']) await react(teamsId, type);
-    await vi.waitFor(async () => expect((await reactionsOnWeb(sent.message!.id))?.map((r) => r.emoji)).toEqual(['laughing', 'open_mouth', 'cry', 'angry', 'heart']));
+    await vi.waitFor(async () =>
+      expect((await reactionsOnWeb(sent.message!.id))?.map((r) => r.emoji)).toEqual([
+        'laughing',
+        'open_mouth',
+        'cry',
+        'angry',
+        'heart',
+      ]),
+    );
   });
 
-  it('ignores a reaction on a message the bridge does not know, a bot\'s reaction and a type Teams does not offer', async () => {
+  it("ignores a reaction on a message the bridge does not know, a bot's reaction and a type Teams does not offer", async () => {
     const { teamsId, webId } = await writtenInTeams('Deploy is green');
     // Unmapped: a message of the same reply chain that never reached the bridge.
     await react('1700000000999', 'like', { threadRootId: teamsId });
-    const byBot = { ...channelReaction(teams, { messageId: teamsId, type: 'heart' }), from: { id: botAccountId(teams.appId), name: TEAMS_DEFAULTS.botName } };
+    const byBot = {
+      ...channelReaction(teams, { messageId: teamsId, type: 'heart' }),
+      from: { id: botAccountId(teams.appId), name: TEAMS_DEFAULTS.botName },
+    };
     expect((await h.post(byBot)).status).toBe(200);
     await react(teamsId, 'constructor');
     // Handled in the order received (one reply chain, one ordering key): once this shows, the others were handled.
     await react(teamsId, 'sad');
-    await vi.waitFor(async () => expect(await reactionsOnWeb(webId)).toEqual([{ emoji: 'cry', count: 1, mine: false, names: [BOB.name] }]));
+    await vi.waitFor(async () =>
+      expect(await reactionsOnWeb(webId)).toEqual([{ emoji: 'cry', count: 1, mine: false, names: [BOB.name] }]),
+    );
     expect(await h.server.app.store.outbox.list({ topic: 'inbound.teams', status: 'failed' })).toEqual([]);
   });
 });

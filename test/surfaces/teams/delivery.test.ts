@@ -12,7 +12,11 @@ import { paceKey } from '../../../src/surfaces/teams/thread-id.ts';
 import { teamsRuntime } from '../../../src/surfaces/teams/runtime.ts';
 import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
 
-interface Setup { name: string; db: TestDatabase; redisUrl?: string }
+interface Setup {
+  name: string;
+  db: TestDatabase;
+  redisUrl?: string;
+}
 
 const redisUrl = process.env.TEST_REDIS_URL;
 // Each queue and each database once: the embedded worker on PGlite, BullMQ on PostgreSQL (the queue and outbox
@@ -20,11 +24,18 @@ const redisUrl = process.env.TEST_REDIS_URL;
 const pg = postgresDb();
 const setups: Setup[] = [
   { name: 'pglite, embedded worker', db: pgliteDb },
-  ...(redisUrl ? [{ name: `${pg ? 'postgres' : 'pglite'}, BullMQ`, db: pg ?? pgliteDb, redisUrl }] : pg ? [{ name: 'postgres, embedded worker', db: pg }] : []),
+  ...(redisUrl
+    ? [{ name: `${pg ? 'postgres' : 'pglite'}, BullMQ`, db: pg ?? pgliteDb, redisUrl }]
+    : pg
+      ? [{ name: 'postgres, embedded worker', db: pg }]
+      : []),
 ];
 
 /** Scaled-down limits so a burst shows the pacing in well under a second per post. */
-const LIMITS = [{ max: 3, perMs: 300 }, { max: 4, perMs: 600 }];
+const LIMITS = [
+  { max: 3, perMs: 300 },
+  { max: 4, perMs: 600 },
+];
 
 describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisUrl }) => {
   let db: Database;
@@ -32,15 +43,26 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
   let h: Harness;
 
   const reply = (item: InboxItem, body: string) =>
-    h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body });
-  const attempts = (text: string) => standin.calls.filter((c) => c.op === 'sendToConversation' && JSON.stringify(c.activity ?? {}).includes(text));
-  const posted = (conversationId: string, text: string) => standin.conversationActivities(conversationId).filter((a) => JSON.stringify(a).includes(text));
+    h.server.app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      body,
+    });
+  const attempts = (text: string) =>
+    standin.calls.filter((c) => c.op === 'sendToConversation' && JSON.stringify(c.activity ?? {}).includes(text));
+  const posted = (conversationId: string, text: string) =>
+    standin.conversationActivities(conversationId).filter((a) => JSON.stringify(a).includes(text));
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([kind.open(), startTeamsStandin()]);
     h = await startHarness({ database: db, standin, redisUrl, teams: { limits: LIMITS } });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('waits out a 429 for its Retry-After, then posts exactly once and records the activity id', async () => {
     const { item, activity } = await mentionAndReceive(h, standin);
@@ -52,9 +74,14 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
     const tries = attempts(text);
     expect(tries.map((t) => t.status)).toEqual([429, 201]);
     expect(tries[1]!.at.getTime() - tries[0]!.at.getTime()).toBeGreaterThanOrEqual(950);
-    await vi.waitFor(async () => {
-      expect((await h.server.app.store.messages.get(h.workspace.id, sent.message!.id))?.externalId).toBe(tries[1]!.createdId);
-    }, { timeout: 20_000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        expect((await h.server.app.store.messages.get(h.workspace.id, sent.message!.id))?.externalId).toBe(
+          tries[1]!.createdId,
+        );
+      },
+      { timeout: 20_000, interval: 50 },
+    );
   });
 
   it('posts once when the database is away just after Teams took the post: the activity id is recorded once it is back', async () => {
@@ -64,15 +91,23 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
     const setPermalink = messages.setPermalink;
     let outages = 2;
     messages.setPermalink = (async (...a: Parameters<typeof setPermalink>) => {
-      if (outages > 0) { outages -= 1; throw databaseUnavailable(); }
+      if (outages > 0) {
+        outages -= 1;
+        throw databaseUnavailable();
+      }
       return setPermalink.apply(messages, a);
     }) as typeof setPermalink;
     try {
       const text = 'Answer while the database blinks.';
       const sent = await reply(item, text);
-      await vi.waitFor(async () => {
-        expect((await h.server.app.store.messages.get(h.workspace.id, sent.message!.id))?.externalId).toBe(attempts(text)[0]?.createdId);
-      }, { timeout: 30_000, interval: 50 });
+      await vi.waitFor(
+        async () => {
+          expect((await h.server.app.store.messages.get(h.workspace.id, sent.message!.id))?.externalId).toBe(
+            attempts(text)[0]?.createdId,
+          );
+        },
+        { timeout: 30_000, interval: 50 },
+      );
       expect(outages).toBe(0);
       expect(posted(activity.conversation.id, text)).toHaveLength(1);
       expect(attempts(text)).toHaveLength(1);
@@ -81,14 +116,22 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
     }
   }, 60_000);
 
-  it('takes one turn of the conversation\'s pace per post, not one in the job and another in the connector', async () => {
+  it("takes one turn of the conversation's pace per post, not one in the job and another in the connector", async () => {
     const { item, activity } = await mentionAndReceive(h, standin);
     const pacer = teamsRuntime(h.server.app).pacer;
     const wait = vi.spyOn(pacer, 'wait');
     try {
       const texts = ['Turn one.', 'Turn two.'];
       for (const text of texts) await reply(item, text);
-      await vi.waitFor(() => expect(standin.conversationActivities(activity.conversation.id).filter((a) => /Turn (one|two)/.test(JSON.stringify(a)))).toHaveLength(2), { timeout: 15_000 });
+      await vi.waitFor(
+        () =>
+          expect(
+            standin
+              .conversationActivities(activity.conversation.id)
+              .filter((a) => /Turn (one|two)/.test(JSON.stringify(a))),
+          ).toHaveLength(2),
+        { timeout: 15_000 },
+      );
       const key = paceKey({ conversation: activity.conversation.id });
       expect(wait.mock.calls.filter(([k]) => k === key)).toHaveLength(2);
     } finally {
@@ -112,17 +155,27 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
     const text = 'Answer into a chat that blocked the bot.';
     const sent = await reply(item, text);
 
-    const failed = await vi.waitFor(async () => {
-      const entry = (await h.server.app.store.outbox.list({ topic: 'teams.post', status: 'failed' })).find((e) => e.payload.messageId === sent.message!.id);
-      expect(entry).toBeDefined();
-      return entry!;
-    }, { timeout: 10_000 });
+    const failed = await vi.waitFor(
+      async () => {
+        const entry = (await h.server.app.store.outbox.list({ topic: 'teams.post', status: 'failed' })).find(
+          (e) => e.payload.messageId === sent.message!.id,
+        );
+        expect(entry).toBeDefined();
+        return entry!;
+      },
+      { timeout: 10_000 },
+    );
     expect(failed.lastError).toContain('blocked');
-    const notice = await vi.waitFor(async () => {
-      const got = (await inbox(h)).find((i) => i.sender.displayName === 'Switchboard' && i.message.body.includes(sent.message!.id));
-      expect(got).toBeDefined();
-      return got!;
-    }, { timeout: 20_000, interval: 50 });
+    const notice = await vi.waitFor(
+      async () => {
+        const got = (await inbox(h)).find(
+          (i) => i.sender.displayName === 'Switchboard' && i.message.body.includes(sent.message!.id),
+        );
+        expect(got).toBeDefined();
+        return got!;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     expect(notice.message.body).toContain('blocked Switchboard in Teams');
     expect(attempts(text).map((t) => t.status)).toEqual([403]);
   });
@@ -141,15 +194,34 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
     });
     try {
       const texts = Array.from({ length: 9 }, (_, i) => `Burst answer ${i + 1}.`);
-      for (const text of texts) await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: text });
+      for (const text of texts)
+        await h.server.app.messaging.send({
+          workspace: h.workspace,
+          sender: h.reviewer,
+          conversationId: item.conversation.id,
+          body: text,
+        });
 
-      await vi.waitFor(() => expect(standin.conversationActivities(activity.conversation.id).filter((a) => JSON.stringify(a).includes('Burst answer'))).toHaveLength(9), { timeout: 15_000 });
-      const calls = standin.delivered('sendToConversation').filter((c) => JSON.stringify(c.activity).includes('Burst answer'));
-      expect(calls.map((c) => texts.findIndex((t) => JSON.stringify(c.activity).includes(t)))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+      await vi.waitFor(
+        () =>
+          expect(
+            standin
+              .conversationActivities(activity.conversation.id)
+              .filter((a) => JSON.stringify(a).includes('Burst answer')),
+          ).toHaveLength(9),
+        { timeout: 15_000 },
+      );
+      const calls = standin
+        .delivered('sendToConversation')
+        .filter((c) => JSON.stringify(c.activity).includes('Burst answer'));
+      expect(calls.map((c) => texts.findIndex((t) => JSON.stringify(c.activity).includes(t)))).toEqual([
+        0, 1, 2, 3, 4, 5, 6, 7, 8,
+      ]);
       expect(released).toHaveLength(9);
       for (const { max, perMs } of LIMITS) {
         // Any `max + 1` consecutive posts span at least the window.
-        for (let i = max; i < released.length; i += 1) expect(released[i]! - released[i - max]!).toBeGreaterThanOrEqual(perMs);
+        for (let i = max; i < released.length; i += 1)
+          expect(released[i]! - released[i - max]!).toBeGreaterThanOrEqual(perMs);
       }
     } finally {
       spy.mockRestore();

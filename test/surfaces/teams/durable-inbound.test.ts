@@ -19,25 +19,52 @@ describe('durable Teams intake', () => {
 
   beforeAll(async () => {
     // Keys endorsed for Web Chat too, as a registration with that channel on has: the token check alone would pass its activities.
-    [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startTeamsStandin({ endorsements: ['msteams', 'webchat'] })]);
+    [db, standin] = await Promise.all([
+      (postgresDb() ?? pgliteDb).open(),
+      startTeamsStandin({ endorsements: ['msteams', 'webchat'] }),
+    ]);
     // The first server acknowledges what it receives but never handles it, like one killed after the 200.
     h = await startHarness({ database: db, standin, queueStopped: true });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('answers malformed bodies 400 with the reason, before any token check, and stores nothing', async () => {
     const [before] = await db.db.select({ n: count() }).from(inboundEvents);
-    const post = (body: string) => fetch(`${h.server.url}/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const post = (body: string) =>
+      fetch(`${h.server.url}/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const cases: Array<[string, string]> = [
       ['{"type": "message",', 'not valid JSON'],
       ['[1, 2, 3]', 'malformed'],
-      [JSON.stringify({ type: 'message', channelId: 'msteams', serviceUrl: 'https://smba.example.test/', from: { id: '29:a' }, recipient: { id: '28:b' } }), 'conversation'],
-      [JSON.stringify({ type: 'message', channelId: 'msteams', serviceUrl: 'not a url', conversation: { id: '19:x' }, from: { id: '29:a' }, recipient: { id: '28:b' } }), 'serviceUrl'],
+      [
+        JSON.stringify({
+          type: 'message',
+          channelId: 'msteams',
+          serviceUrl: 'https://smba.example.test/',
+          from: { id: '29:a' },
+          recipient: { id: '28:b' },
+        }),
+        'conversation',
+      ],
+      [
+        JSON.stringify({
+          type: 'message',
+          channelId: 'msteams',
+          serviceUrl: 'not a url',
+          conversation: { id: '19:x' },
+          from: { id: '29:a' },
+          recipient: { id: '28:b' },
+        }),
+        'serviceUrl',
+      ],
     ];
     for (const [body, reason] of cases) {
       const res = await post(body);
       expect(res.status).toBe(400);
-      const answer = await res.json() as { error: { code: string; message: string } };
+      const answer = (await res.json()) as { error: { code: string; message: string } };
       expect(answer.error.code).toBe('INVALID_INPUT');
       expect(answer.error.message).toContain(reason);
     }
@@ -60,11 +87,21 @@ describe('durable Teams intake', () => {
   });
 
   it('runs a card click inline and once: a resend is told it was received, without choosing again', async () => {
-    const click = adaptiveCardAction(standin, { verb: 'chooseAgent', data: { sb: 'pickAgent', agentId: h.reviewer.id }, cardActivityId: '1760000000900' });
+    const click = adaptiveCardAction(standin, {
+      verb: 'chooseAgent',
+      data: { sb: 'pickAgent', agentId: h.reviewer.id },
+      cardActivityId: '1760000000900',
+    });
     const first = await h.post(click);
-    expect(first).toMatchObject({ status: 200, body: { statusCode: 200, type: 'application/vnd.microsoft.card.adaptive' } });
+    expect(first).toMatchObject({
+      status: 200,
+      body: { statusCode: 200, type: 'application/vnd.microsoft.card.adaptive' },
+    });
     const again = await h.post(click);
-    expect(again).toMatchObject({ status: 200, body: { statusCode: 200, type: 'application/vnd.microsoft.activity.message' } });
+    expect(again).toMatchObject({
+      status: 200,
+      body: { statusCode: 200, type: 'application/vnd.microsoft.activity.message' },
+    });
     expect(JSON.stringify(again.body)).toContain('already received');
   });
 

@@ -5,7 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
-import { channelMention, channelMessageEdited, groupChatMessage, personalMessage, type TeamsActivity } from '../../support/teams/activities.ts';
+import {
+  channelMention,
+  channelMessageEdited,
+  groupChatMessage,
+  personalMessage,
+  type TeamsActivity,
+} from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { inbox, startHarness, type Harness } from './harness.ts';
@@ -31,25 +37,39 @@ describe('edits and deletes made in Teams', () => {
   let h: Harness;
   const stored = (id: string) => h.server.app.store.messages.get(h.workspace.id, id);
   const search = (text: string) => h.server.app.messaging.search(h.reviewer, h.workspace, { text, limit: 10 });
-  const received = (body: string) => vi.waitFor(async () => {
-    const found = (await inbox(h)).find((i) => i.message.body === body);
-    if (!found) throw new Error(`"${body}" has not reached the agent yet`);
-    return found;
-  }, WAIT);
+  const received = (body: string) =>
+    vi.waitFor(async () => {
+      const found = (await inbox(h)).find((i) => i.message.body === body);
+      if (!found) throw new Error(`"${body}" has not reached the agent yet`);
+      return found;
+    }, WAIT);
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startTeamsStandin()]);
     h = await startHarness({ database: db, standin });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
-  it('a personal chat message edited, then deleted, changes and then leaves what the agent got; the agent\'s own answer is untouched', async () => {
+  it("a personal chat message edited, then deleted, changes and then leaves what the agent got; the agent's own answer is untouched", async () => {
     const { app } = h.server;
-    await app.store.defaultAgents.set({ surface: 'teams', tenantId: standin.userTenantId, scope: 'user', scopeId: ALICE.aadObjectId }, h.reviewer.id, ALICE.aadObjectId);
+    await app.store.defaultAgents.set(
+      { surface: 'teams', tenantId: standin.userTenantId, scope: 'user', scopeId: ALICE.aadObjectId },
+      h.reviewer.id,
+      ALICE.aadObjectId,
+    );
     const said = personalMessage(standin, { text: 'my password is hunter2' });
     expect((await h.post(said)).status).toBe(200);
     const item = await received('my password is hunter2');
-    const answer = await app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'Noted, thanks.' });
+    const answer = await app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      body: 'Noted, thanks.',
+    });
     const posted = await vi.waitFor(async () => {
       const m = await stored(answer.message!.id);
       if (!m?.externalId) throw new Error('the answer is not posted to Teams yet');
@@ -77,9 +97,16 @@ describe('edits and deletes made in Teams', () => {
     expect((await h.post(reply)).status).toBe(200);
     const item = await received('ask reviewer to use token abc123');
 
-    const edited = channelMessageEdited(standin, { id: reply.id, threadRootId: root.id, text: 'ask reviewer to use the token in the vault' });
+    const edited = channelMessageEdited(standin, {
+      id: reply.id,
+      threadRootId: root.id,
+      text: 'ask reviewer to use the token in the vault',
+    });
     expect((await h.post(edited)).status).toBe(200);
-    await vi.waitFor(async () => expect((await stored(item.message.id))?.body).toBe('ask reviewer to use the token in the vault'), WAIT);
+    await vi.waitFor(
+      async () => expect((await stored(item.message.id))?.body).toBe('ask reviewer to use the token in the vault'),
+      WAIT,
+    );
     expect(await search('abc123')).toEqual([]);
   });
 
@@ -90,8 +117,19 @@ describe('edits and deletes made in Teams', () => {
 
     // Teams' messageUpdate for a group chat: the same id and conversation, the bot still mentioned in the new text.
     const edited = groupChatMessage(standin, { id: said.id, text: 'ask reviewer to call the front desk' });
-    expect((await h.post({ ...edited, type: 'messageUpdate', channelData: { ...edited.channelData, eventType: 'editMessage' } })).status).toBe(200);
-    await vi.waitFor(async () => expect((await stored(item.message.id))?.body).toBe('ask reviewer to call the front desk'), WAIT);
+    expect(
+      (
+        await h.post({
+          ...edited,
+          type: 'messageUpdate',
+          channelData: { ...edited.channelData, eventType: 'editMessage' },
+        })
+      ).status,
+    ).toBe(200);
+    await vi.waitFor(
+      async () => expect((await stored(item.message.id))?.body).toBe('ask reviewer to call the front desk'),
+      WAIT,
+    );
     expect((await stored(item.message.id))?.editedAt).not.toBeNull();
     expect(await search('555-0100')).toEqual([]);
   });

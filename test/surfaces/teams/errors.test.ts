@@ -9,11 +9,18 @@ function restError(status: number, body: unknown, headers: Record<string, string
   const request = { headers: { get: () => 'Bearer secret-bot-token' } };
   return Object.assign(new RestError(`HTTP ${status}`, { statusCode: status }), {
     request,
-    response: { status, headers: { get: (n: string) => headers[n.toLowerCase()] }, bodyAsText: typeof body === 'string' ? body : JSON.stringify(body) },
+    response: {
+      status,
+      headers: { get: (n: string) => headers[n.toLowerCase()] },
+      bodyAsText: typeof body === 'string' ? body : JSON.stringify(body),
+    },
   });
 }
 
-const BLOCKED = { errorCode: 209, message: '{\r\n  "subCode": "MessageWritesBlocked",\r\n  "details": "Thread is blocked from message writes."\r\n}' };
+const BLOCKED = {
+  errorCode: 209,
+  message: '{\r\n  "subCode": "MessageWritesBlocked",\r\n  "details": "Thread is blocked from message writes."\r\n}',
+};
 
 describe('classifying Bot Connector failures', () => {
   it('waits out a 429 for its Retry-After (with jitter), and backs off without one', () => {
@@ -28,13 +35,13 @@ describe('classifying Bot Connector failures', () => {
     expect(bare).toBeInstanceOf(TransientFailure);
   });
 
-  it.each([412, 500, 502, 503, 504])('retries %i with the queue\'s backoff', (status) => {
+  it.each([412, 500, 502, 503, 504])("retries %i with the queue's backoff", (status) => {
     const f = classifyTeamsError(restError(status, { error: { code: 'X', message: 'try later' } }));
     expect(f.kind).toBe('transient');
     expect(jobError(f)).toBeInstanceOf(TransientFailure);
   });
 
-  it('gives a job the queue\'s kind of error for a Bot Connector failure, and leaves other errors as they are', () => {
+  it("gives a job the queue's kind of error for a Bot Connector failure, and leaves other errors as they are", () => {
     expect(asJobError(restError(503, {}))).toBeInstanceOf(TransientFailure);
     expect(asJobError(restError(403, BLOCKED))).toBeInstanceOf(PermanentFailure);
     const bug = new TypeError('x is undefined');
@@ -42,24 +49,41 @@ describe('classifying Bot Connector failures', () => {
   });
 
   it('records 403 MessageWritesBlocked and other refusals as permanent', () => {
-    expect(classifyTeamsError(restError(403, BLOCKED))).toMatchObject({ kind: 'permanent', code: 'MessageWritesBlocked' });
+    expect(classifyTeamsError(restError(403, BLOCKED))).toMatchObject({
+      kind: 'permanent',
+      code: 'MessageWritesBlocked',
+    });
     expect(jobError(classifyTeamsError(restError(403, BLOCKED)))).toBeInstanceOf(PermanentFailure);
-    expect(classifyTeamsError(restError(404, { error: { code: 'ConversationNotFound', message: 'gone' } }))).toMatchObject({ kind: 'permanent', code: 'HTTP 404', reason: expect.stringContaining('ConversationNotFound') });
+    expect(
+      classifyTeamsError(restError(404, { error: { code: 'ConversationNotFound', message: 'gone' } })),
+    ).toMatchObject({ kind: 'permanent', code: 'HTTP 404', reason: expect.stringContaining('ConversationNotFound') });
   });
 
   it('says the conversation is gone only for 404 ConversationNotFound and 403 BotNotInConversationRoster', () => {
-    expect(classifyTeamsError(restError(404, { error: { code: 'ConversationNotFound', message: 'gone' } }))).toMatchObject({ placeGone: true });
-    expect(classifyTeamsError(restError(403, { error: { code: 'BotNotInConversationRoster', message: 'not a member' } }))).toMatchObject({ placeGone: true });
+    expect(
+      classifyTeamsError(restError(404, { error: { code: 'ConversationNotFound', message: 'gone' } })),
+    ).toMatchObject({ placeGone: true });
+    expect(
+      classifyTeamsError(restError(403, { error: { code: 'BotNotInConversationRoster', message: 'not a member' } })),
+    ).toMatchObject({ placeGone: true });
     expect(classifyTeamsError(restError(403, BLOCKED))).not.toHaveProperty('placeGone');
-    expect(classifyTeamsError(restError(404, { error: { code: 'NotFound', message: 'no such activity' } }))).not.toHaveProperty('placeGone');
-    expect(classifyTeamsError(restError(403, { error: { code: 'ConversationNotFound' } }))).not.toHaveProperty('placeGone');
+    expect(
+      classifyTeamsError(restError(404, { error: { code: 'NotFound', message: 'no such activity' } })),
+    ).not.toHaveProperty('placeGone');
+    expect(classifyTeamsError(restError(403, { error: { code: 'ConversationNotFound' } }))).not.toHaveProperty(
+      'placeGone',
+    );
   });
 
   it('treats an unreachable connector as transient', () => {
-    expect(classifyTeamsError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toMatchObject({ kind: 'transient' });
+    expect(
+      classifyTeamsError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+    ).toMatchObject({ kind: 'transient' });
   });
 
-  it('never logs the request, which carries the bot\'s token', () => {
-    expect(JSON.stringify(loggable(restError(502, { error: { code: 'BadGateway' } })))).not.toContain('secret-bot-token');
+  it("never logs the request, which carries the bot's token", () => {
+    expect(JSON.stringify(loggable(restError(502, { error: { code: 'BadGateway' } })))).not.toContain(
+      'secret-bot-token',
+    );
   });
 });

@@ -3,7 +3,12 @@
 // (never read as markup), nothing an agent writes turned into HTML or a ping it
 // may not send, and every message inside Teams' size limit.
 import { describe, expect, it } from 'vitest';
-import { markdownToTeams, teamsText, type CardElement, type TeamsPerson } from '../../../src/surfaces/teams/format/out.ts';
+import {
+  markdownToTeams,
+  teamsText,
+  type CardElement,
+  type TeamsPerson,
+} from '../../../src/surfaces/teams/format/out.ts';
 
 const people = new Map<string, TeamsPerson>([['bob', { id: 'b0b-aad', name: 'Bob Okafor' }]]);
 const text = (md: string) => {
@@ -33,27 +38,51 @@ describe('plain replies: markdown text', () => {
   it.each([
     ['emphasis, strike and code', '**bold**, _it_, ~~old~~ and `x < y`', '**bold**, _it_, ~~old~~ and `x < y`'],
     ['a web link', 'see [the diff](https://x.test/d?a=1&b=2)', 'see [the diff](https://x.test/d?a=1\\&b=2)'],
-    ['a link that is not a web link keeps its words only', '[click](javascript:alert(1)) or [mail](mailto:a@b.c)', 'click or [mail](mailto:a@b.c)'],
+    [
+      'a link that is not a web link keeps its words only',
+      '[click](javascript:alert(1)) or [mail](mailto:a@b.c)',
+      'click or [mail](mailto:a@b.c)',
+    ],
     ['an image becomes a link to it', '![chart](https://x.test/c.png)', '[chart](https://x.test/c.png)'],
     ['lists and quotes', '- one\n- two\n\n> quoted', '- one\n- two\n\n> quoted'],
     ['short code', '```js\nlet a = 1 < 2;\n```', '```js\nlet a = 1 < 2;\n```'],
-    ['<, > and & as entities, so Teams reads no HTML', 'a <b>bold</b> & <at>Bob Okafor</at> 1 > 0', 'a &lt;b&gt;bold&lt;/b&gt; &amp; &lt;at&gt;Bob Okafor&lt;/at&gt; 1 &gt; 0'],
+    [
+      '<, > and & as entities, so Teams reads no HTML',
+      'a <b>bold</b> & <at>Bob Okafor</at> 1 > 0',
+      'a &lt;b&gt;bold&lt;/b&gt; &amp; &lt;at&gt;Bob Okafor&lt;/at&gt; 1 &gt; 0',
+    ],
     ['raw HTML blocks shown as text', '<script>alert(1)</script>', '&lt;script&gt;alert(1)&lt;/script&gt;'],
     ['entities the agent typed stay as typed', 'use &amp; or &#60;', 'use &amp; or &lt;'],
-    ['a bare web address as a link, never <…>', 'See https://github.com/acme/app/pull/12 for details.', 'See [https://github.com/acme/app/pull/12](https://github.com/acme/app/pull/12) for details.'],
-    ['a bare e-mail address as a mail link, never <…>', 'mail bob@example.com', 'mail [bob@example.com](mailto:bob@example.com)'],
-    ['a link whose words are its address, and an autolink, never <…>', '[https://x.test/a](https://x.test/a) or <https://y.test>', '[https://x.test/a](https://x.test/a) or [https://y.test](https://y.test)'],
+    [
+      'a bare web address as a link, never <…>',
+      'See https://github.com/acme/app/pull/12 for details.',
+      'See [https://github.com/acme/app/pull/12](https://github.com/acme/app/pull/12) for details.',
+    ],
+    [
+      'a bare e-mail address as a mail link, never <…>',
+      'mail bob@example.com',
+      'mail [bob@example.com](mailto:bob@example.com)',
+    ],
+    [
+      'a link whose words are its address, and an autolink, never <…>',
+      '[https://x.test/a](https://x.test/a) or <https://y.test>',
+      '[https://x.test/a](https://x.test/a) or [https://y.test](https://y.test)',
+    ],
   ])('%s', (_name, md, expected) => {
     expect(text(md).text).toBe(expected);
   });
 
   it('mentions a linked person named by handle, once per person, and nobody else', () => {
     const r = text('@bob please look; @bob, and @carol too. `@bob` in code is not one');
-    expect(r.text).toBe('<at>Bob Okafor</at> please look; <at>Bob Okafor</at>, and @carol too. `@bob` in code is not one');
-    expect(r.entities).toEqual([{ type: 'mention', text: '<at>Bob Okafor</at>', mentioned: { id: 'b0b-aad', name: 'Bob Okafor' } }]);
+    expect(r.text).toBe(
+      '<at>Bob Okafor</at> please look; <at>Bob Okafor</at>, and @carol too. `@bob` in code is not one',
+    );
+    expect(r.entities).toEqual([
+      { type: 'mention', text: '<at>Bob Okafor</at>', mentioned: { id: 'b0b-aad', name: 'Bob Okafor' } },
+    ]);
   });
 
-  it('escapes a person\'s name inside the mention', () => {
+  it("escapes a person's name inside the mention", () => {
     const r = markdownToTeams('hi @eve', new Map([['eve', { id: 'e', name: 'Eve <admin> & co' }]]));
     expect(r).toMatchObject({ kind: 'text', text: 'hi <at>Eve &lt;admin&gt; &amp; co</at>' });
     expect(r.kind === 'text' && r.entities[0].text).toBe('<at>Eve &lt;admin&gt; &amp; co</at>');
@@ -89,11 +118,15 @@ describe('rich replies: an Adaptive Card', () => {
 
   it('shows headings large and bold, and long code as one monospace run', () => {
     const code = Array.from({ length: 20 }, (_x, i) => `line ${i} **not bold** <tag>`).join('\n');
-    const r = card(`# Report\n\nAll *good*, see [log](https://x.test/l) and [bad](javascript:x).\n\n\`\`\`\n${code}\n\`\`\``);
+    const r = card(
+      `# Report\n\nAll *good*, see [log](https://x.test/l) and [bad](javascript:x).\n\n\`\`\`\n${code}\n\`\`\``,
+    );
     const runs = runsOf(r.body);
     expect(runs[0]).toMatchObject({ text: 'Report', weight: 'Bolder', size: 'Large' });
     expect(runs.find((x) => x.text === 'good')).toMatchObject({ italic: true });
-    expect(runs.find((x) => x.text === 'log')).toMatchObject({ selectAction: { type: 'Action.OpenUrl', url: 'https://x.test/l' } });
+    expect(runs.find((x) => x.text === 'log')).toMatchObject({
+      selectAction: { type: 'Action.OpenUrl', url: 'https://x.test/l' },
+    });
     expect(runs.find((x) => String(x.text).includes('bad'))).not.toHaveProperty('selectAction');
     expect(JSON.stringify(r.body)).not.toContain('javascript');
     expect(runs.at(-1)).toMatchObject({ text: code, fontType: 'Monospace' });
@@ -112,7 +145,11 @@ describe('rich replies: an Adaptive Card', () => {
 
   it('lists nested items with bullets and numbers', () => {
     const r = card('## Plan\n\n1. build\n2. test\n   - unit\n   - e2e');
-    expect(runsOf(r.body).map((x) => x.text).join('')).toBe('Plan1. build\n2. test\n\u00a0\u00a0\u00a0\u00a0◦ unit\n\u00a0\u00a0\u00a0\u00a0◦ e2e');
+    expect(
+      runsOf(r.body)
+        .map((x) => x.text)
+        .join(''),
+    ).toBe('Plan1. build\n2. test\n\u00a0\u00a0\u00a0\u00a0◦ unit\n\u00a0\u00a0\u00a0\u00a0◦ e2e');
   });
 
   it('keeps a card within the limit: a huge code block is cut and the card says so', () => {
@@ -122,7 +159,10 @@ describe('rich replies: an Adaptive Card', () => {
     expect(Buffer.byteLength(JSON.stringify(r.body))).toBeLessThanOrEqual(24_000);
     expect(JSON.stringify(r.body)).toContain('const v0 = ');
     expect(JSON.stringify(r.body)).not.toContain('after');
-    expect(r.body.at(-1)).toMatchObject({ type: 'TextBlock', text: '(The rest of this message is too long for Teams.)' });
+    expect(r.body.at(-1)).toMatchObject({
+      type: 'TextBlock',
+      text: '(The rest of this message is too long for Teams.)',
+    });
   });
 
   it('cuts a huge table by rows: its header and the rows that fit, a note of how many were left out, then what follows', () => {
@@ -135,7 +175,10 @@ describe('rich replies: an Adaptive Card', () => {
     expect(kept.length).toBeGreaterThan(20);
     expect(JSON.stringify(kept[0])).toContain('"a"');
     expect(JSON.stringify(kept.at(-1))).toContain(`row ${kept.length - 2}`);
-    expect(r.body[2]).toMatchObject({ type: 'TextBlock', text: `(${401 - kept.length} more rows of this table are too long for Teams.)` });
+    expect(r.body[2]).toMatchObject({
+      type: 'TextBlock',
+      text: `(${401 - kept.length} more rows of this table are too long for Teams.)`,
+    });
     expect(runsOf([r.body[3]!])[0]).toMatchObject({ text: 'Summary: all fine.' });
   });
 

@@ -55,23 +55,41 @@ export interface HarnessOptions {
 
 function logger(lines?: string[]) {
   if (!lines) return pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  return pino({ level: 'debug' }, { write: (line: string) => { lines.push(line); } });
+  return pino(
+    { level: 'debug' },
+    {
+      write: (line: string) => {
+        lines.push(line);
+      },
+    },
+  );
 }
 
 /** Starts a server on a fresh `database`: org acme (admin alice), workspace eng, alice/reviewer, the stand-in's tenant connected. */
 export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-teams-'));
   const config = loadConfig({
-    PORT: '0', DATA_DIR: dataDir, SWITCHBOARD_SECRET: SECRET, LOG_LEVEL: 'silent', PUBLIC_URL: 'https://switchboard.test',
-    MICROSOFT_APP_ID: o.standin.appId, MICROSOFT_APP_PASSWORD: o.standin.appPassword,
+    PORT: '0',
+    DATA_DIR: dataDir,
+    SWITCHBOARD_SECRET: SECRET,
+    LOG_LEVEL: 'silent',
+    PUBLIC_URL: 'https://switchboard.test',
+    MICROSOFT_APP_ID: o.standin.appId,
+    MICROSOFT_APP_PASSWORD: o.standin.appPassword,
     // The stand-in as the cloud, through the same settings an operator uses for a sovereign cloud.
-    MICROSOFT_OPENID_METADATA_URL: o.standin.openIdMetadataUrl, MICROSOFT_ENTRA_OPENID_METADATA_URL: o.standin.entraMetadataUrl,
+    MICROSOFT_OPENID_METADATA_URL: o.standin.openIdMetadataUrl,
+    MICROSOFT_ENTRA_OPENID_METADATA_URL: o.standin.entraMetadataUrl,
     MICROSOFT_LOGIN_URL: o.standin.origin,
-    ...(o.standin.tenantId ? { MICROSOFT_APP_TENANT_ID: o.standin.tenantId } : {}), ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}), ...o.env,
+    ...(o.standin.tenantId ? { MICROSOFT_APP_TENANT_ID: o.standin.tenantId } : {}),
+    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
+    ...o.env,
   });
   const unique = `teams-test-${Math.random().toString(16).slice(2, 10)}`;
   const server = await startServer(config, {
-    database: o.database, logger: logger(o.logLines), host: '127.0.0.1', control: false,
+    database: o.database,
+    logger: logger(o.logLines),
+    host: '127.0.0.1',
+    control: false,
     mounts: [...(o.mounts ?? []), mountTeams],
     surfaces: { teams: { ...o.teams }, ...(o.slack ? { slack: o.slack } : {}) },
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: unique, prefix: unique } : {}) },
@@ -81,7 +99,13 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   if (o.seed !== false) {
     await app.orgs.init({ org: 'Acme', admin: 'alice' });
     await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
-    await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer', avatarUrl: 'https://example.test/reviewer.png', roleLine: 'reviews pull requests' });
+    await app.agents.add(SYSTEM, {
+      name: 'reviewer',
+      owner: 'alice',
+      displayName: 'Reviewer',
+      avatarUrl: 'https://example.test/reviewer.png',
+      roleLine: 'reviews pull requests',
+    });
     await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
     await connectTeamsTenant(app, { workspace: 'eng', tenantId: o.standin.userTenantId });
   }
@@ -89,14 +113,23 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const reviewer = (await app.store.agents.byQualifiedName('alice', 'reviewer'))!;
   const identities = new DrizzleExternalIdentityRepo(o.database.db);
   return {
-    server, workspace, reviewer,
+    server,
+    workspace,
+    reviewer,
     post: (activity, options) => o.standin.postActivity(`${server.url}/api/messages`, activity, options),
     async link(user, handle) {
       const person = (await app.store.people.get(handle))!;
-      const identity = await identities.upsert({ surface: 'teams', tenantId: o.standin.userTenantId, externalUserId: user.aadObjectId });
+      const identity = await identities.upsert({
+        surface: 'teams',
+        tenantId: o.standin.userTenantId,
+        externalUserId: user.aadObjectId,
+      });
       await identities.link(identity.id, person.id, new Date());
     },
-    stop: async () => { await server.stop(); rmSync(dataDir, { recursive: true, force: true }); },
+    stop: async () => {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -115,11 +148,14 @@ export async function mentionAndReceive(h: Harness, standin: TeamsStandin, text 
   const res = await h.post(activity);
   if (res.status !== 200) throw new Error(`the mention was answered ${res.status}: ${JSON.stringify(res.body)}`);
   const seen: InboxItem[] = [];
-  const item = await vi.waitFor(async () => {
-    seen.push(...await inbox(h));
-    const found = seen.find((i) => i.message.body === body);
-    if (!found) throw new Error('not delivered yet');
-    return found;
-  }, { timeout: 20_000, interval: 50 });
+  const item = await vi.waitFor(
+    async () => {
+      seen.push(...(await inbox(h)));
+      const found = seen.find((i) => i.message.body === body);
+      if (!found) throw new Error('not delivered yet');
+      return found;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
   return { item, activity };
 }

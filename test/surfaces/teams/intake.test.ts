@@ -20,14 +20,18 @@ describe(`intake from Teams (${database.kind})`, () => {
   let standin: TeamsStandin;
   let h: Harness;
 
-  const posted = (conversationId: string, text: string) => standin.delivered('sendToConversation')
-    .filter((c) => c.conversationId === conversationId && JSON.stringify(c.activity).includes(text));
+  const posted = (conversationId: string, text: string) =>
+    standin
+      .delivered('sendToConversation')
+      .filter((c) => c.conversationId === conversationId && JSON.stringify(c.activity).includes(text));
   /** Bob asks reviewer for something in a new reply chain; resolves with the item it became. */
   const ask = async (text: string) => {
     const mention = channelMention(standin, { text: `ask reviewer to ${text}`, from: bob });
     expect((await h.post(mention)).status).toBe(200);
     const item = await vi.waitFor(async () => {
-      const found = (await h.server.app.intake.list(h.workspace, { limit: 50 })).find((i) => i.summary === `ask reviewer to ${text}`);
+      const found = (await h.server.app.intake.list(h.workspace, { limit: 50 })).find(
+        (i) => i.summary === `ask reviewer to ${text}`,
+      );
       if (!found) throw new Error('no intake item yet');
       return found;
     }, WAIT);
@@ -48,15 +52,24 @@ describe(`intake from Teams (${database.kind})`, () => {
     [db, standin] = await Promise.all([database.open(), startTeamsStandin()]);
     h = await startHarness({ database: db, standin });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
-  it('files an unlinked person\'s request, and tells them once, in their reply chain, when it is done', async () => {
+  it("files an unlinked person's request, and tells them once, in their reply chain, when it is done", async () => {
     const { app } = h.server;
     const { mention, item } = await ask('please add a dark mode to the dashboard');
     expect(item).toMatchObject({ kind: 'feature request', status: 'new', filedBy: null });
-    expect(item.sources).toEqual([expect.objectContaining({
-      surface: 'teams', permalink: expect.stringContaining(`https://teams.microsoft.com/l/message/${encodeURIComponent(TEAMS_DEFAULTS.channelId)}/${mention.id}`),
-    })]);
+    expect(item.sources).toEqual([
+      expect.objectContaining({
+        surface: 'teams',
+        permalink: expect.stringContaining(
+          `https://teams.microsoft.com/l/message/${encodeURIComponent(TEAMS_DEFAULTS.channelId)}/${mention.id}`,
+        ),
+      }),
+    ]);
 
     expect((await app.intake.update(h.reviewer, h.workspace, { id: item.id, status: 'done' })).told).toBe(1);
     const notice = await vi.waitFor(() => {
@@ -73,18 +86,29 @@ describe(`intake from Teams (${database.kind})`, () => {
     // Written to the channel without mentioning the bot, it is no command (the mention after it is handled after it).
     const unaddressed = channelMessage(standin, { text: 'notices off', from: bob });
     await h.post(unaddressed);
-    await h.post(channelMention(standin, { text: 'ask reviewer to check the notices', from: bob, threadRootId: unaddressed.id }));
+    await h.post(
+      channelMention(standin, { text: 'ask reviewer to check the notices', from: bob, threadRootId: unaddressed.id }),
+    );
     await vi.waitFor(async () => {
       const items = (await app.messaging.checkInbox(h.reviewer, h.workspace, 50)).items;
-      if (!items.some((i) => i.message.body === 'ask reviewer to check the notices')) throw new Error('not delivered yet');
+      if (!items.some((i) => i.message.body === 'ask reviewer to check the notices'))
+        throw new Error('not delivered yet');
     }, WAIT);
-    const bobs = (await app.store.identities.find({ surface: 'teams', tenantId: standin.userTenantId, externalUserId: bob.aadObjectId }))!;
+    const bobs = (await app.store.identities.find({
+      surface: 'teams',
+      tenantId: standin.userTenantId,
+      externalUserId: bob.aadObjectId,
+    }))!;
     expect(await app.intake.noticesOn({ identityId: bobs.id })).toBe(true);
     expect(standin.delivered('replyToActivity').filter((c) => c.activityId === unaddressed.id)).toEqual([]);
 
     expect(await tellBot('notices maybe')).toMatch(/"notices off".*"notices on"/);
     expect(await tellBot('notices off')).toContain('You will not be told when something you asked for is done');
-    const identity = (await app.store.identities.find({ surface: 'teams', tenantId: standin.userTenantId, externalUserId: bob.aadObjectId }))!;
+    const identity = (await app.store.identities.find({
+      surface: 'teams',
+      tenantId: standin.userTenantId,
+      externalUserId: bob.aadObjectId,
+    }))!;
     expect(await app.intake.noticesOn({ identityId: identity.id })).toBe(false);
 
     const quiet = await ask('please fix the broken CSV export');
@@ -96,7 +120,8 @@ describe(`intake from Teams (${database.kind})`, () => {
     const heard = await ask('please support dark mode in exports');
     expect((await app.intake.update(h.reviewer, h.workspace, { id: heard.item.id, status: 'done' })).told).toBe(1);
     await vi.waitFor(() => {
-      if (!posted(heard.mention.conversation.id, 'change you asked for is now live').length) throw new Error('no notice yet');
+      if (!posted(heard.mention.conversation.id, 'change you asked for is now live').length)
+        throw new Error('no notice yet');
     }, WAIT);
     // The notice for the item done while opted out never went out.
     expect(posted(quiet.mention.conversation.id, 'change you asked for is now live')).toEqual([]);

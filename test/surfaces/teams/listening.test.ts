@@ -22,21 +22,28 @@ describe(`Teams messages that do not mention the bot (${database.kind})`, () => 
   let h: Harness;
   const seen: InboxItem[] = [];
 
-  const received = (body: string) => vi.waitFor(async () => {
-    seen.push(...await inbox(h));
-    const found = seen.find((i) => i.message.body === body);
-    if (!found) throw new Error(`the reviewer has not received "${body}"`);
-    return found;
-  }, WAIT);
+  const received = (body: string) =>
+    vi.waitFor(async () => {
+      seen.push(...(await inbox(h)));
+      const found = seen.find((i) => i.message.body === body);
+      if (!found) throw new Error(`the reviewer has not received "${body}"`);
+      return found;
+    }, WAIT);
   /** Everything the bot said in a conversation (replies and posts). */
-  const botSaid = (conversationId: string) => [...standin.delivered('replyToActivity'), ...standin.delivered('sendToConversation')]
-    .filter((c) => c.conversationId === conversationId);
+  const botSaid = (conversationId: string) =>
+    [...standin.delivered('replyToActivity'), ...standin.delivered('sendToConversation')].filter(
+      (c) => c.conversationId === conversationId,
+    );
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([database.open(), startTeamsStandin()]);
     h = await startHarness({ database: db, standin });
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('are not answered, and reach no agent, while nobody listens to the channel', async () => {
     // A command word and an agent's name, without the mention: written to the channel, not to the bot.
@@ -55,13 +62,22 @@ describe(`Teams messages that do not mention the bot (${database.kind})`, () => 
   });
 
   const CHANNEL = TEAMS_DEFAULTS.channelId;
-  const listen = (stop = false) => listeningCommands['channel listen'](h.server.app, { workspace: 'eng', channel: `teams:${CHANNEL}`, agent: 'alice/reviewer', stop });
+  const listen = (stop = false) =>
+    listeningCommands['channel listen'](h.server.app, {
+      workspace: 'eng',
+      channel: `teams:${CHANNEL}`,
+      agent: 'alice/reviewer',
+      stop,
+    });
   /** The bot's new post in the channel itself (not in a reply chain) that says `text`. */
-  const channelNote = (text: string) => vi.waitFor(() => {
-    const found = standin.delivered('sendToConversation').find((c) => c.conversationId === CHANNEL && JSON.stringify(c.activity).includes(text));
-    if (!found) throw new Error(`no "${text}" in the channel yet`);
-    return found;
-  }, WAIT);
+  const channelNote = (text: string) =>
+    vi.waitFor(() => {
+      const found = standin
+        .delivered('sendToConversation')
+        .find((c) => c.conversationId === CHANNEL && JSON.stringify(c.activity).includes(text));
+      if (!found) throw new Error(`no "${text}" in the channel yet`);
+      return found;
+    }, WAIT);
 
   it('tells the channel when an agent starts listening, and from then on the agent overhears every channel message', async () => {
     const out = await listen();
@@ -74,15 +90,22 @@ describe(`Teams messages that do not mention the bot (${database.kind})`, () => 
     const item = await received('the export to CSV drops accents');
     expect(item.overheard).toBe(true);
     expect(item.conversation).toMatchObject({ surface: 'teams', kind: 'external' });
-    expect(item.message.permalink).toContain(`https://teams.microsoft.com/l/message/${encodeURIComponent(CHANNEL)}/${plain.id}`);
+    expect(item.message.permalink).toContain(
+      `https://teams.microsoft.com/l/message/${encodeURIComponent(CHANNEL)}/${plain.id}`,
+    );
     // A reply in the chain nobody addressed is heard too, in the same conversation.
     await h.post(channelMessage(standin, { text: 'same for umlauts', threadRootId: plain.id }));
-    expect(await received('same for umlauts')).toMatchObject({ overheard: true, conversation: { id: item.conversation.id } });
+    expect(await received('same for umlauts')).toMatchObject({
+      overheard: true,
+      conversation: { id: item.conversation.id },
+    });
     // Another channel, and a group chat, have no listener (each followed by a mention there, handled after it).
     const other = '19:0therChannel7f3a@thread.tacv2';
     const elsewhere = channelMessage(standin, { text: 'elsewhere', channelId: other });
     await h.post(elsewhere);
-    await h.post(channelMention(standin, { text: 'ask reviewer to look elsewhere', channelId: other, threadRootId: elsewhere.id }));
+    await h.post(
+      channelMention(standin, { text: 'ask reviewer to look elsewhere', channelId: other, threadRootId: elsewhere.id }),
+    );
     await h.post(groupChatMessage(standin, { text: 'in the group chat', mention: false }));
     await h.post(groupChatMessage(standin, { text: 'ask reviewer to read the group chat' }));
     await received('ask reviewer to look elsewhere');
@@ -94,15 +117,30 @@ describe(`Teams messages that do not mention the bot (${database.kind})`, () => 
 
   it('refuses the agent a post in the chain it only overheard, and lets it answer there once mentioned', async () => {
     const item = await received('the export to CSV drops accents');
-    const refused = h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'I can fix that' });
+    const refused = h.server.app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      body: 'I can fix that',
+    });
     await expect(refused).rejects.toThrow(/only overheard that conversation/);
 
     const root = item.message.externalId!;
     await h.post(channelMention(standin, { text: '@reviewer can you take this?', threadRootId: root }));
-    expect(await received('@reviewer can you take this?')).toMatchObject({ overheard: false, conversation: { id: item.conversation.id } });
-    await h.server.app.messaging.send({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, body: 'On it: the encoder drops them.' });
+    expect(await received('@reviewer can you take this?')).toMatchObject({
+      overheard: false,
+      conversation: { id: item.conversation.id },
+    });
+    await h.server.app.messaging.send({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      body: 'On it: the encoder drops them.',
+    });
     const posted = await vi.waitFor(() => {
-      const found = standin.delivered('sendToConversation').find((c) => JSON.stringify(c.activity).includes('the encoder drops them'));
+      const found = standin
+        .delivered('sendToConversation')
+        .find((c) => JSON.stringify(c.activity).includes('the encoder drops them'));
       if (!found) throw new Error('not posted yet');
       return found;
     }, WAIT);

@@ -11,7 +11,10 @@ import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../s
 import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
 
 /** The streaming facts as they reach Teams (channelData; the connector's serializer keeps only an entity's type). */
-const streamFacts = (a: WireActivity | undefined) => (a?.channelData as Record<string, unknown> | undefined)?.streamType ? a!.channelData as Record<string, unknown> : undefined;
+const streamFacts = (a: WireActivity | undefined) =>
+  (a?.channelData as Record<string, unknown> | undefined)?.streamType
+    ? (a!.channelData as Record<string, unknown>)
+    : undefined;
 
 describe('agents at work in Teams', () => {
   let db: Database;
@@ -21,10 +24,18 @@ describe('agents at work in Teams', () => {
   beforeAll(async () => {
     [db, standin] = await Promise.all([pgliteDb.open(), startTeamsStandin()]);
     h = await startHarness({ database: db, standin });
-    const click = adaptiveCardAction(standin, { verb: 'chooseAgent', data: { sb: 'pickAgent', agentId: h.reviewer.id }, cardActivityId: '1760000000200' });
+    const click = adaptiveCardAction(standin, {
+      verb: 'chooseAgent',
+      data: { sb: 'pickAgent', agentId: h.reviewer.id },
+      cardActivityId: '1760000000200',
+    });
     expect((await h.post(click)).status).toBe(200);
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   async function askPersonally(text: string): Promise<{ item: InboxItem; conversationId: string }> {
     const hello = personalMessage(standin, { text });
@@ -37,7 +48,8 @@ describe('agents at work in Teams', () => {
     return { item, conversationId: hello.conversation.id };
   }
 
-  const sends = (conversationId: string) => standin.calls.filter((c) => c.op === 'sendToConversation' && c.conversationId === conversationId);
+  const sends = (conversationId: string) =>
+    standin.calls.filter((c) => c.op === 'sendToConversation' && c.conversationId === conversationId);
 
   it('shows a status as an informative update in a personal chat, streams the answer in the same stream, and ends it with the final message', async () => {
     const { app } = h.server;
@@ -46,12 +58,24 @@ describe('agents at work in Teams', () => {
     const shown = await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is reading the logs…');
     expect(shown.platform).toBe(true);
     const informative = sends(conversationId)[before]!;
-    expect(informative.activity).toMatchObject({ type: 'typing', text: 'Reviewer is reading the logs…', channelData: { streamType: 'informative', streamSequence: 1 } });
+    expect(informative.activity).toMatchObject({
+      type: 'typing',
+      text: 'Reviewer is reading the logs…',
+      channelData: { streamType: 'informative', streamSequence: 1 },
+    });
     const streamId = informative.createdId!;
 
-    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'The nightly job ' });
+    const started = await app.live.start({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      surface: 'mcp',
+      text: 'The nightly job ',
+    });
     await app.live.append(h.workspace, h.reviewer, started.streamId, 'ran out of disk.');
-    await vi.waitFor(() => expect(standin.stream(streamId)?.updates.at(-1)?.text).toContain('The nightly job ran out of disk.'));
+    await vi.waitFor(() =>
+      expect(standin.stream(streamId)?.updates.at(-1)?.text).toContain('The nightly job ran out of disk.'),
+    );
     await app.live.finish(h.workspace, h.reviewer, started.streamId);
 
     const stored = await vi.waitFor(async () => {
@@ -61,10 +85,16 @@ describe('agents at work in Teams', () => {
     });
     const stream = standin.stream(streamId)!;
     expect(stream.done).toBe(true);
-    expect(stream.updates.map((u) => u.type)).toEqual(['informative', ...Array(stream.updates.length - 2).fill('streaming'), 'final']);
+    expect(stream.updates.map((u) => u.type)).toEqual([
+      'informative',
+      ...Array(stream.updates.length - 2).fill('streaming'),
+      'final',
+    ]);
     const updates = sends(conversationId).slice(before);
     // Every update of the stream names it and raises the sequence; the final message carries the stream id and the agent's card.
-    expect(updates.slice(1, -1).map((c) => [c.activity?.type, streamFacts(c.activity)?.streamId])).toEqual(updates.slice(1, -1).map(() => ['typing', streamId]));
+    expect(updates.slice(1, -1).map((c) => [c.activity?.type, streamFacts(c.activity)?.streamId])).toEqual(
+      updates.slice(1, -1).map(() => ['typing', streamId]),
+    );
     const sequences = updates.slice(0, -1).map((c) => streamFacts(c.activity)?.streamSequence as number);
     expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
     expect(new Set(sequences).size).toBe(sequences.length);
@@ -72,7 +102,9 @@ describe('agents at work in Teams', () => {
     expect(final).toMatchObject({ type: 'message', channelData: { streamType: 'final', streamId } });
     expect(JSON.stringify(final)).toContain('The nightly job ran out of disk.');
     expect(stored.externalId).toBe(streamId);
-    expect(standin.conversationActivities(conversationId).filter((a) => JSON.stringify(a).includes('ran out of disk'))).toHaveLength(1);
+    expect(
+      standin.conversationActivities(conversationId).filter((a) => JSON.stringify(a).includes('ran out of disk')),
+    ).toHaveLength(1);
   });
 
   it('shows a typing indicator for a status in a channel, and posts then updates a streamed answer there', async () => {
@@ -84,15 +116,27 @@ describe('agents at work in Teams', () => {
     expect(sends(conversationId).at(-1)?.activity).toMatchObject({ type: 'typing' });
     expect(streamFacts(sends(conversationId).at(-1)?.activity)).toBeUndefined();
 
-    const started = await app.live.start({ workspace: h.workspace, sender: h.reviewer, conversationId: item.conversation.id, surface: 'mcp', text: 'Short version: ' });
+    const started = await app.live.start({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      surface: 'mcp',
+      text: 'Short version: ',
+    });
     const post = await vi.waitFor(() => {
-      const p = sends(conversationId).find((c) => c.activity?.type === 'message' && JSON.stringify(c.activity).includes('Short version'));
+      const p = sends(conversationId).find(
+        (c) => c.activity?.type === 'message' && JSON.stringify(c.activity).includes('Short version'),
+      );
       expect(p?.status).toBe(201);
       return p!;
     });
     await app.live.append(h.workspace, h.reviewer, started.streamId, 'DNS.');
     await app.live.finish(h.workspace, h.reviewer, started.streamId);
-    await vi.waitFor(() => expect(JSON.stringify(standin.conversationActivities(conversationId).find((a) => a.id === post.createdId))).toContain('Short version: DNS.'));
+    await vi.waitFor(() =>
+      expect(
+        JSON.stringify(standin.conversationActivities(conversationId).find((a) => a.id === post.createdId)),
+      ).toContain('Short version: DNS.'),
+    );
     expect(standin.calls.some((c) => c.op === 'updateActivity' && c.activityId === post.createdId)).toBe(true);
     expect(standin.calls.filter((c) => c.conversationId === conversationId && streamFacts(c.activity))).toHaveLength(0);
   });

@@ -34,12 +34,14 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
   const inTeam = (team: string, extra: Record<string, unknown>, channelData: Record<string, unknown>): WireActivity => {
     const { membersAdded: _bot, ...base } = botAdded(standin, { scope: 'team' });
     return {
-      ...base, ...extra,
+      ...base,
+      ...extra,
       conversation: { ...base.conversation, id: team },
       channelData: { team: { id: team, name: 'A team' }, tenant: { id: standin.userTenantId }, ...channelData },
     };
   };
-  const post = async (activity: WireActivity | TeamsActivity) => expect((await standin.postActivity(`${h.server.url}/api/messages`, activity)).status).toBe(200);
+  const post = async (activity: WireActivity | TeamsActivity) =>
+    expect((await standin.postActivity(`${h.server.url}/api/messages`, activity)).status).toBe(200);
   /** Bob writes in a Teams channel; the bot keeps that reply chain's reference. */
   const written = async (channelId: string, teamId: string, text: string) => {
     const m = channelMessage(standin, { text, from: BOB, channelId, teamId });
@@ -55,17 +57,32 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     return web.conversationId;
   };
   const bridgeOf = (channel: string) => h.server.app.store.bridges.byExternal('teams', standin.userTenantId, channel);
-  const listen = (channel: string) => h.server.app.store.listening.add({ workspaceId: h.workspace.id, surface: 'teams', channelId: channel, agentId: h.reviewer.id, addedBy: null });
-  const listenedTo = async () => (await h.server.app.store.listening.listWorkspace(h.workspace.id)).map((l) => l.channelId);
+  const listen = (channel: string) =>
+    h.server.app.store.listening.add({
+      workspaceId: h.workspace.id,
+      surface: 'teams',
+      channelId: channel,
+      agentId: h.reviewer.id,
+      addedBy: null,
+    });
+  const listenedTo = async () =>
+    (await h.server.app.store.listening.listWorkspace(h.workspace.id)).map((l) => l.channelId);
 
   beforeAll(async () => {
     [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startTeamsStandin()]);
     h = await startHarness({ database: db, standin, logLines });
     await post(botAdded(standin, { scope: 'team' }));
-    await vi.waitFor(async () => expect(await h.server.app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).not.toBeNull(), WAIT);
+    await vi.waitFor(
+      async () => expect(await h.server.app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).not.toBeNull(),
+      WAIT,
+    );
     alice = await h.server.app.chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   it('a deleted channel loses its bridge and its references; its messages stay and a new web message queues nothing for it', async () => {
     const { app } = h.server;
@@ -79,7 +96,13 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     const bridge = (await bridgeOf(TEAMS_DEFAULTS.channelId))!;
     await listen(TEAMS_DEFAULTS.channelId);
 
-    await post(inTeam(TEAM, { type: 'conversationUpdate' }, { eventType: 'channelDeleted', channel: { id: TEAMS_DEFAULTS.channelId, name: 'reviews' } }));
+    await post(
+      inTeam(
+        TEAM,
+        { type: 'conversationUpdate' },
+        { eventType: 'channelDeleted', channel: { id: TEAMS_DEFAULTS.channelId, name: 'reviews' } },
+      ),
+    );
     // The listeners go last: waiting for them, the whole event was handled.
     await vi.waitFor(async () => expect(await listenedTo()).toEqual([]), WAIT);
     expect(await bridgeOf(TEAMS_DEFAULTS.channelId)).toBeNull();
@@ -88,8 +111,10 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     expect(await app.store.teamsReferences.get(TEAM)).not.toBeNull();
     expect((await app.chat.history(alice, web)).messages.map((m) => m.id)).toContain(mirrored.id);
     expect((await app.chat.history(alice, web)).conversation.channel?.bridges).toEqual([]);
-    expect((await app.store.audit.list(h.workspace.id, 20)).find((e) => e.action === 'bridge.remove'))
-      .toMatchObject({ target: web, details: { surface: 'teams', channel: TEAMS_DEFAULTS.channelId, reason: 'channelDeleted' } });
+    expect((await app.store.audit.list(h.workspace.id, 20)).find((e) => e.action === 'bridge.remove')).toMatchObject({
+      target: web,
+      details: { surface: 'teams', channel: TEAMS_DEFAULTS.channelId, reason: 'channelDeleted' },
+    });
     expect(logLines.some((l) => l.includes('a Teams channel was deleted') && l.includes(bridge.id))).toBe(true);
 
     const later = await app.chat.post(alice, web, 'Written after the channel went');
@@ -97,7 +122,7 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     expect(queued.filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
   });
 
-  it('a deleted team loses the bridges and references of every channel of it, General included; another team\'s stay', async () => {
+  it("a deleted team loses the bridges and references of every channel of it, General included; another team's stay", async () => {
     const { app } = h.server;
     const channel = '19:aSecondChannelOfTheTeam0123456789@thread.tacv2';
     await bridged('ops', channel);
@@ -120,10 +145,13 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     expect(logLines.some((l) => l.includes('a Teams team was deleted'))).toBe(true);
   });
 
-  it('the app uninstalled from a team removes that team\'s bridges and references; uninstalled from a group chat, that chat is forgotten', async () => {
+  it("the app uninstalled from a team removes that team's bridges and references; uninstalled from a group chat, that chat is forgotten", async () => {
     const { app } = h.server;
     await post(groupChatMessage(standin, { text: 'help', from: BOB }));
-    await vi.waitFor(async () => expect(await app.store.teamsReferences.get(TEAMS_DEFAULTS.groupChatId)).not.toBeNull(), WAIT);
+    await vi.waitFor(
+      async () => expect(await app.store.teamsReferences.get(TEAMS_DEFAULTS.groupChatId)).not.toBeNull(),
+      WAIT,
+    );
 
     await post(inTeam(OTHER_TEAM, { type: 'installationUpdate', action: 'remove' }, { source: { name: 'message' } }));
     await vi.waitFor(async () => expect(await bridgeOf(OTHER_CHANNEL)).toBeNull(), WAIT);
@@ -132,7 +160,10 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
 
     const { membersAdded: _bot, ...inChat } = botAdded(standin, { scope: 'groupChat' });
     await post({ ...inChat, type: 'installationUpdate', action: 'remove' });
-    await vi.waitFor(async () => expect(await app.store.teamsReferences.get(TEAMS_DEFAULTS.groupChatId)).toBeNull(), WAIT);
+    await vi.waitFor(
+      async () => expect(await app.store.teamsReferences.get(TEAMS_DEFAULTS.groupChatId)).toBeNull(),
+      WAIT,
+    );
     expect(logLines.some((l) => l.includes('the Switchboard app was uninstalled'))).toBe(true);
   });
 });

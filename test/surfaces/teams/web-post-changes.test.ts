@@ -40,25 +40,33 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
     port.post = post;
     Reflect.deleteProperty(h.server.app.store.messages, 'get');
   });
-  afterAll(async () => { await h?.stop(); await standin?.close(); await db?.close(); });
+  afterAll(async () => {
+    await h?.stop();
+    await standin?.close();
+    await db?.close();
+  });
 
   const stored = (id: string) => h.server.app.store.messages.get(h.workspace.id, id);
   /** The activity id Teams gave the message's post, once it is recorded. */
-  const posted = (id: string) => vi.waitFor(async () => {
-    const m = await stored(id);
-    if (!m?.externalId) throw new Error('the post is not recorded yet');
-    return m.externalId;
-  }, WAIT);
-  const sendOf = (activityId: string) => standin.delivered('sendToConversation').find((c) => c.createdId === activityId)!;
+  const posted = (id: string) =>
+    vi.waitFor(async () => {
+      const m = await stored(id);
+      if (!m?.externalId) throw new Error('the post is not recorded yet');
+      return m.externalId;
+    }, WAIT);
+  const sendOf = (activityId: string) =>
+    standin.delivered('sendToConversation').find((c) => c.createdId === activityId)!;
   /** The activity as Teams shows it now (undefined once deleted). */
   const shown = (activityId: string) => standin.activity(sendOf(activityId).conversationId!, activityId);
   /** The post Teams got carrying `text` (a deleted message's post is never recorded on it). */
-  const sentWith = (text: string) => vi.waitFor(() => {
-    const call = standin.delivered('sendToConversation').find((c) => JSON.stringify(c.activity).includes(text));
-    if (!call) throw new Error('not posted to Teams yet');
-    return call;
-  }, WAIT);
-  const changeJobs = async (id: string) => (await h.server.app.store.outbox.list({ topic: 'teams.post.change' })).filter((e) => e.payload.messageId === id);
+  const sentWith = (text: string) =>
+    vi.waitFor(() => {
+      const call = standin.delivered('sendToConversation').find((c) => JSON.stringify(c.activity).includes(text));
+      if (!call) throw new Error('not posted to Teams yet');
+      return call;
+    }, WAIT);
+  const changeJobs = async (id: string) =>
+    (await h.server.app.store.outbox.list({ topic: 'teams.post.change' })).filter((e) => e.payload.messageId === id);
 
   /**
    * Holds the next Teams post inside its platform call, after the post job read the message, until `release`;
@@ -67,8 +75,12 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
   function holdNextPost(o: { fail?: boolean } = {}) {
     let release!: () => void;
     let reached!: () => void;
-    const released = new Promise<void>((r) => { release = r; });
-    const held = new Promise<void>((r) => { reached = r; });
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    const held = new Promise<void>((r) => {
+      reached = r;
+    });
     port.post = async (out) => {
       port.post = post;
       reached();
@@ -114,8 +126,13 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
     expect(JSON.stringify(shown(activityId))).toContain('Release at 4pm');
 
     await chat.remove(alice, id);
-    await vi.waitFor(() => expect(standin.delivered('deleteActivity').filter((c) => c.activityId === activityId)).toHaveLength(1), WAIT);
-    expect(standin.delivered('deleteActivity').find((c) => c.activityId === activityId)!.conversationId).toBe(conversationId);
+    await vi.waitFor(
+      () => expect(standin.delivered('deleteActivity').filter((c) => c.activityId === activityId)).toHaveLength(1),
+      WAIT,
+    );
+    expect(standin.delivered('deleteActivity').find((c) => c.activityId === activityId)!.conversationId).toBe(
+      conversationId,
+    );
     expect(shown(activityId)).toBeUndefined();
   });
 
@@ -160,7 +177,9 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
       return call;
     }, WAIT);
     expect(JSON.stringify(update.activity)).toContain('Lunch at one');
-    expect(standin.delivered('sendToConversation').filter((c) => JSON.stringify(c.activity).includes('Lunch at'))).toHaveLength(1);
+    expect(
+      standin.delivered('sendToConversation').filter((c) => JSON.stringify(c.activity).includes('Lunch at')),
+    ).toHaveLength(1);
   });
 
   it('deletes the activity when the post job records it between the delete reading the message and committing', async () => {

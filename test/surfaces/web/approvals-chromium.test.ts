@@ -8,7 +8,15 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId } from '../../support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { blockText, cardPosted, hasButtons, PASSWORD, startApprovalsWorld, USERS, type ApprovalsWorld } from '../slack/approvals-support.ts';
+import {
+  blockText,
+  cardPosted,
+  hasButtons,
+  PASSWORD,
+  startApprovalsWorld,
+  USERS,
+  type ApprovalsWorld,
+} from '../slack/approvals-support.ts';
 import { keepScreenshot, launchChromium } from './e2e/browser.ts';
 
 describe('approving from the web card in Chromium', () => {
@@ -35,13 +43,21 @@ describe('approving from the web card in Chromium', () => {
   });
 
   const shootOnFailure = (name: string) => onTestFailed(() => keepScreenshot(page, `failed-approvals-${name}`));
-  const ask = async (title: string) => ((await mcp.call('request_approval', { title, details: 'Takes about five minutes.' })).structuredContent as { approval_id: string }).approval_id;
+  const ask = async (title: string) =>
+    (
+      (await mcp.call('request_approval', { title, details: 'Takes about five minutes.' })).structuredContent as {
+        approval_id: string;
+      }
+    ).approval_id;
   const card = (title: string) => page.locator('.approval-card', { hasText: title });
 
   it('approves from the inbox card, and every Slack card of the approval is updated', async () => {
     shootOnFailure('approve');
     const id = await ask('Deploy the release candidate');
-    const slackCards = await Promise.all([cardPosted(standin, dmChannelId(USERS.alice), id), cardPosted(standin, dmChannelId(USERS.bob), id)]);
+    const slackCards = await Promise.all([
+      cardPosted(standin, dmChannelId(USERS.alice), id),
+      cardPosted(standin, dmChannelId(USERS.bob), id),
+    ]);
 
     await page.goto(`${world.server.url}/signin`);
     await page.getByLabel('Handle').fill('alice');
@@ -55,16 +71,22 @@ describe('approving from the web card in Chromium', () => {
     await mine.getByLabel('Reason').fill('Green across the board');
     await mine.getByRole('button', { name: 'Approve' }).click();
 
-    await expect.poll(() => card('Deploy the release candidate').locator('.approval-outcome').textContent())
+    await expect
+      .poll(() => card('Deploy the release candidate').locator('.approval-outcome').textContent())
       .toMatch(/^Approved by @alice in the web chat at \d\d:\d\d UTC — “Green across the board”$/);
     expect(await card('Deploy the release candidate').getByRole('button', { name: 'Approve' }).count()).toBe(0);
 
-    await vi.waitFor(() => {
-      for (const c of slackCards) {
-        const update = standin.callsTo('chat.update').find((u) => u.args.channel === c.channel && u.args.ts === c.ts && u.status === 200);
-        expect(update, `chat.update for ${c.channel}`).toBeDefined();
-      }
-    }, { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        for (const c of slackCards) {
+          const update = standin
+            .callsTo('chat.update')
+            .find((u) => u.args.channel === c.channel && u.args.ts === c.ts && u.status === 200);
+          expect(update, `chat.update for ${c.channel}`).toBeDefined();
+        }
+      },
+      { timeout: 10_000 },
+    );
     for (const c of slackCards) {
       const now = standin.message(c.channel, c.ts)!;
       expect(hasButtons(now)).toBe(false);
@@ -79,7 +101,8 @@ describe('approving from the web card in Chromium', () => {
     await card('Purge the CDN cache').getByRole('button', { name: 'Approve' }).waitFor({ timeout: 10_000 });
     const forBob = await cardPosted(standin, dmChannelId(USERS.bob), id);
     await world.click(USERS.bob, forBob, 'approve');
-    await expect.poll(() => card('Purge the CDN cache').locator('.approval-outcome').textContent(), { timeout: 10_000 })
+    await expect
+      .poll(() => card('Purge the CDN cache').locator('.approval-outcome').textContent(), { timeout: 10_000 })
       .toMatch(/^Approved by @bob in Slack at \d\d:\d\d UTC$/);
     expect(await card('Purge the CDN cache').getByRole('button', { name: 'Approve' }).count()).toBe(0);
   });
@@ -90,18 +113,30 @@ describe('approving from the web card in Chromium', () => {
     await page.locator('#composer-input').fill('@deployer can you roll back the search index?');
     await page.locator('#composer-input').press('Enter');
     const item = await vi.waitFor(async () => {
-      const found = (await world.app.messaging.checkInbox(world.deployer, world.ws, 50)).items.find((i) => i.message.body.includes('roll back the search index'));
+      const found = (await world.app.messaging.checkInbox(world.deployer, world.ws, 50)).items.find((i) =>
+        i.message.body.includes('roll back the search index'),
+      );
       if (!found) throw new Error('not delivered yet');
       return found;
     });
-    const { approval_id: id } = (await mcp.call('request_approval', { title: 'Roll back the search index', conversation: item.conversation.id })).structuredContent as { approval_id: string };
+    const { approval_id: id } = (
+      await mcp.call('request_approval', { title: 'Roll back the search index', conversation: item.conversation.id })
+    ).structuredContent as { approval_id: string };
     const inChannel = page.locator('#main .messages .approval-card', { hasText: 'Roll back the search index' });
     await inChannel.getByRole('button', { name: 'Reject' }).waitFor({ timeout: 10_000 });
     const slackCard = await cardPosted(standin, dmChannelId(USERS.bob), id);
     await inChannel.getByLabel('Reason').fill('Wait for the reindex');
     await inChannel.getByRole('button', { name: 'Reject' }).click();
-    await expect.poll(() => inChannel.locator('.approval-outcome').textContent()).toMatch(/^Rejected by @alice in the web chat at \d\d:\d\d UTC — “Wait for the reindex”$/);
-    await vi.waitFor(() => expect(blockText(standin.message(slackCard.channel, slackCard.ts)!)).toContain('Rejected by @alice in the web chat'), { timeout: 10_000 });
+    await expect
+      .poll(() => inChannel.locator('.approval-outcome').textContent())
+      .toMatch(/^Rejected by @alice in the web chat at \d\d:\d\d UTC — “Wait for the reindex”$/);
+    await vi.waitFor(
+      () =>
+        expect(blockText(standin.message(slackCard.channel, slackCard.ts)!)).toContain(
+          'Rejected by @alice in the web chat',
+        ),
+      { timeout: 10_000 },
+    );
   });
 
   it('keeps a reason being typed when the card is drawn again (a reminder arrives meanwhile)', async () => {
@@ -115,11 +150,16 @@ describe('approving from the web card in Chromium', () => {
     const before = await mine.elementHandle();
     // A reminder publishes the pending approval again: the open inbox draws its card anew.
     expect(await world.app.approvals.remind(world.ws.id, id)).toBe(true);
-    await vi.waitFor(async () => expect(await before!.evaluate((el) => el.isConnected)).toBe(false), { timeout: 10_000 });
-    await expect.poll(() => card('Rotate the signing keys').getByLabel('Reason').inputValue()).toBe('Not during the freeze');
+    await vi.waitFor(async () => expect(await before!.evaluate((el) => el.isConnected)).toBe(false), {
+      timeout: 10_000,
+    });
+    await expect
+      .poll(() => card('Rotate the signing keys').getByLabel('Reason').inputValue())
+      .toBe('Not during the freeze');
     await page.keyboard.type(', please');
     await card('Rotate the signing keys').getByRole('button', { name: 'Reject' }).click();
-    await expect.poll(() => card('Rotate the signing keys').locator('.approval-outcome').textContent())
+    await expect
+      .poll(() => card('Rotate the signing keys').locator('.approval-outcome').textContent())
       .toMatch(/^Rejected by @alice in the web chat at \d\d:\d\d UTC — “Not during the freeze, please”$/);
   });
 });

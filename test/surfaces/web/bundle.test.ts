@@ -5,7 +5,7 @@ import { clientBundle } from '../../../src/surfaces/web/bundle.ts';
 
 const CLIENT = path.resolve(import.meta.dirname, '../../../src/surfaces/web/client');
 
-describe('the chat\'s browser bundle', () => {
+describe("the chat's browser bundle", () => {
   it('bundles every client module into one script with no imports left, once per process', async () => {
     const first = clientBundle();
     expect(clientBundle()).toBe(first);

@@ -21,7 +21,13 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     const seed = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob' });
     ws = seed.ws;
     const { app } = server;
-    ({ agent: helper } = await app.agents.add(SYSTEM, { name: 'helper', owner: 'alice', displayName: 'Helper', avatarUrl: 'https://example.com/helper.png', roleLine: 'Helps' }));
+    ({ agent: helper } = await app.agents.add(SYSTEM, {
+      name: 'helper',
+      owner: 'alice',
+      displayName: 'Helper',
+      avatarUrl: 'https://example.com/helper.png',
+      roleLine: 'Helps',
+    }));
     await app.agents.join(SYSTEM, { agent: 'alice/helper', workspace: 'acme' });
     alice = new HttpBrowser(server.url);
     bob = new HttpBrowser(server.url);
@@ -30,14 +36,21 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     const sidebar = (await alice.api('GET', '/w/acme/sidebar')).json();
     general = sidebar.channels.find((c: { name: string }) => c.name === 'general').id;
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   /** What the agent does over MCP, done through the domain: wait for its inbox, answer in the same conversation. */
   async function agentAnswers(reply: (body: string) => string) {
     const got = await server.app.messaging.waitForInbox(helper, ws, 10, 5_000);
     expect(got.items.length).toBeGreaterThan(0);
     const item = got.items.at(-1)!;
-    await server.app.messaging.send({ workspace: ws, sender: helper, conversationId: item.conversation.id, body: reply(item.message.body) });
+    await server.app.messaging.send({
+      workspace: ws,
+      sender: helper,
+      conversationId: item.conversation.id,
+      body: reply(item.message.body),
+    });
     return item;
   }
 
@@ -46,13 +59,17 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     expect(me.workspaces).toEqual([{ slug: 'acme', name: 'acme', role: 'viewer' }]);
     const sidebar = (await bob.api('GET', '/w/acme/sidebar')).json();
     expect(sidebar.channels).toEqual([expect.objectContaining({ name: 'general', member: true, restricted: false })]);
-    expect((await bob.api('POST', `/w/acme/channels/${general}/leave`)).json().error.message).toMatch(/stays in #general/);
+    expect((await bob.api('POST', `/w/acme/channels/${general}/leave`)).json().error.message).toMatch(
+      /stays in #general/,
+    );
   });
 
-  it('delivers a channel message to the agents it mentions; the reply arrives live with the agent\'s name and avatar', async () => {
+  it("delivers a channel message to the agents it mentions; the reply arrives live with the agent's name and avatar", async () => {
     const events = await openEvents(bob, 'acme');
     try {
-      const posted = await alice.api('POST', `/w/acme/conversations/${general}/messages`, { body: 'Hi @helper, what can you do?' });
+      const posted = await alice.api('POST', `/w/acme/conversations/${general}/messages`, {
+        body: 'Hi @helper, what can you do?',
+      });
       expect(posted.status).toBe(201);
       expect(posted.json().recipients).toEqual([expect.objectContaining({ to: 'alice/helper', status: 'delivered' })]);
       const item = await agentAnswers((b) => `You said: ${b}`);
@@ -62,18 +79,30 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
       expect(live.data.message).toMatchObject({
         body: 'You said: Hi @helper, what can you do?',
         html: '<p>You said: Hi <span class="mention">@helper</span>, what can you do?</p>',
-        sender: { displayName: 'Helper', avatarUrl: 'https://example.com/helper.png', label: 'alice/helper', kind: 'agent' },
+        sender: {
+          displayName: 'Helper',
+          avatarUrl: 'https://example.com/helper.png',
+          label: 'alice/helper',
+          kind: 'agent',
+        },
       });
       // Bob saw both messages without opening #general: two unread.
       const sidebar = (await bob.api('GET', '/w/acme/sidebar')).json();
       expect(sidebar.channels.find((c: { id: string }) => c.id === general).unread).toBe(2);
       const history = (await bob.api('GET', `/w/acme/conversations/${general}`)).json();
-      expect(history.messages.map((m: { body: string }) => m.body)).toEqual(['Hi @helper, what can you do?', 'You said: Hi @helper, what can you do?']);
+      expect(history.messages.map((m: { body: string }) => m.body)).toEqual([
+        'Hi @helper, what can you do?',
+        'You said: Hi @helper, what can you do?',
+      ]);
       expect(history.messages[0].html).toBe('<p>Hi <span class="mention">@helper</span>, what can you do?</p>');
       expect((await bob.api('GET', '/w/acme/sidebar')).json().channels[0].unread).toBe(0);
       // The reply went to Alice, who asked: it is in her inbox.
       const inbox = (await alice.api('GET', '/w/acme/inbox')).json();
-      expect(inbox.items[0]).toMatchObject({ kind: 'mention', unread: true, message: { sender: { displayName: 'Helper' } } });
+      expect(inbox.items[0]).toMatchObject({
+        kind: 'mention',
+        unread: true,
+        message: { sender: { displayName: 'Helper' } },
+      });
       expect((await alice.api('GET', '/w/acme/sidebar')).json().inboxUnread).toBe(0);
     } finally {
       await events.close();
@@ -81,7 +110,9 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
   });
 
   it('posts a message that mentions nobody to the channel only, and says when a mention matches no one', async () => {
-    const plain = (await bob.api('POST', `/w/acme/conversations/${general}/messages`, { body: 'Lunch at noon?' })).json();
+    const plain = (
+      await bob.api('POST', `/w/acme/conversations/${general}/messages`, { body: 'Lunch at noon?' })
+    ).json();
     expect(plain.message.body).toBe('Lunch at noon?');
     expect(plain.recipients).toEqual([]);
     expect(await server.app.store.messages.unreadCount(helper.id, ws.id)).toBe(0);
@@ -92,7 +123,9 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
   });
 
   it('opens a thread on a message; mentions in it reach the agent, whose reply lands in the thread', async () => {
-    const root = (await bob.api('POST', `/w/acme/conversations/${general}/messages`, { body: 'Release checklist' })).json().message;
+    const root = (
+      await bob.api('POST', `/w/acme/conversations/${general}/messages`, { body: 'Release checklist' })
+    ).json().message;
     const thread = (await bob.api('POST', `/w/acme/messages/${root.id}/thread`)).json().conversation.id;
     expect((await alice.api('POST', `/w/acme/messages/${root.id}/thread`)).json().conversation.id).toBe(thread);
     await bob.api('POST', `/w/acme/conversations/${thread}/messages`, { body: '@helper please draft it' });
@@ -101,10 +134,18 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     const view = (await alice.api('GET', `/w/acme/conversations/${thread}`)).json();
     expect(view.conversation).toMatchObject({ kind: 'thread', parentId: general, rootMessageId: root.id });
     expect(view.root.body).toBe('Release checklist');
-    expect(view.messages.map((m: { body: string }) => m.body)).toEqual(['@helper please draft it', 'Draft: 1. tests 2. notes']);
+    expect(view.messages.map((m: { body: string }) => m.body)).toEqual([
+      '@helper please draft it',
+      'Draft: 1. tests 2. notes',
+    ]);
     const channel = (await alice.api('GET', `/w/acme/conversations/${general}`)).json();
-    expect(channel.messages.find((m: { id: string }) => m.id === root.id).thread).toMatchObject({ conversationId: thread, replies: 2 });
-    expect((await alice.api('POST', `/w/acme/messages/${view.messages[0].id}/thread`)).json().error.message).toMatch(/Threads do not nest/);
+    expect(channel.messages.find((m: { id: string }) => m.id === root.id).thread).toMatchObject({
+      conversationId: thread,
+      replies: 2,
+    });
+    expect((await alice.api('POST', `/w/acme/messages/${view.messages[0].id}/thread`)).json().error.message).toMatch(
+      /Threads do not nest/,
+    );
   });
 
   it('sends a DM to the agent and shows the DM with its unread reply in the sidebar', async () => {
@@ -113,7 +154,9 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     expect(sent.recipients).toEqual([expect.objectContaining({ agent_id: helper.id, status: 'delivered' })]);
     await agentAnswers(() => 'Here is some help.');
     const sidebar = (await bob.api('GET', '/w/acme/sidebar')).json();
-    expect(sidebar.conversations).toEqual([expect.objectContaining({ id: dm, kind: 'dm', title: 'Helper', unread: 1 })]);
+    expect(sidebar.conversations).toEqual([
+      expect.objectContaining({ id: dm, kind: 'dm', title: 'Helper', unread: 1 }),
+    ]);
     // The DM reply, and the agent's answer in the thread Bob wrote in earlier.
     expect(sidebar.inboxUnread).toBe(2);
     const inbox = (await bob.api('GET', '/w/acme/inbox')).json();
@@ -126,7 +169,9 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     const id = created.json().channel.id;
     expect(created.json().channel.name).toBe('design');
     expect((await alice.api('POST', '/w/acme/channels', { name: 'design' })).status).toBe(409);
-    expect((await alice.api('POST', '/w/acme/channels', { name: 'no spaces please' })).json().error.message).toMatch(/not a valid channel name/);
+    expect((await alice.api('POST', '/w/acme/channels', { name: 'no spaces please' })).json().error.message).toMatch(
+      /not a valid channel name/,
+    );
     const refused = await bob.api('POST', `/w/acme/conversations/${id}/messages`, { body: 'hello' });
     expect(refused.json().error.message).toBe('Join #design to post in it.');
     expect((await bob.api('POST', `/w/acme/channels/${id}/join`)).status).toBe(200);
@@ -144,7 +189,11 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
   });
 
   it('creates an agent with its token shown once and a ready MCP configuration; rotating replaces the token', async () => {
-    const created = await bob.api('POST', '/w/acme/agents', { name: 'scout', displayName: 'Scout', roleLine: 'Finds things' });
+    const created = await bob.api('POST', '/w/acme/agents', {
+      name: 'scout',
+      displayName: 'Scout',
+      roleLine: 'Finds things',
+    });
     expect(created.status).toBe(201);
     const { agent, token, config } = created.json();
     expect(agent).toMatchObject({ name: 'bob/scout', displayName: 'Scout', mine: true, connected: false });
@@ -155,8 +204,15 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     // Using the token counts as being connected.
     expect((await server.app.agents.authenticate(token))?.id).toBe(agent.id);
     const page = (await bob.api('GET', '/w/acme/agents')).json();
-    expect(page.agents.find((a: { id: string }) => a.id === agent.id)).toMatchObject({ connected: true, owner: { handle: 'bob' }, roleLine: 'Finds things' });
-    expect(page.agents.find((a: { id: string }) => a.id === helper.id)).toMatchObject({ mine: false, connected: false });
+    expect(page.agents.find((a: { id: string }) => a.id === agent.id)).toMatchObject({
+      connected: true,
+      owner: { handle: 'bob' },
+      roleLine: 'Finds things',
+    });
+    expect(page.agents.find((a: { id: string }) => a.id === helper.id)).toMatchObject({
+      mine: false,
+      connected: false,
+    });
     expect(page.people.map((p: { handle: string }) => p.handle)).toEqual(['alice', 'bob']);
     const rotated = (await bob.api('POST', `/w/acme/agents/${agent.id}/rotate-token`)).json();
     expect(rotated.token).not.toBe(token);
@@ -168,7 +224,9 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     expect(byAdmin.json().error.message).toMatch(/^Only @bob, its owner, can rotate bob\/.+'s token here/);
     expect(byAdmin.json().token).toBeUndefined();
     expect((await server.app.agents.authenticate(rotated.token))?.id).toBe(agent.id);
-    expect((await bob.api('POST', '/w/acme/agents', { name: 'Bad Name' })).json().error.message).toMatch(/not a valid agent name/);
+    expect((await bob.api('POST', '/w/acme/agents', { name: 'Bad Name' })).json().error.message).toMatch(
+      /not a valid agent name/,
+    );
   });
 
   it('marks read only the inbox items it shows, so older unread ones stay on the badge until their page is shown', async () => {
@@ -200,7 +258,10 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     for (const bad of ['0', 'two', '1.5', '-1', '99999']) {
       const r = await bob.api('GET', `/w/acme/inbox?page=${bad}`);
       expect(r.status).toBe(400);
-      expect(r.json().error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^page: must be a whole number from 1 to 10000/) });
+      expect(r.json().error).toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/^page: must be a whole number from 1 to 10000/),
+      });
     }
   });
 });

@@ -55,8 +55,13 @@ describe('web chat details in Chromium', () => {
   it('keeps a click on the inbox and on "create a channel" made before the chat\'s script arrived, and does both once it has', async () => {
     shootOnFailure('early');
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    await page.route('**/assets/app.js', async (route) => { await held; await route.continue(); });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/assets/app.js', async (route) => {
+      await held;
+      await route.continue();
+    });
     // The page is parsed but not "loaded": a module script held back delays DOMContentLoaded.
     await page.goto(`${server.url}/`, { waitUntil: 'commit' });
     await page.locator('#new-channel').waitFor();
@@ -79,13 +84,14 @@ describe('web chat details in Chromium', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
-  it('names the channel, or the thread and its channel, of each search hit, and shows a hit\'s HTML as text', async () => {
+  it("names the channel, or the thread and its channel, of each search hit, and shows a hit's HTML as text", async () => {
     shootOnFailure('search');
     const { chat } = chatOf(server.app);
     const admin = (await server.app.store.people.get('demo-admin'))!;
     const v = await chat.viewer(admin.id, 'demo');
     const general = (await chat.sidebar(v)).channels.find((c) => c.name === 'general')!;
-    const root = (await chat.post(v, general.id, 'The owl census <img src=x onerror="window.pwned=1"> starts today')).message!;
+    const root = (await chat.post(v, general.id, 'The owl census <img src=x onerror="window.pwned=1"> starts today'))
+      .message!;
     const thread = await chat.openThread(v, root.id);
     await chat.post(v, thread.id, 'Counting the owl <b>nests</b> first');
 
@@ -96,7 +102,10 @@ describe('web chat details in Chromium', () => {
     await poll(() => hits.count()).toBe(2);
     const places = (await hits.locator('.where').allTextContents()).map((t) => t.replace(/ · $/, ''));
     // A thread is named after the first words of the message it started from.
-    expect(places.sort()).toEqual(['#general', 'Thread “The owl census <img src=x onerror="window.pwned=1"> starts…” in #general']);
+    expect(places.sort()).toEqual([
+      '#general',
+      'Thread “The owl census <img src=x onerror="window.pwned=1"> starts…” in #general',
+    ]);
     expect(await hits.locator('mark').allTextContents()).toEqual(['owl', 'owl']);
     expect(await hits.locator('.excerpt img, .excerpt b').count()).toBe(0);
     // The database cuts the words around a hit without the markup; the marks are the page's own elements.
@@ -126,7 +135,9 @@ describe('web chat details in Chromium', () => {
     await page.getByRole('button', { name: 'Create agent' }).click();
     await poll(() => dialog().locator('#dialog-title').textContent()).toBe('owler is ready');
     await dialog().getByRole('tab', { name: 'Cursor' }).click();
-    expect(Object.keys(JSON.parse((await dialog().getByRole('tabpanel').locator('pre').textContent())!).mcpServers)).toEqual(['switchboard-owler-demo']);
+    expect(
+      Object.keys(JSON.parse((await dialog().getByRole('tabpanel').locator('pre').textContent())!).mcpServers),
+    ).toEqual(['switchboard-owler-demo']);
 
     const warning = dialog().locator('.close-warning');
     await page.keyboard.press('Escape');
@@ -159,11 +170,14 @@ describe('web chat details in Chromium', () => {
     await page.getByLabel('Name', { exact: true }).fill('owler3');
     await page.getByRole('button', { name: 'Create agent' }).click();
     await poll(() => dialog().locator('#dialog-title').textContent()).toBe('owler3 is ready');
-    await dialog().locator('.token-box pre').first().evaluate((pre) => {
-      getSelection()!.selectAllChildren(pre);
-      // What the browser sends when the person copies the selection.
-      pre.dispatchEvent(new ClipboardEvent('copy', { bubbles: true }));
-    });
+    await dialog()
+      .locator('.token-box pre')
+      .first()
+      .evaluate((pre) => {
+        getSelection()!.selectAllChildren(pre);
+        // What the browser sends when the person copies the selection.
+        pre.dispatchEvent(new ClipboardEvent('copy', { bubbles: true }));
+      });
     await dialog().getByRole('button', { name: 'I saved the token' }).click();
     await poll(() => dialog().evaluate((d: HTMLDialogElement) => d.open)).toBe(false);
     expect(errors).toEqual([]);
@@ -175,9 +189,18 @@ describe('web chat details in Chromium', () => {
     const { app } = server;
     const ws = (await app.store.workspaces.get('demo'))!;
     const helper = (await app.store.agents.byQualifiedName('demo-admin', 'helper'))!;
-    const general = (await chatOf(app).chat.sidebar(await chatOf(app).chat.viewer(helper.ownerId, 'demo'))).channels[0].id;
-    await app.approvals.request(helper, ws, { title: 'Publish the owl report', details: 'Takes five minutes.', approvers: ['demo-admin'] });
-    const gone = await app.approvals.request(helper, ws, { title: 'Archive last year', details: 'No longer needed.', conversationId: general });
+    const general = (await chatOf(app).chat.sidebar(await chatOf(app).chat.viewer(helper.ownerId, 'demo'))).channels[0]
+      .id;
+    await app.approvals.request(helper, ws, {
+      title: 'Publish the owl report',
+      details: 'Takes five minutes.',
+      approvers: ['demo-admin'],
+    });
+    const gone = await app.approvals.request(helper, ws, {
+      title: 'Archive last year',
+      details: 'No longer needed.',
+      conversationId: general,
+    });
     await app.approvals.cancel(helper, ws.id, gone.id);
     // An agent of the admin's own (its token dialog comes from a rotation), and a message for the search to find.
     await app.agents.add(SYSTEM, { name: 'shade', owner: 'demo-admin', displayName: 'Shade' });
@@ -191,29 +214,73 @@ describe('web chat details in Chromium', () => {
       low.push(...found.filter((f) => f.ratio < 4.5).map((f) => ({ ...f, where })));
     };
     const views: Array<[string, () => Promise<void>]> = [
-      ['#general', async () => {
-        await page.goto(`${server.url}/#/w/demo`);
-        await page.locator('.approval-card').waitFor();
-        // An agent at work shows a muted status line under the messages (sent once the page follows live events).
-        await poll(() => page.evaluate(() => document.body.dataset.live)).toBe('ready');
-        await app.live.setStatus(ws, helper, general, null);
-        await app.live.setStatus(ws, helper, general, 'is thinking…');
-        await page.locator('.live-status').waitFor();
-      }],
-      ['the agents page', async () => { await page.locator('#nav-agents').click(); await page.locator('.agent-card').first().waitFor(); }],
-      ['the token dialog', async () => {
-        page.once('dialog', (confirm) => { void confirm.accept(); });
-        await page.locator('.agent-card', { hasText: 'Shade' }).getByRole('button', { name: 'Rotate token' }).click();
-        await dialog().locator('.token-box').first().waitFor();
-        await page.keyboard.press('Escape');
-        await dialog().locator('.close-warning').waitFor();
-      }],
-      ['the inbox', async () => { await page.goto(`${server.url}/#/w/demo/inbox`); await page.getByRole('button', { name: 'Approve' }).waitFor(); }],
+      [
+        '#general',
+        async () => {
+          await page.goto(`${server.url}/#/w/demo`);
+          await page.locator('.approval-card').waitFor();
+          // An agent at work shows a muted status line under the messages (sent once the page follows live events).
+          await poll(() => page.evaluate(() => document.body.dataset.live)).toBe('ready');
+          await app.live.setStatus(ws, helper, general, null);
+          await app.live.setStatus(ws, helper, general, 'is thinking…');
+          await page.locator('.live-status').waitFor();
+        },
+      ],
+      [
+        'the agents page',
+        async () => {
+          await page.locator('#nav-agents').click();
+          await page.locator('.agent-card').first().waitFor();
+        },
+      ],
+      [
+        'the token dialog',
+        async () => {
+          page.once('dialog', (confirm) => {
+            void confirm.accept();
+          });
+          await page.locator('.agent-card', { hasText: 'Shade' }).getByRole('button', { name: 'Rotate token' }).click();
+          await dialog().locator('.token-box').first().waitFor();
+          await page.keyboard.press('Escape');
+          await dialog().locator('.close-warning').waitFor();
+        },
+      ],
+      [
+        'the inbox',
+        async () => {
+          await page.goto(`${server.url}/#/w/demo/inbox`);
+          await page.getByRole('button', { name: 'Approve' }).waitFor();
+        },
+      ],
       // The results' own list: the inbox shown before has list items too.
-      ['search results', async () => { await page.goto(`${server.url}/#/w/demo/search?q=owl`); await page.locator('[aria-label="Search results"] li').first().waitFor(); }],
-      ['the documents', async () => { await page.goto(`${server.url}/docs/demo`); await page.locator('h1').waitFor(); }],
-      ['a document', async () => { await page.getByRole('link', { name: /^NOTE-\d+$/ }).click(); await page.locator('pre.content').waitFor(); }],
-      ['the account page', async () => { await page.goto(`${server.url}/account`); await page.locator('h1').waitFor(); }],
+      [
+        'search results',
+        async () => {
+          await page.goto(`${server.url}/#/w/demo/search?q=owl`);
+          await page.locator('[aria-label="Search results"] li').first().waitFor();
+        },
+      ],
+      [
+        'the documents',
+        async () => {
+          await page.goto(`${server.url}/docs/demo`);
+          await page.locator('h1').waitFor();
+        },
+      ],
+      [
+        'a document',
+        async () => {
+          await page.getByRole('link', { name: /^NOTE-\d+$/ }).click();
+          await page.locator('pre.content').waitFor();
+        },
+      ],
+      [
+        'the account page',
+        async () => {
+          await page.goto(`${server.url}/account`);
+          await page.locator('h1').waitFor();
+        },
+      ],
     ];
     // Each view is shown once and measured in both themes: the themes are CSS alone (prefers-color-scheme), so the page
     // recolours in place and a view need not be loaded again for the other theme. The theme it is shown in alternates.
@@ -225,7 +292,9 @@ describe('web chat details in Chromium', () => {
       for (const scheme of [schemes[shownIn], schemes[1 - shownIn]]) {
         await page.emulateMedia({ colorScheme: scheme });
         // A colour in transition would be measured half-way.
-        await page.waitForFunction(() => document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState === 'finished'));
+        await page.waitForFunction(() =>
+          document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState === 'finished'),
+        );
         await audit(`${name} (${scheme})`);
       }
       if (name === 'the token dialog') {

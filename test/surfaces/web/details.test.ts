@@ -22,20 +22,33 @@ describe('web chat details', () => {
     await server.app.store.people.setPasswordHash(person.id, await hashPassword('correct horse battery'));
     admin = new HttpBrowser(server.url);
     await admin.signIn('demo-admin', 'correct horse battery');
-    general = (await admin.api('GET', '/w/demo/sidebar')).json().channels.find((c: { name: string }) => c.name === 'general').id;
+    general = (await admin.api('GET', '/w/demo/sidebar'))
+      .json()
+      .channels.find((c: { name: string }) => c.name === 'general').id;
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   it('names the channel of a hit, and for a thread both the thread and the channel it hangs off', async () => {
-    const root = (await admin.api('POST', `/w/demo/conversations/${general}/messages`, { body: 'Planning the zeppelin launch' })).json().message;
+    const root = (
+      await admin.api('POST', `/w/demo/conversations/${general}/messages`, { body: 'Planning the zeppelin launch' })
+    ).json().message;
     const thread = (await admin.api('POST', `/w/demo/messages/${root.id}/thread`)).json().conversation.id;
-    await admin.api('POST', `/w/demo/conversations/${thread}/messages`, { body: 'The zeppelin needs <b>helium</b> first' });
+    await admin.api('POST', `/w/demo/conversations/${thread}/messages`, {
+      body: 'The zeppelin needs <b>helium</b> first',
+    });
     const hits = (await admin.api('GET', '/w/demo/search?q=zeppelin')).json().results as Array<Record<string, any>>;
     const inChannel = hits.find((h) => h.body.startsWith('Planning'))!;
     expect(inChannel.conversation).toMatchObject({ id: general, kind: 'channel', title: '#general' });
     expect(inChannel.parent).toBeNull();
     const inThread = hits.find((h) => h.body.includes('helium'))!;
-    expect(inThread.conversation).toMatchObject({ id: thread, kind: 'thread', title: 'Planning the zeppelin launch', parentId: general });
+    expect(inThread.conversation).toMatchObject({
+      id: thread,
+      kind: 'thread',
+      title: 'Planning the zeppelin launch',
+      parentId: general,
+    });
     expect(inThread.parent).toEqual({ id: general, kind: 'channel', title: '#general' });
     expect(inThread.snippet).toContain('**zeppelin**');
     // Markup the snippet drops does not count as words left out; a long message is cut on both sides.
@@ -43,7 +56,9 @@ describe('web chat details', () => {
     expect(inThread.cut).toEqual({ before: false, after: false });
     const long = `${'alpha '.repeat(30)}zeppelin ${'omega '.repeat(30)}`.trim();
     await admin.api('POST', `/w/demo/conversations/${general}/messages`, { body: `**Note:** ${long}` });
-    const cut = ((await admin.api('GET', '/w/demo/search?q=zeppelin')).json().results as Array<Record<string, any>>).find((h) => h.body.includes('alpha'))!;
+    const cut = (
+      (await admin.api('GET', '/w/demo/search?q=zeppelin')).json().results as Array<Record<string, any>>
+    ).find((h) => h.body.includes('alpha'))!;
     expect(cut.cut).toEqual({ before: true, after: true });
   });
 
@@ -52,7 +67,9 @@ describe('web chat details', () => {
     const two = (await admin.api('POST', '/w/demo/agents', { name: 'scribe.bot' })).json();
     expect(one.config.server).toBe('switchboard-scout-demo');
     expect(two.config.server).toBe('switchboard-scribe-bot-demo');
-    expect(one.config.clients[0].text).toBe(`claude mcp add --transport http switchboard-scout-demo ${server.app.config.publicUrl}/mcp/demo --header "Authorization: Bearer ${one.token}"`);
+    expect(one.config.clients[0].text).toBe(
+      `claude mcp add --transport http switchboard-scout-demo ${server.app.config.publicUrl}/mcp/demo --header "Authorization: Bearer ${one.token}"`,
+    );
     for (const c of two.config.clients.slice(1)) {
       const servers = JSON.parse(c.text).mcpServers ?? JSON.parse(c.text).servers;
       expect(Object.keys(servers)).toEqual(['switchboard-scribe-bot-demo']);
@@ -60,13 +77,20 @@ describe('web chat details', () => {
     expect(mcpServerName('Team Room', 'alice/Builder')).toBe('switchboard-builder-team-room');
   });
 
-  it('refuses to rotate the demo agent\'s token from the web and the CLI with the reason, and the demo agent keeps its token', async () => {
+  it("refuses to rotate the demo agent's token from the web and the CLI with the reason, and the demo agent keeps its token", async () => {
     const helper = (await server.app.store.agents.byQualifiedName('demo-admin', 'helper'))!;
-    const card = (await admin.api('GET', '/w/demo/agents')).json().agents.find((a: { id: string }) => a.id === helper.id);
-    expect(card).toMatchObject({ mine: true, tokenHeld: expect.stringMatching(/^demo-admin\/helper is the demo agent/) });
+    const card = (await admin.api('GET', '/w/demo/agents'))
+      .json()
+      .agents.find((a: { id: string }) => a.id === helper.id);
+    expect(card).toMatchObject({
+      mine: true,
+      tokenHeld: expect.stringMatching(/^demo-admin\/helper is the demo agent/),
+    });
     const refused = await admin.api('POST', `/w/demo/agents/${helper.id}/rotate-token`);
     expect(refused.status).toBe(403);
-    expect(refused.json().error.message).toMatch(/cannot be rotated by hand\. Create an agent of your own to connect an MCP client\.$/);
+    expect(refused.json().error.message).toMatch(
+      /cannot be rotated by hand\. Create an agent of your own to connect an MCP client\.$/,
+    );
     const cli = await runCommand(server.app, 'agent rotate-token', { agent: DEMO_AGENT });
     expect(cli).toMatchObject({ ok: false });
     expect(JSON.stringify(cli)).toContain('is the demo agent');

@@ -18,7 +18,9 @@ describe('the web chat event stream', () => {
     await alice.signIn('alice', password);
     await bob.signIn('bob', password);
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   it('needs a session', async () => {
     const res = await fetch(`${server.url}/api/chat/w/acme/events`);
@@ -32,16 +34,22 @@ describe('the web chat event stream', () => {
       await events.next((e) => e.event === 'sidebar');
       await alice.api('POST', `/w/acme/conversations/${design}/messages`, { body: 'first sketch' });
       const first = await events.next((e) => e.event === 'message' && e.data.message.body === 'first sketch');
-      const thread = (await alice.api('POST', `/w/acme/messages/${first.data.message.id}/thread`)).json().conversation.id;
+      const thread = (await alice.api('POST', `/w/acme/messages/${first.data.message.id}/thread`)).json().conversation
+        .id;
       await alice.api('POST', `/w/acme/conversations/${thread}/messages`, { body: 'a detail' });
       const reply = await events.next((e) => e.event === 'message' && e.data.message.body === 'a detail');
-      expect(reply.data.conversation).toMatchObject({ id: thread, kind: 'thread', parentId: design, rootMessageId: first.data.message.id });
+      expect(reply.data.conversation).toMatchObject({
+        id: thread,
+        kind: 'thread',
+        parentId: design,
+        rootMessageId: first.data.message.id,
+      });
     } finally {
       await events.close();
     }
   });
 
-  it('ends an open stream once its session ends (signed out); another session\'s stream stays open', async () => {
+  it("ends an open stream once its session ends (signed out); another session's stream stays open", async () => {
     const [laptop, phone] = [new HttpBrowser(server.url), new HttpBrowser(server.url)];
     await laptop.signIn('bob', password);
     await phone.signIn('bob', password);
@@ -50,7 +58,11 @@ describe('the web chat event stream', () => {
     expect((await laptop.form('/signout', {})).status).toBe(303);
     await onLaptop.ended;
     // Still open: a message reaches the phone's stream.
-    await alice.api('POST', `/w/acme/conversations/${(await alice.api('GET', '/w/acme/sidebar')).json().channels[0].id}/messages`, { body: 'still here?' });
+    await alice.api(
+      'POST',
+      `/w/acme/conversations/${(await alice.api('GET', '/w/acme/sidebar')).json().channels[0].id}/messages`,
+      { body: 'still here?' },
+    );
     await onPhone.next((e) => e.event === 'message' && e.data.message.body === 'still here?');
     await onPhone.close();
   });
@@ -88,7 +100,9 @@ describe('an event stream left open in an idle tab', () => {
     server = await startTestServer({ keepaliveMs: 200 });
     ({ password } = await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob' }));
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   it('ends once the session was idle too long, though its keepalives went on; the session is gone for API calls too', async () => {
     const tab = new HttpBrowser(server.url);
@@ -99,11 +113,13 @@ describe('an event stream left open in an idle tab', () => {
     await events.keepalives(2);
     server.clock.advance(SESSION_IDLE_MS / 2 + 60_000);
     // The first keepalive check after that ends it (one already under way may still be sent).
-    expect(await Promise.race([events.ended.then(() => 'ended'), events.keepalives(3).then(() => 'still open')])).toBe('ended');
+    expect(await Promise.race([events.ended.then(() => 'ended'), events.keepalives(3).then(() => 'still open')])).toBe(
+      'ended',
+    );
     expect((await tab.api('GET', '/me')).status).toBe(401);
   });
 
-  it('stays open while the tab makes requests, and ends at the session\'s maximum age', async () => {
+  it("stays open while the tab makes requests, and ends at the session's maximum age", async () => {
     const tab = new HttpBrowser(server.url);
     await tab.signIn('bob', password);
     const events = await openEvents(tab, 'acme');

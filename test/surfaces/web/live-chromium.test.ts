@@ -28,7 +28,12 @@ describe('an agent at work, in the web chat in Chromium', () => {
     const { app } = server;
     const admin = (await app.store.people.get('demo-admin'))!;
     await app.store.people.setPasswordHash(admin.id, await hashPassword(PASSWORD));
-    ({ agent: writer } = await app.agents.add(SYSTEM, { name: 'writer', owner: 'demo-admin', displayName: 'Writer', roleLine: 'Writes long answers' }));
+    ({ agent: writer } = await app.agents.add(SYSTEM, {
+      name: 'writer',
+      owner: 'demo-admin',
+      displayName: 'Writer',
+      roleLine: 'Writes long answers',
+    }));
     await app.agents.join(SYSTEM, { agent: 'demo-admin/writer', workspace: 'demo' });
     ws = (await app.store.workspaces.get('demo'))!;
     browser = await launchChromium();
@@ -46,7 +51,9 @@ describe('an agent at work, in the web chat in Chromium', () => {
     await page.locator('#composer-input').fill('@writer draft the release notes');
     await page.locator('#composer-input').press('Enter');
     const item = await vi.waitFor(async () => {
-      const got = (await app.messaging.checkInbox(writer, ws, 10)).items.find((i) => i.message.body.includes('draft the release notes'));
+      const got = (await app.messaging.checkInbox(writer, ws, 10)).items.find((i) =>
+        i.message.body.includes('draft the release notes'),
+      );
       expect(got).toBeDefined();
       return got!;
     });
@@ -57,14 +64,22 @@ describe('an agent at work, in the web chat in Chromium', () => {
     await expect.poll(() => status.textContent(), { timeout: 20_000 }).toBe('Writer is thinking…');
     expect(await status.getAttribute('role')).toBe('status');
 
-    const started = await app.live.start({ workspace: ws, sender: writer, conversationId: conversation, surface: 'mcp', text: 'Release notes:\n' });
+    const started = await app.live.start({
+      workspace: ws,
+      sender: writer,
+      conversationId: conversation,
+      surface: 'mcp',
+      text: 'Release notes:\n',
+    });
     const draft = page.locator(`#main li.live-stream`);
     // The answer has begun: the status line gives way to the draft.
     await expect.poll(() => draft.locator('.live-text').textContent(), { timeout: 20_000 }).toBe('Release notes:\n');
     expect(await status.count()).toBe(0);
     expect(await draft.locator('.tag').textContent()).toBe('writing…');
     await app.live.append(ws, writer, started.streamId, '- faster search\n- <b>not bold</b>');
-    await expect.poll(() => draft.locator('.live-text').textContent(), { timeout: 20_000 }).toBe('Release notes:\n- faster search\n- <b>not bold</b>');
+    await expect
+      .poll(() => draft.locator('.live-text').textContent(), { timeout: 20_000 })
+      .toBe('Release notes:\n- faster search\n- <b>not bold</b>');
     // Written as text while it streams: markup in it is not interpreted.
     expect(await draft.locator('b').count()).toBe(0);
 

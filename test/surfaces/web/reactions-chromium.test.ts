@@ -14,7 +14,8 @@ describe('reactions, edits and deletes in the web chat, seen live on a second pa
   let bob: Page;
   const errors: string[] = [];
 
-  const open = (handle: string, password: string) => openChat(browser, server.url, handle, password, { onPageError: (m) => errors.push(`${handle}: ${m}`) });
+  const open = (handle: string, password: string) =>
+    openChat(browser, server.url, handle, password, { onPageError: (m) => errors.push(`${handle}: ${m}`) });
   const item = (page: Page, text: string) => page.locator('#main li.message', { hasText: text });
 
   beforeAll(async () => {
@@ -31,7 +32,10 @@ describe('reactions, edits and deletes in the web chat, seen live on a second pa
   });
 
   it('shows a reaction, an edit and a delete on the other page as they happen', async () => {
-    onTestFailed(async () => { await keepScreenshot(alice, 'failed-reactions-alice'); await keepScreenshot(bob, 'failed-reactions-bob'); });
+    onTestFailed(async () => {
+      await keepScreenshot(alice, 'failed-reactions-alice');
+      await keepScreenshot(bob, 'failed-reactions-bob');
+    });
     await alice.locator('#composer-input').fill('Lunch at noon?');
     await alice.locator('#composer-input').press('Enter');
     const onBob = item(bob, 'Lunch at noon?');
@@ -54,7 +58,9 @@ describe('reactions, edits and deletes in the web chat, seen live on a second pa
     await expect.poll(() => onBob.locator('.reaction[data-emoji="thumbsup"]').textContent()).toContain('👍 2');
     // Bob takes his back; Alice's stays.
     await onBob.locator('.reaction[data-emoji="thumbsup"]').click();
-    await expect.poll(() => item(alice, 'Lunch at noon?').locator('.reaction[data-emoji="thumbsup"]').textContent()).toContain('👍 1');
+    await expect
+      .poll(() => item(alice, 'Lunch at noon?').locator('.reaction[data-emoji="thumbsup"]').textContent())
+      .toContain('👍 1');
     expect(await item(alice, 'Lunch at noon?').locator('.reaction').getAttribute('aria-pressed')).toBe('true');
 
     // Alice edits her message: Bob sees the new text, rendered, marked edited.

@@ -21,16 +21,26 @@ describe('reactions, edits and deletes in the web chat', () => {
     [alice, bob] = [new HttpBrowser(server.url), new HttpBrowser(server.url)];
     await alice.signIn('alice', seed.password);
     await bob.signIn('bob', seed.password);
-    general = (await alice.api('GET', '/w/acme/sidebar')).json().channels.find((c: { name: string }) => c.name === 'general').id;
+    general = (await alice.api('GET', '/w/acme/sidebar'))
+      .json()
+      .channels.find((c: { name: string }) => c.name === 'general').id;
   });
-  afterAll(async () => { await server?.close(); });
+  afterAll(async () => {
+    await server?.close();
+  });
 
   const post = async (who: HttpBrowser, conversation: string, body: string) => {
     const res = await who.api('POST', `/w/acme/conversations/${conversation}/messages`, { body });
     expect(res.status).toBe(201);
     return res.json().message.id as string;
   };
-  const historyOf = async (who: HttpBrowser, conversation: string) => (await who.api('GET', `/w/acme/conversations/${conversation}`)).json().messages as Array<{ id: string; body: string; editedAt: string | null; reactions: unknown[] }>;
+  const historyOf = async (who: HttpBrowser, conversation: string) =>
+    (await who.api('GET', `/w/acme/conversations/${conversation}`)).json().messages as Array<{
+      id: string;
+      body: string;
+      editedAt: string | null;
+      reactions: unknown[];
+    }>;
 
   it('counts a reaction once per person, says whose it is, and shows it live to the others', async () => {
     const id = await post(alice, general, 'Ship it on Friday?');
@@ -40,7 +50,9 @@ describe('reactions, edits and deletes in the web chat', () => {
       expect(first.status).toBe(200);
       expect(first.json().reactions).toEqual([{ emoji: 'thumbsup', count: 1, mine: true, names: ['Bob'] }]);
       // Giving it again changes nothing.
-      expect((await bob.api('POST', `/w/acme/messages/${id}/reactions`, { emoji: 'thumbsup' })).json().reactions).toEqual([{ emoji: 'thumbsup', count: 1, mine: true, names: ['Bob'] }]);
+      expect(
+        (await bob.api('POST', `/w/acme/messages/${id}/reactions`, { emoji: 'thumbsup' })).json().reactions,
+      ).toEqual([{ emoji: 'thumbsup', count: 1, mine: true, names: ['Bob'] }]);
       const live = await events.next((e) => e.event === 'changed' && e.data.message.id === id, WAIT);
       // Alice's page sees Bob's reaction as not hers.
       expect(live.data.message.reactions).toEqual([{ emoji: 'thumbsup', count: 1, mine: false, names: ['Bob'] }]);
@@ -59,7 +71,14 @@ describe('reactions, edits and deletes in the web chat', () => {
         { emoji: 'thumbsup', count: 1, mine: false, names: ['Alice'] },
         { emoji: 'tada', count: 1, mine: false, names: ['Alice'] },
       ]);
-      await events.next((e) => e.event === 'changed' && e.data.message.id === id && e.data.message.reactions[0]?.count === 1 && e.data.message.reactions.length === 2, WAIT);
+      await events.next(
+        (e) =>
+          e.event === 'changed' &&
+          e.data.message.id === id &&
+          e.data.message.reactions[0]?.count === 1 &&
+          e.data.message.reactions.length === 2,
+        WAIT,
+      );
     } finally {
       await events.close();
     }
@@ -69,12 +88,21 @@ describe('reactions, edits and deletes in the web chat', () => {
     const id = await post(alice, general, 'Lunch?');
     const odd = await bob.api('POST', `/w/acme/messages/${id}/reactions`, { emoji: 'rocket' });
     expect(odd.status).toBe(400);
-    expect(odd.json().error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/not one of the reactions offered here.*thumbsup/) });
+    expect(odd.json().error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/not one of the reactions offered here.*thumbsup/),
+    });
     // A Slack user's emoji on the message may be joined.
     await server.app.store.reactions.add((await server.app.store.workspaces.get('acme'))!.id, {
-      messageId: id, emoji: 'rocket', reactor: 'identity:00000000-0000-4000-8000-000000000001', reactorName: 'Carol', surface: 'slack',
+      messageId: id,
+      emoji: 'rocket',
+      reactor: 'identity:00000000-0000-4000-8000-000000000001',
+      reactorName: 'Carol',
+      surface: 'slack',
     });
-    expect((await bob.api('POST', `/w/acme/messages/${id}/reactions`, { emoji: 'rocket' })).json().reactions).toEqual([{ emoji: 'rocket', count: 2, mine: true, names: ['Carol', 'Bob'] }]);
+    expect((await bob.api('POST', `/w/acme/messages/${id}/reactions`, { emoji: 'rocket' })).json().reactions).toEqual([
+      { emoji: 'rocket', count: 2, mine: true, names: ['Carol', 'Bob'] },
+    ]);
     const bad = await bob.api('POST', `/w/acme/messages/${id}/reactions`, { emoji: '<img src=x>' });
     expect(bad.status).toBe(400);
     expect(bad.json().error.message).toMatch(/emoji short name/);
@@ -87,14 +115,21 @@ describe('reactions, edits and deletes in the web chat', () => {
     try {
       const edited = await alice.api('PATCH', `/w/acme/messages/${id}`, { body: 'Standup at **10**' });
       expect(edited.status).toBe(200);
-      expect(edited.json().message).toMatchObject({ id, body: 'Standup at **10**', html: expect.stringContaining('<strong>10</strong>'), editedAt: expect.any(String) });
+      expect(edited.json().message).toMatchObject({
+        id,
+        body: 'Standup at **10**',
+        html: expect.stringContaining('<strong>10</strong>'),
+        editedAt: expect.any(String),
+      });
       const live = await events.next((e) => e.event === 'changed' && e.data.message.id === id, WAIT);
       expect(live.data.message).toMatchObject({ body: 'Standup at **10**', editedAt: expect.any(String) });
 
       const notHers = await bob.api('PATCH', `/w/acme/messages/${id}`, { body: 'hijacked' });
       expect(notHers.status).toBe(403);
       expect(notHers.json().error.message).toBe('You can only edit your own messages.');
-      expect((await bob.api('DELETE', `/w/acme/messages/${id}`)).json().error.message).toBe('You can only delete your own messages.');
+      expect((await bob.api('DELETE', `/w/acme/messages/${id}`)).json().error.message).toBe(
+        'You can only delete your own messages.',
+      );
       expect((await alice.api('PATCH', `/w/acme/messages/${id}`, { body: '   ' })).status).toBe(400);
 
       expect((await alice.api('DELETE', `/w/acme/messages/${id}`)).status).toBe(200);
@@ -124,7 +159,11 @@ describe('reactions, edits and deletes in the web chat', () => {
       const marker = await post(alice, general, 'after the quiet ones');
       await alice.api('POST', `/w/acme/messages/${marker}/reactions`, { emoji: 'heart' });
       await events.next((e) => e.event === 'changed' && e.data.message.id === marker, WAIT);
-      expect(events.events.filter((e) => (e.event === 'changed' && e.data.message.id === id) || (e.event === 'deleted' && e.data.id === id))).toEqual([]);
+      expect(
+        events.events.filter(
+          (e) => (e.event === 'changed' && e.data.message.id === id) || (e.event === 'deleted' && e.data.id === id),
+        ),
+      ).toEqual([]);
     } finally {
       await events.close();
     }
@@ -132,9 +171,15 @@ describe('reactions, edits and deletes in the web chat', () => {
 
   it('needs the CSRF token to react, edit or delete', async () => {
     const id = await post(alice, general, 'guarded');
-    expect((await bob.api('POST', `/w/acme/messages/${id}/reactions`, { emoji: 'heart' }, { csrf: false })).status).toBe(403);
+    expect(
+      (await bob.api('POST', `/w/acme/messages/${id}/reactions`, { emoji: 'heart' }, { csrf: false })).status,
+    ).toBe(403);
     expect((await alice.api('PATCH', `/w/acme/messages/${id}`, { body: 'x' }, { csrf: false })).status).toBe(403);
     expect((await alice.api('DELETE', `/w/acme/messages/${id}`, undefined, { csrf: false })).status).toBe(403);
-    expect((await historyOf(alice, general)).find((m) => m.id === id)).toMatchObject({ body: 'guarded', editedAt: null, reactions: [] });
+    expect((await historyOf(alice, general)).find((m) => m.id === id)).toMatchObject({
+      body: 'guarded',
+      editedAt: null,
+      reactions: [],
+    });
   });
 });

@@ -31,7 +31,9 @@ describe.runIf(pgDb)('the web chat after the server lost its notification connec
     await seedOrg(server, { org: 'Acme', workspace: 'acme', admin: 'alice', member: 'bob', password: PASSWORD });
     bob = new HttpBrowser(server.url);
     await bob.signIn('bob', PASSWORD);
-    general = (await bob.api('GET', '/w/acme/sidebar')).json().channels.find((c: { name: string }) => c.name === 'general').id;
+    general = (await bob.api('GET', '/w/acme/sidebar'))
+      .json()
+      .channels.find((c: { name: string }) => c.name === 'general').id;
     dbName = rowsOf<{ d: string }>(await app.database.db.execute(sql`select current_database() as d`))[0].d;
     admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     admin.on('error', () => {});
@@ -51,7 +53,8 @@ describe.runIf(pgDb)('the web chat after the server lost its notification connec
     onTestFailed(() => keepScreenshot(page, 'failed-resync'));
     const { app } = server;
     const messages = page.locator('#main ol.messages');
-    const say = async (body: string) => expect((await bob.api('POST', `/w/acme/conversations/${general}/messages`, { body })).status).toBe(201);
+    const say = async (body: string) =>
+      expect((await bob.api('POST', `/w/acme/conversations/${general}/messages`, { body })).status).toBe(201);
     // Live delivery works before the gap: Bob writes in #general, Alice's page shows it.
     await say('before the gap');
     await messages.getByText('before the gap').waitFor({ timeout: 30_000 });
@@ -68,7 +71,8 @@ describe.runIf(pgDb)('the web chat after the server lost its notification connec
 
     // PostgreSQL ends every connection of the app's database, the LISTEN one included; the server reconnects.
     const { rows } = await admin.query(
-      'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName],
+      'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [dbName],
     );
     expect(rows[0].n).toBeGreaterThan(0);
     await messages.getByText('written during the gap').waitFor({ timeout: 45_000 });

@@ -17,7 +17,8 @@ import { seedOrg, startTestServer, type TestServer } from '../../support/web/ser
 const PASSWORD = 'correct horse battery';
 const isEvents = (r: Request) => new URL(r.url()).pathname === '/api/chat/w/acme/events';
 const live = (page: Page) => page.evaluate(() => document.body.dataset.live);
-const TROUBLE = /^The server is having trouble, so new messages may not show up here for now\. Trying again in (\d+) s…$/;
+const TROUBLE =
+  /^The server is having trouble, so new messages may not show up here for now\. Trying again in (\d+) s…$/;
 /** The seconds the trouble note says the next try is in. */
 const nextTryIn = async (note: Locator) => Number(TROUBLE.exec((await note.textContent()) ?? '')?.[1] ?? NaN);
 
@@ -28,7 +29,8 @@ describe('the web chat when its event stream ends or is refused, in Chromium', (
   let bob: Page;
   const errors: string[] = [];
 
-  const open = (handle: string) => openChat(browser, server.url, handle, PASSWORD, { onPageError: (m) => errors.push(`${handle}: ${m}`) });
+  const open = (handle: string) =>
+    openChat(browser, server.url, handle, PASSWORD, { onPageError: (m) => errors.push(`${handle}: ${m}`) });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -47,7 +49,9 @@ describe('the web chat when its event stream ends or is refused, in Chromium', (
     onTestFailed(() => keepScreenshot(bob, 'failed-access-end-removed'));
     const where = bob.url();
     let tries = 0;
-    bob.on('request', (r) => { if (isEvents(r)) tries++; });
+    bob.on('request', (r) => {
+      if (isEvents(r)) tries++;
+    });
 
     await server.app.orgs.removePerson(SYSTEM, 'acme', 'bob');
 
@@ -55,7 +59,9 @@ describe('the web chat when its event stream ends or is refused, in Chromium', (
     const heading = bob.getByRole('heading', { name: 'You no longer have access to this workspace' });
     await heading.waitFor({ timeout: 30_000 });
     await keepScreenshot(bob, 'access-ended');
-    expect(await bob.locator('#access-ended [role="alert"]').textContent()).toContain('taken out of it or out of its organization');
+    expect(await bob.locator('#access-ended [role="alert"]').textContent()).toContain(
+      'taken out of it or out of its organization',
+    );
     expect(await bob.getByRole('link', { name: 'Go to your workspaces' }).getAttribute('href')).toBe('/');
     expect(await bob.getByRole('link', { name: 'sign in again' }).getAttribute('href')).toBe('/signin');
     expect(await live(bob)).toBe('refused');
@@ -84,16 +90,23 @@ describe('the web chat when its event stream ends or is refused, in Chromium', (
     await bob.getByText('You are not in any workspace yet').waitFor({ timeout: 30_000 });
   }, 90_000);
 
-  it('keeps trying while the server answers the stream\'s reconnection with a 5xx, says the server is having trouble, and recovers', async () => {
+  it("keeps trying while the server answers the stream's reconnection with a 5xx, says the server is having trouble, and recovers", async () => {
     onTestFailed(() => keepScreenshot(alice, 'failed-access-end-5xx'));
     const { app } = server;
     let failed = 0;
-    alice.on('response', (r) => { if (isEvents(r.request()) && r.status() === 500) failed++; });
+    alice.on('response', (r) => {
+      if (isEvents(r.request()) && r.status() === 500) failed++;
+    });
     // The page's own timers (its tries after a failure, 3 s and then longer) are moved on by the test instead of waited
     // out; the browser's reconnection after a cut stream is its own and keeps real time.
     await alice.clock.install();
     // The server breaks where every workspace request starts (the stream's own check keeps an open stream going)...
-    const broken = Object.assign(async () => { throw new Error('the database is on fire'); }, { broken: true });
+    const broken = Object.assign(
+      async () => {
+        throw new Error('the database is on fire');
+      },
+      { broken: true },
+    );
     Object.defineProperty(app.chat, 'viewer', { value: broken, configurable: true, writable: true });
     const note = alice.locator('#live-trouble');
     let later: number;
@@ -134,7 +147,11 @@ describe('the web chat when its event stream ends or is refused, in Chromium', (
     const other = new HttpBrowser(server.url);
     await other.signIn('alice', PASSWORD);
     await other.get('/account');
-    const changed = await other.form('/account/password', { current: PASSWORD, password: 'a long new passphrase', confirm: 'a long new passphrase' });
+    const changed = await other.form('/account/password', {
+      current: PASSWORD,
+      password: 'a long new passphrase',
+      confirm: 'a long new passphrase',
+    });
     expect(changed.status).toBe(200);
 
     // The stream ends at once; the browser tries again after its 3 s retry, is refused, and the page finds out why.

@@ -24,7 +24,11 @@ describe('channel settings, header and intake page in Chromium', () => {
   let page: Page;
 
   beforeAll(async () => {
-    [db, standin, browser] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin(), launchChromium()]);
+    [db, standin, browser] = await Promise.all([
+      (postgresDb() ?? pgliteDb).open(),
+      startSlackStandin(),
+      launchChromium(),
+    ]);
     standin.setChannelMembers('C0BRIDGED', [SLACK_DEFAULTS.botUserId]);
     standin.handle('conversations.info', ({ args }) => ({ ok: true, channel: { id: args.channel, name: 'eng-chat' } }));
     h = await startHarness({ database: db, standin, seed: true, allMounts: true });
@@ -65,7 +69,9 @@ describe('channel settings, header and intake page in Chromium', () => {
     await dialog.locator('#settings-close').click();
 
     await expect.poll(() => page.locator('#conv-listening').textContent()).toBe('listening: @alice/reviewer');
-    expect(await page.locator('#conv-bridges').textContent()).toBe('Bridged with Slack #eng-chat: everyone there reads this channel.');
+    expect(await page.locator('#conv-bridges').textContent()).toBe(
+      'Bridged with Slack #eng-chat: everyone there reads this channel.',
+    );
     await keepScreenshot(page, 'settings-header');
   });
 
@@ -75,14 +81,22 @@ describe('channel settings, header and intake page in Chromium', () => {
     const dialog = page.locator('dialog[open]');
     await dialog.getByLabel('Outside channel id').fill('C0NOTTHERE');
     await dialog.locator('#bridge-add').click();
-    await expect.poll(() => dialog.getByRole('alert').textContent()).toMatch(/^The Slack channel C0NOTTHERE in the team \w+ was not found\. Check the id, and invite the Switchboard app to the channel\.$/);
+    await expect
+      .poll(() => dialog.getByRole('alert').textContent())
+      .toMatch(
+        /^The Slack channel C0NOTTHERE in the team \w+ was not found\. Check the id, and invite the Switchboard app to the channel\.$/,
+      );
     await dialog.locator('#settings-close').click();
     await dialog.waitFor({ state: 'detached' });
   });
 
   it('updates the header live when an agent stops listening at the CLI', async () => {
     shootOnFailure('live');
-    const r = await runCommand(h.server.app, 'channel unlisten', { workspace: 'eng', channel: 'general', agent: 'alice/reviewer' });
+    const r = await runCommand(h.server.app, 'channel unlisten', {
+      workspace: 'eng',
+      channel: 'general',
+      agent: 'alice/reviewer',
+    });
     expect(r.output?.data.removed).toBe(true);
     await expect.poll(() => page.locator('#conv-listening').isHidden()).toBe(true);
     await runCommand(h.server.app, 'channel listen', { workspace: 'eng', channel: 'general', agent: 'alice/reviewer' });
@@ -94,8 +108,17 @@ describe('channel settings, header and intake page in Chromium', () => {
     const { app } = h.server;
     const alice = (await app.store.people.get('alice'))!;
     const general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!;
-    const posted = await app.chat.post(await app.chat.viewer(alice.id, 'eng'), general.conversationId, '@reviewer please add a dark mode');
-    await app.intake.file(h.reviewer, h.workspace, { title: 'Dark mode', kind: 'feature request', summary: 'People want a dark theme.', sourceIds: [posted.message!.id] });
+    const posted = await app.chat.post(
+      await app.chat.viewer(alice.id, 'eng'),
+      general.conversationId,
+      '@reviewer please add a dark mode',
+    );
+    await app.intake.file(h.reviewer, h.workspace, {
+      title: 'Dark mode',
+      kind: 'feature request',
+      summary: 'People want a dark theme.',
+      sourceIds: [posted.message!.id],
+    });
     // A Slack user without a linked account asks for a fix: Switchboard files it by itself.
     await mentionAndReceive(h, 'the deploy button fails');
 
@@ -122,7 +145,7 @@ describe('channel settings, header and intake page in Chromium', () => {
     await expect.poll(() => page.locator('#conv-title').textContent()).toBe('#general');
   }, 60_000);
 
-  it('turns done notices off from the person\'s settings, the same choice the chat apps\' command stores', async () => {
+  it("turns done notices off from the person's settings, the same choice the chat apps' command stores", async () => {
     shootOnFailure('notices');
     const alice = (await h.server.app.store.people.get('alice'))!;
     await page.locator('.user-menu summary').click();
@@ -131,7 +154,9 @@ describe('channel settings, header and intake page in Chromium', () => {
     await toggle.waitFor();
     expect(await toggle.isChecked()).toBe(true);
     await toggle.uncheck();
-    await expect.poll(() => page.locator('#notices-status').textContent()).toBe('You will not be told when something you asked for is done.');
+    await expect
+      .poll(() => page.locator('#notices-status').textContent())
+      .toBe('You will not be told when something you asked for is done.');
     expect(await h.server.app.intake.noticesOn({ personId: alice.id })).toBe(false);
     await toggle.check();
     await expect.poll(() => h.server.app.intake.noticesOn({ personId: alice.id })).toBe(true);

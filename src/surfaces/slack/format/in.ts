@@ -32,7 +32,15 @@ export interface SlackMarkdown {
   names: string[];
 }
 
-const style = z.object({ bold: z.boolean().optional(), italic: z.boolean().optional(), strike: z.boolean().optional(), code: z.boolean().optional() }).partial().optional();
+const style = z
+  .object({
+    bold: z.boolean().optional(),
+    italic: z.boolean().optional(),
+    strike: z.boolean().optional(),
+    code: z.boolean().optional(),
+  })
+  .partial()
+  .optional();
 const inline = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string(), style }),
   z.object({ type: z.literal('link'), url: z.string(), text: z.string().optional(), style }),
@@ -51,7 +59,12 @@ const container = z.discriminatedUnion('type', [
   section,
   z.object({ type: z.literal('rich_text_preformatted'), elements: z.array(inline) }),
   z.object({ type: z.literal('rich_text_quote'), elements: z.array(inline) }),
-  z.object({ type: z.literal('rich_text_list'), style: z.enum(['bullet', 'ordered']), indent: z.number().int().min(0).optional(), elements: z.array(section) }),
+  z.object({
+    type: z.literal('rich_text_list'),
+    style: z.enum(['bullet', 'ordered']),
+    indent: z.number().int().min(0).optional(),
+    elements: z.array(section),
+  }),
 ]);
 type Container = z.infer<typeof container>;
 const richText = z.object({ type: z.literal('rich_text'), elements: z.array(container) });
@@ -69,7 +82,8 @@ export function referencedIds(m: SlackMessageText): { users: string[]; channels:
   const users = new Set<string>();
   const channels = new Set<string>();
   for (const one of [m, ...sharedMessages(m).map((s) => s.message)]) {
-    for (const r of (one.text ?? '').matchAll(/<([@#])([A-Z0-9]+)(?:\|[^<>]*)?>/g)) (r[1] === '@' ? users : channels).add(r[2]);
+    for (const r of (one.text ?? '').matchAll(/<([@#])([A-Z0-9]+)(?:\|[^<>]*)?>/g))
+      (r[1] === '@' ? users : channels).add(r[2]);
     for (const block of richBlocks(one) ?? []) {
       for (const c of block.elements) {
         const items = c.type === 'rich_text_list' ? c.elements.flatMap((s) => s.elements) : c.elements;
@@ -88,7 +102,8 @@ export function referencedIds(m: SlackMessageText): { users: string[]; channels:
 export function labelsInText(text: string | undefined): SlackNames {
   const users = new Map<string, string>();
   const channels = new Map<string, string>();
-  for (const r of (text ?? '').matchAll(/<([@#])([A-Z0-9]+)\|([^<>]+)>/g)) (r[1] === '@' ? users : channels).set(r[2], decode(r[3]));
+  for (const r of (text ?? '').matchAll(/<([@#])([A-Z0-9]+)\|([^<>]+)>/g))
+    (r[1] === '@' ? users : channels).set(r[2], decode(r[3]));
   return { users, channels };
 }
 
@@ -99,14 +114,23 @@ export function labelsInText(text: string | undefined): SlackNames {
 export function slackToMarkdown(m: SlackMessageText, names: SlackNames, botUserId?: string): SlackMarkdown {
   const shared = sharedMessages(m);
   // User groups have no lookup here: their handles are the labels Slack wrote into the texts.
-  const groups = new Map([m, ...shared.map((s) => s.message)].flatMap((one) => [...(one.text ?? '').matchAll(/<!subteam\^([A-Z0-9]+)\|([^<>]+)>/g)].map((r) => [r[1], decode(r[2])] as const)));
+  const groups = new Map(
+    [m, ...shared.map((s) => s.message)].flatMap((one) =>
+      [...(one.text ?? '').matchAll(/<!subteam\^([A-Z0-9]+)\|([^<>]+)>/g)].map((r) => [r[1], decode(r[2])] as const),
+    ),
+  );
   const render = (one: SlackMessageText, people: boolean) => {
     const blocks = richBlocks(one);
     const ctx = { names, groups, botUserId, people };
     return (blocks ? fromBlocks(blocks, ctx) : fromText(one.text ?? '', ctx)).trim();
   };
-  const quotes = shared.map((s) => quote(render(s.message, true), s.author ?? (s.authorId && names.users.get(s.authorId))));
-  return { markdown: [render(m, true), ...quotes].filter(Boolean).join('\n\n'), names: parseMentions(render(m, false)) };
+  const quotes = shared.map((s) =>
+    quote(render(s.message, true), s.author ?? (s.authorId && names.users.get(s.authorId))),
+  );
+  return {
+    markdown: [render(m, true), ...quotes].filter(Boolean).join('\n\n'),
+    names: parseMentions(render(m, false)),
+  };
 }
 
 interface Context {
@@ -126,24 +150,56 @@ interface Shared {
 
 /** The messages shared into this one (`is_share`, or carrying the message in `message_blocks`); link previews are left out. */
 function sharedMessages(m: SlackMessageText): Shared[] {
-  return (m.attachments ?? []).map((a) => sharedMessage.safeParse(a)).flatMap((r) => {
-    if (!r.success || !(r.data.is_share || r.data.message_blocks?.length)) return [];
-    const a = r.data;
-    return [{ message: { text: a.text, blocks: a.message_blocks?.flatMap((b) => b.message.blocks ?? []) }, author: a.author_name || undefined, authorId: a.author_id }];
-  });
+  return (m.attachments ?? [])
+    .map((a) => sharedMessage.safeParse(a))
+    .flatMap((r) => {
+      if (!r.success || !(r.data.is_share || r.data.message_blocks?.length)) return [];
+      const a = r.data;
+      return [
+        {
+          message: { text: a.text, blocks: a.message_blocks?.flatMap((b) => b.message.blocks ?? []) },
+          author: a.author_name || undefined,
+          authorId: a.author_id,
+        },
+      ];
+    });
 }
 
 /** A shared message as a Markdown quote, under who wrote it when known. */
 function quote(markdown: string, author: string | undefined): string {
-  const head = author ? stringifyMarkdown({ type: 'root', children: [{ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: author }] }, { type: 'text', value: ' wrote:' }] }] }) : '';
+  const head = author
+    ? stringifyMarkdown({
+        type: 'root',
+        children: [
+          {
+            type: 'paragraph',
+            children: [
+              { type: 'strong', children: [{ type: 'text', value: author }] },
+              { type: 'text', value: ' wrote:' },
+            ],
+          },
+        ],
+      })
+    : '';
   const text = [head, markdown].filter(Boolean).join('\n\n');
-  return text && text.split('\n').map((line) => (line ? `> ${line}` : '>')).join('\n');
+  return (
+    text &&
+    text
+      .split('\n')
+      .map((line) => (line ? `> ${line}` : '>'))
+      .join('\n')
+  );
 }
 
 function richBlocks(m: SlackMessageText) {
-  const blocks = (m.blocks ?? []).map((b) => richText.safeParse(b)).filter((r) => r.success).map((r) => r.data);
+  const blocks = (m.blocks ?? [])
+    .map((b) => richText.safeParse(b))
+    .filter((r) => r.success)
+    .map((r) => r.data);
   // A block with an element this does not know falls back to the text, which Slack always sends too.
-  const unknown = (m.blocks ?? []).some((b) => (b as { type?: string })?.type === 'rich_text' && !richText.safeParse(b).success);
+  const unknown = (m.blocks ?? []).some(
+    (b) => (b as { type?: string })?.type === 'rich_text' && !richText.safeParse(b).success,
+  );
   return blocks.length && !unknown ? blocks : null;
 }
 
@@ -156,8 +212,16 @@ function fromBlocks(blocks: Array<z.infer<typeof richText>>, ctx: Context): stri
     for (const c of block.elements) {
       if (c.type !== 'rich_text_list') lists = [];
       if (c.type === 'rich_text_list') lists = addList(children, lists, c, ctx);
-      else if (c.type === 'rich_text_preformatted') children.push({ type: 'code', value: c.elements.map((e) => plain(e, ctx)).join('').replace(/\n$/, '') });
-      else if (c.type === 'rich_text_quote') children.push({ type: 'blockquote', children: [paragraph(c.elements, ctx)] });
+      else if (c.type === 'rich_text_preformatted')
+        children.push({
+          type: 'code',
+          value: c.elements
+            .map((e) => plain(e, ctx))
+            .join('')
+            .replace(/\n$/, ''),
+        });
+      else if (c.type === 'rich_text_quote')
+        children.push({ type: 'blockquote', children: [paragraph(c.elements, ctx)] });
       else if (c.elements.length) children.push(paragraph(c.elements, ctx));
     }
   }
@@ -165,9 +229,21 @@ function fromBlocks(blocks: Array<z.infer<typeof richText>>, ctx: Context): stri
 }
 
 /** Slack sends a nested list as a separate list with a larger `indent`; it belongs under the last item of the one before. */
-function addList(out: BlockContent[], open: Array<{ list: List; indent: number }>, c: Extract<Container, { type: 'rich_text_list' }>, ctx: Context) {
+function addList(
+  out: BlockContent[],
+  open: Array<{ list: List; indent: number }>,
+  c: Extract<Container, { type: 'rich_text_list' }>,
+  ctx: Context,
+) {
   const indent = c.indent ?? 0;
-  const list: List = { type: 'list', ordered: c.style === 'ordered', spread: false, children: c.elements.map((s): ListItem => ({ type: 'listItem', spread: false, children: [paragraph(s.elements, ctx)] })) };
+  const list: List = {
+    type: 'list',
+    ordered: c.style === 'ordered',
+    spread: false,
+    children: c.elements.map(
+      (s): ListItem => ({ type: 'listItem', spread: false, children: [paragraph(s.elements, ctx)] }),
+    ),
+  };
   const stack = open.filter((o) => o.indent < indent);
   const parent = stack.at(-1);
   if (parent) parent.list.children.at(-1)!.children.push(list);
@@ -204,7 +280,11 @@ function styled(text: string, s: z.infer<typeof style>, url?: string): PhrasingC
   if (s?.strike) node = { type: 'delete', children: [node] };
   if (s?.italic) node = { type: 'emphasis', children: [node] };
   if (s?.bold) node = { type: 'strong', children: [node] };
-  return [...(lead ? [{ type: 'text' as const, value: lead }] : []), node, ...(trail ? [{ type: 'text' as const, value: trail }] : [])];
+  return [
+    ...(lead ? [{ type: 'text' as const, value: lead }] : []),
+    node,
+    ...(trail ? [{ type: 'text' as const, value: trail }] : []),
+  ];
 }
 
 /** Neighbouring runs with the same styling become one, so `**a****b**` never appears. */
@@ -212,9 +292,14 @@ function merge(nodes: PhrasingContent[]): PhrasingContent[] {
   const out: PhrasingContent[] = [];
   for (const n of nodes) {
     const prev = out.at(-1);
-    if (prev && prev.type === n.type && (n.type === 'text' || n.type === 'strong' || n.type === 'emphasis' || n.type === 'delete')) {
+    if (
+      prev &&
+      prev.type === n.type &&
+      (n.type === 'text' || n.type === 'strong' || n.type === 'emphasis' || n.type === 'delete')
+    ) {
       if (prev.type === 'text' && n.type === 'text') prev.value += n.value;
-      else if ('children' in prev && 'children' in n) prev.children = merge([...prev.children, ...n.children] as PhrasingContent[]) as typeof prev.children;
+      else if ('children' in prev && 'children' in n)
+        prev.children = merge([...prev.children, ...n.children] as PhrasingContent[]) as typeof prev.children;
       continue;
     }
     out.push(n);
@@ -225,16 +310,26 @@ function merge(nodes: PhrasingContent[]): PhrasingContent[] {
 /** What a reference reads as in plain words. */
 function plain(e: Inline, ctx: Context): string {
   switch (e.type) {
-    case 'text': return e.text;
-    case 'link': return e.text && e.text !== e.url ? `${e.text} (${e.url})` : e.url;
-    case 'user': return e.user_id === ctx.botUserId || !ctx.people ? ' ' : `@${ctx.names.users.get(e.user_id) ?? e.user_id}`;
-    case 'usergroup': return ctx.people ? group(e.usergroup_id, ctx.groups.get(e.usergroup_id)) : ' ';
-    case 'channel': return `#${ctx.names.channels.get(e.channel_id) ?? e.channel_id}`;
-    case 'emoji': return e.unicode ? emoji(e.unicode) : `:${e.name}:`;
-    case 'broadcast': return ctx.people ? `@${e.range}` : ' ';
-    case 'date': return e.fallback ?? new Date(e.timestamp * 1000).toISOString();
-    case 'team': return '';
-    case 'color': return e.value;
+    case 'text':
+      return e.text;
+    case 'link':
+      return e.text && e.text !== e.url ? `${e.text} (${e.url})` : e.url;
+    case 'user':
+      return e.user_id === ctx.botUserId || !ctx.people ? ' ' : `@${ctx.names.users.get(e.user_id) ?? e.user_id}`;
+    case 'usergroup':
+      return ctx.people ? group(e.usergroup_id, ctx.groups.get(e.usergroup_id)) : ' ';
+    case 'channel':
+      return `#${ctx.names.channels.get(e.channel_id) ?? e.channel_id}`;
+    case 'emoji':
+      return e.unicode ? emoji(e.unicode) : `:${e.name}:`;
+    case 'broadcast':
+      return ctx.people ? `@${e.range}` : ' ';
+    case 'date':
+      return e.fallback ?? new Date(e.timestamp * 1000).toISOString();
+    case 'team':
+      return '';
+    case 'color':
+      return e.value;
   }
 }
 
@@ -251,20 +346,32 @@ const decode = (s: string) => s.replace(/&(amp|lt|gt);/g, (_m, e: string) => ENT
  * references become names and links, and entities are decoded.
  */
 function fromText(text: string, ctx: Context): string {
-  return text.split(/(```[\s\S]*?```)/g).map((part, i) => {
-    if (i % 2) return `\n\`\`\`\n${decode(part.slice(3, -3)).replace(/^\n|\n$/g, '')}\n\`\`\`\n`;
-    return part.split(/(`[^`\n]+`)/g).map((piece, j) => (j % 2 ? decode(piece) : prose(piece, ctx))).join('');
-  }).join('').replace(/\n{3,}/g, '\n\n');
+  return text
+    .split(/(```[\s\S]*?```)/g)
+    .map((part, i) => {
+      if (i % 2) return `\n\`\`\`\n${decode(part.slice(3, -3)).replace(/^\n|\n$/g, '')}\n\`\`\`\n`;
+      return part
+        .split(/(`[^`\n]+`)/g)
+        .map((piece, j) => (j % 2 ? decode(piece) : prose(piece, ctx)))
+        .join('');
+    })
+    .join('')
+    .replace(/\n{3,}/g, '\n\n');
 }
 
 function prose(text: string, ctx: Context): string {
-  return text
-    .replace(/(^|[\s([{"'])\*(?=\S)([^*\n]*?\S)\*(?=$|[\s)\]}.,;:!?"'])/g, '$1**$2**')
-    .replace(/(^|[\s([{"'])~(?=\S)([^~\n]*?\S)~(?=$|[\s)\]}.,;:!?"'])/g, '$1~~$2~~')
-    .replace(/^&gt;[ \t]?/gm, '> ')
-    .replace(/<([^<>\n]*)>|&(amp|lt|gt);/g, (_m, ref: string | undefined, entity: string) => (ref === undefined ? ENTITIES[entity] : reference(ref, ctx)))
-    // Where a mention was taken out, the spaces around it close up.
-    .replace(/(\S)[ \t]{2,}/g, '$1 ').replace(/[ \t]+(?=\n)/g, '');
+  return (
+    text
+      .replace(/(^|[\s([{"'])\*(?=\S)([^*\n]*?\S)\*(?=$|[\s)\]}.,;:!?"'])/g, '$1**$2**')
+      .replace(/(^|[\s([{"'])~(?=\S)([^~\n]*?\S)~(?=$|[\s)\]}.,;:!?"'])/g, '$1~~$2~~')
+      .replace(/^&gt;[ \t]?/gm, '> ')
+      .replace(/<([^<>\n]*)>|&(amp|lt|gt);/g, (_m, ref: string | undefined, entity: string) =>
+        ref === undefined ? ENTITIES[entity] : reference(ref, ctx),
+      )
+      // Where a mention was taken out, the spaces around it close up.
+      .replace(/(\S)[ \t]{2,}/g, '$1 ')
+      .replace(/[ \t]+(?=\n)/g, '')
+  );
 }
 
 /** One `<…>` reference of mrkdwn. */

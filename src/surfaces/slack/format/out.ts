@@ -29,7 +29,9 @@ export const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g,
  * put before the message on its first line (who asked, in a slash command's post).
  */
 export function markdownToSlack(markdown: string, lead?: string): SlackText {
-  const nodes = (parseMarkdown(markdown) as Root).children.map((node) => ({ node: node as Nodes, text: block(node as Nodes) })).filter((p) => p.text);
+  const nodes = (parseMarkdown(markdown) as Root).children
+    .map((node) => ({ node: node as Nodes, text: block(node as Nodes) }))
+    .filter((p) => p.text);
   const whole = [lead, nodes.map((p) => p.text).join('\n\n')].filter(Boolean).join(' ');
   if (whole.length <= SECTION_LIMIT) return { text: whole };
   // Top-level nodes (paragraphs, lists, code…) first; only a node too long for a section is split inside.
@@ -37,12 +39,28 @@ export function markdownToSlack(markdown: string, lead?: string): SlackText {
     ...(lead ? [{ text: lead, sep: '' }] : []),
     ...nodes.flatMap((p, i) => {
       const room = i === 0 && lead ? SECTION_LIMIT - lead.length - 1 : SECTION_LIMIT;
-      return startWith(p.text.length <= SECTION_LIMIT ? [{ text: p.text, sep: '' }] : piecesOf(p.node, 0, room), i === 0 && lead ? ' ' : '\n\n');
+      return startWith(
+        p.text.length <= SECTION_LIMIT ? [{ text: p.text, sep: '' }] : piecesOf(p.node, 0, room),
+        i === 0 && lead ? ' ' : '\n\n',
+      );
     }),
-  ].flatMap((p) => (p.text.length <= SECTION_LIMIT ? [p] : startWith(cut(p.text, SECTION_LIMIT).map((text) => ({ text, sep: '\n' })), p.sep)));
+  ].flatMap((p) =>
+    p.text.length <= SECTION_LIMIT
+      ? [p]
+      : startWith(
+          cut(p.text, SECTION_LIMIT).map((text) => ({ text, sep: '\n' })),
+          p.sep,
+        ),
+  );
   const sections = pack(parts);
-  const kept = sections.length > BLOCK_LIMIT ? [...sections.slice(0, BLOCK_LIMIT - 1), '_(The rest of this message is too long for Slack.)_'] : sections;
-  return { text: notification(whole), blocks: kept.map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } })) };
+  const kept =
+    sections.length > BLOCK_LIMIT
+      ? [...sections.slice(0, BLOCK_LIMIT - 1), '_(The rest of this message is too long for Slack.)_']
+      : sections;
+  return {
+    text: notification(whole),
+    blocks: kept.map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } })),
+  };
 }
 
 /** The start of the message for notifications, never ending inside an entity or a `<…>` (it would show as raw markup). */
@@ -67,7 +85,8 @@ function pack(parts: Part[]): string[] {
   const out: string[] = [];
   for (const p of parts) {
     const last = out.at(-1);
-    if (last !== undefined && last.length + p.sep.length + p.text.length <= SECTION_LIMIT) out[out.length - 1] = `${last}${p.sep}${p.text}`;
+    if (last !== undefined && last.length + p.sep.length + p.text.length <= SECTION_LIMIT)
+      out[out.length - 1] = `${last}${p.sep}${p.text}`;
     else out.push(p.text);
   }
   return out;
@@ -78,11 +97,21 @@ function piecesOf(node: Nodes, depth: number, room: number): Part[] {
   const whole = block(node, depth);
   if (whole.length <= room) return [{ text: whole, sep: '' }];
   switch (node.type) {
-    case 'paragraph': return words(node.children, [], room);
-    case 'heading': return words(node.children, ['*'], room);
-    case 'list': return node.children.flatMap((_item, i) => startWith(itemPieces(node, i, depth, room), '\n'));
-    case 'blockquote': return prefixed((r) => node.children.flatMap((c) => startWith(piecesOf(c as Nodes, depth, r), '\n\n')), '> ', '> ', room);
-    default: return cut(whole, room).map((text) => ({ text, sep: '\n' }));
+    case 'paragraph':
+      return words(node.children, [], room);
+    case 'heading':
+      return words(node.children, ['*'], room);
+    case 'list':
+      return node.children.flatMap((_item, i) => startWith(itemPieces(node, i, depth, room), '\n'));
+    case 'blockquote':
+      return prefixed(
+        (r) => node.children.flatMap((c) => startWith(piecesOf(c as Nodes, depth, r), '\n\n')),
+        '> ',
+        '> ',
+        room,
+      );
+    default:
+      return cut(whole, room).map((text) => ({ text, sep: '\n' }));
   }
 }
 
@@ -94,7 +123,10 @@ function itemPieces(node: List, i: number, depth: number, room: number): Part[] 
   return node.children[i].children.flatMap((c, j) => {
     if (j && c.type === 'list') return startWith(piecesOf(c, depth + 1, room), '\n');
     const within = (r: number) => piecesOf(c as Nodes, c.type === 'list' || j ? depth + 1 : depth, r);
-    return startWith(prefixed(within, j ? `${indent}    ` : `${indent}${markOf(node, i, depth)} `, `${indent}    `, room), '\n');
+    return startWith(
+      prefixed(within, j ? `${indent}    ` : `${indent}${markOf(node, i, depth)} `, `${indent}    `, room),
+      '\n',
+    );
   });
 }
 
@@ -103,7 +135,7 @@ function itemPieces(node: List, i: number, depth: number, room: number): Part[] 
  * the prefixes' cost depends on the lines, so the pieces are made smaller until they fit.
  */
 function prefixed(make: (room: number) => Part[], first: string, rest: string, room: number): Part[] {
-  for (let r = room - first.length; ;) {
+  for (let r = room - first.length; ; ) {
     const parts = make(r).map((p, i) => ({
       text: (i ? rest : first) + p.text.split('\n').join(`\n${rest}`),
       sep: i ? p.sep.replace(/\n(?=\n)/g, `\n${rest.trimEnd()}`) : p.sep,
@@ -125,7 +157,13 @@ interface Token {
 function tokens(nodes: PhrasingContent[], marks: string[], out: Token[] = []): Token[] {
   const within = (m: string) => (marks.includes(m) ? marks : [...marks, m]);
   for (const n of nodes) {
-    if (n.type === 'text') out.push(...n.value.split(/(\s+)/).filter(Boolean).map((w) => ({ text: escapeSlack(w), marks, space: /^\s/.test(w) })));
+    if (n.type === 'text')
+      out.push(
+        ...n.value
+          .split(/(\s+)/)
+          .filter(Boolean)
+          .map((w) => ({ text: escapeSlack(w), marks, space: /^\s/.test(w) })),
+      );
     else if (n.type === 'strong') tokens(n.children, within('*'), out);
     else if (n.type === 'emphasis') tokens(n.children, within('_'), out);
     else if (n.type === 'delete') tokens(n.children, within('~'), out);
@@ -159,7 +197,9 @@ class Run {
   private open: string[] = [];
   private gap = '';
 
-  get empty() { return !this.text; }
+  get empty() {
+    return !this.text;
+  }
 
   /** The length of the run with `t` added and every marker closed. */
   lengthWith(t: Token): number {
@@ -215,41 +255,77 @@ function cut(part: string, room: number): string[] {
 
 function block(node: Nodes, depth = 0): string {
   switch (node.type) {
-    case 'paragraph': return inline(node.children);
-    case 'heading': return `*${inline(node.children, true)}*`;
-    case 'thematicBreak': return '──────────';
-    case 'blockquote': return node.children.map((c) => block(c as Nodes, depth)).join('\n\n').split('\n').map((l) => `> ${l}`).join('\n');
-    case 'list': return list(node, depth);
-    case 'code': return `\`\`\`\n${escapeSlack(node.value)}\n\`\`\``;
-    case 'table': return table(node);
-    case 'html': return escapeSlack(node.value);
-    case 'definition': return '';
-    case 'footnoteDefinition': return `[^${escapeSlack(node.identifier)}] ${node.children.map((c) => block(c as Nodes, depth)).join(' ')}`;
-    default: return 'children' in node ? inline(node.children as PhrasingContent[]) : 'value' in node ? escapeSlack(String(node.value)) : '';
+    case 'paragraph':
+      return inline(node.children);
+    case 'heading':
+      return `*${inline(node.children, true)}*`;
+    case 'thematicBreak':
+      return '──────────';
+    case 'blockquote':
+      return node.children
+        .map((c) => block(c as Nodes, depth))
+        .join('\n\n')
+        .split('\n')
+        .map((l) => `> ${l}`)
+        .join('\n');
+    case 'list':
+      return list(node, depth);
+    case 'code':
+      return `\`\`\`\n${escapeSlack(node.value)}\n\`\`\``;
+    case 'table':
+      return table(node);
+    case 'html':
+      return escapeSlack(node.value);
+    case 'definition':
+      return '';
+    case 'footnoteDefinition':
+      return `[^${escapeSlack(node.identifier)}] ${node.children.map((c) => block(c as Nodes, depth)).join(' ')}`;
+    default:
+      return 'children' in node
+        ? inline(node.children as PhrasingContent[])
+        : 'value' in node
+          ? escapeSlack(String(node.value))
+          : '';
   }
 }
 
 function list(node: List, depth: number): string {
   const indent = '    '.repeat(depth);
-  return node.children.map((item, i) => {
-    const mark = markOf(node, i, depth);
-    const [first, ...rest] = item.children;
-    const head = first ? (first.type === 'list' ? list(first, depth + 1) : block(first as Nodes, depth)) : '';
-    const tail = rest.map((c) => (c.type === 'list' ? list(c, depth + 1) : `${indent}    ${block(c as Nodes, depth + 1)}`));
-    return [`${indent}${mark} ${head.split('\n').join(`\n${indent}    `)}`, ...tail].join('\n');
-  }).join('\n');
+  return node.children
+    .map((item, i) => {
+      const mark = markOf(node, i, depth);
+      const [first, ...rest] = item.children;
+      const head = first ? (first.type === 'list' ? list(first, depth + 1) : block(first as Nodes, depth)) : '';
+      const tail = rest.map((c) =>
+        c.type === 'list' ? list(c, depth + 1) : `${indent}    ${block(c as Nodes, depth + 1)}`,
+      );
+      return [`${indent}${mark} ${head.split('\n').join(`\n${indent}    `)}`, ...tail].join('\n');
+    })
+    .join('\n');
 }
 
 function markOf(node: List, i: number, depth: number): string {
   const { checked } = node.children[i];
-  return checked === true ? '☑' : checked === false ? '☐' : node.ordered ? `${(node.start ?? 1) + i}.` : depth % 2 ? '◦' : '•';
+  return checked === true
+    ? '☑'
+    : checked === false
+      ? '☐'
+      : node.ordered
+        ? `${(node.start ?? 1) + i}.`
+        : depth % 2
+          ? '◦'
+          : '•';
 }
 
 /** Slack has no tables: the cells go into a code block, in aligned columns. */
 function table(node: Table): string {
   const rows = node.children.map((r) => r.children.map((c) => plain(c.children)));
   const widths = rows[0]?.map((_c, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join(' | ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join(' | ')
+      .trimEnd();
   const [head, ...body] = rows;
   return `\`\`\`\n${escapeSlack([line(head), widths.map((w) => '-'.repeat(w)).join('-+-'), ...body.map(line)].join('\n'))}\n\`\`\``;
 }
@@ -261,17 +337,28 @@ function inline(nodes: PhrasingContent[], bold = false): string {
 
 function phrase(n: PhrasingContent, bold: boolean): string {
   switch (n.type) {
-    case 'text': return escapeSlack(n.value);
-    case 'strong': return bold ? inline(n.children, true) : wrap('*', inline(n.children, true));
-    case 'emphasis': return wrap('_', inline(n.children, bold));
-    case 'delete': return wrap('~', inline(n.children, bold));
-    case 'inlineCode': return `\`${escapeSlack(n.value)}\``;
-    case 'break': return '\n';
-    case 'link': return link(n.url, plain(n.children));
-    case 'image': return link(n.url, n.alt ?? '');
-    case 'html': return escapeSlack(n.value);
-    case 'footnoteReference': return `[^${escapeSlack(n.identifier)}]`;
-    default: return 'children' in n ? inline(n.children as PhrasingContent[], bold) : '';
+    case 'text':
+      return escapeSlack(n.value);
+    case 'strong':
+      return bold ? inline(n.children, true) : wrap('*', inline(n.children, true));
+    case 'emphasis':
+      return wrap('_', inline(n.children, bold));
+    case 'delete':
+      return wrap('~', inline(n.children, bold));
+    case 'inlineCode':
+      return `\`${escapeSlack(n.value)}\``;
+    case 'break':
+      return '\n';
+    case 'link':
+      return link(n.url, plain(n.children));
+    case 'image':
+      return link(n.url, n.alt ?? '');
+    case 'html':
+      return escapeSlack(n.value);
+    case 'footnoteReference':
+      return `[^${escapeSlack(n.identifier)}]`;
+    default:
+      return 'children' in n ? inline(n.children as PhrasingContent[], bold) : '';
   }
 }
 
@@ -289,5 +376,15 @@ function link(url: string, label: string): string {
 }
 
 function plain(nodes: PhrasingContent[]): string {
-  return nodes.map((n) => ('value' in n ? n.value : 'children' in n ? plain(n.children as PhrasingContent[]) : n.type === 'image' ? n.alt ?? '' : '')).join('');
+  return nodes
+    .map((n) =>
+      'value' in n
+        ? n.value
+        : 'children' in n
+          ? plain(n.children as PhrasingContent[])
+          : n.type === 'image'
+            ? (n.alt ?? '')
+            : '',
+    )
+    .join('');
 }

@@ -6,7 +6,18 @@
 // out. The bot's own mention is removed; people's mentions become `@Name`.
 // Pure functions, and tolerant: any string, however broken or hostile, gives
 // Markdown (tags it does not know keep their words, scripts and styles lose theirs).
-import type { BlockContent, List, ListItem, Paragraph, PhrasingContent, Root, RootContent, Table, TableCell, TableRow } from 'mdast';
+import type {
+  BlockContent,
+  List,
+  ListItem,
+  Paragraph,
+  PhrasingContent,
+  Root,
+  RootContent,
+  Table,
+  TableCell,
+  TableRow,
+} from 'mdast';
 import { stringifyMarkdown } from '../../../core/format/markdown.ts';
 import { parseMentions } from '../../../core/format/mentions.ts';
 import { namedAgents } from '../text.ts';
@@ -39,7 +50,8 @@ export interface TeamsMarkdown {
 
 /** The message as Markdown without the bot's own mention, and the agent names it gives. */
 export function teamsToMarkdown(activity: TeamsMessageText, botId: string | undefined): TeamsMarkdown {
-  const html = activity.attachments?.find((a) => a?.contentType === 'text/html' && typeof a.content === 'string')?.content as string | undefined;
+  const html = activity.attachments?.find((a) => a?.contentType === 'text/html' && typeof a.content === 'string')
+    ?.content as string | undefined;
   // Plain text is HTML without tags, except that its line breaks are real.
   const source = html ?? (activity.text ?? '').replace(/\r?\n/g, '<br>');
   const tree = parseHtml(source.length > MAX_INPUT ? source.slice(0, MAX_INPUT) : source);
@@ -63,8 +75,36 @@ interface El {
   children: Array<El | string>;
 }
 
-const VOID = new Set(['br', 'img', 'hr', 'input', 'meta', 'link', 'wbr', 'source', 'col', 'area', 'base', 'embed', 'param', 'track']);
-const DROPPED = new Set(['script', 'style', 'template', 'iframe', 'object', 'noscript', 'head', 'title', 'textarea', 'select', 'svg', 'math']);
+const VOID = new Set([
+  'br',
+  'img',
+  'hr',
+  'input',
+  'meta',
+  'link',
+  'wbr',
+  'source',
+  'col',
+  'area',
+  'base',
+  'embed',
+  'param',
+  'track',
+]);
+const DROPPED = new Set([
+  'script',
+  'style',
+  'template',
+  'iframe',
+  'object',
+  'noscript',
+  'head',
+  'title',
+  'textarea',
+  'select',
+  'svg',
+  'math',
+]);
 // A tag, a comment, or a declaration; attribute values may hold `>` inside quotes.
 const TOKEN = /<!--[\s\S]*?(?:-->|$)|<![^>]*>?|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)((?:"[^"]*"|'[^']*'|[^'">])*)>/g;
 const ATTR = /([^\s"'=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g;
@@ -109,7 +149,27 @@ function attributes(source: string): Record<string, string> {
   return out;
 }
 
-const NAMED: Record<string, string> = { nbsp: '\u00a0', amp: '&', lt: '<', gt: '>', quot: '"', apos: '\'', ndash: '–', mdash: '—', hellip: '…', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', bull: '•', middot: '·', copy: '©', reg: '®', trade: '™', euro: '€' };
+const NAMED: Record<string, string> = {
+  nbsp: '\u00a0',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  ndash: '–',
+  mdash: '—',
+  hellip: '…',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  bull: '•',
+  middot: '·',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  euro: '€',
+};
 
 function decodeEntities(s: string): string {
   return s.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,8});/gi, (whole, name: string) => {
@@ -133,7 +193,37 @@ interface Context {
   styles?: Style[];
 }
 
-const BLOCK = new Set(['p', 'div', 'section', 'article', 'header', 'footer', 'main', 'aside', 'nav', 'figure', 'ul', 'ol', 'li', 'pre', 'blockquote', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'hr', 'dl', 'dt', 'dd', 'address', 'details', 'summary']);
+const BLOCK = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'main',
+  'aside',
+  'nav',
+  'figure',
+  'ul',
+  'ol',
+  'li',
+  'pre',
+  'blockquote',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'table',
+  'hr',
+  'dl',
+  'dt',
+  'dd',
+  'address',
+  'details',
+  'summary',
+]);
 const WEB_LINK = /^(https?:|mailto:)/i;
 
 function toMarkdown(root: El, ctx: Omit<Context, 'read'>): Root {
@@ -163,8 +253,11 @@ function blocks(nodes: Array<El | string>, ctx: Context): BlockContent[] {
 
 function block(el: El, ctx: Context): BlockContent[] {
   switch (el.tag) {
-    case 'ul': case 'ol': return [list(el, ctx)];
-    case 'li': return [list({ tag: 'ul', attrs: {}, children: [el] }, ctx)];
+    case 'ul':
+    case 'ol':
+      return [list(el, ctx)];
+    case 'li':
+      return [list({ tag: 'ul', attrs: {}, children: [el] }, ctx)];
     case 'pre': {
       const value = textContent(el).replace(/^\n|\n$/g, '');
       return value ? [{ type: 'code', value }] : [];
@@ -173,13 +266,23 @@ function block(el: El, ctx: Context): BlockContent[] {
       const children = blocks(el.children, ctx);
       return children.length ? [{ type: 'blockquote', children }] : [];
     }
-    case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': {
+    case 'h1':
+    case 'h2':
+    case 'h3':
+    case 'h4':
+    case 'h5':
+    case 'h6': {
       const children = inline(el.children, ctx);
-      return trim(children).length ? [{ type: 'heading', depth: Number(el.tag[1]) as 1, children: trim(children) }] : [];
+      return trim(children).length
+        ? [{ type: 'heading', depth: Number(el.tag[1]) as 1, children: trim(children) }]
+        : [];
     }
-    case 'hr': return [{ type: 'thematicBreak' }];
-    case 'table': return table(el, ctx);
-    default: return blocks(el.children, ctx);
+    case 'hr':
+      return [{ type: 'thematicBreak' }];
+    case 'table':
+      return table(el, ctx);
+    default:
+      return blocks(el.children, ctx);
   }
 }
 
@@ -187,7 +290,10 @@ function list(el: El, ctx: Context): List {
   const items = el.children.filter((c): c is El => typeof c !== 'string' && c.tag === 'li');
   const start = Number(el.attrs.start);
   return {
-    type: 'list', ordered: el.tag === 'ol', spread: false, ...(el.tag === 'ol' && start > 1 ? { start } : {}),
+    type: 'list',
+    ordered: el.tag === 'ol',
+    spread: false,
+    ...(el.tag === 'ol' && start > 1 ? { start } : {}),
     children: items.map((li): ListItem => ({ type: 'listItem', spread: false, children: blocks(li.children, ctx) })),
   };
 }
@@ -195,15 +301,22 @@ function list(el: El, ctx: Context): List {
 function table(el: El, ctx: Context): BlockContent[] {
   const rows: El[] = [];
   const collect = (e: El) => {
-    for (const c of e.children) if (typeof c !== 'string') (c.tag === 'tr' ? rows.push(c) : ['thead', 'tbody', 'tfoot'].includes(c.tag) && collect(c));
+    for (const c of e.children)
+      if (typeof c !== 'string')
+        c.tag === 'tr' ? rows.push(c) : ['thead', 'tbody', 'tfoot'].includes(c.tag) && collect(c);
   };
   collect(el);
-  const cells = rows.map((r) => r.children.filter((c): c is El => typeof c !== 'string' && (c.tag === 'td' || c.tag === 'th')));
+  const cells = rows.map((r) =>
+    r.children.filter((c): c is El => typeof c !== 'string' && (c.tag === 'td' || c.tag === 'th')),
+  );
   const width = Math.max(0, ...cells.map((r) => r.length));
   if (!width) return [];
   const toRow = (r: El[]): TableRow => ({
     type: 'tableRow',
-    children: Array.from({ length: width }, (_x, i): TableCell => ({ type: 'tableCell', children: trim(inline(r[i]?.children ?? [], ctx)) })),
+    children: Array.from(
+      { length: width },
+      (_x, i): TableCell => ({ type: 'tableCell', children: trim(inline(r[i]?.children ?? [], ctx)) }),
+    ),
   });
   return [{ type: 'table', children: cells.map(toRow) } satisfies Table];
 }
@@ -227,11 +340,26 @@ function inline(nodes: Array<El | string>, ctx: Context): PhrasingContent[] {
       continue;
     }
     switch (n.tag) {
-      case 'br': out.push({ type: 'text', value: '\n' }); break;
-      case 'b': case 'strong': out.push(...styled('strong', n, ctx)); break;
-      case 'i': case 'em': out.push(...styled('emphasis', n, ctx)); break;
-      case 's': case 'strike': case 'del': out.push(...styled('delete', n, ctx)); break;
-      case 'code': case 'kbd': case 'samp': case 'tt': {
+      case 'br':
+        out.push({ type: 'text', value: '\n' });
+        break;
+      case 'b':
+      case 'strong':
+        out.push(...styled('strong', n, ctx));
+        break;
+      case 'i':
+      case 'em':
+        out.push(...styled('emphasis', n, ctx));
+        break;
+      case 's':
+      case 'strike':
+      case 'del':
+        out.push(...styled('delete', n, ctx));
+        break;
+      case 'code':
+      case 'kbd':
+      case 'samp':
+      case 'tt': {
         const value = textContent(n).replace(/\s+/g, ' ');
         if (value.trim()) out.push({ type: 'inlineCode', value });
         break;
@@ -244,8 +372,12 @@ function inline(nodes: Array<El | string>, ctx: Context): PhrasingContent[] {
         break;
       }
       // An emoji is an image with the character as its text; other pictures are attachments, not words.
-      case 'img': if (n.attrs.alt && /emoji/i.test(`${n.attrs.itemtype ?? ''} ${n.attrs.class ?? ''}`)) out.push({ type: 'text', value: n.attrs.alt }); break;
-      default: out.push(...inline(n.children, ctx));
+      case 'img':
+        if (n.attrs.alt && /emoji/i.test(`${n.attrs.itemtype ?? ''} ${n.attrs.class ?? ''}`))
+          out.push({ type: 'text', value: n.attrs.alt });
+        break;
+      default:
+        out.push(...inline(n.children, ctx));
     }
   }
   return merge(out);
@@ -261,8 +393,13 @@ function mention(el: El, ctx: Context): PhrasingContent[] {
   const index = /^\d+$/.test(el.attrs.itemid ?? '') ? Number(el.attrs.itemid) : ctx.read.mentions;
   ctx.read.mentions = index + 1;
   const entity = ctx.mentions[index];
-  const bot = ctx.botId !== undefined && (entity ? entity.mentioned?.id === ctx.botId
-    : ctx.mentions.some((e) => e.mentioned?.id === ctx.botId && (e.mentioned?.name === name || e.text === `<at>${name}</at>`)));
+  const bot =
+    ctx.botId !== undefined &&
+    (entity
+      ? entity.mentioned?.id === ctx.botId
+      : ctx.mentions.some(
+          (e) => e.mentioned?.id === ctx.botId && (e.mentioned?.name === name || e.text === `<at>${name}</at>`),
+        ));
   if (bot || !ctx.people || !name) return [{ type: 'text', value: ' ' }];
   return [{ type: 'text', value: `@${name}` }];
 }
@@ -278,7 +415,11 @@ function styled(type: Style, el: El, ctx: Context): PhrasingContent[] {
   const tail = children.at(-1)?.type === 'text' && /\s$/.test((children.at(-1) as { value: string }).value);
   const core = trim(children);
   if (!core.length) return children.length ? [{ type: 'text', value: ' ' }] : [];
-  return [...(lead ? [{ type: 'text' as const, value: ' ' }] : []), { type, children: core } as PhrasingContent, ...(tail ? [{ type: 'text' as const, value: ' ' }] : [])];
+  return [
+    ...(lead ? [{ type: 'text' as const, value: ' ' }] : []),
+    { type, children: core } as PhrasingContent,
+    ...(tail ? [{ type: 'text' as const, value: ' ' }] : []),
+  ];
 }
 
 /** Neighbouring text runs become one; spaces where a mention was removed close up. */
@@ -305,5 +446,16 @@ function trim(nodes: PhrasingContent[]): PhrasingContent[] {
 
 /** The words of an element, line breaks included (for code, where markup is not formatting). */
 function textContent(el: El): string {
-  return el.children.map((c) => (typeof c === 'string' ? c : c.tag === 'br' ? '\n' : BLOCK.has(c.tag) && c.tag !== 'pre' ? `${textContent(c)}\n` : textContent(c))).join('').replace(/\u00a0/g, ' ');
+  return el.children
+    .map((c) =>
+      typeof c === 'string'
+        ? c
+        : c.tag === 'br'
+          ? '\n'
+          : BLOCK.has(c.tag) && c.tag !== 'pre'
+            ? `${textContent(c)}\n`
+            : textContent(c),
+    )
+    .join('')
+    .replace(/\u00a0/g, ' ');
 }

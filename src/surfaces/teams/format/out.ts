@@ -40,7 +40,11 @@ const WEB_LINK = /^(https?:|mailto:)/i;
 const CUT_NOTE = '(The rest of this message is too long for Teams.)';
 
 /** Markdown as Teams shows it; `people` maps lowercased handles to those who may be mentioned. */
-export function markdownToTeams(markdown: string, people: ReadonlyMap<string, TeamsPerson> = new Map(), limitBytes = TEAMS_LIMIT_BYTES): TeamsRendering {
+export function markdownToTeams(
+  markdown: string,
+  people: ReadonlyMap<string, TeamsPerson> = new Map(),
+  limitBytes = TEAMS_LIMIT_BYTES,
+): TeamsRendering {
   const tree = parseMarkdown(markdown);
   return needsCard(tree) ? toCard(tree, limitBytes) : toText(tree, people, limitBytes);
 }
@@ -63,7 +67,11 @@ function needsCard(tree: Root): boolean {
 const ENTITY: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;' };
 const escapeHtml = (s: string) => s.replace(/[<>&]/g, (c) => ENTITY[c]);
 
-function toText(tree: Root, people: ReadonlyMap<string, TeamsPerson>, limitBytes: number): Extract<TeamsRendering, { kind: 'text' }> {
+function toText(
+  tree: Root,
+  people: ReadonlyMap<string, TeamsPerson>,
+  limitBytes: number,
+): Extract<TeamsRendering, { kind: 'text' }> {
   const entities: TeamsMention[] = [];
   prepareText(tree, people, entities);
   const parts = tree.children.map((n) => stringifyMarkdown({ type: 'root', children: [n] }, { bracketLinks: true }));
@@ -76,7 +84,10 @@ function toText(tree: Root, people: ReadonlyMap<string, TeamsPerson>, limitBytes
 /** The start of a block of Markdown text within `room` bytes, cut at a line end or space; a code fence is closed again. */
 function cutText(part: string, room: number): string | null {
   const fence = /^(`{3,}|~{3,})/.exec(part)?.[1];
-  let head = Buffer.from(part).subarray(0, Math.max(0, room - 8)).toString().replace(/\ufffd$/, '');
+  let head = Buffer.from(part)
+    .subarray(0, Math.max(0, room - 8))
+    .toString()
+    .replace(/\ufffd$/, '');
   const at = Math.max(head.lastIndexOf('\n'), head.lastIndexOf(' '));
   if (at > head.length / 2) head = head.slice(0, at);
   // An entity such as &amp; is never cut in half.
@@ -93,16 +104,26 @@ function prepareText(node: Nodes, people: ReadonlyMap<string, TeamsPerson>, enti
   if (!('children' in node)) return;
   const blockLevel = BLOCK_PARENTS.has(node.type);
   node.children = (node.children as Nodes[]).flatMap((child): Nodes[] => {
-    if (child.type === 'html' && blockLevel) return [{ type: 'paragraph', children: textWithMentions(child.value, people, entities) as PhrasingContent[] }];
+    if (child.type === 'html' && blockLevel)
+      return [{ type: 'paragraph', children: textWithMentions(child.value, people, entities) as PhrasingContent[] }];
     if (child.type === 'text' || child.type === 'html') return textWithMentions(child.value, people, entities);
-    if (child.type === 'image') return safeLink({ type: 'link', url: child.url, children: [{ type: 'text', value: child.alt || child.url }] }, people, entities);
+    if (child.type === 'image')
+      return safeLink(
+        { type: 'link', url: child.url, children: [{ type: 'text', value: child.alt || child.url }] },
+        people,
+        entities,
+      );
     if (child.type === 'link') return safeLink(child, people, entities);
     prepareText(child, people, entities);
     return [child];
   }) as typeof node.children;
 }
 
-function safeLink(link: Extract<Nodes, { type: 'link' }>, people: ReadonlyMap<string, TeamsPerson>, entities: TeamsMention[]): Nodes[] {
+function safeLink(
+  link: Extract<Nodes, { type: 'link' }>,
+  people: ReadonlyMap<string, TeamsPerson>,
+  entities: TeamsMention[],
+): Nodes[] {
   prepareText(link, people, entities);
   return WEB_LINK.test(link.url) ? [link] : link.children;
 }
@@ -123,7 +144,8 @@ function textWithMentions(value: string, people: ReadonlyMap<string, TeamsPerson
     plain(value.slice(last, m.index));
     const text = `<at>${escapeHtml(person.name)}</at>`;
     out.push({ type: 'html', value: text });
-    if (!entities.some((e) => e.text === text)) entities.push({ type: 'mention', text, mentioned: { id: person.id, name: person.name } });
+    if (!entities.some((e) => e.text === text))
+      entities.push({ type: 'mention', text, mentioned: { id: person.id, name: person.name } });
     last = m.index + m.text.length;
   }
   plain(value.slice(last));
@@ -132,7 +154,18 @@ function textWithMentions(value: string, people: ReadonlyMap<string, TeamsPerson
 
 /** One line of Teams markdown: `bold` in bold, then `rest`, both shown exactly as written. */
 export function teamsLine(bold: string, rest: string): string {
-  const line: Root = { type: 'root', children: [{ type: 'paragraph', children: [{ type: 'strong', children: [{ type: 'text', value: bold }] }, { type: 'text', value: rest }] }] };
+  const line: Root = {
+    type: 'root',
+    children: [
+      {
+        type: 'paragraph',
+        children: [
+          { type: 'strong', children: [{ type: 'text', value: bold }] },
+          { type: 'text', value: rest },
+        ],
+      },
+    ],
+  };
   prepareText(line, new Map(), []);
   return stringifyMarkdown(line, { bracketLinks: true });
 }
@@ -174,11 +207,18 @@ const note = (text: string): CardElement => ({ type: 'TextBlock', text, wrap: tr
 function cutTable(t: CardElement, room: number, after: CardElement[]): CardElement[] | null {
   const rows = t.rows as CardElement[];
   const rest = after.reduce((sum, e) => sum + cardBytes(e), 0);
-  let left = room - (rest <= room / 2 ? rest : 0) - cardBytes(note(`(${rows.length} more rows of this table are too long for Teams.)`)) - cardBytes({ ...t, rows: [] });
+  let left =
+    room -
+    (rest <= room / 2 ? rest : 0) -
+    cardBytes(note(`(${rows.length} more rows of this table are too long for Teams.)`)) -
+    cardBytes({ ...t, rows: [] });
   let k = 0;
   while (k < rows.length && (left -= cardBytes(rows[k]!)) >= 0) k += 1;
   if (k < 2) return null;
-  return [{ ...t, rows: rows.slice(0, k) }, note(`(${rows.length - k} more rows of this table are too long for Teams.)`)];
+  return [
+    { ...t, rows: rows.slice(0, k) },
+    note(`(${rows.length - k} more rows of this table are too long for Teams.)`),
+  ];
 }
 
 /** The start of a card element within `room` bytes: a table's first rows, else its longest text run shortened (a long code block, usually). */
@@ -212,20 +252,39 @@ function rich(inlines: CardElement[], extra: CardElement = {}): CardElement {
 
 function cardBlock(n: RootContent, depth: number): CardElement[] {
   switch (n.type) {
-    case 'paragraph': return [rich(runs(n.children, {}))];
+    case 'paragraph':
+      return [rich(runs(n.children, {}))];
     case 'heading': {
       const size = n.depth === 1 ? 'Large' : n.depth === 2 ? 'Medium' : 'Default';
-      return [rich(runs(n.children, { weight: 'Bolder' }).map((r) => ({ ...r, size })), { spacing: 'Medium' })];
+      return [
+        rich(
+          runs(n.children, { weight: 'Bolder' }).map((r) => ({ ...r, size })),
+          { spacing: 'Medium' },
+        ),
+      ];
     }
     case 'code':
-      return [{ type: 'Container', style: 'emphasis', items: [rich([{ type: 'TextRun', text: n.value || ' ', fontType: 'Monospace' }])] }];
+      return [
+        {
+          type: 'Container',
+          style: 'emphasis',
+          items: [rich([{ type: 'TextRun', text: n.value || ' ', fontType: 'Monospace' }])],
+        },
+      ];
     case 'blockquote':
-      return [{ type: 'Container', style: 'emphasis', items: n.children.flatMap((c) => cardBlock(c as RootContent, depth)) }];
-    case 'list': return [rich(listRuns(n, 0))];
-    case 'table': return [table(n)];
-    case 'html': return [rich([{ type: 'TextRun', text: n.value }])];
-    case 'footnoteDefinition': return n.children.flatMap((c) => cardBlock(c as RootContent, depth));
-    default: return [];
+      return [
+        { type: 'Container', style: 'emphasis', items: n.children.flatMap((c) => cardBlock(c as RootContent, depth)) },
+      ];
+    case 'list':
+      return [rich(listRuns(n, 0))];
+    case 'table':
+      return [table(n)];
+    case 'html':
+      return [rich([{ type: 'TextRun', text: n.value }])];
+    case 'footnoteDefinition':
+      return n.children.flatMap((c) => cardBlock(c as RootContent, depth));
+    default:
+      return [];
   }
 }
 
@@ -234,12 +293,27 @@ function listRuns(list: List, depth: number): CardElement[] {
   const out: CardElement[] = [];
   const indent = '\u00a0\u00a0\u00a0\u00a0'.repeat(depth);
   list.children.forEach((item, i) => {
-    const mark = item.checked === true ? '☑' : item.checked === false ? '☐' : list.ordered ? `${(list.start ?? 1) + i}.` : depth % 2 ? '◦' : '•';
+    const mark =
+      item.checked === true
+        ? '☑'
+        : item.checked === false
+          ? '☐'
+          : list.ordered
+            ? `${(list.start ?? 1) + i}.`
+            : depth % 2
+              ? '◦'
+              : '•';
     item.children.forEach((c, j) => {
       if (out.length) out.push({ type: 'TextRun', text: '\n' });
       if (c.type === 'list') return void out.push(...listRuns(c, depth + 1));
       out.push({ type: 'TextRun', text: j === 0 ? `${indent}${mark} ` : `${indent}\u00a0\u00a0\u00a0` });
-      out.push(...(c.type === 'paragraph' || c.type === 'heading' ? runs(c.children, {}) : c.type === 'code' ? [{ type: 'TextRun', text: c.value, fontType: 'Monospace' }] : [{ type: 'TextRun', text: plainOf(c as Nodes) }]));
+      out.push(
+        ...(c.type === 'paragraph' || c.type === 'heading'
+          ? runs(c.children, {})
+          : c.type === 'code'
+            ? [{ type: 'TextRun', text: c.value, fontType: 'Monospace' }]
+            : [{ type: 'TextRun', text: plainOf(c as Nodes) }]),
+      );
     });
   });
   return out;
@@ -248,12 +322,17 @@ function listRuns(list: List, depth: number): CardElement[] {
 function table(node: Table): CardElement {
   const width = Math.max(1, ...node.children.map((r) => r.children.length));
   return {
-    type: 'Table', firstRowAsHeader: true, showGridLines: true, gridStyle: 'accent',
+    type: 'Table',
+    firstRowAsHeader: true,
+    showGridLines: true,
+    gridStyle: 'accent',
     columns: Array.from({ length: width }, () => ({ width: 1 })),
     rows: node.children.map((row, i) => ({
-      type: 'TableRow', ...(i === 0 ? { style: 'accent' } : {}),
+      type: 'TableRow',
+      ...(i === 0 ? { style: 'accent' } : {}),
       cells: Array.from({ length: width }, (_x, c) => ({
-        type: 'TableCell', items: [rich(runs(row.children[c]?.children ?? [], i === 0 ? { weight: 'Bolder' } : {}))],
+        type: 'TableCell',
+        items: [rich(runs(row.children[c]?.children ?? [], i === 0 ? { weight: 'Bolder' } : {}))],
       })),
     })),
   };
@@ -264,17 +343,38 @@ function runs(nodes: PhrasingContent[], style: RunStyle): CardElement[] {
   const out: CardElement[] = [];
   for (const n of nodes) {
     switch (n.type) {
-      case 'text': out.push(run(n.value, style)); break;
-      case 'html': out.push(run(n.value, style)); break;
-      case 'inlineCode': out.push(run(n.value, { ...style, fontType: 'Monospace' })); break;
-      case 'break': out.push(run('\n', {})); break;
-      case 'strong': out.push(...runs(n.children, { ...style, weight: 'Bolder' })); break;
-      case 'emphasis': out.push(...runs(n.children, { ...style, italic: true })); break;
-      case 'delete': out.push(...runs(n.children, { ...style, strikethrough: true })); break;
-      case 'link': out.push(...runs(n.children, WEB_LINK.test(n.url) ? { ...style, url: n.url } : style)); break;
-      case 'image': out.push(run(n.alt || n.url, WEB_LINK.test(n.url) ? { ...style, url: n.url } : style)); break;
-      case 'footnoteReference': out.push(run(`[${n.identifier}]`, style)); break;
-      default: if ('children' in n) out.push(...runs(n.children as PhrasingContent[], style));
+      case 'text':
+        out.push(run(n.value, style));
+        break;
+      case 'html':
+        out.push(run(n.value, style));
+        break;
+      case 'inlineCode':
+        out.push(run(n.value, { ...style, fontType: 'Monospace' }));
+        break;
+      case 'break':
+        out.push(run('\n', {}));
+        break;
+      case 'strong':
+        out.push(...runs(n.children, { ...style, weight: 'Bolder' }));
+        break;
+      case 'emphasis':
+        out.push(...runs(n.children, { ...style, italic: true }));
+        break;
+      case 'delete':
+        out.push(...runs(n.children, { ...style, strikethrough: true }));
+        break;
+      case 'link':
+        out.push(...runs(n.children, WEB_LINK.test(n.url) ? { ...style, url: n.url } : style));
+        break;
+      case 'image':
+        out.push(run(n.alt || n.url, WEB_LINK.test(n.url) ? { ...style, url: n.url } : style));
+        break;
+      case 'footnoteReference':
+        out.push(run(`[${n.identifier}]`, style));
+        break;
+      default:
+        if ('children' in n) out.push(...runs(n.children as PhrasingContent[], style));
     }
   }
   // Neighbouring runs styled alike become one.
@@ -296,7 +396,12 @@ function sameLook(a: CardElement, b: CardElement): boolean {
 
 function run(text: string, s: RunStyle): CardElement {
   const { url, ...look } = s;
-  return { type: 'TextRun', text, ...look, ...(url ? { color: 'Accent', underline: true, selectAction: { type: 'Action.OpenUrl', url } } : {}) };
+  return {
+    type: 'TextRun',
+    text,
+    ...look,
+    ...(url ? { color: 'Accent', underline: true, selectAction: { type: 'Action.OpenUrl', url } } : {}),
+  };
 }
 
 function plainOf(n: Nodes): string {
@@ -308,7 +413,10 @@ function plainOf(n: Nodes): string {
  * rest left out (`stopped`); when `shorten` gives a list instead (a table's first rows and a note), fitting goes on after it.
  */
 function fit<T>(
-  items: T[], size: (item: T) => number, limit: number, shorten: (item: T, room: number, after: T[]) => T | T[] | null,
+  items: T[],
+  size: (item: T) => number,
+  limit: number,
+  shorten: (item: T, room: number, after: T[]) => T | T[] | null,
 ): { kept: T[]; cut: boolean; stopped: boolean } {
   const kept: T[] = [];
   let used = 0;

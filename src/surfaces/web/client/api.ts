@@ -5,13 +5,21 @@ const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('co
 
 /** A refusal from the server, with its sentence and stable code. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly code?: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+  ) {
     super(message);
   }
 }
 
 /** Calls /api/chat; throws ApiError with the server's sentence when it refuses. */
-export async function api<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(`/api/chat${path}`, {
     method,
     credentials: 'same-origin',
@@ -26,8 +34,9 @@ export async function api<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELET
     location.assign(`/signin?next=${encodeURIComponent(location.pathname + location.hash)}`);
     throw new ApiError(401, 'Your session ended; sign in again.', 'UNAUTHENTICATED');
   }
-  const data = await res.json().catch(() => ({})) as { error?: { message?: string; code?: string } };
-  if (!res.ok) throw new ApiError(res.status, data?.error?.message ?? `The server answered ${res.status}.`, data?.error?.code);
+  const data = (await res.json().catch(() => ({}))) as { error?: { message?: string; code?: string } };
+  if (!res.ok)
+    throw new ApiError(res.status, data?.error?.message ?? `The server answered ${res.status}.`, data?.error?.code);
   return data as T;
 }
 
@@ -54,7 +63,17 @@ export type LiveState =
 /** An open stream of live events; `close` ends it and every try still to come. */
 export type LiveStream = { close(): void };
 
-const EVENTS: Array<keyof LiveEvents> = ['message', 'changed', 'deleted', 'sidebar', 'inbox', 'approval', 'channel', 'live', 'resync'];
+const EVENTS: Array<keyof LiveEvents> = [
+  'message',
+  'changed',
+  'deleted',
+  'sidebar',
+  'inbox',
+  'approval',
+  'channel',
+  'live',
+  'resync',
+];
 
 /** After a failed stream the page waits this long before it tries again, twice as long each time up to the cap. */
 const RETRY_FIRST_MS = 3_000;
@@ -105,7 +124,9 @@ export function follow(ws: string, handlers: LiveHandlers): LiveStream {
     const es = new EventSource(`/api/chat${w(ws, '/events')}`);
     source = es;
     for (const type of EVENTS) {
-      es.addEventListener(type, (e) => (handlers[type] as ((d: unknown) => void) | undefined)?.(JSON.parse((e as MessageEvent<string>).data)));
+      es.addEventListener(type, (e) =>
+        (handlers[type] as ((d: unknown) => void) | undefined)?.(JSON.parse((e as MessageEvent<string>).data)),
+      );
     }
     es.addEventListener('ready', () => {
       wait = RETRY_FIRST_MS;

@@ -11,12 +11,27 @@ import { showLive } from './live.ts';
 import { channelSettingsDialog, loadChannelSettings, mountChannelNotes, personalSettingsView } from './settings.ts';
 import { link, mountSidebar } from './sidebar.ts';
 import { Store, store, type ViewName } from './store.ts';
-import type { AgentsList, ConversationInfo, History, InboxListing, Me, MessageView, Posted, SearchHit, SidebarView } from './types.ts';
+import type {
+  AgentsList,
+  ConversationInfo,
+  History,
+  InboxListing,
+  Me,
+  MessageView,
+  Posted,
+  SearchHit,
+  SidebarView,
+} from './types.ts';
 import { conversationView, inboxView, searchView, threadView, type ConversationActions } from './views.ts';
 
-type Route = { ws: string; view: 'home' } | { ws: string; view: 'conversation'; id: string; thread: string | null }
-  | { ws: string; view: 'inbox'; page: string } | { ws: string; view: 'agents' } | { ws: string; view: 'search'; q: string }
-  | { ws: string; view: 'intake'; query: URLSearchParams } | { ws: string; view: 'settings' };
+type Route =
+  | { ws: string; view: 'home' }
+  | { ws: string; view: 'conversation'; id: string; thread: string | null }
+  | { ws: string; view: 'inbox'; page: string }
+  | { ws: string; view: 'agents' }
+  | { ws: string; view: 'search'; q: string }
+  | { ws: string; view: 'intake'; query: URLSearchParams }
+  | { ws: string; view: 'settings' };
 
 /** `#/w/<ws>/…` (the inbox's page, `?page=2`, goes to the server as written: it says what is wrong with one); `#/inbox`, `#/agents`, `#/intake`, `#/settings` and `#/search?q=` (the links of the page before the script ran) mean the open workspace: ws is ''. */
 function parseRoute(): Route | null {
@@ -24,7 +39,8 @@ function parseRoute(): Route | null {
   let p = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (['inbox', 'agents', 'search', 'intake', 'settings'].includes(p[0])) p = ['w', '', ...p];
   if (p[0] !== 'w' || (!p[1] && p.length < 3)) return null;
-  if (p[2] === 'c' && p[3]) return { ws: p[1], view: 'conversation', id: p[3], thread: p[4] === 't' ? p[5] ?? null : null };
+  if (p[2] === 'c' && p[3])
+    return { ws: p[1], view: 'conversation', id: p[3], thread: p[4] === 't' ? (p[5] ?? null) : null };
   if (p[2] === 'inbox') {
     const page = new URLSearchParams(query).get('page') ?? '';
     return { ws: p[1], view: 'inbox', page: page === '1' ? '' : page };
@@ -42,7 +58,9 @@ const ws = () => store.state.ws!;
 async function refreshSidebar() {
   store.update({ sidebar: await api<SidebarView>('GET', w(ws(), '/sidebar')) });
 }
-const sidebarSoon = debounce(() => { refreshSidebar().catch(() => {}); }, 250);
+const sidebarSoon = debounce(() => {
+  refreshSidebar().catch(() => {});
+}, 250);
 
 /** Agents and people of the workspace: for @mentions and new DMs. */
 async function loadDirectory() {
@@ -53,7 +71,13 @@ async function loadDirectory() {
   for (const p of data.people) count.set(p.handle, (count.get(p.handle) ?? 0) + 1);
   store.update({
     directory: [
-      ...data.agents.map((a) => ({ id: a.id, kind: 'agent' as const, displayName: a.displayName, roleLine: a.roleLine, mention: (count.get(bare(a.name)) ?? 0) > 1 ? a.name : bare(a.name) })),
+      ...data.agents.map((a) => ({
+        id: a.id,
+        kind: 'agent' as const,
+        displayName: a.displayName,
+        roleLine: a.roleLine,
+        mention: (count.get(bare(a.name)) ?? 0) > 1 ? a.name : bare(a.name),
+      })),
       ...data.people.map((p) => ({ id: p.id, kind: 'person' as const, displayName: p.displayName, mention: p.handle })),
     ],
     meAgentId: data.people.find((p) => p.handle === store.state.me?.person.handle)?.id ?? null,
@@ -73,7 +97,10 @@ function receive(m: MessageView, c: ConversationInfo) {
   if (seen.has(m.id)) return;
   seen.add(m.id);
   const open = store.open(c.id);
-  if (open) { appendMessage(open, m); markRead(c.id); }
+  if (open) {
+    appendMessage(open, m);
+    markRead(c.id);
+  }
   if (c.kind === 'thread' && main && c.parentId === main.conversation.id && c.rootMessageId) {
     addThreadReply(main, c.rootMessageId, { conversationId: c.id, createdAt: m.createdAt });
   }
@@ -106,10 +133,18 @@ function connect() {
     changed: ({ message }) => showChanged(message),
     deleted: ({ id }) => showDeleted(id),
     sidebar: sidebarSoon,
-    inbox: () => { sidebarSoon(); if (store.state.view === 'inbox') inboxSoon(); },
+    inbox: () => {
+      sidebarSoon();
+      if (store.state.view === 'inbox') inboxSoon();
+    },
     approval: (card) => updateApproval(ws(), card, { listFor: (id) => store.open(id)?.list ?? null }),
-    channel: ({ id }) => { if (store.state.main?.conversation.id === id) loadChannelSettings(ws()).catch(() => {}); },
-    live: (activity) => { const open = store.open(activity.conversation_id); if (open) showLive(open, activity); },
+    channel: ({ id }) => {
+      if (store.state.main?.conversation.id === id) loadChannelSettings(ws()).catch(() => {});
+    },
+    live: (activity) => {
+      const open = store.open(activity.conversation_id);
+      if (open) showLive(open, activity);
+    },
     reconnect: catchUp,
     resync: catchUp,
     state: liveState,
@@ -127,7 +162,10 @@ function liveState(s: LiveState) {
 /** A note over the top of the page while the server fails the event stream (null takes it away). */
 function showTrouble(retryInMs: number | null) {
   let note = document.getElementById('live-trouble');
-  if (retryInMs === null) { note?.remove(); return; }
+  if (retryInMs === null) {
+    note?.remove();
+    return;
+  }
   if (!note) {
     note = h('p', { id: 'live-trouble', class: 'notice notice-error live-trouble', role: 'status' });
     document.body.append(note);
@@ -144,12 +182,26 @@ function showRefused() {
   showSidebar(false);
   const name = store.state.me?.workspaces.find((x) => x.slug === ws())?.name ?? ws();
   const heading = h('h1', { tabindex: '-1' }, 'You no longer have access to this workspace');
-  byId('main').replaceChildren(h('div', { class: 'page', id: 'access-ended' },
-    heading,
-    h('p', { class: 'notice notice-error', role: 'alert' },
-      `This page stopped following ${name} because you were taken out of it or out of its organization, so nothing new will arrive here.`),
-    h('p', {}, h('a', { href: '/' }, 'Go to your workspaces'), ', ', h('a', { href: '/signin' }, 'sign in again'),
-      ' (perhaps with another account), or ask an admin of the organization to add you back.')));
+  byId('main').replaceChildren(
+    h(
+      'div',
+      { class: 'page', id: 'access-ended' },
+      heading,
+      h(
+        'p',
+        { class: 'notice notice-error', role: 'alert' },
+        `This page stopped following ${name} because you were taken out of it or out of its organization, so nothing new will arrive here.`,
+      ),
+      h(
+        'p',
+        {},
+        h('a', { href: '/' }, 'Go to your workspaces'),
+        ', ',
+        h('a', { href: '/signin' }, 'sign in again'),
+        ' (perhaps with another account), or ask an admin of the organization to add you back.',
+      ),
+    ),
+  );
   heading.focus();
 }
 
@@ -161,29 +213,50 @@ const actions: ConversationActions = {
     const r = await api<{ conversation: { id: string } }>('POST', w(ws(), `/messages/${m.id}/thread`));
     location.hash = link(`/c/${store.state.main!.conversation.id}/t/${r.conversation.id}`);
   },
-  closeThread() { location.hash = link(`/c/${store.state.main!.conversation.id}`); },
+  closeThread() {
+    location.hash = link(`/c/${store.state.main!.conversation.id}`);
+  },
   async send(conversationId, body) {
     const r = await api<Posted>('POST', w(ws(), `/conversations/${conversationId}/messages`), { body });
     const open = store.open(conversationId);
     if (r.message && open) receive(r.message, open.conversation);
     return r.notices;
   },
-  async join(c) { await api('POST', w(ws(), `/channels/${c.id}/join`)); store.update({ main: null }); await route(); sidebarSoon(); },
+  async join(c) {
+    await api('POST', w(ws(), `/channels/${c.id}/join`));
+    store.update({ main: null });
+    await route();
+    sidebarSoon();
+  },
   async leave(c) {
     await api('POST', w(ws(), `/channels/${c.id}/leave`));
     await refreshSidebar();
     location.hash = link('');
   },
   addPeople(c) {
-    openDialog(`Add people to ${c.title}`, (close) => dialogForm(
-      field('handle', 'Handle', { required: true, autofocus: true, autocomplete: 'off' }, 'Someone who can reach this workspace, e.g. bob.'),
-      'Add', async (v) => {
-        const r = await api<{ added: string; channel: string }>('POST', w(ws(), `/channels/${c.id}/members`), { handle: v.handle });
-        close();
-        announce(`Added @${r.added} to #${r.channel}.`);
-      }, close));
+    openDialog(`Add people to ${c.title}`, (close) =>
+      dialogForm(
+        field(
+          'handle',
+          'Handle',
+          { required: true, autofocus: true, autocomplete: 'off' },
+          'Someone who can reach this workspace, e.g. bob.',
+        ),
+        'Add',
+        async (v) => {
+          const r = await api<{ added: string; channel: string }>('POST', w(ws(), `/channels/${c.id}/members`), {
+            handle: v.handle,
+          });
+          close();
+          announce(`Added @${r.added} to #${r.channel}.`);
+        },
+        close,
+      ),
+    );
   },
-  openSettings() { channelSettingsDialog(ws()); },
+  openSettings() {
+    channelSettingsDialog(ws());
+  },
 };
 
 async function showConversation(r: { id: string; thread: string | null }, stale: () => boolean) {
@@ -199,7 +272,8 @@ async function showConversation(r: { id: string; thread: string | null }, stale:
     (view.querySelector<HTMLElement>('#composer-input') ?? view.querySelector('h1'))?.focus();
     sidebarSoon();
   }
-  if (r.thread) await showThread(r.thread, stale); else hideThread();
+  if (r.thread) await showThread(r.thread, stale);
+  else hideThread();
 }
 
 async function showThread(id: string, stale: () => boolean) {
@@ -240,22 +314,35 @@ async function inboxPage(page: string) {
 }
 
 /** Whether the newest inbox page is on screen: only it changes when something arrives (older pages keep still while read). */
-const onNewestInbox = () => { const r = parseRoute(); return store.state.view === 'inbox' && r?.view === 'inbox' && !r.page; };
+const onNewestInbox = () => {
+  const r = parseRoute();
+  return store.state.view === 'inbox' && r?.view === 'inbox' && !r.page;
+};
 
 const inboxSoon = debounce(async () => {
   if (!onNewestInbox()) return;
   const page = await inboxPage('');
-  if (onNewestInbox()) { showPage(page, false); sidebarSoon(); }
+  if (onNewestInbox()) {
+    showPage(page, false);
+    sidebarSoon();
+  }
 }, 300);
 
 const agentsCtx: AgentsContext = {
-  get ws() { return ws(); },
-  get me() { return store.state.me!.person; },
+  get ws() {
+    return ws();
+  },
+  get me() {
+    return store.state.me!.person;
+  },
   async openDm(agentId) {
     const r = await api<{ conversation: { id: string } }>('POST', w(ws(), '/dms'), { agentId });
     location.hash = link(`/c/${r.conversation.id}`);
   },
-  refresh() { loadDirectory(); route(); },
+  refresh() {
+    loadDirectory();
+    route();
+  },
 };
 
 async function enterWorkspace(slug: string) {
@@ -276,7 +363,9 @@ async function route() {
   const r = parseRoute();
   const slugs = store.state.me!.workspaces.map((x) => x.slug);
   if (!slugs.length) {
-    byId('main').replaceChildren(h('p', { class: 'empty' }, 'You are not in any workspace yet. Ask an admin of your organization to add you.'));
+    byId('main').replaceChildren(
+      h('p', { class: 'empty' }, 'You are not in any workspace yet. Ask an admin of your organization to add you.'),
+    );
     return;
   }
   if (r && r.ws === '') {
@@ -284,8 +373,14 @@ async function route() {
     location.replace(`#/w/${encodeURIComponent(here)}${location.hash.slice(1)}`);
     return;
   }
-  if (!r || !slugs.includes(r.ws)) { location.replace(`#/w/${encodeURIComponent(slugs[0])}`); return; }
-  if (r.ws === refusedWs && r.ws === store.state.ws) { showRefused(); return; }
+  if (!r || !slugs.includes(r.ws)) {
+    location.replace(`#/w/${encodeURIComponent(slugs[0])}`);
+    return;
+  }
+  if (r.ws === refusedWs && r.ws === store.state.ws) {
+    showRefused();
+    return;
+  }
   try {
     if (r.ws !== store.state.ws) await enterWorkspace(r.ws);
     if (r.view === 'home') {
@@ -302,10 +397,17 @@ async function route() {
     let page: HTMLElement;
     if (r.view === 'inbox') page = await inboxPage(r.page);
     else if (r.view === 'agents') page = await agentsView(agentsCtx);
-    else if (r.view === 'intake') page = await intakeView(ws(), intakeFilter(r.query), (path) => { location.hash = link(path); });
+    else if (r.view === 'intake')
+      page = await intakeView(ws(), intakeFilter(r.query), (path) => {
+        location.hash = link(path);
+      });
     else if (r.view === 'settings') page = await personalSettingsView();
     else {
-      page = searchView(ws(), r.q, (await api<{ results: SearchHit[] }>('GET', w(ws(), `/search?q=${encodeURIComponent(r.q)}`))).results);
+      page = searchView(
+        ws(),
+        r.q,
+        (await api<{ results: SearchHit[] }>('GET', w(ws(), `/search?q=${encodeURIComponent(r.q)}`))).results,
+      );
       byId<HTMLInputElement>('search-input').value = r.q;
     }
     if (stale()) return;
@@ -314,7 +416,14 @@ async function route() {
     if (r.view === 'inbox') sidebarSoon();
   } catch (err) {
     store.update({ main: null });
-    byId('main').replaceChildren(h('div', { class: 'page' }, h('h1', { tabindex: '-1' }, 'Not available'), h('p', { class: 'notice notice-error', role: 'alert' }, (err as Error).message)));
+    byId('main').replaceChildren(
+      h(
+        'div',
+        { class: 'page' },
+        h('h1', { tabindex: '-1' }, 'Not available'),
+        h('p', { class: 'notice notice-error', role: 'alert' }, (err as Error).message),
+      ),
+    );
   }
 }
 
@@ -336,20 +445,31 @@ function showSidebar(shown: boolean) {
 function wire(me: Me) {
   const select = byId<HTMLSelectElement>('workspace-select');
   select.replaceChildren(...me.workspaces.map((x) => h('option', { value: x.slug }, x.name)));
-  select.addEventListener('change', () => { location.hash = `#/w/${encodeURIComponent(select.value)}`; });
+  select.addEventListener('change', () => {
+    location.hash = `#/w/${encodeURIComponent(select.value)}`;
+  });
   byId('search-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const q = byId<HTMLInputElement>('search-input').value.trim();
     if (q) location.hash = link(`/search?q=${encodeURIComponent(q)}`);
   });
-  byId('new-channel').addEventListener('click', () => newChannelDialog(ws(), (c) => { sidebarSoon(); location.hash = link(`/c/${c.id}`); }));
-  byId('browse-channels').addEventListener('click', () => browseChannelsDialog(store.state.sidebar?.channels ?? [], async (c) => {
-    await api('POST', w(ws(), `/channels/${c.id}/join`));
-    store.update({ main: null });
-    await refreshSidebar();
-    location.hash = link(`/c/${c.id}`);
-  }));
-  byId('new-dm').addEventListener('click', () => newDmDialog(store.state.directory, store.state.meAgentId, (d) => agentsCtx.openDm(d.id)));
+  byId('new-channel').addEventListener('click', () =>
+    newChannelDialog(ws(), (c) => {
+      sidebarSoon();
+      location.hash = link(`/c/${c.id}`);
+    }),
+  );
+  byId('browse-channels').addEventListener('click', () =>
+    browseChannelsDialog(store.state.sidebar?.channels ?? [], async (c) => {
+      await api('POST', w(ws(), `/channels/${c.id}/join`));
+      store.update({ main: null });
+      await refreshSidebar();
+      location.hash = link(`/c/${c.id}`);
+    }),
+  );
+  byId('new-dm').addEventListener('click', () =>
+    newDmDialog(store.state.directory, store.state.meAgentId, (d) => agentsCtx.openDm(d.id)),
+  );
   byId('menu-toggle').addEventListener('click', () => {
     const open = byId('sidebar').classList.toggle('open');
     byId('menu-toggle').setAttribute('aria-expanded', String(open));
@@ -375,7 +495,15 @@ type EarlyAction = { type: 'click' | 'submit' | 'change'; id: string; value?: st
  */
 async function replayEarlyActions() {
   const open = (st: typeof store.state) => !st.me?.workspaces.length || Boolean(st.ws && st.sidebar);
-  if (!open(store.state)) await new Promise<void>((resolve) => { const stop = store.subscribe((st) => { if (open(st)) { stop(); resolve(); } }); });
+  if (!open(store.state))
+    await new Promise<void>((resolve) => {
+      const stop = store.subscribe((st) => {
+        if (open(st)) {
+          stop();
+          resolve();
+        }
+      });
+    });
   document.documentElement.dataset.chat = 'ready';
   const early = (window as { switchboardEarly?: EarlyAction[] }).switchboardEarly ?? [];
   for (const a of early.splice(0)) {
@@ -394,16 +522,26 @@ async function boot() {
   mountChannelNotes();
   const me = await api<Me>('GET', '/me');
   store.update({ me });
-  document.querySelector('.user-menu .avatar')?.replaceWith(avatar({ id: me.person.id, displayName: me.person.displayName }, 'avatar-small'));
+  document
+    .querySelector('.user-menu .avatar')
+    ?.replaceWith(avatar({ id: me.person.id, displayName: me.person.displayName }, 'avatar-small'));
   wire(me);
   await route();
   await replayEarlyActions();
   if (!me.hasPassword) {
-    const note = h('p', { class: 'notice notice-info', role: 'status' }, 'You signed in with a one-time link. ', h('a', { href: '/account' }, 'Set a password'), ' to sign in again later.');
+    const note = h(
+      'p',
+      { class: 'notice notice-info', role: 'status' },
+      'You signed in with a one-time link. ',
+      h('a', { href: '/account' }, 'Set a password'),
+      ' to sign in again later.',
+    );
     byId('sidebar').prepend(note);
   }
 }
 
 boot().catch((err: Error) => {
-  byId('main').replaceChildren(h('p', { class: 'notice notice-error', role: 'alert' }, `The chat could not start: ${err.message}`));
+  byId('main').replaceChildren(
+    h('p', { class: 'notice notice-error', role: 'alert' }, `The chat could not start: ${err.message}`),
+  );
 });

@@ -13,7 +13,11 @@ const dialogEl = () => document.getElementById('dialog') as HTMLDialogElement;
  * A dialog may open another (a form, then its result): the close event of the
  * first one, which arrives later, must not empty the second.
  */
-export function openDialog(title: string, build: (close: () => void) => Child, o: { onEscape?: () => void; onCopy?: () => void } = {}): () => void {
+export function openDialog(
+  title: string,
+  build: (close: () => void) => Child,
+  o: { onEscape?: () => void; onCopy?: () => void } = {},
+): () => void {
   const dialog = dialogEl();
   if (!dialog.contains(document.activeElement)) opener = document.activeElement;
   const mine = ++generation;
@@ -26,9 +30,19 @@ export function openDialog(title: string, build: (close: () => void) => Child, o
     e.preventDefault();
     o.onEscape!();
   };
-  const onCancel = (e: Event) => { if (generation === mine) { e.preventDefault(); o.onEscape!(); } };
-  const onCopy = () => { if (generation === mine) o.onCopy?.(); };
-  if (o.onEscape) { dialog.addEventListener('keydown', onKey); dialog.addEventListener('cancel', onCancel); }
+  const onCancel = (e: Event) => {
+    if (generation === mine) {
+      e.preventDefault();
+      o.onEscape!();
+    }
+  };
+  const onCopy = () => {
+    if (generation === mine) o.onCopy?.();
+  };
+  if (o.onEscape) {
+    dialog.addEventListener('keydown', onKey);
+    dialog.addEventListener('cancel', onCancel);
+  }
   dialog.addEventListener('copy', onCopy);
   const onClose = () => {
     if (dialog.open) return;
@@ -49,12 +63,25 @@ export function openDialog(title: string, build: (close: () => void) => Child, o
 export type FormValues = Record<string, string | boolean>;
 
 /** A form inside a dialog; `submit(values)` resolves when done or throws with a sentence to show. */
-export function dialogForm(fields: Child[], submitLabel: string, submit: (v: FormValues) => Promise<void>, close: () => void): HTMLFormElement {
+export function dialogForm(
+  fields: Child[],
+  submitLabel: string,
+  submit: (v: FormValues) => Promise<void>,
+  close: () => void,
+): HTMLFormElement {
   const error = h('p', { class: 'notice notice-error', role: 'alert', hidden: true });
-  const form = h('form', { class: 'stack' }, error, ...fields,
-    h('div', { class: 'buttons' },
+  const form = h(
+    'form',
+    { class: 'stack' },
+    error,
+    ...fields,
+    h(
+      'div',
+      { class: 'buttons' },
       h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel'),
-      h('button', { type: 'submit', class: 'primary' }, submitLabel)));
+      h('button', { type: 'submit', class: 'primary' }, submitLabel),
+    ),
+  );
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const values: FormValues = {};
@@ -79,15 +106,42 @@ export const field = (id: string, label: string, attrs: Attrs = {}, hint?: strin
 ];
 
 export function newChannelDialog(ws: string, onCreated: (c: { id: string; name: string }) => void): void {
-  openDialog('Create a channel', (close) => dialogForm([
-    ...field('name', 'Name', { required: true, autofocus: true, maxlength: 40, pattern: '#?[a-zA-Z0-9][a-zA-Z0-9_\\-]*', autocomplete: 'off' }, 'Lowercase letters, digits, dashes; for example design-review.'),
-    ...field('description', 'What it is about (optional)', { maxlength: 250 }),
-    h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', name: 'restricted' }), 'Restricted: only people added to it can see it'),
-  ], 'Create', async (v) => {
-    const r = await api<{ channel: { id: string; name: string } }>('POST', w(ws, '/channels'), { name: v.name, description: v.description, restricted: v.restricted });
-    close();
-    onCreated(r.channel);
-  }, close));
+  openDialog('Create a channel', (close) =>
+    dialogForm(
+      [
+        ...field(
+          'name',
+          'Name',
+          {
+            required: true,
+            autofocus: true,
+            maxlength: 40,
+            pattern: '#?[a-zA-Z0-9][a-zA-Z0-9_\\-]*',
+            autocomplete: 'off',
+          },
+          'Lowercase letters, digits, dashes; for example design-review.',
+        ),
+        ...field('description', 'What it is about (optional)', { maxlength: 250 }),
+        h(
+          'label',
+          { class: 'checkbox' },
+          h('input', { type: 'checkbox', name: 'restricted' }),
+          'Restricted: only people added to it can see it',
+        ),
+      ],
+      'Create',
+      async (v) => {
+        const r = await api<{ channel: { id: string; name: string } }>('POST', w(ws, '/channels'), {
+          name: v.name,
+          description: v.description,
+          restricted: v.restricted,
+        });
+        close();
+        onCreated(r.channel);
+      },
+      close,
+    ),
+  );
 }
 
 type SidebarChannel = SidebarView['channels'][number];
@@ -95,29 +149,99 @@ type SidebarChannel = SidebarView['channels'][number];
 export function browseChannelsDialog(channels: SidebarChannel[], onJoin: (c: SidebarChannel) => Promise<void>): void {
   openDialog('Browse channels', (close) => {
     const others = channels.filter((c) => !c.member);
-    const list = h('ul', { class: 'list picker' }, others.map((c) => h('li', { class: 'list-item two-col' },
-      h('div', {}, h('strong', {}, `#${c.name}`), c.description ? h('p', { class: 'excerpt hint' }, c.description) : null),
-      h('button', { type: 'button', class: 'secondary', onclick: async () => { close(); await onJoin(c); } }, 'Join'))));
-    return [others.length ? list : h('p', {}, 'You are in every open channel. Create a new one with the + next to Channels.'),
-      h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'secondary', onclick: close, autofocus: true }, 'Close'))];
+    const list = h(
+      'ul',
+      { class: 'list picker' },
+      others.map((c) =>
+        h(
+          'li',
+          { class: 'list-item two-col' },
+          h(
+            'div',
+            {},
+            h('strong', {}, `#${c.name}`),
+            c.description ? h('p', { class: 'excerpt hint' }, c.description) : null,
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary',
+              onclick: async () => {
+                close();
+                await onJoin(c);
+              },
+            },
+            'Join',
+          ),
+        ),
+      ),
+    );
+    return [
+      others.length ? list : h('p', {}, 'You are in every open channel. Create a new one with the + next to Channels.'),
+      h(
+        'div',
+        { class: 'buttons' },
+        h('button', { type: 'button', class: 'secondary', onclick: close, autofocus: true }, 'Close'),
+      ),
+    ];
   });
 }
 
 /** Pick an agent or a person to talk to directly. */
-export function newDmDialog(directory: Mentionable[], meId: string | null, onOpen: (d: Mentionable) => Promise<void>): void {
+export function newDmDialog(
+  directory: Mentionable[],
+  meId: string | null,
+  onOpen: (d: Mentionable) => Promise<void>,
+): void {
   openDialog('Start a direct message', (close) => {
-    const filter = h('input', { id: 'dm-filter', type: 'search', placeholder: 'Filter by name', autofocus: true, 'aria-controls': 'dm-choices' });
+    const filter = h('input', {
+      id: 'dm-filter',
+      type: 'search',
+      placeholder: 'Filter by name',
+      autofocus: true,
+      'aria-controls': 'dm-choices',
+    });
     const list = h('ul', { id: 'dm-choices', class: 'list picker' });
     const render = () => {
       const q = filter.value.toLowerCase();
-      list.replaceChildren(...directory.filter((d) => d.id !== meId && `${d.displayName} ${d.mention}`.toLowerCase().includes(q)).map((d) =>
-        h('li', {}, h('button', { type: 'button', class: 'list-item link-button wide', onclick: async () => { close(); await onOpen(d); } },
-          h('span', {}, h('strong', {}, d.displayName), ' ', h('span', { class: 'handle' }, d.kind === 'agent' ? d.mention : `@${d.mention}`)),
-          h('span', { class: 'hint' }, d.kind === 'agent' ? (d.roleLine || 'Agent') : 'Person')))));
+      list.replaceChildren(
+        ...directory
+          .filter((d) => d.id !== meId && `${d.displayName} ${d.mention}`.toLowerCase().includes(q))
+          .map((d) =>
+            h(
+              'li',
+              {},
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'list-item link-button wide',
+                  onclick: async () => {
+                    close();
+                    await onOpen(d);
+                  },
+                },
+                h(
+                  'span',
+                  {},
+                  h('strong', {}, d.displayName),
+                  ' ',
+                  h('span', { class: 'handle' }, d.kind === 'agent' ? d.mention : `@${d.mention}`),
+                ),
+                h('span', { class: 'hint' }, d.kind === 'agent' ? d.roleLine || 'Agent' : 'Person'),
+              ),
+            ),
+          ),
+      );
     };
     filter.addEventListener('input', render);
     render();
-    return [h('label', { for: 'dm-filter', class: 'visually-hidden' }, 'Filter people and agents'), filter, list,
-      h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel'))];
+    return [
+      h('label', { for: 'dm-filter', class: 'visually-hidden' }, 'Filter people and agents'),
+      filter,
+      list,
+      h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'secondary', onclick: close }, 'Cancel')),
+    ];
   });
 }

@@ -23,7 +23,11 @@ export type Attrs = Record<string, string | number | boolean | null | undefined 
 export type Child = Node | string | number | null | undefined | false | Child[];
 
 /** h('a', { href, class: 'x', onclick }, 'text', child) */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
@@ -67,9 +71,23 @@ function colorFor(id: string) {
 /** The sender's picture, or their initials on a colour of their own. */
 export function avatar(sender: { id: string; displayName: string; avatarUrl?: string | null }, size = ''): HTMLElement {
   if (sender.avatarUrl) {
-    return h('img', { class: `avatar ${size}`, src: sender.avatarUrl, alt: '', width: 36, height: 36, referrerpolicy: 'no-referrer', loading: 'lazy' });
+    return h('img', {
+      class: `avatar ${size}`,
+      src: sender.avatarUrl,
+      alt: '',
+      width: 36,
+      height: 36,
+      referrerpolicy: 'no-referrer',
+      loading: 'lazy',
+    });
   }
-  const initials = sender.displayName.split(/\s+/).map((p) => p[0] ?? '').join('').slice(0, 2).toUpperCase() || '?';
+  const initials =
+    sender.displayName
+      .split(/\s+/)
+      .map((p) => p[0] ?? '')
+      .join('')
+      .slice(0, 2)
+      .toUpperCase() || '?';
   const el = h('span', { class: `avatar ${size}`, 'aria-hidden': 'true' }, initials);
   el.style.background = colorFor(sender.id);
   return el;
@@ -81,7 +99,11 @@ const dateFmt = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeSt
 export function time(iso: string): HTMLTimeElement {
   const d = new Date(iso);
   const today = new Date().toDateString() === d.toDateString();
-  return h('time', { datetime: d.toISOString(), title: dateFmt.format(d) }, today ? timeFmt.format(d) : dateFmt.format(d));
+  return h(
+    'time',
+    { datetime: d.toISOString(), title: dateFmt.format(d) },
+    today ? timeFmt.format(d) : dateFmt.format(d),
+  );
 }
 
 /** Only web addresses become links: a `javascript:` or `data:` URL from a platform never does. */
@@ -121,11 +143,16 @@ export function announce(text: string): void {
   const el = document.getElementById('announcer');
   if (!el) return;
   el.textContent = '';
-  requestAnimationFrame(() => { el.textContent = text; });
+  requestAnimationFrame(() => {
+    el.textContent = text;
+  });
 }
 
 /** Runs `fn` once calls have stopped for `ms`. */
 export function debounce<A extends unknown[]>(fn: (...a: A) => void, ms: number): (...a: A) => void {
   let t: ReturnType<typeof setTimeout> | undefined;
-  return (...a: A) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); };
+  return (...a: A) => {
+    clearTimeout(t);
+    t = setTimeout(() => fn(...a), ms);
+  };
 }

@@ -18,8 +18,13 @@ export function showLive(open: OpenConversation, e: LiveActivity): void {
   const find = (id: string) => list.querySelector<HTMLElement>(`#${CSS.escape(id)}`);
   const status = find(statusId(e.agent_id));
   if (e.status) {
-    const line = h('li', { class: 'live live-status', id: statusId(e.agent_id), role: 'status' }, `${e.display_name} ${e.status}`);
-    if (status) status.replaceWith(line); else list.append(line);
+    const line = h(
+      'li',
+      { class: 'live live-status', id: statusId(e.agent_id), role: 'status' },
+      `${e.display_name} ${e.status}`,
+    );
+    if (status) status.replaceWith(line);
+    else list.append(line);
   } else {
     status?.remove();
   }
@@ -28,13 +33,25 @@ export function showLive(open: OpenConversation, e: LiveActivity): void {
     // Finished: the stored message replaces the draft (it carries the stream's id), or nothing does if it was refused.
     if (e.stream.done || open.messages.has(e.stream.id)) item?.remove();
     else {
-      const draft = h('li', { class: 'message live live-stream', id: streamItemId(e.stream.id), 'aria-busy': 'true' },
+      const draft = h(
+        'li',
+        { class: 'message live live-stream', id: streamItemId(e.stream.id), 'aria-busy': 'true' },
         avatar({ id: e.agent_id, displayName: e.display_name }),
-        h('div', {},
-          h('div', { class: 'meta' }, h('span', { class: 'sender' }, e.display_name), h('span', { class: 'tag' }, 'writing…')),
+        h(
+          'div',
+          {},
+          h(
+            'div',
+            { class: 'meta' },
+            h('span', { class: 'sender' }, e.display_name),
+            h('span', { class: 'tag' }, 'writing…'),
+          ),
           // Plain text while it is written: the stored message is rendered from Markdown when it arrives.
-          h('div', { class: 'body live-text' }, `${e.stream.truncated ? '…' : ''}${e.stream.text}`)));
-      if (item) item.replaceWith(draft); else list.append(draft);
+          h('div', { class: 'body live-text' }, `${e.stream.truncated ? '…' : ''}${e.stream.text}`),
+        ),
+      );
+      if (item) item.replaceWith(draft);
+      else list.append(draft);
     }
   }
   if (stick) list.scrollTop = list.scrollHeight;

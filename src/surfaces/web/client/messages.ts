@@ -18,32 +18,59 @@ export function messageItem(m: MessageView, { onThread }: MessageOpts = {}): HTM
   const agent = m.sender.kind === 'agent';
   const actions = h('div', { class: 'msg-actions' });
   if (onThread && m.thread) {
-    actions.append(h('button', { type: 'button', class: 'thread-link', onclick: () => onThread(m) },
-      `${m.thread.replies} ${m.thread.replies === 1 ? 'reply' : 'replies'}`));
+    actions.append(
+      h(
+        'button',
+        { type: 'button', class: 'thread-link', onclick: () => onThread(m) },
+        `${m.thread.replies} ${m.thread.replies === 1 ? 'reply' : 'replies'}`,
+      ),
+    );
   }
-  if (onThread) actions.append(h('button', { type: 'button', class: 'reply-button', onclick: () => onThread(m) }, 'Reply in thread'));
-  if (m.permalink && isWebUrl(m.permalink)) actions.append(h('a', { href: m.permalink, target: '_blank', rel: 'noopener noreferrer', class: 'thread-link' }, `View in ${m.via ?? 'the chat app'}`));
+  if (onThread)
+    actions.append(
+      h('button', { type: 'button', class: 'reply-button', onclick: () => onThread(m) }, 'Reply in thread'),
+    );
+  if (m.permalink && isWebUrl(m.permalink))
+    actions.append(
+      h(
+        'a',
+        { href: m.permalink, target: '_blank', rel: 'noopener noreferrer', class: 'thread-link' },
+        `View in ${m.via ?? 'the chat app'}`,
+      ),
+    );
   actions.append(...messageButtons(m, changes));
-  return h('li', { class: 'message', id: itemId(m.id), dataset: { id: m.id, sender: m.sender.id, createdAt: m.createdAt } },
+  return h(
+    'li',
+    { class: 'message', id: itemId(m.id), dataset: { id: m.id, sender: m.sender.id, createdAt: m.createdAt } },
     avatar(m.sender),
-    h('div', {},
-      h('div', { class: 'meta' },
+    h(
+      'div',
+      {},
+      h(
+        'div',
+        { class: 'meta' },
         h('span', { class: 'sender' }, m.sender.displayName),
         agent ? h('span', { class: 'tag' }, 'agent') : null,
         m.via ? h('span', { class: 'tag via' }, `via ${m.via}`) : null,
         m.sender.label ? h('span', { class: 'handle' }, m.sender.label) : null,
         time(m.createdAt),
-        m.editedAt ? h('span', { class: 'edited', title: `Edited ${new Date(m.editedAt).toLocaleString()}` }, '(edited)') : null),
+        m.editedAt
+          ? h('span', { class: 'edited', title: `Edited ${new Date(m.editedAt).toLocaleString()}` }, '(edited)')
+          : null,
+      ),
       messageBody(m),
       reactionBar(m, changes),
-      actions));
+      actions,
+    ),
+  );
 }
 
 /** Every place a message is drawn (a list, the root above a thread) with how that place draws it. */
 function placesOf(id: string): Array<{ item: Element; open: OpenConversation | null }> {
   const { main, thread } = store.state;
   return [...document.querySelectorAll(`li.message[data-id="${CSS.escape(id)}"]`)].map((item) => ({
-    item, open: [main, thread].find((o) => o?.list === item.parentElement) ?? null,
+    item,
+    open: [main, thread].find((o) => o?.list === item.parentElement) ?? null,
   }));
 }
 
@@ -68,7 +95,12 @@ export function showDeleted(id: string): void {
 const changes: MessageChanges = { changed: showChanged, deleted: showDeleted };
 
 /** A list of messages, or a line saying there are none yet. */
-export function messageList(messages: MessageView[], label: string, opts: MessageOpts, empty: string): HTMLOListElement {
+export function messageList(
+  messages: MessageView[],
+  label: string,
+  opts: MessageOpts,
+  empty: string,
+): HTMLOListElement {
   const list = h('ol', { class: 'messages', role: 'log', 'aria-label': label, tabindex: '0' });
   if (!messages.length) list.append(h('li', { class: 'empty' }, empty));
   for (const m of messages) list.append(messageItem(m, opts));
@@ -90,10 +122,21 @@ export function appendMessage(open: OpenConversation, m: MessageView): boolean {
 }
 
 /** Counts one more reply on the message that started a thread, and redraws its line. */
-export function addThreadReply(open: OpenConversation, rootId: string, reply: { conversationId: string; createdAt: string }): void {
+export function addThreadReply(
+  open: OpenConversation,
+  rootId: string,
+  reply: { conversationId: string; createdAt: string },
+): void {
   const root = open.messages.get(rootId);
   if (!root) return;
-  const next: MessageView = { ...root, thread: { conversationId: reply.conversationId, replies: (root.thread?.replies ?? 0) + 1, lastReplyAt: reply.createdAt } };
+  const next: MessageView = {
+    ...root,
+    thread: {
+      conversationId: reply.conversationId,
+      replies: (root.thread?.replies ?? 0) + 1,
+      lastReplyAt: reply.createdAt,
+    },
+  };
   open.messages.set(rootId, next);
   open.list.querySelector(`#${CSS.escape(itemId(rootId))}`)?.replaceWith(messageItem(next, open.opts));
 }

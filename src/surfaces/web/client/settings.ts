@@ -11,11 +11,13 @@ const settingsPath = (ws: string, channelId: string) => w(ws, `/channels/${chann
 
 /** "listening: @alice/reviewer, @bob/triage"; empty when no agent listens. */
 export const listeningLine = (s: Pick<ChannelSettingsView, 'listeners'>) =>
-  (s.listeners.length ? `listening: ${s.listeners.map((l) => `@${l.agent}`).join(', ')}` : '');
+  s.listeners.length ? `listening: ${s.listeners.map((l) => `@${l.agent}`).join(', ')}` : '';
 
 /** "Bridged with Slack #eng-chat: everyone there reads this channel."; empty when not bridged. */
 export const bridgesLine = (bridges: Array<{ label?: string; surface: string; title: string }>) =>
-  (bridges.length ? `Bridged with ${bridges.map((b) => `${b.label ?? b.surface} ${b.title}`).join(' and ')}: everyone there reads this channel.` : '');
+  bridges.length
+    ? `Bridged with ${bridges.map((b) => `${b.label ?? b.surface} ${b.title}`).join(' and ')}: everyone there reads this channel.`
+    : '';
 
 /** The header's two lines, filled from the store's settings once they arrive. */
 export function channelNotes(bridges: Array<{ surface: string; title: string }>): HTMLElement[] {
@@ -24,7 +26,10 @@ export function channelNotes(bridges: Array<{ surface: string; title: string }>)
 }
 
 function renderNotes(s: ChannelSettingsView) {
-  for (const [id, text] of [['conv-listening', listeningLine(s)], ['conv-bridges', bridgesLine(s.bridges)]] as const) {
+  for (const [id, text] of [
+    ['conv-listening', listeningLine(s)],
+    ['conv-bridges', bridgesLine(s.bridges)],
+  ] as const) {
     const el = document.getElementById(id);
     if (!el) continue;
     el.textContent = text;
@@ -44,7 +49,10 @@ export function mountChannelNotes(): void {
 /** Loads the settings of the channel open in the main column (or clears them); runs again when they change elsewhere. */
 export async function loadChannelSettings(ws: string): Promise<void> {
   const main = store.state.main;
-  if (!main?.conversation.channel) { if (store.state.channelSettings) store.update({ channelSettings: null }); return; }
+  if (!main?.conversation.channel) {
+    if (store.state.channelSettings) store.update({ channelSettings: null });
+    return;
+  }
   const s = await api<ChannelSettingsView>('GET', settingsPath(ws, main.conversation.id));
   if (store.state.main?.conversation.id === s.channel.id) store.update({ channelSettings: s });
 }
@@ -71,50 +79,169 @@ export function channelSettingsDialog(ws: string): void {
   };
   const draw = (cur: ChannelSettingsView) => {
     const who = cur.listeners.length
-      ? h('ul', { id: 'listener-list', class: 'settings-list' }, cur.listeners.map((l) => h('li', {},
-        h('span', {}, h('strong', {}, l.displayName), ' ', h('span', { class: 'handle' }, `@${l.agent}`)),
-        cur.canManage ? h('button', { type: 'button', class: 'secondary', id: `unlisten-${l.agentId}`, 'aria-label': `Stop ${l.agent} listening`,
-          onclick: () => change('DELETE', `/listeners/${l.agentId}`, undefined, `${l.agent} no longer listens.`) }, 'Remove') : null)))
-      : h('p', { class: 'hint' }, 'No agent listens to this channel. A listening agent gets every message written here, and answers only when mentioned.');
-    const addListener = cur.canManage && cur.candidates.length ? h('form', { id: 'listen-form', class: 'inline-form', onsubmit: (e: SubmitEvent) => {
-      e.preventDefault();
-      const agent = (e.currentTarget as HTMLFormElement).querySelector('select')!.value;
-      void change('POST', '/listeners', { agent }, `${agent} now listens.`);
-    } },
-    h('label', { for: 'listen-agent' }, 'Let an agent listen'),
-    h('select', { id: 'listen-agent', name: 'agent' }, cur.candidates.map((a) => h('option', { value: a.name }, `${a.displayName} (${a.name})`))),
-    h('button', { type: 'submit', class: 'primary', id: 'listen-add' }, 'Add')) : null;
+      ? h(
+          'ul',
+          { id: 'listener-list', class: 'settings-list' },
+          cur.listeners.map((l) =>
+            h(
+              'li',
+              {},
+              h('span', {}, h('strong', {}, l.displayName), ' ', h('span', { class: 'handle' }, `@${l.agent}`)),
+              cur.canManage
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'secondary',
+                      id: `unlisten-${l.agentId}`,
+                      'aria-label': `Stop ${l.agent} listening`,
+                      onclick: () =>
+                        change('DELETE', `/listeners/${l.agentId}`, undefined, `${l.agent} no longer listens.`),
+                    },
+                    'Remove',
+                  )
+                : null,
+            ),
+          ),
+        )
+      : h(
+          'p',
+          { class: 'hint' },
+          'No agent listens to this channel. A listening agent gets every message written here, and answers only when mentioned.',
+        );
+    const addListener =
+      cur.canManage && cur.candidates.length
+        ? h(
+            'form',
+            {
+              id: 'listen-form',
+              class: 'inline-form',
+              onsubmit: (e: SubmitEvent) => {
+                e.preventDefault();
+                const agent = (e.currentTarget as HTMLFormElement).querySelector('select')!.value;
+                void change('POST', '/listeners', { agent }, `${agent} now listens.`);
+              },
+            },
+            h('label', { for: 'listen-agent' }, 'Let an agent listen'),
+            h(
+              'select',
+              { id: 'listen-agent', name: 'agent' },
+              cur.candidates.map((a) => h('option', { value: a.name }, `${a.displayName} (${a.name})`)),
+            ),
+            h('button', { type: 'submit', class: 'primary', id: 'listen-add' }, 'Add'),
+          )
+        : null;
 
     const bridges = cur.bridges.length
-      ? h('ul', { id: 'bridge-list', class: 'settings-list' }, cur.bridges.map((b) => h('li', {},
-        h('span', {}, `${b.label} ${b.title || b.externalChannelId}`, b.externalChannelId && b.title ? h('span', { class: 'handle' }, ` (${b.externalChannelId})`) : null,
-          b.allowPrivate ? h('span', { class: 'tag' }, 'private allowed') : null),
-        cur.canManage && b.id ? h('button', { type: 'button', class: 'secondary', id: `unbridge-${b.id}`, 'aria-label': `Remove the bridge to ${b.label} ${b.title || b.externalChannelId}`,
-          onclick: () => change('DELETE', `/bridges/${b.id}`, undefined, 'Bridge removed.') }, 'Remove') : null)))
+      ? h(
+          'ul',
+          { id: 'bridge-list', class: 'settings-list' },
+          cur.bridges.map((b) =>
+            h(
+              'li',
+              {},
+              h(
+                'span',
+                {},
+                `${b.label} ${b.title || b.externalChannelId}`,
+                b.externalChannelId && b.title ? h('span', { class: 'handle' }, ` (${b.externalChannelId})`) : null,
+                b.allowPrivate ? h('span', { class: 'tag' }, 'private allowed') : null,
+              ),
+              cur.canManage && b.id
+                ? h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'secondary',
+                      id: `unbridge-${b.id}`,
+                      'aria-label': `Remove the bridge to ${b.label} ${b.title || b.externalChannelId}`,
+                      onclick: () => change('DELETE', `/bridges/${b.id}`, undefined, 'Bridge removed.'),
+                    },
+                    'Remove',
+                  )
+                : null,
+            ),
+          ),
+        )
       : h('p', { class: 'hint' }, 'Not bridged: only people in the web chat read this channel.');
     const examples = cur.bridgeTo.map((t) => `${t.label}: ${t.example}`).join('; ');
-    const addBridge = cur.canManage && !cur.bridgeTo.length ? h('p', { class: 'hint' }, 'No chat app is configured to bridge with.')
-      : cur.canManage ? h('form', { id: 'bridge-form', class: 'stack', onsubmit: (e: SubmitEvent) => {
-      e.preventDefault();
-      const f = e.currentTarget as HTMLFormElement;
-      const value = (name: string) => (f.elements.namedItem(name) as HTMLInputElement);
-      void change('POST', '/bridges', { surface: value('bridge-surface').value, channel: value('bridge-channel').value, allowPrivate: value('bridge-private')?.checked ?? false }, 'Bridged.');
-    } },
-    h('label', { for: 'bridge-surface' }, 'Bridge with'),
-    h('select', { id: 'bridge-surface', name: 'bridge-surface' }, cur.bridgeTo.map((t) => h('option', { value: t.surface }, t.label))),
-    ...field('bridge-channel', 'Outside channel id', { required: true, autocomplete: 'off', placeholder: cur.bridgeTo[0].example }, `The channel's id in that app (${examples}). Invite the app there first.`),
-    cur.channel.restricted ? h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', id: 'bridge-private', name: 'bridge-private' }),
-      'Allow this restricted channel\'s messages into the outside channel') : null,
-    h('button', { type: 'submit', class: 'primary', id: 'bridge-add' }, 'Bridge')) : null;
+    const addBridge =
+      cur.canManage && !cur.bridgeTo.length
+        ? h('p', { class: 'hint' }, 'No chat app is configured to bridge with.')
+        : cur.canManage
+          ? h(
+              'form',
+              {
+                id: 'bridge-form',
+                class: 'stack',
+                onsubmit: (e: SubmitEvent) => {
+                  e.preventDefault();
+                  const f = e.currentTarget as HTMLFormElement;
+                  const value = (name: string) => f.elements.namedItem(name) as HTMLInputElement;
+                  void change(
+                    'POST',
+                    '/bridges',
+                    {
+                      surface: value('bridge-surface').value,
+                      channel: value('bridge-channel').value,
+                      allowPrivate: value('bridge-private')?.checked ?? false,
+                    },
+                    'Bridged.',
+                  );
+                },
+              },
+              h('label', { for: 'bridge-surface' }, 'Bridge with'),
+              h(
+                'select',
+                { id: 'bridge-surface', name: 'bridge-surface' },
+                cur.bridgeTo.map((t) => h('option', { value: t.surface }, t.label)),
+              ),
+              ...field(
+                'bridge-channel',
+                'Outside channel id',
+                { required: true, autocomplete: 'off', placeholder: cur.bridgeTo[0].example },
+                `The channel's id in that app (${examples}). Invite the app there first.`,
+              ),
+              cur.channel.restricted
+                ? h(
+                    'label',
+                    { class: 'checkbox' },
+                    h('input', { type: 'checkbox', id: 'bridge-private', name: 'bridge-private' }),
+                    "Allow this restricted channel's messages into the outside channel",
+                  )
+                : null,
+              h('button', { type: 'submit', class: 'primary', id: 'bridge-add' }, 'Bridge'),
+            )
+          : null;
 
-    body.replaceChildren(fragment(
-      h('h3', {}, 'Listening agents'), who, addListener,
-      h('h3', {}, 'Bridges'), bridges, addBridge,
-      cur.canManage ? null : h('p', { class: 'hint' }, 'Only owners of this workspace choose listening agents and bridges.')));
+    body.replaceChildren(
+      fragment(
+        h('h3', {}, 'Listening agents'),
+        who,
+        addListener,
+        h('h3', {}, 'Bridges'),
+        bridges,
+        addBridge,
+        cur.canManage
+          ? null
+          : h('p', { class: 'hint' }, 'Only owners of this workspace choose listening agents and bridges.'),
+      ),
+    );
   };
   draw(s);
-  openDialog(`Settings of #${s.channel.name}`, (close) => [error, body,
-    h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'secondary', id: 'settings-close', onclick: close, autofocus: true }, 'Close'))]);
+  openDialog(`Settings of #${s.channel.name}`, (close) => [
+    error,
+    body,
+    h(
+      'div',
+      { class: 'buttons' },
+      h(
+        'button',
+        { type: 'button', class: 'secondary', id: 'settings-close', onclick: close, autofocus: true },
+        'Close',
+      ),
+    ),
+  ]);
 }
 
 /** The person's own settings: whether they are told when something they asked for is done. */
@@ -126,16 +253,25 @@ export async function personalSettingsView(): Promise<HTMLElement> {
     try {
       const r = await api<{ on: boolean }>('POST', '/me/notices', { on: box.checked });
       box.checked = r.on;
-      status.textContent = r.on ? 'You will be told when something you asked for is done.' : 'You will not be told when something you asked for is done.';
+      status.textContent = r.on
+        ? 'You will be told when something you asked for is done.'
+        : 'You will not be told when something you asked for is done.';
     } catch (err) {
       box.checked = !box.checked;
       status.textContent = (err as Error).message;
     }
   });
-  return h('div', { class: 'page' },
+  return h(
+    'div',
+    { class: 'page' },
     h('h1', { id: 'page-title', tabindex: '-1' }, 'Your settings'),
     h('h2', {}, 'Done notices'),
     h('label', { class: 'checkbox' }, box, 'Tell me, in the thread where I asked, when something I asked for is done'),
-    h('p', { class: 'hint' }, 'The same choice as the “notices off” and “notices on” commands in a chat app: it applies wherever you asked.'),
-    status);
+    h(
+      'p',
+      { class: 'hint' },
+      'The same choice as the “notices off” and “notices on” commands in a chat app: it applies wherever you asked.',
+    ),
+    status,
+  );
 }

@@ -1,7 +1,15 @@
 // The chat's client state, in one place. Views read it and re-render when it
 // changes; nothing is read back from the DOM.
 import type { MessageOpts } from './messages.ts';
-import type { Approval, ChannelSettingsView, ConversationInfo, Me, Mentionable, MessageView, SidebarView } from './types.ts';
+import type {
+  Approval,
+  ChannelSettingsView,
+  ConversationInfo,
+  Me,
+  Mentionable,
+  MessageView,
+  SidebarView,
+} from './types.ts';
 
 export type ViewName = 'conversation' | 'inbox' | 'agents' | 'search' | 'intake' | 'settings';
 
@@ -42,11 +50,24 @@ type Listener = (state: ChatState, changed: ReadonlySet<keyof ChatState>) => voi
 /** Holds the state; `update` merges a change and tells every subscriber which keys changed. */
 export class Store {
   private current: ChatState = {
-    me: null, ws: null, sidebar: null, directory: [], meAgentId: null, view: null, main: null, thread: null, seen: new Set(), settled: new Map(), reasonDrafts: new Map(), channelSettings: null,
+    me: null,
+    ws: null,
+    sidebar: null,
+    directory: [],
+    meAgentId: null,
+    view: null,
+    main: null,
+    thread: null,
+    seen: new Set(),
+    settled: new Map(),
+    reasonDrafts: new Map(),
+    channelSettings: null,
   };
   private readonly listeners = new Set<Listener>();
 
-  get state(): Readonly<ChatState> { return this.current; }
+  get state(): Readonly<ChatState> {
+    return this.current;
+  }
 
   update(patch: Partial<ChatState>): void {
     this.current = { ...this.current, ...patch };
@@ -68,7 +89,11 @@ export class Store {
   }
 
   /** A conversation's messages as the server sent them, shown in `list`. */
-  static opened(data: { conversation: ConversationInfo; messages: MessageView[] }, list: HTMLElement, opts: MessageOpts): OpenConversation {
+  static opened(
+    data: { conversation: ConversationInfo; messages: MessageView[] },
+    list: HTMLElement,
+    opts: MessageOpts,
+  ): OpenConversation {
     return { conversation: data.conversation, messages: new Map(data.messages.map((m) => [m.id, m])), list, opts };
   }
 }

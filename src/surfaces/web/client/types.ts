@@ -1,13 +1,29 @@
 // The shapes the chat's JSON API and event stream send, taken from the
 // server's own view types so the two cannot drift apart.
-import type { AgentCard, ApprovalCard, ChannelSettings, ChatMessage, ConversationView, InboxItem, InboxPage, IntakeListing, LiveEvent, PersonCard, SearchResult, Sidebar } from '../../../core/chat/views.ts';
+import type {
+  AgentCard,
+  ApprovalCard,
+  ChannelSettings,
+  ChatMessage,
+  ConversationView,
+  InboxItem,
+  InboxPage,
+  IntakeListing,
+  LiveEvent,
+  PersonCard,
+  SearchResult,
+  Sidebar,
+} from '../../../core/chat/views.ts';
 import type { McpClientConfig } from '../mcp-config.ts';
 
 /** A server value after JSON: dates arrive as ISO strings. */
-export type Json<T> = T extends Date ? string
-  : T extends ReadonlyArray<infer U> ? Json<U>[]
-  : T extends object ? { [K in keyof T]: Json<T[K]> }
-  : T;
+export type Json<T> = T extends Date
+  ? string
+  : T extends ReadonlyArray<infer U>
+    ? Json<U>[]
+    : T extends object
+      ? { [K in keyof T]: Json<T[K]> }
+      : T;
 
 /** A message; `html` is its Markdown body rendered and sanitised by the server, when the server sends it. */
 export type MessageView = Json<ChatMessage> & { html?: string };
@@ -29,14 +45,36 @@ export interface Me {
   workspaces: Array<{ slug: string; name: string; role: string }>;
 }
 
-export interface History { conversation: ConversationInfo; messages: MessageView[]; root: MessageView | null }
+export interface History {
+  conversation: ConversationInfo;
+  messages: MessageView[];
+  root: MessageView | null;
+}
 /** What posting a message answers (PostResult on the server), the parts the page uses. */
-export interface Posted { message: MessageView | null; notices: string[] }
-export interface AgentsList { agents: AgentInfo[]; people: PersonInfo[]; elsewhere: Array<{ id: string; name: string; displayName: string }>; mcpUrl: string }
-export interface TokenResult { agent: { id: string; name: string; displayName: string }; token: string; config: McpClientConfig }
+export interface Posted {
+  message: MessageView | null;
+  notices: string[];
+}
+export interface AgentsList {
+  agents: AgentInfo[];
+  people: PersonInfo[];
+  elsewhere: Array<{ id: string; name: string; displayName: string }>;
+  mcpUrl: string;
+}
+export interface TokenResult {
+  agent: { id: string; name: string; displayName: string };
+  token: string;
+  config: McpClientConfig;
+}
 
 /** Someone to @mention or message directly. */
-export interface Mentionable { id: string; kind: 'agent' | 'person'; displayName: string; roleLine?: string; mention: string }
+export interface Mentionable {
+  id: string;
+  kind: 'agent' | 'person';
+  displayName: string;
+  roleLine?: string;
+  mention: string;
+}
 
 /** What the event stream sends, by event name. */
 export interface LiveEvents {

@@ -14,17 +14,30 @@
     queue.push(action);
     root.dataset.chat = 'queued';
   };
-  document.addEventListener('click', (e) => {
-    if (!waiting() || !(e.target instanceof Element)) return;
-    var button = e.target.closest('button[id]');
-    if (button && !button.closest('form, dialog')) keep(e, { type: 'click', id: button.id });
-  }, true);
-  document.addEventListener('submit', (e) => {
-    if (waiting() && e.target instanceof HTMLFormElement && e.target.id === 'search-form') keep(e, { type: 'submit', id: e.target.id });
-  }, true);
-  document.addEventListener('change', (e) => {
-    if (waiting() && e.target instanceof HTMLSelectElement && e.target.id === 'workspace-select') {
-      keep(e, { type: 'change', id: e.target.id, value: e.target.value });
-    }
-  }, true);
+  document.addEventListener(
+    'click',
+    (e) => {
+      if (!waiting() || !(e.target instanceof Element)) return;
+      var button = e.target.closest('button[id]');
+      if (button && !button.closest('form, dialog')) keep(e, { type: 'click', id: button.id });
+    },
+    true,
+  );
+  document.addEventListener(
+    'submit',
+    (e) => {
+      if (waiting() && e.target instanceof HTMLFormElement && e.target.id === 'search-form')
+        keep(e, { type: 'submit', id: e.target.id });
+    },
+    true,
+  );
+  document.addEventListener(
+    'change',
+    (e) => {
+      if (waiting() && e.target instanceof HTMLSelectElement && e.target.id === 'workspace-select') {
+        keep(e, { type: 'change', id: e.target.id, value: e.target.value });
+      }
+    },
+    true,
+  );
 })();

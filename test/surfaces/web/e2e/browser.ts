@@ -31,12 +31,22 @@ async function sharedBrowser(): Promise<Browser> {
   const running = await shared?.catch(() => undefined);
   if (running?.isConnected()) return running;
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. .ci/run installs it.`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. .ci/run installs it.`,
+    );
   }
   return (shared = chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   }));
 }
 
@@ -44,5 +54,7 @@ async function sharedBrowser(): Promise<Browser> {
 export async function keepScreenshot(page: Page | undefined, name: string) {
   if (!page || page.isClosed()) return;
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name.replace(/[^\w.-]+/g, '-').slice(0, 80)}.png`), fullPage: true }).catch(() => {});
+  await page
+    .screenshot({ path: path.join(ARTIFACTS, `${name.replace(/[^\w.-]+/g, '-').slice(0, 80)}.png`), fullPage: true })
+    .catch(() => {});
 }

@@ -20,7 +20,10 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
 
   beforeAll(async () => {
     // Slack configured (not mounted): its messages below are labelled as it registers ("via Slack", "View in Slack").
-    server = await startTestServer({ mounts: [mountMcp], env: { SLACK_SIGNING_SECRET: 'e2e-signing-secret', SLACK_BOT_TOKEN: 'xoxb-e2e' } });
+    server = await startTestServer({
+      mounts: [mountMcp],
+      env: { SLACK_SIGNING_SECRET: 'e2e-signing-secret', SLACK_BOT_TOKEN: 'xoxb-e2e' },
+    });
     const demo = await startDemo(server);
     signinPath = new URL(demo.signinUrl).pathname + new URL(demo.signinUrl).search;
     browser = await launchChromium();
@@ -49,7 +52,9 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
 
   it('mentions the demo agent in #general and shows its answer live, without reloading', async () => {
     shootOnFailure('mention');
-    await page.evaluate(() => { (window as unknown as { sameDocument: boolean }).sameDocument = true; });
+    await page.evaluate(() => {
+      (window as unknown as { sameDocument: boolean }).sameDocument = true;
+    });
     await composer().fill('@helper agents');
     await composer().press('Enter');
     const reply = page.locator('.message', { hasText: 'Here is who is in this workspace' });
@@ -68,7 +73,9 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
     const panel = page.locator('#thread-panel');
     await panel.waitFor({ state: 'visible' });
     expect(await panel.locator('.root .body').textContent()).toBe('@helper agents');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id)).toMatch(/composer/);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id))
+      .toMatch(/composer/);
     await page.keyboard.type('@helper hello from the thread');
     await page.keyboard.press('Enter');
     await panel.locator('.message', { hasText: 'You said: "hello from the thread"' }).waitFor({ timeout: 20_000 });
@@ -89,9 +96,18 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
     const general = (await app.store.chat.channelByName(ws.id, 'general'))!;
     const conversation = (await app.store.messages.getConversation(ws.id, general.conversationId))!;
     const admin = (await app.agents.directory(ws)).find((d) => d.agent.name === DEMO.admin)!;
-    await app.messaging.send({ workspace: ws, sender: bobAgent, conversation, recipients: [admin], body: 'Hi @demo-admin, the report is ready', surface: 'web' });
+    await app.messaging.send({
+      workspace: ws,
+      sender: bobAgent,
+      conversation,
+      recipients: [admin],
+      body: 'Hi @demo-admin, the report is ready',
+      surface: 'web',
+    });
 
-    await expect.poll(() => channelLink('general').locator('.badge').textContent(), { timeout: 10_000 }).toBe('1 unread');
+    await expect
+      .poll(() => channelLink('general').locator('.badge').textContent(), { timeout: 10_000 })
+      .toBe('1 unread');
     await expect.poll(() => page.locator('#nav-inbox').getAttribute('aria-label')).toBe('Inbox, 1 unread');
     await expect.poll(() => page.title()).toMatch(/^\(2\) /);
     await channelLink('general').click();
@@ -101,18 +117,40 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
     await keepScreenshot(page, 'chat');
 
     // A permalink a platform reports becomes a "View in Slack" link only when it is a web address.
-    const fromSlack = (body: string, permalink: string) => app.messaging.send({ workspace: ws, sender: bobAgent, conversation, recipients: [], body, surface: 'slack', permalink });
+    const fromSlack = (body: string, permalink: string) =>
+      app.messaging.send({
+        workspace: ws,
+        sender: bobAgent,
+        conversation,
+        recipients: [],
+        body,
+        surface: 'slack',
+        permalink,
+      });
     await fromSlack('posted in Slack with a javascript: permalink', 'javascript:alert(1)');
-    await fromSlack('posted in Slack with a web permalink', 'https://acme.slack.com/archives/C0GENERAL/p1700000000000100');
+    await fromSlack(
+      'posted in Slack with a web permalink',
+      'https://acme.slack.com/archives/C0GENERAL/p1700000000000100',
+    );
     await page.locator('.message', { hasText: 'with a web permalink' }).waitFor();
-    expect(await page.locator('.message', { hasText: 'with a web permalink' }).getByRole('link', { name: 'View in Slack' }).getAttribute('href'))
-      .toBe('https://acme.slack.com/archives/C0GENERAL/p1700000000000100');
-    expect(await page.locator('.message', { hasText: 'with a web permalink' }).locator('.tag.via').textContent()).toBe('via Slack');
+    expect(
+      await page
+        .locator('.message', { hasText: 'with a web permalink' })
+        .getByRole('link', { name: 'View in Slack' })
+        .getAttribute('href'),
+    ).toBe('https://acme.slack.com/archives/C0GENERAL/p1700000000000100');
+    expect(await page.locator('.message', { hasText: 'with a web permalink' }).locator('.tag.via').textContent()).toBe(
+      'via Slack',
+    );
     expect(await page.locator('.message', { hasText: 'with a javascript: permalink' }).locator('a').count()).toBe(0);
 
     // Markdown renders as formatted HTML; a script or a javascript: link in it neither runs nor links.
     await app.messaging.send({
-      workspace: ws, sender: bobAgent, conversation, recipients: [], surface: 'web',
+      workspace: ws,
+      sender: bobAgent,
+      conversation,
+      recipients: [],
+      surface: 'web',
       body: 'Markdown **check** [docs](https://example.com/docs) [bad](javascript:window.pwned=1) <script>window.pwned=2</script> <img src=x onerror="window.pwned=3">',
     });
     const md = page.locator('.message', { hasText: 'Markdown' }).last().locator('.body');
@@ -143,10 +181,14 @@ describe('the web chat in Chromium, with the demo agent connected over MCP', () 
     await expect.poll(() => inboxLink.getAttribute('aria-label')).toBe('Inbox, 2 unread');
 
     // The pager is plain links, reached and followed with the keyboard.
-    const olderLink = page.getByRole('navigation', { name: 'Inbox pages' }).getByRole('link', { name: 'Older', exact: true });
+    const olderLink = page
+      .getByRole('navigation', { name: 'Inbox pages' })
+      .getByRole('link', { name: 'Older', exact: true });
     await olderLink.focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => items.locator('.excerpt').allTextContents()).toEqual(expect.arrayContaining(['Inbox notice 2', 'Inbox notice 1']));
+    await expect
+      .poll(() => items.locator('.excerpt').allTextContents())
+      .toEqual(expect.arrayContaining(['Inbox notice 2', 'Inbox notice 1']));
     expect(new URL(page.url()).hash).toBe('#/w/demo/inbox?page=2');
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('page-title');
     await expect.poll(() => inboxLink.getAttribute('aria-label')).toBe('Inbox');
