@@ -30,22 +30,14 @@ import type { LiveOptions, LiveService } from './core/live/live-service.ts';
 import type { ListeningService } from './core/listening/listening-service.ts';
 import type { IntakeService } from './core/intake/intake-service.ts';
 import type { ExternalSurface } from './core/surfaces/surface-ports.ts';
+import type { ChatSurface } from './surfaces/contract.ts';
 import type { SurfaceName } from './core/types.ts';
 
-/** A chat surface as the composition root assembles it from the config. */
-export interface SurfaceModule {
-  /** The surface's name, as conversations and approval views record it. */
-  readonly name: ExternalSurface;
-  /** True when its platform credentials are set: approvals are shown there and its routes are mounted. */
-  readonly configured: boolean;
-  /** Adds its routes to the one express app (only called when configured). */
-  mount(web: Express): void;
-}
-
-/** Settings over the config's, per surface (tests point surfaces at stand-ins); a surface named here is built even without credentials. */
+/** Settings over the config's, per surface name (tests point surfaces at stand-ins); a surface named here is built even without credentials. */
 export interface SurfaceOverrides {
   slack?: Partial<SlackSettings>;
   teams?: Partial<TeamsSettings>;
+  [surface: string]: unknown;
 }
 
 /** Everything a running Switchboard holds; built once by `createApp`. */
@@ -67,7 +59,9 @@ export interface App {
   /** Configured surfaces, which show approvals and cards through the outbox; filled by createApp only. */
   surfaces: Set<SurfaceName>;
   /** The chat surfaces built from the config (every process has the same ones). */
-  surfaceModules: Map<ExternalSurface, SurfaceModule>;
+  surfaceModules: Map<ExternalSurface, ChatSurface>;
+  /** The repositories of the tables only one surface keeps, by surface name (src/infra/db/surface-state.ts). */
+  surfaceState: Record<string, unknown>;
   /** The outbound port of each chat surface built here (filled as surfaces register their delivery). */
   outbound: Map<ExternalSurface, SurfaceOutbound>;
   /** Agents' statuses and streamed messages, shown live on every surface. */

@@ -38,9 +38,15 @@ import { BridgeInbound } from './core/bridges/mirror-in.ts';
 import { IntakeService } from './core/intake/intake-service.ts';
 import { systemClock } from './core/ports.ts';
 import { WEB_CHAT, type SurfaceName } from './core/types.ts';
-import type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
+import type { App, AppOptions, SurfaceOverrides } from './app-types.ts';
+import { surfaceState } from './infra/db/surface-state.ts';
+import { createSecretBox } from './infra/secrets/secret-box.ts';
+import type { ChatSurface, SurfaceCore } from './surfaces/contract.ts';
+import { LEGACY_APP } from './surfaces/contract.ts';
+import { SURFACES } from './surfaces/registry.ts';
+import { registerSurfaceDelivery } from './surfaces/shared/delivery.ts';
 
-export type { App, AppOptions, SurfaceModule, SurfaceOverrides } from './app-types.ts';
+export type { App, AppOptions, SurfaceOverrides } from './app-types.ts';
 
 /** The secret from the environment, or one generated once and kept in DATA_DIR (mode 600). */
 export function resolveSecret(config: Config, logger: Logger): string {
@@ -211,6 +217,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     approvals,
     surfaces,
     surfaceModules: new Map(),
+    surfaceState: surfaceState(database.db),
     outbound,
     live,
     links,
@@ -248,24 +255,66 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   return app;
 }
 
+/** What a chat surface may use of the running app (src/surfaces/contract.ts): its services and ports, never the store. */
+export function surfaceCoreOf(app: App): SurfaceCore {
+  const { store } = app;
+  const core: SurfaceCore = {
+    config: app.config,
+    logger: app.logger,
+    clock: app.clock,
+    secrets: createSecretBox(app.secret),
+    orgs: app.orgs,
+    agents: app.agents,
+    messaging: app.messaging,
+    approvals: app.approvals,
+    inbound: app.inbound,
+    links: app.links,
+    audiences: app.audiences,
+    bridges: app.bridges,
+    listening: app.listening,
+    intake: app.intake,
+    live: app.live,
+    identities: store.identities,
+    tenants: store.tenants,
+    defaultAgents: store.defaultAgents,
+    inboundEvents: store.inbound,
+    posts: store.posts,
+    kick: () => app.queue.kick(),
+    onDrain: (fn) => {
+      app.onDrain.push(fn);
+    },
+    onClose: (fn) => {
+      app.onClose.push(fn);
+    },
+  };
+  // While a surface still reaches past the contract (being moved onto it), it finds the app here.
+  Object.defineProperty(core, LEGACY_APP, { value: app });
+  return core;
+}
+
+/** Registers every part a surface names with the core, the same way for every surface. */
+export function registerSurface(app: App, surface: ChatSurface): void {
+  app.surfaceModules.set(surface.name, surface);
+  if (surface.configured) app.surfaces.add(surface.name);
+  if (surface.outbound) registerSurfaceDelivery(app, surface.outbound);
+  if (surface.bridge) app.bridges.register(surface.bridge);
+  if (surface.listenChannels) app.listening.registerChannels(surface.listenChannels);
+  if (surface.linkWording) app.links.registerWording(surface.name, surface.linkWording);
+  if (surface.audience) app.audiences.register(surface.name, surface.audience);
+  for (const [topic, handler] of Object.entries(surface.jobs)) app.queue.register(topic, handler);
+}
+
 /**
- * Builds the chat surfaces the config asks for, in every process (serve,
- * worker, mcp-stdio, the CLI), so each knows them all: their jobs, audiences
- * and approval cards. An SDK is loaded only when its surface is configured.
+ * Builds the chat surfaces the config asks for (src/surfaces/registry.ts), in every process (serve, worker,
+ * mcp-stdio, the CLI), so each knows them all: their jobs, audiences and approval cards. An SDK is loaded only when
+ * its surface is wanted.
  */
 async function buildSurfaces(app: App, overrides: SurfaceOverrides): Promise<void> {
-  const { slack, teams } = app.config;
-  const modules: SurfaceModule[] = [];
-  if (overrides.slack || slack.signingSecret || slack.botToken || slack.clientId) {
-    const { createSlackSurface } = await import('./surfaces/slack/index.ts');
-    modules.push(createSlackSurface(app, overrides.slack));
-  }
-  if (overrides.teams || (teams.appId && teams.appPassword)) {
-    const { createTeamsSurface } = await import('./surfaces/teams/index.ts');
-    modules.push(createTeamsSurface(app, overrides.teams));
-  }
-  for (const m of modules) {
-    app.surfaceModules.set(m.name, m);
-    if (m.configured) app.surfaces.add(m.name);
+  const core = surfaceCoreOf(app);
+  for (const definition of SURFACES) {
+    const override = overrides[definition.name];
+    if (!definition.wanted(app.config, override)) continue;
+    const create = await definition.load();
+    registerSurface(app, create(core, { override, state: app.surfaceState[definition.name] }));
   }
 }

@@ -22,7 +22,7 @@ export const surfaceMount =
       app.logger.info(howToTurnOn);
       return;
     }
-    module.mount(web);
+    module.mount?.(web);
   };
 
 /** True once the server has started stopping (app.onDrain): a surface's route then refuses new requests. */

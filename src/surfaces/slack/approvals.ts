@@ -37,12 +37,6 @@ import { workspaceOf, type SlackRuntime } from './runtime.ts';
 export { APPROVE_ACTION, REJECT_ACTION, REASON_VIEW, REASON_BLOCK, REASON_INPUT } from './cards.ts';
 export { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
 
-/** Registers `slack.approval.show` and `slack.approval.update` (the mount and a worker-only process). */
-export function registerApprovalJobs(app: App, rt: SlackRuntime): void {
-  app.queue.register(SLACK_APPROVAL_SHOW, approvalShowHandler(rt));
-  app.queue.register(SLACK_APPROVAL_UPDATE, approvalUpdateHandler(rt));
-}
-
 /** A click as the core needs it: the workspace behind the team, and who clicked as a decider. */
 async function deciderFor(
   rt: SlackRuntime,

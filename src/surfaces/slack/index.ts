@@ -3,23 +3,30 @@
 // OAuth install routes, and the `slack.post` job that posts agents' answers.
 import { App as BoltApp } from '@slack/bolt';
 import express, { type Express } from 'express';
-import type { App, SurfaceModule } from '../../app-types.ts';
+import type { App } from '../../app-types.ts';
 import type { Mount } from '../../http/http.ts';
-import { registerApprovalActions, registerApprovalJobs } from './approvals.ts';
+import { type ChatSurface, legacyAppOf, type SurfaceFactory } from '../contract.ts';
+import { drainFlag, surfaceMount } from '../shared/module.ts';
+import {
+  SLACK_APPROVAL_SHOW,
+  SLACK_APPROVAL_UPDATE,
+  approvalShowHandler,
+  approvalUpdateHandler,
+} from './approval-jobs.ts';
+import { registerApprovalActions } from './approvals.ts';
+import { slackAudience } from './audience.ts';
+import { slackBridgePort } from './bridge.ts';
 import { boltLogger, clientOptions } from './clients.ts';
-import { registerLinkJobs, registerLinking } from './linking.ts';
 import { eventListeners } from './event-listeners.ts';
 import { registerListeners } from './handlers.ts';
-import { oauthOptions } from './oauth.ts';
-import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler, SLACK_INBOUND } from './receiver.ts';
-import { registerSurfaceDelivery } from '../shared/delivery.ts';
-import { drainFlag, surfaceMount } from '../shared/module.ts';
-import { slackLive } from './live.ts';
-import { slackOutbound } from './outbound.ts';
-import { slackBridgePort } from './bridge.ts';
-import { createSlackRuntime, type SlackRuntime } from './runtime.ts';
-import type { SlackSettings } from './settings.ts';
+import { linkDoneHandler, registerLinking, SLACK_LINK_DONE, slackLinkWording } from './linking.ts';
 import { slackListenChannels } from './listen-channels.ts';
+import { slackLive } from './live.ts';
+import { oauthOptions } from './oauth.ts';
+import { slackOutbound } from './outbound.ts';
+import { DurableReceiver, rethrowListenerErrors, SLACK_INBOUND, slackGate, slackInboundHandler } from './receiver.ts';
+import { createSlackRuntime, SLACK, type SlackRuntime } from './runtime.ts';
+import type { SlackSettings } from './settings.ts';
 
 export { connectSlackTeam } from './connect.ts';
 export { slackRuntime, type SlackRuntime } from './runtime.ts';
@@ -28,8 +35,8 @@ export { MESSAGE_EVENT_TYPE } from './outbound.ts';
 
 export { SLACK_POST } from './outbound.ts';
 
-/** The Slack surface of a running App: its runtime, and its routes when Slack is configured. */
-export interface SlackSurface extends SurfaceModule {
+/** The Slack surface of a running App: the contract's parts, and its runtime. */
+export interface SlackSurface extends ChatSurface {
   readonly name: 'slack';
   readonly runtime: SlackRuntime;
 }
@@ -40,30 +47,38 @@ export interface SlackSurface extends SurfaceModule {
  * mcp-stdio process handles stored Slack requests and delivers Slack posts,
  * link confirmations and approval cards too.
  */
-export function createSlackSurface(app: App, overrides: Partial<SlackSettings> = {}): SlackSurface {
-  const rt = createSlackRuntime(app, overrides);
+export const createSlackSurface: SurfaceFactory<Partial<SlackSettings>, unknown> = (core, { override }) => {
+  const app = legacyAppOf<App>(core);
+  const rt = createSlackRuntime(app, override);
   let bolt: BoltApp | null = null;
   const outbound = { ...slackOutbound(rt), ...slackLive(rt) };
-  registerSurfaceDelivery(app, outbound);
-  app.bridges.register(slackBridgePort(rt, outbound));
-  // The mount's Bolt when there is one; a process without the route builds its own, with no route, to run the listeners.
-  app.queue.register(
-    SLACK_INBOUND,
-    slackInboundHandler(rt, () => (rt.settings.signingSecret ? (bolt ??= createBolt(express(), rt)) : null)),
-  );
-  registerLinkJobs(app, rt);
-  registerApprovalJobs(app, rt);
-  app.listening.registerChannels(slackListenChannels(rt));
   return {
     name: 'slack',
+    label: SLACK.label,
     runtime: rt,
     configured: Boolean(rt.settings.signingSecret),
+    howToTurnOn:
+      'Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on',
+    outbound,
+    bridge: slackBridgePort(rt, outbound),
+    listenChannels: slackListenChannels(rt),
+    linkWording: slackLinkWording(rt.settings.command),
+    audience: slackAudience(rt),
+    jobs: {
+      // The mount's Bolt when there is one; a process without the route builds its own, with no route, to run the listeners.
+      [SLACK_INBOUND]: slackInboundHandler(rt, () =>
+        rt.settings.signingSecret ? (bolt ??= createBolt(express(), rt)) : null,
+      ),
+      [SLACK_LINK_DONE]: linkDoneHandler(rt),
+      [SLACK_APPROVAL_SHOW]: approvalShowHandler(rt),
+      [SLACK_APPROVAL_UPDATE]: approvalUpdateHandler(rt),
+    },
     mount(web) {
       web.post('/slack/events', slackGate(rt, drainFlag(app)));
       bolt = createBolt(web, rt);
     },
   };
-}
+};
 
 /** Bolt on our express app: its ExpressReceiver adds the routes; `authorize` (or the OAuth installer) reads installs from the database. */
 export function createBolt(web: Express, rt: SlackRuntime): BoltApp {

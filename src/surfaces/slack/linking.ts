@@ -201,10 +201,3 @@ export function slackLinkWording(command: string): LinkWording {
     unlink: `\`${command} unlink\` in Slack`,
   };
 }
-
-/** Registers `slack.link.done`, Slack's link wording, and tells the core who reads Slack conversations (the mount and a worker-only process). */
-export function registerLinkJobs(app: App, rt: SlackRuntime): void {
-  app.queue.register(SLACK_LINK_DONE, linkDoneHandler(rt));
-  app.links.registerWording('slack', slackLinkWording(rt.settings.command));
-  app.audiences.register('slack', slackAudience(rt));
-}
