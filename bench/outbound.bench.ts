@@ -7,8 +7,9 @@
 // The database is a fresh one on BENCH_DATABASE_URL or TEST_DATABASE_URL, else an in-memory PGlite; the
 // embedded worker delivers.
 import { randomUUID } from 'node:crypto';
+import { mountSlack } from '../src/http/surface-mount.ts';
 import pino from 'pino';
-import { connectSlackTeam, mountSlack } from '../src/surfaces/slack/index.ts';
+import { connectSlackTeam } from '../src/surfaces/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/core/actor.ts';
 import type { Message } from '../src/core/messaging/types.ts';

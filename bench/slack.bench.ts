@@ -19,6 +19,7 @@
 // only this process's share, and PGlite's thread (a part of this process's); the machine has 2 cores, and the
 // load generator, this process and the database share them.
 import { readdirSync, readFileSync } from 'node:fs';
+import { mountSlack } from '../src/http/surface-mount.ts';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -28,7 +29,7 @@ import { count, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { rowsOf } from '../src/infra/db/org-repo.ts';
 import { deliveries } from '../src/infra/db/schema.ts';
-import { connectSlackTeam, mountSlack } from '../src/surfaces/slack/index.ts';
+import { connectSlackTeam } from '../src/surfaces/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/core/actor.ts';
 import { inboxTopic } from '../src/core/messaging/messaging-service.ts';

@@ -20,17 +20,16 @@ export const PURGE_EVERY_MS = 3600_000;
 const CLOSE_AFTER_FAILED_START_MS = 10_000;
 const INBOUND_KEPT_MS = 7 * 24 * 3600_000;
 
-/** The mounts every server has, in order: MCP, Slack, Teams, documents, account links, then the web chat (which owns `/`). */
+/** The mounts every server has, in order: MCP, the chat surfaces, documents, account links, then the web chat (which owns `/`). */
 export async function defaultMounts(): Promise<Mount[]> {
-  const [{ mountMcp }, { mountSlack }, { mountWebChat }] = await Promise.all([
+  const [{ mountMcp }, { mountSurfaces }, { mountWebChat }, { mountDocuments }, { mountLink }] = await Promise.all([
     import('./mcp/http.ts'),
-    import('./surfaces/slack/index.ts'),
+    import('./http/surface-mount.ts'),
     import('./surfaces/web/index.ts'),
+    import('./http/documents/index.ts'),
+    import('./http/link/index.ts'),
   ]);
-  const { mountDocuments } = await import('./http/documents/index.ts');
-  const { mountTeams } = await import('./surfaces/teams/index.ts');
-  const { mountLink } = await import('./http/link/index.ts');
-  return [mountMcp, mountSlack, mountTeams, mountDocuments, mountLink, mountWebChat];
+  return [mountMcp, mountSurfaces, mountDocuments, mountLink, mountWebChat];
 }
 
 export async function startServer(

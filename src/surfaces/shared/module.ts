@@ -1,10 +1,10 @@
 // What every chat surface module does the same way around its own parts: the
-// runtime createApp built for it, its mount on the one express app, and the
-// drain flag its route reads while the server stops.
+// runtime createApp built for it, and the drain flag its route reads while the
+// server stops.
 import type { App } from '../../app-types.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { ExternalSurface } from '../../core/surfaces/surface-ports.ts';
-import type { Mount } from '../../http/http.ts';
+import type { SurfaceCore } from '../contract.ts';
 
 /** The runtime a surface module built for `app`; UNAVAILABLE with `howToConfigure` when this process has none. */
 export function runtimeOf<R>(app: App, surface: ExternalSurface, howToConfigure: string): R {
@@ -13,22 +13,10 @@ export function runtimeOf<R>(app: App, surface: ExternalSurface, howToConfigure:
   return built.runtime;
 }
 
-/** Mounts a surface's routes when it is configured; otherwise logs `howToTurnOn` once and adds nothing. */
-export const surfaceMount =
-  (surface: ExternalSurface, howToTurnOn: string): Mount =>
-  (web, app) => {
-    const module = app.surfaceModules.get(surface);
-    if (!module?.configured) {
-      app.logger.info(howToTurnOn);
-      return;
-    }
-    module.mount?.(web);
-  };
-
-/** True once the server has started stopping (app.onDrain): a surface's route then refuses new requests. */
-export function drainFlag(app: App): () => boolean {
+/** True once the server has started stopping: a surface's route then refuses new requests. */
+export function drainFlag(core: Pick<SurfaceCore, 'onDrain'>): () => boolean {
   let draining = false;
-  app.onDrain.push(() => {
+  core.onDrain(() => {
     draining = true;
   });
   return () => draining;

@@ -6,7 +6,7 @@ import express, { type Express } from 'express';
 import type { App } from '../../app-types.ts';
 import type { Mount } from '../../http/http.ts';
 import { type ChatSurface, legacyAppOf, type SurfaceFactory } from '../contract.ts';
-import { drainFlag, surfaceMount } from '../shared/module.ts';
+import { drainFlag } from '../shared/module.ts';
 import {
   SLACK_APPROVAL_SHOW,
   SLACK_APPROVAL_UPDATE,
@@ -74,7 +74,7 @@ export const createSlackSurface: SurfaceFactory<Partial<SlackSettings>, unknown>
       [SLACK_APPROVAL_UPDATE]: approvalUpdateHandler(rt),
     },
     mount(web) {
-      web.post('/slack/events', slackGate(rt, drainFlag(app)));
+      web.post('/slack/events', slackGate(rt, drainFlag(core)));
       bolt = createBolt(web, rt);
     },
   };
@@ -115,9 +115,3 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
   rethrowListenerErrors(bolt, rt);
   return bolt;
 }
-
-/** `POST /slack/events`, `GET /slack/install`, `GET /slack/oauth_redirect`, when Slack is configured. */
-export const mountSlack: Mount = surfaceMount(
-  'slack',
-  'Slack is off: set SLACK_SIGNING_SECRET, and SLACK_BOT_TOKEN or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET, to turn it on',
-);

@@ -4,7 +4,7 @@
 import type { App } from '../../app-types.ts';
 import type { Mount } from '../../http/http.ts';
 import { type ChatSurface, legacyAppOf, type SurfaceFactory } from '../contract.ts';
-import { drainFlag, surfaceMount } from '../shared/module.ts';
+import { drainFlag } from '../shared/module.ts';
 import { approvalShowHandler, approvalUpdateHandler, TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE } from './approvals.ts';
 import { teamsAudience } from './audience.ts';
 import { teamsBridgePort } from './bridge.ts';
@@ -66,13 +66,7 @@ export const createTeamsSurface: SurfaceFactory<Partial<TeamsSettings>, unknown>
     },
     mount(web) {
       if (!adapter) return;
-      web.post('/api/messages', ...teamsReceiver(rt, adapter, logic, drainFlag(app)));
+      web.post('/api/messages', ...teamsReceiver(rt, adapter, logic, drainFlag(core)));
     },
   };
 };
-
-/** `POST /api/messages`, when Teams is configured. */
-export const mountTeams: Mount = surfaceMount(
-  'teams',
-  'Teams is off: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD (and MICROSOFT_APP_TENANT_ID for a single-tenant bot) to turn it on',
-);

@@ -4,10 +4,11 @@
 // with its outbound port, and a chat app's tenant mapping comes from the shared
 // store (the web chat's tenant is the workspace itself).
 import { TurnContext, type Activity } from 'botbuilder';
+import { mountSlack } from '../../../src/http/surface-mount.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { slackPort } from '../../../src/surfaces/slack/inbound.ts';
-import { connectSlackTeam, mountSlack, slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { connectSlackTeam, slackRuntime } from '../../../src/surfaces/slack/index.ts';
 import { addressOf, teamsPort } from '../../../src/surfaces/teams/inbound.ts';
 import { teamsRuntime } from '../../../src/surfaces/teams/runtime.ts';
 import type { App } from '../../../src/app-types.ts';

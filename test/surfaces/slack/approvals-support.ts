@@ -5,6 +5,7 @@
 // users, while dan is a Slack user nobody linked. Default approvers of
 // bob/deployer: bob and alice.
 import { randomBytes } from 'node:crypto';
+import { mountSlack } from '../../../src/http/surface-mount.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import pino from 'pino';
 import { vi } from 'vitest';
 import { APPROVE_ACTION, REJECT_ACTION } from '../../../src/surfaces/slack/approvals.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { connectSlackTeam, mountSlack, slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { connectSlackTeam, slackRuntime } from '../../../src/surfaces/slack/index.ts';
 import type { App } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';

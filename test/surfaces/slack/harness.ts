@@ -2,12 +2,13 @@
 // on 127.0.0.1, talking to the Slack Web API stand-in, with a workspace, an
 // agent and the stand-in's team connected. Used by the Slack end-to-end tests.
 import { randomBytes } from 'node:crypto';
+import { mountSlack } from '../../../src/http/surface-mount.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { vi } from 'vitest';
-import { connectSlackTeam, mountSlack } from '../../../src/surfaces/slack/index.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { SlackSettings } from '../../../src/surfaces/slack/settings.ts';
 import type { AppOptions } from '../../../src/app.ts';

@@ -3,8 +3,9 @@
 // card and rewrites the Slack card and the web view; a Slack click rewrites the
 // Teams card with updateActivity. The Action.Submit fallback and refusals too.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mountSlack } from '../../../src/http/surface-mount.ts';
 import { APPROVE_ACTION } from '../../../src/surfaces/slack/approvals.ts';
-import { connectSlackTeam, mountSlack, slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { connectSlackTeam, slackRuntime } from '../../../src/surfaces/slack/index.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { TEAMS_APPROVAL_SHOW } from '../../../src/surfaces/teams/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';

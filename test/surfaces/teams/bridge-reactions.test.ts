@@ -5,8 +5,9 @@
 // Teams user's reaction becomes theirs on the web copy and the app's on the
 // Slack copy; its removal follows; unknown messages, bots and types are ignored.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mountSlack } from '../../../src/http/surface-mount.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { connectSlackTeam, mountSlack } from '../../../src/surfaces/slack/index.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
 import type { ChatService } from '../../../src/core/chat/chat-service.ts';

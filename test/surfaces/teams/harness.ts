@@ -3,6 +3,7 @@
 // stand-in (OpenID metadata, token endpoint, Bot Connector), with a workspace,
 // an agent and the stand-in's tenant connected. Used by the Teams tests.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { mountTeams } from '../../../src/http/surface-mount.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -10,7 +11,7 @@ import { vi } from 'vitest';
 import { DrizzleExternalIdentityRepo } from '../../../src/infra/db/identity-repo.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { SlackSettings } from '../../../src/surfaces/slack/settings.ts';
-import { connectTeamsTenant, mountTeams, type TeamsSettings } from '../../../src/surfaces/teams/index.ts';
+import { connectTeamsTenant, type TeamsSettings } from '../../../src/surfaces/teams/index.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { InboxItem } from '../../../src/core/messaging/types.ts';
