@@ -214,19 +214,45 @@ function toolSection(name: string, byKind: Map<WorkspaceKind, Tool>, holders: st
   const hints = HINTS.filter(([key]) => first.annotations?.[key] === true).map(([, text]) => text);
   const notes = [holders, hints.length ? `Annotations: ${hints.join(', ')}.` : null].filter(Boolean);
   if (notes.length) lines.push(notes.join(' '), '');
-  return [...lines, ...argumentsTable(byKind)];
+  return [...lines, ...argumentsTable(byKind), ...resultTables(byKind)];
+}
+
+/** Every field of a result, nested ones as `parent.child` and `list[].child`. */
+function resultFields(props: Record<string, JsonSchema>, prefix = ''): string[] {
+  return Object.entries(props).flatMap(([name, s]) => {
+    const path = `${prefix}${name}`;
+    const object = [s, ...(s.anyOf ?? [])].find((x) => x.properties);
+    const items = [s.items, ...(s.anyOf ?? []).map((x) => x.items)].find((x) => x?.properties);
+    const type = object ? 'object' : items ? 'object[]' : typeOf(s);
+    const row = `| \`${path}\` | ${cell(type)} | ${cell(s.description ? sentence(s.description) : '')} |`;
+    if (object) return [row, ...resultFields(object.properties!, `${path}.`)];
+    if (items) return [row, ...resultFields(items.properties!, `${path}[].`)];
+    return [row];
+  });
+}
+
+/** What a tool returns (its output schema, the result's structuredContent); per kind of workspace when they differ. */
+function resultTables(byKind: Map<WorkspaceKind, Tool>): string[] {
+  const distinct = [...new Map([...byKind].map(([kind, t]) => [JSON.stringify(t.outputSchema ?? {}), kind])).entries()];
+  return distinct.flatMap(([json, kind]) => {
+    const props = (JSON.parse(json) as JsonSchema).properties ?? {};
+    if (!Object.keys(props).length) return [];
+    const head = distinct.length > 1 ? `Returns, in a ${KIND_NAMES[kind]} workspace:` : 'Returns:';
+    return [head, '', '| Field | Type | Description |', '| --- | --- | --- |', ...resultFields(props), ''];
+  });
 }
 
 /** docs/reference/mcp-tools.md: every tool the server registers, grouped as src/mcp/server.ts registers them. */
 export async function mcpToolsPage(): Promise<string> {
   const out = [
-    NOTICE('the tools registered in src/mcp/tools/*.ts and their zod input schemas'),
+    NOTICE('the tools registered in src/mcp/tools/*.ts and their zod input and output schemas'),
     '',
     '# MCP tools',
     '',
     'Every tool an agent can call on `/mcp/:workspace` (or through `switchboard mcp-stdio`), grouped as the server',
-    'registers them, with the arguments its input schema accepts. Names are fixed and arguments are snake_case. A call',
-    'that breaks a rule returns a result with `isError: true` and a sentence saying what to do instead. The types are',
+    'registers them, with the arguments its input schema accepts and the fields of what it returns (the structured',
+    'content; the text content says the same in sentences). Names are fixed and arguments are snake_case. A call that',
+    'breaks a rule returns a result with `isError: true` and a sentence saying what to do instead. The types are',
     'those of the JSON Schema a client receives in `tools/list`. Annotations are the MCP hints a tool sets: read-only,',
     'destructive (it may replace or undo what is there), idempotent (a repeat changes nothing more), open world (it',
     'reaches people on a chat surface).',
