@@ -92,6 +92,19 @@ export function brokenLinks(page: string, read: (file: string) => string | null)
   });
 }
 
+/** The repository paths a page names in inline code (`src/app.ts`, `test/support/`), with their lines; placeholders left out. */
+export function namedPaths(markdown: string): Array<{ line: number; path: string }> {
+  let fenced = false;
+  return markdown.split('\n').flatMap((text, i) => {
+    if (/^\s*(```|~~~)/.test(text)) fenced = !fenced;
+    if (fenced) return [];
+    return [...text.matchAll(/`((?:src|test|bench|scripts)\/[^`\s]*)`/g)]
+      .map((m) => m[1])
+      .filter((p) => !/[<>*{}|]/.test(p))
+      .map((p) => ({ line: i + 1, path: p }));
+  });
+}
+
 function readFromDisk(file: string): string | null {
   const full = path.join(ROOT, file);
   if (!existsSync(full)) return null;
@@ -116,6 +129,19 @@ describe('links between the docs', () => {
     expect(brokenLinks('a/page.md', (f) => files[f] ?? null)).toEqual([
       'a/page.md:10: #nowhere: a/page.md has no heading #nowhere',
     ]);
+  });
+
+  it("name only source files that exist, in the contributors' pages and the benchmarks' guide", () => {
+    expect(namedPaths('See `src/app.ts`, `src/surfaces/<name>/`, `npm test` and\n```\n`src/gone.ts`\n```')).toEqual([
+      { line: 1, path: 'src/app.ts' },
+    ]);
+    const guides = pages().filter((p) => p.startsWith('docs/contributing/') || p === 'bench/README.md');
+    const missing = guides.flatMap((page) =>
+      namedPaths(readFromDisk(page) ?? '')
+        .filter(({ path: p }) => !existsSync(path.join(ROOT, p)))
+        .map(({ line, path: p }) => `${page}:${line}: ${p}`),
+    );
+    expect(missing, 'these pages name files that are not there (moved or renamed?): update them').toEqual([]);
   });
 
   it('resolve to files that exist, and anchors to headings they have', () => {
