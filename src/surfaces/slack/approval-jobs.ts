@@ -17,9 +17,7 @@ import { call } from './outbound.ts';
 import { postOnce } from './post-once.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { threadFromRef } from './thread-id.ts';
-
-export const SLACK_APPROVAL_SHOW = 'slack.approval.show';
-export const SLACK_APPROVAL_UPDATE = 'slack.approval.update';
+import { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './topics.ts';
 
 const Job = z.object({ approvalId: z.string().uuid(), workspaceId: z.string().uuid() });
 

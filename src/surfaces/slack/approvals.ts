@@ -22,12 +22,6 @@ import {
   REJECT_ACTION,
   type ReasonContext,
 } from './cards.ts';
-import {
-  approvalShowHandler,
-  approvalUpdateHandler,
-  SLACK_APPROVAL_SHOW,
-  SLACK_APPROVAL_UPDATE,
-} from './approval-jobs.ts';
 import { asJobError, loggable } from './errors.ts';
 import { slackLinkHowTo } from './linking.ts';
 import { jobOf } from './receiver.ts';
@@ -35,7 +29,6 @@ import { notConnected } from './replies.ts';
 import { workspaceOf, type SlackRuntime } from './runtime.ts';
 
 export { APPROVE_ACTION, REJECT_ACTION, REASON_VIEW, REASON_BLOCK, REASON_INPUT } from './cards.ts';
-export { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
 
 /** A click as the core needs it: the workspace behind the team, and who clicked as a decider. */
 async function deciderFor(

@@ -1,39 +1,33 @@
 // The Slack surface: Bolt mounted on the one express app at POST /slack/events
 // (events, interactivity and slash commands, signature checked by Bolt), the
-// OAuth install routes, and the `slack.post` job that posts agents' answers.
+// OAuth install routes, and the jobs (topics.ts) that handle stored requests
+// and post agents' answers, link confirmations and approval cards.
 import { App as BoltApp } from '@slack/bolt';
 import express, { type Express } from 'express';
 import type { App } from '../../app-types.ts';
 import type { Mount } from '../../http/http.ts';
 import { type ChatSurface, legacyAppOf, type SurfaceFactory } from '../contract.ts';
 import { drainFlag } from '../shared/module.ts';
-import {
-  SLACK_APPROVAL_SHOW,
-  SLACK_APPROVAL_UPDATE,
-  approvalShowHandler,
-  approvalUpdateHandler,
-} from './approval-jobs.ts';
+import { approvalShowHandler, approvalUpdateHandler } from './approval-jobs.ts';
 import { registerApprovalActions } from './approvals.ts';
 import { slackAudience } from './audience.ts';
 import { slackBridgePort } from './bridge.ts';
 import { boltLogger, clientOptions } from './clients.ts';
 import { eventListeners } from './event-listeners.ts';
 import { registerListeners } from './handlers.ts';
-import { linkDoneHandler, registerLinking, SLACK_LINK_DONE, slackLinkWording } from './linking.ts';
+import { linkDoneHandler, registerLinking, slackLinkWording } from './linking.ts';
 import { slackListenChannels } from './listen-channels.ts';
 import { slackLive } from './live.ts';
 import { oauthOptions } from './oauth.ts';
 import { slackOutbound } from './outbound.ts';
-import { DurableReceiver, rethrowListenerErrors, SLACK_INBOUND, slackGate, slackInboundHandler } from './receiver.ts';
+import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler } from './receiver.ts';
 import { createSlackRuntime, SLACK, type SlackRuntime } from './runtime.ts';
 import type { SlackSettings } from './settings.ts';
+import { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE, SLACK_INBOUND, SLACK_LINK_DONE } from './topics.ts';
 
 export { connectSlackTeam } from './connect.ts';
 export { slackRuntime, type SlackRuntime } from './runtime.ts';
-export { SLACK_INBOUND } from './receiver.ts';
 export { MESSAGE_EVENT_TYPE } from './outbound.ts';
-
-export { SLACK_POST } from './outbound.ts';
 
 /** The Slack surface of a running App: the contract's parts, and its runtime. */
 export interface SlackSurface extends ChatSurface {

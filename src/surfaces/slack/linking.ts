@@ -8,7 +8,7 @@ import type { App } from '../../app-types.ts';
 import { isDeliveryError, jobErrorFor } from '../../core/delivery/failure.ts';
 import { isOutage, PermanentFailure } from '../../core/errors.ts';
 import { linkReplies, type LinkWording } from '../../core/linking/link-rules.ts';
-import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../core/linking/link-service.ts';
+import type { LinkPrompt, PromptReason } from '../../core/linking/link-service.ts';
 import type { JobHandler } from '../../core/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../core/surfaces/surface-ports.ts';
 import type { SlackListeners } from './event-listeners.ts';
@@ -16,10 +16,10 @@ import { registerAudienceEvents, slackAudience } from './audience.ts';
 import { classifySlackError, loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
 import { SLACK, type SlackRuntime } from './runtime.ts';
+import { SLACK_LINK_DONE } from './topics.ts';
 
 export const LINK_OPEN = 'switchboard_link_open';
 export const LINK_AGAIN = 'switchboard_link_again';
-export const SLACK_LINK_DONE = linkDoneTopic('slack');
 
 const keyOf = (teamId: string, userId: string): ExternalKey => ({
   surface: 'slack',

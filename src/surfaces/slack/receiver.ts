@@ -13,9 +13,7 @@ import type { JobContext, JobHandler } from '../../core/ports.ts';
 import { asJobError, loggable } from './errors.ts';
 import { NotInstalledError } from './installations.ts';
 import type { SlackRuntime } from './runtime.ts';
-
-/** The job that handles one stored Slack request. */
-export const SLACK_INBOUND = 'inbound.slack';
+import { SLACK_INBOUND } from './topics.ts';
 
 /** Slack refuses requests signed more than five minutes ago; one signed that far ahead is refused as well. */
 const MAX_SKEW_S = 5 * 60;

@@ -21,6 +21,7 @@ import {
   USERS,
   type ApprovalsWorld,
 } from './approvals-support.ts';
+import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 
 type Out = Record<string, any>;
 
@@ -344,7 +345,7 @@ describe('approvals in Slack', () => {
   }
   const ephemeralsTo = (user: string) =>
     standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === user).length;
-  const clickJobs = () => world.app.store.outbox.list({ topic: 'inbound.slack' });
+  const clickJobs = () => world.app.store.outbox.list({ topic: SLACK_INBOUND });
 
   it('hands a click that meets a failure other than a refusal back to its stored job, which decides it; the person is told nothing', async () => {
     const { approval_id: id } = await ask({ title: 'Purge the CDN cache', approvers: ['alice'] });

@@ -7,7 +7,8 @@
 // it fails for good at once, saying how to connect the team again.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { connectSlackTeam, SLACK_INBOUND, SLACK_POST } from '../../../src/surfaces/slack/index.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
+import { SLACK_INBOUND, SLACK_POST } from '../../../src/surfaces/slack/topics.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { BRIDGE_POST } from '../../../src/core/bridges/mirror-out.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
