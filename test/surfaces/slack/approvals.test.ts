@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REASON_BLOCK, REASON_INPUT, REASON_VIEW } from '../../../src/surfaces/slack/approvals.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import { slackOutbound } from '../../../src/surfaces/slack/outbound.ts';
-import { slackRuntime } from '../../../src/surfaces/slack/runtime.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { deliveryDeps } from '../../../src/surfaces/shared/delivery.ts';
 import { postHandler } from '../../../src/core/delivery/post-delivery.ts';
 import { postgresDb, pgliteDb, type TestDatabase } from '../../support/db.ts';

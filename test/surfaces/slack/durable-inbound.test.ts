@@ -9,7 +9,7 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { databaseUnavailable } from '../../../src/infra/db/errors.ts';
 import { inboundEvents, outbox } from '../../../src/infra/db/schema.ts';
 import { LAST_TRIES } from '../../../src/infra/queue/run-entry.ts';
-import { slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
