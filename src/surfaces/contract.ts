@@ -68,6 +68,11 @@ export interface SurfaceCore {
   readonly posts: SurfacePostRepo;
   /** Tells the job queue there is new work (after storing a request). */
   kick(): void;
+  /**
+   * A platform waits for its acknowledgement of a request: this process starts no new jobs until the returned release
+   * is called (for a bounded time), so earlier requests' work does not slow the answer.
+   */
+  holdForIngest(): () => void;
   /** Runs `fn` as soon as the server starts stopping (a route then refuses new requests). */
   onDrain(fn: () => void | Promise<void>): void;
   /** Runs `fn` when the app closes. */

@@ -168,6 +168,11 @@ export class BridgeService {
     return found;
   }
 
+  /** The bridge of an outside channel; null when it is not bridged. No permission check: surfaces ask it of every message. */
+  byExternal(surface: ExternalSurface, tenantId: string, externalChannelId: string): Promise<Bridge | null> {
+    return this.store.bridges.byExternal(surface, tenantId, externalChannelId);
+  }
+
   /**
    * Removes the bridges of outside channels that are gone from the platform (deleted, or the app removed from them),
    * as the surface reports it: no owner asked, so no permission check. Returns the bridges removed; ids not bridged are skipped.
