@@ -30,8 +30,6 @@ import type {
   ExternalSurface,
   SlackInstallationRepo,
   SurfaceTenantRepo,
-  TeamsReferenceRepo,
-  TeamsUserRepo,
 } from './surfaces/surface-ports.ts';
 import type { BridgeRepo } from './bridges/types.ts';
 import type { ListeningRepo } from './listening/ports.ts';
@@ -545,10 +543,6 @@ export interface Store {
   defaultAgents: DefaultAgentRepo;
   /** Slack installs (sealed bot tokens), apart from the shared mapping. */
   slackInstallations: SlackInstallationRepo;
-  /** Teams users the bot has seen (their `29:` ids and personal chats). */
-  teamsUsers: TeamsUserRepo;
-  /** Teams conversation references, for proactive posts. */
-  teamsReferences: TeamsReferenceRepo;
   /** Chat channel members and what agents read, for audiences. */
   audiences: AudienceRepo;
   /** Slack and Teams requests received and acknowledged, with the jobs that handle them. */

@@ -24,7 +24,6 @@ import { DrizzlePresenceRepo, DrizzleSessionRepo } from './session-repo.ts';
 import { DrizzleSurfacePostRepo } from './surface-post-repo.ts';
 import { DrizzleSlackInstallationRepo } from './slack-repo.ts';
 import { DrizzleDefaultAgentRepo, DrizzleSurfaceTenantRepo } from './surface-repo.ts';
-import { DrizzleTeamsReferenceRepo, DrizzleTeamsUserRepo } from './teams-repo.ts';
 import { DrizzleTokenRepo } from './token-repo.ts';
 import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
 
@@ -58,8 +57,6 @@ export function createStore(
     tenants: new DrizzleSurfaceTenantRepo(db),
     defaultAgents: new DrizzleDefaultAgentRepo(db),
     slackInstallations: new DrizzleSlackInstallationRepo(db),
-    teamsUsers: new DrizzleTeamsUserRepo(db),
-    teamsReferences: new DrizzleTeamsReferenceRepo(db),
     audiences: new DrizzleAudienceRepo(db),
     inbound: inbound ?? new DrizzleInboundEventRepo(db, clock),
     posts: new DrizzleSurfacePostRepo(db),

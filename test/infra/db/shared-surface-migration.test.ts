@@ -11,6 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { MIGRATIONS_DIR, openDatabase, type Database } from '../../../src/infra/db/client.ts';
 import { createStore } from '../../../src/infra/db/store.ts';
+import { DrizzleTeamsUserRepo } from '../../../src/infra/db/teams-repo.ts';
 import { freshPostgresDatabase } from '../../support/db.ts';
 
 /** A copy of the migrations folder whose journal ends just before the shared-surface migration. */
@@ -127,7 +128,7 @@ describe.each(kinds)('moving surface tenants and default agents to the shared ta
     expect(
       await store.defaultAgents.get({ surface: 'teams', tenantId: 'tenant-a', scope: 'user', scopeId: 'aad-2' }),
     ).toBeNull();
-    expect(await store.teamsUsers.get('tenant-a', 'aad-1')).toEqual({
+    expect(await new DrizzleTeamsUserRepo(database.db).get('tenant-a', 'aad-1')).toEqual({
       tenantId: 'tenant-a',
       aadObjectId: 'aad-1',
       userId: '29:one',
