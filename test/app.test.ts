@@ -4,7 +4,7 @@
 // shown in Slack and Teams, and a surface without credentials is left out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/infra/db/client.ts';
-import { teamsRuntime } from '../src/surfaces/teams/index.ts';
+import { TEAMS_APPROVAL_SHOW, teamsRuntime } from '../src/surfaces/teams/index.ts';
 import { createApp, type App } from '../src/app.ts';
 import { SYSTEM } from '../src/core/actor.ts';
 import { silent, testConfig } from './support/world.ts';
@@ -47,12 +47,12 @@ describe('the composition root', () => {
     const topics = (await app.store.outbox.list({}))
       .filter((e) => e.payload.approvalId === approval.id)
       .map((e) => e.topic);
-    expect(topics).toEqual(expect.arrayContaining([SLACK_APPROVAL_SHOW, 'teams.approval.show']));
+    expect(topics).toEqual(expect.arrayContaining([SLACK_APPROVAL_SHOW, TEAMS_APPROVAL_SHOW]));
   });
 
   it('leaves out a surface without credentials, and says how to turn it on when asked for it', async () => {
     const app = await build({ SLACK_SIGNING_SECRET: 'composition-signing-secret' });
     expect([...app.surfaces]).toEqual(['slack']);
-    expect(() => teamsRuntime(app)).toThrow(/set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD/);
+    expect(() => teamsRuntime(app.surfaceModules)).toThrow(/set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD/);
   });
 });

@@ -429,7 +429,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     const a = args(z.object({ workspace: z.string().min(1), tenantId: z.string().min(1) }), raw);
     // Loaded here so other commands never load the Teams SDK.
     const { connectTeamsTenant } = await import('../surfaces/teams/connect.ts');
-    const r = await connectTeamsTenant(app, a);
+    const r = await connectTeamsTenant({ orgs: app.orgs, tenants: app.store.tenants }, a);
     return {
       data: { workspace: r.workspace.slug, tenant_id: r.tenantId },
       text: `Connected the Microsoft Teams tenant ${r.tenantId} to the workspace ${r.workspace.slug}; mention Switchboard in Teams and name an agent.`,

@@ -29,8 +29,6 @@ import type {
   ExternalIdentityRepo,
   ExternalSurface,
   SurfaceTenantRepo,
-  TeamsReferenceRepo,
-  TeamsUserRepo,
 } from './surfaces/surface-ports.ts';
 import type { BridgeRepo } from './bridges/types.ts';
 import type { ListeningRepo } from './listening/ports.ts';
@@ -542,10 +540,6 @@ export interface Store {
   tenants: SurfaceTenantRepo;
   /** The agent a chat user's DMs or a channel's unaddressed mentions go to. */
   defaultAgents: DefaultAgentRepo;
-  /** Teams users the bot has seen (their `29:` ids and personal chats). */
-  teamsUsers: TeamsUserRepo;
-  /** Teams conversation references, for proactive posts. */
-  teamsReferences: TeamsReferenceRepo;
   /** Chat channel members and what agents read, for audiences. */
   audiences: AudienceRepo;
   /** Slack and Teams requests received and acknowledged, with the jobs that handle them. */

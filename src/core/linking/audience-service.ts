@@ -143,6 +143,11 @@ export class AudienceService {
     return this.store.audiences.forgetChannel(surface, tenantId, channelId);
   }
 
+  /** Forgets the kept members of every chat channel of a tenant (a change that names no channel, such as a team's roster). */
+  forgetTenantChannels(surface: ExternalSurface, tenantId: string): Promise<void> {
+    return this.store.audiences.forgetTenantChannels(surface, tenantId);
+  }
+
   /** Everyone who reads the conversation, and the least access they hold in its workspace. */
   async of(ws: Workspace, c: Conversation): Promise<Audience> {
     return this.audience(ws, c, new RoleBook(this.store, ws), new Map());

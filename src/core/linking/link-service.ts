@@ -288,6 +288,22 @@ export class LinkService {
     return { ...ws, requireLinking: required };
   }
 
+  /**
+   * The person with this handle and the chat account they linked in one tenant of a surface (to mention them there);
+   * null when nobody has the handle or they linked no account there.
+   */
+  async linkedIn(
+    handle: string,
+    surface: ExternalSurface,
+    tenantId: string,
+  ): Promise<{ person: Person; identity: ExternalIdentity } | null> {
+    const person = await this.store.people.get(handle);
+    // `people.get` takes ids too: only a person whose handle this is counts.
+    if (!person || person.handle.toLowerCase() !== handle.toLowerCase()) return null;
+    const identity = (await this.linked(person.id)).find((i) => i.surface === surface && i.tenantId === tenantId);
+    return identity ? { person, identity } : null;
+  }
+
   /** The chat accounts linked to a person. */
   linked(personId: string): Promise<ExternalIdentity[]> {
     return this.store.identities.listForPerson(personId);

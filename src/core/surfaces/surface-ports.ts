@@ -1,8 +1,8 @@
 // Storage ports for chat surfaces: who a chat user is, which workspace a team
 // or tenant maps to, the agent a user or channel talks to by default (one
-// shape for every surface), and what only one surface keeps (Slack installs,
-// Teams users and conversation references). Implemented in src/infra/db,
-// reached through the Store.
+// shape for every surface), and Slack installs. Implemented in src/infra/db,
+// reached through the Store. What only Teams keeps is declared by the Teams
+// surface (src/surfaces/teams/user-repo.ts, reference-repo.ts).
 
 /** Chat platforms whose users Switchboard knows as external identities. */
 export type ExternalSurface = string;
@@ -87,51 +87,4 @@ export interface DefaultAgentRepo {
   get(key: DefaultAgentKey): Promise<string | null>;
   /** Saves the choice, or clears it with `agentId: null`; `setBy` is the platform id of who chose. */
   set(key: DefaultAgentKey, agentId: string | null, setBy: string | null): Promise<void>;
-}
-
-/** A Teams user as the bot saw them last. */
-export interface TeamsUser {
-  tenantId: string;
-  aadObjectId: string;
-  /** The Bot Framework user id (`29:…`): card refresh lists it, proactive chats address it. */
-  userId: string;
-  name: string;
-  /** Their personal chat with the bot; null until they have one. */
-  personalConversationId: string | null;
-}
-
-export interface TeamsUserRepo {
-  /** Records who wrote (their `29:` id and name) and, from a personal chat, that chat (kept when null). */
-  seen(u: {
-    tenantId: string;
-    aadObjectId: string;
-    userId: string;
-    name: string;
-    personalConversationId?: string | null;
-  }): Promise<void>;
-  /** Null when the bot never saw this user. */
-  get(tenantId: string, aadObjectId: string): Promise<TeamsUser | null>;
-  /** The Teams users of linked people in a tenant (approvers, to refresh their cards and reach their chats); people the bot never saw are left out. */
-  ofPeople(tenantId: string, personIds: string[]): Promise<Array<TeamsUser & { personId: string }>>;
-}
-
-/** The last Bot Framework conversation reference of each Teams conversation, for proactive posts. */
-export interface TeamsReferenceRepo {
-  /** Keeps the newest reference of a conversation (its service URL may move); `teamId`: the team of a channel's conversation. */
-  put(r: {
-    conversationId: string;
-    tenantId: string;
-    conversationType: string;
-    reference: Record<string, unknown>;
-    teamId?: string | null;
-  }): Promise<void>;
-  /** The service URL Teams used last in a tenant (to start a conversation there); null when none is known. */
-  serviceUrlOf(tenantId: string): Promise<string | null>;
-  /** Null when the bot never saw this conversation. */
-  get(conversationId: string): Promise<Record<string, unknown> | null>;
-  /**
-   * Forgets the references of a conversation (a channel's reply chains with it), or of every channel the bot saw in
-   * a team (the team's own id, its General channel, included); returns the conversations forgotten, reply chains folded into their channel.
-   */
-  forget(tenantId: string, what: { conversation: string } | { team: string }): Promise<string[]>;
 }

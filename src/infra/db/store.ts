@@ -23,7 +23,6 @@ import { processedEvents } from './schema.ts';
 import { DrizzlePresenceRepo, DrizzleSessionRepo } from './session-repo.ts';
 import { DrizzleSurfacePostRepo } from './surface-post-repo.ts';
 import { DrizzleDefaultAgentRepo, DrizzleSurfaceTenantRepo } from './surface-repo.ts';
-import { DrizzleTeamsReferenceRepo, DrizzleTeamsUserRepo } from './teams-repo.ts';
 import { DrizzleTokenRepo } from './token-repo.ts';
 import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
 
@@ -56,8 +55,6 @@ export function createStore(
     identities: new DrizzleExternalIdentityRepo(db),
     tenants: new DrizzleSurfaceTenantRepo(db),
     defaultAgents: new DrizzleDefaultAgentRepo(db),
-    teamsUsers: new DrizzleTeamsUserRepo(db),
-    teamsReferences: new DrizzleTeamsReferenceRepo(db),
     audiences: new DrizzleAudienceRepo(db),
     inbound: inbound ?? new DrizzleInboundEventRepo(db, clock),
     posts: new DrizzleSurfacePostRepo(db),

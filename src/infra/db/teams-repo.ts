@@ -1,7 +1,8 @@
 // What only the Teams surface keeps: the users the bot has seen and the last
 // conversation reference of each conversation, for proactive posts.
 import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
-import type { TeamsReferenceRepo, TeamsUser, TeamsUserRepo } from '../../core/surfaces/surface-ports.ts';
+import type { TeamsReferenceRepo } from '../../surfaces/teams/reference-repo.ts';
+import type { TeamsUser, TeamsUserRepo } from '../../surfaces/teams/user-repo.ts';
 import type { Db } from './client.ts';
 import { externalIdentities, teamsConversationReferences, teamsUsers } from './schema.ts';
 

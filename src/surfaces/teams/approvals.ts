@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { refusalToDecide } from '../../core/approvals/rules.ts';
 import type { Approval, Decision } from '../../core/approvals/types.ts';
 import { isDeliveryError, jobErrorFor } from '../../core/delivery/failure.ts';
-import { isSwitchboardError, PermanentFailure } from '../../core/errors.ts';
+import { isSwitchboardError, notFound, PermanentFailure } from '../../core/errors.ts';
 import type { JobHandler } from '../../core/ports.ts';
 import { addressFromRef, type TeamsAddress } from './thread-id.ts';
 import { approvalCard } from './approval-card.ts';
@@ -19,11 +19,9 @@ import { adaptiveCard, cardActivity, type Card } from './cards.ts';
 import { updateActivity } from './connector.ts';
 import { addressOf } from './inbound.ts';
 import { loggable } from './errors.ts';
+import { TEAMS } from './names.ts';
 import { postOnce } from './post-once.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
-
-export const TEAMS_APPROVAL_SHOW = 'teams.approval.show';
-export const TEAMS_APPROVAL_UPDATE = 'teams.approval.update';
 
 const Job = z.object({ approvalId: z.string().uuid(), workspaceId: z.string().uuid() });
 export const ApprovalAction = z.object({ approvalId: z.string().uuid(), workspaceId: z.string().uuid() });
@@ -47,20 +45,21 @@ async function renderCard(
   tenant: string,
   opts: { viewer?: string | null; notice?: string } = {},
 ): Promise<Card> {
-  const agent = (await rt.app.store.agents.get(a.agentId))!;
-  const approvers = await rt.app.approvals.approversOf(a);
+  const { approvals, orgs } = rt.core;
+  const agent = await approvals.askingAgent(a);
+  if (!agent) throw notFound(`The agent that asked for approval ${a.id}`, 'It was deleted; the card cannot be drawn.');
+  const approvers = await approvals.approversOf(a);
   const users = a.status === 'pending' ? await rt.users.ofPeople(tenant, approvers) : [];
   let buttons = a.status === 'pending';
   if (buttons && opts.viewer !== undefined) {
-    const ws = (await rt.app.store.workspaces.get(a.workspaceId))!;
-    const role = opts.viewer ? await rt.app.orgs.roleIn(opts.viewer, ws) : null;
+    const role = opts.viewer ? await orgs.roleIn(opts.viewer, await orgs.workspace(a.workspaceId)) : null;
     buttons =
-      refusalToDecide(a, { personId: opts.viewer, role }, agent.ownerId, await rt.app.approvals.guestAsker(a)) === null;
+      refusalToDecide(a, { personId: opts.viewer, role }, agent.ownerId, await approvals.guestAsker(a)) === null;
   }
   return approvalCard({
     approval: a,
     agent,
-    outcome: await rt.app.approvals.outcome(a),
+    outcome: await approvals.outcome(a),
     buttons,
     notice: opts.notice,
     approverUserIds: users.map((u) => u.userId),
@@ -69,15 +68,14 @@ async function renderCard(
 
 /** Where an approval shows in Teams: its reply chain, else the approvers' personal chats. */
 async function placesFor(rt: TeamsRuntime, a: Approval): Promise<TeamsAddress[]> {
-  const { store } = rt.app;
-  const conversation = a.conversationId ? await store.messages.getConversation(a.workspaceId, a.conversationId) : null;
-  if (conversation?.surface === 'teams') {
+  const conversation = await rt.core.approvals.conversationOf(a);
+  if (conversation?.surface === TEAMS.surface) {
     const address = addressFromRef(conversation.externalRef);
     return address ? [address] : [];
   }
-  const approvers = await rt.app.approvals.approversOf(a);
+  const approvers = await rt.core.approvals.approversOf(a);
   const places: TeamsAddress[] = [];
-  for (const tenant of await rt.app.store.tenants.tenantsOf('teams', a.workspaceId)) {
+  for (const tenant of await rt.core.tenants.tenantsOf(TEAMS.surface, a.workspaceId)) {
     for (const u of await rt.users.ofPeople(tenant, approvers)) {
       if (!u.personalConversationId) continue;
       const reference = await rt.references.get(u.personalConversationId);
@@ -91,9 +89,9 @@ async function placesFor(rt: TeamsRuntime, a: Approval): Promise<TeamsAddress[]>
 export function approvalShowHandler(rt: TeamsRuntime): JobHandler {
   return async (raw, ctx) => {
     const job = parseJob(raw);
-    const a = await rt.app.store.approvals.get(job.workspaceId, job.approvalId);
+    const a = await rt.core.approvals.find(job.workspaceId, job.approvalId);
     if (!a) return;
-    const shown = new Set((await rt.app.store.approvals.views(a.id, 'teams')).map((v) => v.ref.conversation));
+    const shown = new Set((await rt.core.approvals.views(a.id, TEAMS.surface)).map((v) => v.ref.conversation));
     for (const place of await placesFor(rt, a)) {
       // Shown there already: a retry after a later place failed.
       if (shown.has(place.conversation)) continue;
@@ -119,9 +117,9 @@ export function approvalShowHandler(rt: TeamsRuntime): JobHandler {
         }
         throw jobErrorFor(e.failure);
       }
-      await rt.app.store.approvals.addView({
+      await rt.core.approvals.addView({
         approvalId: a.id,
-        surface: 'teams',
+        surface: TEAMS.surface,
         ref: {
           tenant: place.tenant,
           conversation: place.conversation,
@@ -137,10 +135,10 @@ export function approvalShowHandler(rt: TeamsRuntime): JobHandler {
 export function approvalUpdateHandler(rt: TeamsRuntime): JobHandler {
   return async (raw) => {
     const job = parseJob(raw);
-    const a = await rt.app.store.approvals.get(job.workspaceId, job.approvalId);
+    const a = await rt.core.approvals.find(job.workspaceId, job.approvalId);
     if (!a) return;
     let retry: Error | null = null;
-    for (const view of await rt.app.store.approvals.views(a.id, 'teams')) {
+    for (const view of await rt.core.approvals.views(a.id, TEAMS.surface)) {
       const place = addressFromRef(view.ref);
       if (!place || !view.ref.activity) continue;
       try {
@@ -185,11 +183,11 @@ export async function approvalAction(
   const ws = await workspaceOfTenant(rt, address.tenant);
   if (!ws || ws.id !== parsed.data.workspaceId)
     return plain('This approval belongs to a Switchboard workspace this Teams organization is not connected to.');
-  const approval = await rt.app.store.approvals.get(ws.id, parsed.data.approvalId);
+  const approval = await rt.core.approvals.find(ws.id, parsed.data.approvalId);
   if (!approval) return plain('This approval no longer exists in Switchboard.');
   const from = context.activity.from;
-  const identity = await rt.identities.find({
-    surface: 'teams',
+  const identity = await rt.core.identities.find({
+    surface: TEAMS.surface,
     tenantId: address.tenant,
     externalUserId: from.aadObjectId ?? from.id,
   });
@@ -198,20 +196,20 @@ export async function approvalAction(
   const decision = DECISIONS[verb];
   if (decision) {
     try {
-      const role = personId ? await rt.app.orgs.roleIn(personId, ws) : null;
-      await rt.app.approvals.decide({
+      const role = personId ? await rt.core.orgs.roleIn(personId, ws) : null;
+      await rt.core.approvals.decide({
         approvalId: approval.id,
         workspaceId: ws.id,
         decision,
         decider: { personId, role, identityId: identity?.id ?? null },
-        via: 'teams',
+        via: TEAMS.surface,
       });
     } catch (e) {
       if (!isSwitchboardError(e)) throw e;
       notice = e.details.rule === 'not_linked' ? e.withHint(LINK_FIRST).message : e.message;
     }
   }
-  const now = (await rt.app.store.approvals.get(ws.id, approval.id))!;
+  const now = await rt.core.approvals.get(ws.id, approval.id);
   try {
     return { card: await renderCard(rt, now, address.tenant, { viewer: personId, notice }), notice };
   } catch (err) {

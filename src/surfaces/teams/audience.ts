@@ -31,7 +31,7 @@ export function teamsAudience(rt: TeamsRuntime): SurfaceAudience {
     },
     members: cachedMembers({
       surface: 'teams',
-      app: rt.app,
+      app: rt.core,
       logger: rt.logger,
       loggable,
       async read(tenant, channelId) {
@@ -56,7 +56,7 @@ export async function membersChanged(rt: TeamsRuntime, context: TurnContext): Pr
   if (!a || a.type === 'personal') return;
   const key = audienceKey(a);
   const bot = context.activity.recipient?.id;
-  const audiences = rt.app.store.audiences;
+  const audiences = rt.core.audiences;
   const team = (context.activity.channelData as { team?: { id?: string } } | undefined)?.team?.id;
   // Not swallowed: a stale list would stand for an hour, so a failure fails the turn and the inbound job retries it.
   if (team && !a.channel) return audiences.forgetTenantChannels('teams', a.tenant);

@@ -54,7 +54,7 @@ export function teamsBridgePort(rt: TeamsRuntime, outbound: SurfaceOutbound): Br
           'Give the channel\'s id (19:…@thread.tacv2), or paste the link from "Get link to channel" in Teams.',
         );
       }
-      const tenants = await rt.app.store.tenants.tenantsOf('teams', workspace.id);
+      const tenants = await rt.core.tenants.tenantsOf('teams', workspace.id);
       if (!tenants.length)
         throw notPermitted(
           `No Microsoft Teams tenant is connected to ${workspace.slug}; run \`switchboard teams connect ${workspace.slug} --tenant-id …\` first.`,
@@ -86,7 +86,7 @@ export function teamsBridgePort(rt: TeamsRuntime, outbound: SurfaceOutbound): Br
 
 /** The bridge of the channel a Teams activity came from; null when it is not a bridged channel. */
 async function bridgeOf(rt: TeamsRuntime, a: TeamsAddress) {
-  return a.type === 'channel' && a.channel ? rt.app.store.bridges.byExternal('teams', a.tenant, a.channel) : null;
+  return a.type === 'channel' && a.channel ? rt.core.bridges.byExternal('teams', a.tenant, a.channel) : null;
 }
 
 /** Posts by bots (ours included: `28:` ids) never come back into the bridge. */
@@ -116,7 +116,7 @@ export async function mirrorBridged(
     ...normalise(context.activity, address, read, addressed),
     names: addressed ? read.names : read.mentioned,
   };
-  const outcome = await rt.app.inbound.mirrorBridged(teamsPort(rt, context, address), msg);
+  const outcome = await rt.core.inbound.mirrorBridged(teamsPort(rt, context, address), msg);
   if (outcome?.kind === 'name-an-agent') return [noAgentNamed(outcome.directory)];
   return outcome?.kind === 'handled' ? outcome.notices : [];
 }
@@ -149,9 +149,9 @@ export async function followChange(
     conversationKeys: keys,
   };
   const port = teamsPort(rt, context, address);
-  if (kind === 'delete') await rt.app.inbound.followChange(port, { ...change, kind: 'delete' });
+  if (kind === 'delete') await rt.core.inbound.followChange(port, { ...change, kind: 'delete' });
   else
-    await rt.app.inbound.followChange(port, {
+    await rt.core.inbound.followChange(port, {
       ...change,
       kind: 'edit',
       text: async () => teamsToMarkdown(activity, activity.recipient?.id).markdown,
@@ -198,7 +198,7 @@ export async function followReactions(
   const port = teamsPort(rt, context, address);
   for (const emoji of new Set(given.data.map((r) => FROM_TEAMS.get(r.type)))) {
     if (!emoji) continue;
-    await rt.app.inbound.mirrorBridgedReaction(port, {
+    await rt.core.inbound.mirrorBridgedReaction(port, {
       tenantId: address.tenant,
       channelId: address.channel,
       messageId,

@@ -84,14 +84,14 @@ async function chosenAgent(
   directory: WorkspaceAgent[],
 ) {
   const id = aadObjectId
-    ? await rt.app.store.defaultAgents.get({ surface: 'teams', tenantId: tenant, scope: 'user', scopeId: aadObjectId })
+    ? await rt.core.defaultAgents.get({ surface: 'teams', tenantId: tenant, scope: 'user', scopeId: aadObjectId })
     : null;
   return talkableAgents(directory).find((d) => d.agent.id === id) ?? null;
 }
 
 async function targetOf(rt: TeamsRuntime, address: TeamsAddress): Promise<TeamsTarget | null> {
   const workspace = await workspaceOfTenant(rt, address.tenant);
-  return workspace ? { workspace, directory: await rt.app.agents.directory(workspace) } : null;
+  return workspace ? { workspace, directory: await rt.core.agents.directory(workspace) } : null;
 }
 
 async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsAddress): Promise<void> {
@@ -113,7 +113,7 @@ async function onMessage(rt: TeamsRuntime, context: TurnContext, address: TeamsA
   const { directory } = target;
   if (addressed && (await command(rt, context, address, text, target))) return;
 
-  const outcome = await rt.app.inbound.receive(
+  const outcome = await rt.core.inbound.receive(
     teamsPort(rt, context, address),
     normalise(activity, address, read, addressed),
     target,
@@ -161,14 +161,14 @@ async function command(
     await linkCommand(rt, context, address.tenant, word);
   } else if (notices !== null) {
     // The same stored choice as Slack's `/switchboard notices off`: a linked person's holds on every surface.
-    const identity = await rt.identities.upsert({
+    const identity = await rt.core.identities.upsert({
       surface: 'teams',
       tenantId: address.tenant,
       externalUserId: authorOf(context.activity),
     });
     await say(
       context,
-      await rt.app.intake.noticesCommand(identity, notices, { on: '"notices on"', off: '"notices off"' }),
+      await rt.core.intake.noticesCommand(identity, notices, { on: '"notices on"', off: '"notices off"' }),
     );
   } else {
     return false;
@@ -189,7 +189,7 @@ async function pickAgent(
   const picked = talkableAgents(target.directory).find((d) => d.agent.id === data.agentId);
   if (!picked || !aad)
     return pickerCard(target.directory, null, 'That agent is no longer in this workspace; choose another.');
-  await rt.app.store.defaultAgents.set(
+  await rt.core.defaultAgents.set(
     { surface: 'teams', tenantId: address.tenant, scope: 'user', scopeId: aad },
     picked.agent.id,
     aad,

@@ -16,7 +16,8 @@ import {
 } from './thread-id.ts';
 import { loggable } from './errors.ts';
 import { sendLinkCard } from './linking.ts';
-import { TEAMS, workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
+import { TEAMS } from './names.ts';
+import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import type { TeamsMarkdown } from './format/in.ts';
 
 /** Where a Teams request is handled: the workspace its tenant maps to, and who is in it. */
@@ -118,7 +119,7 @@ export function teamsPort(rt: TeamsRuntime, context: TurnContext, address: Teams
           surname: member?.surname,
           userRole: member?.userRole,
         },
-        fetchedAt: rt.app.clock.now(),
+        fetchedAt: rt.core.clock.now(),
       };
     },
     sendLinkPrompt: (identity, reason) => sendLinkCard(rt, identity, reason),

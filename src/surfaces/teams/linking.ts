@@ -7,7 +7,7 @@ import type { ConversationParameters, TurnContext } from 'botbuilder';
 import { isDeliveryError, jobErrorFor } from '../../core/delivery/failure.ts';
 import { PermanentFailure } from '../../core/errors.ts';
 import { linkReplies, type LinkWording } from '../../core/linking/link-rules.ts';
-import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../core/linking/link-service.ts';
+import type { LinkPrompt, PromptReason } from '../../core/linking/link-service.ts';
 import type { JobHandler } from '../../core/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../core/surfaces/surface-ports.ts';
 import type { TeamsAddress } from './thread-id.ts';
@@ -15,9 +15,8 @@ import { adaptiveCard, cardActivity, executeAction, type Card } from './cards.ts
 import { postActivity } from './connector.ts';
 import { classifyTeamsError, loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
-import { TEAMS, type TeamsRuntime } from './runtime.ts';
-
-export const TEAMS_LINK_DONE = linkDoneTopic('teams');
+import { TEAMS, TEAMS_LINK_DONE } from './names.ts';
+import type { TeamsRuntime } from './runtime.ts';
 
 /** How Teams speaks of account links: the personal chat with the bot takes `link` and `unlink`. */
 export const TEAMS_LINK_WORDING: LinkWording = {
@@ -139,7 +138,7 @@ export async function personalChat(
 
 /** A fresh link for the identity, as a card. */
 async function offerCard(rt: TeamsRuntime, identity: ExternalIdentity, reason: PromptReason): Promise<Card> {
-  return linkCard((await rt.app.links.offer(identity, { reason })).prompt);
+  return linkCard((await rt.core.links.offer(identity, { reason })).prompt);
 }
 
 /**
@@ -178,32 +177,32 @@ export async function linkCommand(
   if (!aad) return void (await say('Teams did not say who you are, so this account cannot be linked.'));
   const key = keyOf(tenant, aad);
   if (command === 'unlink') {
-    const done = await rt.app.links.unlinkChatUser(key);
+    const done = await rt.core.links.unlinkChatUser(key);
     return void (await say(done ? REPLIES.unlinked(done.handle) : REPLIES.notLinked()));
   }
-  const { identity, person } = await rt.app.links.whoIs(key);
+  const { identity, person } = await rt.core.links.whoIs(key);
   if (person) return void (await say(REPLIES.linkedAs(person.handle)));
   await context.sendActivity(
-    cardActivity(await offerCard(rt, identity ?? (await rt.identities.upsert(key)), 'asked'), 'Link your account'),
+    cardActivity(await offerCard(rt, identity ?? (await rt.core.identities.upsert(key)), 'asked'), 'Link your account'),
   );
 }
 
 /** "Send me a new link": the card comes back with a fresh link (or says who they are linked as). */
 export async function linkAgain(rt: TeamsRuntime, context: TurnContext, tenant: string): Promise<Card> {
   const aad = context.activity.from.aadObjectId;
-  const { identity, person } = aad ? await rt.app.links.whoIs(keyOf(tenant, aad)) : { identity: null, person: null };
+  const { identity, person } = aad ? await rt.core.links.whoIs(keyOf(tenant, aad)) : { identity: null, person: null };
   if (person) return adaptiveCard([{ type: 'TextBlock', text: REPLIES.linkedAs(person.handle, true), wrap: true }]);
   if (!aad)
     return adaptiveCard([
       { type: 'TextBlock', text: 'Teams did not say who you are, so this account cannot be linked.', wrap: true },
     ]);
-  return offerCard(rt, identity ?? (await rt.identities.upsert(keyOf(tenant, aad))), 'asked');
+  return offerCard(rt, identity ?? (await rt.core.identities.upsert(keyOf(tenant, aad))), 'asked');
 }
 
 /** `teams.link.done`: "Linked as @alice" in the person's personal chat, delivered with retries like every Teams post. */
 export function linkDoneHandler(rt: TeamsRuntime): JobHandler {
   return async (raw, ctx) => {
-    const done = await rt.app.links.linkDone(TEAMS_LINK_DONE, raw);
+    const done = await rt.core.links.linkDone(TEAMS_LINK_DONE, raw);
     if (!done) return;
     const { identity, person } = done;
     const chat = await personalChat(rt, identity.tenantId, identity.externalUserId);

@@ -5,7 +5,8 @@
 // in the channel, through the tenant connected to the workspace.
 import type { ListenChannels } from '../../core/listening/ports.ts';
 import { addressRef, encodeConversationKey, type TeamsAddress } from './thread-id.ts';
-import { TEAMS, type TeamsRuntime } from './runtime.ts';
+import { TEAMS } from './names.ts';
+import type { TeamsRuntime } from './runtime.ts';
 
 const CHANNEL = /^19:[^\s;]+@thread\.(tacv2|skype)$/;
 
@@ -17,7 +18,7 @@ export function teamsListenChannels(rt: TeamsRuntime): ListenChannels {
     channelOf: (ref) => (ref.type === 'channel' && ref.channel && CHANNEL.test(ref.channel) ? ref.channel : null),
     async noteAddress(ws, channel) {
       // Posting needs the Bot Connector address Teams gave the bot in that tenant; a tenant it never heard from has none yet.
-      for (const tenant of await rt.app.store.tenants.tenantsOf('teams', ws.id)) {
+      for (const tenant of await rt.core.tenants.tenantsOf('teams', ws.id)) {
         const serviceUrl = await rt.references.serviceUrlOf(tenant);
         if (!serviceUrl) continue;
         const address: TeamsAddress = { tenant, conversation: channel, type: 'channel', serviceUrl, channel };

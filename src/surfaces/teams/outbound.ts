@@ -20,7 +20,8 @@ import { parseMentions } from '../../core/format/mentions.ts';
 import { agentMessage } from './cards.ts';
 import type { TeamsPerson } from './format/out.ts';
 import { activityCalls } from './connector.ts';
-import { TEAMS, type TeamsRuntime } from './runtime.ts';
+import { TEAMS, TEAMS_POST } from './names.ts';
+import type { TeamsRuntime } from './runtime.ts';
 
 /** Most people one message mentions the Teams way; further `@handles` stay words. */
 const MAX_MENTIONS = 20;
@@ -36,12 +37,12 @@ async function mentionable(rt: TeamsRuntime, address: TeamsAddress, body: string
     .slice(0, MAX_MENTIONS);
   await Promise.all(
     handles.map(async (handle) => {
-      const person = await rt.app.store.people.get(handle);
-      if (!person || person.handle.toLowerCase() !== handle) return;
-      const linked = (await rt.app.store.identities.listForPerson(person.id)).find(
-        (i) => i.surface === 'teams' && i.tenantId === address.tenant,
-      );
-      if (linked) people.set(handle, { id: linked.externalUserId, name: linked.displayName || person.displayName });
+      const linked = await rt.core.links.linkedIn(handle, TEAMS.surface, address.tenant);
+      if (linked)
+        people.set(handle, {
+          id: linked.identity.externalUserId,
+          name: linked.identity.displayName || linked.person.displayName,
+        });
     }),
   );
   return people;
@@ -53,9 +54,6 @@ function addressOf(conversation: Conversation): TeamsAddress {
     throw new DeliveryError({ kind: 'permanent', code: 'no_address', reason: 'the conversation has no Teams address' });
   return address;
 }
-
-/** The job that posts agents' messages into Teams conversations. */
-export const TEAMS_POST = 'teams.post';
 
 export function teamsOutbound(rt: TeamsRuntime): SurfaceOutbound {
   return {

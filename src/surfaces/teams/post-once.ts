@@ -28,7 +28,7 @@ export async function postOnce(
   signal?: AbortSignal,
 ): Promise<string> {
   return postOncePerKey(
-    rt.app.store.posts,
+    rt.core.posts,
     'teams',
     key,
     {

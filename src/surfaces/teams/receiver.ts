@@ -13,12 +13,10 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { z } from 'zod';
 import { PermanentFailure } from '../../core/errors.ts';
 import type { JobHandler } from '../../core/ports.ts';
-import { asJobError, loggable } from './errors.ts';
 import type { Logger } from 'pino';
-import type { App } from '../../app-types.ts';
-
-/** The job that handles one stored Teams activity. */
-export const TEAMS_INBOUND = 'inbound.teams';
+import type { SurfaceCore } from '../contract.ts';
+import { asJobError, loggable } from './errors.ts';
+import { TEAMS, TEAMS_INBOUND } from './names.ts';
 
 type Logic = (context: TurnContext) => Promise<void>;
 
@@ -114,7 +112,7 @@ export function teamsKey(activity: z.infer<typeof activityShape>): string {
 /** The route: gate, parse, validate, authenticate, then store (or run an invoke inline). */
 /** What the receiver uses of the Teams runtime (runtime.ts builds the adapter from this file, so it is not imported back). */
 interface ReceiverRuntime {
-  app: App;
+  core: SurfaceCore;
   logger: Logger;
   adapter: DurableCloudAdapter | null;
 }
@@ -143,7 +141,7 @@ export function teamsReceiver(
       );
     }
     // Ingest first: while Teams waits for this answer, this process starts no new jobs (for a bounded time).
-    const release = rt.app.queue.holdForIngest();
+    const release = rt.core.holdForIngest();
     try {
       await receive(parsed.data, req, res);
     } finally {
@@ -185,11 +183,11 @@ export function teamsReceiver(
     const key = teamsKey(raw);
     try {
       if (raw.type === 'invoke') return await invokeOnce(rt, adapter, auth, raw, key, logic, res);
-      const stored = await rt.app.store.inbound.accept(
-        { surface: 'teams', key, kind: raw.type, payload: raw },
-        { topic: TEAMS_INBOUND, orderingKey: `inbound:teams:${raw.conversation.id}` },
+      const stored = await rt.core.inboundEvents.accept(
+        { surface: TEAMS.surface, key, kind: raw.type, payload: raw },
+        { topic: TEAMS_INBOUND, orderingKey: `inbound:${TEAMS.surface}:${raw.conversation.id}` },
       );
-      if (stored) rt.app.queue.kick();
+      if (stored) rt.core.kick();
       else rt.logger.debug({ type: raw.type }, 'acknowledged a Teams activity already received');
       res.status(200).end();
     } catch (err) {
@@ -220,7 +218,7 @@ async function invokeOnce(
   logic: Logic,
   res: Response,
 ) {
-  if (!(await rt.app.store.inbound.remember({ surface: 'teams', key, kind: 'invoke' }))) {
+  if (!(await rt.core.inboundEvents.remember({ surface: TEAMS.surface, key, kind: 'invoke' }))) {
     rt.logger.debug('a Teams card action was sent again; answered without running it twice');
     res.status(200).json({
       statusCode: 200,
@@ -245,7 +243,7 @@ export function teamsInboundHandler(rt: ReceiverRuntime, logic: () => Logic): Jo
         'Teams is not configured here (MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD), so a stored activity cannot be handled.',
       );
     // Read with the claim when the queue could (the embedded one); otherwise here.
-    const event = job.inbound ?? (await rt.app.store.inbound.get(String(payload.inboundId ?? '')));
+    const event = job.inbound ?? (await rt.core.inboundEvents.get(String(payload.inboundId ?? '')));
     if (!event) throw new PermanentFailure('The stored Teams activity is gone (purged or never written).');
     const parsed = activityShape.safeParse(event.payload);
     if (!parsed.success) throw new PermanentFailure('The stored Teams activity is malformed and cannot be replayed.');

@@ -34,12 +34,10 @@ export async function placeGone(
 ): Promise<void> {
   const forgotten = await rt.references.forget(tenant, what);
   const channels = 'team' in what ? [what.team, ...forgotten] : [what.conversation];
-  const removed = await rt.app.bridges.outsideChannelsGone('teams', tenant, channels, reason);
+  const removed = await rt.core.bridges.outsideChannelsGone('teams', tenant, channels, reason);
   // A deleted channel's listeners go too; an uninstall leaves them, for when the app comes back.
-  const workspaceId = reason === 'uninstalled' ? null : await rt.app.store.tenants.workspaceOf('teams', tenant);
-  const listenersRemoved = workspaceId
-    ? await rt.app.store.listening.removeChannels(workspaceId, 'teams', channels)
-    : 0;
+  const workspaceId = reason === 'uninstalled' ? null : await rt.core.tenants.workspaceOf('teams', tenant);
+  const listenersRemoved = workspaceId ? await rt.core.listening.channelsGone(workspaceId, 'teams', channels) : 0;
   rt.logger.info(
     {
       tenant,

@@ -1,27 +1,26 @@
 import type { Logger } from 'pino';
-import type { App } from '../../app-types.ts';
-import type { ExternalIdentityRepo, TeamsReferenceRepo, TeamsUserRepo } from '../../core/surfaces/surface-ports.ts';
-import type { Workspace } from '../../core/types.ts';
-import { createAuthentication } from './auth.ts';
-import { loggable } from './errors.ts';
-import { runtimeOf } from '../shared/module.ts';
 import { Pacer } from '../../core/delivery/pacer.ts';
+import type { Workspace } from '../../core/types.ts';
+import type { SurfaceCore } from '../contract.ts';
+import { createAuthentication } from './auth.ts';
+import type { TeamsState } from './state.ts';
+import { loggable } from './errors.ts';
+import { TEAMS } from './names.ts';
+import type { TeamsReferenceRepo } from './reference-repo.ts';
 import { DurableCloudAdapter } from './receiver.ts';
 import { teamsSettings, type TeamsSettings } from './settings.ts';
+import type { TeamsUserRepo } from './user-repo.ts';
 
-/** Teams' surface name and its name in sentences, as every port it registers with the core carries them. */
-export const TEAMS = { surface: 'teams', label: 'Teams' } as const;
-
-/** Everything the Teams adapter works with, built once per running App. */
+/** Everything the Teams adapter works with, built once per process by the surface's factory. */
 export interface TeamsRuntime {
-  app: App;
+  /** The core services and ports the surface uses (never the App or the store). */
+  core: SurfaceCore;
   settings: TeamsSettings;
   logger: Logger;
   /** botbuilder's CloudAdapter with the SDK's authentication; null when Teams is not configured. */
   adapter: DurableCloudAdapter | null;
   users: TeamsUserRepo;
   references: TeamsReferenceRepo;
-  identities: ExternalIdentityRepo;
   /** Keeps every Teams window per conversation. */
   pacer: Pacer;
 }
@@ -29,18 +28,14 @@ export interface TeamsRuntime {
 /** True when MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD are set. */
 export const teamsConfigured = (s: TeamsSettings) => Boolean(s.appId && s.appPassword);
 
-/** The Teams runtime createApp built for `app`; refused when Teams is not configured in this process. */
-export const teamsRuntime = (app: App): TeamsRuntime =>
-  runtimeOf(
-    app,
-    'teams',
-    'Teams is not configured in this process: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, then start it again.',
-  );
-
-/** Everything the Teams adapter works with; built once by createApp (`overrides`: tests point it at a stand-in). */
-export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> = {}): TeamsRuntime {
-  const settings = teamsSettings(app.config, overrides);
-  const logger = app.logger.child({ surface: 'teams' });
+/** Everything the Teams adapter works with, over the core and Teams' own tables (`overrides`: tests point it at a stand-in). */
+export function createTeamsRuntime(
+  core: SurfaceCore,
+  state: TeamsState,
+  overrides: Partial<TeamsSettings> = {},
+): TeamsRuntime {
+  const settings = teamsSettings(core.config, overrides);
+  const logger = core.logger.child({ surface: TEAMS.surface });
   let adapter: DurableCloudAdapter | null = null;
   if (teamsConfigured(settings)) {
     adapter = new DurableCloudAdapter(createAuthentication(settings), settings.appId!);
@@ -49,22 +44,20 @@ export function createTeamsRuntime(app: App, overrides: Partial<TeamsSettings> =
       logger.error({ err: loggable(error) }, 'a Teams turn failed');
     };
   }
-  const rt: TeamsRuntime = {
-    app,
+  return {
+    core,
     settings,
     logger,
     adapter,
-    users: app.store.teamsUsers,
-    references: app.store.teamsReferences,
-    identities: app.store.identities,
+    users: state.users,
+    references: state.references,
     // 50 ms wider windows: Teams counts posts as they arrive, and network jitter must not push two into one window.
     pacer: new Pacer(settings.limits, { marginMs: 50 }),
   };
-  return rt;
 }
 
 /** The workspace a tenant is connected to; null when it is not (yet). */
 export async function workspaceOfTenant(rt: TeamsRuntime, tenantId: string): Promise<Workspace | null> {
-  const id = await rt.app.store.tenants.workspaceOf('teams', tenantId);
-  return id ? rt.app.store.workspaces.get(id) : null;
+  const id = await rt.core.tenants.workspaceOf(TEAMS.surface, tenantId);
+  return id ? rt.core.orgs.findWorkspace(id) : null;
 }

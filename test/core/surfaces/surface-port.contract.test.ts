@@ -11,7 +11,7 @@ import { slackPort } from '../../../src/surfaces/slack/inbound.ts';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { addressOf, teamsPort } from '../../../src/surfaces/teams/inbound.ts';
-import { teamsRuntime } from '../../../src/surfaces/teams/runtime.ts';
+import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import type { App } from '../../../src/app-types.ts';
 import type { SurfacePort } from '../../../src/core/surfaces/inbound.ts';
 import { webPort } from '../../../src/surfaces/web/port.ts';
@@ -55,7 +55,7 @@ const cases: PortCase[] = [
     name: 'Teams',
     chatApp: true,
     make(app) {
-      const rt = teamsRuntime(app);
+      const rt = teamsRuntime(app.surfaceModules);
       // The stand-in's wire shape is the Bot Framework activity the adapter would hand the turn.
       const activity = personalMessage(teams, {
         text: 'hello',

@@ -8,6 +8,7 @@ import { DrizzleInboundEventRepo } from '../../../src/infra/db/inbound-repo.ts';
 import { DrizzleOutboxRepo } from '../../../src/infra/db/outbox-repo.ts';
 import { inboundEvents } from '../../../src/infra/db/schema.ts';
 import { databases, pgliteDb } from '../../support/db.ts';
+import { TEAMS_INBOUND } from '../../../src/surfaces/teams/names.ts';
 
 describe('inbound events', () => {
   let db: Database;
@@ -44,7 +45,7 @@ describe('inbound events', () => {
     expect(
       await repo.accept(
         { surface: 'teams', key: 'event:Ev1', kind: 'message', payload: {} },
-        { topic: 'inbound.teams', orderingKey: null },
+        { topic: TEAMS_INBOUND, orderingKey: null },
       ),
     ).not.toBeNull();
     expect(
@@ -123,7 +124,7 @@ describe.each(databases().map((d) => [d.kind, d] as const))(
     });
 
     it('lose nothing when the database refuses one of them', async () => {
-      const job = { topic: 'inbound.teams', orderingKey: null };
+      const job = { topic: TEAMS_INBOUND, orderingKey: null };
       // jsonb cannot hold a lone surrogate: that request fails; the ones written with it are stored.
       const attempts = ['good-1', 'bad', 'good-2', 'good-3'].map((key) =>
         repo.accept(

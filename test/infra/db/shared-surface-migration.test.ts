@@ -12,6 +12,7 @@ import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { MIGRATIONS_DIR, openDatabase, type Database } from '../../../src/infra/db/client.ts';
 import { DrizzleSlackInstallationRepo } from '../../../src/infra/db/slack-repo.ts';
 import { createStore } from '../../../src/infra/db/store.ts';
+import { DrizzleTeamsUserRepo } from '../../../src/infra/db/teams-repo.ts';
 import { freshPostgresDatabase } from '../../support/db.ts';
 
 /** A copy of the migrations folder whose journal ends just before the shared-surface migration. */
@@ -129,7 +130,7 @@ describe.each(kinds)('moving surface tenants and default agents to the shared ta
     expect(
       await store.defaultAgents.get({ surface: 'teams', tenantId: 'tenant-a', scope: 'user', scopeId: 'aad-2' }),
     ).toBeNull();
-    expect(await store.teamsUsers.get('tenant-a', 'aad-1')).toEqual({
+    expect(await new DrizzleTeamsUserRepo(database.db).get('tenant-a', 'aad-1')).toEqual({
       tenantId: 'tenant-a',
       aadObjectId: 'aad-1',
       userId: '29:one',

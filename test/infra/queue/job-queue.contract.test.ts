@@ -14,6 +14,7 @@ import { DeliveryError } from '../../../src/core/delivery/failure.ts';
 import { PermanentFailure, RetryLater, TransientFailure } from '../../../src/core/errors.ts';
 import type { JobQueue, OutboxEntry } from '../../../src/core/ports.ts';
 import { databases, pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
+import { TEAMS_POST } from '../../../src/surfaces/teams/names.ts';
 
 const logger = pino({ level: 'silent' });
 const wait = { timeout: 15_000, interval: 20 };
@@ -260,9 +261,9 @@ describe.each(variants)('job queue contract: $name', (variant) => {
 
   it('fails an entry whose topic has no handler', async () => {
     const q = queue();
-    const e = await repo.add({ topic: 'teams.post', payload: {} });
+    const e = await repo.add({ topic: TEAMS_POST, payload: {} });
     await q.start();
-    expect(await settled(e.id, 'failed')).toMatchObject({ lastError: 'no handler for topic teams.post' });
+    expect(await settled(e.id, 'failed')).toMatchObject({ lastError: `no handler for topic ${TEAMS_POST}` });
   });
 
   it('a new queue over the same database delivers what a stopped one left behind', async () => {

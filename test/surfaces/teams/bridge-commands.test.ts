@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
+import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
@@ -66,7 +67,9 @@ describe('bridge commands for Teams channels', () => {
     // Added to the team, the bot learns where Teams serves the tenant.
     expect((await h.post(botAdded(standin, { scope: 'team' }))).status).toBe(200);
     await vi.waitFor(async () =>
-      expect(await h.server.app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).toBe(standin.serviceUrl),
+      expect(await teamsRuntime(h.server.app.surfaceModules).references.serviceUrlOf(standin.userTenantId)).toBe(
+        standin.serviceUrl,
+      ),
     );
   });
 

@@ -11,6 +11,7 @@ import { SYSTEM } from '../../../src/core/actor.ts';
 import { BRIDGE_CHANGE, BRIDGE_POST } from '../../../src/core/bridges/mirror-out.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
 import { chatWorkspaceTopic } from '../../../src/core/chat/chat-service.ts';
+import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
@@ -32,7 +33,10 @@ describe('a bridged Teams channel that is gone', () => {
       (await standin.postActivity(`${h.server.url}/api/messages`, botAdded(standin, { scope: 'team' }))).status,
     ).toBe(200);
     await vi.waitFor(
-      async () => expect(await h.server.app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).not.toBeNull(),
+      async () =>
+        expect(
+          await teamsRuntime(h.server.app.surfaceModules).references.serviceUrlOf(standin.userTenantId),
+        ).not.toBeNull(),
       WAIT,
     );
     alice = await h.server.app.chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
@@ -183,7 +187,7 @@ describe('a bridged Teams channel that is gone', () => {
   );
 
   it("a reference stored again from an activity that does not name the team keeps its team, so the team's deletion still finds it", async () => {
-    const { teamsReferences } = h.server.app.store;
+    const teamsReferences = teamsRuntime(h.server.app.surfaceModules).references;
     const conversationId = '19:aChannelOfTheTeam000000000000000000@thread.tacv2';
     const base = {
       conversationId,

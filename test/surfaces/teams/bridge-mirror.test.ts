@@ -9,6 +9,7 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
 import type { ChatService } from '../../../src/core/chat/chat-service.ts';
+import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import {
   botAdded,
@@ -64,7 +65,7 @@ describe('a web channel bridged with a Teams channel', () => {
     const { app } = h.server;
     expect((await h.post(botAdded(standin, { scope: 'team' }))).status).toBe(200);
     await vi.waitFor(async () =>
-      expect(await app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).not.toBeNull(),
+      expect(await teamsRuntime(app.surfaceModules).references.serviceUrlOf(standin.userTenantId)).not.toBeNull(),
     );
     chat = app.chat;
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');

@@ -12,6 +12,7 @@ import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
 import type { ChatService } from '../../../src/core/chat/chat-service.ts';
+import { TEAMS_INBOUND, teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback, message } from '../../support/slack/payloads.ts';
@@ -86,7 +87,7 @@ describe('a channel bridged with Teams and Slack, and Teams reactions in it', ()
     });
     expect((await h.post(botAdded(teams, { scope: 'team' }))).status).toBe(200);
     await vi.waitFor(async () =>
-      expect(await app.store.teamsReferences.serviceUrlOf(teams.userTenantId)).not.toBeNull(),
+      expect(await teamsRuntime(app.surfaceModules).references.serviceUrlOf(teams.userTenantId)).not.toBeNull(),
     );
     chat = app.chat;
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
@@ -197,6 +198,6 @@ describe('a channel bridged with Teams and Slack, and Teams reactions in it', ()
     await vi.waitFor(async () =>
       expect(await reactionsOnWeb(webId)).toEqual([{ emoji: 'cry', count: 1, mine: false, names: [BOB.name] }]),
     );
-    expect(await h.server.app.store.outbox.list({ topic: 'inbound.teams', status: 'failed' })).toEqual([]);
+    expect(await h.server.app.store.outbox.list({ topic: TEAMS_INBOUND, status: 'failed' })).toEqual([]);
   });
 });

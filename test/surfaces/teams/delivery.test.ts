@@ -9,7 +9,7 @@ import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import { pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { paceKey } from '../../../src/surfaces/teams/thread-id.ts';
-import { teamsRuntime } from '../../../src/surfaces/teams/runtime.ts';
+import { TEAMS_POST, teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
 
 interface Setup {
@@ -118,7 +118,7 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
 
   it("takes one turn of the conversation's pace per post, not one in the job and another in the connector", async () => {
     const { item, activity } = await mentionAndReceive(h, standin);
-    const pacer = teamsRuntime(h.server.app).pacer;
+    const pacer = teamsRuntime(h.server.app.surfaceModules).pacer;
     const wait = vi.spyOn(pacer, 'wait');
     try {
       const texts = ['Turn one.', 'Turn two.'];
@@ -157,7 +157,7 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
 
     const failed = await vi.waitFor(
       async () => {
-        const entry = (await h.server.app.store.outbox.list({ topic: 'teams.post', status: 'failed' })).find(
+        const entry = (await h.server.app.store.outbox.list({ topic: TEAMS_POST, status: 'failed' })).find(
           (e) => e.payload.messageId === sent.message!.id,
         );
         expect(entry).toBeDefined();
@@ -184,7 +184,7 @@ describe.each(setups)('delivering answers to Teams ($name)', ({ db: kind, redisU
   // event loop's delays, which a loaded machine makes longer than the pacer's margin).
   it('paces a burst into one conversation within every window, in order', async () => {
     const { item, activity } = await mentionAndReceive(h, standin);
-    const pacer = teamsRuntime(h.server.app).pacer;
+    const pacer = teamsRuntime(h.server.app.surfaceModules).pacer;
     const key = paceKey({ conversation: activity.conversation.id });
     const wait = pacer.wait.bind(pacer);
     const released: number[] = [];

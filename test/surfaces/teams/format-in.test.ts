@@ -75,6 +75,10 @@ describe('Teams HTML to Markdown', () => {
     ['a style inside the same style', '<p><b>a <strong>b</strong> c</b></p>', '**a b c**'],
     ['an unclosed tag and a stray closing tag', '<p><b>bold <i>both</p></b></i> after', '**bold _both_**\n\nafter'],
     ['numeric entities, and a broken one', '<p>&#65;&#x42;&#0;&bogus;</p>', 'AB\ufffd\\&bogus;'],
+    ['any named entity, the rare ones too', '<p>&hearts; &eacute;&rarr;&frac12; &NotEqualTilde;</p>', '♥ é→½ ≂̸'],
+    ['list items never closed, closed as a browser closes them', '<ul><li>one<li>two</ul>', '- one\n- two'],
+    ['a paragraph opened inside bold keeps the bold on both sides', '<p><b>a<p>b</b>c', '**a**\n\n**b**c'],
+    ['a comment never closed hides the rest, as in a browser', '<p>x</p><!-- never closed <b>y</b>', 'x'],
   ])('%s', (_name, input, expected) => {
     expect(html(input).markdown).toBe(expected);
   });

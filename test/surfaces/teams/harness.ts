@@ -108,7 +108,10 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       roleLine: 'reviews pull requests',
     });
     await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
-    await connectTeamsTenant(app, { workspace: 'eng', tenantId: o.standin.userTenantId });
+    await connectTeamsTenant(
+      { orgs: app.orgs, tenants: app.store.tenants },
+      { workspace: 'eng', tenantId: o.standin.userTenantId },
+    );
   }
   const workspace = (await app.store.workspaces.get('eng'))!;
   const reviewer = (await app.store.agents.byQualifiedName('alice', 'reviewer'))!;

@@ -3,8 +3,8 @@
 // from the card, the confirmation once linked, and workspaces that require it.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
-import { linkDoneHandler, TEAMS_LINK_DONE } from '../../../src/surfaces/teams/linking.ts';
+import { TEAMS_LINK_DONE, teamsRuntime } from '../../../src/surfaces/teams/index.ts';
+import { linkDoneHandler } from '../../../src/surfaces/teams/linking.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { adaptiveCardAction, channelMention, channelMessage, personalMessage } from '../../support/teams/activities.ts';
@@ -103,7 +103,10 @@ describe('linking a Teams account', () => {
       },
       { timeout: 20_000, interval: 50 },
     );
-    await linkDoneHandler(teamsRuntime(h.server.app))(job.payload, { attempt: job.attempts + 1, entryId: job.id });
+    await linkDoneHandler(teamsRuntime(h.server.app.surfaceModules))(job.payload, {
+      attempt: job.attempts + 1,
+      entryId: job.id,
+    });
     expect(confirmations()).toHaveLength(1);
     expect((await h.post(channelMention(standin, { text: 'ask reviewer to look at PR 3', from: bob }))).status).toBe(
       200,

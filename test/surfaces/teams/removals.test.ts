@@ -9,6 +9,7 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { BRIDGE_POST } from '../../../src/core/bridges/mirror-out.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
+import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded, channelMessage, groupChatMessage, type TeamsActivity } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS, threadConversationId } from '../../support/teams/defaults.ts';
@@ -47,7 +48,10 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     const m = channelMessage(standin, { text, from: BOB, channelId, teamId });
     await post(m);
     const chain = threadConversationId(channelId, m.id);
-    await vi.waitFor(async () => expect(await h.server.app.store.teamsReferences.get(chain)).not.toBeNull(), WAIT);
+    await vi.waitFor(
+      async () => expect(await teamsRuntime(h.server.app.surfaceModules).references.get(chain)).not.toBeNull(),
+      WAIT,
+    );
     return chain;
   };
   /** Makes a web channel and bridges it to a Teams channel. */
@@ -73,7 +77,10 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     h = await startHarness({ database: db, standin, logLines });
     await post(botAdded(standin, { scope: 'team' }));
     await vi.waitFor(
-      async () => expect(await h.server.app.store.teamsReferences.serviceUrlOf(standin.userTenantId)).not.toBeNull(),
+      async () =>
+        expect(
+          await teamsRuntime(h.server.app.surfaceModules).references.serviceUrlOf(standin.userTenantId),
+        ).not.toBeNull(),
       WAIT,
     );
     alice = await h.server.app.chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
@@ -106,9 +113,9 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     // The listeners go last: waiting for them, the whole event was handled.
     await vi.waitFor(async () => expect(await listenedTo()).toEqual([]), WAIT);
     expect(await bridgeOf(TEAMS_DEFAULTS.channelId)).toBeNull();
-    expect(await app.store.teamsReferences.get(chain)).toBeNull();
+    expect(await teamsRuntime(app.surfaceModules).references.get(chain)).toBeNull();
     // The team's General channel, where the event came, is still known.
-    expect(await app.store.teamsReferences.get(TEAM)).not.toBeNull();
+    expect(await teamsRuntime(app.surfaceModules).references.get(TEAM)).not.toBeNull();
     expect((await app.chat.history(alice, web)).messages.map((m) => m.id)).toContain(mirrored.id);
     expect((await app.chat.history(alice, web)).conversation.channel?.bridges).toEqual([]);
     expect((await app.store.audit.list(h.workspace.id, 20)).find((e) => e.action === 'bridge.remove')).toMatchObject({
@@ -138,10 +145,10 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     await vi.waitFor(async () => expect(await listenedTo()).toEqual([OTHER_CHANNEL]), WAIT);
     expect(await bridgeOf(channel)).toBeNull();
     expect(await bridgeOf(TEAMS_DEFAULTS.generalChannelId)).toBeNull();
-    expect(await app.store.teamsReferences.get(chain)).toBeNull();
-    expect(await app.store.teamsReferences.get(TEAM)).toBeNull();
+    expect(await teamsRuntime(app.surfaceModules).references.get(chain)).toBeNull();
+    expect(await teamsRuntime(app.surfaceModules).references.get(TEAM)).toBeNull();
     expect(await bridgeOf(OTHER_CHANNEL)).not.toBeNull();
-    expect(await app.store.teamsReferences.get(otherChain)).not.toBeNull();
+    expect(await teamsRuntime(app.surfaceModules).references.get(otherChain)).not.toBeNull();
     expect(logLines.some((l) => l.includes('a Teams team was deleted'))).toBe(true);
   });
 
@@ -149,19 +156,20 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     const { app } = h.server;
     await post(groupChatMessage(standin, { text: 'help', from: BOB }));
     await vi.waitFor(
-      async () => expect(await app.store.teamsReferences.get(TEAMS_DEFAULTS.groupChatId)).not.toBeNull(),
+      async () =>
+        expect(await teamsRuntime(app.surfaceModules).references.get(TEAMS_DEFAULTS.groupChatId)).not.toBeNull(),
       WAIT,
     );
 
     await post(inTeam(OTHER_TEAM, { type: 'installationUpdate', action: 'remove' }, { source: { name: 'message' } }));
     await vi.waitFor(async () => expect(await bridgeOf(OTHER_CHANNEL)).toBeNull(), WAIT);
-    expect(await app.store.teamsReferences.get(otherChain)).toBeNull();
-    expect(await app.store.teamsReferences.get(TEAMS_DEFAULTS.groupChatId)).not.toBeNull();
+    expect(await teamsRuntime(app.surfaceModules).references.get(otherChain)).toBeNull();
+    expect(await teamsRuntime(app.surfaceModules).references.get(TEAMS_DEFAULTS.groupChatId)).not.toBeNull();
 
     const { membersAdded: _bot, ...inChat } = botAdded(standin, { scope: 'groupChat' });
     await post({ ...inChat, type: 'installationUpdate', action: 'remove' });
     await vi.waitFor(
-      async () => expect(await app.store.teamsReferences.get(TEAMS_DEFAULTS.groupChatId)).toBeNull(),
+      async () => expect(await teamsRuntime(app.surfaceModules).references.get(TEAMS_DEFAULTS.groupChatId)).toBeNull(),
       WAIT,
     );
     expect(logLines.some((l) => l.includes('the Switchboard app was uninstalled'))).toBe(true);

@@ -12,6 +12,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { TEAMS_POST_CHANGE } from '../../../src/surfaces/teams/names.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const database = postgresDb() ?? pgliteDb;
@@ -66,7 +67,7 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
       return call;
     }, WAIT);
   const changeJobs = async (id: string) =>
-    (await h.server.app.store.outbox.list({ topic: 'teams.post.change' })).filter((e) => e.payload.messageId === id);
+    (await h.server.app.store.outbox.list({ topic: TEAMS_POST_CHANGE })).filter((e) => e.payload.messageId === id);
 
   /**
    * Holds the next Teams post inside its platform call, after the post job read the message, until `release`;
