@@ -72,9 +72,14 @@ export class OrgService {
   }
 
   async workspace(idOrSlug: string): Promise<Workspace> {
-    const ws = await this.store.workspaces.get(idOrSlug);
+    const ws = await this.findWorkspace(idOrSlug);
     if (!ws) throw notFound(`The workspace "${idOrSlug}"`, 'Create it with `switchboard workspace add`.');
     return ws;
+  }
+
+  /** The workspace with this id (or slug); null when there is none (removed since a team or tenant was connected to it, say). */
+  findWorkspace(idOrSlug: string): Promise<Workspace | null> {
+    return this.store.workspaces.get(idOrSlug);
   }
 
   /** The organization role of the actor; the CLI operator counts as an admin everywhere. */
@@ -233,6 +238,11 @@ export class OrgService {
     }
     await this.store.workspaces.setMember(ws.id, person.id, role);
     return { workspace: ws, person, role };
+  }
+
+  /** Whether the person holds a seat in the organization (writing documents needs one); false when not a member. */
+  async hasSeat(orgId: string, personId: string): Promise<boolean> {
+    return Boolean((await this.store.orgs.member(orgId, personId))?.hasSeat);
   }
 
   async setSeat(actor: Actor, org: string, handle: string, hasSeat: boolean) {
