@@ -12,6 +12,7 @@ import type { TeamsSettings } from './surfaces/teams/settings.ts';
 import type { Config } from './config.ts';
 import type { AgentService } from './core/agents/agent-service.ts';
 import type { ApprovalService } from './core/approvals/approval-service.ts';
+import type { JobService } from './core/delivery/job-service.ts';
 import type { DocumentService } from './core/documents/document-service.ts';
 import type { AudienceService } from './core/linking/audience-service.ts';
 import type { BridgeService } from './core/bridges/bridge-service.ts';
@@ -23,7 +24,7 @@ import type { LinkService } from './core/linking/link-service.ts';
 import type { MessagingService } from './core/messaging/messaging-service.ts';
 import type { RateLimit } from './core/messaging/rules.ts';
 import type { OrgService } from './core/organizations/org-service.ts';
-import type { Clock, JobQueue, Store } from './core/ports.ts';
+import type { Clock, JobQueue, Notifier, Store } from './core/ports.ts';
 import type { InboundService } from './core/surfaces/inbound-service.ts';
 import type { SurfaceOutbound } from './core/delivery/ports.ts';
 import type { LiveOptions, LiveService } from './core/live/live-service.ts';
@@ -87,11 +88,46 @@ export interface App {
   mcpSessions: SessionRegistry | null;
   /** What people asked for: intake items, their sources and done notices. */
   intake: IntakeService;
+  /** The outbox's jobs as an operator sees them (list, retry). */
+  jobs: JobService;
   /** Hooks other modules add to run on close (surfaces, MCP sessions). */
   onClose: Array<() => Promise<void> | void>;
   /** Hooks run as soon as the server starts stopping, before it waits for in-flight requests: end long-lived streams (SSE, waits) here. */
   onDrain: Array<() => void | Promise<void>>;
   close(): Promise<void>;
+}
+
+/**
+ * What the entry points over the core (MCP tools and resources, the CLI's commands) may use of a running
+ * Switchboard: its services, the clock, a logger and cross-process wake-ups. Never the store, the database, the
+ * queue or the surfaces' modules. An App is one (src/surfaces/contract.ts's SurfaceCore is the surfaces' view).
+ */
+export interface Core
+  extends Pick<
+    App,
+    | 'logger'
+    | 'clock'
+    | 'orgs'
+    | 'agents'
+    | 'messaging'
+    | 'approvals'
+    | 'documents'
+    | 'links'
+    | 'audiences'
+    | 'inbound'
+    | 'bridges'
+    | 'listening'
+    | 'intake'
+    | 'live'
+    | 'chat'
+    | 'agentsPage'
+    | 'documentAdmin'
+    | 'jobs'
+  > {
+  /** Cross-process wake-ups, through the core's port (whichever notifier the App was built with). */
+  readonly notifier: Notifier;
+  /** The settings an entry point may read: where people open Switchboard (PUBLIC_URL), for the links it prints. */
+  readonly config: Pick<Config, 'publicUrl'>;
 }
 
 export interface AppOptions {

@@ -36,6 +36,7 @@ import { BRIDGE_CHANGE, BRIDGE_POST, bridgeChangeHandler, bridgePostHandler } fr
 import { BRIDGE_REACT, bridgeReactHandler } from './core/bridges/mirror-reactions.ts';
 import { BridgeInbound } from './core/bridges/mirror-in.ts';
 import { IntakeService } from './core/intake/intake-service.ts';
+import { JobService } from './core/delivery/job-service.ts';
 import { systemClock } from './core/ports.ts';
 import { WEB_CHAT, type SurfaceName } from './core/types.ts';
 import type { App, AppOptions, SurfaceOverrides } from './app-types.ts';
@@ -240,6 +241,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     documentAdmin: new DocumentAdmin(store, documents, clock),
     mcpSessions: null,
     intake,
+    jobs: new JobService(store.outbox, () => queue.kick()),
     onClose: [],
     onDrain: [],
     async close() {

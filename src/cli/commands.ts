@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { App } from '../app.ts';
-import { slackRuntime } from '../app-surfaces.ts';
+import type { Core } from '../app-types.ts';
 import { SYSTEM } from '../core/actor.ts';
 import type { BridgeListing } from '../core/bridges/bridge-service.ts';
 import { invalidInput } from '../core/errors.ts';
@@ -36,12 +35,15 @@ export function args<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
   return r.data;
 }
 
+/** A command over the core: its arguments as parsed, its output for a person and for `--json`. */
+export type Command = (core: Core, raw: Record<string, unknown>) => Promise<Output>;
+
 /**
- * The CLI commands that act on data. They run in the CLI process, or inside a
+ * The CLI commands that act on data, through the core's services. They run in the CLI process, or inside a
  * running server when the CLI routes them over the control socket (PGlite).
  */
-export const commands: Record<string, (app: App, raw: Record<string, unknown>) => Promise<Output>> = {
-  async init(app, raw) {
+export const commands: Record<string, Command> = {
+  async init(core, raw) {
     const a = args(
       z.object({
         org: z.string().min(1),
@@ -51,13 +53,13 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       }),
       raw,
     );
-    const { org, admin, signin } = await app.orgs.init({
+    const { org, admin, signin } = await core.orgs.init({
       org: a.org,
       admin: a.admin,
       email: a.email,
       displayName: a.name,
     });
-    const url = `${app.config.publicUrl}${signin.path}`;
+    const url = `${core.config.publicUrl}${signin.path}`;
     return {
       data: {
         org: { id: org.id, slug: org.slug, name: org.name, plan: org.plan },
@@ -69,7 +71,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'person add'(app, raw) {
+  async 'person add'(core, raw) {
     const a = args(
       z.object({
         handle: z.string(),
@@ -81,7 +83,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       }),
       raw,
     );
-    const r = await app.orgs.putPerson(SYSTEM, {
+    const r = await core.orgs.putPerson(SYSTEM, {
       handle: a.handle,
       org: a.org,
       role: a.role,
@@ -90,7 +92,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       invite: a.invite,
     });
     const { person } = r;
-    const invite = r.signin ? `${app.config.publicUrl}${r.signin.path}` : undefined;
+    const invite = r.signin ? `${core.config.publicUrl}${r.signin.path}` : undefined;
     const where = r.org?.slug ?? '';
     const done = r.created
       ? `Added @${person.handle}${r.org ? ` to ${where} as ${r.role}` : ''}.`
@@ -121,9 +123,9 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'person list'(app, raw) {
+  async 'person list'(core, raw) {
     const a = args(z.object({ org: z.string().min(1).optional() }), raw);
-    const rows = await app.orgs.listPeople(SYSTEM, a.org);
+    const rows = await core.orgs.listPeople(SYSTEM, a.org);
     const people = rows.map((r) => ({
       handle: r.person.handle,
       display_name: r.person.displayName,
@@ -138,18 +140,18 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'person remove'(app, raw) {
+  async 'person remove'(core, raw) {
     const a = args(z.object({ handle: z.string().min(1), org: z.string().min(1) }), raw);
-    const r = await app.orgs.removePerson(SYSTEM, a.org, a.handle);
+    const r = await core.orgs.removePerson(SYSTEM, a.org, a.handle);
     return {
       data: { org: r.org.slug, handle: r.person.handle, removed: true },
       text: `Removed @${r.person.handle} from ${r.org.slug}, with their roles in its workspaces and their agents' places there. Their account and what they wrote stay.`,
     };
   },
 
-  async 'workspace list'(app, raw) {
+  async 'workspace list'(core, raw) {
     const a = args(z.object({ org: z.string().min(1).optional() }), raw);
-    const list = await app.orgs.listWorkspaces(SYSTEM, a.org);
+    const list = await core.orgs.listWorkspaces(SYSTEM, a.org);
     const workspaces = list.map((w) => ({ slug: w.slug, name: w.name, kind: w.kind, restricted: w.restricted }));
     return {
       data: { workspaces },
@@ -159,16 +161,16 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'workspace remove'(app, raw) {
+  async 'workspace remove'(core, raw) {
     const a = args(z.object({ workspace: z.string().min(1), yes: z.boolean().optional() }), raw);
-    const ws = await app.orgs.removeWorkspace(SYSTEM, a.workspace, Boolean(a.yes));
+    const ws = await core.orgs.removeWorkspace(SYSTEM, a.workspace, Boolean(a.yes));
     return {
       data: { workspace: ws.slug, removed: true },
       text: `Removed the workspace ${ws.slug} and everything in it.`,
     };
   },
 
-  async 'workspace add'(app, raw) {
+  async 'workspace add'(core, raw) {
     const a = args(
       z.object({
         name: z.string().min(1),
@@ -178,16 +180,16 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       }),
       raw,
     );
-    const ws = await app.orgs.addWorkspace(SYSTEM, a);
+    const ws = await core.orgs.addWorkspace(SYSTEM, a);
     return {
       data: { workspace: { id: ws.id, slug: ws.slug, name: ws.name, kind: ws.kind, restricted: ws.restricted } },
       text: `Created workspace ${ws.name} (${ws.slug}, ${ws.kind}${ws.restricted ? ', restricted' : ''}).`,
     };
   },
 
-  async 'workspace linking'(app, raw) {
+  async 'workspace linking'(core, raw) {
     const a = args(z.object({ workspace: z.string().min(1), mode: role(['required', 'optional'], 'the mode') }), raw);
-    const ws = await app.links.setRequired(SYSTEM, a.workspace, a.mode === 'required');
+    const ws = await core.links.setRequired(SYSTEM, a.workspace, a.mode === 'required');
     return {
       data: { workspace: ws.slug, require_linking: ws.requireLinking },
       text: ws.requireLinking
@@ -196,26 +198,26 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'member add'(app, raw) {
+  async 'member add'(core, raw) {
     const a = args(
       z.object({ workspace: z.string(), handle: z.string(), role: role(['owner', 'editor', 'viewer'], '--role') }),
       raw,
     );
-    const r = await app.orgs.addWorkspaceMember(SYSTEM, a.workspace, a.handle, a.role);
+    const r = await core.orgs.addWorkspaceMember(SYSTEM, a.workspace, a.handle, a.role);
     return {
       data: { workspace: r.workspace.slug, handle: r.person.handle, role: r.role },
       text: `@${r.person.handle} is now ${r.role} of ${r.workspace.slug}.`,
     };
   },
 
-  async 'seat grant'(app, raw) {
-    return seat(app, raw, true);
+  async 'seat grant'(core, raw) {
+    return seat(core, raw, true);
   },
-  async 'seat revoke'(app, raw) {
-    return seat(app, raw, false);
+  async 'seat revoke'(core, raw) {
+    return seat(core, raw, false);
   },
 
-  async 'plan set'(app, raw) {
+  async 'plan set'(core, raw) {
     // The limit is stored in a 32-bit integer column: a larger number would fail in the database, not here with a sentence.
     const messages = z.coerce
       .number()
@@ -229,7 +231,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       z.object({ org: z.string(), plan: role(['free', 'team'], 'plan'), messages: messages.optional() }),
       raw,
     );
-    const r = await app.orgs.setPlan(SYSTEM, a.org, a.plan, a.messages);
+    const r = await core.orgs.setPlan(SYSTEM, a.org, a.plan, a.messages);
     const l = r.limits;
     return {
       data: {
@@ -244,7 +246,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'agent add'(app, raw) {
+  async 'agent add'(core, raw) {
     const a = args(
       z.object({
         name: z.string(),
@@ -255,7 +257,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       }),
       raw,
     );
-    const { agent, token } = await app.agents.add(SYSTEM, {
+    const { agent, token } = await core.agents.add(SYSTEM, {
       name: a.name,
       owner: a.owner,
       displayName: a.displayName,
@@ -268,7 +270,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'agent join'(app, raw) {
+  async 'agent join'(core, raw) {
     const a = args(
       z.object({
         agent: z.string(),
@@ -281,7 +283,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       }),
       raw,
     );
-    const r = await app.agents.join(SYSTEM, a);
+    const r = await core.agents.join(SYSTEM, a);
     const m = r.membership;
     return {
       data: {
@@ -297,9 +299,9 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'agent list'(app, raw) {
+  async 'agent list'(core, raw) {
     const a = args(z.object({ owner: z.string().min(1).optional() }), raw);
-    const agents = (await app.agents.list(a.owner))
+    const agents = (await core.agents.list(a.owner))
       .filter((x) => x.kind === 'agent')
       .map((x) => ({
         name: qualifiedName(x),
@@ -320,52 +322,25 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'agent remove'(app, raw) {
+  async 'agent remove'(core, raw) {
     const a = args(z.object({ agent: z.string().min(1) }), raw);
-    const agent = await app.agents.remove(SYSTEM, a.agent);
+    const agent = await core.agents.remove(SYSTEM, a.agent);
     return {
       data: { agent: qualifiedName(agent), removed: true },
       text: `Removed ${qualifiedName(agent)}: its token no longer works and it left every workspace. Its messages stay in history.`,
     };
   },
 
-  async 'agent rotate-token'(app, raw) {
+  async 'agent rotate-token'(core, raw) {
     const a = args(z.object({ agent: z.string() }), raw);
-    const { agent, token } = await app.agents.rotateToken(SYSTEM, a.agent);
+    const { agent, token } = await core.agents.rotateToken(SYSTEM, a.agent);
     return {
       data: { agent: qualifiedName(agent), token },
       text: `New token for ${qualifiedName(agent)} (the old one no longer works): ${token}`,
     };
   },
 
-  async 'slack connect'(app, raw) {
-    const a = args(
-      z.object({ workspace: z.string().min(1), teamId: z.string().min(1), botToken: z.string().optional() }),
-      raw,
-    );
-    const rt = slackRuntime(app);
-    // Loaded here so other commands never load the Slack SDK.
-    const { connectSlackTeam } = await import('../surfaces/slack/connect.ts');
-    const r = await connectSlackTeam(rt, a);
-    const i = r.installation;
-    const source = {
-      given: 'its bot token is stored encrypted',
-      stored: 'it uses the bot token of the OAuth install',
-      environment: 'it uses SLACK_BOT_TOKEN',
-    }[r.token];
-    return {
-      data: {
-        workspace: r.workspace.slug,
-        team_id: i.teamId,
-        team_name: i.teamName,
-        bot_user_id: i.botUserId,
-        token: r.token,
-      },
-      text: `Connected the Slack team ${i.teamName || i.teamId} (${i.teamId}) to the workspace ${r.workspace.slug}; ${source}.`,
-    };
-  },
-
-  async 'bridge add'(app, raw) {
+  async 'bridge add'(core, raw) {
     const a = args(
       z.object({
         workspace: z.string().min(1),
@@ -383,7 +358,7 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       throw invalidInput(
         'Say which channel to bridge to: --slack with a Slack channel id (C…) or --teams with a Teams channel id (19:…).',
       );
-    const made = await app.bridges.add(SYSTEM, {
+    const made = await core.bridges.add(SYSTEM, {
       workspace: a.workspace,
       channel: a.channel,
       to,
@@ -400,9 +375,9 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'bridge list'(app, raw) {
+  async 'bridge list'(core, raw) {
     const a = args(z.object({ workspace: z.string().min(1) }), raw);
-    const list = await app.bridges.list(SYSTEM, a.workspace);
+    const list = await core.bridges.list(SYSTEM, a.workspace);
     return {
       data: { bridges: list.map(bridgeJson) },
       text: list.length
@@ -416,23 +391,12 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
     };
   },
 
-  async 'bridge remove'(app, raw) {
+  async 'bridge remove'(core, raw) {
     const a = args(z.object({ workspace: z.string().min(1), bridge: z.string().min(1) }), raw);
-    const b = await app.bridges.remove(SYSTEM, a.workspace, a.bridge);
+    const b = await core.bridges.remove(SYSTEM, a.workspace, a.bridge);
     return {
       data: { bridge: bridgeJson(b), removed: true },
       text: `Removed the bridge between #${b.channelName} and the ${b.label} channel ${b.title || b.externalChannelId}; messages already mirrored stay on both sides.`,
-    };
-  },
-
-  async 'teams connect'(app, raw) {
-    const a = args(z.object({ workspace: z.string().min(1), tenantId: z.string().min(1) }), raw);
-    // Loaded here so other commands never load the Teams SDK.
-    const { connectTeamsTenant } = await import('../surfaces/teams/connect.ts');
-    const r = await connectTeamsTenant({ orgs: app.orgs, tenants: app.store.tenants }, a);
-    return {
-      data: { workspace: r.workspace.slug, tenant_id: r.tenantId },
-      text: `Connected the Microsoft Teams tenant ${r.tenantId} to the workspace ${r.workspace.slug}; mention Switchboard in Teams and name an agent.`,
     };
   },
 };
@@ -450,9 +414,9 @@ function bridgeJson(b: BridgeListing) {
   };
 }
 
-async function seat(app: App, raw: Record<string, unknown>, grant: boolean): Promise<Output> {
+async function seat(core: Core, raw: Record<string, unknown>, grant: boolean): Promise<Output> {
   const a = args(z.object({ handle: z.string(), org: z.string() }), raw);
-  const r = await app.orgs.setSeat(SYSTEM, a.org, a.handle, grant);
+  const r = await core.orgs.setSeat(SYSTEM, a.org, a.handle, grant);
   return {
     data: { org: r.org.slug, handle: r.person.handle, seat: grant },
     text: `@${r.person.handle} ${grant ? 'now holds' : 'no longer holds'} a seat in ${r.org.slug}.`,

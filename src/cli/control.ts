@@ -6,6 +6,7 @@ import { commands } from './commands.ts';
 import { controlSocketPath, databaseIdentity, EMBEDDED, WHERE_COMMAND, type CommandReply } from './control-client.ts';
 import { jobCommands } from './job-commands.ts';
 import { listeningCommands } from './listening-commands.ts';
+import { surfaceCommands } from './surface-commands.ts';
 
 /**
  * The control socket: a running server listens on a unix socket in DATA_DIR
@@ -16,7 +17,7 @@ import { listeningCommands } from './listening-commands.ts';
 export { controlSocketPath, sendToServer, WHERE_COMMAND, type CommandReply } from './control-client.ts';
 
 export async function runCommand(app: App, name: string, args: Record<string, unknown>): Promise<CommandReply> {
-  const fn = commands[name] ?? jobCommands[name] ?? listeningCommands[name];
+  const fn = commands[name] ?? jobCommands[name] ?? listeningCommands[name] ?? surfaceCommands[name];
   if (!fn) return { ok: false, error: { code: 'INVALID_INPUT', message: `Unknown command "${name}".` } };
   try {
     return { ok: true, output: await fn(app, args) };

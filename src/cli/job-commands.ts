@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { App } from '../app.ts';
 import { conflict, notFound } from '../core/errors.ts';
 import type { OutboxEntry } from '../core/ports.ts';
-import { args, type Output } from './commands.ts';
+import { args, type Command } from './commands.ts';
 
 const STATUSES = ['pending', 'queued', 'done', 'failed'] as const;
 
@@ -27,8 +26,8 @@ const line = (e: OutboxEntry) =>
  * Slack/Teams requests (inbound.*) and outbound posts are jobs alike; one that
  * failed for good stays `failed` until retried here.
  */
-export const jobCommands: Record<string, (app: App, raw: Record<string, unknown>) => Promise<Output>> = {
-  async 'jobs list'(app, raw) {
+export const jobCommands: Record<string, Command> = {
+  async 'jobs list'(core, raw) {
     const a = args(
       z.object({
         status: z.enum(STATUSES, { message: `--status must be one of: ${STATUSES.join(', ')}` }).optional(),
@@ -38,9 +37,7 @@ export const jobCommands: Record<string, (app: App, raw: Record<string, unknown>
     );
     // Without --status: everything not done yet, and what failed for good.
     const statuses = a.status ? [a.status] : (['failed', 'queued', 'pending'] as const);
-    const entries = (
-      await Promise.all(statuses.map((status) => app.store.outbox.list({ status, topic: a.topic })))
-    ).flat();
+    const entries = (await Promise.all(statuses.map((status) => core.jobs.list({ status, topic: a.topic })))).flat();
     const what = `${a.status ?? 'unfinished or failed'} job${entries.length === 1 ? '' : 's'}${a.topic ? ` of ${a.topic}` : ''}`;
     return {
       data: { jobs: entries.map(shown) },
@@ -48,15 +45,14 @@ export const jobCommands: Record<string, (app: App, raw: Record<string, unknown>
     };
   },
 
-  async 'jobs retry'(app, raw) {
+  async 'jobs retry'(core, raw) {
     const a = args(z.object({ id: z.string().min(1) }), raw);
-    const entry = await app.store.outbox.requeue(a.id);
+    const entry = await core.jobs.retry(a.id);
     if (!entry) {
-      const found = await app.store.outbox.get(a.id);
+      const found = await core.jobs.find(a.id);
       if (!found) throw notFound(`The job ${a.id}`, 'List them with `switchboard jobs list`.');
       throw conflict(`The job ${a.id} is ${found.status}, not failed; only a failed job can be retried.`);
     }
-    app.queue.kick();
     return {
       data: { job: shown(entry) },
       text: `The job ${entry.id} (${entry.topic}) is pending again and runs shortly.`,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { App } from '../app.ts';
+import type { Core } from '../app-types.ts';
 import { SYSTEM } from '../core/actor.ts';
 import type { ListenerView } from '../core/listening/listening-service.ts';
-import { args, type Output } from './commands.ts';
+import { args, type Command, type Output } from './commands.ts';
 
 const target = z.object({
   workspace: z.string().min(1),
@@ -18,9 +18,9 @@ const shown = (l: ListenerView) => ({
   since: l.since.toISOString(),
 });
 
-async function unlisten(app: App, raw: Record<string, unknown>): Promise<Output> {
+async function unlisten(core: Core, raw: Record<string, unknown>): Promise<Output> {
   const a = args(target, raw);
-  const r = await app.listening.unlisten(SYSTEM, a.workspace, a.channel, a.agent);
+  const r = await core.listening.unlisten(SYSTEM, a.workspace, a.channel, a.agent);
   return {
     data: { channel: r.label, agent: r.agent, removed: r.removed },
     text: r.removed
@@ -30,11 +30,11 @@ async function unlisten(app: App, raw: Record<string, unknown>): Promise<Output>
 }
 
 /** `channel listen`, `channel unlisten` (also `listen --stop`) and `channel listeners`. */
-export const listeningCommands: Record<string, (app: App, raw: Record<string, unknown>) => Promise<Output>> = {
-  async 'channel listen'(app, raw) {
-    if (raw.stop) return unlisten(app, raw);
+export const listeningCommands: Record<string, Command> = {
+  async 'channel listen'(core, raw) {
+    if (raw.stop) return unlisten(core, raw);
     const a = args(target, raw);
-    const { listener, added } = await app.listening.listen(SYSTEM, a.workspace, a.channel, a.agent);
+    const { listener, added } = await core.listening.listen(SYSTEM, a.workspace, a.channel, a.agent);
     return {
       data: { ...shown(listener), added },
       text: added
@@ -45,9 +45,9 @@ export const listeningCommands: Record<string, (app: App, raw: Record<string, un
 
   'channel unlisten': unlisten,
 
-  async 'channel listeners'(app, raw) {
+  async 'channel listeners'(core, raw) {
     const a = args(z.object({ workspace: z.string().min(1), channel: z.string().min(1).optional() }), raw);
-    const list = await app.listening.listeners(SYSTEM, a.workspace, a.channel);
+    const list = await core.listening.listeners(SYSTEM, a.workspace, a.channel);
     return {
       data: { listeners: list.map(shown) },
       text: list.length

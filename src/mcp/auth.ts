@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { App } from '../app.ts';
+import type { Core } from '../app-types.ts';
 import type { Agent } from '../core/types.ts';
 
 /** Set on the response locals by `bearerAgent` for the handlers after it. */
@@ -25,16 +25,16 @@ function unauthorized(res: Response, message: string, presented: boolean) {
 }
 
 /**
- * Authenticates every request by its bearer token (`app.agents.authenticate`),
+ * Authenticates every request by its bearer token (`agents.authenticate`),
  * so a rotated token stops working at once, even in the middle of a session.
  */
-export function bearerAgent(app: App) {
+export function bearerAgent(core: Pick<Core, 'agents'>) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return unauthorized(res, MISSING, header !== '');
     try {
-      const agent = await app.agents.authenticate(match[1]);
+      const agent = await core.agents.authenticate(match[1]);
       if (!agent) return unauthorized(res, INVALID, true);
       res.locals.auth = { agent, token: match[1] } satisfies AuthedLocals;
       next();

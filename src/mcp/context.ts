@@ -1,4 +1,4 @@
-import type { App } from '../app.ts';
+import type { Core } from '../app-types.ts';
 import type { WorkspaceAgent } from '../core/agents/agent-service.ts';
 import type { Agent, Workspace, WorkspaceRole } from '../core/types.ts';
 
@@ -7,7 +7,8 @@ import type { Agent, Workspace, WorkspaceRole } from '../core/types.ts';
  * session is built from it and stays fixed for the life of the session.
  */
 export interface ToolContext {
-  app: App;
+  /** The services the tools and resources use: never the App's store or infrastructure. */
+  core: Core;
   agent: Agent;
   workspace: Workspace;
   /** The caller's directory entry: its permissions in this workspace. */
@@ -30,9 +31,9 @@ export interface ToolContext {
  * Resolves who is calling into which workspace. Throws NOT_FOUND for an unknown
  * workspace and NOT_PERMITTED (with the command that fixes it) for a non-member.
  */
-export async function openToolContext(app: App, agent: Agent, workspaceRef: string): Promise<ToolContext> {
-  const workspace = await app.orgs.workspace(workspaceRef);
-  const member = await app.agents.member(agent, workspace);
-  const orgMember = await app.store.orgs.member(workspace.orgId, agent.ownerId);
-  return { app, agent, workspace, member, ownerRole: member.ownerRole, ownerHasSeat: Boolean(orgMember?.hasSeat) };
+export async function openToolContext(core: Core, agent: Agent, workspaceRef: string): Promise<ToolContext> {
+  const workspace = await core.orgs.workspace(workspaceRef);
+  const member = await core.agents.member(agent, workspace);
+  const ownerHasSeat = await core.orgs.hasSeat(workspace.orgId, agent.ownerId);
+  return { core, agent, workspace, member, ownerRole: member.ownerRole, ownerHasSeat };
 }

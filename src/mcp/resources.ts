@@ -19,7 +19,7 @@ export const INBOX_URI = 'switchboard://inbox';
  * caller's inbox (woken through the notifier, so also from other processes).
  */
 export function registerInboxResource(server: McpServer, ctx: ToolContext): void {
-  const { app, agent, workspace: ws } = ctx;
+  const { core, agent, workspace: ws } = ctx;
   server.registerResource(
     'inbox',
     INBOX_URI,
@@ -32,9 +32,9 @@ export function registerInboxResource(server: McpServer, ctx: ToolContext): void
       let unread: number;
       let overheard: number;
       try {
-        ({ addressed: unread, overheard } = await app.messaging.unreadCounts(agent, ws));
+        ({ addressed: unread, overheard } = await core.messaging.unreadCounts(agent, ws));
       } catch (e) {
-        throw new McpError(ErrorCode.InvalidRequest, toRefusal(e, app.logger, 'resources/read').message);
+        throw new McpError(ErrorCode.InvalidRequest, toRefusal(e, core.logger, 'resources/read').message);
       }
       // Overheard messages (heard as a channel's listener) are counted apart from those addressed to the agent.
       const text = JSON.stringify({
@@ -58,10 +58,10 @@ export function registerInboxResource(server: McpServer, ctx: ToolContext): void
   server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
     if (req.params.uri !== INBOX_URI)
       throw new McpError(ErrorCode.InvalidParams, `Only ${INBOX_URI} can be subscribed to.`);
-    subscription ??= app.notifier.subscribe(inboxTopic(agent.id), () => {
+    subscription ??= core.notifier.subscribe(inboxTopic(agent.id), () => {
       server.server
         .sendResourceUpdated({ uri: INBOX_URI })
-        .catch((err) => app.logger.debug({ err }, 'could not send a resource update'));
+        .catch((err) => core.logger.debug({ err }, 'could not send a resource update'));
     });
     await subscription;
     return {};

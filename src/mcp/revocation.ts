@@ -33,7 +33,7 @@ export async function watchRevocation(ctx: ToolContext, outer?: AbortSignal): Pr
     if (!ctx.stillAuthorized || revoked) return;
     // A failed look-up (the database briefly away) leaves the wait running; the next call is checked anyway.
     const ok = await ctx.stillAuthorized().catch((err: unknown) => {
-      ctx.app.logger.warn({ err, agentId: ctx.agent.id }, 'could not re-check an agent token during a wait');
+      ctx.core.logger.warn({ err, agentId: ctx.agent.id }, 'could not re-check an agent token during a wait');
       return true;
     });
     if (!ok) {
@@ -42,7 +42,7 @@ export async function watchRevocation(ctx: ToolContext, outer?: AbortSignal): Pr
     }
   };
   const unsubscribe = ctx.stillAuthorized
-    ? await ctx.app.notifier.subscribe(tokenTopic(ctx.agent.id), () => {
+    ? await ctx.core.notifier.subscribe(tokenTopic(ctx.agent.id), () => {
         void check();
       })
     : async () => {};

@@ -43,8 +43,8 @@ export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
   registerApprovalTools(server, ctx);
   registerIntakeTools(server, ctx);
   // Last, so it sees every call first (after the withheld-tool refusals are attached).
-  if (!guardToolCalls(server, ctx.app.logger))
-    ctx.app.logger.warn(
+  if (!guardToolCalls(server, ctx.core.logger))
+    ctx.core.logger.warn(
       "could not attach the argument checks to tools/call; malformed arguments get the SDK's own errors",
     );
   return server;

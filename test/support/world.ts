@@ -9,6 +9,7 @@ import pino from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '../../src/infra/db/client.ts';
 import { createApp, type App, type AppOptions } from '../../src/app.ts';
+import type { Core } from '../../src/app-types.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { SYSTEM } from '../../src/core/actor.ts';
 import type { Agent, Workspace } from '../../src/core/types.ts';
@@ -107,9 +108,9 @@ export async function makeWorld(
   };
 }
 
-/** The SDK's own Client connected in-process to a session server built for `agent`. */
-export async function connectInProcess(app: App, agent: Agent, workspace: string) {
-  const server = await buildMcpServer(await openToolContext(app, agent, workspace));
+/** The SDK's own Client connected in-process to a session server built for `agent` over the core (an App is one). */
+export async function connectInProcess(core: Core, agent: Agent, workspace: string) {
+  const server = await buildMcpServer(await openToolContext(core, agent, workspace));
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'switchboard-test', version: '1.0.0' });

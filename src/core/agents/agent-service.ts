@@ -3,7 +3,7 @@ import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from
 import { assertMayGrantMonitor, assertMayManageAgent, workspaceRole } from '../organizations/access.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import { assertAgentAllowed, planLimits } from '../organizations/plans.ts';
-import type { Notifier, Store } from '../ports.ts';
+import type { AuditEntry, Notifier, Store } from '../ports.ts';
 import {
   PERSON_AGENT_PERMISSIONS,
   qualifiedName,
@@ -281,6 +281,11 @@ export class AgentService {
       );
     }
     return entry;
+  }
+
+  /** Adds an entry to the audit trail of what agents did (a tool call, done or refused). */
+  recordAudit(entry: AuditEntry): Promise<void> {
+    return this.store.audit.record(entry);
   }
 }
 

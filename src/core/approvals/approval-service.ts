@@ -248,6 +248,17 @@ export class ApprovalService {
     return ws && agent ? this.defaultApprovers(agent, ws) : [];
   }
 
+  /** The handles of who may decide (approversOf), for views; a person deleted since is left out. */
+  async approverHandles(a: Approval): Promise<string[]> {
+    const people = await Promise.all((await this.approversOf(a)).map((id) => this.store.people.get(id)));
+    return people.flatMap((p) => (p ? [p.handle] : []));
+  }
+
+  /** The chat apps approvals are shown in besides Switchboard's own views, by the labels their surfaces registered. */
+  shownIn(): string[] {
+    return this.opts.surfaces().flatMap((s) => this.opts.labelOf?.(s) ?? []);
+  }
+
   private auditDecision(a: Approval, input: DecisionInput, result: string, details: Record<string, unknown> = {}) {
     return this.store.audit.record({
       workspaceId: a.workspaceId,

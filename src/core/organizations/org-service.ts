@@ -240,6 +240,11 @@ export class OrgService {
     return { workspace: ws, person, role };
   }
 
+  /** Whether the person holds a seat in the organization (writing documents needs one); false when not a member. */
+  async hasSeat(orgId: string, personId: string): Promise<boolean> {
+    return Boolean((await this.store.orgs.member(orgId, personId))?.hasSeat);
+  }
+
   async setSeat(actor: Actor, org: string, handle: string, hasSeat: boolean) {
     const o = await this.org(org);
     assertOrgAdmin(await this.orgRoleOf(actor, o.id), hasSeat ? 'assign seats' : 'revoke seats');

@@ -12,8 +12,8 @@ export const ELICIT_TIMEOUT_MS = 10 * 60_000;
 const MAX_REASON = 500;
 
 /** "here, Slack, Teams or the web": where else the approval is shown, by the labels the configured chat surfaces registered. */
-function everywhere({ app }: ToolContext): string {
-  const places = ['here', ...[...app.surfaces].flatMap((s) => app.outbound.get(s)?.label ?? []), 'the web'];
+function everywhere({ core }: ToolContext): string {
+  const places = ['here', ...core.approvals.shownIn(), 'the web'];
   return `${places.slice(0, -1).join(', ')} or ${places.at(-1)}`;
 }
 
@@ -35,7 +35,7 @@ export interface AskedHere {
  * the first decision anywhere wins; a decision elsewhere withdraws the question.
  */
 export async function askOwnerHere(ctx: ToolContext, server: Server, a: Approval, extra: Extra): Promise<AskedHere> {
-  const { app, agent, workspace: ws } = ctx;
+  const { core, agent, workspace: ws } = ctx;
   const stays = 'it stays pending for the approvers on the other surfaces';
   if (!server.getClientCapabilities()?.elicitation?.form) {
     return {
@@ -44,8 +44,8 @@ export async function askOwnerHere(ctx: ToolContext, server: Server, a: Approval
       note: `Your MCP client does not support elicitation, so your owner was not asked here; ${stays}.`,
     };
   }
-  const decider = { personId: agent.ownerId, role: await app.orgs.roleIn(agent.ownerId, ws) };
-  const refusal = refusalToDecide(a, decider, agent.ownerId, await app.approvals.guestAsker(a));
+  const decider = { personId: agent.ownerId, role: await core.orgs.roleIn(agent.ownerId, ws) };
+  const refusal = refusalToDecide(a, decider, agent.ownerId, await core.approvals.guestAsker(a));
   if (refusal)
     return {
       asked: false,
@@ -56,8 +56,8 @@ export async function askOwnerHere(ctx: ToolContext, server: Server, a: Approval
   const withdrawn = new AbortController();
   const abortOuter = () => withdrawn.abort();
   extra.signal.addEventListener('abort', abortOuter, { once: true });
-  const unsubscribe = await app.notifier.subscribe(approvalTopic(a.id), () => {
-    void app.approvals.get(ws.id, a.id).then(
+  const unsubscribe = await core.notifier.subscribe(approvalTopic(a.id), () => {
+    void core.approvals.get(ws.id, a.id).then(
       (now) => {
         if (now.status !== 'pending') withdrawn.abort();
       },
@@ -95,14 +95,14 @@ export async function askOwnerHere(ctx: ToolContext, server: Server, a: Approval
     if (answer.action !== 'accept' || !answer.content) {
       return {
         asked: true,
-        approval: await app.approvals.get(ws.id, a.id),
+        approval: await core.approvals.get(ws.id, a.id),
         note: `Your owner did not decide here (${answer.action}); ${stays}.`,
       };
     }
     const decision = answer.content.decision === 'approve' ? 'approved' : 'rejected';
     const reason = typeof answer.content.reason === 'string' ? answer.content.reason.slice(0, MAX_REASON) : undefined;
     try {
-      const settled = await app.approvals.decide({
+      const settled = await core.approvals.decide({
         approvalId: a.id,
         workspaceId: ws.id,
         decision,
@@ -113,25 +113,25 @@ export async function askOwnerHere(ctx: ToolContext, server: Server, a: Approval
       return {
         asked: true,
         approval: settled,
-        note: `Your owner decided here: ${await app.approvals.outcome(settled)}.`,
+        note: `Your owner decided here: ${await core.approvals.outcome(settled)}.`,
       };
     } catch (e) {
       if (!isSwitchboardError(e)) throw e;
       return {
         asked: true,
-        approval: await app.approvals.get(ws.id, a.id),
+        approval: await core.approvals.get(ws.id, a.id),
         note: `Your owner's answer here changed nothing: ${e.message}`,
       };
     }
   } catch (e) {
-    const now = await app.approvals.get(ws.id, a.id);
+    const now = await core.approvals.get(ws.id, a.id);
     if (now.status !== 'pending')
       return {
         asked: true,
         approval: now,
-        note: `It was settled elsewhere while your owner was asked here: ${await app.approvals.outcome(now)}.`,
+        note: `It was settled elsewhere while your owner was asked here: ${await core.approvals.outcome(now)}.`,
       };
-    app.logger.debug({ err: e, approvalId: a.id }, 'elicitation for an approval ended without an answer');
+    core.logger.debug({ err: e, approvalId: a.id }, 'elicitation for an approval ended without an answer');
     return { asked: true, approval: now, note: `Your owner did not answer here (${(e as Error).message}); ${stays}.` };
   } finally {
     extra.signal.removeEventListener('abort', abortOuter);

@@ -82,11 +82,11 @@ const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 /** The approval tools: request_approval, get_approval, cancel_approval. */
 export function registerApprovalTools(server: McpServer, ctx: ToolContext): void {
-  const { app, agent, workspace: ws } = ctx;
+  const { core, agent, workspace: ws } = ctx;
 
   /** The caller's own approvals; with `monitor`, every approval of the workspace. Anything else looks absent. */
   const visible = async (id: string): Promise<Approval> => {
-    const a = await app.approvals.get(ws.id, id);
+    const a = await core.approvals.get(ws.id, id);
     if (a.agentId !== agent.id && !ctx.member.permissions.monitor) {
       throw notFound(`The approval ${id}`, 'Use the approval_id that request_approval returned to you.');
     }
@@ -109,7 +109,7 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
       ctx,
       'request_approval',
       async (args, extra) => {
-        const requested = await app.approvals.request(agent, ws, {
+        const requested = await core.approvals.request(agent, ws, {
           title: args.title,
           details: args.details,
           conversationId: args.conversation,
@@ -119,8 +119,7 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
         // Stored and shown everywhere first; asking here is one more view of it.
         const here = args.ask_owner_here ? await askOwnerHere(ctx, server.server, requested, extra) : null;
         const a = here?.approval ?? requested;
-        const people = await Promise.all((await app.approvals.approversOf(a)).map((id) => app.store.people.get(id)));
-        const approvers = people.flatMap((p) => (p ? [p.handle] : []));
+        const approvers = await core.approvals.approverHandles(a);
         const out = {
           approval_id: a.id,
           status: a.status,
@@ -131,7 +130,7 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
         };
         const note = here ? `${here.note} ` : '';
         if (a.status !== 'pending')
-          return ok(out, `${note}Approval ${a.id} “${a.title}”: ${await app.approvals.outcome(a)}.`);
+          return ok(out, `${note}Approval ${a.id} “${a.title}”: ${await core.approvals.outcome(a)}.`);
         const expiry = a.expiresAt ? ` It expires at ${a.expiresAt.toISOString()}.` : '';
         return ok(
           out,
@@ -155,13 +154,13 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
     },
     runTool(ctx, 'get_approval', async (args) => {
       const a = await visible(args.approval_id);
-      const outcome = await app.approvals.outcome(a);
+      const outcome = await core.approvals.outcome(a);
       const out = {
         approval_id: a.id,
         title: a.title,
         status: a.status,
         outcome,
-        decided_by: await app.approvals.deciderHandle(a),
+        decided_by: await core.approvals.deciderHandle(a),
         via: a.decidedVia,
         decided_at: iso(a.decidedAt),
         reason: a.reason,
@@ -187,7 +186,7 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
       ctx,
       'cancel_approval',
       async (args) => {
-        const a = await app.approvals.cancel(agent, ws.id, (await visible(args.approval_id)).id);
+        const a = await core.approvals.cancel(agent, ws.id, (await visible(args.approval_id)).id);
         return ok({ approval_id: a.id, status: a.status }, `Approval ${a.id} “${a.title}” is cancelled.`);
       },
       (args) => args.approval_id,

@@ -44,18 +44,18 @@ export const DEPRECATED_INFORMATION_TOOL = 'get_workspace_informations';
  * session ends. (The session's list of writing tools follows it: see registerDocumentTools.)
  */
 async function currentAccess(ctx: ToolContext): Promise<DocumentAccess> {
-  const { app, agent, workspace: ws } = ctx;
-  const member = await app.agents.member(agent, ws);
-  const hasSeat = Boolean((await app.store.orgs.member(ws.orgId, agent.ownerId))?.hasSeat);
-  return (await app.documents.access(ws, agent.ownerId, agent.id, { role: member.ownerRole, hasSeat }))!;
+  const { core, agent, workspace: ws } = ctx;
+  const member = await core.agents.member(agent, ws);
+  const hasSeat = await core.orgs.hasSeat(ws.orgId, agent.ownerId);
+  return (await core.documents.access(ws, agent.ownerId, agent.id, { role: member.ownerRole, hasSeat }))!;
 }
 
 /** What the workspace shows agents, and the instructions text built from it, for the standing of the moment. */
 async function overview(ctx: ToolContext, access: DocumentAccess) {
-  const { app, workspace } = ctx;
-  const ws = (await app.store.workspaces.get(workspace.id)) ?? workspace;
-  const collections = await app.documents.visibleCollections(ws);
-  const statuses = ws.kind === 'simplified' ? (await app.documents.hiddenCollection(ws)).statuses : null;
+  const { core, workspace } = ctx;
+  const ws = (await core.orgs.findWorkspace(workspace.id)) ?? workspace;
+  const collections = await core.documents.visibleCollections(ws);
+  const statuses = ws.kind === 'simplified' ? (await core.documents.hiddenCollection(ws)).statuses : null;
   const tools = documentToolset(ws.kind, access.role, access.hasSeat);
   const seatNote = tools.withheldForSeat.length ? seatRefusal(access).message : null;
   return {
@@ -82,7 +82,7 @@ export async function documentInstructions(ctx: ToolContext): Promise<string> {
  * seat or role and how to get it, or runs when the standing gives it now.
  */
 export function registerDocumentTools(server: McpServer, ctx: ToolContext): void {
-  const { app, agent, workspace: ws } = ctx;
+  const { core, agent, workspace: ws } = ctx;
   const structured = ws.kind === 'structured';
   const writing = new Map<DocumentToolName, RegisteredTool>();
   const writingTool = (name: DocumentToolName, tool: RegisteredTool) => writing.set(name, tool);
@@ -95,11 +95,11 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     if (changed.length && server.isConnected()) {
       server.server
         .sendToolListChanged()
-        .catch((err: unknown) => app.logger.warn({ err }, 'could not tell the client its tool list changed'));
+        .catch((err: unknown) => core.logger.warn({ err }, 'could not tell the client its tool list changed'));
     }
     return a;
   };
-  const keys = async () => keysOf(await app.documents.allCollections(ws));
+  const keys = async () => keysOf(await core.documents.allCollections(ws));
   const audit = (action: string, target: string, result: string) =>
     recordAudit(ctx, action, { target, result, onBehalfOf: agent.ownerId });
 
@@ -176,7 +176,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
         offset: number;
       }) => {
         await access();
-        const r = await app.documents.list(ws, {
+        const r = await core.documents.list(ws, {
           collection: args.collection,
           status: args.status,
           includeArchived: args.include_archived,
@@ -222,7 +222,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
       'search_documents',
       async (args: { query: string; collection?: string; include_archived: boolean; limit: number }) => {
         await access();
-        const hits = await app.documents.search(ws, {
+        const hits = await core.documents.search(ws, {
           text: args.query,
           collection: args.collection,
           includeArchived: args.include_archived,
@@ -253,9 +253,9 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     },
     runTool(ctx, 'get_document', async (args) => {
       await access();
-      const doc = await app.documents.get(ws, args.document);
+      const doc = await core.documents.get(ws, args.document);
       // Read for a conversation: refused when its audience could not read it; either way noted, so it is not posted somewhere wider.
-      await app.audiences.documentRead(agent, ws, doc, args.conversation);
+      await core.audiences.documentRead(agent, ws, doc, args.conversation);
       const out = documentOut(doc, await keys());
       return ok(out, documentText(out));
     }),
@@ -286,8 +286,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
           status?: string;
           conversation?: string;
         }) => {
-          if (conversation) await app.audiences.assertAskerMay(agent, ws, conversation, 'create a document');
-          const doc = await app.documents.create(ws, await access(), args);
+          if (conversation) await core.audiences.assertAskerMay(agent, ws, conversation, 'create a document');
+          const doc = await core.documents.create(ws, await access(), args);
           await audit('create_document', doc.identifier, 'created');
           const out = summaryOut(doc, await keys());
           return ok(out, `Created ${out.identifier} "${out.title}" [${out.status}], updated_at ${out.updated_at}.`);
@@ -316,8 +316,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
         'update_document',
         async (args) => {
           const { document, updated_at, conversation, ...patch } = args;
-          if (conversation) await app.audiences.assertAskerMay(agent, ws, conversation, `change ${document}`);
-          const doc = await app.documents.update(ws, await access(), {
+          if (conversation) await core.audiences.assertAskerMay(agent, ws, conversation, `change ${document}`);
+          const doc = await core.documents.update(ws, await access(), {
             document,
             readUpdatedAt: new Date(updated_at),
             patch,
@@ -347,7 +347,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
         },
         runTool(ctx, 'get_available_collection_types', async () => {
           await access();
-          const types = (await app.documents.availableTypes(ws)).map((t) => ({
+          const types = (await core.documents.availableTypes(ws)).map((t) => ({
             type: t.type,
             name: t.name,
             description: t.description,
@@ -384,7 +384,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
           ctx,
           'create_collection',
           async (args) => {
-            const c = await app.documents.createCollection(ws, await access(), args);
+            const c = await core.documents.createCollection(ws, await access(), args);
             await audit('create_collection', c.key, 'created');
             return ok(
               collectionOut(c),
@@ -411,7 +411,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
           ctx,
           'update_collection_instructions',
           async (args) => {
-            const c = await app.documents.setCollectionInstructions(
+            const c = await core.documents.setCollectionInstructions(
               ws,
               await access(),
               args.collection,
@@ -443,7 +443,7 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
           ctx,
           'update_workspace_instructions',
           async (args) => {
-            const w = await app.documents.setWorkspaceInstructions(ws, await access(), args.instructions);
+            const w = await core.documents.setWorkspaceInstructions(ws, await access(), args.instructions);
             await audit('update_workspace_instructions', w.slug, 'updated');
             return ok(
               { name: w.name, instructions: w.instructions },
@@ -469,13 +469,13 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
         ? seatRefusal(a)
         : roleRefusal(a, ws, name);
     } catch (e) {
-      const refusal = toRefusal(e, app.logger, name);
+      const refusal = toRefusal(e, core.logger, name);
       await audit(name, ws.slug, `refused: ${refusal.code}`);
       return refusalResult(refusal);
     }
   });
   if (!wrapped)
-    app.logger.warn(
+    core.logger.warn(
       { tools: [...writing.keys()] },
       'could not attach the refusals to withheld document tools; the instructions still explain a missing seat',
     );

@@ -15,7 +15,7 @@ import { ok, recordAudit, runTool } from './run.ts';
 
 /** The intake tools: file_intake, update_intake, list_intake, get_intake. */
 export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
-  const { app, agent, workspace: ws } = ctx;
+  const { core, agent, workspace: ws } = ctx;
   // Which items an agent reads, and which excerpts, is decided in core/intake/visibility.ts: intake never widens who reads what.
   // An item it filed itself may cite messages it did not see (added by others, or once monitored): their excerpts stay hidden.
   const itemOut = async (r: IntakeReader, i: IntakeItem & { sources: IntakeSource[] }) => ({
@@ -65,7 +65,7 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
       ctx,
       'file_intake',
       async (args) => {
-        const d = await app.intake.file(agent, ws, {
+        const d = await core.intake.file(agent, ws, {
           title: args.title,
           kind: args.kind,
           summary: args.summary,
@@ -77,7 +77,7 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
           details: { title: d.title, kind: d.kind, sources: d.sources.length },
           onBehalfOf: agent.ownerId,
         });
-        const item = await detailOut(await app.intake.readerFor(agent, ws), d);
+        const item = await detailOut(await core.intake.readerFor(agent, ws), d);
         return ok({ item }, `Filed intake item ${d.id}:\n${line(item)}`);
       },
       (args) => args.title,
@@ -99,7 +99,7 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
       ctx,
       'update_intake',
       async (args) => {
-        const r = await app.intake.update(agent, ws, {
+        const r = await core.intake.update(agent, ws, {
           id: args.id,
           status: args.status,
           note: args.note,
@@ -117,7 +117,7 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
             told: r.told,
           },
         });
-        const item = await detailOut(await app.intake.readerFor(agent, ws), r.item);
+        const item = await detailOut(await core.intake.readerFor(agent, ws), r.item);
         const change = args.status && args.status !== r.previous ? `status ${r.previous} → ${args.status}` : 'updated';
         const told = r.told ? ` ${r.told} ${r.told === 1 ? 'person was' : 'people were'} told it is done.` : '';
         return ok({ item, told: r.told }, `Intake item ${r.item.id}: ${change}.${told}\n${line(item)}`);
@@ -139,8 +139,8 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'list_intake', async (args) => {
-      const reader = await app.intake.readerFor(agent, ws);
-      const { items, counts, truncated, capped } = await app.intake.listFor(reader, ws, args);
+      const reader = await core.intake.readerFor(agent, ws);
+      const { items, counts, truncated, capped } = await core.intake.listFor(reader, ws, args);
       const out = await Promise.all(items.map((i) => itemOut(reader, i)));
       const nextOffset = truncated ? args.offset + out.length : null;
       const text = out.length ? out.map(line).join('\n') : 'No intake items match.';
@@ -174,8 +174,8 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'get_intake', async (args) => {
-      const reader = await app.intake.readerFor(agent, ws);
-      const item = await detailOut(reader, await app.intake.detailFor(reader, ws, args.id));
+      const reader = await core.intake.readerFor(agent, ws);
+      const item = await detailOut(reader, await core.intake.detailFor(reader, ws, args.id));
       const sources = item.sources.map(
         (s) =>
           `  - ${s.surface}${s.permalink ? ` ${s.permalink}` : ''}${s.excerpt ? `: ${s.excerpt}` : ''}${s.notified ? ' (told)' : ''}`,

@@ -15,14 +15,14 @@ import { ok, recordAudit, runTool } from './run.ts';
 
 /** The tools that show an agent at work: set_status, and a message streamed with start_message, append_message, finish_message. */
 export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
-  const { app, agent, workspace: ws } = ctx;
+  const { core, agent, workspace: ws } = ctx;
   // A session that ends (the agent stopped or failed) takes its statuses with it.
   const previous = server.server.onclose;
   server.server.onclose = () => {
     previous?.();
-    void app.live
+    void core.live
       .forgetAgent(agent.id)
-      .catch((err: unknown) => app.logger.warn({ err }, 'could not clear the statuses of a closed session'));
+      .catch((err: unknown) => core.logger.warn({ err }, 'could not clear the statuses of a closed session'));
   };
 
   server.registerTool(
@@ -38,7 +38,7 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     runTool(ctx, 'set_status', async (args) => {
-      const r = await app.live.setStatus(ws, agent, args.conversation, args.text ?? null);
+      const r = await core.live.setStatus(ws, agent, args.conversation, args.text ?? null);
       const status = args.text?.trim() || null;
       const out = { conversation_id: r.conversation.id, status, shown_on_platform: r.platform };
       return ok(
@@ -66,7 +66,7 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
       ctx,
       'start_message',
       async (args) => {
-        const r = await app.live.start({
+        const r = await core.live.start({
           workspace: ws,
           sender: agent,
           to: args.to,
@@ -107,7 +107,7 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     runTool(ctx, 'append_message', async (args) => {
-      const r = await app.live.append(ws, agent, args.stream_id, args.text);
+      const r = await core.live.append(ws, agent, args.stream_id, args.text);
       return ok(
         { stream_id: args.stream_id, length: r.length },
         `Stream ${args.stream_id} holds ${r.length} characters.`,
@@ -130,7 +130,7 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
       ctx,
       'finish_message',
       async (args) => {
-        const r = await app.live.finish(ws, agent, args.stream_id, args.text);
+        const r = await core.live.finish(ws, agent, args.stream_id, args.text);
         return reportSent(ctx, 'finish_message', r, args.stream_id);
       },
       (args) => args.stream_id,

@@ -25,7 +25,7 @@ const TEXT_LIST_MAX = 200;
 
 /** The messaging tools: list_agents, send_message, check_inbox, subscribe, search_messages. */
 export function registerMessagingTools(server: McpServer, ctx: ToolContext): void {
-  const { app, agent, workspace: ws } = ctx;
+  const { core, agent, workspace: ws } = ctx;
 
   server.registerTool(
     'list_agents',
@@ -37,7 +37,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'list_agents', async () => {
-      const [me, directory] = await Promise.all([app.agents.member(agent, ws), app.agents.directory(ws)]);
+      const [me, directory] = await Promise.all([core.agents.member(agent, ws), core.agents.directory(ws)]);
       const agents = directory
         .filter((d) => d.agent.id !== agent.id)
         .map((d) => ({
@@ -77,7 +77,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       ctx,
       'send_message',
       async (args) => {
-        const r = await app.messaging.send({
+        const r = await core.messaging.send({
           workspace: ws,
           sender: agent,
           to: args.to,
@@ -103,7 +103,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     runTool(ctx, 'check_inbox', async (args, extra) => {
-      const got = await app.messaging.checkInbox(agent, ws, args.limit);
+      const got = await core.messaging.checkInbox(agent, ws, args.limit);
       const messages = got.items.map(inboxItemOut);
       await handOver(
         ctx,
@@ -134,7 +134,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       let got;
       try {
         if (watch.revoked()) throw tokenRotated();
-        got = await app.messaging.waitForInbox(
+        got = await core.messaging.waitForInbox(
           agent,
           ws,
           args.limit,
@@ -178,7 +178,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'search_messages', async (args) => {
-      const hits = await app.messaging.search(agent, ws, {
+      const hits = await core.messaging.search(agent, ws, {
         text: args.query,
         from: args.from,
         conversationId: args.conversation,
@@ -233,7 +233,7 @@ async function handOver(ctx: ToolContext, action: string, ids: string[], signal:
       onBehalfOf: ctx.agent.ownerId,
     });
   if (!signal.aborted) return;
-  await ctx.app.messaging.returnUnread(ctx.agent, ctx.workspace, ids);
+  await ctx.core.messaging.returnUnread(ctx.agent, ctx.workspace, ids);
   throw new SwitchboardError(
     'UNAVAILABLE',
     'The request was cancelled before its answer left, so the messages it took are unread again; ask again.',

@@ -18,7 +18,7 @@ export function ok(structured: Record<string, unknown>, text: string): CallToolR
 /** Records one audit entry for the caller; a failure to record is logged, never turned into a refusal. */
 export async function recordAudit(ctx: ToolContext, action: string, facts: AuditFacts): Promise<void> {
   try {
-    await ctx.app.store.audit.record({
+    await ctx.core.agents.recordAudit({
       workspaceId: ctx.workspace.id,
       agentId: ctx.agent.id,
       onBehalfOf: facts.onBehalfOf ?? null,
@@ -28,7 +28,7 @@ export async function recordAudit(ctx: ToolContext, action: string, facts: Audit
       details: facts.details,
     });
   } catch (err) {
-    ctx.app.logger.error({ err, action, agentId: ctx.agent.id }, 'could not record an audit entry');
+    ctx.core.logger.error({ err, action, agentId: ctx.agent.id }, 'could not record an audit entry');
   }
 }
 
@@ -48,7 +48,7 @@ export function runTool<A>(
       if (ctx.checkEachCall && ctx.stillAuthorized && !(await ctx.stillAuthorized())) throw tokenRotated();
       return await handler(args, extra);
     } catch (e) {
-      const refusal = toRefusal(e, ctx.app.logger, name);
+      const refusal = toRefusal(e, ctx.core.logger, name);
       if (auditTarget) {
         await recordAudit(ctx, name, {
           target: auditTarget(args),

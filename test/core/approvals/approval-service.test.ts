@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { App } from '../../../src/app.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
+import { ApprovalService } from '../../../src/core/approvals/approval-service.ts';
+import { systemClock } from '../../../src/core/ports.ts';
 import type { SwitchboardError } from '../../../src/core/errors.ts';
 import { databases } from '../../support/db.ts';
 import { makeWorld, testApp, type World } from '../../support/world.ts';
@@ -205,5 +207,23 @@ describe.each(databases())('approvals on $kind', (kind) => {
     const e = await refusal(ask({ approvers: ['nobody-here'] }));
     expect(e.code).toBe('INVALID_INPUT');
     expect(e.message).toContain('approvers are person handles');
+  });
+
+  it('names who may decide by handle: the approvers asked for, or else the owner and the workspace owners', async () => {
+    expect((await app.approvals.approverHandles(await ask())).sort()).toEqual([w.alice, w.bob].sort());
+    const named = await ask({ approvers: [`@carol-${w.suffix}`] });
+    expect(await app.approvals.approverHandles(named)).toEqual([`carol-${w.suffix}`]);
+  });
+});
+
+describe('where approvals are shown', () => {
+  it('names the chat apps by the labels their surfaces registered, leaving out a surface that registered none', () => {
+    const labels: Record<string, string> = { slack: 'Slack', teams: 'Teams' };
+    // Only the options are read: the store and the other services are never reached.
+    const approvals = new ApprovalService(null as never, null as never, null as never, null as never, systemClock, {
+      surfaces: () => ['slack', 'web', 'teams'],
+      labelOf: (s) => labels[s],
+    });
+    expect(approvals.shownIn()).toEqual(['Slack', 'Teams']);
   });
 });

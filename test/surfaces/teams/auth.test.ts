@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authenticationConfig } from '../../../src/surfaces/teams/auth.ts';
 import { teamsSettings } from '../../../src/surfaces/teams/settings.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { commands } from '../../../src/cli/commands.ts';
+import { surfaceCommands } from '../../../src/cli/surface-commands.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
@@ -95,16 +95,16 @@ describe('a single-tenant bot through the server', () => {
   });
 
   it('connects another tenant to a workspace with `teams connect`, and refuses what is not a tenant id', async () => {
-    const out = await commands['teams connect']!(h.server.app, {
+    const out = await surfaceCommands['teams connect']!(h.server.app, {
       workspace: 'eng',
       tenantId: '0B0E2C4D-1111-4222-8333-444455556666',
     });
     expect(out.data).toEqual({ workspace: 'eng', tenant_id: '0b0e2c4d-1111-4222-8333-444455556666' });
     await expect(
-      commands['teams connect']!(h.server.app, { workspace: 'eng', tenantId: 'contoso.onmicrosoft.com' }),
+      surfaceCommands['teams connect']!(h.server.app, { workspace: 'eng', tenantId: 'contoso.onmicrosoft.com' }),
     ).rejects.toThrow(/not a Microsoft Entra tenant id/);
     await expect(
-      commands['teams connect']!(h.server.app, { workspace: 'nope', tenantId: TEAMS_DEFAULTS.tenantId }),
+      surfaceCommands['teams connect']!(h.server.app, { workspace: 'nope', tenantId: TEAMS_DEFAULTS.tenantId }),
     ).rejects.toThrow(/workspace "nope"/);
   });
 
