@@ -43,7 +43,6 @@ import type { App, AppOptions, SurfaceOverrides } from './app-types.ts';
 import { surfaceState } from './infra/db/surface-state.ts';
 import { createSecretBox } from './infra/secrets/secret-box.ts';
 import type { ChatSurface, SurfaceCore } from './surfaces/contract.ts';
-import { LEGACY_APP } from './surfaces/contract.ts';
 import { SURFACES } from './surfaces/registry.ts';
 import { registerSurfaceDelivery } from './surfaces/shared/delivery.ts';
 
@@ -290,8 +289,6 @@ export function surfaceCoreOf(app: App): SurfaceCore {
       app.onClose.push(fn);
     },
   };
-  // While a surface still reaches past the contract (being moved onto it), it finds the app here.
-  Object.defineProperty(core, LEGACY_APP, { value: app });
   return core;
 }
 

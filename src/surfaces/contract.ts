@@ -136,9 +136,3 @@ export interface SurfaceDefinition<Override = unknown, State = unknown> {
 
 /** Keeps a definition's types where it is written; the registry holds them as plain SurfaceDefinitions. */
 export const defineSurface = <O, S>(d: SurfaceDefinition<O, S>): SurfaceDefinition => d as unknown as SurfaceDefinition;
-
-/** Where a surface not yet moved onto the contract finds the App; to be removed once every surface is on it. */
-export const LEGACY_APP = Symbol('legacy app');
-
-/** The App behind a core, for code not yet moved onto the contract. */
-export const legacyAppOf = <A>(core: SurfaceCore): A => (core as unknown as Record<symbol, A>)[LEGACY_APP];
