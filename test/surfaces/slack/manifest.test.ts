@@ -86,11 +86,11 @@ describe('the Slack app manifest', () => {
     expect(value('command')).toEqual(['/switchboard']);
   });
 
-  it("is described in the README's step 2 with every event and bot scope it sets up, and no other", () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const step = readme.slice(
-      readme.indexOf('### 1. Create the Slack app from the manifest'),
-      readme.indexOf('### 2a. Install in one Slack workspace'),
+  it("is described in the Slack page's step 1 with every event and bot scope it sets up, and no other", () => {
+    const page = readFileSync(new URL('../../../docs/surfaces/slack.md', import.meta.url), 'utf8');
+    const step = page.slice(
+      page.indexOf('### 1. Create the Slack app from the manifest'),
+      page.indexOf('### 2a. Install in one Slack workspace'),
     );
     const part = (from: string, to: string) => step.slice(step.indexOf(from), step.indexOf(to, step.indexOf(from)));
     const named = (text: string) => [...text.matchAll(/`([a-z_.:]+)`/g)].map((m) => m[1]);
