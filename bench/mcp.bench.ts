@@ -1,4 +1,4 @@
-// `npm run bench mcp`: MCP messaging figures, each printed with its target (issue #13) and ratio.
+// `npm run bench mcp`: MCP messaging figures, each printed with its target (bench/README.md lists them) and ratio.
 //  - send → subscribe wake latency (p50/p99), two SDK clients over real HTTP: from the start of the
 //    send_message call to the moment the waiting subscribe's answer reached its client;
 //  - check_inbox throughput with 1,000 agents and 100,000 unread messages;

@@ -1,4 +1,4 @@
-// `npm run bench outbound`: figures for posting to Slack under faults (issue 12 point 3), not a timed test.
+// `npm run bench outbound`: figures for posting to Slack under faults (lost answers, a dead process's leases), not a timed test.
 //  1. Lost answers: OUTBOUND_BENCH_POSTS (default 300) agent messages in 30 Slack threads, with Slack storing
 //     the post and then dropping the connection before answering on the first 20% of calls (the same as a
 //     process dying between chat.postMessage and recording its ts). Prints posts made, duplicates and losses.

@@ -9,7 +9,7 @@
 // bare and Switchboard; each round waits until every event is in the agent's inbox. Figures (median
 // round): ack p50/p99 and acks per second for both, their ratio (the median of the rounds' ratios, each
 // Switchboard round against the bare round before it, with their range), and the events per second that
-// reached the agent's inbox end to end, with the issue's targets.
+// reached the agent's inbox end to end, each with its target (TARGET below).
 // SLACK_BENCH_EVENTS (default 400), SLACK_BENCH_CONCURRENCY (default 16) and SLACK_BENCH_ROUNDS
 // (default 3) size the load; BENCH_DATABASES=pglite or =postgres runs one database only. Also printed:
 // this process's CPU per event (PGlite's thread included; PostgreSQL's server not), database statements

@@ -45,83 +45,190 @@ const trustedProxies = (s: string) => {
 };
 
 const schema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535, 'PORT must be a port number between 0 and 65535').default(3000),
-  PUBLIC_URL: webAddress('PUBLIC_URL', 'https://switchboard.example.com').optional(),
-  DATA_DIR: z.string().min(1).default('./.switchboard'),
+  PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535, 'PORT must be a port number between 0 and 65535')
+    .default(3000)
+    .describe('HTTP port the server listens on. If it is taken, start-up says so: pick another.'),
+  PUBLIC_URL: webAddress('PUBLIC_URL', 'https://switchboard.example.com')
+    .optional()
+    .describe(
+      'The address people, Slack and Teams reach Switchboard at (https in production); sign-in, link and install URLs are built from it. Unset: http://localhost:PORT.',
+    ),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('./.switchboard')
+    .describe(
+      "Where the embedded database (when DATABASE_URL is unset), the generated secret, the inbound journal and the CLI's control socket live.",
+    ),
   DATABASE_URL: z
     .string()
     .regex(
       /^postgres(ql)?:\/\//,
       'DATABASE_URL must start with postgres:// (or leave it unset to use the embedded PGlite)',
     )
-    .optional(),
+    .optional()
+    .describe(
+      'PostgreSQL, e.g. postgres://user:password@host:5432/switchboard. Unset: the embedded PGlite database in DATA_DIR. Several processes share one PostgreSQL to scale past one machine.',
+    ),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'REDIS_URL must start with redis:// (or leave it unset to use the embedded worker)')
-    .optional(),
+    .optional()
+    .describe(
+      'Redis for the job queue (BullMQ), e.g. redis://host:6379. Unset: the embedded worker inside the server process.',
+    ),
   SWITCHBOARD_SECRET: z
     .string()
     .min(32, 'SWITCHBOARD_SECRET must be at least 32 characters; generate one with `openssl rand -hex 32`')
-    .optional(),
-  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+    .optional()
+    .describe(
+      'Encrypts stored platform tokens and signs cookies; at least 32 characters (`openssl rand -hex 32`). Required for the Slack OAuth install and when several processes share a database; otherwise generated once in DATA_DIR.',
+    ),
+  SLACK_SIGNING_SECRET: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "From your Slack app's Basic Information page; checks that requests come from Slack. Required as soon as Slack is configured.",
+    ),
   SLACK_BOT_TOKEN: z
     .string()
     .regex(/^xoxb-/, 'SLACK_BOT_TOKEN must be a bot token starting with xoxb-')
-    .optional(),
-  SLACK_CLIENT_ID: z.string().min(1).optional(),
-  SLACK_CLIENT_SECRET: z.string().min(1).optional(),
-  SLACK_API_URL: webAddress('SLACK_API_URL', 'https://slack.com/api').optional(),
+    .optional()
+    .describe(
+      "Installs Switchboard in one Slack workspace: the app's bot token (xoxb-…). For many workspaces use SLACK_CLIENT_ID and SLACK_CLIENT_SECRET instead.",
+    ),
+  SLACK_CLIENT_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The Slack app's client id, for the OAuth install into many workspaces (GET /slack/install). Set together with SLACK_CLIENT_SECRET and SWITCHBOARD_SECRET.",
+    ),
+  SLACK_CLIENT_SECRET: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The Slack app's client secret, for the OAuth install. Set together with SLACK_CLIENT_ID."),
+  SLACK_API_URL: webAddress('SLACK_API_URL', 'https://slack.com/api')
+    .optional()
+    .describe(
+      "Base URL of Slack's Web API, for a proxy or a test stand-in. Unset: Slack's own (https://slack.com/api).",
+    ),
   SLACK_COMMAND: z
     .string()
     .regex(/^\/[a-z0-9_-]+$/, 'SLACK_COMMAND must look like /switchboard')
-    .default('/switchboard'),
-  MICROSOFT_APP_ID: z.string().min(1).optional(),
-  MICROSOFT_APP_PASSWORD: z.string().min(1).optional(),
-  MICROSOFT_APP_TENANT_ID: z.string().min(1).optional(),
-  MICROSOFT_OPENID_METADATA_URL: endpoint('MICROSOFT_OPENID_METADATA_URL').optional(),
-  MICROSOFT_ENTRA_OPENID_METADATA_URL: endpoint('MICROSOFT_ENTRA_OPENID_METADATA_URL').optional(),
-  MICROSOFT_TOKEN_ISSUER: z.string().min(1).optional(),
-  MICROSOFT_LOGIN_URL: endpoint('MICROSOFT_LOGIN_URL').optional(),
-  MICROSOFT_OAUTH_SCOPE: z.string().min(1).optional(),
+    .default('/switchboard')
+    .describe('The slash command as configured in the Slack app; replies and help texts name it.'),
+  MICROSOFT_APP_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The Teams bot's Entra ID app registration: its Application (client) ID. Set together with MICROSOFT_APP_PASSWORD.",
+    ),
+  MICROSOFT_APP_PASSWORD: z.string().min(1).optional().describe("A client secret of the bot's app registration."),
+  MICROSOFT_APP_TENANT_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The tenant of a single-tenant bot. Unset: a multi-tenant bot.'),
+  MICROSOFT_OPENID_METADATA_URL: endpoint('MICROSOFT_OPENID_METADATA_URL')
+    .optional()
+    .describe(
+      "Bot Framework OpenID metadata, for another cloud or a local token authority (https, or http on 127.0.0.1/localhost). Unset: the public cloud's (https://login.botframework.com/v1/.well-known/openidconfiguration).",
+    ),
+  MICROSOFT_ENTRA_OPENID_METADATA_URL: endpoint('MICROSOFT_ENTRA_OPENID_METADATA_URL')
+    .optional()
+    .describe(
+      "Entra ID OpenID metadata for tokens Entra issues directly (e.g. from the Bot Framework Emulator), for another cloud or a local token authority. Unset: the public cloud's.",
+    ),
+  MICROSOFT_TOKEN_ISSUER: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Issuer of the Bot Framework's tokens, for another cloud. Unset: the public cloud's (https://api.botframework.com).",
+    ),
+  MICROSOFT_LOGIN_URL: endpoint('MICROSOFT_LOGIN_URL')
+    .optional()
+    .describe(
+      'Where the bot gets its own tokens, without the tenant, for another cloud or a local token authority. Unset: https://login.microsoftonline.com.',
+    ),
+  MICROSOFT_OAUTH_SCOPE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The scope the bot asks its tokens for, for another cloud. Unset: the public cloud's (https://api.botframework.com).",
+    ),
   TEAMS_PRIVACY_URL: z
     .string()
     .refine(
       (s) => parsedAddress(s, ['https:']) !== null,
       'TEAMS_PRIVACY_URL must be the https address of your privacy statement',
     )
-    .optional(),
+    .optional()
+    .describe(
+      'The https address of your privacy statement, shown in the Teams app package (`npm run teams:package`). Unset: PUBLIC_URL.',
+    ),
   TEAMS_TERMS_URL: z
     .string()
     .refine(
       (s) => parsedAddress(s, ['https:']) !== null,
       'TEAMS_TERMS_URL must be the https address of your terms of use',
     )
-    .optional(),
+    .optional()
+    .describe('The https address of your terms of use, shown in the Teams app package. Unset: PUBLIC_URL.'),
   APPROVAL_REMINDER_MINUTES: z.coerce
     .number()
     .int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes')
     .min(0)
     .max(10080, 'APPROVAL_REMINDER_MINUTES must be at most 10080 (a week); 0 turns reminders off')
-    .default(0),
+    .default(0)
+    .describe(
+      'Remind approvers of a still-pending approval after this many minutes (at most 10080, a week); 0 for never.',
+    ),
   JOB_MAX_AGE_MINUTES: z.coerce
     .number()
     .int('JOB_MAX_AGE_MINUTES must be a whole number of minutes')
     .min(1, 'JOB_MAX_AGE_MINUTES must be at least 1')
     .max(10080, 'JOB_MAX_AGE_MINUTES must be at most 10080 (a week)')
-    .default(30),
+    .default(30)
+    .describe(
+      'How long, in minutes, a job (a post to Slack or Teams, a received request) that meets outages or rate limits is retried before it is given up (at most 10080). Refusals stop at once, whatever this says.',
+    ),
   METRICS_TOKEN: z
     .string()
     .min(16, 'METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`')
-    .optional(),
+    .optional()
+    .describe(
+      'Turns on GET /metrics for a scraper sending `Authorization: Bearer <token>`; at least 16 characters (`openssl rand -hex 24`). Unset: no metrics endpoint.',
+    ),
   TRUST_PROXY: z
     .string()
     .refine(
       (s) => /^(true|false|\d+)$/.test(s) || trustedProxies(s),
       'TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses, subnets and the names loopback, linklocal or uniquelocal, such as loopback,10.0.0.0/8',
     )
-    .default('false'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    .default('false')
+    .describe(
+      "Which reverse proxies' X-Forwarded-For to believe: true, false, a number of hops, or addresses, subnets and the names loopback, linklocal, uniquelocal (e.g. loopback,10.0.0.0/8). Off by default, so a client cannot choose the address its sign-in limit is counted under.",
+    ),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe(
+      'How much the server logs: fatal, error, warn, info, debug, trace or silent. Logs never hold tokens, secrets or message bodies.',
+    ),
 });
+
+/** Every setting with its check, default and a sentence for operators; docs/reference/configuration.md is generated from it. */
+export const environmentSchema = schema;
 
 export type Env = z.infer<typeof schema>;
 

@@ -1,4 +1,4 @@
-// `npm run chaos [-- --quick] [-- --database embedded|postgres] [-- --queue embedded|bullmq]`: figures, not a test (issue 12).
+// `npm run chaos [-- --quick] [-- --database embedded|postgres] [-- --queue embedded|bullmq]`: figures (acknowledged work lost or doubled under faults), not a test.
 // On PostgreSQL, for each queue (the embedded loop, then BullMQ on a private Redis), a real `switchboard serve` child process takes
 // CHAOS_EVENTS (1,000; 100 with --quick) signed Slack mentions of an agent while the agent answers each one in its
 // thread through the domain, and meanwhile: the Slack Web API stand-in answers 20% of calls 429 (Retry-After: 1) or

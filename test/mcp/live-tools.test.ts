@@ -44,9 +44,14 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     expect(s.recipients).toEqual([{ to: 'reviewer', status: 'delivered' }]);
     const live = await liveEvents(s.conversation_id);
 
-    const appended = await a.call('append_message', { stream_id: s.stream_id, text: 'PR #12: ' });
-    expect(appended.structuredContent).toEqual({ stream_id: s.stream_id, length: 'Looking at PR #12: '.length });
-    await vi.waitFor(() => expect(live.events.some((e) => e.stream?.text === 'Looking at PR #12: ')).toBe(true));
+    const appended = await a.call('append_message', { stream_id: s.stream_id, text: 'the pull request: ' });
+    expect(appended.structuredContent).toEqual({
+      stream_id: s.stream_id,
+      length: 'Looking at the pull request: '.length,
+    });
+    await vi.waitFor(() =>
+      expect(live.events.some((e) => e.stream?.text === 'Looking at the pull request: ')).toBe(true),
+    );
     // Nothing is in the reader's inbox until the message is finished.
     expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [] });
 
@@ -54,7 +59,9 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     expect(finished.isError, textOf(finished)).toBeFalsy();
     expect(finished.structuredContent).toMatchObject({ message_id: s.stream_id, conversation_id: s.conversation_id });
     const inbox = (await b.call('check_inbox')).structuredContent as Out;
-    expect(inbox.messages.map((m: Out) => [m.id, m.body])).toEqual([[s.stream_id, 'Looking at PR #12: looks good.']]);
+    expect(inbox.messages.map((m: Out) => [m.id, m.body])).toEqual([
+      [s.stream_id, 'Looking at the pull request: looks good.'],
+    ]);
     await vi.waitFor(() => expect(live.events.at(-1)?.stream).toMatchObject({ id: s.stream_id, done: true }));
     expect(live.events.every((e) => e.agent === w.builder.name && e.display_name === 'Builder')).toBe(true);
 

@@ -57,7 +57,7 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     const w = await makeWorld(app);
     const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
     const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
-    const sent = await a.call('send_message', { to: ['reviewer'], body: 'Please review PR #12' });
+    const sent = await a.call('send_message', { to: ['reviewer'], body: 'Please review the pull request' });
     expect(sent.isError).toBeFalsy();
     const s = sent.structuredContent as { message_id: string; conversation_id: string; recipients: unknown[] };
     expect(s.recipients).toEqual([{ to: 'reviewer', status: 'delivered' }]);
@@ -72,7 +72,7 @@ describe('MCP messaging tools (SDK client in-process)', () => {
     expect(got.messages).toHaveLength(1);
     expect(got.messages[0]).toMatchObject({
       id: s.message_id,
-      body: 'Please review PR #12',
+      body: 'Please review the pull request',
       surface: 'mcp',
       permalink: null,
       thread: null,
@@ -80,7 +80,7 @@ describe('MCP messaging tools (SDK client in-process)', () => {
       conversation: { id: s.conversation_id, kind: 'dm' },
       asker: { handle: w.alice, linked: true },
     });
-    expect(textOf(inbox)).toContain('Please review PR #12');
+    expect(textOf(inbox)).toContain('Please review the pull request');
     expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [], remaining: 0 });
 
     const reply = await b.call('send_message', {

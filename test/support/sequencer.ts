@@ -10,7 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Seconds each file held its worker (import, hooks and tests; test/support/file-times.ts), for the files taking 5 s
- * or more in a full run on a 2-core machine (143 s, 2026-12-02, session 11); the others count as 0 and follow, larger
+ * or more in a full run on a 2-core machine (143 s, 2026-12-02); the others count as 0 and follow, larger
  * files first. Only the order
  * matters; refresh it when it changes a lot, e.g. with `--reporter=default --reporter=./test/support/file-times.ts`.
  */
