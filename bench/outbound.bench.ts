@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { mountSlack } from '../src/http/surface-mount.ts';
 import pino from 'pino';
+import { slackRuntime } from '../src/app-surfaces.ts';
 import { connectSlackTeam } from '../src/surfaces/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/core/actor.ts';
@@ -66,7 +67,11 @@ export default async function bench() {
   await app.orgs.init({ org: 'Acme', admin: 'alice' });
   const ws = await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
   const { agent } = await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer' });
-  await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: standin.botToken });
+  await connectSlackTeam(slackRuntime(app), {
+    workspace: 'eng',
+    teamId: SLACK_DEFAULTS.teamId,
+    botToken: standin.botToken,
+  });
 
   /** Writes `n` agent messages into thread `t`, each with its slack.post entry, as MessagingService does. */
   async function enqueue(t: number, n: number): Promise<Message[]> {

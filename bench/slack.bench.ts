@@ -29,6 +29,7 @@ import { count, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { rowsOf } from '../src/infra/db/org-repo.ts';
 import { deliveries } from '../src/infra/db/schema.ts';
+import { slackRuntime } from '../src/app-surfaces.ts';
 import { connectSlackTeam } from '../src/surfaces/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/core/actor.ts';
@@ -255,7 +256,11 @@ async function measure(
       displayName: 'Reviewer',
     });
     await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'bench' });
-    await connectSlackTeam(app, { workspace: 'bench', teamId: SLACK_DEFAULTS.teamId, botToken: standin.botToken });
+    await connectSlackTeam(slackRuntime(app), {
+      workspace: 'bench',
+      teamId: SLACK_DEFAULTS.teamId,
+      botToken: standin.botToken,
+    });
     const ours = `${server.url}/slack/events`;
     // Waits on the agent's inbox wake-ups (one per message stored) rather than polling, which would cost CPU and
     // statements that count against the events; each wait ends by counting deliveries (statements left out below).

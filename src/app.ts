@@ -280,6 +280,7 @@ export function surfaceCoreOf(app: App): SurfaceCore {
     inboundEvents: store.inbound,
     posts: store.posts,
     kick: () => app.queue.kick(),
+    holdForIngest: () => app.queue.holdForIngest(),
     onDrain: (fn) => {
       app.onDrain.push(fn);
     },

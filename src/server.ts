@@ -1,4 +1,3 @@
-import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp, type App, type AppOptions } from './app.ts';
@@ -81,7 +80,8 @@ export async function startServer(
   } catch (e) {
     return abandon(e);
   }
-  await warnOnUnreadableTokens(app);
+  // What would otherwise fail only at a surface's first request (Slack: tokens the secret cannot open), said now.
+  for (const surface of app.surfaceModules.values()) await surface.checkOnStart?.();
   // The CLI on this machine sends its commands here instead of opening the database itself:
   // it must with PGlite (one process holds the data); with PostgreSQL it is only quicker.
   const stopControl =
@@ -125,33 +125,6 @@ export async function startServer(
         await app.close();
       })()),
   };
-}
-
-/**
- * A SWITCHBOARD_SECRET changed since Slack tokens were stored leaves them
- * unreadable, and every event of their teams would fail: said at start-up
- * (after the sign-in link), not at the first event. One token is tried.
- */
-async function warnOnUnreadableTokens(app: App): Promise<void> {
-  const [{ createSecretBox }, { unreadableTeam, unreadableToken }] = await Promise.all([
-    import('./infra/secrets/secret-box.ts'),
-    import('./surfaces/slack/installations.ts'),
-  ]);
-  const teamId = await unreadableTeam(app.store.slackInstallations, createSecretBox(app.secret)).catch(
-    (err: unknown) => {
-      app.logger.warn({ err }, 'could not check that the current secret opens the stored Slack tokens');
-      return null;
-    },
-  );
-  if (!teamId) return;
-  const secretFile = path.join(app.config.dataDir, 'secret');
-  const inUse = app.config.secret
-    ? 'SWITCHBOARD_SECRET, as set now'
-    : `the one generated in ${secretFile}, as SWITCHBOARD_SECRET is not set`;
-  app.logger.warn(
-    { teamId, secretFile },
-    `${unreadableToken(teamId).message} Until then every event from that team fails (the secret in use now is ${inUse}).`,
-  );
 }
 
 /** Stops the server on SIGTERM/SIGINT, then exits. */

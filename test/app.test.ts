@@ -9,6 +9,7 @@ import { createApp, type App } from '../src/app.ts';
 import { SYSTEM } from '../src/core/actor.ts';
 import { silent, testConfig } from './support/world.ts';
 import { pgliteDb } from './support/db.ts';
+import { SLACK_APPROVAL_SHOW } from '../src/surfaces/slack/topics.ts';
 
 const BOTH = {
   SLACK_SIGNING_SECRET: 'composition-signing-secret',
@@ -46,7 +47,7 @@ describe('the composition root', () => {
     const topics = (await app.store.outbox.list({}))
       .filter((e) => e.payload.approvalId === approval.id)
       .map((e) => e.topic);
-    expect(topics).toEqual(expect.arrayContaining(['slack.approval.show', 'teams.approval.show']));
+    expect(topics).toEqual(expect.arrayContaining([SLACK_APPROVAL_SHOW, 'teams.approval.show']));
   });
 
   it('leaves out a surface without credentials, and says how to turn it on when asked for it', async () => {

@@ -19,6 +19,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/infra/db/org-repo.ts';
+import { slackRuntime } from '../../src/app-surfaces.ts';
 import { connectSlackTeam } from '../../src/surfaces/slack/index.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -115,7 +116,11 @@ async function seed(app: App, standin: SlackStandin) {
   const ws = await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
   const { agent } = await app.agents.add(SYSTEM, { name: 'reviewer', owner: 'alice', displayName: 'Reviewer' });
   await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
-  await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: standin.botToken });
+  await connectSlackTeam(slackRuntime(app), {
+    workspace: 'eng',
+    teamId: SLACK_DEFAULTS.teamId,
+    botToken: standin.botToken,
+  });
   return { ws, agent };
 }
 

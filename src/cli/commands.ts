@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { App } from '../app.ts';
+import { slackRuntime } from '../app-surfaces.ts';
 import { SYSTEM } from '../core/actor.ts';
 import type { BridgeListing } from '../core/bridges/bridge-service.ts';
 import { invalidInput } from '../core/errors.ts';
@@ -342,9 +343,10 @@ export const commands: Record<string, (app: App, raw: Record<string, unknown>) =
       z.object({ workspace: z.string().min(1), teamId: z.string().min(1), botToken: z.string().optional() }),
       raw,
     );
+    const rt = slackRuntime(app);
     // Loaded here so other commands never load the Slack SDK.
     const { connectSlackTeam } = await import('../surfaces/slack/connect.ts');
-    const r = await connectSlackTeam(app, a);
+    const r = await connectSlackTeam(rt, a);
     const i = r.installation;
     const source = {
       given: 'its bot token is stored encrypted',

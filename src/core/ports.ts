@@ -28,7 +28,6 @@ import type {
   DefaultAgentRepo,
   ExternalIdentityRepo,
   ExternalSurface,
-  SlackInstallationRepo,
   SurfaceTenantRepo,
   TeamsReferenceRepo,
   TeamsUserRepo,
@@ -543,8 +542,6 @@ export interface Store {
   tenants: SurfaceTenantRepo;
   /** The agent a chat user's DMs or a channel's unaddressed mentions go to. */
   defaultAgents: DefaultAgentRepo;
-  /** Slack installs (sealed bot tokens), apart from the shared mapping. */
-  slackInstallations: SlackInstallationRepo;
   /** Teams users the bot has seen (their `29:` ids and personal chats). */
   teamsUsers: TeamsUserRepo;
   /** Teams conversation references, for proactive posts. */

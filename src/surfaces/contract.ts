@@ -68,6 +68,11 @@ export interface SurfaceCore {
   readonly posts: SurfacePostRepo;
   /** Tells the job queue there is new work (after storing a request). */
   kick(): void;
+  /**
+   * A platform request waits for its acknowledgement: this process claims no new jobs until the returned release is
+   * called (for a bounded time), so the acknowledgement gets the CPU first. Call the release in a `finally`.
+   */
+  holdForIngest(): () => void;
   /** Runs `fn` as soon as the server starts stopping (a route then refuses new requests). */
   onDrain(fn: () => void | Promise<void>): void;
   /** Runs `fn` when the app closes. */
@@ -98,6 +103,11 @@ export interface ChatSurface {
   readonly jobs: Readonly<Record<string, JobHandler>>;
   /** Adds its routes (receiver, install pages) to the one express app; called only when configured, by the serving process. */
   mount?(web: Express): void;
+  /**
+   * Checks, once the server has started, what would otherwise fail only at the first request (stored credentials the
+   * current secret cannot open, say) and logs what to do; never throws. Called by the serving process only.
+   */
+  checkOnStart?(): Promise<void>;
 }
 
 /**

@@ -7,6 +7,7 @@ import { createApp, type App } from '../../src/app.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { pgliteDb } from '../support/db.ts';
 import { connectInProcess, makeWorld, silent, testApp, testConfig, textOf } from '../support/world.ts';
+import { SLACK_APPROVAL_SHOW } from '../../src/surfaces/slack/topics.ts';
 
 let db: Database;
 let app: App;
@@ -256,7 +257,7 @@ describe('MCP approval tools', () => {
       const w = await makeWorld(stdioLike);
       const a = await stdioLike.approvals.request(w.reviewer.agent, w.ws, { title: 'Tag the release', details: '' });
       expect(
-        (await stdioLike.store.outbox.list({ topic: 'slack.approval.show' })).map((e) => e.payload.approvalId),
+        (await stdioLike.store.outbox.list({ topic: SLACK_APPROVAL_SHOW })).map((e) => e.payload.approvalId),
       ).toContain(a.id);
     } finally {
       await stdioLike.close();

@@ -3,15 +3,22 @@ import type { AgentService } from '../agents/agent-service.ts';
 import { viaFrom } from '../chat/views.ts';
 import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
+import type { Conversation } from '../messaging/types.ts';
 import type { AudienceService } from '../linking/audience-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { qualifiedName, WEB_CHAT, type Agent, type SurfaceName, type Workspace } from '../types.ts';
 import { NOT_LINKED, outcomeLine, refusalToDecide, type Decider, type GuestAsker } from './rules.ts';
-import type { Approval, Decision } from './types.ts';
+import type { Approval, ApprovalView, Decision } from './types.ts';
 
 /** Topic for live views of one approval (web cards). */
 export const approvalTopic = (id: string) => `approval:${id}`;
+
+/** Topic of the job that shows a new approval on a chat surface (`<surface>.approval.show`). */
+export const approvalShowTopic = (surface: SurfaceName) => `${surface}.approval.show`;
+
+/** Topic of the job that updates a surface's shown approval cards once it is settled (`<surface>.approval.update`). */
+export const approvalUpdateTopic = (surface: SurfaceName) => `${surface}.approval.update`;
 
 /** A notice put in inboxes: where it went, and to whom. */
 interface Notice {
@@ -31,7 +38,7 @@ export interface DecisionInput {
 }
 
 export interface ApprovalOptions {
-  /** Surfaces that show approvals through the outbox (`<surface>.approval.show` / `.update`). */
+  /** Surfaces that show approvals through the outbox (`approvalShowTopic` / `approvalUpdateTopic`). */
   surfaces: () => SurfaceName[];
   /** Remind approvers after this long without a decision; 0 for never. */
   reminderMs?: number;
@@ -118,7 +125,7 @@ export class ApprovalService {
       });
       for (const surface of this.opts.surfaces()) {
         await tx.outbox.add({
-          topic: `${surface}.approval.show`,
+          topic: approvalShowTopic(surface),
           payload: { approvalId: a.id, workspaceId: ws.id },
           orderingKey: `approval:${a.id}`,
         });
@@ -163,9 +170,34 @@ export class ApprovalService {
   }
 
   async get(workspaceId: string, id: string): Promise<Approval> {
-    const a = await this.store.approvals.get(workspaceId, id);
+    const a = await this.find(workspaceId, id);
     if (!a) throw notFound(`The approval ${id}`, 'Use the approval_id that request_approval returned.');
     return a;
+  }
+
+  /** The approval as stored now; null when absent or in another workspace (deleted with it since, say). */
+  find(workspaceId: string, id: string): Promise<Approval | null> {
+    return this.store.approvals.get(workspaceId, id);
+  }
+
+  /** The agent that asked; null when it was deleted since. */
+  askingAgent(a: Approval): Promise<Agent | null> {
+    return this.store.agents.get(a.agentId);
+  }
+
+  /** The conversation it was asked in; null when it was asked of the approvers directly (or the conversation is gone). */
+  async conversationOf(a: Approval): Promise<Conversation | null> {
+    return a.conversationId ? this.store.messages.getConversation(a.workspaceId, a.conversationId) : null;
+  }
+
+  /** Where a surface showed the approval (its cards), oldest first: what its update job rewrites. */
+  views(approvalId: string, surface: SurfaceName): Promise<ApprovalView[]> {
+    return this.store.approvals.views(approvalId, surface);
+  }
+
+  /** Records a card a surface posted, at once, so a retried show job skips it and the update job rewrites it. */
+  addView(view: ApprovalView): Promise<void> {
+    return this.store.approvals.addView(view);
   }
 
   /**
@@ -330,7 +362,7 @@ export class ApprovalService {
       if (!s) return null;
       for (const surface of this.opts.surfaces()) {
         await tx.outbox.add({
-          topic: `${surface}.approval.update`,
+          topic: approvalUpdateTopic(surface),
           payload: { approvalId: a.id, workspaceId: a.workspaceId },
           orderingKey: `approval:${a.id}`,
         });

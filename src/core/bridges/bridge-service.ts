@@ -168,6 +168,16 @@ export class BridgeService {
     return found;
   }
 
+  /** The bridge of an outside channel; null when it is not bridged. No permission check: surfaces ask it of every message. */
+  byExternal(surface: ExternalSurface, tenantId: string, externalChannelId: string): Promise<Bridge | null> {
+    return this.store.bridges.byExternal(surface, tenantId, externalChannelId);
+  }
+
+  /** The workspace's bridges to the channels of one team or tenant of a surface (all of them go when the app is uninstalled there), oldest first. */
+  async ofTenant(workspaceId: string, surface: ExternalSurface, tenantId: string): Promise<Bridge[]> {
+    return (await this.store.bridges.list(workspaceId)).filter((b) => b.surface === surface && b.tenantId === tenantId);
+  }
+
   /**
    * Removes the bridges of outside channels that are gone from the platform (deleted, or the app removed from them),
    * as the surface reports it: no owner asked, so no permission check. Returns the bridges removed; ids not bridged are skipped.

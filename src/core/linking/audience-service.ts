@@ -17,7 +17,7 @@ import {
   type Audience,
   type AudienceMember,
 } from './audience.ts';
-import type { AudienceRead, ChatChannel, SurfaceAudience } from './ports.ts';
+import type { AudienceRead, ChatChannel, ListState, SurfaceAudience } from './ports.ts';
 
 /**
  * Where an agent is about to post: a conversation (with the agents the post brings into it, if any), or the DM `send`
@@ -103,6 +103,44 @@ export class AudienceService {
   /** Lets a chat surface say where its conversations live and who is in its channels. */
   register(surface: ExternalSurface, provider: SurfaceAudience): void {
     this.surfaces.set(surface, provider);
+  }
+
+  /**
+   * The stored copies of chat channels' member lists (and tenants' rosters), in the order asked; null for a list not
+   * kept yet. Marks are read only for lists asking for them. A surface's cache of who reads its channels starts here.
+   */
+  channelStates(
+    surface: ExternalSurface,
+    lists: Array<ChatChannel & { marks: boolean }>,
+  ): Promise<Array<ListState | null>> {
+    return this.store.audiences.channelStates(surface, lists);
+  }
+
+  /** Keeps a fresh read of a chat channel's members (or a tenant's roster) from the platform, in place of the old copy. */
+  putChannelMembers(
+    surface: ExternalSurface,
+    tenantId: string,
+    channelId: string,
+    userIds: string[],
+    at: Date,
+  ): Promise<void> {
+    return this.store.audiences.putChannelMembers(surface, tenantId, channelId, userIds, at);
+  }
+
+  /** Someone joined or left a chat channel (a platform event); false, and nothing kept, when its members are not kept. */
+  memberChanged(
+    surface: ExternalSurface,
+    tenantId: string,
+    channelId: string,
+    userId: string,
+    joined: boolean,
+  ): Promise<boolean> {
+    return this.store.audiences.memberChanged(surface, tenantId, channelId, userId, joined);
+  }
+
+  /** Forgets a chat channel's kept members (the app left it): its next use reads them again. */
+  forgetChannel(surface: ExternalSurface, tenantId: string, channelId: string): Promise<void> {
+    return this.store.audiences.forgetChannel(surface, tenantId, channelId);
   }
 
   /** Everyone who reads the conversation, and the least access they hold in its workspace. */

@@ -15,6 +15,7 @@ import type { Clock, Store } from '../ports.ts';
 import { qualifiedName, WEB_CHAT, type Agent, type Workspace } from '../types.ts';
 import { hearers, hearing, receiversOf } from './hearing.ts';
 import { ListenPlaces } from './place.ts';
+import type { ExternalSurface } from '../surfaces/surface-ports.ts';
 import type { ChannelListener, ListenChannels, ListenPlace } from './ports.ts';
 
 /** A listener as commands and pages show it. */
@@ -163,6 +164,19 @@ export class ListeningService {
       ? await this.store.listening.list(ws.id, (await this.place(ws, channel)).place)
       : await this.store.listening.listWorkspace(ws.id);
     return this.views(ws, rows);
+  }
+
+  /** Whether any agent listens to this chat channel, in any workspace: a quick check before a surface reads a message in full. */
+  anyListens(place: ListenPlace): Promise<boolean> {
+    return this.store.listening.anyFor(place);
+  }
+
+  /**
+   * Stops every agent listening to these channels of a chat surface (deleted or archived there, as the surface
+   * reports it: no owner asked, so no permission check and no note). Returns how many listeners were removed.
+   */
+  channelsGone(workspaceId: string, surface: ExternalSurface, channelIds: string[]): Promise<number> {
+    return this.store.listening.removeChannels(workspaceId, surface, channelIds);
   }
 
   /** Listeners of a web channel by its conversation id (the web chat's header and settings). */

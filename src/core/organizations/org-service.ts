@@ -72,9 +72,14 @@ export class OrgService {
   }
 
   async workspace(idOrSlug: string): Promise<Workspace> {
-    const ws = await this.store.workspaces.get(idOrSlug);
+    const ws = await this.findWorkspace(idOrSlug);
     if (!ws) throw notFound(`The workspace "${idOrSlug}"`, 'Create it with `switchboard workspace add`.');
     return ws;
+  }
+
+  /** The workspace with this id (or slug); null when there is none (removed since a team or tenant was connected to it, say). */
+  findWorkspace(idOrSlug: string): Promise<Workspace | null> {
+    return this.store.workspaces.get(idOrSlug);
   }
 
   /** The organization role of the actor; the CLI operator counts as an admin everywhere. */

@@ -3,7 +3,7 @@ import type {
   SlackInstallation,
   SlackInstallationInput,
   SlackInstallationRepo,
-} from '../../core/surfaces/surface-ports.ts';
+} from '../../surfaces/slack/installation-repo.ts';
 import type { Db } from './client.ts';
 import { slackInstallations, surfaceTenants } from './schema.ts';
 import { DrizzleSurfaceTenantRepo } from './surface-repo.ts';

@@ -22,7 +22,6 @@ import type { WatchedTable } from './table-changes.ts';
 import { processedEvents } from './schema.ts';
 import { DrizzlePresenceRepo, DrizzleSessionRepo } from './session-repo.ts';
 import { DrizzleSurfacePostRepo } from './surface-post-repo.ts';
-import { DrizzleSlackInstallationRepo } from './slack-repo.ts';
 import { DrizzleDefaultAgentRepo, DrizzleSurfaceTenantRepo } from './surface-repo.ts';
 import { DrizzleTeamsReferenceRepo, DrizzleTeamsUserRepo } from './teams-repo.ts';
 import { DrizzleTokenRepo } from './token-repo.ts';
@@ -57,7 +56,6 @@ export function createStore(
     identities: new DrizzleExternalIdentityRepo(db),
     tenants: new DrizzleSurfaceTenantRepo(db),
     defaultAgents: new DrizzleDefaultAgentRepo(db),
-    slackInstallations: new DrizzleSlackInstallationRepo(db),
     teamsUsers: new DrizzleTeamsUserRepo(db),
     teamsReferences: new DrizzleTeamsReferenceRepo(db),
     audiences: new DrizzleAudienceRepo(db),

@@ -11,9 +11,9 @@
 // then. Whether a channel is open or shared with another organization is kept
 // with its members, as marks no user id can be, so it is read again with them.
 import type { Logger } from 'pino';
-import type { App } from '../../app-types.ts';
 import type { ChatChannel, ListState, StoredReaders } from '../../core/linking/ports.ts';
 import type { ExternalSurface } from '../../core/surfaces/surface-ports.ts';
+import type { SurfaceCore } from '../contract.ts';
 
 /** Cached members are read again from the platform after this long (membership events keep them current in between). */
 export const MEMBERS_TTL_MS = 60 * 60_000;
@@ -41,7 +41,8 @@ export interface ChannelReaders {
 
 export interface MemberSource {
   surface: ExternalSurface;
-  app: App;
+  /** Where the copies are kept, and the time: the surface's core (a SurfaceCore, or anything with its audiences and clock). */
+  app: Pick<SurfaceCore, 'audiences' | 'clock'>;
   logger: Logger;
   /** Who reads a channel; null when the platform cannot be asked (no token, no service URL). Throws when the platform fails. */
   read(tenantId: string, channelId: string): Promise<ChannelReaders | null>;
@@ -53,7 +54,7 @@ export interface MemberSource {
 
 /** `SurfaceAudience.members` over the store's cached copies; null when neither the platform nor the cache knows. */
 export function cachedMembers(src: MemberSource): (channels: ChatChannel[]) => Promise<Array<StoredReaders | null>> {
-  const { store, clock } = src.app;
+  const { audiences, clock } = src.app;
   const failedAt = new Map<string, number>();
   const reading = new Map<string, Promise<ListState | null>>();
 
@@ -68,7 +69,7 @@ export function cachedMembers(src: MemberSource): (channels: ChatChannel[]) => P
       const ids = await read();
       if (!ids) return null;
       const at = clock.now();
-      await store.audiences.putChannelMembers(src.surface, tenantId, listId, ids, at);
+      await audiences.putChannelMembers(src.surface, tenantId, listId, ids, at);
       failedAt.delete(key);
       return { fetchedAt: at, marks: ids.filter((id) => id.startsWith('*')) };
     } catch (err) {
@@ -111,7 +112,7 @@ export function cachedMembers(src: MemberSource): (channels: ChatChannel[]) => P
     // Every channel's state and their tenants' rosters (no marks: it has none) in one look-up, whether or not a
     // channel turns out open: a roster is one more row, not one more statement.
     const tenants = src.readRoster ? [...new Set(channels.map((c) => c.tenantId))] : [];
-    const states = await store.audiences.channelStates(src.surface, [
+    const states = await audiences.channelStates(src.surface, [
       ...channels.map((c) => ({ ...c, marks: true })),
       ...tenants.map((tenantId) => ({ tenantId, channelId: TENANT_ROSTER, marks: false })),
     ]);

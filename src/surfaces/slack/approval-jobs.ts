@@ -17,9 +17,7 @@ import { call } from './outbound.ts';
 import { postOnce } from './post-once.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { threadFromRef } from './thread-id.ts';
-
-export const SLACK_APPROVAL_SHOW = 'slack.approval.show';
-export const SLACK_APPROVAL_UPDATE = 'slack.approval.update';
+import { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './topics.ts';
 
 const Job = z.object({ approvalId: z.string().uuid(), workspaceId: z.string().uuid() });
 
@@ -64,20 +62,20 @@ async function load(
   workspaceId: string,
   approvalId: string,
 ): Promise<{ a: Approval; agent: Agent; outcome: string | null } | null> {
-  const a = await rt.app.store.approvals.get(workspaceId, approvalId);
-  const agent = a ? await rt.app.store.agents.get(a.agentId) : null;
+  const { approvals } = rt.core;
+  const a = await approvals.find(workspaceId, approvalId);
+  const agent = a ? await approvals.askingAgent(a) : null;
   // Deleted since (workspace removed): there is nothing left to show.
   if (!a || !agent) return null;
-  return { a, agent, outcome: a.status === 'pending' ? null : await rt.app.approvals.outcome(a) };
+  return { a, agent, outcome: a.status === 'pending' ? null : await approvals.outcome(a) };
 }
 
 /** The thread it was asked in when that is a Slack conversation; else the DM of every approver linked to a Slack user of a team connected here. */
 async function targets(rt: SlackRuntime, a: Approval, shown: ApprovalView[]): Promise<Target[]> {
-  const { store } = rt.app;
-  const conversation = a.conversationId ? await store.messages.getConversation(a.workspaceId, a.conversationId) : null;
+  const conversation = await rt.core.approvals.conversationOf(a);
   const thread = conversation?.surface === 'slack' ? threadFromRef(conversation.externalRef) : null;
   if (thread) return shown.some((v) => !v.ref.user) ? [] : [thread];
-  const approvers = await rt.app.approvals.approversOf(a);
+  const approvers = await rt.core.approvals.approversOf(a);
   const identities = (await Promise.all(approvers.map((p) => rt.identities.listForPerson(p))))
     .flat()
     .filter((i) => i.surface === 'slack');
@@ -93,13 +91,13 @@ async function targets(rt: SlackRuntime, a: Approval, shown: ApprovalView[]): Pr
 }
 
 export function approvalShowHandler(rt: SlackRuntime): JobHandler {
-  const { app } = rt;
+  const { approvals } = rt.core;
   return async (raw, ctx) => {
     const job = parse(SLACK_APPROVAL_SHOW, raw);
     const found = await load(rt, job.workspaceId, job.approvalId);
     if (!found) return;
     const { a, agent, outcome } = found;
-    const list = await targets(rt, a, await app.store.approvals.views(a.id, 'slack'));
+    const list = await targets(rt, a, await approvals.views(a.id, 'slack'));
     const failures = new Failures(rt);
     for (const t of list) {
       const creds = await rt.installations.credentials(t.team);
@@ -128,7 +126,7 @@ export function approvalShowHandler(rt: SlackRuntime): JobHandler {
           ),
         );
         // Recorded at once: a retry of this job skips every card already posted.
-        await app.store.approvals.addView({
+        await approvals.addView({
           approvalId: a.id,
           surface: 'slack',
           ref: {
@@ -151,14 +149,14 @@ export function approvalShowHandler(rt: SlackRuntime): JobHandler {
 }
 
 export function approvalUpdateHandler(rt: SlackRuntime): JobHandler {
-  const { app } = rt;
+  const { approvals } = rt.core;
   return async (raw) => {
     const job = parse(SLACK_APPROVAL_UPDATE, raw);
     const found = await load(rt, job.workspaceId, job.approvalId);
     if (!found) return;
     const { a, agent, outcome } = found;
     const failures = new Failures(rt);
-    for (const view of await app.store.approvals.views(a.id, 'slack')) {
+    for (const view of await approvals.views(a.id, 'slack')) {
       const { team, channel, ts } = view.ref;
       const creds = await rt.installations.credentials(team);
       if (!creds) continue;
@@ -185,10 +183,10 @@ export function approvalUpdateHandler(rt: SlackRuntime): JobHandler {
 /** Tells the asking agent in its inbox that Slack would not show its request, and where it still is. */
 async function tellAgent(rt: SlackRuntime, a: Approval, agent: Agent) {
   try {
-    const ws = (await rt.app.store.workspaces.get(a.workspaceId))!;
-    await rt.app.messaging.notice(
+    const ws = await rt.core.orgs.workspace(a.workspaceId);
+    await rt.core.messaging.notice(
       ws,
-      await rt.app.orgs.systemAgent(),
+      await rt.core.orgs.systemAgent(),
       agent,
       `Your approval ${a.id} “${a.title}” could not be shown in the Slack thread (Slack refused it; see the logs). ` +
         "It is still pending in the web chat and the approvers' inboxes.",

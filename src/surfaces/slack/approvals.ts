@@ -6,7 +6,6 @@
 // A click that fails otherwise (an outage, a bug) is retried by its job, and
 // the person is told only when it is given up.
 import type { BlockButtonAction, webApi } from '@slack/bolt';
-import type { App } from '../../app-types.ts';
 import type { Decider } from '../../core/approvals/rules.ts';
 import type { Decision } from '../../core/approvals/types.ts';
 import { isRefusal, type SwitchboardError } from '../../core/errors.ts';
@@ -22,12 +21,6 @@ import {
   REJECT_ACTION,
   type ReasonContext,
 } from './cards.ts';
-import {
-  approvalShowHandler,
-  approvalUpdateHandler,
-  SLACK_APPROVAL_SHOW,
-  SLACK_APPROVAL_UPDATE,
-} from './approval-jobs.ts';
 import { asJobError, loggable } from './errors.ts';
 import { slackLinkHowTo } from './linking.ts';
 import { jobOf } from './receiver.ts';
@@ -35,7 +28,6 @@ import { notConnected } from './replies.ts';
 import { workspaceOf, type SlackRuntime } from './runtime.ts';
 
 export { APPROVE_ACTION, REJECT_ACTION, REASON_VIEW, REASON_BLOCK, REASON_INPUT } from './cards.ts';
-export { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './approval-jobs.ts';
 
 /** A click as the core needs it: the workspace behind the team, and who clicked as a decider. */
 async function deciderFor(
@@ -48,7 +40,7 @@ async function deciderFor(
   const key = { surface: 'slack' as const, tenantId: teamId, externalUserId: userId };
   // Someone never seen before is recorded (unlinked); their profile is read when they first write.
   const identity = (await rt.identities.find(key)) ?? (await rt.identities.upsert(key));
-  const role = identity.personId ? await rt.app.orgs.roleIn(identity.personId, found.workspace) : null;
+  const role = identity.personId ? await rt.core.orgs.roleIn(identity.personId, found.workspace) : null;
   return { workspaceId: found.workspace.id, decider: { personId: identity.personId, role, identityId: identity.id } };
 }
 
@@ -60,8 +52,8 @@ async function refusalText(
   approvalId: string,
 ): Promise<string> {
   if (e.code === 'CONFLICT') {
-    const a = await rt.app.store.approvals.get(workspaceId, approvalId);
-    if (a) return lateClickText(await rt.app.approvals.outcome(a));
+    const a = await rt.core.approvals.find(workspaceId, approvalId);
+    if (a) return lateClickText(await rt.core.approvals.outcome(a));
   }
   // The core's reason, with Slack's way to a link as the hint.
   if (e.details.rule === 'not_linked') return e.withHint(`${slackLinkHowTo(rt.settings.command, false)}.`).message;
@@ -132,7 +124,7 @@ function decideFromSlack(
   reason?: string,
 ) {
   return handleClick(rt, client, click, job, async (who) => {
-    await rt.app.approvals.decide({
+    await rt.core.approvals.decide({
       approvalId: click.approvalId,
       workspaceId: who.workspaceId,
       decision,
@@ -167,7 +159,7 @@ export function registerApprovalActions(bolt: SlackListeners, rt: SlackRuntime):
     await ack();
     const click = clickOf(body, action);
     await handleClick(rt, client, click, jobOf(context), async (who) => {
-      const a = await rt.app.approvals.mayDecide({
+      const a = await rt.core.approvals.mayDecide({
         approvalId: click.approvalId,
         workspaceId: who.workspaceId,
         decision: 'rejected',

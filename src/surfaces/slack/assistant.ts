@@ -32,10 +32,10 @@ export function registerAssistantThreads(bolt: SlackListeners, rt: SlackRuntime)
       // Not connected yet: the first message gets the sentence that says so.
       if (!found?.workspace) return;
       const ws = found.workspace;
-      const directory = await rt.app.agents.directory(ws);
+      const directory = await rt.core.agents.directory(ws);
       const prompts = suggestedPrompts(
         directory,
-        await rt.app.store.defaultAgents.get({
+        await rt.core.defaultAgents.get({
           surface: 'slack',
           tenantId: context.teamId!,
           scope: 'user',

@@ -69,7 +69,7 @@ export function slackAudience(rt: SlackRuntime): SurfaceAudience {
     },
     members: cachedMembers({
       surface: 'slack',
-      app: rt.app,
+      app: rt.core,
       logger: rt.logger,
       loggable,
       async read(teamId, channelId) {
@@ -109,10 +109,10 @@ export function registerAudienceEvents(bolt: SlackListeners, rt: SlackRuntime): 
     if (!teamId) return;
     try {
       if (user === botUserId) {
-        if (!joined) await rt.app.store.audiences.forgetChannel('slack', teamId, channel);
+        if (!joined) await rt.core.audiences.forgetChannel('slack', teamId, channel);
         return;
       }
-      await rt.app.store.audiences.memberChanged('slack', teamId, channel, user, joined);
+      await rt.core.audiences.memberChanged('slack', teamId, channel, user, joined);
     } catch (err) {
       rt.logger.warn({ err: loggable(err), teamId, channel }, 'could not record a channel membership change');
     }

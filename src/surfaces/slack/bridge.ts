@@ -72,7 +72,7 @@ export function slackBridgePort(rt: SlackRuntime, outbound: SurfaceOutbound): Br
 
 /** Whether a Slack channel is bridged to a web channel. */
 export async function isBridged(rt: SlackRuntime, teamId: string | undefined, channel: string): Promise<boolean> {
-  return Boolean(teamId) && Boolean(await rt.app.store.bridges.byExternal('slack', teamId!, channel));
+  return Boolean(teamId) && Boolean(await rt.core.bridges.byExternal('slack', teamId!, channel));
 }
 
 /** A Slack message event as the bridge (and the listeners, for edits and deletes) read it. */
@@ -115,7 +115,7 @@ export async function mirrorBridged(
   await guard(rt, client, where, async () => {
     const { markdown, names } = await readSlackMessage(rt, client, teamId, m as SlackMessageText, context.botUserId);
     const mentionsMe = Boolean(context.botUserId) && (m.text ?? '').includes(`<@${context.botUserId}>`);
-    const outcome = await rt.app.inbound.mirrorBridged(
+    const outcome = await rt.core.inbound.mirrorBridged(
       slackPort(rt, client, teamId, m.channel),
       normalise({
         teamId,

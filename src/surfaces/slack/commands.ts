@@ -51,7 +51,7 @@ export function registerCommand(bolt: SlackListeners, rt: SlackRuntime) {
         text: `Write what you want to tell ${agent.agent.displayName}: \`${name} ${handle} look at #418\`.`,
       });
     // With linking required, an unlinked person's request is not even posted in the channel.
-    const required = await rt.app.inbound.linkingRefusal(
+    const required = await rt.core.inbound.linkingRefusal(
       slackPort(rt, client, teamId, command.channel_id),
       target,
       teamId,
@@ -127,7 +127,7 @@ async function deliverCommand(
     // In a bridged channel the request goes through the bridge like a mention: stored in the web channel (naming
     // the agent, so every side reads whom it is for), with the post above as its Slack counterpart for thread replies.
     if (place === 'channel') {
-      const outcome = await rt.app.inbound.mirrorBridged(
+      const outcome = await rt.core.inbound.mirrorBridged(
         port,
         normalise({
           teamId,
@@ -158,7 +158,7 @@ async function deliverCommand(
       place,
       addressed: true,
     });
-    const { refusals } = await rt.app.inbound.deliver(port, msg, target, r.recipients);
+    const { refusals } = await rt.core.inbound.deliver(port, msg, target, r.recipients);
     if (refusals.length) await say(refusals.join('\n'));
   });
 }
@@ -180,7 +180,7 @@ async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashC
   }
   // Changing the channel's default is acting in the workspace: with linking required, only linked people may.
   const teamId = target.installation.teamId;
-  const required = await rt.app.inbound.linkingRefusal(
+  const required = await rt.core.inbound.linkingRefusal(
     slackPort(rt, target.client, teamId, command.channel_id),
     target,
     teamId,
@@ -188,7 +188,7 @@ async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashC
   );
   if (required) return { response_type: 'ephemeral', text: required };
   if (wanted === 'off' || wanted === 'none') {
-    await rt.app.store.defaultAgents.set(key, null, command.user_id);
+    await rt.core.defaultAgents.set(key, null, command.user_id);
     return {
       response_type: 'in_channel',
       text: `<@${command.user_id}> cleared this channel's default agent; mentions must now name an agent.`,
@@ -199,7 +199,7 @@ async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashC
   const [agent] = recipients;
   if (agent.agent.kind !== 'agent')
     return { response_type: 'ephemeral', text: `\`@${wanted}\` is a person, not an agent; choose an agent.` };
-  await rt.app.store.defaultAgents.set(key, agent.agent.id, command.user_id);
+  await rt.core.defaultAgents.set(key, agent.agent.id, command.user_id);
   return {
     response_type: 'in_channel',
     text: `<@${command.user_id}> made *${agent.agent.displayName}* (\`@${handleOf(agent, target.directory)}\`) this channel's default agent: mentions of me that name nobody go to it.`,
@@ -210,5 +210,5 @@ async function setDefault(rt: SlackRuntime, target: SlackTarget, command: SlashC
 async function noticesCommand(rt: SlackRuntime, teamId: string, userId: string, word: string): Promise<Reply> {
   const identity = await rt.identities.upsert({ surface: 'slack', tenantId: teamId, externalUserId: userId });
   const say = { on: `\`${rt.settings.command} notices on\``, off: `\`${rt.settings.command} notices off\`` };
-  return { response_type: 'ephemeral', text: await rt.app.intake.noticesCommand(identity, word, say) };
+  return { response_type: 'ephemeral', text: await rt.core.intake.noticesCommand(identity, word, say) };
 }

@@ -1,13 +1,13 @@
 // `switchboard slack connect WORKSPACE --team-id T [--bot-token xoxb-…]`:
 // maps a Slack team to a workspace (one team, one workspace). The token is the
 // one given, else the one an OAuth install stored, else SLACK_BOT_TOKEN; it is
-// checked with auth.test before anything is saved.
-import type { App } from '../../app-types.ts';
+// checked with auth.test before anything is saved. The CLI finds the runtime
+// through the app's built surfaces (src/app-surfaces.ts).
 import { invalidInput, SwitchboardError } from '../../core/errors.ts';
-import type { SlackInstallation } from '../../core/surfaces/surface-ports.ts';
+import type { SlackInstallation } from './installation-repo.ts';
 import type { Workspace } from '../../core/types.ts';
 import { classifySlackError } from './errors.ts';
-import { slackRuntime } from './runtime.ts';
+import type { SlackRuntime } from './runtime.ts';
 
 export interface ConnectInput {
   workspace: string;
@@ -22,8 +22,7 @@ export interface ConnectResult {
   token: 'given' | 'stored' | 'environment';
 }
 
-export async function connectSlackTeam(app: App, input: ConnectInput): Promise<ConnectResult> {
-  const rt = slackRuntime(app);
+export async function connectSlackTeam(rt: SlackRuntime, input: ConnectInput): Promise<ConnectResult> {
   if (!/^T[A-Z0-9]+$/.test(input.teamId))
     throw invalidInput(
       `"${input.teamId}" is not a Slack team id; it starts with T, e.g. T012AB3CD (auth.test or the workspace's URL settings show it).`,
@@ -33,13 +32,13 @@ export async function connectSlackTeam(app: App, input: ConnectInput): Promise<C
       '--bot-token must be a bot token starting with xoxb- (your Slack app\'s "OAuth & Permissions" page shows it).',
     );
   }
-  const workspace = await app.orgs.workspace(input.workspace);
+  const workspace = await rt.core.orgs.workspace(input.workspace);
   const stored = input.botToken ? null : await rt.installations.credentials(input.teamId).catch(() => null);
   const token =
     input.botToken ?? (stored?.installation.hasOwnToken ? stored.token : undefined) ?? rt.settings.envBotToken;
   if (!token) {
     throw invalidInput(
-      `There is no bot token for the Slack team ${input.teamId}: pass --bot-token xoxb-…, set SLACK_BOT_TOKEN, or install the app through ${app.config.publicUrl}/slack/install first.`,
+      `There is no bot token for the Slack team ${input.teamId}: pass --bot-token xoxb-…, set SLACK_BOT_TOKEN, or install the app through ${rt.core.config.publicUrl}/slack/install first.`,
     );
   }
   let who;

@@ -55,7 +55,7 @@ export function registerListeners(bolt: SlackListeners, rt: SlackRuntime) {
       overheard &&
       !(
         message.channel_type !== 'mpim' &&
-        (await rt.app.store.listening.anyFor({ surface: 'slack', channelId: message.channel }))
+        (await rt.core.listening.anyListens({ surface: 'slack', channelId: message.channel }))
       )
     )
       return;
@@ -97,7 +97,7 @@ async function receive(
   botUserId: string | undefined,
   m: SlackInbound,
 ): Promise<void> {
-  const outcome = await rt.app.inbound.receive(slackPort(rt, client, m.teamId, m.channel, m.threadTs), normalise(m));
+  const outcome = await rt.core.inbound.receive(slackPort(rt, client, m.teamId, m.channel, m.threadTs), normalise(m));
   switch (outcome.kind) {
     case 'ignored':
       return;
@@ -141,7 +141,7 @@ async function followChange(
   const port = slackPort(rt, client, teamId, m.channel);
   // A deleted thread root with replies stays as a tombstone ("This message was deleted.") and comes as a change, not a delete.
   if (m.subtype === 'message_deleted' || now?.subtype === 'tombstone') {
-    await rt.app.inbound.followChange(port, { ...change, kind: 'delete' });
+    await rt.core.inbound.followChange(port, { ...change, kind: 'delete' });
     return true;
   }
   // Our own posts change too (when we edit a post or a mirror); those are never read back. A change Slack made
@@ -149,7 +149,7 @@ async function followChange(
   if (!now || fromABot(now, context.botUserId) || !(now as { edited?: unknown }).edited) return true;
   const text = async () =>
     (await readSlackMessage(rt, client, teamId, now as SlackMessageText, context.botUserId)).markdown;
-  await rt.app.inbound.followChange(port, { ...change, kind: 'edit', text });
+  await rt.core.inbound.followChange(port, { ...change, kind: 'edit', text });
   return true;
 }
 

@@ -71,7 +71,7 @@ export function homeView(
 
 /** The person's chosen DM agent, if it is still in the workspace. */
 export async function chosenAgent(rt: SlackRuntime, teamId: string, userId: string, directory: WorkspaceAgent[]) {
-  const id = await rt.app.store.defaultAgents.get({
+  const id = await rt.core.defaultAgents.get({
     surface: 'slack',
     tenantId: teamId,
     scope: 'user',
@@ -121,7 +121,7 @@ export function registerHome(bolt: SlackListeners, rt: SlackRuntime) {
         });
         return;
       }
-      await rt.app.store.defaultAgents.set(
+      await rt.core.defaultAgents.set(
         { surface: 'slack', tenantId: teamId, scope: 'user', scopeId: userId },
         picked.agent.id,
         userId,

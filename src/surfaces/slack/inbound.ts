@@ -5,7 +5,7 @@ import type { webApi } from '@slack/bolt';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { resolveNames as resolveChatNames } from '../../core/agents/naming.ts';
 import type { ChatPlaceKind, InboundMessage, SurfacePort } from '../../core/surfaces/inbound.ts';
-import type { SlackInstallation } from '../../core/surfaces/surface-ports.ts';
+import type { SlackInstallation } from './installation-repo.ts';
 import type { Workspace } from '../../core/types.ts';
 import { loggable } from './errors.ts';
 import { readProfile } from './identities.ts';
@@ -79,7 +79,7 @@ export function slackPort(
     workspaceOf: async (tenantId) => (await workspaceOf(rt, tenantId))?.workspace ?? null,
     // A profile Slack will not give right now must not stop the message: the identity is still recorded.
     profile: (userId) =>
-      readProfile(client, userId, rt.app.clock.now()).catch((err: unknown) => {
+      readProfile(client, userId, rt.core.clock.now()).catch((err: unknown) => {
         rt.logger.warn(
           { err: loggable(err), teamId, userId },
           'could not read the Slack profile; keeping what is stored',

@@ -1,41 +1,36 @@
 // The Slack surface: Bolt mounted on the one express app at POST /slack/events
 // (events, interactivity and slash commands, signature checked by Bolt), the
-// OAuth install routes, and the `slack.post` job that posts agents' answers.
+// OAuth install routes, and the jobs (topics.ts) that handle stored requests
+// and post agents' answers, link confirmations and approval cards. It is given
+// the core's services and its own installations table, never the App.
 import { App as BoltApp } from '@slack/bolt';
 import express, { type Express } from 'express';
-import type { App } from '../../app-types.ts';
-import type { Mount } from '../../http/http.ts';
-import { type ChatSurface, legacyAppOf, type SurfaceFactory } from '../contract.ts';
+import type { ChatSurface, SurfaceFactory } from '../contract.ts';
 import { drainFlag } from '../shared/module.ts';
-import {
-  SLACK_APPROVAL_SHOW,
-  SLACK_APPROVAL_UPDATE,
-  approvalShowHandler,
-  approvalUpdateHandler,
-} from './approval-jobs.ts';
+import { approvalShowHandler, approvalUpdateHandler } from './approval-jobs.ts';
 import { registerApprovalActions } from './approvals.ts';
 import { slackAudience } from './audience.ts';
 import { slackBridgePort } from './bridge.ts';
 import { boltLogger, clientOptions } from './clients.ts';
 import { eventListeners } from './event-listeners.ts';
 import { registerListeners } from './handlers.ts';
-import { linkDoneHandler, registerLinking, SLACK_LINK_DONE, slackLinkWording } from './linking.ts';
+import type { SlackState } from './installation-repo.ts';
+import { warnOnUnreadableTokens } from './installations.ts';
+import { linkDoneHandler, registerLinking, slackLinkWording } from './linking.ts';
 import { slackListenChannels } from './listen-channels.ts';
 import { slackLive } from './live.ts';
 import { oauthOptions } from './oauth.ts';
 import { slackOutbound } from './outbound.ts';
-import { DurableReceiver, rethrowListenerErrors, SLACK_INBOUND, slackGate, slackInboundHandler } from './receiver.ts';
+import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler } from './receiver.ts';
 import { createSlackRuntime, SLACK, type SlackRuntime } from './runtime.ts';
 import type { SlackSettings } from './settings.ts';
+import { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE, SLACK_INBOUND, SLACK_LINK_DONE } from './topics.ts';
 
 export { connectSlackTeam } from './connect.ts';
-export { slackRuntime, type SlackRuntime } from './runtime.ts';
-export { SLACK_INBOUND } from './receiver.ts';
+export type { SlackRuntime } from './runtime.ts';
 export { MESSAGE_EVENT_TYPE } from './outbound.ts';
 
-export { SLACK_POST } from './outbound.ts';
-
-/** The Slack surface of a running App: the contract's parts, and its runtime. */
+/** The Slack surface as its factory builds it: the contract's parts, and its runtime. */
 export interface SlackSurface extends ChatSurface {
   readonly name: 'slack';
   readonly runtime: SlackRuntime;
@@ -47,9 +42,8 @@ export interface SlackSurface extends ChatSurface {
  * mcp-stdio process handles stored Slack requests and delivers Slack posts,
  * link confirmations and approval cards too.
  */
-export const createSlackSurface: SurfaceFactory<Partial<SlackSettings>, unknown> = (core, { override }) => {
-  const app = legacyAppOf<App>(core);
-  const rt = createSlackRuntime(app, override);
+export const createSlackSurface: SurfaceFactory<Partial<SlackSettings>, SlackState> = (core, { override, state }) => {
+  const rt = createSlackRuntime(core, state, override);
   let bolt: BoltApp | null = null;
   const outbound = { ...slackOutbound(rt), ...slackLive(rt) };
   return {
@@ -77,6 +71,7 @@ export const createSlackSurface: SurfaceFactory<Partial<SlackSettings>, unknown>
       web.post('/slack/events', slackGate(rt, drainFlag(core)));
       bolt = createBolt(web, rt);
     },
+    checkOnStart: () => warnOnUnreadableTokens(rt.installations.repo, core.secrets, core.config, rt.logger),
   };
 };
 

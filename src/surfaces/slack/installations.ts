@@ -1,10 +1,10 @@
 import type { Authorize, Installation, InstallationQuery, InstallationStore } from '@slack/bolt';
-import type {
-  SlackInstallation,
-  SlackInstallationInput,
-  SlackInstallationRepo,
-} from '../../core/surfaces/surface-ports.ts';
-import { SecretBoxError, type SecretBox } from '../../infra/secrets/secret-box.ts';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.ts';
+import { PermanentFailure } from '../../core/errors.ts';
+import type { SecretBox } from '../../infra/secrets/secret-box.ts';
+import type { SlackInstallation, SlackInstallationInput, SlackInstallationRepo } from './installation-repo.ts';
 
 /** A working bot token for a team, with what Switchboard stored about the install. */
 export interface SlackCredentials {
@@ -30,17 +30,20 @@ export class NotInstalledError extends Error {
  * failure (retrying cannot open it), saying the two ways out.
  */
 export const unreadableToken = (teamId: string) =>
-  new SecretBoxError(
+  new PermanentFailure(
     `The bot token stored for the Slack team ${teamId} cannot be decrypted: it was stored under another secret than the current one (SWITCHBOARD_SECRET, or the one generated in DATA_DIR/secret when it is not set), or altered. ` +
       `Set SWITCHBOARD_SECRET back to the secret it was stored under, or connect the team again with \`switchboard slack connect WORKSPACE --team-id ${teamId} --bot-token xoxb-…\` (or install the app again through /slack/install).`,
   );
+
+/** Whether `SecretBox.open` refused a sealed value: it throws a SecretBoxError then, a PermanentFailure. */
+const refusedToOpen = (e: unknown) => e instanceof PermanentFailure;
 
 /** Opens a team's sealed token; unreadableToken when the current secret cannot. */
 function openToken(box: SecretBox, teamId: string, sealed: string): string {
   try {
     return box.open(sealed, sealContext(teamId));
   } catch (e) {
-    throw e instanceof SecretBoxError ? unreadableToken(teamId) : e;
+    throw refusedToOpen(e) ? unreadableToken(teamId) : e;
   }
 }
 
@@ -56,9 +59,35 @@ export async function unreadableTeam(repo: SlackInstallationRepo, box: SecretBox
     openToken(box, latest.teamId, latest.sealed);
     return null;
   } catch (e) {
-    if (e instanceof SecretBoxError) return latest.teamId;
+    if (refusedToOpen(e)) return latest.teamId;
     throw e;
   }
+}
+
+/**
+ * A SWITCHBOARD_SECRET changed since Slack tokens were stored leaves them
+ * unreadable, and every event of their teams would fail: said at start-up
+ * (after the sign-in link), not at the first event. One token is tried.
+ */
+export async function warnOnUnreadableTokens(
+  repo: SlackInstallationRepo,
+  box: SecretBox,
+  config: Pick<Config, 'dataDir' | 'secret'>,
+  logger: Logger,
+): Promise<void> {
+  const teamId = await unreadableTeam(repo, box).catch((err: unknown) => {
+    logger.warn({ err }, 'could not check that the current secret opens the stored Slack tokens');
+    return null;
+  });
+  if (!teamId) return;
+  const secretFile = path.join(config.dataDir, 'secret');
+  const inUse = config.secret
+    ? 'SWITCHBOARD_SECRET, as set now'
+    : `the one generated in ${secretFile}, as SWITCHBOARD_SECRET is not set`;
+  logger.warn(
+    { teamId, secretFile },
+    `${unreadableToken(teamId).message} Until then every event from that team fails (the secret in use now is ${inUse}).`,
+  );
 }
 
 /** Describes what OAuth hands over, minus the token. */

@@ -4,22 +4,21 @@
 // that says "Linked as @alice" in the DM. The flow itself is the core's
 // LinkService; this file only renders it and maps Slack users to identities.
 import type { BlockButtonAction, webApi } from '@slack/bolt';
-import type { App } from '../../app-types.ts';
 import { isDeliveryError, jobErrorFor } from '../../core/delivery/failure.ts';
 import { isOutage, PermanentFailure } from '../../core/errors.ts';
 import { linkReplies, type LinkWording } from '../../core/linking/link-rules.ts';
-import { linkDoneTopic, type LinkPrompt, type PromptReason } from '../../core/linking/link-service.ts';
+import type { LinkPrompt, PromptReason } from '../../core/linking/link-service.ts';
 import type { JobHandler } from '../../core/ports.ts';
 import type { ExternalIdentity, ExternalKey } from '../../core/surfaces/surface-ports.ts';
 import type { SlackListeners } from './event-listeners.ts';
-import { registerAudienceEvents, slackAudience } from './audience.ts';
+import { registerAudienceEvents } from './audience.ts';
 import { classifySlackError, loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
 import { SLACK, type SlackRuntime } from './runtime.ts';
+import { SLACK_LINK_DONE } from './topics.ts';
 
 export const LINK_OPEN = 'switchboard_link_open';
 export const LINK_AGAIN = 'switchboard_link_again';
-export const SLACK_LINK_DONE = linkDoneTopic('slack');
 
 const keyOf = (teamId: string, userId: string): ExternalKey => ({
   surface: 'slack',
@@ -59,7 +58,7 @@ const fallback = (p: LinkPrompt) => `${p.button} to Switchboard: ${p.url}`;
 /** A fresh link for a Slack user, rendered; or the person they are linked to already. */
 async function offerFor(rt: SlackRuntime, identity: ExternalIdentity, reason: PromptReason) {
   const tenantName = (await rt.installations.get(identity.tenantId))?.teamName ?? '';
-  return rt.app.links.offer(identity, { tenantName, reason });
+  return rt.core.links.offer(identity, { tenantName, reason });
 }
 
 /**
@@ -104,10 +103,10 @@ export async function linkCommand(rt: SlackRuntime, teamId: string, userId: stri
   const key = keyOf(teamId, userId);
   const say = replies(rt);
   if (head === 'unlink') {
-    const done = await rt.app.links.unlinkChatUser(key);
+    const done = await rt.core.links.unlinkChatUser(key);
     return { response_type: 'ephemeral' as const, text: done ? say.unlinked(done.handle) : say.notLinked() };
   }
-  const { identity, person } = await rt.app.links.whoIs(key);
+  const { identity, person } = await rt.core.links.whoIs(key);
   if (person) return { response_type: 'ephemeral' as const, text: say.linkedAs(person.handle) };
   const offer = await offerFor(rt, identity ?? (await rt.identities.upsert(key)), 'asked');
   return { response_type: 'ephemeral' as const, text: fallback(offer.prompt), blocks: linkBlocks(offer.prompt) };
@@ -128,7 +127,7 @@ export function registerLinking(bolt: SlackListeners, rt: SlackRuntime): void {
     const teamId = body.team?.id ?? body.user.team_id;
     if (!teamId) return;
     try {
-      const { identity, person } = await rt.app.links.whoIs(keyOf(teamId, body.user.id));
+      const { identity, person } = await rt.core.links.whoIs(keyOf(teamId, body.user.id));
       const message = person
         ? { text: replies(rt).linkedAs(person.handle, true), blocks: [] as webApi.KnownBlock[] }
         : await offerFor(rt, identity ?? (await rt.identities.upsert(keyOf(teamId, body.user.id))), 'asked').then(
@@ -152,7 +151,7 @@ export function registerLinking(bolt: SlackListeners, rt: SlackRuntime): void {
 /** `slack.link.done`: "Linked as @alice" in the person's DM with the app, delivered with retries like every Slack post. */
 export function linkDoneHandler(rt: SlackRuntime): JobHandler {
   return async (raw, ctx) => {
-    const done = await rt.app.links.linkDone(SLACK_LINK_DONE, raw);
+    const done = await rt.core.links.linkDone(SLACK_LINK_DONE, raw);
     if (!done) return;
     const { identity, person } = done;
     const creds = await rt.installations.credentials(identity.tenantId);

@@ -12,6 +12,7 @@ import { classifySlackError, loggable, notInstalled } from './errors.ts';
 import { markdownToSlack } from './format/out.ts';
 import { SLACK, type SlackRuntime } from './runtime.ts';
 import { threadFromRef, type SlackThread } from './thread-id.ts';
+import { SLACK_POST } from './topics.ts';
 
 /** The metadata event type that marks Switchboard's own posts (so the app never answers itself). */
 export const MESSAGE_EVENT_TYPE = 'switchboard_message';
@@ -110,9 +111,6 @@ export async function findInHistory(
   }
   return null;
 }
-
-/** The job that posts agents' messages into Slack threads. */
-export const SLACK_POST = 'slack.post';
 
 export function slackOutbound(rt: SlackRuntime): SurfaceOutbound {
   return {

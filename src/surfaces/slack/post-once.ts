@@ -45,7 +45,7 @@ export async function postOnce(
   signal?: AbortSignal,
 ): Promise<PostedOnce> {
   const id = await postOncePerKey(
-    rt.app.store.posts,
+    rt.core.posts,
     'slack',
     key,
     {

@@ -69,7 +69,7 @@ async function mirrorReaction(
     return;
   const { channel, ts } = e.item;
   await guard(rt, client, null, async () => {
-    await rt.app.inbound.mirrorBridgedReaction(slackPort(rt, client, context.teamId!, channel), {
+    await rt.core.inbound.mirrorBridgedReaction(slackPort(rt, client, context.teamId!, channel), {
       tenantId: context.teamId!,
       channelId: channel,
       messageId: ts,

@@ -30,14 +30,13 @@ export async function readSlackMessage(
   const unlabelled = referenced.channels.filter((id) => !names.channels.has(id));
   const looked = unlabelled.length ? rt.channelNames.lookup(client, teamId, unlabelled) : null;
   if (missing.length) {
-    for (const i of await rt.app.store.identities.findMany('slack', teamId, missing))
-      users.set(i.externalUserId, i.displayName);
+    for (const i of await rt.identities.findMany('slack', teamId, missing)) users.set(i.externalUserId, i.displayName);
     await Promise.all(
       missing
         .filter((id) => !users.has(id))
         .map(async (id) => {
           try {
-            users.set(id, (await readProfile(client, id, rt.app.clock.now())).displayName);
+            users.set(id, (await readProfile(client, id, rt.core.clock.now())).displayName);
           } catch (err) {
             rt.logger.warn(
               { err: loggable(err), teamId, userId: id },

@@ -13,9 +13,7 @@ import type { JobContext, JobHandler } from '../../core/ports.ts';
 import { asJobError, loggable } from './errors.ts';
 import { NotInstalledError } from './installations.ts';
 import type { SlackRuntime } from './runtime.ts';
-
-/** The job that handles one stored Slack request. */
-export const SLACK_INBOUND = 'inbound.slack';
+import { SLACK_INBOUND } from './topics.ts';
 
 /** Slack refuses requests signed more than five minutes ago; one signed that far ahead is refused as well. */
 const MAX_SKEW_S = 5 * 60;
@@ -100,7 +98,7 @@ export class DurableReceiver extends ExpressReceiver {
 
   override async requestHandler(req: Request, res: Response): Promise<void> {
     // Ingest first: while Slack waits for this answer, this process starts no new jobs (for a bounded time).
-    const release = this.rt.app.queue.holdForIngest();
+    const release = this.rt.core.holdForIngest();
     try {
       await this.store(req, res);
     } finally {
@@ -120,11 +118,11 @@ export class DurableReceiver extends ExpressReceiver {
       ...(typeof retryReason === 'string' ? { retryReason } : {}),
     };
     try {
-      const stored = await this.rt.app.store.inbound.accept(
+      const stored = await this.rt.core.inboundEvents.accept(
         { surface: 'slack', key, kind, payload },
         { topic: SLACK_INBOUND, orderingKey: slackOrderingKey(kept) },
       );
-      if (stored) this.rt.app.queue.kick();
+      if (stored) this.rt.core.kick();
       else this.rt.logger.debug({ kind, retryNum: payload.retryNum }, 'acknowledged a Slack request already received');
       res.status(200).send('');
     } catch (err) {
@@ -172,7 +170,7 @@ export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null
         'Slack is not configured here (SLACK_SIGNING_SECRET), so a stored Slack request cannot be handled.',
       );
     // Read with the claim when the queue could (the embedded one); otherwise here.
-    const event = job.inbound ?? (await rt.app.store.inbound.get(String(payload.inboundId ?? '')));
+    const event = job.inbound ?? (await rt.core.inboundEvents.get(String(payload.inboundId ?? '')));
     if (!event) throw new PermanentFailure('The stored Slack request is gone (purged or never written).');
     const parsed = storedRequest.safeParse(event.payload);
     if (!parsed.success) throw new PermanentFailure('The stored Slack request is malformed and cannot be replayed.');

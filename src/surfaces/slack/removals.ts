@@ -20,10 +20,10 @@ export async function channelGone(
   channel: string,
   reason: GoneReason,
 ): Promise<void> {
-  const { store, bridges } = rt.app;
+  const { tenants, bridges, listening } = rt.core;
   const removed = await bridges.outsideChannelsGone('slack', teamId, [channel], reason);
-  const workspaceId = await store.tenants.workspaceOf('slack', teamId);
-  const listenersRemoved = workspaceId ? await store.listening.removeChannels(workspaceId, 'slack', [channel]) : 0;
+  const workspaceId = await tenants.workspaceOf('slack', teamId);
+  const listenersRemoved = workspaceId ? await listening.channelsGone(workspaceId, 'slack', [channel]) : 0;
   rt.logger.info(
     {
       teamId,
@@ -46,7 +46,7 @@ export async function channelGone(
  * meanwhile keeps both.
  */
 export async function teamUninstalled(rt: SlackRuntime, teamId: string, eventTime: number): Promise<void> {
-  const { store, bridges } = rt.app;
+  const { tenants, bridges } = rt.core;
   const before = new Date((eventTime + 1) * 1000);
   const kept = () =>
     rt.logger.info(
@@ -57,11 +57,9 @@ export async function teamUninstalled(rt: SlackRuntime, teamId: string, eventTim
   const installed = await rt.installations.repo.get(teamId);
   if (installed && installed.updatedAt >= before) return kept();
   // The workspace is read before the install goes (its removal unlinks the team); the bridges go only once it went.
-  const workspaceId = await store.tenants.workspaceOf('slack', teamId);
+  const workspaceId = await tenants.workspaceOf('slack', teamId);
   if (!(await rt.installations.remove(teamId, before))) return kept();
-  const ours = workspaceId
-    ? (await store.bridges.list(workspaceId)).filter((b) => b.surface === 'slack' && b.tenantId === teamId)
-    : [];
+  const ours = workspaceId ? await bridges.ofTenant(workspaceId, 'slack', teamId) : [];
   const removed = await bridges.outsideChannelsGone(
     'slack',
     teamId,

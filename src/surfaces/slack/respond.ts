@@ -15,7 +15,7 @@ export async function targetFor(
 ): Promise<SlackTarget | { refusal: string }> {
   const found = await workspaceOf(rt, teamId);
   if (!found?.workspace) return { refusal: notConnected(teamId) };
-  const directory = await rt.app.agents.directory(found.workspace);
+  const directory = await rt.core.agents.directory(found.workspace);
   return { installation: found.installation, workspace: found.workspace, directory, client };
 }
 

@@ -1,24 +1,26 @@
 import type { Logger } from 'pino';
-import type { App } from '../../app-types.ts';
+import { Pacer } from '../../core/delivery/pacer.ts';
+import type { ExternalIdentityRepo } from '../../core/surfaces/surface-ports.ts';
 import type { Workspace } from '../../core/types.ts';
-import type { ExternalIdentityRepo, SlackInstallation } from '../../core/surfaces/surface-ports.ts';
-import { createSecretBox, type SecretBox } from '../../infra/secrets/secret-box.ts';
-import { runtimeOf } from '../shared/module.ts';
+import type { SecretBox } from '../../infra/secrets/secret-box.ts';
+import type { SurfaceCore } from '../contract.ts';
 import { ChannelNames } from './channel-names.ts';
 import { clientOptions, SlackClients } from './clients.ts';
+import type { SlackInstallation, SlackState } from './installation-repo.ts';
 import { SlackInstallations } from './installations.ts';
-import { Pacer } from '../../core/delivery/pacer.ts';
 import { SlackPermalinks } from './permalinks.ts';
-import { slackSettings, type SlackSettings } from './settings.ts';
+import { type SlackSettings, slackSettings } from './settings.ts';
 
 /** Slack's surface name and its name in sentences, as every port it registers with the core carries them. */
 export const SLACK = { surface: 'slack', label: 'Slack' } as const;
 
-/** Everything the Slack adapter works with, built once per running App. */
+/** Everything the Slack adapter works with, built once per process by the surface's factory. */
 export interface SlackRuntime {
-  app: App;
+  /** The core services and ports the surface may use (never the App or the store). */
+  core: SurfaceCore;
   settings: SlackSettings;
   logger: Logger;
+  /** The core's secret box: seals bot tokens, signs OAuth state. */
   box: SecretBox;
   installations: SlackInstallations;
   identities: ExternalIdentityRepo;
@@ -31,32 +33,26 @@ export interface SlackRuntime {
   permalinks: SlackPermalinks;
 }
 
-/** The Slack runtime createApp built for `app`; refused when Slack is not configured in this process. */
-export const slackRuntime = (app: App): SlackRuntime =>
-  runtimeOf(
-    app,
-    'slack',
-    'Slack is not configured in this process: set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET), then start it again.',
-  );
-
-/** Everything the Slack adapter works with; built once by createApp (`overrides`: tests shorten pacing). */
-export function createSlackRuntime(app: App, overrides: Partial<SlackSettings> = {}): SlackRuntime {
-  const settings = slackSettings(app.config, overrides);
-  const logger = app.logger.child({ surface: 'slack' });
-  const box = createSecretBox(app.secret);
-  const rt: SlackRuntime = {
-    app,
+/** Everything the Slack adapter works with, from the core and the surface's own tables (`overrides`: tests shorten pacing). */
+export function createSlackRuntime(
+  core: SurfaceCore,
+  state: SlackState,
+  overrides: Partial<SlackSettings> = {},
+): SlackRuntime {
+  const settings = slackSettings(core.config, overrides);
+  const logger = core.logger.child({ surface: 'slack' });
+  return {
+    core,
     settings,
     logger,
-    box,
-    installations: new SlackInstallations(app.store.slackInstallations, box, settings.envBotToken),
-    identities: app.store.identities,
+    box: core.secrets,
+    installations: new SlackInstallations(state.installations, core.secrets, settings.envBotToken),
+    identities: core.identities,
     clients: new SlackClients(clientOptions(settings, logger)),
     pacer: new Pacer([{ max: 1, perMs: settings.paceMs }]),
-    channelNames: new ChannelNames(logger, () => app.clock.now().getTime()),
+    channelNames: new ChannelNames(logger, () => core.clock.now().getTime()),
     permalinks: new SlackPermalinks(logger),
   };
-  return rt;
 }
 
 /** The install for a team and the workspace it is connected to (null when not connected yet). */
@@ -66,6 +62,6 @@ export async function workspaceOf(
 ): Promise<{ installation: SlackInstallation; workspace: Workspace | null } | null> {
   const installation = await rt.installations.get(teamId);
   if (!installation) return null;
-  const workspace = installation.workspaceId ? await rt.app.store.workspaces.get(installation.workspaceId) : null;
+  const workspace = installation.workspaceId ? await rt.core.orgs.findWorkspace(installation.workspaceId) : null;
   return { installation, workspace };
 }

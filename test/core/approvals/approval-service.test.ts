@@ -5,6 +5,7 @@ import { SYSTEM } from '../../../src/core/actor.ts';
 import type { SwitchboardError } from '../../../src/core/errors.ts';
 import { databases } from '../../support/db.ts';
 import { makeWorld, testApp, type World } from '../../support/world.ts';
+import { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from '../../../src/surfaces/slack/topics.ts';
 
 const refusal = async (p: Promise<unknown>) => {
   try {
@@ -46,7 +47,7 @@ describe.each(databases())('approvals on $kind', (kind) => {
   it("stores the request first, queues it for every surface and puts it in the approvers' inboxes", async () => {
     const a = await ask();
     expect(a.status).toBe('pending');
-    const shows = await app.store.outbox.list({ topic: 'slack.approval.show' });
+    const shows = await app.store.outbox.list({ topic: SLACK_APPROVAL_SHOW });
     expect(shows.some((e) => e.payload.approvalId === a.id)).toBe(true);
     // Default approvers: the agent's owner (bob) and the workspace's owners (alice, the org admin).
     for (const handle of [w.alice, w.bob]) {
@@ -109,7 +110,7 @@ describe.each(databases())('approvals on $kind', (kind) => {
       expect(r.e!.message).toMatch(/already settled: (Approved|Rejected) by @/);
     }
     expect(
-      (await app.store.outbox.list({ topic: 'slack.approval.update' })).filter((e) => e.payload.approvalId === a.id),
+      (await app.store.outbox.list({ topic: SLACK_APPROVAL_UPDATE })).filter((e) => e.payload.approvalId === a.id),
     ).toHaveLength(1);
   });
 

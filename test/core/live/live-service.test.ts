@@ -11,6 +11,7 @@ import { LiveService } from '../../../src/core/live/live-service.ts';
 import type { MessagingService, SendInput } from '../../../src/core/messaging/messaging-service.ts';
 import type { Conversation, Message } from '../../../src/core/messaging/types.ts';
 import type { Agent, Workspace } from '../../../src/core/types.ts';
+import { SLACK_POST } from '../../../src/surfaces/slack/topics.ts';
 
 const ws = { id: 'ws-1' } as Workspace;
 const agent = { id: 'agent-1', name: 'writer', ownerHandle: 'alice', displayName: 'Writer', kind: 'agent' } as Agent;
@@ -36,7 +37,7 @@ function fakePort(o: { live?: boolean; streamUnavailable?: boolean; failPost?: b
   const port: SurfaceOutbound = {
     surface: 'slack',
     label: 'Slack',
-    postTopic: 'slack.post',
+    postTopic: SLACK_POST,
     pacer: new Pacer([{ max: 100, perMs: 1_000 }]),
     paceKey: () => 'T:C',
     threadAddress: (ref) => ref,

@@ -8,7 +8,8 @@ import { mountSlack } from '../../../src/http/surface-mount.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { slackPort } from '../../../src/surfaces/slack/inbound.ts';
-import { connectSlackTeam, slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { addressOf, teamsPort } from '../../../src/surfaces/teams/inbound.ts';
 import { teamsRuntime } from '../../../src/surfaces/teams/runtime.ts';
 import type { App } from '../../../src/app-types.ts';
@@ -92,7 +93,11 @@ beforeAll(async () => {
     slack: { paceMs: 0 },
     env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
   });
-  await connectSlackTeam(h.server.app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: slack.botToken });
+  await connectSlackTeam(slackRuntime(h.server.app), {
+    workspace: 'eng',
+    teamId: SLACK_DEFAULTS.teamId,
+    botToken: slack.botToken,
+  });
   slack.setUser(SLACK_USER, { real_name: 'Contract Person', display_name: 'contract' });
 }, 60_000);
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { MIGRATIONS_DIR, openDatabase, type Database } from '../../../src/infra/db/client.ts';
+import { DrizzleSlackInstallationRepo } from '../../../src/infra/db/slack-repo.ts';
 import { createStore } from '../../../src/infra/db/store.ts';
 import { freshPostgresDatabase } from '../../support/db.ts';
 
@@ -96,21 +97,22 @@ describe.each(kinds)('moving surface tenants and default agents to the shared ta
 
   it('keeps each connected Slack team and Teams tenant on its workspace, and leaves unconnected ones unconnected', async () => {
     const store = createStore(database.db);
+    const slackInstallations = new DrizzleSlackInstallationRepo(database.db);
     expect(await store.tenants.workspaceOf('slack', 'T1')).toBe(ids.ws1);
     expect(await store.tenants.workspaceOf('slack', 'T2')).toBeNull();
     expect(await store.tenants.workspaceOf('teams', 'tenant-a')).toBe(ids.ws2);
     expect(await store.tenants.workspaceOf('teams', 'tenant-b')).toBeNull();
-    expect(await store.slackInstallations.get('T1')).toMatchObject({
+    expect(await slackInstallations.get('T1')).toMatchObject({
       teamName: 'Team one',
       workspaceId: ids.ws1,
       hasOwnToken: true,
     });
-    expect(await store.slackInstallations.get('T2')).toMatchObject({
+    expect(await slackInstallations.get('T2')).toMatchObject({
       teamName: 'Not connected',
       workspaceId: null,
       hasOwnToken: false,
     });
-    expect(await store.slackInstallations.sealedToken('T1')).toBe('v1.sealed');
+    expect(await slackInstallations.sealedToken('T1')).toBe('v1.sealed');
   });
 
   it("keeps Slack users' and channels' choices and Teams users' chosen agents", async () => {

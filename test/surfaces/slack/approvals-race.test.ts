@@ -19,6 +19,7 @@ import {
   USERS,
   type ApprovalsWorld,
 } from './approvals-support.ts';
+import { SLACK_APPROVAL_UPDATE } from '../../../src/surfaces/slack/topics.ts';
 
 describe.each(databases())('a race to decide one approval ($kind)', (kind) => {
   let db: Database;
@@ -133,9 +134,7 @@ describe.each(databases())('a race to decide one approval ($kind)', (kind) => {
       { timeout: 15_000 },
     );
     expect(
-      (await world.app.store.outbox.list({ topic: 'slack.approval.update' })).filter(
-        (e) => e.payload.approvalId === id,
-      ),
+      (await world.app.store.outbox.list({ topic: SLACK_APPROVAL_UPDATE })).filter((e) => e.payload.approvalId === id),
     ).toHaveLength(1);
     const notices = (await world.app.messaging.checkInbox(world.deployer, world.ws, 100)).items.filter((i) =>
       i.message.body.startsWith(`Approval ${id}`),

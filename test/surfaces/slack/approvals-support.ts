@@ -13,7 +13,8 @@ import pino from 'pino';
 import { vi } from 'vitest';
 import { APPROVE_ACTION, REJECT_ACTION } from '../../../src/surfaces/slack/approvals.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { connectSlackTeam, slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import type { App } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
@@ -82,7 +83,11 @@ export async function startApprovalsWorld(o: {
   for (const p of [alice, bob, carol]) await app.store.people.setPasswordHash(p.id, hash);
   const { agent: deployer } = await app.agents.add(SYSTEM, { name: 'deployer', owner: 'bob', displayName: 'Deployer' });
   await app.agents.join(SYSTEM, { agent: 'bob/deployer', workspace: 'eng' });
-  await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: o.standin.botToken });
+  await connectSlackTeam(slackRuntime(app), {
+    workspace: 'eng',
+    teamId: SLACK_DEFAULTS.teamId,
+    botToken: o.standin.botToken,
+  });
 
   const rt = slackRuntime(app);
   for (const [p, user] of [

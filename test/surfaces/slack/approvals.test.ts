@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REASON_BLOCK, REASON_INPUT, REASON_VIEW } from '../../../src/surfaces/slack/approvals.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
@@ -21,6 +21,7 @@ import {
   USERS,
   type ApprovalsWorld,
 } from './approvals-support.ts';
+import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 
 type Out = Record<string, any>;
 
@@ -344,7 +345,7 @@ describe('approvals in Slack', () => {
   }
   const ephemeralsTo = (user: string) =>
     standin.callsTo('chat.postEphemeral').filter((c) => c.args.user === user).length;
-  const clickJobs = () => world.app.store.outbox.list({ topic: 'inbound.slack' });
+  const clickJobs = () => world.app.store.outbox.list({ topic: SLACK_INBOUND });
 
   it('hands a click that meets a failure other than a refusal back to its stored job, which decides it; the person is told nothing', async () => {
     const { approval_id: id } = await ask({ title: 'Purge the CDN cache', approvers: ['alice'] });

@@ -11,6 +11,7 @@ import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { inbox, SECRET, startHarness } from './harness.ts';
+import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 
 const database = postgresDb() ?? pgliteDb;
 const TEAM = SLACK_DEFAULTS.teamId;
@@ -60,7 +61,7 @@ describe(`a Slack team connected under another secret (${database.kind})`, () =>
       );
       expect(res.status).toBe(200);
       const failed = await vi.waitFor(async () => {
-        const reply = await runCommand(h.server.app, 'jobs list', { topic: 'inbound.slack' });
+        const reply = await runCommand(h.server.app, 'jobs list', { topic: SLACK_INBOUND });
         const jobs = (reply.output?.data.jobs ?? []) as Array<{
           id: string;
           status: string;

@@ -5,12 +5,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import { slackOutbound } from '../../../src/surfaces/slack/outbound.ts';
-import { slackRuntime } from '../../../src/surfaces/slack/runtime.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { deliveryDeps } from '../../../src/app-delivery.ts';
 import { postHandler } from '../../../src/core/delivery/post-delivery.ts';
 import { postgresDb, pgliteDb, type TestDatabase } from '../../support/db.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { SLACK_POST } from '../../../src/surfaces/slack/topics.ts';
 
 interface Setup {
   name: string;
@@ -178,7 +179,7 @@ describe.each(setups)('delivering answers to Slack ($name)', ({ db: kind, redisU
     const sent = await reply(item, text);
     const failed = await vi.waitFor(
       async () => {
-        const entries = await h.server.app.store.outbox.list({ topic: 'slack.post', status: 'failed' });
+        const entries = await h.server.app.store.outbox.list({ topic: SLACK_POST, status: 'failed' });
         const entry = entries.find((e) => e.payload.messageId === sent.message!.id);
         expect(entry).toBeDefined();
         return entry!;

@@ -9,7 +9,7 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { databaseUnavailable } from '../../../src/infra/db/errors.ts';
 import { inboundEvents, outbox } from '../../../src/infra/db/schema.ts';
 import { LAST_TRIES } from '../../../src/infra/queue/run-entry.ts';
-import { slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
@@ -17,6 +17,7 @@ import { blockActions } from '../../support/slack/payloads.ts';
 import { appMention, eventCallback, signRequest, slashCommand } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { inbox, startHarness, type Harness } from './harness.ts';
+import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';
@@ -231,7 +232,7 @@ describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }
       const res = await h.post(eventCallback(appMention({ user: CAROL, channel: 'C0GENERAL', text: `${BOT}` })));
       expect(res.status).toBe(200);
       const failed = await vi.waitFor(async () => {
-        const reply = await runCommand(h.server.app, 'jobs list', { status: 'failed', topic: 'inbound.slack' });
+        const reply = await runCommand(h.server.app, 'jobs list', { status: 'failed', topic: SLACK_INBOUND });
         const jobs = (reply.output?.data.jobs ?? []) as Array<{ id: string; attempts: number; last_error: string }>;
         expect(jobs).toHaveLength(1);
         return jobs[0];

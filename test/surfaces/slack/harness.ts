@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { vi } from 'vitest';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { SlackSettings } from '../../../src/surfaces/slack/settings.ts';
@@ -115,7 +116,11 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       roleLine: 'reviews pull requests',
     }));
     await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
-    await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: o.standin.botToken });
+    await connectSlackTeam(slackRuntime(app), {
+      workspace: 'eng',
+      teamId: SLACK_DEFAULTS.teamId,
+      botToken: o.standin.botToken,
+    });
   }
   const workspace = (await app.store.workspaces.get('eng'))!;
   const reviewer = (await app.store.agents.byQualifiedName('alice', 'reviewer'))!;

@@ -17,6 +17,7 @@ import { freePort } from '../../support/free-port.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, signRequest } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../../bin/switchboard.mjs');
 const SECRET = 'ingest-kill-switchboard-secret-0123456789';
@@ -98,7 +99,7 @@ describe('a server killed while acknowledging Slack events (embedded database)',
         .leftJoin(outbox, eq(outbox.id, inboundEvents.outboxId));
       const byKey = new Map<string, number>();
       for (const r of rows) {
-        expect(r.topic).toBe('inbound.slack');
+        expect(r.topic).toBe(SLACK_INBOUND);
         byKey.set(r.key, (byKey.get(r.key) ?? 0) + 1);
       }
       expect(acked.filter((id) => byKey.get(`event:${id}`) !== 1)).toEqual([]);

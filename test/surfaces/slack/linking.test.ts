@@ -23,6 +23,7 @@ import {
   startLinkingWorld,
   type LinkingWorld,
 } from './linking-world.ts';
+import { SLACK_LINK_DONE } from '../../../src/surfaces/slack/topics.ts';
 
 const ALICE = 'U0ALICE01';
 const CAROL = 'U0CAROL01';
@@ -166,7 +167,7 @@ describe('linking a Slack account', () => {
       w.standin.messages(dmChannelId(GINA)).filter((m) => (m.text ?? '').includes('Linked as @bob'));
     await vi.waitFor(
       async () => {
-        const jobs = await app.store.outbox.list({ topic: 'slack.link.done' });
+        const jobs = await app.store.outbox.list({ topic: SLACK_LINK_DONE });
         expect(jobs.filter((j) => j.payload.identityId === gina.id).map((j) => j.status)).toEqual(['done']);
       },
       { timeout: 30_000, interval: 50 },

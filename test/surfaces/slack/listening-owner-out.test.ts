@@ -5,7 +5,9 @@
 // Slack events in, on real PostgreSQL when TEST_DATABASE_URL is set.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { connectSlackTeam, SLACK_INBOUND } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
+import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent, Workspace } from '../../../src/core/types.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
@@ -56,7 +58,11 @@ describe(`a Slack channel whose listener's owner left its restricted workspace (
     await app.agents.join(SYSTEM, { agent: 'alice/auditor', workspace: 'eng', monitor: true });
     await app.agents.add(SYSTEM, { name: 'triage', owner: 'bob' });
     await app.agents.join(SYSTEM, { agent: 'bob/triage', workspace: 'eng' });
-    await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: standin.botToken });
+    await connectSlackTeam(slackRuntime(app), {
+      workspace: 'eng',
+      teamId: SLACK_DEFAULTS.teamId,
+      botToken: standin.botToken,
+    });
     await app.listening.listen(SYSTEM, 'eng', `slack:${CHANNEL}`, 'bob/triage');
   });
   afterAll(async () => {

@@ -4,7 +4,7 @@
 // events in, on real PostgreSQL when TEST_DATABASE_URL is set.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { SLACK_INBOUND } from '../../../src/surfaces/slack/index.ts';
+import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent } from '../../../src/core/types.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';

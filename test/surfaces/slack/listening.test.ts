@@ -4,7 +4,7 @@
 // overheard, and the agent answers in a thread only once mentioned there.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { SLACK_INBOUND } from '../../../src/surfaces/slack/index.ts';
+import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 import { listeningCommands } from '../../../src/cli/listening-commands.ts';
 import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';

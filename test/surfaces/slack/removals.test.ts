@@ -7,7 +7,9 @@
 // it fails for good at once, saying how to connect the team again.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { connectSlackTeam, SLACK_INBOUND, SLACK_POST } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
+import { SLACK_INBOUND, SLACK_POST } from '../../../src/surfaces/slack/topics.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { BRIDGE_POST } from '../../../src/core/bridges/mirror-out.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
@@ -113,18 +115,18 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
       const open = (await app.store.outbox.list({ topic: SLACK_INBOUND })).filter((e) => e.status !== 'done');
       if (open.length) throw new Error('the event is not handled yet');
     }, WAIT);
-    expect(await app.store.slackInstallations.get(TEAM)).not.toBeNull();
+    expect(await slackRuntime(app).installations.repo.get(TEAM)).not.toBeNull();
     expect(await bridgeOf('C0OPS')).not.toBeNull();
 
     await send({ type: 'tokens_revoked', tokens: { bot: [BOT] } });
-    await vi.waitFor(async () => expect(await app.store.slackInstallations.get(TEAM)).toBeNull(), WAIT);
+    await vi.waitFor(async () => expect(await slackRuntime(app).installations.repo.get(TEAM)).toBeNull(), WAIT);
     await vi.waitFor(async () => expect(await bridgeOf('C0OPS')).toBeNull(), WAIT);
     // Connected again, as the README says, it works as before.
-    await connectSlackTeam(app, { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
+    await connectSlackTeam(slackRuntime(app), { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
   });
 
   it('the repository deletes an install only when it was made or last updated before the time given', async () => {
-    const repo = h.server.app.store.slackInstallations;
+    const repo = slackRuntime(h.server.app).installations.repo;
     const { updatedAt } = (await repo.get(TEAM))!;
     expect(await repo.remove(TEAM, updatedAt)).toBe(false);
     expect(await repo.get(TEAM)).not.toBeNull();
@@ -132,13 +134,13 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
     expect(await repo.get(TEAM)).toBeNull();
     // Absent already: nothing newer stays.
     expect(await repo.remove(TEAM, updatedAt)).toBe(true);
-    await connectSlackTeam(h.server.app, { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
+    await connectSlackTeam(slackRuntime(h.server.app), { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
   });
 
   it('an uninstall handled after the team was connected again (a late or retried job) leaves the new install and its bridges; one from after the reconnect removes them', async () => {
     const { app } = h.server;
     const reconnected = Math.floor(Date.now() / 1000);
-    await connectSlackTeam(app, { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
+    await connectSlackTeam(slackRuntime(app), { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
     await bridged('releases', 'C0RELEASE');
 
     await send({ type: 'app_uninstalled' }, { eventTime: reconnected - 60 });
@@ -147,29 +149,29 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
       const open = (await app.store.outbox.list({ topic: SLACK_INBOUND })).filter((e) => e.status !== 'done');
       if (open.length) throw new Error('the events are not handled yet');
     }, WAIT);
-    expect(await app.store.slackInstallations.sealedToken(TEAM)).not.toBeNull();
+    expect(await slackRuntime(app).installations.repo.sealedToken(TEAM)).not.toBeNull();
     expect(logLines.filter((l) => l.includes('the new install is kept'))).toHaveLength(2);
     expect(await app.store.tenants.workspaceOf('slack', TEAM)).toBe(h.workspace.id);
     expect(await bridgeOf('C0RELEASE')).not.toBeNull();
 
     await send({ type: 'app_uninstalled' }, { eventTime: Math.floor(Date.now() / 1000) });
-    await vi.waitFor(async () => expect(await app.store.slackInstallations.get(TEAM)).toBeNull(), WAIT);
+    await vi.waitFor(async () => expect(await slackRuntime(app).installations.repo.get(TEAM)).toBeNull(), WAIT);
     expect(await app.store.tenants.workspaceOf('slack', TEAM)).toBeNull();
     await vi.waitFor(async () => expect(await bridgeOf('C0RELEASE')).toBeNull(), WAIT);
-    await connectSlackTeam(app, { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
+    await connectSlackTeam(slackRuntime(app), { workspace: 'eng', teamId: TEAM, botToken: standin.botToken });
   });
 
   it("app_uninstalled forgets the install and its sealed token, removes the team's bridges, and a reply queued for it fails for good saying how to reconnect", async () => {
     const { app } = h.server;
     const { item } = await mentionAndReceive(h);
     await bridged('deploys', 'C0DEPLOYS');
-    expect(await app.store.slackInstallations.sealedToken(TEAM)).not.toBeNull();
+    expect(await slackRuntime(app).installations.repo.sealedToken(TEAM)).not.toBeNull();
 
     // Slack revokes the token as it sends the event.
     standin.revokeToken(standin.botToken);
     await send({ type: 'app_uninstalled' });
-    await vi.waitFor(async () => expect(await app.store.slackInstallations.get(TEAM)).toBeNull(), WAIT);
-    expect(await app.store.slackInstallations.sealedToken(TEAM)).toBeNull();
+    await vi.waitFor(async () => expect(await slackRuntime(app).installations.repo.get(TEAM)).toBeNull(), WAIT);
+    expect(await slackRuntime(app).installations.repo.sealedToken(TEAM)).toBeNull();
     expect(await app.store.tenants.workspaceOf('slack', TEAM)).toBeNull();
     // The job removes the bridges after the install: wait for them (each goes with its audit entry).
     await vi.waitFor(async () => expect(await bridgeOf('C0DEPLOYS')).toBeNull(), WAIT);

@@ -6,7 +6,7 @@ import { count, inArray } from 'drizzle-orm';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { messages } from '../../../src/infra/db/schema.ts';
 import { PICK_AGENT } from '../../../src/surfaces/slack/home.ts';
-import { slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import type { Agent } from '../../../src/core/types.ts';

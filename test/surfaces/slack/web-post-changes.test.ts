@@ -4,7 +4,7 @@
 // Bolt app and the Web API stand-in.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mountSlack } from '../../../src/http/surface-mount.ts';
 import { APPROVE_ACTION } from '../../../src/surfaces/slack/approvals.ts';
-import { connectSlackTeam, slackRuntime } from '../../../src/surfaces/slack/index.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { TEAMS_APPROVAL_SHOW } from '../../../src/surfaces/teams/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
@@ -52,7 +53,11 @@ describe('approvals in Teams, next to Slack and the web', () => {
       env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
     });
     const { app } = h.server;
-    await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: slack.botToken });
+    await connectSlackTeam(slackRuntime(app), {
+      workspace: 'eng',
+      teamId: SLACK_DEFAULTS.teamId,
+      botToken: slack.botToken,
+    });
     const person = (await app.store.people.get('alice'))!;
     await app.store.people.setPasswordHash(person.id, await hashPassword(PASSWORD));
     slack.setUser(SLACK_ALICE, { real_name: 'Alice', display_name: 'alice' });

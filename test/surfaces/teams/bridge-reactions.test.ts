@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mountSlack } from '../../../src/http/surface-mount.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Viewer } from '../../../src/core/chat/access.ts';
@@ -78,7 +79,11 @@ describe('a channel bridged with Teams and Slack, and Teams reactions in it', ()
       env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
     });
     const { app } = h.server;
-    await connectSlackTeam(app, { workspace: 'eng', teamId: SLACK_DEFAULTS.teamId, botToken: slack.botToken });
+    await connectSlackTeam(slackRuntime(app), {
+      workspace: 'eng',
+      teamId: SLACK_DEFAULTS.teamId,
+      botToken: slack.botToken,
+    });
     expect((await h.post(botAdded(teams, { scope: 'team' }))).status).toBe(200);
     await vi.waitFor(async () =>
       expect(await app.store.teamsReferences.serviceUrlOf(teams.userTenantId)).not.toBeNull(),
