@@ -44,7 +44,7 @@ import { surfaceState } from './infra/db/surface-state.ts';
 import { createSecretBox } from './infra/secrets/secret-box.ts';
 import type { ChatSurface, SurfaceCore } from './surfaces/contract.ts';
 import { SURFACES } from './surfaces/registry.ts';
-import { registerSurfaceDelivery } from './surfaces/shared/delivery.ts';
+import { registerSurfaceDelivery } from './app-delivery.ts';
 
 export type { App, AppOptions, SurfaceOverrides } from './app-types.ts';
 

@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import { invalidInput } from '../core/errors.ts';
-import { findNul, NUL_REFUSAL } from '../core/safe-text.ts';
+import { findUnstorable, refusalFor, unstorableIn } from '../core/safe-text.ts';
 
-/**
- * A string field that refuses U+0000 with the one sentence every surface uses.
- * Web routes and MCP tool schemas build their text fields from it.
- */
-export const safeText = () => z.string().refine((s) => !s.includes('\u0000'), { message: NUL_REFUSAL });
+/** A string field that refuses what cannot be stored (NUL, a lone surrogate) with the sentence every surface uses. */
+export const safeText = () =>
+  z.string().superRefine((s, ctx) => {
+    const what = unstorableIn(s);
+    if (what) ctx.addIssue({ code: 'custom', message: refusalFor(what) });
+  });
 
-/** INVALID_INPUT's sentence for a parsed body holding a NUL character anywhere; null when it holds none. */
-export function nulRefusal(body: unknown): string | null {
-  const where = findNul(body);
-  return where ? `${where}: ${NUL_REFUSAL}` : null;
+/** INVALID_INPUT's sentence for a parsed body holding text that cannot be stored anywhere; null when it holds none. */
+export function unstorableRefusal(body: unknown): string | null {
+  const found = findUnstorable(body);
+  return found ? `${found.where}: ${refusalFor(found.what)}` : null;
 }
 
 interface HttpErrorLike {
@@ -70,12 +71,12 @@ export function requestErrorOf(err: unknown): { status: number; message: string 
 }
 
 /**
- * A request part (body, query, params) checked for NUL characters, then parsed
+ * A request part (body, query, params) checked for text that cannot be stored, then parsed
  * with `schema`; every problem becomes one INVALID_INPUT sentence naming its field.
  */
 export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
-  const nul = nulRefusal(raw);
-  if (nul) throw invalidInput(nul);
+  const refused = unstorableRefusal(raw);
+  if (refused) throw invalidInput(refused);
   const r = schema.safeParse(raw ?? {});
   if (!r.success)
     throw invalidInput(

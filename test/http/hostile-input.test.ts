@@ -95,6 +95,17 @@ const CORPUS: Array<{ name: string; body?: string | Buffer; type?: string; heade
     }),
   },
   { name: 'a NUL key', body: '{"a\\u0000":"b"}', type: 'application/json' },
+  {
+    name: 'a lone surrogate in every text field',
+    type: 'application/json',
+    body: JSON.stringify(
+      Object.fromEntries(
+        ['body', 'name', 'description', 'handle', 'title', 'summary', 'content', 'reason', 'decision', 'role']
+          .concat(['instructions', 'password', 'displayName', 'roleLine'])
+          .map((k) => [k, 'half \ud800 a character']),
+      ),
+    ),
+  },
   { name: 'an oversized JSON body', body: JSON.stringify({ body: big }), type: 'application/json' },
   { name: 'a JSON body in an unknown charset', body: '{"body":"hi"}', type: 'application/json; charset=klingon' },
   {
@@ -215,7 +226,7 @@ describe('every route under a corpus of malformed, oversized and NUL-laden input
     expect(broken).toEqual([]);
   }, 300_000);
 
-  it('says which problem it was: 400 for malformed JSON, 413 for an oversized body, 400 naming NUL, 400 for %ZZ', async () => {
+  it('says which problem it was: 400 for malformed JSON, 413 for an oversized body, 400 naming NUL or a lone surrogate, 400 for %ZZ', async () => {
     browser = new HttpBrowser(server.url);
     await browser.signIn('alice', 'correct horse battery');
     const post = (path: string, body: string, type = 'application/json') =>
@@ -234,6 +245,9 @@ describe('every route under a corpus of malformed, oversized and NUL-laden input
     const withNul = await post(messages, JSON.stringify({ body: nul }));
     expect(withNul.status).toBe(400);
     expect((await withNul.json()).error.message).toMatch(/^body: Text may not contain the NUL character/);
+    const halfCharacter = await post(messages, JSON.stringify({ body: 'half \udc00 a character' }));
+    expect(halfCharacter.status).toBe(400);
+    expect((await halfCharacter.json()).error.message).toMatch(/^body: Text may not contain a lone UTF-16 surrogate/);
     const signin = await post(
       '/signin',
       `handle=${encodeURIComponent(nul)}&password=x`,

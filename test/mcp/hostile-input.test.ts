@@ -11,7 +11,7 @@ import { inboxTopic } from '../../src/core/messaging/messaging-service.ts';
 import { openToolContext } from '../../src/mcp/context.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { buildMcpServer } from '../../src/mcp/server.ts';
-import { nulPath } from '../../src/mcp/tools/call-guard.ts';
+import { findUnstorable } from '../../src/core/safe-text.ts';
 import { pgliteDb } from '../support/db.ts';
 import { docsWorld } from './documents-world.ts';
 import { connectInProcess, makeWorld, testApp, textOf, type World } from '../support/world.ts';
@@ -41,11 +41,12 @@ function expectRefusal(r: CallToolResult, text: RegExp) {
 }
 
 describe('hostile tool arguments', () => {
-  it('finds a NUL character in any string or key, nested or not, and names where', () => {
-    expect(nulPath({ body: 'fine', to: ['a', 'b\0'] })).toBe('to[1]');
-    expect(nulPath({ 'k\0': 1 })).toBe('k\0');
-    expect(nulPath({ patch: { title: '\0' } })).toBe('patch.title');
-    expect(nulPath({ body: 'fine', limit: 3 })).toBeNull();
+  it('finds a NUL character or a lone surrogate in any string or key, nested or not, and names where', () => {
+    expect(findUnstorable({ body: 'fine', to: ['a', 'b\0'] })).toEqual({ where: 'to[1]', what: 'nul' });
+    expect(findUnstorable({ 'k\0': 1 })).toEqual({ where: 'a key', what: 'nul' });
+    expect(findUnstorable({ patch: { title: '\0' } })).toEqual({ where: 'patch.title', what: 'nul' });
+    expect(findUnstorable({ patch: { title: 'x\udc00' } })).toEqual({ where: 'patch.title', what: 'surrogate' });
+    expect(findUnstorable({ body: 'fine \u{1F600}', limit: 3 })).toBeNull();
   });
 
   it('refuses a NUL byte in a message body as a tool error naming the argument, and stores nothing', async () => {
@@ -58,7 +59,7 @@ describe('hostile tool arguments', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
-  it('refuses a NUL byte in every text argument of every tool, never answering INTERNAL', async () => {
+  it('refuses a NUL byte or a lone surrogate in every text argument of every tool, never answering INTERNAL', async () => {
     const d = await docsWorld(app, 'structured');
     for (const c of [await connectInProcess(app, w.builder.agent, w.ws.slug), await d.connect('owner')]) {
       const { tools } = await c.client.listTools();
@@ -75,12 +76,29 @@ describe('hostile tool arguments', () => {
             await c.call(tool.name, { [name]: 'x\0y' }),
             new RegExp(`\`${name}\` contains a NUL character`),
           );
+          for (const half of ['x\ud800', '\udfffy'])
+            expectRefusal(
+              await c.call(tool.name, { [name]: half }),
+              new RegExp(
+                `\`${name}\` contains a lone UTF-16 surrogate .*send valid Unicode and call ${tool.name} again`,
+              ),
+            );
           checked++;
         }
       }
       expect(checked).toBeGreaterThan(10);
       await c.close();
     }
+  });
+
+  it('stores nothing from a message with a lone surrogate, and records the refusal in the audit trail', async () => {
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    const b = await connectInProcess(app, w.reviewer.agent, w.ws.slug);
+    const r = await a.call('send_message', { to: 'reviewer', body: 'half a \ud83d character' });
+    expectRefusal(r, /`body` contains a lone UTF-16 surrogate/);
+    expect(codeOf(r)).toBe('INVALID_INPUT');
+    expect((await b.call('check_inbox')).structuredContent).toMatchObject({ messages: [], remaining: 0 });
+    await Promise.all([a.close(), b.close()]);
   });
 
   it('says what to pass instead of an empty or unknown conversation id, in every tool that takes one', async () => {
@@ -153,6 +171,27 @@ describe('hostile tool arguments', () => {
       CallToolResultSchema,
     );
     expect(listed.isError).toBeFalsy();
+    await a.close();
+  });
+
+  it('answers a call without params, or whose name is not a string, with invalid params (-32602) and a sentence', async () => {
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    for (const [params, says] of [
+      // (A `params` that is not an object is not JSON-RPC at all: the transport refuses it before any method.)
+      [undefined, /tools\/call needs `params`: .*it is missing/],
+      [{ name: null, arguments: {} }, /`params.name`: the tool's name as a string .*it is null/],
+      [{ arguments: {} }, /`params.name`: the tool's name as a string .*it is missing/],
+      [{ name: 42 }, /`params.name`/],
+      [{ name: '' }, /`params.name`/],
+    ] as const) {
+      const err = await a.client.request({ method: 'tools/call', params: params as never }, CallToolResultSchema).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err, JSON.stringify(params)).toBeInstanceOf(McpError);
+      expect((err as McpError).code, JSON.stringify(params)).toBe(ErrorCode.InvalidParams);
+      expect((err as McpError).message).toMatch(says);
+    }
     await a.close();
   });
 });

@@ -1,3 +1,4 @@
+import { storableCopy, storableJson } from '../../core/safe-text.ts';
 import { desc, eq, sql } from 'drizzle-orm';
 import type { AuditEntry, AuditRepo } from '../../core/ports.ts';
 import { preparedOnce, type Db } from './client.ts';
@@ -23,9 +24,10 @@ export class DrizzleAuditRepo implements AuditRepo {
       agent: e.agentId ?? null,
       onBehalfOf: e.onBehalfOf ?? null,
       action: e.action,
-      target: e.target ?? null,
+      target: e.target == null ? null : storableCopy(e.target),
       result: e.result,
-      details: e.details ? JSON.stringify(e.details) : null,
+      // An entry is never lost to text jsonb cannot hold: such characters are recorded as U+FFFD.
+      details: e.details ? storableJson(e.details) : null,
     });
   }
 

@@ -10,6 +10,7 @@ import {
   type InboundJob,
   type NewInboundEvent,
 } from '../../core/ports.ts';
+import { jsonbRefuses, storableCopy } from '../../core/safe-text.ts';
 import { runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
@@ -47,21 +48,6 @@ function validated<T>(schema: z.ZodType<T>, value: unknown): T {
   throw invalidInput(`The inbound event cannot be stored: ${issue.path.join('.') || 'it'} ${issue.message}.`);
 }
 
-/**
- * Postgres jsonb cannot hold a NUL character; a request carrying one (typed by a
- * person, or hostile) is still stored, with U+FFFD in its place, so it is not lost.
- */
-function withoutNul(value: Record<string, unknown>): Record<string, unknown> {
-  const clean = (v: unknown): unknown => {
-    if (typeof v === 'string') return NUL.test(v) ? v.replace(/\u0000/g, '\uFFFD') : v;
-    if (Array.isArray(v)) return v.map(clean);
-    if (v && typeof v === 'object')
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k) as string, clean(x)]));
-    return v;
-  };
-  return clean(value) as Record<string, unknown>;
-}
-
 /** A request checked and ready to be written, with the ids its row and outbox entry will have. */
 export interface PreparedInbound {
   event: NewInboundEvent;
@@ -81,17 +67,16 @@ interface Waiting extends PreparedInbound {
 const MAX_BATCH = 200;
 
 /**
- * A request's row of the batch, as JSON (what `insert` reads back with `->>`), and the payload it holds. Postgres
- * jsonb cannot hold a NUL character; JSON.stringify writes one as \u0000, so only a row whose JSON shows that goes
- * through `withoutNul`.
+ * A request's row of the batch, as JSON (what `insert` reads back with `->>`), and the payload it holds: what a person
+ * typed is kept even where jsonb cannot hold it (a NUL, a lone surrogate), with U+FFFD in its place (`storableJson`).
  */
 function rowOf(row: { payload: Record<string, unknown> } & Record<string, unknown>): {
   json: string;
   payload: Record<string, unknown>;
 } {
   const json = JSON.stringify(row);
-  if (!json.includes('\\u0000')) return { json, payload: row.payload };
-  const clean = withoutNul(row) as typeof row;
+  if (!jsonbRefuses(json)) return { json, payload: row.payload };
+  const clean = storableCopy(row);
   return { json: JSON.stringify(clean), payload: clean.payload };
 }
 
@@ -169,7 +154,7 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
             batch[0].failed(e);
             continue;
           }
-          // One request the database refuses (say, text jsonb cannot hold) must not cost the others theirs.
+          // One request the database refuses (a constraint it breaks) must not cost the others theirs.
           for (const w of batch) await this.insert([w]).then((rows) => settle([w], rows), w.failed);
         }
       }

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { ErrorCode, ExpressReceiver, type App as BoltApp, type ExpressReceiverOptions } from '@slack/bolt';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
+import { slackRequestRefusal } from './request-shape.ts';
 import { PermanentFailure } from '../../core/errors.ts';
 import type { JobContext, JobHandler } from '../../core/ports.ts';
 import { asJobError, loggable } from './errors.ts';
@@ -107,6 +108,13 @@ export class DurableReceiver extends ExpressReceiver {
   }
 
   private async store(req: Request, res: Response): Promise<void> {
+    // Signed, but never handleable: refused now (Slack does not retry a 400) rather than stored and retried for minutes.
+    const refusal = slackRequestRefusal(req.body);
+    if (refusal) {
+      this.rt.logger.warn({ refusal }, 'refused a signed Slack request that cannot be handled');
+      res.status(400).type('text').send(refusal);
+      return;
+    }
     const body = req.body as Record<string, unknown>;
     const { token: _verificationToken, ...kept } = body;
     const { key, kind } = slackKey(kept, String(req.headers['x-slack-request-timestamp'] ?? ''));
@@ -175,6 +183,9 @@ export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null
     const parsed = storedRequest.safeParse(event.payload);
     if (!parsed.success) throw new PermanentFailure('The stored Slack request is malformed and cannot be replayed.');
     const { body, retryNum, retryReason } = parsed.data;
+    // Stored before its shape was checked at the gate: given up at once, not retried.
+    const refusal = slackRequestRefusal(body);
+    if (refusal) throw new PermanentFailure(`The stored Slack request cannot be handled: ${refusal}`);
     let acked = false;
     await app.processEvent({
       body,

@@ -6,7 +6,7 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import { slackOutbound } from '../../../src/surfaces/slack/outbound.ts';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
-import { deliveryDeps } from '../../../src/surfaces/shared/delivery.ts';
+import { deliveryDeps } from '../../../src/app-delivery.ts';
 import { postHandler } from '../../../src/core/delivery/post-delivery.ts';
 import { postgresDb, pgliteDb, type TestDatabase } from '../../support/db.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';

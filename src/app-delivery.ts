@@ -1,10 +1,10 @@
 // Wires a surface's outbound port into the one delivery path: the job that
 // posts agents' messages (the topic each surface names) and the one that changes a post
 // after a web edit or delete, for every surface the same way.
-import type { App } from '../../app-types.ts';
-import { postChangeHandler, postChangeTopic, queuePostChange } from '../../core/delivery/post-change.ts';
-import { postHandler, type DeliveryDeps } from '../../core/delivery/post-delivery.ts';
-import type { SurfaceOutbound } from '../../core/delivery/ports.ts';
+import type { App } from './app-types.ts';
+import { postChangeHandler, postChangeTopic, queuePostChange } from './core/delivery/post-change.ts';
+import { postHandler, type DeliveryDeps } from './core/delivery/post-delivery.ts';
+import type { SurfaceOutbound } from './core/delivery/ports.ts';
 
 /** What the delivery path needs from a running App; a failed notice is logged, never a reason to post again. */
 export function deliveryDeps(app: App): DeliveryDeps {
