@@ -8,7 +8,7 @@ import { runtimeOf } from './surfaces/shared/module.ts';
 /** The Slack runtime createApp built for `app`; UNAVAILABLE, saying how to turn Slack on, when this process has none. */
 export const slackRuntime = (app: App): SlackRuntime =>
   runtimeOf(
-    app,
+    app.surfaceModules,
     'slack',
     'Slack is not configured in this process: set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET), then start it again.',
   );

@@ -3,7 +3,7 @@
 // agents' answers and approval cards through the outbox.
 import { SwitchboardError } from '../../core/errors.ts';
 import type { ChatSurface, SurfaceFactory } from '../contract.ts';
-import { drainFlag } from '../shared/module.ts';
+import { drainFlag, runtimeOf } from '../shared/module.ts';
 import { approvalShowHandler, approvalUpdateHandler } from './approvals.ts';
 import { teamsAudience } from './audience.ts';
 import { teamsBridgePort } from './bridge.ts';
@@ -41,15 +41,12 @@ export interface TeamsSurface extends ChatSurface {
  * The Teams runtime among the surfaces a process built (`app.surfaceModules`); UNAVAILABLE, saying how to turn Teams
  * on, when this process has none.
  */
-export function teamsRuntime(surfaces: ReadonlyMap<string, ChatSurface>): TeamsRuntime {
-  const built = surfaces.get(TEAMS.surface) as TeamsSurface | undefined;
-  if (!built?.runtime)
-    throw new SwitchboardError(
-      'UNAVAILABLE',
-      'Teams is not configured in this process: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, then start it again.',
-    );
-  return built.runtime;
-}
+export const teamsRuntime = (surfaces: ReadonlyMap<string, ChatSurface>): TeamsRuntime =>
+  runtimeOf(
+    surfaces,
+    TEAMS.surface,
+    'Teams is not configured in this process: set MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD, then start it again.',
+  );
 
 /**
  * Builds the Teams surface (createApp calls it when Teams is configured): the
