@@ -14,6 +14,28 @@ import type { TeamsSettings } from './settings.ts';
 /** jsonwebtoken's errors, which the SDK lets through as they are (CloudAdapter would answer them 500). */
 const TOKEN_ERRORS = new Set(['JsonWebTokenError', 'NotBeforeError', 'TokenExpiredError']);
 
+/** The algorithms Bot Framework signs with (the SDK accepts no others); anything else is refused before a key is fetched. */
+const SIGNING_ALGORITHMS = new Set(['RS256', 'RS384', 'RS512']);
+
+/**
+ * Why a bearer token cannot be one Bot Framework issued, read from its header alone: unsigned (`alg: none`), signed
+ * with a shared secret (`HS256`), naming no key, or not a JWT at all; null when it may be, and the SDK checks it.
+ */
+export function unsignedTokenRefusal(authHeader: string): string | null {
+  const token = /^Bearer\s+(\S+)$/i.exec(authHeader.trim())?.[1];
+  if (!token) return null; // The SDK answers a missing or non-bearer header itself.
+  let header: { alg?: unknown; kid?: unknown };
+  try {
+    header = JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString('utf8'));
+  } catch {
+    return 'the token is not a JWT';
+  }
+  if (typeof header.alg !== 'string' || !SIGNING_ALGORITHMS.has(header.alg))
+    return `the token is signed with ${JSON.stringify(header.alg ?? null)}, not an algorithm Bot Framework signs with`;
+  if (typeof header.kid !== 'string' || !header.kid) return 'the token names no signing key';
+  return null;
+}
+
 function refuse(error: unknown): never {
   if (error instanceof Error && TOKEN_ERRORS.has(error.name))
     throw new AuthenticationError(`Unauthorized: ${error.message}`, 401);
@@ -24,13 +46,17 @@ function refuse(error: unknown): never {
  * Delegates everything to the SDK's authentication and only turns a token the
  * SDK rejected with a jsonwebtoken error (a forged signature under a published
  * key id, a token not valid yet, a malformed one) into an AuthenticationError,
- * which CloudAdapter answers 401 instead of 500.
+ * which CloudAdapter answers 401 instead of 500; a token whose header says it
+ * cannot be Bot Framework's (`alg: none`, `HS256`, no key id) is refused the same
+ * way before any signing key is fetched, so it never reads as an outage (503).
  */
 export class RefuseBadTokensWith401 extends BotFrameworkAuthentication {
   constructor(private readonly inner: BotFrameworkAuthentication) {
     super();
   }
   override authenticateRequest(activity: Activity, authHeader: string) {
+    const refusal = unsignedTokenRefusal(authHeader);
+    if (refusal) return Promise.reject(new AuthenticationError(`Unauthorized: ${refusal}`, 401));
     return this.inner.authenticateRequest(activity, authHeader).catch(refuse);
   }
   override authenticateStreamingRequest(authHeader: string, channelIdHeader: string) {

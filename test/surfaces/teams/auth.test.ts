@@ -1,7 +1,13 @@
 // The SDK configuration the Teams adapter builds from the environment, and
 // that neither the app password nor a token ever reaches the logs.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authenticationConfig } from '../../../src/surfaces/teams/auth.ts';
+import { AuthenticationError, type BotFrameworkAuthentication } from 'botframework-connector';
+import type { Activity } from 'botbuilder';
+import {
+  authenticationConfig,
+  RefuseBadTokensWith401,
+  unsignedTokenRefusal,
+} from '../../../src/surfaces/teams/auth.ts';
 import { teamsSettings } from '../../../src/surfaces/teams/settings.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { surfaceCommands } from '../../../src/cli/surface-commands.ts';
@@ -12,6 +18,42 @@ import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standi
 import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
 
 const env = { MICROSOFT_APP_ID: TEAMS_DEFAULTS.appId, MICROSOFT_APP_PASSWORD: 'app-secret-value' };
+
+const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+const jwt = (header: Record<string, unknown>) => `Bearer ${part(header)}.${part({ iss: 'x' })}.c2ln`;
+
+describe("tokens that cannot be Bot Framework's", () => {
+  it('are refused 401 from their header alone, before the SDK fetches any signing key (which could fail as an outage)', async () => {
+    let asked = 0;
+    const inner = {
+      authenticateRequest: async () => {
+        asked++;
+        throw new Error('getaddrinfo ENOTFOUND login.botframework.com');
+      },
+    } as unknown as BotFrameworkAuthentication;
+    const auth = new RefuseBadTokensWith401(inner);
+    for (const header of [jwt({ alg: 'none' }), jwt({ alg: 'HS256', kid: 'k' }), jwt({ alg: 'RS256' }), 'Bearer x.y']) {
+      const err = await auth.authenticateRequest({} as Activity, header).catch((e: unknown) => e);
+      expect(err, header).toBeInstanceOf(AuthenticationError);
+      expect((err as AuthenticationError).statusCode).toBe(401);
+    }
+    expect(asked).toBe(0);
+    // A token that may be one goes to the SDK, whose outage stays an outage (answered 503 by the route).
+    await expect(auth.authenticateRequest({} as Activity, jwt({ alg: 'RS256', kid: 'k1' }))).rejects.toThrow(
+      /ENOTFOUND/,
+    );
+    expect(asked).toBe(1);
+  });
+
+  it('say why', () => {
+    expect(unsignedTokenRefusal(jwt({ alg: 'none' }))).toMatch(/signed with "none"/);
+    expect(unsignedTokenRefusal(jwt({ alg: 'HS256', kid: 'k' }))).toMatch(/signed with "HS256"/);
+    expect(unsignedTokenRefusal(jwt({ alg: 'RS256' }))).toMatch(/names no signing key/);
+    expect(unsignedTokenRefusal('Bearer %%%')).toMatch(/not a JWT/);
+    expect(unsignedTokenRefusal(jwt({ alg: 'RS256', kid: 'k1' }))).toBeNull();
+    expect(unsignedTokenRefusal('')).toBeNull();
+  });
+});
 
 describe('Bot Framework authentication settings', () => {
   it('is multi-tenant without MICROSOFT_APP_TENANT_ID', () => {

@@ -24,6 +24,13 @@ import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.
 const card = (a: WireActivity | undefined) =>
   (a?.attachments as Array<{ contentType: string; content: Record<string, unknown> }> | undefined)?.[0];
 
+/** A JWT with this header and Bot Framework-like claims, and `signature` as its third part. */
+const jwtWith = (header: Record<string, unknown>, signature = '') => {
+  const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  return `${part(header)}.${part({ iss: 'https://api.botframework.com', aud: 'x', exp: now + 600, nbf: now - 60 })}.${signature}`;
+};
+
 describe('talking to agents from Teams', () => {
   let db: Database;
   let standin: TeamsStandin;
@@ -263,6 +270,10 @@ describe('the personal chat, group chats and refusals', () => {
       ['a token signed by an unpublished key', { wrongKey: true, kid: 'not-a-published-key' }],
       ['a forged token under the published key id', { wrongKey: true }],
       ['a token not valid for another hour', { claims: { nbf: Math.floor(Date.now() / 1000) + 3600 } }],
+      ['an unsigned token (alg: none)', { authorization: `Bearer ${jwtWith({ alg: 'none', typ: 'JWT' })}` }],
+      ['a token signed with a shared secret (HS256)', { authorization: `Bearer ${jwtWith({ alg: 'HS256' }, 'sig')}` }],
+      ['a token naming no signing key', { authorization: `Bearer ${jwtWith({ alg: 'RS256' }, 'sig')}` }],
+      ['a bearer value that is no JWT', { authorization: 'Bearer %%%.not.json' }],
     ];
 
     it.each(cases)('%s', async (_name, options) => {
@@ -270,8 +281,11 @@ describe('the personal chat, group chats and refusals', () => {
       try {
         const before = standin.calls.length;
         const activity = channelMention(standin, { text: `ask reviewer to do ${_name}` });
+        const fetched = standin.requests.length;
         expect((await h.post(activity, options)).status).toBe(401);
         expect(standin.calls.length).toBe(before);
+        // Refused from the header alone: no signing key was fetched for these.
+        if (options.authorization) expect(standin.requests.length).toBe(fetched);
         expect((await inbox(h)).some((i) => i.message.body.includes(_name))).toBe(false);
       } finally {
         vi.restoreAllMocks();
