@@ -568,12 +568,15 @@ export interface Store {
 }
 
 /** Cross-process wake-ups (Postgres NOTIFY or Redis pub/sub). */
+/** The payload of a wake-up that names nothing (a Notifier's subscribers may have missed some): look at the stored state again. */
+export const RECHECK = '';
+
 export interface Notifier {
   /** Publishes after the current transaction committed; several topics with the same payload travel together. */
   publish(topic: string | readonly string[], payload: string): Promise<void>;
   /**
-   * Resolves to an unsubscribe function. `fn` may also be called with an empty payload when wake-ups may have been
-   * missed (the connection carrying them was lost): look at the stored state again.
+   * Resolves to an unsubscribe function. `fn` may also be called with RECHECK (an empty payload) when wake-ups may
+   * have been missed (the connection carrying them was lost): look at the stored state again.
    */
   subscribe(topic: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
 }

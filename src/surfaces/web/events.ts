@@ -1,6 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { App } from '../../app.ts';
-import { RECHECK } from '../../infra/db/pg-notifier.ts';
 import type { Viewer } from '../../core/chat/access.ts';
 import {
   chatPersonTopic,
@@ -9,6 +8,7 @@ import {
   type ChatService,
 } from '../../core/chat/chat-service.ts';
 import { isSwitchboardError } from '../../core/errors.ts';
+import { RECHECK } from '../../core/ports.ts';
 import { authOf } from '../../http/auth/middleware.ts';
 import { sessionEndsAt, sessionsOf } from '../../http/auth/sessions.ts';
 import { MESSAGE_CHANGED, MESSAGE_DELETED } from '../../core/chat/changes.ts';
