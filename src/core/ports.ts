@@ -22,7 +22,9 @@ import type {
   SearchQuery,
 } from './messaging/types.ts';
 import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/types.ts';
-import type { ChatRepo, PresenceRepo, ReactionRepo, SessionRepo } from './chat/ports.ts';
+import type { PresenceRepo } from './agents/presence.ts';
+import type { ChatRepo, ReactionRepo } from './channels/ports.ts';
+import type { SessionRepo } from './organizations/sessions.ts';
 import type { AudienceRepo } from './linking/ports.ts';
 import type {
   DefaultAgentRepo,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.ts';
-import { viaFrom } from '../chat/views.ts';
+import { viaFrom } from '../channels/origin.ts';
 import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
 import type { AudienceService } from '../linking/audience-service.ts';
@@ -166,6 +166,21 @@ export class ApprovalService {
     const a = await this.store.approvals.get(workspaceId, id);
     if (!a) throw notFound(`The approval ${id}`, 'Use the approval_id that request_approval returned.');
     return a;
+  }
+
+  /** The approval; null when the workspace has none with that id. */
+  find(workspaceId: string, id: string): Promise<Approval | null> {
+    return this.store.approvals.get(workspaceId, id);
+  }
+
+  /** The approvals asked in a conversation, whatever their status. */
+  inConversation(workspaceId: string, conversationId: string): Promise<Approval[]> {
+    return this.store.approvals.listForConversation(workspaceId, conversationId);
+  }
+
+  /** The workspace's approvals still waiting for a decision. */
+  pending(workspaceId: string): Promise<Approval[]> {
+    return this.store.approvals.listPending(workspaceId);
   }
 
   /**

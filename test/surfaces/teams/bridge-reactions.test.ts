@@ -9,8 +9,8 @@ import { mountSlack } from '../../../src/http/surface-mount.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
-import type { ChatService } from '../../../src/core/chat/chat-service.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
+import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback, message } from '../../support/slack/payloads.ts';
@@ -20,6 +20,7 @@ import { botAdded, channelMessage, channelReaction, type TeamsReactionType } fro
 import { botAccountId, TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const CHANNEL = TEAMS_DEFAULTS.channelId;
 const SLACK_CHANNEL = 'C0TEAMSRX';
@@ -83,7 +84,7 @@ describe('a channel bridged with Teams and Slack, and Teams reactions in it', ()
     await vi.waitFor(async () =>
       expect(await app.store.teamsReferences.serviceUrlOf(teams.userTenantId)).not.toBeNull(),
     );
-    chat = app.chat;
+    chat = chatOf(app).chat;
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
     await app.bridges.add(SYSTEM, {
       workspace: 'eng',
