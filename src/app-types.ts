@@ -9,6 +9,7 @@ import type { PgNotifier } from './infra/db/pg-notifier.ts';
 import type { Metrics } from './infra/metrics/metrics.ts';
 import type { SlackSettings } from './surfaces/slack/settings.ts';
 import type { TeamsSettings } from './surfaces/teams/settings.ts';
+import type { WebSettings } from './surfaces/web/settings.ts';
 import type { Config } from './config.ts';
 import type { AgentService } from './core/agents/agent-service.ts';
 import type { ApprovalService } from './core/approvals/approval-service.ts';
@@ -16,8 +17,7 @@ import type { JobService } from './core/delivery/job-service.ts';
 import type { DocumentService } from './core/documents/document-service.ts';
 import type { AudienceService } from './core/linking/audience-service.ts';
 import type { BridgeService } from './core/bridges/bridge-service.ts';
-import type { AgentsPage } from './core/chat/agents-page.ts';
-import type { ChatService } from './core/chat/chat-service.ts';
+import type { ChannelService } from './core/channels/channel-service.ts';
 import type { DocumentAdmin } from './core/documents/document-admin.ts';
 import type { SessionRegistry } from './mcp/sessions.ts';
 import type { LinkService } from './core/linking/link-service.ts';
@@ -38,6 +38,7 @@ import type { SurfaceName } from './core/types.ts';
 export interface SurfaceOverrides {
   slack?: Partial<SlackSettings>;
   teams?: Partial<TeamsSettings>;
+  web?: Partial<WebSettings>;
   [surface: string]: unknown;
 }
 
@@ -57,7 +58,7 @@ export interface App {
   agents: AgentService;
   messaging: MessagingService;
   approvals: ApprovalService;
-  /** Configured surfaces, which show approvals and cards through the outbox; filled by createApp only. */
+  /** Configured surfaces that post to a platform, which show approvals and cards through the outbox; filled by createApp only. */
   surfaces: Set<SurfaceName>;
   /** The chat surfaces built from the config (every process has the same ones). */
   surfaceModules: Map<ExternalSurface, ChatSurface>;
@@ -78,10 +79,8 @@ export interface App {
   bridges: BridgeService;
   /** Which agents listen to which channels. */
   listening: ListeningService;
-  /** The web chat: channels, DMs, threads, search, what each person sees. */
-  chat: ChatService;
-  /** The web chat's agents page (cards, tokens, MCP config). */
-  agentsPage: AgentsPage;
+  /** Switchboard's own channels, DMs and threads, as signed-in people use them (the web chat's pages are built on it). */
+  channels: ChannelService;
   /** Collections and moves for workspace owners (the web documents pages). */
   documentAdmin: DocumentAdmin;
   /** The MCP sessions of this process; null until the MCP endpoint is mounted (it sets them). */
@@ -119,8 +118,7 @@ export interface Core
     | 'listening'
     | 'intake'
     | 'live'
-    | 'chat'
-    | 'agentsPage'
+    | 'channels'
     | 'documentAdmin'
     | 'jobs'
   > {

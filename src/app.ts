@@ -15,18 +15,15 @@ import { LOG_SAFETY } from './infra/logger.ts';
 import { demoTokenRule } from './demo/names.ts';
 import { AgentService } from './core/agents/agent-service.ts';
 import { ApprovalService } from './core/approvals/approval-service.ts';
-import { conversationTopic, MessagingService } from './core/messaging/messaging-service.ts';
+import { MessagingService } from './core/messaging/messaging-service.ts';
 import { DocumentService } from './core/documents/document-service.ts';
 import { AudienceService } from './core/linking/audience-service.ts';
 import { LinkService } from './core/linking/link-service.ts';
 import { DEFAULT_RATE_LIMIT } from './core/messaging/rules.ts';
 import { OrgService } from './core/organizations/org-service.ts';
 import { InboundService } from './core/surfaces/inbound-service.ts';
-import { AgentsPage } from './core/chat/agents-page.ts';
-import { ChatService, chatPersonTopic, chatWorkspaceTopic, SESSIONS_CHANGED } from './core/chat/chat-service.ts';
+import { ChannelService } from './core/channels/channel-service.ts';
 import { DocumentAdmin } from './core/documents/document-admin.ts';
-import { messageHtml } from './http/message-html.ts';
-import { webPort } from './surfaces/web/port.ts';
 import { BridgeService } from './core/bridges/bridge-service.ts';
 import { DEFAULT_LIVE_OPTIONS, LiveService } from './core/live/live-service.ts';
 import type { SurfaceOutbound } from './core/delivery/ports.ts';
@@ -38,7 +35,7 @@ import { BridgeInbound } from './core/bridges/mirror-in.ts';
 import { IntakeService } from './core/intake/intake-service.ts';
 import { JobService } from './core/delivery/job-service.ts';
 import { systemClock } from './core/ports.ts';
-import { WEB_CHAT, type SurfaceName } from './core/types.ts';
+import type { SurfaceName } from './core/types.ts';
 import type { App, AppOptions, SurfaceOverrides } from './app-types.ts';
 import { surfaceState } from './infra/db/surface-state.ts';
 import { createSecretBox } from './infra/secrets/secret-box.ts';
@@ -161,30 +158,6 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     () => queue.kick(),
   );
   const bridges = new BridgeService(store, orgs, clock);
-  // A channel's listeners or bridges changed (from any process): open web chats redraw its header.
-  const settingsChanged = (workspaceId: string, channelId: string) => {
-    notifier
-      .publish(chatWorkspaceTopic(workspaceId), `settings:${channelId}`)
-      .catch((err) => logger.warn({ err }, "could not announce a channel's new settings"));
-  };
-  listening.onChange((ws, place, note) => {
-    if (place.surface === WEB_CHAT) settingsChanged(ws.id, place.channelId);
-    // The note Switchboard wrote about it (in a bridged web channel): open pages show it like any new message.
-    if (note)
-      notifier
-        .publish(conversationTopic(note.conversationId), note.id)
-        .catch((err) => logger.warn({ err }, 'could not announce a listening note'));
-  });
-  bridges.onChange((ws, channelId) => settingsChanged(ws.id, channelId));
-  // Someone taken out of an organization: their open web chats check their session and access at once, as after
-  // signing out (http/auth/sessions.ts's sessionsChanged, which would import this file back).
-  orgs.onPersonRemoved((_org, person) =>
-    notifier
-      .publish(chatPersonTopic(person.id), SESSIONS_CHANGED)
-      .catch((err) =>
-        logger.warn({ err }, "could not tell a removed person's open event streams; they end at their next keepalive"),
-      ),
-  );
   const mirrors = {
     store,
     clock,
@@ -225,18 +198,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     inbound,
     bridges,
     listening,
-    chat: new ChatService(
-      store,
-      orgs,
-      agents,
-      notifier,
-      clock,
-      messageHtml,
-      inbound,
-      (ws) => webPort({ store, clock, publicUrl: config.publicUrl }, ws),
-      (s) => outbound.get(s)?.label,
-    ),
-    agentsPage: new AgentsPage(store, agents, clock),
+    channels: new ChannelService(store, orgs, agents, notifier, clock, inbound, (s) => outbound.get(s)?.label),
     documentAdmin: new DocumentAdmin(store, documents, clock),
     mcpSessions: null,
     intake,
@@ -275,6 +237,8 @@ export function surfaceCoreOf(app: App): SurfaceCore {
     listening: app.listening,
     intake: app.intake,
     live: app.live,
+    channels: app.channels,
+    notifier: app.notifier,
     identities: store.identities,
     tenants: store.tenants,
     defaultAgents: store.defaultAgents,
@@ -295,7 +259,8 @@ export function surfaceCoreOf(app: App): SurfaceCore {
 /** Registers every part a surface names with the core, the same way for every surface. */
 export function registerSurface(app: App, surface: ChatSurface): void {
   app.surfaceModules.set(surface.name, surface);
-  if (surface.configured) app.surfaces.add(surface.name);
+  // The web chat keeps its posts (and approval cards) in Switchboard: only a surface that posts out shows them by jobs.
+  if (surface.configured && surface.outbound) app.surfaces.add(surface.name);
   if (surface.outbound) registerSurfaceDelivery(app, surface.outbound);
   if (surface.bridge) app.bridges.register(surface.bridge);
   if (surface.listenChannels) app.listening.registerChannels(surface.listenChannels);

@@ -19,16 +19,19 @@ export const PURGE_EVERY_MS = 3600_000;
 const CLOSE_AFTER_FAILED_START_MS = 10_000;
 const INBOUND_KEPT_MS = 7 * 24 * 3600_000;
 
-/** The mounts every server has, in order: MCP, the chat surfaces, documents, account links, then the web chat (which owns `/`). */
+/**
+ * The mounts every server has, in order: MCP, documents, account links, then the chat surfaces. The surfaces come
+ * last because the web chat owns `/` and answers 404 itself for any other `/assets/…` path, and its sign-in routes
+ * handle everything under `/account` that `/account/links` (account links) has not.
+ */
 export async function defaultMounts(): Promise<Mount[]> {
-  const [{ mountMcp }, { mountSurfaces }, { mountWebChat }, { mountDocuments }, { mountLink }] = await Promise.all([
+  const [{ mountMcp }, { mountSurfaces }, { mountDocuments }, { mountLink }] = await Promise.all([
     import('./mcp/http.ts'),
     import('./http/surface-mount.ts'),
-    import('./surfaces/web/index.ts'),
     import('./http/documents/index.ts'),
     import('./http/link/index.ts'),
   ]);
-  return [mountMcp, mountSurfaces, mountDocuments, mountLink, mountWebChat];
+  return [mountMcp, mountDocuments, mountLink, mountSurfaces];
 }
 
 export async function startServer(

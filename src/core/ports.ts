@@ -22,7 +22,9 @@ import type {
   SearchQuery,
 } from './messaging/types.ts';
 import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/types.ts';
-import type { ChatRepo, PresenceRepo, ReactionRepo, SessionRepo } from './chat/ports.ts';
+import type { PresenceRepo } from './agents/presence.ts';
+import type { ChatRepo, ReactionRepo } from './channels/ports.ts';
+import type { SessionRepo } from './organizations/sessions.ts';
 import type { AudienceRepo } from './linking/ports.ts';
 import type {
   DefaultAgentRepo,
@@ -559,12 +561,15 @@ export interface Store {
 }
 
 /** Cross-process wake-ups (Postgres NOTIFY or Redis pub/sub). */
+/** The payload of a wake-up that names nothing (a Notifier's subscribers may have missed some): look at the stored state again. */
+export const RECHECK = '';
+
 export interface Notifier {
   /** Publishes after the current transaction committed; several topics with the same payload travel together. */
   publish(topic: string | readonly string[], payload: string): Promise<void>;
   /**
-   * Resolves to an unsubscribe function. `fn` may also be called with an empty payload when wake-ups may have been
-   * missed (the connection carrying them was lost): look at the stored state again.
+   * Resolves to an unsubscribe function. `fn` may also be called with RECHECK (an empty payload) when wake-ups may
+   * have been missed (the connection carrying them was lost): look at the stored state again.
    */
   subscribe(topic: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
 }

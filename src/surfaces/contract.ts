@@ -5,13 +5,14 @@
 // composition root (src/app.ts) registers those parts with the core the same
 // way for every surface. src/surfaces/registry.ts lists the surfaces: adding
 // one is one module and one line there.
-import type { Express } from 'express';
+import type { Express, Request, RequestHandler, Response, Router } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { AgentService } from '../core/agents/agent-service.ts';
 import type { ApprovalService } from '../core/approvals/approval-service.ts';
 import type { BridgeService } from '../core/bridges/bridge-service.ts';
 import type { BridgePort } from '../core/bridges/ports.ts';
+import type { ChannelService } from '../core/channels/channel-service.ts';
 import type { SurfaceOutbound } from '../core/delivery/ports.ts';
 import type { IntakeService } from '../core/intake/intake-service.ts';
 import type { AudienceService } from '../core/linking/audience-service.ts';
@@ -23,7 +24,8 @@ import type { ListeningService } from '../core/listening/listening-service.ts';
 import type { LiveService } from '../core/live/live-service.ts';
 import type { MessagingService } from '../core/messaging/messaging-service.ts';
 import type { OrgService } from '../core/organizations/org-service.ts';
-import type { Clock, InboundEventRepo, JobHandler, SurfacePostRepo } from '../core/ports.ts';
+import type { SignedIn, WebSession } from '../core/organizations/sessions.ts';
+import type { Clock, InboundEventRepo, JobHandler, Notifier, SurfacePostRepo } from '../core/ports.ts';
 import type { InboundService } from '../core/surfaces/inbound-service.ts';
 import type {
   DefaultAgentRepo,
@@ -31,7 +33,11 @@ import type {
   ExternalSurface,
   SurfaceTenantRepo,
 } from '../core/surfaces/surface-ports.ts';
+import type { SigninLimits } from '../http/auth/rate-limit.ts';
+import type { SafeHtml } from '../http/html.ts';
 import type { SecretBox } from '../infra/secrets/secret-box.ts';
+
+export type { SigninLimits };
 
 /**
  * What a chat surface may use of the running core: its services, the ports
@@ -56,6 +62,10 @@ export interface SurfaceCore {
   readonly listening: ListeningService;
   readonly intake: IntakeService;
   readonly live: LiveService;
+  /** Switchboard's own channels, DMs and threads, as signed-in people use them (the web chat). */
+  readonly channels: ChannelService;
+  /** Wake-ups across processes: what changed, on topics the core publishes (the web chat's event stream listens). */
+  readonly notifier: Notifier;
   /** Chat users as Switchboard knows them, linked or not. */
   readonly identities: ExternalIdentityRepo;
   /** Which workspace each team or tenant is connected to. */
@@ -85,7 +95,7 @@ export interface ChatSurface {
   readonly name: ExternalSurface;
   /** Its name in sentences ("Slack"). */
   readonly label: string;
-  /** True when its platform credentials are set: approvals are shown there and its routes are mounted. */
+  /** True when it is set up (a chat app's credentials are set): its routes are mounted, and approvals are shown there through its outbound. */
   readonly configured: boolean;
   /** Logged once, when the surface is not configured, to say how to turn it on. */
   readonly howToTurnOn: string;
@@ -101,13 +111,42 @@ export interface ChatSurface {
   readonly linkWording?: LinkWording;
   /** Its job handlers by topic; each topic is a constant exported once by the surface. */
   readonly jobs: Readonly<Record<string, JobHandler>>;
-  /** Adds its routes (receiver, install pages) to the one express app; called only when configured, by the serving process. */
-  mount?(web: Express): void;
+  /**
+   * Adds its routes (receiver, install pages, pages for people) to the one express app; called only when configured,
+   * by the serving process. `http` is the app's sign-in, for routes that need a person signed in.
+   */
+  mount?(web: Express, http: HttpKit): void;
   /**
    * Checks, once the server has started, what would otherwise fail only at the first request (stored credentials the
    * current secret cannot open, say) and logs what to do; never throws. Called by the serving process only.
    */
   checkOnStart?(): Promise<void>;
+}
+
+/**
+ * What a surface's routes may use of the one express app's sign-in (src/http/auth): sessions, CSRF tokens and the
+ * headers pages send. Built from the running app by the mount (src/http/surface-mount.ts); a surface whose routes
+ * need nobody signed in (Slack, Teams) ignores it.
+ */
+export interface HttpKit {
+  /** Lets only signed-in people through: a page (`page: true`) sends others to `/signin` and back, an API call answers 401. */
+  requirePerson(opts?: { page?: boolean }): RequestHandler;
+  /** Refuses a change (anything but GET, HEAD, OPTIONS) without this browser's CSRF token; put it after requirePerson. */
+  requireCsrf(): RequestHandler;
+  /** The signed-in person of this request once requirePerson ran; null otherwise. */
+  authOf(res: Response): SignedIn | null;
+  /** This browser's CSRF token, for scripts to send with every change. */
+  csrfToken(req: Request, res: Response): string;
+  /** A hidden form field carrying this browser's CSRF token. */
+  csrfField(req: Request, res: Response): SafeHtml;
+  /** Sets the headers every HTML page sends (content security policy, no framing, no caching). */
+  securityHeaders(res: Response): void;
+  /** The request's session looked up again without counting as use (a long-lived stream's own checks); null when it ended. */
+  recheckSession(req: Request): Promise<SignedIn | null>;
+  /** When a session ends unless used again (ms since the epoch). */
+  sessionEndsAt(session: WebSession): number;
+  /** `/signin`, `/signout` and `/account`, with these limits on failed sign-ins (the defaults when absent). */
+  signinRoutes(limits?: SigninLimits): Router;
 }
 
 /**

@@ -3,5 +3,6 @@
 import type { SurfaceDefinition } from './contract.ts';
 import { slackSurface } from './slack/definition.ts';
 import { teamsSurface } from './teams/definition.ts';
+import { webSurface } from './web/definition.ts';
 
-export const SURFACES: readonly SurfaceDefinition[] = [slackSurface, teamsSurface];
+export const SURFACES: readonly SurfaceDefinition[] = [slackSurface, teamsSurface, webSurface];

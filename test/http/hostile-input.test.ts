@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '../../src/core/actor.ts';
 import { LOG_SAFETY } from '../../src/infra/logger.ts';
 import { defaultMounts } from '../../src/server.ts';
-import { mountWebChat } from '../../src/surfaces/web/index.ts';
 import { pgliteDb, postgresDb } from '../support/db.ts';
 import { HttpBrowser } from '../support/web/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from '../support/web/server.ts';
@@ -161,8 +160,8 @@ describe('every route under a corpus of malformed, oversized and NUL-laden input
       // What is tested is HTTP input handling: PostgreSQL when there is one, whose ~700 requests' queries cost
       // about 2 s less CPU than PGlite's.
       db: postgresDb() ?? pgliteDb,
-      // The web chat is added by the test server itself.
-      mounts: (await defaultMounts()).filter((m) => m !== mountWebChat),
+      // Every mount a server has, the web chat among the surfaces.
+      mounts: await defaultMounts(),
       env: {
         SLACK_SIGNING_SECRET: 'fuzz-signing-secret',
         SLACK_BOT_TOKEN: 'xoxb-fuzz',

@@ -8,11 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/infra/db/client.ts';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/core/actor.ts';
-import type { ChatService } from '../../src/core/chat/chat-service.ts';
+import type { ChatService } from '../../src/surfaces/web/pages/chat-service.ts';
 import type { InboundMessage, SurfacePort } from '../../src/core/surfaces/inbound.ts';
 import type { Workspace } from '../../src/core/types.ts';
 import { databases } from '../support/db.ts';
 import { connectInProcess, makeWorld, testApp, textOf, type World } from '../support/world.ts';
+import { chatOf } from '../../src/surfaces/web/index.ts';
 
 /** A chat app connected to one workspace, as its adapter would present it (as in test/core/surfaces/inbound-service.test.ts). */
 function chatApp(tenantId: string, ws: Workspace): SurfacePort {
@@ -70,7 +71,7 @@ describe.each(databases())('intake tools on $kind', (database) => {
     db = await database.open();
     app = await testApp(db);
     w = await makeWorld(app);
-    chat = app.chat;
+    chat = chatOf(app).chat;
     const alice = await chat.viewer((await app.store.people.get(w.alice))!.id, w.ws.slug);
     const bob = await chat.viewer((await app.store.people.get(w.bob))!.id, w.ws.slug);
     const ch = await chat.createChannel(alice, { name: 'feedback' });

@@ -53,6 +53,26 @@ export class AgentService {
     return this.heldToken(qualifiedName(agent));
   }
 
+  /** The agent (or person agent) by id; null when there is none. */
+  get(id: string): Promise<Agent | null> {
+    return this.store.agents.get(id);
+  }
+
+  /** Every agent the person owns, their person agent included. */
+  ownedBy(personId: string): Promise<Agent[]> {
+    return this.store.agents.listOwnedBy(personId);
+  }
+
+  /** Whether the agent joined the workspace (whatever its owner's standing there now). */
+  async isMember(agentId: string, workspaceId: string): Promise<boolean> {
+    return Boolean(await this.store.agents.membership(agentId, workspaceId));
+  }
+
+  /** When each agent last used its token; agents never seen are absent. */
+  lastSeen(agentIds: string[]): Promise<Map<string, Date>> {
+    return this.store.presence.lastSeen(agentIds);
+  }
+
   async byName(qualified: string): Promise<Agent> {
     const [owner, name] = qualified.split('/');
     const agent = name ? await this.store.agents.byQualifiedName(owner, name) : null;

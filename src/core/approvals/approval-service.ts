@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.ts';
-import { viaFrom } from '../chat/views.ts';
+import { viaFrom } from '../channels/origin.ts';
 import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
 import type { Conversation } from '../messaging/types.ts';
@@ -198,6 +198,16 @@ export class ApprovalService {
   /** Records a card a surface posted, at once, so a retried show job skips it and the update job rewrites it. */
   addView(view: ApprovalView): Promise<void> {
     return this.store.approvals.addView(view);
+  }
+
+  /** The approvals asked in a conversation, whatever their status. */
+  inConversation(workspaceId: string, conversationId: string): Promise<Approval[]> {
+    return this.store.approvals.listForConversation(workspaceId, conversationId);
+  }
+
+  /** The workspace's approvals still waiting for a decision. */
+  pending(workspaceId: string): Promise<Approval[]> {
+    return this.store.approvals.listPending(workspaceId);
   }
 
   /**

@@ -2,7 +2,7 @@
 // the CLI) link a web channel to a Slack or Teams channel, and only after the
 // surface confirmed it reaches that channel from this workspace.
 import type { Actor } from '../actor.ts';
-import { ChatAccess } from '../chat/access.ts';
+import { ChatAccess } from '../channels/access.ts';
 import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
@@ -127,6 +127,16 @@ export class BridgeService {
     });
     this.changed(ws, channel.conversationId);
     return made.map((b) => this.listing(b, channel.name));
+  }
+
+  /** A web channel's bridges, for showing them to whoever may see the channel (callers check that); `list` is the owners'. */
+  ofChannel(workspaceId: string, channelId: string): Promise<Bridge[]> {
+    return this.store.bridges.forChannel(workspaceId, channelId);
+  }
+
+  /** One bridge of the workspace; null when there is none with that id. */
+  find(workspaceId: string, id: string): Promise<Bridge | null> {
+    return this.store.bridges.get(workspaceId, id);
   }
 
   /** The workspace's bridges; owners only. */

@@ -4,8 +4,8 @@
 // side is queued by MessagingService (mirror-out.ts). A step of the one inbound
 // pipeline (InboundService.mirrorBridged), before ordinary routing.
 import { resolveNames } from '../agents/naming.ts';
-import { threadOf } from '../chat/chat-service.ts';
-import { announceChange } from '../chat/changes.ts';
+import { threadOf } from '../channels/channel-service.ts';
+import { announceChange } from '../channels/changes.ts';
 import { queueReactionMirrors } from './mirror-reactions.ts';
 import { queueMirrorChanges } from './mirror-out.ts';
 import type { ExternalIdentity } from '../surfaces/surface-ports.ts';

@@ -3,7 +3,8 @@
 // outbox and the surface's outbound port, exactly once per bridge (the message
 // map notes the attempt first and records the platform's id after).
 import { z } from 'zod';
-import { threadRoot, writtenByGuest } from '../chat/views.ts';
+import { writtenByGuest } from '../channels/origin.ts';
+import { threadRoot } from '../channels/threads.ts';
 import { isDeliveryError, jobErrorFor, type DeliveryFailure } from '../delivery/failure.ts';
 import type { OutboundMessage } from '../delivery/ports.ts';
 import { postOnce } from '../delivery/post-delivery.ts';

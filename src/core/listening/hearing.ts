@@ -4,8 +4,8 @@
 // its agent's standing (its owner out of the workspace, the owner out of a
 // restricted web channel), so it is asked again at every message and listing.
 import type { WorkspaceAgent } from '../agents/agent-service.ts';
-import { GENERAL } from '../chat/access.ts';
-import type { Channel } from '../chat/ports.ts';
+import { GENERAL } from '../channels/access.ts';
+import type { Channel } from '../channels/ports.ts';
 import type { Store } from '../ports.ts';
 import { WEB_CHAT, type Agent, type Workspace } from '../types.ts';
 import type { ChannelListener, ListenPlace } from './ports.ts';

@@ -5,7 +5,7 @@
 import type { AgentService } from '../agents/agent-service.ts';
 import type { Actor } from '../actor.ts';
 import { hasBridges } from '../bridges/mirror-out.ts';
-import { ChatAccess, GENERAL } from '../chat/access.ts';
+import { ChatAccess, GENERAL } from '../channels/access.ts';
 import { invalidInput, notFound, notPermitted } from '../errors.ts';
 import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
 import type { Conversation, Message } from '../messaging/types.ts';

@@ -23,7 +23,7 @@ import { label, MAX_BODY_CHARS } from '../messaging/rules.ts';
 import type { Conversation, LivePost, Message } from '../messaging/types.ts';
 import type { Clock, Notifier } from '../ports.ts';
 import type { Agent, SurfaceName, Workspace } from '../types.ts';
-import type { LiveEvent } from '../chat/views.ts';
+import type { LiveEvent } from './live-event.ts';
 
 export type { LiveEvent };
 

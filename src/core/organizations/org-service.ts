@@ -71,6 +71,21 @@ export class OrgService {
     return p;
   }
 
+  /** The person by id or handle; null when there is none. */
+  findPerson(idOrHandle: string): Promise<Person | null> {
+    return this.store.people.get(idOrHandle);
+  }
+
+  /** Whether the person set a password (and may sign in with it, not only with a one-time link). */
+  async hasPassword(personId: string): Promise<boolean> {
+    return Boolean(await this.store.people.passwordHash(personId));
+  }
+
+  /** The workspaces the person can reach, with their role in each. */
+  workspacesOf(personId: string): Promise<Array<Workspace & { role: WorkspaceRole }>> {
+    return this.store.workspaces.listForPerson(personId);
+  }
+
   async workspace(idOrSlug: string): Promise<Workspace> {
     const ws = await this.findWorkspace(idOrSlug);
     if (!ws) throw notFound(`The workspace "${idOrSlug}"`, 'Create it with `switchboard workspace add`.');

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { App } from '../../app.ts';
 import { hashSecret } from '../../core/agents/tokens.ts';
-import { chatPersonTopic, SESSIONS_CHANGED } from '../../core/chat/chat-service.ts';
-import type { WebSession } from '../../core/chat/ports.ts';
-import type { Person } from '../../core/types.ts';
+import { chatPersonTopic, SESSIONS_CHANGED } from '../../core/channels/changes.ts';
+import type { SignedIn, WebSession } from '../../core/organizations/sessions.ts';
 import { cookieOptions, readCookie } from './cookies.ts';
 
 export const SESSION_COOKIE = 'sb_session';
@@ -15,10 +14,7 @@ export const SESSION_MAX_MS = 30 * 86_400_000;
 /** Activity is written at most this often, so reading pages does not write on every request. */
 const TOUCH_EVERY_MS = 60_000;
 
-export interface SignedIn {
-  session: WebSession;
-  person: Person;
-}
+export type { SignedIn };
 
 /** Server-side sessions: the cookie holds 256 random bits, the database only their hash. */
 export class Sessions {
@@ -88,3 +84,16 @@ export async function sessionsChanged(app: App, personId: string): Promise<void>
 
 /** The session manager over an app's store (it keeps no state of its own, so every mount may make one). */
 export const sessionsOf = (app: App): Sessions => new Sessions(app);
+
+const SESSION_SWEEP_MS = 3600_000;
+
+/** Deletes expired sessions every hour until the app closes: they are refused when used already; this only keeps the table small. */
+export function sweepExpiredSessions(app: App): void {
+  const sweep = setInterval(() => {
+    app.store.sessions
+      .deleteExpired(app.clock.now())
+      .catch((err) => app.logger.warn({ err }, 'could not delete expired web sessions'));
+  }, SESSION_SWEEP_MS);
+  sweep.unref();
+  app.onClose.push(() => clearInterval(sweep));
+}

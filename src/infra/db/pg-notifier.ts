@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { Notifier } from '../../core/ports.ts';
+import { type Notifier, RECHECK } from '../../core/ports.ts';
 import type { Database } from './client.ts';
 
 const CHANNEL = 'switchboard_events';
@@ -11,8 +11,6 @@ const ORIGIN_MARK = '@';
 const MANY_MARK = '&';
 /** NOTIFY payloads must stay under 8000 bytes; a publish to more topics is sent in several. */
 const MAX_NOTIFY_BYTES = 7_000;
-/** The payload of a wake-up that names nothing: look at the database again. */
-export const RECHECK = '';
 
 /**
  * Wake-ups over Postgres LISTEN/NOTIFY: one LISTEN per process, fanned out

@@ -1,5 +1,6 @@
 import { and, eq, inArray, lte, ne } from 'drizzle-orm';
-import type { PresenceRepo, SessionRepo } from '../../core/chat/ports.ts';
+import type { PresenceRepo } from '../../core/agents/presence.ts';
+import type { SessionRepo } from '../../core/organizations/sessions.ts';
 import type { Db } from './client.ts';
 import { agentPresence, webSessions } from './schema.ts';
 

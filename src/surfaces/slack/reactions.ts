@@ -3,7 +3,7 @@
 // user's), and the app's own reaction follows the web side (reactions.add /
 // reactions.remove, `reactions:write`). The app's own reactions never come back.
 import type { webApi } from '@slack/bolt';
-import { EMOJI_NAME } from '../../core/chat/emoji.ts';
+import { EMOJI_NAME } from '../../core/channels/emoji.ts';
 import { DeliveryError } from '../../core/delivery/failure.ts';
 import type { BridgePort } from '../../core/bridges/ports.ts';
 import type { SlackListeners } from './event-listeners.ts';

@@ -1,24 +1,15 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Viewer } from '../../core/chat/access.ts';
-import type { AgentsPage } from '../../core/chat/agents-page.ts';
-import type { ChatService } from '../../core/chat/chat-service.ts';
+import type { Viewer } from '../../core/channels/access.ts';
+import { EMOJI_NAME } from '../../core/channels/emoji.ts';
 import { MAX_BODY_CHARS } from '../../core/messaging/rules.ts';
-import { authOf, csrfToken, requireCsrf, requirePerson } from '../../http/auth/index.ts';
+import { parseInput } from '../../http/input.ts';
 import { approvalRoutes } from './approvals-api.ts';
+import type { WebChat } from './context.ts';
 import { eventStream } from './events.ts';
 import { intakeRoutes } from './intake-api.ts';
 import { mcpClientConfig } from './mcp-config.ts';
-import { parseInput } from '../../http/input.ts';
-import { EMOJI_NAME } from '../../core/chat/emoji.ts';
 import { channelSettingsRoutes, noticeRoutes } from './settings-api.ts';
-
-/** The web chat services createApp built for an app. */
-export const chatOf = (app: App): { chat: ChatService; agentsPage: AgentsPage } => ({
-  chat: app.chat,
-  agentsPage: app.agentsPage,
-});
 
 const parse = parseInput;
 
@@ -80,48 +71,45 @@ const schemas = {
 
 const viewerOf = (res: Response) => res.locals.viewer as Viewer;
 
-/**
- * The web chat's JSON API and event stream, under /api/chat. Every route needs a session; every change needs the CSRF token.
- * `keepaliveMs` is how often an idle event stream sends a keepalive (tests shorten it).
- */
-export function chatApi(app: App, keepaliveMs?: number): Router {
-  const { chat, agentsPage } = chatOf(app);
+/** The web chat's JSON API and event stream, under /api/chat. Every route needs a session; every change needs the CSRF token. */
+export function chatApi(w: WebChat): Router {
+  const { chat, agentsPage, core, http, settings } = w;
   const api = express.Router();
-  api.use(express.json({ limit: '64kb' }), requirePerson(app), requireCsrf(app));
+  api.use(express.json({ limit: '64kb' }), http.requirePerson(), http.requireCsrf());
   const config = (v: Viewer, name: string, token: string) =>
-    mcpClientConfig(app.config.publicUrl, v.workspace.slug, name, token);
+    mcpClientConfig(settings.publicUrl, v.workspace.slug, name, token);
 
   api.get('/me', async (req, res) => {
-    const { person } = authOf(res)!;
-    const [workspaces, hash] = await Promise.all([
-      app.store.workspaces.listForPerson(person.id),
-      app.store.people.passwordHash(person.id),
+    const { person } = http.authOf(res)!;
+    const [workspaces, hasPassword] = await Promise.all([
+      core.orgs.workspacesOf(person.id),
+      core.orgs.hasPassword(person.id),
     ]);
     res.json({
       person: { id: person.id, handle: person.handle, displayName: person.displayName },
-      hasPassword: Boolean(hash),
+      hasPassword,
       workspaces: workspaces.map((w) => ({ slug: w.slug, name: w.name, role: w.role })),
-      csrf: csrfToken(app, req, res),
+      csrf: http.csrfToken(req, res),
     });
   });
 
-  api.use(noticeRoutes(app));
+  api.use(noticeRoutes(w));
 
   // Everything below acts in one workspace the person can reach.
   const ws = express.Router({ mergeParams: true });
   api.use('/w/:workspace', ws);
   ws.use(async (req: Request, res, next) => {
-    res.locals.viewer = await chat.viewer(authOf(res)!.person.id, String(req.params.workspace));
+    res.locals.viewer = await chat.viewer(http.authOf(res)!.person.id, String(req.params.workspace));
     next();
   });
 
   ws.get('/sidebar', async (_req, res) => {
     res.json(await chat.sidebar(viewerOf(res)));
   });
-  ws.get('/events', eventStream(app, chat, keepaliveMs));
-  ws.use(approvalRoutes(app, chat));
-  ws.use(channelSettingsRoutes(app, chat));
-  ws.use(intakeRoutes(app, chat));
+  ws.get('/events', eventStream(w));
+  ws.use(approvalRoutes(w));
+  ws.use(channelSettingsRoutes(w));
+  ws.use(intakeRoutes(w));
 
   ws.post('/channels', async (req, res) => {
     const ch = await chat.createChannel(viewerOf(res), parse(schemas.channel, req.body));
@@ -193,12 +181,12 @@ export function chatApi(app: App, keepaliveMs?: number): Router {
 
   ws.get('/agents', async (_req, res) => {
     const v = viewerOf(res);
-    res.json({ ...(await agentsPage.list(v)), mcpUrl: `${app.config.publicUrl}/mcp/${v.workspace.slug}` });
+    res.json({ ...(await agentsPage.list(v)), mcpUrl: `${settings.publicUrl}/mcp/${v.workspace.slug}` });
   });
   ws.post('/agents', async (req, res) => {
     const v = viewerOf(res);
     const { agent, token } = await agentsPage.create(v, parse(schemas.agent, req.body));
-    app.logger.info({ agent: agent.name, workspace: v.workspace.slug }, 'agent created from the web');
+    core.logger.info({ agent: agent.name, workspace: v.workspace.slug }, 'agent created from the web');
     res.status(201).json({ agent, token, config: config(v, agent.name, token) });
   });
   ws.post('/agents/:id/join', async (req, res) => {
@@ -207,7 +195,7 @@ export function chatApi(app: App, keepaliveMs?: number): Router {
   ws.post('/agents/:id/rotate-token', async (req, res) => {
     const v = viewerOf(res);
     const { agent, token } = await agentsPage.rotate(v, parse(id, req.params.id));
-    app.logger.info({ agent: agent.name }, 'agent token rotated from the web');
+    core.logger.info({ agent: agent.name }, 'agent token rotated from the web');
     res.json({ agent, token, config: config(v, agent.name, token) });
   });
 

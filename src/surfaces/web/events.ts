@@ -1,23 +1,19 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { App } from '../../app.ts';
-import { RECHECK } from '../../infra/db/pg-notifier.ts';
-import type { Viewer } from '../../core/chat/access.ts';
+import type { Viewer } from '../../core/channels/access.ts';
 import {
   chatPersonTopic,
   chatWorkspaceTopic,
+  MESSAGE_CHANGED,
+  MESSAGE_DELETED,
   SESSIONS_CHANGED,
-  type ChatService,
-} from '../../core/chat/chat-service.ts';
+} from '../../core/channels/changes.ts';
 import { isSwitchboardError } from '../../core/errors.ts';
-import { authOf } from '../../http/auth/middleware.ts';
-import { sessionEndsAt, sessionsOf } from '../../http/auth/sessions.ts';
-import { MESSAGE_CHANGED, MESSAGE_DELETED } from '../../core/chat/changes.ts';
 import { LIVE_PAYLOAD } from '../../core/live/live-service.ts';
 import { conversationTopic, inboxTopic } from '../../core/messaging/messaging-service.ts';
-import { APPROVAL_PAYLOAD, approvalCards } from './approvals-api.ts';
+import { RECHECK } from '../../core/ports.ts';
+import { APPROVAL_PAYLOAD } from './pages/approval-cards.ts';
+import type { WebChat } from './context.ts';
 
-/** How often an idle stream sends a comment, so proxies keep it open. */
-const KEEPALIVE_MS = 25_000;
 const REMEMBERED = 500;
 const UUID = /^[0-9a-f-]{36}$/i;
 
@@ -35,17 +31,18 @@ const UUID = /^[0-9a-f-]{36}$/i;
  * (wake-ups may have been missed while the database's notification connection
  * was down: reload what the page shows, the open conversation included).
  */
-export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE_MS): RequestHandler {
+export function eventStream({ core, http, chat, cards, settings }: WebChat): RequestHandler {
+  const { channels, notifier } = core;
   // Every stream this handler opened ends on shutdown; browsers reconnect to the next server.
   const open = new Set<Response>();
-  app.onDrain.push(() => {
+  core.onDrain(() => {
     for (const res of open) res.end();
     open.clear();
   });
   return async (req: Request, res: Response) => {
     const v = res.locals.viewer as Viewer;
     // When the session ends unless used again, from what the opening request saw; the stream's own traffic is no use.
-    let endsAt = sessionEndsAt(authOf(res)!.session);
+    let endsAt = http.sessionEndsAt(http.authOf(res)!.session);
     const unsubscribers: Array<() => Promise<void>> = [];
     const watching = new Set<string>();
     const sent = new Set<string>();
@@ -64,13 +61,13 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
     };
     // Events are handled one at a time so messages reach the browser in the order they were published.
     const enqueue = (fn: () => Promise<void>) => {
-      chain = chain.then(fn).catch((err) => app.logger.warn({ err }, 'web chat event could not be delivered'));
+      chain = chain.then(fn).catch((err) => core.logger.warn({ err }, 'web chat event could not be delivered'));
     };
 
     const pushMessage = async (messageId: string, notifyInbox: boolean) => {
       // An approval asked or settled here or for this person: `approval` carries its card as this person sees it.
       if (messageId.startsWith(APPROVAL_PAYLOAD)) {
-        const card = await approvalCards(app, chat).forPayload(v, messageId);
+        const card = await cards.forPayload(v, messageId);
         if (card) emit('approval', card);
         if (notifyInbox) emit('inbox', {});
         return;
@@ -107,7 +104,7 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
       });
     };
 
-    // On a conversation's topic: a new message's id, or a change to one shown before (core/chat/changes.ts).
+    // On a conversation's topic: a new message's id, or a change to one shown before (core/channels/changes.ts).
     const onConversation = async (conversationId: string, payload: string) => {
       if (payload.startsWith(MESSAGE_DELETED)) {
         const id = payload.slice(MESSAGE_DELETED.length);
@@ -122,7 +119,7 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
 
     // A subscription that finishes after the browser left is undone at once.
     const listen = async (topic: string, fn: (payload: string) => Promise<void>) => {
-      const unsubscribe = await app.notifier.subscribe(topic, (payload) =>
+      const unsubscribe = await notifier.subscribe(topic, (payload) =>
         payload === RECHECK ? resync() : enqueue(() => fn(payload)),
       );
       if (closed) await unsubscribe();
@@ -147,8 +144,8 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
     // the session or the access has; the browser's reconnection is then answered 401. An outage keeps it open.
     const recheck = async (session: boolean) => {
       try {
-        const auth = session ? await sessionsOf(app).resolve(req, { touch: false }) : null;
-        if (auth) endsAt = sessionEndsAt(auth.session);
+        const auth = session ? await http.recheckSession(req) : null;
+        if (auth) endsAt = http.sessionEndsAt(auth.session);
         if ((!session || auth?.person.id === v.person.id) && (await chat.viewer(v.person.id, v.workspace.id))) return;
       } catch (err) {
         if (!isSwitchboardError(err) || err.code === 'UNAVAILABLE') return;
@@ -159,10 +156,10 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
     const keepalive = setInterval(
       () =>
         enqueue(async () => {
-          await recheck(endsAt <= app.clock.now().getTime());
+          await recheck(endsAt <= core.clock.now().getTime());
           if (!closed) res.write(': keepalive\n\n');
         }),
-      keepaliveMs,
+      settings.keepaliveMs,
     );
     open.add(res);
     req.on('close', () => {
@@ -174,8 +171,8 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
       // A channel or thread appeared in the workspace: follow it if this person may see it.
       await listen(chatWorkspaceTopic(v.workspace.id), async (payload) => {
         const [kind, id] = payload.split(':');
-        const c = await app.store.messages.getConversation(v.workspace.id, id);
-        if (!c || !(await chat.access.canSee(v, c))) return;
+        const c = await channels.visibleConversation(v, id);
+        if (!c) return;
         // Its listeners or bridges changed: the page redraws the channel's header if it shows it.
         if (kind === 'settings') {
           emit('channel', { id: c.id });
@@ -187,14 +184,14 @@ export function eventStream(app: App, chat: ChatService, keepaliveMs = KEEPALIVE
       // The person joined a channel or opened a DM (perhaps in another workspace, or another tab).
       await listen(chatPersonTopic(v.person.id), async (id) => {
         if (id === SESSIONS_CHANGED) return recheck(true);
-        if (!(await app.store.messages.getConversation(v.workspace.id, id))) return;
+        if (!(await channels.conversationIn(v.workspace.id, id))) return;
         await watch(id);
         emit('sidebar', {});
       });
       for (const id of await chat.watched(v)) await watch(id);
       emit('ready', { watching: watching.size });
     } catch (err) {
-      app.logger.error({ err }, 'web chat event stream failed to start');
+      core.logger.error({ err }, 'web chat event stream failed to start');
       await stop();
       res.end();
     }

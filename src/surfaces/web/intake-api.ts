@@ -2,12 +2,10 @@
 // filters (status, kind, source surface) and counts per source and status.
 import express, { type Response, type Router } from 'express';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
-import type { Viewer } from '../../core/chat/access.ts';
-import type { ChatService } from '../../core/chat/chat-service.ts';
-import { IntakePage } from '../../core/chat/intake-page.ts';
+import type { Viewer } from '../../core/channels/access.ts';
 import { INTAKE_KINDS, INTAKE_STATUSES } from '../../core/intake/types.ts';
 import { parseInput } from '../../http/input.ts';
+import type { WebChat } from './context.ts';
 
 export const INTAKE_SOURCES = ['web', 'slack', 'teams', 'mcp'] as const;
 
@@ -20,11 +18,10 @@ const filter = z.object({
 });
 
 /** `GET /intake[?status=&kind=&surface=]` inside `/api/chat/w/:workspace`. */
-export function intakeRoutes(app: App, chat: ChatService): Router {
-  const page = new IntakePage(app.store, chat.access, app.intake, app.listening.places, chat.via);
+export function intakeRoutes({ intakePage }: WebChat): Router {
   const r = express.Router({ mergeParams: true });
   r.get('/intake', async (req, res: Response) => {
-    res.json(await page.list(res.locals.viewer as Viewer, parseInput(filter, req.query)));
+    res.json(await intakePage.list(res.locals.viewer as Viewer, parseInput(filter, req.query)));
   });
   return r;
 }

@@ -4,15 +4,13 @@
 // a person's own choice of being told when what they asked for is done.
 import express, { type Response, type Router } from 'express';
 import { z } from 'zod';
-import type { App } from '../../app.ts';
 import type { Actor } from '../../core/actor.ts';
-import type { Viewer } from '../../core/chat/access.ts';
-import type { ChatService } from '../../core/chat/chat-service.ts';
-import type { ChannelSettings } from '../../core/chat/views.ts';
+import type { Viewer } from '../../core/channels/access.ts';
 import { invalidInput, notFound } from '../../core/errors.ts';
 import { qualifiedName } from '../../core/types.ts';
-import { authOf } from '../../http/auth/index.ts';
 import { parseInput, safeText } from '../../http/input.ts';
+import type { WebChat } from './context.ts';
+import type { ChannelSettings } from './pages/views.ts';
 
 const uuid = z.string().uuid({ message: 'must be an id taken from the chat' });
 const schemas = {
@@ -29,17 +27,17 @@ const viewerOf = (res: Response) => res.locals.viewer as Viewer;
 const actorOf = (v: Viewer): Actor => ({ kind: 'person', personId: v.person.id });
 
 /** The settings of one channel as this viewer may see them. */
-async function channelSettings(app: App, chat: ChatService, v: Viewer, channelId: string): Promise<ChannelSettings> {
+async function channelSettings({ core, chat }: WebChat, v: Viewer, channelId: string): Promise<ChannelSettings> {
   const ch = await chat.access.channel(v, channelId);
   const canManage = v.role === 'owner';
-  const listeners = (await app.listening.ofWebChannel(v.workspace, ch.conversationId)).map((l) => ({
+  const listeners = (await core.listening.ofWebChannel(v.workspace, ch.conversationId)).map((l) => ({
     agentId: l.agentId,
     agent: l.agent,
     displayName: l.displayName,
     since: l.since,
   }));
   const bridges = canManage
-    ? (await app.bridges.list(actorOf(v), v.workspace.id, ch.conversationId)).map((b) => ({
+    ? (await core.bridges.list(actorOf(v), v.workspace.id, ch.conversationId)).map((b) => ({
         id: b.id,
         surface: b.surface,
         label: b.label,
@@ -47,7 +45,7 @@ async function channelSettings(app: App, chat: ChatService, v: Viewer, channelId
         externalChannelId: b.externalChannelId,
         allowPrivate: b.allowPrivate,
       }))
-    : (await app.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({
+    : (await core.bridges.ofChannel(v.workspace.id, ch.conversationId)).map((b) => ({
         id: null,
         surface: b.surface,
         label: chat.via(b.surface) ?? b.surface,
@@ -57,11 +55,11 @@ async function channelSettings(app: App, chat: ChatService, v: Viewer, channelId
       }));
   const listening = new Set(listeners.map((l) => l.agentId));
   const candidates = canManage
-    ? (await app.agents.directory(v.workspace))
+    ? (await core.agents.directory(v.workspace))
         .filter((d) => d.agent.kind === 'agent' && d.permissions.receive && !listening.has(d.agent.id))
         .map((d) => ({ id: d.agent.id, name: qualifiedName(d.agent), displayName: d.agent.displayName }))
     : [];
-  const bridgeTo = canManage ? app.bridges.surfaces() : [];
+  const bridgeTo = canManage ? core.bridges.surfaces() : [];
   return {
     channel: { id: ch.conversationId, name: ch.name, restricted: ch.restricted },
     canManage,
@@ -73,9 +71,10 @@ async function channelSettings(app: App, chat: ChatService, v: Viewer, channelId
 }
 
 /** `GET /channels/:id/settings`, `POST /channels/:id/listeners`, `DELETE /channels/:id/listeners/:agentId`, `POST /channels/:id/bridges`, `DELETE /channels/:id/bridges/:bridgeId` inside `/api/chat/w/:workspace`. */
-export function channelSettingsRoutes(app: App, chat: ChatService): Router {
+export function channelSettingsRoutes(w: WebChat): Router {
+  const { core, chat } = w;
   const r = express.Router({ mergeParams: true });
-  const settings = (res: Response, id: string) => channelSettings(app, chat, viewerOf(res), id);
+  const settings = (res: Response, id: string) => channelSettings(w, viewerOf(res), id);
 
   r.get('/channels/:id/settings', async (req, res) => {
     res.json(await settings(res, parseInput(uuid, req.params.id)));
@@ -85,16 +84,16 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
     const v = viewerOf(res);
     const ch = await chat.access.channel(v, parseInput(uuid, req.params.id));
     const { agent } = parseInput(schemas.listen, req.body);
-    const { added } = await app.listening.listen(actorOf(v), v.workspace.id, ch.name, agent);
+    const { added } = await core.listening.listen(actorOf(v), v.workspace.id, ch.name, agent);
     res.status(added ? 201 : 200).json({ added, settings: await settings(res, ch.conversationId) });
   });
 
   r.delete('/channels/:id/listeners/:agentId', async (req, res) => {
     const v = viewerOf(res);
     const ch = await chat.access.channel(v, parseInput(uuid, req.params.id));
-    const agent = await app.store.agents.get(parseInput(uuid, req.params.agentId));
+    const agent = await core.agents.get(parseInput(uuid, req.params.agentId));
     const name = agent ? qualifiedName(agent) : String(req.params.agentId);
-    const { removed } = await app.listening.unlisten(actorOf(v), v.workspace.id, ch.name, name);
+    const { removed } = await core.listening.unlisten(actorOf(v), v.workspace.id, ch.name, name);
     res.json({ removed, settings: await settings(res, ch.conversationId) });
   });
 
@@ -102,7 +101,7 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
     const v = viewerOf(res);
     const ch = await chat.access.channel(v, parseInput(uuid, req.params.id));
     const body = parseInput(schemas.bridge, req.body);
-    const offered = app.bridges.surfaces();
+    const offered = core.bridges.surfaces();
     if (!offered.some((s) => s.surface === body.surface)) {
       throw invalidInput(
         offered.length
@@ -110,7 +109,7 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
           : 'No chat app is configured here to bridge with; configure one first.',
       );
     }
-    await app.bridges.add(actorOf(v), {
+    await core.bridges.add(actorOf(v), {
       workspace: v.workspace.id,
       channel: ch.name,
       to: [{ surface: body.surface, channel: body.channel }],
@@ -124,10 +123,10 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
     const ch = await chat.access.channel(v, parseInput(uuid, req.params.id));
     const bridgeId = parseInput(uuid, req.params.bridgeId);
     // Only a bridge of this channel; the service then says whether this person may remove it.
-    if ((await app.store.bridges.get(v.workspace.id, bridgeId))?.channelId !== ch.conversationId) {
+    if ((await core.bridges.find(v.workspace.id, bridgeId))?.channelId !== ch.conversationId) {
       throw notFound(`A bridge ${bridgeId} of #${ch.name}`, "Reload the channel's settings to see its bridges.");
     }
-    await app.bridges.remove(actorOf(v), v.workspace.id, bridgeId);
+    await core.bridges.remove(actorOf(v), v.workspace.id, bridgeId);
     res.json({ settings: await settings(res, ch.conversationId) });
   });
 
@@ -135,16 +134,16 @@ export function channelSettingsRoutes(app: App, chat: ChatService): Router {
 }
 
 /** `GET /me/notices` and `POST /me/notices` under `/api/chat`: the same stored choice as the chat apps' `notices off|on` command. */
-export function noticeRoutes(app: App): Router {
+export function noticeRoutes({ core, http }: WebChat): Router {
   const r = express.Router();
-  const subject = (res: Response) => ({ personId: authOf(res)!.person.id });
+  const subject = (res: Response) => ({ personId: http.authOf(res)!.person.id });
   r.get('/me/notices', async (_req, res) => {
-    res.json({ on: await app.intake.noticesOn(subject(res)) });
+    res.json({ on: await core.intake.noticesOn(subject(res)) });
   });
   r.post('/me/notices', async (req, res) => {
     const { on } = parseInput(schemas.notices, req.body);
-    await app.intake.setNotices(subject(res), on);
-    res.json({ on: await app.intake.noticesOn(subject(res)) });
+    await core.intake.setNotices(subject(res), on);
+    res.json({ on: await core.intake.noticesOn(subject(res)) });
   });
   return r;
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../src/app.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
 import type { Agent } from '../../../src/core/types.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 import { testApp } from '../../support/world.ts';

@@ -11,6 +11,7 @@ import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent } from '../../../src/core/types.ts';
 import { makeWorld, testApp, type World } from '../../support/world.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const database = postgresDb() ?? pgliteDb;
 
@@ -28,7 +29,7 @@ describe(`listeners who may no longer hear a channel (${database.kind})`, () => 
   });
 
   const viewer = (w: World, handle: string) =>
-    app.store.people.get(handle).then((p) => app.chat.viewer(p!.id, w.ws.slug));
+    app.store.people.get(handle).then((p) => chatOf(app).chat.viewer(p!.id, w.ws.slug));
   const overheard = async (w: World, agent: Agent) =>
     (await app.store.messages.unreadCounts(agent.id, w.ws.id)).overheard;
   const listed = async (w: World, channel: string) =>
@@ -38,10 +39,10 @@ describe(`listeners who may no longer hear a channel (${database.kind})`, () => 
   /** alice opens `name` (restricted or not, with bob in it), and bob's reviewer listens; a first message reaches it. */
   async function listening(w: World, name: string, restricted = false) {
     const alice = await viewer(w, w.alice);
-    const ch = await app.chat.createChannel(alice, { name, restricted });
-    if (restricted) await app.chat.addMember(alice, ch.conversationId, w.bob);
+    const ch = await chatOf(app).chat.createChannel(alice, { name, restricted });
+    if (restricted) await chatOf(app).chat.addMember(alice, ch.conversationId, w.bob);
     await app.listening.listen(SYSTEM, w.ws.slug, name, w.reviewer.name);
-    await app.chat.post(alice, ch.conversationId, 'heard while allowed');
+    await chatOf(app).chat.post(alice, ch.conversationId, 'heard while allowed');
     expect(await overheard(w, w.reviewer.agent)).toBe(1);
     expect(await listed(w, name)).toEqual([w.reviewer.name]);
     return { alice, channelId: ch.conversationId };
@@ -53,7 +54,7 @@ describe(`listeners who may no longer hear a channel (${database.kind})`, () => 
     name: string,
     ch: { alice: Awaited<ReturnType<typeof viewer>>; channelId: string },
   ) {
-    await app.chat.post(ch.alice, ch.channelId, 'written after the change');
+    await chatOf(app).chat.post(ch.alice, ch.channelId, 'written after the change');
     expect(await overheard(w, w.reviewer.agent)).toBe(1);
     expect(await listed(w, name)).toEqual([]);
     expect(await listedEverywhere(w)).toEqual([]);
@@ -72,7 +73,7 @@ describe(`listeners who may no longer hear a channel (${database.kind})`, () => 
     await app.agents.join(SYSTEM, { agent: w.reviewer.name, workspace: w.ws.slug });
     await noLongerHears(w, name, ch);
     expect((await app.listening.listen(SYSTEM, w.ws.slug, name, w.reviewer.name)).added).toBe(true);
-    await app.chat.post(ch.alice, ch.channelId, 'written once it listens again');
+    await chatOf(app).chat.post(ch.alice, ch.channelId, 'written once it listens again');
     expect(await overheard(w, w.reviewer.agent)).toBe(2);
   }
 
@@ -116,10 +117,10 @@ describe(`listeners who may no longer hear a channel (${database.kind})`, () => 
   it('stops hearing a restricted channel its owner left, and hears it again once the owner is back', async () => {
     const w = await makeWorld(app);
     const ch = await listening(w, 'leadership', true);
-    await app.chat.leave(await viewer(w, w.bob), ch.channelId);
+    await chatOf(app).chat.leave(await viewer(w, w.bob), ch.channelId);
     await noLongerHears(w, 'leadership', ch);
-    await app.chat.addMember(ch.alice, ch.channelId, w.bob);
-    await app.chat.post(ch.alice, ch.channelId, 'written once bob is back');
+    await chatOf(app).chat.addMember(ch.alice, ch.channelId, w.bob);
+    await chatOf(app).chat.post(ch.alice, ch.channelId, 'written once bob is back');
     expect(await overheard(w, w.reviewer.agent)).toBe(2);
     expect(await listed(w, 'leadership')).toEqual([w.reviewer.name]);
   });

@@ -8,9 +8,10 @@ import type { App } from '../../../src/app.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { listeningCommands } from '../../../src/cli/listening-commands.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { ChatService } from '../../../src/core/chat/chat-service.ts';
+import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
 import { connectInProcess, makeWorld, testApp, textOf, type World } from '../../support/world.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const database = postgresDb() ?? pgliteDb;
 
@@ -24,7 +25,7 @@ describe(`listening agents (${database.kind})`, () => {
     db = await database.open();
     app = await testApp(db);
     w = await makeWorld(app);
-    chat = app.chat;
+    chat = chatOf(app).chat;
   });
   afterAll(async () => {
     await app?.close();

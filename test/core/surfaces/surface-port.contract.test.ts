@@ -22,6 +22,7 @@ import { personalMessage } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { startHarness, type Harness } from '../../surfaces/teams/harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const SLACK_USER = 'U0CONTRACT1';
 
@@ -76,7 +77,10 @@ const cases: PortCase[] = [
     make(app) {
       // A signed-in person writes as their person agent; the workspace they write in is the tenant.
       return {
-        port: webPort({ store: app.store, clock: app.clock, publicUrl: app.config.publicUrl }, h.workspace),
+        port: webPort(
+          { orgs: app.orgs, channels: app.channels, clock: app.clock, publicUrl: app.config.publicUrl },
+          h.workspace,
+        ),
         tenantId: h.workspace.id,
         authorId: h.reviewer.ownerId,
       };
@@ -162,8 +166,8 @@ describe.each(cases)('the $name surface port', (c) => {
   it("delivers a known author's message through the one inbound service, naming unknown agents its own way", async () => {
     const { port } = c.make(h.server.app);
     const app = h.server.app;
-    const v = await app.chat.viewer(h.reviewer.ownerId, h.workspace.id);
-    const general = (await app.chat.sidebar(v)).channels.find((ch) => ch.name === 'general')!;
+    const v = await chatOf(app).chat.viewer(h.reviewer.ownerId, h.workspace.id);
+    const general = (await chatOf(app).chat.sidebar(v)).channels.find((ch) => ch.name === 'general')!;
     const text = `@reviewer @nobody please look (${c.name})`;
     const { result, notices } = await app.inbound.deliverKnown(port, {
       workspace: h.workspace,
@@ -184,10 +188,13 @@ describe.each(cases)('the $name surface port', (c) => {
 describe('the web chat surface port', () => {
   it('links a message to its conversation in the web chat, and gives no link for a message it does not hold', async () => {
     const app = h.server.app;
-    const port = webPort({ store: app.store, clock: app.clock, publicUrl: app.config.publicUrl }, h.workspace);
-    const v = await app.chat.viewer(h.reviewer.ownerId, h.workspace.id);
-    const general = (await app.chat.sidebar(v)).channels.find((ch) => ch.name === 'general')!;
-    const posted = await app.chat.post(v, general.id, 'where is this written?');
+    const port = webPort(
+      { orgs: app.orgs, channels: app.channels, clock: app.clock, publicUrl: app.config.publicUrl },
+      h.workspace,
+    );
+    const v = await chatOf(app).chat.viewer(h.reviewer.ownerId, h.workspace.id);
+    const general = (await chatOf(app).chat.sidebar(v)).channels.find((ch) => ch.name === 'general')!;
+    const posted = await chatOf(app).chat.post(v, general.id, 'where is this written?');
     expect(await port.permalink(posted.message!.id)).toBe(
       `${app.config.publicUrl}/#/w/${h.workspace.slug}/c/${general.id}`,
     );

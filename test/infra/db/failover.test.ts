@@ -12,7 +12,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { isSwitchboardError } from '../../../src/core/errors.ts';
 import { startServer, type Server } from '../../../src/server.ts';
-import { createWebChatMount } from '../../../src/surfaces/web/index.ts';
+import { mountWebChat } from '../../../src/http/surface-mount.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
 import { postgresDb } from '../../support/db.ts';
 import { HttpBrowser } from '../../support/web/browser.ts';
@@ -67,7 +67,7 @@ describe.runIf(pgDb).each(queues)(
           logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
           host: '127.0.0.1',
           control: false,
-          mounts: [createWebChatMount()],
+          mounts: [mountWebChat],
           rateLimit: { max: 100_000, windowMs: 60_000 },
           // Short leases and backoff so an outcome that could not be recorded during the outage is retried within the test.
           queue: {

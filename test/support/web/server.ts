@@ -9,8 +9,8 @@ import type { Clock } from '../../../src/core/ports.ts';
 import { startServer, type Server } from '../../../src/server.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
 import type { SigninLimits } from '../../../src/http/auth/rate-limit.ts';
-import { createWebChatMount } from '../../../src/surfaces/web/index.ts';
 import type { Mount } from '../../../src/http/http.ts';
+import { mountSurfaces, mountWebChat } from '../../../src/http/surface-mount.ts';
 import { pgliteDb, type TestDatabase } from '../db.ts';
 
 /** A clock tests move forward by hand. */
@@ -30,7 +30,7 @@ export interface TestServer extends Server {
   close(): Promise<void>;
 }
 
-/** A server on 127.0.0.1 with a fresh database, the web chat mount and (optionally) others. */
+/** A server on 127.0.0.1 with a fresh database, the web chat mount and (optionally) others before it (the web chat is among `mountSurfaces`). */
 export async function startTestServer(
   o: {
     db?: TestDatabase;
@@ -58,7 +58,8 @@ export async function startTestServer(
     logger: o.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     host: '127.0.0.1',
     control: false,
-    mounts: [...(o.mounts ?? []), createWebChatMount({ signinLimits: o.signinLimits, keepaliveMs: o.keepaliveMs })],
+    mounts: o.mounts?.includes(mountSurfaces) ? o.mounts : [...(o.mounts ?? []), mountWebChat],
+    surfaces: { web: { signinLimits: o.signinLimits, keepaliveMs: o.keepaliveMs } },
     queue: { pollMs: 50 },
   });
   return Object.assign(server, {

@@ -5,7 +5,7 @@
 // users, while dan is a Slack user nobody linked. Default approvers of
 // bob/deployer: bob and alice.
 import { randomBytes } from 'node:crypto';
-import { mountSlack } from '../../../src/http/surface-mount.ts';
+import { mountSlack, mountWebChat } from '../../../src/http/surface-mount.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,7 +21,6 @@ import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent, Person, Workspace } from '../../../src/core/types.ts';
 import { startServer, type Server } from '../../../src/server.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
-import { createWebChatMount } from '../../../src/surfaces/web/index.ts';
 import { connectInProcess } from '../../support/world.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { blockActions, postSigned, type SlackRequestBody } from '../../support/slack/signed-request.ts';
@@ -70,7 +69,7 @@ export async function startApprovalsWorld(o: {
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     host: '127.0.0.1',
     control: false,
-    mounts: [mountSlack, createWebChatMount()],
+    mounts: [mountSlack, mountWebChat],
     surfaces: { slack: { paceMs: 0 } },
     queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: unique, prefix: unique } : {}) },
   });

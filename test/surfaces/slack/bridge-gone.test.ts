@@ -8,12 +8,13 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { BRIDGE_CHANGE, BRIDGE_POST } from '../../../src/core/bridges/mirror-out.ts';
 import { BRIDGE_REACT } from '../../../src/core/bridges/mirror-reactions.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
-import { chatWorkspaceTopic } from '../../../src/core/chat/chat-service.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
+import { chatWorkspaceTopic } from '../../../src/core/channels/changes.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const TEAM = SLACK_DEFAULTS.teamId;
@@ -28,7 +29,7 @@ describe('a bridged Slack channel that is gone', () => {
   beforeAll(async () => {
     [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
     h = await startHarness({ database: db, standin, seed: true });
-    alice = await h.server.app.chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
+    alice = await chatOf(h.server.app).chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
   });
   afterAll(async () => {
     await h?.stop();
@@ -60,7 +61,7 @@ describe('a bridged Slack channel that is gone', () => {
       expect(job).toMatchObject({ status: 'failed', attempts: 1 });
     }, WAIT);
     expect(await listeners(channel)).toHaveLength(1);
-    const later = await app.chat.post(alice, web, 'After the bridge went');
+    const later = await chatOf(app).chat.post(alice, web, 'After the bridge went');
     expect(
       (await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id),
     ).toEqual([]);
@@ -74,7 +75,7 @@ describe('a bridged Slack channel that is gone', () => {
     async (error, channel, said) => {
       const { app } = h.server;
       standin.setChannelMembers(channel, [BOT]);
-      const web = await app.chat.createChannel(alice, { name: `web-${channel.toLowerCase()}` });
+      const web = await chatOf(app).chat.createChannel(alice, { name: `web-${channel.toLowerCase()}` });
       await app.bridges.add(SYSTEM, {
         workspace: 'eng',
         channel: `web-${channel.toLowerCase()}`,
@@ -87,9 +88,9 @@ describe('a bridged Slack channel that is gone', () => {
       await listen(channel);
 
       standin.failNext('chat.postMessage', { error });
-      const sent = await app.chat.post(alice, web.conversationId, 'Into a channel that is gone');
+      const sent = await chatOf(app).chat.post(alice, web.conversationId, 'Into a channel that is gone');
       await vi.waitFor(async () => expect(await app.store.bridges.byExternal('slack', TEAM, channel)).toBeNull(), WAIT);
-      expect((await app.chat.history(alice, web.conversationId)).conversation.channel?.bridges).toEqual([]);
+      expect((await chatOf(app).chat.history(alice, web.conversationId)).conversation.channel?.bridges).toEqual([]);
       expect(
         (await app.store.audit.list(h.workspace.id, 50)).find(
           (e) => e.action === 'bridge.remove' && e.details?.channel === channel,
@@ -117,7 +118,7 @@ describe('a bridged Slack channel that is gone', () => {
       const { app } = h.server;
       standin.setChannelMembers(channel, [BOT]);
       const name = `web-${channel.toLowerCase()}`;
-      const web = await app.chat.createChannel(alice, { name });
+      const web = await chatOf(app).chat.createChannel(alice, { name });
       await app.bridges.add(SYSTEM, { workspace: 'eng', channel: name, to: [{ surface: 'slack', channel }] });
       await listen(channel);
       const headers: string[] = [];
@@ -125,7 +126,8 @@ describe('a bridged Slack channel that is gone', () => {
         headers.push(note);
       });
       // Mirrored while the channel was there.
-      const id = (await app.chat.post(alice, web.conversationId, 'Mirrored before the channel went')).message!.id;
+      const id = (await chatOf(app).chat.post(alice, web.conversationId, 'Mirrored before the channel went')).message!
+        .id;
       await vi.waitFor(
         async () => expect((await app.store.bridges.counterparts(id))[0]?.externalId).toBeTruthy(),
         WAIT,
@@ -133,11 +135,11 @@ describe('a bridged Slack channel that is gone', () => {
 
       standin.failNext(method, { error });
       const topic = method === 'reactions.add' ? BRIDGE_REACT : BRIDGE_CHANGE;
-      if (method === 'chat.update') await app.chat.edit(alice, id, 'Changed after the channel went');
-      else if (method === 'chat.delete') await app.chat.remove(alice, id);
-      else await app.chat.reactions.set(alice, id, 'thumbsup', true);
+      if (method === 'chat.update') await chatOf(app).chat.edit(alice, id, 'Changed after the channel went');
+      else if (method === 'chat.delete') await chatOf(app).chat.remove(alice, id);
+      else await chatOf(app).chat.reactions.set(alice, id, 'thumbsup', true);
       await vi.waitFor(async () => expect(await app.store.bridges.byExternal('slack', TEAM, channel)).toBeNull(), WAIT);
-      expect((await app.chat.history(alice, web.conversationId)).conversation.channel?.bridges).toEqual([]);
+      expect((await chatOf(app).chat.history(alice, web.conversationId)).conversation.channel?.bridges).toEqual([]);
       expect(
         (await app.store.audit.list(h.workspace.id, 50)).find(
           (e) => e.action === 'bridge.remove' && e.details?.channel === channel,
@@ -155,7 +157,7 @@ describe('a bridged Slack channel that is gone', () => {
   it('a refusal that does not say the channel is gone (not_in_channel) leaves the bridge and its listeners', async () => {
     const { app } = h.server;
     standin.setChannelMembers('C0STAYS01', [BOT]);
-    const web = await app.chat.createChannel(alice, { name: 'stays' });
+    const web = await chatOf(app).chat.createChannel(alice, { name: 'stays' });
     await app.bridges.add(SYSTEM, {
       workspace: 'eng',
       channel: 'stays',
@@ -163,7 +165,7 @@ describe('a bridged Slack channel that is gone', () => {
     });
     await listen('C0STAYS01');
     standin.failNext('chat.postMessage', { error: 'not_in_channel' });
-    const sent = await app.chat.post(alice, web.conversationId, 'Refused for another reason');
+    const sent = await chatOf(app).chat.post(alice, web.conversationId, 'Refused for another reason');
     await vi.waitFor(async () => {
       const job = (await app.store.outbox.list({ topic: BRIDGE_POST })).find(
         (e) => e.payload.messageId === sent.message!.id,

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MESSAGE_EVENT_TYPE } from '../../../src/surfaces/slack/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
-import type { ChatService } from '../../../src/core/chat/chat-service.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
+import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, fileShare, message } from '../../support/slack/signed-request.ts';
 import type { RecordedCall, SlackStandin } from '../../support/slack/web-api-standin.ts';

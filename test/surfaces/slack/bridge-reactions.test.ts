@@ -3,8 +3,8 @@
 // (reactions.add/remove, chat.update, chat.delete), on real PostgreSQL when
 // TEST_DATABASE_URL is set. The app's own reactions never come back.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Viewer } from '../../../src/core/chat/access.ts';
-import type { ChatService } from '../../../src/core/chat/chat-service.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
+import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback, message } from '../../support/slack/signed-request.ts';
 import type { SlackStandin } from '../../support/slack/web-api-standin.ts';

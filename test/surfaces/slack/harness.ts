@@ -28,6 +28,9 @@ import {
 } from '../../support/slack/signed-request.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
+import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
 
 export const SECRET = 'test-switchboard-secret-0123456789abcdef';
 
@@ -198,9 +201,9 @@ export interface BridgedHarness {
   db: Database;
   standin: SlackStandin;
   h: Harness;
-  chat: Server['app']['chat'];
+  chat: ChatService;
   /** alice, viewing the workspace in the web chat. */
-  alice: Awaited<ReturnType<Server['app']['chat']['viewer']>>;
+  alice: Viewer;
   /** The web #general's conversation id. */
   general: string;
   stop(): Promise<void>;
@@ -212,14 +215,14 @@ export async function startBridged(channel: string, carol: Record<string, string
   standin.setChannelMembers(channel, [SLACK_DEFAULTS.botUserId, 'U0CAROL01']);
   const h = await startHarness({ database: db, standin, seed: true });
   const { app } = h.server;
-  const alice = await app.chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
+  const alice = await chatOf(app).chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
   await app.bridges.add(SYSTEM, { workspace: 'eng', channel: 'general', to: [{ surface: 'slack', channel }] });
   const general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!.conversationId;
   return {
     db,
     standin,
     h,
-    chat: app.chat,
+    chat: chatOf(app).chat,
     alice,
     general,
     stop: async () => {

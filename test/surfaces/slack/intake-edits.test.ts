@@ -12,6 +12,7 @@ import { appMention, eventCallback, nextEventTs } from '../../support/slack/sign
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { connectInProcess } from '../../support/world.ts';
 import { inbox, startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';
@@ -211,10 +212,10 @@ describe(`intake follows edits and deletes made in Slack (${database.kind})`, ()
 
   it("a web chat message an agent filed from follows its author's edit and delete in the web chat too", async () => {
     const { app } = h.server;
-    const alice = await app.chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
-    const general = (await app.chat.sidebar(alice)).channels.find((c) => c.name === 'general')!;
+    const alice = await chatOf(app).chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
+    const general = (await chatOf(app).chat.sidebar(alice)).channels.find((c) => c.name === 'general')!;
     const sent = (
-      await app.chat.post(alice, general.id, '@reviewer the staging password is swordfish, please rotate it')
+      await chatOf(app).chat.post(alice, general.id, '@reviewer the staging password is swordfish, please rotate it')
     ).message!;
     const filed = await auditor.call('file_intake', {
       title: 'Rotate staging password',
@@ -226,11 +227,11 @@ describe(`intake follows edits and deletes made in Slack (${database.kind})`, ()
     const item = (filed.structuredContent as { item: ItemOut }).item;
     expect(item.sources[0].excerpt).toContain('swordfish');
 
-    await app.chat.edit(alice, sent.id, '@reviewer the staging password needs rotating');
+    await chatOf(app).chat.edit(alice, sent.id, '@reviewer the staging password needs rotating');
     expect((await get(auditor, item.id)).sources).toEqual([
       expect.objectContaining({ message_id: sent.id, excerpt: '@reviewer the staging password needs rotating' }),
     ]);
-    await app.chat.remove(alice, sent.id);
+    await chatOf(app).chat.remove(alice, sent.id);
     const after = await get(auditor, item.id);
     expect(after).toMatchObject({
       title: 'Rotate staging password',

@@ -12,12 +12,13 @@ import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { SLACK_INBOUND, SLACK_POST } from '../../../src/surfaces/slack/topics.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { BRIDGE_POST } from '../../../src/core/bridges/mirror-out.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const TEAM = SLACK_DEFAULTS.teamId;
@@ -34,7 +35,7 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
   /** Makes a web channel and bridges it to a Slack channel the app is in. */
   const bridged = async (name: string, channel: string) => {
     standin.setChannelMembers(channel, [BOT, CAROL]);
-    const web = await h.server.app.chat.createChannel(alice, { name });
+    const web = await chatOf(h.server.app).chat.createChannel(alice, { name });
     await h.server.app.bridges.add(SYSTEM, { workspace: 'eng', channel: name, to: [{ surface: 'slack', channel }] });
     return web.conversationId;
   };
@@ -55,7 +56,7 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
   beforeAll(async () => {
     [db, standin] = await Promise.all([(postgresDb() ?? pgliteDb).open(), startSlackStandin()]);
     h = await startHarness({ database: db, standin, seed: true, logLines });
-    alice = await h.server.app.chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
+    alice = await chatOf(h.server.app).chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
   });
   afterAll(async () => {
     await h?.stop();
@@ -68,14 +69,14 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
     const web = await bridged('reviews', 'C0DELETED');
     await listen('C0DELETED');
     await listen('C0STAYS');
-    const before = await app.chat.post(alice, web, 'Written before the channel went');
+    const before = await chatOf(app).chat.post(alice, web, 'Written before the channel went');
 
     await send({ type: 'channel_deleted', channel: 'C0DELETED' });
     // The listeners go after the bridge: waiting for them, the whole event was handled.
     await vi.waitFor(async () => expect(await listenedTo()).toEqual(['C0STAYS']), WAIT);
     expect(await bridgeOf('C0DELETED')).toBeNull();
-    expect((await app.chat.history(alice, web)).messages.map((m) => m.id)).toContain(before.message!.id);
-    expect((await app.chat.history(alice, web)).conversation.channel?.bridges).toEqual([]);
+    expect((await chatOf(app).chat.history(alice, web)).messages.map((m) => m.id)).toContain(before.message!.id);
+    expect((await chatOf(app).chat.history(alice, web)).conversation.channel?.bridges).toEqual([]);
     expect((await app.store.audit.list(h.workspace.id, 20)).find((e) => e.action === 'bridge.remove')).toMatchObject({
       target: web,
       details: { surface: 'slack', channel: 'C0DELETED', reason: 'channelDeleted' },
@@ -84,7 +85,7 @@ describe('a Slack channel deleted or archived, or the app uninstalled', () => {
       true,
     );
 
-    const later = await app.chat.post(alice, web, 'Written after the channel went');
+    const later = await chatOf(app).chat.post(alice, web, 'Written after the channel went');
     expect(
       (await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id),
     ).toEqual([]);

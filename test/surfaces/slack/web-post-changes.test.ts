@@ -5,12 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const ALICE = 'U0ALICE01';
 const CHANNEL = 'C0GENERAL';
@@ -35,7 +36,7 @@ describe("a linked person's Slack thread in the web chat", () => {
     });
     const person = (await app.store.people.get('alice'))!;
     await rt.identities.link(identity.id, person.id, new Date());
-    alice = await app.chat.viewer(person.id, h.workspace.id);
+    alice = await chatOf(app).chat.viewer(person.id, h.workspace.id);
   });
   afterAll(async () => {
     await h?.stop();
@@ -44,7 +45,8 @@ describe("a linked person's Slack thread in the web chat", () => {
   });
 
   it('updates and deletes the Slack post when the person edits or deletes it in the web chat', async () => {
-    const { chat, store } = h.server.app;
+    const { store } = h.server.app;
+    const { chat } = chatOf(h.server.app);
     await h.post(
       eventCallback(
         appMention({

@@ -3,7 +3,7 @@
 // card and rewrites the Slack card and the web view; a Slack click rewrites the
 // Teams card with updateActivity. The Action.Submit fallback and refusals too.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mountSlack } from '../../../src/http/surface-mount.ts';
+import { mountSlack, mountWebChat } from '../../../src/http/surface-mount.ts';
 import { APPROVE_ACTION } from '../../../src/surfaces/slack/approvals.ts';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
@@ -12,7 +12,6 @@ import { TEAMS_APPROVAL_SHOW } from '../../../src/surfaces/teams/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Approval } from '../../../src/core/approvals/types.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
-import { createWebChatMount } from '../../../src/surfaces/web/index.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { blockActions, postSigned } from '../../support/slack/signed-request.ts';
@@ -48,7 +47,7 @@ describe('approvals in Teams, next to Slack and the web', () => {
     h = await startHarness({
       database: db,
       standin: teams,
-      mounts: [mountSlack, createWebChatMount()],
+      mounts: [mountSlack, mountWebChat],
       slack: { paceMs: 0 },
       env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
     });

@@ -9,13 +9,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { BRIDGE_CHANGE, BRIDGE_POST } from '../../../src/core/bridges/mirror-out.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
-import { chatWorkspaceTopic } from '../../../src/core/chat/chat-service.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
+import { chatWorkspaceTopic } from '../../../src/core/channels/changes.ts';
 import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const TEAM = '19:ATeamTheBotHeardNothingFrom0123456789@thread.tacv2';
@@ -39,7 +40,7 @@ describe('a bridged Teams channel that is gone', () => {
         ).not.toBeNull(),
       WAIT,
     );
-    alice = await h.server.app.chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
+    alice = await chatOf(h.server.app).chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
   });
   afterAll(async () => {
     await h?.stop();
@@ -71,7 +72,7 @@ describe('a bridged Teams channel that is gone', () => {
     async (_answer, channel, code) => {
       const { app } = h.server;
       const name = `web-${code.toLowerCase()}`;
-      const web = await app.chat.createChannel(alice, { name });
+      const web = await chatOf(app).chat.createChannel(alice, { name });
       await app.bridges.add(SYSTEM, { workspace: 'eng', channel: name, to: [{ surface: 'teams', channel }] });
       const headers: string[] = [];
       const unsubscribe = await app.notifier.subscribe(chatWorkspaceTopic(h.workspace.id), (note) => {
@@ -81,12 +82,12 @@ describe('a bridged Teams channel that is gone', () => {
 
       if (code === 'ConversationNotFound') standin.failNext('sendToConversation', { status: 404, code });
       else standin.removeBot(channel);
-      const sent = await app.chat.post(alice, web.conversationId, 'Into a channel that is gone');
+      const sent = await chatOf(app).chat.post(alice, web.conversationId, 'Into a channel that is gone');
       await vi.waitFor(
         async () => expect(await app.store.bridges.byExternal('teams', standin.userTenantId, channel)).toBeNull(),
         WAIT,
       );
-      expect((await app.chat.history(alice, web.conversationId)).conversation.channel?.bridges).toEqual([]);
+      expect((await chatOf(app).chat.history(alice, web.conversationId)).conversation.channel?.bridges).toEqual([]);
       expect(
         (await app.store.audit.list(h.workspace.id, 50)).find(
           (e) => e.action === 'bridge.remove' && e.details?.channel === channel,
@@ -106,7 +107,7 @@ describe('a bridged Teams channel that is gone', () => {
       );
       // Listening is the agents' setting: a refusal cannot tell a deleted channel from the app taken out, so it stays.
       expect(await listeners(channel)).toHaveLength(1);
-      const later = await app.chat.post(alice, web.conversationId, 'After the bridge went');
+      const later = await chatOf(app).chat.post(alice, web.conversationId, 'After the bridge went');
       expect(
         (await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id),
       ).toEqual([]);
@@ -132,7 +133,7 @@ describe('a bridged Teams channel that is gone', () => {
     async (what, _answer, channel, code) => {
       const { app } = h.server;
       const name = `web-${what === 'an edit' ? 'edit' : 'delete'}-${code.toLowerCase()}`;
-      const web = await app.chat.createChannel(alice, { name });
+      const web = await chatOf(app).chat.createChannel(alice, { name });
       await app.bridges.add(SYSTEM, { workspace: 'eng', channel: name, to: [{ surface: 'teams', channel }] });
       await listen(channel);
       const headers: string[] = [];
@@ -140,7 +141,8 @@ describe('a bridged Teams channel that is gone', () => {
         headers.push(note);
       });
       // Mirrored while the channel was there.
-      const id = (await app.chat.post(alice, web.conversationId, 'Mirrored before the channel went')).message!.id;
+      const id = (await chatOf(app).chat.post(alice, web.conversationId, 'Mirrored before the channel went')).message!
+        .id;
       await vi.waitFor(
         async () => expect((await app.store.bridges.counterparts(id))[0]?.externalId).toBeTruthy(),
         WAIT,
@@ -148,13 +150,13 @@ describe('a bridged Teams channel that is gone', () => {
 
       if (code === 'ConversationNotFound') standin.failNext('updateActivity', { status: 404, code });
       else standin.removeBot(channel);
-      if (what === 'an edit') await app.chat.edit(alice, id, 'Changed after the channel went');
-      else await app.chat.remove(alice, id);
+      if (what === 'an edit') await chatOf(app).chat.edit(alice, id, 'Changed after the channel went');
+      else await chatOf(app).chat.remove(alice, id);
       await vi.waitFor(
         async () => expect(await app.store.bridges.byExternal('teams', standin.userTenantId, channel)).toBeNull(),
         WAIT,
       );
-      expect((await app.chat.history(alice, web.conversationId)).conversation.channel?.bridges).toEqual([]);
+      expect((await chatOf(app).chat.history(alice, web.conversationId)).conversation.channel?.bridges).toEqual([]);
       expect(
         (await app.store.audit.list(h.workspace.id, 50)).find(
           (e) => e.action === 'bridge.remove' && e.details?.channel === channel,
@@ -178,7 +180,7 @@ describe('a bridged Teams channel that is gone', () => {
       );
       // Listening is the agents' setting: a refusal cannot tell a deleted channel from the app taken out, so it stays.
       expect(await listeners(channel)).toHaveLength(1);
-      const later = await app.chat.post(alice, web.conversationId, 'After the bridge went');
+      const later = await chatOf(app).chat.post(alice, web.conversationId, 'After the bridge went');
       expect(
         (await app.store.outbox.list({ topic: BRIDGE_POST })).filter((e) => e.payload.messageId === later.message!.id),
       ).toEqual([]);

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
-import type { ChatService } from '../../../src/core/chat/chat-service.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
+import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
 import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import {
@@ -20,6 +20,7 @@ import {
 import { botAccountId, TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type ConnectorCall, type TeamsStandin } from '../../support/teams/standin.ts';
 import { inbox, startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const CHANNEL = TEAMS_DEFAULTS.channelId;
 const BOB = TEAMS_DEFAULTS.users.bob;
@@ -67,7 +68,7 @@ describe('a web channel bridged with a Teams channel', () => {
     await vi.waitFor(async () =>
       expect(await teamsRuntime(app.surfaceModules).references.serviceUrlOf(standin.userTenantId)).not.toBeNull(),
     );
-    chat = app.chat;
+    chat = chatOf(app).chat;
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
     await app.bridges.add(SYSTEM, {
       workspace: 'eng',

@@ -10,8 +10,8 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
-import type { ChatService } from '../../../src/core/chat/chat-service.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
+import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
 import { TEAMS_INBOUND, teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
@@ -22,6 +22,7 @@ import { botAdded, channelMessage, channelReaction, type TeamsReactionType } fro
 import { botAccountId, TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const CHANNEL = TEAMS_DEFAULTS.channelId;
 const SLACK_CHANNEL = 'C0TEAMSRX';
@@ -89,7 +90,7 @@ describe('a channel bridged with Teams and Slack, and Teams reactions in it', ()
     await vi.waitFor(async () =>
       expect(await teamsRuntime(app.surfaceModules).references.serviceUrlOf(teams.userTenantId)).not.toBeNull(),
     );
-    chat = app.chat;
+    chat = chatOf(app).chat;
     alice = await chat.viewer((await app.store.people.get('alice'))!.id, 'eng');
     await app.bridges.add(SYSTEM, {
       workspace: 'eng',

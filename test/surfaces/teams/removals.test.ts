@@ -8,13 +8,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { BRIDGE_POST } from '../../../src/core/bridges/mirror-out.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
 import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded, channelMessage, groupChatMessage, type TeamsActivity } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS, threadConversationId } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const BOB = TEAMS_DEFAULTS.users.bob;
@@ -56,7 +57,7 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
   };
   /** Makes a web channel and bridges it to a Teams channel. */
   const bridged = async (name: string, channel: string) => {
-    const web = await h.server.app.chat.createChannel(alice, { name });
+    const web = await chatOf(h.server.app).chat.createChannel(alice, { name });
     await h.server.app.bridges.add(SYSTEM, { workspace: 'eng', channel: name, to: [{ surface: 'teams', channel }] });
     return web.conversationId;
   };
@@ -83,7 +84,7 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
         ).not.toBeNull(),
       WAIT,
     );
-    alice = await h.server.app.chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
+    alice = await chatOf(h.server.app).chat.viewer((await h.server.app.store.people.get('alice'))!.id, 'eng');
   });
   afterAll(async () => {
     await h?.stop();
@@ -96,7 +97,9 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     const web = await bridged('reviews', TEAMS_DEFAULTS.channelId);
     const chain = await written(TEAMS_DEFAULTS.channelId, TEAM, 'Written before the channel went');
     const mirrored = await vi.waitFor(async () => {
-      const m = (await app.chat.history(alice, web)).messages.find((x) => x.body === 'Written before the channel went');
+      const m = (await chatOf(app).chat.history(alice, web)).messages.find(
+        (x) => x.body === 'Written before the channel went',
+      );
       if (!m) throw new Error('the Teams message is not in the web channel yet');
       return m;
     }, WAIT);
@@ -116,15 +119,15 @@ describe('a Teams channel or team deleted, or the app uninstalled', () => {
     expect(await teamsRuntime(app.surfaceModules).references.get(chain)).toBeNull();
     // The team's General channel, where the event came, is still known.
     expect(await teamsRuntime(app.surfaceModules).references.get(TEAM)).not.toBeNull();
-    expect((await app.chat.history(alice, web)).messages.map((m) => m.id)).toContain(mirrored.id);
-    expect((await app.chat.history(alice, web)).conversation.channel?.bridges).toEqual([]);
+    expect((await chatOf(app).chat.history(alice, web)).messages.map((m) => m.id)).toContain(mirrored.id);
+    expect((await chatOf(app).chat.history(alice, web)).conversation.channel?.bridges).toEqual([]);
     expect((await app.store.audit.list(h.workspace.id, 20)).find((e) => e.action === 'bridge.remove')).toMatchObject({
       target: web,
       details: { surface: 'teams', channel: TEAMS_DEFAULTS.channelId, reason: 'channelDeleted' },
     });
     expect(logLines.some((l) => l.includes('a Teams channel was deleted') && l.includes(bridge.id))).toBe(true);
 
-    const later = await app.chat.post(alice, web, 'Written after the channel went');
+    const later = await chatOf(app).chat.post(alice, web, 'Written after the channel went');
     const queued = await app.store.outbox.list({ topic: BRIDGE_POST });
     expect(queued.filter((e) => e.payload.messageId === later.message!.id)).toEqual([]);
   });

@@ -5,13 +5,14 @@
 // meets the post job half-way.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import type { Viewer } from '../../../src/core/chat/access.ts';
+import type { Viewer } from '../../../src/core/channels/access.ts';
 import { DeliveryError } from '../../../src/core/delivery/failure.ts';
 import type { SurfaceOutbound } from '../../../src/core/delivery/ports.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 import { TEAMS_POST_CHANGE } from '../../../src/surfaces/teams/names.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
@@ -31,7 +32,7 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
     h = await startHarness({ database: db, standin });
     await h.link(TEAMS_DEFAULTS.users.alice, 'alice');
     const { app } = h.server;
-    alice = await app.chat.viewer((await app.store.people.get('alice'))!.id, h.workspace.id);
+    alice = await chatOf(app).chat.viewer((await app.store.people.get('alice'))!.id, h.workspace.id);
     // Alice asks the agent in the reviews channel: the reply chain is an external conversation she is in.
     threadId = (await mentionAndReceive(h, standin, 'look at the release notes')).item.conversation.id;
     port = app.outbound.get('teams')!;
@@ -110,7 +111,7 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
   }
 
   it('updates and deletes the Teams activity when the person edits or deletes their message in the web chat', async () => {
-    const { chat } = h.server.app;
+    const { chat } = chatOf(h.server.app);
     const id = (await chat.post(alice, threadId, 'Release at 3pm')).message!.id;
     const activityId = await posted(id);
     const conversationId = sendOf(activityId).conversationId!;
@@ -138,7 +139,7 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
   });
 
   it('updates the activity when the post job records it between the edit reading the message and committing', async () => {
-    const { chat } = h.server.app;
+    const { chat } = chatOf(h.server.app);
     const { held, release } = holdNextPost();
     const id = (await chat.post(alice, threadId, 'Freeze on Monday')).message!.id;
     await held;
@@ -152,7 +153,7 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
   });
 
   it('updates the activity when the edit commits while the post job is posting the old text', async () => {
-    const { chat } = h.server.app;
+    const { chat } = chatOf(h.server.app);
     const { held, release } = holdNextPost();
     const id = (await chat.post(alice, threadId, 'Demo in room 1')).message!.id;
     await held;
@@ -164,7 +165,7 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
   });
 
   it('posts the edited text when the post job reads the message after the edit, and the update after it changes nothing', async () => {
-    const { chat } = h.server.app;
+    const { chat } = chatOf(h.server.app);
     const { held, release } = holdNextPost({ fail: true });
     const id = (await chat.post(alice, threadId, 'Lunch at noon')).message!.id;
     await held;
@@ -184,7 +185,7 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
   });
 
   it('deletes the activity when the post job records it between the delete reading the message and committing', async () => {
-    const { chat } = h.server.app;
+    const { chat } = chatOf(h.server.app);
     const { held, release } = holdNextPost();
     const id = (await chat.post(alice, threadId, 'Typo here')).message!.id;
     await held;
@@ -197,7 +198,7 @@ describe(`a linked person's Teams reply chain in the web chat (${database.kind})
   });
 
   it('deletes the activity when the delete commits while the post job is posting the message', async () => {
-    const { chat } = h.server.app;
+    const { chat } = chatOf(h.server.app);
     const { held, release } = holdNextPost();
     const id = (await chat.post(alice, threadId, 'Wrong thread, sorry')).message!.id;
     await held;

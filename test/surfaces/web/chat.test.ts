@@ -5,6 +5,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { HttpBrowser } from '../../support/web/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from '../../support/web/server.ts';
 import { openEvents } from '../../support/web/sse.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 // What is tested is the web chat's HTTP API and its rules; the reads that differ by database (who may read what) run on
 // both in isolation.test.ts. PostgreSQL when there is one.
@@ -233,7 +234,10 @@ describe.each([postgresDb() ?? pgliteDb])('the web chat on $kind', (db) => {
     const badge = async () => (await bob.api('GET', '/w/acme/sidebar')).json().inboxUnread;
     await bob.api('GET', '/w/acme/inbox');
     expect(await badge()).toBe(0);
-    const { agent: bobAgent } = await server.app.chat.viewer((await server.app.store.people.get('bob'))!.id, 'acme');
+    const { agent: bobAgent } = await chatOf(server.app).chat.viewer(
+      (await server.app.store.people.get('bob'))!.id,
+      'acme',
+    );
     const system = await server.app.orgs.systemAgent();
     for (let i = 1; i <= 52; i++) await server.app.messaging.notice(ws, system, bobAgent, `Notice ${i}`);
     expect(await badge()).toBe(52);

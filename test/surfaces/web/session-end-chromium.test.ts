@@ -13,6 +13,7 @@ import { keepScreenshot, launchChromium } from './e2e/browser.ts';
 import { openChat } from '../../support/web/chat-page.ts';
 import { HttpBrowser } from '../../support/web/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from '../../support/web/server.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const PASSWORD = 'correct horse battery';
 const isEvents = (r: Request) => new URL(r.url()).pathname === '/api/chat/w/acme/events';
@@ -107,7 +108,7 @@ describe('the web chat when its event stream ends or is refused, in Chromium', (
       },
       { broken: true },
     );
-    Object.defineProperty(app.chat, 'viewer', { value: broken, configurable: true, writable: true });
+    Object.defineProperty(chatOf(app).chat, 'viewer', { value: broken, configurable: true, writable: true });
     const note = alice.locator('#live-trouble');
     let later: number;
     try {
@@ -129,7 +130,7 @@ describe('the web chat when its event stream ends or is refused, in Chromium', (
       expect(await alice.locator('#conv-title').textContent()).toBe('#general');
       expect(new URL(alice.url()).pathname).toBe('/');
     } finally {
-      delete (app.chat as { viewer?: unknown }).viewer;
+      delete (chatOf(app).chat as { viewer?: unknown }).viewer;
     }
 
     // Once the server answers again, live updates come back by themselves (at the next try) and the note goes.

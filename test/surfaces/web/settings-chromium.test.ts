@@ -13,6 +13,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -108,8 +109,8 @@ describe('channel settings, header and intake page in Chromium', () => {
     const { app } = h.server;
     const alice = (await app.store.people.get('alice'))!;
     const general = (await app.store.chat.channelByName(h.workspace.id, 'general'))!;
-    const posted = await app.chat.post(
-      await app.chat.viewer(alice.id, 'eng'),
+    const posted = await chatOf(app).chat.post(
+      await chatOf(app).chat.viewer(alice.id, 'eng'),
       general.conversationId,
       '@reviewer please add a dark mode',
     );

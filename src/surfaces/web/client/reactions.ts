@@ -6,7 +6,7 @@
 import { api, ApiError, w } from './api.ts';
 import { dialogForm, openDialog } from './dialogs.ts';
 import { announce, h } from './dom.ts';
-import { glyphOf, PALETTE } from '../../../core/chat/emoji.ts';
+import { glyphOf, PALETTE } from '../../../core/channels/emoji.ts';
 import { store } from './store.ts';
 import type { MessageView } from './types.ts';
 

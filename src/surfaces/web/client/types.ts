@@ -13,7 +13,7 @@ import type {
   PersonCard,
   SearchResult,
   Sidebar,
-} from '../../../core/chat/views.ts';
+} from '../pages/views.ts';
 import type { McpClientConfig } from '../mcp-config.ts';
 
 /** A server value after JSON: dates arrive as ISO strings. */

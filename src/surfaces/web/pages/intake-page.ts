@@ -2,15 +2,17 @@
 // their source messages and counts. An item is as private as its most private
 // source: it is shown only when the viewer could read every message it came
 // from, so intake never carries a restricted channel or a DM to a wider audience.
-import type { IntakeService } from '../intake/intake-service.ts';
-import type { IntakeItem, IntakeKind, IntakeSource, IntakeStatus } from '../intake/types.ts';
-import type { ListenPlaces } from '../listening/place.ts';
-import type { Conversation } from '../messaging/types.ts';
-import type { Store } from '../ports.ts';
-import { httpUrlOrNull } from '../safe-text.ts';
-import type { SurfaceName } from '../types.ts';
-import type { ChatAccess, Viewer } from './access.ts';
-import type { IntakeItemView, IntakeListing, ViaOf } from './views.ts';
+import type { AgentService } from '../../../core/agents/agent-service.ts';
+import type { Viewer } from '../../../core/channels/access.ts';
+import type { ChannelService } from '../../../core/channels/channel-service.ts';
+import type { IntakeService } from '../../../core/intake/intake-service.ts';
+import type { IntakeItem, IntakeKind, IntakeSource, IntakeStatus } from '../../../core/intake/types.ts';
+import type { ListenPlaces } from '../../../core/listening/place.ts';
+import type { Conversation } from '../../../core/messaging/types.ts';
+import { httpUrlOrNull } from '../../../core/safe-text.ts';
+import type { ExternalIdentityRepo } from '../../../core/surfaces/surface-ports.ts';
+import type { SurfaceName } from '../../../core/types.ts';
+import type { IntakeItemView, IntakeListing } from './views.ts';
 
 export type { IntakeItemView, IntakeListing, IntakeSourceView } from './views.ts';
 
@@ -25,14 +27,18 @@ export interface IntakePageFilter {
 
 export class IntakePage {
   constructor(
-    private readonly store: Store,
-    private readonly access: ChatAccess,
+    private readonly channels: ChannelService,
     private readonly intake: IntakeService,
+    private readonly agents: AgentService,
+    private readonly identities: Pick<ExternalIdentityRepo, 'get'>,
     /** How chat surfaces name their channels (a DM or group chat is no channel). */
     private readonly places: ListenPlaces,
-    /** Where a source was written ("Slack"; null for the web chat and agents): ChatService.via. */
-    private readonly via: ViaOf,
   ) {}
+
+  /** Where a source was written ("Slack"; null for the web chat and agents). */
+  private via(surface: SurfaceName) {
+    return this.channels.via(surface);
+  }
 
   async list(v: Viewer, f: IntakePageFilter): Promise<IntakeListing> {
     const items = await this.intake.list(v.workspace, { limit: INTAKE_PAGE_ITEMS });
@@ -73,9 +79,9 @@ export class IntakePage {
    * messages owners already route (bridges, listening agents). Null otherwise.
    */
   private async readable(v: Viewer, conversationId: string): Promise<Conversation | null> {
-    const c = await this.store.messages.getConversation(v.workspace.id, conversationId);
+    const c = await this.channels.conversationIn(v.workspace.id, conversationId);
     if (!c) return null;
-    if (await this.access.canSee(v, c)) return c;
+    if (await this.channels.access.canSee(v, c)) return c;
     const outsideChannel = c.kind === 'external' && this.places.of(c, null) !== null;
     return outsideChannel && v.role === 'owner' ? c : null;
   }
@@ -112,8 +118,8 @@ export class IntakePage {
   }
 
   private async authorName(s: IntakeSource): Promise<string> {
-    if (s.authorIdentityId) return (await this.store.identities.get(s.authorIdentityId))?.displayName || 'Someone';
-    return (s.authorAgentId && (await this.store.agents.get(s.authorAgentId))?.displayName) || 'Someone';
+    if (s.authorIdentityId) return (await this.identities.get(s.authorIdentityId))?.displayName || 'Someone';
+    return (s.authorAgentId && (await this.agents.get(s.authorAgentId))?.displayName) || 'Someone';
   }
 }
 

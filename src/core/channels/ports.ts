@@ -69,38 +69,6 @@ export interface ChatRepo {
   ): Promise<void>;
 }
 
-/** A signed-in browser. The cookie holds a random token; only its hash is stored. */
-export interface WebSession {
-  id: string;
-  personId: string;
-  createdAt: Date;
-  lastSeenAt: Date;
-  expiresAt: Date;
-}
-
-export interface SessionRepo {
-  create(s: { tokenHash: string; personId: string; now: Date; expiresAt: Date }): Promise<WebSession>;
-  /** Null when no session has that hash (never created, signed out, or swept). */
-  byTokenHash(tokenHash: string): Promise<WebSession | null>;
-  /** Records activity (which slides the idle timeout). */
-  touch(id: string, at: Date): Promise<void>;
-  delete(id: string): Promise<void>;
-  /** Ends every session of a person (after a password change); returns how many. */
-  deleteForPerson(personId: string, exceptId?: string): Promise<number>;
-  /** Deletes sessions whose expiry has passed; returns how many. */
-  deleteExpired(now: Date): Promise<number>;
-}
-
-/** When agents last used their token. */
-export interface PresenceRepo {
-  touch(agentId: string, at: Date): Promise<void>;
-  /** Last use per agent id; agents never seen are absent. */
-  lastSeen(agentIds: string[]): Promise<Map<string, Date>>;
-}
-
-/** Turns a stored Markdown body into the HTML the web chat inserts as is (it must already be sanitised). */
-export type RenderMessage = (markdown: string) => string;
-
 /** A reaction on a message, from whichever side it was given. */
 export interface Reaction {
   messageId: string;

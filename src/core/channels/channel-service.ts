@@ -1,70 +1,58 @@
+// Switchboard's own chat: channels, DMs and threads of a workspace, as a
+// signed-in person (a Viewer) uses them. Who may see and write what, creating
+// and joining channels, posting through the one inbound pipeline, editing and
+// deleting one's own messages (their mirrors and platform posts follow), and
+// reading what a person may read. It returns stored shapes; the web chat
+// (src/surfaces/web/pages) turns them into what its page shows.
 import type { AgentService } from '../agents/agent-service.ts';
+import type { Bridge } from '../bridges/types.ts';
+import { queueMirrorChanges } from '../bridges/mirror-out.ts';
+import { queuePostChange } from '../delivery/post-change.ts';
 import { invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
-import { label } from '../messaging/rules.ts';
+import { excerpt } from '../format/markdown.ts';
+import { parseMentions } from '../format/mentions.ts';
+import { followChatEdit } from '../intake/intake-service.ts';
 import type { RecipientResult } from '../messaging/messaging-service.ts';
+import { label } from '../messaging/rules.ts';
 import type { Conversation, Message } from '../messaging/types.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import { historyCutoff, planLimits } from '../organizations/plans.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import type { DeliverKnown, SurfacePort } from '../surfaces/inbound.ts';
-import type { Workspace } from '../types.ts';
+import { type Agent, WEB_CHAT } from '../types.ts';
 import { ChatAccess, channelKey, GENERAL, type Viewer } from './access.ts';
-import { excerpt, markedSnippet } from '../format/markdown.ts';
-import { parseMentions } from '../format/mentions.ts';
-import type { Channel, RenderMessage } from './ports.ts';
-import { sidebar, watchedConversations, type Sidebar } from './sidebar.ts';
-import {
-  conversationView,
-  SenderCache,
-  senderViewOf,
-  threadKey,
-  threadRoot,
-  viaFrom,
-  type ChatMessage,
-  type ConversationView,
-  type InboxPage,
-  type SearchResult,
-  type SurfaceLabelOf,
-  type ViaOf,
-} from './views.ts';
-import { httpUrlOrNull } from '../safe-text.ts';
-import { announceChange } from './changes.ts';
+import { announceChange, chatPersonTopic, chatWorkspaceTopic } from './changes.ts';
+import { type SurfaceLabelOf, type ViaOf, viaFrom } from './origin.ts';
+import type { Channel, InboxEntry, Reaction, ThreadSummary } from './ports.ts';
 import { ChatReactions } from './reactions.ts';
-import { queueMirrorChanges } from '../bridges/mirror-out.ts';
-import { queuePostChange } from '../delivery/post-change.ts';
-import { followChatEdit } from '../intake/intake-service.ts';
+import { threadKey, threadRoot } from './threads.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-
-/**
- * Whether a search snippet leaves out words before or after it. The database
- * drops the message's markup from the snippet (tags, and markedSnippet its
- * Markdown), so the message is compared the same way, as plain words.
- */
-export function snippetCut(body: string, snippet: string): { before: boolean; after: boolean } {
-  const words = (s: string) =>
-    s
-      .replace(/<[^>]*>/g, ' ')
-      .replace(/\*\*/g, '')
-      .replace(/\s+/g, ' ')
-      .trim();
-  const whole = words(markedSnippet(body));
-  const part = words(snippet);
-  return { before: !whole.startsWith(part), after: !whole.endsWith(part) };
-}
-export const HISTORY_PAGE = 200;
-/** How many items a page of the web inbox holds. */
-export const INBOX_PAGE = 50;
-
-/** Structural changes of a workspace's web chat (a channel or thread appeared); the payload is `kind:id`. */
-export const chatWorkspaceTopic = (workspaceId: string) => `web:workspace:${workspaceId}`;
-/** How many pages of matches a web search reads at most to find a full page the viewer may see. */
+/** How many pages of matches a search reads at most to find a full page the viewer may see. */
 const SEARCH_PAGES = 10;
 
-/** Changes that concern one person only (they joined a channel or opened a DM); the payload is a conversation id. */
-export const chatPersonTopic = (personId: string) => `web:person:${personId}`;
-/** Published on a person's topic when their web sessions ended (signed out, password changed): open event streams check theirs. */
-export const SESSIONS_CHANGED = 'sessions-changed';
+/** What a post did: the stored message (null when nothing was stored), who got it, and mentions that reached nobody. */
+export interface Posted {
+  message: Message | null;
+  recipients: RecipientResult[];
+  /** Mentions that reached nobody, each with why (typo, ambiguous name…). */
+  notices: string[];
+}
+
+/** A search hit the viewer may read: the message, the words around the match, and its conversation. */
+export interface ChannelSearchHit {
+  message: Message;
+  snippet: string;
+  conversation: Conversation;
+}
+
+/** What a person has in a workspace: channels they may see, their DMs and linked threads, and unread counts. */
+export interface Overview {
+  channels: Array<Channel & { member: boolean; unread: number }>;
+  conversations: Array<Conversation & { lastMessageAt: Date | null; unread: number }>;
+  /** Unread deliveries to the viewer (mentions, DMs, replies). */
+  inboxUnread: number;
+}
 
 /** The web thread under a message (created on first use, announced so open web chats follow it). */
 export async function threadOf(
@@ -80,26 +68,20 @@ export async function threadOf(
     kind: 'thread',
     key: threadKey(root.id),
     title: excerpt(root.body, 60),
-    surface: 'web',
+    surface: WEB_CHAT,
     parentId: parent.id,
   });
   await notifier.publish(chatWorkspaceTopic(root.workspaceId), `thread:${conv.id}`);
   return conv;
 }
 
-export interface PostResult {
-  message: ChatMessage | null;
-  recipients: RecipientResult[];
-  /** Mentions that reached nobody, each with why (typo, ambiguous name…). */
-  notices: string[];
-}
-
-/** The web chat: channels, DMs, threads, posting with @mentions, reading and searching what a person can see. */
-export class ChatService {
+/** Channels, DMs and threads of Switchboard's own chat, for a signed-in person. */
+export class ChannelService {
+  /** Who may see and write what; a conversation one may not see is reported as absent. */
   readonly access: ChatAccess;
-  readonly reactions: ChatReactions;
-  /** Where a message was written, as the web chat shows it ("Slack"; null for the web chat and agents). */
+  /** Where a message was written ("Slack"; null for the web chat and agents). */
   readonly via: ViaOf;
+  private readonly reactions: ChatReactions;
 
   constructor(
     private readonly store: Store,
@@ -107,12 +89,9 @@ export class ChatService {
     private readonly agents: AgentService,
     private readonly notifier: Notifier,
     private readonly clock: Clock,
-    private readonly render: RenderMessage,
     /** The one inbound pipeline, which routes and delivers what people post (InboundService). */
     private readonly inbound: { deliverKnown: DeliverKnown },
-    /** The web chat's surface port for a workspace (src/surfaces/web/port.ts). */
-    private readonly port: (ws: Workspace) => SurfacePort,
-    /** Each chat app's name as its surface registered it, for "via Slack" on its messages. */
+    /** Each chat app's name as its surface registered it, for "written in Slack" refusals and views. */
     labelOf: SurfaceLabelOf,
   ) {
     this.via = viaFrom(labelOf);
@@ -120,23 +99,43 @@ export class ChatService {
     this.reactions = new ChatReactions(store, this.access, notifier);
   }
 
-  /** Sender views for one viewer (whose reactions count as `mine`). */
-  private senders(v: Viewer): SenderCache {
-    return new SenderCache(this.store, this.render, this.via, v.agent.id);
-  }
-
-  viewer(personId: string, workspace: string) {
+  /** The person in the workspace (by id or slug); NOT_FOUND when either is absent or they cannot reach it. */
+  viewer(personId: string, workspace: string): Promise<Viewer> {
     return this.access.viewer(personId, workspace);
   }
 
-  /** Channels, DMs and unread counts for the left column. */
-  sidebar(v: Viewer): Promise<Sidebar> {
-    return sidebar(this.store, this.access, (viewer, c) => this.title(viewer, c), v);
+  /** Channels the viewer may see (#general created on first use), their DMs and linked threads, with unread counts. */
+  async overview(v: Viewer): Promise<Overview> {
+    await this.access.ensureGeneral(v.workspace);
+    const [all, convs, inboxUnread] = await Promise.all([
+      this.store.chat.listChannels(v.workspace.id, v.person.id),
+      this.store.chat.conversationsOf(v.agent.id, v.workspace.id, ['dm', 'external']),
+      this.store.messages.unreadCount(v.agent.id, v.workspace.id),
+    ]);
+    const channels = all
+      .map((c) => ({ ...c, member: c.member || c.name === GENERAL }))
+      .filter((c) => !c.restricted || c.member);
+    const unread = await this.store.chat.unreadCounts(v.person.id, v.agent.id, [
+      ...channels.filter((c) => c.member).map((c) => c.conversationId),
+      ...convs.map((c) => c.id),
+    ]);
+    return {
+      channels: channels.map((c) => ({ ...c, unread: c.member ? (unread.get(c.conversationId) ?? 0) : 0 })),
+      conversations: convs.map((c) => ({ ...c, unread: unread.get(c.id) ?? 0 })),
+      inboxUnread,
+    };
   }
 
-  /** Conversations whose live updates the viewer should receive. */
-  watched(v: Viewer): Promise<string[]> {
-    return watchedConversations(this.store, v);
+  /** Every conversation whose live updates the viewer should get: visible channels, their DMs, and threads under those. */
+  async watched(v: Viewer): Promise<string[]> {
+    const [channels, convs] = await Promise.all([
+      this.store.chat.listChannels(v.workspace.id, v.person.id),
+      this.store.chat.conversationsOf(v.agent.id, v.workspace.id, ['dm', 'external', 'thread']),
+    ]);
+    const visible = channels.filter((c) => !c.restricted || c.member).map((c) => c.conversationId);
+    const mine = convs.map((c) => c.id);
+    const threads = await this.store.chat.threadsUnder(v.workspace.id, [...visible, ...mine]);
+    return [...new Set([...visible, ...mine, ...threads])];
   }
 
   async createChannel(
@@ -161,7 +160,7 @@ export class ChatService {
         kind: 'channel',
         key: channelKey(name),
         title: name,
-        surface: 'web',
+        surface: WEB_CHAT,
       });
       const ch = await tx.chat.createChannel({
         conversationId: conv.id,
@@ -229,7 +228,7 @@ export class ChatService {
       kind: 'dm',
       key: `dm:${ids.join(',')}`,
       title: [v.agent, other.agent].map(label).join(', '),
-      surface: 'web',
+      surface: WEB_CHAT,
     });
     await this.store.messages.addParticipants(conv.id, ids);
     await this.notifier.publish(chatPersonTopic(v.person.id), conv.id);
@@ -245,78 +244,79 @@ export class ChatService {
     return threadOf(this.store, this.notifier, root, parent);
   }
 
-  /** A conversation's recent messages (oldest first) with thread counts; marks it read. */
+  /**
+   * A conversation's `limit` newest messages (oldest first), the threads started from them, and for a thread the
+   * message it started from; marks the conversation read. NOT_FOUND when the viewer may not read it.
+   */
   async history(
     v: Viewer,
     conversationId: string,
-    limit = HISTORY_PAGE,
-  ): Promise<{ conversation: ConversationView; messages: ChatMessage[]; root: ChatMessage | null }> {
+    limit: number,
+  ): Promise<{ conversation: Conversation; messages: Message[]; threads: ThreadSummary[]; root: Message | null }> {
     const c = await this.access.conversation(v, conversationId);
-    const senders = this.senders(v);
-    const list = await this.store.messages.listConversation(v.workspace.id, c.id, limit);
+    const messages = await this.store.messages.listConversation(v.workspace.id, c.id, limit);
     const threads =
       c.kind === 'thread'
         ? []
         : await this.store.chat.threads(
             v.workspace.id,
-            list.map((m) => m.id),
+            messages.map((m) => m.id),
           );
     const rootId = threadRoot(c);
     const root = rootId ? await this.store.messages.get(v.workspace.id, rootId) : null;
-    const [messages, rootView, view] = await Promise.all([
-      senders.views(list, threads),
-      root ? senders.views([root]).then((r) => r[0]) : null,
-      this.view(v, c),
-    ]);
     await this.access.markRead(v, c.id);
-    return { conversation: view, messages, root: rootView };
+    return { conversation: c, messages, threads, root };
   }
 
-  /** One message as the viewer sees it; null when they may not see it (for live updates). */
-  async message(
-    v: Viewer,
-    messageId: string,
-  ): Promise<{ message: ChatMessage; conversation: ConversationView } | null> {
-    const m = await this.store.messages.get(v.workspace.id, messageId);
-    if (!m) return null;
-    const c = await this.store.messages.getConversation(v.workspace.id, m.conversationId);
-    if (!c || !(await this.access.canSee(v, c))) return null;
-    const [message] = await this.senders(v).views([m]);
-    return { message, conversation: await this.view(v, c) };
+  /** One message with its conversation; null when it is absent or the viewer may not read it (for live updates). */
+  async visibleMessage(v: Viewer, messageId: string): Promise<{ message: Message; conversation: Conversation } | null> {
+    const message = await this.store.messages.get(v.workspace.id, messageId);
+    if (!message) return null;
+    const conversation = await this.visibleConversation(v, message.conversationId);
+    return conversation && { message, conversation };
   }
 
-  async view(v: Viewer, c: Conversation): Promise<ConversationView> {
+  /** The conversation, when it is in the viewer's workspace and they may read it; null otherwise. */
+  async visibleConversation(v: Viewer, conversationId: string): Promise<Conversation | null> {
+    const c = await this.store.messages.getConversation(v.workspace.id, conversationId);
+    return c && (await this.access.canSee(v, c)) ? c : null;
+  }
+
+  /** A conversation of the workspace whoever may read it (callers apply their own rule); null when absent. */
+  conversationIn(workspaceId: string, conversationId: string): Promise<Conversation | null> {
+    return this.store.messages.getConversation(workspaceId, conversationId);
+  }
+
+  /** A message of the workspace whoever may read it (callers apply their own rule); null when absent. */
+  messageIn(workspaceId: string, messageId: string): Promise<Message | null> {
+    return this.store.messages.get(workspaceId, messageId);
+  }
+
+  /** The channel behind a conversation, with whether the viewer is in it and what it is bridged with; null for other conversations. */
+  async channelOf(v: Viewer, c: Conversation): Promise<(Channel & { member: boolean; bridges: Bridge[] }) | null> {
     const ch = c.kind === 'channel' ? await this.store.chat.channel(v.workspace.id, c.id) : null;
-    const bridges = ch
-      ? (await this.store.bridges.forChannel(v.workspace.id, ch.conversationId)).map((b) => ({
-          surface: this.via(b.surface) ?? b.surface,
-          title: b.title || b.externalChannelId,
-        }))
-      : [];
-    return conversationView(
-      c,
-      await this.title(v, c),
-      ch ? { ...ch, member: await this.access.isMember(v, ch), bridges } : null,
-    );
+    if (!ch) return null;
+    const [member, bridges] = await Promise.all([
+      this.access.isMember(v, ch),
+      this.store.bridges.forChannel(v.workspace.id, ch.conversationId),
+    ]);
+    return { ...ch, member, bridges };
   }
 
-  /** `#name` for a channel; for a DM, the others in it. */
-  async title(v: Viewer, c: Conversation): Promise<string> {
-    if (c.kind === 'channel') return `#${c.title}`;
-    if (c.kind !== 'dm') return c.title || 'Conversation';
+  /** The others in a conversation besides the viewer's person agent, as agents (null for one that is gone). */
+  async others(v: Viewer, c: Conversation): Promise<Array<Agent | null>> {
     const ids = (await this.store.messages.participants(c.id)).filter((id) => id !== v.agent.id);
-    const names = await Promise.all(ids.map(async (id) => (await this.store.agents.get(id))?.displayName ?? 'someone'));
-    return names.join(', ') || 'Just you';
+    return Promise.all(ids.map((id) => this.store.agents.get(id)));
   }
 
   /**
-   * Posts as the viewer's person agent, through the one inbound pipeline: in a
-   * channel or thread, `@name` mentions deliver the message to those agents and
-   * people; in a DM it goes to the others in it.
+   * Posts as the viewer's person agent through the one inbound pipeline, as `port` (the web chat's) names it: in a
+   * channel or thread, `@name` mentions deliver the message to those agents and people; in a DM it goes to the others
+   * in it. Marks the conversation read.
    */
-  async post(v: Viewer, conversationId: string, body: string): Promise<PostResult> {
+  async post(port: SurfacePort, v: Viewer, conversationId: string, body: string): Promise<Posted> {
     const c = await this.access.writable(v, conversationId);
-    const { result: sent, notices } = await this.inbound.deliverKnown(this.port(v.workspace), {
+    const { result: sent, notices } = await this.inbound.deliverKnown(port, {
       workspace: v.workspace,
       sender: v.agent,
       conversation: c,
@@ -324,15 +324,14 @@ export class ChatService {
       names: parseMentions(body),
     });
     await this.access.markRead(v, c.id);
-    const [message] = sent.message ? await this.senders(v).views([sent.message]) : [null];
-    return { message, recipients: sent.recipients, notices };
+    return { message: sent.message, recipients: sent.recipients, notices };
   }
 
   /**
-   * Replaces the text of one of the viewer's own messages written here. Who
-   * got it keeps it (with the new text); mentions added by the edit reach nobody.
+   * Replaces the text of one of the viewer's own messages written here and returns it. Who got it keeps it (with the
+   * new text); mentions added by the edit reach nobody.
    */
-  async edit(v: Viewer, messageId: string, body: string): Promise<ChatMessage> {
+  async edit(v: Viewer, messageId: string, body: string): Promise<Message> {
     const { m, c } = await this.ownMessage(v, messageId, 'edit');
     // Our mirrors in bridged channels, and its post in an external thread, follow through the outbox
     // (bridges/mirror-out.ts, delivery/post-change.ts).
@@ -344,8 +343,7 @@ export class ChatService {
       await followChatEdit(tx, m, body, this.clock.now());
     });
     await announceChange(this.notifier, m.conversationId, m.id, 'changed');
-    const [view] = await this.senders(v).views([(await this.store.messages.get(v.workspace.id, m.id)) ?? m]);
-    return view;
+    return (await this.store.messages.get(v.workspace.id, m.id)) ?? m;
   }
 
   /** Deletes one of the viewer's own messages written here, with its reactions; its thread, if any, stays. */
@@ -373,28 +371,36 @@ export class ChatService {
     return { m, c };
   }
 
-  /** Messages the viewer can see that match `text`, best first, within the plan's history (see SEARCH_PAGES). */
-  async search(v: Viewer, text: string, limit = 30): Promise<SearchResult[]> {
+  /**
+   * Gives (`on`) or takes back the viewer's `emoji` on a message they may post next to (see ChatReactions); returns
+   * the message's reactions, oldest first.
+   */
+  react(v: Viewer, messageId: string, emoji: string, on: boolean): Promise<Reaction[]> {
+    return this.reactions.set(v, messageId, emoji, on);
+  }
+
+  /** The reactions of these messages of the workspace, oldest first. */
+  reactionsOf(workspaceId: string, messageIds: string[]): Promise<Reaction[]> {
+    return messageIds.length ? this.store.reactions.of(workspaceId, messageIds) : Promise.resolve([]);
+  }
+
+  /**
+   * Up to `limit` messages the viewer may read that match `text`, best first, within the plan's history. Matches are
+   * read a page at a time and those in conversations the viewer cannot read skipped: the next page is read while the
+   * page was full and too few were visible (at most SEARCH_PAGES pages).
+   */
+  async search(v: Viewer, text: string, limit: number): Promise<ChannelSearchHit[]> {
     const q = text.trim();
     if (!q) throw invalidInput('Type something to search for.');
     const org = (await this.store.orgs.get(v.workspace.orgId))!;
     const since = historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now());
-    const seen = new Map<string, Promise<ConversationView | null>>();
-    const viewOf = (id: string) => {
-      if (!seen.has(id)) {
-        seen.set(
-          id,
-          this.store.messages
-            .getConversation(v.workspace.id, id)
-            .then(async (c) => (c && (await this.access.canSee(v, c)) ? this.view(v, c) : null)),
-        );
-      }
-      return seen.get(id)!;
+    const seen = new Map<string, Promise<Conversation | null>>();
+    const visible = (id: string) => {
+      let p = seen.get(id);
+      if (!p) seen.set(id, (p = this.visibleConversation(v, id)));
+      return p;
     };
-    const senders = this.senders(v);
-    const out: SearchResult[] = [];
-    // Matches come best first, a page at a time, and those in conversations the viewer cannot read are skipped: the
-    // next page is read while the page was full and too few were visible (at most SEARCH_PAGES pages).
+    const out: ChannelSearchHit[] = [];
     const page = limit * 4;
     for (let n = 0; n < SEARCH_PAGES && out.length < limit; n++) {
       const hits = await this.store.messages.search({
@@ -406,18 +412,9 @@ export class ChatService {
         offset: n * page,
       });
       for (const h of hits) {
-        const conversation = await viewOf(h.message.conversationId);
+        const conversation = await visible(h.message.conversationId);
         if (!conversation) continue;
-        // A thread is named after its first words; the hit also names the channel or DM it hangs off.
-        const parent = conversation.parentId ? await viewOf(conversation.parentId) : null;
-        const [m] = await senders.views([h.message]);
-        out.push({
-          ...m,
-          snippet: h.snippet,
-          cut: snippetCut(m.body, h.snippet),
-          conversation,
-          parent: parent && { id: parent.id, kind: parent.kind, title: parent.title },
-        });
+        out.push({ message: h.message, snippet: h.snippet, conversation });
         if (out.length >= limit) break;
       }
       if (hits.length < page) break;
@@ -426,40 +423,16 @@ export class ChatService {
   }
 
   /**
-   * One page of the viewer's inbox in this workspace (the first holds the newest): what was delivered to them
-   * (mentions, DMs, replies), newest first, and whether older pages follow. Only what it returns is marked read:
-   * unread deliveries on other pages stay counted on the badge until their page is shown.
+   * Page `page` (1 holds the newest) of `size` deliveries to the viewer in this workspace (mentions, DMs, replies),
+   * newest first, and whether older pages follow. Only what it returns is marked read: unread deliveries on other
+   * pages stay counted until their page is read.
    */
-  async inbox(v: Viewer, page = 1, size = INBOX_PAGE): Promise<InboxPage> {
+  async inbox(v: Viewer, page: number, size: number): Promise<{ entries: InboxEntry[]; older: boolean }> {
     // One more than a page is read to know whether an older page follows.
     const read = await this.store.chat.inbox(v.agent.id, v.workspace.id, size + 1, (page - 1) * size);
     const entries = read.slice(0, size);
-    const items = entries.map((e) => ({
-      kind: e.conversation.kind === 'dm' ? ('dm' as const) : ('mention' as const),
-      message: {
-        id: e.message.id,
-        conversationId: e.message.conversationId,
-        body: e.message.body,
-        html: this.render(e.message.body),
-        createdAt: e.message.createdAt,
-        surface: e.message.surface,
-        via: this.via(e.message.surface),
-        permalink: httpUrlOrNull(e.message.permalink),
-        thread: null,
-        editedAt: e.message.editedAt ?? null,
-        reactions: [],
-        sender: senderViewOf(e.sender),
-      } satisfies ChatMessage,
-      conversation: {
-        id: e.conversation.id,
-        kind: e.conversation.kind,
-        title: e.conversation.title,
-        parentId: e.conversation.parentId,
-      },
-      unread: e.readAt === null,
-    }));
-    const shown = items.filter((i) => i.unread).map((i) => i.message.id);
+    const shown = entries.filter((e) => e.readAt === null).map((e) => e.message.id);
     await this.store.chat.markDeliveriesRead(v.agent.id, v.workspace.id, this.clock.now(), undefined, shown);
-    return { items, page, older: read.length > size };
+    return { entries, older: read.length > size };
   }
 }

@@ -1,8 +1,10 @@
-import type { AgentService } from '../agents/agent-service.ts';
-import { notFound, notPermitted } from '../errors.ts';
-import type { Clock, Store } from '../ports.ts';
-import { qualifiedName, type Agent } from '../types.ts';
-import type { Viewer } from './access.ts';
+// The web chat's agents page: who is in a workspace and connected, creating
+// one's own agent, rotating its token.
+import type { AgentService } from '../../../core/agents/agent-service.ts';
+import type { Viewer } from '../../../core/channels/access.ts';
+import { notFound, notPermitted } from '../../../core/errors.ts';
+import type { Clock } from '../../../core/ports.ts';
+import { qualifiedName, type Agent } from '../../../core/types.ts';
 import type { AgentCard, PersonCard } from './views.ts';
 
 /** An agent counts as connected when it used its token this recently (a `subscribe` waits under 60 s). */
@@ -13,7 +15,6 @@ export type { AgentCard, PersonCard } from './views.ts';
 /** The agents page: who is in a workspace and connected, creating one's own agent, rotating tokens. */
 export class AgentsPage {
   constructor(
-    private readonly store: Store,
     private readonly agents: AgentService,
     private readonly clock: Clock,
   ) {}
@@ -26,8 +27,8 @@ export class AgentsPage {
     const directory = await this.agents.directory(v.workspace);
     const bots = directory.filter((d) => d.agent.kind === 'agent');
     const [seen, owned] = await Promise.all([
-      this.store.presence.lastSeen(bots.map((d) => d.agent.id)),
-      this.store.agents.listOwnedBy(v.person.id),
+      this.agents.lastSeen(bots.map((d) => d.agent.id)),
+      this.agents.ownedBy(v.person.id),
     ]);
     const owners = new Map<string, string>();
     for (const d of directory) if (d.agent.kind === 'person') owners.set(d.agent.ownerId, d.agent.displayName);
@@ -63,7 +64,7 @@ export class AgentsPage {
 
   /** Puts one of the viewer's agents from elsewhere into this workspace. */
   async joinHere(v: Viewer, agentId: string) {
-    const agent = await this.store.agents.get(agentId);
+    const agent = await this.agents.get(agentId);
     if (!agent || agent.ownerId !== v.person.id) throw notFound('That agent of yours', 'Create it first.');
     await this.agents.join(
       { kind: 'person', personId: v.person.id },
@@ -77,9 +78,8 @@ export class AgentsPage {
    * new token to whoever rotates, and with it one could act as the agent in every workspace it belongs to.
    */
   async rotate(v: Viewer, agentId: string) {
-    const agent = await this.store.agents.get(agentId);
-    const inHere =
-      agent && (agent.ownerId === v.person.id || (await this.store.agents.membership(agent.id, v.workspace.id)));
+    const agent = await this.agents.get(agentId);
+    const inHere = agent && (agent.ownerId === v.person.id || (await this.agents.isMember(agent.id, v.workspace.id)));
     if (!agent || !inHere) throw notFound('That agent in this workspace', 'Pick it from the agents page.');
     if (agent.ownerId !== v.person.id) {
       throw notPermitted(

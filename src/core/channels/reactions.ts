@@ -8,7 +8,10 @@ import { announceChange } from './changes.ts';
 import { PALETTE } from './emoji.ts';
 import { queueReactionMirrors } from '../bridges/mirror-reactions.ts';
 import { WEB_CHAT } from '../types.ts';
-import { reactionViews, webReactor, type ReactionView } from './views.ts';
+import type { Reaction } from './ports.ts';
+
+/** How a person in the web chat is named as a reactor (`Reaction.reactor`). */
+export const webReactor = (agentId: string) => `agent:${agentId}`;
 
 export class ChatReactions {
   constructor(
@@ -19,10 +22,10 @@ export class ChatReactions {
 
   /**
    * Gives (`on`) or takes back the viewer's `emoji` on a message they may post
-   * next to; returns the message's reactions as they see them. Doing what is
+   * next to; returns the message's reactions, oldest first. Doing what is
    * already done changes nothing.
    */
-  async set(v: Viewer, messageId: string, emoji: string, on: boolean): Promise<ReactionView[]> {
+  async set(v: Viewer, messageId: string, emoji: string, on: boolean): Promise<Reaction[]> {
     const m = await this.store.messages.get(v.workspace.id, messageId);
     if (!m) throw notFound(`The message ${messageId}`, 'It may have been deleted; reload the conversation.');
     await this.access.writable(v, m.conversationId);
@@ -50,6 +53,6 @@ export class ChatReactions {
       return done;
     });
     if (changed) await announceChange(this.notifier, m.conversationId, m.id, 'changed');
-    return reactionViews(await this.store.reactions.of(v.workspace.id, [m.id]), reactor).get(m.id) ?? [];
+    return this.store.reactions.of(v.workspace.id, [m.id]);
   }
 }
