@@ -9,7 +9,7 @@ import { findNul, NUL_REFUSAL } from '../core/safe-text.ts';
 export const safeText = () => z.string().refine((s) => !s.includes('\u0000'), { message: NUL_REFUSAL });
 
 /** INVALID_INPUT's sentence for a parsed body holding a NUL character anywhere; null when it holds none. */
-export function nulRefusal(body: unknown): string | null {
+function nulRefusal(body: unknown): string | null {
   const where = findNul(body);
   return where ? `${where}: ${NUL_REFUSAL}` : null;
 }

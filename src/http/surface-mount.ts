@@ -5,7 +5,7 @@ import type { ExternalSurface } from '../core/surfaces/surface-ports.ts';
 import type { Mount } from './http.ts';
 
 /** Mounts one surface's routes when it is built and configured; otherwise logs how to turn it on. */
-export const surfaceMount =
+const surfaceMount =
   (name: ExternalSurface): Mount =>
   (web, app) => {
     const surface = app.surfaceModules.get(name);

@@ -7,7 +7,7 @@ import type { WebSession } from '../../core/chat/ports.ts';
 import type { Person } from '../../core/types.ts';
 import { cookieOptions, readCookie } from './cookies.ts';
 
-export const SESSION_COOKIE = 'sb_session';
+const SESSION_COOKIE = 'sb_session';
 /** A session ends after this long without use… */
 export const SESSION_IDLE_MS = 7 * 86_400_000;
 /** …and after this long in any case. */

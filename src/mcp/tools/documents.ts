@@ -36,7 +36,7 @@ import { refuseWithheldTools, roleRefusal } from './withheld-tools.ts';
 import { ok, recordAudit, runTool } from './run.ts';
 
 /** The tool's first, misspelt name, still answered as an alias. */
-export const DEPRECATED_INFORMATION_TOOL = 'get_workspace_informations';
+const DEPRECATED_INFORMATION_TOOL = 'get_workspace_informations';
 
 /**
  * The caller's standing as it is now, with the names refusals use: every document call checks it, so an agent taken
