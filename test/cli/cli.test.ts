@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase } from '../support/db.ts';
-import { cliIn as cli } from './support.ts';
+import { cliIn as cli } from '../support/cli.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/switchboard.mjs');

@@ -18,7 +18,7 @@ import {
   startApprovalsWorld,
   USERS,
   type ApprovalsWorld,
-} from './approvals-support.ts';
+} from '../../support/slack/approvals-world.ts';
 
 describe.each(databases())('a race to decide one approval ($kind)', (kind) => {
   let db: Database;

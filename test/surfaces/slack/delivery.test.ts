@@ -10,7 +10,7 @@ import { deliveryDeps } from '../../../src/surfaces/shared/delivery.ts';
 import { postHandler } from '../../../src/core/delivery/post-delivery.ts';
 import { postgresDb, pgliteDb, type TestDatabase } from '../../support/db.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 interface Setup {
   name: string;

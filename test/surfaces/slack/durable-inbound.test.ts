@@ -16,7 +16,7 @@ import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { blockActions } from '../../support/slack/payloads.ts';
 import { appMention, eventCallback, signRequest, slashCommand } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';

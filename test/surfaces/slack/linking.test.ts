@@ -22,7 +22,7 @@ import {
   promptedPath,
   startLinkingWorld,
   type LinkingWorld,
-} from './linking-world.ts';
+} from '../../support/slack/linking-world.ts';
 
 const ALICE = 'U0ALICE01';
 const CAROL = 'U0CAROL01';

@@ -14,7 +14,7 @@ import { chatWorkspaceTopic } from '../../../src/core/chat/chat-service.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const TEAM = '19:ATeamTheBotHeardNothingFrom0123456789@thread.tacv2';

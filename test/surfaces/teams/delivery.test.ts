@@ -10,7 +10,7 @@ import { pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { paceKey } from '../../../src/surfaces/teams/thread-id.ts';
 import { teamsRuntime } from '../../../src/surfaces/teams/runtime.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 interface Setup {
   name: string;
