@@ -12,6 +12,7 @@ import type { Server } from '../../src/server.ts';
 import { startServerForTest } from '../support/server.ts';
 import { freshPostgresDatabase, pgliteDb } from '../support/db.ts';
 import { makeWorld, type World } from '../support/world.ts';
+import { serviceUrl } from '../support/services.ts';
 
 /**
  * Two servers, each with its own App, notifier and HTTP port, over one database:
@@ -32,8 +33,8 @@ const pairs: Pair[] = [
     },
   },
 ];
-if (process.env.TEST_DATABASE_URL) {
-  const url = process.env.TEST_DATABASE_URL;
+const url = serviceUrl('postgres');
+if (url) {
   pairs.push({
     kind: 'postgres (two connection pools)',
     async open() {

@@ -12,6 +12,7 @@ import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { MIGRATIONS_DIR, openDatabase, type Database } from '../../../src/infra/db/client.ts';
 import { createStore } from '../../../src/infra/db/store.ts';
 import { freshPostgresDatabase } from '../../support/db.ts';
+import { serviceUrl } from '../../support/services.ts';
 
 /** A copy of the migrations folder whose journal ends just before the shared-surface migration. */
 function migrationsBeforeTheMove(): string {
@@ -39,8 +40,8 @@ const kinds: Kind[] = [
     },
   },
 ];
-if (process.env.TEST_DATABASE_URL) {
-  const url = process.env.TEST_DATABASE_URL;
+const url = serviceUrl('postgres');
+if (url) {
   kinds.push({
     kind: 'postgres',
     async open() {

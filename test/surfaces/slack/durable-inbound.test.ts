@@ -17,6 +17,7 @@ import { blockActions } from '../../support/slack/payloads.ts';
 import { appMention, eventCallback, signRequest, slashCommand } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { inbox, startHarness, type Harness } from '../../support/slack/harness.ts';
+import { serviceUrl } from '../../support/services.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';
@@ -26,8 +27,8 @@ const variants: Array<{ name: string; db: TestDatabase; redisUrl?: string }> = [
   { name: 'PGlite and the embedded queue', db: pgliteDb },
 ];
 const pg = postgresDb();
-if (pg && process.env.TEST_REDIS_URL)
-  variants.push({ name: 'PostgreSQL and BullMQ', db: pg, redisUrl: process.env.TEST_REDIS_URL });
+const redisUrl = serviceUrl('redis');
+if (pg && redisUrl) variants.push({ name: 'PostgreSQL and BullMQ', db: pg, redisUrl });
 
 describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }) => {
   let db: Database;
