@@ -42,7 +42,7 @@ export interface TestServerOptions extends Omit<AppOptions, 'database' | 'logger
 }
 
 /** Silent (or TEST_LOG_LEVEL), or every line from debug up collected in `lines`. */
-export function testLogger(lines?: string[]): Logger {
+function testLogger(lines?: string[]): Logger {
   if (!lines) return pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   return pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
 }
