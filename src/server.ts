@@ -14,7 +14,7 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-export const PURGE_EVERY_MS = 3600_000;
+const PURGE_EVERY_MS = 3600_000;
 /** How long a failed start waits for what it started to close before giving up on it. */
 const CLOSE_AFTER_FAILED_START_MS = 10_000;
 const INBOUND_KEPT_MS = 7 * 24 * 3600_000;

@@ -14,7 +14,7 @@ import { surfaceCommands } from './surface-commands.ts';
  * so it is the only way; with PostgreSQL it spares the CLI opening a pool and
  * checking migrations. File permissions (0600) keep it to the server's own user.
  */
-export { controlSocketPath, sendToServer, WHERE_COMMAND, type CommandReply } from './control-client.ts';
+export { sendToServer, type CommandReply } from './control-client.ts';
 
 export async function runCommand(app: App, name: string, args: Record<string, unknown>): Promise<CommandReply> {
   const fn = commands[name] ?? jobCommands[name] ?? listeningCommands[name] ?? surfaceCommands[name];
@@ -33,7 +33,7 @@ export async function runCommand(app: App, name: string, args: Record<string, un
  * this server, or null when this server uses that database: the CLI must never
  * act on another database than its own environment names, whichever command.
  */
-export function databaseMismatch(app: App, theirs: unknown): string | null {
+function databaseMismatch(app: App, theirs: unknown): string | null {
   const ours = databaseIdentity(app.config.databaseUrl);
   if (theirs === ours) return null;
   const server = ours === EMBEDDED ? 'its embedded database' : ours;

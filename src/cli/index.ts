@@ -15,7 +15,7 @@ interface Io {
 }
 
 /** The package version, read once from package.json next to src/. */
-export const VERSION = (
+const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 

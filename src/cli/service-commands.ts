@@ -86,10 +86,16 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
     .requiredOption('--workspace <workspace>', 'workspace slug or id')
     .action(
       withConfig(async (config, o: { workspace: string }) => {
-        const { runMcpStdio } = await import('../mcp/stdio.ts');
+        const [{ runMcpStdio }, { localServer }, { quietLogger }] = await Promise.all([
+          import('../mcp/stdio.ts'),
+          import('./local-server.ts'),
+          import('../infra/logger.ts'),
+        ]);
         setCode(
           await runMcpStdio(config, {
             workspace: o.workspace,
+            openApp: async () => (await import('../app.ts')).createApp(config, { logger: quietLogger(config) }),
+            server: localServer(config),
             token: process.env.SWITCHBOARD_TOKEN,
             dataDirSet: Boolean(process.env.DATA_DIR),
             err: io.err,

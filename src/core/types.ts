@@ -10,7 +10,7 @@ export type SurfaceName = 'mcp' | 'web' | ExternalSurface;
 /** The built-in web chat's name among surfaces (its conversations and messages carry it). */
 export const WEB_CHAT = 'web' satisfies SurfaceName;
 /** Agents' own surface: what they write over MCP (and Switchboard's system posts) carries it. */
-export const MCP = 'mcp' satisfies SurfaceName;
+const MCP = 'mcp' satisfies SurfaceName;
 /** True for a chat app's surface (registered by its adapter); false for Switchboard's own web chat and MCP. */
 export const isChatApp = (surface: SurfaceName): surface is ExternalSurface => surface !== WEB_CHAT && surface !== MCP;
 

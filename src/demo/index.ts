@@ -1,4 +1,4 @@
-import { runDemoAgent } from '../../examples/demo-agent.ts';
+import { runDemoAgent } from './agent.ts';
 import type { Server } from '../server.ts';
 import { DEMO, seedDemo } from './seed.ts';
 

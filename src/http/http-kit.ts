@@ -2,17 +2,8 @@
 // built over the running app's sessions and secret by the surface mount.
 import type { App } from '../app-types.ts';
 import type { HttpKit } from '../surfaces/contract.ts';
-import {
-  authOf,
-  authRouter,
-  csrfField,
-  csrfToken,
-  requireCsrf,
-  requirePerson,
-  securityHeaders,
-  sessionsOf,
-} from './auth/index.ts';
-import { sessionEndsAt, sweepExpiredSessions } from './auth/sessions.ts';
+import { authOf, authRouter, csrfField, csrfToken, requireCsrf, requirePerson, securityHeaders } from './auth/index.ts';
+import { sessionEndsAt, sessionsOf, sweepExpiredSessions } from './auth/sessions.ts';
 
 /** The sign-in of one running app, for the routes surfaces add. */
 export function httpKitOf(app: App): HttpKit {

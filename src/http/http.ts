@@ -88,7 +88,7 @@ export interface RunningServer {
 }
 
 /** Listening failed because another program holds the port; the message says which variable to change. */
-export class PortInUseError extends ConfigError {
+class PortInUseError extends ConfigError {
   constructor(readonly port: number) {
     super(
       `Switchboard cannot listen on port ${port}: another program (perhaps another Switchboard) is using it. Stop that program, or set PORT to a free port, e.g. \`PORT=${port === 3000 ? 3001 : port + 1} npm start\`.`,

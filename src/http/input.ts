@@ -10,7 +10,7 @@ export const safeText = () =>
   });
 
 /** INVALID_INPUT's sentence for a parsed body holding text that cannot be stored anywhere; null when it holds none. */
-export function unstorableRefusal(body: unknown): string | null {
+function unstorableRefusal(body: unknown): string | null {
   const found = findUnstorable(body);
   return found ? `${found.where}: ${refusalFor(found.what)}` : null;
 }

@@ -7,7 +7,7 @@ import { httpKitOf } from './http-kit.ts';
 import type { Mount } from './http.ts';
 
 /** Mounts one surface's routes when it is built and configured; otherwise logs how to turn it on. */
-export const surfaceMount =
+const surfaceMount =
   (name: ExternalSurface): Mount =>
   (web, app) => {
     const surface = app.surfaceModules.get(name);

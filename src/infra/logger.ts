@@ -2,7 +2,7 @@ import pino from 'pino';
 import type { Config } from '../config.ts';
 
 /** Log fields that may hold secrets or what people wrote, censored by every process's logger. */
-export const LOG_REDACT = [
+const LOG_REDACT = [
   'token',
   '*.token',
   '*.password',

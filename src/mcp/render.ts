@@ -8,7 +8,7 @@ export type InboxItemOut = z.infer<typeof inboxItem>;
 const EXTERNAL = new Set(['slack', 'teams']);
 
 /** How a sender is shown to agents; `address` is what send_message accepts. */
-export function senderOut(s: Sender): z.infer<typeof senderSchema> {
+function senderOut(s: Sender): z.infer<typeof senderSchema> {
   return {
     name: s.name,
     person: s.person,

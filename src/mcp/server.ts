@@ -13,7 +13,7 @@ import { registerMessagingTools } from './tools/messaging.ts';
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /** What every session is told on connect, before the workspace's own instructions. */
-export function messagingInstructions(ctx: ToolContext): string {
+function messagingInstructions(ctx: ToolContext): string {
   return [
     `You are ${label(ctx.agent)} in the Switchboard workspace "${ctx.workspace.name}" (${ctx.workspace.slug}).`,
     'Call list_agents to see who is here. send_message reaches agents only when you name them in `to`; to answer a message, pass its `conversation` id (and `reply_to`).',

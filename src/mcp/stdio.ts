@@ -3,15 +3,26 @@ import path from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { DatabaseLockedError, lockHolder } from '../infra/db/lock.ts';
 import type { App } from '../app.ts';
-import { controlSocketPath, sendToServer, WHERE_COMMAND } from '../cli/control-client.ts';
-import { quietLogger } from '../infra/logger.ts';
 import type { Config } from '../config.ts';
 import { isSwitchboardError } from '../core/errors.ts';
 
+/** A Switchboard server already running on this data directory; the CLI finds it (lock file, control socket). */
+export interface LocalServer {
+  /** The pid of a server holding the embedded database, or null when none does (or the database is PostgreSQL). */
+  holder(): number | null;
+  /** The pid of the server named by an error opening the app because it holds the embedded database; null for any other error. */
+  holderOf(e: unknown): number | null;
+  /** Where that server listens, and how that is known (said on stderr). */
+  address(): Promise<{ base: string; how: string }>;
+}
+
 export interface StdioOptions {
   workspace: string;
+  /** Opens the app on this configuration, logging quietly (stdout carries only the protocol). */
+  openApp: () => Promise<App>;
+  /** A running server to relay to when it holds the embedded database. */
+  server: LocalServer;
   /** Whether DATA_DIR was set: a client such as Claude Desktop starts us in a directory that is not the checkout. */
   dataDirSet: boolean;
   /** The agent token (SWITCHBOARD_TOKEN). */
@@ -52,9 +63,8 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
     o.err(missing);
     return 2;
   }
-  const logger = quietLogger(config);
   const toServer = async (pid: number) => {
-    const { base, how } = await serverAddress(config);
+    const { base, how } = await o.server.address();
     const url = `${base}/mcp/${encodeURIComponent(o.workspace)}`;
     o.err(
       `The embedded database is held by a running Switchboard server (pid ${pid}); relaying MCP to it at ${url} (${how}).`,
@@ -62,15 +72,15 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
     return relay(url, o.token!, stdin, stdout, o.err);
   };
   // A running server holds the embedded database: relay without loading the app (a second or two sooner for the client).
-  const holder = config.databaseUrl ? null : lockHolder(path.join(config.dataDir, 'pglite'));
+  const holder = o.server.holder();
   if (holder) return toServer(holder);
-  const { createApp } = await import('../app.ts');
   let app: App;
   try {
-    app = await createApp(config, { logger });
+    app = await o.openApp();
   } catch (e) {
-    if (!(e instanceof DatabaseLockedError)) throw e;
-    return toServer(e.pid);
+    const pid = o.server.holderOf(e);
+    if (pid === null) throw e;
+    return toServer(pid);
   }
   const [{ openToolContext }, { buildMcpServer }] = await Promise.all([import('./context.ts'), import('./server.ts')]);
   try {
@@ -88,7 +98,7 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
     ctx.checkEachCall = true;
     const server = await buildMcpServer(ctx);
     await server.connect(new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream));
-    logger.info({ agentId: agent.id, workspaceId: ctx.workspace.id }, 'MCP on stdio ready');
+    app.logger.info({ agentId: agent.id, workspaceId: ctx.workspace.id }, 'MCP on stdio ready');
     await untilClosed(stdin);
     await server.close();
     return 0;
@@ -109,7 +119,7 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
  * to wherever the MCP client started us (Claude Desktop: not the checkout), so
  * opening it would create an empty database there that no token matches.
  */
-export function missingDatabase(config: Config, dataDirSet: boolean): string | null {
+function missingDatabase(config: Config, dataDirSet: boolean): string | null {
   if (config.databaseUrl) return null;
   if (!dataDirSet) {
     return (
@@ -125,18 +135,6 @@ export function missingDatabase(config: Config, dataDirSet: boolean): string | n
     );
   }
   return null;
-}
-
-/** Where a running server on this data directory listens: asked over its control socket, else guessed from PORT. */
-async function serverAddress(config: Config): Promise<{ base: string; how: string }> {
-  const reply = await sendToServer(config, WHERE_COMMAND, {}).catch(() => null);
-  const url = reply?.ok ? reply.output?.data.url : null;
-  if (typeof url === 'string')
-    return { base: url, how: `as its control socket ${controlSocketPath(config.dataDir)} said` };
-  return {
-    base: `http://127.0.0.1:${config.port}`,
-    how: `from PORT=${config.port}, since no control socket answered at ${controlSocketPath(config.dataDir)}`,
-  };
 }
 
 /**

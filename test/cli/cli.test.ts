@@ -5,12 +5,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgresDatabase } from '../support/db.ts';
-import { cliIn as cli } from './support.ts';
+import { cliIn as cli } from '../support/cli.ts';
+import { serviceUrl } from '../support/services.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/switchboard.mjs');
 
-const pgUrl = process.env.TEST_DATABASE_URL;
+const pgUrl = serviceUrl('postgres');
 
 describe.runIf(pgUrl)('the CLI against PostgreSQL', () => {
   let env: Record<string, string>;

@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startServer, type Server } from '../../src/server.ts';
 import { freshPostgresDatabase, seedDataDir } from '../support/db.ts';
-import { cliIn } from './support.ts';
+import { cliIn } from '../support/cli.ts';
+import { serviceUrl } from '../support/services.ts';
 
-const pgUrl = process.env.TEST_DATABASE_URL;
+const pgUrl = serviceUrl('postgres');
 const silent = pino({ level: 'silent' });
 const dirs: string[] = [];
 const tempDir = () => {

@@ -9,7 +9,7 @@ import type { Database } from '../../src/infra/db/client.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { pgliteDb } from '../support/db.ts';
-import { commandRunner } from './support.ts';
+import { commandRunner } from '../support/cli.ts';
 
 describe('list and remove from the CLI', () => {
   let database: Database;

@@ -10,7 +10,7 @@ import type { Database } from '../../src/infra/db/client.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { pgliteDb } from '../support/db.ts';
-import { commandRunner } from './support.ts';
+import { commandRunner } from '../support/cli.ts';
 
 describe('person add for someone who already exists', () => {
   let database: Database;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answer, HELP } from '../../examples/demo-agent.ts';
+import { answer, HELP } from '../../src/demo/agent.ts';
 import { chatOf } from '../../src/surfaces/web/index.ts';
 import { DEMO, seedDemo, startDemo } from '../../src/demo/index.ts';
 import { mountMcp } from '../../src/mcp/http.ts';

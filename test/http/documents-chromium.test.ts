@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { seedDemo } from '../../src/demo/index.ts';
 import { mountDocuments } from '../../src/http/documents/index.ts';
-import { keepScreenshot, launchChromium } from '../surfaces/web/e2e/browser.ts';
+import { keepScreenshot, launchChromium } from '../support/web/chromium.ts';
 import { startTestServer, type TestServer } from '../support/web/server.ts';
 
 // The page background of the documents pages (--bg-soft in /assets/app.css) in each theme.

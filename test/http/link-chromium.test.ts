@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { slackLinkWording } from '../../src/surfaces/slack/linking.ts';
 import { mountLink } from '../../src/http/link/index.ts';
-import { keepScreenshot, launchChromium } from '../surfaces/web/e2e/browser.ts';
+import { keepScreenshot, launchChromium } from '../support/web/chromium.ts';
 import { seedOrg, startTestServer, type TestServer } from '../support/web/server.ts';
 
 describe('the link page in Chromium', () => {

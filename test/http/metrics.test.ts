@@ -1,14 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/infra/db/client.ts';
-import { loadConfig } from '../../src/config.ts';
 import { PermanentFailure } from '../../src/core/errors.ts';
-import { startServer, type Server } from '../../src/server.ts';
+import type { Server } from '../../src/server.ts';
 import { createHttpApp, listen } from '../../src/http/http.ts';
+import { startServerForTest } from '../support/server.ts';
 import { pgliteDb } from '../support/db.ts';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
@@ -16,7 +12,6 @@ const TOKEN = 'metrics-token-0123456789abcdef';
 describe('GET /metrics', () => {
   let database: Database;
   let server: Server;
-  let dataDir: string;
   const scrape = (authorization: string | null = `Bearer ${TOKEN}`) =>
     fetch(`${server.url}/metrics`, { headers: authorization ? { authorization } : {} });
   const metrics = async () => {
@@ -27,13 +22,10 @@ describe('GET /metrics', () => {
 
   beforeAll(async () => {
     database = await pgliteDb.open();
-    dataDir = mkdtempSync(path.join(tmpdir(), 'sb-metrics-'));
-    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, METRICS_TOKEN: TOKEN, LOG_LEVEL: 'silent' });
-    server = await startServer(config, {
+    server = await startServerForTest({
+      name: 'metrics',
       database,
-      logger: pino({ level: 'silent' }),
-      host: '127.0.0.1',
-      control: false,
+      env: { METRICS_TOKEN: TOKEN },
       mounts: [],
       queue: { pollMs: 25, backoff: () => 20, maxAttempts: 3 },
     });
@@ -41,7 +33,6 @@ describe('GET /metrics', () => {
   afterAll(async () => {
     await server.stop();
     await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('refuses a scrape without the token, or with a wrong one, with how to send it', async () => {

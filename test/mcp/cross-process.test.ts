@@ -8,9 +8,11 @@ import { SYSTEM } from '../../src/core/actor.ts';
 import { inboxTopic } from '../../src/core/messaging/messaging-service.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
 import { INBOX_URI } from '../../src/mcp/resources.ts';
-import { startServer, type Server } from '../../src/server.ts';
+import type { Server } from '../../src/server.ts';
+import { startServerForTest } from '../support/server.ts';
 import { freshPostgresDatabase, pgliteDb } from '../support/db.ts';
-import { makeWorld, silent, testConfig, type World } from '../support/world.ts';
+import { makeWorld, type World } from '../support/world.ts';
+import { serviceUrl } from '../support/services.ts';
 
 /**
  * Two servers, each with its own App, notifier and HTTP port, over one database:
@@ -31,8 +33,8 @@ const pairs: Pair[] = [
     },
   },
 ];
-if (process.env.TEST_DATABASE_URL) {
-  const url = process.env.TEST_DATABASE_URL;
+const url = serviceUrl('postgres');
+if (url) {
   pairs.push({
     kind: 'postgres (two connection pools)',
     async open() {
@@ -73,15 +75,7 @@ describe.each(pairs)('two servers on one database: $kind', (pair) => {
 
   beforeAll(async () => {
     env = await pair.open();
-    const start = (database: Database) =>
-      startServer(testConfig(), {
-        database,
-        logger: silent,
-        migrate: false,
-        control: false,
-        host: '127.0.0.1',
-        mounts: [createMcpMount()],
-      });
+    const start = (database: Database) => startServerForTest({ database, migrate: false, mounts: [createMcpMount()] });
     [one, two] = await Promise.all([start(env.databases[0]), start(env.databases[1])]);
     w = await makeWorld(one.app);
   });

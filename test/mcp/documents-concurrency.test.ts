@@ -3,7 +3,7 @@ import type { Database } from '../../src/infra/db/client.ts';
 import type { App } from '../../src/app.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { databases } from '../support/db.ts';
-import { docsWorld, type DocsWorld } from './documents-world.ts';
+import { docsWorld, type DocsWorld } from '../support/mcp/documents-world.ts';
 import { connectInProcess, testApp, textOf } from '../support/world.ts';
 
 type Written = { identifier: string; updated_at: string };

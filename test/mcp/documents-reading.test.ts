@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/infra/db/client.ts';
 import type { App } from '../../src/app.ts';
 import { pgliteDb } from '../support/db.ts';
-import { docsWorld, type DocsWorld } from './documents-world.ts';
+import { docsWorld, type DocsWorld } from '../support/mcp/documents-world.ts';
 import { testApp, textOf } from '../support/world.ts';
 
 let db: Database;

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/core/actor.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
-import { docsWorld } from './documents-world.ts';
+import { docsWorld } from '../support/mcp/documents-world.ts';
 import { appPerFile, textOf } from '../support/world.ts';
 
 const READ = ['get_document', 'get_workspace_information', 'list_documents', 'search_documents'];

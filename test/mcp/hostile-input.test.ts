@@ -13,7 +13,7 @@ import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { buildMcpServer } from '../../src/mcp/server.ts';
 import { findUnstorable } from '../../src/core/safe-text.ts';
 import { pgliteDb } from '../support/db.ts';
-import { docsWorld } from './documents-world.ts';
+import { docsWorld } from '../support/mcp/documents-world.ts';
 import { connectInProcess, makeWorld, testApp, textOf, type World } from '../support/world.ts';
 
 let db: Database;

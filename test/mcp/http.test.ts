@@ -8,9 +8,10 @@ import { SYSTEM } from '../../src/core/actor.ts';
 import { inboxTopic } from '../../src/core/messaging/messaging-service.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { createMcpMount, mcpSessions } from '../../src/mcp/http.ts';
-import { startServer, type Server } from '../../src/server.ts';
+import type { Server } from '../../src/server.ts';
+import { startServerForTest } from '../support/server.ts';
 import { pgliteDb } from '../support/db.ts';
-import { makeWorld, silent, testConfig, textOf, type World } from '../support/world.ts';
+import { makeWorld, textOf, type World } from '../support/world.ts';
 
 let db: Database;
 let server: Server;
@@ -20,12 +21,9 @@ let now = Date.now();
 
 beforeAll(async () => {
   db = await pgliteDb.open();
-  server = await startServer(testConfig(), {
+  server = await startServerForTest({
     database: db,
-    logger: silent,
     migrate: false,
-    control: false,
-    host: '127.0.0.1',
     mounts: [createMcpMount({ idleMs: 60_000, sweepMs: 3_600_000, now: () => now })],
   });
   w = await makeWorld(server.app);
@@ -377,14 +375,7 @@ describe('MCP over Streamable HTTP', () => {
 
 describe('stopping the server', () => {
   it('ends open sessions and waiting subscribe calls at once instead of waiting for them', async () => {
-    const own = await startServer(testConfig(), {
-      database: db,
-      logger: silent,
-      migrate: false,
-      control: false,
-      host: '127.0.0.1',
-      mounts: [createMcpMount()],
-    });
+    const own = await startServerForTest({ database: db, migrate: false, mounts: [createMcpMount()] });
     const quiet = await spare();
     const transport = new StreamableHTTPClientTransport(new URL(`${own.url}/mcp/${w.ws.slug}`), {
       requestInit: { headers: { Authorization: `Bearer ${quiet.token}` } },

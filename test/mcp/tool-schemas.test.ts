@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { docsWorld } from './documents-world.ts';
+import { docsWorld } from '../support/mcp/documents-world.ts';
 import { appPerFile, connectInProcess, makeWorld, textOf } from '../support/world.ts';
 
 let app: App;

@@ -7,6 +7,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { openDatabase, type Database } from '../../src/infra/db/client.ts';
 import { startPgliteThread, type PgliteThread, type StatementWatch } from '../../src/infra/db/pglite-thread.ts';
 import { settlesWithin } from '../../src/infra/time.ts';
+import { serviceUrl } from './services.ts';
 
 export interface TestDatabase {
   kind: 'pglite' | 'postgres';
@@ -133,7 +134,7 @@ async function giveBack(held: Pooled, unlistens: Set<() => Promise<void>>): Prom
  * test file (a copy of the migrated template the global setup made there) and
  * dropped when it is closed, so parallel files never share rows.
  */
-export function postgresDb(url = process.env.TEST_DATABASE_URL): TestDatabase | null {
+export function postgresDb(url = serviceUrl('postgres')): TestDatabase | null {
   if (!url) return null;
   return {
     kind: 'postgres',

@@ -9,6 +9,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -19,6 +20,7 @@ import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { MIGRATIONS_DIR } from '../../src/infra/db/client.ts';
+import { DEFAULT_CHROMIUM, missingSentence, SERVICES, type Service } from './services.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -30,29 +32,73 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  // In CI the PostgreSQL and Redis suites must run, never skip: fail early when they cannot.
+  // In CI the PostgreSQL, Redis and Chromium suites must run, never skip: fail early when they cannot.
   if (process.env.CI === 'true') {
-    for (const v of ['TEST_DATABASE_URL', 'TEST_REDIS_URL']) {
-      if (!process.env[v])
-        throw new Error(`${v} must be set in CI so the PostgreSQL and Redis suites run; .ci/run exports it.`);
+    for (const s of [SERVICES.postgres, SERVICES.redis]) {
+      if (!process.env[s.variable]) throw new Error(missingSentence(s, `${s.variable} is not set in CI`));
     }
-  } else {
-    const skipped = [
-      ['TEST_DATABASE_URL', 'PostgreSQL'],
-      ['TEST_REDIS_URL', 'Redis'],
-    ].filter(([v]) => !process.env[v]);
-    if (skipped.length) {
-      console.warn(
-        `Skipping the ${skipped.map(([, what]) => what).join(' and ')} cases: set ${skipped.map(([v]) => v).join(' and ')} to run them (the README's first lines show how).`,
-      );
-    }
+    const chromium = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;
+    if (!existsSync(chromium)) throw new Error(missingSentence(SERVICES.chromium, `there is no ${chromium}`));
   }
+  const redisUrl = process.env.TEST_REDIS_URL;
+  if (redisUrl) await answers(redisUrl, SERVICES.redis);
+  const skipLog = path.join(os.tmpdir(), `switchboard-skips-${process.pid}-${Date.now()}.jsonl`);
+  writeFileSync(skipLog, '');
+  project.provide('skipLog', skipLog);
   const migrations = migrationsHash();
   project.provide('pgliteTemplate', await pgliteTemplate(migrations));
+  const databaseUrl = process.env.TEST_DATABASE_URL;
   project.provide(
     'postgresTemplate',
-    process.env.TEST_DATABASE_URL ? await postgresTemplate(process.env.TEST_DATABASE_URL, migrations) : null,
+    databaseUrl
+      ? await postgresTemplate(databaseUrl, migrations).catch((e: Error) => {
+          throw new Error(
+            missingSentence(SERVICES.postgres, `the database at TEST_DATABASE_URL could not be used (${e.message})`),
+          );
+        })
+      : null,
   );
+  return () => reportSkipped(skipLog);
+}
+
+/** Says once, at the end of a local run, which files skipped suites for want of a service and how to turn them on. */
+function reportSkipped(skipLog: string) {
+  const lines = readFileSync(skipLog, 'utf8').split('\n').filter(Boolean);
+  rmSync(skipLog, { force: true });
+  const files = new Map<keyof typeof SERVICES, Set<string>>();
+  for (const line of lines) {
+    const { service, file } = JSON.parse(line) as { service: keyof typeof SERVICES; file: string };
+    if (!files.has(service)) files.set(service, new Set());
+    files.get(service)!.add(path.relative(process.cwd(), file));
+  }
+  if (!files.size) return;
+  const said = [...files].map(([service, names]) => {
+    const s = SERVICES[service];
+    return [
+      `${s.name}: ${s.variable} is not set, so these files ran without it (${s.without}):`,
+      ...[...names].sort().map((n) => `  ${n}`),
+      `  To run them: ${s.how}`,
+    ].join('\n');
+  });
+  console.warn(`\nSkipped for want of a service (CI runs them all; .ci/run starts each):\n${said.join('\n')}\n`);
+}
+
+/** Throws the service's sentence when nothing accepts a connection at `url` within a few seconds. */
+function answers(url: string, s: Service): Promise<void> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: u.hostname, port: Number(u.port) || 6379, timeout: 3_000 });
+    const fail = (why: string) => {
+      socket.destroy();
+      reject(new Error(missingSentence(s, `nothing answers at ${s.variable} (${url}: ${why})`)));
+    };
+    socket.once('connect', () => {
+      socket.end();
+      resolve();
+    });
+    socket.once('timeout', () => fail('timed out'));
+    socket.once('error', (e: NodeJS.ErrnoException) => fail(e.code ?? e.message));
+  });
 }
 
 /** Names the set of migrations: a template is made again whenever one changes. */

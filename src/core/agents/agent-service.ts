@@ -345,7 +345,7 @@ export function resolveOne(directory: WorkspaceAgent[], raw: string): WorkspaceA
 }
 
 /** Up to three names nearest to `wanted` by edit distance (for "did you mean"). */
-export function closestNames(names: string[], wanted: string): string[] {
+function closestNames(names: string[], wanted: string): string[] {
   const dist = (a: string, b: string) => {
     const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
     for (let j = 1; j <= b.length; j++) d[0][j] = j;

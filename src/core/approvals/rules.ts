@@ -53,8 +53,6 @@ export function refusalToDecide(a: Approval, d: Decider, agentOwnerId: string, g
   return null;
 }
 
-export const isSettled = (a: Pick<Approval, 'status'>) => a.status !== 'pending';
-
 /** "Approved by @alice in Slack at 14:02 UTC" — what every view shows once settled; `where` names the surface it was decided on. */
 export function outcomeLine(a: Approval, deciderHandle: string | null, where: (via: SurfaceName) => string): string {
   const at = a.decidedAt ? ` at ${a.decidedAt.toISOString().slice(11, 16)} UTC` : '';

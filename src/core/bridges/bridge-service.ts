@@ -11,8 +11,6 @@ import type { Workspace } from '../types.ts';
 import type { BridgePort } from './ports.ts';
 import type { Bridge } from './types.ts';
 
-export type { BridgePort, BridgeTarget } from './ports.ts';
-
 /** A bridge with the name of its web channel and of its surface ("Slack"), as lists show it. */
 export type BridgeListing = Bridge & { channelName: string; label: string };
 

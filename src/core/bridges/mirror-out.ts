@@ -26,7 +26,7 @@ const BridgeJob = z.object({
 });
 
 /** The web channel a conversation belongs to: itself, or the channel a thread hangs off; null for anything else. */
-export const bridgeableChannel = (c: Conversation): string | null =>
+const bridgeableChannel = (c: Conversation): string | null =>
   c.surface !== WEB_CHAT ? null : c.kind === 'channel' ? c.id : c.kind === 'thread' && c.parentId ? c.parentId : null;
 
 /** Whether a message in the conversation has bridges to be mirrored to or recorded against (read outside a transaction, from the read cache). */
@@ -64,7 +64,7 @@ export async function queueMirrors(tx: Store, m: Message, conv: Conversation): P
  * message, else the sender; `via` is the label of the bridged surface it was
  * written on (`labelOf`), else the web chat's.
  */
-export async function authorOf(
+async function authorOf(
   store: Store,
   m: Message,
   sender: Agent,
@@ -97,7 +97,7 @@ export interface MirrorDeps {
  * The agents listening to that channel keep their setting: a refusal cannot tell a deleted channel from the app taken
  * out of it, and an uninstall keeps listeners for when the app comes back.
  */
-export async function bridgeRefused(
+async function bridgeRefused(
   deps: MirrorDeps,
   bridge: Bridge,
   failure: DeliveryFailure,

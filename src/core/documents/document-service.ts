@@ -16,9 +16,9 @@ import {
 } from './rules.ts';
 import type { Collection, Document, DocumentAccess, DocumentPatch, DocumentSummary } from './types.ts';
 
-export const LIST_DEFAULT = 50;
+const LIST_DEFAULT = 50;
 export const LIST_MAX = 100;
-export const SEARCH_DEFAULT = 20;
+const SEARCH_DEFAULT = 20;
 
 export interface DocumentList {
   collection: Collection;

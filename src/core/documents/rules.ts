@@ -3,19 +3,14 @@ import { atLeast } from '../organizations/access.ts';
 import type { WorkspaceKind, WorkspaceRole } from '../types.ts';
 import type { Collection, DocumentAccess, DocumentPatch, DocumentSummary } from './types.ts';
 
-export const READING_TOOLS = [
-  'get_workspace_information',
-  'list_documents',
-  'search_documents',
-  'get_document',
-] as const;
+const READING_TOOLS = ['get_workspace_information', 'list_documents', 'search_documents', 'get_document'] as const;
 export const WRITING_TOOLS = ['create_document', 'update_document'] as const;
-export const COLLECTION_TOOLS = [
+const COLLECTION_TOOLS = [
   'get_available_collection_types',
   'create_collection',
   'update_collection_instructions',
 ] as const;
-export const SIMPLIFIED_OWNER_TOOLS = ['update_workspace_instructions'] as const;
+const SIMPLIFIED_OWNER_TOOLS = ['update_workspace_instructions'] as const;
 
 export type DocumentToolName =
   | (typeof READING_TOOLS)[number]

@@ -25,7 +25,7 @@ export interface IntakeDetail extends IntakeItem {
 
 type NewSource = Omit<IntakeSource, 'notifiedAt' | 'addedAt'>;
 
-export const MAX_SOURCES = 50;
+const MAX_SOURCES = 50;
 
 /** How many of the newest items an agent that does not monitor the workspace is shown from (filters and counts apply within them). */
 export const AGENT_INTAKE_ITEMS = 500;
@@ -34,7 +34,7 @@ export const AGENT_INTAKE_ITEMS = 500;
 const SOURCE_EXCERPT_CHARS = 200;
 
 /** What an automatic item made from a message deleted on its platform says in place of the person's words. */
-export const DELETED_REQUEST = {
+const DELETED_REQUEST = {
   title: DELETED_EXCERPT,
   summary: 'The person deleted the message this request came from.',
 } as const;

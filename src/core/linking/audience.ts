@@ -32,7 +32,6 @@ export interface Audience {
   known: boolean;
 }
 
-export const levelRank = (l: AudienceLevel) => RANK[l];
 export const atLeastLevel = (l: AudienceLevel, wanted: AudienceLevel) => RANK[l] >= RANK[wanted];
 
 /** The audience of these members. Nobody at all (an agents-only conversation) is the owner level: no person can be shown too much. */

@@ -54,7 +54,7 @@ export const linkDoneTopic = (surface: ExternalSurface) => `${surface}.link.done
 /** The payload of a link-done job, as `confirm` writes it. */
 const LinkDoneJob = z.object({ identityId: z.string().uuid(), personId: z.string().uuid() });
 
-export function linkPrompt(wording: LinkWording, url: string, expiresAt: Date, reason: PromptReason): LinkPrompt {
+function linkPrompt(wording: LinkWording, url: string, expiresAt: Date, reason: PromptReason): LinkPrompt {
   const app = wording.app;
   const minutes = LINK_TTL_MS / 60_000;
   const why =

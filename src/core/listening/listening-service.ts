@@ -272,7 +272,7 @@ function view(r: ChannelListener, agent: Agent, label: string): ListenerView {
 }
 
 /** The note a chat channel gets when an agent starts or stops listening. */
-export function listenNoteText(agent: Agent, on: boolean): string {
+function listenNoteText(agent: Agent, on: boolean): string {
   const name = `${agent.displayName} (${qualifiedName(agent)})`;
   return on
     ? `${name} now listens to this channel: it receives every message written here, and answers only when someone mentions it.`

@@ -30,11 +30,11 @@ export type { LiveEvent };
 /** The prefix of a live event on a conversation's topic (message ids are UUIDs, so they never start with it). */
 export const LIVE_PAYLOAD = 'live:';
 /** The most of a stream's text a live event carries (its tail): wake-ups travel through Postgres NOTIFY, which caps a payload at 8000 bytes. */
-export const LIVE_TEXT_MAX = 1500;
+const LIVE_TEXT_MAX = 1500;
 /** The longest status line. */
 export const MAX_STATUS_CHARS = 150;
 /** Streams one agent may keep open at once in one process. */
-export const MAX_OPEN_STREAMS = 5;
+const MAX_OPEN_STREAMS = 5;
 
 /** Where a failed live update is noted (pino's logger fits). */
 export interface LiveLogger {

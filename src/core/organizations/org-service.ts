@@ -6,7 +6,7 @@ import type { Organization, OrgRole, Person, Workspace, WorkspaceKind, Workspace
 import { assertOrgAdmin, workspaceRole } from './access.ts';
 import { assertWorkspaceAllowed, planLimits, type PlanName } from './plans.ts';
 
-export const SIGNIN_TTL_MS = 24 * 3600_000;
+const SIGNIN_TTL_MS = 24 * 3600_000;
 export const GUEST_HANDLE = 'guest';
 export const SYSTEM_HANDLE = 'switchboard';
 const RESERVED_HANDLES = new Set([GUEST_HANDLE, SYSTEM_HANDLE, 'admin', 'system']);

@@ -14,8 +14,8 @@ export interface Plan {
   historyDays: number;
 }
 
-export const FREE_MESSAGES = 300;
-export const TEAM_MIN_AGENTS = 50;
+const FREE_MESSAGES = 300;
+const TEAM_MIN_AGENTS = 50;
 
 /** The limits of a plan; Team's follow the licensed message count. */
 export function planLimits(name: PlanName, licensedMessages = 0): Plan {

@@ -1,21 +1,14 @@
+import { parseCookie } from 'cookie';
 import type { CookieOptions, Request } from 'express';
 import type { App } from '../../app.ts';
 
-/** One cookie from the request; express does not parse cookies itself. */
+/**
+ * One cookie from the request (express writes cookies but does not read them), parsed by the `cookie` library that
+ * express writes them with; null when the request has none by that name.
+ */
 export function readCookie(req: Request, name: string): string | null {
   const header = req.headers.cookie;
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return null;
-      }
-    }
-  }
-  return null;
+  return header ? (parseCookie(header)[name] ?? null) : null;
 }
 
 /** HttpOnly, SameSite=Lax, Secure whenever the public URL is https. */

@@ -5,8 +5,8 @@ import { html, type SafeHtml } from '../html.ts';
 import { cookieOptions, readCookie } from './cookies.ts';
 import { authOf } from './middleware.ts';
 
-export const CSRF_HEADER = 'x-csrf-token';
-export const CSRF_FIELD = '_csrf';
+const CSRF_HEADER = 'x-csrf-token';
+const CSRF_FIELD = '_csrf';
 /** Binds the sign-in form's token to a browser before there is a session. */
 const PRE_SESSION_COOKIE = 'sb_pre';
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -9,9 +9,9 @@
  * `requirePerson` must run before `requireCsrf` (the token is tied to the session).
  */
 export { authOf, loadSession, requirePerson } from './middleware.ts';
-export { CSRF_FIELD, CSRF_HEADER, csrfField, csrfToken, requireCsrf } from './csrf.ts';
-export { sessionsOf, SESSION_COOKIE, SESSION_IDLE_MS, SESSION_MAX_MS, type SignedIn } from './sessions.ts';
+export { csrfField, csrfToken, requireCsrf } from './csrf.ts';
+export { SESSION_IDLE_MS, SESSION_MAX_MS } from './sessions.ts';
 export { notice, securityHeaders } from './pages.ts';
-export { authRouter, safeNext } from './routes.ts';
-export { DEFAULT_SIGNIN_LIMITS, type SigninLimits } from './rate-limit.ts';
-export { hashPassword, verifyPassword } from './passwords.ts';
+export { authRouter } from './routes.ts';
+export type { SigninLimits } from './rate-limit.ts';
+export { hashPassword } from './passwords.ts';

@@ -3,8 +3,8 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } 
 /** scrypt cost: N=2^15, r=8, p=1 takes about 50 ms and 32 MiB, enough to make guessing slow. */
 const PARAMS = { N: 32768, r: 8, p: 1 };
 const KEY_LENGTH = 64;
-export const MIN_PASSWORD = 10;
-export const MAX_PASSWORD = 256;
+const MIN_PASSWORD = 10;
+const MAX_PASSWORD = 256;
 
 function scrypt(password: string, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {

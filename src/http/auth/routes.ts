@@ -12,7 +12,7 @@ import { DEFAULT_SIGNIN_LIMITS, signinLimiters, type SigninLimits } from './rate
 import { sessionsChanged, sessionsOf } from './sessions.ts';
 
 /** Only a path on this site, so `next` can never send someone elsewhere. */
-export function safeNext(raw: unknown): string {
+function safeNext(raw: unknown): string {
   const s = typeof raw === 'string' ? raw : '';
   return s.startsWith('/') && !s.startsWith('//') && !s.includes('\\') && !s.startsWith('/signin') ? s : '/';
 }

@@ -6,7 +6,7 @@ import { chatPersonTopic, SESSIONS_CHANGED } from '../../core/channels/changes.t
 import type { SignedIn, WebSession } from '../../core/organizations/sessions.ts';
 import { cookieOptions, readCookie } from './cookies.ts';
 
-export const SESSION_COOKIE = 'sb_session';
+const SESSION_COOKIE = 'sb_session';
 /** A session ends after this long without use… */
 export const SESSION_IDLE_MS = 7 * 86_400_000;
 /** …and after this long in any case. */

@@ -6,7 +6,7 @@ import { actions, docsViewer, parse, schemas, seatsOf, type DocsViewer } from '.
 
 const viewerOf = (res: Response) => res.locals.docsViewer as DocsViewer;
 
-export const collectionJson = (c: Collection, documents?: number) => ({
+const collectionJson = (c: Collection, documents?: number) => ({
   id: c.id,
   key: c.key,
   name: c.name,
@@ -17,7 +17,7 @@ export const collectionJson = (c: Collection, documents?: number) => ({
   ...(documents === undefined ? {} : { documents }),
 });
 
-export const summaryJson = (d: DocumentSummary) => ({
+const summaryJson = (d: DocumentSummary) => ({
   id: d.id,
   identifier: d.identifier,
   collectionId: d.collectionId,

@@ -14,7 +14,7 @@ const when = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC
  * The documents pages' frame: the chat's top bar, stylesheet and dark theme,
  * no script (the CSP allows none inline, and none is needed).
  */
-export function layout(
+function layout(
   user: PageUser,
   title: string,
   body: HtmlValue,

@@ -75,3 +75,30 @@ export function translateDriverError(e: unknown): unknown {
   if (code && NUL_CODES.has(code)) return invalidInput(NUL_REFUSAL);
   return e;
 }
+
+/**
+ * `store` with every method of every repository in it, and its own (`transaction`), turning a driver error into the
+ * one error family (translateDriverError) so the domain and every adapter never see a driver's. A new object: `store`
+ * is left as it was. Proxies, because a repository's methods live on its class's prototype.
+ */
+export function translatingErrors<S extends object>(store: S): S {
+  const guard = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, key, receiver) {
+        const value = Reflect.get(t, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const out = value.apply(t, args);
+          return out instanceof Promise
+            ? out.catch((e: unknown) => {
+                throw translateDriverError(e);
+              })
+            : out;
+        };
+      },
+    });
+  const repositories = Object.fromEntries(
+    Object.entries(store).map(([k, v]) => [k, typeof v === 'object' && v !== null ? guard(v) : v]),
+  );
+  return guard(repositories as S);
+}

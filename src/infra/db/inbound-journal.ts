@@ -47,7 +47,7 @@ export interface JournalTiming {
   maxHeld?: number;
 }
 
-export const DEFAULT_JOURNAL_TIMING: JournalTiming = {
+const DEFAULT_JOURNAL_TIMING: JournalTiming = {
   quietMs: 50,
   maxWaitMs: 1_000,
   maxPending: 5_000,

@@ -95,6 +95,22 @@ export class ReadCache {
   }
 }
 
+/** Which reads of a repository a cache keeps, each with the tables whose change drops what it read. */
+export type CachedReads<R> = { [K in keyof R & string]?: readonly WatchedTable[] };
+
+/**
+ * A new repository answering the reads `reads` names from `cache` (keys `<name>.<method>:<arguments>`) and everything
+ * else from `repo`, which it inherits from: its own methods calling one another go through the cache too.
+ */
+export function withCachedReads<R extends object>(repo: R, cache: ReadCache, name: string, reads: CachedReads<R>): R {
+  const cached = Object.create(repo) as R;
+  for (const [method, tables] of Object.entries(reads) as [keyof R & string, readonly WatchedTable[]][]) {
+    const read = repo[method] as (...args: unknown[]) => Promise<unknown>;
+    Object.assign(cached, { [method]: cache.wrap(`${name}.${method}`, tables, read.bind(cached)) });
+  }
+  return cached;
+}
+
 /** Freezes a plain value deeply (objects and arrays; Dates and other instances are left as they are). */
 function freeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;

@@ -7,7 +7,7 @@ import { DrizzleBridgeRepo } from './bridge-repo.ts';
 import { DrizzleChatRepo } from './chat-repo.ts';
 import type { Db } from './client.ts';
 import { DrizzleDocumentRepo } from './document-repo.ts';
-import { translateDriverError } from './errors.ts';
+import { translatingErrors } from './errors.ts';
 import { DrizzleExternalIdentityRepo } from './identity-repo.ts';
 import { DrizzleInboundEventRepo } from './inbound-repo.ts';
 import { DrizzleIntakeRepo } from './intake-repo.ts';
@@ -17,8 +17,7 @@ import { DrizzleOrgRepo } from './org-repo.ts';
 import { DrizzleOutboxRepo } from './outbox-repo.ts';
 import { DrizzlePeopleRepo } from './people-repo.ts';
 import { DrizzleReactionRepo } from './reaction-repo.ts';
-import type { ReadCache } from './read-cache.ts';
-import type { WatchedTable } from './table-changes.ts';
+import { type ReadCache, withCachedReads } from './read-cache.ts';
 import { processedEvents } from './schema.ts';
 import { DrizzlePresenceRepo, DrizzleSessionRepo } from './session-repo.ts';
 import { DrizzleSurfacePostRepo } from './surface-post-repo.ts';
@@ -28,7 +27,8 @@ import { DrizzleWorkspaceRepo } from './workspace-repo.ts';
 
 /**
  * The Store port over drizzle; `transaction` hands `fn` the same repositories bound to one transaction.
- * With `cache`, the reads `cacheReads` names are kept in it (outside transactions only: a transaction reads its own).
+ * Built in steps: the repositories; with `cache`, the reads `cachingReads` names kept in it; driver errors translated
+ * into the one error family (`translatingErrors`).
  * `inbound` replaces the received-events repository (the embedded database's journal, see inbound-journal.ts).
  */
 export function createStore(
@@ -72,9 +72,9 @@ export function createStore(
       return db.transaction((tx) => fn(createStore(tx as unknown as Db, clock, true)));
     },
   };
+  // Inside a transaction the outer store's steps apply, and reads are the transaction's own.
   if (inTransaction) return store;
-  if (cache) cacheReads(store, cache);
-  return driverErrorsTranslated(store);
+  return translatingErrors(cache ? cachingReads(store, cache) : store);
 }
 
 /**
@@ -83,59 +83,25 @@ export function createStore(
  * calling agent (by its token's hash) and its standing, a channel's bridge and
  * listeners, a chat user's identity.
  */
-function cacheReads(store: Store, cache: ReadCache) {
-  const keep = <R extends object, K extends keyof R & string>(
-    name: string,
-    repo: R,
-    method: K,
-    tables: readonly WatchedTable[],
-  ) => {
-    const fn = repo[method] as (...args: unknown[]) => Promise<unknown>;
-    Object.assign(repo, { [method]: cache.wrap(`${name}.${method}`, tables, fn.bind(repo)) });
+function cachingReads(store: Store, cache: ReadCache): Store {
+  return {
+    ...store,
+    workspaces: withCachedReads(store.workspaces, cache, 'workspaces', {
+      get: ['workspaces'],
+      reachablePeople: ['people', 'org_members', 'workspace_members'],
+    }),
+    orgs: withCachedReads(store.orgs, cache, 'orgs', { get: ['organizations'] }),
+    agents: withCachedReads(store.agents, cache, 'agents', {
+      listMembers: ['agent_memberships', 'agents', 'people'],
+      personAgents: ['agents', 'people'],
+      standing: ['agents', 'people', 'agent_memberships', 'org_members', 'workspace_members'],
+      // Every MCP request authenticates its token; a rotation or removal changes `agents`, which drops the entry.
+      byTokenHash: ['agents', 'people'],
+    }),
+    bridges: withCachedReads(store.bridges, cache, 'bridges', { byExternal: ['bridges'] }),
+    listening: withCachedReads(store.listening, cache, 'listening', {
+      list: ['channel_listeners', 'agents', 'agent_memberships'],
+    }),
+    identities: withCachedReads(store.identities, cache, 'identities', { find: ['external_identities'] }),
   };
-  keep('workspaces', store.workspaces, 'get', ['workspaces']);
-  keep('workspaces', store.workspaces, 'reachablePeople', ['people', 'org_members', 'workspace_members']);
-  keep('orgs', store.orgs, 'get', ['organizations']);
-  keep('agents', store.agents, 'listMembers', ['agent_memberships', 'agents', 'people']);
-  keep('agents', store.agents, 'personAgents', ['agents', 'people']);
-  keep('agents', store.agents, 'standing', [
-    'agents',
-    'people',
-    'agent_memberships',
-    'org_members',
-    'workspace_members',
-  ]);
-  // Every MCP request authenticates its token; a rotation or removal changes `agents`, which drops the entry.
-  keep('agents', store.agents, 'byTokenHash', ['agents', 'people']);
-  keep('bridges', store.bridges, 'byExternal', ['bridges']);
-  keep('listening', store.listening, 'list', ['channel_listeners', 'agents', 'agent_memberships']);
-  keep('identities', store.identities, 'find', ['external_identities']);
-}
-
-/**
- * Every repository method and `transaction`, with a lost connection turned
- * into UNAVAILABLE and a NUL character into INVALID_INPUT, so the domain and
- * every adapter see the one error family instead of a driver error. Inside a
- * transaction the outer call does it.
- */
-function driverErrorsTranslated(store: Store): Store {
-  const guard = <T extends object>(target: T): T =>
-    new Proxy(target, {
-      get(t, key, receiver) {
-        const value = Reflect.get(t, key, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          const out = value.apply(t, args);
-          return out instanceof Promise
-            ? out.catch((e: unknown) => {
-                throw translateDriverError(e);
-              })
-            : out;
-        };
-      },
-    });
-  const wrapped = Object.fromEntries(
-    Object.entries(store).map(([k, v]) => [k, typeof v === 'object' && v !== null ? guard(v) : v]),
-  );
-  return guard(wrapped as unknown as Store);
 }

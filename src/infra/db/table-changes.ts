@@ -10,10 +10,10 @@
 // can be again, everything counts as changed (some NOTIFYs may have been lost).
 
 /** The channel the tables' triggers notify on; the payload is the table's name. */
-export const TABLES_CHANNEL = 'switchboard_tables';
+const TABLES_CHANNEL = 'switchboard_tables';
 
 /** The tables whose triggers notify (migration 0015): what the read cache may keep rows of. */
-export const WATCHED_TABLES = [
+const WATCHED_TABLES = [
   'organizations',
   'org_members',
   'people',

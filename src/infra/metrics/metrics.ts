@@ -23,7 +23,7 @@ export interface Metrics {
 const DELIVERY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
 
 /** `inbound.slack.event` → `slack`; the inbound topics are named `inbound.<surface>…`. */
-export const surfaceOfInboundTopic = (topic: string) => topic.split('.')[1] || 'unknown';
+const surfaceOfInboundTopic = (topic: string) => topic.split('.')[1] || 'unknown';
 
 export function createMetrics(options: {
   db: () => Db;

@@ -34,7 +34,7 @@ export interface BullmqQueueOptions extends DeliveryOptions {
  * How long stop() waits for Redis before it gives up on it: a Redis that is away would otherwise keep the process
  * from ever exiting. Well inside the 10 s a supervisor (Docker, systemd) usually grants before SIGKILL.
  */
-export const STOP_WAIT_MS = 5_000;
+const STOP_WAIT_MS = 5_000;
 /** How long ping() waits for Redis: less than the 5 s a health check usually allows `/readyz`. */
 const PING_WAIT_MS = 2_000;
 

@@ -4,10 +4,6 @@ import { BullmqQueue, type BullmqQueueOptions } from './bullmq-queue.ts';
 import { EmbeddedQueue } from './embedded-queue.ts';
 import type { DeliveryOptions, OutboxSource } from './run-entry.ts';
 
-export { BullmqQueue, type BullmqQueueOptions } from './bullmq-queue.ts';
-export { EmbeddedQueue, type EmbeddedQueueOptions } from './embedded-queue.ts';
-export { exponentialBackoff, type DeliveryOptions, type OutboxSource } from './run-entry.ts';
-
 export interface CreateJobQueueOptions extends DeliveryOptions, Pick<BullmqQueueOptions, 'queueName' | 'prefix'> {
   /** BullMQ on this Redis when set; the embedded loop otherwise. */
   redisUrl?: string;

@@ -58,7 +58,7 @@ export function resolveDelivery(o: DeliveryOptions): ResolvedDelivery {
  * Doubles from `baseMs` per attempt up to `capMs`, then picks uniformly in the
  * upper half so processes that failed together do not retry together.
  */
-export function exponentialBackoff({ baseMs = 1_000, capMs = 5 * 60_000, random = Math.random } = {}) {
+function exponentialBackoff({ baseMs = 1_000, capMs = 5 * 60_000, random = Math.random } = {}) {
   return (attempt: number) => {
     const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
     return Math.round(ceiling / 2 + random() * (ceiling / 2));
@@ -199,11 +199,7 @@ async function attempt(entry: OutboxEntry, ctx: RunContext, signal: AbortSignal)
  * retried until the entry is older than maxAgeMs, however many attempts that
  * takes; anything else (a bug, most likely) stops after maxAttempts.
  */
-export function verdict(
-  entry: OutboxEntry,
-  thrown: unknown,
-  delivery: ResolvedDelivery,
-): Exclude<Outcome, { kind: 'done' }> {
+function verdict(entry: OutboxEntry, thrown: unknown, delivery: ResolvedDelivery): Exclude<Outcome, { kind: 'done' }> {
   const e = isDeliveryError(thrown) ? jobErrorFor(thrown.failure) : thrown;
   if (e instanceof PermanentFailure) return { kind: 'failed', error: e.reason };
   const { maxAttempts, maxAgeMs, backoff, clock } = delivery;

@@ -8,7 +8,7 @@ import type { ToolContext } from '../context.ts';
 import type { Extra } from './run.ts';
 
 /** How long the owner has to answer in the client; the approval stays pending elsewhere after that. */
-export const ELICIT_TIMEOUT_MS = 10 * 60_000;
+const ELICIT_TIMEOUT_MS = 10 * 60_000;
 const MAX_REASON = 500;
 
 /** "here, Slack, Teams or the web": where else the approval is shown, by the labels the configured chat surfaces registered. */

@@ -7,16 +7,16 @@ import { askOwnerHere } from './approval-elicitation.ts';
 import { conversationId } from './messaging-schemas.ts';
 import { ok, runTool } from './run.ts';
 
-export const MAX_TITLE_CHARS = 200;
-export const MAX_DETAILS_CHARS = 4000;
-export const MAX_APPROVERS = 20;
+const MAX_TITLE_CHARS = 200;
+const MAX_DETAILS_CHARS = 4000;
+const MAX_APPROVERS = 20;
 /** Longest an approval may wait for a decision when it expires at all: 30 days. */
-export const MAX_EXPIRES_IN = 30 * 24 * 3600;
+const MAX_EXPIRES_IN = 30 * 24 * 3600;
 
 const status = z.enum(['pending', 'approved', 'rejected', 'expired', 'cancelled']);
 const approvalId = z.string().min(1).max(64).describe('The approval_id request_approval returned');
 
-export const requestApprovalInput = {
+const requestApprovalInput = {
   title: z
     .string()
     .trim()
@@ -51,7 +51,7 @@ export const requestApprovalInput = {
         'the call then waits for their answer, which settles the approval like a click anywhere else',
     ),
 };
-export const requestApprovalOutput = {
+const requestApprovalOutput = {
   approval_id: z.string(),
   status,
   approvers: z.array(z.string()).describe('Handles of the people who may decide'),
@@ -60,8 +60,8 @@ export const requestApprovalOutput = {
   asked_here: z.boolean().describe('Whether your owner was asked through your MCP client (ask_owner_here)'),
 };
 
-export const approvalIdInput = { approval_id: approvalId };
-export const getApprovalOutput = {
+const approvalIdInput = { approval_id: approvalId };
+const getApprovalOutput = {
   approval_id: z.string(),
   title: z.string(),
   status,
@@ -76,7 +76,7 @@ export const getApprovalOutput = {
   expires_at: z.string().nullable(),
   conversation_id: z.string().nullable(),
 };
-export const cancelApprovalOutput = { approval_id: z.string(), status };
+const cancelApprovalOutput = { approval_id: z.string(), status };
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 

@@ -16,7 +16,7 @@ const statusArg = z
   .max(LIMITS.status)
   .describe('A status the collection allows (see get_workspace_information)');
 
-export const documentSummary = z.object({
+const documentSummary = z.object({
   id: z.string(),
   identifier: z.string().describe('Stable identifier, e.g. SPEC-12'),
   collection: z.string().nullable().describe('Identifier of its collection; null in a Simplified workspace'),
@@ -28,12 +28,12 @@ export const documentSummary = z.object({
   updated_by: z.string().nullable().describe('Who wrote last'),
 });
 
-export const documentFull = documentSummary.extend({
+const documentFull = documentSummary.extend({
   content: z.string().describe('Markdown'),
   created_at: z.string(),
 });
 
-export const collectionOut = z.object({
+const collectionOut = z.object({
   identifier: z.string().describe('Pass as `collection`'),
   name: z.string(),
   type: z.string(),

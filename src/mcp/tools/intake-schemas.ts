@@ -61,7 +61,7 @@ const source = z.object({
     ),
 });
 
-export const intakeItemOut = z.object({
+const intakeItemOut = z.object({
   id: z.string(),
   title: z.string(),
   kind,

@@ -3,10 +3,10 @@ import { AUDIENCE_LEVELS } from '../../core/linking/audience.ts';
 import { MAX_BODY_CHARS } from '../../core/messaging/rules.ts';
 
 /** Longest a `subscribe` may wait: under the 60 s after which MCP clients give up on a request. */
-export const MAX_WAIT_SECONDS = 55;
-export const DEFAULT_WAIT_SECONDS = 30;
-export const MAX_INBOX_LIMIT = 100;
-export const MAX_RECIPIENTS = 20;
+const MAX_WAIT_SECONDS = 55;
+const DEFAULT_WAIT_SECONDS = 30;
+const MAX_INBOX_LIMIT = 100;
+const MAX_RECIPIENTS = 20;
 
 const agentKind = z.enum(['agent', 'person']);
 const surface = z.enum(['mcp', 'web', 'slack', 'teams']);

@@ -21,7 +21,7 @@ import { startSlackStandin, type SlackStandin } from '../../support/slack/web-ap
 import { personalMessage } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { startHarness, type Harness } from '../../surfaces/teams/harness.ts';
+import { startHarness, type Harness } from '../../support/teams/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const SLACK_USER = 'U0CONTRACT1';

@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { MIGRATIONS_DIR, openDatabase, type Database } from '../../../src/infra/db/client.ts';
 import { freshPostgresDatabase } from '../../support/db.ts';
+import { serviceUrl } from '../../support/services.ts';
 
-const url = process.env.TEST_DATABASE_URL;
+const url = serviceUrl('postgres');
 
 const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as {
   entries: unknown[];

@@ -16,6 +16,7 @@ import { mountWebChat } from '../../../src/http/surface-mount.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
 import { postgresDb } from '../../support/db.ts';
 import { HttpBrowser } from '../../support/web/browser.ts';
+import { serviceUrl } from '../../support/services.ts';
 
 const pgDb = postgresDb();
 const ROUNDS = 20;
@@ -31,7 +32,8 @@ async function until(what: string, check: () => Promise<boolean> | boolean, dead
 }
 
 const queues: Array<{ queue: string; redisUrl?: string }> = [{ queue: 'the embedded queue' }];
-if (process.env.TEST_REDIS_URL) queues.push({ queue: 'BullMQ', redisUrl: process.env.TEST_REDIS_URL });
+const redisUrl = serviceUrl('redis');
+if (redisUrl) queues.push({ queue: 'BullMQ', redisUrl });
 
 describe.runIf(pgDb).each(queues)(
   'the server on $queue while PostgreSQL terminates its connections',

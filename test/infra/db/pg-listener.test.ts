@@ -8,8 +8,9 @@ import { PgListener } from '../../../src/infra/db/pg-listener.ts';
 import { PgNotifier } from '../../../src/infra/db/pg-notifier.ts';
 import { waitForWake } from '../../../src/core/messaging/inbox-wait.ts';
 import { freshPostgresDatabase } from '../../support/db.ts';
+import { serviceUrl } from '../../support/services.ts';
 
-const url = process.env.TEST_DATABASE_URL;
+const url = serviceUrl('postgres');
 
 describe.runIf(url)('wake-ups across a lost LISTEN connection (PostgreSQL)', () => {
   let fresh: Awaited<ReturnType<typeof freshPostgresDatabase>>;

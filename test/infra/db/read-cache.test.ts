@@ -13,6 +13,7 @@ import { AgentService } from '../../../src/core/agents/agent-service.ts';
 import { OrgService } from '../../../src/core/organizations/org-service.ts';
 import { systemClock, type Store } from '../../../src/core/ports.ts';
 import { databases, freshPostgresDatabase } from '../../support/db.ts';
+import { serviceUrl } from '../../support/services.ts';
 
 describe('writtenTables', () => {
   it('names the watched tables a statement writes, and nothing for reads or other tables', () => {
@@ -79,7 +80,7 @@ describe.each(databases())('read cache on $kind, in one process', (kind) => {
   });
 });
 
-const url = process.env.TEST_DATABASE_URL;
+const url = serviceUrl('postgres');
 
 describe.runIf(url)('read cache across processes (PostgreSQL)', () => {
   let fresh: Awaited<ReturnType<typeof freshPostgresDatabase>>;

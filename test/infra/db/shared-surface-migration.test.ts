@@ -14,6 +14,7 @@ import { DrizzleSlackInstallationRepo } from '../../../src/infra/db/slack-repo.t
 import { createStore } from '../../../src/infra/db/store.ts';
 import { DrizzleTeamsUserRepo } from '../../../src/infra/db/teams-repo.ts';
 import { freshPostgresDatabase } from '../../support/db.ts';
+import { serviceUrl } from '../../support/services.ts';
 
 /** A copy of the migrations folder whose journal ends just before the shared-surface migration. */
 function migrationsBeforeTheMove(): string {
@@ -41,8 +42,8 @@ const kinds: Kind[] = [
     },
   },
 ];
-if (process.env.TEST_DATABASE_URL) {
-  const url = process.env.TEST_DATABASE_URL;
+const url = serviceUrl('postgres');
+if (url) {
   kinds.push({
     kind: 'postgres',
     async open() {

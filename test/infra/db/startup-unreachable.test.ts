@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { openDatabase, whileUnreachable, type Database } from '../../../src/infra/db/client.ts';
 import { freshPostgresDatabase } from '../../support/db.ts';
+import { serviceUrl } from '../../support/services.ts';
 
-const url = process.env.TEST_DATABASE_URL;
+const url = serviceUrl('postgres');
 
 /** A TCP proxy to PostgreSQL that cuts the first `refuse` connections at once, as a server in failover does. */
 function flakyProxy(target: URL, refuse: number) {

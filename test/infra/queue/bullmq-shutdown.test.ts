@@ -10,6 +10,7 @@ import { BullmqQueue } from '../../../src/infra/queue/bullmq-queue.ts';
 import { createApp } from '../../../src/app.ts';
 import { silent, testConfig } from '../../support/world.ts';
 import { postgresDb } from '../../support/db.ts';
+import { serviceUrl } from '../../support/services.ts';
 
 /** Far above the bound stop() keeps (about twice its wait: 1 s here, STOP_WAIT_MS in the app): only a stop that hangs gets here. */
 const HUNG_AFTER_MS = 30_000;
@@ -20,7 +21,7 @@ const stopsInTime = (stop: Promise<void>) =>
     new Promise((r) => setTimeout(() => r('still waiting'), HUNG_AFTER_MS).unref()),
   ]);
 
-describe.skipIf(!process.env.TEST_DATABASE_URL)('the BullMQ queue while Redis is down: stopping, and starting', () => {
+describe.skipIf(!serviceUrl('postgres'))('the BullMQ queue while Redis is down: stopping, and starting', () => {
   let database: Database;
   let repo: DrizzleOutboxRepo;
   let redis: PrivateRedis;

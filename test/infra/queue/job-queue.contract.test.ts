@@ -14,6 +14,7 @@ import { DeliveryError } from '../../../src/core/delivery/failure.ts';
 import { PermanentFailure, RetryLater, TransientFailure } from '../../../src/core/errors.ts';
 import type { JobQueue, OutboxEntry } from '../../../src/core/ports.ts';
 import { databases, pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
+import { serviceUrl } from '../../support/services.ts';
 import { TEAMS_POST } from '../../../src/surfaces/teams/names.ts';
 
 const logger = pino({ level: 'silent' });
@@ -60,7 +61,8 @@ const bullmq = (redisUrl: string, db: TestDatabase): Variant => ({
 });
 
 const variants: Variant[] = databases().map(embedded);
-if (process.env.TEST_REDIS_URL) variants.push(bullmq(process.env.TEST_REDIS_URL, postgresDb() ?? pgliteDb));
+const redisUrl = serviceUrl('redis');
+if (redisUrl) variants.push(bullmq(redisUrl, postgresDb() ?? pgliteDb));
 
 describe.each(variants)('job queue contract: $name', (variant) => {
   let database: Database;

@@ -1,17 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Clock } from '../../../src/core/ports.ts';
-import { startServer, type Server } from '../../../src/server.ts';
+import type { Server } from '../../../src/server.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
 import type { SigninLimits } from '../../../src/http/auth/rate-limit.ts';
 import type { Mount } from '../../../src/http/http.ts';
 import { mountSurfaces, mountWebChat } from '../../../src/http/surface-mount.ts';
 import { pgliteDb, type TestDatabase } from '../db.ts';
+import { startServerForTest } from '../server.ts';
 
 /** A clock tests move forward by hand. */
 export class TestClock implements Clock {
@@ -42,32 +39,27 @@ export async function startTestServer(
     logger?: Logger;
   } = {},
 ): Promise<TestServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-web-'));
   const database: Database = await (o.db ?? pgliteDb).open();
   const clock = new TestClock();
-  const port = String(o.port ?? 0);
-  const config = loadConfig({
-    PORT: port,
-    DATA_DIR: dataDir,
-    ...(o.port ? { PUBLIC_URL: `http://127.0.0.1:${o.port}` } : {}),
-    ...o.env,
-  });
-  const server = await startServer(config, {
+  const server = await startServerForTest({
+    name: 'web',
     database,
     clock,
-    logger: o.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    host: '127.0.0.1',
-    control: false,
+    port: o.port,
+    env: o.env,
+    logger: o.logger,
     mounts: o.mounts?.includes(mountSurfaces) ? o.mounts : [...(o.mounts ?? []), mountWebChat],
     surfaces: { web: { signinLimits: o.signinLimits, keepaliveMs: o.keepaliveMs } },
     queue: { pollMs: 50 },
+  }).catch(async (e: unknown) => {
+    await database.close();
+    throw e;
   });
   return Object.assign(server, {
     clock,
     async close() {
       await server.stop();
       await database.close();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   });
 }

@@ -18,7 +18,7 @@ import {
   startApprovalsWorld,
   USERS,
   type ApprovalsWorld,
-} from './approvals-support.ts';
+} from '../../support/slack/approvals-world.ts';
 import { SLACK_APPROVAL_UPDATE } from '../../../src/surfaces/slack/topics.ts';
 
 describe.each(databases())('a race to decide one approval ($kind)', (kind) => {

@@ -20,7 +20,7 @@ import {
   startApprovalsWorld,
   USERS,
   type ApprovalsWorld,
-} from './approvals-support.ts';
+} from '../../support/slack/approvals-world.ts';
 import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 
 type Out = Record<string, any>;

@@ -8,7 +8,7 @@ import { SYSTEM } from '../../../src/core/actor.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const BOT = SLACK_DEFAULTS.botUserId;
 

@@ -13,7 +13,7 @@ import { chatWorkspaceTopic } from '../../../src/core/channels/changes.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness } from '../../support/slack/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };

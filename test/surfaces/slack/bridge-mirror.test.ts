@@ -13,7 +13,7 @@ import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.t
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, fileShare, message } from '../../support/slack/signed-request.ts';
 import type { RecordedCall, SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { postCommand, startBridged, type BridgedHarness, type Harness } from './harness.ts';
+import { postCommand, startBridged, type BridgedHarness, type Harness } from '../../support/slack/harness.ts';
 
 const BOT = SLACK_DEFAULTS.botUserId;
 const CAROL = 'U0CAROL01';

@@ -7,7 +7,7 @@ import { SYSTEM } from '../../../src/core/actor.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback, message } from '../../support/slack/signed-request.ts';
 import type { SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startBridged, type BridgedHarness, type Harness } from './harness.ts';
+import { startBridged, type BridgedHarness, type Harness } from '../../support/slack/harness.ts';
 
 const BOT = SLACK_DEFAULTS.botUserId;
 const CAROL = 'U0CAROL01';

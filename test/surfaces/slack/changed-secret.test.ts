@@ -10,7 +10,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, SECRET, startHarness } from './harness.ts';
+import { inbox, SECRET, startHarness } from '../../support/slack/harness.ts';
 import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 
 const database = postgresDb() ?? pgliteDb;

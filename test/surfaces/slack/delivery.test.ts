@@ -10,7 +10,8 @@ import { deliveryDeps } from '../../../src/app-delivery.ts';
 import { postHandler } from '../../../src/core/delivery/post-delivery.ts';
 import { postgresDb, pgliteDb, type TestDatabase } from '../../support/db.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
+import { serviceUrl } from '../../support/services.ts';
 import { SLACK_POST } from '../../../src/surfaces/slack/topics.ts';
 
 interface Setup {
@@ -19,7 +20,7 @@ interface Setup {
   redisUrl?: string;
 }
 
-const redisUrl = process.env.TEST_REDIS_URL;
+const redisUrl = serviceUrl('redis');
 // Each queue and each database once: the embedded worker on PGlite, BullMQ on PostgreSQL (the queue and outbox
 // contracts in test/infra/queue and test/infra/db run every pairing).
 const pg = postgresDb();

@@ -16,7 +16,8 @@ import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { blockActions } from '../../support/slack/payloads.ts';
 import { appMention, eventCallback, signRequest, slashCommand } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/slack/harness.ts';
+import { serviceUrl } from '../../support/services.ts';
 import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
@@ -27,8 +28,8 @@ const variants: Array<{ name: string; db: TestDatabase; redisUrl?: string }> = [
   { name: 'PGlite and the embedded queue', db: pgliteDb },
 ];
 const pg = postgresDb();
-if (pg && process.env.TEST_REDIS_URL)
-  variants.push({ name: 'PostgreSQL and BullMQ', db: pg, redisUrl: process.env.TEST_REDIS_URL });
+const redisUrl = serviceUrl('redis');
+if (pg && redisUrl) variants.push({ name: 'PostgreSQL and BullMQ', db: pg, redisUrl });
 
 describe.each(variants)('durable Slack intake on $name', ({ db: kind, redisUrl }) => {
   let db: Database;

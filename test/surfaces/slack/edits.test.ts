@@ -8,7 +8,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback, messageIm, nextEventTs } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';

@@ -9,7 +9,7 @@ import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS, dmChannelId } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, messageIm, urlVerification } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 

@@ -18,7 +18,7 @@ import {
   threadBroadcast,
 } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { postCommand, startHarness, type Harness } from './harness.ts';
+import { postCommand, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;
 const CAROL = 'U0CAROL01';

@@ -11,7 +11,7 @@ import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import type { SlackRequestBody } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const raw = (body: string, contentType: SlackRequestBody['contentType'] = 'application/json'): SlackRequestBody => ({
   contentType,

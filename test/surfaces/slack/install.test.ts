@@ -10,7 +10,7 @@ import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const SECOND = { teamId: 'T0SECOND1', teamName: 'Second Team', botUserId: 'U0SECBOT1', botId: 'B0SECBOT1' };
 

@@ -11,7 +11,7 @@ import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, nextEventTs } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { connectInProcess } from '../../support/world.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/slack/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;

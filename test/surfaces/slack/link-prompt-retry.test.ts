@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { promptedPath, startLinkingWorld, type LinkingWorld } from './linking-world.ts';
+import { promptedPath, startLinkingWorld, type LinkingWorld } from '../../support/slack/linking-world.ts';
 
 const HANK = 'U0HANK001';
 const IRIS = 'U0IRIS001';

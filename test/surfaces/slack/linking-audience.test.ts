@@ -14,7 +14,7 @@ import {
   memberLeftChannel,
   messageIm,
 } from '../../support/slack/signed-request.ts';
-import { startLinkingWorld, type LinkingWorld } from './linking-world.ts';
+import { startLinkingWorld, type LinkingWorld } from '../../support/slack/linking-world.ts';
 
 const ALICE = 'U0ALICE01';
 const BOB = 'U0BOB0001';

@@ -22,7 +22,7 @@ import {
   promptedPath,
   startLinkingWorld,
   type LinkingWorld,
-} from './linking-world.ts';
+} from '../../support/slack/linking-world.ts';
 import { SLACK_LINK_DONE } from '../../../src/surfaces/slack/topics.ts';
 
 const ALICE = 'U0ALICE01';

@@ -10,7 +10,7 @@ import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback, messageIm, nextEventTs } from '../../support/slack/payloads.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const USER = 'U0CAROL01';
 const DM = dmChannelId(USER);

@@ -8,7 +8,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, slashCommand } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { cardsIn, startApprovalsWorld, USERS, type ApprovalsWorld } from './approvals-support.ts';
+import { cardsIn, startApprovalsWorld, USERS, type ApprovalsWorld } from '../../support/slack/approvals-world.ts';
 
 const LONG = { timeout: 30_000, interval: 50 };
 

@@ -16,7 +16,7 @@ import { connectInProcess, textOf } from '../../support/world.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { METHODS } from '../../support/slack/web-api-methods.ts';
 import { eventCallback, teamJoin } from '../../support/slack/signed-request.ts';
-import { startLinkingWorld, type LinkingWorld } from './linking-world.ts';
+import { startLinkingWorld, type LinkingWorld } from '../../support/slack/linking-world.ts';
 
 const ALICE = 'U0ALICE01';
 const GUEST = 'U0GUEST01';

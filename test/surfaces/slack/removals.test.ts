@@ -17,7 +17,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };

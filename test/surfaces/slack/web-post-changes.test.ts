@@ -10,7 +10,7 @@ import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness } from '../../support/slack/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const ALICE = 'U0ALICE01';

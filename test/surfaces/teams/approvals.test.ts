@@ -20,7 +20,7 @@ import { adaptiveCardAction, cardSubmit, personalMessage } from '../../support/t
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
 import { HttpBrowser } from '../../support/web/browser.ts';
-import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const SLACK_ALICE = 'U0ALICE01';
 const PASSWORD = 'correct horse battery';

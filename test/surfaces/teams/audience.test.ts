@@ -11,7 +11,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded, type TeamsActivity, type WireAccount } from '../../support/teams/activities.ts';
 import { botAccountId, TEAMS_DEFAULTS, type TeamsUserSeed } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const database = postgresDb() ?? pgliteDb;

@@ -15,7 +15,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const env = { MICROSOFT_APP_ID: TEAMS_DEFAULTS.appId, MICROSOFT_APP_PASSWORD: 'app-secret-value' };
 

@@ -10,7 +10,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const CHANNEL = TEAMS_DEFAULTS.channelId;
 const ELSEWHERE = '19:0a1b2c3d4e5f60718293a4b5c6d7e8f9@thread.tacv2';

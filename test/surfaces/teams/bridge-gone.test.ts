@@ -15,7 +15,7 @@ import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness } from '../../support/teams/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };

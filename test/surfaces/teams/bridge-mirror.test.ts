@@ -19,7 +19,7 @@ import {
 } from '../../support/teams/activities.ts';
 import { botAccountId, TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type ConnectorCall, type TeamsStandin } from '../../support/teams/standin.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/teams/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const CHANNEL = TEAMS_DEFAULTS.channelId;

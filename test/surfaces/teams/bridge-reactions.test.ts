@@ -21,7 +21,7 @@ import { startSlackStandin, type SlackStandin } from '../../support/slack/web-ap
 import { botAdded, channelMessage, channelReaction, type TeamsReactionType } from '../../support/teams/activities.ts';
 import { botAccountId, TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness } from '../../support/teams/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const CHANNEL = TEAMS_DEFAULTS.channelId;

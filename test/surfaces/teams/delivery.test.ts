@@ -9,8 +9,9 @@ import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import { pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { paceKey } from '../../../src/surfaces/teams/thread-id.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
+import { serviceUrl } from '../../support/services.ts';
 import { TEAMS_POST, teamsRuntime } from '../../../src/surfaces/teams/index.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
 
 interface Setup {
   name: string;
@@ -18,7 +19,7 @@ interface Setup {
   redisUrl?: string;
 }
 
-const redisUrl = process.env.TEST_REDIS_URL;
+const redisUrl = serviceUrl('redis');
 // Each queue and each database once: the embedded worker on PGlite, BullMQ on PostgreSQL (the queue and outbox
 // contracts in test/infra/queue and test/infra/db run every pairing).
 const pg = postgresDb();

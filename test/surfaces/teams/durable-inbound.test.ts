@@ -8,7 +8,7 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { adaptiveCardAction, channelMention, personalMessage } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const LONG = { timeout: 30_000, interval: 50 };
 

@@ -14,7 +14,7 @@ import {
 } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const ALICE = TEAMS_DEFAULTS.users.alice;

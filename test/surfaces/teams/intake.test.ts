@@ -9,7 +9,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { channelMention, channelMessage, personalMessage } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const bob = TEAMS_DEFAULTS.users.bob;

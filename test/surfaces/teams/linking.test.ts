@@ -10,7 +10,7 @@ import { pgliteDb } from '../../support/db.ts';
 import { adaptiveCardAction, channelMention, channelMessage, personalMessage } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS, type TeamsUserSeed } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const { alice, bob } = TEAMS_DEFAULTS.users;
 /** Someone in the team who never linked an account. */

@@ -11,7 +11,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { channelMention, channelMessage, groupChatMessage } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { inbox, startHarness, type Harness } from './harness.ts';
+import { inbox, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const database = postgresDb() ?? pgliteDb;

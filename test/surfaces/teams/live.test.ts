@@ -8,7 +8,7 @@ import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { adaptiveCardAction, personalMessage } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 /** The streaming facts as they reach Teams (channelData; the connector's serializer keeps only an entity's type). */
 const streamFacts = (a: WireActivity | undefined) =>

@@ -14,7 +14,7 @@ import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { botAdded, channelMessage, groupChatMessage, type TeamsActivity } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS, threadConversationId } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
-import { startHarness, type Harness } from './harness.ts';
+import { startHarness, type Harness } from '../../support/teams/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };

@@ -19,7 +19,7 @@ import {
   type TeamsStandin,
   type WireActivity,
 } from '../../support/teams/standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
 
 const card = (a: WireActivity | undefined) =>
   (a?.attachments as Array<{ contentType: string; content: Record<string, unknown> }> | undefined)?.[0];

@@ -11,7 +11,7 @@ import type { SurfaceOutbound } from '../../../src/core/delivery/ports.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
-import { mentionAndReceive, startHarness, type Harness } from './harness.ts';
+import { mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 import { TEAMS_POST_CHANGE } from '../../../src/surfaces/teams/names.ts';
 

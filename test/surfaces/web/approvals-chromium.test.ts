@@ -16,8 +16,8 @@ import {
   startApprovalsWorld,
   USERS,
   type ApprovalsWorld,
-} from '../slack/approvals-support.ts';
-import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+} from '../../support/slack/approvals-world.ts';
+import { keepScreenshot, launchChromium } from '../../support/web/chromium.ts';
 
 describe('approving from the web card in Chromium', () => {
   let db: Database;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { startApprovalsWorld, type ApprovalsWorld } from '../slack/approvals-support.ts';
+import { startApprovalsWorld, type ApprovalsWorld } from '../../support/slack/approvals-world.ts';
 import type { HttpBrowser } from '../../support/web/browser.ts';
 import { openEvents } from '../../support/web/sse.ts';
 

@@ -11,7 +11,7 @@ import { seedDemo } from '../../../src/demo/index.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 import { mountDocuments } from '../../../src/http/documents/index.ts';
-import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { keepScreenshot, launchChromium } from '../../support/web/chromium.ts';
 import { contrastOf, type ContrastFinding } from '../../support/web/contrast.ts';
 import { startTestServer, type TestServer } from '../../support/web/server.ts';
 

@@ -8,7 +8,7 @@ import { SYSTEM } from '../../../src/core/actor.ts';
 import { seedDemo } from '../../../src/demo/index.ts';
 import type { Agent, Workspace } from '../../../src/core/types.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
-import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { keepScreenshot, launchChromium } from '../../support/web/chromium.ts';
 import { openChat } from '../../support/web/chat-page.ts';
 import { startTestServer, type TestServer } from '../../support/web/server.ts';
 

@@ -3,7 +3,7 @@
 // does, the other sees live, without reloading.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { keepScreenshot, launchChromium } from '../../support/web/chromium.ts';
 import { openChat } from '../../support/web/chat-page.ts';
 import { seedOrg, startTestServer, type TestServer } from '../../support/web/server.ts';
 

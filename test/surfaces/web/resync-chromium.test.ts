@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { rowsOf } from '../../../src/infra/db/org-repo.ts';
 import { postgresDb } from '../../support/db.ts';
-import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { keepScreenshot, launchChromium } from '../../support/web/chromium.ts';
 import { openChat } from '../../support/web/chat-page.ts';
 import { HttpBrowser } from '../../support/web/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from '../../support/web/server.ts';

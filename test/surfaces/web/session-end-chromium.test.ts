@@ -9,7 +9,7 @@
 import type { Browser, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { keepScreenshot, launchChromium } from '../../support/web/chromium.ts';
 import { openChat } from '../../support/web/chat-page.ts';
 import { HttpBrowser } from '../../support/web/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from '../../support/web/server.ts';

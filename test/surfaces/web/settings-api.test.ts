@@ -9,7 +9,7 @@ import { runCommand } from '../../../src/cli/control.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Person } from '../../../src/core/types.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
-import { mentionAndReceive, startHarness, type Harness } from '../slack/harness.ts';
+import { mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { Database } from '../../../src/infra/db/client.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
-import { mentionAndReceive, startHarness, type Harness } from '../slack/harness.ts';
+import { mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { keepScreenshot, launchChromium } from './e2e/browser.ts';
+import { keepScreenshot, launchChromium } from '../../support/web/chromium.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 
 const PASSWORD = 'correct horse battery';

@@ -4,7 +4,7 @@ import { SYSTEM } from '../../../../src/core/actor.ts';
 import { DEMO, startDemo } from '../../../../src/demo/index.ts';
 import { mountMcp } from '../../../../src/mcp/http.ts';
 import { startTestServer, type TestServer } from '../../../support/web/server.ts';
-import { keepScreenshot, launchChromium } from './browser.ts';
+import { keepScreenshot, launchChromium } from '../../../support/web/chromium.ts';
 
 /**
  * The newcomer's path in a real browser: `serve --demo` (seed and the demo

@@ -1,7 +1,7 @@
-import { SYSTEM } from '../../src/core/actor.ts';
-import type { App } from '../../src/app.ts';
-import type { Agent, Workspace, WorkspaceKind } from '../../src/core/types.ts';
-import { connectInProcess } from '../support/world.ts';
+import { SYSTEM } from '../../../src/core/actor.ts';
+import type { App } from '../../../src/app.ts';
+import type { Agent, Workspace, WorkspaceKind } from '../../../src/core/types.ts';
+import { connectInProcess } from '../world.ts';
 
 let n = 0;
 

@@ -2,27 +2,21 @@
 // and its Bot Framework authentication) on 127.0.0.1, pointed at the Teams
 // stand-in (OpenID metadata, token endpoint, Bot Connector), with a workspace,
 // an agent and the stand-in's tenant connected. Used by the Teams tests.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { mountTeams } from '../../../src/http/surface-mount.ts';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
-import { vi } from 'vitest';
 import { DrizzleExternalIdentityRepo } from '../../../src/infra/db/identity-repo.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { SlackSettings } from '../../../src/surfaces/slack/settings.ts';
 import { connectTeamsTenant, type TeamsSettings } from '../../../src/surfaces/teams/index.ts';
-import { loadConfig } from '../../../src/config.ts';
-import { SYSTEM } from '../../../src/core/actor.ts';
-import type { InboxItem } from '../../../src/core/messaging/types.ts';
 import type { Agent, Workspace } from '../../../src/core/types.ts';
 import type { Mount } from '../../../src/http/http.ts';
-import { startServer, type Server } from '../../../src/server.ts';
-import { channelMention, type TeamsActivity } from '../../support/teams/activities.ts';
-import type { TeamsUserSeed } from '../../support/teams/defaults.ts';
-import type { BotResponse, PostActivityOptions, TeamsStandin } from '../../support/teams/standin.ts';
+import { mountTeams } from '../../../src/http/surface-mount.ts';
+import type { Server } from '../../../src/server.ts';
+import { received, seedReviewer, startServerForTest, TEST_SECRET } from '../server.ts';
+import { channelMention, type TeamsActivity } from './activities.ts';
+import type { TeamsUserSeed } from './defaults.ts';
+import type { BotResponse, PostActivityOptions, TeamsStandin } from './standin.ts';
 
-export const SECRET = 'test-switchboard-secret-0123456789abcdef';
+export { inbox } from '../server.ts';
+export const SECRET = TEST_SECRET;
 
 export interface Harness {
   server: Server;
@@ -54,60 +48,31 @@ export interface HarnessOptions {
   queueStopped?: boolean;
 }
 
-function logger(lines?: string[]) {
-  if (!lines) return pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  return pino(
-    { level: 'debug' },
-    {
-      write: (line: string) => {
-        lines.push(line);
-      },
-    },
-  );
-}
-
 /** Starts a server on a fresh `database`: org acme (admin alice), workspace eng, alice/reviewer, the stand-in's tenant connected. */
 export async function startHarness(o: HarnessOptions): Promise<Harness> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-teams-'));
-  const config = loadConfig({
-    PORT: '0',
-    DATA_DIR: dataDir,
-    SWITCHBOARD_SECRET: SECRET,
-    LOG_LEVEL: 'silent',
-    PUBLIC_URL: 'https://switchboard.test',
-    MICROSOFT_APP_ID: o.standin.appId,
-    MICROSOFT_APP_PASSWORD: o.standin.appPassword,
-    // The stand-in as the cloud, through the same settings an operator uses for a sovereign cloud.
-    MICROSOFT_OPENID_METADATA_URL: o.standin.openIdMetadataUrl,
-    MICROSOFT_ENTRA_OPENID_METADATA_URL: o.standin.entraMetadataUrl,
-    MICROSOFT_LOGIN_URL: o.standin.origin,
-    ...(o.standin.tenantId ? { MICROSOFT_APP_TENANT_ID: o.standin.tenantId } : {}),
-    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
-    ...o.env,
-  });
-  const unique = `teams-test-${Math.random().toString(16).slice(2, 10)}`;
-  const server = await startServer(config, {
+  const server = await startServerForTest({
+    name: 'teams',
     database: o.database,
-    logger: logger(o.logLines),
-    host: '127.0.0.1',
-    control: false,
+    env: {
+      PUBLIC_URL: 'https://switchboard.test',
+      MICROSOFT_APP_ID: o.standin.appId,
+      MICROSOFT_APP_PASSWORD: o.standin.appPassword,
+      // The stand-in as the cloud, through the same settings an operator uses for a sovereign cloud.
+      MICROSOFT_OPENID_METADATA_URL: o.standin.openIdMetadataUrl,
+      MICROSOFT_ENTRA_OPENID_METADATA_URL: o.standin.entraMetadataUrl,
+      MICROSOFT_LOGIN_URL: o.standin.origin,
+      ...(o.standin.tenantId ? { MICROSOFT_APP_TENANT_ID: o.standin.tenantId } : {}),
+      ...o.env,
+    },
+    redisUrl: o.redisUrl,
+    logLines: o.logLines,
     mounts: [...(o.mounts ?? []), mountTeams],
     surfaces: { teams: { ...o.teams }, ...(o.slack ? { slack: o.slack } : {}) },
-    queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: unique, prefix: unique } : {}) },
   });
   const { app } = server;
   if (o.queueStopped) await app.queue.stop();
   if (o.seed !== false) {
-    await app.orgs.init({ org: 'Acme', admin: 'alice' });
-    await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
-    await app.agents.add(SYSTEM, {
-      name: 'reviewer',
-      owner: 'alice',
-      displayName: 'Reviewer',
-      avatarUrl: 'https://example.test/reviewer.png',
-      roleLine: 'reviews pull requests',
-    });
-    await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
+    await seedReviewer(app);
     await connectTeamsTenant(
       { orgs: app.orgs, tenants: app.store.tenants },
       { workspace: 'eng', tenantId: o.standin.userTenantId },
@@ -130,16 +95,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       });
       await identities.link(identity.id, person.id, new Date());
     },
-    stop: async () => {
-      await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop: () => server.stop(),
   };
-}
-
-/** Reads the agent's inbox the way check_inbox does. */
-export async function inbox(h: Harness, agent: Agent = h.reviewer): Promise<InboxItem[]> {
-  return (await h.server.app.messaging.checkInbox(agent, h.workspace, 50)).items;
 }
 
 let mentions = 0;
@@ -151,15 +108,6 @@ export async function mentionAndReceive(h: Harness, standin: TeamsStandin, text 
   const activity = channelMention(standin, { text: body });
   const res = await h.post(activity);
   if (res.status !== 200) throw new Error(`the mention was answered ${res.status}: ${JSON.stringify(res.body)}`);
-  const seen: InboxItem[] = [];
-  const item = await vi.waitFor(
-    async () => {
-      seen.push(...(await inbox(h)));
-      const found = seen.find((i) => i.message.body === body);
-      if (!found) throw new Error('not delivered yet');
-      return found;
-    },
-    { timeout: 20_000, interval: 50 },
-  );
+  const item = await received(h, body);
   return { item, activity };
 }

@@ -7,11 +7,11 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { LINK_OPEN } from '../../../src/surfaces/slack/linking.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
-import { pgliteDb, type TestDatabase } from '../../support/db.ts';
-import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appMention, eventCallback } from '../../support/slack/signed-request.ts';
-import { startSlackStandin, type SlackStandin, type StoredMessage } from '../../support/slack/web-api-standin.ts';
-import { HttpBrowser } from '../../support/web/browser.ts';
+import { pgliteDb, type TestDatabase } from '../db.ts';
+import { dmChannelId, SLACK_DEFAULTS } from './defaults.ts';
+import { appMention, eventCallback } from './signed-request.ts';
+import { startSlackStandin, type SlackStandin, type StoredMessage } from './web-api-standin.ts';
+import { HttpBrowser } from '../web/browser.ts';
 import { postCommand, startHarness, type Harness } from './harness.ts';
 
 export const BOT = `<@${SLACK_DEFAULTS.botUserId}>`;

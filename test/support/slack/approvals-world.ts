@@ -4,28 +4,23 @@
 // of the agent bob/deployer) and carol (member); all three linked to Slack
 // users, while dan is a Slack user nobody linked. Default approvers of
 // bob/deployer: bob and alice.
-import { randomBytes } from 'node:crypto';
 import { mountSlack, mountWebChat } from '../../../src/http/surface-mount.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
 import { vi } from 'vitest';
 import { APPROVE_ACTION, REJECT_ACTION } from '../../../src/surfaces/slack/approvals.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import type { App } from '../../../src/app.ts';
-import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent, Person, Workspace } from '../../../src/core/types.ts';
-import { startServer, type Server } from '../../../src/server.ts';
+import type { Server } from '../../../src/server.ts';
+import { startServerForTest } from '../server.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
-import { connectInProcess } from '../../support/world.ts';
-import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { blockActions, postSigned, type SlackRequestBody } from '../../support/slack/signed-request.ts';
-import type { SlackStandin, StoredMessage } from '../../support/slack/web-api-standin.ts';
-import { HttpBrowser } from '../../support/web/browser.ts';
+import { connectInProcess } from '../world.ts';
+import { SLACK_DEFAULTS } from './defaults.ts';
+import { blockActions, postSigned, type SlackRequestBody } from './signed-request.ts';
+import type { SlackStandin, StoredMessage } from './web-api-standin.ts';
+import { HttpBrowser } from '../web/browser.ts';
 
 export const USERS = { alice: 'U0ALICE01', bob: 'U0BOB0001', carol: 'U0CAROL01', dan: 'U0DAN0001' } as const;
 export const PASSWORD = 'correct horse battery';
@@ -52,26 +47,14 @@ export async function startApprovalsWorld(o: {
   redisUrl?: string;
   port?: number;
 }): Promise<ApprovalsWorld> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-approvals-'));
-  const unique = `approvals-${randomBytes(4).toString('hex')}`;
-  const config = loadConfig({
-    PORT: String(o.port ?? 0),
-    DATA_DIR: dataDir,
-    SWITCHBOARD_SECRET: 'test-switchboard-secret-0123456789abcdef',
-    LOG_LEVEL: 'silent',
-    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
-    SLACK_API_URL: o.standin.url,
-    ...(o.port ? { PUBLIC_URL: `http://127.0.0.1:${o.port}` } : {}),
-    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
-  });
-  const server = await startServer(config, {
+  const server = await startServerForTest({
+    name: 'approvals',
     database: o.database,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    host: '127.0.0.1',
-    control: false,
+    port: o.port,
+    env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url },
+    redisUrl: o.redisUrl,
     mounts: [mountSlack, mountWebChat],
     surfaces: { slack: { paceMs: 0 } },
-    queue: { pollMs: 25, backoff: () => 50, ...(o.redisUrl ? { queueName: unique, prefix: unique } : {}) },
   });
   const { app } = server;
   const { org, admin: alice } = await app.orgs.init({ org: 'Acme', admin: 'alice', displayName: 'Alice' });
@@ -142,10 +125,7 @@ export async function startApprovalsWorld(o: {
         }),
       );
     },
-    async stop() {
-      await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop: () => server.stop(),
   };
 }
 

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_CHROMIUM, missingSentence, SERVICES } from '../services.ts';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const ARTIFACTS = path.resolve(import.meta.dirname, '../../../test-artifacts');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;
+const ARTIFACTS = path.resolve(import.meta.dirname, '../../../test-artifacts');
 
 /**
  * Debian's Chromium, headless, without sandbox (CI runs as root) and without any background traffic. One browser per
@@ -32,7 +33,10 @@ async function sharedBrowser(): Promise<Browser> {
   if (running?.isConnected()) return running;
   if (!existsSync(CHROMIUM)) {
     throw new Error(
-      `Chromium is missing at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. .ci/run installs it.`,
+      missingSentence(
+        SERVICES.chromium,
+        process.env.CHROMIUM_PATH ? `CHROMIUM_PATH names ${CHROMIUM}, which does not exist` : `there is no ${CHROMIUM}`,
+      ),
     );
   }
   return (shared = chromium.launch({

@@ -1,23 +1,18 @@
 // A Switchboard server with the real Slack mount (Bolt, its signature check)
 // on 127.0.0.1, talking to the Slack Web API stand-in, with a workspace, an
 // agent and the stand-in's team connected. Used by the Slack end-to-end tests.
-import { randomBytes } from 'node:crypto';
-import { mountSlack } from '../../../src/http/surface-mount.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
 import { vi } from 'vitest';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
-import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
-import type { Database } from '../../../src/infra/db/client.ts';
-import type { SlackSettings } from '../../../src/surfaces/slack/settings.ts';
 import type { AppOptions } from '../../../src/app.ts';
-import { loadConfig } from '../../../src/config.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent, Workspace } from '../../../src/core/types.ts';
-import { defaultMounts, startServer, type Server } from '../../../src/server.ts';
-import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
+import { mountSlack } from '../../../src/http/surface-mount.ts';
+import type { Database } from '../../../src/infra/db/client.ts';
+import { defaultMounts, type Server } from '../../../src/server.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
+import type { SlackSettings } from '../../../src/surfaces/slack/settings.ts';
+import { QUICK_QUEUE, received, seedReviewer, startServerForTest, TEST_SECRET } from '../server.ts';
+import { SLACK_DEFAULTS } from './defaults.ts';
 import {
   appMention,
   eventCallback,
@@ -25,14 +20,15 @@ import {
   slashCommand,
   type SignOptions,
   type SlackRequestBody,
-} from '../../support/slack/signed-request.ts';
-import { pgliteDb, postgresDb } from '../../support/db.ts';
-import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
+} from './signed-request.ts';
+import { pgliteDb, postgresDb } from '../db.ts';
+import { startSlackStandin, type SlackStandin } from './web-api-standin.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
 import type { Viewer } from '../../../src/core/channels/access.ts';
 
-export const SECRET = 'test-switchboard-secret-0123456789abcdef';
+export { inbox } from '../server.ts';
+export const SECRET = TEST_SECRET;
 
 export interface Harness {
   server: Server;
@@ -66,59 +62,23 @@ export interface HarnessOptions {
   queue?: AppOptions['queue'];
 }
 
-function logger(lines?: string[]) {
-  if (!lines) return pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  return pino(
-    { level: 'debug' },
-    {
-      write: (line: string) => {
-        lines.push(line);
-      },
-    },
-  );
-}
-
 /** Starts a server on `database`; with `seed`, creates org acme, workspace eng, alice/reviewer and connects the stand-in's team. */
 export async function startHarness(o: HarnessOptions): Promise<Harness> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'sb-slack-'));
-  const config = loadConfig({
-    PORT: '0',
-    DATA_DIR: dataDir,
-    SWITCHBOARD_SECRET: SECRET,
-    LOG_LEVEL: 'silent',
-    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
-    SLACK_API_URL: o.standin.url,
-    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
-    ...o.env,
-  });
-  const unique = `slack-test-${randomBytes(4).toString('hex')}`;
-  const server = await startServer(config, {
+  const server = await startServerForTest({
+    name: 'slack',
     database: o.database,
-    logger: logger(o.logLines),
-    host: '127.0.0.1',
-    control: false,
+    env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url, ...o.env },
+    redisUrl: o.redisUrl,
+    queueName: o.queueName,
+    logLines: o.logLines,
     mounts: o.allMounts ? await defaultMounts() : [mountSlack],
     ...(o.allMounts ? {} : { surfaces: { slack: { paceMs: o.paceMs ?? 0, ...o.slack } } }),
-    queue: {
-      pollMs: 25,
-      backoff: () => 50,
-      ...(o.redisUrl ? { queueName: o.queueName ?? unique, prefix: o.queueName ?? unique } : {}),
-      ...o.queue,
-    },
+    queue: { ...QUICK_QUEUE, ...o.queue },
   });
   const { app } = server;
   let reviewerToken: string | null = null;
   if (o.seed) {
-    await app.orgs.init({ org: 'Acme', admin: 'alice' });
-    await app.orgs.addWorkspace(SYSTEM, { name: 'Eng', org: 'acme' });
-    ({ token: reviewerToken } = await app.agents.add(SYSTEM, {
-      name: 'reviewer',
-      owner: 'alice',
-      displayName: 'Reviewer',
-      avatarUrl: 'https://example.test/reviewer.png',
-      roleLine: 'reviews pull requests',
-    }));
-    await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'eng' });
+    ({ reviewerToken } = await seedReviewer(app));
     await connectSlackTeam(slackRuntime(app), {
       workspace: 'eng',
       teamId: SLACK_DEFAULTS.teamId,
@@ -133,16 +93,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     reviewer,
     reviewerToken,
     post: (request, options) => postSigned(`${server.url}/slack/events`, request, options),
-    stop: async () => {
-      await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop: () => server.stop(),
   };
-}
-
-/** Reads the agent's inbox the way check_inbox does. */
-export async function inbox(h: Harness, agent: Agent = h.reviewer) {
-  return (await h.server.app.messaging.checkInbox(agent, h.workspace, 50)).items;
 }
 
 let mentionCount = 0;
@@ -157,16 +109,7 @@ export async function mentionAndReceive(h: Harness, text = 'please review', user
   const mention = appMention({ user, channel: 'C0GENERAL', text: `<@${SLACK_DEFAULTS.botUserId}> ${body}` });
   const res = await h.post(eventCallback(mention));
   if (res.status !== 200) throw new Error(`the mention was answered ${res.status}`);
-  const seen: Awaited<ReturnType<typeof inbox>> = [];
-  const item = await vi.waitFor(
-    async () => {
-      seen.push(...(await inbox(h)));
-      const found = seen.find((i) => i.message.body === body);
-      if (!found) throw new Error('not delivered yet');
-      return found;
-    },
-    { timeout: 20_000, interval: 50 },
-  );
+  const item = await received(h, body);
   return { item, mention };
 }
 
