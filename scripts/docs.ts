@@ -82,7 +82,7 @@ function stubContext(kind: WorkspaceKind): ToolContext {
   const agent = { id: 'agent', ownerId: 'owner', ownerHandle: 'alice', name: 'builder', kind: 'agent' };
   const workspace = { id: 'workspace', orgId: 'org', name: 'Acme', slug: 'acme', kind };
   return {
-    app: { logger: SILENT, live: { forgetAgent: async () => {} } },
+    core: { logger: SILENT, live: { forgetAgent: async () => {} } },
     agent,
     workspace,
     member: {},

@@ -42,7 +42,7 @@ export function brokenRule(from: string, to: string): string | null {
     const other = surfaceOf(to);
     if (surface && !SHARED.has(surface) && other && other !== surface && !SHARED.has(other))
       return 'a surface does not import another surface';
-    if (under('http')(to) && !['http/html.ts', 'http/layout.ts', 'http/input.ts'].includes(to))
+    if (under('http')(to) && !['http/html.ts', 'http/layout.ts', 'http/input.ts', 'http/message-html.ts'].includes(to))
       return 'a surface uses only the shared page helpers of src/http';
   }
   if (under('infra')(from) && (under('mcp')(to) || under('cli')(to) || under('http')(to) || to === 'app.ts'))

@@ -33,11 +33,8 @@ import type {
   ExternalSurface,
   SurfaceTenantRepo,
 } from '../core/surfaces/surface-ports.ts';
-import type { SigninLimits } from '../http/auth/rate-limit.ts';
 import type { SafeHtml } from '../http/html.ts';
 import type { SecretBox } from '../infra/secrets/secret-box.ts';
-
-export type { SigninLimits };
 
 /**
  * What a chat surface may use of the running core: its services, the ports
@@ -121,6 +118,15 @@ export interface ChatSurface {
    * current secret cannot open, say) and logs what to do; never throws. Called by the serving process only.
    */
   checkOnStart?(): Promise<void>;
+}
+
+/** How many failed sign-ins are allowed before the sign-in page refuses more for a while. */
+export interface SigninLimits {
+  /** Failed attempts allowed per client address in the window. */
+  perAddress: number;
+  /** Failed attempts allowed per account (from any address) in the window. */
+  perAccount: number;
+  windowMs: number;
 }
 
 /**

@@ -1,13 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 
-export interface SigninLimits {
-  /** Failed attempts allowed per client address in the window. */
-  perAddress: number;
-  /** Failed attempts allowed per account (from any address) in the window. */
-  perAccount: number;
-  windowMs: number;
-}
+import type { SigninLimits } from '../../surfaces/contract.ts';
+
+export type { SigninLimits };
 
 export const DEFAULT_SIGNIN_LIMITS: SigninLimits = { perAddress: 20, perAccount: 10, windowMs: 15 * 60_000 };
 
