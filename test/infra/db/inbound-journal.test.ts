@@ -135,13 +135,13 @@ describe('the inbound journal', () => {
     await journal.close();
   });
 
-  it('leaves out a request the database refuses for its content, and moves the ones beside it', async () => {
+  it('leaves out a request the database refuses, and moves the ones beside it', async () => {
     const dir = journalDir();
     const journal = await InboundJournal.open(dir, repo, silent, HELD);
-    // jsonb cannot hold a lone surrogate.
+    // A job without a topic breaks the outbox's NOT NULL (text jsonb cannot hold is stored as U+FFFD instead).
     await Promise.all(
       ['event:J4-a', 'event:J4-bad', 'event:J4-b'].map((key) =>
-        journal.accept(slack(key, key.endsWith('bad') ? 'x\uD800y' : key), job),
+        journal.accept(slack(key), key.endsWith('bad') ? { ...job, topic: null as unknown as string } : job),
       ),
     );
     await journal.close();
