@@ -19,7 +19,7 @@ import { adaptiveCard, cardActivity, type Card } from './cards.ts';
 import { updateActivity } from './connector.ts';
 import { addressOf } from './inbound.ts';
 import { loggable } from './errors.ts';
-import { TEAMS } from './names.ts';
+import { TEAMS } from './topics.ts';
 import { postOnce } from './post-once.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 

@@ -4,7 +4,7 @@
 import { invalidInput } from '../../core/errors.ts';
 import type { Workspace } from '../../core/types.ts';
 import type { SurfaceCore } from '../contract.ts';
-import { TEAMS } from './names.ts';
+import { TEAMS } from './topics.ts';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -16,7 +16,7 @@ import {
 } from './thread-id.ts';
 import { loggable } from './errors.ts';
 import { sendLinkCard } from './linking.ts';
-import { TEAMS } from './names.ts';
+import { TEAMS } from './topics.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import type { TeamsMarkdown } from './format/in.ts';
 

@@ -12,7 +12,7 @@ import { SwitchboardTeamsBot } from './handlers.ts';
 import { linkDoneHandler, TEAMS_LINK_WORDING } from './linking.ts';
 import { teamsListenChannels } from './listen-channels.ts';
 import { teamsLive } from './live.ts';
-import { TEAMS, TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE, TEAMS_INBOUND, TEAMS_LINK_DONE } from './names.ts';
+import { TEAMS, TEAMS_APPROVAL_SHOW, TEAMS_APPROVAL_UPDATE, TEAMS_INBOUND, TEAMS_LINK_DONE } from './topics.ts';
 import { teamsOutbound } from './outbound.ts';
 import { teamsInboundHandler, teamsReceiver } from './receiver.ts';
 import { createTeamsRuntime, type TeamsRuntime } from './runtime.ts';
@@ -28,7 +28,7 @@ export {
   TEAMS_LINK_DONE,
   TEAMS_POST,
   TEAMS_POST_CHANGE,
-} from './names.ts';
+} from './topics.ts';
 export type { TeamsSettings } from './settings.ts';
 
 /** The Teams surface of a running App: the contract's parts, and its runtime. */

@@ -15,7 +15,7 @@ import { adaptiveCard, cardActivity, executeAction, type Card } from './cards.ts
 import { postActivity } from './connector.ts';
 import { classifyTeamsError, loggable } from './errors.ts';
 import { postOnce } from './post-once.ts';
-import { TEAMS, TEAMS_LINK_DONE } from './names.ts';
+import { TEAMS, TEAMS_LINK_DONE } from './topics.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
 /** How Teams speaks of account links: the personal chat with the bot takes `link` and `unlink`. */

@@ -5,7 +5,7 @@
 // in the channel, through the tenant connected to the workspace.
 import type { ListenChannels } from '../../core/listening/ports.ts';
 import { addressRef, encodeConversationKey, type TeamsAddress } from './thread-id.ts';
-import { TEAMS } from './names.ts';
+import { TEAMS } from './topics.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
 const CHANNEL = /^19:[^\s;]+@thread\.(tacv2|skype)$/;

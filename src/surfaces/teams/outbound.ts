@@ -20,7 +20,7 @@ import { parseMentions } from '../../core/format/mentions.ts';
 import { agentMessage } from './cards.ts';
 import type { TeamsPerson } from './format/out.ts';
 import { activityCalls } from './connector.ts';
-import { TEAMS, TEAMS_POST } from './names.ts';
+import { TEAMS, TEAMS_POST } from './topics.ts';
 import type { TeamsRuntime } from './runtime.ts';
 
 /** Most people one message mentions the Teams way; further `@handles` stay words. */

@@ -16,7 +16,7 @@ import type { JobHandler } from '../../core/ports.ts';
 import type { Logger } from 'pino';
 import type { SurfaceCore } from '../contract.ts';
 import { asJobError, loggable } from './errors.ts';
-import { TEAMS, TEAMS_INBOUND } from './names.ts';
+import { TEAMS, TEAMS_INBOUND } from './topics.ts';
 
 type Logic = (context: TurnContext) => Promise<void>;
 

@@ -5,7 +5,7 @@ import type { SurfaceCore } from '../contract.ts';
 import { createAuthentication } from './auth.ts';
 import type { TeamsState } from './state.ts';
 import { loggable } from './errors.ts';
-import { TEAMS } from './names.ts';
+import { TEAMS } from './topics.ts';
 import type { TeamsReferenceRepo } from './reference-repo.ts';
 import { DurableCloudAdapter } from './receiver.ts';
 import { teamsSettings, type TeamsSettings } from './settings.ts';

@@ -8,7 +8,7 @@ import { DrizzleInboundEventRepo } from '../../../src/infra/db/inbound-repo.ts';
 import { DrizzleOutboxRepo } from '../../../src/infra/db/outbox-repo.ts';
 import { inboundEvents } from '../../../src/infra/db/schema.ts';
 import { databases, pgliteDb } from '../../support/db.ts';
-import { TEAMS_INBOUND } from '../../../src/surfaces/teams/names.ts';
+import { TEAMS_INBOUND } from '../../../src/surfaces/teams/topics.ts';
 
 describe('inbound events', () => {
   let db: Database;

@@ -15,7 +15,7 @@ import { PermanentFailure, RetryLater, TransientFailure } from '../../../src/cor
 import type { JobQueue, OutboxEntry } from '../../../src/core/ports.ts';
 import { databases, pgliteDb, postgresDb, type TestDatabase } from '../../support/db.ts';
 import { serviceUrl } from '../../support/services.ts';
-import { TEAMS_POST } from '../../../src/surfaces/teams/names.ts';
+import { TEAMS_POST } from '../../../src/surfaces/teams/topics.ts';
 
 const logger = pino({ level: 'silent' });
 const wait = { timeout: 15_000, interval: 20 };

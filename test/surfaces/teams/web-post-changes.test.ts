@@ -13,7 +13,7 @@ import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
-import { TEAMS_POST_CHANGE } from '../../../src/surfaces/teams/names.ts';
+import { TEAMS_POST_CHANGE } from '../../../src/surfaces/teams/topics.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const database = postgresDb() ?? pgliteDb;
