@@ -3,7 +3,7 @@ import type { Server } from '../server.ts';
 import { DEMO, seedDemo } from './seed.ts';
 
 export { DEMO, seedDemo } from './seed.ts';
-export { DEMO_AGENT } from './topics.ts';
+export { DEMO_AGENT } from './names.ts';
 
 /**
  * `serve --demo`: seeds the demo (first run), then runs the demo agent in this

@@ -3,9 +3,9 @@ import { qualifiedName } from '../core/types.ts';
 import type { Server } from '../server.ts';
 import { chatOf } from '../surfaces/web/index.ts';
 
-import { DEMO, DEMO_AGENT } from './topics.ts';
+import { DEMO, DEMO_AGENT } from './names.ts';
 
-export { DEMO } from './topics.ts';
+export { DEMO } from './names.ts';
 
 const GUIDE = {
   title: 'How the demo works',
