@@ -4,7 +4,7 @@ import { label } from '../core/messaging/rules.ts';
 import type { ToolContext } from './context.ts';
 import { registerInboxResource } from './resources.ts';
 import { registerApprovalTools } from './tools/approvals.ts';
-import { guardToolCalls } from './tools/call-guard.ts';
+import { guardRequestParams, guardToolCalls } from './tools/call-guard.ts';
 import { documentInstructions, registerDocumentTools } from './tools/documents.ts';
 import { registerLiveTools } from './tools/live.ts';
 import { registerIntakeTools } from './tools/intake.ts';
@@ -47,5 +47,7 @@ export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
     ctx.core.logger.warn(
       "could not attach the argument checks to tools/call; malformed arguments get the SDK's own errors",
     );
+  if (!guardRequestParams(server))
+    ctx.core.logger.warn("could not attach the params checks to requests; malformed params get the SDK's own errors");
   return server;
 }

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  EmptyResultSchema,
+  ErrorCode,
+  McpError,
+  ReadResourceResultSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -192,6 +199,44 @@ describe('hostile tool arguments', () => {
       expect((err as McpError).code, JSON.stringify(params)).toBe(ErrorCode.InvalidParams);
       expect((err as McpError).message).toMatch(says);
     }
+    await a.close();
+  });
+});
+
+describe('hostile params to methods other than tools/call', () => {
+  it('answers params the SDK cannot read, or a uri that is not one, with invalid params (-32602) and a sentence, never -32603', async () => {
+    const a = await connectInProcess(app, w.builder.agent, w.ws.slug);
+    for (const [method, params, says] of [
+      ['resources/read', { uri: null }, /resources\/read cannot read `params.uri`: .*expected string/],
+      ['resources/read', {}, /resources\/read cannot read `params.uri`/],
+      ['resources/read', { uri: { a: 1 } }, /`params.uri`/],
+      ['resources/read', { uri: 'not a uri' }, /resources\/read needs `params.uri` to be a URI/],
+      ['resources/read', { uri: 'x\ud800' }, /needs `params.uri` to be a URI/],
+      ['resources/subscribe', { uri: 42 }, /resources\/subscribe cannot read `params.uri`/],
+    ] as const) {
+      const schema = method === 'resources/read' ? ReadResourceResultSchema : EmptyResultSchema;
+      const err = await a.client.request({ method, params: params as never }, schema).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err, `${method} ${JSON.stringify(params)}`).toBeInstanceOf(McpError);
+      expect((err as McpError).code, `${method} ${JSON.stringify(params)}`).toBe(ErrorCode.InvalidParams);
+      expect((err as McpError).message).toMatch(says);
+    }
+    // A URI that is one, but of nothing here, was invalid params already (the SDK's own answer).
+    const unknown = await a.client
+      .request({ method: 'resources/read', params: { uri: 'switchboard://nothing' } }, ReadResourceResultSchema)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect((unknown as McpError).code).toBe(ErrorCode.InvalidParams);
+    // And the inbox still reads.
+    const inbox = await a.client.request(
+      { method: 'resources/read', params: { uri: 'switchboard://inbox' } },
+      ReadResourceResultSchema,
+    );
+    expect(inbox.contents[0]?.uri).toBe('switchboard://inbox');
     await a.close();
   });
 });

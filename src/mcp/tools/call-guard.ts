@@ -4,7 +4,7 @@ import { invalidInput } from '../../core/errors.ts';
 import { findUnstorable } from '../../core/safe-text.ts';
 import type { Logger } from 'pino';
 import { refusalResult, toRefusal } from '../errors.ts';
-import { wrapToolCalls } from './raw-tool-call.ts';
+import { wrapEveryRequest, wrapToolCalls } from './raw-tool-call.ts';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -53,5 +53,45 @@ export function guardToolCalls(server: McpServer, logger: Logger): boolean {
       return refusalResult(toRefusal(e, logger, tool));
     }
     return next(request, extra);
+  });
+}
+
+interface SchemaIssue {
+  path?: PropertyKey[];
+  message?: string;
+}
+const issuesOf = (e: unknown): SchemaIssue[] | null =>
+  // zod's error (the SDK parses with zod/v4/core, whose error is named $ZodError).
+  e instanceof Error && /^\$?ZodError$/.test(e.name) && Array.isArray((e as { issues?: unknown }).issues)
+    ? (e as unknown as { issues: SchemaIssue[] }).issues
+    : null;
+
+/**
+ * Answers a request whose params the SDK cannot read (its schema check throws, or `new URL` throws on a
+ * resource's `uri`) with invalid params (-32602) and a sentence, where the SDK would answer -32603, an internal
+ * error, with a dump of the schema's complaints. Attach it after every handler is registered.
+ */
+export function guardRequestParams(server: McpServer): boolean {
+  return wrapEveryRequest(server, async (method, request, extra, next) => {
+    try {
+      return await next(request as Parameters<typeof next>[0], extra);
+    } catch (e) {
+      const issues = issuesOf(e);
+      if (issues?.length) {
+        const [first] = issues;
+        const where = (first?.path ?? []).map(String).join('.') || 'params';
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `${method} cannot read \`${where}\`: ${first?.message ?? 'it does not have the expected form'}.`,
+        );
+      }
+      if (e instanceof TypeError && (e as { code?: string }).code === 'ERR_INVALID_URL') {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `${method} needs \`params.uri\` to be a URI, such as one resources/list names (e.g. switchboard://inbox).`,
+        );
+      }
+      throw e;
+    }
   });
 }

@@ -25,3 +25,18 @@ export function wrapToolCalls(
   table.set('tools/call', (request, extra) => wrap(request, extra, next));
   return true;
 }
+
+/**
+ * Puts `wrap` in front of every request handler installed so far (every method the session answers), the same
+ * way wrapToolCalls does for tools/call. Returns false (and changes nothing) when the SDK's internals are not as
+ * expected.
+ */
+export function wrapEveryRequest(
+  server: McpServer,
+  wrap: (method: string, request: unknown, extra: unknown, next: RawHandler) => Promise<unknown>,
+): boolean {
+  const table = (server.server as unknown as { _requestHandlers?: Map<string, RawHandler> })._requestHandlers;
+  if (!table) return false;
+  for (const [method, next] of table) table.set(method, (request, extra) => wrap(method, request, extra, next));
+  return true;
+}

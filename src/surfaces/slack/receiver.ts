@@ -9,7 +9,7 @@ import { ErrorCode, ExpressReceiver, type App as BoltApp, type ExpressReceiverOp
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { slackRequestRefusal } from './request-shape.ts';
-import { PermanentFailure } from '../../core/errors.ts';
+import { isSwitchboardError, PermanentFailure } from '../../core/errors.ts';
 import type { JobContext, JobHandler } from '../../core/ports.ts';
 import { asJobError, loggable } from './errors.ts';
 import { NotInstalledError } from './installations.ts';
@@ -134,6 +134,12 @@ export class DurableReceiver extends ExpressReceiver {
       else this.rt.logger.debug({ kind, retryNum: payload.retryNum }, 'acknowledged a Slack request already received');
       res.status(200).send('');
     } catch (err) {
+      // Refused for what it holds (text the store cannot keep in its key): a retry is refused again, so 400 (not retried).
+      if (isSwitchboardError(err) && err.code === 'INVALID_INPUT') {
+        this.rt.logger.warn({ err: loggable(err), kind }, 'refused a signed Slack request that cannot be stored');
+        if (!res.headersSent) res.status(400).type('text').send(err.message);
+        return;
+      }
       // Not stored, so not acknowledged: Slack retries events; a person sees their command or click fail and can repeat it.
       this.rt.logger.error({ err: loggable(err), kind }, 'could not store a Slack request; answered 503');
       if (!res.headersSent) res.status(503).set('retry-after', '5').send('');

@@ -11,7 +11,7 @@ import { validateAndFixActivity } from 'botbuilder/lib/activityValidator.js';
 import { AuthenticationError, type AuthenticateRequestResult } from 'botframework-connector';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { PermanentFailure } from '../../core/errors.ts';
+import { isSwitchboardError, PermanentFailure } from '../../core/errors.ts';
 import type { JobHandler } from '../../core/ports.ts';
 import type { Logger } from 'pino';
 import type { SurfaceCore } from '../contract.ts';
@@ -191,6 +191,12 @@ export function teamsReceiver(
       else rt.logger.debug({ type: raw.type }, 'acknowledged a Teams activity already received');
       res.status(200).end();
     } catch (err) {
+      // Refused for what it holds (text the store cannot keep in its key): the same activity sent again is refused again.
+      if (isSwitchboardError(err) && err.code === 'INVALID_INPUT') {
+        rt.logger.warn({ err: loggable(err), type: raw.type }, 'refused a Teams activity that cannot be stored');
+        if (!res.headersSent) refuse(res, 400, err.message);
+        return;
+      }
       rt.logger.error({ err: loggable(err), type: raw.type }, 'could not store or run a Teams activity; answered 503');
       if (!res.headersSent)
         res

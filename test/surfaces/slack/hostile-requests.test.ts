@@ -73,6 +73,15 @@ const HOSTILE: Array<[string, SlackRequestBody, RegExp]> = [
     ),
     /`channel.id` is not a Slack id/,
   ],
+  [
+    // Past the gate, but its key cannot be stored: refused for good, not answered 503 for Slack to retry.
+    'a button click whose type holds a NUL character',
+    raw(
+      `payload=${encodeURIComponent(JSON.stringify({ type: '\u0000', user: { id: 'U0CAROL01' }, team: { id: SLACK_DEFAULTS.teamId }, channel: { id: 'C0GENERAL' }, actions: [] }))}`,
+      'application/x-www-form-urlencoded',
+    ),
+    /The inbound event cannot be stored: kind contains a NUL character/,
+  ],
 ];
 
 describe('signed Slack requests that can never be handled', () => {

@@ -246,6 +246,19 @@ describe('the personal chat, group chats and refusals', () => {
     expect(seen.filter((b) => b === 'ask reviewer to count this once')).toHaveLength(1);
   });
 
+  it('refuses with 400, not a 503 to be sent again, an activity whose id cannot be stored (a NUL character)', async () => {
+    for (const activity of [
+      channelMention(standin, { text: 'ask reviewer to store this', id: 'a\u0000b' }),
+      adaptiveCardAction(standin, { verb: 'approve', cardActivityId: '1:card', id: '\u0000' }),
+    ]) {
+      const res = await h.post(activity);
+      expect(res.status, activity.type).toBe(400);
+      expect(res.body).toMatchObject({
+        error: { code: 'INVALID_INPUT', message: expect.stringMatching(/cannot be stored: key contains a NUL/) },
+      });
+    }
+  });
+
   it('tells a tenant that is not connected how to connect it', async () => {
     const other = { ...standin, userTenantId: '0b0e2c4d-1111-4222-8333-444455556666' };
     const mention = channelMention(other, { text: 'ask reviewer to look' });
