@@ -18,7 +18,7 @@ import type { App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/core/actor.ts';
 import { inboxTopic } from '../src/core/messaging/messaging-service.ts';
-import type { Agent } from '../src/core/types.ts';
+import type { Agent } from '../src/core/entities.ts';
 import { createMcpMount } from '../src/mcp/http.ts';
 import { startServer } from '../src/server.ts';
 import { openBenchDatabase } from './database.ts';

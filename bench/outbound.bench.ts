@@ -13,7 +13,7 @@ import { slackRuntime } from '../src/app-surfaces.ts';
 import { connectSlackTeam } from '../src/surfaces/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/core/actor.ts';
-import type { Message } from '../src/core/messaging/types.ts';
+import type { Message } from '../src/core/messaging/message.ts';
 import { startServer } from '../src/server.ts';
 import { openBenchDatabase } from './database.ts';
 import { SLACK_DEFAULTS } from '../test/support/slack/defaults.ts';

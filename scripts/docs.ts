@@ -10,7 +10,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { environmentSchema } from '../src/config.ts';
 import { type DocumentToolName, documentToolset } from '../src/core/documents/rules.ts';
-import type { WorkspaceKind, WorkspaceRole } from '../src/core/types.ts';
+import type { WorkspaceKind, WorkspaceRole } from '../src/core/entities.ts';
 import type { ToolContext } from '../src/mcp/context.ts';
 import { registerInboxResource } from '../src/mcp/resources.ts';
 import { registerApprovalTools } from '../src/mcp/tools/approvals.ts';

@@ -4,7 +4,7 @@
 import type { App } from './app-types.ts';
 import { postChangeHandler, postChangeTopic, queuePostChange } from './core/delivery/post-change.ts';
 import { postHandler, type DeliveryDeps } from './core/delivery/post-delivery.ts';
-import type { SurfaceOutbound } from './core/delivery/ports.ts';
+import type { SurfaceOutbound } from './core/delivery/surface-outbound.ts';
 
 /** What the delivery path needs from a running App; a failed notice is logged, never a reason to post again. */
 export function deliveryDeps(app: App): DeliveryDeps {

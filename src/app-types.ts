@@ -26,13 +26,13 @@ import type { RateLimit } from './core/messaging/rules.ts';
 import type { OrgService } from './core/organizations/org-service.ts';
 import type { Clock, JobQueue, Notifier, Store } from './core/ports.ts';
 import type { InboundService } from './core/surfaces/inbound-service.ts';
-import type { SurfaceOutbound } from './core/delivery/ports.ts';
+import type { SurfaceOutbound } from './core/delivery/surface-outbound.ts';
 import type { LiveOptions, LiveService } from './core/live/live-service.ts';
 import type { ListeningService } from './core/listening/listening-service.ts';
 import type { IntakeService } from './core/intake/intake-service.ts';
 import type { ExternalSurface } from './core/surfaces/surface-ports.ts';
 import type { ChatSurface } from './surfaces/contract.ts';
-import type { SurfaceName } from './core/types.ts';
+import type { SurfaceName } from './core/entities.ts';
 
 /** Settings over the config's, per surface name (tests point surfaces at stand-ins); a surface named here is built even without credentials. */
 export interface SurfaceOverrides {

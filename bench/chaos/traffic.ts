@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/infra/db/org-repo.ts';
 import type { App } from '../../src/app.ts';
-import type { Agent, Workspace } from '../../src/core/types.ts';
+import type { Agent, Workspace } from '../../src/core/entities.ts';
 import { SLACK_DEFAULTS } from '../../test/support/slack/defaults.ts';
 import { appMention, eventCallback, signRequest } from '../../test/support/slack/signed-request.ts';
 

@@ -3,7 +3,7 @@ import type { Core } from '../app-types.ts';
 import { SYSTEM } from '../core/actor.ts';
 import type { BridgeListing } from '../core/bridges/bridge-service.ts';
 import { invalidInput } from '../core/errors.ts';
-import { qualifiedName } from '../core/types.ts';
+import { qualifiedName } from '../core/entities.ts';
 
 /** What a command produced: data for `--json`, and lines for a person. */
 export interface Output {

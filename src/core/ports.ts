@@ -10,8 +10,8 @@ import type {
   Workspace,
   WorkspaceKind,
   WorkspaceRole,
-} from './types.ts';
-import type { Approval, ApprovalView } from './approvals/types.ts';
+} from './entities.ts';
+import type { Approval, ApprovalView } from './approvals/approval.ts';
 import type {
   Conversation,
   ConversationKind,
@@ -20,21 +20,21 @@ import type {
   NewMessage,
   SearchHit,
   SearchQuery,
-} from './messaging/types.ts';
-import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/types.ts';
+} from './messaging/message.ts';
+import type { Collection, Document, DocumentPatch, DocumentSummary, NewDocument } from './documents/document.ts';
 import type { PresenceRepo } from './agents/presence.ts';
-import type { ChatRepo, ReactionRepo } from './channels/ports.ts';
+import type { ChatRepo, ReactionRepo } from './channels/channel-ports.ts';
 import type { SessionRepo } from './organizations/sessions.ts';
-import type { AudienceRepo } from './linking/ports.ts';
+import type { AudienceRepo } from './linking/audience-ports.ts';
 import type {
   DefaultAgentRepo,
   ExternalIdentityRepo,
   ExternalSurface,
   SurfaceTenantRepo,
 } from './surfaces/surface-ports.ts';
-import type { BridgeRepo } from './bridges/types.ts';
-import type { ListeningRepo } from './listening/ports.ts';
-import type { IntakeRepo } from './intake/types.ts';
+import type { BridgeRepo } from './bridges/bridge.ts';
+import type { ListeningRepo } from './listening/listen-ports.ts';
+import type { IntakeRepo } from './intake/intake-item.ts';
 
 /** Organizations, their members, seats and monthly usage. */
 export interface OrgRepo {

@@ -1,5 +1,5 @@
 import { SYSTEM } from '../core/actor.ts';
-import { qualifiedName } from '../core/types.ts';
+import { qualifiedName } from '../core/entities.ts';
 import type { Server } from '../server.ts';
 import { chatOf } from '../surfaces/web/index.ts';
 

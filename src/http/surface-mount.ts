@@ -1,7 +1,7 @@
 // Chat surfaces' routes on the one express app: each configured surface adds
 // its own (ChatSurface.mount), given the app's sign-in (HttpKit); one that is
 // not configured says once how to turn it on and adds nothing.
-import { WEB_CHAT } from '../core/types.ts';
+import { WEB_CHAT } from '../core/entities.ts';
 import type { ExternalSurface } from '../core/surfaces/surface-ports.ts';
 import { httpKitOf } from './http-kit.ts';
 import type { Mount } from './http.ts';

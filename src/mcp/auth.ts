@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Core } from '../app-types.ts';
-import type { Agent } from '../core/types.ts';
+import type { Agent } from '../core/entities.ts';
 
 /** Set on the response locals by `bearerAgent` for the handlers after it. */
 export interface AuthedLocals {

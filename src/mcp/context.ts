@@ -1,6 +1,6 @@
 import type { Core } from '../app-types.ts';
 import type { WorkspaceAgent } from '../core/agents/agent-service.ts';
-import type { Agent, Workspace, WorkspaceRole } from '../core/types.ts';
+import type { Agent, Workspace, WorkspaceRole } from '../core/entities.ts';
 
 /**
  * Who is calling, resolved once when an MCP session opens. The tool list of a

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { isGuestAsker } from '../core/linking/audience.ts';
-import type { InboxItem, SearchHit, Sender } from '../core/messaging/types.ts';
+import type { InboxItem, SearchHit, Sender } from '../core/messaging/message.ts';
 import type { inboxItem, sender as senderSchema } from './tools/messaging-schemas.ts';
 
 export type InboxItemOut = z.infer<typeof inboxItem>;

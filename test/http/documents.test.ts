@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '../../src/core/actor.ts';
-import type { Workspace } from '../../src/core/types.ts';
+import type { Workspace } from '../../src/core/entities.ts';
 import { mountDocuments } from '../../src/http/documents/index.ts';
 import { HttpBrowser } from '../support/web/browser.ts';
 import { seedOrg, startTestServer, type TestServer } from '../support/web/server.ts';

@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
-import type { Agent } from '../../src/core/types.ts';
+import type { Agent } from '../../src/core/entities.ts';
 import { openToolContext } from '../../src/mcp/context.ts';
 import { buildMcpServer } from '../../src/mcp/server.ts';
 import { appPerFile, connectInProcess, makeWorld, textOf } from '../support/world.ts';

@@ -10,7 +10,7 @@ import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/core/actor.ts';
 import type { ChatService } from '../../src/surfaces/web/pages/chat-service.ts';
 import type { InboundMessage, SurfacePort } from '../../src/core/surfaces/inbound.ts';
-import type { Workspace } from '../../src/core/types.ts';
+import type { Workspace } from '../../src/core/entities.ts';
 import { databases } from '../support/db.ts';
 import { connectInProcess, makeWorld, testApp, textOf, type World } from '../support/world.ts';
 import { chatOf } from '../../src/surfaces/web/index.ts';

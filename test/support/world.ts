@@ -12,7 +12,7 @@ import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import type { Core } from '../../src/app-types.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { SYSTEM } from '../../src/core/actor.ts';
-import type { Agent, Workspace } from '../../src/core/types.ts';
+import type { Agent, Workspace } from '../../src/core/entities.ts';
 import { openToolContext } from '../../src/mcp/context.ts';
 import { buildMcpServer } from '../../src/mcp/server.ts';
 import { pgliteDb } from './db.ts';

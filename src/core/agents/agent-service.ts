@@ -11,7 +11,7 @@ import {
   type AgentPermissions,
   type Workspace,
   type WorkspaceRole,
-} from '../types.ts';
+} from '../entities.ts';
 import { hashSecret, newAgentToken } from './tokens.ts';
 
 const NAME = /^[a-z0-9][a-z0-9_.-]{0,38}$/;

@@ -1,5 +1,5 @@
 import { SwitchboardError } from '../errors.ts';
-import { qualifiedName } from '../types.ts';
+import { qualifiedName } from '../entities.ts';
 import { resolveOne, type WorkspaceAgent } from './agent-service.ts';
 
 /** How people should name an agent: its bare name when unique in the workspace, else owner/name. */

@@ -3,13 +3,13 @@ import type { AgentService } from '../agents/agent-service.ts';
 import { viaFrom } from '../channels/origin.ts';
 import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
-import type { Conversation } from '../messaging/types.ts';
+import type { Conversation } from '../messaging/message.ts';
 import type { AudienceService } from '../linking/audience-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
-import { qualifiedName, WEB_CHAT, type Agent, type SurfaceName, type Workspace } from '../types.ts';
+import { qualifiedName, WEB_CHAT, type Agent, type SurfaceName, type Workspace } from '../entities.ts';
 import { NOT_LINKED, outcomeLine, refusalToDecide, type Decider, type GuestAsker } from './rules.ts';
-import type { Approval, ApprovalView, Decision } from './types.ts';
+import type { Approval, ApprovalView, Decision } from './approval.ts';
 
 /** Topic for live views of one approval (web cards). */
 export const approvalTopic = (id: string) => `approval:${id}`;

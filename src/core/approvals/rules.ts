@@ -1,5 +1,5 @@
-import { WEB_CHAT, type SurfaceName, type WorkspaceRole } from '../types.ts';
-import type { Approval } from './types.ts';
+import { WEB_CHAT, type SurfaceName, type WorkspaceRole } from '../entities.ts';
+import type { Approval } from './approval.ts';
 
 /** Who is trying to decide, as the surface knows them. */
 export interface Decider {

@@ -7,9 +7,9 @@ import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import type { Workspace } from '../types.ts';
-import type { BridgePort } from './ports.ts';
-import type { Bridge } from './types.ts';
+import type { Workspace } from '../entities.ts';
+import type { BridgePort } from './bridge-port.ts';
+import type { Bridge } from './bridge.ts';
 
 /** A bridge with the name of its web channel and of its surface ("Slack"), as lists show it. */
 export type BridgeListing = Bridge & { channelName: string; label: string };

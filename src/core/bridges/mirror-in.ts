@@ -11,11 +11,11 @@ import { queueMirrorChanges } from './mirror-out.ts';
 import type { ExternalIdentity } from '../surfaces/surface-ports.ts';
 import type { WorkspaceAgent } from '../agents/agent-service.ts';
 import type { MessagingService, SendResult } from '../messaging/messaging-service.ts';
-import type { Conversation, Message } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/message.ts';
 import type { Notifier, Store } from '../ports.ts';
 import type { ChatAsker, InboundMessage, InboundOutcome, InboundTarget, SurfacePort } from '../surfaces/inbound.ts';
-import type { Workspace } from '../types.ts';
-import type { Bridge } from './types.ts';
+import type { Workspace } from '../entities.ts';
+import type { Bridge } from './bridge.ts';
 import { DELETED_EXCERPT, titleExcerpt } from '../surfaces/title.ts';
 import { followChatEdit } from '../intake/intake-service.ts';
 

@@ -6,15 +6,15 @@ import { z } from 'zod';
 import { writtenByGuest } from '../channels/origin.ts';
 import { threadRoot } from '../channels/threads.ts';
 import { isDeliveryError, jobErrorFor, type DeliveryFailure } from '../delivery/failure.ts';
-import type { OutboundMessage } from '../delivery/ports.ts';
+import type { OutboundMessage } from '../delivery/surface-outbound.ts';
 import { postOnce } from '../delivery/post-delivery.ts';
 import { PermanentFailure } from '../errors.ts';
-import type { Conversation, Message } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/message.ts';
 import type { Clock, JobHandler, Store } from '../ports.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import { WEB_CHAT, type Agent } from '../types.ts';
-import type { BridgePort } from './ports.ts';
-import type { Bridge } from './types.ts';
+import { WEB_CHAT, type Agent } from '../entities.ts';
+import type { BridgePort } from './bridge-port.ts';
+import type { Bridge } from './bridge.ts';
 
 /** The job that posts one web message into one bridged channel. */
 export const BRIDGE_POST = 'bridge.post';

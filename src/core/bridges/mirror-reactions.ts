@@ -5,7 +5,7 @@
 // reactions when it runs, so a retry or a late run does the right thing once.
 import { z } from 'zod';
 import { PermanentFailure } from '../errors.ts';
-import type { Message } from '../messaging/types.ts';
+import type { Message } from '../messaging/message.ts';
 import type { JobHandler, Store } from '../ports.ts';
 import { onBridge, type MirrorDeps } from './mirror-out.ts';
 

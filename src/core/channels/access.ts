@@ -1,9 +1,9 @@
 import { invalidInput, notFound, SwitchboardError } from '../errors.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
-import type { Agent, Person, Workspace, WorkspaceRole } from '../types.ts';
-import type { Conversation } from '../messaging/types.ts';
-import type { Channel } from './ports.ts';
+import type { Agent, Person, Workspace, WorkspaceRole } from '../entities.ts';
+import type { Conversation } from '../messaging/message.ts';
+import type { Channel } from './channel-ports.ts';
 
 /** A signed-in person looking at one workspace, with the person agent they write as. */
 export interface Viewer {

@@ -5,7 +5,7 @@
 // reading what a person may read. It returns stored shapes; the web chat
 // (src/surfaces/web/pages) turns them into what its page shows.
 import type { AgentService } from '../agents/agent-service.ts';
-import type { Bridge } from '../bridges/types.ts';
+import type { Bridge } from '../bridges/bridge.ts';
 import { queueMirrorChanges } from '../bridges/mirror-out.ts';
 import { queuePostChange } from '../delivery/post-change.ts';
 import { invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
@@ -14,16 +14,16 @@ import { parseMentions } from '../format/mentions.ts';
 import { followChatEdit } from '../intake/intake-service.ts';
 import type { RecipientResult } from '../messaging/messaging-service.ts';
 import { label } from '../messaging/rules.ts';
-import type { Conversation, Message } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/message.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import { historyCutoff, planLimits } from '../organizations/plans.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import type { DeliverKnown, SurfacePort } from '../surfaces/inbound.ts';
-import { type Agent, WEB_CHAT } from '../types.ts';
+import { type Agent, WEB_CHAT } from '../entities.ts';
 import { ChatAccess, channelKey, GENERAL, type Viewer } from './access.ts';
 import { announceChange, chatPersonTopic, chatWorkspaceTopic } from './changes.ts';
 import { type SurfaceLabelOf, type ViaOf, viaFrom } from './origin.ts';
-import type { Channel, InboxEntry, Reaction, ThreadSummary } from './ports.ts';
+import type { Channel, InboxEntry, Reaction, ThreadSummary } from './channel-ports.ts';
 import { ChatReactions } from './reactions.ts';
 import { threadKey, threadRoot } from './threads.ts';
 

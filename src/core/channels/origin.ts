@@ -1,9 +1,9 @@
 // Where a message was written and by whom, as every view of it says: a chat
 // app's name ("via Slack"), and whether a chat user without a linked account
 // wrote it (a guest).
-import type { Message } from '../messaging/types.ts';
+import type { Message } from '../messaging/message.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import { isChatApp, type SurfaceName } from '../types.ts';
+import { isChatApp, type SurfaceName } from '../entities.ts';
 
 /** A chat app's name in sentences ("Slack"), as its surface registered it (SurfaceOutbound.label); undefined when this process has none. */
 export type SurfaceLabelOf = (surface: ExternalSurface) => string | undefined;

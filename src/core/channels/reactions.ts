@@ -7,8 +7,8 @@ import type { ChatAccess, Viewer } from './access.ts';
 import { announceChange } from './changes.ts';
 import { PALETTE } from './emoji.ts';
 import { queueReactionMirrors } from '../bridges/mirror-reactions.ts';
-import { WEB_CHAT } from '../types.ts';
-import type { Reaction } from './ports.ts';
+import { WEB_CHAT } from '../entities.ts';
+import type { Reaction } from './channel-ports.ts';
 
 /** How a person in the web chat is named as a reactor (`Reaction.reactor`). */
 export const webReactor = (agentId: string) => `agent:${agentId}`;

@@ -1,6 +1,6 @@
 // Threads in Switchboard's own channels and DMs: a thread is a conversation
 // hanging off the message it started from, keyed by that message's id.
-import type { Conversation } from '../messaging/types.ts';
+import type { Conversation } from '../messaging/message.ts';
 
 const THREAD_PREFIX = 'thread:';
 /** The key of the thread conversation started from a message. */

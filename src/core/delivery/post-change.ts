@@ -4,12 +4,12 @@
 // surface's outbound port, in order after the post job that made it.
 import { z } from 'zod';
 import { PermanentFailure } from '../errors.ts';
-import type { Conversation, Message } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/message.ts';
 import type { JobHandler, Store } from '../ports.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
 import { isDeliveryError, jobErrorFor } from './failure.ts';
 import { pacedCall } from './pacer.ts';
-import type { SurfaceOutbound } from './ports.ts';
+import type { SurfaceOutbound } from './surface-outbound.ts';
 import { loadOutbound } from './post-delivery.ts';
 
 /** The job that makes a surface's post of a message follow its web edit or delete. */

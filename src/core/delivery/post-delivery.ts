@@ -10,11 +10,11 @@
 import { z } from 'zod';
 import { isOutage, PermanentFailure } from '../errors.ts';
 import type { Clock, JobContext, JobHandler, Store } from '../ports.ts';
-import type { LivePost } from '../messaging/types.ts';
-import type { Agent, Workspace } from '../types.ts';
+import type { LivePost } from '../messaging/message.ts';
+import type { Agent, Workspace } from '../entities.ts';
 import { isDeliveryError, jobErrorFor, type DeliveryFailure } from './failure.ts';
 import { pacedCall } from './pacer.ts';
-import type { OutboundMessage, PostedMessage, SurfaceOutbound } from './ports.ts';
+import type { OutboundMessage, PostedMessage, SurfaceOutbound } from './surface-outbound.ts';
 
 export const PostJob = z.object({
   messageId: z.string().uuid(),

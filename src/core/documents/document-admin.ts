@@ -1,9 +1,9 @@
 import { invalidInput, notFound, SwitchboardError } from '../errors.ts';
 import type { Clock, Store } from '../ports.ts';
-import type { Workspace, WorkspaceRole } from '../types.ts';
+import type { Workspace, WorkspaceRole } from '../entities.ts';
 import type { DocumentService } from './document-service.ts';
 import { assertMayWrite, assertOwner, assertStatus } from './rules.ts';
-import type { Collection, Document, DocumentAccess } from './types.ts';
+import type { Collection, Document, DocumentAccess } from './document.ts';
 
 /** How often a move is tried against a fresh read when the document changes under it. */
 const MOVE_ATTEMPTS = 3;

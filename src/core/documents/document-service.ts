@@ -2,7 +2,7 @@ import { slugify, isSlug } from '../actor.ts';
 import { invalidInput, notFound, SwitchboardError } from '../errors.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
-import type { Workspace, WorkspaceRole } from '../types.ts';
+import type { Workspace, WorkspaceRole } from '../entities.ts';
 import { COLLECTION_TYPES, collectionType, SIMPLIFIED_KEY, SIMPLIFIED_TYPE, type CollectionType } from './catalogue.ts';
 import {
   assertDocumentFields,
@@ -14,7 +14,7 @@ import {
   normalizeStatuses,
   staleVersion,
 } from './rules.ts';
-import type { Collection, Document, DocumentAccess, DocumentPatch, DocumentSummary } from './types.ts';
+import type { Collection, Document, DocumentAccess, DocumentPatch, DocumentSummary } from './document.ts';
 
 const LIST_DEFAULT = 50;
 export const LIST_MAX = 100;

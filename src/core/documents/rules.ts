@@ -1,7 +1,7 @@
 import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
 import { atLeast } from '../organizations/access.ts';
-import type { WorkspaceKind, WorkspaceRole } from '../types.ts';
-import type { Collection, DocumentAccess, DocumentPatch, DocumentSummary } from './types.ts';
+import type { WorkspaceKind, WorkspaceRole } from '../entities.ts';
+import type { Collection, DocumentAccess, DocumentPatch, DocumentSummary } from './document.ts';
 
 const READING_TOOLS = ['get_workspace_information', 'list_documents', 'search_documents', 'get_document'] as const;
 export const WRITING_TOOLS = ['create_document', 'update_document'] as const;

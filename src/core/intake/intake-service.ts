@@ -7,14 +7,14 @@ import { invalidInput, notFound } from '../errors.ts';
 import { excerpt } from '../format/markdown.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
 import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
-import type { Conversation, Message } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/message.ts';
 import { GUEST_HANDLE, type OrgService } from '../organizations/org-service.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
-import { WEB_CHAT, type Agent, type Workspace } from '../types.ts';
+import { WEB_CHAT, type Agent, type Workspace } from '../entities.ts';
 import type { ExternalIdentity } from '../surfaces/surface-ports.ts';
 import { DELETED_EXCERPT } from '../surfaces/title.ts';
 import { doneNotice, inferKind, looksLikeRequest, noticesAnswer, noticesHelp, titleFrom } from './rules.ts';
-import type { IntakeFilter, IntakeItem, IntakeKind, IntakeNote, IntakeSource, IntakeStatus } from './types.ts';
+import type { IntakeFilter, IntakeItem, IntakeKind, IntakeNote, IntakeSource, IntakeStatus } from './intake-item.ts';
 import { countItems, intakeReader, matchesFilter, seesItem, type IntakeReader } from './visibility.ts';
 
 /** An item with its sources and notes, as tools and pages show it. */

@@ -1,7 +1,7 @@
 // The simple, stated rules intake uses: which messages from unlinked people
 // read as change requests, what kind they are, and the done notice's words.
 import { excerpt } from '../format/markdown.ts';
-import type { IntakeKind } from './types.ts';
+import type { IntakeKind } from './intake-item.ts';
 
 /** Words that make a message a request for a change (rather than a greeting or thanks). */
 const REQUEST =

@@ -4,7 +4,7 @@
 // the workspace sees an item only when it saw every message the item came from
 // — the rule the web intake page applies to people. Intake never carries a DM
 // or a restricted channel to a wider audience.
-import type { IntakeFilter, IntakeItem, IntakeSource } from './types.ts';
+import type { IntakeFilter, IntakeItem, IntakeSource } from './intake-item.ts';
 
 /** An agent reading intake in one workspace. */
 export interface IntakeReader {

@@ -1,10 +1,10 @@
 import { notFound } from '../errors.ts';
-import type { Conversation, InboxItem } from '../messaging/types.ts';
+import type { Conversation, InboxItem } from '../messaging/message.ts';
 import { atLeast, workspaceRole } from '../organizations/access.ts';
 import { GUEST_HANDLE, SYSTEM_HANDLE } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import type { Agent, Workspace, WorkspaceRole } from '../types.ts';
+import type { Agent, Workspace, WorkspaceRole } from '../entities.ts';
 import {
   atLeastLevel,
   audienceOf,
@@ -17,7 +17,7 @@ import {
   type Audience,
   type AudienceMember,
 } from './audience.ts';
-import type { AudienceRead, ChatChannel, ListState, SurfaceAudience } from './ports.ts';
+import type { AudienceRead, ChatChannel, ListState, SurfaceAudience } from './audience-ports.ts';
 
 /**
  * Where an agent is about to post: a conversation (with the agents the post brings into it, if any), or the DM `send`

@@ -4,7 +4,7 @@
 // in the workspace; someone who is not linked, or cannot reach the workspace,
 // is a guest. Pure functions only.
 import { notPermitted, type SwitchboardError } from '../errors.ts';
-import type { WorkspaceRole } from '../types.ts';
+import type { WorkspaceRole } from '../entities.ts';
 
 export type AudienceLevel = 'guest' | WorkspaceRole;
 export const AUDIENCE_LEVELS: readonly AudienceLevel[] = ['guest', 'viewer', 'editor', 'owner'];

@@ -5,7 +5,7 @@ import { conflict, notFound, notPermitted, PermanentFailure, SwitchboardError } 
 import { workspaceRole } from '../organizations/access.ts';
 import type { Clock, Store } from '../ports.ts';
 import type { ExternalIdentity, ExternalKey, ExternalSurface } from '../surfaces/surface-ports.ts';
-import type { Person, Workspace } from '../types.ts';
+import type { Person, Workspace } from '../entities.ts';
 import {
   alreadyLinked,
   boundTo,

@@ -5,10 +5,10 @@
 // restricted web channel), so it is asked again at every message and listing.
 import type { WorkspaceAgent } from '../agents/agent-service.ts';
 import { GENERAL } from '../channels/access.ts';
-import type { Channel } from '../channels/ports.ts';
+import type { Channel } from '../channels/channel-ports.ts';
 import type { Store } from '../ports.ts';
-import { WEB_CHAT, type Agent, type Workspace } from '../types.ts';
-import type { ChannelListener, ListenPlace } from './ports.ts';
+import { WEB_CHAT, type Agent, type Workspace } from '../entities.ts';
+import type { ChannelListener, ListenPlace } from './listen-ports.ts';
 
 /** A listener that may hear its channel, with its agent and, for a web channel, the channel. */
 export interface Hearing {

@@ -8,15 +8,15 @@ import { hasBridges } from '../bridges/mirror-out.ts';
 import { ChatAccess, GENERAL } from '../channels/access.ts';
 import { invalidInput, notFound, notPermitted } from '../errors.ts';
 import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
-import type { Conversation, Message } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/message.ts';
 import { atLeast } from '../organizations/access.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
-import { qualifiedName, WEB_CHAT, type Agent, type Workspace } from '../types.ts';
+import { qualifiedName, WEB_CHAT, type Agent, type Workspace } from '../entities.ts';
 import { hearers, hearing, receiversOf } from './hearing.ts';
 import { ListenPlaces } from './place.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import type { ChannelListener, ListenChannels, ListenPlace } from './ports.ts';
+import type { ChannelListener, ListenChannels, ListenPlace } from './listen-ports.ts';
 
 /** A listener as commands and pages show it. */
 export interface ListenerView {

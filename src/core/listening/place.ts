@@ -2,10 +2,10 @@
 // (or a thread under one), or a channel of a chat surface, which that surface
 // reads from the conversation's stored address (never a DM or a group chat).
 // Each chat surface registers how it names its channels; the core names none.
-import type { Conversation } from '../messaging/types.ts';
+import type { Conversation } from '../messaging/message.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import { WEB_CHAT } from '../types.ts';
-import type { ListenChannels, ListenPlace } from './ports.ts';
+import { WEB_CHAT } from '../entities.ts';
+import type { ListenChannels, ListenPlace } from './listen-ports.ts';
 
 const WEB_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 

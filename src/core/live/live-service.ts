@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeliveryError } from '../delivery/failure.ts';
 import { pacedCall } from '../delivery/pacer.ts';
-import type { LiveDraft, OutboundMessage, SurfaceOutbound } from '../delivery/ports.ts';
+import type { LiveDraft, OutboundMessage, SurfaceOutbound } from '../delivery/surface-outbound.ts';
 import { invalidInput, isOutage, RetryLater, SwitchboardError } from '../errors.ts';
 import {
   conversationTopic,
@@ -20,9 +20,9 @@ import {
   type SendResult,
 } from '../messaging/messaging-service.ts';
 import { label, MAX_BODY_CHARS } from '../messaging/rules.ts';
-import type { Conversation, LivePost, Message } from '../messaging/types.ts';
+import type { Conversation, LivePost, Message } from '../messaging/message.ts';
 import type { Clock, Notifier } from '../ports.ts';
-import type { Agent, SurfaceName, Workspace } from '../types.ts';
+import type { Agent, SurfaceName, Workspace } from '../entities.ts';
 import type { LiveEvent } from './live-event.ts';
 
 export type { LiveEvent };

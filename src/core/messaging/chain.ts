@@ -1,5 +1,5 @@
-import type { Agent } from '../types.ts';
-import type { Message } from './types.ts';
+import type { Agent } from '../entities.ts';
+import type { Message } from './message.ts';
 
 /**
  * How long after receiving a message an agent's next send is taken as part of

@@ -11,7 +11,7 @@ import {
   type Plan,
 } from '../organizations/plans.ts';
 import type { Clock, Notifier, SendGate, Store } from '../ports.ts';
-import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../types.ts';
+import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../entities.ts';
 import type { AudienceService, PostTarget } from '../linking/audience-service.ts';
 import type { ListeningService } from '../listening/listening-service.ts';
 import { receiversOf } from '../listening/hearing.ts';
@@ -29,7 +29,7 @@ import {
   type Refusal,
   type RefusalRule,
 } from './rules.ts';
-import type { Conversation, InboxItem, LivePost, Message, SearchHit } from './types.ts';
+import type { Conversation, InboxItem, LivePost, Message, SearchHit } from './message.ts';
 
 export interface SendInput {
   workspace: Workspace;

@@ -1,5 +1,5 @@
 import { SwitchboardError } from '../errors.ts';
-import type { Agent } from '../types.ts';
+import type { Agent } from '../entities.ts';
 import type { WorkspaceAgent } from '../agents/agent-service.ts';
 
 /** Agent-to-agent hops allowed in one chain started by a human request. */

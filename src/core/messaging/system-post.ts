@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { queueMirrors } from '../bridges/mirror-out.ts';
 import { postOrderingKey } from '../delivery/post-change.ts';
 import type { Store } from '../ports.ts';
-import type { Agent, SurfaceName, Workspace } from '../types.ts';
-import type { Conversation, Message } from './types.ts';
+import type { Agent, SurfaceName, Workspace } from '../entities.ts';
+import type { Conversation, Message } from './message.ts';
 
 /** The post job a chat surface registered (its outbound port's), by surface; null when that surface is not set up here. */
 export type PostTopicOf = (surface: SurfaceName) => string | null;

@@ -1,5 +1,5 @@
 import { notPermitted } from '../errors.ts';
-import type { Agent, OrgRole, Workspace, WorkspaceRole } from '../types.ts';
+import type { Agent, OrgRole, Workspace, WorkspaceRole } from '../entities.ts';
 
 const RANK: Record<WorkspaceRole, number> = { viewer: 1, editor: 2, owner: 3 };
 

@@ -2,7 +2,7 @@ import { isHandle, isSlug, slugify, type Actor } from '../actor.ts';
 import { hashSecret, newNonce } from '../agents/tokens.ts';
 import { conflict, invalidInput, notFound, notPermitted } from '../errors.ts';
 import type { Clock, Store } from '../ports.ts';
-import type { Organization, OrgRole, Person, Workspace, WorkspaceKind, WorkspaceRole } from '../types.ts';
+import type { Organization, OrgRole, Person, Workspace, WorkspaceKind, WorkspaceRole } from '../entities.ts';
 import { assertOrgAdmin, workspaceRole } from './access.ts';
 import { assertWorkspaceAllowed, planLimits, type PlanName } from './plans.ts';
 

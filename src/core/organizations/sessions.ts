@@ -1,6 +1,6 @@
 // People signed in to Switchboard's web pages: the session a browser's cookie
 // stands for (src/http/auth keeps the cookie; this is what is stored).
-import type { Person } from '../types.ts';
+import type { Person } from '../entities.ts';
 
 /** A signed-in browser. The cookie holds a random token; only its hash is stored. */
 export interface WebSession {

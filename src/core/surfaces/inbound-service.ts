@@ -11,8 +11,8 @@ import { hearers, receiversOf } from '../listening/hearing.ts';
 import type { MessagingService, SendResult } from '../messaging/messaging-service.ts';
 import type { OrgService } from '../organizations/org-service.ts';
 import type { Clock, Store } from '../ports.ts';
-import type { Conversation, Message } from '../messaging/types.ts';
-import type { Agent, Workspace } from '../types.ts';
+import type { Conversation, Message } from '../messaging/message.ts';
+import type { Agent, Workspace } from '../entities.ts';
 import type {
   ChatAsker,
   InboundMessage,

@@ -5,8 +5,8 @@
 import type { WorkspaceAgent } from '../agents/agent-service.ts';
 import type { PromptReason } from '../linking/link-service.ts';
 import type { SendResult } from '../messaging/messaging-service.ts';
-import type { Conversation } from '../messaging/types.ts';
-import type { Agent, Workspace } from '../types.ts';
+import type { Conversation } from '../messaging/message.ts';
+import type { Agent, Workspace } from '../entities.ts';
 import type { ExternalIdentity, ExternalProfile, ExternalSurface } from './surface-ports.ts';
 
 /** Where a message was written: a one-to-one chat with the app, a group chat (Slack mpim, Teams group chat), or a channel. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { App } from '../../app.ts';
-import type { DocumentAccess } from '../../core/documents/types.ts';
+import type { DocumentAccess } from '../../core/documents/document.ts';
 import { invalidInput, notFound } from '../../core/errors.ts';
-import type { Person, Workspace, WorkspaceRole } from '../../core/types.ts';
+import type { Person, Workspace, WorkspaceRole } from '../../core/entities.ts';
 
 /** A signed-in person looking at one workspace's documents, with what they may do there (resolved per request). */
 export interface DocsViewer {

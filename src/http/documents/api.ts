@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { App } from '../../app.ts';
-import type { Collection, Document, DocumentSummary } from '../../core/documents/types.ts';
+import type { Collection, Document, DocumentSummary } from '../../core/documents/document.ts';
 import { authOf, requireCsrf, requirePerson } from '../auth/index.ts';
 import { actions, docsViewer, parse, schemas, seatsOf, type DocsViewer } from './actions.ts';
 

@@ -1,4 +1,4 @@
-import type { Collection, Document, DocumentSummary } from '../../core/documents/types.ts';
+import type { Collection, Document, DocumentSummary } from '../../core/documents/document.ts';
 import type { DocumentList } from '../../core/documents/document-service.ts';
 import { html, type HtmlValue, type SafeHtml } from '../html.ts';
 import { appPage, brand, userMenu, type PageUser } from '../layout.ts';

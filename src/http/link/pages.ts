@@ -3,7 +3,7 @@
 import type { LinkCheck } from '../../core/linking/link-service.ts';
 import type { LinkWording } from '../../core/linking/link-rules.ts';
 import type { ExternalIdentity, ExternalSurface } from '../../core/surfaces/surface-ports.ts';
-import type { Person } from '../../core/types.ts';
+import type { Person } from '../../core/entities.ts';
 import { notice } from '../auth/index.ts';
 import { html, type SafeHtml } from '../html.ts';
 

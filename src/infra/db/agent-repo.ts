@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { AgentRepo, AgentStanding } from '../../core/ports.ts';
-import type { Agent, AgentMembership } from '../../core/types.ts';
+import type { Agent, AgentMembership } from '../../core/entities.ts';
 import { preparedOnce, type Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';

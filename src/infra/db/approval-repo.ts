@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
-import type { Approval, ApprovalView } from '../../core/approvals/types.ts';
+import type { Approval, ApprovalView } from '../../core/approvals/approval.ts';
 import type { ApprovalRepo } from '../../core/ports.ts';
-import type { SurfaceName } from '../../core/types.ts';
+import type { SurfaceName } from '../../core/entities.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { approvals, approvalViews } from './schema.ts';

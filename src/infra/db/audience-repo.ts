@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, inArray, lt, like, or, sql } from 'drizzle-orm';
-import type { AudienceRead, AudienceRepo, ChatChannel, ListState, Readers } from '../../core/linking/ports.ts';
-import type { Conversation } from '../../core/messaging/types.ts';
+import type { AudienceRead, AudienceRepo, ChatChannel, ListState, Readers } from '../../core/linking/audience-ports.ts';
+import type { Conversation } from '../../core/messaging/message.ts';
 import type { ExternalSurface } from '../../core/surfaces/surface-ports.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';

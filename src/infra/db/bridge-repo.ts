@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
-import type { Bridge, BridgeRepo, BridgedMessage, NewBridge } from '../../core/bridges/types.ts';
+import type { Bridge, BridgeRepo, BridgedMessage, NewBridge } from '../../core/bridges/bridge.ts';
 import type { ExternalSurface } from '../../core/surfaces/surface-ports.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';

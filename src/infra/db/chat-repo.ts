@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, isNull, max, sql } from 'drizzle-orm';
-import type { Channel, ChatRepo, InboxEntry, ThreadSummary } from '../../core/channels/ports.ts';
-import type { Conversation, Sender } from '../../core/messaging/types.ts';
+import type { Channel, ChatRepo, InboxEntry, ThreadSummary } from '../../core/channels/channel-ports.ts';
+import type { Conversation, Sender } from '../../core/messaging/message.ts';
 import { threadKey, threadRoot } from '../../core/channels/threads.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';

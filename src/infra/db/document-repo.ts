@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
-import type { Collection, Document, DocumentPatch, NewDocument } from '../../core/documents/types.ts';
+import type { Collection, Document, DocumentPatch, NewDocument } from '../../core/documents/document.ts';
 import type { DocumentRepo } from '../../core/ports.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';

@@ -6,7 +6,7 @@ import type {
   IntakeRepo,
   IntakeSource,
   IntakeStatus,
-} from '../../core/intake/types.ts';
+} from '../../core/intake/intake-item.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { intakeItems, intakeNotes, intakeOptOuts, intakeSources } from './schema.ts';

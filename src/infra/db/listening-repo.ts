@@ -1,5 +1,5 @@
 import { and, asc, eq, getTableColumns, inArray, isNotNull } from 'drizzle-orm';
-import type { ChannelListener, ListeningRepo, ListenPlace, ListenSurface } from '../../core/listening/ports.ts';
+import type { ChannelListener, ListeningRepo, ListenPlace, ListenSurface } from '../../core/listening/listen-ports.ts';
 import type { Db } from './client.ts';
 import { agentMemberships, agents, channelListeners } from './schema.ts';
 

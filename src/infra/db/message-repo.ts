@@ -24,7 +24,7 @@ import type {
   SearchHit,
   SearchQuery,
   Sender,
-} from '../../core/messaging/types.ts';
+} from '../../core/messaging/message.ts';
 import type { MessageRepo, Posted, PostTargets, SendGate } from '../../core/ports.ts';
 import { HIT_END, HIT_START, markedSnippet } from '../../core/format/markdown.ts';
 import { preparedOnce, runNamed, type Db } from './client.ts';

@@ -1,6 +1,6 @@
 import { and, count, eq, or, sql } from 'drizzle-orm';
 import type { OrgRepo } from '../../core/ports.ts';
-import type { Organization } from '../../core/types.ts';
+import type { Organization } from '../../core/entities.ts';
 import { preparedOnce, type Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';

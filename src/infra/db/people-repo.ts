@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { PeopleRepo } from '../../core/ports.ts';
-import type { Person } from '../../core/types.ts';
+import type { Person } from '../../core/entities.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';

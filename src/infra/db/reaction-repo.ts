@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Reaction, ReactionRepo } from '../../core/channels/ports.ts';
+import type { Reaction, ReactionRepo } from '../../core/channels/channel-ports.ts';
 import type { Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { messageReactions } from './schema.ts';

@@ -1,7 +1,7 @@
 import { and, eq, inArray, or } from 'drizzle-orm';
 import { workspaceRole } from '../../core/organizations/access.ts';
 import type { WorkspaceRepo } from '../../core/ports.ts';
-import type { Workspace, WorkspaceRole } from '../../core/types.ts';
+import type { Workspace, WorkspaceRole } from '../../core/entities.ts';
 import type { Db } from './client.ts';
 import { uniqueOr } from './errors.ts';
 import { isUuid } from './ids.ts';

@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { approvalTopic } from '../../core/approvals/approval-service.ts';
 import { refusalToDecide } from '../../core/approvals/rules.ts';
-import type { Approval } from '../../core/approvals/types.ts';
+import type { Approval } from '../../core/approvals/approval.ts';
 import { isSwitchboardError } from '../../core/errors.ts';
 import { label } from '../../core/messaging/rules.ts';
 import type { ToolContext } from '../context.ts';

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Approval } from '../../core/approvals/types.ts';
+import type { Approval } from '../../core/approvals/approval.ts';
 import { notFound } from '../../core/errors.ts';
 import type { ToolContext } from '../context.ts';
 import { askOwnerHere } from './approval-elicitation.ts';

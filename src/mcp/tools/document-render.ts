@@ -1,6 +1,6 @@
-import type { Collection, Document, DocumentSummary } from '../../core/documents/types.ts';
+import type { Collection, Document, DocumentSummary } from '../../core/documents/document.ts';
 import type { DocumentToolset } from '../../core/documents/rules.ts';
-import type { Workspace } from '../../core/types.ts';
+import type { Workspace } from '../../core/entities.ts';
 
 /** Collection keys by id, for showing which collection a document is in (null for the hidden one). */
 export type CollectionKeys = Map<string, string | null>;

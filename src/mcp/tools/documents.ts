@@ -1,6 +1,6 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { documentToolset, seatRefusal, type DocumentToolName } from '../../core/documents/rules.ts';
-import type { DocumentAccess } from '../../core/documents/types.ts';
+import type { DocumentAccess } from '../../core/documents/document.ts';
 import type { ToolContext } from '../context.ts';
 import { refusalResult, toRefusal } from '../errors.ts';
 import {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AGENT_INTAKE_ITEMS } from '../../core/intake/intake-service.ts';
-import { INTAKE_KINDS, INTAKE_STATUSES } from '../../core/intake/types.ts';
+import { INTAKE_KINDS, INTAKE_STATUSES } from '../../core/intake/intake-item.ts';
 
 const messageIds = z.array(z.string().min(1).max(64)).max(50);
 const kind = z.enum(INTAKE_KINDS, { message: `kind must be one of: ${INTAKE_KINDS.join(', ')}` });

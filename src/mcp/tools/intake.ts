@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AGENT_INTAKE_ITEMS, type IntakeDetail } from '../../core/intake/intake-service.ts';
-import type { IntakeItem, IntakeSource } from '../../core/intake/types.ts';
+import type { IntakeItem, IntakeSource } from '../../core/intake/intake-item.ts';
 import { seesExcerpt, type IntakeReader } from '../../core/intake/visibility.ts';
 import type { ToolContext } from '../context.ts';
 import {

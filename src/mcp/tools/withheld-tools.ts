@@ -1,9 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { WRITING_TOOLS } from '../../core/documents/rules.ts';
-import type { DocumentAccess } from '../../core/documents/types.ts';
+import type { DocumentAccess } from '../../core/documents/document.ts';
 import { notPermitted, type SwitchboardError } from '../../core/errors.ts';
-import type { Workspace } from '../../core/types.ts';
+import type { Workspace } from '../../core/entities.ts';
 import { wrapToolCalls } from './raw-tool-call.ts';
 
 /**

@@ -11,7 +11,7 @@
 // then. Whether a channel is open or shared with another organization is kept
 // with its members, as marks no user id can be, so it is read again with them.
 import type { Logger } from 'pino';
-import type { ChatChannel, ListState, StoredReaders } from '../../core/linking/ports.ts';
+import type { ChatChannel, ListState, StoredReaders } from '../../core/linking/audience-ports.ts';
 import type { ExternalSurface } from '../../core/surfaces/surface-ports.ts';
 import type { SurfaceCore } from '../contract.ts';
 

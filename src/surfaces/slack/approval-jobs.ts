@@ -5,12 +5,12 @@
 // Both read the approval's current state, so a retry, a late show or a repeat
 // update always renders the same truth.
 import { z } from 'zod';
-import type { Approval, ApprovalView } from '../../core/approvals/types.ts';
+import type { Approval, ApprovalView } from '../../core/approvals/approval.ts';
 import { isDeliveryError, jobErrorFor } from '../../core/delivery/failure.ts';
 import { pacedCall } from '../../core/delivery/pacer.ts';
 import { PermanentFailure } from '../../core/errors.ts';
 import type { JobHandler } from '../../core/ports.ts';
-import type { Agent } from '../../core/types.ts';
+import type { Agent } from '../../core/entities.ts';
 import { APPROVAL_EVENT_TYPE, approvalBlocks, approvalText } from './cards.ts';
 import { classifySlackError, loggable, notInstalled } from './errors.ts';
 import { call } from './outbound.ts';

@@ -7,7 +7,7 @@
 // the person is told only when it is given up.
 import type { BlockButtonAction, webApi } from '@slack/bolt';
 import type { Decider } from '../../core/approvals/rules.ts';
-import type { Decision } from '../../core/approvals/types.ts';
+import type { Decision } from '../../core/approvals/approval.ts';
 import { isRefusal, type SwitchboardError } from '../../core/errors.ts';
 import type { JobContext } from '../../core/ports.ts';
 import type { SlackListeners } from './event-listeners.ts';

@@ -8,7 +8,7 @@
 // member_left_channel and team_join, and read again in the background when
 // older than an hour.
 import type { webApi } from '@slack/bolt';
-import type { SurfaceAudience } from '../../core/linking/ports.ts';
+import type { SurfaceAudience } from '../../core/linking/audience-ports.ts';
 import { cachedMembers, TENANT_ROSTER } from '../shared/audience.ts';
 import type { SlackListeners } from './event-listeners.ts';
 import { loggable } from './errors.ts';

@@ -4,8 +4,8 @@
 // step. Posting into the channel is the outbound port's (outbound.ts).
 import type { webApi } from '@slack/bolt';
 import { notFound, notPermitted, SwitchboardError } from '../../core/errors.ts';
-import type { BridgePort } from '../../core/bridges/ports.ts';
-import type { SurfaceOutbound } from '../../core/delivery/ports.ts';
+import type { BridgePort } from '../../core/bridges/bridge-port.ts';
+import type { SurfaceOutbound } from '../../core/delivery/surface-outbound.ts';
 import type { InboundOutcome } from '../../core/surfaces/inbound.ts';
 import { readMembers } from './audience.ts';
 import { classifySlackError } from './errors.ts';

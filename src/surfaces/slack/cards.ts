@@ -2,8 +2,8 @@
 // and Reject buttons while it is pending, the same request with the outcome
 // line instead of the buttons once settled, and the modal asking for a reason.
 import type { types } from '@slack/bolt';
-import type { Approval } from '../../core/approvals/types.ts';
-import { qualifiedName, type Agent } from '../../core/types.ts';
+import type { Approval } from '../../core/approvals/approval.ts';
+import { qualifiedName, type Agent } from '../../core/entities.ts';
 import { escapeSlack as escape, markdownToSlack } from './format/out.ts';
 
 export const APPROVE_ACTION = 'switchboard_approval_approve';

@@ -5,7 +5,7 @@
 // through the app's built surfaces (src/app-surfaces.ts).
 import { invalidInput, SwitchboardError } from '../../core/errors.ts';
 import type { SlackInstallation } from './installation-repo.ts';
-import type { Workspace } from '../../core/types.ts';
+import type { Workspace } from '../../core/entities.ts';
 import { classifySlackError } from './errors.ts';
 import type { SlackRuntime } from './runtime.ts';
 

@@ -6,7 +6,7 @@ import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { resolveNames as resolveChatNames } from '../../core/agents/naming.ts';
 import type { ChatPlaceKind, InboundMessage, SurfacePort } from '../../core/surfaces/inbound.ts';
 import type { SlackInstallation } from './installation-repo.ts';
-import type { Workspace } from '../../core/types.ts';
+import type { Workspace } from '../../core/entities.ts';
 import { loggable } from './errors.ts';
 import { readProfile } from './identities.ts';
 import { sendLinkPrompt, slackLinkHowTo } from './linking.ts';

@@ -2,7 +2,7 @@
 // G…; DMs D… have no listeners), the channel a stored Slack conversation is
 // in, and where the note that an agent listens goes (the channel itself, in
 // the team connected to the workspace).
-import type { ListenChannels } from '../../core/listening/ports.ts';
+import type { ListenChannels } from '../../core/listening/listen-ports.ts';
 import { SLACK, type SlackRuntime } from './runtime.ts';
 import { encodeThreadKey, threadRef } from './thread-id.ts';
 

@@ -4,8 +4,8 @@
 // appendStream, stopStream). Elsewhere, or when Slack refuses these methods
 // for the app or the workspace, the domain falls back to post-then-update.
 import { DeliveryError } from '../../core/delivery/failure.ts';
-import type { SurfaceLive } from '../../core/delivery/ports.ts';
-import { qualifiedName } from '../../core/types.ts';
+import type { SurfaceLive } from '../../core/delivery/surface-outbound.ts';
+import { qualifiedName } from '../../core/entities.ts';
 import { markdownToSlack } from './format/out.ts';
 import { call, MESSAGE_EVENT_TYPE, permalinkOf, reach } from './outbound.ts';
 import type { SlackRuntime } from './runtime.ts';

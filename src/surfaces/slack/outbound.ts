@@ -5,9 +5,9 @@
 // with include_all_metadata) instead of posting twice.
 import type { webApi } from '@slack/bolt';
 import { DeliveryError } from '../../core/delivery/failure.ts';
-import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../core/delivery/ports.ts';
-import type { Conversation } from '../../core/messaging/types.ts';
-import { qualifiedName } from '../../core/types.ts';
+import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../core/delivery/surface-outbound.ts';
+import type { Conversation } from '../../core/messaging/message.ts';
+import { qualifiedName } from '../../core/entities.ts';
 import { classifySlackError, loggable, notInstalled } from './errors.ts';
 import { markdownToSlack } from './format/out.ts';
 import { SLACK, type SlackRuntime } from './runtime.ts';

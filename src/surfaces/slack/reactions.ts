@@ -5,7 +5,7 @@
 import type { webApi } from '@slack/bolt';
 import { EMOJI_NAME } from '../../core/channels/emoji.ts';
 import { DeliveryError } from '../../core/delivery/failure.ts';
-import type { BridgePort } from '../../core/bridges/ports.ts';
+import type { BridgePort } from '../../core/bridges/bridge-port.ts';
 import type { SlackListeners } from './event-listeners.ts';
 import { slackPort } from './inbound.ts';
 import { notInstalled } from './errors.ts';

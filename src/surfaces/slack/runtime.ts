@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Pacer } from '../../core/delivery/pacer.ts';
 import type { ExternalIdentityRepo } from '../../core/surfaces/surface-ports.ts';
-import type { Workspace } from '../../core/types.ts';
+import type { Workspace } from '../../core/entities.ts';
 import type { SecretBox } from '../../infra/secrets/secret-box.ts';
 import type { SurfaceCore } from '../contract.ts';
 import { ChannelNames } from './channel-names.ts';

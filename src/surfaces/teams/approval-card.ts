@@ -2,8 +2,8 @@
 // approve and reject, each with an Action.Submit fallback) and, while it is
 // pending, a `refresh` for the approvers (at most 60 Teams user ids) so each
 // sees it up to date. Once settled it says who decided, how and where.
-import type { Approval } from '../../core/approvals/types.ts';
-import type { Agent } from '../../core/types.ts';
+import type { Approval } from '../../core/approvals/approval.ts';
+import type { Agent } from '../../core/entities.ts';
 import { adaptiveCard, agentHeader, executeAction, type Card } from './cards.ts';
 
 /** The data every approval action carries. */

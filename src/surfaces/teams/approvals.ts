@@ -9,7 +9,7 @@
 import type { TurnContext } from 'botbuilder';
 import { z } from 'zod';
 import { refusalToDecide } from '../../core/approvals/rules.ts';
-import type { Approval, Decision } from '../../core/approvals/types.ts';
+import type { Approval, Decision } from '../../core/approvals/approval.ts';
 import { isDeliveryError, jobErrorFor } from '../../core/delivery/failure.ts';
 import { isSwitchboardError, notFound, PermanentFailure } from '../../core/errors.ts';
 import type { JobHandler } from '../../core/ports.ts';

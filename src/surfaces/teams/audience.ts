@@ -5,7 +5,7 @@
 // who may read: a standard channel's roster is its whole team's, a private or
 // shared channel's its own members.
 import type { TurnContext } from 'botbuilder';
-import type { SurfaceAudience } from '../../core/linking/ports.ts';
+import type { SurfaceAudience } from '../../core/linking/audience-ports.ts';
 import { addressFromRef, type TeamsAddress } from './thread-id.ts';
 import { withConnector } from './connector.ts';
 import { cachedMembers } from '../shared/audience.ts';

@@ -12,9 +12,9 @@
 // app package asks for it); without it only mentions are mirrored.
 import type { TurnContext } from 'botbuilder';
 import { z } from 'zod';
-import type { BridgePort } from '../../core/bridges/ports.ts';
+import type { BridgePort } from '../../core/bridges/bridge-port.ts';
 import { isDeliveryError } from '../../core/delivery/failure.ts';
-import type { SurfaceOutbound } from '../../core/delivery/ports.ts';
+import type { SurfaceOutbound } from '../../core/delivery/surface-outbound.ts';
 import { notFound, notPermitted, SwitchboardError } from '../../core/errors.ts';
 import { addressRef, encodeConversationKey, type TeamsAddress } from './thread-id.ts';
 import { noAgentNamed } from './cards.ts';

@@ -4,7 +4,7 @@
 import { CardFactory, type Activity, type Attachment } from 'botbuilder';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { excerpt } from '../../core/format/markdown.ts';
-import { qualifiedName, type Agent } from '../../core/types.ts';
+import { qualifiedName, type Agent } from '../../core/entities.ts';
 import { markdownToTeams, teamsLine, TEAMS_LIMIT_BYTES, type TeamsPerson } from './format/out.ts';
 
 export type Card = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // organization (Entra ID tenant) whose people the bot answers for that
 // workspace. One tenant, one workspace; connecting again moves it.
 import { invalidInput } from '../../core/errors.ts';
-import type { Workspace } from '../../core/types.ts';
+import type { Workspace } from '../../core/entities.ts';
 import type { SurfaceCore } from '../contract.ts';
 import { TEAMS } from './topics.ts';
 

@@ -5,7 +5,7 @@ import { TeamsInfo, type Activity, type TurnContext } from 'botbuilder';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { resolveNames as resolveChatNames } from '../../core/agents/naming.ts';
 import type { InboundMessage, SurfacePort } from '../../core/surfaces/inbound.ts';
-import type { Workspace } from '../../core/types.ts';
+import type { Workspace } from '../../core/entities.ts';
 import {
   addressRef,
   encodeConversationKey,

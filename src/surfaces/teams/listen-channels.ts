@@ -3,7 +3,7 @@
 // stored Teams conversation is in (a reply chain of it; never a group or
 // personal chat), and where the note that an agent listens goes: a new post
 // in the channel, through the tenant connected to the workspace.
-import type { ListenChannels } from '../../core/listening/ports.ts';
+import type { ListenChannels } from '../../core/listening/listen-ports.ts';
 import { addressRef, encodeConversationKey, type TeamsAddress } from './thread-id.ts';
 import { TEAMS } from './topics.ts';
 import type { TeamsRuntime } from './runtime.ts';

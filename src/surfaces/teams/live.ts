@@ -7,9 +7,9 @@
 // a typing indicator, and a streamed answer falls back to post-then-update.
 import type { Activity } from 'botbuilder';
 import { DeliveryError } from '../../core/delivery/failure.ts';
-import type { SurfaceLive } from '../../core/delivery/ports.ts';
-import type { Conversation } from '../../core/messaging/types.ts';
-import type { Agent } from '../../core/types.ts';
+import type { SurfaceLive } from '../../core/delivery/surface-outbound.ts';
+import type { Conversation } from '../../core/messaging/message.ts';
+import type { Agent } from '../../core/entities.ts';
 import { pacedCall } from '../../core/delivery/pacer.ts';
 import { addressFromRef, paceKey, type TeamsAddress } from './thread-id.ts';
 import { agentMessage, compactHeader } from './cards.ts';

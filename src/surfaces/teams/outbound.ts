@@ -12,9 +12,9 @@
 // Graph would need the ChatMessage.Read.Chat / ChannelMessage.Read.Group
 // permissions Switchboard does not ask for. Such a retry posts again, so in that
 // narrow window a duplicate is possible (at least once), never a loss.
-import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../core/delivery/ports.ts';
+import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../core/delivery/surface-outbound.ts';
 import { DeliveryError } from '../../core/delivery/failure.ts';
-import type { Conversation } from '../../core/messaging/types.ts';
+import type { Conversation } from '../../core/messaging/message.ts';
 import { addressFromRef, messageLink, paceKey, type TeamsAddress } from './thread-id.ts';
 import { parseMentions } from '../../core/format/mentions.ts';
 import { agentMessage } from './cards.ts';

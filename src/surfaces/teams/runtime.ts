@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { Pacer } from '../../core/delivery/pacer.ts';
-import type { Workspace } from '../../core/types.ts';
+import type { Workspace } from '../../core/entities.ts';
 import type { SurfaceCore } from '../contract.ts';
 import { createAuthentication } from './auth.ts';
 import type { TeamsState } from './state.ts';

@@ -1,5 +1,5 @@
 // The web chat is always built: it is Switchboard's own chat, with nothing to configure.
-import { WEB_CHAT } from '../../core/types.ts';
+import { WEB_CHAT } from '../../core/entities.ts';
 import { defineSurface } from '../contract.ts';
 import type { WebSettings } from './settings.ts';
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { chatPersonTopic, chatWorkspaceTopic, SESSIONS_CHANGED } from '../../core/channels/changes.ts';
 import { conversationTopic } from '../../core/messaging/messaging-service.ts';
-import { WEB_CHAT, type Workspace } from '../../core/types.ts';
+import { WEB_CHAT, type Workspace } from '../../core/entities.ts';
 import { messageHtml } from '../../http/message-html.ts';
 import type { ChatSurface, SurfaceCore, SurfaceFactory } from '../contract.ts';
 import { chatApi } from './api.ts';

@@ -3,7 +3,7 @@
 import express, { type Response, type Router } from 'express';
 import { z } from 'zod';
 import type { Viewer } from '../../core/channels/access.ts';
-import { INTAKE_KINDS, INTAKE_STATUSES } from '../../core/intake/types.ts';
+import { INTAKE_KINDS, INTAKE_STATUSES } from '../../core/intake/intake-item.ts';
 import { parseInput } from '../../http/input.ts';
 import type { WebChat } from './context.ts';
 

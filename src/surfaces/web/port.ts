@@ -4,11 +4,11 @@
 // there is nothing to link. Posting goes through InboundService.deliverKnown,
 // which routes and delivers the same way as for Slack and Teams.
 import type { ChannelService } from '../../core/channels/channel-service.ts';
-import type { Conversation } from '../../core/messaging/types.ts';
+import type { Conversation } from '../../core/messaging/message.ts';
 import type { OrgService } from '../../core/organizations/org-service.ts';
 import type { Clock } from '../../core/ports.ts';
 import type { SurfacePort } from '../../core/surfaces/inbound.ts';
-import { WEB_CHAT, type Workspace } from '../../core/types.ts';
+import { WEB_CHAT, type Workspace } from '../../core/entities.ts';
 
 /** People's names change in the web app itself; a profile read a minute ago is fresh enough. */
 const PROFILE_TTL_MS = 60_000;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Actor } from '../../core/actor.ts';
 import type { Viewer } from '../../core/channels/access.ts';
 import { invalidInput, notFound } from '../../core/errors.ts';
-import { qualifiedName } from '../../core/types.ts';
+import { qualifiedName } from '../../core/entities.ts';
 import { parseInput, safeText } from '../../http/input.ts';
 import type { WebChat } from './context.ts';
 import type { ChannelSettings } from './pages/views.ts';

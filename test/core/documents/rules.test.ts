@@ -9,7 +9,7 @@ import {
   seatRefusal,
   staleVersion,
 } from '../../../src/core/documents/rules.ts';
-import type { DocumentAccess } from '../../../src/core/documents/types.ts';
+import type { DocumentAccess } from '../../../src/core/documents/document.ts';
 import type { SwitchboardError } from '../../../src/core/errors.ts';
 
 const access = (role: DocumentAccess['role'], hasSeat: boolean): DocumentAccess => ({

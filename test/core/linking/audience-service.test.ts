@@ -5,7 +5,7 @@ import type { App } from '../../../src/app.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Viewer } from '../../../src/core/channels/access.ts';
-import type { Agent } from '../../../src/core/types.ts';
+import type { Agent } from '../../../src/core/entities.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 import { testApp } from '../../support/world.ts';
 import { pgliteDb } from '../../support/db.ts';

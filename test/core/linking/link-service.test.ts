@@ -10,7 +10,7 @@ import { commands } from '../../../src/cli/commands.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { LinkService, linkDoneTopic } from '../../../src/core/linking/link-service.ts';
 import type { ExternalIdentity } from '../../../src/core/surfaces/surface-ports.ts';
-import type { Person } from '../../../src/core/types.ts';
+import type { Person } from '../../../src/core/entities.ts';
 import { testApp } from '../../support/world.ts';
 import { databases } from '../../support/db.ts';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { App } from '../../../src/app.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Agent } from '../../../src/core/types.ts';
+import type { Agent } from '../../../src/core/entities.ts';
 import { makeWorld, testApp, type World } from '../../support/world.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';

@@ -6,11 +6,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeliveryError } from '../../../src/core/delivery/failure.ts';
 import { Pacer } from '../../../src/core/delivery/pacer.ts';
-import type { LiveDraft, OutboundMessage, SurfaceOutbound } from '../../../src/core/delivery/ports.ts';
+import type { LiveDraft, OutboundMessage, SurfaceOutbound } from '../../../src/core/delivery/surface-outbound.ts';
 import { LiveService } from '../../../src/core/live/live-service.ts';
 import type { MessagingService, SendInput } from '../../../src/core/messaging/messaging-service.ts';
-import type { Conversation, Message } from '../../../src/core/messaging/types.ts';
-import type { Agent, Workspace } from '../../../src/core/types.ts';
+import type { Conversation, Message } from '../../../src/core/messaging/message.ts';
+import type { Agent, Workspace } from '../../../src/core/entities.ts';
 import { SLACK_POST } from '../../../src/surfaces/slack/topics.ts';
 
 const ws = { id: 'ws-1' } as Workspace;

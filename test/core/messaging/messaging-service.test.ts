@@ -3,7 +3,7 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import type { App } from '../../../src/app.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { HOP_LIMIT } from '../../../src/core/messaging/rules.ts';
-import type { Agent } from '../../../src/core/types.ts';
+import type { Agent } from '../../../src/core/entities.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { makeWorld, testApp, type World } from '../../support/world.ts';
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { WorkspaceAgent } from '../../../src/core/agents/agent-service.ts';
 import { chainPosition } from '../../../src/core/messaging/chain.ts';
 import { HOP_LIMIT, mayMessage, rateLimited, refusalFor } from '../../../src/core/messaging/rules.ts';
-import type { Message } from '../../../src/core/messaging/types.ts';
-import { PERSON_AGENT_PERMISSIONS, type Agent, type AgentPermissions } from '../../../src/core/types.ts';
+import type { Message } from '../../../src/core/messaging/message.ts';
+import { PERSON_AGENT_PERMISSIONS, type Agent, type AgentPermissions } from '../../../src/core/entities.ts';
 
 const agent = (id: string, kind: Agent['kind'] = 'agent', owner = 'alice'): Agent => ({
   id,

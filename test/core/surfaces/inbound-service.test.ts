@@ -7,7 +7,7 @@ import type { App } from '../../../src/app.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { InboundMessage, SurfacePort } from '../../../src/core/surfaces/inbound.ts';
-import type { Agent, Workspace } from '../../../src/core/types.ts';
+import type { Agent, Workspace } from '../../../src/core/entities.ts';
 import { testApp } from '../../support/world.ts';
 import { pgliteDb } from '../../support/db.ts';
 

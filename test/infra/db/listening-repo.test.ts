@@ -6,10 +6,10 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { createStore } from '../../../src/infra/db/store.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { AgentService } from '../../../src/core/agents/agent-service.ts';
-import type { ListenPlace } from '../../../src/core/listening/ports.ts';
+import type { ListenPlace } from '../../../src/core/listening/listen-ports.ts';
 import { OrgService } from '../../../src/core/organizations/org-service.ts';
 import { systemClock, type Store } from '../../../src/core/ports.ts';
-import type { Workspace } from '../../../src/core/types.ts';
+import type { Workspace } from '../../../src/core/entities.ts';
 import { databases } from '../../support/db.ts';
 
 const CHANNEL: ListenPlace = { surface: 'slack', channelId: 'C0GENERAL' };

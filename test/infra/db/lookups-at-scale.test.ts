@@ -10,7 +10,7 @@ import { createStore } from '../../../src/infra/db/store.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { OrgService } from '../../../src/core/organizations/org-service.ts';
 import { systemClock, type Store } from '../../../src/core/ports.ts';
-import type { Workspace } from '../../../src/core/types.ts';
+import type { Workspace } from '../../../src/core/entities.ts';
 import { postgresDb } from '../../support/db.ts';
 import { rowsReadBy } from '../../support/explain.ts';
 

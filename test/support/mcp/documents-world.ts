@@ -1,6 +1,6 @@
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { App } from '../../../src/app.ts';
-import type { Agent, Workspace, WorkspaceKind } from '../../../src/core/types.ts';
+import type { Agent, Workspace, WorkspaceKind } from '../../../src/core/entities.ts';
 import { connectInProcess } from '../world.ts';
 
 let n = 0;

@@ -12,7 +12,7 @@ import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import type { App } from '../../../src/app.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Agent, Person, Workspace } from '../../../src/core/types.ts';
+import type { Agent, Person, Workspace } from '../../../src/core/entities.ts';
 import type { Server } from '../../../src/server.ts';
 import { startServerForTest } from '../server.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';

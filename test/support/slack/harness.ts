@@ -5,7 +5,7 @@ import { vi } from 'vitest';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
 import type { AppOptions } from '../../../src/app.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Agent, Workspace } from '../../../src/core/types.ts';
+import type { Agent, Workspace } from '../../../src/core/entities.ts';
 import { mountSlack } from '../../../src/http/surface-mount.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { defaultMounts, type Server } from '../../../src/server.ts';

@@ -6,7 +6,7 @@ import { DrizzleExternalIdentityRepo } from '../../../src/infra/db/identity-repo
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { SlackSettings } from '../../../src/surfaces/slack/settings.ts';
 import { connectTeamsTenant, type TeamsSettings } from '../../../src/surfaces/teams/index.ts';
-import type { Agent, Workspace } from '../../../src/core/types.ts';
+import type { Agent, Workspace } from '../../../src/core/entities.ts';
 import type { Mount } from '../../../src/http/http.ts';
 import { mountTeams } from '../../../src/http/surface-mount.ts';
 import type { Server } from '../../../src/server.ts';

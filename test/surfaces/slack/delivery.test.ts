@@ -3,7 +3,7 @@
 // cannot fix is recorded and told to the agent.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import type { InboxItem } from '../../../src/core/messaging/types.ts';
+import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { slackOutbound } from '../../../src/surfaces/slack/outbound.ts';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { deliveryDeps } from '../../../src/app-delivery.ts';

@@ -2,7 +2,7 @@
 // nothing is recorded as sent, so the person's next message prompts again, and
 // a workspace that requires linking never claims a DM it could not send.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { InboxItem } from '../../../src/core/messaging/types.ts';
+import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { promptedPath, startLinkingWorld, type LinkingWorld } from '../../support/slack/linking-world.ts';
 

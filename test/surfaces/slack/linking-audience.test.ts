@@ -4,7 +4,7 @@
 // it on every inbox item, and what they read and post is capped by it.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { InboxItem } from '../../../src/core/messaging/types.ts';
+import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { inboxItemOut } from '../../../src/mcp/render.ts';
 import { connectInProcess, textOf } from '../../support/world.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';

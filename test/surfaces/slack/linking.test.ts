@@ -9,7 +9,7 @@ import { oneTimeTokens } from '../../../src/infra/db/schema.ts';
 import { LINK_AGAIN } from '../../../src/surfaces/slack/linking.ts';
 import { hashSecret } from '../../../src/core/agents/tokens.ts';
 import { LinkService } from '../../../src/core/linking/link-service.ts';
-import type { InboxItem } from '../../../src/core/messaging/types.ts';
+import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import type { ExternalKey } from '../../../src/core/surfaces/surface-ports.ts';
 import { inboxItemOut } from '../../../src/mcp/render.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';

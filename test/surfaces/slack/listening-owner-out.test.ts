@@ -9,7 +9,7 @@ import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Agent, Workspace } from '../../../src/core/types.ts';
+import type { Agent, Workspace } from '../../../src/core/entities.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { eventCallback, message } from '../../support/slack/signed-request.ts';

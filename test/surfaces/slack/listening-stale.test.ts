@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SLACK_INBOUND } from '../../../src/surfaces/slack/topics.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Agent } from '../../../src/core/types.ts';
+import type { Agent } from '../../../src/core/entities.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { eventCallback, message } from '../../support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TENANT_ROSTER } from '../../../src/surfaces/shared/audience.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { InboxItem } from '../../../src/core/messaging/types.ts';
+import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { inboxItemOut } from '../../../src/mcp/render.ts';
 import { connectInProcess, textOf } from '../../support/world.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';

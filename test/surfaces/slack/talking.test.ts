@@ -8,8 +8,8 @@ import { messages } from '../../../src/infra/db/schema.ts';
 import { PICK_AGENT } from '../../../src/surfaces/slack/home.ts';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { InboxItem } from '../../../src/core/messaging/types.ts';
-import type { Agent } from '../../../src/core/types.ts';
+import type { InboxItem } from '../../../src/core/messaging/message.ts';
+import type { Agent } from '../../../src/core/entities.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS, dmChannelId } from '../../support/slack/defaults.ts';
 import {

@@ -10,7 +10,7 @@ import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { TEAMS_APPROVAL_SHOW } from '../../../src/surfaces/teams/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Approval } from '../../../src/core/approvals/types.ts';
+import type { Approval } from '../../../src/core/approvals/approval.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';

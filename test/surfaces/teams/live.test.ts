@@ -4,7 +4,7 @@
 // status is a typing indicator and a streamed answer is posted, then updated.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import type { InboxItem } from '../../../src/core/messaging/types.ts';
+import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { adaptiveCardAction, personalMessage } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { Viewer } from '../../../src/core/channels/access.ts';
 import { DeliveryError } from '../../../src/core/delivery/failure.ts';
-import type { SurfaceOutbound } from '../../../src/core/delivery/ports.ts';
+import type { SurfaceOutbound } from '../../../src/core/delivery/surface-outbound.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed, vi } from 'vitest';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { seedDemo } from '../../../src/demo/index.ts';
-import type { Agent, Workspace } from '../../../src/core/types.ts';
+import type { Agent, Workspace } from '../../../src/core/entities.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
 import { keepScreenshot, launchChromium } from '../../support/web/chromium.ts';
 import { openChat } from '../../support/web/chat-page.ts';

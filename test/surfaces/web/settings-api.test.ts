@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { runCommand } from '../../../src/cli/control.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { Person } from '../../../src/core/types.ts';
+import type { Person } from '../../../src/core/entities.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
 import { mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';

@@ -4,7 +4,7 @@ import type { AgentService } from '../../../core/agents/agent-service.ts';
 import type { Viewer } from '../../../core/channels/access.ts';
 import { notFound, notPermitted } from '../../../core/errors.ts';
 import type { Clock } from '../../../core/ports.ts';
-import { qualifiedName, type Agent } from '../../../core/types.ts';
+import { qualifiedName, type Agent } from '../../../core/entities.ts';
 import type { AgentCard, PersonCard } from './views.ts';
 
 /** An agent counts as connected when it used its token this recently (a `subscribe` waits under 60 s). */

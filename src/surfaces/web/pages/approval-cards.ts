@@ -5,11 +5,11 @@ import { z } from 'zod';
 import type { AgentService } from '../../../core/agents/agent-service.ts';
 import type { ApprovalService } from '../../../core/approvals/approval-service.ts';
 import { refusalToDecide } from '../../../core/approvals/rules.ts';
-import type { Approval } from '../../../core/approvals/types.ts';
+import type { Approval } from '../../../core/approvals/approval.ts';
 import type { Viewer } from '../../../core/channels/access.ts';
 import type { ChannelService } from '../../../core/channels/channel-service.ts';
 import type { OrgService } from '../../../core/organizations/org-service.ts';
-import { qualifiedName } from '../../../core/types.ts';
+import { qualifiedName } from '../../../core/entities.ts';
 import type { ApprovalCard } from './views.ts';
 
 export type { ApprovalCard };

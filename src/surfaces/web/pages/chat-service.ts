@@ -6,14 +6,14 @@
 import type { ChatAccess, Viewer } from '../../../core/channels/access.ts';
 import type { ChannelService } from '../../../core/channels/channel-service.ts';
 import type { ViaOf } from '../../../core/channels/origin.ts';
-import type { Channel } from '../../../core/channels/ports.ts';
+import type { Channel } from '../../../core/channels/channel-ports.ts';
 import { webReactor } from '../../../core/channels/reactions.ts';
 import { markedSnippet } from '../../../core/format/markdown.ts';
 import type { RecipientResult } from '../../../core/messaging/messaging-service.ts';
-import type { Conversation } from '../../../core/messaging/types.ts';
+import type { Conversation } from '../../../core/messaging/message.ts';
 import { httpUrlOrNull } from '../../../core/safe-text.ts';
 import type { SurfacePort } from '../../../core/surfaces/inbound.ts';
-import type { Workspace } from '../../../core/types.ts';
+import type { Workspace } from '../../../core/entities.ts';
 import { type Sidebar, sidebarView } from './sidebar.ts';
 import {
   conversationView,

@@ -6,12 +6,12 @@ import type { AgentService } from '../../../core/agents/agent-service.ts';
 import type { Viewer } from '../../../core/channels/access.ts';
 import type { ChannelService } from '../../../core/channels/channel-service.ts';
 import type { IntakeService } from '../../../core/intake/intake-service.ts';
-import type { IntakeItem, IntakeKind, IntakeSource, IntakeStatus } from '../../../core/intake/types.ts';
+import type { IntakeItem, IntakeKind, IntakeSource, IntakeStatus } from '../../../core/intake/intake-item.ts';
 import type { ListenPlaces } from '../../../core/listening/place.ts';
-import type { Conversation } from '../../../core/messaging/types.ts';
+import type { Conversation } from '../../../core/messaging/message.ts';
 import { httpUrlOrNull } from '../../../core/safe-text.ts';
 import type { ExternalIdentityRepo } from '../../../core/surfaces/surface-ports.ts';
-import type { SurfaceName } from '../../../core/types.ts';
+import type { SurfaceName } from '../../../core/entities.ts';
 import type { IntakeItemView, IntakeListing } from './views.ts';
 
 export type { IntakeItemView, IntakeListing, IntakeSourceView } from './views.ts';

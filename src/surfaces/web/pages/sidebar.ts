@@ -2,7 +2,7 @@
 // (ChannelService.overview): channels, DMs and linked threads, unread counts.
 import type { Viewer } from '../../../core/channels/access.ts';
 import type { Overview } from '../../../core/channels/channel-service.ts';
-import type { Conversation } from '../../../core/messaging/types.ts';
+import type { Conversation } from '../../../core/messaging/message.ts';
 import type { Sidebar } from './views.ts';
 
 export type { Sidebar, SidebarChannel, SidebarConversation } from './views.ts';

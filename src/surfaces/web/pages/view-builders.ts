@@ -1,13 +1,13 @@
 // Builds the web chat's views (views.ts) from what the core's services
 // return: senders, rendered bodies, threads and reactions as one viewer sees them.
-import type { Channel, Reaction, ThreadSummary } from '../../../core/channels/ports.ts';
+import type { Channel, Reaction, ThreadSummary } from '../../../core/channels/channel-ports.ts';
 import { type ViaOf, writtenByGuest } from '../../../core/channels/origin.ts';
 import { webReactor } from '../../../core/channels/reactions.ts';
 import { threadRoot } from '../../../core/channels/threads.ts';
-import type { Conversation, Message, Sender } from '../../../core/messaging/types.ts';
+import type { Conversation, Message, Sender } from '../../../core/messaging/message.ts';
 import { httpUrlOrNull } from '../../../core/safe-text.ts';
 import type { ExternalIdentity } from '../../../core/surfaces/surface-ports.ts';
-import { qualifiedName, type Agent } from '../../../core/types.ts';
+import { qualifiedName, type Agent } from '../../../core/entities.ts';
 import type { ChatMessage, ConversationView, ReactionView, SenderView } from './views.ts';
 
 /** Turns a stored Markdown body into the HTML the web chat inserts as is (it must already be sanitised). */

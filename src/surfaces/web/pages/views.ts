@@ -1,10 +1,10 @@
 // What the web chat's pages show, as its JSON API and event stream send it.
 // Types only: the browser code (../client) takes its types from here, and
 // view-builders.ts builds them from what the core's services return.
-import type { Approval } from '../../../core/approvals/types.ts';
-import type { IntakeKind, IntakeStatus } from '../../../core/intake/types.ts';
-import type { Conversation, Message } from '../../../core/messaging/types.ts';
-import type { Agent, SurfaceName } from '../../../core/types.ts';
+import type { Approval } from '../../../core/approvals/approval.ts';
+import type { IntakeKind, IntakeStatus } from '../../../core/intake/intake-item.ts';
+import type { Conversation, Message } from '../../../core/messaging/message.ts';
+import type { Agent, SurfaceName } from '../../../core/entities.ts';
 
 export type { LiveEvent } from '../../../core/live/live-event.ts';
 

@@ -3,7 +3,7 @@
 // src/infra/db; ListenChannels by each chat surface module.
 
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import type { WEB_CHAT, Workspace } from '../types.ts';
+import type { WEB_CHAT, Workspace } from '../entities.ts';
 
 /** The surfaces whose channels agents can listen to: the web chat and the chat surfaces. */
 export type ListenSurface = typeof WEB_CHAT | ExternalSurface;

@@ -1,4 +1,4 @@
-import type { SurfaceName } from '../types.ts';
+import type { SurfaceName } from '../entities.ts';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'cancelled';
 export type Decision = 'approved' | 'rejected';

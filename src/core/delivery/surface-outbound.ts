@@ -1,9 +1,9 @@
 // The outbound half of a chat surface: what the core asks of Slack or Teams to
 // put Switchboard's messages there. One delivery path (post-delivery.ts) runs
 // every surface's posts through it, with one retry mapping and one pacer.
-import type { Conversation, Message } from '../messaging/types.ts';
+import type { Conversation, Message } from '../messaging/message.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import type { Agent } from '../types.ts';
+import type { Agent } from '../entities.ts';
 import type { Pacer } from './pacer.ts';
 
 /** An agent's message on its way to the conversation's platform thread or chat. */

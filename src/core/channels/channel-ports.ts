@@ -1,5 +1,5 @@
-import type { Conversation, Message, Sender } from '../messaging/types.ts';
-import type { SurfaceName } from '../types.ts';
+import type { Conversation, Message, Sender } from '../messaging/message.ts';
+import type { SurfaceName } from '../entities.ts';
 
 /** A web chat channel: the settings kept next to its conversation (kind 'channel'). */
 export interface Channel {

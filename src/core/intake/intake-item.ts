@@ -2,7 +2,7 @@
 // questions), filed by agents from the messages they received or overheard,
 // or by Switchboard from unlinked people's requests. Each item keeps links to
 // the messages it came from; when it is done their authors are told, once.
-import type { SurfaceName } from '../types.ts';
+import type { SurfaceName } from '../entities.ts';
 
 export const INTAKE_KINDS = ['complaint', 'bug', 'feature request', 'question'] as const;
 export type IntakeKind = (typeof INTAKE_KINDS)[number];

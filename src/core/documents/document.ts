@@ -1,4 +1,4 @@
-import type { WorkspaceRole } from '../types.ts';
+import type { WorkspaceRole } from '../entities.ts';
 
 /**
  * A container of documents in a workspace. A Structured workspace has as many

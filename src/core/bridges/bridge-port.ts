@@ -1,9 +1,9 @@
 // The port through which bridged channels reach the bridged side. Each surface
 // module that can be bridged registers one (BridgeService.register); the core
 // names no surface, it looks the port up by the bridge's `surface`.
-import type { SurfaceOutbound } from '../delivery/ports.ts';
+import type { SurfaceOutbound } from '../delivery/surface-outbound.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import type { Workspace } from '../types.ts';
+import type { Workspace } from '../entities.ts';
 
 /** An outside channel as a surface reaches it from a workspace. */
 export interface BridgeTarget {

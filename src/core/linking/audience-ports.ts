@@ -1,9 +1,9 @@
 // Ports for account links and audiences. The identity repository itself is in
 // ../surfaces/ports.ts; these are the audience's member cache and read ledger,
 // and what a chat surface tells the core about where a conversation lives.
-import type { Conversation } from '../messaging/types.ts';
+import type { Conversation } from '../messaging/message.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import type { OrgRole, WorkspaceRole } from '../types.ts';
+import type { OrgRole, WorkspaceRole } from '../entities.ts';
 
 /** Private content an agent took in: a document, or messages of a conversation with a closed audience. */
 export interface AudienceRead {

@@ -1,5 +1,5 @@
 import type { AudienceLevel } from '../linking/audience.ts';
-import type { AgentKind, SurfaceName } from '../types.ts';
+import type { AgentKind, SurfaceName } from '../entities.ts';
 
 export type ConversationKind = 'dm' | 'channel' | 'thread' | 'external';
 
