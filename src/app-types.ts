@@ -3,7 +3,6 @@
 // composition root that imports them, so no import cycle runs through it.
 import type { Logger } from 'pino';
 import type { JournalTiming } from './infra/db/inbound-journal.ts';
-import type { Express } from 'express';
 import type { Database } from './infra/db/client.ts';
 import type { PgNotifier } from './infra/db/pg-notifier.ts';
 import type { Metrics } from './infra/metrics/metrics.ts';

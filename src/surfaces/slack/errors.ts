@@ -15,7 +15,7 @@ const PERMANENT: Record<string, string> = {
   invalid_auth:
     "the Slack app's token is not valid; an admin must reinstall the app or run `switchboard slack connect` again",
   token_revoked:
-    "the Slack app's token was revoked (the app was uninstalled); an admin must install it again and run `switchboard slack connect` (see the README's Slack setup)",
+    "the Slack app's token was revoked (the app was uninstalled); an admin must install it again and run `switchboard slack connect` (see docs/surfaces/slack.md)",
   not_authed: 'no Slack token was available; an admin must install or connect the app',
   missing_scope: 'the Slack app lacks a permission it needs; an admin must reinstall it from manifests/slack.yaml',
   msg_too_long: 'the message is longer than Slack accepts; split it',
