@@ -221,7 +221,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 /** What a chat surface may use of the running app (src/surfaces/contract.ts): its services and ports, never the store. */
 export function surfaceCoreOf(app: App): SurfaceCore {
   const { store } = app;
-  const core: SurfaceCore = {
+  return {
     config: app.config,
     logger: app.logger,
     clock: app.clock,
@@ -253,7 +253,6 @@ export function surfaceCoreOf(app: App): SurfaceCore {
       app.onClose.push(fn);
     },
   };
-  return core;
 }
 
 /** Registers every part a surface names with the core, the same way for every surface. */

@@ -1,4 +1,3 @@
-
 import type { ChatSurface, SurfaceFactory } from '../contract.ts';
 import { drainFlag, runtimeOf } from '../shared/module.ts';
 import { approvalShowHandler, approvalUpdateHandler } from './approvals.ts';
