@@ -1,3 +1,6 @@
+// The Microsoft Teams surface: botbuilder's CloudAdapter at POST /api/messages
+// (Bot Framework authentication checked by the SDK), and the jobs that post
+// agents' answers and approval cards through the outbox.
 import type { ChatSurface, SurfaceFactory } from '../contract.ts';
 import { drainFlag, runtimeOf } from '../shared/module.ts';
 import { approvalShowHandler, approvalUpdateHandler } from './approvals.ts';
