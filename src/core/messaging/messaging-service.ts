@@ -2,22 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { postOrderingKey } from '../delivery/post-change.ts';
 import { resolveOne, type AgentService, type WorkspaceAgent } from '../agents/agent-service.ts';
 import { invalidInput, notPermitted, SwitchboardError } from '../errors.ts';
-import {
-  assertMessagesAllowed,
-  historyCutoff,
-  nextReset,
-  planLimits,
-  usageMonth,
-  type Plan,
-} from '../organizations/plans.ts';
+import { assertMessagesAllowed, planLimits, usageMonth, type Plan } from '../organizations/plans.ts';
 import type { Clock, Notifier, SendGate, Store } from '../ports.ts';
 import { PERSON_AGENT_PERMISSIONS, type Agent, type SurfaceName, type Workspace } from '../entities.ts';
-import type { AudienceService, PostTarget } from '../linking/audience-service.ts';
+import type { PostTarget } from '../linking/audience-service.ts';
 import type { ListeningService } from '../listening/listening-service.ts';
 import { receiversOf } from '../listening/hearing.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { hasBridges, queueMirrors } from '../bridges/mirror-out.ts';
-import { waitForWake } from './inbox-wait.ts';
+import { conversationTopic, inboxTopic, type MessageAudiences, MessageReads } from './message-reads.ts';
 import {
   DEFAULT_RATE_LIMIT,
   HOP_LIMIT,
@@ -29,38 +22,8 @@ import {
   type Refusal,
   type RefusalRule,
 } from './rules.ts';
-import type { Conversation, InboxItem, LivePost, Message, SearchHit } from './message.ts';
-
-export interface SendInput {
-  workspace: Workspace;
-  sender: Agent;
-  to?: string[];
-  conversationId?: string;
-  body: string;
-  replyTo?: string;
-  surface?: SurfaceName;
-  /** For a message arriving from a chat surface: the external identity behind it. */
-  askerIdentityId?: string | null;
-  /** When the message came from a surface: its permalink and platform id. */
-  permalink?: string | null;
-  externalId?: string | null;
-  /** When set, the message lands in this conversation (surface adapters pass the linked thread). */
-  conversation?: Conversation;
-  /** Recipients chosen by a surface (e.g. the agents mentioned in Slack), bypassing name resolution. */
-  recipients?: WorkspaceAgent[];
-  /** The workspace directory the caller read while handling this message (a surface routing it), so it is not read twice. */
-  directory?: WorkspaceAgent[];
-  /**
-   * Set by a surface adapter for a chat user who is not linked: the sender is then
-   * the guest agent (OrgService.guestAgent), which is not a workspace member, and
-   * `askerIdentityId` says who really wrote. Guests never act with anyone's access.
-   */
-  asGuest?: boolean;
-  /** The id to store the message under (a streamed message keeps the id its live post carried). */
-  id?: string;
-  /** The platform post a stream already made of this message: the post job finishes it instead of posting again. */
-  livePost?: LivePost;
-}
+import type { Conversation, Message } from './message.ts';
+import type { RecipientResult, SendInput, SendResult } from './send.ts';
 
 /** What `plan` decided: where the message goes, who accepts it, and its place in a chain. */
 interface SendPlan {
@@ -76,28 +39,8 @@ interface SendPlan {
   audience: PostTarget | null;
 }
 
-export interface RecipientResult {
-  to: string;
-  agent_id: string | null;
-  status: 'delivered' | 'refused';
-  reason?: string;
-  /** The rule that refused it (absent when delivered). */
-  rule?: RefusalRule;
-}
-
-export interface SendResult {
-  message: Message | null;
-  conversation: Conversation | null;
-  recipients: RecipientResult[];
-}
-
-/** The stretches of recent history a whole-workspace search ranks first, shortest first (see `search`). */
-const SEARCH_WINDOWS_MS = [3_600_000, 86_400_000, 7 * 86_400_000];
-
-/** Topic for waking whoever waits on an agent's inbox. */
-export const inboxTopic = (agentId: string) => `inbox:${agentId}`;
-/** Topic for live views of a conversation (web chat). */
-export const conversationTopic = (conversationId: string) => `conversation:${conversationId}`;
+export { conversationTopic, inboxTopic };
+export type { RecipientResult, SendInput, SendResult };
 
 const dmKey = (ids: string[]) => `dm:${[...new Set(ids)].sort().join(',')}`;
 /** The largest count a usage row holds (a PostgreSQL integer). */
@@ -123,26 +66,28 @@ const nobodyReceives = (results: RecipientResult[]) =>
     { recipients: results },
   );
 
-/** Sending, reading and searching messages, with every rule of the workspace applied. */
-export class MessagingService {
+/** Sending messages (and, through MessageReads, reading and searching them), with every rule of the workspace applied. */
+export class MessagingService extends MessageReads {
   /** Called after a message is stored and its readers woken (the live service clears the sender's status there). */
   readonly onSent: Array<(m: Message) => void> = [];
 
   constructor(
-    private readonly store: Store,
-    private readonly agents: AgentService,
-    private readonly notifier: Notifier,
-    private readonly clock: Clock,
+    store: Store,
+    agents: AgentService,
+    notifier: Notifier,
+    clock: Clock,
     private readonly rateLimit: RateLimit = DEFAULT_RATE_LIMIT,
     /** Called after a message's transaction queued jobs (a post to its chat surface, bridge mirrors): the queue looks for them. */
     private readonly afterCommit: () => void = () => {},
     /** Audience rules (linking/audience-service.ts): inbox items carry their audience; agents' posts are checked against it. */
-    private readonly audiences: Pick<AudienceService, 'annotate' | 'checkPost' | 'messagesRead'> | null = null,
+    audiences: MessageAudiences | null = null,
     /** The job kind a chat surface registered for posting into its conversations; null when no surface of that name is set up here. */
     private readonly postTopicOf: (surface: SurfaceName) => string | null = () => null,
     /** Listening agents (listening/): who overhears a message in a channel; without it nobody does. */
     private readonly listening: Pick<ListeningService, 'overhearers'> | null = null,
-  ) {}
+  ) {
+    super(store, agents, notifier, clock, audiences);
+  }
 
   async send(input: SendInput): Promise<SendResult> {
     const body = input.body.trim();
@@ -636,134 +581,5 @@ export class MessagingService {
     });
     await this.notifier.publish(inboxTopic(to.id), message.id);
     return message;
-  }
-
-  /** Unread messages oldest first, marked read. */
-  async checkInbox(agent: Agent, ws: Workspace, limit: number): Promise<{ items: InboxItem[]; remaining: number }> {
-    await this.assertReceive(agent, ws);
-    return this.withAudience(agent, ws, await this.store.messages.takeUnread(agent.id, ws.id, limit));
-  }
-
-  /**
-   * Marks taken messages unread again: the answer that carried them never left (the request was cancelled, or its
-   * connection closed, while the take ran). A subscribe of the agent's elsewhere is woken to take them.
-   */
-  async returnUnread(agent: Agent, ws: Workspace, messageIds: string[]): Promise<void> {
-    if (await this.store.messages.returnUnread(agent.id, ws.id, messageIds))
-      await this.notifier.publish(inboxTopic(agent.id), messageIds[0]);
-  }
-
-  private async withAudience<T extends { items: InboxItem[] }>(agent: Agent, ws: Workspace, got: T): Promise<T> {
-    return this.audiences ? { ...got, items: await this.audiences.annotate(agent, ws, got.items) } : got;
-  }
-
-  /**
-   * Returns unread messages at once if there are any; otherwise waits until one
-   * arrives (woken through the notifier, also from other processes) or the timeout.
-   */
-  async waitForInbox(agent: Agent, ws: Workspace, limit: number, timeoutMs: number, signal?: AbortSignal) {
-    await this.assertReceive(agent, ws);
-    return waitForWake({
-      notifier: this.notifier,
-      topic: inboxTopic(agent.id),
-      timeoutMs,
-      signal,
-      take: () => this.store.messages.takeUnread(agent.id, ws.id, limit),
-      found: (got) => got.items.length > 0,
-    }).then(async ({ value, timedOut }) => ({ ...(await this.withAudience(agent, ws, value)), timedOut }));
-  }
-
-  /** Unread messages waiting for the agent (nothing is marked read). */
-  async unreadCount(agent: Agent, ws: Workspace): Promise<number> {
-    await this.assertReceive(agent, ws);
-    return this.store.messages.unreadCount(agent.id, ws.id);
-  }
-
-  /** Unread messages counted apart: addressed to the agent, and overheard as a channel's listener. */
-  async unreadCounts(agent: Agent, ws: Workspace): Promise<{ addressed: number; overheard: number }> {
-    await this.assertReceive(agent, ws);
-    return this.store.messages.unreadCounts(agent.id, ws.id);
-  }
-
-  /**
-   * Full-text search over what the agent sent or received (everything, with monitor), within the plan's history; what
-   * it read of restricted channels counts against where it posts, as a read from its inbox does.
-   */
-  async search(
-    agent: Agent,
-    ws: Workspace,
-    q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number },
-  ): Promise<SearchHit[]> {
-    const hits = await this.find(agent, ws, q);
-    await this.audiences?.messagesRead(
-      agent,
-      ws,
-      hits.map((h) => h.message.conversationId),
-    );
-    return hits;
-  }
-
-  private async find(
-    agent: Agent,
-    ws: Workspace,
-    q: { text: string; from?: string; conversationId?: string; since?: Date; limit: number },
-  ): Promise<SearchHit[]> {
-    const me = await this.assertReceive(agent, ws);
-    const org = (await this.store.orgs.get(ws.orgId))!;
-    const cutoff = historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now());
-    const since = q.since && q.since > cutoff ? q.since : cutoff;
-    const from = q.from ? resolveOne(await this.agents.directory(ws), q.from).agent.id : undefined;
-    if (q.conversationId && !(await this.store.messages.getConversation(ws.id, q.conversationId))) {
-      throw new SwitchboardError(
-        'NOT_FOUND',
-        `There is no conversation ${q.conversationId} in this workspace; leave \`conversation\` out to search them all.`,
-      );
-    }
-    const query = {
-      workspaceId: ws.id,
-      text: q.text,
-      agentId: me.permissions.monitor ? null : agent.id,
-      fromAgentId: from,
-      conversationId: q.conversationId,
-      limit: q.limit,
-    };
-    if (!me.permissions.monitor) return this.store.messages.search({ ...query, since });
-    // Ranking means reading every match, and a common word matches a large share of a busy
-    // workspace, so a search of the whole workspace ranks the newest stretch of history that
-    // holds a full page of matches (the last hour, day, week, else all of it).
-    const now = this.clock.now().getTime();
-    for (const ms of SEARCH_WINDOWS_MS) {
-      const start = new Date(now - ms);
-      if (start <= since) break;
-      const hits = await this.store.messages.search({ ...query, since: start });
-      if (hits.length >= q.limit) return hits;
-    }
-    return this.store.messages.search({ ...query, since });
-  }
-
-  private async assertReceive(agent: Agent, ws: Workspace) {
-    const me = await this.agents.member(agent, ws);
-    if (!me.permissions.receive)
-      throw notPermitted(
-        'You do not have the receive permission in this workspace, so you cannot read messages; ask your owner to grant it.',
-      );
-    return me;
-  }
-
-  /** Deletes messages older than each organization's plan keeps. Returns how many went. */
-  async purgeHistory(): Promise<number> {
-    let n = 0;
-    for (const org of await this.store.orgs.listAll()) {
-      n += await this.store.messages.purgeOlderThan(
-        org.id,
-        historyCutoff(planLimits(org.plan, org.licensedMessages), this.clock.now()),
-      );
-    }
-    return n;
-  }
-
-  /** When the month's message count resets (for refusals and the web app). */
-  resetsAt() {
-    return nextReset(this.clock.now());
   }
 }
