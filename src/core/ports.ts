@@ -560,25 +560,9 @@ export interface Store {
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
 }
 
-/** Cross-process wake-ups (Postgres NOTIFY or Redis pub/sub). */
-/** The payload of a wake-up that names nothing (a Notifier's subscribers may have missed some): look at the stored state again. */
-export const RECHECK = '';
-
-export interface Notifier {
-  /** Publishes after the current transaction committed; several topics with the same payload travel together. */
-  publish(topic: string | readonly string[], payload: string): Promise<void>;
-  /**
-   * Resolves to an unsubscribe function. `fn` may also be called with RECHECK (an empty payload) when wake-ups may
-   * have been missed (the connection carrying them was lost): look at the stored state again.
-   */
-  subscribe(topic: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
-}
-
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+// The clock and cross-process wake-ups live in process-ports.ts.
+export { RECHECK, systemClock } from './process-ports.ts';
+export type { Clock, Notifier } from './process-ports.ts';
 
 /** What a handler knows about the attempt it runs. */
 export interface JobContext {
