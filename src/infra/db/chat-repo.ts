@@ -17,23 +17,7 @@ import {
   people,
   readMarkers,
 } from './schema.ts';
-
-const messageColumns = {
-  id: messages.id,
-  workspaceId: messages.workspaceId,
-  conversationId: messages.conversationId,
-  senderId: messages.senderId,
-  body: messages.body,
-  replyTo: messages.replyTo,
-  chainId: messages.chainId,
-  hop: messages.hop,
-  askerPersonId: messages.askerPersonId,
-  askerIdentityId: messages.askerIdentityId,
-  surface: messages.surface,
-  permalink: messages.permalink,
-  externalId: messages.externalId,
-  createdAt: messages.createdAt,
-};
+import { messageColumns } from './message-queries.ts';
 
 export class DrizzleChatRepo implements ChatRepo {
   constructor(private readonly db: Db) {}
