@@ -302,6 +302,11 @@ export interface OutboxRepo {
     orderingKey?: string | null;
     runAt?: Date;
   }): Promise<OutboxEntry>;
+  /**
+   * Adds an entry with this id, due at `runAt`, unless one has it already (whatever its status); true when this call
+   * added it. Its age, which bounds its retries through an outage, counts from `runAt`.
+   */
+  addOnce(e: { id: string; topic: string; payload: Record<string, unknown>; runAt: Date }): Promise<boolean>;
   /** Null when absent. */
   get(id: string): Promise<OutboxEntry | null>;
   /**

@@ -92,6 +92,15 @@ export class DrizzleOutboxRepo implements OutboxRepo {
     return row;
   }
 
+  async addOnce(e: { id: string; topic: string; payload: Record<string, unknown>; runAt: Date }): Promise<boolean> {
+    const rows = await this.db
+      .insert(outbox)
+      .values({ ...e, createdAt: e.runAt })
+      .onConflictDoNothing({ target: outbox.id })
+      .returning({ id: outbox.id });
+    return rows.length === 1;
+  }
+
   async get(id: string): Promise<OutboxEntry | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.db.select(entryColumns).from(outbox).where(eq(outbox.id, id)).limit(1);
