@@ -4,7 +4,7 @@ import type { App } from './app-types.ts';
 import { periodicHandler, scheduleNextPeriod, type PeriodicTask } from './core/delivery/periodic.ts';
 
 const HOUR_MS = 3600_000;
-/** Handled Slack/Teams requests and records of posts made once (cards, confirmations): long past any redelivery or retry. */
+/** Handled Slack/Teams requests, finished jobs and records of posts made once (cards, confirmations): long past any redelivery or retry. */
 const KEPT_MS = 7 * 24 * HOUR_MS;
 
 /** Every periodic task, by topic; each logs what it deleted. */
@@ -21,6 +21,7 @@ export function periodicTasks(app: App): PeriodicTask[] {
   return [
     hourly('upkeep.history', "purged messages past their plan's history", () => app.messaging.purgeHistory()),
     hourly('upkeep.inbound', 'purged handled inbound requests', () => app.store.inbound.purgeBefore(before(KEPT_MS))),
+    hourly('upkeep.jobs', 'purged finished jobs', () => app.store.outbox.purgeDoneBefore(before(KEPT_MS))),
     hourly('upkeep.posts', 'purged old post records', () => app.store.posts.purgeBefore(before(KEPT_MS))),
     // What agents read counts against where they post for a few minutes only (linking/audience-service.ts).
     hourly('upkeep.reads', 'forgot old audience reads', () => app.audiences.forgetOldReads()),
