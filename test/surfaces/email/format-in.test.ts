@@ -131,8 +131,8 @@ describe('reading an HTML reply', () => {
     const started = performance.now();
     const read = mailToMarkdown({ html });
     expect(read.markdown).toBe('New words.');
-    expect(read.full.length).toBeLessThan(200_000);
-    // Generous: at most 200 KB is read, even on a loaded machine.
+    expect(read.full.length).toBeLessThan(100_000);
+    // Generous: at most 100 KB is read, even on a loaded machine.
     expect(performance.now() - started).toBeLessThan(30_000);
   });
 });

@@ -32,7 +32,7 @@ export interface MailMarkdown {
 }
 
 /** HTML past this is history (the new text comes first) and costs seconds to convert: it is cut here rather than read. */
-const MAX_HTML = 200_000;
+const MAX_HTML = 100_000;
 const MAX_TEXT = 100_000;
 
 /** The new text of a mail and its whole text, both as Markdown. */
