@@ -8,12 +8,10 @@
 // deleted (or edited) while its mirrors are being posted does not leave them
 // behind (or stale).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { slackRuntime } from '../../../src/app-surfaces.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import { hashPassword } from '../../../src/http/auth/index.ts';
-import { mountSlack, mountWebChat } from '../../../src/http/surface-mount.ts';
+import { mountWebChat } from '../../../src/http/surface-mount.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { pgliteDb, postgresDb } from '../../support/db.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
@@ -199,19 +197,8 @@ describe('a web channel bridged with Slack and Teams at once', () => {
     ]);
     slack.setChannelMembers(SLACK_CHANNEL, [SLACK_BOT, CAROL]);
     slack.setUser(CAROL, { real_name: 'Carol Chen', display_name: 'carol' });
-    h = await startHarness({
-      database: db,
-      standin: teams,
-      mounts: [mountSlack, mountWebChat],
-      slack: { paceMs: 0 },
-      env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
-    });
+    h = await startHarness({ database: db, standin: teams, slackStandin: slack, mounts: [mountWebChat] });
     const { app } = h.server;
-    await connectSlackTeam(slackRuntime(app), {
-      workspace: 'eng',
-      teamId: SLACK_DEFAULTS.teamId,
-      botToken: slack.botToken,
-    });
     await postActivity(botAdded(teams, { scope: 'team' }));
     await vi.waitFor(async () =>
       expect(await teamsRuntime(app.surfaceModules).references.serviceUrlOf(teams.userTenantId)).not.toBeNull(),
