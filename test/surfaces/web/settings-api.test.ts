@@ -152,12 +152,11 @@ describe('channel settings, notices and intake in the web chat API', () => {
       channel: 'C0PRIVATE',
     });
     expect(privateNo.status).toBe(403);
-    expect(privateNo.json().error.message).toMatch(
-      /^#secret is a restricted channel: bridging it would show its messages to everyone in the outside channel\./,
-    );
-    // What to do instead, in the web chat as well as at the command line.
-    expect(privateNo.json().error.message).toContain(
-      'tick "Allow this restricted channel\'s messages into the outside channel" in the channel\'s settings',
+    // What to do instead, in the web chat's words: the box of the form, not the command line's flag.
+    expect(privateNo.json().error.message).toBe(
+      '#secret is a restricted channel: bridging it would show its messages to everyone in the outside channel. ' +
+        'If that is what you mean, say so: tick "Allow this restricted channel\'s messages into the outside channel" ' +
+        'below the bridge form, and bridge it again.',
     );
     const privateYes = await alice.api('POST', `/w/eng/channels/${ids.secret}/bridges`, {
       surface: 'slack',
