@@ -119,8 +119,11 @@ export interface SlackStandin {
   message(channel: string, ts: string): StoredMessage | undefined;
   /** The Home tab last published for a person. */
   homeView(userId: string): Record<string, unknown> | undefined;
-  /** What the app set on an assistant thread (status, title, prompts); undefined when it set nothing there. */
-  assistantThread(channel: string, threadTs: string): AssistantThreadState | undefined;
+  /**
+   * What the app set on an assistant thread (status, title, prompts), or without `threadTs` on the DM itself (prompts,
+   * as agent_view apps set them); undefined when it set nothing there.
+   */
+  assistantThread(channel: string, threadTs?: string): AssistantThreadState | undefined;
   /** A single-use OAuth code, as if someone approved the install; oauth.v2.access exchanges it for a new bot token. */
   issueOAuthCode(grant?: Partial<OAuthGrant>): string;
   /** Make a token stop working, as when the app is uninstalled. */
@@ -352,7 +355,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     messages: (channel) => [...(state.messages.get(channel)?.values() ?? [])],
     message: (channel, ts) => state.message(channel, ts),
     homeView: (userId) => state.homeViews.get(userId),
-    assistantThread: (channel, threadTs) => state.assistantThreads.get(`${channel}:${threadTs}`),
+    assistantThread: (channel, threadTs) => state.assistantThreads.get(threadTs ? `${channel}:${threadTs}` : channel),
     issueOAuthCode: (grant = {}) =>
       state.issueCode({
         teamId: grant.teamId ?? identity.teamId,

@@ -34,7 +34,6 @@ describe('the Slack app manifest', () => {
       'app_home_opened',
       'app_mention',
       'app_uninstalled',
-      'assistant_thread_started',
       'channel_archive',
       'channel_deleted',
       'group_archive',
@@ -52,9 +51,12 @@ describe('the Slack app manifest', () => {
     ]);
   });
 
-  it("turns on the app's DM as an AI app with the messages tab, and asks for assistant:write to set its statuses, title and prompts", () => {
-    expect(lines.some((l) => l.trim() === 'assistant_view:')).toBe(true);
-    expect(value('assistant_description')[0]).toMatch(/agents/);
+  it("turns on the app's DM as Slack's agent messaging experience (agent_view, which new apps must use) with the messages tab, and asks for assistant:write to set its statuses and prompts", () => {
+    expect(lines.some((l) => l.trim() === 'agent_view:')).toBe(true);
+    expect(lines.some((l) => l.trim() === 'assistant_view:')).toBe(false);
+    expect(value('agent_description')[0]).toMatch(/agents/);
+    // Slack's limit for the description.
+    expect(value('agent_description')[0].length).toBeLessThanOrEqual(300);
     expect(value('messages_tab_enabled')).toEqual(['true']);
     expect(value('messages_tab_read_only_enabled')).toEqual(['false']);
     expect(listUnder('bot')).toContain('assistant:write');
