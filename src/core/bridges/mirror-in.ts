@@ -4,7 +4,7 @@
 // side is queued by MessagingService (mirror-out.ts). A step of the one inbound
 // pipeline (InboundService.mirrorBridged), before ordinary routing.
 import { resolveNames } from '../agents/naming.ts';
-import { threadOf } from '../channels/channel-service.ts';
+import { threadOf } from '../channels/thread-of.ts';
 import { announceChange } from '../channels/changes.ts';
 import { queueReactionMirrors } from './mirror-reactions.ts';
 import { queueMirrorChanges } from './mirror-out.ts';
