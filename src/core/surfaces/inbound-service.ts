@@ -102,9 +102,12 @@ export class InboundService {
     return this.bridges.receive(port, msg, {
       target: () => this.target(port, msg.tenantId),
       asker: (t) => this.asker(port, msg.tenantId, msg.authorId, t.directory),
-      linkingRefusal: (t) => this.linkingRefusal(port, t, msg.tenantId, msg.authorId),
+      guestGate: async (t) =>
+        (await this.guestGate(port, t.workspace, await this.asker(port, msg.tenantId, msg.authorId, t.directory)))
+          ?.message ?? null,
       fallback: async (t, thread) =>
         this.fallback(port, msg, t.workspace, t.directory, await this.agentsIn(t.workspace, thread)),
+      agentsIn: (t, conversation) => this.agentsIn(t.workspace, conversation),
       intake: (t, result, threadOf) => this.intakeStep(t, result, threadOf),
     });
   }
@@ -184,11 +187,8 @@ export class InboundService {
     recipients: WorkspaceAgent[],
     asker: ChatAsker,
   ): Promise<{ result: SendResult; refusals: string[] }> {
-    const { workspace: ws } = target;
-    if (asker.asGuest) {
-      const prompted = await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
-      if (ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
-    }
+    const refused = await this.guestGate(port, target.workspace, asker);
+    if (refused) throw refused;
     const result = await this.record(port, msg, target, asker, recipients);
     if (asker.asGuest) await this.intakeStep(target, result);
     return { result, refusals: refusalsOf(port, result) };
@@ -330,6 +330,16 @@ export class InboundService {
       permalink,
       externalId: msg.messageId,
     });
+  }
+
+  /**
+   * What a request to an agent from a guest meets first: the link prompt, sent the first time they talk; and where the
+   * workspace requires linking, the refusal to tell them instead (null otherwise, or for a linked person).
+   */
+  private async guestGate(port: SurfacePort, ws: Workspace, asker: ChatAsker): Promise<SwitchboardError | null> {
+    if (!asker.asGuest) return null;
+    const prompted = await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
+    return ws.requireLinking ? this.linkingRequired(port, prompted, Boolean(asker.identity.personId)) : null;
   }
 
   /** When the workspace requires linking and this chat user is a guest: the sentence to answer instead (after sending the prompt once). */
