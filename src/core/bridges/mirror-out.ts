@@ -26,7 +26,7 @@ const BridgeJob = z.object({
 });
 
 /** The web channel a conversation belongs to: itself, or the channel a thread hangs off; null for anything else. */
-const bridgeableChannel = (c: Conversation): string | null =>
+export const bridgeableChannel = (c: Conversation): string | null =>
   c.surface !== WEB_CHAT ? null : c.kind === 'channel' ? c.id : c.kind === 'thread' && c.parentId ? c.parentId : null;
 
 /** Whether a message in the conversation has bridges to be mirrored to or recorded against (read outside a transaction, from the read cache). */
@@ -255,7 +255,7 @@ export function bridgeChangeHandler(deps: MirrorDeps): JobHandler {
 }
 
 /** The bridged channel's address, or its thread's when the message is a reply to a message the bridge mirrored. */
-async function addressFor(
+export async function addressFor(
   store: Store,
   port: BridgePort,
   bridge: Bridge,
