@@ -32,7 +32,7 @@ export async function threadOf(
 }
 
 /** Whether `m` was written in Slack or Teams at the top of the web channel `conv` (which only a bridge brings there). */
-const askedFromChatApp = (m: Message, conv: Conversation): boolean =>
+export const askedFromChatApp = (m: Message, conv: Conversation): boolean =>
   conv.kind === 'channel' && conv.surface === WEB_CHAT && m.conversationId === conv.id && isChatApp(m.surface);
 
 /**

@@ -24,6 +24,8 @@ import type {
 } from './inbound.ts';
 import type { BridgedChange, BridgedReaction, BridgeInbound } from '../bridges/mirror-in.ts';
 import { titleExcerpt } from './title.ts';
+import { askedFromChatApp } from '../channels/thread-of.ts';
+import { threadRoot } from '../channels/threads.ts';
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { AgentChoiceScope, ExternalIdentity } from './surface-ports.ts';
 
@@ -207,6 +209,8 @@ export class InboundService {
     const { recipients, problems } = resolveNames(directory, msg.names, (n) => port.showName(n));
     const to = new Map(recipients.filter((w) => w.agent.id !== sender.id).map((w) => [w.agent.id, w]));
     for (const w of await this.othersInDm(workspace, conversation, sender, directory)) to.set(w.agent.id, w);
+    // A reply naming nobody in the thread of a Slack or Teams message reaches its agents, as it does from that side.
+    if (!msg.names.length) for (const w of await this.chatThreadAgents(workspace, conversation)) to.set(w.agent.id, w);
     const send = (list: WorkspaceAgent[]) =>
       this.messaging.send({
         workspace,
@@ -221,6 +225,17 @@ export class InboundService {
     if (!result.message && conversation.kind !== 'dm' && to.size)
       result = { ...(await send([])), recipients: result.recipients };
     return { result, notices: [...problems, ...refusalsOf(port, result)] };
+  }
+
+  /** The agents taking part in the web thread of a message written in Slack or Teams (a bridged channel's); none elsewhere. */
+  private async chatThreadAgents(ws: Workspace, c: Conversation): Promise<WorkspaceAgent[]> {
+    const rootId = threadRoot(c);
+    if (!rootId || !c.parentId) return [];
+    const [root, parent] = await Promise.all([
+      this.store.messages.get(ws.id, rootId),
+      this.store.messages.getConversation(ws.id, c.parentId),
+    ]);
+    return root && parent && askedFromChatApp(root, parent) ? this.agentsIn(ws, c) : [];
   }
 
   /** Everyone but the sender in a DM, or in the DM a thread hangs off; nobody elsewhere. */

@@ -152,10 +152,19 @@ describe('threads in Slack, with and without a bridge', () => {
       const item = await got(h.reviewer, reply);
       expect(item).toMatchObject({ overheard: false, conversation: { id: answeredIn } });
       expect((await got(triage, reply)).overheard).toBe(true);
+      // On the web side of the bridge, a reply in the same thread reaches the agent too, as it does from Slack.
+      const fromWeb = `and the alerts, from the web (${channel})`;
+      if (isBridged) {
+        await bridged.chat.post(bridged.alice, answeredIn, fromWeb);
+        expect((await got(h.reviewer, fromWeb)).conversation.id).toBe(answeredIn);
+        const [mirrored] = await postedTo(channel, fromWeb);
+        expect(mirrored.args).toMatchObject({ thread_ts: ts, username: 'alice (via web)' });
+      }
       // A later reply in the same thread comes after it: the first one reached the agent once.
       await say(channel, asker, `and the metrics (${channel})`, ts);
       await got(h.reviewer, `and the metrics (${channel})`);
       expect(times(h.reviewer, reply)).toBe(1);
+      expect(times(h.reviewer, fromWeb)).toBe(isBridged ? 1 : 0);
       // The agent answers the follow-up in the same thread.
       await h.server.app.messaging.send({
         workspace: h.workspace,
