@@ -8,13 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent } from '../../../src/core/entities.ts';
-import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { MESSAGE_EVENT_TYPE } from '../../../src/surfaces/slack/index.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 import { SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
 import { appMention, eventCallback, message, nextEventTs } from '../../support/slack/signed-request.ts';
 import type { RecordedCall } from '../../support/slack/web-api-standin.ts';
 import { startBridged, startHarness, type BridgedHarness, type Harness } from '../../support/slack/harness.ts';
+import { takenInboxes } from '../../support/server.ts';
 
 const BOT = SLACK_DEFAULTS.botUserId;
 const PLAIN = 'C0PLAINCH';
@@ -32,7 +32,6 @@ describe('threads in Slack, with and without a bridge', () => {
   let h: Harness;
   let triage: Agent;
   /** Everything each agent took from its inbox, by agent id. */
-  const taken = new Map<string, InboxItem[]>();
   /** Per channel: the asker's first message and the conversation the agent answered in. */
   const asked = new Map<string, { ts: string; answeredIn: string }>();
 
@@ -62,18 +61,7 @@ describe('threads in Slack, with and without a bridge', () => {
     await post(event);
     return event;
   };
-  /** Waits until `agent` took a message with this body from its inbox; returns it. */
-  const got = (agent: Agent, body: string) =>
-    vi.waitFor(async () => {
-      const seen = taken.get(agent.id) ?? [];
-      seen.push(...(await h.server.app.messaging.checkInbox(agent, h.workspace, 50)).items);
-      taken.set(agent.id, seen);
-      const found = seen.find((i) => i.message.body === body);
-      if (!found) throw new Error(`${agent.name} has not got "${body}" yet`);
-      return found;
-    }, WAIT);
-  const times = (agent: Agent, body: string) =>
-    (taken.get(agent.id) ?? []).filter((i) => i.message.body === body).length;
+  const { got, times } = takenInboxes(() => h);
   /** Our successful posts to a channel whose text contains `text`. */
   const postsTo = (channel: string, text: string) =>
     bridged.standin

@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent } from '../../../src/core/entities.ts';
-import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { teamsRuntime } from '../../../src/surfaces/teams/index.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
@@ -17,6 +16,7 @@ import { botAdded, channelMention, channelMessage, channelMessageEdited } from '
 import { botAccountId, TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { startHarness, type Harness } from '../../support/teams/harness.ts';
+import { takenInboxes } from '../../support/server.ts';
 
 const WAIT = { timeout: 20_000, interval: 50 };
 const { alice, bob } = TEAMS_DEFAULTS.users;
@@ -35,7 +35,6 @@ describe('reply chains in Teams, with and without a bridge', () => {
   let h: Harness;
   let triage: Agent;
   let general: string;
-  const taken = new Map<string, InboxItem[]>();
   /** Per channel: the asker's first message (the root of its chain) and the conversation the agent answered in. */
   const asked = new Map<string, { root: string; body: string; answeredIn: string }>();
 
@@ -71,18 +70,7 @@ describe('reply chains in Teams, with and without a bridge', () => {
     expect((await h.post(activity)).status).toBe(200);
     return activity;
   };
-  /** Waits until `agent` took a message with this body from its inbox; returns it. */
-  const got = (agent: Agent, body: string) =>
-    vi.waitFor(async () => {
-      const seen = taken.get(agent.id) ?? [];
-      seen.push(...(await h.server.app.messaging.checkInbox(agent, h.workspace, 50)).items);
-      taken.set(agent.id, seen);
-      const found = seen.find((i) => i.message.body === body);
-      if (!found) throw new Error(`${agent.name} has not got "${body}" yet`);
-      return found;
-    }, WAIT);
-  const times = (agent: Agent, body: string) =>
-    (taken.get(agent.id) ?? []).filter((i) => i.message.body === body).length;
+  const { got, times } = takenInboxes(() => h);
   /** Our posts (new posts and replies) that contain `text`. */
   const postsWith = (text: string) =>
     standin.delivered('sendToConversation').filter((c) => JSON.stringify(c.activity).includes(text));
