@@ -372,8 +372,9 @@ describe.runIf(url && !missing)('a rolling upgrade from the previous version on 
       await Promise.allSettled([sending, receiving]);
     }
 
+    // The waits above saw messages stored through each version in each phase: before, during and after the migrations,
+    // during the overlap, and after the previous version stopped.
     const sent = [...traffic.sent.keys()];
-    expect(sent.length).toBeGreaterThan(30);
     // Stored once each: no message lost, none doubled by a retry.
     const stored = await admin.query<{ body: string; n: number }>(
       'select body, count(*)::int as n from messages where body like $1 group by body',
