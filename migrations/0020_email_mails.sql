@@ -1,7 +1,7 @@
 CREATE TABLE "email_mails" (
 	"workspace_id" uuid NOT NULL,
 	"mail_id" text NOT NULL,
-	"message_id" uuid NOT NULL,
+	"message_id" uuid,
 	"root_mail_id" text NOT NULL,
 	"direction" text NOT NULL,
 	"parties" jsonb NOT NULL,

@@ -1,5 +1,5 @@
 // What only the email surface keeps: the mails of its threads (src/surfaces/email/mail-repo.ts).
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { EmailMailRepo, NewMail, StoredMail } from '../../surfaces/email/mail-repo.ts';
 import type { Db } from './client.ts';
 import { emailMails } from './schema.ts';
@@ -65,6 +65,19 @@ export class DrizzleEmailMailRepo implements EmailMailRepo {
       .orderBy(desc(emailMails.createdAt), desc(emailMails.mailId))
       .limit(limit);
     return rows.reverse();
+  }
+
+  async attach(workspaceId: string, mailId: string, messageId: string): Promise<void> {
+    await this.db
+      .update(emailMails)
+      .set({ messageId })
+      .where(and(eq(emailMails.workspaceId, workspaceId), eq(emailMails.mailId, mailId)));
+  }
+
+  async forget(workspaceId: string, mailId: string): Promise<void> {
+    await this.db
+      .delete(emailMails)
+      .where(and(eq(emailMails.workspaceId, workspaceId), eq(emailMails.mailId, mailId), isNull(emailMails.messageId)));
   }
 
   async markSent(workspaceId: string, mailId: string, at: Date, response: string): Promise<void> {

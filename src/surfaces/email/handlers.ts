@@ -9,7 +9,6 @@ import { storableCopy } from '../../core/safe-text.ts';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import type { Workspace } from '../../core/entities.ts';
 import { isOurs } from './addresses.ts';
-import { loggable } from './errors.ts';
 import { authorIdOf, bareSubject, emailPort, mailText, normalise, type SenderCheck } from './inbound.ts';
 import type { MailAddress } from './mail-repo.ts';
 import { readMail, type ReadMail } from './parse.ts';
@@ -17,7 +16,6 @@ import { RecipientBook } from './recipients.ts';
 import type { EmailRuntime } from './runtime.ts';
 import type { StoredMailPayload } from './stored-mail.ts';
 import { isSentByUs } from './outbound.ts';
-import { EMAIL } from './topics.ts';
 
 /** Longest complete text kept with a mail's record, in characters. */
 const MAX_FULL_CHARS = 100_000;
@@ -160,43 +158,45 @@ async function deliverIn(
     names,
   );
   const facts = { mailId: mailId.slice(0, 200), workspace: workspace.slug };
+  // Recorded before the core has it: an agent answering at once finds whom to mail, and a reply finds its thread.
+  await rt.mails.add(
+    storableCopy({
+      workspaceId: workspace.id,
+      mailId,
+      messageId: null,
+      rootMailId: thread.root,
+      direction: 'in' as const,
+      parties: mail.parties,
+      references: mail.references,
+      subject: mail.subject,
+      details: {
+        verification: check,
+        attachments: mail.attachments,
+        full: mail.full.slice(0, MAX_FULL_CHARS),
+        via,
+        ...(mail.problems.length ? { problems: mail.problems } : {}),
+      },
+    }),
+  );
   let outcome: Awaited<ReturnType<typeof rt.core.inbound.receive>>;
   try {
     outcome = await rt.core.inbound.receive(emailPort(rt, sender, check), msg, target);
   } catch (e) {
     // A refusal (linking required, a rate or plan limit, the hop limit) is the answer; anything else is retried.
     if (!isRefusal(e)) throw e;
+    await rt.mails.forget(workspace.id, mailId);
     return void rt.logger.info({ ...facts, reason: e.message }, 'a mail was refused');
   }
-  if (outcome.kind !== 'handled')
-    return void rt.logger.info({ ...facts, outcome: outcome.kind }, 'a mail was not delivered');
-  if (outcome.notices.length)
-    rt.logger.info({ ...facts, notices: outcome.notices }, 'a mail reached not every agent it named');
-  const message = outcome.result?.message;
-  if (!message) return;
-  try {
-    await rt.mails.add(
-      storableCopy({
-        workspaceId: workspace.id,
-        mailId,
-        messageId: message.id,
-        rootMailId: thread.root,
-        direction: 'in' as const,
-        parties: mail.parties,
-        references: mail.references,
-        subject: mail.subject,
-        details: {
-          verification: check,
-          attachments: mail.attachments,
-          full: mail.full.slice(0, MAX_FULL_CHARS),
-          via,
-          ...(mail.problems.length ? { problems: mail.problems } : {}),
-        },
-      }),
+  const message = outcome.kind === 'handled' ? outcome.result?.message : null;
+  if (!message) {
+    await rt.mails.forget(workspace.id, mailId);
+    return void rt.logger.info(
+      { ...facts, outcome: outcome.kind, ...(outcome.kind === 'handled' ? { notices: outcome.notices } : {}) },
+      'a mail reached no agent',
     );
-  } catch (e) {
-    rt.logger.error({ ...facts, err: loggable(e) }, 'could not record a mail with its thread');
-    throw e;
   }
-  rt.logger.debug({ ...facts, surface: EMAIL.surface, messageId: message.id }, 'a mail was delivered');
+  if (outcome.kind === 'handled' && outcome.notices.length)
+    rt.logger.info({ ...facts, notices: outcome.notices }, 'a mail reached not every agent it named');
+  await rt.mails.attach(workspace.id, mailId, message.id);
+  rt.logger.debug({ ...facts, messageId: message.id }, 'a mail was delivered');
 }

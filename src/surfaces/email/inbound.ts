@@ -51,8 +51,9 @@ export function mailText(
   check: SenderCheck,
   showSubject: boolean,
 ): string {
+  const more = Math.max(0, others.length - MAX_NAMED) + mail.omitted;
   const cc = others.length
-    ? `, cc ${others.slice(0, MAX_NAMED).map(person).join(', ')}${others.length > MAX_NAMED ? ` and ${others.length - MAX_NAMED} more` : ''}`
+    ? `, cc ${others.slice(0, MAX_NAMED).map(person).join(', ')}${more ? ` and ${more} more` : ''}`
     : '';
   const from = `from ${person(sender)}${check.verified ? '' : ' (sender not verified)'}${cc}`;
   const head = showSubject && mail.subject ? `${markdownEscaped(mail.subject)} — ${from}` : `Mail ${from}:`;

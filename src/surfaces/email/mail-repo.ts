@@ -25,8 +25,11 @@ export interface StoredMail {
   workspaceId: string;
   /** Its Message-ID, without the angle brackets. */
   mailId: string;
-  /** The Switchboard message it is (received: the message stored; sent: the agent's message mailed). */
-  messageId: string;
+  /**
+   * The Switchboard message it is (received: the message stored; sent: the agent's message mailed). Null for a
+   * received mail while the core is handling it: it is recorded first, so an answer written at once finds its thread.
+   */
+  messageId: string | null;
   /** The Message-ID of the mail that started the thread (the conversation's key is made from it). */
   rootMailId: string;
   direction: 'in' | 'out';
@@ -55,6 +58,10 @@ export interface EmailMailRepo {
   findMany(workspaceId: string, mailIds: string[]): Promise<StoredMail[]>;
   /** The latest `limit` mails of a thread, oldest first. */
   thread(workspaceId: string, rootMailId: string, limit: number): Promise<StoredMail[]>;
+  /** Ties a received mail to the message it became. */
+  attach(workspaceId: string, mailId: string, messageId: string): Promise<void>;
+  /** Forgets a received mail that became no message (refused, or for nobody); a mail tied to a message stays. */
+  forget(workspaceId: string, mailId: string): Promise<void>;
   /** Records that the relay accepted a sent mail, with what it answered. */
   markSent(workspaceId: string, mailId: string, at: Date, response: string): Promise<void>;
 }

@@ -36,6 +36,8 @@ export interface ReadMail {
   /** Its complete text, for the record. */
   full: string;
   attachments: MailAttachment[];
+  /** How many addresses of To and Cc were left out beyond the `MAX_ADDRESSES` kept of each. */
+  omitted: number;
   /** Header name (lowercase) → value as mailparser gives it, for the check of automatic mail. */
   headers: Map<string, unknown>;
   /** What could not be read, as short phrases (logged and kept in the record). */
@@ -47,12 +49,14 @@ function addresses(
   field: AddressObject | AddressObject[] | undefined,
   problems: string[],
   what: string,
+  omitted: { n: number } = { n: 0 },
 ): MailAddress[] {
   const flat = (list: EmailAddress[]): EmailAddress[] => list.flatMap((a) => (a.group ? flat(a.group) : [a]));
   const all = flat((Array.isArray(field) ? field : field ? [field] : []).flatMap((o) => o.value ?? []))
     .filter((a) => a.address && /^[^\s@]+@[^\s@]+$/.test(a.address))
     .map((a) => ({ name: oneLine(a.name ?? '').slice(0, 200), address: a.address!.toLowerCase() }));
   const unique = [...new Map(all.map((a) => [a.address, a])).values()];
+  omitted.n += Math.max(0, unique.length - MAX_ADDRESSES);
   if (unique.length > MAX_ADDRESSES)
     problems.push(`${what} named ${unique.length} addresses; the first ${MAX_ADDRESSES} were kept`);
   return unique.slice(0, MAX_ADDRESSES);
@@ -85,6 +89,7 @@ export async function readMail(raw: Buffer): Promise<ReadMail> {
     return emptyMail(problems);
   }
   const body = bodyOf(m);
+  const omitted = { n: 0 };
   const inReplyTo = mailIdsIn(m.inReplyTo)[0] ?? null;
   const references = capped([...new Set([...mailIdsIn(m.references), ...(inReplyTo ? [inReplyTo] : [])])]);
   const read: ReadMail = {
@@ -93,8 +98,8 @@ export async function readMail(raw: Buffer): Promise<ReadMail> {
     parties: {
       from: addresses(m.from, problems, 'From'),
       replyTo: addresses(m.replyTo, problems, 'Reply-To'),
-      to: addresses(m.to, problems, 'To'),
-      cc: addresses(m.cc, problems, 'Cc'),
+      to: addresses(m.to, problems, 'To', omitted),
+      cc: addresses(m.cc, problems, 'Cc', omitted),
     },
     references,
     inReplyTo,
@@ -107,6 +112,7 @@ export async function readMail(raw: Buffer): Promise<ReadMail> {
         type: a.contentType || 'application/octet-stream',
         size: a.size ?? a.content?.length ?? 0,
       })),
+    omitted: omitted.n,
     headers: m.headers as Map<string, unknown>,
     problems,
   };
@@ -124,6 +130,7 @@ function emptyMail(problems: string[]): ReadMail {
     markdown: '',
     full: '',
     attachments: [],
+    omitted: 0,
     headers: new Map(),
     problems,
   };

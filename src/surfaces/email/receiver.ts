@@ -136,15 +136,13 @@ export function emailWebhook(rt: EmailRuntime, secret: string, draining: () => b
           .status(503)
           .set('retry-after', '30')
           .json({ error: { code: 'UNAVAILABLE', message: refused.map((r) => r.reason).join(' ') }, refused });
-      return void res
-        .status(400)
-        .json({
-          error: {
-            code: 'INVALID_INPUT',
-            message: `No address of the mail reaches anyone here. ${refused[0]!.reason}`,
-          },
-          refused,
-        });
+      return void res.status(400).json({
+        error: {
+          code: 'INVALID_INPUT',
+          message: `No address of the mail reaches anyone here. ${refused[0]!.reason}`,
+        },
+        refused,
+      });
     }
     const from = typeof req.query.from === 'string' ? req.query.from.trim() : null;
     const ip = typeof req.query.ip === 'string' ? req.query.ip.trim() : null;

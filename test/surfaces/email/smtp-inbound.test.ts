@@ -8,6 +8,7 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { DOMAIN, startEmailHarness, type EmailHarness } from '../../support/email/harness.ts';
 import { inbox } from '../../support/server.ts';
+import { connectInProcess } from '../../support/world.ts';
 import type { Agent } from '../../../src/core/entities.ts';
 import type { InboxItem } from '../../../src/core/messaging/message.ts';
 
@@ -109,5 +110,24 @@ describe('mail over SMTP', () => {
     expect(first.response).toMatch(/^250 /);
     expect(second.response).toMatch(/Already received/);
     expect(await receivedBy(h.reviewer, 'read once')).toHaveLength(1);
+  });
+
+  it('is in the agent\'s inbox over MCP with surface "email"', async () => {
+    await h.send({ from: 'carol@example.com', to: `builder@${DOMAIN}`, subject: 'Over MCP', text: 'read me over MCP' });
+    const mcp = await connectInProcess(h.server.app, h.builder, 'eng');
+    try {
+      let item: { surface: string; body: string; conversation: { kind: string } } | undefined;
+      await vi.waitFor(async () => {
+        const r = await mcp.call('check_inbox', {});
+        expect(r.isError).toBeFalsy();
+        const messages = (r.structuredContent as { messages: NonNullable<typeof item>[] }).messages;
+        item ??= messages.find((m) => m.body.includes('read me over MCP'));
+        if (!item) throw new Error('not in the inbox yet');
+      });
+      expect(item!.surface).toBe('email');
+      expect(item!.conversation.kind).toBe('external');
+    } finally {
+      await mcp.close();
+    }
   });
 });

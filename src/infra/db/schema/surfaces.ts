@@ -301,9 +301,7 @@ export const emailMails = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     mailId: text('mail_id').notNull(),
-    messageId: uuid('message_id')
-      .notNull()
-      .references(() => messages.id, { onDelete: 'cascade' }),
+    messageId: uuid('message_id').references(() => messages.id, { onDelete: 'cascade' }),
     rootMailId: text('root_mail_id').notNull(),
     direction: text('direction').$type<'in' | 'out'>().notNull(),
     parties: jsonb('parties').$type<MailParties>().notNull(),
