@@ -34,6 +34,7 @@ import { connectSlackTeam } from '../src/surfaces/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/core/actor.ts';
 import { inboxTopic } from '../src/core/messaging/messaging-service.ts';
+import type { App } from '../src/app.ts';
 import { startServer } from '../src/server.ts';
 import { benchDatabases } from './database.ts';
 import { SLACK_DEFAULTS } from '../test/support/slack/defaults.ts';
@@ -47,7 +48,7 @@ const WARMUP = 50;
 const PEOPLE = 20;
 const TARGET = { ratio: 0.9, p99Ms: 100, endToEnd: 200 };
 
-const pct = (xs: number[], p: number) => {
+export const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
@@ -58,7 +59,7 @@ const cpuMsSince = (since: NodeJS.CpuUsage) => {
   return (d.user + d.system) / 1000;
 };
 
-interface Run {
+export interface Run {
   p50: number;
   p99: number;
   perSecond: number;
@@ -90,12 +91,18 @@ function threadsCpu(): Map<number, number> {
 
 type BenchDb = Awaited<ReturnType<ReturnType<typeof benchDatabases>[number]['open']>>;
 
+/** CPU (ms) a process has used so far, from /proc (Linux); throws elsewhere or once it has ended. */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on Linux
+}
+
 /**
  * CPU (ms) spent so far by each PostgreSQL server process serving the bench's database, by pid (or by PGlite's
  * thread, as one entry); null when the server is not on this machine or the system does not tell. A process that
  * ends between two readings is missed; the pool keeps its connections open for 30 s idle, longer than a round.
  */
-async function serverCpu(db: BenchDb['db']): Promise<Map<number, number> | null> {
+export async function serverCpu(db: BenchDb['db']): Promise<Map<number, number> | null> {
   if (db.kind === 'pglite') {
     // PGlite's thread, which this process's CPU includes too (printed apart: the database's share of it).
     const ms = await db.threadCpuMs?.();
@@ -104,32 +111,26 @@ async function serverCpu(db: BenchDb['db']): Promise<Map<number, number> | null>
   const pids = rowsOf<{ pid: number }>(
     await db.db.execute(sql`select pid from pg_stat_activity where datname = current_database()`),
   );
-  const ticksMs = 10; // USER_HZ is 100 on Linux
   try {
-    return new Map(
-      pids.map(({ pid }) => {
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-        return [pid, (Number(fields[11]) + Number(fields[12])) * ticksMs];
-      }),
-    );
+    return new Map(pids.map(({ pid }) => [pid, processCpuMs(pid)]));
   } catch {
     return null;
   }
 }
 /** Server CPU (ms) spent between two readings; a process new in the second counts from its start. */
-const serverCpuBetween = (a: Map<number, number> | null, b: Map<number, number> | null) =>
+export const serverCpuBetween = (a: Map<number, number> | null, b: Map<number, number> | null) =>
   a && b ? [...b].reduce((sum, [pid, ms]) => sum + ms - (a.get(pid) ?? 0), 0) : NaN;
 
 // The load generator: posts the signed requests CONCURRENCY at a time and times each until its HTTP answer.
 const LOADER = `
-const { parentPort, workerData: { url, requests, concurrency } } = require('node:worker_threads');
+const { parentPort, workerData: { requests, concurrency } } = require('node:worker_threads');
 (async () => {
   const latencies = [];
   let failures = 0, next = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < requests.length) {
-      const { headers, body } = requests[next++];
+      const { url, headers, body } = requests[next++];
       const t = performance.now();
       const res = await fetch(url, { method: 'POST', headers, body });
       await res.arrayBuffer();
@@ -140,10 +141,12 @@ const { parentPort, workerData: { url, requests, concurrency } } = require('node
   parentPort.postMessage({ latencies, seconds: (performance.now() - started) / 1000, failures });
 })();`;
 
-/** Posts `n` distinct signed mentions to `url` from a worker thread. */
-async function load(url: string, n: number, tag: string): Promise<Run> {
-  const requests = Array.from({ length: n }, (_, i) =>
-    signRequest(
+/** Posts `n` distinct signed mentions from a worker thread, to `urls` in turn (as a load balancer spreads them). */
+export async function load(urls: string | string[], n: number, tag: string): Promise<Run> {
+  const to = [urls].flat();
+  const requests = Array.from({ length: n }, (_, i) => ({
+    url: to[i % to.length],
+    ...signRequest(
       eventCallback(
         appMention({
           user: `U0BENCH${String(i % PEOPLE).padStart(3, '0')}`,
@@ -152,10 +155,10 @@ async function load(url: string, n: number, tag: string): Promise<Run> {
         }),
       ),
     ),
-  );
+  }));
   const cpu = process.cpuUsage();
   const before = threadsCpu();
-  const worker = new Worker(LOADER, { eval: true, workerData: { url, requests, concurrency: CONCURRENCY } });
+  const worker = new Worker(LOADER, { eval: true, workerData: { requests, concurrency: CONCURRENCY } });
   const r = await new Promise<{ latencies: number[]; seconds: number; failures: number }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -247,20 +250,7 @@ async function measure(
   const bare = await startBareBolt(standin);
   let unsubscribe: (() => Promise<void>) | null = null;
   try {
-    await app.orgs.init({ org: 'Bench', admin: 'alice' });
-    await app.orgs.addWorkspace(SYSTEM, { name: 'Bench', org: 'bench' });
-    await app.orgs.setPlan(SYSTEM, 'bench', 'team', 10_000_000);
-    const { agent: reviewer } = await app.agents.add(SYSTEM, {
-      name: 'reviewer',
-      owner: 'alice',
-      displayName: 'Reviewer',
-    });
-    await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'bench' });
-    await connectSlackTeam(slackRuntime(app), {
-      workspace: 'bench',
-      teamId: SLACK_DEFAULTS.teamId,
-      botToken: standin.botToken,
-    });
+    const { reviewer } = await seedSlackBench(app, standin);
     const ours = `${server.url}/slack/events`;
     // Waits on the agent's inbox wake-ups (one per message stored) rather than polling, which would cost CPU and
     // statements that count against the events; each wait ends by counting deliveries (statements left out below).
@@ -360,10 +350,35 @@ async function measure(
   }
 }
 
-export default async function bench() {
+/** The Slack Web API stand-in, knowing the people who mention the agent. */
+export async function startBenchStandin(): Promise<SlackStandin> {
   const standin = await startSlackStandin();
   for (let i = 0; i < PEOPLE; i++)
     standin.setUser(`U0BENCH${String(i).padStart(3, '0')}`, { real_name: `Bench Person ${i}` });
+  return standin;
+}
+
+/** Org `bench` (admin alice, no message limit), its workspace, the agent alice/reviewer the mentions name, and the Slack team. */
+export async function seedSlackBench(app: App, standin: SlackStandin) {
+  await app.orgs.init({ org: 'Bench', admin: 'alice' });
+  const ws = await app.orgs.addWorkspace(SYSTEM, { name: 'Bench', org: 'bench' });
+  await app.orgs.setPlan(SYSTEM, 'bench', 'team', 10_000_000);
+  const { agent: reviewer } = await app.agents.add(SYSTEM, {
+    name: 'reviewer',
+    owner: 'alice',
+    displayName: 'Reviewer',
+  });
+  await app.agents.join(SYSTEM, { agent: 'alice/reviewer', workspace: 'bench' });
+  await connectSlackTeam(slackRuntime(app), {
+    workspace: 'bench',
+    teamId: SLACK_DEFAULTS.teamId,
+    botToken: standin.botToken,
+  });
+  return { ws, reviewer };
+}
+
+export default async function bench() {
+  const standin = await startBenchStandin();
   console.log(
     `  ${EVENTS} signed app_mention events per receiver and round, ${CONCURRENCY} in flight, 8 channels, median of ${ROUNDS} rounds; load average ${loadavg()
       .map((l) => l.toFixed(1))

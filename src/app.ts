@@ -42,6 +42,7 @@ import { createSecretBox } from './infra/secrets/secret-box.ts';
 import type { ChatSurface, SurfaceCore } from './surfaces/contract.ts';
 import { SURFACES } from './surfaces/registry.ts';
 import { registerSurfaceDelivery } from './app-delivery.ts';
+import { registerPeriodicWork } from './app-periodic.ts';
 
 export type { App, AppOptions, SurfaceOverrides } from './app-types.ts';
 
@@ -214,6 +215,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       if (!opts.database) await database.close();
     },
   };
+  registerPeriodicWork(app);
   await buildSurfaces(app, opts.surfaces ?? {});
   return app;
 }

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp, type App, type AppOptions } from './app.ts';
+import { schedulePeriodicWork } from './app-periodic.ts';
 import { startControlServer } from './cli/control.ts';
 import type { Config } from './config.ts';
 import { settlesWithin } from './infra/time.ts';
@@ -14,10 +15,8 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-const PURGE_EVERY_MS = 3600_000;
 /** How long a failed start waits for what it started to close before giving up on it. */
 const CLOSE_AFTER_FAILED_START_MS = 10_000;
-const INBOUND_KEPT_MS = 7 * 24 * 3600_000;
 
 /**
  * The mounts every server has, in order: MCP, documents, account links, then the chat surfaces. The surfaces come
@@ -80,6 +79,7 @@ export async function startServer(
     started = app;
     web = await createHttpApp(app, opts.mounts ?? (await defaultMounts()));
     await app.queue.start();
+    await schedulePeriodicWork(app);
   } catch (e) {
     return abandon(e);
   }
@@ -95,25 +95,6 @@ export async function startServer(
           app.logger.warn({ err }, 'no control socket in DATA_DIR; CLI commands will open the database themselves');
           return null;
         });
-  const purge = setInterval(() => {
-    app.messaging.purgeHistory().then(
-      (n) => n && app.logger.info({ deleted: n }, "purged messages past their plan's history"),
-      (err) => app.logger.error({ err }, 'history purge failed'),
-    );
-    // What agents read counts against where they post for a few minutes only (linking/audience-service.ts).
-    // Handled Slack/Teams requests: kept a week, long past any redelivery, then deleted with their bodies.
-    app.store.inbound
-      .purgeBefore(new Date(Date.now() - INBOUND_KEPT_MS))
-      .catch((err: unknown) => app.logger.warn({ err }, 'could not purge handled inbound requests'));
-    // Records of posts made once (cards, confirmations): a week is long past any retry of their jobs.
-    app.store.posts
-      .purgeBefore(new Date(Date.now() - INBOUND_KEPT_MS))
-      .catch((err: unknown) => app.logger.warn({ err }, 'could not purge old post records'));
-    app.audiences
-      .forgetOldReads()
-      .catch((err: unknown) => app.logger.warn({ err }, 'could not forget old audience reads'));
-  }, PURGE_EVERY_MS);
-  purge.unref();
   let stopping: Promise<void> | null = null;
   return {
     app,
@@ -121,7 +102,6 @@ export async function startServer(
     url: http.url,
     stop: () =>
       (stopping ??= (async () => {
-        clearInterval(purge);
         await stopControl?.();
         await Promise.all(app.onDrain.map((fn) => fn()));
         await http.close();

@@ -52,6 +52,11 @@ export class ServerProcess {
     this.url = `http://127.0.0.1:${o.port}`;
   }
 
+  /** The running process's id; undefined while it is not running. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Starts the process and waits for /readyz. */
   async start(): Promise<void> {
     this.starts += 1;

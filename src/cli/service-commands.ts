@@ -69,10 +69,14 @@ export function registerServiceCommands(program: Command, io: Io, setCode: (c: n
           setCode(2);
           return;
         }
-        const { createApp } = await import('../app.ts');
+        const [{ createApp }, { schedulePeriodicWork }] = await Promise.all([
+          import('../app.ts'),
+          import('../app-periodic.ts'),
+        ]);
         // createApp builds every configured surface with its job handlers.
         const app = await createApp(config);
         await app.queue.start();
+        await schedulePeriodicWork(app);
         const stop = () => app.close().then(() => process.exit(0));
         process.once('SIGTERM', stop);
         process.once('SIGINT', stop);

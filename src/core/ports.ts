@@ -302,6 +302,11 @@ export interface OutboxRepo {
     orderingKey?: string | null;
     runAt?: Date;
   }): Promise<OutboxEntry>;
+  /**
+   * Adds an entry with this id, due at `runAt`, unless one has it already (whatever its status); true when this call
+   * added it. Its age, which bounds its retries through an outage, counts from `runAt`.
+   */
+  addOnce(e: { id: string; topic: string; payload: Record<string, unknown>; runAt: Date }): Promise<boolean>;
   /** Null when absent. */
   get(id: string): Promise<OutboxEntry | null>;
   /**
@@ -324,6 +329,8 @@ export interface OutboxRepo {
   /** Makes a failed entry pending again, due now, with its attempts reset; null when absent or not failed. */
   requeue(id: string): Promise<OutboxEntry | null>;
   list(filter: { topic?: string; status?: OutboxEntry['status'] }): Promise<OutboxEntry[]>;
+  /** Deletes entries done before `cutoff` (failed ones stay, for an operator to read or requeue); how many it deleted. */
+  purgeDoneBefore(cutoff: Date): Promise<number>;
 }
 
 /** A Slack or Teams request Switchboard acknowledged, kept so that it is handled even after a crash. */

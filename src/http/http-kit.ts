@@ -3,7 +3,7 @@
 import type { App } from '../app-types.ts';
 import type { HttpKit } from '../surfaces/contract.ts';
 import { authOf, authRouter, csrfField, csrfToken, requireCsrf, requirePerson, securityHeaders } from './auth/index.ts';
-import { sessionEndsAt, sessionsOf, sweepExpiredSessions } from './auth/sessions.ts';
+import { sessionEndsAt, sessionsOf } from './auth/sessions.ts';
 
 /** The sign-in of one running app, for the routes surfaces add. */
 export function httpKitOf(app: App): HttpKit {
@@ -17,9 +17,6 @@ export function httpKitOf(app: App): HttpKit {
     securityHeaders: (res) => securityHeaders(res),
     recheckSession: (req) => sessions.resolve(req, { touch: false }),
     sessionEndsAt,
-    signinRoutes(limits) {
-      sweepExpiredSessions(app);
-      return authRouter(app, limits);
-    },
+    signinRoutes: (limits) => authRouter(app, limits),
   };
 }

@@ -181,6 +181,8 @@ describe('every HTTP route under seeded hostile input', () => {
         body: { surface: 'slack', channel: 'C0GENERAL', allowPrivate: false },
       },
       { method: 'POST', path: '/api/chat/me/notices', body: { on: true } },
+      { method: 'PATCH', path: `${ws}/intake/${r.uuid()}`, body: { status: 'triaged', note: 'a note' } },
+      { method: 'POST', path: `${ws}/intake/${r.uuid()}/merge`, body: { into: r.uuid() } },
       { method: 'POST', path: '/api/docs/w/acme/documents/NOTE-1/move', body: { collection, status: 'draft' } },
       { method: 'PATCH', path: `/api/docs/w/acme/collections/${collection}`, body: { name: 'Notes', active: true } },
       { method: 'PUT', path: '/api/docs/w/acme/seats/bob', body: { has_seat: true } },

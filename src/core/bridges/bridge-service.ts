@@ -53,10 +53,13 @@ export class BridgeService {
     this.changeListeners.push(fn);
   }
 
-  /** Links the web channel to each outside channel given; refuses a restricted channel unless `allowPrivate`. */
+  /**
+   * Links the web channel to each outside channel given; refuses a restricted channel unless `allowPrivate`, saying
+   * how to allow it as `howToAllow` puts it where the owner asked (the CLI's flag by default).
+   */
   async add(
     actor: Actor,
-    input: { workspace: string; channel: string; to: BridgeRequest[]; allowPrivate?: boolean },
+    input: { workspace: string; channel: string; to: BridgeRequest[]; allowPrivate?: boolean; howToAllow?: string },
   ): Promise<BridgeListing[]> {
     const ws = await this.ownedWorkspace(actor, input.workspace, 'bridge channels');
     const wanted = input.to.map((t) => ({ surface: t.surface, channel: t.channel.trim() })).filter((t) => t.channel);
@@ -74,7 +77,7 @@ export class BridgeService {
       );
     if (channel.restricted && !input.allowPrivate) {
       throw notPermitted(
-        `#${channel.name} is a restricted channel: bridging it would show its messages to everyone in the outside channel. If that is what you mean, say so: tick "Allow this restricted channel's messages into the outside channel" in the channel's settings, or pass --allow-private to \`switchboard bridge add\`.`,
+        `#${channel.name} is a restricted channel: bridging it would show its messages to everyone in the outside channel. If that is what you mean, say so: ${input.howToAllow ?? 'pass --allow-private to `switchboard bridge add`'}.`,
       );
     }
     const targets = await Promise.all(

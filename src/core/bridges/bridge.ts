@@ -57,10 +57,16 @@ export interface BridgeRepo {
    * Returns `'posted'` when it was posted already.
    */
   notePost(bridgeId: string, messageId: string, at: Date): Promise<Date | 'posted' | null>;
-  /** Records the platform's id of our mirror. */
-  recordPosted(bridgeId: string, messageId: string, externalId: string): Promise<void>;
+  /**
+   * Records the platform's id of our mirror (an id recorded already is kept); false when its row is gone: the message
+   * was deleted while the mirror was being posted.
+   */
+  recordPosted(bridgeId: string, messageId: string, externalId: string): Promise<boolean>;
   /** The web message behind a platform id on this bridge; null when unknown. */
   byExternalId(bridgeId: string, externalId: string): Promise<BridgedMessage | null>;
-  /** Every counterpart of a web message, one per bridge. */
-  counterparts(messageId: string): Promise<BridgedMessage[]>;
+  /**
+   * Every counterpart of a web message, one per bridge. With `lock`, inside a transaction, the rows are held until it
+   * ends: a delete reads them so, and a mirror's id recorded meanwhile is either read here or finds its row gone.
+   */
+  counterparts(messageId: string, lock?: boolean): Promise<BridgedMessage[]>;
 }

@@ -156,7 +156,11 @@ export function bridgePostHandler(deps: MirrorDeps): JobHandler {
     if (!out) return;
     await postOnce(port, out, ctx, {
       note: () => store.bridges.notePost(bridge.id, message.id, deps.clock.now()),
-      record: (posted) => store.bridges.recordPosted(bridge.id, message.id, posted.externalId),
+      // Deleted while it was being posted: its delete found no mirror to remove, so this one is removed next.
+      record: async (posted) => {
+        if (!(await store.bridges.recordPosted(bridge.id, message.id, posted.externalId)))
+          await queueChange(store, message, bridge.id, 'delete', posted.externalId);
+      },
       // The channel is gone (deleted, archived, the app taken out): the bridge goes too, rather than failing every post.
       refused: (failure) => bridgeRefused(deps, bridge, failure, 'postRefused'),
     });
@@ -191,30 +195,43 @@ export const BRIDGE_CHANGE = 'bridge.change';
 
 const ChangeJob = BridgeJob.extend({
   conversationId: z.string().uuid(),
-  externalId: z.string().min(1),
+  /** The mirror to change; an edit queued before the mirror's id was recorded reads it when it runs. */
+  externalId: z.string().min(1).optional(),
   kind: z.enum(['edit', 'delete']),
 });
+
+/** Queues one mirror's change, after the post on the same key, so a change never overtakes it. */
+function queueChange(
+  store: Store,
+  m: Pick<Message, 'workspaceId' | 'id' | 'conversationId'>,
+  bridgeId: string,
+  kind: 'edit' | 'delete',
+  externalId: string | null,
+) {
+  const payload = {
+    workspaceId: m.workspaceId,
+    bridgeId,
+    messageId: m.id,
+    conversationId: m.conversationId,
+    kind,
+    ...(externalId ? { externalId } : {}),
+  };
+  return store.outbox.add({ topic: BRIDGE_CHANGE, payload, orderingKey: `bridge:${bridgeId}` });
+}
 
 /**
  * Step of a web edit or delete, inside its transaction and before a delete
  * removes the message (its map rows go with it): each of our mirrors of the
  * message is queued to follow. Messages written on the other side are left
- * alone there (a bot cannot change a person's post); a mirror not posted yet
- * needs nothing, as its post reads the message when it runs.
+ * alone there (a bot cannot change a person's post). A mirror being posted
+ * meanwhile follows too: an edit reads its id when it runs, after the post;
+ * a delete holds the map rows it read, so the post either recorded its id
+ * first (read here) or finds its row gone and removes the mirror itself.
  */
 export async function queueMirrorChanges(tx: Store, m: Message, kind: 'edit' | 'delete'): Promise<void> {
-  for (const c of await tx.bridges.counterparts(m.id)) {
-    if (c.inbound || !c.externalId) continue;
-    const payload = {
-      workspaceId: m.workspaceId,
-      bridgeId: c.bridgeId,
-      messageId: m.id,
-      conversationId: m.conversationId,
-      externalId: c.externalId,
-      kind,
-    };
-    // After the post on the same key, so an edit never overtakes it.
-    await tx.outbox.add({ topic: BRIDGE_CHANGE, payload, orderingKey: `bridge:${c.bridgeId}` });
+  for (const c of await tx.bridges.counterparts(m.id, kind === 'delete')) {
+    if (c.inbound || (kind === 'delete' && !c.externalId)) continue;
+    await queueChange(tx, m, c.bridgeId, kind, c.externalId);
   }
 }
 
@@ -241,12 +258,18 @@ export function bridgeChangeHandler(deps: MirrorDeps): JobHandler {
       const conv = await deps.store.messages.getConversation(job.workspaceId, job.conversationId);
       if (!conv) return;
       const where = { ...conv, surface: bridge.surface, externalRef: await addressFor(deps.store, port, bridge, conv) };
-      return onBridge(deps, bridge, 'deleteRefused', () => port.remove(where, job.externalId));
+      const { externalId } = job;
+      if (!externalId) return;
+      return onBridge(deps, bridge, 'deleteRefused', () => port.remove(where, externalId));
     }
-    const message = await deps.store.messages.get(job.workspaceId, job.messageId);
-    // Deleted since: the delete that follows removes the mirror.
-    const out = message ? await mirrorOf(deps, port, bridge, message) : null;
-    if (out) await onBridge(deps, bridge, 'editRefused', () => port.update(out, job.externalId));
+    const [message, counterparts] = await Promise.all([
+      deps.store.messages.get(job.workspaceId, job.messageId),
+      job.externalId ? [] : deps.store.bridges.counterparts(job.messageId),
+    ]);
+    const externalId = job.externalId ?? counterparts.find((c) => c.bridgeId === bridge.id)?.externalId;
+    // Deleted since (the delete that follows removes the mirror), or never posted (its post failed for good).
+    const out = message && externalId ? await mirrorOf(deps, port, bridge, message) : null;
+    if (out && externalId) await onBridge(deps, bridge, 'editRefused', () => port.update(out, externalId));
   };
 }
 

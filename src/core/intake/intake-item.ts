@@ -67,7 +67,8 @@ export interface IntakeRepo {
   addSources(sources: Array<Omit<IntakeSource, 'notifiedAt' | 'addedAt'>>): Promise<number>;
   /** The sources of these items, oldest first. */
   sources(itemIds: string[]): Promise<IntakeSource[]>;
-  notes(itemId: string): Promise<IntakeNote[]>;
+  /** The notes of these items, oldest first. */
+  notes(itemIds: string[]): Promise<IntakeNote[]>;
   addNote(n: Omit<IntakeNote, 'id' | 'createdAt'>, at: Date): Promise<IntakeNote>;
   /** Sets the status; returns the status it had (null when the item is absent). */
   setStatus(workspaceId: string, id: string, status: IntakeStatus, at: Date): Promise<IntakeStatus | null>;

@@ -62,6 +62,9 @@ export async function followChatEdit(
 
 const missingItem = (id: string) =>
   notFound(`The intake item ${id} in this workspace`, 'Call list_intake for the ids.');
+/** The same refusal, said to a person. */
+const itemGone = (id: string) =>
+  notFound(`The intake item ${id} in this workspace`, 'Reload the intake list to see the items there are now.');
 
 export class IntakeService {
   constructor(
@@ -124,25 +127,116 @@ export class IntakeService {
     const sources = input.addSourceIds?.length
       ? await this.sourcesFrom(agent, ws, input.addSourceIds, me.permissions.monitor)
       : [];
+    const r = await this.change(ws, current, { by: agent, sources, status: input.status, note: input.note });
+    return { item: await this.detail(ws, current.id), ...r };
+  }
+
+  /**
+   * A person's triage of an item (from the web intake page), written as their person agent `by`: a new status and/or
+   * a note, under the rules of update_intake (becoming done tells the people who asked, once). Whoever may see the item
+   * may triage it; the caller checks that, by its own rule of who sees what. Audited.
+   */
+  async triage(
+    by: Agent,
+    ws: Workspace,
+    input: { id: string; status?: IntakeStatus; note?: string },
+  ): Promise<{ item: IntakeDetail; told: number; previous: IntakeStatus }> {
+    if (!input.status && !input.note?.trim()) throw invalidInput('Choose a new status or write a note, then save.');
+    const current = await this.store.intake.get(ws.id, input.id);
+    if (!current) throw itemGone(input.id);
+    const r = await this.change(ws, current, { by, sources: [], status: input.status, note: input.note });
+    await this.store.audit.record({
+      workspaceId: ws.id,
+      action: 'intake.update',
+      target: current.id,
+      result: 'updated',
+      details: { by: by.ownerId, status: input.status ?? null, ...r, note: Boolean(input.note?.trim()) },
+    });
+    return { item: await this.detail(ws, current.id), ...r };
+  }
+
+  /**
+   * Merges a duplicate into the item kept, as a person's triage (see `triage`; the caller checked they may see both):
+   * the duplicate's sources join the kept item (with whether their authors were told; when the kept item is done,
+   * the others are told now, as for sources update_intake adds to it), each item gets a note saying what happened,
+   * and the duplicate becomes "won't do". Audited.
+   */
+  async merge(
+    by: Agent,
+    ws: Workspace,
+    input: { duplicateId: string; intoId: string },
+  ): Promise<{ item: IntakeDetail; told: number; moved: number }> {
+    if (input.duplicateId === input.intoId)
+      throw invalidInput('An item cannot be merged into itself; choose the item it repeats.');
+    const [duplicate, kept] = await Promise.all([
+      this.store.intake.get(ws.id, input.duplicateId),
+      this.store.intake.get(ws.id, input.intoId),
+    ]);
+    if (!duplicate) throw itemGone(input.duplicateId);
+    if (!kept) throw itemGone(input.intoId);
+    // Its people were told it is live: calling it a duplicate now would take that back.
+    if (duplicate.status === 'done')
+      throw invalidInput(`“${duplicate.title}” is done already; merge the other item into it instead.`);
+    const moving = await this.store.intake.sources([duplicate.id]);
+    const now = this.clock.now();
+    const { told } = await this.change(ws, kept, {
+      by,
+      sources: moving.map(({ notifiedAt: _n, addedAt: _a, ...s }) => s),
+      note: `Merged “${duplicate.title}” into this item, with its ${moving.length === 1 ? 'source' : `${moving.length} sources`}.`,
+      alsoInTx: async (tx) => {
+        // Whoever was told about the duplicate is not told again about the item it joins.
+        for (const s of moving) if (s.notifiedAt) await tx.intake.claimNotice(kept.id, s.messageId, now);
+        await tx.intake.addNote(
+          { itemId: duplicate.id, authorAgentId: by.id, body: `Duplicate of “${kept.title}”; merged into it.` },
+          now,
+        );
+        await tx.intake.setStatus(ws.id, duplicate.id, "won't do", now);
+      },
+    });
+    await this.store.audit.record({
+      workspaceId: ws.id,
+      action: 'intake.merge',
+      target: kept.id,
+      result: 'merged',
+      details: { by: by.ownerId, duplicate: duplicate.id, sources: moving.length, told },
+    });
+    return { item: await this.detail(ws, kept.id), told, moved: moving.length };
+  }
+
+  /**
+   * One change to an item, in one transaction: sources added, a note, a new status (and `alsoInTx`, after the
+   * sources); becoming done, or sources added to an item already done, tells the people who asked.
+   */
+  private async change(
+    ws: Workspace,
+    current: IntakeItem,
+    input: {
+      by: Agent;
+      sources: NewSource[];
+      status?: IntakeStatus;
+      note?: string;
+      alsoInTx?: (tx: Store) => Promise<void>;
+    },
+  ): Promise<{ told: number; previous: IntakeStatus }> {
+    const { sources, status } = input;
+    const note = input.note?.trim();
     const now = this.clock.now();
     // Sources added to an item already done are told too: they asked for what is now live.
-    const tells = input.status === 'done' || (current.status === 'done' && sources.length > 0);
+    const tells = status === 'done' || (current.status === 'done' && sources.length > 0);
     // Read before the transaction, as approvals do: on the embedded database a read outside an open transaction waits for it to end.
     const system = tells ? await this.orgs.systemAgent() : null;
     const { previous, told } = await this.store.transaction(async (tx) => {
       await tx.intake.addSources(sources.map((s) => ({ ...s, itemId: current.id })));
-      if (input.note?.trim())
-        await tx.intake.addNote({ itemId: current.id, authorAgentId: agent.id, body: input.note.trim() }, now);
-      const previous = input.status
-        ? (await tx.intake.setStatus(ws.id, current.id, input.status, now))!
-        : current.status;
-      if (!input.status) await tx.intake.touch(current.id, now);
+      await input.alsoInTx?.(tx);
+      if (note) await tx.intake.addNote({ itemId: current.id, authorAgentId: input.by.id, body: note }, now);
+      const previous = status ? (await tx.intake.setStatus(ws.id, current.id, status, now))! : current.status;
+      if (!status) await tx.intake.touch(current.id, now);
       const told = system ? await this.tellDone(tx, ws, current, system) : [];
       return { previous, told };
     });
     if (told.length) this.afterCommit();
     await this.wake(told);
-    return { item: await this.detail(ws, current.id), told: told.length, previous };
+    return { told: told.length, previous };
   }
 
   async list(ws: Workspace, f: IntakeFilter): Promise<Array<IntakeItem & { sources: IntakeSource[] }>> {
@@ -151,10 +245,15 @@ export class IntakeService {
     return items.map((i) => ({ ...i, sources: sources.filter((s) => s.itemId === i.id) }));
   }
 
+  /** The notes of these items, oldest first. */
+  notes(itemIds: string[]): Promise<IntakeNote[]> {
+    return this.store.intake.notes(itemIds);
+  }
+
   async detail(ws: Workspace, id: string): Promise<IntakeDetail> {
     const item = await this.store.intake.get(ws.id, id);
     if (!item) throw missingItem(id);
-    const [sources, notes] = await Promise.all([this.store.intake.sources([id]), this.store.intake.notes(id)]);
+    const [sources, notes] = await Promise.all([this.store.intake.sources([id]), this.store.intake.notes([id])]);
     return { ...item, sources, notes };
   }
 

@@ -84,16 +84,3 @@ export async function sessionsChanged(app: App, personId: string): Promise<void>
 
 /** The session manager over an app's store (it keeps no state of its own, so every mount may make one). */
 export const sessionsOf = (app: App): Sessions => new Sessions(app);
-
-const SESSION_SWEEP_MS = 3600_000;
-
-/** Deletes expired sessions every hour until the app closes: they are refused when used already; this only keeps the table small. */
-export function sweepExpiredSessions(app: App): void {
-  const sweep = setInterval(() => {
-    app.store.sessions
-      .deleteExpired(app.clock.now())
-      .catch((err) => app.logger.warn({ err }, 'could not delete expired web sessions'));
-  }, SESSION_SWEEP_MS);
-  sweep.unref();
-  app.onClose.push(() => clearInterval(sweep));
-}

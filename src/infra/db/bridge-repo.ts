@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Bridge, BridgeRepo, BridgedMessage, NewBridge } from '../../core/bridges/bridge.ts';
 import type { ExternalSurface } from '../../core/surfaces/surface-ports.ts';
 import type { Db } from './client.ts';
@@ -91,16 +91,12 @@ export class DrizzleBridgeRepo implements BridgeRepo {
   }
 
   async recordPosted(bridgeId: string, messageId: string, externalId: string) {
-    await this.db
+    const rows = await this.db
       .update(bridgeMessages)
-      .set({ externalId })
-      .where(
-        and(
-          eq(bridgeMessages.bridgeId, bridgeId),
-          eq(bridgeMessages.messageId, messageId),
-          isNull(bridgeMessages.externalId),
-        ),
-      );
+      .set({ externalId: sql`coalesce(${bridgeMessages.externalId}, ${externalId})` })
+      .where(and(eq(bridgeMessages.bridgeId, bridgeId), eq(bridgeMessages.messageId, messageId)))
+      .returning({ messageId: bridgeMessages.messageId });
+    return rows.length > 0;
   }
 
   async byExternalId(bridgeId: string, externalId: string): Promise<BridgedMessage | null> {
@@ -111,8 +107,9 @@ export class DrizzleBridgeRepo implements BridgeRepo {
     return row ?? null;
   }
 
-  counterparts(messageId: string): Promise<BridgedMessage[]> {
+  counterparts(messageId: string, lock = false): Promise<BridgedMessage[]> {
     if (!isUuid(messageId)) return Promise.resolve([]);
-    return this.db.select(mapColumns).from(bridgeMessages).where(eq(bridgeMessages.messageId, messageId));
+    const rows = this.db.select(mapColumns).from(bridgeMessages).where(eq(bridgeMessages.messageId, messageId));
+    return lock ? rows.for('update') : rows;
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, lt, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { invalidInput } from '../../core/errors.ts';
 import {
@@ -208,13 +208,14 @@ export class DrizzleInboundEventRepo implements InboundEventRepo {
   }
 
   async purgeBefore(cutoff: Date): Promise<number> {
-    const finished = this.db
+    // Handled: its job is done, or already purged as done (an entry never leaves the outbox otherwise).
+    const unfinished = this.db
       .select({ id: outbox.id })
       .from(outbox)
-      .where(and(eq(outbox.id, inboundEvents.outboxId), inArray(outbox.status, ['done'])));
+      .where(and(eq(outbox.id, inboundEvents.outboxId), ne(outbox.status, 'done')));
     const rows = await this.db
       .delete(inboundEvents)
-      .where(and(lt(inboundEvents.receivedAt, cutoff), or(isNull(inboundEvents.outboxId), sql`exists (${finished})`)))
+      .where(and(lt(inboundEvents.receivedAt, cutoff), sql`not exists (${unfinished})`))
       .returning({ id: inboundEvents.id });
     return rows.length;
   }

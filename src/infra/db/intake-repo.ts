@@ -67,8 +67,13 @@ export class DrizzleIntakeRepo implements IntakeRepo {
       .orderBy(asc(intakeSources.addedAt));
   }
 
-  notes(itemId: string): Promise<IntakeNote[]> {
-    return this.db.select().from(intakeNotes).where(eq(intakeNotes.itemId, itemId)).orderBy(asc(intakeNotes.createdAt));
+  notes(itemIds: string[]): Promise<IntakeNote[]> {
+    if (!itemIds.length) return Promise.resolve([]);
+    return this.db
+      .select()
+      .from(intakeNotes)
+      .where(inArray(intakeNotes.itemId, itemIds))
+      .orderBy(asc(intakeNotes.createdAt));
   }
 
   async addNote(n: Omit<IntakeNote, 'id' | 'createdAt'>, at: Date) {

@@ -1,10 +1,13 @@
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { systemClock, type Clock, type OutboxEntry, type OutboxRepo, type SettledAttempt } from '../../core/ports.ts';
 import { runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
 import { inboundEvents, outbox } from './schema.ts';
 import type { ExternalSurface } from '../../core/surfaces/surface-ports.ts';
+
+/** Entries deleted per statement when purging finished work. */
+const PURGE_BATCH = 5000;
 
 const entryColumns = {
   id: outbox.id,
@@ -91,6 +94,15 @@ export class DrizzleOutboxRepo implements OutboxRepo {
       })
       .returning(entryColumns);
     return row;
+  }
+
+  async addOnce(e: { id: string; topic: string; payload: Record<string, unknown>; runAt: Date }): Promise<boolean> {
+    const rows = await this.db
+      .insert(outbox)
+      .values({ ...e, createdAt: e.runAt })
+      .onConflictDoNothing({ target: outbox.id })
+      .returning({ id: outbox.id });
+    return rows.length === 1;
   }
 
   async get(id: string): Promise<OutboxEntry | null> {
@@ -213,6 +225,21 @@ export class DrizzleOutboxRepo implements OutboxRepo {
       .where(and(eq(outbox.id, id), eq(outbox.status, 'failed')))
       .returning(entryColumns);
     return row ?? null;
+  }
+
+  async purgeDoneBefore(cutoff: Date): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      // A batch at a time: each statement holds its rows briefly, whatever the backlog.
+      const batch = this.db
+        .select({ id: outbox.id })
+        .from(outbox)
+        .where(and(eq(outbox.status, 'done'), lt(outbox.finishedAt, cutoff)))
+        .limit(PURGE_BATCH);
+      const rows = await this.db.delete(outbox).where(inArray(outbox.id, batch)).returning({ id: outbox.id });
+      purged += rows.length;
+      if (rows.length < PURGE_BATCH) return purged;
+    }
   }
 
   async list(filter: { topic?: string; status?: OutboxEntry['status'] }): Promise<OutboxEntry[]> {

@@ -20,6 +20,9 @@ export interface Metrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
+/** How long past its lease an entry another process may be running is remembered, and how often that is looked at. */
+const FORGET_AFTER_MS = 60_000;
+
 const DELIVERY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
 
 /** `inbound.slack.event` → `slack`; the inbound topics are named `inbound.<surface>…`. */
@@ -128,8 +131,18 @@ export function createMetrics(options: {
       requestSeconds.observe({ method, route }, seconds);
     },
     meterOutbox(repo) {
-      // What the queue claimed, so an outcome can be told its topic and when it was due.
-      const claimed = new Map<string, Pick<OutboxEntry, 'topic' | 'runAt'>>();
+      // What the queue claimed or runs, so an outcome can be told its topic and when it was due; `heldUntil` is the end
+      // of the lease this process last saw taken or renewed.
+      const claimed = new Map<string, Pick<OutboxEntry, 'topic' | 'runAt'> & { heldUntil: number }>();
+      let forgotAt = 0;
+      // With BullMQ the worker running an entry may be another process's: the entries this process claimed (relayed to
+      // Redis) and neither ran nor renewed are forgotten once their lease is long over, so the map stays small.
+      const forgetOthers = () => {
+        const t = now().getTime();
+        if (t - forgotAt < FORGET_AFTER_MS) return;
+        forgotAt = t;
+        for (const [id, e] of claimed) if (e.heldUntil < t - FORGET_AFTER_MS) claimed.delete(id);
+      };
       const settle = (id: string) => {
         const e = claimed.get(id);
         claimed.delete(id);
@@ -153,8 +166,22 @@ export function createMetrics(options: {
                 const entries = (await method.apply(target, a)) as OutboxEntry[];
                 // Outcomes recorded by the same statement (the embedded queue's batches).
                 for (const s of (a[3] ?? []) as SettledAttempt[]) outcome(s.id, s.status);
-                for (const e of entries) claimed.set(e.id, { topic: e.topic, runAt: e.runAt });
+                for (const e of entries)
+                  claimed.set(e.id, { topic: e.topic, runAt: e.runAt, heldUntil: e.runAt.getTime() });
+                forgetOthers();
                 return entries;
+              };
+            case 'renewLease':
+              return async (...a: unknown[]) => {
+                const entry = (await method.apply(target, a)) as OutboxEntry | null;
+                // Taken by a BullMQ worker here (whichever process claimed it), or renewed while it runs here.
+                if (entry)
+                  claimed.set(entry.id, {
+                    topic: entry.topic,
+                    runAt: claimed.get(entry.id)?.runAt ?? entry.runAt,
+                    heldUntil: entry.runAt.getTime(),
+                  });
+                return entry;
               };
             case 'markDone':
               return async (id: string, ...a: unknown[]) => {

@@ -114,6 +114,8 @@ export function channelSettingsRoutes(w: WebChat): Router {
       channel: ch.name,
       to: [{ surface: body.surface, channel: body.channel }],
       allowPrivate: body.allowPrivate,
+      // The box of the bridge form (client/settings.ts).
+      howToAllow: `tick "Allow this restricted channel's messages into the outside channel" below the bridge form, and bridge it again`,
     });
     res.status(201).json({ settings: await settings(res, ch.conversationId) });
   });

@@ -228,6 +228,22 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
     expect(claimed.find((e) => e.id !== stored.outboxId)!.inbound).toBeNull();
   });
 
+  it('purges entries done before the cutoff, a batch at a time, and keeps failed and unfinished ones', async () => {
+    // More than one batch of old finished entries, written at once.
+    const old = Array.from({ length: 5001 }, (_, i) => ({
+      topic: 't',
+      payload: { i },
+      status: 'done' as const,
+      finishedAt: later(-3600_000),
+    }));
+    await database.db.insert(outbox).values(old);
+    const [failed, pending, recent] = await Promise.all([1, 2, 3].map((i) => repo.add({ topic: 't', payload: { i } })));
+    await repo.markDone(recent.id);
+    await repo.markFailed(failed.id, 'gone for good');
+    expect(await repo.purgeDoneBefore(later(-60_000))).toBe(old.length);
+    expect((await repo.list({})).map((e) => e.id).sort()).toEqual([failed.id, pending.id, recent.id].sort());
+  });
+
   it('returns null for an unknown or malformed id', async () => {
     expect(await repo.get('00000000-0000-4000-8000-000000000000')).toBeNull();
     expect(await repo.get('not-a-uuid')).toBeNull();

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
+import { heldAnswer, type HeldAnswer } from '../held-answer.ts';
 import { SLACK_DEFAULTS } from './defaults.ts';
 import { METHODS, TOKENLESS_METHODS, type Args, type MethodHandler, type SlackResult } from './web-api-methods.ts';
 import { LIVE_METHODS } from './web-api-live-methods.ts';
@@ -93,6 +94,8 @@ export interface SlackStandin {
    * `pick`; `failRandomly(0)` stops. Failures queued with failNext come first.
    */
   failRandomly(rate: number, pick?: () => StandinFailure): void;
+  /** Does the next call to `method` (a post is stored), then holds its answer until released: Slack is slow to answer. */
+  holdNext(method: string): HeldAnswer<RecordedCall>;
   /** Add or replace a person users.info knows. */
   setUser(id: string, profile?: SlackUserSeed): void;
   /** Set who conversations.members lists for a channel (include the bot if it is in it). */
@@ -191,6 +194,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     Object.entries({ ...METHODS, ...LIVE_METHODS }),
   );
   const failures = new Map<string, StandinFailure[]>();
+  const holds = new Map<string, Array<{ reached: (c: RecordedCall) => void; released: Promise<void> }>>();
   const calls: RecordedCall[] = [];
   const responseUrlPosts: ResponseUrlPost[] = [];
   let responseUrlCount = 0;
@@ -258,6 +262,11 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     } catch (error) {
       return reply(500, `stand-in handler for ${method} threw: ${String(error)}`);
     }
+    const hold = holds.get(method)?.shift();
+    if (hold) {
+      hold.reached(record);
+      await hold.released;
+    }
     reply(200, result, scopes);
   }
 
@@ -305,6 +314,11 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     },
     failRandomly(rate, pick = () => ({ status: 500 })) {
       random = { rate, pick };
+    },
+    holdNext(method) {
+      const held = heldAnswer<RecordedCall>();
+      holds.set(method, [...(holds.get(method) ?? []), held.hold]);
+      return held.answer;
     },
     setUser: (id, profile = {}) => void state.users.set(id, profile),
     setChannelMembers: (channel, ids) => void state.channelMembers.set(channel, [...ids]),

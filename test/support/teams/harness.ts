@@ -8,7 +8,11 @@ import type { SlackSettings } from '../../../src/surfaces/slack/settings.ts';
 import { connectTeamsTenant, type TeamsSettings } from '../../../src/surfaces/teams/index.ts';
 import type { Agent, Workspace } from '../../../src/core/entities.ts';
 import type { Mount } from '../../../src/http/http.ts';
-import { mountTeams } from '../../../src/http/surface-mount.ts';
+import { mountSlack, mountTeams } from '../../../src/http/surface-mount.ts';
+import { slackRuntime } from '../../../src/app-surfaces.ts';
+import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
+import { SLACK_DEFAULTS } from '../slack/defaults.ts';
+import type { SlackStandin } from '../slack/web-api-standin.ts';
 import type { Server } from '../../../src/server.ts';
 import { received, seedReviewer, startServerForTest, TEST_SECRET } from '../server.ts';
 import { channelMention, type TeamsActivity } from './activities.ts';
@@ -37,6 +41,8 @@ export interface HarnessOptions {
   teams?: Partial<TeamsSettings>;
   /** Slack settings over the config's, when a test mounts Slack too. */
   slack?: Partial<SlackSettings>;
+  /** Mount Slack too, against this stand-in (not paced unless `slack` says so), with its team connected to the workspace. */
+  slackStandin?: SlackStandin;
   /** Mounts besides Teams (e.g. Slack), mounted first. */
   mounts?: Mount[];
   env?: Record<string, string>;
@@ -48,8 +54,9 @@ export interface HarnessOptions {
   queueStopped?: boolean;
 }
 
-/** Starts a server on a fresh `database`: org acme (admin alice), workspace eng, alice/reviewer, the stand-in's tenant connected. */
+/** Starts a server on a fresh `database`: org acme (admin alice), workspace eng, alice/reviewer, the stand-in's tenant (and the Slack stand-in's team) connected. */
 export async function startHarness(o: HarnessOptions): Promise<Harness> {
+  const slack = o.slackStandin;
   const server = await startServerForTest({
     name: 'teams',
     database: o.database,
@@ -62,12 +69,16 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       MICROSOFT_ENTRA_OPENID_METADATA_URL: o.standin.entraMetadataUrl,
       MICROSOFT_LOGIN_URL: o.standin.origin,
       ...(o.standin.tenantId ? { MICROSOFT_APP_TENANT_ID: o.standin.tenantId } : {}),
+      ...(slack ? { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url } : {}),
       ...o.env,
     },
     redisUrl: o.redisUrl,
     logLines: o.logLines,
-    mounts: [...(o.mounts ?? []), mountTeams],
-    surfaces: { teams: { ...o.teams }, ...(o.slack ? { slack: o.slack } : {}) },
+    mounts: [...(slack ? [mountSlack] : []), ...(o.mounts ?? []), mountTeams],
+    surfaces: {
+      teams: { ...o.teams },
+      ...(o.slack || slack ? { slack: { ...(slack ? { paceMs: 0 } : {}), ...o.slack } } : {}),
+    },
   });
   const { app } = server;
   if (o.queueStopped) await app.queue.stop();
@@ -77,6 +88,12 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       { orgs: app.orgs, tenants: app.store.tenants },
       { workspace: 'eng', tenantId: o.standin.userTenantId },
     );
+    if (slack)
+      await connectSlackTeam(slackRuntime(app), {
+        workspace: 'eng',
+        teamId: SLACK_DEFAULTS.teamId,
+        botToken: slack.botToken,
+      });
   }
   const workspace = (await app.store.workspaces.get('eng'))!;
   const reviewer = (await app.store.agents.byQualifiedName('alice', 'reviewer'))!;

@@ -28,6 +28,7 @@ import {
   type WireActivity,
 } from './connector.ts';
 import { TEAMS_DEFAULTS, type TeamsUserSeed } from './defaults.ts';
+import { heldAnswer, type HeldAnswer } from '../held-answer.ts';
 import type { StreamState } from './streaming.ts';
 import {
   BOT_CONNECTOR_SCOPE,
@@ -96,6 +97,8 @@ export interface TeamsStandin {
   delivered(op: ConnectorOp): ConnectorCall[];
   /** Makes the next call (or `failure.times` calls) to `op` fail. */
   failNext(op: ConnectorOp, failure: ConnectorFailure): void;
+  /** Does the next call to `op` (a post is stored), then holds its answer until released: Teams is slow to answer. */
+  holdNext(op: ConnectorOp): HeldAnswer<ConnectorCall>;
   /** Sets who GET …/members returns for a conversation. */
   setMembers(conversationId: string, members: TeamsUserSeed[]): void;
   /** Takes the bot off a channel's or chat's roster: calls there get 403 BotNotInConversationRoster. */
@@ -136,6 +139,7 @@ export async function startTeamsStandin(options: TeamsStandinOptions = {}): Prom
   const nonce = randomBytes(6).toString('hex');
   const tokenRequests: TokenRequest[] = [];
   const requests: string[] = [];
+  const holds = new Map<ConnectorOp, Array<{ reached: (c: ConnectorCall) => void; released: Promise<void> }>>();
   let origin = '';
 
   const paths = {
@@ -233,6 +237,13 @@ export async function startTeamsStandin(options: TeamsStandinOptions = {}): Prom
         return send(400, { error: { code: 'BadSyntax', message: 'The request body is not JSON.' } });
       }
       const reply = connector.handle(method, connectorPath[2]!, `${origin}${connectorPath[1]}`, body, checked.appId);
+      // The call just recorded is this one (handle is synchronous).
+      const call = connector.calls.at(-1);
+      const hold = reply && call ? holds.get(call.op)?.shift() : undefined;
+      if (hold && call) {
+        hold.reached(call);
+        await hold.released;
+      }
       if (reply) return send(reply.status, reply.body, reply.headers);
     }
     send(404, { error: { code: 'NotFound', message: `The Teams stand-in does not serve ${method} ${url.pathname}.` } });
@@ -264,6 +275,11 @@ export async function startTeamsStandin(options: TeamsStandinOptions = {}): Prom
     requests,
     delivered: (op) => connector.calls.filter((c) => c.op === op && c.status >= 200 && c.status < 300),
     failNext: (op, failure) => connector.failNext(op, failure),
+    holdNext(op) {
+      const held = heldAnswer<ConnectorCall>();
+      holds.set(op, [...(holds.get(op) ?? []), held.hold]);
+      return held.answer;
+    },
     setMembers: (conversationId, members) => connector.setMembers(conversationId, members),
     removeBot: (conversationId) => connector.removeBot(conversationId),
     activity: (conversationId, activityId) => connector.activity(conversationId, activityId),

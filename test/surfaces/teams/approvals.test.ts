@@ -3,10 +3,9 @@
 // card and rewrites the Slack card and the web view; a Slack click rewrites the
 // Teams card with updateActivity. The Action.Submit fallback and refusals too.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mountSlack, mountWebChat } from '../../../src/http/surface-mount.ts';
+import { mountWebChat } from '../../../src/http/surface-mount.ts';
 import { APPROVE_ACTION } from '../../../src/surfaces/slack/approvals.ts';
 import { slackRuntime } from '../../../src/app-surfaces.ts';
-import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { TEAMS_APPROVAL_SHOW } from '../../../src/surfaces/teams/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
@@ -44,19 +43,8 @@ describe('approvals in Teams, next to Slack and the web', () => {
 
   beforeAll(async () => {
     [db, teams, slack] = await Promise.all([pgliteDb.open(), startTeamsStandin(), startSlackStandin()]);
-    h = await startHarness({
-      database: db,
-      standin: teams,
-      mounts: [mountSlack, mountWebChat],
-      slack: { paceMs: 0 },
-      env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
-    });
+    h = await startHarness({ database: db, standin: teams, slackStandin: slack, mounts: [mountWebChat] });
     const { app } = h.server;
-    await connectSlackTeam(slackRuntime(app), {
-      workspace: 'eng',
-      teamId: SLACK_DEFAULTS.teamId,
-      botToken: slack.botToken,
-    });
     const person = (await app.store.people.get('alice'))!;
     await app.store.people.setPasswordHash(person.id, await hashPassword(PASSWORD));
     slack.setUser(SLACK_ALICE, { real_name: 'Alice', display_name: 'alice' });

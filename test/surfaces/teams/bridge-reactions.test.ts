@@ -5,10 +5,7 @@
 // Teams user's reaction becomes theirs on the web copy and the app's on the
 // Slack copy; its removal follows; unknown messages, bots and types are ignored.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mountSlack } from '../../../src/http/surface-mount.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
-import { slackRuntime } from '../../../src/app-surfaces.ts';
-import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Viewer } from '../../../src/core/channels/access.ts';
 import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
@@ -73,19 +70,8 @@ describe('a channel bridged with Teams and Slack, and Teams reactions in it', ()
       startSlackStandin(),
     ]);
     slack.setChannelMembers(SLACK_CHANNEL, [SLACK_BOT]);
-    h = await startHarness({
-      database: db,
-      standin: teams,
-      mounts: [mountSlack],
-      slack: { paceMs: 0 },
-      env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
-    });
+    h = await startHarness({ database: db, standin: teams, slackStandin: slack });
     const { app } = h.server;
-    await connectSlackTeam(slackRuntime(app), {
-      workspace: 'eng',
-      teamId: SLACK_DEFAULTS.teamId,
-      botToken: slack.botToken,
-    });
     expect((await h.post(botAdded(teams, { scope: 'team' }))).status).toBe(200);
     await vi.waitFor(async () =>
       expect(await teamsRuntime(app.surfaceModules).references.serviceUrlOf(teams.userTenantId)).not.toBeNull(),

@@ -2,7 +2,9 @@
 // toggle and the intake page's API, on real PostgreSQL (PGlite without
 // TEST_DATABASE_URL) with the Slack stand-in: owners change settings through the
 // same services as the CLI, others are refused with its sentences, and intake
-// never shows an item to someone who could not read where it came from.
+// never shows an item to someone who could not read where it came from; whoever
+// sees an item triages it (status, notes, merging a duplicate) with the rules and
+// done notices of update_intake, refused in the web's words.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { runCommand } from '../../../src/cli/control.ts';
@@ -152,12 +154,11 @@ describe('channel settings, notices and intake in the web chat API', () => {
       channel: 'C0PRIVATE',
     });
     expect(privateNo.status).toBe(403);
-    expect(privateNo.json().error.message).toMatch(
-      /^#secret is a restricted channel: bridging it would show its messages to everyone in the outside channel\./,
-    );
-    // What to do instead, in the web chat as well as at the command line.
-    expect(privateNo.json().error.message).toContain(
-      'tick "Allow this restricted channel\'s messages into the outside channel" in the channel\'s settings',
+    // What to do instead, in the web chat's words: the box of the form, not the command line's flag.
+    expect(privateNo.json().error.message).toBe(
+      '#secret is a restricted channel: bridging it would show its messages to everyone in the outside channel. ' +
+        'If that is what you mean, say so: tick "Allow this restricted channel\'s messages into the outside channel" ' +
+        'below the bridge form, and bridge it again.',
     );
     const privateYes = await alice.api('POST', `/w/eng/channels/${ids.secret}/bridges`, {
       surface: 'slack',
@@ -266,5 +267,126 @@ describe('channel settings, notices and intake in the web chat API', () => {
     const wrong = await alice.api('GET', '/w/eng/intake?status=closed');
     expect(wrong.status).toBe(400);
     expect(wrong.json().error.message).toContain("status must be one of: new, triaged, in progress, done, won't do");
+  });
+  /** The item the intake page lists with this title, as `who` sees it. */
+  const listed = async (who: HttpBrowser, title: string) =>
+    (await who.api('GET', '/w/eng/intake')).json().items.find((i: { title: string }) => i.title === title);
+
+  it("lets whoever sees an item change its status and add notes from the intake page, with update_intake's notices", async () => {
+    const { app } = h.server;
+    const dark = await listed(bob, 'Dark mode');
+    const moved = await bob.api('PATCH', `/w/eng/intake/${dark.id}`, {
+      status: 'in progress',
+      note: 'Design is on it.',
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.json()).toMatchObject({
+      told: 0,
+      previous: 'triaged',
+      item: {
+        id: dark.id,
+        status: 'in progress',
+        notes: [expect.objectContaining({ author: 'Bob', body: 'Design is on it.' })],
+      },
+    });
+    expect((await listed(alice, 'Dark mode')).notes).toEqual([expect.objectContaining({ body: 'Design is on it.' })]);
+    expect((await app.store.audit.list(h.workspace.id, 5)).find((e) => e.action === 'intake.update')).toMatchObject({
+      target: dark.id,
+      details: { by: bobPerson.id, status: 'in progress', previous: 'triaged' },
+    });
+
+    // An item Bob may not see (a restricted channel he is not in, a Slack channel only owners read) is as one that is not there.
+    const hidden = [
+      await listed(alice, 'Salary export leaks'),
+      (await alice.api('GET', '/w/eng/intake?surface=slack')).json().items[0],
+    ];
+    for (const id of [...hidden.map((i: { id: string }) => i.id), '00000000-0000-4000-8000-000000000000']) {
+      const refused = await bob.api('PATCH', `/w/eng/intake/${id}`, { status: 'done' });
+      expect(refused.status).toBe(404);
+      expect(refused.json().error.message).toBe(
+        `The intake item ${id} in this workspace was not found. Reload the intake page to see the items there are now.`,
+      );
+    }
+    expect((await bob.api('PATCH', `/w/eng/intake/${dark.id}`, { status: '', note: '  ' })).json().error.message).toBe(
+      'Choose a new status or write a note, then save.',
+    );
+    expect((await bob.api('PATCH', `/w/eng/intake/${dark.id}`, { status: 'closed' })).json().error.message).toContain(
+      "status: status must be one of: new, triaged, in progress, done, won't do",
+    );
+    expect((await bob.api('PATCH', `/w/eng/intake/${dark.id}`, { status: 'done' }, { csrf: false })).status).toBe(403);
+
+    // The owner marks the Slack request done: its author is told in the Slack thread where they asked, once.
+    const fromSlack = hidden[1];
+    const done = await alice.api('PATCH', `/w/eng/intake/${fromSlack.id}`, { status: 'done' });
+    expect(done.json()).toMatchObject({ told: 1, item: { status: 'done' } });
+    const notices = () =>
+      standin
+        .callsTo('chat.postMessage')
+        .filter((c) => String(c.args.text).includes('change you asked for is now live'));
+    await vi.waitFor(() => expect(notices()).toHaveLength(1));
+    expect(notices()[0].args.thread_ts).toBeTruthy();
+    expect((await alice.api('PATCH', `/w/eng/intake/${fromSlack.id}`, { status: 'done' })).json().told).toBe(0);
+  });
+
+  it("merges a duplicate into the item it repeats: its sources join it, told when it is done, and it becomes won't do", async () => {
+    const { app } = h.server;
+    const post = async (who: HttpBrowser, body: string) =>
+      (await who.api('POST', `/w/eng/conversations/${ids.general}/messages`, { body })).json().message.id as string;
+    const kept = await app.intake.file(h.reviewer, h.workspace, {
+      title: 'CSV export',
+      kind: 'feature request',
+      summary: '',
+      sourceIds: [await post(alice, '@reviewer please add a CSV export')],
+    });
+    const duplicate = await app.intake.file(h.reviewer, h.workspace, {
+      title: 'Export to spreadsheet',
+      kind: 'feature request',
+      summary: '',
+      sourceIds: [await post(bob, '@reviewer can we export to a spreadsheet?')],
+    });
+    expect((await alice.api('PATCH', `/w/eng/intake/${kept.id}`, { status: 'done' })).json().told).toBe(1);
+
+    const merged = await bob.api('POST', `/w/eng/intake/${duplicate.id}/merge`, { into: kept.id });
+    expect(merged.status).toBe(200);
+    // Bob asked for what is live already: he is told now, in the channel where he asked.
+    expect(merged.json()).toMatchObject({ told: 1, moved: 1, item: { id: kept.id, status: 'done' } });
+    expect(
+      merged.json().item.sources.map((s: { author: string; notified: boolean }) => [s.author, s.notified]),
+    ).toEqual([
+      ['alice', true],
+      ['Bob', true],
+    ]);
+    expect(merged.json().item.notes).toEqual([
+      expect.objectContaining({
+        author: 'Bob',
+        body: 'Merged “Export to spreadsheet” into this item, with its source.',
+      }),
+    ]);
+    expect(await listed(bob, 'Export to spreadsheet')).toMatchObject({
+      status: "won't do",
+      notes: [expect.objectContaining({ body: 'Duplicate of “CSV export”; merged into it.' })],
+    });
+    const general = (await bob.api('GET', `/w/eng/conversations/${ids.general}`)).json().messages;
+    expect(general.map((m: { body: string }) => m.body)).toContain(
+      'Bob, the change you asked for is now live: “CSV export”. Thank you for raising it.',
+    );
+    expect((await app.store.audit.list(h.workspace.id, 5)).find((e) => e.action === 'intake.merge')).toMatchObject({
+      target: kept.id,
+      details: { by: bobPerson.id, duplicate: duplicate.id, sources: 1, told: 1 },
+    });
+
+    const refusal = async (id: string, into: string) =>
+      (await bob.api('POST', `/w/eng/intake/${id}/merge`, { into })).json().error.message;
+    expect(await refusal(duplicate.id, duplicate.id)).toBe(
+      'An item cannot be merged into itself; choose the item it repeats.',
+    );
+    expect(await refusal(kept.id, duplicate.id)).toBe(
+      '“CSV export” is done already; merge the other item into it instead.',
+    );
+    const secret = (await listed(alice, 'Salary export leaks')).id;
+    expect(await refusal(duplicate.id, secret)).toBe(
+      `The intake item ${secret} in this workspace was not found. Reload the intake page to see the items there are now.`,
+    );
+    expect(await refusal(duplicate.id, 'CSV export')).toBe('into: must be the id of an item on the intake page');
   });
 });

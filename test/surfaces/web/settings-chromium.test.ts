@@ -1,8 +1,8 @@
 // In a real browser (Debian's Chromium), with the Slack stand-in: an owner lets
 // an agent listen and bridges #general to Slack from the channel's settings
 // panel, the header says so and follows a change made at the CLI; the intake
-// page counts items per source and status and filters them by source; a person
-// turns done notices off from their settings.
+// page counts items per source and status, filters them by source, and triages
+// an item from its panel; a person turns done notices off from their settings.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
@@ -145,6 +145,26 @@ describe('channel settings, header and intake page in Chromium', () => {
     await page.locator('.intake-item .source-link', { hasText: 'Open in the chat' }).click();
     await expect.poll(() => page.locator('#conv-title').textContent()).toBe('#general');
   }, 60_000);
+
+  it('triages an item from its panel on the intake page, and says in the panel why a change is refused', async () => {
+    shootOnFailure('triage');
+    await page.locator('#nav-intake').click();
+    const item = page.locator('.intake-item', { hasText: 'Dark mode' });
+    await item.locator('.intake-triage').click();
+    const dialog = page.locator('dialog[open]');
+    await dialog.locator('#triage-save').click();
+    await expect
+      .poll(() => dialog.getByRole('alert').textContent())
+      .toBe('Choose a new status or write a note, then save.');
+    await keepScreenshot(page, 'settings-intake-triage-panel');
+    await dialog.getByLabel('Status').selectOption('in progress');
+    await dialog.getByLabel('Note (optional)').fill('Design picked it up.');
+    await dialog.locator('#triage-save').click();
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => item.getAttribute('data-status')).toBe('in progress');
+    expect(await item.locator('.intake-notes').textContent()).toContain('note alice: Design picked it up.');
+    await keepScreenshot(page, 'settings-intake-triage');
+  });
 
   it("turns done notices off from the person's settings, the same choice the chat apps' command stores", async () => {
     shootOnFailure('notices');

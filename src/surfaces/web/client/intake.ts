@@ -1,8 +1,11 @@
 // The intake page of a workspace: what people asked for, with filters (status,
 // kind, where it came from), counts per source and per status, and each
-// item's source messages with links (web ones open in the chat itself).
+// item's source messages with links (web ones open in the chat itself); and
+// its triage panel, where whoever sees an item changes its status, adds a note
+// or merges it into the item it repeats.
 import { api, w } from './api.ts';
-import { h, isWebUrl, time } from './dom.ts';
+import { openDialog } from './dialogs.ts';
+import { announce, h, isWebUrl, time } from './dom.ts';
 import type { IntakeItemView, IntakeView } from './types.ts';
 
 const STATUSES = ['new', 'triaged', 'in progress', 'done', "won't do"] as const;
@@ -38,7 +41,100 @@ function select(id: string, label: string, value: string, options: Array<[string
   );
 }
 
-function item(i: IntakeItemView): HTMLElement {
+/** What a change answers: the item as it is now, and how many people were told it is done. */
+type Changed = { item: IntakeItemView; told: number };
+const toldLine = (n: number) => (n ? ` ${n === 1 ? 'One person was' : `${n} people were`} told it is done.` : '');
+
+/** The triage panel of one item; `others` are the items it may repeat; `changed` redraws the page after a change. */
+function triagePanel(ws: string, i: IntakeItemView, others: IntakeItemView[], changed: (id: string) => Promise<void>) {
+  const error = h('p', { class: 'notice notice-error', role: 'alert', hidden: true });
+  const send = async (close: () => void, call: () => Promise<Changed>, said: (r: Changed) => string) => {
+    try {
+      error.hidden = true;
+      const r = await call();
+      close();
+      announce(said(r) + toldLine(r.told));
+      await changed(r.item.id);
+    } catch (err) {
+      error.textContent = (err as Error).message;
+      error.hidden = false;
+    }
+  };
+  openDialog(`Triage “${i.title}”`, (close) => {
+    const status = h(
+      'select',
+      { id: 'triage-status', name: 'status' },
+      STATUSES.map((s) => h('option', { value: s, selected: s === i.status }, s)),
+    );
+    const note = h('textarea', { id: 'triage-note', name: 'note', rows: 3, maxlength: 4000 });
+    const triage = h(
+      'form',
+      {
+        id: 'triage-form',
+        class: 'stack',
+        onsubmit: (e: SubmitEvent) => {
+          e.preventDefault();
+          // Only a status that differs is a change; the same one kept is none.
+          const body = { status: status.value === i.status ? '' : status.value, note: note.value };
+          void send(
+            close,
+            () => api<Changed>('PATCH', w(ws, `/intake/${i.id}`), body),
+            (r) => (r.item.status !== i.status ? `Status ${i.status} → ${r.item.status}.` : 'Note added.'),
+          );
+        },
+      },
+      h('label', { for: 'triage-status' }, 'Status'),
+      status,
+      h('p', { class: 'hint' }, 'Done tells each person who asked, in the conversation where they asked, once.'),
+      h('label', { for: 'triage-note' }, 'Note (optional)'),
+      note,
+      h('button', { type: 'submit', class: 'primary', id: 'triage-save' }, 'Save'),
+    );
+    const into = h(
+      'select',
+      { id: 'merge-into', name: 'into' },
+      others.map((o) => h('option', { value: o.id }, `${o.title} (${o.status})`)),
+    );
+    const merge = others.length
+      ? h(
+          'form',
+          {
+            id: 'merge-form',
+            class: 'stack',
+            onsubmit: (e: SubmitEvent) => {
+              e.preventDefault();
+              void send(
+                close,
+                () => api<Changed>('POST', w(ws, `/intake/${i.id}/merge`), { into: into.value }),
+                (r) => `Merged into “${r.item.title}”.`,
+              );
+            },
+          },
+          h('label', { for: 'merge-into' }, 'It repeats'),
+          into,
+          h(
+            'p',
+            { class: 'hint' },
+            "Its sources join that item (their authors are told when it is done) and this one becomes won't do.",
+          ),
+          h('button', { type: 'submit', class: 'secondary', id: 'merge-save' }, 'Merge'),
+        )
+      : h('p', { class: 'hint' }, 'No other item is listed here to merge it into; clear the filters to see them all.');
+    return [
+      error,
+      triage,
+      h('h3', {}, 'A duplicate?'),
+      merge,
+      h(
+        'div',
+        { class: 'buttons' },
+        h('button', { type: 'button', class: 'secondary', id: 'triage-close', onclick: close }, 'Close'),
+      ),
+    ];
+  });
+}
+
+function item(i: IntakeItemView, triage: () => void): HTMLElement {
   const sources = h(
     'ul',
     { class: 'intake-sources' },
@@ -84,6 +180,30 @@ function item(i: IntakeItemView): HTMLElement {
     ),
     i.summary ? h('p', { class: 'excerpt' }, i.summary) : null,
     sources,
+    i.notes.length
+      ? h(
+          'ul',
+          { class: 'intake-notes', 'aria-label': 'Notes' },
+          i.notes.map((n) =>
+            h(
+              'li',
+              {},
+              h('span', { class: 'tag' }, 'note'),
+              ' ',
+              h('strong', {}, n.author),
+              ': ',
+              n.body,
+              ' ',
+              time(n.at),
+            ),
+          ),
+        )
+      : null,
+    h(
+      'button',
+      { type: 'button', class: 'secondary intake-triage', 'aria-label': `Triage “${i.title}”`, onclick: triage },
+      'Triage',
+    ),
   );
 }
 
@@ -138,7 +258,13 @@ export async function intakeView(ws: string, f: IntakeFilter, go: (path: string)
     go(`/intake${next ? `?${next}` : ''}`);
   });
   form.addEventListener('submit', (e) => e.preventDefault());
-  return h(
+  // After a change the page is drawn again in place (the address is the same), focus back on the item's button.
+  const redraw = async (id: string) => {
+    const next = await intakeView(ws, f, go);
+    page.replaceWith(next);
+    next.querySelector<HTMLElement>(`.intake-item[data-id="${id}"] .intake-triage`)?.focus();
+  };
+  const page = h(
     'div',
     { class: 'page intake-page' },
     h('h1', { id: 'page-title', tabindex: '-1' }, 'Intake'),
@@ -150,11 +276,25 @@ export async function intakeView(ws: string, f: IntakeFilter, go: (path: string)
     counts,
     form,
     data.items.length
-      ? h('ol', { id: 'intake-list', class: 'list', 'aria-label': 'Intake items' }, data.items.map(item))
+      ? h(
+          'ol',
+          { id: 'intake-list', class: 'list', 'aria-label': 'Intake items' },
+          data.items.map((i) =>
+            item(i, () =>
+              triagePanel(
+                ws,
+                i,
+                data.items.filter((o) => o.id !== i.id),
+                redraw,
+              ),
+            ),
+          ),
+        )
       : h(
           'p',
           { class: 'empty', id: 'intake-empty' },
           q ? 'No item matches these filters.' : 'Nothing filed yet. Agents file what they hear with file_intake.',
         ),
   );
+  return page;
 }

@@ -5,8 +5,15 @@
 import type { AgentService } from '../../../core/agents/agent-service.ts';
 import type { Viewer } from '../../../core/channels/access.ts';
 import type { ChannelService } from '../../../core/channels/channel-service.ts';
-import type { IntakeService } from '../../../core/intake/intake-service.ts';
-import type { IntakeItem, IntakeKind, IntakeSource, IntakeStatus } from '../../../core/intake/intake-item.ts';
+import { notFound, SwitchboardError } from '../../../core/errors.ts';
+import type { IntakeDetail, IntakeService } from '../../../core/intake/intake-service.ts';
+import type {
+  IntakeItem,
+  IntakeKind,
+  IntakeNote,
+  IntakeSource,
+  IntakeStatus,
+} from '../../../core/intake/intake-item.ts';
 import type { ListenPlaces } from '../../../core/listening/place.ts';
 import type { Conversation } from '../../../core/messaging/message.ts';
 import { httpUrlOrNull } from '../../../core/safe-text.ts';
@@ -18,6 +25,13 @@ export type { IntakeItemView, IntakeListing, IntakeSourceView } from './views.ts
 
 /** How many of the newest items the page considers (filters and counts apply within them). */
 export const INTAKE_PAGE_ITEMS = 500;
+
+/** What a person is told of an item that does not exist or that they may not see (the two look the same). */
+const notShown = (id: string) =>
+  notFound(`The intake item ${id} in this workspace`, 'Reload the intake page to see the items there are now.');
+
+/** An item whose every source the viewer may read, with each source's conversation. */
+type Visible = IntakeItem & { sources: Array<IntakeSource & { conversation: Conversation }> };
 
 export interface IntakePageFilter {
   status?: IntakeStatus;
@@ -42,17 +56,11 @@ export class IntakePage {
 
   async list(v: Viewer, f: IntakePageFilter): Promise<IntakeListing> {
     const items = await this.intake.list(v.workspace, { limit: INTAKE_PAGE_ITEMS });
-    const seen = new Map<string, Promise<Conversation | null>>();
-    const readable = (s: IntakeSource) => {
-      let p = seen.get(s.conversationId);
-      if (!p) seen.set(s.conversationId, (p = this.readable(v, s.conversationId)));
-      return p;
-    };
-    const visible: Array<IntakeItem & { sources: Array<IntakeSource & { conversation: Conversation }> }> = [];
+    const readable = this.readableFor(v);
+    const visible: Visible[] = [];
     for (const item of items) {
-      const convs = await Promise.all(item.sources.map(readable));
-      if (convs.every(Boolean))
-        visible.push({ ...item, sources: item.sources.map((s, i) => ({ ...s, conversation: convs[i]! })) });
+      const shown = await this.visible(item, readable);
+      if (shown) visible.push(shown);
     }
     const counts = {
       total: visible.length,
@@ -69,7 +77,71 @@ export class IntakePage {
         (!f.kind || i.kind === f.kind) &&
         (!f.surface || i.sources.some((s) => s.surface === f.surface)),
     );
-    return { items: await Promise.all(shown.map((i) => this.view(v, i))), counts };
+    const notes = await this.intake.notes(shown.map((i) => i.id));
+    return {
+      items: await Promise.all(
+        shown.map((i) =>
+          this.view(
+            v,
+            i,
+            notes.filter((n) => n.itemId === i.id),
+          ),
+        ),
+      ),
+      counts,
+    };
+  }
+
+  /**
+   * Triage from the page: a new status and/or a note, as update_intake makes them (done tells the people who asked).
+   * Whoever sees the item here may triage it: owners, and anyone who may read every message it came from.
+   */
+  async triage(v: Viewer, id: string, change: { status?: IntakeStatus; note?: string }) {
+    await this.seen(v, id);
+    const r = await this.intake.triage(v.agent, v.workspace, { id, ...change });
+    return { item: await this.shown(v, r.item), told: r.told, previous: r.previous };
+  }
+
+  /** Merges the item `id` into `into`, the item it repeats (IntakeService.merge); the viewer must see both. */
+  async merge(v: Viewer, id: string, into: string) {
+    await Promise.all([this.seen(v, id), this.seen(v, into)]);
+    const r = await this.intake.merge(v.agent, v.workspace, { duplicateId: id, intoId: into });
+    return { item: await this.shown(v, r.item), told: r.told, moved: r.moved };
+  }
+
+  /** Refuses an item the viewer may not see here as one that does not exist: its existence does not leak. */
+  private async seen(v: Viewer, id: string): Promise<void> {
+    const item = await this.intake
+      .detail(v.workspace, id)
+      .catch((e: unknown) => (e instanceof SwitchboardError && e.code === 'NOT_FOUND' ? null : Promise.reject(e)));
+    if (!item || !(await this.visible(item, this.readableFor(v)))) throw notShown(id);
+  }
+
+  /** An item as the page shows it after a change. */
+  private async shown(v: Viewer, d: IntakeDetail): Promise<IntakeItemView> {
+    const visible = await this.visible(d, this.readableFor(v));
+    if (!visible) throw notShown(d.id);
+    return this.view(v, visible, d.notes);
+  }
+
+  /** The item with each source's conversation when the viewer may read every one; null otherwise. */
+  private async visible(
+    item: IntakeItem & { sources: IntakeSource[] },
+    readable: (s: IntakeSource) => Promise<Conversation | null>,
+  ): Promise<Visible | null> {
+    const convs = await Promise.all(item.sources.map(readable));
+    if (!convs.every(Boolean)) return null;
+    return { ...item, sources: item.sources.map((s, i) => ({ ...s, conversation: convs[i]! })) };
+  }
+
+  /** `readable` for one viewer, asked once per conversation. */
+  private readableFor(v: Viewer) {
+    const seen = new Map<string, Promise<Conversation | null>>();
+    return (s: IntakeSource) => {
+      let p = seen.get(s.conversationId);
+      if (!p) seen.set(s.conversationId, (p = this.readable(v, s.conversationId)));
+      return p;
+    };
   }
 
   /**
@@ -86,10 +158,7 @@ export class IntakePage {
     return outsideChannel && v.role === 'owner' ? c : null;
   }
 
-  private async view(
-    v: Viewer,
-    i: IntakeItem & { sources: Array<IntakeSource & { conversation: Conversation }> },
-  ): Promise<IntakeItemView> {
+  private async view(v: Viewer, i: Visible, notes: IntakeNote[]): Promise<IntakeItemView> {
     return {
       id: i.id,
       title: i.title,
@@ -113,6 +182,13 @@ export class IntakePage {
             notified: s.notifiedAt !== null,
           };
         }),
+      ),
+      notes: await Promise.all(
+        notes.map(async (n) => ({
+          body: n.body,
+          author: (n.authorAgentId && (await this.agents.get(n.authorAgentId))?.displayName) || 'Someone',
+          at: n.createdAt,
+        })),
       ),
     };
   }

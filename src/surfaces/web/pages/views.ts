@@ -213,6 +213,8 @@ export interface IntakeItemView {
   createdAt: Date;
   updatedAt: Date;
   sources: IntakeSourceView[];
+  /** Notes written while triaging it, oldest first, with who wrote them. */
+  notes: Array<{ body: string; author: string; at: Date }>;
 }
 
 export interface IntakeListing {
