@@ -9,12 +9,14 @@ import { storableCopy } from '../../core/safe-text.ts';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import type { Workspace } from '../../core/entities.ts';
 import { isOurs } from './addresses.ts';
-import { authorIdOf, bareSubject, emailPort, mailText, normalise, type SenderCheck } from './inbound.ts';
+import { automaticMailReason } from './automatic.ts';
+import { authorIdOf, bareSubject, emailPort, mailText, normalise } from './inbound.ts';
 import type { MailAddress } from './mail-repo.ts';
 import { readMail, type ReadMail } from './parse.ts';
 import { RecipientBook } from './recipients.ts';
 import type { EmailRuntime } from './runtime.ts';
 import type { StoredMailPayload } from './stored-mail.ts';
+import { verifySender, type SenderCheck } from './verify.ts';
 import { isSentByUs } from './outbound.ts';
 
 /** Longest complete text kept with a mail's record, in characters. */
@@ -22,33 +24,28 @@ const MAX_FULL_CHARS = 100_000;
 /** Most mails of a thread read to find who is on it. */
 const THREAD_READ = 200;
 
-/** A header's value as text, whatever shape mailparser gave it (a string, or `{ value, params }`). */
-function headerText(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v && typeof v === 'object' && 'value' in v && typeof (v as { value: unknown }).value === 'string')
-    return (v as { value: string }).value;
-  return '';
-}
-
-/**
- * Why a mail was sent by a program rather than written by a person (it is then never answered); null when it was
- * written. The fuller reading is automatic.ts's.
- */
-function automaticReason(headers: Map<string, unknown>, envelopeFrom: string | null): string | null {
-  const h = (name: string) => headerText(headers.get(name)).trim().toLowerCase();
-  if (envelopeFrom === '') return 'its envelope sender is empty (a bounce or a delivery report)';
-  const auto = h('auto-submitted');
-  if (auto && auto !== 'no') return `it is marked Auto-Submitted: ${auto}`;
-  if (/^(bulk|junk|list|auto_reply)$/.test(h('precedence'))) return `it is marked Precedence: ${h('precedence')}`;
-  if (headers.has('list-id') || headers.has('list-unsubscribe')) return 'it came through a mailing list';
-  if (headers.has('x-autoreply') || headers.has('x-autorespond')) return 'it is marked as an automatic reply';
-  if (h('content-type').startsWith('multipart/report')) return 'it is a delivery or read report';
-  return null;
-}
-
-/** Whether the sender is who the From line says. DKIM and SPF with DMARC are checked by verify.ts. */
-async function checkSender(sender: MailAddress): Promise<SenderCheck> {
-  return { verified: false, address: sender.address, reason: 'the sender was not checked' };
+/** Whether the sender is who the From line says (verify.ts); a check that fails leaves them unverified, saying why. */
+async function checkSender(
+  rt: EmailRuntime,
+  raw: Buffer,
+  payload: StoredMailPayload,
+  sender: MailAddress,
+): Promise<SenderCheck> {
+  try {
+    return await verifySender(raw, {
+      ip: payload.client.ip ?? undefined,
+      helo: payload.client.helo ?? undefined,
+      mta: rt.settings.domain,
+      sender: payload.envelope.from ?? undefined,
+      resolver: rt.settings.resolver,
+    });
+  } catch (e) {
+    return {
+      verified: false,
+      address: sender.address,
+      reason: `The sender could not be checked (${(e as Error).message}).`,
+    };
+  }
 }
 
 /** A Message-ID for a mail that has none that can be read: the same raw mail always gets the same one. */
@@ -65,12 +62,12 @@ export async function handleMail(rt: EmailRuntime, payload: StoredMailPayload): 
   const sender =
     mail.parties.from[0] ?? (payload.envelope.from ? { name: '', address: payload.envelope.from.toLowerCase() } : null);
   if (!sender) return void rt.logger.info(facts, 'a mail without a sender was kept and not answered');
-  const automatic = automaticReason(mail.headers, payload.envelope.from);
+  const automatic = automaticMailReason(mail.headers, payload.envelope.from);
   if (automatic)
     return void rt.logger.info({ ...facts, reason: automatic }, 'automatic mail was kept and not answered');
   if (isOurs(sender.address, rt.settings.domain) || isSentByUs(mailId, rt.settings.domain))
     return void rt.logger.info(facts, "Switchboard's own mail came back; it was kept and not answered");
-  const check = await checkSender(sender);
+  const check = await checkSender(rt, raw, payload, sender);
   const book = new RecipientBook(rt);
   const byWorkspace = new Map<string, { workspace: Workspace; names: string[] }>();
   for (const address of payload.envelope.to) {
@@ -153,7 +150,7 @@ async function deliverIn(
     workspace,
     { tenant: workspace.slug, root: thread.root },
     mailId,
-    authorIdOf(check),
+    authorIdOf(check, sender),
     mailText(mail, sender, others, check, showSubject),
     names,
   );

@@ -10,21 +10,15 @@ import type { MailAttachment, ReadMail } from './parse.ts';
 import { workspaceOfTenant, type EmailRuntime } from './runtime.ts';
 import { encodeConversationKey, threadRef, type EmailThread } from './thread-id.ts';
 import { EMAIL } from './topics.ts';
-
-/** What was found out about who sent a mail (verify.ts): kept with the mail, and deciding whose identity it is. */
-export interface SenderCheck {
-  verified: boolean;
-  /** The address checked (the From address). */
-  address: string;
-  /** Why it is or is not verified, for the record. */
-  reason: string;
-}
+import type { SenderCheck } from './verify.ts';
 
 /**
- * The chat user a sender is: their address once verified (DKIM aligned with it, or SPF and DMARC), else the address
- * marked unverified. Two identities, so that whoever forges a From line is never taken for the person who linked it.
+ * The chat user a sender is: their address once verified (DKIM aligned with it, or SPF and DMARC: verify.ts), else the
+ * address marked unverified. Two identities, so that whoever forges a From line is never taken for the person who
+ * linked that address.
  */
-export const authorIdOf = (check: SenderCheck) => (check.verified ? check.address : `unverified:${check.address}`);
+export const authorIdOf = (check: SenderCheck, sender: MailAddress) =>
+  check.verified && check.address ? check.address : `unverified:${sender.address}`;
 
 /** Most people named in the line that says who else a mail went to. */
 const MAX_NAMED = 10;

@@ -17,6 +17,7 @@ import { DeliveryError } from '../../core/delivery/failure.ts';
 import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../core/delivery/surface-outbound.ts';
 import { addressOf, DEFAULT_TENANT, isOurs, parseOurAddress } from './addresses.ts';
 import { deliveryErrorOf, loggable } from './errors.ts';
+import { markdownToMail } from './format/out.ts';
 import { bareSubject } from './inbound.ts';
 import type { MailAddress, StoredMail } from './mail-repo.ts';
 import { MAX_REFERENCES } from './parse.ts';
@@ -92,9 +93,6 @@ async function senderAddress(
   return addressOf(shared ? names[1]! : sender.name, plain ? null : thread.tenant, domain);
 }
 
-/** The Markdown of a message as mail: its text as written. An HTML part comes with format/out.ts. */
-const mailBodyOf = (markdown: string): { text: string; html?: string } => ({ text: markdown });
-
 /** Mails the message once (see the top of this file); returns its Message-ID. */
 export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<PostedMessage> {
   const { domain, dkim, maxParticipants } = rt.settings;
@@ -137,7 +135,7 @@ export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<Po
     });
   const transport = rt.transport();
   if (!transport) throw permanent('not_configured', 'EMAIL_SMTP_URL is not set, so Switchboard cannot send mail');
-  const body = mailBodyOf(m.message.body);
+  const body = markdownToMail(m.message.body);
   let response: string;
   try {
     const info = await transport.sendMail({

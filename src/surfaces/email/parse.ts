@@ -1,10 +1,12 @@
 // A raw mail read into what the email surface works with: its Message-ID and
 // the chain it refers to, who it is from and to, its subject, its text (as
-// Markdown for agents, and complete for the record) and its attachments
+// Markdown for agents without the quoted history, and complete for the record:
+// format/in.ts) and its attachments
 // (name, type and size only). mailparser reads what it can of broken MIME and
 // unknown charsets; what it cannot is left out, never a reason to fail.
 import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser';
 import { storableCopy } from '../../core/safe-text.ts';
+import { mailToMarkdown } from './format/in.ts';
 import type { MailAddress, MailParties } from './mail-repo.ts';
 import { mailIdOf, mailIdsIn } from './thread-id.ts';
 
@@ -69,15 +71,6 @@ function capped(ids: string[]): string[] {
   return ids.length <= MAX_REFERENCES ? ids : [ids[0]!, ...ids.slice(ids.length - (MAX_REFERENCES - 1))];
 }
 
-/**
- * The body for agents and for the record: mailparser's text (it reads the HTML part into text when there is no plain
- * one). The Markdown reading that drops quoted history and signatures replaces this (format/in.ts).
- */
-function bodyOf(m: ParsedMail): { markdown: string; full: string } {
-  const text = (m.text ?? '').replace(/\r\n/g, '\n').trim();
-  return { markdown: text, full: text };
-}
-
 /** Reads a raw mail; never throws for what the mail holds (an unreadable one comes back empty, with its problem). */
 export async function readMail(raw: Buffer): Promise<ReadMail> {
   const problems: string[] = [];
@@ -88,7 +81,7 @@ export async function readMail(raw: Buffer): Promise<ReadMail> {
     problems.push(`the mail could not be read (${(e as Error).message ?? 'unknown error'})`);
     return emptyMail(problems);
   }
-  const body = bodyOf(m);
+  const body = mailToMarkdown({ text: m.text, html: m.html });
   const omitted = { n: 0 };
   const inReplyTo = mailIdsIn(m.inReplyTo)[0] ?? null;
   const references = capped([...new Set([...mailIdsIn(m.references), ...(inReplyTo ? [inReplyTo] : [])])]);

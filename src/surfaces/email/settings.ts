@@ -37,6 +37,8 @@ export interface EmailSettings {
   maxRecipients: number;
   /** Most people an answer is mailed to (the thread's participants beyond it are left out, and logged). */
   maxParticipants: number;
+  /** The DNS resolver the sender checks ask (DKIM keys, SPF, DMARC); absent, the system's. Tests point it at a stand-in. */
+  resolver?: (name: string, rrtype: string) => Promise<unknown>;
   /** How long a sender's name, as their last mail gave it, is kept before the next mail's is taken. */
   profileTtlMs: number;
 }

@@ -1,14 +1,12 @@
 // A Switchboard server with the email surface on 127.0.0.1: its SMTP listener
-// on a free port, the webhook behind a secret, and agents' answers mailed to a
-// local relay that records them (and refuses on demand). Org acme (admin
+// on a free port, the webhook behind a secret, agents' answers mailed to a
+// local SMTP sink that records them (and refuses on demand), and a DNS stand-in
+// for the sender checks. Org acme (admin
 // alice), workspace eng with alice/reviewer and alice/builder, connected to
 // email as the domain's default. Used by the email tests.
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent, Workspace } from '../../../src/core/entities.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
@@ -16,72 +14,19 @@ import { mountEmail } from '../../../src/http/surface-mount.ts';
 import { connectEmailWorkspace, type EmailSettings, type EmailSurface } from '../../../src/surfaces/email/index.ts';
 import type { Server } from '../../../src/server.ts';
 import { seedReviewer, startServerForTest } from '../server.ts';
+import { dnsStub } from './dkim.ts';
+import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 
 export const DOMAIN = 'agents.test';
 export const SECRET = 'inbound-secret-0123456789';
-
-/** One mail the relay took. */
-export interface RelayedMail {
-  from: string;
-  to: string[];
-  raw: Buffer;
-  mail: ParsedMail;
-}
-
-/** A local SMTP server standing for the outgoing relay: records what it takes, and refuses the next mails when told. */
-export interface Relay {
-  url: string;
-  mails: RelayedMail[];
-  /** The next `times` messages are answered with this reply instead of 250. */
-  refuseNext(code: number, message: string, times?: number): void;
-  close(): Promise<void>;
-}
-
-export async function startRelay(): Promise<Relay> {
-  const mails: RelayedMail[] = [];
-  let refusals: Array<{ code: number; message: string }> = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    disableReverseLookup: true,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const refusal = refusals.shift();
-        if (refusal) return callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
-        const raw = Buffer.concat(chunks);
-        simpleParser(raw).then((mail) => {
-          mails.push({
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            to: session.envelope.rcptTo.map((r) => r.address),
-            raw,
-            mail,
-          });
-          callback(null, 'relayed');
-        }, callback);
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    refuseNext(code, message, times = 1) {
-      refusals = Array.from({ length: times }, () => ({ code, message }));
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 export interface EmailHarness {
   server: Server;
   workspace: Workspace;
   reviewer: Agent;
   builder: Agent;
-  relay: Relay;
+  /** The outgoing relay agents' answers are mailed through: a local SMTP server that records them. */
+  relay: SmtpSink;
   /** The port the SMTP listener took. */
   smtpPort: number;
   /** Sends a mail to the listener over a socket, as a sending mail server does. */
@@ -104,7 +49,7 @@ export interface EmailHarnessOptions {
 export const TEST_LIMITS = [{ max: 50, perMs: 1_000 }];
 
 export async function startEmailHarness(o: EmailHarnessOptions): Promise<EmailHarness> {
-  const relay = await startRelay();
+  const relay = await startSmtpSink();
   const server = await startServerForTest({
     name: 'email',
     database: o.database,
@@ -118,6 +63,8 @@ export async function startEmailHarness(o: EmailHarnessOptions): Promise<EmailHa
         inboundSecret: SECRET,
         smtpUrl: relay.url,
         limits: TEST_LIMITS,
+        // No real DNS: the sender checks ask a stand-in that publishes nothing unless a test says so.
+        resolver: dnsStub([]),
         ...o.email,
       } satisfies Partial<EmailSettings>,
     },

@@ -42,9 +42,9 @@ const answer = (agent: Agent, item: InboxItem, body: string) =>
 
 async function relayed(text: string) {
   await vi.waitFor(() => {
-    if (!h.relay.mails.some((m) => m.mail.text?.includes(text))) throw new Error('not mailed yet');
+    if (!h.relay.received.some((m) => m.parsed.text?.includes(text))) throw new Error('not mailed yet');
   });
-  return h.relay.mails.filter((m) => m.mail.text?.includes(text));
+  return h.relay.received.filter((m) => m.parsed.text?.includes(text));
 }
 
 describe('answers by mail', () => {
@@ -62,15 +62,18 @@ describe('answers by mail', () => {
     first = await receivedBy(h.reviewer, 'When do we ship?');
     const sent = await answer(h.reviewer, first, 'Thursday, after the **review**.');
     const [mail] = await relayed('Thursday, after the');
-    const m = mail!.mail;
+    const m = mail!.parsed;
     expect(m.from?.value).toEqual([{ name: 'Reviewer (Switchboard)', address: `reviewer@${DOMAIN}` }]);
     expect(m.messageId).toBe(`<sb.${sent.message!.id}@${DOMAIN}>`);
     expect(m.inReplyTo).toBe('<plan-1@example.com>');
     expect(m.references).toBe('<plan-1@example.com>');
     expect(m.subject).toBe('Re: Release plan');
     expect(m.headers.get('auto-submitted')).toBe('auto-replied');
+    // Text and HTML parts from the Markdown.
+    expect(m.text).toContain('**review**');
+    expect(m.html).toContain('<strong>review</strong>');
     // The people, never an agent's address.
-    expect(mail!.to.sort()).toEqual(['carol@example.com', 'dave@example.com']);
+    expect(mail!.envelope.to.sort()).toEqual(['carol@example.com', 'dave@example.com']);
     expect((m.to as { value: Array<{ address: string }> }).value.map((a) => a.address)).toEqual(['carol@example.com']);
     // Recorded as posted, under the Message-ID.
     await vi.waitFor(async () => {
@@ -85,20 +88,24 @@ describe('answers by mail', () => {
       from: 'dave@example.com',
       to: `eng+reviewer@${DOMAIN}`,
       subject: 'Re: Release plan',
-      text: 'Thursday works for me.',
-      inReplyTo: answerMail!.mail.messageId,
-      references: ['<plan-1@example.com>', answerMail!.mail.messageId!],
+      text: 'Thursday works for me.\n\nOn Sun, 6 Dec 2026, Reviewer wrote:\n> Thursday, after the review.\n',
+      inReplyTo: answerMail!.parsed.messageId,
+      references: ['<plan-1@example.com>', answerMail!.parsed.messageId!],
     });
     const reply = await receivedBy(h.reviewer, 'Thursday works for me.');
     expect(reply.conversation.id).toBe(first.conversation.id);
-    // The subject did not change: it is not repeated.
+    // The subject did not change: it is not repeated. The quoted history is left out, and kept for the record.
     expect(reply.message.body).not.toContain('Release plan');
+    expect(reply.message.body).not.toContain('after the review');
+    const rt = emailRuntime(h.server.app.surfaceModules);
+    const record = await rt.mails.get(h.workspace.id, daves.messageId.slice(1, -1));
+    expect(record?.details.full).toContain('> Thursday, after the review.');
     // The answer goes from the address the reply reached.
     await answer(h.reviewer, reply, 'Noted for Thursday.');
     const [noted] = await relayed('Noted for Thursday.');
-    expect(noted!.mail.from?.value[0]?.address).toBe(`eng+reviewer@${DOMAIN}`);
-    expect(noted!.mail.inReplyTo).toBe(daves.messageId);
-    expect(String(noted!.mail.references)).toContain('<plan-1@example.com>');
+    expect(noted!.parsed.from?.value[0]?.address).toBe(`eng+reviewer@${DOMAIN}`);
+    expect(noted!.parsed.inReplyTo).toBe(daves.messageId);
+    expect(String(noted!.parsed.references)).toContain('<plan-1@example.com>');
   });
 
   it('a stranger who refers to the thread starts a conversation of their own', async () => {
@@ -115,7 +122,7 @@ describe('answers by mail', () => {
   });
 
   it('is retried when the relay answers 4xx, and mailed once', async () => {
-    h.relay.refuseNext(451, '4.7.1 Greylisted, try again later');
+    h.relay.failNext(451, '4.7.1 Greylisted, try again later');
     await h.send({ from: 'erin@example.com', to: `reviewer@${DOMAIN}`, subject: 'Greylist', text: 'greylist me' });
     const item = await receivedBy(h.reviewer, 'greylist me');
     await answer(h.reviewer, item, 'Answer through greylisting.');
@@ -126,7 +133,7 @@ describe('answers by mail', () => {
   it("stops at a 5xx with the server's reply, and tells the agent", async () => {
     await h.send({ from: 'frank@example.com', to: `reviewer@${DOMAIN}`, subject: 'Bounce', text: 'refuse the answer' });
     const item = await receivedBy(h.reviewer, 'refuse the answer');
-    h.relay.refuseNext(550, '5.1.1 frank@example.com: mailbox unavailable');
+    h.relay.failNext(550, '5.1.1 frank@example.com: mailbox unavailable');
     const sent = await answer(h.reviewer, item, 'This one is refused.');
     await vi.waitFor(async () => {
       const failed = await h.server.app.jobs.list({ status: 'failed', topic: EMAIL_POST });
@@ -141,13 +148,13 @@ describe('answers by mail', () => {
     const rt = emailRuntime(h.server.app.surfaceModules);
     const out = emailOutbound(rt);
     const [mail] = await relayed('Thursday, after the');
-    const id = /^<sb\.([^@]+)@/.exec(mail!.mail.messageId!)![1]!;
+    const id = /^<sb\.([^@]+)@/.exec(mail!.parsed.messageId!)![1]!;
     const message = (await h.server.app.store.messages.get(h.workspace.id, id))!;
     const conversation = (await h.server.app.store.messages.getConversation(h.workspace.id, message.conversationId))!;
     const m = { message, conversation, sender: h.reviewer };
     expect(await out.findPost(m)).toEqual({ externalId: `sb.${id}@${DOMAIN}`, permalink: null });
-    const before = h.relay.mails.length;
+    const before = h.relay.received.length;
     expect((await out.post(m)).externalId).toBe(`sb.${id}@${DOMAIN}`);
-    expect(h.relay.mails.length).toBe(before);
+    expect(h.relay.received.length).toBe(before);
   });
 });

@@ -107,7 +107,7 @@ describe('who an answer goes to', () => {
 });
 
 describe('SMTP replies', () => {
-  it('a 4xx or a lost connection is tried again; a 5xx is final with the server\'s reply', () => {
+  it("a 4xx or a lost connection is tried again; a 5xx is final with the server's reply", () => {
     expect(classifySmtpError({ responseCode: 451, response: '451 4.7.1 Greylisted' }).kind).toBe('transient');
     expect(classifySmtpError({ code: 'ECONNECTION', message: 'closed' }).kind).toBe('transient');
     const refused = classifySmtpError({ responseCode: 550, response: '550 5.1.1 no such user', code: 'EENVELOPE' });
