@@ -9,6 +9,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent, Workspace } from '../../../src/core/entities.ts';
+import type { RateLimit } from '../../../src/core/messaging/rules.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { mountEmail } from '../../../src/http/surface-mount.ts';
 import { connectEmailWorkspace, type EmailSettings, type EmailSurface } from '../../../src/surfaces/email/index.ts';
@@ -43,6 +44,8 @@ export interface EmailHarnessOptions {
   database: Database;
   email?: Partial<EmailSettings>;
   logLines?: string[];
+  /** Messages one sender may write into one conversation per window (the core's rate limit). */
+  rateLimit?: RateLimit;
 }
 
 /** Fast pacing for tests: many answers into one thread within a second. */
@@ -54,6 +57,7 @@ export async function startEmailHarness(o: EmailHarnessOptions): Promise<EmailHa
     name: 'email',
     database: o.database,
     logLines: o.logLines,
+    ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}),
     mounts: [mountEmail],
     surfaces: {
       email: {

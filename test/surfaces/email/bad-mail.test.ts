@@ -2,7 +2,7 @@
 // half a UTF-16 pair, NUL characters, 10,000 recipients, attachments and no
 // text. Each is delivered with what could be read (attachments named, never
 // kept), never a crash; automatic mail and Switchboard's own mail coming back
-// are kept and never answered.
+// are kept and never answered; the core's rate limit holds for mail as for chat.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
@@ -17,7 +17,8 @@ const logLines: string[] = [];
 
 beforeAll(async () => {
   db = await pgliteDb.open();
-  h = await startEmailHarness({ database: db, logLines });
+  // Three messages per sender and conversation: the fourth mail of one thread meets the core's rate limit.
+  h = await startEmailHarness({ database: db, logLines, rateLimit: { max: 3, windowMs: 60_000 } });
 }, 60_000);
 afterAll(async () => {
   await h?.stop();
@@ -165,5 +166,21 @@ describe('bad mail', () => {
     const raws = kept.map((e) => Buffer.from(String(e?.payload.raw ?? ''), 'base64').toString('latin1'));
     expect(raws.some((r) => r.includes('I am away'))).toBe(true);
     expect(raws.some((r) => r.includes('our own mail'))).toBe(true);
+  });
+
+  it("meets the core's rate limit: a sender's fourth mail into one thread within the window is refused", async () => {
+    const chain = (n: number) => [
+      `Subject: ${n === 1 ? 'Flood' : 'Re: Flood'}`,
+      ...(n > 1 ? ['In-Reply-To: <flood-1@example.com>', 'References: <flood-1@example.com>'] : []),
+    ];
+    for (const n of [1, 2, 3]) {
+      await post(raw(`flood-${n}`, chain(n), `flood number ${n}`));
+      await receivedBy(`flood number ${n}`);
+    }
+    await post(raw('flood-4', chain(4), 'flood number 4'));
+    await logged('a mail was refused');
+    expect(logLines.find((l) => l.includes('a mail was refused') && l.includes('flood-4'))).toBeDefined();
+    const hits = await h.server.app.messaging.search(h.reviewer, h.workspace, { text: 'flood', limit: 10 });
+    expect(hits).toHaveLength(3);
   });
 });
