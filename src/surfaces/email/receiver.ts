@@ -45,12 +45,15 @@ export function carriesSecret(req: Request, secret: string): boolean {
   return given !== null && timingSafeEqual(digest(given), digest(secret));
 }
 
-/** The query's values of `name`, each split at commas; [] when absent. */
-function listOf(value: unknown): string[] {
+/**
+ * The addresses of a query value, repeated or comma-separated; [] when absent. A `+` sent unencoded (a mail server's
+ * `${recipient}` in a URL) reads as a space, which no address holds: it is read back as the `+` it was.
+ */
+function addressesIn(value: unknown): string[] {
   const all = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return all
     .flatMap((v) => (typeof v === 'string' ? v.split(',') : []))
-    .map((v) => v.trim())
+    .map((v) => v.trim().replace(/ /g, '+'))
     .filter(Boolean);
 }
 
@@ -108,7 +111,7 @@ export function emailWebhook(rt: EmailRuntime, secret: string, draining: () => b
         400,
         'The body is not a mail: it has none of the headers From, To, Date, Message-ID or Subject.',
       );
-    const wanted = listOf(req.query.to).map((a) => a.toLowerCase());
+    const wanted = addressesIn(req.query.to).map((a) => a.toLowerCase());
     const addresses = [...new Set(wanted.length ? wanted : recipientsInHeaders(raw, domain))];
     if (!addresses.length)
       return refuse(res, 400, `The mail names no address at ${domain}; say whom it is for with ?to=agent@${domain}.`);
@@ -144,7 +147,7 @@ export function emailWebhook(rt: EmailRuntime, secret: string, draining: () => b
         refused,
       });
     }
-    const from = typeof req.query.from === 'string' ? req.query.from.trim() : null;
+    const from = typeof req.query.from === 'string' ? req.query.from.trim().replace(/ /g, '+') : null;
     const ip = typeof req.query.ip === 'string' ? req.query.ip.trim() : null;
     const helo = typeof req.query.helo === 'string' ? req.query.helo.trim() : null;
     // Ingest first: while the service waits for this answer, this process starts no new jobs (for a bounded time).

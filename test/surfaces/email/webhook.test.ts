@@ -88,10 +88,12 @@ describe('POST /email/inbound', () => {
     expect(await errorOf(unknown)).toMatch(/no agent or person "nobody"/);
   });
 
-  it("takes the service's envelope over the headers (a Bcc), and handles a mail posted twice once", async () => {
+  it("takes the service's envelope over the headers (a Bcc, an unencoded +), and handles a mail posted twice once", async () => {
     const raw = mail({ id: 'bcc-1', to: 'someone@example.org', text: 'blind copy to the reviewer' });
-    const first = await h.post(raw, { query: `to=reviewer@${DOMAIN}&from=carol@example.com` });
+    // The subaddress as a mail server writes it into a URL: its `+` not encoded.
+    const first = await h.post(raw, { query: `to=eng+reviewer@${DOMAIN}&from=carol@example.com` });
     expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({ accepted: [`eng+reviewer@${DOMAIN}`], duplicate: false });
     const again = await h.post(raw, { query: `to=reviewer@${DOMAIN}&from=carol@example.com` });
     expect(await again.json()).toMatchObject({ duplicate: true });
     expect(await receivedBy('blind copy to the reviewer')).toHaveLength(1);
