@@ -44,6 +44,8 @@ export async function startSmtpListener(
     disableReverseLookup: true,
     logger: false,
     maxClients: 200,
+    // Stopping waits this long at most for senders still connected (they send again to another MX or later).
+    closeTimeout: 5_000,
     onConnect(_session, callback) {
       if (draining()) return callback(reply(421, 'Switchboard is restarting; try again shortly.'));
       callback();

@@ -98,4 +98,13 @@ describe('POST /email/inbound', () => {
     expect(await again.json()).toMatchObject({ duplicate: true });
     expect(await receivedBy('blind copy to the reviewer')).toHaveLength(1);
   });
+
+  it('refuses new mail while the server stops: 503 over the webhook, 421 over SMTP (the sender tries again)', async () => {
+    await Promise.all(h.server.app.onDrain.map((fn) => fn()));
+    const res = await h.post(mail({ id: 'drain-1', text: 'while stopping' }));
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    const refused = await h.send({ from: 'carol@example.com', to: `reviewer@${DOMAIN}`, subject: 'x', text: 'y' }).catch((e) => e);
+    expect(refused.responseCode).toBe(421);
+  });
 });
