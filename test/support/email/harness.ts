@@ -46,6 +46,10 @@ export interface EmailHarnessOptions {
   logLines?: string[];
   /** Messages one sender may write into one conversation per window (the core's rate limit). */
   rateLimit?: RateLimit;
+  /** Seed the organization, workspace and agents and connect the workspace (default); false for a restarted server. */
+  seed?: boolean;
+  /** Stop the queue at once: mail is stored and acknowledged but not handled (a process that dies after the 250). */
+  queueStopped?: boolean;
 }
 
 /** Fast pacing for tests: many answers into one thread within a second. */
@@ -74,10 +78,13 @@ export async function startEmailHarness(o: EmailHarnessOptions): Promise<EmailHa
     },
   });
   const { app } = server;
-  await seedReviewer(app);
-  await app.agents.add(SYSTEM, { name: 'builder', owner: 'alice', displayName: 'Builder', roleLine: 'builds' });
-  await app.agents.join(SYSTEM, { agent: 'alice/builder', workspace: 'eng' });
-  await connectEmailWorkspace({ orgs: app.orgs, tenants: app.store.tenants }, { workspace: 'eng', asDefault: true });
+  if (o.queueStopped) await app.queue.stop();
+  if (o.seed !== false) {
+    await seedReviewer(app);
+    await app.agents.add(SYSTEM, { name: 'builder', owner: 'alice', displayName: 'Builder', roleLine: 'builds' });
+    await app.agents.join(SYSTEM, { agent: 'alice/builder', workspace: 'eng' });
+    await connectEmailWorkspace({ orgs: app.orgs, tenants: app.store.tenants }, { workspace: 'eng', asDefault: true });
+  }
   const workspace = await app.orgs.workspace('eng');
   const directory = await app.agents.directory(workspace);
   const agent = (name: string) => directory.find((d) => d.agent.name === name)!.agent;

@@ -104,7 +104,9 @@ describe('POST /email/inbound', () => {
     const res = await h.post(mail({ id: 'drain-1', text: 'while stopping' }));
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
-    const refused = await h.send({ from: 'carol@example.com', to: `reviewer@${DOMAIN}`, subject: 'x', text: 'y' }).catch((e) => e);
+    const refused = await h
+      .send({ from: 'carol@example.com', to: `reviewer@${DOMAIN}`, subject: 'x', text: 'y' })
+      .catch((e) => e);
     expect(refused.responseCode).toBe(421);
   });
 });
