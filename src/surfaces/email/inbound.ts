@@ -20,7 +20,7 @@ import type { SenderCheck } from './verify.ts';
 export const authorIdOf = (check: SenderCheck, sender: MailAddress) =>
   check.verified && check.address ? check.address : `unverified:${sender.address}`;
 
-/** Most people named in the line that says who else a mail went to. */
+/** Most people named in the line that says who else a mail went to, and most attachments named. */
 const MAX_NAMED = 10;
 
 const markdownEscaped = (s: string) => s.replace(/([\\`*_{}[\]<>#|~])/g, '\\$1');
@@ -51,8 +51,12 @@ export function mailText(
     : '';
   const from = `from ${person(sender)}${check.verified ? '' : ' (sender not verified)'}${cc}`;
   const head = showSubject && mail.subject ? `${markdownEscaped(mail.subject)} — ${from}` : `Mail ${from}:`;
-  const attached = mail.attachments.length
-    ? `Attached (not kept): ${mail.attachments.map((a: MailAttachment) => `${markdownEscaped(a.name)} (${a.type}, ${size(a.size)})`).join(', ')}`
+  const files = mail.attachments
+    .slice(0, MAX_NAMED)
+    .map((a: MailAttachment) => `${markdownEscaped(a.name)} (${a.type.slice(0, 100)}, ${size(a.size)})`);
+  const moreFiles = mail.attachments.length - files.length;
+  const attached = files.length
+    ? `Attached (not kept): ${files.join(', ')}${moreFiles ? ` and ${moreFiles} more` : ''}`
     : '';
   const body = mail.markdown || (attached ? '' : '(no text)');
   const tail = attached ? `\n\n${attached}` : '';

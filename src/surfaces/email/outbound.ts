@@ -81,13 +81,16 @@ async function senderAddress(
 ): Promise<string> {
   const { domain } = rt.settings;
   const names = sender.kind === 'person' ? [sender.name] : [sender.name, `${sender.ownerHandle}/${sender.name}`];
+  const workspace = await rt.core.orgs.findWorkspace(thread.tenant);
+  const plain =
+    workspace !== null && (await rt.core.tenants.workspaceOf(EMAIL.surface, DEFAULT_TENANT)) === workspace.id;
+  // Only this workspace's addresses: one mail may have been written to agents of several.
+  const mine = (label: string | null) => label === thread.tenant || (label === null && plain);
   for (const m of [...mails].reverse())
     for (const a of [...m.parties.to, ...m.parties.cc]) {
       const ours = parseOurAddress(a.address, domain);
-      if (ours && names.includes(ours.name)) return a.address;
+      if (ours && mine(ours.label) && names.includes(ours.name)) return a.address;
     }
-  const workspace = await rt.core.orgs.findWorkspace(thread.tenant);
-  const plain = workspace && (await rt.core.tenants.workspaceOf(EMAIL.surface, DEFAULT_TENANT)) === workspace.id;
   const directory = workspace ? await rt.core.agents.directory(workspace) : [];
   const shared = directory.some((d) => d.agent.id !== sender.id && d.agent.name === sender.name);
   return addressOf(shared ? names[1]! : sender.name, plain ? null : thread.tenant, domain);

@@ -17,7 +17,7 @@ let h: EmailHarness;
 
 beforeAll(async () => {
   db = await pgliteDb.open();
-  h = await startEmailHarness({ database: db, email: { maxBytes: 64 * 1024 } });
+  h = await startEmailHarness({ database: db, email: { maxBytes: 64 * 1024, maxRecipients: 3 } });
 }, 60_000);
 afterAll(async () => {
   await h?.stop();
@@ -87,6 +87,18 @@ describe('mail over SMTP', () => {
     expect(info.accepted).toEqual([`reviewer@${DOMAIN}`]);
     expect(info.rejected).toEqual([`ghost@${DOMAIN}`]);
     await receivedBy(h.reviewer, 'only the reviewer gets this');
+  });
+
+  it('takes at most the configured number of recipients per message and answers 452 for the rest', async () => {
+    const to = [`reviewer@${DOMAIN}`, `eng+reviewer@${DOMAIN}`, `builder@${DOMAIN}`, `eng+builder@${DOMAIN}`];
+    const info = await h.send({ from: 'carol@example.com', to, subject: 'Crowded', text: 'one copy each' });
+    expect(info.accepted).toEqual(to.slice(0, 3));
+    expect(info.rejected).toEqual([to[3]]);
+    const errors = (info as { rejectedErrors?: Array<{ responseCode?: number }> }).rejectedErrors;
+    expect(errors?.[0]?.responseCode).toBe(452);
+    // Two addresses of one agent still make one copy for it.
+    expect(await receivedBy(h.reviewer, 'one copy each')).toHaveLength(1);
+    expect(await receivedBy(h.builder, 'one copy each')).toHaveLength(1);
   });
 
   it('refuses a mail over the size limit with 552, and stores nothing of it', async () => {
