@@ -142,4 +142,11 @@ describe('mail over SMTP', () => {
       await mcp.close();
     }
   });
+
+  it('posts answers through the outbox, and shows no approval cards (no email.approval.* jobs)', () => {
+    const app = h.server.app;
+    expect(app.outbound.get('email')?.label).toBe('Email');
+    expect([...app.surfaces]).not.toContain('email');
+    expect(app.approvals.shownIn()).not.toContain('Email');
+  });
 });
