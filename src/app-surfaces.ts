@@ -10,5 +10,5 @@ export const slackRuntime = (app: App): SlackRuntime =>
   runtimeOf(
     app.surfaceModules,
     'slack',
-    'Slack is not configured in this process: set SLACK_SIGNING_SECRET and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET), then start it again.',
+    'Slack is not configured in this process: set SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN for Socket Mode) and SLACK_BOT_TOKEN (or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET), then start it again.',
   );

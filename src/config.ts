@@ -93,7 +93,7 @@ const schema = z.object({
     .min(1)
     .optional()
     .describe(
-      "From your Slack app's Basic Information page; checks that requests come from Slack. Required as soon as Slack is configured.",
+      "From your Slack app's Basic Information page; checks that requests come from Slack. Required as soon as Slack is configured, unless SLACK_APP_TOKEN (Socket Mode) is set.",
     ),
   SLACK_BOT_TOKEN: z
     .string()
@@ -114,6 +114,13 @@ const schema = z.object({
     .min(1)
     .optional()
     .describe("The Slack app's client secret, for the OAuth install. Set together with SLACK_CLIENT_ID."),
+  SLACK_APP_TOKEN: z
+    .string()
+    .regex(/^xapp-/, 'SLACK_APP_TOKEN must be an app-level token starting with xapp-')
+    .optional()
+    .describe(
+      "Socket Mode: an app-level token (xapp-…, scope `connections:write`, from the app's Basic Information page). Set, Switchboard connects out to Slack and needs no public URL for it; POST /slack/events is not served.",
+    ),
   SLACK_API_URL: webAddress('SLACK_API_URL', 'https://slack.com/api')
     .optional()
     .describe(
@@ -326,6 +333,8 @@ export interface Config {
     botToken?: string;
     clientId?: string;
     clientSecret?: string;
+    /** Socket Mode's app-level token (xapp-…): set, Slack is reached over an outgoing WebSocket instead of HTTP. */
+    appToken?: string;
     apiUrl?: string;
     command: string;
   };
@@ -382,9 +391,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Switchboard cannot start: set both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET for the OAuth install, or neither.',
     );
   }
-  if ((e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID) && !e.SLACK_SIGNING_SECRET) {
+  if ((e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID) && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
     throw new ConfigError(
-      "Switchboard cannot start: Slack is configured but SLACK_SIGNING_SECRET is missing; copy it from your Slack app's Basic Information page.",
+      "Switchboard cannot start: Slack is configured but SLACK_SIGNING_SECRET is missing; copy it from your Slack app's Basic Information page (or, for Socket Mode, set SLACK_APP_TOKEN instead).",
     );
   }
   if (e.SLACK_CLIENT_ID && !e.SWITCHBOARD_SECRET) {
@@ -423,6 +432,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       botToken: e.SLACK_BOT_TOKEN,
       clientId: e.SLACK_CLIENT_ID,
       clientSecret: e.SLACK_CLIENT_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
       apiUrl: e.SLACK_API_URL,
       command: e.SLACK_COMMAND,
     },

@@ -85,6 +85,8 @@ export async function startServer(
   }
   // What would otherwise fail only at a surface's first request (Slack: tokens the secret cannot open), said now.
   for (const surface of app.surfaceModules.values()) await surface.checkOnStart?.();
+  // Surfaces that reach their platform themselves (Slack's Socket Mode) connect now, with the queue running.
+  for (const surface of app.surfaceModules.values()) if (surface.configured) surface.connect?.();
   // The CLI on this machine sends its commands here instead of opening the database itself:
   // it must with PGlite (one process holds the data); with PostgreSQL it is only quicker.
   const stopControl =

@@ -35,6 +35,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1' })).toThrow(/SLACK_SIGNING_SECRET is missing/);
   });
 
+  it('takes an app-level token instead of the signing secret for Socket Mode, and refuses any other kind there', () => {
+    const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' });
+    expect(config.slack).toMatchObject({ appToken: 'xapp-1-A1-2-abc', signingSecret: undefined });
+    expect(() => loadConfig({ SLACK_APP_TOKEN: 'xoxb-1' })).toThrow(/SLACK_APP_TOKEN must be an app-level token/);
+  });
+
   it('needs both halves of the Slack OAuth credentials and a secret to encrypt tokens', () => {
     expect(() => loadConfig({ SLACK_CLIENT_ID: 'a', SLACK_SIGNING_SECRET: 's' })).toThrow(
       /both SLACK_CLIENT_ID and SLACK_CLIENT_SECRET/,

@@ -119,6 +119,12 @@ export interface ChatSurface {
    */
   mount?(web: Express, http: HttpKit): void;
   /**
+   * Opens the connections the surface keeps to its platform itself (Slack's Socket Mode), once the server has started
+   * and only in the serving process; returns at once (connecting is retried in the background), and the connections
+   * close when the server starts stopping. Called only when configured.
+   */
+  connect?(): void;
+  /**
    * Checks, once the server has started, what would otherwise fail only at the first request (stored credentials the
    * current secret cannot open, say) and logs what to do; never throws. Called by the serving process only.
    */

@@ -125,3 +125,28 @@ export function received(h: AgentHarness, body: string): Promise<InboxItem> {
     { timeout: 20_000, interval: 50 },
   );
 }
+
+/**
+ * Agents' inboxes read the way check_inbox does, keeping everything each agent took, so that a test can wait for a
+ * message and then count how often it came. `harness` is read at every call (a test may restart its server).
+ */
+export function takenInboxes(harness: () => AgentHarness) {
+  const taken = new Map<string, InboxItem[]>();
+  return {
+    /** Waits until `agent` took a message with this body; returns it. */
+    got: (agent: Agent, body: string) =>
+      vi.waitFor(
+        async () => {
+          const seen = taken.get(agent.id) ?? [];
+          seen.push(...(await inbox(harness(), agent)));
+          taken.set(agent.id, seen);
+          const found = seen.find((i) => i.message.body === body);
+          if (!found) throw new Error(`${agent.name} has not got "${body}" yet`);
+          return found;
+        },
+        { timeout: 20_000, interval: 50 },
+      ),
+    /** How many times `agent` took a message with this body so far. */
+    times: (agent: Agent, body: string) => (taken.get(agent.id) ?? []).filter((i) => i.message.body === body).length,
+  };
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentService } from '../agents/agent-service.ts';
 import { viaFrom } from '../channels/origin.ts';
+import { answerPlace } from '../channels/thread-of.ts';
 import { conflict, invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
 import type { Conversation } from '../messaging/message.ts';
@@ -82,7 +83,7 @@ export class ApprovalService {
     }
     let askerPersonId: string | null = agent.ownerId;
     let askerIdentityId: string | null = null;
-    const conversation = input.conversationId
+    let conversation = input.conversationId
       ? await this.store.messages.getConversation(ws.id, input.conversationId)
       : null;
     if (input.conversationId) {
@@ -96,6 +97,8 @@ export class ApprovalService {
       if (last) {
         askerPersonId = last.askerPersonId;
         askerIdentityId = last.askerIdentityId;
+        // Asked about a Slack or Teams message at the top of a bridged channel: shown in its thread, on every side.
+        conversation = await answerPlace(this.store, this.notifier, last, conversation);
       }
     }
     const now = this.clock.now();

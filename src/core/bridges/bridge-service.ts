@@ -10,6 +10,8 @@ import type { ExternalSurface } from '../surfaces/surface-ports.ts';
 import type { Workspace } from '../entities.ts';
 import type { BridgePort } from './bridge-port.ts';
 import type { Bridge } from './bridge.ts';
+import { addressFor, bridgeableChannel } from './mirror-out.ts';
+import type { Conversation } from '../messaging/message.ts';
 
 /** A bridge with the name of its web channel and of its surface ("Slack"), as lists show it. */
 export type BridgeListing = Bridge & { channelName: string; label: string };
@@ -182,6 +184,21 @@ export class BridgeService {
   /** The bridge of an outside channel; null when it is not bridged. No permission check: surfaces ask it of every message. */
   byExternal(surface: ExternalSurface, tenantId: string, externalChannelId: string): Promise<Bridge | null> {
     return this.store.bridges.byExternal(surface, tenantId, externalChannelId);
+  }
+
+  /**
+   * Where a web conversation is on `surface`'s side of its bridge (that platform's own address format): a bridged
+   * channel's outside channel, or for a thread under one the outside thread of its root (the channel itself when
+   * the root was never mirrored there); null for a conversation in no channel bridged with `surface`.
+   */
+  async placeOn(surface: ExternalSurface, conv: Conversation): Promise<Record<string, string> | null> {
+    const channelId = bridgeableChannel(conv);
+    const port = this.ports.get(surface);
+    const bridge =
+      channelId && port
+        ? (await this.store.bridges.forChannel(conv.workspaceId, channelId)).find((b) => b.surface === surface)
+        : undefined;
+    return bridge && port ? addressFor(this.store, port, bridge, conv) : null;
   }
 
   /** The workspace's bridges to the channels of one team or tenant of a surface (all of them go when the app is uninstalled there), oldest first. */

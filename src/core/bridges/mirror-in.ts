@@ -4,7 +4,7 @@
 // side is queued by MessagingService (mirror-out.ts). A step of the one inbound
 // pipeline (InboundService.mirrorBridged), before ordinary routing.
 import { resolveNames } from '../agents/naming.ts';
-import { threadOf } from '../channels/channel-service.ts';
+import { answerPlace, threadOf } from '../channels/thread-of.ts';
 import { announceChange } from '../channels/changes.ts';
 import { queueReactionMirrors } from './mirror-reactions.ts';
 import { queueMirrorChanges } from './mirror-out.ts';
@@ -23,10 +23,12 @@ import { followChatEdit } from '../intake/intake-service.ts';
 export interface PipelineSteps {
   target(): Promise<InboundTarget | null>;
   asker(target: InboundTarget): Promise<ChatAsker>;
-  /** The sentence for a guest when the workspace requires linking (the prompt sent once); null otherwise. */
-  linkingRefusal(target: InboundTarget): Promise<string | null>;
+  /** A request to agents from a guest: sends the link prompt the first time; the sentence to tell them when the workspace requires linking, else null. */
+  guestGate(target: InboundTarget): Promise<string | null>;
   /** Who gets a mention of the app that names nobody: the agents of `thread` (null outside one), else the channel's default; null when neither applies. */
   fallback(target: InboundTarget, thread: Conversation | null): Promise<WorkspaceAgent[] | null>;
+  /** The agents (not people) that took part in a conversation: those a reply there reaches without naming them. */
+  agentsIn(target: InboundTarget, conversation: Conversation): Promise<WorkspaceAgent[]>;
   /** Files a guest's request that reached an agent as intake, in the item of `threadOf` its message; never throws. */
   intake(target: InboundTarget, result: SendResult, threadOf: (m: Message) => Promise<Conversation>): Promise<void>;
 }
@@ -72,35 +74,45 @@ export class BridgeInbound {
     if (!conversation) return { kind: 'ignored' };
     const asker = await steps.asker(target);
     const { recipients, problems } = resolveNames(directory, msg.names, (n) => port.showName(n));
+    const inThread = conversation.id !== bridge.channelId;
     // A mention of the app that names nobody goes where it would in any channel: the thread's agents, else the channel's default.
     const unnamed = msg.addressed && !msg.names.length;
-    if (unnamed)
-      recipients.push(
-        ...((await steps.fallback(target, conversation.id === bridge.channelId ? null : conversation)) ?? []),
-      );
-    // A guest where linking is required is still mirrored for the people; agents do not get it.
-    const refusal = recipients.length ? await steps.linkingRefusal(target) : null;
+    if (unnamed) recipients.push(...((await steps.fallback(target, inThread ? conversation : null)) ?? []));
+    // A reply in a thread agents took part in reaches them without naming them, as a thread reply does on that side.
+    const followUp = inThread && !msg.addressed && !recipients.length;
+    if (followUp) recipients.push(...(await steps.agentsIn(target, conversation)));
+    // A guest where linking is required is still mirrored for the people; agents do not get it. A follow-up was not
+    // written to the app, so it is not answered with a refusal either.
+    const quiet = followUp && asker.asGuest && ws.requireLinking;
+    const refusal = recipients.length && !quiet ? await steps.guestGate(target) : null;
+    const withheld = quiet || Boolean(refusal);
     const result = await this.messaging.send({
       workspace: ws,
       sender: asker.sender,
       asGuest: asker.asGuest,
       askerIdentityId: asker.identity.id,
       conversation,
-      recipients: refusal ? [] : recipients,
+      recipients: withheld ? [] : recipients,
       body: msg.text,
       surface: port.surface,
       permalink: await port.permalink(msg.messageId),
       externalId: msg.messageId,
     });
+    // The agents a message at the top of the channel reached take part in its thread, as they would on its side:
+    // they answer there (MessagingService puts their answers in it) and the replies written under it reach them.
+    const reached = result.recipients.flatMap((r) => (r.status === 'delivered' && r.agent_id ? [r.agent_id] : []));
+    if (result.message && !inThread && reached.length) {
+      const thread = await threadOf(this.store, this.notifier, result.message, conversation);
+      await this.store.messages.addParticipants(thread.id, [result.message.senderId, ...reached]);
+    }
     // A request in the channel itself starts its own thread there, so later requests in it join the same item.
     if (asker.asGuest)
-      await steps.intake(target, result, async (m) =>
-        m.conversationId === bridge.channelId ? threadOf(this.store, this.notifier, m, conversation) : conversation,
-      );
+      await steps.intake(target, result, (m) => answerPlace(this.store, this.notifier, m, conversation));
     // Still mirrored for the people; the person is told how to name an agent.
     if (unnamed && !recipients.length) return { kind: 'name-an-agent', workspace: ws, directory };
+    // As on that side, a follow-up nobody wrote to the app is answered with nothing.
     const refusals = result.recipients
-      .filter((r) => r.status === 'refused')
+      .filter((r) => r.status === 'refused' && !followUp)
       .map((r) => `${port.showName(r.to)} did not get it: ${r.reason}`);
     return {
       kind: 'handled',

@@ -12,7 +12,7 @@ import { PermanentFailure } from '../errors.ts';
 import type { Conversation, Message } from '../messaging/message.ts';
 import type { Clock, JobHandler, Store } from '../ports.ts';
 import type { ExternalSurface } from '../surfaces/surface-ports.ts';
-import { WEB_CHAT, type Agent } from '../entities.ts';
+import { isChatApp, WEB_CHAT, type Agent } from '../entities.ts';
 import type { BridgePort } from './bridge-port.ts';
 import type { Bridge } from './bridge.ts';
 
@@ -26,7 +26,7 @@ const BridgeJob = z.object({
 });
 
 /** The web channel a conversation belongs to: itself, or the channel a thread hangs off; null for anything else. */
-const bridgeableChannel = (c: Conversation): string | null =>
+export const bridgeableChannel = (c: Conversation): string | null =>
   c.surface !== WEB_CHAT ? null : c.kind === 'channel' ? c.id : c.kind === 'thread' && c.parentId ? c.parentId : null;
 
 /** Whether a message in the conversation has bridges to be mirrored to or recorded against (read outside a transaction, from the read cache). */
@@ -61,19 +61,23 @@ export async function queueMirrors(tx: Store, m: Message, conv: Conversation): P
 
 /**
  * Who wrote a message as other sides show it: the chat user behind a guest's
- * message, else the sender; `via` is the label of the bridged surface it was
- * written on (`labelOf`), else the web chat's.
+ * message, else the sender. What a person wrote carries `via`, the label of the
+ * bridged surface it was written on (`labelOf`), else the web chat's; an agent's
+ * message, or Switchboard's own (a person agent's, written by no person: its
+ * surface is neither a chat app nor the web chat), carries none: it is posted
+ * as the agent, as anywhere else.
  */
 async function authorOf(
   store: Store,
   m: Message,
   sender: Agent,
   labelOf: (surface: string) => string | undefined,
-): Promise<{ displayName: string; avatarUrl: string | null; via: string }> {
+): Promise<{ displayName: string; avatarUrl: string | null; via?: string }> {
   const identity = writtenByGuest(m) ? await store.identities.get(m.askerIdentityId) : null;
   const via = labelOf(m.surface) ?? WEB_CHAT;
   if (identity) return { displayName: identity.displayName || 'Someone', avatarUrl: identity.avatarUrl, via };
-  return { displayName: sender.displayName, avatarUrl: sender.avatarUrl, via };
+  const byPerson = sender.kind === 'person' && (m.surface === WEB_CHAT || isChatApp(m.surface));
+  return { displayName: sender.displayName, avatarUrl: sender.avatarUrl, ...(byPerson ? { via } : {}) };
 }
 
 export interface MirrorDeps {
@@ -274,7 +278,7 @@ export function bridgeChangeHandler(deps: MirrorDeps): JobHandler {
 }
 
 /** The bridged channel's address, or its thread's when the message is a reply to a message the bridge mirrored. */
-async function addressFor(
+export async function addressFor(
   store: Store,
   port: BridgePort,
   bridge: Bridge,

@@ -2,7 +2,7 @@
 // changed or went after it was shown (on the conversation's topic, next to new
 // messages' ids), a channel or thread appeared in a workspace, and changes that
 // concern one person only.
-import { conversationTopic } from '../messaging/messaging-service.ts';
+import { conversationTopic } from '../messaging/message-reads.ts';
 import type { Notifier } from '../ports.ts';
 
 /** Payload prefix: the message (its text or its reactions) changed; the id follows. */

@@ -9,7 +9,6 @@ import type { Bridge } from '../bridges/bridge.ts';
 import { queueMirrorChanges } from '../bridges/mirror-out.ts';
 import { queuePostChange } from '../delivery/post-change.ts';
 import { invalidInput, notFound, notPermitted, SwitchboardError } from '../errors.ts';
-import { excerpt } from '../format/markdown.ts';
 import { parseMentions } from '../format/mentions.ts';
 import { followChatEdit } from '../intake/intake-service.ts';
 import type { RecipientResult } from '../messaging/messaging-service.ts';
@@ -25,7 +24,8 @@ import { announceChange, chatPersonTopic, chatWorkspaceTopic } from './changes.t
 import { type SurfaceLabelOf, type ViaOf, viaFrom } from './origin.ts';
 import type { Channel, InboxEntry, Reaction, ThreadSummary } from './channel-ports.ts';
 import { ChatReactions } from './reactions.ts';
-import { threadKey, threadRoot } from './threads.ts';
+import { threadOf } from './thread-of.ts';
+import { threadRoot } from './threads.ts';
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 /** How many pages of matches a search reads at most to find a full page the viewer may see. */
@@ -52,27 +52,6 @@ export interface Overview {
   conversations: Array<Conversation & { lastMessageAt: Date | null; unread: number }>;
   /** Unread deliveries to the viewer (mentions, DMs, replies). */
   inboxUnread: number;
-}
-
-/** The web thread under a message (created on first use, announced so open web chats follow it). */
-export async function threadOf(
-  store: Store,
-  notifier: Notifier,
-  root: Message,
-  parent: Conversation,
-): Promise<Conversation> {
-  const existing = await store.messages.findConversation(root.workspaceId, threadKey(root.id));
-  if (existing) return existing;
-  const conv = await store.messages.conversation({
-    workspaceId: root.workspaceId,
-    kind: 'thread',
-    key: threadKey(root.id),
-    title: excerpt(root.body, 60),
-    surface: WEB_CHAT,
-    parentId: parent.id,
-  });
-  await notifier.publish(chatWorkspaceTopic(root.workspaceId), `thread:${conv.id}`);
-  return conv;
 }
 
 /** Channels, DMs and threads of Switchboard's own chat, for a signed-in person. */

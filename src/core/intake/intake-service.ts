@@ -4,6 +4,7 @@
 // unlinked people's requests automatically.
 import type { AgentService } from '../agents/agent-service.ts';
 import { invalidInput, notFound } from '../errors.ts';
+import { answerPlace } from '../channels/thread-of.ts';
 import { excerpt } from '../format/markdown.ts';
 import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts';
 import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
@@ -225,13 +226,16 @@ export class IntakeService {
     const tells = status === 'done' || (current.status === 'done' && sources.length > 0);
     // Read before the transaction, as approvals do: on the embedded database a read outside an open transaction waits for it to end.
     const system = tells ? await this.orgs.systemAgent() : null;
+    const places = tells
+      ? await this.noticePlaces(ws, [...(await this.store.intake.sources([current.id])), ...sources])
+      : null;
     const { previous, told } = await this.store.transaction(async (tx) => {
       await tx.intake.addSources(sources.map((s) => ({ ...s, itemId: current.id })));
       await input.alsoInTx?.(tx);
       if (note) await tx.intake.addNote({ itemId: current.id, authorAgentId: input.by.id, body: note }, now);
       const previous = status ? (await tx.intake.setStatus(ws.id, current.id, status, now))! : current.status;
       if (!status) await tx.intake.touch(current.id, now);
-      const told = system ? await this.tellDone(tx, ws, current, system) : [];
+      const told = system && places ? await this.tellDone(tx, ws, current, system, places) : [];
       return { previous, told };
     });
     if (told.length) this.afterCommit();
@@ -417,7 +421,28 @@ export class IntakeService {
   }
 
   /**
-   * Tells each person who asked, once, in the conversation where they asked:
+   * Where the notice of each source not yet told goes, by message id (answerPlace): the web thread of a message written
+   * in Slack or Teams at the top of a bridged channel, so the asker reads it in their thread on their side. Found
+   * before the notices' transaction, since a thread created in it would be announced before it exists.
+   */
+  private async noticePlaces(
+    ws: Workspace,
+    sources: Array<Pick<IntakeSource, 'messageId' | 'conversationId'> & { notifiedAt?: Date | null }>,
+  ): Promise<Map<string, Conversation>> {
+    const places = new Map<string, Conversation>();
+    for (const s of sources) {
+      if (s.notifiedAt || places.has(s.messageId)) continue;
+      const [m, conv] = await Promise.all([
+        this.store.messages.get(ws.id, s.messageId),
+        this.store.messages.getConversation(ws.id, s.conversationId),
+      ]);
+      if (m && conv) places.set(m.id, await answerPlace(this.store, this.notifier, m, conv));
+    }
+    return places;
+  }
+
+  /**
+   * Tells each person who asked, once, in the conversation where they asked (`places` when noticePlaces found one):
    * a chat surface's thread through its post job, a web conversation directly.
    * A source is claimed before its notice is written, in the same transaction,
    * so a notice goes out exactly once; one person with several sources is told once.
@@ -427,6 +452,7 @@ export class IntakeService {
     ws: Workspace,
     item: IntakeItem,
     system: Agent,
+    places: Map<string, Conversation>,
   ): Promise<Array<{ message: Message; inboxes: string[] }>> {
     const told = new Set<string>();
     const out: Array<{ message: Message; inboxes: string[] }> = [];
@@ -439,7 +465,7 @@ export class IntakeService {
       // Agents are not told (they follow intake themselves); nor is anyone who opted out.
       if (!subjects.length || subjects.some((x) => told.has(x)) || (await tx.intake.optedOut(subjects))) continue;
       subjects.forEach((x) => told.add(x));
-      const conv = await tx.messages.getConversation(ws.id, s.conversationId);
+      const conv = places.get(s.messageId) ?? (await tx.messages.getConversation(ws.id, s.conversationId));
       if (!conv) continue;
       const name = s.authorIdentityId
         ? (await tx.identities.get(s.authorIdentityId))?.displayName

@@ -10,6 +10,7 @@ import type { ListeningService } from '../listening/listening-service.ts';
 import { receiversOf } from '../listening/hearing.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { hasBridges, queueMirrors } from '../bridges/mirror-out.ts';
+import { answerPlace } from '../channels/thread-of.ts';
 import { conversationTopic, inboxTopic, type MessageAudiences, MessageReads } from './message-reads.ts';
 import {
   DEFAULT_RATE_LIMIT,
@@ -256,6 +257,20 @@ export class MessagingService extends MessageReads {
       }
     }
 
+    // The parent decides the chain: what the agent answers, else what it received last.
+    if (!parent && sender.kind === 'agent') {
+      if (conversation) parent = await this.store.messages.latestReceived(sender.id, conversation.id);
+      parent ??= await this.store.messages.latestReceivedSince(
+        sender.id,
+        ws.id,
+        new Date(this.clock.now().getTime() - CHAIN_WINDOW_MS),
+      );
+    }
+    // An agent's answer to a message written in Slack or Teams at the top of a bridged channel goes in its thread, as
+    // it would on that side (the mirrors put it in that message's thread there).
+    if (conversation && parent && sender.kind === 'agent')
+      conversation = await answerPlace(this.store, this.notifier, parent, conversation);
+
     // Candidates: named ones, or everyone else in the conversation — but agents only in a
     // two-party DM, because agents answer other agents only when addressed.
     const entries: Array<{ to: string; w?: WorkspaceAgent; refusal?: { rule: RefusalRule; reason: string } }> = [];
@@ -307,15 +322,6 @@ export class MessagingService extends MessageReads {
       }
     }
 
-    // The parent decides the chain: what the agent answers, else what it received last.
-    if (!parent && sender.kind === 'agent') {
-      if (conversation) parent = await this.store.messages.latestReceived(sender.id, conversation.id);
-      parent ??= await this.store.messages.latestReceivedSince(
-        sender.id,
-        ws.id,
-        new Date(this.clock.now().getTime() - CHAIN_WINDOW_MS),
-      );
-    }
     const chain = chainPosition({
       sender,
       parent,

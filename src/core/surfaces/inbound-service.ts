@@ -24,6 +24,8 @@ import type {
 } from './inbound.ts';
 import type { BridgedChange, BridgedReaction, BridgeInbound } from '../bridges/mirror-in.ts';
 import { titleExcerpt } from './title.ts';
+import { askedFromChatApp } from '../channels/thread-of.ts';
+import { threadRoot } from '../channels/threads.ts';
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { AgentChoiceScope, ExternalIdentity } from './surface-ports.ts';
 
@@ -102,9 +104,12 @@ export class InboundService {
     return this.bridges.receive(port, msg, {
       target: () => this.target(port, msg.tenantId),
       asker: (t) => this.asker(port, msg.tenantId, msg.authorId, t.directory),
-      linkingRefusal: (t) => this.linkingRefusal(port, t, msg.tenantId, msg.authorId),
+      guestGate: async (t) =>
+        (await this.guestGate(port, t.workspace, await this.asker(port, msg.tenantId, msg.authorId, t.directory)))
+          ?.message ?? null,
       fallback: async (t, thread) =>
         this.fallback(port, msg, t.workspace, t.directory, await this.agentsIn(t.workspace, thread)),
+      agentsIn: (t, conversation) => this.agentsIn(t.workspace, conversation),
       intake: (t, result, threadOf) => this.intakeStep(t, result, threadOf),
     });
   }
@@ -184,11 +189,8 @@ export class InboundService {
     recipients: WorkspaceAgent[],
     asker: ChatAsker,
   ): Promise<{ result: SendResult; refusals: string[] }> {
-    const { workspace: ws } = target;
-    if (asker.asGuest) {
-      const prompted = await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
-      if (ws.requireLinking) throw this.linkingRequired(port, prompted, Boolean(asker.identity.personId));
-    }
+    const refused = await this.guestGate(port, target.workspace, asker);
+    if (refused) throw refused;
     const result = await this.record(port, msg, target, asker, recipients);
     if (asker.asGuest) await this.intakeStep(target, result);
     return { result, refusals: refusalsOf(port, result) };
@@ -207,6 +209,8 @@ export class InboundService {
     const { recipients, problems } = resolveNames(directory, msg.names, (n) => port.showName(n));
     const to = new Map(recipients.filter((w) => w.agent.id !== sender.id).map((w) => [w.agent.id, w]));
     for (const w of await this.othersInDm(workspace, conversation, sender, directory)) to.set(w.agent.id, w);
+    // A reply naming nobody in the thread of a Slack or Teams message reaches its agents, as it does from that side.
+    if (!msg.names.length) for (const w of await this.chatThreadAgents(workspace, conversation)) to.set(w.agent.id, w);
     const send = (list: WorkspaceAgent[]) =>
       this.messaging.send({
         workspace,
@@ -221,6 +225,17 @@ export class InboundService {
     if (!result.message && conversation.kind !== 'dm' && to.size)
       result = { ...(await send([])), recipients: result.recipients };
     return { result, notices: [...problems, ...refusalsOf(port, result)] };
+  }
+
+  /** The agents taking part in the web thread of a message written in Slack or Teams (a bridged channel's); none elsewhere. */
+  private async chatThreadAgents(ws: Workspace, c: Conversation): Promise<WorkspaceAgent[]> {
+    const rootId = threadRoot(c);
+    if (!rootId || !c.parentId) return [];
+    const [root, parent] = await Promise.all([
+      this.store.messages.get(ws.id, rootId),
+      this.store.messages.getConversation(ws.id, c.parentId),
+    ]);
+    return root && parent && askedFromChatApp(root, parent) ? this.agentsIn(ws, c) : [];
   }
 
   /** Everyone but the sender in a DM, or in the DM a thread hangs off; nobody elsewhere. */
@@ -330,6 +345,16 @@ export class InboundService {
       permalink,
       externalId: msg.messageId,
     });
+  }
+
+  /**
+   * What a request to an agent from a guest meets first: the link prompt, sent the first time they talk; and where the
+   * workspace requires linking, the refusal to tell them instead (null otherwise, or for a linked person).
+   */
+  private async guestGate(port: SurfacePort, ws: Workspace, asker: ChatAsker): Promise<SwitchboardError | null> {
+    if (!asker.asGuest) return null;
+    const prompted = await this.promptOnce(port, asker.identity, ws.requireLinking ? 'required' : 'first');
+    return ws.requireLinking ? this.linkingRequired(port, prompted, Boolean(asker.identity.personId)) : null;
   }
 
   /** When the workspace requires linking and this chat user is a guest: the sentence to answer instead (after sending the prompt once). */

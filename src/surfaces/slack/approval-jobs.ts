@@ -70,10 +70,14 @@ async function load(
   return { a, agent, outcome: a.status === 'pending' ? null : await approvals.outcome(a) };
 }
 
-/** The thread it was asked in when that is a Slack conversation; else the DM of every approver linked to a Slack user of a team connected here. */
+/**
+ * The thread it was asked in when that is a Slack conversation, or a web one bridged with a Slack channel (its place
+ * there); else the DM of every approver linked to a Slack user of a team connected here.
+ */
 async function targets(rt: SlackRuntime, a: Approval, shown: ApprovalView[]): Promise<Target[]> {
   const conversation = await rt.core.approvals.conversationOf(a);
-  const thread = conversation?.surface === 'slack' ? threadFromRef(conversation.externalRef) : null;
+  const bridged = conversation && (await rt.core.bridges.placeOn('slack', conversation));
+  const thread = threadFromRef(bridged ?? (conversation?.surface === 'slack' ? conversation.externalRef : null));
   if (thread) return shown.some((v) => !v.ref.user) ? [] : [thread];
   const approvers = await rt.core.approvals.approversOf(a);
   const identities = (await Promise.all(approvers.map((p) => rt.identities.listForPerson(p))))

@@ -6,6 +6,8 @@ import type { SlackSettings } from './settings.ts';
 export const slackSurface = defineSurface<Partial<SlackSettings>, SlackState>({
   name: 'slack',
   wanted: (config, override) =>
-    Boolean(override || config.slack.signingSecret || config.slack.botToken || config.slack.clientId),
+    Boolean(
+      override || config.slack.signingSecret || config.slack.appToken || config.slack.botToken || config.slack.clientId,
+    ),
   load: async () => (await import('./index.ts')).createSlackSurface,
 });

@@ -1,9 +1,11 @@
 // Durable Slack intake. Bolt's ExpressReceiver checks the signature and parses
 // the body; instead of running the listeners while Slack waits, the request is
 // stored (an inbound_events row and its `inbound.slack` outbox entry, in one
-// transaction) and only then answered 200. The job replays the stored body
-// through Bolt, so a crash after the 200 loses nothing and a redelivery (Slack's
-// retry, a replayed signed request) is stored once and handled once.
+// transaction) and only then answered 200. Socket Mode (socket-mode.ts) stores
+// through the same acceptSlackRequest before it acknowledges an envelope. The
+// job replays the stored body through Bolt, so a crash after the 200 loses
+// nothing and a redelivery (Slack's retry, a replayed signed request, an
+// envelope sent again) is stored once and handled once.
 import { createHash } from 'node:crypto';
 import { ErrorCode, ExpressReceiver, type App as BoltApp, type ExpressReceiverOptions } from '@slack/bolt';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -19,17 +21,20 @@ import { SLACK_INBOUND } from './topics.ts';
 /** Slack refuses requests signed more than five minutes ago; one signed that far ahead is refused as well. */
 const MAX_SKEW_S = 5 * 60;
 
-/** How a request is told apart from a redelivery of itself, and what kind of request it is. */
-export function slackKey(body: Record<string, unknown>, timestamp: string): { key: string; kind: string } {
+/**
+ * How a request is told apart from a redelivery of itself, and what kind of request it is. An event is known by its
+ * event_id; a command or an interaction by its body and, over HTTP, its signature timestamp (`timestamp`); over
+ * Socket Mode (no timestamp) by its body alone, which carries a trigger_id of its own.
+ */
+export function slackKey(body: Record<string, unknown>, timestamp?: string): { key: string; kind: string } {
   if (body.type === 'event_callback' && typeof body.event_id === 'string')
     return { key: `event:${body.event_id}`, kind: 'event' };
-  // Commands and interactions carry no id: the same signed request (timestamp and body) is the same request.
   const kind =
     typeof body.command === 'string' ? 'command' : typeof body.type === 'string' ? String(body.type) : 'request';
   const digest = createHash('sha256')
-    .update(`${timestamp}:${JSON.stringify(body)}`)
+    .update(timestamp === undefined ? JSON.stringify(body) : `${timestamp}:${JSON.stringify(body)}`)
     .digest('hex');
-  return { key: `signed:${digest}`, kind };
+  return { key: timestamp === undefined ? `socket:${digest}` : `signed:${digest}`, kind };
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
@@ -108,42 +113,64 @@ export class DurableReceiver extends ExpressReceiver {
   }
 
   private async store(req: Request, res: Response): Promise<void> {
-    // Signed, but never handleable: refused now (Slack does not retry a 400) rather than stored and retried for minutes.
-    const refusal = slackRequestRefusal(req.body);
-    if (refusal) {
-      this.rt.logger.warn({ refusal }, 'refused a signed Slack request that cannot be handled');
-      res.status(400).type('text').send(refusal);
-      return;
-    }
-    const body = req.body as Record<string, unknown>;
-    const { token: _verificationToken, ...kept } = body;
-    const { key, kind } = slackKey(kept, String(req.headers['x-slack-request-timestamp'] ?? ''));
     const retryNum = Number(req.headers['x-slack-retry-num']);
     const retryReason = req.headers['x-slack-retry-reason'];
-    const payload = {
-      body: kept,
-      ...(Number.isInteger(retryNum) ? { retryNum } : {}),
-      ...(typeof retryReason === 'string' ? { retryReason } : {}),
-    };
     try {
-      const stored = await this.rt.core.inboundEvents.accept(
-        { surface: 'slack', key, kind, payload },
-        { topic: SLACK_INBOUND, orderingKey: slackOrderingKey(kept) },
-      );
-      if (stored) this.rt.core.kick();
-      else this.rt.logger.debug({ kind, retryNum: payload.retryNum }, 'acknowledged a Slack request already received');
-      res.status(200).send('');
-    } catch (err) {
-      // Refused for what it holds (text the store cannot keep in its key): a retry is refused again, so 400 (not retried).
-      if (isSwitchboardError(err) && err.code === 'INVALID_INPUT') {
-        this.rt.logger.warn({ err: loggable(err), kind }, 'refused a signed Slack request that cannot be stored');
-        if (!res.headersSent) res.status(400).type('text').send(err.message);
-        return;
-      }
+      const outcome = await acceptSlackRequest(this.rt, req.body, {
+        timestamp: String(req.headers['x-slack-request-timestamp'] ?? ''),
+        ...(Number.isInteger(retryNum) ? { retryNum } : {}),
+        ...(typeof retryReason === 'string' ? { retryReason } : {}),
+      });
+      // Refused for what it holds: Slack does not retry a 400, and a retry would be refused again.
+      if (outcome.refused) res.status(400).type('text').send(outcome.refused);
+      else res.status(200).send('');
+    } catch {
       // Not stored, so not acknowledged: Slack retries events; a person sees their command or click fail and can repeat it.
-      this.rt.logger.error({ err: loggable(err), kind }, 'could not store a Slack request; answered 503');
       if (!res.headersSent) res.status(503).set('retry-after', '5').send('');
     }
+  }
+}
+
+/**
+ * Stores a Slack request, whichever way it came (signed HTTP or Socket Mode), with its `inbound.slack` job: one row
+ * per request, a redelivery recognised (slackKey) and stored once. Refuses one that can never be handled (its shape,
+ * or text the store cannot keep) without storing it, and says why in `refused`. Throws when it could not be stored
+ * now: the caller then leaves it unacknowledged, so Slack sends it again.
+ */
+export async function acceptSlackRequest(
+  rt: SlackRuntime,
+  rawBody: unknown,
+  via: { timestamp?: string; retryNum?: number; retryReason?: string },
+): Promise<{ refused: string | null }> {
+  // Never handleable: refused now rather than stored and retried for minutes.
+  const refused = slackRequestRefusal(rawBody);
+  if (refused) {
+    rt.logger.warn({ refusal: refused }, 'refused a Slack request that cannot be handled');
+    return { refused };
+  }
+  const { token: _verificationToken, ...body } = rawBody as Record<string, unknown>;
+  const { key, kind } = slackKey(body, via.timestamp);
+  const payload = {
+    body,
+    ...(via.retryNum !== undefined ? { retryNum: via.retryNum } : {}),
+    ...(via.retryReason !== undefined ? { retryReason: via.retryReason } : {}),
+  };
+  try {
+    const stored = await rt.core.inboundEvents.accept(
+      { surface: 'slack', key, kind, payload },
+      { topic: SLACK_INBOUND, orderingKey: slackOrderingKey(body) },
+    );
+    if (stored) rt.core.kick();
+    else rt.logger.debug({ kind, retryNum: via.retryNum }, 'acknowledged a Slack request already received');
+    return { refused: null };
+  } catch (err) {
+    // Text the store cannot keep in its key: refused, as it would be again.
+    if (isSwitchboardError(err) && err.code === 'INVALID_INPUT') {
+      rt.logger.warn({ err: loggable(err), kind }, 'refused a Slack request that cannot be stored');
+      return { refused: err.message };
+    }
+    rt.logger.error({ err: loggable(err), kind }, 'could not store a Slack request; it is not acknowledged');
+    throw err;
   }
 }
 
@@ -181,7 +208,7 @@ export function slackInboundHandler(rt: SlackRuntime, bolt: () => BoltApp | null
     const app = bolt();
     if (!app)
       throw new PermanentFailure(
-        'Slack is not configured here (SLACK_SIGNING_SECRET), so a stored Slack request cannot be handled.',
+        'Slack is not configured here (SLACK_SIGNING_SECRET or SLACK_APP_TOKEN), so a stored Slack request cannot be handled.',
       );
     // Read with the claim when the queue could (the embedded one); otherwise here.
     const event = job.inbound ?? (await rt.core.inboundEvents.get(String(payload.inboundId ?? '')));

@@ -2,8 +2,10 @@ import type { Config } from '../../config.ts';
 
 /** What the Slack adapter needs from the configuration, parsed once at the composition root. */
 export interface SlackSettings {
-  /** Slack's signing secret; without it no Slack route is mounted. */
+  /** Slack's signing secret; checks the requests Slack sends over HTTP (not needed in Socket Mode). */
   signingSecret?: string;
+  /** Socket Mode's app-level token (SLACK_APP_TOKEN): set, requests arrive over outgoing WebSockets, not HTTP. */
+  appToken?: string;
   /** The single-workspace bot token (SLACK_BOT_TOKEN), used by installs connected without a token of their own. */
   envBotToken?: string;
   /** OAuth client credentials; both set enables `/slack/install` and `/slack/oauth_redirect`. */
@@ -53,6 +55,7 @@ export const BOT_SCOPES = [
 export function slackSettings(config: Config, overrides: Partial<SlackSettings> = {}): SlackSettings {
   return {
     signingSecret: config.slack.signingSecret,
+    appToken: config.slack.appToken,
     envBotToken: config.slack.botToken,
     clientId: config.slack.clientId,
     clientSecret: config.slack.clientSecret,

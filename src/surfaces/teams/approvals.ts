@@ -66,11 +66,12 @@ async function renderCard(
   });
 }
 
-/** Where an approval shows in Teams: its reply chain, else the approvers' personal chats. */
+/** Where an approval shows in Teams: its reply chain (a bridged web conversation's, too), else the approvers' personal chats. */
 async function placesFor(rt: TeamsRuntime, a: Approval): Promise<TeamsAddress[]> {
   const conversation = await rt.core.approvals.conversationOf(a);
-  if (conversation?.surface === TEAMS.surface) {
-    const address = addressFromRef(conversation.externalRef);
+  const bridged = conversation && (await rt.core.bridges.placeOn(TEAMS.surface, conversation));
+  if (conversation?.surface === TEAMS.surface || bridged) {
+    const address = addressFromRef(bridged ?? conversation?.externalRef ?? null);
     return address ? [address] : [];
   }
   const approvers = await rt.core.approvals.approversOf(a);

@@ -12,6 +12,8 @@ export const SLACK_DEFAULTS = {
   botId: 'B0SWBOT01',
   botName: 'switchboard',
   botToken: 'xoxb-1000000001-2000000002-standinbottoken',
+  /** The app-level token Socket Mode connects with. */
+  appToken: 'xapp-1-A0SWBOARD-3000000004-standinapptoken',
   clientId: '1000000001.3000000003',
   clientSecret: 'standin-client-secret',
   signingSecret: 'standin-signing-secret',

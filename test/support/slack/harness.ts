@@ -60,6 +60,8 @@ export interface HarnessOptions {
   allMounts?: boolean;
   /** Queue options over the harness's quick ones (e.g. fewer attempts before a job fails for good). */
   queue?: AppOptions['queue'];
+  /** Receive over Socket Mode (SLACK_APP_TOKEN, no signing secret) instead of signed HTTP requests. */
+  socketMode?: boolean;
 }
 
 /** Starts a server on `database`; with `seed`, creates org acme, workspace eng, alice/reviewer and connects the stand-in's team. */
@@ -67,7 +69,13 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const server = await startServerForTest({
     name: 'slack',
     database: o.database,
-    env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url, ...o.env },
+    env: {
+      ...(o.socketMode
+        ? { SLACK_APP_TOKEN: o.standin.appToken }
+        : { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret }),
+      SLACK_API_URL: o.standin.url,
+      ...o.env,
+    },
     redisUrl: o.redisUrl,
     queueName: o.queueName,
     logLines: o.logLines,

@@ -20,8 +20,11 @@ const MAX_PROMPTS = 4;
 const missing = (field: string): SlackResult =>
   fail('invalid_arguments', { response_metadata: { messages: [`[ERROR] missing required field: ${field}`] } });
 
-/** assistant:* methods need the assistant:write scope, and work only in the app's DMs (assistant threads). */
-function assistantThread({ args, identity, state }: MethodContext): { key: string } | SlackResult {
+/**
+ * assistant:* methods need the assistant:write scope, and work only in the app's DMs (assistant threads). Suggested
+ * prompts may leave out the thread: they are then set on the DM itself (`onDm`), as an agent_view app sets them.
+ */
+function assistantThread({ args, identity, state }: MethodContext, onDm = false): { key: string } | SlackResult {
   const scopes = identity!.scope.split(',');
   if (!scopes.includes('assistant:write'))
     return fail('missing_scope', { needed: 'assistant:write', provided: identity!.scope });
@@ -30,8 +33,8 @@ function assistantThread({ args, identity, state }: MethodContext): { key: strin
   if (!CHANNEL_ID.test(channel)) return fail('channel_not_found');
   if (!channel.startsWith('D')) return fail('not_allowed');
   const threadTs = str(args.thread_ts);
-  if (!threadTs) return missing('thread_ts');
-  const key = `${channel}:${threadTs}`;
+  if (!threadTs && !onDm) return missing('thread_ts');
+  const key = threadTs ? `${channel}:${threadTs}` : channel;
   if (!state.assistantThreads.has(key)) state.assistantThreads.set(key, { statuses: [] });
   return { key };
 }
@@ -77,7 +80,7 @@ export const LIVE_METHODS: Record<string, MethodHandler> = {
   },
 
   'assistant.threads.setSuggestedPrompts': (ctx) => {
-    const thread = assistantThread(ctx);
+    const thread = assistantThread(ctx, true);
     if (isFailure(thread)) return thread;
     const prompts = ctx.args.prompts;
     if (!Array.isArray(prompts) || prompts.length === 0) return missing('prompts');

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import { heldAnswer, type HeldAnswer } from '../held-answer.ts';
 import { SLACK_DEFAULTS } from './defaults.ts';
+import { APP_TOKEN_METHODS, attachSocketMode, type SocketModeStandin } from './socket-mode-standin.ts';
 import { METHODS, TOKENLESS_METHODS, type Args, type MethodHandler, type SlackResult } from './web-api-methods.ts';
 import { LIVE_METHODS } from './web-api-live-methods.ts';
 import {
@@ -23,6 +24,7 @@ import {
 } from './web-api-state.ts';
 
 export type { MethodHandler, SlackResult } from './web-api-methods.ts';
+export type { SocketModeStandin } from './socket-mode-standin.ts';
 export type { OAuthGrant, SlackChannelSeed, SlackUserSeed, StoredMessage, TokenIdentity } from './web-api-state.ts';
 
 export interface SlackStandinOptions {
@@ -41,6 +43,10 @@ export interface SlackStandinOptions {
   /** OAuth client credentials oauth.v2.access checks. */
   clientId?: string;
   clientSecret?: string;
+  /** The app-level token apps.connections.open takes (default SLACK_DEFAULTS.appToken). */
+  appToken?: string;
+  /** How long a Socket Mode envelope waits for its acknowledgement before it is sent again. */
+  socketAckTimeoutMs?: number;
 }
 
 /** How the next call to a method fails. */
@@ -82,6 +88,10 @@ export interface SlackStandin {
   /** http://127.0.0.1:PORT */
   origin: string;
   botToken: string;
+  /** The app-level token (xapp-…) for Socket Mode. */
+  appToken: string;
+  /** Slack's side of Socket Mode: the connections apps.connections.open leads to. */
+  socketMode: SocketModeStandin;
   /** The workspace, app and bot the default token speaks for. */
   identity: TokenIdentity;
   /** Every Web API call in arrival order, failed ones included. */
@@ -109,8 +119,11 @@ export interface SlackStandin {
   message(channel: string, ts: string): StoredMessage | undefined;
   /** The Home tab last published for a person. */
   homeView(userId: string): Record<string, unknown> | undefined;
-  /** What the app set on an assistant thread (status, title, prompts); undefined when it set nothing there. */
-  assistantThread(channel: string, threadTs: string): AssistantThreadState | undefined;
+  /**
+   * What the app set on an assistant thread (status, title, prompts), or without `threadTs` on the DM itself (prompts,
+   * as agent_view apps set them); undefined when it set nothing there.
+   */
+  assistantThread(channel: string, threadTs?: string): AssistantThreadState | undefined;
   /** A single-use OAuth code, as if someone approved the install; oauth.v2.access exchanges it for a new bot token. */
   issueOAuthCode(grant?: Partial<OAuthGrant>): string;
   /** Make a token stop working, as when the app is uninstalled. */
@@ -185,6 +198,7 @@ function credentials(req: IncomingMessage, args: Args) {
 export async function startSlackStandin(options: SlackStandinOptions = {}): Promise<SlackStandin> {
   const identity = homeIdentity(options);
   const botToken = options.botToken ?? SLACK_DEFAULTS.botToken;
+  const appToken = options.appToken ?? SLACK_DEFAULTS.appToken;
   const state = new SlackState(identity, {
     clientId: options.clientId ?? SLACK_DEFAULTS.clientId,
     clientSecret: options.clientSecret ?? SLACK_DEFAULTS.clientSecret,
@@ -224,8 +238,15 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
 
     if (!decoded) return reply(200, { ok: false, error: 'invalid_json' });
     let tokenIdentity: TokenIdentity | undefined;
-    if (!TOKENLESS_METHODS.has(method)) {
+    if (APP_TOKEN_METHODS.has(method)) {
+      // An app-level token, and only that: a bot token is the wrong kind.
       if (!token) return reply(200, { ok: false, error: 'not_authed' });
+      if (token !== appToken)
+        return reply(200, { ok: false, error: state.tokens.has(token) ? 'not_allowed_token_type' : 'invalid_auth' });
+      tokenIdentity = identity;
+    } else if (!TOKENLESS_METHODS.has(method)) {
+      if (!token) return reply(200, { ok: false, error: 'not_authed' });
+      if (token === appToken) return reply(200, { ok: false, error: 'not_allowed_token_type' });
       const known = state.tokens.get(token);
       if (!known) return reply(200, { ok: false, error: 'invalid_auth' });
       if (known.revoked) return reply(200, { ok: false, error: known.revoked });
@@ -299,11 +320,18 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
   });
   const { port } = server.address() as AddressInfo;
   origin = `http://127.0.0.1:${port}`;
+  const socketMode = attachSocketMode(server, () => origin, {
+    appId: identity.appId,
+    ackTimeoutMs: options.socketAckTimeoutMs,
+  });
+  handlers.set('apps.connections.open', () => socketMode.connectionsOpen());
 
   return {
     url: `${origin}/api/`,
     origin,
     botToken,
+    appToken,
+    socketMode: socketMode.standin,
     identity,
     calls,
     callsTo: (method) => calls.filter((c) => c.method === method),
@@ -327,7 +355,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     messages: (channel) => [...(state.messages.get(channel)?.values() ?? [])],
     message: (channel, ts) => state.message(channel, ts),
     homeView: (userId) => state.homeViews.get(userId),
-    assistantThread: (channel, threadTs) => state.assistantThreads.get(`${channel}:${threadTs}`),
+    assistantThread: (channel, threadTs) => state.assistantThreads.get(threadTs ? `${channel}:${threadTs}` : channel),
     issueOAuthCode: (grant = {}) =>
       state.issueCode({
         teamId: grant.teamId ?? identity.teamId,
@@ -347,6 +375,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     responseUrlPosts,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        socketMode.close();
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),

@@ -131,7 +131,7 @@ describe('a web channel bridged with a Slack channel', () => {
     expect(replyCall.args.thread_ts).toBe(slackRoot.ts);
   });
 
-  it('delivers an agent named on Slack once, in the web channel, and posts its answer to Slack', async () => {
+  it("delivers an agent named on Slack once, in the web channel, and posts its answer in the asker's Slack thread", async () => {
     const text = `<@${BOT}> @reviewer can you check the deploy?`;
     const ts = `${Math.floor(Date.now() / 1000)}.424242`;
     // Slack sends a mention as both a message event and an app_mention event.
@@ -157,8 +157,10 @@ describe('a web channel bridged with a Slack channel', () => {
       body: 'The deploy looks fine.',
     });
     const [answer] = await postedToSlack('The deploy looks fine.');
+    // As the agent itself (people's mirrors say where they wrote; agents' do not).
     expect(answer.args).toMatchObject({
-      username: 'Reviewer (via web)',
+      thread_ts: ts,
+      username: 'Reviewer',
       icon_url: 'https://example.test/reviewer.png',
     });
   });

@@ -1,14 +1,15 @@
 // An agent at work in Slack: "is thinking…" and a streamed answer in the app's
 // assistant threads (assistant.threads.setStatus, chat.startStream/append/stop),
-// post-then-update in channel threads or where streaming is refused, and a
-// title with suggested prompts when a person opens an assistant thread.
+// post-then-update in channel threads or where streaming is refused, and
+// suggested prompts where a person starts talking to the app: a new assistant
+// thread (assistant_view, titled too) or the opened DM (agent_view).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { eventCallback, messageIm, nextEventTs } from '../../support/slack/payloads.ts';
+import { appHomeOpened, eventCallback, messageIm, nextEventTs } from '../../support/slack/payloads.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
 import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 
@@ -217,7 +218,7 @@ describe('agents at work in Slack', () => {
     expect(await app.store.messages.get(h.workspace.id, started.streamId)).toBeNull();
   });
 
-  it('titles a new assistant thread after the workspace and suggests prompts that reach its agents', async () => {
+  it('titles a new assistant thread after the workspace and suggests prompts that reach its agents (assistant_view)', async () => {
     const threadTs = nextEventTs();
     const res = await h.post(
       eventCallback({
@@ -237,5 +238,19 @@ describe('agents at work in Slack', () => {
       title: 'Switchboard · Eng',
       prompts: [{ title: 'Ask Reviewer', message: '@reviewer what can you help me with?' }],
     });
+  });
+
+  it('suggests the same prompts on the DM itself, with no thread, when a person opens it (agent_view)', async () => {
+    const res = await h.post(eventCallback(appHomeOpened({ user: USER, channel: DM, tab: 'messages' })));
+    expect(res.status).toBe(200);
+    await vi.waitFor(() => expect(standin.assistantThread(DM)?.prompts).toBeDefined());
+    expect(standin.assistantThread(DM)).toMatchObject({
+      promptsTitle: 'Ask an agent',
+      prompts: [{ title: 'Ask Reviewer', message: '@reviewer what can you help me with?' }],
+    });
+    // Slack drops a call naming a thread in agent_view; the DM has no title to set.
+    const calls = standin.callsTo('assistant.threads.setSuggestedPrompts').filter((c) => c.args.channel_id === DM);
+    expect(calls.filter((c) => !('thread_ts' in c.args))).toHaveLength(1);
+    expect(standin.callsTo('assistant.threads.setTitle').filter((c) => !c.args.thread_ts)).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 // manifests/slack.yaml is what people paste into Slack: it must subscribe to
 // the events the adapter handles, ask for the scopes the OAuth install asks
 // for, and point every URL at the routes this server mounts.
+// manifests/slack-socket-mode.yaml is the same app for Socket Mode: no URL.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { BOT_SCOPES } from '../../../src/surfaces/slack/settings.ts';
 
 const manifest = readFileSync(new URL('../../../manifests/slack.yaml', import.meta.url), 'utf8');
@@ -34,7 +36,6 @@ describe('the Slack app manifest', () => {
       'app_home_opened',
       'app_mention',
       'app_uninstalled',
-      'assistant_thread_started',
       'channel_archive',
       'channel_deleted',
       'group_archive',
@@ -52,9 +53,12 @@ describe('the Slack app manifest', () => {
     ]);
   });
 
-  it("turns on the app's DM as an AI app with the messages tab, and asks for assistant:write to set its statuses, title and prompts", () => {
-    expect(lines.some((l) => l.trim() === 'assistant_view:')).toBe(true);
-    expect(value('assistant_description')[0]).toMatch(/agents/);
+  it("turns on the app's DM as Slack's agent messaging experience (agent_view, which new apps must use) with the messages tab, and asks for assistant:write to set its statuses and prompts", () => {
+    expect(lines.some((l) => l.trim() === 'agent_view:')).toBe(true);
+    expect(lines.some((l) => l.trim() === 'assistant_view:')).toBe(false);
+    expect(value('agent_description')[0]).toMatch(/agents/);
+    // Slack's limit for the description.
+    expect(value('agent_description')[0].length).toBeLessThanOrEqual(300);
     expect(value('messages_tab_enabled')).toEqual(['true']);
     expect(value('messages_tab_read_only_enabled')).toEqual(['false']);
     expect(listUnder('bot')).toContain('assistant:write');
@@ -103,5 +107,28 @@ describe('the Slack app manifest', () => {
     expect(value('home_tab_enabled')).toEqual(['true']);
     expect(value('messages_tab_enabled')).toEqual(['true']);
     expect(value('socket_mode_enabled')).toEqual(['false']);
+  });
+});
+
+describe('the Slack app manifest for Socket Mode', () => {
+  type Manifest = Record<string, Record<string, unknown>>;
+  const http = parse(manifest) as Manifest;
+  const socket = parse(
+    readFileSync(new URL('../../../manifests/slack-socket-mode.yaml', import.meta.url), 'utf8'),
+  ) as Manifest;
+
+  it('turns Socket Mode on and names no URL: no request URL, no command URL, no OAuth redirect', () => {
+    expect(socket.settings.socket_mode_enabled).toBe(true);
+    expect(JSON.stringify(socket)).not.toMatch(/https?:|request_url|"url"|redirect_urls/);
+  });
+
+  it('is otherwise the same app as the HTTP manifest: the same events, scopes, command, tabs and agent view', () => {
+    const withoutUrls = (m: Manifest) =>
+      JSON.parse(
+        JSON.stringify(m, (key, v) =>
+          ['request_url', 'url', 'redirect_urls', 'socket_mode_enabled'].includes(key) ? undefined : v,
+        ),
+      );
+    expect(withoutUrls(socket)).toEqual(withoutUrls(http));
   });
 });

@@ -138,7 +138,7 @@ describe('a web channel bridged with a Teams channel', () => {
     expect(replyCall.conversationId).toBe(`${CHANNEL};messageid=${teamsRoot.id}`);
   });
 
-  it('delivers an agent named on Teams once, in the web channel, and posts its answer to Teams', async () => {
+  it("delivers an agent named on Teams once, in the web channel, and posts its answer in the asker's reply chain", async () => {
     const asked = channelMessage(standin, { text: '@reviewer can you check the deploy?', from: BOB });
     expect((await h.post(asked)).status).toBe(200);
     // Teams sends an activity again when it missed our answer; it is handled once.
@@ -156,7 +156,7 @@ describe('a web channel bridged with a Teams channel', () => {
       (await chat.history(alice, general)).messages.filter((m) => m.body.includes('can you check the deploy')),
     ).toHaveLength(1);
     // Mentioning the bot and naming the agent the Teams way works too.
-    await fromTeams('ask reviewer to look at PR 7', { mention: true });
+    const pr7 = await fromTeams('ask reviewer to look at PR 7', { mention: true });
     await vi.waitFor(async () =>
       expect((await inbox(h)).map((i) => i.message.body)).toContain('ask reviewer to look at PR 7'),
     );
@@ -167,8 +167,9 @@ describe('a web channel bridged with a Teams channel', () => {
       body: 'The deploy looks fine.',
     });
     const [answer] = await postedToTeams('The deploy looks fine.');
-    expect(answer.conversationId).toBe(CHANNEL);
-    expect(answer.activity?.text).toBe('**Reviewer** (via web)\n\nThe deploy looks fine.');
+    // As the agent itself, in the reply chain of the message it answers (the last one it got in the channel).
+    expect(answer.conversationId).toBe(`${CHANNEL};messageid=${pr7.id}`);
+    expect(answer.activity?.text).toBe('**Reviewer** (alice/reviewer)\n\nThe deploy looks fine.');
   });
 
   it('mirrors a mention of the bot that names no agent, and tells the person how to name one', async () => {
