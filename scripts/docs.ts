@@ -306,11 +306,13 @@ const SETTING_SECTIONS: Array<{ title: string; names: string[] }> = [
   { title: 'Approvals', names: ['APPROVAL_REMINDER_MINUTES'] },
   { title: 'Slack', names: [] },
   { title: 'Microsoft Teams', names: [] },
+  { title: 'Email', names: [] },
 ];
 
 function sectionOf(name: string): string {
   if (name.startsWith('SLACK_')) return 'Slack';
   if (name.startsWith('MICROSOFT_') || name.startsWith('TEAMS_')) return 'Microsoft Teams';
+  if (name.startsWith('EMAIL_')) return 'Email';
   const found = SETTING_SECTIONS.find((s) => s.names.includes(name));
   if (!found)
     throw new Error(`${name} (src/config.ts) is in no section of scripts/docs.ts: add it to SETTING_SECTIONS`);

@@ -6,6 +6,7 @@ import type { JournalTiming } from './infra/db/inbound-journal.ts';
 import type { Database } from './infra/db/client.ts';
 import type { PgNotifier } from './infra/db/pg-notifier.ts';
 import type { Metrics } from './infra/metrics/metrics.ts';
+import type { EmailSettings } from './surfaces/email/settings.ts';
 import type { SlackSettings } from './surfaces/slack/settings.ts';
 import type { TeamsSettings } from './surfaces/teams/settings.ts';
 import type { WebSettings } from './surfaces/web/settings.ts';
@@ -37,6 +38,7 @@ import type { SurfaceName } from './core/entities.ts';
 export interface SurfaceOverrides {
   slack?: Partial<SlackSettings>;
   teams?: Partial<TeamsSettings>;
+  email?: Partial<EmailSettings>;
   web?: Partial<WebSettings>;
   [surface: string]: unknown;
 }

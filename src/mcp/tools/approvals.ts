@@ -4,7 +4,7 @@ import type { Approval } from '../../core/approvals/approval.ts';
 import { notFound } from '../../core/errors.ts';
 import type { ToolContext } from '../context.ts';
 import { askOwnerHere } from './approval-elicitation.ts';
-import { conversationId } from './messaging-schemas.ts';
+import { conversationId, surface } from './messaging-schemas.ts';
 import { ok, runTool } from './run.ts';
 
 const MAX_TITLE_CHARS = 200;
@@ -70,7 +70,7 @@ const getApprovalOutput = {
     .string()
     .nullable()
     .describe('Handle of the person who decided; null while pending, or when it expired or was cancelled'),
-  via: z.enum(['mcp', 'web', 'slack', 'teams']).nullable().describe('Where the decision was made'),
+  via: surface.nullable().describe('Where the decision was made: mcp, web, or a chat app (slack, teams)'),
   decided_at: z.string().nullable().describe('When it was settled (ISO 8601, UTC)'),
   reason: z.string().nullable().describe('The reason the person gave, if any'),
   expires_at: z.string().nullable(),
