@@ -16,8 +16,8 @@ import { readMail, type ReadMail } from './parse.ts';
 import { RecipientBook } from './recipients.ts';
 import type { EmailRuntime } from './runtime.ts';
 import type { StoredMailPayload } from './stored-mail.ts';
+import { isSentByUs } from './thread-id.ts';
 import { verifySender, type SenderCheck } from './verify.ts';
-import { isSentByUs } from './outbound.ts';
 
 /** Longest complete text kept with a mail's record, in characters. */
 const MAX_FULL_CHARS = 100_000;
