@@ -3,9 +3,13 @@
 // /email/inbound), is stored before it is acknowledged and handed to the core
 // by the `inbound.email` job; agents' answers are mailed back through
 // EMAIL_SMTP_URL by the `email.post` job, threaded with the mail they answer.
+// Verified senders link their address (linking.ts); a thread's audience is
+// everyone on its mails (audience.ts).
 import type { ChatSurface, SurfaceFactory } from '../contract.ts';
 import { drainFlag, runtimeOf } from '../shared/module.ts';
+import { emailAudience } from './audience.ts';
 import { loggable } from './errors.ts';
+import { EMAIL_LINK_WORDING, linkDoneHandler } from './linking.ts';
 import { emailLive } from './live.ts';
 import type { EmailState } from './mail-repo.ts';
 import { emailOutbound } from './outbound.ts';
@@ -13,13 +17,13 @@ import { emailInboundHandler, emailWebhook, INBOUND_PATH } from './receiver.ts';
 import { createEmailRuntime, type EmailRuntime } from './runtime.ts';
 import type { EmailSettings } from './settings.ts';
 import { startSmtpListener, type SmtpListener } from './smtp-listener.ts';
-import { EMAIL, EMAIL_INBOUND } from './topics.ts';
+import { EMAIL, EMAIL_INBOUND, EMAIL_LINK_DONE } from './topics.ts';
 
 export { connectEmailWorkspace, disconnectEmailWorkspace } from './connect.ts';
 export type { EmailRuntime } from './runtime.ts';
 export type { EmailSettings } from './settings.ts';
 export type { SmtpListener } from './smtp-listener.ts';
-export { EMAIL, EMAIL_INBOUND, EMAIL_POST, EMAIL_POST_CHANGE } from './topics.ts';
+export { EMAIL, EMAIL_INBOUND, EMAIL_LINK_DONE, EMAIL_POST, EMAIL_POST_CHANGE } from './topics.ts';
 
 /** The email surface of a running App: the contract's parts, its runtime, and its SMTP listener once started. */
 export interface EmailSurface extends ChatSurface {
@@ -53,7 +57,12 @@ export const createEmailSurface: SurfaceFactory<Partial<EmailSettings>, EmailSta
     // Approvals are not shown by mail: their other views (the web chat, Slack, Teams, the agent's client) carry them.
     showsApprovals: false,
     outbound: { ...emailOutbound(rt), ...emailLive(rt) },
-    jobs: { [EMAIL_INBOUND]: emailInboundHandler(rt) },
+    audience: emailAudience(rt),
+    linkWording: EMAIL_LINK_WORDING,
+    jobs: {
+      [EMAIL_INBOUND]: emailInboundHandler(rt),
+      [EMAIL_LINK_DONE]: linkDoneHandler(rt),
+    },
     listener: () => listening,
     mount(web) {
       const { inboundSecret, smtpPort } = rt.settings;

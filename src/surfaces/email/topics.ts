@@ -1,6 +1,7 @@
 // Email's surface name and the topics of its jobs, each written once, apart
 // from the mail libraries: tests and tools import them without loading them.
 import { postChangeTopic } from '../../core/delivery/post-change.ts';
+import { linkDoneTopic } from '../../core/linking/link-service.ts';
 
 /** Email's surface name and its name in sentences, as every port it registers with the core carries them. */
 export const EMAIL = { surface: 'email', label: 'Email' } as const;
@@ -11,3 +12,5 @@ export const EMAIL_INBOUND = `inbound.${EMAIL.surface}`;
 export const EMAIL_POST = `${EMAIL.surface}.post`;
 /** The job that follows a web edit or delete of a post (a mail sent cannot change: it only logs). */
 export const EMAIL_POST_CHANGE = postChangeTopic(EMAIL.surface);
+/** Mails "Linked as @alice" to the address just linked. */
+export const EMAIL_LINK_DONE = linkDoneTopic(EMAIL.surface);
