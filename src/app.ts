@@ -269,7 +269,7 @@ export function surfaceCoreOf(app: App): SurfaceCore {
 export function registerSurface(app: App, surface: ChatSurface): void {
   app.surfaceModules.set(surface.name, surface);
   // The web chat keeps its posts (and approval cards) in Switchboard: only a surface that posts out shows them by jobs.
-  if (surface.configured && surface.outbound && surface.showsApprovals !== false) app.surfaces.add(surface.name);
+  if (surface.configured && surface.outbound) app.surfaces.add(surface.name);
   if (surface.outbound) registerSurfaceDelivery(app, surface.outbound);
   if (surface.bridge) app.bridges.register(surface.bridge);
   if (surface.listenChannels) app.listening.registerChannels(surface.listenChannels);

@@ -99,11 +99,6 @@ export interface ChatSurface {
   readonly configured: boolean;
   /** Logged once, when the surface is not configured, to say how to turn it on. */
   readonly howToTurnOn: string;
-  /**
-   * False for a surface that shows no approval cards of its own (no `<name>.approval.*` jobs are queued for it, and
-   * approvals do not say they are shown there); absent means it shows them when configured and posting out.
-   */
-  readonly showsApprovals?: boolean;
   /** Posting agents' messages, live status and streams to the platform; absent for a surface that keeps its posts in Switchboard (the web chat). */
   readonly outbound?: SurfaceOutbound;
   /** Who reads its conversations. */

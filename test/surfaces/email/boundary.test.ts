@@ -13,6 +13,7 @@ const ALLOWED = [
   'surfaces/shared/',
   'config.ts',
   'http/html.ts',
+  'http/layout.ts',
   'http/input.ts',
   'http/message-html.ts',
 ];
