@@ -7,7 +7,8 @@ import { isSwitchboardError } from '../core/errors.ts';
 import { STATUS, type Mount } from '../http/http.ts';
 import { bearerAgent, type AuthedLocals } from './auth.ts';
 import { openToolContext, type ToolContext } from './context.ts';
-import { answerWithFetch } from './node-fetch.ts';
+import { ModernRequests } from './http-modern.ts';
+import { answerWithFetch, isLegacy } from './node-fetch.ts';
 import { buildMcpServer } from './server.ts';
 import { DEFAULT_SESSION_OPTIONS, SessionRegistry, type Session, type SessionOptions } from './sessions.ts';
 
@@ -32,19 +33,24 @@ const opensSession = (body: unknown) =>
 const roundKey = (app: App) => createHmac('sha256', app.secret).update('switchboard mcp request state').digest();
 
 /**
- * `/mcp/:workspace` (id or slug): MCP over Streamable HTTP with stateful
- * sessions. Every request carries the agent's bearer token; an `initialize`
- * opens a session with a server built for that agent in that workspace.
+ * `/mcp/:workspace` (id or slug): MCP over Streamable HTTP, for clients of both protocol families at once. Every
+ * request carries the agent's bearer token. A client before 2026-07-28 opens a stateful session with `initialize`,
+ * served by a server built for that agent in that workspace; a 2026-07-28 client's requests each stand alone
+ * (http-modern.ts), told apart by the protocol version every one of them carries.
  */
 export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
   return (web, app) => {
     const registry = new SessionRegistry({ ...DEFAULT_SESSION_OPTIONS, ...options }, app.logger);
+    const modern = new ModernRequests(app);
     const key = roundKey(app);
     app.mcpSessions = registry;
     // Streams and waiting `subscribe` calls end as soon as the server starts stopping, so it
     // need not wait for them; closing the app waits for that work to finish.
-    app.onDrain.push(() => registry.closeAll());
-    app.onClose.push(() => registry.closeAll());
+    const closeAll = async () => {
+      await Promise.all([registry.closeAll(), modern.closeAll()]);
+    };
+    app.onDrain.push(closeAll);
+    app.onClose.push(closeAll);
 
     /** Who is calling into which workspace, or null once the refusal (403, 404) is written. */
     async function contextFor(req: Request, res: Response, auth: AuthedLocals): Promise<ToolContext | null> {
@@ -140,9 +146,18 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
       if (!transport.sessionId || !registry.get(transport.sessionId)) await server.close();
     }
 
+    async function answerModern(req: Request, res: Response, auth: AuthedLocals) {
+      const ctx = await contextFor(req, res, auth);
+      if (!ctx) return;
+      ctx.era = 'modern';
+      ctx.stillAuthorized = async () => (await app.agents.authenticate(auth.token))?.id === ctx.agent.id;
+      await modern.serve(req, res, ctx);
+    }
+
     web.all('/mcp/:workspace', bearerAgent(app), express.json({ limit: MAX_BODY }), async (req, res, next) => {
       try {
         const auth = res.locals.auth as AuthedLocals;
+        if (!(await isLegacy(req))) return await answerModern(req, res, auth);
         const sessionId = req.header('mcp-session-id');
         if (sessionId) {
           const session = registry.get(sessionId);

@@ -17,14 +17,17 @@ import { ok, recordAudit, runTool } from './run.ts';
 /** The tools that show an agent at work: set_status, and a message streamed with start_message, append_message, finish_message. */
 export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
   const { core, agent, workspace: ws } = ctx;
-  // A session that ends (the agent stopped or failed) takes its statuses with it.
-  const previous = server.server.onclose;
-  server.server.onclose = () => {
-    previous?.();
-    void core.live
-      .forgetAgent(agent.id)
-      .catch((err: unknown) => core.logger.warn({ err }, 'could not clear the statuses of a closed session'));
-  };
+  // A session that ends (the agent stopped or failed) takes its statuses with it. A 2026-07-28 client has no
+  // session (its server lasts one request): its statuses clear when it answers, or after two minutes.
+  if (ctx.era !== 'modern') {
+    const previous = server.server.onclose;
+    server.server.onclose = () => {
+      previous?.();
+      void core.live
+        .forgetAgent(agent.id)
+        .catch((err: unknown) => core.logger.warn({ err }, 'could not clear the statuses of a closed session'));
+    };
+  }
 
   server.registerTool(
     'set_status',
