@@ -5,12 +5,15 @@ import {
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
+  type McpServer,
   PROTOCOL_VERSION_META_KEY,
+  type Transport,
 } from '@modelcontextprotocol/server';
-import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { serveStdio, type StdioServerHandle, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { App } from '../app.ts';
 import type { Config } from '../config.ts';
 import { isSwitchboardError } from '../core/errors.ts';
+import type { ToolContext } from './context.ts';
 
 /** A Switchboard server already running on this data directory; the CLI finds it (lock file, control socket). */
 export interface LocalServer {
@@ -102,11 +105,11 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
     const token = o.token;
     ctx.stillAuthorized = async () => (await app.agents.authenticate(token))?.id === agent.id;
     ctx.checkEachCall = true;
-    // One server for the connection; a 2026-07-28 client also gets inbox updates on its subscriptions/listen stream.
-    const served = serveStdio(({ era }) => buildMcpServer({ ...ctx, era, pushInbox: era === 'modern' }), {
-      transport: new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream),
-      onerror: (err) => app.logger.debug({ err }, 'MCP on stdio: a message was refused or failed'),
-    });
+    const served = serveConnection(
+      ctx,
+      new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream),
+      buildMcpServer,
+    );
     app.logger.info({ agentId: agent.id, workspaceId: ctx.workspace.id }, 'MCP on stdio ready');
     await untilClosed(stdin);
     await served.close();
@@ -120,6 +123,21 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
   } finally {
     await app.close();
   }
+}
+
+/**
+ * Serves one lasting connection (stdio) for the caller: the first message tells which protocol family it speaks,
+ * and one server is built for it; a 2026-07-28 client also gets inbox updates on its subscriptions/listen stream.
+ */
+export function serveConnection(
+  ctx: ToolContext,
+  transport: Transport,
+  build: (ctx: ToolContext) => Promise<McpServer>,
+): StdioServerHandle {
+  return serveStdio(({ era }) => build({ ...ctx, era, pushInbox: era === 'modern' }), {
+    transport,
+    onerror: (err) => ctx.core.logger.debug({ err }, 'MCP on a connection: a message was refused or failed'),
+  });
 }
 
 /**

@@ -4,13 +4,18 @@
 import { Client as ModernClient, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport as LegacyInMemory } from '@modelcontextprotocol/sdk/inMemory.js';
+import { type CallToolResult, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport as ServerInMemory } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '../../src/core/actor.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import { openDatabase, type Database } from '../../src/infra/db/client.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
+import { openToolContext } from '../../src/mcp/context.ts';
 import { INBOX_URI } from '../../src/mcp/resources.ts';
+import { buildMcpServer } from '../../src/mcp/server.ts';
+import { serveConnection } from '../../src/mcp/stdio.ts';
 import type { Server } from '../../src/server.ts';
 import { freshPostgresDatabase, pgliteDb } from '../support/db.ts';
 import { serviceUrl } from '../support/services.ts';
@@ -369,5 +374,56 @@ describe('streamed messages without a session', () => {
     expect(stored.message.body).toBe(`Report: ${long}end.`.trim());
     expect(new Set(m.hits), 'the calls reached both servers').toEqual(new Set([0, 1]));
     await Promise.all([m.client.close(), other.client.close()]);
+  });
+});
+
+describe('a lasting connection (stdio) of either family', () => {
+  it('serves a 2026-07-28 client with push on its listen stream, and a 1.x client with resources/subscribe', async () => {
+    const app = servers[1].app;
+    const ctx = await openToolContext(app, w.reviewer.agent, w.ws.slug);
+    const [serverSide, clientSide] = ServerInMemory.createLinkedPair();
+    const served = serveConnection(ctx, serverSide, buildMcpServer);
+    const client = new ModernClient(
+      { name: 'stdio-like', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: MODERN } } },
+    );
+    await client.connect(clientSide);
+    expect(client.getProtocolEra()).toBe('modern');
+    const updated = new Promise<string>((resolve) =>
+      client.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri)),
+    );
+    await client.listen({ resourceSubscriptions: [INBOX_URI] });
+    const r = await client.callTool({ name: 'list_agents', arguments: {} });
+    expect(r.structuredContent).toMatchObject({ you: w.reviewer.name });
+    // Sent through the other server: the wake-up crosses through the database.
+    await servers[0].app.messaging.send({
+      workspace: w.ws,
+      sender: w.builder.agent,
+      to: ['reviewer'],
+      body: 'over stdio',
+      surface: 'mcp',
+    });
+    expect(await updated).toBe(INBOX_URI);
+    await client.close();
+    await served.close();
+
+    const [legacySide, legacyClientSide] = LegacyInMemory.createLinkedPair();
+    const servedLegacy = serveConnection(ctx, legacySide as never, buildMcpServer);
+    const old = new LegacyClient({ name: 'stdio-like-1x', version: '1.0.0' });
+    await old.connect(legacyClientSide);
+    const oldUpdated = new Promise<string>((resolve) =>
+      old.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
+    );
+    await old.subscribeResource({ uri: INBOX_URI });
+    await servers[0].app.messaging.send({
+      workspace: w.ws,
+      sender: w.builder.agent,
+      to: ['reviewer'],
+      body: 'over stdio, 1.x',
+      surface: 'mcp',
+    });
+    expect(await oldUpdated).toBe(INBOX_URI);
+    await old.close();
+    await servedLegacy.close();
   });
 });
