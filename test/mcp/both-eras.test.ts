@@ -336,6 +336,31 @@ describe('approvals asked of the owner in a 2026-07-28 call', () => {
     await plain.client.close();
   });
 
+  it('reports a decision made elsewhere while the owner was asked, instead of the owner’s late answer', async () => {
+    const m = await modern(w.builder.token, { elicit: true });
+    m.client.setRequestHandler('elicitation/create', async () => {
+      // Someone decides on the web while the form is open in the client.
+      const [pending] = (await servers[1].app.store.approvals.listPending(w.ws.id)).filter(
+        (a) => a.title === 'Drop the table',
+      );
+      const alice = (await servers[1].app.store.people.get(w.alice))!;
+      await servers[1].app.approvals.decide({
+        approvalId: pending.id,
+        workspaceId: w.ws.id,
+        decision: 'rejected',
+        decider: { personId: alice.id, role: 'owner' },
+        via: 'web',
+      });
+      return { action: 'accept', content: { decision: 'approve' } };
+    });
+    const r = await m.call('request_approval', { title: 'Drop the table', ask_owner_here: true });
+    expect(r.structuredContent).toMatchObject({ status: 'rejected', asked_here: true });
+    expect((r.content[0] as { text: string }).text).toMatch(
+      /^It was settled elsewhere while your owner was asked here: Rejected by/,
+    );
+    await m.client.close();
+  });
+
   it('refuses a round whose carried state was tampered with', async () => {
     const m = await modern(w.builder.token, { elicit: true });
     const raw = await m.client
