@@ -10,14 +10,14 @@ import { InMemoryTransport as ServerInMemory } from '@modelcontextprotocol/serve
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM } from '../../src/core/actor.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
-import { openDatabase, type Database } from '../../src/infra/db/client.ts';
+import type { Database } from '../../src/infra/db/client.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
 import { openToolContext } from '../../src/mcp/context.ts';
 import { INBOX_URI } from '../../src/mcp/resources.ts';
 import { buildMcpServer } from '../../src/mcp/server.ts';
 import { serveConnection } from '../../src/mcp/stdio.ts';
 import type { Server } from '../../src/server.ts';
-import { freshPostgresDatabase, pgliteDb } from '../support/db.ts';
+import { pgliteDb, twoPoolsOnOneDatabase } from '../support/db.ts';
 import { serviceUrl } from '../support/services.ts';
 import { startServerForTest } from '../support/server.ts';
 import { docsWorld } from '../support/mcp/documents-world.ts';
@@ -25,25 +25,12 @@ import { makeWorld, type World } from '../support/world.ts';
 
 const MODERN = '2026-07-28';
 
-/** Two databases handles on one database: two PostgreSQL pools (as two processes), or one PGlite without PostgreSQL. */
+/** One database for two servers: two PostgreSQL pools (as two processes), or one PGlite without PostgreSQL. */
 async function sharedDatabase(): Promise<{ databases: [Database, Database]; close(): Promise<void> }> {
   const url = serviceUrl('postgres');
-  if (!url) {
-    const d = await pgliteDb.open();
-    return { databases: [d, d], close: () => d.close() };
-  }
-  const fresh = await freshPostgresDatabase(url);
-  const one = await openDatabase({ databaseUrl: fresh.url, max: 4 });
-  await one.migrate();
-  const two = await openDatabase({ databaseUrl: fresh.url, max: 4 });
-  return {
-    databases: [one, two],
-    close: async () => {
-      await one.close();
-      await two.close();
-      await fresh.drop();
-    },
-  };
+  if (url) return twoPoolsOnOneDatabase(url);
+  const d = await pgliteDb.open();
+  return { databases: [d, d], close: () => d.close() };
 }
 
 let env: Awaited<ReturnType<typeof sharedDatabase>>;

@@ -122,6 +122,13 @@ async function ownerAsDecider({ core, agent, workspace }: ToolContext): Promise<
   return { personId: agent.ownerId, role: await core.orgs.roleIn(agent.ownerId, workspace) };
 }
 
+/** Someone decided elsewhere while the owner was asked here: that decision is what the agent hears. */
+const settledElsewhere = async ({ core }: ToolContext, now: Approval): Promise<AskedHere> => ({
+  asked: true,
+  approval: now,
+  note: `It was settled elsewhere while your owner was asked here: ${await core.approvals.outcome(now)}.`,
+});
+
 /**
  * Settles the approval with the owner's answer through ApprovalService.decide, like a click (via `mcp`), so the
  * first decision anywhere wins; an answer that is not a decision leaves it pending, and one that comes after a
@@ -130,12 +137,7 @@ async function ownerAsDecider({ core, agent, workspace }: ToolContext): Promise<
 export async function answeredHere(ctx: ToolContext, a: Approval, answer: InputResponseView): Promise<AskedHere> {
   const { core, workspace: ws } = ctx;
   const now = await core.approvals.get(ws.id, a.id);
-  if (now.status !== 'pending')
-    return {
-      asked: true,
-      approval: now,
-      note: `It was settled elsewhere while your owner was asked here: ${await core.approvals.outcome(now)}.`,
-    };
+  if (now.status !== 'pending') return settledElsewhere(ctx, now);
   const decision = answer.kind === 'elicit' && answer.action === 'accept' ? answer.content?.decision : undefined;
   if (decision !== 'approve' && decision !== 'reject') {
     const why = answer.kind === 'elicit' ? answer.action : 'no answer';
@@ -196,12 +198,7 @@ export async function askOwnerHere(ctx: ToolContext, server: Server, a: Approval
     return await answeredHere(ctx, a, { kind: 'elicit', action: answer.action, content: answer.content });
   } catch (e) {
     const now = await core.approvals.get(ws.id, a.id);
-    if (now.status !== 'pending')
-      return {
-        asked: true,
-        approval: now,
-        note: `It was settled elsewhere while your owner was asked here: ${await core.approvals.outcome(now)}.`,
-      };
+    if (now.status !== 'pending') return settledElsewhere(ctx, now);
     core.logger.debug({ err: e, approvalId: a.id }, 'elicitation for an approval ended without an answer');
     return { asked: true, approval: now, note: `Your owner did not answer here (${(e as Error).message}); ${STAYS}.` };
   } finally {
