@@ -37,6 +37,8 @@ export interface ToolContext {
    * them with subscriptions/listen (answered by the SDK) rather than resources/subscribe.
    */
   pushInbox?: boolean;
+  /** Aborted when the server starts stopping: a waiting call answers then with what it has (nothing yet, usually). */
+  stopping?: AbortSignal;
   /** Key of the signature on what a call carries between its rounds: the same in every process (from the app's secret). */
   roundKey?: Uint8Array;
   /** Signs and checks what a call carries between its rounds; set by buildMcpServer. */

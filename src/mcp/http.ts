@@ -32,6 +32,9 @@ const opensSession = (body: unknown) =>
  */
 const roundKey = (app: App) => createHmac('sha256', app.secret).update('switchboard mcp request state').digest();
 
+/** How long a stopping server lets the MCP calls it is answering finish before it closes their sessions. */
+const DRAIN_GRACE_MS = 10_000;
+
 /**
  * `/mcp/:workspace` (id or slug): MCP over Streamable HTTP, for clients of both protocol families at once. Every
  * request carries the agent's bearer token. A client before 2026-07-28 opens a stateful session with `initialize`,
@@ -44,10 +47,13 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
     const modern = new ModernRequests(app);
     const key = roundKey(app);
     app.mcpSessions = registry;
-    // Streams and waiting `subscribe` calls end as soon as the server starts stopping, so it
-    // need not wait for them; closing the app waits for that work to finish.
+    // When the server starts stopping, waiting `subscribe` calls answer at once (what they found, or nothing yet) and
+    // the calls being answered finish (within DRAIN_GRACE_MS) before the sessions close; closing the app waits for
+    // that work to finish.
+    const stopping = new AbortController();
     const closeAll = async () => {
-      await Promise.all([registry.closeAll(), modern.closeAll()]);
+      stopping.abort();
+      await Promise.all([registry.closeAll(DRAIN_GRACE_MS), modern.closeAll()]);
     };
     app.onDrain.push(closeAll);
     app.onClose.push(closeAll);
@@ -57,6 +63,7 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
       try {
         const ctx = await openToolContext(app, auth.agent, String(req.params.workspace));
         ctx.roundKey = key;
+        ctx.stopping = stopping.signal;
         return ctx;
       } catch (e) {
         if (isSwitchboardError(e)) {

@@ -133,11 +133,20 @@ export class SessionRegistry {
     return idle.length + revoked.length;
   }
 
-  /** Closes every session (ending their streams and waits); later calls wait for the same work. */
-  closeAll(): Promise<void> {
+  /**
+   * Closes every session; later calls wait for the same work. Their notification streams end first, then the calls
+   * being answered get up to `graceMs` to answer (waits were told to end by the caller), so that no client is left
+   * without the answer to a call it made (a `send_message` it would otherwise send again).
+   */
+  closeAll(graceMs = 0): Promise<void> {
     clearInterval(this.timer);
-    return (this.closing ??= Promise.all([...this.sessions.keys()].map((id) => this.close(id, 'shutting down'))).then(
-      () => {},
-    ));
+    return (this.closing ??= (async () => {
+      const all = [...this.sessions.values()];
+      for (const s of all) s.transport.closeStandaloneSSEStream();
+      const deadline = this.now() + graceMs;
+      while (all.some((s) => s.inFlight > 0) && this.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await Promise.all(all.map((s) => this.close(s.id, 'shutting down')));
+    })());
   }
 }

@@ -17,7 +17,7 @@ function fake(id: string, over: Partial<Session> = {}) {
         closed.value = true;
       },
     },
-    transport: {},
+    transport: { closeStandaloneSSEStream: () => {} },
     stillAuthorized: async () => true,
     ...over,
   } as unknown as Session;
@@ -87,9 +87,34 @@ describe('MCP session registry', () => {
     r.add(open.session);
     await r.closeAll();
     expect(open.closed.value).toBe(true);
+    expect(r.size).toBe(0);
     const late = fake('late');
     r.add(late.session);
     expect(late.closed.value).toBe(true);
     expect(r.size).toBe(0);
+  });
+
+  it('on shutdown, lets a call being answered finish before closing its session, within the grace given', async () => {
+    const { r } = registry();
+    const answering = fake('answering');
+    r.add(answering.session);
+    let finish = () => {};
+    r.track(answering.session, (done) => {
+      finish = done;
+    });
+    const closing = r.closeAll(60_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(answering.closed.value).toBe(false);
+    finish();
+    await closing;
+    expect(answering.closed.value).toBe(true);
+  });
+
+  it('closes a session whose call outlasts the grace', async () => {
+    const { r } = registry();
+    const stuck = fake('stuck', { inFlight: 1 });
+    r.add(stuck.session);
+    await r.closeAll(0);
+    expect(stuck.closed.value).toBe(true);
   });
 });

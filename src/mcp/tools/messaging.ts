@@ -130,7 +130,8 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     runTool(ctx, 'subscribe', async (args, extra) => {
-      const watch = await watchRevocation(ctx, extra.mcpReq.signal);
+      const cancelled = ctx.stopping ? AbortSignal.any([extra.mcpReq.signal, ctx.stopping]) : extra.mcpReq.signal;
+      const watch = await watchRevocation(ctx, cancelled);
       let got;
       try {
         if (watch.revoked()) throw tokenRotated();
