@@ -3,17 +3,21 @@
 // /email/inbound), is stored before it is acknowledged and handed to the core
 // by the `inbound.email` job; agents' answers are mailed back through
 // EMAIL_SMTP_URL by the `email.post` job, threaded with the mail they answer.
+// Shared addresses are channels listening agents hear (shared-addresses.ts),
+// and done notices carry a link that stops them (notices.ts).
 import type { ChatSurface, SurfaceFactory } from '../contract.ts';
 import { drainFlag, runtimeOf } from '../shared/module.ts';
 import { loggable } from './errors.ts';
 import { emailLive } from './live.ts';
 import type { EmailState } from './mail-repo.ts';
+import { mountNotices } from './notices.ts';
 import { emailOutbound } from './outbound.ts';
 import { emailInboundHandler, emailWebhook, INBOUND_PATH } from './receiver.ts';
 import { createEmailRuntime, type EmailRuntime } from './runtime.ts';
 import type { EmailSettings } from './settings.ts';
+import { emailListenChannels } from './shared-addresses.ts';
 import { startSmtpListener, type SmtpListener } from './smtp-listener.ts';
-import { EMAIL, EMAIL_INBOUND } from './topics.ts';
+import { EMAIL, EMAIL_INBOUND, EMAIL_UPKEEP_MAILS } from './topics.ts';
 
 export { connectEmailWorkspace, disconnectEmailWorkspace } from './connect.ts';
 export type { EmailRuntime } from './runtime.ts';
@@ -28,6 +32,8 @@ export interface EmailSurface extends ChatSurface {
   /** The SMTP listener, once the serving process started it; null when EMAIL_SMTP_PORT is unset or not mounted. */
   listener(): Promise<SmtpListener | null>;
 }
+
+const HOUR_MS = 3_600_000;
 
 const HOW_TO_TURN_ON =
   'Email is off: set EMAIL_DOMAIN, EMAIL_SMTP_URL, and EMAIL_SMTP_PORT or EMAIL_INBOUND_SECRET (or both) to turn it on';
@@ -53,11 +59,21 @@ export const createEmailSurface: SurfaceFactory<Partial<EmailSettings>, EmailSta
     // Approvals are not shown by mail: their other views (the web chat, Slack, Teams, the agent's client) carry them.
     showsApprovals: false,
     outbound: { ...emailOutbound(rt), ...emailLive(rt) },
+    listenChannels: emailListenChannels(rt),
     jobs: { [EMAIL_INBOUND]: emailInboundHandler(rt) },
+    upkeep: {
+      // A mail is recorded before the core stores its message (handlers.ts); one left alone by a process that stopped
+      // in between, once its job can no longer be tried again, is deleted.
+      [EMAIL_UPKEEP_MAILS]: {
+        what: 'purged received mails that became no message',
+        run: () => rt.mails.purgeUnattached(new Date(core.clock.now().getTime() - core.config.jobMaxAgeMs - HOUR_MS)),
+      },
+    },
     listener: () => listening,
-    mount(web) {
+    mount(web, http) {
       const { inboundSecret, smtpPort } = rt.settings;
       if (inboundSecret) web.post(INBOUND_PATH, ...emailWebhook(rt, inboundSecret, draining));
+      mountNotices(web, rt, http);
       if (smtpPort === undefined) return;
       listening = startSmtpListener(rt, smtpPort, draining).then(
         (listener) => {

@@ -11,3 +11,5 @@ export const EMAIL_INBOUND = `inbound.${EMAIL.surface}`;
 export const EMAIL_POST = `${EMAIL.surface}.post`;
 /** The job that follows a web edit or delete of a post (a mail sent cannot change: it only logs). */
 export const EMAIL_POST_CHANGE = postChangeTopic(EMAIL.surface);
+/** The hourly purge of received mails recorded without becoming a message (a process stopped in between). */
+export const EMAIL_UPKEEP_MAILS = `upkeep.${EMAIL.surface}.mails`;

@@ -14,6 +14,7 @@ const ALLOWED = [
   'config.ts',
   'http/html.ts',
   'http/input.ts',
+  'http/layout.ts',
   'http/message-html.ts',
 ];
 
