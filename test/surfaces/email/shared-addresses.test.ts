@@ -66,6 +66,19 @@ const mailed = (text: string) =>
     { timeout: 20_000, interval: 50 },
   );
 
+/** Waits for the intake item filed on its own from this message. */
+const filedFrom = (messageId: string) =>
+  vi.waitFor(
+    async () => {
+      const found = (await h.server.app.intake.list(h.workspace, { limit: 20 })).find((i) =>
+        i.sources.some((s) => s.messageId === messageId),
+      );
+      if (!found) throw new Error('not filed yet');
+      return found;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+
 const refusal = (to: string) =>
   h.send({ from: 'carol@example.com', to, subject: 'x', text: 'y' }).then(
     () => null,
@@ -182,16 +195,7 @@ describe('a shared address', () => {
       text: 'Could you add a dark mode?',
     });
     const asked = await heardBy(h.reviewer, 'Could you add a dark mode?');
-    const item = await vi.waitFor(
-      async () => {
-        const found = (await h.server.app.intake.list(h.workspace, { limit: 20 })).find((i) =>
-          i.sources.some((s) => s.messageId === asked.message.id),
-        );
-        if (!found) throw new Error('not filed yet');
-        return found;
-      },
-      { timeout: 20_000, interval: 50 },
-    );
+    const item = await filedFrom(asked.message.id);
     expect((await h.server.app.intake.update(h.reviewer, h.workspace, { id: item.id, status: 'done' })).told).toBe(0);
 
     // Back on from the page, and off again the way a mail program unsubscribes in one click (RFC 8058).
@@ -232,16 +236,7 @@ describe("a person's request to an agent's address", () => {
       messageId: '<login-1@example.com>',
     });
     const asked = await heardBy(h.reviewer, 'The login page is broken');
-    const item = await vi.waitFor(
-      async () => {
-        const found = (await h.server.app.intake.list(h.workspace, { limit: 20 })).find((i) =>
-          i.sources.some((s) => s.messageId === asked.message.id),
-        );
-        if (!found) throw new Error('not filed yet');
-        return found;
-      },
-      { timeout: 20_000, interval: 50 },
-    );
+    const item = await filedFrom(asked.message.id);
     expect(item).toMatchObject({ kind: 'bug', filedBy: null, status: 'new' });
     expect(item.sources[0]).toMatchObject({ surface: 'email' });
     expect((await h.server.app.intake.update(h.reviewer, h.workspace, { id: item.id, status: 'done' })).told).toBe(1);
