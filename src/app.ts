@@ -23,6 +23,7 @@ import { DEFAULT_RATE_LIMIT } from './core/messaging/rules.ts';
 import { OrgService } from './core/organizations/org-service.ts';
 import { InboundService } from './core/surfaces/inbound-service.ts';
 import { ChannelService } from './core/channels/channel-service.ts';
+import { LinkPreviewService } from './core/previews/preview-service.ts';
 import { DocumentAdmin } from './core/documents/document-admin.ts';
 import { BridgeService } from './core/bridges/bridge-service.ts';
 import { DEFAULT_LIVE_OPTIONS, LiveService } from './core/live/live-service.ts';
@@ -159,6 +160,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     () => queue.kick(),
   );
   const bridges = new BridgeService(store, orgs, clock);
+  const channels = new ChannelService(store, orgs, agents, notifier, clock, inbound, (s) => outbound.get(s)?.label);
   const mirrors = {
     store,
     clock,
@@ -199,7 +201,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     inbound,
     bridges,
     listening,
-    channels: new ChannelService(store, orgs, agents, notifier, clock, inbound, (s) => outbound.get(s)?.label),
+    channels,
+    previews: new LinkPreviewService(
+      store,
+      { orgs, approvals, audiences, documents, intake, channels },
+      config.publicUrl,
+    ),
     documentAdmin: new DocumentAdmin(store, documents, clock),
     mcpSessions: null,
     intake,
@@ -240,6 +247,7 @@ export function surfaceCoreOf(app: App): SurfaceCore {
     intake: app.intake,
     live: app.live,
     channels: app.channels,
+    previews: app.previews,
     notifier: app.notifier,
     identities: store.identities,
     tenants: store.tenants,
@@ -261,7 +269,7 @@ export function surfaceCoreOf(app: App): SurfaceCore {
 export function registerSurface(app: App, surface: ChatSurface): void {
   app.surfaceModules.set(surface.name, surface);
   // The web chat keeps its posts (and approval cards) in Switchboard: only a surface that posts out shows them by jobs.
-  if (surface.configured && surface.outbound && surface.showsApprovals !== false) app.surfaces.add(surface.name);
+  if (surface.configured && surface.outbound) app.surfaces.add(surface.name);
   if (surface.outbound) registerSurfaceDelivery(app, surface.outbound);
   if (surface.bridge) app.bridges.register(surface.bridge);
   if (surface.listenChannels) app.listening.registerChannels(surface.listenChannels);

@@ -9,16 +9,18 @@ import { storableCopy } from '../../core/safe-text.ts';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import type { Workspace } from '../../core/entities.ts';
 import { isOurs, isPostmaster } from './addresses.ts';
+import { keepReaders } from './audience.ts';
 import { automaticMailReason } from './automatic.ts';
 import { authorIdOf, bareSubject, emailPort, mailText, normalise } from './inbound.ts';
 import type { MailAddress } from './mail-repo.ts';
+import { answerLinkRequest, LINK_SUBJECT } from './linking.ts';
 import { readMail, type ReadMail } from './parse.ts';
 import { logPostmasterMail } from './postmaster.ts';
 import { RecipientBook } from './recipients.ts';
 import type { EmailRuntime } from './runtime.ts';
 import type { StoredMailPayload } from './stored-mail.ts';
+import { isSentByUs } from './thread-id.ts';
 import { verifySender, type SenderCheck } from './verify.ts';
-import { isSentByUs } from './outbound.ts';
 
 /** Longest complete text kept with a mail's record, in characters. */
 const MAX_FULL_CHARS = 100_000;
@@ -89,6 +91,15 @@ export async function handleMail(rt: EmailRuntime, payload: StoredMailPayload): 
       group.shared.push({ name: r.name, address: r.address });
     byWorkspace.set(r.workspace.id, group);
   }
+  // A mail asking for a link is answered with one, and reaches no agent.
+  if (bareSubject(mail.subject).toLowerCase() === LINK_SUBJECT)
+    return answerLinkRequest(
+      rt,
+      [...byWorkspace.values()].map((g) => g.workspace),
+      sender,
+      check,
+      { mailId },
+    );
   for (const { workspace, names, shared } of byWorkspace.values()) {
     await deliverIn(rt, { workspace, directory: await rt.core.agents.directory(workspace) }, names, {
       mail,
@@ -197,9 +208,10 @@ async function deliverIn(
       },
     }),
   );
+  await keepReaders(rt, workspace, thread.root);
   let outcome: Awaited<ReturnType<typeof rt.core.inbound.receive>>;
   try {
-    outcome = await rt.core.inbound.receive(emailPort(rt, sender, check), msg, target);
+    outcome = await rt.core.inbound.receive(emailPort(rt, sender, check, { mailId }), msg, target);
   } catch (e) {
     // A refusal (linking required, a rate or plan limit, the hop limit) is the answer; anything else is retried.
     if (!isRefusal(e)) throw e;

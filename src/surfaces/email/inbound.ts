@@ -5,6 +5,7 @@
 import { MAX_BODY_CHARS } from '../../core/messaging/rules.ts';
 import type { InboundMessage, SurfacePort } from '../../core/surfaces/inbound.ts';
 import type { Workspace } from '../../core/entities.ts';
+import { emailLinkHowTo, mailLinkPrompt, type MailAbout } from './linking.ts';
 import type { MailAddress } from './mail-repo.ts';
 import type { MailAttachment, ReadMail } from './parse.ts';
 import { workspaceOfTenant, type EmailRuntime } from './runtime.ts';
@@ -105,8 +106,8 @@ export function normalise(
   };
 }
 
-/** What the core asks of email while handling one mail from `sender`. */
-export function emailPort(rt: EmailRuntime, sender: MailAddress, check: SenderCheck): SurfacePort {
+/** What the core asks of email while handling one mail from `sender` (`about`: the mail, which a link prompt answers). */
+export function emailPort(rt: EmailRuntime, sender: MailAddress, check: SenderCheck, about?: MailAbout): SurfacePort {
   return {
     ...EMAIL,
     profileTtlMs: rt.settings.profileTtlMs,
@@ -120,14 +121,11 @@ export function emailPort(rt: EmailRuntime, sender: MailAddress, check: SenderCh
         fetchedAt: rt.core.clock.now(),
       };
     },
-    // An address cannot be linked yet; the refusal where linking is required says where to write instead.
-    sendLinkPrompt: async () => false,
+    // Mailed to a verified sender alone; an unverified one never gets a link (linking.ts).
+    sendLinkPrompt: (identity, reason) => mailLinkPrompt(rt, identity, reason, about),
     // A mail has no address people open in a browser.
     permalink: async () => null,
     showName: (n) => `"${n}"`,
-    linkHowTo: (justSent) =>
-      justSent
-        ? 'Open the link Switchboard mailed you'
-        : 'An email address cannot be linked to a Switchboard account yet; write from Slack, Teams or the web chat, where your account is linked',
+    linkHowTo: emailLinkHowTo(check),
   };
 }

@@ -3,11 +3,18 @@
 // /email/inbound), is stored before it is acknowledged and handed to the core
 // by the `inbound.email` job; agents' answers are mailed back through
 // EMAIL_SMTP_URL by the `email.post` job, threaded with the mail they answer.
+// Verified senders link their address (linking.ts); a thread's audience is
+// everyone on its mails (audience.ts); approvals asked in a thread are mailed
+// into it with links to a page that decides (approval-jobs.ts, approval-page.ts).
 // Shared addresses are channels listening agents hear (shared-addresses.ts),
 // and done notices carry a link that stops them (notices.ts).
 import type { ChatSurface, SurfaceFactory } from '../contract.ts';
 import { drainFlag, runtimeOf } from '../shared/module.ts';
+import { approvalShowHandler, approvalUpdateHandler } from './approval-jobs.ts';
+import { mountApprovalPage } from './approval-page.ts';
+import { emailAudience } from './audience.ts';
 import { loggable } from './errors.ts';
+import { EMAIL_LINK_WORDING, linkDoneHandler } from './linking.ts';
 import { emailLive } from './live.ts';
 import type { EmailState } from './mail-repo.ts';
 import { mountNotices } from './notices.ts';
@@ -17,13 +24,28 @@ import { createEmailRuntime, type EmailRuntime } from './runtime.ts';
 import type { EmailSettings } from './settings.ts';
 import { emailListenChannels } from './shared-addresses.ts';
 import { startSmtpListener, type SmtpListener } from './smtp-listener.ts';
-import { EMAIL, EMAIL_INBOUND, EMAIL_UPKEEP_MAILS } from './topics.ts';
+import {
+  EMAIL,
+  EMAIL_APPROVAL_SHOW,
+  EMAIL_APPROVAL_UPDATE,
+  EMAIL_INBOUND,
+  EMAIL_LINK_DONE,
+  EMAIL_UPKEEP_MAILS,
+} from './topics.ts';
 
 export { connectEmailWorkspace, disconnectEmailWorkspace } from './connect.ts';
 export type { EmailRuntime } from './runtime.ts';
 export type { EmailSettings } from './settings.ts';
 export type { SmtpListener } from './smtp-listener.ts';
-export { EMAIL, EMAIL_INBOUND, EMAIL_POST, EMAIL_POST_CHANGE } from './topics.ts';
+export {
+  EMAIL,
+  EMAIL_APPROVAL_SHOW,
+  EMAIL_APPROVAL_UPDATE,
+  EMAIL_INBOUND,
+  EMAIL_LINK_DONE,
+  EMAIL_POST,
+  EMAIL_POST_CHANGE,
+} from './topics.ts';
 
 /** The email surface of a running App: the contract's parts, its runtime, and its SMTP listener once started. */
 export interface EmailSurface extends ChatSurface {
@@ -56,11 +78,16 @@ export const createEmailSurface: SurfaceFactory<Partial<EmailSettings>, EmailSta
     runtime: rt,
     configured: Boolean(rt.settings.domain),
     howToTurnOn: HOW_TO_TURN_ON,
-    // Approvals are not shown by mail: their other views (the web chat, Slack, Teams, the agent's client) carry them.
-    showsApprovals: false,
     outbound: { ...emailOutbound(rt), ...emailLive(rt) },
+    audience: emailAudience(rt),
+    linkWording: EMAIL_LINK_WORDING,
     listenChannels: emailListenChannels(rt),
-    jobs: { [EMAIL_INBOUND]: emailInboundHandler(rt) },
+    jobs: {
+      [EMAIL_INBOUND]: emailInboundHandler(rt),
+      [EMAIL_LINK_DONE]: linkDoneHandler(rt),
+      [EMAIL_APPROVAL_SHOW]: approvalShowHandler(rt),
+      [EMAIL_APPROVAL_UPDATE]: approvalUpdateHandler(rt),
+    },
     upkeep: {
       // A mail is recorded before the core stores its message (handlers.ts); one left alone by a process that stopped
       // in between, once its job can no longer be tried again, is deleted.
@@ -71,6 +98,7 @@ export const createEmailSurface: SurfaceFactory<Partial<EmailSettings>, EmailSta
     },
     listener: () => listening,
     mount(web, http) {
+      mountApprovalPage(web, http, rt);
       const { inboundSecret, smtpPort } = rt.settings;
       if (inboundSecret) web.post(INBOUND_PATH, ...emailWebhook(rt, inboundSecret, draining));
       mountNotices(web, rt, http);

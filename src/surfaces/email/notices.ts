@@ -8,7 +8,7 @@
 // changes nothing; its button, or a mail program's one-click unsubscribe
 // (RFC 8058: List-Unsubscribe with List-Unsubscribe-Post), posts to it.
 import type { Express, Request, Response } from 'express';
-import type { OutboundMessage } from '../../core/delivery/surface-outbound.ts';
+import type { Agent } from '../../core/entities.ts';
 import { SYSTEM_HANDLE } from '../../core/organizations/org-service.ts';
 import type { ExternalIdentity } from '../../core/surfaces/surface-ports.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
@@ -72,21 +72,21 @@ export interface NoticeMail {
 }
 
 /**
- * The notice's mail when `m` is Switchboard telling a person about their request (a message of the system agent
+ * The notice's mail when `t` is Switchboard telling a person about their request (a message of the system agent
  * answering one of the thread's received mails); null for anything else, which is mailed as any answer.
  */
 export async function noticeMail(
   rt: EmailRuntime,
-  m: OutboundMessage,
-  thread: EmailThread,
+  t: { workspaceId: string; thread: EmailThread; sender: Agent; replyTo?: string | null },
   mails: StoredMail[],
 ): Promise<NoticeMail | null> {
-  if (m.sender.ownerHandle !== SYSTEM_HANDLE || !m.message.replyTo) return null;
-  const answered = mails.find((x) => x.direction === 'in' && x.messageId === m.message.replyTo);
+  const { thread } = t;
+  if (t.sender.ownerHandle !== SYSTEM_HANDLE || !t.replyTo) return null;
+  const answered = mails.find((x) => x.direction === 'in' && x.messageId === t.replyTo);
   const sender = answered?.parties.from[0];
   if (!answered || !sender) return null;
   const to = answered.parties.replyTo.length ? answered.parties.replyTo : [sender];
-  const plain = (await rt.core.tenants.workspaceOf(EMAIL.surface, DEFAULT_TENANT)) === m.conversation.workspaceId;
+  const plain = (await rt.core.tenants.workspaceOf(EMAIL.surface, DEFAULT_TENANT)) === t.workspaceId;
   // The address they wrote to; when they wrote to it in Bcc, one of ours the thread's other mails name.
   const [written] = [
     ...oursOn([answered], rt.settings.domain, thread.tenant, plain),

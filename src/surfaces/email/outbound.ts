@@ -23,19 +23,12 @@ import { bareSubject } from './inbound.ts';
 import type { MailAddress, StoredMail } from './mail-repo.ts';
 import { NOTICE_SIGNED_HEADERS, noticeMail } from './notices.ts';
 import { MAX_REFERENCES } from './parse.ts';
-import type { EmailRuntime } from './runtime.ts';
-import { paceKey, threadFromRef, type EmailThread } from './thread-id.ts';
+import { dkimOption, type EmailRuntime } from './runtime.ts';
+import { mailIdFor, paceKey, threadFromRef, type EmailThread } from './thread-id.ts';
 import { EMAIL, EMAIL_POST } from './topics.ts';
 
 /** Most mails of a thread read to address an answer. */
 const THREAD_READ = 200;
-
-/** The Message-ID of an agent's message mailed from Switchboard. */
-export const mailIdFor = (messageId: string, domain: string) => `sb.${messageId}@${domain}`;
-
-/** True for a Message-ID Switchboard gave a mail it sent (one coming back is never answered). */
-export const isSentByUs = (mailId: string, domain: string) =>
-  /^sb\.[0-9a-f-]{36}@/.test(mailId) && mailId.endsWith(`@${domain}`);
 
 /** How the id of a stream's draft starts: it names no mail. */
 export const DRAFT = 'draft:';
@@ -94,18 +87,31 @@ async function senderAddress(
   return addressOf(shared ? names[1]! : sender.name, plain ? null : thread.tenant, domain);
 }
 
-/** Mails the message once (see the top of this file); returns its Message-ID. */
-export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<PostedMessage> {
-  const { domain, dkim, maxParticipants } = rt.settings;
-  const thread = threadOf(m);
-  const workspaceId = m.conversation.workspaceId;
-  const mailId = mailIdFor(m.message.id, domain);
-  const posted = { externalId: mailId, permalink: null };
+/** A mail an agent sends into an email thread: an answer, or an approval it asked for and how that was settled. */
+export interface ThreadMail {
+  workspaceId: string;
+  thread: EmailThread;
+  /** Its Message-ID, made from what it is (`mailIdFor`), so that a retry finds the mail. */
+  mailId: string;
+  /** The Switchboard message it is; null for a mail that is no message (an approval's). */
+  messageId: string | null;
+  sender: Agent;
+  markdown: string;
+  /** Headers of its own (the message id an answer carries). */
+  headers?: Record<string, string>;
+  /** The message of the thread it answers (a done notice from Switchboard answers the request: notices.ts). */
+  replyTo?: string | null;
+}
+
+/** Mails into the thread once (see the top of this file). */
+export async function mailIntoThread(rt: EmailRuntime, t: ThreadMail): Promise<void> {
+  const { domain, maxParticipants } = rt.settings;
+  const { workspaceId, thread, mailId } = t;
   const earlier = await rt.mails.get(workspaceId, mailId);
-  if (earlier?.sentAt) return posted;
+  if (earlier?.sentAt) return;
   const mails = (await rt.mails.thread(workspaceId, thread.root, THREAD_READ)).filter((x) => x.mailId !== mailId);
   // A done notice answers the person's own mail, and goes to them alone (notices.ts).
-  const notice = await noticeMail(rt, m, thread, mails);
+  const notice = await noticeMail(rt, t, mails);
   const answered = notice?.answered ?? mails.at(-1);
   if (!answered)
     throw permanent(
@@ -119,8 +125,8 @@ export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<Po
     throw permanent('no_recipients', 'nobody outside Switchboard is on this email thread, so there is no one to mail');
   if (dropped) rt.logger.warn({ mailId, dropped }, 'an answer went to the first people of a thread with too many');
   const from = {
-    name: notice ? m.sender.displayName : `${m.sender.displayName} (Switchboard)`,
-    address: notice?.fromAddress ?? (await senderAddress(rt, m.sender, thread, mails)),
+    name: notice ? t.sender.displayName : `${t.sender.displayName} (Switchboard)`,
+    address: notice?.fromAddress ?? (await senderAddress(rt, t.sender, thread, mails)),
   };
   const chain = [...answered.references.filter((r) => r !== answered.mailId), answered.mailId];
   const references = chain.length <= MAX_REFERENCES ? chain : [chain[0]!, ...chain.slice(-(MAX_REFERENCES - 1))];
@@ -130,7 +136,7 @@ export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<Po
     await rt.mails.add({
       workspaceId,
       mailId,
-      messageId: m.message.id,
+      messageId: t.messageId,
       rootMailId: thread.root,
       direction: 'out',
       parties: { from: [from], replyTo: [], to, cc },
@@ -140,7 +146,7 @@ export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<Po
     });
   const transport = rt.transport();
   if (!transport) throw permanent('not_configured', 'EMAIL_SMTP_URL is not set, so Switchboard cannot send mail');
-  const body = markdownToMail(notice?.footer ? `${m.message.body}\n\n${notice.footer}` : m.message.body);
+  const body = markdownToMail(notice?.footer ? `${t.markdown}\n\n${notice.footer}` : t.markdown);
   let response: string;
   try {
     const info = await transport.sendMail({
@@ -153,17 +159,9 @@ export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<Po
       inReplyTo: `<${answered.mailId}>`,
       references: references.map((r) => `<${r}>`).join(' '),
       // RFC 3834: autoresponders do not answer it, so two programs never write to each other without end.
-      headers: { 'Auto-Submitted': 'auto-replied', 'X-Switchboard-Message': m.message.id, ...notice?.headers },
-      ...(dkim
-        ? {
-            dkim: {
-              domainName: domain,
-              keySelector: dkim.selector,
-              privateKey: dkim.privateKey,
-              ...(notice ? { headerFieldNames: NOTICE_SIGNED_HEADERS } : {}),
-            },
-          }
-        : {}),
+      headers: { 'Auto-Submitted': 'auto-replied', ...t.headers, ...notice?.headers },
+      // RFC 8058 asks for a notice's List-Unsubscribe fields among those signed.
+      ...dkimOption(rt, notice ? NOTICE_SIGNED_HEADERS : undefined),
     });
     if (info.rejected.length)
       rt.logger.warn({ mailId, rejected: info.rejected.length }, "the mail server refused some of the thread's people");
@@ -173,7 +171,22 @@ export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<Po
     throw deliveryErrorOf(e);
   }
   await rt.mails.markSent(workspaceId, mailId, rt.core.clock.now(), response);
-  return posted;
+}
+
+/** Mails the message once; returns its Message-ID. */
+export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<PostedMessage> {
+  const mailId = mailIdFor(m.message.id, rt.settings.domain);
+  await mailIntoThread(rt, {
+    workspaceId: m.conversation.workspaceId,
+    thread: threadOf(m),
+    mailId,
+    messageId: m.message.id,
+    sender: m.sender,
+    markdown: m.message.body,
+    headers: { 'X-Switchboard-Message': m.message.id },
+    replyTo: m.message.replyTo,
+  });
+  return { externalId: mailId, permalink: null };
 }
 
 export function emailOutbound(rt: EmailRuntime): SurfaceOutbound {

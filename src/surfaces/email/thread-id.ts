@@ -64,3 +64,13 @@ export function threadFromRef(ref: Record<string, string> | null): EmailThread |
 
 /** Answers are paced per thread. */
 export const paceKey = (t: EmailThread) => `${t.tenant}:${t.root}`;
+
+/**
+ * The Message-ID of a mail Switchboard sends: an agent's message (`sb.<message id>@…`), or another mail about a thing
+ * with an id, such as an approval (`sb.<kind>.<approval id>@…`).
+ */
+export const mailIdFor = (id: string, domain: string, kind?: string) => `sb.${kind ? `${kind}.` : ''}${id}@${domain}`;
+
+/** True for a Message-ID Switchboard gave a mail it sent (one coming back is never answered). */
+export const isSentByUs = (mailId: string, domain: string) =>
+  /^sb\.(?:[a-z]+\.)?[0-9a-f-]{36}@/.test(mailId) && mailId.endsWith(`@${domain}`);

@@ -7,6 +7,8 @@ import {
   TurnContext,
   type AdaptiveCardInvokeResponse,
   type AdaptiveCardInvokeValue,
+  type AppBasedLinkQuery,
+  type MessagingExtensionResponse,
 } from 'botbuilder';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { isRefusal } from '../../core/errors.ts';
@@ -37,6 +39,8 @@ import { placeGone, teamOf, uninstalled } from './removals.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import { teamsToMarkdown } from './format/in.ts';
 import { commandOf, noticesWord } from './text.ts';
+import { QUERY_LINK } from './receiver.ts';
+import { queryLink } from './unfurls.ts';
 
 const say = (context: TurnContext, text: string) =>
   context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
@@ -212,7 +216,8 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
     super();
     this.onTurn(async (context, next) => {
       const address = addressOf(context.activity);
-      if (address)
+      // A link pasted while writing comes from any chat, the bot's or not: it is no conversation to post to.
+      if (address && context.activity.name !== QUERY_LINK)
         await remember(rt, context, address).catch((err: unknown) =>
           rt.logger.warn({ err: loggable(err) }, 'could not record a Teams conversation reference'),
         );
@@ -299,6 +304,14 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
       // The card says what happened: the agent chosen, or why nothing was saved.
       await context.sendActivity(cardActivity(await pickAgent(this.rt, context, address, value), 'Choose an agent'));
     }
+  }
+
+  /** A Switchboard link pasted in the compose box: its preview card (unfurls.ts). */
+  protected override handleTeamsAppBasedLinkQuery(
+    context: TurnContext,
+    query: AppBasedLinkQuery,
+  ): Promise<MessagingExtensionResponse> {
+    return queryLink(this.rt, context, query);
   }
 
   /** Action.Execute clicks and card refreshes; the response is always the updated card (an empty one makes Teams retry). */

@@ -10,6 +10,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { SYSTEM } from '../../../src/core/actor.ts';
 import type { Agent, Workspace } from '../../../src/core/entities.ts';
 import type { RateLimit } from '../../../src/core/messaging/rules.ts';
+import type { Mount } from '../../../src/http/http.ts';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { mountEmail } from '../../../src/http/surface-mount.ts';
 import { connectEmailWorkspace, type EmailSettings, type EmailSurface } from '../../../src/surfaces/email/index.ts';
@@ -50,6 +51,8 @@ export interface EmailHarnessOptions {
   seed?: boolean;
   /** Stop the queue at once: mail is stored and acknowledged but not handled (a process that dies after the 250). */
   queueStopped?: boolean;
+  /** Other routes before email's (the link page, the web chat's sign-in). */
+  mounts?: Mount[];
 }
 
 /** Fast pacing for tests: many answers into one thread within a second. */
@@ -62,7 +65,7 @@ export async function startEmailHarness(o: EmailHarnessOptions): Promise<EmailHa
     database: o.database,
     logLines: o.logLines,
     ...(o.rateLimit ? { rateLimit: o.rateLimit } : {}),
-    mounts: [mountEmail],
+    mounts: [...(o.mounts ?? []), mountEmail],
     surfaces: {
       email: {
         domain: DOMAIN,

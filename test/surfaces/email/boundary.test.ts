@@ -13,8 +13,8 @@ const ALLOWED = [
   'surfaces/shared/',
   'config.ts',
   'http/html.ts',
-  'http/input.ts',
   'http/layout.ts',
+  'http/input.ts',
   'http/message-html.ts',
 ];
 

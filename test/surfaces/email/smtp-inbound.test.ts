@@ -143,10 +143,10 @@ describe('mail over SMTP', () => {
     }
   });
 
-  it('posts answers through the outbox, and shows no approval cards (no email.approval.* jobs)', () => {
+  it('posts answers through the outbox, and shows approvals by mail (email.approval.* jobs)', () => {
     const app = h.server.app;
     expect(app.outbound.get('email')?.label).toBe('Email');
-    expect([...app.surfaces]).not.toContain('email');
-    expect(app.approvals.shownIn()).not.toContain('Email');
+    expect([...app.surfaces]).toContain('email');
+    expect(app.approvals.shownIn()).toContain('Email');
   });
 });

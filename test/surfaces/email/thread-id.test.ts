@@ -8,10 +8,12 @@ import { DeliveryError } from '../../../src/core/delivery/failure.ts';
 import { addressOf, isOurs, parseOurAddress } from '../../../src/surfaces/email/addresses.ts';
 import { classifySmtpError, deliveryErrorOf } from '../../../src/surfaces/email/errors.ts';
 import type { StoredMail } from '../../../src/surfaces/email/mail-repo.ts';
-import { isSentByUs, mailIdFor, recipientsOf } from '../../../src/surfaces/email/outbound.ts';
+import { recipientsOf } from '../../../src/surfaces/email/outbound.ts';
 import {
   decodeConversationKey,
   encodeConversationKey,
+  isSentByUs,
+  mailIdFor,
   mailIdOf,
   mailIdsIn,
   threadFromRef,
@@ -45,6 +47,9 @@ describe('thread ids', () => {
     expect(mailIdsIn(['<a@x>', '<c@x>'])).toEqual(['a@x', 'c@x']);
     expect(isSentByUs(mailIdFor('0b5b7c62-7a57-4f5e-9d1f-3c1f8c2f7a10', D), D)).toBe(true);
     expect(isSentByUs('sb.0b5b7c62-7a57-4f5e-9d1f-3c1f8c2f7a10@elsewhere.test', D)).toBe(false);
+    // An approval's mails and account mails are Switchboard's too.
+    expect(isSentByUs(mailIdFor('0b5b7c62-7a57-4f5e-9d1f-3c1f8c2f7a10', D, 'approval'), D)).toBe(true);
+    expect(isSentByUs(`sb.approval.someone@${D}`, D)).toBe(false);
   });
 });
 
