@@ -3,10 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, McpServer, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { environmentSchema } from '../src/config.ts';
 import { type DocumentToolName, documentToolset } from '../src/core/documents/rules.ts';

@@ -4,8 +4,11 @@
 // MessagingService.send with the same rules as send_message, and the post job
 // puts that text into the live post the stream made.
 //
-// Live state is kept in the process whose MCP session started it (sessions
-// are per process). Surfaces render it through their optional SurfaceLive
+// Live state is kept in the process where it started (a stream's platform
+// post, timers and pacing live there). A call about a stream that reaches
+// another process (a client speaking MCP 2026-07-28 has no session, so its
+// requests may reach any) is passed to the holder through the notifier
+// (stream-calls.ts). Surfaces render it through their optional SurfaceLive
 // members, or through post-then-update when they have none; the web chat
 // hears it on the conversation's topic, from any process.
 import { randomUUID } from 'node:crypto';
@@ -24,6 +27,7 @@ import type { Conversation, LivePost, Message } from '../messaging/message.ts';
 import type { Clock, Notifier } from '../ports.ts';
 import type { Agent, SurfaceName, Workspace } from '../entities.ts';
 import type { LiveEvent } from './live-event.ts';
+import { answerCalls, callHolder } from './stream-calls.ts';
 
 export type { LiveEvent };
 
@@ -35,6 +39,8 @@ const LIVE_TEXT_MAX = 1500;
 export const MAX_STATUS_CHARS = 150;
 /** Streams one agent may keep open at once in one process. */
 const MAX_OPEN_STREAMS = 5;
+/** How long a call about a stream held elsewhere waits for the holder to answer before the stream counts as unknown. */
+const HOLDER_WAIT_MS = 3_000;
 
 /** Where a failed live update is noted (pino's logger fits). */
 export interface LiveLogger {
@@ -82,6 +88,16 @@ interface Stream {
   /** Platform calls of this stream, one at a time. */
   chain: Promise<void>;
   finishing: boolean;
+  /** Stops answering calls about it from other processes. */
+  stopCalls: (() => Promise<void>) | null;
+}
+
+/** A call about a stream, passed from the process it reached to the one holding the stream. */
+interface StreamCall {
+  op: 'append' | 'finish';
+  /** ownerKey of the caller. */
+  owner: string;
+  text: string;
 }
 
 interface Status {
@@ -99,6 +115,11 @@ const ownerKey = (ws: Workspace, sender: Agent) => `${ws.id}:${sender.id}`;
 /** Refusals that pass with time (the rate limit, an outage): a finish refused for one keeps the stream open to be finished again. */
 const passes = (e: unknown): e is SwitchboardError =>
   e instanceof SwitchboardError && (e.code === 'RATE_LIMITED' || isOutage(e));
+const unknownStream = (streamId: string) =>
+  new SwitchboardError(
+    'NOT_FOUND',
+    `There is no open streamed message ${streamId} of yours; use the stream_id start_message returned, or start one.`,
+  );
 /** A conversation held on a chat surface (a Slack or Teams thread), which that surface's port shows. */
 const isExternal = (c: Conversation) => c.kind === 'external';
 
@@ -246,8 +267,17 @@ export class LiveService {
       idleTimer: null,
       chain: Promise.resolve(),
       finishing: false,
+      stopCalls: null,
     };
     this.streams.set(stream.id, stream);
+    // Before its id is returned: the next call about it may reach another process.
+    stream.stopCalls = await answerCalls(
+      this.notifier,
+      stream.id,
+      (call) => this.answer(stream.id, call as StreamCall),
+      (err) =>
+        this.logger.warn({ err, streamId: stream.id }, 'could not answer a call about a stream from another process'),
+    );
     this.touch(stream);
     // The answer has begun: the status gives way to it.
     await this.clearStatus(statusKey(input.sender.id, conversation.id));
@@ -262,7 +292,9 @@ export class LiveService {
     streamId: string,
     text: string,
   ): Promise<{ length: number; conversation: Conversation }> {
-    const stream = this.own(ws, sender, streamId);
+    const owner = ownerKey(ws, sender);
+    if (!this.knows(streamId)) return (await this.elsewhere({ op: 'append', owner, text }, streamId)) as never;
+    const stream = this.own(owner, streamId);
     this.checkLength(stream.text + text);
     stream.text += text;
     this.touch(stream);
@@ -277,11 +309,32 @@ export class LiveService {
    * withdrawn. The refusal says which.
    */
   async finish(ws: Workspace, sender: Agent, streamId: string, text = ''): Promise<SendResult> {
-    const stream = this.own(ws, sender, streamId);
+    const owner = ownerKey(ws, sender);
+    if (!this.knows(streamId)) return (await this.elsewhere({ op: 'finish', owner, text }, streamId)) as SendResult;
+    const stream = this.own(owner, streamId);
     const before = stream.text;
     this.checkLength(before + text);
     stream.text += text;
     return this.end(stream, 'finished', before);
+  }
+
+  /** Whether this process holds the stream, or held it lately. */
+  private knows(streamId: string): boolean {
+    return this.streams.has(streamId) || this.ended.has(streamId);
+  }
+
+  /** A call about a stream this process does not hold, passed to the process that does; unknown when none answers. */
+  private elsewhere(call: StreamCall, streamId: string): Promise<unknown> {
+    return callHolder(this.notifier, streamId, call, HOLDER_WAIT_MS, () => unknownStream(streamId));
+  }
+
+  /** Runs a call about a stream held here that reached another process: for its owner only, like any call. */
+  private async answer(streamId: string, call: StreamCall): Promise<unknown> {
+    const stream = this.own(call.owner, streamId);
+    const { workspace, sender } = stream.input;
+    return call.op === 'append'
+      ? this.append(workspace, sender, streamId, call.text)
+      : this.finish(workspace, sender, streamId, call.text);
   }
 
   /** Stores a stream's text; `before` is what it held before the finishing call, kept when the refusal passes with time. */
@@ -290,7 +343,7 @@ export class LiveService {
     if (stream.idleTimer) clearTimeout(stream.idleTimer);
     await stream.chain;
     // Refused by the check before a live update meanwhile: it is over, and nothing of it is stored.
-    if (!this.streams.has(stream.id)) this.own(stream.input.workspace, stream.input.sender, stream.id);
+    if (!this.streams.has(stream.id)) this.own(ownerKey(stream.input.workspace, stream.input.sender), stream.id);
     const body = stream.text.trim();
     let result: SendResult;
     try {
@@ -338,6 +391,7 @@ export class LiveService {
     stream.finishing = true;
     if (stream.idleTimer) clearTimeout(stream.idleTimer);
     if (!this.streams.delete(stream.id)) return;
+    void stream.stopCalls?.().catch(() => {});
     this.ended.set(stream.id, { why, owner: ownerKey(stream.input.workspace, stream.input.sender) });
     if (this.ended.size > 500) this.ended.delete(this.ended.keys().next().value!);
     try {
@@ -363,9 +417,8 @@ export class LiveService {
     }
   }
 
-  /** The caller's stream: only its own, started in this workspace; any other id is answered as unknown. */
-  private own(ws: Workspace, sender: Agent, streamId: string): Stream {
-    const owner = ownerKey(ws, sender);
+  /** The caller's stream (`owner` is its ownerKey): only its own, started in this workspace; any other id is answered as unknown. */
+  private own(owner: string, streamId: string): Stream {
     const stream = this.streams.get(streamId);
     const mine = stream && ownerKey(stream.input.workspace, stream.input.sender) === owner ? stream : null;
     if (mine && !mine.finishing) return mine;
@@ -375,12 +428,12 @@ export class LiveService {
         `The streamed message ${streamId} is being finished; wait for the answer of finish_message.`,
       );
     const ended = stream ? undefined : this.ended.get(streamId);
-    throw new SwitchboardError(
-      'NOT_FOUND',
-      ended?.owner === owner
-        ? `The streamed message ${streamId} has already ended (${ended.why}); start a new one with start_message.`
-        : `There is no open streamed message ${streamId} of yours; use the stream_id start_message returned, or start one.`,
-    );
+    if (ended?.owner === owner)
+      throw new SwitchboardError(
+        'NOT_FOUND',
+        `The streamed message ${streamId} has already ended (${ended.why}); start a new one with start_message.`,
+      );
+    throw unknownStream(streamId);
   }
 
   private checkLength(text: string) {
