@@ -14,7 +14,7 @@ import type { ExternalIdentity } from '../../core/surfaces/surface-ports.ts';
 import { html, type SafeHtml } from '../../http/html.ts';
 import { cardPage } from '../../http/layout.ts';
 import type { HttpKit } from '../contract.ts';
-import { DEFAULT_TENANT, oursOn } from './addresses.ts';
+import { DEFAULT_TENANT, isOurs, oursOn } from './addresses.ts';
 import { authorIdOf } from './inbound.ts';
 import type { MailAddress, StoredMail } from './mail-repo.ts';
 import type { EmailRuntime } from './runtime.ts';
@@ -85,7 +85,10 @@ export async function noticeMail(
   const answered = mails.find((x) => x.direction === 'in' && x.messageId === t.replyTo);
   const sender = answered?.parties.from[0];
   if (!answered || !sender) return null;
-  const to = answered.parties.replyTo.length ? answered.parties.replyTo : [sender];
+  // Never one of our own addresses (a Reply-To naming one): agents read the notice in Switchboard.
+  const to = (answered.parties.replyTo.length ? answered.parties.replyTo : [sender]).filter(
+    (a) => !isOurs(a.address, rt.settings.domain),
+  );
   const plain = (await rt.core.tenants.workspaceOf(EMAIL.surface, DEFAULT_TENANT)) === t.workspaceId;
   // The address they wrote to; when they wrote to it in Bcc, one of ours the thread's other mails name.
   const [written] = [
