@@ -25,18 +25,17 @@ import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { App as BoltApp, ExpressReceiver, LogLevel } from '@slack/bolt';
-import { count, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { rowsOf } from '../src/infra/db/org-repo.ts';
-import { deliveries } from '../src/infra/db/schema.ts';
 import { slackRuntime } from '../src/app-surfaces.ts';
 import { connectSlackTeam } from '../src/surfaces/slack/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { SYSTEM } from '../src/core/actor.ts';
-import { inboxTopic } from '../src/core/messaging/messaging-service.ts';
 import type { App } from '../src/app.ts';
 import { startServer } from '../src/server.ts';
 import { benchDatabases } from './database.ts';
+import { inboxCounter, type InboxCounter } from './inbox.ts';
 import { SLACK_DEFAULTS } from '../test/support/slack/defaults.ts';
 import { appMention, eventCallback, signRequest } from '../test/support/slack/signed-request.ts';
 import { startSlackStandin, type SlackStandin } from '../test/support/slack/web-api-standin.ts';
@@ -248,37 +247,14 @@ async function measure(
   });
   const { app } = server;
   const bare = await startBareBolt(standin);
-  let unsubscribe: (() => Promise<void>) | null = null;
+  let counter: InboxCounter | null = null;
   try {
     const { reviewer } = await seedSlackBench(app, standin);
     const ours = `${server.url}/slack/events`;
-    // Waits on the agent's inbox wake-ups (one per message stored) rather than polling, which would cost CPU and
-    // statements that count against the events; each wait ends by counting deliveries (statements left out below).
-    let polls = 0;
-    let woken = 0;
-    let wake = () => {};
-    unsubscribe = await app.notifier.subscribe(inboxTopic(reviewer.id), () => {
-      woken += 1;
-      wake();
-    });
-    const delivered = async () => {
-      polls += 1;
-      return Number((await db.db.select({ n: count() }).from(deliveries))[0].n);
-    };
-    const drained = async (n: number) => {
-      for (;;) {
-        const before = woken;
-        const missing = n - (await delivered());
-        if (missing <= 0) return;
-        // Ends early (a recount) when a wake-up was for a message already counted; never ends with one missing.
-        await new Promise<void>((r) => {
-          wake = () => {
-            if (woken >= before + missing) r();
-          };
-          setTimeout(r, 250);
-        });
-      }
-    };
+    // Counts deliveries on the inbox's wake-ups (their statements are left out below).
+    counter = await inboxCounter(app, db, reviewer.id);
+    const { delivered, drained } = counter;
+    const polls = () => counter!.polls();
 
     await load(bare.url, WARMUP, 'warm-up');
     await load(ours, WARMUP, 'warm-up');
@@ -290,7 +266,7 @@ async function measure(
       const server0 = await serverCpu(db);
       const started = performance.now();
       const cpu = process.cpuUsage();
-      const [queries, polled] = [db.queries(), polls];
+      const [queries, polled] = [db.queries(), polls()];
       const loop = monitorEventLoopDelay({ resolution: 5 });
       loop.enable();
       const oursRun = await load(ours, EVENTS, `switchboard ${round}`);
@@ -300,7 +276,7 @@ async function measure(
       const reading = db.queries() - beforeReading;
       await drained(base + EVENTS);
       loop.disable();
-      const queriesPerEvent = (db.queries() - queries - (polls - polled) - reading) / EVENTS;
+      const queriesPerEvent = (db.queries() - queries - (polls() - polled) - reading) / EVENTS;
       const [endToEnd, cpuPerEvent] = [EVENTS / ((performance.now() - started) / 1000), cpuMsSince(cpu) / EVENTS];
       const server2 = await serverCpu(db);
       rounds.push({
@@ -343,7 +319,7 @@ async function measure(
       serverAll: median(rounds.map((r) => r.serverAll)),
     };
   } finally {
-    await unsubscribe?.();
+    await counter?.close();
     await bare.stop();
     await server.stop();
     await close();

@@ -1,5 +1,6 @@
 // The upkeep a deployment runs every hour, once however many processes share its database
-// (core/delivery/periodic.ts): purges of what is kept for a while only, and the sweep of ended web sessions.
+// (core/delivery/periodic.ts): purges of what is kept for a while only, the sweep of ended web sessions, and the
+// upkeep each surface names for the tables only it keeps (ChatSurface.upkeep).
 import type { App } from './app-types.ts';
 import { periodicHandler, scheduleNextPeriod, type PeriodicTask } from './core/delivery/periodic.ts';
 
@@ -27,10 +28,17 @@ export function periodicTasks(app: App): PeriodicTask[] {
     hourly('upkeep.reads', 'forgot old audience reads', () => app.audiences.forgetOldReads()),
     // Expired sessions are refused when used already; this only keeps the table small.
     hourly('upkeep.sessions', 'deleted expired web sessions', () => app.store.sessions.deleteExpired(app.clock.now())),
+    // The tables only one surface keeps, as each surface names its upkeep.
+    ...[...app.surfaceModules.values()].flatMap((s) =>
+      Object.entries(s.upkeep ?? {}).map(([topic, u]) => hourly(topic, u.what, () => u.run())),
+    ),
   ];
 }
 
-/** Registers the periodic tasks' jobs (every process that builds an App knows them, as it knows every topic). */
+/**
+ * Registers the periodic tasks' jobs (every process that builds an App knows them, as it knows every topic); called once
+ * the surfaces are built, for theirs.
+ */
 export function registerPeriodicWork(app: App): void {
   for (const task of periodicTasks(app))
     app.queue.register(task.topic, periodicHandler(app.store.outbox, app.clock, task));

@@ -222,8 +222,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       if (!opts.database) await database.close();
     },
   };
-  registerPeriodicWork(app);
   await buildSurfaces(app, opts.surfaces ?? {});
+  registerPeriodicWork(app);
   return app;
 }
 

@@ -210,6 +210,16 @@ const schema = z.object({
     .describe(
       'Port of the SMTP listener that receives mail for EMAIL_DOMAIN (25 behind the MX record, or a port a relay forwards to). Unset: no listener; mail arrives only through the webhook.',
     ),
+  EMAIL_SMTP_HOSTNAME: z
+    .string()
+    .regex(
+      /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i,
+      'EMAIL_SMTP_HOSTNAME must be a host name such as mx.example.com',
+    )
+    .optional()
+    .describe(
+      "The SMTP listener's own name, given in its greeting and its answer to EHLO: the host the MX record points at (mx.example.com), which its certificate and reverse DNS name too. Unset: the machine's host name.",
+    ),
   EMAIL_SMTP_TLS_CERT: z
     .string()
     .min(1)
@@ -354,6 +364,8 @@ export interface Config {
     domain?: string;
     /** The SMTP listener's port; unset, no listener. */
     smtpPort?: number;
+    /** The name the listener greets with; unset, the machine's host name. */
+    smtpHostname?: string;
     /** The listener's STARTTLS certificate and key, each PEM text or a file path. */
     tlsCert?: string;
     tlsKey?: string;
@@ -449,6 +461,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     email: {
       domain: e.EMAIL_DOMAIN?.toLowerCase(),
       smtpPort: e.EMAIL_SMTP_PORT,
+      smtpHostname: e.EMAIL_SMTP_HOSTNAME?.toLowerCase(),
       tlsCert: e.EMAIL_SMTP_TLS_CERT,
       tlsKey: e.EMAIL_SMTP_TLS_KEY,
       maxBytes: e.EMAIL_MAX_BYTES,

@@ -112,6 +112,11 @@ export interface ChatSurface {
   /** Its job handlers by topic; each topic is a constant exported once by the surface. */
   readonly jobs: Readonly<Record<string, JobHandler>>;
   /**
+   * The hourly upkeep of the tables only it keeps, by job topic (`upkeep.<surface>.<what>`): what a run did, for the log,
+   * and the run itself, returning how many rows it deleted. Each runs once an hour across every process (app-periodic.ts).
+   */
+  readonly upkeep?: Readonly<Record<string, SurfaceUpkeep>>;
+  /**
    * Adds its routes (receiver, install pages, pages for people) to the one express app; called only when configured,
    * by the serving process. `http` is the app's sign-in, for routes that need a person signed in.
    */
@@ -127,6 +132,12 @@ export interface ChatSurface {
    * current secret cannot open, say) and logs what to do; never throws. Called by the serving process only.
    */
   checkOnStart?(): Promise<void>;
+}
+
+/** One hourly task of a surface: `what` it did (logged with the count when it deleted anything) and the run. */
+export interface SurfaceUpkeep {
+  what: string;
+  run(): Promise<number>;
 }
 
 /** How many failed sign-ins are allowed before the sign-in page refuses more for a while. */

@@ -467,6 +467,8 @@ export class IntakeService {
         ? (await tx.identities.get(s.authorIdentityId))?.displayName
         : (await tx.people.get(s.authorPersonId!))?.displayName;
       const inboxes = conv.kind !== 'external' && s.authorAgentId ? [s.authorAgentId] : [];
+      // It answers the request where it is in the same conversation (not a bridged channel's thread made for it).
+      const replyTo = places.has(s.messageId) && conv.id === s.conversationId ? s.messageId : null;
       out.push({
         message: await postAsSystem(
           tx,
@@ -476,7 +478,7 @@ export class IntakeService {
           doneNotice(name ?? null, item.title),
           this.clock.now(),
           this.postTopicOf,
-          inboxes,
+          { deliverTo: inboxes, replyTo },
         ),
         inboxes,
       });

@@ -35,6 +35,8 @@ export interface ListenChannels {
   channelOf(externalRef: Record<string, string>): string | null;
   /** Where a note to the channel goes; null when the workspace is not connected to the platform. */
   noteAddress(ws: Workspace, channelId: string): Promise<ChannelAddress | null>;
+  /** Why no agent can listen to this channel of the workspace (a sentence saying what to do instead); null when one can. Absent: always can. */
+  refusal?(ws: Workspace, channelId: string): Promise<string | null>;
 }
 
 /** An agent listening to a channel of a workspace. */

@@ -108,6 +108,9 @@ export class ListeningService {
       throw notPermitted(
         `${name} lacks the receive permission in ${ws.slug}, so it could not read what it hears; grant it with \`switchboard agent join ${name} ${ws.slug}\` first.`,
       );
+    const refused =
+      place.surface === WEB_CHAT ? null : await this.places.get(place.surface)?.refusal?.(ws, place.channelId);
+    if (refused) throw invalidInput(refused);
     if (restricted && !(await this.store.chat.isChannelMember(place.channelId, agent.ownerId))) {
       throw notPermitted(
         `${label} is restricted and ${name}'s owner is not in it, so the agent would hear what its owner may not read; add the owner to the channel first.`,

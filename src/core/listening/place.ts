@@ -27,10 +27,7 @@ export class ListenPlaces {
 
   /** How to name a channel, as a sentence. */
   help(): string {
-    const names = [
-      '`general` (web chat)',
-      ...[...this.surfaces.values()].map((s) => `\`${s.example}\` (a ${s.label} channel)`),
-    ];
+    const names = ['`general` (web chat)', ...[...this.surfaces.values()].map((s) => `\`${s.example}\` (${s.label})`)];
     const listed = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names[0];
     return `Name the channel as ${listed}.`;
   }

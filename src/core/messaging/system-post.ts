@@ -18,6 +18,9 @@ export type PostTopicOf = (surface: SurfaceName) => string | null;
  * post of an external conversation's surface (none when that surface is not
  * set up in this process: the message stays stored, unposted) or, in a bridged
  * web channel or a thread under one, its mirror to each bridged channel.
+ * `replyTo` names the message of the conversation it answers (a done notice,
+ * the request): a surface may answer that message itself (email answers the
+ * person's mail, and them alone).
  */
 export async function postAsSystem(
   tx: Store,
@@ -27,7 +30,7 @@ export async function postAsSystem(
   body: string,
   at: Date,
   postTopicOf: PostTopicOf,
-  deliverTo: string[] = [],
+  { deliverTo = [], replyTo = null }: { deliverTo?: string[]; replyTo?: string | null } = {},
 ): Promise<Message> {
   const { message: m } = await tx.messages.post(
     {
@@ -35,7 +38,7 @@ export async function postAsSystem(
       conversationId: conv.id,
       senderId: from.id,
       body,
-      replyTo: null,
+      replyTo,
       chainId: randomUUID(),
       hop: 0,
       askerPersonId: null,

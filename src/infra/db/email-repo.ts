@@ -1,5 +1,5 @@
 // What only the email surface keeps: the mails of its threads (src/surfaces/email/mail-repo.ts).
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { EmailMailRepo, NewMail, StoredMail } from '../../surfaces/email/mail-repo.ts';
 import type { Db } from './client.ts';
 import { emailMails } from './schema.ts';
@@ -78,6 +78,14 @@ export class DrizzleEmailMailRepo implements EmailMailRepo {
     await this.db
       .delete(emailMails)
       .where(and(eq(emailMails.workspaceId, workspaceId), eq(emailMails.mailId, mailId), isNull(emailMails.messageId)));
+  }
+
+  async purgeUnattached(before: Date): Promise<number> {
+    const rows = await this.db
+      .delete(emailMails)
+      .where(and(eq(emailMails.direction, 'in'), isNull(emailMails.messageId), lt(emailMails.createdAt, before)))
+      .returning({ mailId: emailMails.mailId });
+    return rows.length;
   }
 
   async markSent(workspaceId: string, mailId: string, at: Date, response: string): Promise<void> {

@@ -3,8 +3,9 @@
 //   <workspace>+<agent>@<domain>  the workspace with that slug, when connected to email
 // <agent> is the agent's name as people write it in chat (`reviewer`, or
 // `alice/builder` when two agents share the name); a person's handle reaches
-// that person. Pure: which workspace and agent an address names is looked up
-// in recipients.ts.
+// that person, and a name agents listen to is a shared address
+// (shared-addresses.ts). postmaster@<domain> is taken as RFC 5321 asks. Pure:
+// which workspace and agent an address names is looked up in recipients.ts.
 
 /** The tenant that stands for the domain's plain addresses (`reviewer@<domain>`): no workspace slug looks like it. */
 export const DEFAULT_TENANT = '*';
@@ -54,3 +55,34 @@ export function parseOurAddress(address: string, domain: string): OurAddress | n
 /** An agent's address: `<label>+<name>@<domain>`, or `<name>@<domain>` in the default workspace (`label` null). */
 export const addressOf = (name: string, label: string | null, domain: string) =>
   `${label ? `${label}+` : ''}${name}@${domain}`;
+
+/** The mailbox RFC 5321 requires every mail domain to accept (its local part in any case, or alone: `<Postmaster>`). */
+export const POSTMASTER = 'postmaster';
+
+/** True for postmaster@<domain>, and for the domainless `postmaster` a sender may give at RCPT TO. */
+export function isPostmaster(address: string, domain: string): boolean {
+  const a = address.trim().toLowerCase();
+  if (a === POSTMASTER) return true;
+  const parts = splitAddress(a);
+  return parts !== null && parts.domain === domain && parts.local === POSTMASTER;
+}
+
+/**
+ * The addresses of ours in the To and Cc of `mails` that reach the workspace labelled `label` (and, when `plain`, its
+ * plain addresses: it is the domain's default), latest mail first, each with the name it gives.
+ */
+export function oursOn(
+  mails: ReadonlyArray<{ parties: { to: Array<{ address: string }>; cc: Array<{ address: string }> } }>,
+  domain: string,
+  label: string,
+  plain: boolean,
+): Array<{ address: string; name: string }> {
+  const found: Array<{ address: string; name: string }> = [];
+  for (const m of [...mails].reverse())
+    for (const a of [...m.parties.to, ...m.parties.cc]) {
+      const ours = parseOurAddress(a.address, domain);
+      if (ours && (ours.label === label || (ours.label === null && plain)))
+        found.push({ address: a.address, name: ours.name });
+    }
+  return found;
+}

@@ -8,13 +8,14 @@ import { isRefusal, TransientFailure } from '../../core/errors.ts';
 import { storableCopy } from '../../core/safe-text.ts';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import type { Workspace } from '../../core/entities.ts';
-import { isOurs } from './addresses.ts';
+import { isOurs, isPostmaster } from './addresses.ts';
 import { keepReaders } from './audience.ts';
 import { automaticMailReason } from './automatic.ts';
 import { authorIdOf, bareSubject, emailPort, mailText, normalise } from './inbound.ts';
 import type { MailAddress } from './mail-repo.ts';
 import { answerLinkRequest, LINK_SUBJECT } from './linking.ts';
 import { readMail, type ReadMail } from './parse.ts';
+import { logPostmasterMail } from './postmaster.ts';
 import { RecipientBook } from './recipients.ts';
 import type { EmailRuntime } from './runtime.ts';
 import type { StoredMailPayload } from './stored-mail.ts';
@@ -61,6 +62,9 @@ export async function handleMail(rt: EmailRuntime, payload: StoredMailPayload): 
   const mailId = mail.mailId ?? madeUpId(raw, rt.settings.domain);
   const facts = { mailId: mailId.slice(0, 200), via: payload.via };
   if (mail.problems.length) rt.logger.warn({ ...facts, problems: mail.problems }, 'parts of a mail could not be read');
+  const forPostmaster = payload.envelope.to.filter((a) => isPostmaster(a, rt.settings.domain)).length;
+  if (forPostmaster) logPostmasterMail(rt, mailId, mail, payload);
+  if (forPostmaster === payload.envelope.to.length) return;
   const sender =
     mail.parties.from[0] ?? (payload.envelope.from ? { name: '', address: payload.envelope.from.toLowerCase() } : null);
   if (!sender) return void rt.logger.info(facts, 'a mail without a sender was kept and not answered');
@@ -71,7 +75,7 @@ export async function handleMail(rt: EmailRuntime, payload: StoredMailPayload): 
     return void rt.logger.info(facts, "Switchboard's own mail came back; it was kept and not answered");
   const check = await checkSender(rt, raw, payload, sender);
   const book = new RecipientBook(rt);
-  const byWorkspace = new Map<string, { workspace: Workspace; names: string[] }>();
+  const byWorkspace = new Map<string, { workspace: Workspace; names: string[]; shared: SharedTo[] }>();
   for (const address of payload.envelope.to) {
     const found = await book.check(address);
     if (!found.ok) {
@@ -79,10 +83,13 @@ export async function handleMail(rt: EmailRuntime, payload: StoredMailPayload): 
       rt.logger.info({ ...facts, reason: found.reason }, 'a recipient of a mail is no longer there; left out');
       continue;
     }
-    const { workspace, name } = found.recipient;
-    const group = byWorkspace.get(workspace.id) ?? { workspace, names: [] };
-    if (!group.names.includes(name)) group.names.push(name);
-    byWorkspace.set(workspace.id, group);
+    const r = found.recipient;
+    if (r.kind === 'postmaster') continue;
+    const group = byWorkspace.get(r.workspace.id) ?? { workspace: r.workspace, names: [], shared: [] };
+    if (r.kind === 'agent' && !group.names.includes(r.name)) group.names.push(r.name);
+    if (r.kind === 'shared' && !group.shared.some((x) => x.name === r.name))
+      group.shared.push({ name: r.name, address: r.address });
+    byWorkspace.set(r.workspace.id, group);
   }
   // A mail asking for a link is answered with one, and reaches no agent.
   if (bareSubject(mail.subject).toLowerCase() === LINK_SUBJECT)
@@ -93,16 +100,20 @@ export async function handleMail(rt: EmailRuntime, payload: StoredMailPayload): 
       check,
       { mailId },
     );
-  for (const { workspace, names } of byWorkspace.values()) {
+  for (const { workspace, names, shared } of byWorkspace.values()) {
     await deliverIn(rt, { workspace, directory: await rt.core.agents.directory(workspace) }, names, {
       mail,
       mailId,
       sender,
       check,
       via: payload.via,
+      shared,
     });
   }
 }
+
+/** A shared address a mail was written to: its name (the channel its listeners hear) and the address as written. */
+type SharedTo = { name: string; address: string };
 
 interface Incoming {
   mail: ReadMail;
@@ -110,6 +121,8 @@ interface Incoming {
   sender: MailAddress;
   check: SenderCheck;
   via: string;
+  /** The workspace's shared addresses it was written to (shared-addresses.ts): their listeners overhear it. */
+  shared: SharedTo[];
 }
 
 /** The thread a mail continues in a workspace, or a new one it starts. */
@@ -147,7 +160,7 @@ async function deliverIn(
   names: string[],
   incoming: Incoming,
 ): Promise<void> {
-  const { mail, mailId, sender, check, via } = incoming;
+  const { mail, mailId, sender, check, via, shared } = incoming;
   const { workspace } = target;
   const domain = rt.settings.domain;
   const thread = await threadOf(rt, workspace, incoming);
@@ -162,8 +175,17 @@ async function deliverIn(
     { tenant: workspace.slug, root: thread.root },
     mailId,
     authorIdOf(check, sender),
-    mailText(mail, sender, others, check, showSubject),
+    mailText(
+      mail,
+      sender,
+      others,
+      check,
+      showSubject,
+      shared.map((x) => x.address),
+    ),
     names,
+    // A thread is heard at the first of them (the conversation keeps the channel it was started in).
+    shared[0]?.name ?? null,
   );
   const facts = { mailId: mailId.slice(0, 200), workspace: workspace.slug };
   // Recorded before the core has it: an agent answering at once finds whom to mail, and a reply finds its thread.

@@ -38,19 +38,24 @@ function size(bytes: number): string {
 /** The subject without its reply and forward prefixes, for telling whether a reply changed it. */
 export const bareSubject = (s: string) => s.replace(/^(\s*(re|fwd?|aw|wg|sv|vs)\s*(\[\d+\])?\s*:\s*)+/i, '').trim();
 
-/** What the agents read of a mail: who wrote, to whom else, the subject when it is new, the text and the attachments. */
+/**
+ * What the agents read of a mail: who wrote, to which shared address (`sharedTo`), to whom else, the subject when it
+ * is new, the text and the attachments.
+ */
 export function mailText(
   mail: ReadMail,
   sender: MailAddress,
   others: MailAddress[],
   check: SenderCheck,
   showSubject: boolean,
+  sharedTo: string[] = [],
 ): string {
   const more = Math.max(0, others.length - MAX_NAMED) + mail.omitted;
   const cc = others.length
     ? `, cc ${others.slice(0, MAX_NAMED).map(person).join(', ')}${more ? ` and ${more} more` : ''}`
     : '';
-  const from = `from ${person(sender)}${check.verified ? '' : ' (sender not verified)'}${cc}`;
+  const to = sharedTo.length ? `, to ${sharedTo.join(', ')}` : '';
+  const from = `from ${person(sender)}${check.verified ? '' : ' (sender not verified)'}${to}${cc}`;
   const head = showSubject && mail.subject ? `${markdownEscaped(mail.subject)} — ${from}` : `Mail ${from}:`;
   const files = mail.attachments
     .slice(0, MAX_NAMED)
@@ -69,7 +74,10 @@ export function mailText(
   return `${head}\n\n${cut}${tail}`.trim();
 }
 
-/** The core's view of one mail for one workspace: its thread's conversation, its author, the agents it names. */
+/**
+ * The core's view of one mail for one workspace: its thread's conversation, its author, the agents it names, and the
+ * shared address (`channel`) whose listeners hear it.
+ */
 export function normalise(
   workspace: Workspace,
   thread: EmailThread,
@@ -77,23 +85,24 @@ export function normalise(
   authorId: string,
   text: string,
   names: string[],
+  channel: string | null = null,
 ): InboundMessage {
   const conversationKey = encodeConversationKey(thread);
   return {
     surface: EMAIL.surface,
     tenantId: workspace.slug,
-    // Each thread is its own place: listening on shared addresses would name theirs here.
-    channelId: conversationKey,
+    // A thread is its own place, unless it was written to a shared address: then that is its channel.
+    channelId: channel ?? conversationKey,
     place: 'channel',
     conversationKey,
-    externalRef: threadRef(thread),
+    externalRef: channel ? { ...threadRef(thread), channel } : threadRef(thread),
     messageId: mailId,
     threadRootId: thread.root,
     authorId,
     text,
     names,
-    // Every mail that reaches an agent was written to it: its address was on the envelope.
-    addressed: true,
+    // A mail written to an agent's address is addressed to it; one written only to shared addresses is overheard.
+    addressed: names.length > 0,
   };
 }
 

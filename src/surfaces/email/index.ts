@@ -6,6 +6,8 @@
 // Verified senders link their address (linking.ts); a thread's audience is
 // everyone on its mails (audience.ts); approvals asked in a thread are mailed
 // into it with links to a page that decides (approval-jobs.ts, approval-page.ts).
+// Shared addresses are channels listening agents hear (shared-addresses.ts),
+// and done notices carry a link that stops them (notices.ts).
 import type { ChatSurface, SurfaceFactory } from '../contract.ts';
 import { drainFlag, runtimeOf } from '../shared/module.ts';
 import { approvalShowHandler, approvalUpdateHandler } from './approval-jobs.ts';
@@ -15,12 +17,21 @@ import { loggable } from './errors.ts';
 import { EMAIL_LINK_WORDING, linkDoneHandler } from './linking.ts';
 import { emailLive } from './live.ts';
 import type { EmailState } from './mail-repo.ts';
+import { mountNotices } from './notices.ts';
 import { emailOutbound } from './outbound.ts';
 import { emailInboundHandler, emailWebhook, INBOUND_PATH } from './receiver.ts';
 import { createEmailRuntime, type EmailRuntime } from './runtime.ts';
 import type { EmailSettings } from './settings.ts';
+import { emailListenChannels } from './shared-addresses.ts';
 import { startSmtpListener, type SmtpListener } from './smtp-listener.ts';
-import { EMAIL, EMAIL_APPROVAL_SHOW, EMAIL_APPROVAL_UPDATE, EMAIL_INBOUND, EMAIL_LINK_DONE } from './topics.ts';
+import {
+  EMAIL,
+  EMAIL_APPROVAL_SHOW,
+  EMAIL_APPROVAL_UPDATE,
+  EMAIL_INBOUND,
+  EMAIL_LINK_DONE,
+  EMAIL_UPKEEP_MAILS,
+} from './topics.ts';
 
 export { connectEmailWorkspace, disconnectEmailWorkspace } from './connect.ts';
 export type { EmailRuntime } from './runtime.ts';
@@ -43,6 +54,8 @@ export interface EmailSurface extends ChatSurface {
   /** The SMTP listener, once the serving process started it; null when EMAIL_SMTP_PORT is unset or not mounted. */
   listener(): Promise<SmtpListener | null>;
 }
+
+const HOUR_MS = 3_600_000;
 
 const HOW_TO_TURN_ON =
   'Email is off: set EMAIL_DOMAIN, EMAIL_SMTP_URL, and EMAIL_SMTP_PORT or EMAIL_INBOUND_SECRET (or both) to turn it on';
@@ -68,17 +81,27 @@ export const createEmailSurface: SurfaceFactory<Partial<EmailSettings>, EmailSta
     outbound: { ...emailOutbound(rt), ...emailLive(rt) },
     audience: emailAudience(rt),
     linkWording: EMAIL_LINK_WORDING,
+    listenChannels: emailListenChannels(rt),
     jobs: {
       [EMAIL_INBOUND]: emailInboundHandler(rt),
       [EMAIL_LINK_DONE]: linkDoneHandler(rt),
       [EMAIL_APPROVAL_SHOW]: approvalShowHandler(rt),
       [EMAIL_APPROVAL_UPDATE]: approvalUpdateHandler(rt),
     },
+    upkeep: {
+      // A mail is recorded before the core stores its message (handlers.ts); one left alone by a process that stopped
+      // in between, once its job can no longer be tried again, is deleted.
+      [EMAIL_UPKEEP_MAILS]: {
+        what: 'purged received mails that became no message',
+        run: () => rt.mails.purgeUnattached(new Date(core.clock.now().getTime() - core.config.jobMaxAgeMs - HOUR_MS)),
+      },
+    },
     listener: () => listening,
     mount(web, http) {
       mountApprovalPage(web, http, rt);
       const { inboundSecret, smtpPort } = rt.settings;
       if (inboundSecret) web.post(INBOUND_PATH, ...emailWebhook(rt, inboundSecret, draining));
+      mountNotices(web, rt, http);
       if (smtpPort === undefined) return;
       listening = startSmtpListener(rt, smtpPort, draining).then(
         (listener) => {

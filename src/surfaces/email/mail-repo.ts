@@ -64,6 +64,11 @@ export interface EmailMailRepo {
   forget(workspaceId: string, mailId: string): Promise<void>;
   /** Records that the relay accepted a sent mail, with what it answered. */
   markSent(workspaceId: string, mailId: string, at: Date, response: string): Promise<void>;
+  /**
+   * Deletes the received mails recorded before `before` that never became a message (the process stopped between
+   * recording one and the core storing it, and its job was given up), in every workspace; returns how many.
+   */
+  purgeUnattached(before: Date): Promise<number>;
 }
 
 /** The tables only the email surface keeps, handed to its factory as its state. */

@@ -12,14 +12,16 @@
 //
 // A mail sent cannot be edited or taken back: an edit or delete on the web
 // changes Switchboard's copy only. A streamed message is mailed once, finished (live.ts).
+// A done notice goes to the person who asked alone, answering their mail (notices.ts).
 import type { Agent } from '../../core/entities.ts';
 import { DeliveryError } from '../../core/delivery/failure.ts';
 import type { OutboundMessage, PostedMessage, SurfaceOutbound } from '../../core/delivery/surface-outbound.ts';
-import { addressOf, DEFAULT_TENANT, isOurs, parseOurAddress } from './addresses.ts';
+import { addressOf, DEFAULT_TENANT, isOurs, oursOn } from './addresses.ts';
 import { deliveryErrorOf, loggable } from './errors.ts';
 import { markdownToMail } from './format/out.ts';
 import { bareSubject } from './inbound.ts';
 import type { MailAddress, StoredMail } from './mail-repo.ts';
+import { NOTICE_SIGNED_HEADERS, noticeMail } from './notices.ts';
 import { MAX_REFERENCES } from './parse.ts';
 import { dkimOption, type EmailRuntime } from './runtime.ts';
 import { mailIdFor, paceKey, threadFromRef, type EmailThread } from './thread-id.ts';
@@ -78,12 +80,8 @@ async function senderAddress(
   const plain =
     workspace !== null && (await rt.core.tenants.workspaceOf(EMAIL.surface, DEFAULT_TENANT)) === workspace.id;
   // Only this workspace's addresses: one mail may have been written to agents of several.
-  const mine = (label: string | null) => label === thread.tenant || (label === null && plain);
-  for (const m of [...mails].reverse())
-    for (const a of [...m.parties.to, ...m.parties.cc]) {
-      const ours = parseOurAddress(a.address, domain);
-      if (ours && mine(ours.label) && names.includes(ours.name)) return a.address;
-    }
+  const reached = oursOn(mails, domain, thread.tenant, plain).find((a) => names.includes(a.name));
+  if (reached) return reached.address;
   const directory = workspace ? await rt.core.agents.directory(workspace) : [];
   const shared = directory.some((d) => d.agent.id !== sender.id && d.agent.name === sender.name);
   return addressOf(shared ? names[1]! : sender.name, plain ? null : thread.tenant, domain);
@@ -101,6 +99,8 @@ export interface ThreadMail {
   markdown: string;
   /** Headers of its own (the message id an answer carries). */
   headers?: Record<string, string>;
+  /** The message of the thread it answers (a done notice from Switchboard answers the request: notices.ts). */
+  replyTo?: string | null;
 }
 
 /** Mails into the thread once (see the top of this file). */
@@ -110,19 +110,23 @@ export async function mailIntoThread(rt: EmailRuntime, t: ThreadMail): Promise<v
   const earlier = await rt.mails.get(workspaceId, mailId);
   if (earlier?.sentAt) return;
   const mails = (await rt.mails.thread(workspaceId, thread.root, THREAD_READ)).filter((x) => x.mailId !== mailId);
-  const answered = mails.at(-1);
+  // A done notice answers the person's own mail, and goes to them alone (notices.ts).
+  const notice = await noticeMail(rt, t, mails);
+  const answered = notice?.answered ?? mails.at(-1);
   if (!answered)
     throw permanent(
       'no_thread',
       "none of the email thread's mails is kept any more (its history was deleted), so there is no one to answer",
     );
-  const { to, cc, dropped } = recipientsOf(mails, domain, maxParticipants);
+  const { to, cc, dropped } = notice
+    ? { to: notice.to, cc: [], dropped: 0 }
+    : recipientsOf(mails, domain, maxParticipants);
   if (!to.length && !cc.length)
     throw permanent('no_recipients', 'nobody outside Switchboard is on this email thread, so there is no one to mail');
   if (dropped) rt.logger.warn({ mailId, dropped }, 'an answer went to the first people of a thread with too many');
   const from = {
-    name: `${t.sender.displayName} (Switchboard)`,
-    address: await senderAddress(rt, t.sender, thread, mails),
+    name: notice ? t.sender.displayName : `${t.sender.displayName} (Switchboard)`,
+    address: notice?.fromAddress ?? (await senderAddress(rt, t.sender, thread, mails)),
   };
   const chain = [...answered.references.filter((r) => r !== answered.mailId), answered.mailId];
   const references = chain.length <= MAX_REFERENCES ? chain : [chain[0]!, ...chain.slice(-(MAX_REFERENCES - 1))];
@@ -142,7 +146,7 @@ export async function mailIntoThread(rt: EmailRuntime, t: ThreadMail): Promise<v
     });
   const transport = rt.transport();
   if (!transport) throw permanent('not_configured', 'EMAIL_SMTP_URL is not set, so Switchboard cannot send mail');
-  const body = markdownToMail(t.markdown);
+  const body = markdownToMail(notice?.footer ? `${t.markdown}\n\n${notice.footer}` : t.markdown);
   let response: string;
   try {
     const info = await transport.sendMail({
@@ -155,8 +159,9 @@ export async function mailIntoThread(rt: EmailRuntime, t: ThreadMail): Promise<v
       inReplyTo: `<${answered.mailId}>`,
       references: references.map((r) => `<${r}>`).join(' '),
       // RFC 3834: autoresponders do not answer it, so two programs never write to each other without end.
-      headers: { 'Auto-Submitted': 'auto-replied', ...t.headers },
-      ...dkimOption(rt),
+      headers: { 'Auto-Submitted': 'auto-replied', ...t.headers, ...notice?.headers },
+      // RFC 8058 asks for a notice's List-Unsubscribe fields among those signed.
+      ...dkimOption(rt, notice ? NOTICE_SIGNED_HEADERS : undefined),
     });
     if (info.rejected.length)
       rt.logger.warn({ mailId, rejected: info.rejected.length }, "the mail server refused some of the thread's people");
@@ -179,6 +184,7 @@ export async function sendOnce(rt: EmailRuntime, m: OutboundMessage): Promise<Po
     sender: m.sender,
     markdown: m.message.body,
     headers: { 'X-Switchboard-Message': m.message.id },
+    replyTo: m.message.replyTo,
   });
   return { externalId: mailId, permalink: null };
 }

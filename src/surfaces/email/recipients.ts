@@ -1,22 +1,24 @@
 // Which workspace and agent each address of ours names, checked when a mail
 // arrives (at RCPT TO, or for the webhook's recipients) and again when it is
 // handled: an address outside the domain, a workspace not connected to email
-// or a name nobody has is refused with a sentence for the sender.
+// or a name nobody has is refused with a sentence for the sender. A name that
+// is no agent's or person's is a shared address while agents listen to it, and
+// postmaster@<domain> is always taken.
 import { resolveOne, type WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { Workspace } from '../../core/entities.ts';
-import { DEFAULT_TENANT, parseOurAddress } from './addresses.ts';
+import { DEFAULT_TENANT, isPostmaster, parseOurAddress } from './addresses.ts';
 import { workspaceOfTenant, type EmailRuntime } from './runtime.ts';
+import { isListenedTo, sharedName } from './shared-addresses.ts';
 
-/** An address of ours that names someone: the workspace, and the agent or person in its directory. */
-export interface Recipient {
-  /** The address as it was written to, lowercased. */
-  address: string;
-  workspace: Workspace;
-  /** The name the address gives (`reviewer`, `alice/builder`). */
-  name: string;
-  entry: WorkspaceAgent;
-}
+/** An address of ours that reaches someone, as it was written to (lowercased). */
+export type Recipient =
+  /** An agent or a person of the workspace, by the name the address gives (`reviewer`, `alice/builder`). */
+  | { kind: 'agent'; address: string; workspace: Workspace; name: string; entry: WorkspaceAgent }
+  /** A shared address of the workspace (`feedback`): the agents listening to it overhear the mail. */
+  | { kind: 'shared'; address: string; workspace: Workspace; name: string }
+  /** postmaster@<domain>: the mail is logged for the operator (handlers.ts). */
+  | { kind: 'postmaster'; address: string };
 
 export type RecipientCheck =
   | { ok: true; recipient: Recipient }
@@ -31,11 +33,14 @@ export class RecipientBook {
   private readonly workspaces = new Map<string, Promise<Workspace | null>>();
   private readonly directories = new Map<string, Promise<WorkspaceAgent[]>>();
 
+  private readonly listened = new Map<string, Promise<boolean>>();
+
   constructor(private readonly rt: Pick<EmailRuntime, 'core' | 'settings'>) {}
 
   async check(raw: string): Promise<RecipientCheck> {
     const address = raw.trim().toLowerCase();
     const domain = this.rt.settings.domain;
+    if (isPostmaster(address, domain)) return { ok: true, recipient: { kind: 'postmaster', address } };
     const ours = parseOurAddress(address, domain);
     if (!ours) {
       const inDomain = address.endsWith(`@${domain}`);
@@ -62,10 +67,13 @@ export class RecipientBook {
       try {
         return {
           ok: true,
-          recipient: { address, workspace, name: ours.name, entry: resolveOne(directory, ours.name) },
+          recipient: { kind: 'agent', address, workspace, name: ours.name, entry: resolveOne(directory, ours.name) },
         };
       } catch (e) {
         if (!(e instanceof SwitchboardError)) throw e;
+        const shared = e.code === 'NOT_FOUND' ? sharedName(ours.name) : null;
+        if (shared && (await this.isListened(workspace, shared)))
+          return { ok: true, recipient: { kind: 'shared', address, workspace, name: shared } };
         return { ok: false, permanent: true, reason: `<${address}>: ${e.message}` };
       }
     } catch (e) {
@@ -80,6 +88,13 @@ export class RecipientBook {
   private workspaceOf(tenant: string): Promise<Workspace | null> {
     let found = this.workspaces.get(tenant);
     if (!found) this.workspaces.set(tenant, (found = workspaceOfTenant(this.rt, tenant)));
+    return found;
+  }
+
+  private isListened(workspace: Workspace, name: string): Promise<boolean> {
+    const key = `${workspace.id}:${name}`;
+    let found = this.listened.get(key);
+    if (!found) this.listened.set(key, (found = isListenedTo(this.rt, workspace, name)));
     return found;
   }
 

@@ -47,8 +47,20 @@ export function createEmailRuntime(
 }
 
 /** nodemailer's DKIM option for a mail from the domain, when a key is configured. */
-export const dkimOption = ({ settings: { domain, dkim } }: Pick<EmailRuntime, 'settings'>) =>
-  dkim ? { dkim: { domainName: domain, keySelector: dkim.selector, privateKey: dkim.privateKey } } : {};
+export const dkimOption = (
+  { settings: { domain, dkim } }: Pick<EmailRuntime, 'settings'>,
+  headerFieldNames?: string,
+) =>
+  dkim
+    ? {
+        dkim: {
+          domainName: domain,
+          keySelector: dkim.selector,
+          privateKey: dkim.privateKey,
+          ...(headerFieldNames ? { headerFieldNames } : {}),
+        },
+      }
+    : {};
 
 /** The workspace a tenant (a workspace slug connected to email, or the default `*`) maps to; null when it does not. */
 export async function workspaceOfTenant(rt: Pick<EmailRuntime, 'core'>, tenant: string): Promise<Workspace | null> {

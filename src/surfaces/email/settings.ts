@@ -3,6 +3,7 @@
 // the outbound relay and the DKIM key. PEM settings may be the text itself or
 // the path of a file holding it.
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { Config } from '../../config.ts';
 import type { PaceWindow } from '../../core/delivery/pacer.ts';
 
@@ -21,6 +22,8 @@ export interface EmailSettings {
   smtpPort?: number;
   /** The address the listener binds to (every interface unless a test says 127.0.0.1). */
   smtpHost: string;
+  /** The listener's name in its greeting and EHLO answer (RFC 5321: the server's own host name), EMAIL_SMTP_HOSTNAME or the machine's. */
+  smtpHostname: string;
   /** The STARTTLS certificate and key (PEM), from EMAIL_SMTP_TLS_CERT and EMAIL_SMTP_TLS_KEY. */
   tls?: { cert: string; key: string };
   /** EMAIL_MAX_BYTES: the largest mail taken in. */
@@ -61,6 +64,7 @@ export function emailSettings(config: Config, overrides: Partial<EmailSettings> 
     domain: e.domain ?? '',
     smtpPort: e.smtpPort,
     smtpHost: '0.0.0.0',
+    smtpHostname: e.smtpHostname ?? hostname(),
     tls:
       e.tlsCert && e.tlsKey
         ? { cert: pemOf('EMAIL_SMTP_TLS_CERT', e.tlsCert), key: pemOf('EMAIL_SMTP_TLS_KEY', e.tlsKey) }

@@ -1,6 +1,7 @@
 // The SMTP listener for EMAIL_DOMAIN (smtp-server): the MX record, or a relay,
 // delivers here. Recipients are checked at RCPT TO (outside the domain, a
-// workspace not connected to email, an unknown agent: 550 with the reason);
+// workspace not connected to email, an unknown agent: 550 with the reason;
+// postmaster@<domain> is always taken);
 // the message is refused past EMAIL_MAX_BYTES (552) and otherwise stored with
 // its job before the 250, so a crash after the answer loses nothing. STARTTLS
 // is offered with the configured certificate; nobody logs in (AUTH is off).
@@ -27,7 +28,7 @@ export async function startSmtpListener(
   port: number,
   draining: () => boolean,
 ): Promise<SmtpListener> {
-  const { domain, maxBytes, maxRecipients, tls } = rt.settings;
+  const { maxBytes, maxRecipients, tls } = rt.settings;
   const books = new WeakMap<SMTPServerSession, RecipientBook>();
   const bookOf = (session: SMTPServerSession) => {
     let book = books.get(session);
@@ -35,7 +36,8 @@ export async function startSmtpListener(
     return book;
   };
   const server = new SMTPServer({
-    name: domain,
+    // Senders expect the host's own name here (the MX target, as its reverse DNS gives it), not the mail domain.
+    name: rt.settings.smtpHostname,
     banner: 'Switchboard',
     size: maxBytes,
     authOptional: true,

@@ -19,3 +19,5 @@ export const EMAIL_LINK_DONE = linkDoneTopic(EMAIL.surface);
 export const EMAIL_APPROVAL_SHOW = approvalShowTopic(EMAIL.surface);
 /** Mails how a settled approval was settled into the thread it was mailed to. */
 export const EMAIL_APPROVAL_UPDATE = approvalUpdateTopic(EMAIL.surface);
+/** The hourly purge of received mails recorded without becoming a message (a process stopped in between). */
+export const EMAIL_UPKEEP_MAILS = `upkeep.${EMAIL.surface}.mails`;

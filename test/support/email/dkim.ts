@@ -38,6 +38,10 @@ export async function dkimSigned(
     canonicalization: 'relaxed/relaxed',
     algorithm: 'rsa-sha256',
     signatureData: [signer],
+    // The signing time, fixed once. Without it mailauth writes `t=` twice, each time as Math.round(Date.now() / 1000):
+    // once in the header it signs and again in the header it returns, and when half a second turns between the two
+    // (the RSA signature is made in between) the header no longer matches its signature ("bad signature").
+    signTime: new Date(),
   });
   if (errors.length) throw new Error(`DKIM signing failed: ${errors.map((e) => e.message).join('; ')}`);
   return Buffer.concat([Buffer.from(signatures), message]);
