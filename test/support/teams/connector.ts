@@ -4,7 +4,8 @@
 // an activity, and read the members. Every call is recorded; failures are
 // queued per operation so a test can make Teams throttle (429 + Retry-After),
 // fail transiently (412/502/504) or refuse for good (403 MessageWritesBlocked,
-// with the body Teams documents; 404 ConversationNotFound).
+// with the body Teams documents; 404 ConversationNotFound). Streaming
+// activities are checked as Teams checks them (streaming.ts).
 import { personalConversationId } from './defaults.ts';
 import type { TeamsUserSeed } from './defaults.ts';
 import { StreamRules } from './streaming.ts';
@@ -96,13 +97,16 @@ export class ConnectorState {
   /** Channels (with their reply chains) and chats whose roster the bot is not on. */
   private readonly botAbsent = new Set<string>();
   /** Streams bots sent in personal chats, by stream id. */
-  readonly streaming = new StreamRules();
+  readonly streaming: StreamRules;
 
   constructor(
     private readonly appId: string,
     private readonly tenantId: string,
     private readonly defaultMembers: TeamsUserSeed[],
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.streaming = new StreamRules(now);
+  }
 
   failNext(op: ConnectorOp, failure: ConnectorFailure): void {
     const queue = this.failures.get(op) ?? [];
@@ -182,6 +186,8 @@ export class ConnectorState {
             body: errorBody('NotFound', `Activity ${activityId} was not sent by this bot in this conversation.`),
           };
         }
+        const refused = this.streaming.checkUpdate(activityId);
+        if (refused) return refused;
         this.store(conversationId, activityId, body as WireActivity);
         return { status: 200, body: { id: activityId } };
       }

@@ -1,6 +1,7 @@
 // An agent at work in Slack: "is thinking…" and a streamed answer in the app's
 // assistant threads (assistant.threads.setStatus, chat.startStream/append/stop),
-// post-then-update in channel threads or where streaming is refused, and
+// post-then-update under the agent's name and avatar in channel threads or
+// where streaming is refused, a stream Slack ended completed by updates, and
 // suggested prompts where a person starts talking to the app: a new assistant
 // thread (assistant_view, titled too) or the opened DM (agent_view).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -74,13 +75,7 @@ describe('agents at work in Slack', () => {
     expect(standin.assistantThread(DM, threadTs)?.status).toBe('');
     await vi.waitFor(() => expect(standin.callsTo('chat.startStream')).toHaveLength(1));
     const start = standin.callsTo('chat.startStream')[0];
-    expect(start.args).toMatchObject({
-      channel: DM,
-      thread_ts: threadTs,
-      markdown_text: 'The incident ',
-      username: 'Reviewer',
-      icon_url: 'https://example.test/reviewer.png',
-    });
+    expect(start.args).toMatchObject({ channel: DM, thread_ts: threadTs, markdown_text: 'The incident ' });
     const ts = (start.response as { ts: string }).ts;
 
     await app.live.append(h.workspace, h.reviewer, started.streamId, 'began at **09:12**');
@@ -177,7 +172,12 @@ describe('agents at work in Slack', () => {
     await app.live.finish(h.workspace, h.reviewer, started.streamId);
     const message = await stored(started.streamId);
     const final = standin.message('C0GENERAL', message.externalId!);
-    expect(final).toMatchObject({ thread_ts: mention.ts, username: 'Reviewer' });
+    // Under the agent's name and avatar, which a Slack stream would not show.
+    expect(final).toMatchObject({
+      thread_ts: mention.ts,
+      username: 'Reviewer',
+      icons: { image_48: 'https://example.test/reviewer.png' },
+    });
     await vi.waitFor(() =>
       expect(standin.message('C0GENERAL', message.externalId!)?.text).toContain('Short version: DNS.'),
     );
@@ -187,6 +187,47 @@ describe('agents at work in Slack', () => {
         .messages('C0GENERAL')
         .filter((m) => m.bot_id && m.thread_ts === mention.ts && String(m.text).includes('Short version')),
     ).toHaveLength(1);
+  });
+
+  it('completes a stream Slack ended by updating its message: text written after the end shows before it finishes', async () => {
+    const { app } = h.server;
+    const { item, threadTs } = await askInAssistantThread('why is the queue slow?');
+    const started = await app.live.start({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      surface: 'mcp',
+      text: 'Looking at the queue: ',
+    });
+    const start = await vi.waitFor(() => {
+      const c = standin.callsTo('chat.startStream').find((x) => x.args.thread_ts === threadTs);
+      expect(c?.status).toBe(200);
+      return c!;
+    });
+    const ts = (start.response as { ts: string }).ts;
+    // Slack ends the stream: nothing reached it for longer than it waits.
+    standin.passTime(6 * 60_000);
+    expect(standin.message(DM, ts)).toMatchObject({ streaming: false, stream_expired: true });
+
+    await app.live.append(h.workspace, h.reviewer, started.streamId, 'one worker is stuck on a lock.');
+    await vi.waitFor(() =>
+      expect(standin.message(DM, ts)?.text).toBe('Looking at the queue: one worker is stuck on a lock.'),
+    );
+    expect(standin.message(DM, ts)?.stream_expired).toBeUndefined();
+    const refusedAppend = standin
+      .callsTo('chat.appendStream')
+      .find((c) => c.args.ts === ts && (c.response as { error?: string }).error === 'message_not_in_streaming_state');
+    expect(refusedAppend).toBeDefined();
+
+    await app.live.append(h.workspace, h.reviewer, started.streamId, ' Restarting it.');
+    await vi.waitFor(() => expect(standin.message(DM, ts)?.text).toContain('Restarting it.'));
+    await app.live.finish(h.workspace, h.reviewer, started.streamId);
+    const message = await stored(started.streamId);
+    expect(message.externalId).toBe(ts);
+    await vi.waitFor(() =>
+      expect(standin.message(DM, ts)?.text).toBe('Looking at the queue: one worker is stuck on a lock. Restarting it.'),
+    );
+    expect(standin.messages(DM).filter((m) => m.bot_id && m.thread_ts === threadTs)).toHaveLength(1);
   });
 
   it('takes the live post down when the finished message is refused', async () => {
