@@ -1,12 +1,14 @@
 // The bot behind POST /api/messages (botbuilder's TeamsActivityHandler): every
 // turn records the conversation reference and who wrote; messages go to agents
 // (mention the bot and name them in channels and group chats; the chosen agent
-// in the personal chat); card clicks decide approvals or choose the agent.
+// in the personal chat); card clicks decide approvals or choose the agent;
+// feedback on an agent's message goes to that agent.
 import {
   TeamsActivityHandler,
   TurnContext,
   type AdaptiveCardInvokeResponse,
   type AdaptiveCardInvokeValue,
+  type InvokeResponse,
 } from 'botbuilder';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { isRefusal } from '../../core/errors.ts';
@@ -37,6 +39,7 @@ import { placeGone, teamOf, uninstalled } from './removals.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import { teamsToMarkdown } from './format/in.ts';
 import { commandOf, noticesWord } from './text.ts';
+import { feedbackInvoke } from './feedback.ts';
 
 const say = (context: TurnContext, text: string) =>
   context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
@@ -299,6 +302,12 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
       // The card says what happened: the agent chosen, or why nothing was saved.
       await context.sendActivity(cardActivity(await pickAgent(this.rt, context, address, value), 'Choose an agent'));
     }
+  }
+
+  /** Feedback on an agent's message (its 👍/👎 buttons) goes to the agent; other invokes as the SDK routes them. */
+  protected override async onInvokeActivity(context: TurnContext): Promise<InvokeResponse> {
+    if (context.activity.name === 'message/submitAction') return feedbackInvoke(this.rt, context);
+    return super.onInvokeActivity(context);
   }
 
   /** Action.Execute clicks and card refreshes; the response is always the updated card (an empty one makes Teams retry). */

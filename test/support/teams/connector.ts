@@ -4,11 +4,13 @@
 // an activity, and read the members. Every call is recorded; failures are
 // queued per operation so a test can make Teams throttle (429 + Retry-After),
 // fail transiently (412/502/504) or refuse for good (403 MessageWritesBlocked,
-// with the body Teams documents; 404 ConversationNotFound). Streaming
-// activities are checked as Teams checks them (streaming.ts).
+// with the body Teams documents; 404 ConversationNotFound). Messages are
+// checked as Teams checks them: streaming (streaming.ts) and AI features
+// (ai-content.ts).
 import { personalConversationId } from './defaults.ts';
 import type { TeamsUserSeed } from './defaults.ts';
 import { StreamRules } from './streaming.ts';
+import { checkAiContent } from './ai-content.ts';
 
 /** Bot Connector operations, named as botframework-connector's ConnectorClient names them. */
 export type ConnectorOp =
@@ -170,7 +172,8 @@ export class ConnectorState {
         return this.createConversation(call, (body ?? {}) as Record<string, unknown>);
       case 'sendToConversation':
       case 'replyToActivity': {
-        const refused = this.streaming.check(conversationId, body as WireActivity);
+        const refused =
+          checkAiContent(body as WireActivity) ?? this.streaming.check(conversationId, body as WireActivity);
         if (refused) return refused;
         // Every update of a stream, and its final message, rewrite the one message the stream's first activity made.
         const id = this.streaming.record(conversationId, body as WireActivity, nextActivityId());
@@ -186,7 +189,7 @@ export class ConnectorState {
             body: errorBody('NotFound', `Activity ${activityId} was not sent by this bot in this conversation.`),
           };
         }
-        const refused = this.streaming.checkUpdate(activityId);
+        const refused = checkAiContent(body as WireActivity) ?? this.streaming.checkUpdate(activityId);
         if (refused) return refused;
         this.store(conversationId, activityId, body as WireActivity);
         return { status: 200, body: { id: activityId } };
