@@ -4,14 +4,12 @@
 // without finishing it is finished from the store by another process.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { DEFAULT_LIVE_OPTIONS, LiveService } from '../../../src/core/live/live-service.ts';
 import { outboxDrafts } from '../../../src/core/live/live-drafts.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId } from '../../support/slack/defaults.ts';
-import { eventCallback, messageIm, nextEventTs } from '../../support/slack/payloads.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, startHarness, type Harness } from '../../support/slack/harness.ts';
+import { askInAssistantThread, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const USER = 'U0DAVE001';
 const DM = dmChannelId(USER);
@@ -33,22 +31,6 @@ describe("streamed answers past Slack's limits", () => {
     await standin?.close();
     await db?.close();
   });
-
-  async function askInAssistantThread(text: string): Promise<{ item: InboxItem; threadTs: string }> {
-    const threadTs = nextEventTs();
-    const res = await h.post(
-      eventCallback(messageIm({ user: USER, text: `@reviewer ${text}`, ts: threadTs, thread_ts: threadTs })),
-    );
-    expect(res.status).toBe(200);
-    const seen: InboxItem[] = [];
-    const item = await vi.waitFor(async () => {
-      seen.push(...(await inbox(h)));
-      const found = seen.find((i) => i.message.body.includes(text));
-      if (!found) throw new Error('not delivered yet');
-      return found;
-    });
-    return { item, threadTs };
-  }
 
   /** The ts of the stream Slack started in the thread. */
   const streamTs = (threadTs: string) =>
@@ -75,7 +57,7 @@ describe("streamed answers past Slack's limits", () => {
 
   it("settles an idle stream before Slack's limit: text written long after still shows, and the message ends whole", async () => {
     const { app } = h.server;
-    const { item, threadTs } = await askInAssistantThread('plan the migration');
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'plan the migration');
     const started = await app.live.start({
       workspace: h.workspace,
       sender: h.reviewer,
@@ -111,7 +93,7 @@ describe("streamed answers past Slack's limits", () => {
 
   it('finishes from the store a stream whose process stopped without finishing it', async () => {
     const { app } = h.server;
-    const { item, threadTs } = await askInAssistantThread('what changed in the release?');
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'what changed in the release?');
     // The process the agent streamed through: it keeps the stream in the store, then stops (it is simply left here,
     // never finishing, never closing); the server's own process finishes the stream once the kept draft is due.
     const gone = new LiveService(

@@ -7,12 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appHomeOpened, eventCallback, messageIm, nextEventTs } from '../../support/slack/payloads.ts';
+import { appHomeOpened, eventCallback, nextEventTs } from '../../support/slack/payloads.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
+import { askInAssistantThread, mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const USER = 'U0CAROL01';
 const DM = dmChannelId(USER);
@@ -33,23 +32,6 @@ describe('agents at work in Slack', () => {
     await db?.close();
   });
 
-  /** Carol writes to @reviewer in a new assistant thread of her DM with the app; resolves with what the agent received. */
-  async function askInAssistantThread(text: string): Promise<{ item: InboxItem; threadTs: string }> {
-    const threadTs = nextEventTs();
-    const res = await h.post(
-      eventCallback(messageIm({ user: USER, text: `@reviewer ${text}`, ts: threadTs, thread_ts: threadTs })),
-    );
-    expect(res.status).toBe(200);
-    const seen: InboxItem[] = [];
-    const item = await vi.waitFor(async () => {
-      seen.push(...(await inbox(h)));
-      const found = seen.find((i) => i.message.body.includes(text));
-      if (!found) throw new Error('not delivered yet');
-      return found;
-    });
-    return { item, threadTs };
-  }
-
   const stored = (id: string) =>
     vi.waitFor(async () => {
       const m = await h.server.app.store.messages.get(h.workspace.id, id);
@@ -59,7 +41,7 @@ describe('agents at work in Slack', () => {
 
   it('shows "is thinking…" in an assistant thread, streams the answer there, and stores it once as the final message', async () => {
     const { app } = h.server;
-    const { item, threadTs } = await askInAssistantThread('summarise the incident');
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'summarise the incident');
     const shown = await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is thinking…');
     expect(shown.platform).toBe(true);
     expect(standin.assistantThread(DM, threadTs)?.status).toBe('is thinking…');
@@ -107,7 +89,7 @@ describe('agents at work in Slack', () => {
 
   it('sets a repeated status once, and clears it when the agent answers with send_message', async () => {
     const { app } = h.server;
-    const { item, threadTs } = await askInAssistantThread('is the build green?');
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'is the build green?');
     await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…');
     // The same status again restarts its timeout without asking Slack again.
     expect((await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…')).platform).toBe(
@@ -124,7 +106,7 @@ describe('agents at work in Slack', () => {
 
   it('falls back to one post kept up to date, at most once per interval, where Slack refuses streaming', async () => {
     const { app } = h.server;
-    const { item, threadTs } = await askInAssistantThread('list the owners');
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'list the owners');
     standin.failNext('chat.startStream', { error: 'method_not_supported' });
     const started = await app.live.start({
       workspace: h.workspace,
@@ -191,7 +173,7 @@ describe('agents at work in Slack', () => {
 
   it('completes a stream Slack ended by updating its message: text written after the end shows before it finishes', async () => {
     const { app } = h.server;
-    const { item, threadTs } = await askInAssistantThread('why is the queue slow?');
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'why is the queue slow?');
     const started = await app.live.start({
       workspace: h.workspace,
       sender: h.reviewer,

@@ -5,10 +5,17 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { pgliteDb } from '../../support/db.ts';
-import { adaptiveCardAction, feedbackSubmit, personalMessage } from '../../support/teams/activities.ts';
+import { feedbackSubmit } from '../../support/teams/activities.ts';
 import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
+import {
+  askPersonally,
+  chooseReviewer,
+  inbox,
+  mentionAndReceive,
+  startHarness,
+  type Harness,
+} from '../../support/teams/harness.ts';
 
 const AI_LABEL = {
   type: 'https://schema.org/Message',
@@ -26,12 +33,7 @@ describe("agents' messages in Teams as AI-written messages", () => {
     [db, standin] = await Promise.all([pgliteDb.open(), startTeamsStandin()]);
     h = await startHarness({ database: db, standin });
     // The personal chat's messages go to the agent chosen there.
-    const click = adaptiveCardAction(standin, {
-      verb: 'chooseAgent',
-      data: { sb: 'pickAgent', agentId: h.reviewer.id },
-      cardActivityId: '1760000000200',
-    });
-    expect((await h.post(click)).status).toBe(200);
+    await chooseReviewer(h, standin);
   });
   afterAll(async () => {
     await h?.stop();
@@ -68,19 +70,13 @@ describe("agents' messages in Teams as AI-written messages", () => {
   }
 
   it("labels an agent's answer as AI-generated, asks for feedback, and cites the sources it names", async () => {
-    const hello = personalMessage(standin, { text: 'when did the outage start?' });
-    expect((await h.post(hello)).status).toBe(200);
-    const item = await vi.waitFor(async () => {
-      const found = (await inbox(h)).find((i) => i.message.body === 'when did the outage start?');
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const { item, conversationId } = await askPersonally(h, standin, 'when did the outage start?');
     const { activity } = await answer(
       item,
       'It started at 09:12 [1] and the fix went out at 09:40 [2].\n\n' +
         '[1]: https://status.example.test/incidents/42 "Incident 42"\n' +
         '[2]: https://ci.example.test/runs/7',
-      hello.conversation.id,
+      conversationId,
     );
     expect(activity.text).toBe(
       '**Reviewer** (alice/reviewer)\n\nIt started at 09:12 [1] and the fix went out at 09:40 [2].',
@@ -114,13 +110,7 @@ describe("agents' messages in Teams as AI-written messages", () => {
   });
 
   it("labels a streamed answer's final message too", async () => {
-    const hello = personalMessage(standin, { text: 'summarise the week' });
-    expect((await h.post(hello)).status).toBe(200);
-    const item = await vi.waitFor(async () => {
-      const found = (await inbox(h)).find((i) => i.message.body === 'summarise the week');
-      expect(found).toBeDefined();
-      return found!;
-    });
+    const { item } = await askPersonally(h, standin, 'summarise the week');
     const { app } = h.server;
     const started = await app.live.start({
       workspace: h.workspace,

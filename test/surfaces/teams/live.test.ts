@@ -6,11 +6,15 @@
 // indicator and a streamed answer is posted, then updated.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
-import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { pgliteDb } from '../../support/db.ts';
-import { adaptiveCardAction, personalMessage } from '../../support/teams/activities.ts';
 import { startTeamsStandin, type TeamsStandin, type WireActivity } from '../../support/teams/standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/teams/harness.ts';
+import {
+  askPersonally,
+  chooseReviewer,
+  mentionAndReceive,
+  startHarness,
+  type Harness,
+} from '../../support/teams/harness.ts';
 
 /** The streaming facts as they reach Teams (channelData; the connector's serializer keeps only an entity's type). */
 const streamFacts = (a: WireActivity | undefined) =>
@@ -26,12 +30,7 @@ describe('agents at work in Teams', () => {
   beforeAll(async () => {
     [db, standin] = await Promise.all([pgliteDb.open(), startTeamsStandin()]);
     h = await startHarness({ database: db, standin });
-    const click = adaptiveCardAction(standin, {
-      verb: 'chooseAgent',
-      data: { sb: 'pickAgent', agentId: h.reviewer.id },
-      cardActivityId: '1760000000200',
-    });
-    expect((await h.post(click)).status).toBe(200);
+    await chooseReviewer(h, standin);
   });
   afterAll(async () => {
     await h?.stop();
@@ -39,23 +38,12 @@ describe('agents at work in Teams', () => {
     await db?.close();
   });
 
-  async function askPersonally(text: string): Promise<{ item: InboxItem; conversationId: string }> {
-    const hello = personalMessage(standin, { text });
-    expect((await h.post(hello)).status).toBe(200);
-    const item = await vi.waitFor(async () => {
-      const found = (await inbox(h)).find((i) => i.message.body === text);
-      expect(found).toBeDefined();
-      return found!;
-    });
-    return { item, conversationId: hello.conversation.id };
-  }
-
   const sends = (conversationId: string) =>
     standin.calls.filter((c) => c.op === 'sendToConversation' && c.conversationId === conversationId);
 
   it('shows a status as an informative update in a personal chat, streams the answer in the same stream, and ends it with the final message', async () => {
     const { app } = h.server;
-    const { item, conversationId } = await askPersonally('what broke last night?');
+    const { item, conversationId } = await askPersonally(h, standin, 'what broke last night?');
     const before = sends(conversationId).length;
     const shown = await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is reading the logs…');
     expect(shown.platform).toBe(true);
@@ -164,7 +152,7 @@ describe('agents at work in Teams', () => {
 
   it('streams one answer at a time in a personal chat: a second answer meanwhile is posted, then updated', async () => {
     const { app } = h.server;
-    const { item, conversationId } = await askPersonally('two questions at once?');
+    const { item, conversationId } = await askPersonally(h, standin, 'two questions at once?');
     const first = await startIn(item.conversation.id, 'First answer: ');
     const streamId = await streamOf(conversationId, 'First answer');
     const second = await startIn(item.conversation.id, 'Second answer: ');
@@ -194,7 +182,7 @@ describe('agents at work in Teams', () => {
 
   it('completes a stream Teams ended at its time limit by updating the streamed message', async () => {
     const { app } = h.server;
-    const { item, conversationId } = await askPersonally('a long answer, please');
+    const { item, conversationId } = await askPersonally(h, standin, 'a long answer, please');
     const started = await startIn(item.conversation.id, 'Part one. ');
     const streamId = await streamOf(conversationId, 'Part one.');
     // Two minutes pass on Teams' side: it ends the stream and refuses even its final message.
@@ -218,7 +206,7 @@ describe('agents at work in Teams', () => {
 
   it('completes a stream the person stopped in a new message, since Teams keeps what it showed', async () => {
     const { app } = h.server;
-    const { item, conversationId } = await askPersonally('explain it all');
+    const { item, conversationId } = await askPersonally(h, standin, 'explain it all');
     const started = await startIn(item.conversation.id, 'The short of it: ');
     const streamId = await streamOf(conversationId, 'The short of it');
     standin.stopStream(streamId);
