@@ -24,18 +24,17 @@ import type { LiveEvent } from './live-event.ts';
 import { LiveStatuses } from './statuses.ts';
 import { LivePosts, type LiveLogger } from './platform.ts';
 import type { StartInput, Stream } from './stream.ts';
-
-export type { LiveLogger } from './platform.ts';
-export type { StartInput } from './stream.ts';
 import { SavedDraft, type LiveDrafts } from './live-drafts.ts';
 
 export type { LiveEvent };
+export type { LiveLogger } from './platform.ts';
+export type { StartInput } from './stream.ts';
+export { MAX_STATUS_CHARS } from './statuses.ts';
 
 /** The prefix of a live event on a conversation's topic (message ids are UUIDs, so they never start with it). */
 export const LIVE_PAYLOAD = 'live:';
 /** The most of a stream's text a live event carries (its tail): wake-ups travel through Postgres NOTIFY, which caps a payload at 8000 bytes. */
 const LIVE_TEXT_MAX = 1500;
-export { MAX_STATUS_CHARS } from './statuses.ts';
 /** Streams one agent may keep open at once in one process. */
 const MAX_OPEN_STREAMS = 5;
 
@@ -478,7 +477,7 @@ export class LiveService {
     const body = d.text.trim();
     try {
       if (!body) return await this.posts.withdraw(conversation, port, d.post, d.id);
-      await this.messaging.send({
+      const result = await this.messaging.send({
         workspace: ws,
         sender,
         ...d.target,
@@ -487,6 +486,8 @@ export class LiveService {
         id: d.id,
         ...(d.post ? { livePost: d.post } : {}),
       });
+      // Refused by every recipient (nothing stored): what it showed comes down, as when its own process finishes it.
+      if (!result.message) return await this.posts.withdraw(conversation, port, d.post, d.id);
       this.logger.warn({ streamId: d.id, chars: body.length }, 'stored a streamed message its process left open');
     } catch (e) {
       if (passes(e)) throw new TransientFailure(e.message);

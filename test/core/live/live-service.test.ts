@@ -450,9 +450,14 @@ describe('live updates of a streamed message', () => {
     await live.rescue({ ...b });
     const c = draft('0c7c2f3e-3333-4333-8333-333333333333', '   ');
     await live.rescue({ ...c });
+    // Refused by every recipient: nothing stored, so the post comes down too.
+    const d = draft('0d7c2f3e-4444-4444-8444-444444444444', 'Nobody takes it.');
+    messaging.send = async () => ({ message: null, conversation, recipients: [] });
+    await live.rescue({ ...d });
     expect(calls.filter((x) => x.op === 'remove')).toEqual([
       { op: 'remove', id: b.post!.externalId },
       { op: 'remove', id: c.post!.externalId },
+      { op: 'remove', id: d.post!.externalId },
     ]);
     await expect(live.rescue({ id: 'not a draft' })).rejects.toThrow(/malformed/);
   });
