@@ -3,10 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, McpServer, type Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { environmentSchema } from '../src/config.ts';
 import { type DocumentToolName, documentToolset } from '../src/core/documents/rules.ts';
@@ -306,11 +304,13 @@ const SETTING_SECTIONS: Array<{ title: string; names: string[] }> = [
   { title: 'Approvals', names: ['APPROVAL_REMINDER_MINUTES'] },
   { title: 'Slack', names: [] },
   { title: 'Microsoft Teams', names: [] },
+  { title: 'Email', names: [] },
 ];
 
 function sectionOf(name: string): string {
   if (name.startsWith('SLACK_')) return 'Slack';
   if (name.startsWith('MICROSOFT_') || name.startsWith('TEAMS_')) return 'Microsoft Teams';
+  if (name.startsWith('EMAIL_')) return 'Email';
   const found = SETTING_SECTIONS.find((s) => s.names.includes(name));
   if (!found)
     throw new Error(`${name} (src/config.ts) is in no section of scripts/docs.ts: add it to SETTING_SECTIONS`);

@@ -6,6 +6,7 @@ import type { JournalTiming } from './infra/db/inbound-journal.ts';
 import type { Database } from './infra/db/client.ts';
 import type { PgNotifier } from './infra/db/pg-notifier.ts';
 import type { Metrics } from './infra/metrics/metrics.ts';
+import type { EmailSettings } from './surfaces/email/settings.ts';
 import type { SlackSettings } from './surfaces/slack/settings.ts';
 import type { TeamsSettings } from './surfaces/teams/settings.ts';
 import type { WebSettings } from './surfaces/web/settings.ts';
@@ -29,6 +30,7 @@ import type { SurfaceOutbound } from './core/delivery/surface-outbound.ts';
 import type { LiveOptions, LiveService } from './core/live/live-service.ts';
 import type { ListeningService } from './core/listening/listening-service.ts';
 import type { IntakeService } from './core/intake/intake-service.ts';
+import type { LinkPreviewService } from './core/previews/preview-service.ts';
 import type { ExternalSurface } from './core/surfaces/surface-ports.ts';
 import type { ChatSurface } from './surfaces/contract.ts';
 import type { SurfaceName } from './core/entities.ts';
@@ -37,6 +39,7 @@ import type { SurfaceName } from './core/entities.ts';
 export interface SurfaceOverrides {
   slack?: Partial<SlackSettings>;
   teams?: Partial<TeamsSettings>;
+  email?: Partial<EmailSettings>;
   web?: Partial<WebSettings>;
   [surface: string]: unknown;
 }
@@ -80,6 +83,8 @@ export interface App {
   listening: ListeningService;
   /** Switchboard's own channels, DMs and threads, as signed-in people use them (the web chat's pages are built on it). */
   channels: ChannelService;
+  /** What a Switchboard link pasted into a chat app shows, to whom. */
+  previews: LinkPreviewService;
   /** Collections and moves for workspace owners (the web documents pages). */
   documentAdmin: DocumentAdmin;
   /** The MCP sessions of this process; null until the MCP endpoint is mounted (it sets them). */

@@ -23,6 +23,7 @@ import { DEFAULT_RATE_LIMIT } from './core/messaging/rules.ts';
 import { OrgService } from './core/organizations/org-service.ts';
 import { InboundService } from './core/surfaces/inbound-service.ts';
 import { ChannelService } from './core/channels/channel-service.ts';
+import { LinkPreviewService } from './core/previews/preview-service.ts';
 import { DocumentAdmin } from './core/documents/document-admin.ts';
 import { BridgeService } from './core/bridges/bridge-service.ts';
 import { DEFAULT_LIVE_OPTIONS, LiveService } from './core/live/live-service.ts';
@@ -163,6 +164,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     () => queue.kick(),
   );
   const bridges = new BridgeService(store, orgs, clock);
+  const channels = new ChannelService(store, orgs, agents, notifier, clock, inbound, (s) => outbound.get(s)?.label);
   const mirrors = {
     store,
     clock,
@@ -203,7 +205,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     inbound,
     bridges,
     listening,
-    channels: new ChannelService(store, orgs, agents, notifier, clock, inbound, (s) => outbound.get(s)?.label),
+    channels,
+    previews: new LinkPreviewService(
+      store,
+      { orgs, approvals, audiences, documents, intake, channels },
+      config.publicUrl,
+    ),
     documentAdmin: new DocumentAdmin(store, documents, clock),
     mcpSessions: null,
     intake,
@@ -244,6 +251,7 @@ export function surfaceCoreOf(app: App): SurfaceCore {
     intake: app.intake,
     live: app.live,
     channels: app.channels,
+    previews: app.previews,
     notifier: app.notifier,
     identities: store.identities,
     tenants: store.tenants,

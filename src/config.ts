@@ -191,6 +191,75 @@ const schema = z.object({
     )
     .optional()
     .describe('The https address of your terms of use, shown in the Teams app package. Unset: PUBLIC_URL.'),
+  EMAIL_DOMAIN: z
+    .string()
+    .regex(
+      /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/i,
+      'EMAIL_DOMAIN must be a mail domain such as agents.example.com',
+    )
+    .optional()
+    .describe(
+      'The mail domain agents are written to at (its MX record points at this server, or at the service that relays to it): `reviewer@<domain>`, or `<workspace>+reviewer@<domain>`. Unset: no email.',
+    ),
+  EMAIL_SMTP_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535, 'EMAIL_SMTP_PORT must be a port number between 0 and 65535')
+    .optional()
+    .describe(
+      'Port of the SMTP listener that receives mail for EMAIL_DOMAIN (25 behind the MX record, or a port a relay forwards to). Unset: no listener; mail arrives only through the webhook.',
+    ),
+  EMAIL_SMTP_TLS_CERT: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The SMTP listener's certificate for STARTTLS: PEM text, or the path of a PEM file (the full chain). Set together with EMAIL_SMTP_TLS_KEY. Unset: the listener offers no STARTTLS.",
+    ),
+  EMAIL_SMTP_TLS_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The private key of EMAIL_SMTP_TLS_CERT: PEM text, or the path of a PEM file.'),
+  EMAIL_MAX_BYTES: z.coerce
+    .number()
+    .int('EMAIL_MAX_BYTES must be a whole number of bytes')
+    .min(1024, 'EMAIL_MAX_BYTES must be at least 1024')
+    .max(52_428_800, 'EMAIL_MAX_BYTES must be at most 52428800 (50 MB)')
+    .default(10_485_760)
+    .describe(
+      'Largest mail taken in, in bytes, attachments included (at most 50 MB); a larger one is refused (SMTP 552, HTTP 413). Default 10485760 (10 MB).',
+    ),
+  EMAIL_INBOUND_SECRET: z
+    .string()
+    .min(16, 'EMAIL_INBOUND_SECRET must be at least 16 characters; generate one with `openssl rand -hex 24`')
+    .optional()
+    .describe(
+      'Turns on POST /email/inbound, where a mail service posts each raw message; it must send this secret (`Authorization: Bearer <secret>`, or as the password of basic auth). At least 16 characters. Unset: no webhook.',
+    ),
+  EMAIL_SMTP_URL: z
+    .string()
+    .refine(
+      (s) => parsedAddress(s, ['smtp:', 'smtps:']) !== null,
+      'EMAIL_SMTP_URL must be an smtp:// or smtps:// address such as smtps://user:password@smtp.example.com:465',
+    )
+    .optional()
+    .describe(
+      "The mail server agents' answers are sent through: smtp://host:587 (STARTTLS when offered) or smtps://host:465, with user:password@ when it asks for them. Required with EMAIL_DOMAIN.",
+    ),
+  EMAIL_DKIM_SELECTOR: z
+    .string()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i, 'EMAIL_DKIM_SELECTOR must be a DNS label such as switchboard')
+    .optional()
+    .describe(
+      "The DKIM selector of the key agents' mail is signed with (its public key is published at `<selector>._domainkey.<EMAIL_DOMAIN>`). Set together with EMAIL_DKIM_PRIVATE_KEY. Unset: mail goes out unsigned (or signed by the relay).",
+    ),
+  EMAIL_DKIM_PRIVATE_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The DKIM private key (RSA or Ed25519): PEM text, or the path of a PEM file.'),
   APPROVAL_REMINDER_MINUTES: z.coerce
     .number()
     .int('APPROVAL_REMINDER_MINUTES must be a whole number of minutes')
@@ -280,6 +349,24 @@ export interface Config {
     loginUrl?: string;
     oauthScope?: string;
   };
+  email: {
+    /** EMAIL_DOMAIN: the mail domain agents are written to at; unset, the email surface is off. */
+    domain?: string;
+    /** The SMTP listener's port; unset, no listener. */
+    smtpPort?: number;
+    /** The listener's STARTTLS certificate and key, each PEM text or a file path. */
+    tlsCert?: string;
+    tlsKey?: string;
+    /** The largest mail taken in, in bytes. */
+    maxBytes: number;
+    /** The secret POST /email/inbound asks for; unset, no webhook. */
+    inboundSecret?: string;
+    /** Where agents' mail is sent (smtp:// or smtps://). */
+    smtpUrl?: string;
+    /** The DKIM selector and private key (PEM text or a file path) outgoing mail is signed with. */
+    dkimSelector?: string;
+    dkimPrivateKey?: string;
+  };
 }
 
 /** Thrown when the environment is wrong; the message says what to set. */
@@ -314,6 +401,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Switchboard cannot start: the Slack OAuth install stores bot tokens encrypted, so set SWITCHBOARD_SECRET (e.g. `openssl rand -hex 32`).',
     );
   }
+  const emailProblem = emailSettingsProblem(e);
+  if (emailProblem) throw new ConfigError(`Switchboard cannot start: ${emailProblem}`);
   if (e.MICROSOFT_APP_ID && !e.MICROSOFT_APP_PASSWORD) {
     throw new ConfigError(
       "Switchboard cannot start: MICROSOFT_APP_ID is set but MICROSOFT_APP_PASSWORD is missing; create a client secret for the bot's app registration.",
@@ -357,5 +446,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginUrl: e.MICROSOFT_LOGIN_URL?.replace(/\/$/, ''),
       oauthScope: e.MICROSOFT_OAUTH_SCOPE,
     },
+    email: {
+      domain: e.EMAIL_DOMAIN?.toLowerCase(),
+      smtpPort: e.EMAIL_SMTP_PORT,
+      tlsCert: e.EMAIL_SMTP_TLS_CERT,
+      tlsKey: e.EMAIL_SMTP_TLS_KEY,
+      maxBytes: e.EMAIL_MAX_BYTES,
+      inboundSecret: e.EMAIL_INBOUND_SECRET,
+      smtpUrl: e.EMAIL_SMTP_URL,
+      dkimSelector: e.EMAIL_DKIM_SELECTOR,
+      dkimPrivateKey: e.EMAIL_DKIM_PRIVATE_KEY,
+    },
   };
+}
+
+/** What is missing or half-set among the email settings, as the end of a sentence; null when they hold together. */
+function emailSettingsProblem(e: Env): string | null {
+  const anyEmail = SETTING_NAMES.some((n) => n.startsWith('EMAIL_') && n !== 'EMAIL_MAX_BYTES' && e[n] !== undefined);
+  if (!anyEmail) return null;
+  if (!e.EMAIL_DOMAIN)
+    return 'email settings are set but EMAIL_DOMAIN is missing; set the mail domain agents are written to at.';
+  if (Boolean(e.EMAIL_SMTP_TLS_CERT) !== Boolean(e.EMAIL_SMTP_TLS_KEY))
+    return 'set both EMAIL_SMTP_TLS_CERT and EMAIL_SMTP_TLS_KEY for STARTTLS, or neither.';
+  if (Boolean(e.EMAIL_DKIM_SELECTOR) !== Boolean(e.EMAIL_DKIM_PRIVATE_KEY))
+    return 'set both EMAIL_DKIM_SELECTOR and EMAIL_DKIM_PRIVATE_KEY to sign mail with DKIM, or neither.';
+  if (e.EMAIL_SMTP_PORT === undefined && !e.EMAIL_INBOUND_SECRET)
+    return 'EMAIL_DOMAIN is set but no mail can arrive; set EMAIL_SMTP_PORT (the SMTP listener) or EMAIL_INBOUND_SECRET (the webhook), or both.';
+  if (!e.EMAIL_SMTP_URL)
+    return "EMAIL_DOMAIN is set but EMAIL_SMTP_URL is missing; set the mail server agents' answers are sent through.";
+  return null;
 }

@@ -94,4 +94,28 @@ describe('configuration', () => {
   it('treats empty variables as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '' }).databaseUrl).toBeUndefined();
   });
+
+  it('takes email settings that hold together, and says what is missing or half-set', () => {
+    const email = {
+      EMAIL_DOMAIN: 'Agents.Example.com',
+      EMAIL_SMTP_PORT: '2525',
+      EMAIL_SMTP_URL: 'smtps://user:pass@smtp.example.com:465',
+    };
+    expect(loadConfig(email).email).toMatchObject({
+      domain: 'agents.example.com',
+      smtpPort: 2525,
+      maxBytes: 10_485_760,
+    });
+    expect(() => loadConfig({ EMAIL_SMTP_PORT: '25' })).toThrow(/EMAIL_DOMAIN is missing/);
+    expect(() => loadConfig({ ...email, EMAIL_SMTP_PORT: '' })).toThrow(/no mail can arrive/);
+    expect(() => loadConfig({ ...email, EMAIL_SMTP_URL: '' })).toThrow(/EMAIL_SMTP_URL is missing/);
+    expect(() => loadConfig({ ...email, EMAIL_SMTP_TLS_CERT: '/etc/cert.pem' })).toThrow(/both EMAIL_SMTP_TLS_CERT/);
+    expect(() => loadConfig({ ...email, EMAIL_DKIM_SELECTOR: 'sb' })).toThrow(/both EMAIL_DKIM_SELECTOR/);
+    expect(() => loadConfig({ ...email, EMAIL_SMTP_URL: 'http://smtp.example.com' })).toThrow(
+      /smtp:\/\/ or smtps:\/\//,
+    );
+    expect(() => loadConfig({ ...email, EMAIL_DOMAIN: 'not a domain' })).toThrow(/mail domain such as/);
+    expect(() => loadConfig({ ...email, EMAIL_INBOUND_SECRET: 'short' })).toThrow(/openssl rand -hex 24/);
+    expect(() => loadConfig({ ...email, EMAIL_MAX_BYTES: '100000000' })).toThrow(/at most 52428800/);
+  });
 });

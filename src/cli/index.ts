@@ -266,6 +266,17 @@ export async function buildProgram(io: Io, json: boolean, report: (exit: number)
     .requiredOption('--tenant-id <id>', 'the Entra ID tenant id (a GUID)')
     .action(data('teams connect', (workspace, o) => ({ workspace, ...o })));
 
+  const email = program.command('email').description('email to agents at EMAIL_DOMAIN');
+  email
+    .command('connect <workspace>')
+    .description('let a workspace take mail: WORKSPACE+AGENT@EMAIL_DOMAIN (and AGENT@EMAIL_DOMAIN with --default)')
+    .option('--default', "also take the domain's plain addresses, AGENT@EMAIL_DOMAIN")
+    .action(data('email connect', (workspace, o) => ({ workspace, ...o })));
+  email
+    .command('disconnect <workspace>')
+    .description('stop a workspace taking mail; its email conversations stay')
+    .action(data('email disconnect', (workspace) => ({ workspace })));
+
   const bridge = program
     .command('bridge')
     .description('bridged channels: a web chat channel mirrored with a Slack or Teams channel');

@@ -44,4 +44,36 @@ export const surfaceCommands: Record<string, (app: App, raw: Record<string, unkn
       text: `Connected the Microsoft Teams tenant ${r.tenantId} to the workspace ${r.workspace.slug}; mention Switchboard in Teams and name an agent.`,
     };
   },
+
+  async 'email connect'(app, raw) {
+    const a = args(z.object({ workspace: z.string().min(1), default: z.boolean().optional() }), raw);
+    // Loaded here so other commands never load the mail libraries.
+    const { connectEmailWorkspace } = await import('../surfaces/email/connect.ts');
+    const r = await connectEmailWorkspace(
+      { orgs: app.orgs, tenants: app.store.tenants },
+      {
+        workspace: a.workspace,
+        asDefault: a.default,
+      },
+    );
+    const domain = app.config.email.domain;
+    const slug = r.workspace.slug;
+    const where = domain
+      ? `write to ${slug}+AGENT@${domain}${r.isDefault ? ` or AGENT@${domain}` : ''}`
+      : 'set EMAIL_DOMAIN so mail can reach it';
+    return {
+      data: { workspace: slug, default: r.isDefault, domain: domain ?? null },
+      text: `The workspace ${slug} takes mail${r.isDefault ? ", and is the domain's default" : ''}: ${where}.`,
+    };
+  },
+
+  async 'email disconnect'(app, raw) {
+    const a = args(z.object({ workspace: z.string().min(1) }), raw);
+    const { disconnectEmailWorkspace } = await import('../surfaces/email/connect.ts');
+    const r = await disconnectEmailWorkspace({ orgs: app.orgs, tenants: app.store.tenants }, a);
+    return {
+      data: { workspace: r.workspace.slug },
+      text: `The workspace ${r.workspace.slug} takes no more mail; its email conversations stay.`,
+    };
+  },
 };

@@ -10,8 +10,7 @@
  * `npm start` runs it inside the server (src/demo/index.ts); examples/demo-agent.ts runs it on its own against any
  * workspace. It imports nothing but the MCP SDK, so it can be copied as the start of another agent.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 export interface DemoAgentOptions {
   /** The workspace's MCP endpoint, e.g. http://localhost:3000/mcp/demo. */
@@ -78,7 +77,11 @@ export async function runDemoAgent(o: DemoAgentOptions): Promise<void> {
   const log = o.log ?? ((m, d) => console.log(m, d ?? ''));
   let backoff = 1000;
   while (!o.signal?.aborted) {
-    const client = new Client({ name: 'switchboard-demo-agent', version: '1.0.0' });
+    // The newest protocol revision the server speaks (2026-07-28 with Switchboard's own).
+    const client = new Client(
+      { name: 'switchboard-demo-agent', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
     const transport = new StreamableHTTPClientTransport(new URL(o.url), {
       requestInit: { headers: { Authorization: `Bearer ${o.token}` } },
     });
@@ -92,7 +95,7 @@ export async function runDemoAgent(o: DemoAgentOptions): Promise<void> {
       log('demo agent connected', { url: o.url });
       backoff = 1000;
       const call = async (name: string, args: Record<string, unknown>) =>
-        (await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 })) as ToolResult;
+        (await client.callTool({ name, arguments: args }, { timeout: 70_000 })) as ToolResult;
       const listAgents = async () => {
         const r = await call('list_agents', {});
         const agents = (r.structuredContent?.agents ?? []) as Array<{

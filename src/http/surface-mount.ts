@@ -33,5 +33,8 @@ export const mountSlack: Mount = surfaceMount('slack');
 /** `POST /api/messages`, when Teams is configured. */
 export const mountTeams: Mount = surfaceMount('teams');
 
+/** `POST /email/inbound` and the SMTP listener, as the email settings ask, when email is configured. */
+export const mountEmail: Mount = surfaceMount('email');
+
 /** `/` (the chat), `/signin`, `/signout`, `/account`, `/api/chat/…` (its JSON API and event stream) and `/assets/…`. */
 export const mountWebChat: Mount = surfaceMount(WEB_CHAT);

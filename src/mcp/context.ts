@@ -1,3 +1,4 @@
+import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import type { Core } from '../app-types.ts';
 import type { WorkspaceAgent } from '../core/agents/agent-service.ts';
 import type { Agent, Workspace, WorkspaceRole } from '../core/entities.ts';
@@ -25,6 +26,26 @@ export interface ToolContext {
   stillAuthorized?: () => Promise<boolean>;
   /** True when nothing in front of the tools re-checks the token on each call (stdio), so every call checks `stillAuthorized`. */
   checkEachCall?: boolean;
+  /**
+   * The protocol family the server built on this context answers: `modern` for a 2026-07-28 client (each request
+   * stands alone; a question for a person is asked in the call's own rounds), `legacy` for the revisions before it
+   * (a session; questions are requests to the client). Absent means legacy.
+   */
+  era?: 'legacy' | 'modern';
+  /**
+   * Sends inbox updates from the start: for a 2026-07-28 client on a connection that lasts (stdio), which asks for
+   * them with subscriptions/listen (answered by the SDK) rather than resources/subscribe.
+   */
+  pushInbox?: boolean;
+  /** Key of the signature on what a call carries between its rounds: the same in every process (from the app's secret). */
+  roundKey?: Uint8Array;
+  /** Signs and checks what a call carries between its rounds; set by buildMcpServer. */
+  rounds?: RequestStateCodec<RoundState>;
+}
+
+/** What request_approval carries from the round that asks the owner to the round that has their answer. */
+export interface RoundState {
+  approval: string;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { isSwitchboardError, type ErrorCode } from '../core/errors.ts';
 

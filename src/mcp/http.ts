@@ -1,13 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createHmac, randomUUID } from 'node:crypto';
+import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import express, { type Request, type Response } from 'express';
 import type { App } from '../app.ts';
 import { tokenTopic } from '../core/agents/agent-service.ts';
 import { isSwitchboardError } from '../core/errors.ts';
 import { STATUS, type Mount } from '../http/http.ts';
 import { bearerAgent, type AuthedLocals } from './auth.ts';
-import { openToolContext } from './context.ts';
+import { openToolContext, type ToolContext } from './context.ts';
+import { ModernRequests } from './http-modern.ts';
+import { answerWithFetch, isLegacy } from './node-fetch.ts';
 import { buildMcpServer } from './server.ts';
 import { DEFAULT_SESSION_OPTIONS, SessionRegistry, type Session, type SessionOptions } from './sessions.ts';
 
@@ -26,18 +27,45 @@ const opensSession = (body: unknown) =>
   Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
 
 /**
- * `/mcp/:workspace` (id or slug): MCP over Streamable HTTP with stateful
- * sessions. Every request carries the agent's bearer token; an `initialize`
- * opens a session with a server built for that agent in that workspace.
+ * The key that signs what a call carries between its rounds: from the app's secret, which every process sharing a
+ * database shares, so any of them can take the next round.
+ */
+const roundKey = (app: App) => createHmac('sha256', app.secret).update('switchboard mcp request state').digest();
+
+/**
+ * `/mcp/:workspace` (id or slug): MCP over Streamable HTTP, for clients of both protocol families at once. Every
+ * request carries the agent's bearer token. A client before 2026-07-28 opens a stateful session with `initialize`,
+ * served by a server built for that agent in that workspace; a 2026-07-28 client's requests each stand alone
+ * (http-modern.ts), told apart by the protocol version every one of them carries.
  */
 export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
   return (web, app) => {
     const registry = new SessionRegistry({ ...DEFAULT_SESSION_OPTIONS, ...options }, app.logger);
+    const modern = new ModernRequests(app);
+    const key = roundKey(app);
     app.mcpSessions = registry;
     // Streams and waiting `subscribe` calls end as soon as the server starts stopping, so it
     // need not wait for them; closing the app waits for that work to finish.
-    app.onDrain.push(() => registry.closeAll());
-    app.onClose.push(() => registry.closeAll());
+    const closeAll = async () => {
+      await Promise.all([registry.closeAll(), modern.closeAll()]);
+    };
+    app.onDrain.push(closeAll);
+    app.onClose.push(closeAll);
+
+    /** Who is calling into which workspace, or null once the refusal (403, 404) is written. */
+    async function contextFor(req: Request, res: Response, auth: AuthedLocals): Promise<ToolContext | null> {
+      try {
+        const ctx = await openToolContext(app, auth.agent, String(req.params.workspace));
+        ctx.roundKey = key;
+        return ctx;
+      } catch (e) {
+        if (isSwitchboardError(e)) {
+          rpcError(res, STATUS[e.code], e.message);
+          return null;
+        }
+        throw e;
+      }
+    }
 
     async function resume(req: Request, res: Response, session: Session, auth: AuthedLocals) {
       const ref = String(req.params.workspace);
@@ -60,24 +88,21 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
       session.stillAuthorized = async () => (await app.agents.authenticate(auth.token))?.id === session.agentId;
       registry.track(session, (done) => res.once('close', done));
       cancelOnHangUp(req, res, session.transport);
-      await session.transport.handleRequest(req, res, req.body);
+      await answerWithFetch(req, res, (request, parsedBody) =>
+        session.transport.handleRequest(request, { parsedBody }),
+      );
     }
 
     async function open(req: Request, res: Response, auth: AuthedLocals) {
-      let ctx;
-      try {
-        ctx = await openToolContext(app, auth.agent, String(req.params.workspace));
-      } catch (e) {
-        if (isSwitchboardError(e)) return rpcError(res, STATUS[e.code], e.message);
-        throw e;
-      }
+      const ctx = await contextFor(req, res, auth);
+      if (!ctx) return;
       let session: Session | null = null;
       const opener = async () => (await app.agents.authenticate(auth.token))?.id === ctx.agent.id;
       // Tools re-check the token the session presents now (a client may go on with a new token of the same agent).
       ctx.stillAuthorized = () => (session ? session.stillAuthorized() : opener());
       const server = await buildMcpServer(ctx);
       let watching: Promise<() => Promise<void>> | null = null;
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           session = {
@@ -116,14 +141,23 @@ export function createMcpMount(options: Partial<SessionOptions> = {}): Mount {
         void watching?.then((stop) => stop());
       };
       await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await answerWithFetch(req, res, (request, parsedBody) => transport.handleRequest(request, { parsedBody }));
       // An initialize the transport refused (e.g. malformed) opened nothing to keep.
       if (!transport.sessionId || !registry.get(transport.sessionId)) await server.close();
+    }
+
+    async function answerModern(req: Request, res: Response, auth: AuthedLocals) {
+      const ctx = await contextFor(req, res, auth);
+      if (!ctx) return;
+      ctx.era = 'modern';
+      ctx.stillAuthorized = async () => (await app.agents.authenticate(auth.token))?.id === ctx.agent.id;
+      await modern.serve(req, res, ctx);
     }
 
     web.all('/mcp/:workspace', bearerAgent(app), express.json({ limit: MAX_BODY }), async (req, res, next) => {
       try {
         const auth = res.locals.auth as AuthedLocals;
+        if (!(await isLegacy(req))) return await answerModern(req, res, auth);
         const sessionId = req.header('mcp-session-id');
         if (sessionId) {
           const session = registry.get(sessionId);
@@ -165,7 +199,7 @@ export const mountMcp: Mount = createMcpMount();
  * so those requests are cancelled, as if it had sent notifications/cancelled: a waiting subscribe stops taking, and
  * what a take already marked read goes back unread (tools/messaging.ts) instead of being written to a closed socket.
  */
-function cancelOnHangUp(req: Request, res: Response, transport: StreamableHTTPServerTransport) {
+function cancelOnHangUp(req: Request, res: Response, transport: WebStandardStreamableHTTPServerTransport) {
   if (req.method !== 'POST') return;
   const ids = ([] as unknown[]).concat(req.body ?? []).flatMap((m) => {
     const r = m as { method?: unknown; id?: unknown };

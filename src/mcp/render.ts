@@ -1,11 +1,10 @@
 import type { z } from 'zod';
+import { isChatApp } from '../core/entities.ts';
 import { isGuestAsker } from '../core/linking/audience.ts';
 import type { InboxItem, SearchHit, Sender } from '../core/messaging/message.ts';
 import type { inboxItem, sender as senderSchema } from './tools/messaging-schemas.ts';
 
 export type InboxItemOut = z.infer<typeof inboxItem>;
-
-const EXTERNAL = new Set(['slack', 'teams']);
 
 /** How a sender is shown to agents; `address` is what send_message accepts. */
 function senderOut(s: Sender): z.infer<typeof senderSchema> {
@@ -21,7 +20,8 @@ function senderOut(s: Sender): z.infer<typeof senderSchema> {
 /** One inbox entry in the snake_case shape of the tools' output schema. */
 export function inboxItemOut(i: InboxItem): InboxItemOut {
   const m = i.message;
-  const external = EXTERNAL.has(m.surface) || EXTERNAL.has(i.conversation.surface);
+  // A chat app's message, or one in a chat app's conversation, links there; the web chat's and MCP's do not.
+  const external = isChatApp(m.surface) || isChatApp(i.conversation.surface);
   return {
     id: m.id,
     time: m.createdAt.toISOString(),

@@ -1,10 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  ErrorCode,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { inboxTopic } from '../core/messaging/messaging-service.ts';
 import { label } from '../core/messaging/rules.ts';
 import type { ToolContext } from './context.ts';
@@ -34,7 +28,7 @@ export function registerInboxResource(server: McpServer, ctx: ToolContext): void
       try {
         ({ addressed: unread, overheard } = await core.messaging.unreadCounts(agent, ws));
       } catch (e) {
-        throw new McpError(ErrorCode.InvalidRequest, toRefusal(e, core.logger, 'resources/read').message);
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, toRefusal(e, core.logger, 'resources/read').message);
       }
       // Overheard messages (heard as a channel's listener) are counted apart from those addressed to the agent.
       const text = JSON.stringify({
@@ -48,31 +42,48 @@ export function registerInboxResource(server: McpServer, ctx: ToolContext): void
     },
   );
 
-  // One notifier subscription per session, however often the client subscribes.
+  const updates = inboxUpdates(server, ctx);
+  // A 2026-07-28 client on a lasting connection (stdio) asks through subscriptions/listen, which the SDK answers.
+  if (ctx.pushInbox) void updates.start();
+  server.server.setRequestHandler('resources/subscribe', async (req) => {
+    if (req.params.uri !== INBOX_URI)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Only ${INBOX_URI} can be subscribed to.`);
+    await updates.start();
+    return {};
+  });
+  server.server.setRequestHandler('resources/unsubscribe', async () => {
+    await updates.stop();
+    return {};
+  });
+}
+
+/**
+ * Sends `notifications/resources/updated` for the inbox on this server's connection whenever a message lands in
+ * the caller's inbox: on a session's stream once the client subscribes (before 2026-07-28), or on the listen stream
+ * of a 2026-07-28 client over stdio (the SDK delivers it to the subscriptions that asked for the inbox, and to no
+ * one else). One notifier subscription per server, however often it is started; it ends when the server closes.
+ */
+export function inboxUpdates(server: McpServer, { core, agent }: ToolContext) {
   let subscription: Promise<() => Promise<void>> | null = null;
   const stop = async () => {
     const s = subscription;
     subscription = null;
     await (await s)?.();
   };
-  server.server.setRequestHandler(SubscribeRequestSchema, async (req) => {
-    if (req.params.uri !== INBOX_URI)
-      throw new McpError(ErrorCode.InvalidParams, `Only ${INBOX_URI} can be subscribed to.`);
-    subscription ??= core.notifier.subscribe(inboxTopic(agent.id), () => {
-      server.server
-        .sendResourceUpdated({ uri: INBOX_URI })
-        .catch((err) => core.logger.debug({ err }, 'could not send a resource update'));
-    });
-    await subscription;
-    return {};
-  });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async () => {
-    await stop();
-    return {};
-  });
   const previous = server.server.onclose;
   server.server.onclose = () => {
     previous?.();
     void stop();
+  };
+  return {
+    start: async () => {
+      subscription ??= core.notifier.subscribe(inboxTopic(agent.id), () => {
+        server.server
+          .sendResourceUpdated({ uri: INBOX_URI })
+          .catch((err) => core.logger.debug({ err }, 'could not send a resource update'));
+      });
+      await subscription;
+    },
+    stop,
   };
 }

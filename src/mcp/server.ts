@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createRequestStateCodec, McpServer } from '@modelcontextprotocol/server';
 import { label } from '../core/messaging/rules.ts';
-import type { ToolContext } from './context.ts';
+import type { RoundState, ToolContext } from './context.ts';
 import { registerInboxResource } from './resources.ts';
 import { registerApprovalTools } from './tools/approvals.ts';
 import { guardRequestParams, guardToolCalls } from './tools/call-guard.ts';
@@ -9,6 +10,7 @@ import { documentInstructions, registerDocumentTools } from './tools/documents.t
 import { registerLiveTools } from './tools/live.ts';
 import { registerIntakeTools } from './tools/intake.ts';
 import { registerMessagingTools } from './tools/messaging.ts';
+import { ELICIT_TIMEOUT_MS } from './tools/approval-elicitation.ts';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -24,16 +26,25 @@ function messagingInstructions(ctx: ToolContext): string {
 }
 
 /**
- * One MCP server for one session, built for the caller: its tools depend on the
- * caller's permissions and role when the session opens, and stay fixed for it.
+ * One MCP server built for the caller: for a session (a client before 2026-07-28, or any client over stdio), or
+ * for one request (a 2026-07-28 client over HTTP). Its tools depend on the caller's permissions and role when it
+ * is built. What a call carries between its rounds is signed with `ctx.roundKey`, bound to the caller, and good
+ * for as long as the owner has to answer.
  */
 export async function buildMcpServer(ctx: ToolContext): Promise<McpServer> {
   const docs = await documentInstructions(ctx);
+  const rounds = createRequestStateCodec<RoundState>({
+    key: ctx.roundKey ?? randomBytes(32),
+    ttlSeconds: ELICIT_TIMEOUT_MS / 1000,
+    bind: () => `${ctx.agent.id}\0${ctx.workspace.id}`,
+  });
+  ctx.rounds = rounds;
   const server = new McpServer(
     { name: 'switchboard', title: 'Switchboard', version },
     {
       instructions: [messagingInstructions(ctx), docs].filter(Boolean).join('\n\n'),
       capabilities: { tools: {}, resources: { subscribe: true } },
+      requestState: { verify: rounds.verify },
     },
   );
   registerMessagingTools(server, ctx);

@@ -1,15 +1,14 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 
-/** One open MCP session over Streamable HTTP: the caller's own server and its transport. */
+/** One open MCP session over Streamable HTTP (a client before 2026-07-28): the caller's own server and its transport. */
 export interface Session {
   id: string;
   agentId: string;
   workspaceId: string;
   workspaceSlug: string;
   server: McpServer;
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   /** Requests being answered now (a waiting `subscribe`, the GET notification stream). */
   inFlight: number;
   lastSeen: number;

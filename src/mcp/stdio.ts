@@ -1,11 +1,19 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import { serveStdio, type StdioServerHandle, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { App } from '../app.ts';
 import type { Config } from '../config.ts';
 import { isSwitchboardError } from '../core/errors.ts';
+import type { ToolContext } from './context.ts';
 
 /** A Switchboard server already running on this data directory; the CLI finds it (lock file, control socket). */
 export interface LocalServer {
@@ -45,7 +53,8 @@ function untilClosed(stdin: NodeJS.ReadableStream): Promise<void> {
 
 /**
  * `switchboard mcp-stdio --workspace W`: MCP on stdin/stdout for a local agent,
- * with the same server a Streamable HTTP session gets. Logs go to stderr.
+ * with the same server a Streamable HTTP session gets, for clients of both protocol
+ * families (the first message tells which one the connection speaks). Logs go to stderr.
  * When a running `serve` holds the embedded database, messages are relayed to
  * its HTTP endpoint instead. Resolves to the exit code once the client leaves.
  */
@@ -96,11 +105,14 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
     const token = o.token;
     ctx.stillAuthorized = async () => (await app.agents.authenticate(token))?.id === agent.id;
     ctx.checkEachCall = true;
-    const server = await buildMcpServer(ctx);
-    await server.connect(new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream));
+    const served = serveConnection(
+      ctx,
+      new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream),
+      buildMcpServer,
+    );
     app.logger.info({ agentId: agent.id, workspaceId: ctx.workspace.id }, 'MCP on stdio ready');
     await untilClosed(stdin);
-    await server.close();
+    await served.close();
     return 0;
   } catch (e) {
     if (isSwitchboardError(e)) {
@@ -111,6 +123,21 @@ export async function runMcpStdio(config: Config, o: StdioOptions): Promise<numb
   } finally {
     await app.close();
   }
+}
+
+/**
+ * Serves one lasting connection (stdio) for the caller: the first message tells which protocol family it speaks,
+ * and one server is built for it; a 2026-07-28 client also gets inbox updates on its subscriptions/listen stream.
+ */
+export function serveConnection(
+  ctx: ToolContext,
+  transport: Transport,
+  build: (ctx: ToolContext) => Promise<McpServer>,
+): StdioServerHandle {
+  return serveStdio(({ era }) => build({ ...ctx, era, pushInbox: era === 'modern' }), {
+    transport,
+    onerror: (err) => ctx.core.logger.debug({ err }, 'MCP on a connection: a message was refused or failed'),
+  });
 }
 
 /**
@@ -139,8 +166,9 @@ function missingDatabase(config: Config, dataDirSet: boolean): string | null {
 
 /**
  * Relays stdio to a server's Streamable HTTP endpoint with the SDK's client
- * transport: each message passes through unchanged, and a request the server
- * refuses (401, 403…) is answered with a JSON-RPC error that says why.
+ * transport: each message passes through unchanged (a 2026-07-28 message with the
+ * headers that revision asks for), and a request the server refuses (401, 403…) is
+ * answered with a JSON-RPC error that says why.
  */
 async function relay(
   url: string,
@@ -154,20 +182,21 @@ async function relay(
   });
   const local = new StdioServerTransport(stdin as NodeJS.ReadStream, stdout as NodeJS.WriteStream);
   let initializeId: string | number | null = null;
-  // Sent one after another: a send resolves once the server answered its headers, so the
-  // session id from `initialize` is known before anything else goes out.
+  // A session's messages go one after another: a send resolves once the server answered its headers, so the
+  // session id from `initialize` is known before anything else goes out. A 2026-07-28 request stands alone and
+  // may be answered only when it is done (a waiting subscribe), so it goes out at once.
   let sending = Promise.resolve();
+  const refused = (m: JSONRPCMessage) => (e: Error) => {
+    const why = unreachable(e)
+      ? `could not reach Switchboard at ${url} (${causeOf(e)}); is \`switchboard serve\` running there? Set PORT (or DATA_DIR) to match the server`
+      : `Switchboard at ${url} refused the request: ${e.message}`;
+    err(why);
+    if (isJSONRPCRequest(m)) void local.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: why } });
+  };
   local.onmessage = (m: JSONRPCMessage) => {
     if (isJSONRPCRequest(m) && m.method === 'initialize') initializeId = m.id;
-    sending = sending
-      .then(() => upstream.send(m))
-      .catch((e: Error) => {
-        const why = unreachable(e)
-          ? `could not reach Switchboard at ${url} (${causeOf(e)}); is \`switchboard serve\` running there? Set PORT (or DATA_DIR) to match the server`
-          : `Switchboard at ${url} refused the request: ${e.message}`;
-        err(why);
-        if (isJSONRPCRequest(m)) void local.send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: why } });
-      });
+    if (standsAlone(m)) void upstream.send(m).catch(refused(m));
+    else sending = sending.then(() => upstream.send(m)).catch(refused(m));
   };
   upstream.onmessage = (m: JSONRPCMessage) => {
     // Later requests carry the negotiated protocol version, as the SDK's own client does.
@@ -183,6 +212,10 @@ async function relay(
   await Promise.all([upstream.close(), local.close()]);
   return 0;
 }
+
+/** A 2026-07-28 request: it carries its protocol version in its own `_meta`. */
+const standsAlone = (m: JSONRPCMessage) =>
+  isJSONRPCRequest(m) && typeof m.params?._meta?.[PROTOCOL_VERSION_META_KEY] === 'string';
 
 /** A network failure (nothing listening, name not found), as fetch reports it in `cause`. */
 const causeOf = (e: Error) =>

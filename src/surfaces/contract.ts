@@ -23,6 +23,7 @@ import type { ListenChannels } from '../core/listening/listen-ports.ts';
 import type { ListeningService } from '../core/listening/listening-service.ts';
 import type { LiveService } from '../core/live/live-service.ts';
 import type { MessagingService } from '../core/messaging/messaging-service.ts';
+import type { LinkPreviewService } from '../core/previews/preview-service.ts';
 import type { OrgService } from '../core/organizations/org-service.ts';
 import type { SignedIn, WebSession } from '../core/organizations/sessions.ts';
 import type { Clock, InboundEventRepo, JobHandler, Notifier, SurfacePostRepo } from '../core/ports.ts';
@@ -61,6 +62,8 @@ export interface SurfaceCore {
   readonly live: LiveService;
   /** Switchboard's own channels, DMs and threads, as signed-in people use them (the web chat). */
   readonly channels: ChannelService;
+  /** What a Switchboard link pasted into a chat app shows, and to whom (link previews). */
+  readonly previews: LinkPreviewService;
   /** Wake-ups across processes: what changed, on topics the core publishes (the web chat's event stream listens). */
   readonly notifier: Notifier;
   /** Chat users as Switchboard knows them, linked or not. */

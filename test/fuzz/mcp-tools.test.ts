@@ -150,8 +150,8 @@ function classify(outcome: CallToolResult | unknown): { status: string; defect: 
   if (r.structuredContent && Array.isArray(r.structuredContent.recipients))
     return { status: 'refused by every recipient', defect: false, reached: true };
   const text = (r.content.find((c) => c.type === 'text') as { text?: string } | undefined)?.text ?? '';
-  // The SDK's own schema check answers a tool error carrying the JSON-RPC invalid-params code.
-  if (/^MCP error -32602: (Input validation error|Tool [\s\S]* (not found|disabled)$)/.test(text))
+  // The SDK's own schema check answers a tool error (1.x: carrying the JSON-RPC invalid-params code in its text).
+  if (/^(MCP error -32602: )?(Input validation error|Tool [\s\S]* (not found|disabled)$)/.test(text))
     return { status: 'invalid params (result)', defect: false, reached: false };
   return { status: `untyped error ${text.slice(0, 60)}`, defect: true, reached: false };
 }

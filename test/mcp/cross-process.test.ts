@@ -3,14 +3,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type Database } from '../../src/infra/db/client.ts';
+import type { Database } from '../../src/infra/db/client.ts';
 import { SYSTEM } from '../../src/core/actor.ts';
 import { inboxTopic } from '../../src/core/messaging/messaging-service.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
 import { INBOX_URI } from '../../src/mcp/resources.ts';
 import type { Server } from '../../src/server.ts';
 import { startServerForTest } from '../support/server.ts';
-import { freshPostgresDatabase, pgliteDb } from '../support/db.ts';
+import { pgliteDb, twoPoolsOnOneDatabase } from '../support/db.ts';
 import { makeWorld, type World } from '../support/world.ts';
 import { serviceUrl } from '../support/services.ts';
 
@@ -37,20 +37,7 @@ const url = serviceUrl('postgres');
 if (url) {
   pairs.push({
     kind: 'postgres (two connection pools)',
-    async open() {
-      const fresh = await freshPostgresDatabase(url);
-      const one = await openDatabase({ databaseUrl: fresh.url, max: 4 });
-      await one.migrate();
-      const two = await openDatabase({ databaseUrl: fresh.url, max: 4 });
-      return {
-        databases: [one, two],
-        close: async () => {
-          await one.close();
-          await two.close();
-          await fresh.drop();
-        },
-      };
-    },
+    open: () => twoPoolsOnOneDatabase(url),
   });
 }
 

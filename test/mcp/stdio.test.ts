@@ -3,6 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -11,6 +13,7 @@ import { openDatabase, type Database } from '../../src/infra/db/client.ts';
 import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
+import { INBOX_URI } from '../../src/mcp/resources.ts';
 import { startServer } from '../../src/server.ts';
 import { seedDataDir } from '../support/db.ts';
 import { freePort } from '../support/free-port.ts';
@@ -192,6 +195,44 @@ describe('switchboard mcp-stdio', { timeout: 120_000 }, () => {
         expect(c.stderr()).toContain(`relaying MCP to it at ${server.url}/mcp/${w.ws.slug} (as its control socket`);
         await c.client.close();
         expect(c.protocolErrors).toEqual([]);
+      });
+
+      it('relays a 2026-07-28 client too: each request on its own, and the inbox push of its listen stream', async () => {
+        // A subclass probes for the protocol family on the child it starts (the SDK's own class would start another).
+        class InPlace extends ModernStdio {}
+        const transport = new InPlace({
+          command: process.execPath,
+          args: [BIN, 'mcp-stdio', '--workspace', w.ws.slug],
+          env: childEnv(config, { SWITCHBOARD_TOKEN: w.reviewer.token }),
+          stderr: 'pipe',
+          cwd: elsewhere(),
+        });
+        const client = new ModernClient(
+          { name: 'stdio-2026', version: '1.0.0' },
+          { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+        );
+        await client.connect(transport);
+        expect(client.getProtocolEra()).toBe('modern');
+        const updated = new Promise<string>((resolve) =>
+          client.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri)),
+        );
+        await client.listen({ resourceSubscriptions: [INBOX_URI] });
+        // A waiting subscribe holds nothing else up: each request goes out on its own.
+        const waiting = client.callTool({ name: 'subscribe', arguments: { timeout_seconds: 30 } });
+        expect((await client.callTool({ name: 'list_agents', arguments: {} })).structuredContent).toMatchObject({
+          you: w.reviewer.name,
+        });
+        await server.app.messaging.send({
+          workspace: w.ws,
+          sender: w.builder.agent,
+          to: ['reviewer'],
+          body: 'relayed push',
+          surface: 'mcp',
+        });
+        expect(await updated).toBe(INBOX_URI);
+        const got = (await waiting).structuredContent as { messages: Array<{ body: string }> };
+        expect(got.messages.map((m) => m.body)).toEqual(['relayed push']);
+        await client.close();
       });
     });
 

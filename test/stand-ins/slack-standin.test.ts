@@ -8,7 +8,10 @@ import { SLACK_DEFAULTS, dmChannelId } from '../support/slack/defaults.ts';
 import {
   appMention,
   blockActions,
+  entityDetailsRequested,
   eventCallback,
+  linkShared,
+  unfurlBlockActions,
   messageIm,
   postSigned,
   signRequest,
@@ -349,6 +352,52 @@ describe('Slack Web API stand-in', () => {
     });
   });
 
+  it('records chat.unfurl with Work Object metadata on the message, and refuses what Slack refuses', async () => {
+    const web = client(standin);
+    standin.seedMessage('C0GENERAL', { ts: '1710000000.000100', user: 'U0ALICE', text: 'https://sb.test/x' });
+    const entity = {
+      app_unfurl_url: 'https://sb.test/x',
+      url: 'https://sb.test/x',
+      external_ref: { id: 'x' },
+      entity_type: 'slack#/entities/item',
+      entity_payload: { attributes: { title: { text: 'X' } } },
+    };
+    await web.chat.unfurl({ channel: 'C0GENERAL', ts: '1710000000.000100', metadata: { entities: [entity] } });
+    expect(standin.callsTo('chat.unfurl')[0].args.metadata).toEqual({ entities: [entity] });
+    expect(standin.message('C0GENERAL', '1710000000.000100')?.unfurls).toEqual({ entities: [entity] });
+    const broken = { ...entity, app_unfurl_url: undefined };
+    expect(
+      await rejection(
+        web.chat.unfurl({ channel: 'C0GENERAL', ts: '1710000000.000100', metadata: { entities: [broken] } }),
+      ),
+    ).toMatchObject({ code: ErrorCode.PlatformError, data: { error: 'invalid_metadata' } });
+    expect(
+      await rejection(web.chat.unfurl({ channel: 'C0GENERAL', ts: '1.1', metadata: { entities: [entity] } })),
+    ).toMatchObject({ data: { error: 'cannot_find_message' } });
+    const { app_unfurl_url: _posted, ...details } = entity;
+    await web.entity.presentDetails({ trigger_id: '1.2.abc', metadata: details });
+    expect(standin.callsTo('entity.presentDetails')[0].args).toMatchObject({
+      trigger_id: '1.2.abc',
+      metadata: details,
+    });
+
+    const narrow = await startSlackStandin({ scope: 'chat:write' });
+    try {
+      narrow.seedMessage('C0GENERAL', { ts: '1710000000.000200', user: 'U0ALICE', text: 'x' });
+      expect(
+        await rejection(
+          client(narrow).chat.unfurl({
+            channel: 'C0GENERAL',
+            ts: '1710000000.000200',
+            metadata: { entities: [entity] },
+          }),
+        ),
+      ).toMatchObject({ data: { error: 'missing_scope', needed: 'links:write' } });
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('accepts JSON bodies as well as form-encoded ones', async () => {
     const response = await fetch(`${standin.url}chat.postMessage`, {
       method: 'POST',
@@ -444,6 +493,16 @@ describe('signed Slack requests', () => {
         view: { callback_id: 'link_account', values: { b: { a: { type: 'plain_text_input', value: 'x' } } } },
       }),
       slashCommand({ command: '/switchboard', text: 'link', user_id: 'U0ALICE', channel_id: 'C0GENERAL' }),
+      eventCallback(linkShared({ user: 'U0ALICE', channel: 'C0GENERAL', urls: ['https://sb.test/#/w/eng/c/1'] })),
+      eventCallback(entityDetailsRequested({ user: 'U0ALICE', url: 'https://sb.test/x', channel: 'C0GENERAL' })),
+      unfurlBlockActions({
+        user: 'U0ALICE',
+        channel: 'C0GENERAL',
+        message_ts: '1700000000.000100',
+        url: 'https://sb.test/x',
+        external_ref: { id: 'x' },
+        action: { action_id: 'approve', value: 'appr_1' },
+      }),
     ];
     for (const request of requests) {
       const { headers, body } = signRequest(request, { signingSecret });

@@ -177,6 +177,27 @@ export async function freshPostgresDatabase(
   };
 }
 
+/**
+ * One fresh database on the PostgreSQL behind `url`, opened twice with pools of its own, as two server processes
+ * would (a wake-up between them can only cross through LISTEN/NOTIFY); closing drops it.
+ */
+export async function twoPoolsOnOneDatabase(
+  url: string,
+): Promise<{ databases: [Database, Database]; close(): Promise<void> }> {
+  const fresh = await freshPostgresDatabase(url);
+  const one = await openDatabase({ databaseUrl: fresh.url, max: 4 });
+  await one.migrate();
+  const two = await openDatabase({ databaseUrl: fresh.url, max: 4 });
+  return {
+    databases: [one, two],
+    close: async () => {
+      await one.close();
+      await two.close();
+      await fresh.drop();
+    },
+  };
+}
+
 /** Every database kind available here: PGlite always, PostgreSQL when TEST_DATABASE_URL is set (always in CI). */
 export function databases(): TestDatabase[] {
   const pg = postgresDb();

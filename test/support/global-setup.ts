@@ -14,12 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { PGlite } from '@electric-sql/pglite';
-import { drizzle } from 'drizzle-orm/pglite';
-import { migrate } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { MIGRATIONS_DIR } from '../../src/infra/db/client.ts';
+import { applyMigrations, migratePostgres, pgliteSession } from '../../src/infra/db/migrator.ts';
 import { DEFAULT_CHROMIUM, missingSentence, SERVICES, type Service } from './services.ts';
 
 declare module 'vitest' {
@@ -129,7 +126,7 @@ async function postgresTemplate(url: string, migrations: string): Promise<string
     const client = new pg.Client({ connectionString: u.toString() });
     await client.connect();
     try {
-      await migrateNodePg(drizzleNodePg(client), { migrationsFolder: MIGRATIONS_DIR });
+      await migratePostgres(client, MIGRATIONS_DIR);
     } finally {
       await client.end();
     }
@@ -174,7 +171,7 @@ async function pgliteTemplate(migrations: string): Promise<string> {
   }
   const client = await PGlite.create('memory://');
   try {
-    await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_DIR });
+    await applyMigrations(pgliteSession(client), { folder: MIGRATIONS_DIR });
     const dump = await client.dumpDataDir('none');
     const partial = `${file}.partial-${process.pid}`;
     writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));

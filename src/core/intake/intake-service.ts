@@ -10,6 +10,7 @@ import { conversationTopic, inboxTopic } from '../messaging/messaging-service.ts
 import { postAsSystem, type PostTopicOf } from '../messaging/system-post.ts';
 import type { Conversation, Message } from '../messaging/message.ts';
 import { GUEST_HANDLE, type OrgService } from '../organizations/org-service.ts';
+import { conversationLink } from '../previews/links.ts';
 import type { Clock, Notifier, Store } from '../ports.ts';
 import { WEB_CHAT, type Agent, type Workspace } from '../entities.ts';
 import type { ExternalIdentity } from '../surfaces/surface-ports.ts';
@@ -406,18 +407,13 @@ export class IntakeService {
       workspaceId: ws.id,
       conversationId: conv.id,
       surface: sender?.kind === 'person' ? m.surface : conv.surface,
-      permalink: m.permalink ?? (conv.surface === WEB_CHAT ? this.webLink(ws, conv) : conv.permalink),
+      permalink:
+        m.permalink ?? (conv.surface === WEB_CHAT ? conversationLink(this.publicUrl, ws, conv) : conv.permalink),
       excerpt: excerpt(m.body, SOURCE_EXCERPT_CHARS),
       authorAgentId: m.senderId,
       authorPersonId: sender?.kind === 'person' && !isGuest ? sender.ownerId : null,
       authorIdentityId: m.askerIdentityId,
     };
-  }
-
-  /** The web chat's link to a conversation (a thread opens beside its channel). */
-  private webLink(ws: Workspace, conv: Conversation): string {
-    const path = conv.kind === 'thread' && conv.parentId ? `/c/${conv.parentId}/t/${conv.id}` : `/c/${conv.id}`;
-    return `${this.publicUrl}/#/w/${encodeURIComponent(ws.slug)}${path}`;
   }
 
   /**

@@ -153,6 +153,21 @@ export class AudienceService {
     return this.audience(ws, c, new RoleBook(this.store, ws), new Map());
   }
 
+  /**
+   * Everyone who reads a chat channel of a surface, with their access in this workspace: its members (a public
+   * channel's whole team); unknown (counted as guests) when the surface cannot say.
+   */
+  async ofChatChannel(ws: Workspace, surface: ExternalSurface, channel: ChatChannel): Promise<Audience> {
+    const book = new RoleBook(this.store, ws);
+    const members = await this.chatChannelMembers(surface, channel.tenantId, channel.channelId, book);
+    return members ? audienceOf(members) : audienceOf([], false);
+  }
+
+  /** These people as an audience (null: a chat user with no linked person), with their access in this workspace. */
+  async ofPeople(ws: Workspace, personIds: Array<string | null>): Promise<Audience> {
+    return audienceOf(await new RoleBook(this.store, ws).members(personIds));
+  }
+
   /** Adds each conversation's audience to inbox items, and notes what an agent took in from restricted channels. */
   async annotate(agent: Agent, ws: Workspace, items: InboxItem[]): Promise<InboxItem[]> {
     if (!items.length) return items;

@@ -4,9 +4,12 @@
 // as send_message, and the post job puts that text into the live post the
 // stream made.
 //
-// Live state is kept in the process whose MCP session started it (sessions
-// are per process); a stream's text is also kept in the store as it grows
-// (live-drafts.ts), so that another process finishes it when this one stops
+// Live state is kept in the process where it started (a stream's platform
+// post, timers and pacing live there). A call about a stream that reaches
+// another process (a client speaking MCP 2026-07-28 has no session, so its
+// requests may reach any) is passed to the holder through the notifier
+// (stream-calls.ts). A stream's text is also kept in the store as it grows
+// (live-drafts.ts), so that another process finishes it when its own stops
 // without doing so. Surfaces render it through their optional SurfaceLive
 // members, or through post-then-update when they have none; a platform's own
 // stream is settled into a plain post before the platform's time limits end it
@@ -25,6 +28,7 @@ import { LiveStatuses } from './statuses.ts';
 import { LivePosts, type LiveLogger } from './platform.ts';
 import type { StartInput, Stream } from './stream.ts';
 import { SavedDraft, type LiveDrafts } from './live-drafts.ts';
+import { answerCalls, callHolder, type StreamCall } from './stream-calls.ts';
 
 export type { LiveEvent };
 export type { LiveLogger } from './platform.ts';
@@ -47,6 +51,8 @@ export interface LiveOptions {
   streamIdleMs: number;
   /** A stream kept in the store and not updated for this long is finished by any process (its own one stopped); default streamIdleMs plus a minute. */
   rescueAfterMs?: number;
+  /** How long a call about a stream held elsewhere waits for the holder to answer before none counts as holding it; default 3 s. */
+  holderWaitMs?: number;
 }
 
 /** What keeps streams beyond the process: the drafts, and the store to finish one from. */
@@ -66,6 +72,11 @@ const ownerKey = (ws: Workspace, sender: Agent) => `${ws.id}:${sender.id}`;
 /** Refusals that pass with time (the rate limit, an outage): a finish refused for one keeps the stream open to be finished again. */
 const passes = (e: unknown): e is SwitchboardError =>
   e instanceof SwitchboardError && (e.code === 'RATE_LIMITED' || isOutage(e));
+const unknownStream = (streamId: string) =>
+  new SwitchboardError(
+    'NOT_FOUND',
+    `There is no open streamed message ${streamId} of yours; use the stream_id start_message returned, or start one.`,
+  );
 /** A conversation held on a chat surface (a Slack or Teams thread), which that surface's port shows. */
 const isExternal = (c: Conversation) => c.kind === 'external';
 
@@ -152,8 +163,17 @@ export class LiveService {
       idleTimer: null,
       chain: Promise.resolve(),
       finishing: false,
+      stopCalls: null,
     };
     this.streams.set(stream.id, stream);
+    // Before its id is returned: the next call about it may reach another process.
+    stream.stopCalls = await answerCalls(
+      this.notifier,
+      stream.id,
+      (call) => this.answer(stream.id, call as StreamCall),
+      (err) =>
+        this.logger.warn({ err, streamId: stream.id }, 'could not answer a call about a stream from another process'),
+    );
     this.touch(stream);
     // The answer has begun: the status gives way to it.
     await this.statuses.clear(input.sender.id, conversation.id);
@@ -168,7 +188,9 @@ export class LiveService {
     streamId: string,
     text: string,
   ): Promise<{ length: number; conversation: Conversation }> {
-    const stream = this.own(ws, sender, streamId);
+    const owner = ownerKey(ws, sender);
+    if (!this.knows(streamId)) return (await this.elsewhere({ op: 'append', owner, text }, streamId)) as never;
+    const stream = this.own(owner, streamId);
     this.checkLength(stream.text + text);
     stream.text += text;
     this.touch(stream);
@@ -183,11 +205,45 @@ export class LiveService {
    * withdrawn. The refusal says which.
    */
   async finish(ws: Workspace, sender: Agent, streamId: string, text = ''): Promise<SendResult> {
-    const stream = this.own(ws, sender, streamId);
+    const owner = ownerKey(ws, sender);
+    if (!this.knows(streamId)) return (await this.elsewhere({ op: 'finish', owner, text }, streamId)) as SendResult;
+    const stream = this.own(owner, streamId);
     const before = stream.text;
     this.checkLength(before + text);
     stream.text += text;
     return this.end(stream, 'finished', before);
+  }
+
+  /** Whether this process holds the stream, or held it lately. */
+  private knows(streamId: string): boolean {
+    return this.streams.has(streamId) || this.ended.has(streamId);
+  }
+
+  /** A call about a stream this process does not hold, passed to the process that does; unknown when none answers. */
+  private elsewhere(call: StreamCall, streamId: string): Promise<unknown> {
+    return callHolder(this.notifier, streamId, call, this.options.holderWaitMs ?? 3_000, () => unknownStream(streamId));
+  }
+
+  /** Whether a living process other than this one holds the stream (and so finishes it). */
+  private heldElsewhere(streamId: string, owner: string): Promise<boolean> {
+    return this.elsewhere({ op: 'held', owner, text: '' }, streamId).then(
+      (held) => held === true,
+      (e: unknown) => {
+        if (e instanceof SwitchboardError && e.code === 'NOT_FOUND') return false;
+        throw e;
+      },
+    );
+  }
+
+  /** Runs a call about a stream held here that reached another process: for its owner only, like any call. */
+  private async answer(streamId: string, call: StreamCall): Promise<unknown> {
+    // Held here, even while being finished: a rescue elsewhere leaves it to this process.
+    if (call.op === 'held') return this.streams.has(streamId);
+    const stream = this.own(call.owner, streamId);
+    const { workspace, sender } = stream.input;
+    return call.op === 'append'
+      ? this.append(workspace, sender, streamId, call.text)
+      : this.finish(workspace, sender, streamId, call.text);
   }
 
   /** Stores a stream's text; `before` is what it held before the finishing call, kept when the refusal passes with time. */
@@ -196,7 +252,7 @@ export class LiveService {
     this.stopTimers(stream);
     await stream.chain;
     // Refused by the check before a live update meanwhile: it is over, and nothing of it is stored.
-    if (!this.streams.has(stream.id)) this.own(stream.input.workspace, stream.input.sender, stream.id);
+    if (!this.streams.has(stream.id)) this.own(ownerKey(stream.input.workspace, stream.input.sender), stream.id);
     const body = stream.text.trim();
     let result: SendResult;
     try {
@@ -247,6 +303,7 @@ export class LiveService {
     stream.finishing = true;
     this.stopTimers(stream);
     if (!this.streams.delete(stream.id)) return;
+    void stream.stopCalls?.().catch(() => {});
     this.ended.set(stream.id, { why, owner: ownerKey(stream.input.workspace, stream.input.sender) });
     if (this.ended.size > 500) this.ended.delete(this.ended.keys().next().value!);
     try {
@@ -278,11 +335,11 @@ export class LiveService {
     stream.finishing = true;
     this.stopTimers(stream);
     this.streams.delete(stream.id);
+    await stream.stopCalls?.().catch(() => {});
   }
 
-  /** The caller's stream: only its own, started in this workspace; any other id is answered as unknown. */
-  private own(ws: Workspace, sender: Agent, streamId: string): Stream {
-    const owner = ownerKey(ws, sender);
+  /** The caller's stream (`owner` is its ownerKey): only its own, started in this workspace; any other id is answered as unknown. */
+  private own(owner: string, streamId: string): Stream {
     const stream = this.streams.get(streamId);
     const mine = stream && ownerKey(stream.input.workspace, stream.input.sender) === owner ? stream : null;
     if (mine && !mine.finishing) return mine;
@@ -292,12 +349,12 @@ export class LiveService {
         `The streamed message ${streamId} is being finished; wait for the answer of finish_message.`,
       );
     const ended = stream ? undefined : this.ended.get(streamId);
-    throw new SwitchboardError(
-      'NOT_FOUND',
-      ended?.owner === owner
-        ? `The streamed message ${streamId} has already ended (${ended.why}); start a new one with start_message.`
-        : `There is no open streamed message ${streamId} of yours; use the stream_id start_message returned, or start one.`,
-    );
+    if (ended?.owner === owner)
+      throw new SwitchboardError(
+        'NOT_FOUND',
+        `The streamed message ${streamId} has already ended (${ended.why}); start a new one with start_message.`,
+      );
+    throw unknownStream(streamId);
   }
 
   private checkLength(text: string) {
@@ -472,6 +529,9 @@ export class LiveService {
     ]);
     // Gone since (workspace, agent or conversation), or stored already by its process before it stopped.
     if (!ws || !sender || !conversation || (await store.messages.get(ws.id, d.id))) return;
+    // Held by a process that lives (its updates were late, or it is finishing it now): that process stores it.
+    if (await this.heldElsewhere(d.id, ownerKey(ws, sender)))
+      throw new RetryLater('the streamed message is still open in the process holding it', this.rescueAfterMs());
     const port =
       isExternal(conversation) && d.surface !== conversation.surface ? this.portFor(conversation.surface) : null;
     const body = d.text.trim();

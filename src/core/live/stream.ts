@@ -37,6 +37,8 @@ export interface Stream {
   /** Platform calls of this stream, one at a time. */
   chain: Promise<void>;
   finishing: boolean;
+  /** Stops answering calls about it that reached other processes (stream-calls.ts). */
+  stopCalls: (() => Promise<void>) | null;
 }
 
 /** The draft of `stream` holding `text`, as the platform ports take it. */

@@ -2,15 +2,14 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzleNodePg, NodePgSession } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { createTableRelationsHelpers, extractTablesRelationalConfig, sql, type SQL } from 'drizzle-orm';
 import { isConnectionLost } from './errors.ts';
 import { lockDataDir } from './lock.ts';
+import { applyMigrations, migratePostgres, pgliteSession } from './migrator.ts';
 import { PgListener } from './pg-listener.ts';
 import { startPgliteThread, type PgliteThread, type StatementWatch } from './pglite-thread.ts';
 import { TableChangeFeed, type TableChanges } from './table-changes.ts';
@@ -155,7 +154,7 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
   return {
     db: db as unknown as Db,
     kind: 'postgres',
-    migrate: () => whileUnreachable(() => migrateLocked(pool), logger),
+    migrate: () => whileUnreachable(() => migrateLocked(pool, logger), logger),
     ping: async () => {
       await pool.query('select 1');
     },
@@ -175,37 +174,16 @@ function openPostgres(url: string, max: number, logger?: Logger): Database {
 }
 
 /**
- * The session-level advisory lock that serialises Switchboard's migrations on one PostgreSQL database: the bytes of
- * "SWBDMIGR" read as a signed 64-bit integer. Fixed for good, since processes of different versions starting
- * together must agree on it; pick another key for any other advisory lock.
+ * Applies pending migrations on one connection of the pool (migrator.ts holds the locks that keep other processes
+ * from applying them at the same time). The connection is closed afterwards rather than put back in the pool: its
+ * session's advisory locks go with it, whatever an error left held.
  */
-const MIGRATION_LOCK_KEY = '6005341489243703122';
-
-/**
- * Applies pending migrations while holding MIGRATION_LOCK_KEY. drizzle reads the last applied migration outside its
- * transaction and takes no lock, so a `serve` and its workers starting together on a fresh or just-upgraded database
- * would both apply the same migrations and the second would fail (`relation … already exists`). The lock, the
- * migrator and the unlock share one connection; a process that waits for the lock then finds nothing left to apply.
- */
-async function migrateLocked(pool: pg.Pool): Promise<void> {
+async function migrateLocked(pool: pg.Pool, logger?: Logger): Promise<void> {
   const client = await pool.connect();
-  // Closing a connection ends its session and so frees the lock: one whose unlock may not have run is closed,
-  // never put back in the pool still holding it. A failed unlock thus hides no migration error.
-  let discard = false;
   try {
-    await client.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
-    try {
-      await migrateNodePg(drizzleNodePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
-    } finally {
-      await client.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch(() => {
-        discard = true;
-      });
-    }
-  } catch (e) {
-    discard = true;
-    throw e;
+    await migratePostgres(client, MIGRATIONS_DIR, logger);
   } finally {
-    client.release(discard);
+    client.release(true);
   }
 }
 
@@ -214,8 +192,8 @@ export const STARTUP_PATIENCE_MS = 120_000;
 
 /**
  * Runs `fn` again while it fails only because the database cannot be reached,
- * backing off from half a second to five, for `patienceMs` at most. Migrations
- * run in one transaction, so an attempt cut off halfway left nothing behind.
+ * backing off from half a second to five, for `patienceMs` at most. A migration
+ * cut off halfway is applied again from its start (migrator.ts says why that is safe).
  */
 export async function whileUnreachable<T>(
   fn: () => Promise<T>,
@@ -259,8 +237,7 @@ async function openPglite(dataDir: string, template?: Blob, start?: OpenOptions[
     db,
     kind: 'pglite',
     ...(memory ? {} : { dataDir }),
-    migrate: () =>
-      migratePglite(drizzlePglite({ client: client.asPglite(), schema }), { migrationsFolder: MIGRATIONS_DIR }),
+    migrate: () => applyMigrations(pgliteSession(client.asPglite()), { folder: MIGRATIONS_DIR }),
     ping: async () => {
       await db.execute(sql`select 1`);
     },

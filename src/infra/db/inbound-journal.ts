@@ -26,7 +26,7 @@ import {
 } from '../../core/ports.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { isConnectionLost, pgCode } from './errors.ts';
-import type { DrizzleInboundEventRepo, PreparedInbound } from './inbound-repo.ts';
+import { surfaceName, type DrizzleInboundEventRepo, type PreparedInbound } from './inbound-repo.ts';
 
 /** Where the journal of the embedded database in `dataDir` lives (beside it, as its lock file does). */
 export const journalDirOf = (dataDir: string) => `${dataDir}.journal`;
@@ -59,7 +59,7 @@ const DEFAULT_JOURNAL_TIMING: JournalTiming = {
 const line = z.object({
   id: z.string().uuid(),
   outbox_id: z.string().uuid(),
-  surface: z.enum(['slack', 'teams']),
+  surface: surfaceName,
   key: z.string().min(1),
   kind: z.string().min(1),
   payload: z.record(z.string(), z.unknown()),

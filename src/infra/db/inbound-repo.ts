@@ -34,8 +34,10 @@ const text = (max: number) =>
     .min(1)
     .max(max)
     .refine((s) => !NUL.test(s), 'contains a NUL character');
+/** A chat surface's name as the registry gives it (`slack`, `teams`, `email`): the store keeps any surface's requests. */
+export const surfaceName = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'is not a surface name');
 const eventShape = z.object({
-  surface: z.enum(['slack', 'teams']),
+  surface: surfaceName,
   key: text(512),
   kind: text(64),
   payload: z.record(z.string(), z.unknown()),

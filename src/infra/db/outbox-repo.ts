@@ -4,6 +4,7 @@ import { runNamed, type Db } from './client.ts';
 import { isUuid } from './ids.ts';
 import { rowsOf } from './org-repo.ts';
 import { inboundEvents, outbox } from './schema.ts';
+import type { ExternalSurface } from '../../core/surfaces/surface-ports.ts';
 
 /** Entries deleted per statement when purging finished work. */
 const PURGE_BATCH = 5000;
@@ -33,7 +34,7 @@ interface ClaimedRow {
   last_error: string | null;
   created_at: string | Date;
   e_id: string | null;
-  e_surface: 'slack' | 'teams' | null;
+  e_surface: ExternalSurface | null;
   e_key: string | null;
   e_kind: string | null;
   e_payload: Record<string, unknown> | null;

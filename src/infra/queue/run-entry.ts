@@ -178,7 +178,14 @@ function holdLease(entry: OutboxEntry, ctx: RunContext): { signal: AbortSignal; 
 
 async function attempt(entry: OutboxEntry, ctx: RunContext, signal: AbortSignal): Promise<Outcome> {
   const handler = ctx.handlers.get(entry.topic);
-  if (!handler) return { kind: 'failed', error: `no handler for topic ${entry.topic}` };
+  // A topic this process does not know is another version's (during a rolling upgrade): left for a process that
+  // knows it, as a transient failure, so it fails for good only once it is past maxAgeMs.
+  if (!handler)
+    return verdict(
+      entry,
+      new RetryLater(`no handler for topic ${entry.topic} in this process`, UNKNOWN_TOPIC_RETRY_MS),
+      ctx.delivery,
+    );
   try {
     await handler(entry.payload, {
       attempt: entry.attempts,
@@ -217,6 +224,9 @@ function verdict(entry: OutboxEntry, thrown: unknown, delivery: ResolvedDelivery
   const delayMs = e instanceof RetryLater ? e.afterMs : backoff(entry.attempts);
   return { kind: 'retry', error, runAt: new Date(now + Math.max(0, delayMs)) };
 }
+
+/** When an entry of a topic this process does not know is tried again (by whichever process claims it then). */
+const UNKNOWN_TOPIC_RETRY_MS = 60_000;
 
 /** Attempts an entry past its max age still gets when its failures are transient. */
 export const LAST_TRIES = 3;

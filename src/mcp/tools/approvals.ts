@@ -1,10 +1,10 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { inputRequired, inputResponse, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Approval } from '../../core/approvals/approval.ts';
 import { notFound } from '../../core/errors.ts';
-import type { ToolContext } from '../context.ts';
-import { askOwnerHere } from './approval-elicitation.ts';
-import { conversationId } from './messaging-schemas.ts';
+import type { RoundState, ToolContext } from '../context.ts';
+import { answeredHere, askOwnerHere, isQuestion, questionFor, type AskedHere } from './approval-elicitation.ts';
+import { conversationId, surface } from './messaging-schemas.ts';
 import { ok, runTool } from './run.ts';
 
 const MAX_TITLE_CHARS = 200;
@@ -70,7 +70,7 @@ const getApprovalOutput = {
     .string()
     .nullable()
     .describe('Handle of the person who decided; null while pending, or when it expired or was cancelled'),
-  via: z.enum(['mcp', 'web', 'slack', 'teams']).nullable().describe('Where the decision was made'),
+  via: surface.nullable().describe('Where the decision was made: mcp, web, or a chat app (slack, teams)'),
   decided_at: z.string().nullable().describe('When it was settled (ISO 8601, UTC)'),
   reason: z.string().nullable().describe('The reason the person gave, if any'),
   expires_at: z.string().nullable(),
@@ -79,6 +79,9 @@ const getApprovalOutput = {
 const cancelApprovalOutput = { approval_id: z.string(), status };
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** The key of the owner's answer among a call's input responses. */
+const DECISION = 'decision';
 
 /** The approval tools: request_approval, get_approval, cancel_approval. */
 export function registerApprovalTools(server: McpServer, ctx: ToolContext): void {
@@ -101,23 +104,40 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
         'Ask a person to approve something before you do it. It is shown with Approve and Reject buttons in the Slack thread ' +
         "(or the approvers' Slack DMs), the web chat and the approvers' inboxes. The decision arrives in your inbox (subscribe wakes on it); " +
         'get_approval reads it at any time.',
-      inputSchema: requestApprovalInput,
-      outputSchema: requestApprovalOutput,
+      inputSchema: z.object(requestApprovalInput),
+      outputSchema: z.object(requestApprovalOutput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     runTool(
       ctx,
       'request_approval',
       async (args, extra) => {
-        const requested = await core.approvals.request(agent, ws, {
-          title: args.title,
-          details: args.details,
-          conversationId: args.conversation,
-          approvers: args.approvers,
-          expiresInSeconds: args.expires_in,
-        });
-        // Stored and shown everywhere first; asking here is one more view of it.
-        const here = args.ask_owner_here ? await askOwnerHere(ctx, server.server, requested, extra) : null;
+        // A later round of a call that asked the owner in its own rounds (a 2026-07-28 client): the approval exists.
+        const round = extra.mcpReq.requestState<RoundState>();
+        let requested: Approval;
+        let here: AskedHere | null = null;
+        if (round) {
+          requested = await visible(round.approval);
+          here = await answeredHere(ctx, requested, inputResponse(extra.mcpReq.inputResponses, DECISION));
+        } else {
+          requested = await core.approvals.request(agent, ws, {
+            title: args.title,
+            details: args.details,
+            conversationId: args.conversation,
+            approvers: args.approvers,
+            expiresInSeconds: args.expires_in,
+          });
+          // Stored and shown everywhere first; asking here is one more view of it.
+          if (args.ask_owner_here && ctx.era === 'modern' && ctx.rounds) {
+            const question = await questionFor(ctx, server.server, requested, extra);
+            if (!isQuestion(question)) here = question;
+            else
+              return inputRequired({
+                inputRequests: { [DECISION]: inputRequired.elicit(question.params) },
+                requestState: await ctx.rounds.mint({ approval: requested.id }, extra),
+              });
+          } else if (args.ask_owner_here) here = await askOwnerHere(ctx, server.server, requested, extra);
+        }
         const a = here?.approval ?? requested;
         const approvers = await core.approvals.approverHandles(a);
         const out = {
@@ -148,8 +168,8 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
       title: 'Read an approval',
       description:
         'The status of an approval you asked for: pending, approved, rejected, expired or cancelled; who decided, where, when, and their reason.',
-      inputSchema: approvalIdInput,
-      outputSchema: getApprovalOutput,
+      inputSchema: z.object(approvalIdInput),
+      outputSchema: z.object(getApprovalOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'get_approval', async (args) => {
@@ -177,8 +197,8 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
       title: 'Cancel an approval',
       description:
         'Withdraw a pending approval you asked for (e.g. you no longer need to do it). Every view then shows it as cancelled.',
-      inputSchema: approvalIdInput,
-      outputSchema: cancelApprovalOutput,
+      inputSchema: z.object(approvalIdInput),
+      outputSchema: z.object(cancelApprovalOutput),
       // Cannot be undone; a second cancel is refused and changes nothing.
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     },

@@ -1,5 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { invalidInput } from '../../core/errors.ts';
 import { findUnstorable } from '../../core/safe-text.ts';
 import type { Logger } from 'pino';
@@ -23,20 +22,20 @@ export function guardToolCalls(server: McpServer, logger: Logger): boolean {
   return wrapToolCalls(server, async (request, extra, next) => {
     const params = request.params;
     if (!isPlainObject(params)) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `tools/call needs \`params\`: an object with the tool's \`name\` and its \`arguments\` (e.g. {"name": "check_inbox", "arguments": {}}); it is ${kindOf(params)}.`,
       );
     }
     if (typeof params.name !== 'string' || params.name === '') {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `tools/call needs \`params.name\`: the tool's name as a string (tools/list names them); it is ${kindOf(params.name)}.`,
       );
     }
     if ('arguments' in params && params.arguments !== undefined && !isPlainObject(params.arguments)) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `The tool's \`arguments\` must be a JSON object of named arguments (e.g. {"body": "hello"}), not ${kindOf(params.arguments)}; ` +
           'send {} for a tool that takes none.',
       );
@@ -60,11 +59,22 @@ interface SchemaIssue {
   path?: PropertyKey[];
   message?: string;
 }
-const issuesOf = (e: unknown): SchemaIssue[] | null =>
-  // zod's error (the SDK parses with zod/v4/core, whose error is named $ZodError).
-  e instanceof Error && /^\$?ZodError$/.test(e.name) && Array.isArray((e as { issues?: unknown }).issues)
-    ? (e as unknown as { issues: SchemaIssue[] }).issues
-    : null;
+const isIssueList = (v: unknown): v is SchemaIssue[] =>
+  Array.isArray(v) && v.length > 0 && v.every((i) => typeof (i as SchemaIssue)?.message === 'string');
+
+/** The schema's complaints: a zod error's issues, or those the SDK (2.x) rethrows as JSON in a plain error's message. */
+function issuesOf(e: unknown): SchemaIssue[] | null {
+  if (!(e instanceof Error)) return null;
+  const own = (e as { issues?: unknown }).issues;
+  if (/^\$?ZodError$/.test(e.name) && isIssueList(own)) return own;
+  if (!e.message.trimStart().startsWith('[')) return null;
+  try {
+    const parsed: unknown = JSON.parse(e.message);
+    return isIssueList(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Answers a request whose params the SDK cannot read (its schema check throws, or `new URL` throws on a
@@ -80,14 +90,18 @@ export function guardRequestParams(server: McpServer): boolean {
       if (issues?.length) {
         const [first] = issues;
         const where = (first?.path ?? []).map(String).join('.') || 'params';
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `${method} cannot read \`${where}\`: ${first?.message ?? 'it does not have the expected form'}.`,
         );
       }
-      if (e instanceof TypeError && (e as { code?: string }).code === 'ERR_INVALID_URL') {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+      // `new URL` throwing (SDK 1.x), or the SDK's own refusal of it (2.x, which says only that it is invalid).
+      const badUri =
+        (e instanceof TypeError && (e as { code?: string }).code === 'ERR_INVALID_URL') ||
+        (e as { data?: { reason?: unknown } } | null)?.data?.reason === 'invalid_uri';
+      if (badUri) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `${method} needs \`params.uri\` to be a URI, such as one resources/list names (e.g. switchboard://inbox).`,
         );
       }

@@ -1,4 +1,5 @@
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { documentToolset, seatRefusal, type DocumentToolName } from '../../core/documents/rules.ts';
 import type { DocumentAccess } from '../../core/documents/document.ts';
 import type { ToolContext } from '../context.ts';
@@ -135,8 +136,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     {
       title: 'Workspace information',
       description: informationDescription,
-      inputSchema: workspaceInfoInput,
-      outputSchema: workspaceInfoOutput,
+      inputSchema: z.object(workspaceInfoInput),
+      outputSchema: z.object(workspaceInfoOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'get_workspace_information', information),
@@ -147,8 +148,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
     {
       title: 'Workspace information (old name)',
       description: `Deprecated name of get_workspace_information, kept for agents that still call it; call get_workspace_information instead. ${informationDescription}`,
-      inputSchema: workspaceInfoInput,
-      outputSchema: workspaceInfoOutput,
+      inputSchema: z.object(workspaceInfoInput),
+      outputSchema: z.object(workspaceInfoOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, DEPRECATED_INFORMATION_TOOL, information),
@@ -161,8 +162,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
       description:
         `The documents of ${structured ? 'one collection' : 'this workspace'}, most recently updated first: title and summary, never the content. ` +
         'Filter by status; archived documents only when include_archived is true. Says when it cut a long list (truncated, next_offset).',
-      inputSchema: listInput(structured),
-      outputSchema: listOutput,
+      inputSchema: z.object(listInput(structured)),
+      outputSchema: z.object(listOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(
@@ -213,8 +214,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
         'Searches titles, summaries and identifiers (never the content)' +
         (structured ? ', in one collection or the whole workspace.' : '.') +
         ' Archived documents only when include_archived is true.',
-      inputSchema: searchInput(structured),
-      outputSchema: searchOutput,
+      inputSchema: z.object(searchInput(structured)),
+      outputSchema: z.object(searchOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(
@@ -247,8 +248,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
       title: 'Read a document',
       description:
         'One document in full, content included; archived documents too. Its updated_at is what update_document needs.',
-      inputSchema: getInput,
-      outputSchema: getOutput,
+      inputSchema: z.object(getInput),
+      outputSchema: z.object(getOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'get_document', async (args) => {
@@ -268,8 +269,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
       {
         title: 'Create a document',
         description: `Creates a document${structured ? ' in a collection' : ''}. Write a summary: it is what agents read before opening a document.`,
-        inputSchema: createInput(structured),
-        outputSchema: writeOutput,
+        inputSchema: z.object(createInput(structured)),
+        outputSchema: z.object(writeOutput),
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       },
       runTool(
@@ -307,8 +308,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
           'Changes a document (title, summary, content, status), archives it (archived: true) or brings it back (archived: false). ' +
           'Pass the updated_at of the version you read: if someone wrote since, the update is refused with the current updated_at; read again and redo your change.',
         // Replaces content or archives: destructive. A repeat carries an updated_at gone stale and is refused, so it changes nothing more.
-        inputSchema: updateInput,
-        outputSchema: writeOutput,
+        inputSchema: z.object(updateInput),
+        outputSchema: z.object(writeOutput),
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       },
       runTool(
@@ -341,8 +342,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
           title: 'Collection types',
           description:
             'The kinds of collection that can be opened, with their default statuses, and which ones this workspace already has.',
-          inputSchema: typesInput,
-          outputSchema: typesOutput,
+          inputSchema: z.object(typesInput),
+          outputSchema: z.object(typesOutput),
           annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
         },
         runTool(ctx, 'get_available_collection_types', async () => {
@@ -376,8 +377,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
           title: 'Create a collection',
           description:
             'Opens a collection of a catalogue type, with a name and its statuses (defaults from the type). It shows to agents in their next session.',
-          inputSchema: createCollectionInput,
-          outputSchema: collectionOutput,
+          inputSchema: z.object(createCollectionInput),
+          outputSchema: z.object(collectionOutput),
           annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
         },
         runTool(
@@ -403,8 +404,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
         {
           title: 'Write collection instructions',
           description: 'Replaces the instructions of a collection: every agent receives them when it connects.',
-          inputSchema: collectionInstructionsInput,
-          outputSchema: collectionOutput,
+          inputSchema: z.object(collectionInstructionsInput),
+          outputSchema: z.object(collectionOutput),
           annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
         },
         runTool(
@@ -435,8 +436,8 @@ export function registerDocumentTools(server: McpServer, ctx: ToolContext): void
         {
           title: 'Write workspace instructions',
           description: 'Replaces the instructions of this workspace: every agent receives them when it connects.',
-          inputSchema: workspaceInstructionsInput,
-          outputSchema: workspaceInstructionsOutput,
+          inputSchema: z.object(workspaceInstructionsInput),
+          outputSchema: z.object(workspaceInstructionsOutput),
           annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
         },
         runTool(

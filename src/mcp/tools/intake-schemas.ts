@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { AGENT_INTAKE_ITEMS } from '../../core/intake/intake-service.ts';
 import { INTAKE_KINDS, INTAKE_STATUSES } from '../../core/intake/intake-item.ts';
+import { surface } from './messaging-schemas.ts';
 
 const messageIds = z.array(z.string().min(1).max(64)).max(50);
 const kind = z.enum(INTAKE_KINDS, { message: `kind must be one of: ${INTAKE_KINDS.join(', ')}` });
 const status = z.enum(INTAKE_STATUSES, { message: `status must be one of: ${INTAKE_STATUSES.join(', ')}` });
-const surface = z.enum(['mcp', 'web', 'slack', 'teams']);
 
 export const fileIntakeInput = {
   title: z
@@ -40,7 +40,9 @@ export const updateIntakeInput = {
 export const listIntakeInput = {
   status: status.optional().describe('Only items in this status'),
   kind: kind.optional().describe('Only items of this kind'),
-  surface: surface.optional().describe('Only items with a source message from this surface (web, slack, teams, mcp)'),
+  surface: surface
+    .optional()
+    .describe('Only items with a source message from this surface (web, mcp, or a chat app: slack, teams, email)'),
   limit: z.number().int().min(1).max(100).default(30).describe('Most items to return, newest first (1 to 100)'),
   offset: z.number().int().min(0).default(0).describe('Skip this many (to read past a cut list: pass next_offset)'),
 };

@@ -1,4 +1,5 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { AGENT_INTAKE_ITEMS, type IntakeDetail } from '../../core/intake/intake-service.ts';
 import type { IntakeItem, IntakeSource } from '../../core/intake/intake-item.ts';
 import { seesExcerpt, type IntakeReader } from '../../core/intake/visibility.ts';
@@ -57,8 +58,8 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
       description:
         'Record what someone asked for (a complaint, bug, feature request or question) from messages you received or overheard. ' +
         'Cite the messages: their authors are told, once, when the item is done.',
-      inputSchema: fileIntakeInput,
-      outputSchema: intakeDetailOut,
+      inputSchema: z.object(fileIntakeInput),
+      outputSchema: z.object(intakeDetailOut),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     runTool(
@@ -91,8 +92,8 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
       description:
         "Change an intake item's status (new, triaged, in progress, done, won't do), add a note, or add source messages. " +
         'Marking it done tells each person who asked, in the thread where they asked, once.',
-      inputSchema: updateIntakeInput,
-      outputSchema: intakeDetailOut,
+      inputSchema: z.object(updateIntakeInput),
+      outputSchema: z.object(intakeDetailOut),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
     runTool(
@@ -134,8 +135,8 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
         'Intake items of this workspace you may see (from messages you sent, received or overheard, or all if you monitor it), newest first, ' +
         'with counts per status and per source surface. Filter by status, kind or surface. Says when it cut a long list (truncated, next_offset). ' +
         `Without monitor, only the workspace's newest ${AGENT_INTAKE_ITEMS} items are looked at (older_not_searched says when there are more).`,
-      inputSchema: listIntakeInput,
-      outputSchema: listIntakeOutput,
+      inputSchema: z.object(listIntakeInput),
+      outputSchema: z.object(listIntakeOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'list_intake', async (args) => {
@@ -169,8 +170,8 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
       title: 'Get an intake item',
       description:
         'One intake item with its source messages (links to each), notes and whether each person who asked was told it is done.',
-      inputSchema: getIntakeInput,
-      outputSchema: intakeDetailOut,
+      inputSchema: z.object(getIntakeInput),
+      outputSchema: z.object(intakeDetailOut),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'get_intake', async (args) => {

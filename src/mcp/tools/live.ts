@@ -1,4 +1,5 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import type { ToolContext } from '../context.ts';
 import {
   appendMessageInput,
@@ -16,14 +17,17 @@ import { ok, recordAudit, runTool } from './run.ts';
 /** The tools that show an agent at work: set_status, and a message streamed with start_message, append_message, finish_message. */
 export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
   const { core, agent, workspace: ws } = ctx;
-  // A session that ends (the agent stopped or failed) takes its statuses with it.
-  const previous = server.server.onclose;
-  server.server.onclose = () => {
-    previous?.();
-    void core.live
-      .forgetAgent(agent.id)
-      .catch((err: unknown) => core.logger.warn({ err }, 'could not clear the statuses of a closed session'));
-  };
+  // A session that ends (the agent stopped or failed) takes its statuses with it. A 2026-07-28 client has no
+  // session (its server lasts one request): its statuses clear when it answers, or after two minutes.
+  if (ctx.era !== 'modern') {
+    const previous = server.server.onclose;
+    server.server.onclose = () => {
+      previous?.();
+      void core.live
+        .forgetAgent(agent.id)
+        .catch((err: unknown) => core.logger.warn({ err }, 'could not clear the statuses of a closed session'));
+    };
+  }
 
   server.registerTool(
     'set_status',
@@ -33,8 +37,8 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
         'Shows a short status in a conversation while you work on an answer ("is thinking…", "is reading the logs…"): ' +
         'Slack shows it in its assistant threads, Teams in personal chats, the web chat as a progress line. ' +
         'Empty text clears it; it also clears when you answer there, when your session ends, and after two minutes.',
-      inputSchema: setStatusInput,
-      outputSchema: setStatusOutput,
+      inputSchema: z.object(setStatusInput),
+      outputSchema: z.object(setStatusOutput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     runTool(ctx, 'set_status', async (args) => {
@@ -58,8 +62,8 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
         'Starts a message that people watch being written: add text with append_message, end with finish_message, which stores it once ' +
         'like send_message. Takes `to` and/or `conversation` like send_message and is checked the same way now and when it finishes. ' +
         'A stream left without an append for two minutes is finished with what it has.',
-      inputSchema: startMessageInput,
-      outputSchema: startMessageOutput,
+      inputSchema: z.object(startMessageInput),
+      outputSchema: z.object(startMessageOutput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     runTool(
@@ -102,8 +106,8 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
       title: 'Add to a streamed message',
       description:
         'Adds text to the end of a message started with start_message; readers see it within about a second.',
-      inputSchema: appendMessageInput,
-      outputSchema: appendMessageOutput,
+      inputSchema: z.object(appendMessageInput),
+      outputSchema: z.object(appendMessageOutput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     runTool(ctx, 'append_message', async (args) => {
@@ -122,8 +126,8 @@ export function registerLiveTools(server: McpServer, ctx: ToolContext): void {
       description:
         'Ends a message started with start_message: adds `text` if given, stores the whole message once and shows it as final. ' +
         "Answers like send_message. Refused by the rate limit or an outage, the stream stays open without this call's text: make the same call again later; any other refusal ends it.",
-      inputSchema: finishMessageInput,
-      outputSchema: finishMessageOutput,
+      inputSchema: z.object(finishMessageInput),
+      outputSchema: z.object(finishMessageOutput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     runTool(

@@ -9,7 +9,8 @@ const MAX_INBOX_LIMIT = 100;
 const MAX_RECIPIENTS = 20;
 
 const agentKind = z.enum(['agent', 'person']);
-const surface = z.enum(['mcp', 'web', 'slack', 'teams']);
+/** Where a message was written: `mcp`, `web`, or a chat surface by its name (`slack`, `teams`, `email`). */
+export const surface = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'must be a surface name such as web, slack or email');
 
 export const sender = z.object({
   name: z.string().describe("The agent's name, or the person's handle"),
@@ -29,7 +30,7 @@ export const inboxItem = z.object({
     title: z.string(),
   }),
   thread: z.string().nullable().describe('Id of the message this one replies to; null when it starts a thread'),
-  surface: surface.describe('Where it was written: mcp, web, slack or teams'),
+  surface: surface.describe('Where it was written: mcp, web, or a chat app (slack, teams, email)'),
   permalink: z.string().nullable().describe('Link to the message in Slack or Teams; null elsewhere'),
   asker: z.object({
     handle: z.string().nullable().describe('The person on whose behalf this chain of messages runs; null for a guest'),

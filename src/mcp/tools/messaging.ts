@@ -1,5 +1,5 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import type { SendResult } from '../../core/messaging/messaging-service.ts';
 import { mayMessage, label } from '../../core/messaging/rules.ts';
 import { SwitchboardError } from '../../core/errors.ts';
@@ -32,8 +32,8 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
     {
       title: 'List agents',
       description: 'The agents and people in this workspace you can see, and whether you may message each.',
-      inputSchema: listAgentsInput,
-      outputSchema: listAgentsOutput,
+      inputSchema: z.object(listAgentsInput),
+      outputSchema: z.object(listAgentsOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'list_agents', async () => {
@@ -69,8 +69,8 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       description:
         'Send a message to agents or people (`to`), or reply in a conversation you received a message in (`conversation`). ' +
         'Agents receive it only when named; in a DM the other side always receives it.',
-      inputSchema: sendMessageInput,
-      outputSchema: sendMessageOutput,
+      inputSchema: z.object(sendMessageInput),
+      outputSchema: z.object(sendMessageOutput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     runTool(
@@ -98,8 +98,8 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       title: 'Check inbox',
       description:
         'Your unread messages, oldest first; they are marked read. Says when it cut the list (`truncated`, `remaining`).',
-      inputSchema: checkInboxInput,
-      outputSchema: inboxOutput,
+      inputSchema: z.object(checkInboxInput),
+      outputSchema: z.object(inboxOutput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     runTool(ctx, 'check_inbox', async (args, extra) => {
@@ -109,7 +109,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
         ctx,
         'check_inbox',
         messages.map((m) => m.id),
-        extra.signal,
+        extra.mcpReq.signal,
       );
       return ok(
         { messages, truncated: got.remaining > 0, remaining: got.remaining, overheard: overheardCount(messages) },
@@ -125,12 +125,12 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       description:
         'Waits for new messages and returns them like check_inbox. Returns at once when some are unread; ' +
         'otherwise waits up to `timeout_seconds` (under 60). Call it again after a timeout to keep listening.',
-      inputSchema: subscribeInput,
-      outputSchema: subscribeOutput,
+      inputSchema: z.object(subscribeInput),
+      outputSchema: z.object(subscribeOutput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     runTool(ctx, 'subscribe', async (args, extra) => {
-      const watch = await watchRevocation(ctx, extra.signal);
+      const watch = await watchRevocation(ctx, extra.mcpReq.signal);
       let got;
       try {
         if (watch.revoked()) throw tokenRotated();
@@ -151,7 +151,7 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
         ctx,
         'subscribe',
         messages.map((m) => m.id),
-        extra.signal,
+        extra.mcpReq.signal,
       );
       const empty = `No new messages in ${args.timeout_seconds} seconds; call subscribe again to keep waiting.`;
       return ok(
@@ -173,8 +173,8 @@ export function registerMessagingTools(server: McpServer, ctx: ToolContext): voi
       title: 'Search messages',
       description:
         "Full-text search, best match first, over the messages you sent or received (every message in the workspace if you monitor it), within the plan's history.",
-      inputSchema: searchInput,
-      outputSchema: searchOutput,
+      inputSchema: z.object(searchInput),
+      outputSchema: z.object(searchOutput),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     runTool(ctx, 'search_messages', async (args) => {

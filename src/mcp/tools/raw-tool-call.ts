@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 
 /** A JSON-RPC request as it reaches the SDK's handler table: not yet checked against any schema. */
 export interface RawToolCall {

@@ -1,11 +1,11 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import type { AuditEntry } from '../../core/ports.ts';
 import type { ToolContext } from '../context.ts';
 import { refusalResult, toRefusal } from '../errors.ts';
 import { tokenRotated } from '../revocation.ts';
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What the SDK hands a tool handler besides its arguments: the request's id, signal, era and input responses. */
+export type Extra = ServerContext;
 
 /** What a tool that changes something records in the audit trail. */
 export type AuditFacts = Pick<AuditEntry, 'target' | 'result' | 'details' | 'onBehalfOf'>;
@@ -40,9 +40,9 @@ export async function recordAudit(ctx: ToolContext, action: string, facts: Audit
 export function runTool<A>(
   ctx: ToolContext,
   name: string,
-  handler: (args: A, extra: Extra) => Promise<CallToolResult>,
+  handler: (args: A, extra: Extra) => Promise<CallToolResult | InputRequiredResult>,
   auditTarget?: (args: A) => string | null,
-): (args: A, extra: Extra) => Promise<CallToolResult> {
+): (args: A, extra: Extra) => Promise<CallToolResult | InputRequiredResult> {
   return async (args, extra) => {
     try {
       if (ctx.checkEachCall && ctx.stillAuthorized && !(await ctx.stillAuthorized())) throw tokenRotated();

@@ -1,5 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { WRITING_TOOLS } from '../../core/documents/rules.ts';
 import type { DocumentAccess } from '../../core/documents/document.ts';
 import { notPermitted, type SwitchboardError } from '../../core/errors.ts';

@@ -18,6 +18,7 @@ import { postOnce } from './post-once.ts';
 import type { SlackRuntime } from './runtime.ts';
 import { threadFromRef } from './thread-id.ts';
 import { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE } from './topics.ts';
+import { isUnfurlView, refreshUnfurl, type UnfurlRef } from './unfurls.ts';
 
 const Job = z.object({ approvalId: z.string().uuid(), workspaceId: z.string().uuid() });
 
@@ -78,7 +79,7 @@ async function targets(rt: SlackRuntime, a: Approval, shown: ApprovalView[]): Pr
   const conversation = await rt.core.approvals.conversationOf(a);
   const bridged = conversation && (await rt.core.bridges.placeOn('slack', conversation));
   const thread = threadFromRef(bridged ?? (conversation?.surface === 'slack' ? conversation.externalRef : null));
-  if (thread) return shown.some((v) => !v.ref.user) ? [] : [thread];
+  if (thread) return shown.some((v) => !v.ref.user && !isUnfurlView(v.ref)) ? [] : [thread];
   const approvers = await rt.core.approvals.approversOf(a);
   const identities = (await Promise.all(approvers.map((p) => rt.identities.listForPerson(p))))
     .flat()
@@ -162,6 +163,13 @@ export function approvalUpdateHandler(rt: SlackRuntime): JobHandler {
     const failures = new Failures(rt);
     for (const view of await approvals.views(a.id, 'slack')) {
       const { team, channel, ts } = view.ref;
+      // A preview of a link to it, in someone's message: drawn again for that channel's readers.
+      if (isUnfurlView(view.ref)) {
+        await refreshUnfurl(rt, view.ref as unknown as UnfurlRef).catch((e: unknown) =>
+          failures.add(e, { approvalId: a.id, channel }),
+        );
+        continue;
+      }
       const creds = await rt.installations.credentials(team);
       if (!creds) continue;
       try {

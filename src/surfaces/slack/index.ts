@@ -27,6 +27,7 @@ import { DurableReceiver, rethrowListenerErrors, slackGate, slackInboundHandler 
 import { createSlackRuntime, SLACK, type SlackRuntime } from './runtime.ts';
 import type { SlackSettings } from './settings.ts';
 import { SlackSocketMode } from './socket-mode.ts';
+import { registerUnfurls } from './unfurls.ts';
 import { SLACK_APPROVAL_SHOW, SLACK_APPROVAL_UPDATE, SLACK_INBOUND, SLACK_LINK_DONE } from './topics.ts';
 
 export { connectSlackTeam } from './connect.ts';
@@ -155,6 +156,7 @@ export function createBolt(web: Express, rt: SlackRuntime): BoltApp {
   registerListeners(events.listeners, rt);
   registerLinking(events.listeners, rt);
   registerApprovalActions(events.listeners, rt);
+  registerUnfurls(events.listeners, rt);
   events.install();
   rethrowListenerErrors(bolt, rt);
   return bolt;

@@ -34,7 +34,8 @@ export interface SlackSettings {
  * Bot scopes the OAuth install asks for (the same as manifests/slack.yaml). The
  * `*:history` scopes carry thread replies in channels, private channels and
  * group DMs (message.channels/groups/mpim), so follow-ups reach agents without a
- * second mention; `mpim:read` lists a group DM's members for its audience.
+ * second mention; `mpim:read` lists a group DM's members for its audience;
+ * `links:read` and `links:write` preview links to Switchboard (link_shared, chat.unfurl).
  */
 export const BOT_SCOPES = [
   'app_mentions:read',
@@ -55,6 +56,8 @@ export const BOT_SCOPES = [
   'assistant:write',
   'reactions:read',
   'reactions:write',
+  'links:read',
+  'links:write',
 ];
 
 export function slackSettings(config: Config, overrides: Partial<SlackSettings> = {}): SlackSettings {

@@ -5,7 +5,7 @@
 // who may read: a standard channel's roster is its whole team's, a private or
 // shared channel's its own members.
 import type { TurnContext } from 'botbuilder';
-import type { SurfaceAudience } from '../../core/linking/audience-ports.ts';
+import type { ChatPlace, SurfaceAudience } from '../../core/linking/audience-ports.ts';
 import { addressFromRef, type TeamsAddress } from './thread-id.ts';
 import { withConnector } from './connector.ts';
 import { cachedMembers } from '../shared/audience.ts';
@@ -19,15 +19,16 @@ export { MEMBERS_TTL_MS } from '../shared/audience.ts';
 const audienceKey = (a: TeamsAddress) =>
   a.type === 'channel' ? (a.channel ?? a.conversation.replace(/;messageid=\d+$/, '')) : a.conversation;
 
+/** Where a Teams conversation's readers are: a personal chat is a DM; a channel (every reply chain in it) or a group chat has members. */
+export const placeOf = (a: TeamsAddress): ChatPlace =>
+  a.type === 'personal' ? { kind: 'dm' } : { kind: 'channel', tenantId: a.tenant, channelId: audienceKey(a) };
+
 /** The Teams side of audiences, registered with the core's AudienceService. Members are AAD object ids, as identities are keyed. */
 export function teamsAudience(rt: TeamsRuntime): SurfaceAudience {
   return {
     locate(c) {
       const a = addressFromRef(c.externalRef);
-      if (!a) return null;
-      return a.type === 'personal'
-        ? { kind: 'dm' }
-        : { kind: 'channel', tenantId: a.tenant, channelId: audienceKey(a) };
+      return a && placeOf(a);
     },
     members: cachedMembers({
       surface: 'teams',

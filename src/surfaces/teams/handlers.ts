@@ -8,7 +8,9 @@ import {
   TurnContext,
   type AdaptiveCardInvokeResponse,
   type AdaptiveCardInvokeValue,
+  type AppBasedLinkQuery,
   type InvokeResponse,
+  type MessagingExtensionResponse,
 } from 'botbuilder';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { isRefusal } from '../../core/errors.ts';
@@ -40,6 +42,8 @@ import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import { teamsToMarkdown } from './format/in.ts';
 import { commandOf, noticesWord } from './text.ts';
 import { feedbackInvoke } from './feedback.ts';
+import { QUERY_LINK } from './receiver.ts';
+import { queryLink } from './unfurls.ts';
 
 const say = (context: TurnContext, text: string) =>
   context.sendActivity({ type: 'message', text, textFormat: 'markdown' });
@@ -215,7 +219,8 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
     super();
     this.onTurn(async (context, next) => {
       const address = addressOf(context.activity);
-      if (address)
+      // A link pasted while writing comes from any chat, the bot's or not: it is no conversation to post to.
+      if (address && context.activity.name !== QUERY_LINK)
         await remember(rt, context, address).catch((err: unknown) =>
           rt.logger.warn({ err: loggable(err) }, 'could not record a Teams conversation reference'),
         );
@@ -308,6 +313,14 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
   protected override async onInvokeActivity(context: TurnContext): Promise<InvokeResponse> {
     if (context.activity.name === 'message/submitAction') return feedbackInvoke(this.rt, context);
     return super.onInvokeActivity(context);
+  }
+
+  /** A Switchboard link pasted in the compose box: its preview card (unfurls.ts). */
+  protected override handleTeamsAppBasedLinkQuery(
+    context: TurnContext,
+    query: AppBasedLinkQuery,
+  ): Promise<MessagingExtensionResponse> {
+    return queryLink(this.rt, context, query);
   }
 
   /** Action.Execute clicks and card refreshes; the response is always the updated card (an empty one makes Teams retry). */

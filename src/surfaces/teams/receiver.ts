@@ -57,6 +57,9 @@ export class DurableCloudAdapter extends CloudAdapter {
   }
 }
 
+/** The invoke of a link to the app's domain pasted in the compose box (link unfurling): read-only, answered every time. */
+export const QUERY_LINK = 'composeExtension/queryLink';
+
 /** The Bot Framework channel id of Microsoft Teams. */
 const TEAMS_CHANNEL = 'msteams';
 
@@ -224,7 +227,11 @@ async function invokeOnce(
   logic: Logic,
   res: Response,
 ) {
-  if (!(await rt.core.inboundEvents.remember({ surface: TEAMS.surface, key, kind: 'invoke' }))) {
+  // A link preview changes nothing: a resend is answered again, like the first.
+  if (
+    raw.name !== QUERY_LINK &&
+    !(await rt.core.inboundEvents.remember({ surface: TEAMS.surface, key, kind: 'invoke' }))
+  ) {
     rt.logger.debug('a Teams card action was sent again; answered without running it twice');
     res.status(200).json({
       statusCode: 200,

@@ -4,7 +4,7 @@
 // there is nothing to link. Posting goes through InboundService.deliverKnown,
 // which routes and delivers the same way as for Slack and Teams.
 import type { ChannelService } from '../../core/channels/channel-service.ts';
-import type { Conversation } from '../../core/messaging/message.ts';
+import { conversationLink } from '../../core/previews/links.ts';
 import type { OrgService } from '../../core/organizations/org-service.ts';
 import type { Clock } from '../../core/ports.ts';
 import type { SurfacePort } from '../../core/surfaces/inbound.ts';
@@ -12,16 +12,6 @@ import { WEB_CHAT, type Workspace } from '../../core/entities.ts';
 
 /** People's names change in the web app itself; a profile read a minute ago is fresh enough. */
 const PROFILE_TTL_MS = 60_000;
-
-/** Where the web chat shows a conversation (a thread opens beside its channel). */
-export function webChatLink(
-  publicUrl: string,
-  ws: Pick<Workspace, 'slug'>,
-  conv: Pick<Conversation, 'id' | 'kind' | 'parentId'>,
-): string {
-  const place = conv.kind === 'thread' && conv.parentId ? `/c/${conv.parentId}/t/${conv.id}` : `/c/${conv.id}`;
-  return `${publicUrl}/#/w/${encodeURIComponent(ws.slug)}${place}`;
-}
 
 export interface WebPortDeps {
   orgs: Pick<OrgService, 'findPerson'>;
@@ -47,7 +37,7 @@ export function webPort(deps: WebPortDeps, workspace: Workspace): SurfacePort {
     async permalink(messageId) {
       const m = await channels.messageIn(workspace.id, messageId).catch(() => null);
       const conv = m && (await channels.conversationIn(workspace.id, m.conversationId).catch(() => null));
-      return conv ? webChatLink(publicUrl, workspace, conv) : null;
+      return conv ? conversationLink(publicUrl, workspace, conv) : null;
     },
     showName: (name) => `@${name.replace(/^@/, '')}`,
     linkHowTo: (justSent) =>

@@ -4,8 +4,9 @@
 // a broken platform stops live updates without losing the message, a
 // platform's stream is settled into a post before its limits or once the
 // platform ended it, streams are kept in the store as they grow (and finished
-// from it when their process stopped), and forgotten streams and statuses end
-// by themselves.
+// from it when their process stopped, never while a living process holds
+// them), calls that reach another process are passed to the holder, and
+// forgotten streams and statuses end by themselves.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeliveryError } from '../../../src/core/delivery/failure.ts';
 import { STREAM_ENDED } from '../../../src/core/delivery/surface-outbound.ts';
@@ -127,13 +128,18 @@ function fakeMessaging() {
   return { messaging: messaging as unknown as MessagingService, sent };
 }
 
+/** The notifier of processes sharing one database: what is published on a topic reaches its subscribers. */
 const notifier = {
-  published: [] as string[],
-  async publish(_t: string, p: string) {
-    this.published.push(p);
+  topics: new Map<string, Set<(payload: string) => void>>(),
+  async publish(topic: string, payload: string) {
+    for (const fn of this.topics.get(topic) ?? []) fn(payload);
   },
-  async subscribe() {
-    return async () => {};
+  async subscribe(topic: string, fn: (payload: string) => void) {
+    const fns = this.topics.get(topic) ?? new Set();
+    this.topics.set(topic, fns.add(fn));
+    return async () => {
+      fns.delete(fn);
+    };
   },
 };
 const clock = { now: () => new Date() };
@@ -177,6 +183,14 @@ function setup(portOptions: Parameters<typeof fakePort>[0] = {}) {
     store: fakeStore(),
   });
   return { live, calls, sent, kept, dropped, port };
+}
+
+/** A rescue, which first waits to hear whether a living process holds the stream (none here does). */
+async function rescued(live: LiveService, draft: SavedDraft): Promise<void> {
+  const done = live.rescue({ ...draft });
+  done.catch(() => {});
+  await vi.advanceTimersByTimeAsync(3_000);
+  await done;
 }
 
 const start = (live: LiveService, text: string) =>
@@ -427,7 +441,7 @@ describe('live updates of a streamed message', () => {
       post: { kind: 'stream', externalId: `s-${id.slice(0, 4)}`, permalink: null },
     });
     const a = draft('0a7c2f3e-1111-4111-8111-111111111111', 'All that was written.');
-    await live.rescue({ ...a });
+    await rescued(live, a);
     expect(sent).toEqual([
       expect.objectContaining({
         id: a.id,
@@ -439,7 +453,7 @@ describe('live updates of a streamed message', () => {
 
     // Stored already (its process stored it, then stopped): nothing more.
     stored.add(a.id);
-    await live.rescue({ ...a });
+    await rescued(live, a);
     expect(sent).toHaveLength(1);
 
     // Refused for good: the live post comes down; empty: nothing to store, the post comes down too.
@@ -447,18 +461,49 @@ describe('live updates of a streamed message', () => {
     messaging.send = async () => {
       throw new SwitchboardError('NOT_PERMITTED', 'You lost the send permission in this workspace.');
     };
-    await live.rescue({ ...b });
+    await rescued(live, b);
     const c = draft('0c7c2f3e-3333-4333-8333-333333333333', '   ');
-    await live.rescue({ ...c });
+    await rescued(live, c);
     // Refused by every recipient: nothing stored, so the post comes down too.
     const d = draft('0d7c2f3e-4444-4444-8444-444444444444', 'Nobody takes it.');
     messaging.send = async () => ({ message: null, conversation, recipients: [] });
-    await live.rescue({ ...d });
+    await rescued(live, d);
     expect(calls.filter((x) => x.op === 'remove')).toEqual([
       { op: 'remove', id: b.post!.externalId },
       { op: 'remove', id: c.post!.externalId },
       { op: 'remove', id: d.post!.externalId },
     ]);
     await expect(live.rescue({ id: 'not a draft' })).rejects.toThrow(/malformed/);
+  });
+
+  it('passes a finish that reached another process to the one holding the stream, whose kept draft that process then leaves alone', async () => {
+    // Two processes on one notifier and one store: `a` holds the stream, `b` is where the agent's calls land.
+    const { port } = fakePort({ live: true });
+    const { messaging, sent } = fakeMessaging();
+    const { drafts, kept, dropped } = fakeDrafts();
+    const stored = new Set<string>();
+    messaging.onSent.push((m) => stored.add(m.id));
+    const processes = [0, 1].map(
+      () =>
+        new LiveService(messaging, notifier, clock, () => port, silent, OPTIONS, { drafts, store: fakeStore(stored) }),
+    );
+    const [a, b] = processes as [LiveService, LiveService];
+    const { streamId } = await start(a, 'Kept ');
+    await b.append(ws, agent, streamId, 'as it grows.');
+    await vi.advanceTimersByTimeAsync(1_000);
+    const draft = kept.get(streamId)!.draft;
+    expect(draft.text).toBe('Kept as it grows.');
+
+    // Its draft comes due in `b` while `a` still holds it (its updates were late): `a` is left to store it.
+    await expect(b.rescue({ ...draft })).rejects.toThrow(/still open in the process holding it/);
+    expect(sent).toEqual([]);
+
+    const result = await b.finish(ws, agent, streamId, ' Done.');
+    expect(result.message?.id).toBe(streamId);
+    expect(sent).toEqual([expect.objectContaining({ id: streamId, body: 'Kept as it grows. Done.' })]);
+    expect(dropped).toEqual([streamId]);
+    // A rescue of what was kept before, run anyway (the draft's entry was claimed before it was closed): stored once.
+    await rescued(b, draft);
+    expect(sent).toHaveLength(1);
   });
 });

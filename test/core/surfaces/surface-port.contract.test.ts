@@ -1,5 +1,5 @@
 // One suite run against every SurfacePort implementation (Slack and Teams, on
-// their stand-ins, and the web chat): the promises the inbound service relies
+// their stand-ins, email, and the web chat): the promises the inbound service relies
 // on — it never has to guard a call to the platform, the surface's names agree
 // with its outbound port, and a chat app's tenant mapping comes from the shared
 // store (the web chat's tenant is the workspace itself).
@@ -23,6 +23,8 @@ import { TEAMS_DEFAULTS } from '../../support/teams/defaults.ts';
 import { startTeamsStandin, type TeamsStandin } from '../../support/teams/standin.ts';
 import { startHarness, type Harness } from '../../support/teams/harness.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
+import { emailPort } from '../../../src/surfaces/email/inbound.ts';
+import { connectEmailWorkspace, emailRuntime } from '../../../src/surfaces/email/index.ts';
 
 const SLACK_USER = 'U0CONTRACT1';
 
@@ -72,6 +74,23 @@ const cases: PortCase[] = [
     },
   },
   {
+    name: 'email',
+    chatApp: true,
+    make(app) {
+      // A mail's sender, checked or not: the port is built per mail, for its sender.
+      const sender = { name: 'Contract Person', address: 'contract@example.com' };
+      return {
+        port: emailPort(emailRuntime(app.surfaceModules), sender, {
+          verified: false,
+          address: sender.address,
+          reason: 'not signed',
+        }),
+        tenantId: h.workspace.slug,
+        authorId: `unverified:${sender.address}`,
+      };
+    },
+  },
+  {
     name: 'web chat',
     chatApp: false,
     make(app) {
@@ -95,8 +114,16 @@ beforeAll(async () => {
     standin: teams,
     mounts: [mountSlack],
     slack: { paceMs: 0 },
-    env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: slack.url },
+    env: {
+      SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
+      SLACK_API_URL: slack.url,
+      // Email is built from its settings alone; nothing here listens or mails.
+      EMAIL_DOMAIN: 'agents.test',
+      EMAIL_INBOUND_SECRET: 'contract-secret-0123456789',
+      EMAIL_SMTP_URL: 'smtp://127.0.0.1:25',
+    },
   });
+  await connectEmailWorkspace({ orgs: h.server.app.orgs, tenants: h.server.app.store.tenants }, { workspace: 'eng' });
   await connectSlackTeam(slackRuntime(h.server.app), {
     workspace: 'eng',
     teamId: SLACK_DEFAULTS.teamId,

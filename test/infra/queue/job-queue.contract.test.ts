@@ -261,11 +261,25 @@ describe.each(variants)('job queue contract: $name', (variant) => {
     expect(failed).toMatchObject({ attempts: 2, lastError: 'gave up after 2 attempts: [object Object]' });
   });
 
-  it('fails an entry whose topic has no handler', async () => {
-    const q = queue();
-    const e = await repo.add({ topic: TEAMS_POST, payload: {} });
-    await q.start();
-    expect(await settled(e.id, 'failed')).toMatchObject({ lastError: `no handler for topic ${TEAMS_POST}` });
+  it('leaves an entry whose topic it has no handler for to a process that has one (another version, in an upgrade)', async () => {
+    const older = queue();
+    const e = await repo.add({ topic: TEAMS_POST, payload: { n: 1 } });
+    await older.start();
+    const left = await vi.waitFor(async () => {
+      const now = await repo.get(e.id);
+      expect(now).toMatchObject({ status: 'pending', lastError: `no handler for topic ${TEAMS_POST} in this process` });
+      return now!;
+    }, wait);
+    expect(left.attempts).toBe(1);
+    expect(left.runAt.getTime()).toBeGreaterThan(Date.now() + 30_000);
+    await older.stop();
+
+    const handled = vi.fn(async () => {});
+    const newer = queue({ clock: { now: () => new Date(Date.now() + 2 * 60_000) } });
+    newer.register(TEAMS_POST, handled);
+    await newer.start();
+    await settled(e.id);
+    expect(handled).toHaveBeenCalledWith({ n: 1 }, expect.objectContaining({ attempt: 2 }));
   });
 
   it('a new queue over the same database delivers what a stopped one left behind', async () => {

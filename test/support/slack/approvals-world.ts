@@ -46,12 +46,14 @@ export async function startApprovalsWorld(o: {
   standin: SlackStandin;
   redisUrl?: string;
   port?: number;
+  /** Environment over the world's (e.g. PUBLIC_URL). */
+  env?: Record<string, string>;
 }): Promise<ApprovalsWorld> {
   const server = await startServerForTest({
     name: 'approvals',
     database: o.database,
     port: o.port,
-    env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url },
+    env: { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret, SLACK_API_URL: o.standin.url, ...o.env },
     redisUrl: o.redisUrl,
     mounts: [mountSlack, mountWebChat],
     surfaces: { slack: { paceMs: 0 } },

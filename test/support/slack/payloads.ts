@@ -515,6 +515,119 @@ export function viewSubmission(input: ViewSubmissionInput): SlackRequestBody<Vie
   return interactive({ ...payload, enterprise: null } as unknown as ViewSubmitAction);
 }
 
+export interface LinkSharedInput {
+  user: string;
+  channel: string;
+  /** The links in the message, as written. */
+  urls: string[];
+  message_ts?: string;
+  thread_ts?: string;
+  /** Whether the app is in the conversation (false for a DM between two people). */
+  is_bot_user_member?: boolean;
+  /** `composer` while the message is being written, `conversations_history` once posted (the default). */
+  source?: 'composer' | 'conversations_history';
+}
+
+/** A `link_shared` event (https://docs.slack.dev/reference/events/link_shared): a message with links to the app's unfurl domain. */
+export function linkShared(input: LinkSharedInput): types.LinkSharedEvent {
+  const composer = input.source === 'composer';
+  const ts = input.message_ts ?? nextEventTs();
+  // While composing, Slack names neither the channel nor a message.
+  const channel = composer ? 'COMPOSER' : input.channel;
+  const messageTs = composer ? `${input.user}-${randomUUID()}` : ts;
+  return {
+    type: 'link_shared',
+    channel,
+    is_bot_user_member: input.is_bot_user_member ?? true,
+    user: input.user,
+    message_ts: messageTs,
+    ...(input.thread_ts ? { thread_ts: input.thread_ts } : {}),
+    unfurl_id: `${channel}.${messageTs}.${randomUUID().replace(/-/g, '')}`,
+    source: input.source ?? 'conversations_history',
+    links: input.urls.map((url) => ({ domain: new URL(url).hostname, url })),
+    event_ts: nextEventTs(),
+  };
+}
+
+/** An `entity_details_requested` event (https://docs.slack.dev/reference/events/entity_details_requested): someone opened a Work Object's details. */
+export function entityDetailsRequested(input: {
+  user: string;
+  url: string;
+  channel?: string;
+  message_ts?: string;
+  external_ref?: { id: string; type?: string };
+}): Extract<types.SlackEvent, { type: 'entity_details_requested' }> {
+  const u = new URL(input.url);
+  return {
+    type: 'entity_details_requested',
+    user: input.user,
+    trigger_id: triggerId(),
+    link: { url: input.url, domain: u.hostname },
+    entity_url: input.url,
+    app_unfurl_url: input.url,
+    user_locale: 'en-US',
+    event_ts: nextEventTs(),
+    ...(input.external_ref ? { external_ref: input.external_ref } : {}),
+    ...(input.channel ? { channel: input.channel, message_ts: input.message_ts ?? nextEventTs() } : {}),
+  };
+}
+
+/**
+ * A `block_actions` payload from a button of a Work Object preview (a link unfurl), form-encoded as `payload=<json>`:
+ * the container is the unfurl (`message_attachment`, with the entity's URL and reference), and no message is sent.
+ */
+export function unfurlBlockActions(input: {
+  user: string;
+  channel: string;
+  message_ts: string;
+  url: string;
+  external_ref: { id: string; type?: string };
+  action: ActionInput;
+}): SlackRequestBody<BlockAction<ButtonAction>> {
+  const team = { id: SLACK_DEFAULTS.teamId, domain: SLACK_DEFAULTS.teamDomain };
+  const payload = {
+    type: 'block_actions',
+    user: { id: input.user, username: input.user.toLowerCase(), name: input.user.toLowerCase(), team_id: team.id },
+    api_app_id: SLACK_DEFAULTS.appId,
+    token: SLACK_DEFAULTS.verificationToken,
+    container: {
+      type: 'message_attachment',
+      message_ts: input.message_ts,
+      channel_id: input.channel,
+      is_ephemeral: false,
+      attachment_id: 1,
+      is_app_unfurl: true,
+      app_unfurl_url: input.url,
+      entity_url: input.url,
+      external_ref: input.external_ref,
+    },
+    trigger_id: triggerId(),
+    team,
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: input.channel, name: 'general' },
+    app_unfurl: {
+      id: 1,
+      bot_id: SLACK_DEFAULTS.botId,
+      bot_team_id: team.id,
+      app_unfurl_url: input.url,
+      is_app_unfurl: true,
+    },
+    response_url: `https://hooks.slack.com/actions/${team.id}/1000000002/standinresponseurl`,
+    actions: [
+      {
+        type: 'button',
+        action_id: input.action.action_id,
+        block_id: input.action.block_id ?? 'wo',
+        text: { type: 'plain_text', text: input.action.text ?? input.action.action_id, emoji: true },
+        ...(input.action.value !== undefined ? { value: input.action.value } : {}),
+        action_ts: nextEventTs(),
+      },
+    ],
+  };
+  return interactive(payload as unknown as BlockAction<ButtonAction>);
+}
+
 export interface SlashCommandInput {
   command: string;
   text?: string;

@@ -12,6 +12,7 @@ import { SLACK_DEFAULTS } from './defaults.ts';
 import { APP_TOKEN_METHODS, attachSocketMode, type SocketModeStandin } from './socket-mode-standin.ts';
 import { METHODS, TOKENLESS_METHODS, type Args, type MethodHandler, type SlackResult } from './web-api-methods.ts';
 import { LIVE_METHODS } from './web-api-live-methods.ts';
+import { UNFURL_METHODS } from './web-api-unfurl-methods.ts';
 import {
   homeIdentity,
   SlackState,
@@ -210,7 +211,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
   state.tokens.set(botToken, { identity });
   if (options.streamIdleMs !== undefined) state.streamIdleMs = options.streamIdleMs;
   const handlers = new Map<string, (ctx: Parameters<MethodHandler>[0]) => SlackResult | Promise<SlackResult>>(
-    Object.entries({ ...METHODS, ...LIVE_METHODS }),
+    Object.entries({ ...METHODS, ...LIVE_METHODS, ...UNFURL_METHODS }),
   );
   const failures = new Map<string, StandinFailure[]>();
   const holds = new Map<string, Array<{ reached: (c: RecordedCall) => void; released: Promise<void> }>>();

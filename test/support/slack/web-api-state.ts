@@ -93,7 +93,7 @@ export interface TokenRecord {
 }
 
 export const DEFAULT_BOT_SCOPES =
-  'app_mentions:read,channels:history,channels:read,chat:write,chat:write.customize,commands,groups:history,groups:read,im:history,im:read,im:write,mpim:history,users:read,users:read.email,assistant:write';
+  'app_mentions:read,channels:history,channels:read,chat:write,chat:write.customize,commands,groups:history,groups:read,im:history,im:read,im:write,mpim:history,users:read,users:read.email,assistant:write,links:read,links:write';
 
 export class SlackState {
   readonly tokens = new Map<string, TokenRecord>();

@@ -64,7 +64,8 @@ export interface TeamsActivity {
 export type Place =
   /** A channel post; `threadRootId` = the root message of the reply chain (default: this message starts one). */
   | { kind: 'channel'; channelId?: string; teamId?: string; threadRootId?: string }
-  | { kind: 'personal' }
+  /** A one-to-one chat: with the bot unless `chatId` names a chat between two people. */
+  | { kind: 'personal'; chatId?: string }
   | { kind: 'groupChat'; chatId?: string };
 
 interface CommonOptions {
@@ -130,7 +131,7 @@ function conversationAndChannelData(target: TeamsTarget, place: Place, from: Tea
     case 'personal':
       return {
         conversation: {
-          id: personalConversationId(from.id, target.appId),
+          id: place.chatId ?? personalConversationId(from.id, target.appId),
           conversationType: 'personal' as const,
           tenantId: target.userTenantId,
         },
@@ -321,6 +322,23 @@ export function feedbackSubmit(target: TeamsTarget, options: FeedbackOptions): T
         feedback: JSON.stringify({ feedbackText: options.text ?? '' }),
       },
     },
+    entities: [clientInfo],
+  };
+}
+
+/**
+ * The `composeExtension/queryLink` invoke Teams sends when someone pastes a link to the app's domain in the compose box
+ * (https://learn.microsoft.com/microsoftteams/platform/messaging-extensions/how-to/link-unfurling), in the conversation
+ * being written in.
+ */
+export function queryLink(target: TeamsTarget, options: CommonOptions & { url: string; place?: Place }): TeamsActivity {
+  const base = envelope(target, options.place ?? { kind: 'channel' }, options);
+  return {
+    type: 'invoke',
+    name: 'composeExtension/queryLink',
+    ...base,
+    channelData: { ...base.channelData, source: { name: 'compose' } },
+    value: { url: options.url },
     entities: [clientInfo],
   };
 }

@@ -95,10 +95,15 @@ describe("streamed answers past Slack's limits", () => {
     const { app } = h.server;
     const { item, threadTs } = await askInAssistantThread(h, USER, 'what changed in the release?');
     // The process the agent streamed through: it keeps the stream in the store, then stops (it is simply left here,
-    // never finishing, never closing); the server's own process finishes the stream once the kept draft is due.
+    // never finishing, never closing, hearing nothing, as a stopped process); the server's own process finishes the
+    // stream once the kept draft is due and no process answers for it.
+    const deaf = {
+      publish: (topic: string, payload: string) => app.notifier.publish(topic, payload),
+      subscribe: async () => async () => {},
+    };
     const gone = new LiveService(
       app.messaging,
-      app.notifier,
+      deaf,
       app.clock,
       (s) => app.outbound.get(s as 'slack') ?? null,
       { warn() {} },

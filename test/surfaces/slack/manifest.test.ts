@@ -38,8 +38,10 @@ describe('the Slack app manifest', () => {
       'app_uninstalled',
       'channel_archive',
       'channel_deleted',
+      'entity_details_requested',
       'group_archive',
       'group_deleted',
+      'link_shared',
       'member_joined_channel',
       'member_left_channel',
       'message.channels',
@@ -100,6 +102,12 @@ describe('the Slack app manifest', () => {
     const named = (text: string) => [...text.matchAll(/`([a-z_.:]+)`/g)].map((m) => m[1]);
     expect(named(part('the events (', '), the bot scopes')).sort()).toEqual(listUnder('bot_events').sort());
     expect(named(part('the bot scopes (', ': `chat:write.customize` lets')).sort()).toEqual(listUnder('bot').sort());
+  });
+
+  it('previews links to the placeholder host (the one the sed line replaces), with the scopes link previews need', () => {
+    expect(listUnder('unfurl_domains')).toEqual(['switchboard.example.com']);
+    expect(BOT_SCOPES).toEqual(expect.arrayContaining(['links:read', 'links:write']));
+    expect(manifest).toContain("sed 's#switchboard.example.com#");
   });
 
   it('turns on interactivity and the App Home tabs', () => {

@@ -38,6 +38,13 @@ describe('the Teams app package', () => {
         termsOfUseUrl: 'https://switchboard.example.com',
       },
       validDomains: ['switchboard.example.com'],
+      // Links to this server pasted in a message are previewed (composeExtension/queryLink).
+      composeExtensions: [
+        {
+          botId: TEAMS_DEFAULTS.appId,
+          messageHandlers: [{ type: 'link', value: { domains: ['switchboard.example.com'] } }],
+        },
+      ],
     });
     expect(JSON.stringify(manifest)).not.toContain('${{');
     // Resource-specific consent: the bot receives every message of the channels and group chats it is added to, not only mentions.

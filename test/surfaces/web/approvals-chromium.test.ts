@@ -162,4 +162,30 @@ describe('approving from the web card in Chromium', () => {
       .poll(() => card('Rotate the signing keys').locator('.approval-outcome').textContent())
       .toMatch(/^Rejected by @alice in the web chat at \d\d:\d\d UTC — “Not during the freeze, please”$/);
   });
+
+  it("opens an approval's own link (the one its card's time carries) and an intake item's at that item", async () => {
+    shootOnFailure('links');
+    const id = await ask('Renew the TLS certificate');
+    await page.locator('#nav-inbox').click();
+    const permalink = card('Renew the TLS certificate').locator('a.permalink');
+    expect(await permalink.getAttribute('href')).toBe(`#/w/eng/approvals/${id}`);
+    await page.goto(`${world.server.url}/#/w/eng/approvals/${id}`);
+    await page.getByRole('heading', { name: 'Approval' }).waitFor();
+    expect(await page.locator('.approval-page .approval-title').textContent()).toBe('Renew the TLS certificate');
+    await page.locator('.approval-page').getByRole('button', { name: 'Approve' }).waitFor();
+
+    const item = await world.app.intake.file(world.deployer, world.ws, {
+      title: 'Certificates expire unnoticed',
+      kind: 'bug',
+      summary: 'Nobody is told before a certificate expires.',
+      sourceIds: [],
+    });
+    await page.goto(`${world.server.url}/#/w/eng/intake/${item.id}`);
+    const linked = page.locator('.intake-item.linked');
+    await linked.waitFor();
+    expect(await linked.getAttribute('data-id')).toBe(item.id);
+    expect(await page.evaluate(() => document.activeElement?.closest('.intake-item')?.getAttribute('data-id'))).toBe(
+      item.id,
+    );
+  });
 });

@@ -1,5 +1,6 @@
-// Chat platforms (Slack, Teams): identities, installs, channels, bridges, reactions, listeners.
+// Chat platforms (Slack, Teams, email): identities, installs, channels, bridges, reactions, listeners, mail threads.
 import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { MailParties } from '../../../surfaces/email/mail-repo.ts';
 import { id, ts } from './columns.ts';
 import { agents, conversations, messages, people, workspaces } from './core.ts';
 
@@ -284,5 +285,35 @@ export const channelListeners = pgTable(
     index('channel_listeners_agent_idx').on(t.agentId),
     // Whether anyone listens in a channel, asked for every top-level message there.
     index('channel_listeners_channel_idx').on(t.surface, t.channelId),
+  ],
+);
+
+/**
+ * The mails of email threads (received, and sent by agents), one row per Message-ID in a workspace: who was on each
+ * (an agent's answer goes to them), the Message-IDs it referred to (replies thread) and the thread's first mail
+ * (`root_mail_id`, from which the conversation's key is made). A sent mail's row is written before the relay is
+ * called, `sent_at` once it accepted: a retried send is recognised by its Message-ID. Rows go with their message.
+ */
+export const emailMails = pgTable(
+  'email_mails',
+  {
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    mailId: text('mail_id').notNull(),
+    messageId: uuid('message_id').references(() => messages.id, { onDelete: 'cascade' }),
+    rootMailId: text('root_mail_id').notNull(),
+    direction: text('direction').$type<'in' | 'out'>().notNull(),
+    parties: jsonb('parties').$type<MailParties>().notNull(),
+    refs: jsonb('refs').$type<string[]>().notNull(),
+    subject: text('subject').notNull().default(''),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+    sentAt: ts('sent_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.mailId] }),
+    index('email_mails_root_idx').on(t.workspaceId, t.rootMailId, t.createdAt),
+    index('email_mails_message_idx').on(t.messageId),
   ],
 );

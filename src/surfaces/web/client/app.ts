@@ -2,7 +2,7 @@
 // around the views. All client state lives in the store (store.ts).
 import { agentsView, type AgentsContext } from './agents.ts';
 import { api, follow, w, type LiveState, type LiveStream } from './api.ts';
-import { addWaitingApprovals, showApprovals, updateApproval } from './approvals.ts';
+import { addWaitingApprovals, approvalCard, showApprovals, updateApproval } from './approvals.ts';
 import { browseChannelsDialog, dialogForm, field, newChannelDialog, newDmDialog, openDialog } from './dialogs.ts';
 import { announce, avatar, byId, debounce, h, redraw } from './dom.ts';
 import { intakeFilter, intakeView } from './intake.ts';
@@ -13,6 +13,7 @@ import { link, mountSidebar } from './sidebar.ts';
 import { Store, store, type ViewName } from './store.ts';
 import type {
   AgentsList,
+  Approval,
   ConversationInfo,
   History,
   InboxListing,
@@ -30,7 +31,8 @@ type Route =
   | { ws: string; view: 'inbox'; page: string }
   | { ws: string; view: 'agents' }
   | { ws: string; view: 'search'; q: string }
-  | { ws: string; view: 'intake'; query: URLSearchParams }
+  | { ws: string; view: 'intake'; query: URLSearchParams; item: string | null }
+  | { ws: string; view: 'approval'; id: string }
   | { ws: string; view: 'settings' };
 
 /** `#/w/<ws>/…` (the inbox's page, `?page=2`, goes to the server as written: it says what is wrong with one); `#/inbox`, `#/agents`, `#/intake`, `#/settings` and `#/search?q=` (the links of the page before the script ran) mean the open workspace: ws is ''. */
@@ -46,7 +48,9 @@ function parseRoute(): Route | null {
     return { ws: p[1], view: 'inbox', page: page === '1' ? '' : page };
   }
   if (p[2] === 'agents') return { ws: p[1], view: 'agents' };
-  if (p[2] === 'intake') return { ws: p[1], view: 'intake', query: new URLSearchParams(query) };
+  if (p[2] === 'intake')
+    return { ws: p[1], view: 'intake', query: new URLSearchParams(query), item: p.length === 4 ? p[3] : null };
+  if (p[2] === 'approvals' && p.length === 4) return { ws: p[1], view: 'approval', id: p[3] };
   if (p[2] === 'settings') return { ws: p[1], view: 'settings' };
   if (p[2] === 'search') return { ws: p[1], view: 'search', q: new URLSearchParams(query).get('q') ?? '' };
   return { ws: p[1], view: 'home' };
@@ -306,6 +310,40 @@ function showPage(node: HTMLElement, focus = true) {
   if (focus) node.querySelector('h1')?.focus();
 }
 
+/** The page of one approval (its link, `#/w/<ws>/approvals/<id>`): its card, and the conversation it was asked in. */
+async function approvalPage(id: string) {
+  const { approval } = await api<{ approval: Approval }>('GET', w(ws(), `/approvals/${encodeURIComponent(id)}`));
+  return h(
+    'div',
+    { class: 'page approval-page' },
+    h('h1', { id: 'page-title', tabindex: '-1' }, 'Approval'),
+    h('ol', { class: 'list' }, approvalCard(ws(), approval)),
+    approval.conversationId
+      ? h('p', {}, h('a', { href: link(`/c/${approval.conversationId}`) }, 'Open the conversation it was asked in'))
+      : null,
+  );
+}
+
+/** An intake item's link (`#/w/<ws>/intake/<id>`): the page with that item in view, or why it is not there. */
+function showLinkedItem(page: HTMLElement, id: string) {
+  const item = page.querySelector<HTMLElement>(`.intake-item[data-id="${CSS.escape(id)}"]`);
+  if (!item) {
+    page
+      .querySelector('h1')
+      ?.after(
+        h(
+          'p',
+          { class: 'notice notice-error', role: 'alert' },
+          'The intake item this link names is not one you can see here (or no longer exists).',
+        ),
+      );
+    return;
+  }
+  item.classList.add('linked');
+  item.scrollIntoView({ block: 'center' });
+  item.querySelector<HTMLElement>('.intake-triage')?.focus();
+}
+
 /** A page of the inbox ('' is the newest, which also shows the approvals waiting for the person). */
 async function inboxPage(page: string) {
   const data = await api<InboxListing>('GET', w(ws(), `/inbox${page ? `?page=${encodeURIComponent(page)}` : ''}`));
@@ -401,6 +439,7 @@ async function route() {
       page = await intakeView(ws(), intakeFilter(r.query), (path) => {
         location.hash = link(path);
       });
+    else if (r.view === 'approval') page = await approvalPage(r.id);
     else if (r.view === 'settings') page = await personalSettingsView();
     else {
       page = searchView(
@@ -414,6 +453,7 @@ async function route() {
     store.update({ view: r.view as ViewName });
     showPage(page);
     if (r.view === 'inbox') sidebarSoon();
+    if (r.view === 'intake' && r.item) showLinkedItem(page, r.item);
   } catch (err) {
     store.update({ main: null });
     byId('main').replaceChildren(

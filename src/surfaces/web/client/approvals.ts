@@ -51,7 +51,16 @@ export function approvalCard(ws: string, card: Approval): HTMLLIElement {
         h('span', { class: 'sender' }, card.agent.displayName),
         h('span', { class: 'tag' }, 'approval'),
         h('span', { class: `approval-status approval-${card.status}` }, STATUS_LABEL[card.status] ?? card.status),
-        time(card.createdAt),
+        // Its own address, to share (pasted into Slack or Teams, it is previewed there).
+        h(
+          'a',
+          {
+            class: 'permalink',
+            href: `#/w/${encodeURIComponent(ws)}/approvals/${card.id}`,
+            title: 'Link to this approval',
+          },
+          time(card.createdAt),
+        ),
       ),
       h('p', { class: 'approval-title', id: titleId }, card.title),
       card.details ? h('div', { class: 'body' }, richText(card.details)) : null,

@@ -134,7 +134,7 @@ function triagePanel(ws: string, i: IntakeItemView, others: IntakeItemView[], ch
   });
 }
 
-function item(i: IntakeItemView, triage: () => void): HTMLElement {
+function item(ws: string, i: IntakeItemView, triage: () => void): HTMLElement {
   const sources = h(
     'ul',
     { class: 'intake-sources' },
@@ -176,7 +176,12 @@ function item(i: IntakeItemView, triage: () => void): HTMLElement {
       h('span', { class: `tag intake-status` }, i.status),
       i.filedAutomatically ? h('span', { class: 'hint' }, ' filed automatically') : null,
       ' ',
-      time(i.createdAt),
+      // Its own address, to share (pasted into Slack or Teams, it is previewed there).
+      h(
+        'a',
+        { class: 'permalink', href: `#/w/${encodeURIComponent(ws)}/intake/${i.id}`, title: 'Link to this item' },
+        time(i.createdAt),
+      ),
     ),
     i.summary ? h('p', { class: 'excerpt' }, i.summary) : null,
     sources,
@@ -280,7 +285,7 @@ export async function intakeView(ws: string, f: IntakeFilter, go: (path: string)
           'ol',
           { id: 'intake-list', class: 'list', 'aria-label': 'Intake items' },
           data.items.map((i) =>
-            item(i, () =>
+            item(ws, i, () =>
               triagePanel(
                 ws,
                 i,

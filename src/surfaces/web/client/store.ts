@@ -11,7 +11,7 @@ import type {
   SidebarView,
 } from './types.ts';
 
-export type ViewName = 'conversation' | 'inbox' | 'agents' | 'search' | 'intake' | 'settings';
+export type ViewName = 'conversation' | 'inbox' | 'agents' | 'search' | 'intake' | 'approval' | 'settings';
 
 /** A conversation on screen (the main column or the thread panel), the messages it shows and where. */
 export interface OpenConversation {

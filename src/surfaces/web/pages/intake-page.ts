@@ -14,6 +14,7 @@ import type {
   IntakeSource,
   IntakeStatus,
 } from '../../../core/intake/intake-item.ts';
+import { conversationRoute } from '../../../core/previews/links.ts';
 import type { ListenPlaces } from '../../../core/listening/place.ts';
 import type { Conversation } from '../../../core/messaging/message.ts';
 import { httpUrlOrNull } from '../../../core/safe-text.ts';
@@ -175,7 +176,7 @@ export class IntakePage {
             messageId: s.messageId,
             surface: s.surface,
             where: this.via(s.surface) ?? outside ?? 'Web chat',
-            href: outside ? httpUrlOrNull(s.permalink) : webRoute(v, s.conversation),
+            href: outside ? httpUrlOrNull(s.permalink) : conversationRoute(v.workspace, s.conversation),
             external: Boolean(outside),
             excerpt: s.excerpt,
             author: await this.authorName(s),
@@ -197,10 +198,4 @@ export class IntakePage {
     if (s.authorIdentityId) return (await this.identities.get(s.authorIdentityId))?.displayName || 'Someone';
     return (s.authorAgentId && (await this.agents.get(s.authorAgentId))?.displayName) || 'Someone';
   }
-}
-
-/** The web chat's route to a conversation (a thread opens beside its channel). */
-function webRoute(v: Viewer, c: Conversation): string {
-  const path = c.kind === 'thread' && c.parentId ? `/c/${c.parentId}/t/${c.id}` : `/c/${c.id}`;
-  return `#/w/${encodeURIComponent(v.workspace.slug)}${path}`;
 }
