@@ -27,6 +27,7 @@ import { LinkPreviewService } from './core/previews/preview-service.ts';
 import { DocumentAdmin } from './core/documents/document-admin.ts';
 import { BridgeService } from './core/bridges/bridge-service.ts';
 import { DEFAULT_LIVE_OPTIONS, LiveService } from './core/live/live-service.ts';
+import { LIVE_RESCUE, outboxDrafts } from './core/live/live-drafts.ts';
 import type { SurfaceOutbound } from './core/delivery/surface-outbound.ts';
 import type { ExternalSurface } from './core/surfaces/surface-ports.ts';
 import { ListeningService } from './core/listening/listening-service.ts';
@@ -144,7 +145,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     (s) => outbound.get(s as ExternalSurface) ?? null,
     logger.child({ module: 'live' }),
     { ...DEFAULT_LIVE_OPTIONS, ...opts.live },
+    { drafts: outboxDrafts(store.outbox), store },
   );
+  // A streamed message its process left open is finished by whichever process claims it.
+  queue.register(LIVE_RESCUE, (p) => live.rescue(p));
   const approvals = new ApprovalService(
     store,
     orgs,

@@ -307,6 +307,11 @@ export interface OutboxRepo {
    * added it. Its age, which bounds its retries through an outage, counts from `runAt`.
    */
   addOnce(e: { id: string; topic: string; payload: Record<string, unknown>; runAt: Date }): Promise<boolean>;
+  /**
+   * Replaces the payload and due time of an entry still waiting its turn (state kept for later, such as a streamed
+   * message's draft); false when it is claimed, finished or gone.
+   */
+  reschedule(id: string, payload: Record<string, unknown>, runAt: Date): Promise<boolean>;
   /** Null when absent. */
   get(id: string): Promise<OutboxEntry | null>;
   /**

@@ -384,6 +384,12 @@ describe('streamed messages without a session', () => {
       (i) => i.message.id === id,
     );
     expect(stored.message.body).toBe(`Report: ${long}end.`.trim());
+    // The text kept in the store as it grew is closed by the process that stored it: no other process stores it again.
+    const kept = await servers[1].app.store.outbox.get(id);
+    expect(kept).toMatchObject({ topic: 'live.rescue', status: 'done' });
+    await servers[1].app.live.rescue(kept!.payload);
+    await servers[0].app.live.rescue(kept!.payload);
+    expect(await servers[0].app.store.messages.get(w.ws.id, id)).toMatchObject({ body: stored.message.body });
     expect(new Set(m.hits), 'the calls reached both servers').toEqual(new Set([0, 1]));
     await Promise.all([m.client.close(), other.client.close()]);
   });

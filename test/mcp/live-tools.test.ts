@@ -258,10 +258,11 @@ describe('set_status and streamed messages over MCP (SDK client in-process)', ()
     const toReviewer = await perFlush({ to: 'reviewer' });
     const inConversation = await perFlush({ conversation: sent.conversation_id });
     // The sender's standing and the directory its recipients' rules are read from (both from the read cache) and what it
-    // read lately, plus the live event's NOTIFY; a whole send's
-    // plan (directory, conversation, participants, chain, DM) cost 4 and 6. The least of three, as other work may run meanwhile.
-    expect(Math.min(...toReviewer)).toBeLessThanOrEqual(2);
-    expect(Math.min(...inConversation)).toBeLessThanOrEqual(2);
+    // read lately, plus the live event's NOTIFY and the stream's text kept in the store (live-drafts.ts); a whole send's
+    // plan (directory, conversation, participants, chain, DM) cost 4 and 6 more. The least of three, as other work may
+    // run meanwhile.
+    expect(Math.min(...toReviewer)).toBeLessThanOrEqual(3);
+    expect(Math.min(...inConversation)).toBeLessThanOrEqual(3);
     await a.close();
   });
 

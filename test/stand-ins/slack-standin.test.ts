@@ -182,6 +182,40 @@ describe('Slack Web API stand-in', () => {
     );
   });
 
+  it("streams under the app's name whatever username and icon_url say, and ends a stream left idle as Slack does", async () => {
+    const web = client(standin);
+    const dm = dmChannelId('U0ALICE');
+    const started = await web.chat.startStream({
+      channel: dm,
+      thread_ts: '1700000000.000001',
+      markdown_text: 'The answer ',
+      username: 'Reviewer',
+      icon_url: 'https://example.test/reviewer.png',
+    });
+    const ts = started.ts!;
+    const shown = standin.message(dm, ts)!;
+    expect(shown).toMatchObject({ streaming: true, bot_profile: { name: SLACK_DEFAULTS.botName } });
+    expect(shown.username).toBeUndefined();
+    expect(shown.icons).toBeUndefined();
+
+    // An append keeps it going; past the idle time with none, it ends and shows as failed until updated.
+    standin.passTime(4 * 60_000);
+    await web.chat.appendStream({ channel: dm, ts, markdown_text: 'is 42' });
+    standin.passTime(4 * 60_000);
+    expect(standin.message(dm, ts)).toMatchObject({ streaming: true, text: 'The answer is 42' });
+    standin.passTime(60_000 + 1);
+    expect(await rejection(web.chat.appendStream({ channel: dm, ts, markdown_text: '.' }))).toMatchObject({
+      data: { error: 'message_not_in_streaming_state' },
+    });
+    expect(await rejection(web.chat.stopStream({ channel: dm, ts }))).toMatchObject({
+      data: { error: 'message_not_in_streaming_state' },
+    });
+    expect(standin.message(dm, ts)).toMatchObject({ streaming: false, stream_expired: true, text: 'The answer is 42' });
+    await web.chat.update({ channel: dm, ts, text: 'The answer is 42.' });
+    expect(standin.message(dm, ts)).toMatchObject({ text: 'The answer is 42.' });
+    expect(standin.message(dm, ts)?.stream_expired).toBeUndefined();
+  });
+
   it('opens DMs, posts ephemerals only to channel members, and publishes Home tabs', async () => {
     const web = client(standin);
     const first = await web.conversations.open({ users: 'U0ALICE' });

@@ -483,6 +483,110 @@ describe('Teams stand-in with the real CloudAdapter', () => {
     );
   });
 
+  describe('takes streams and AI-written messages as Teams does', () => {
+    let reference: ConversationReference;
+    beforeEach(async () => {
+      await standin.postActivity(running.url, personalMessage(standin, { text: 'hi' }));
+      reference = running.bot.references[0]!;
+    });
+
+    type ConnectorError = { statusCode?: number; response?: { bodyAsText?: string } };
+    /** Sends `activity` proactively; its id, or what Teams answered a refusal with. */
+    const send = (activity: Record<string, unknown>) => {
+      let id: string | undefined;
+      return running.adapter
+        .continueConversationAsync(standin.appId, reference, async (context) => {
+          id = (await context.sendActivity(activity))?.id;
+        })
+        .then(
+          () => ({ id, status: 201, error: '' }),
+          (e: ConnectorError) => ({ id, status: e.statusCode, error: e.response?.bodyAsText ?? '' }),
+        );
+    };
+    const update = (activity: Record<string, unknown>) =>
+      running.adapter
+        .continueConversationAsync(standin.appId, reference, async (context) => {
+          await context.updateActivity(activity);
+        })
+        .then(
+          () => ({ status: 200, error: '' }),
+          (e: ConnectorError) => ({ status: e.statusCode, error: e.response?.bodyAsText ?? '' }),
+        );
+    const streaming = (text: string, streamSequence: number, streamId?: string) => ({
+      type: 'typing',
+      text,
+      channelData: { streamType: 'streaming', streamSequence, ...(streamId ? { streamId } : {}) },
+    });
+
+    it('streams one response per chat, ends it two minutes after it began, and keeps what a stopped one showed', async () => {
+      const first = await send(streaming('A brown', 1));
+      expect(first.status).toBe(201);
+      expect(await send(streaming('Another answer', 1))).toMatchObject({
+        status: 403,
+        error: expect.stringContaining('ContentStreamNotAllowed'),
+      });
+      expect((await send(streaming('A brown fox', 2, first.id))).status).toBe(201);
+
+      standin.passTime(2 * 60_000);
+      const late = await send({
+        type: 'message',
+        text: 'A brown fox.',
+        channelData: { streamType: 'final', streamId: first.id },
+      });
+      expect(late).toMatchObject({ status: 403, error: expect.stringContaining('exceeded streaming time') });
+      // What it streamed can still be replaced, and the chat streams again.
+      expect((await update({ type: 'message', id: first.id, text: 'A brown fox.' })).status).toBe(200);
+      const second = await send(streaming('Jumps', 1));
+      expect(second.status).toBe(201);
+
+      standin.stopStream(second.id!);
+      expect(await send(streaming('Jumps over', 2, second.id))).toMatchObject({
+        status: 403,
+        error: expect.stringContaining('cancelled by user'),
+      });
+      expect(await update({ type: 'message', id: second.id, text: 'Jumps over.' })).toMatchObject({ status: 403 });
+      expect(standin.stream(second.id!)).toMatchObject({ ended: 'cancelled', done: false });
+    });
+
+    it("takes an AI label, citations and feedback buttons, and refuses them malformed with Teams' 400s", async () => {
+      // Switchboard's connector keeps whole entities (the SDK's serializer alone would strip them to their type).
+      await import('../../src/surfaces/teams/connector.ts');
+      const label = { type: 'https://schema.org/Message', '@type': 'Message', '@context': 'https://schema.org' };
+      const claim = (position: number, appearance: Record<string, unknown>) => ({
+        '@type': 'Claim',
+        position,
+        appearance,
+      });
+      const doc = { '@type': 'DigitalDocument', name: 'Runbook', url: 'https://wiki.test/runbook' };
+      const message = (entities: unknown[], channelData: Record<string, unknown> = {}) => ({
+        type: 'message',
+        text: 'Restart it [1].',
+        entities,
+        channelData,
+      });
+
+      const good = await send(
+        message([{ ...label, additionalType: ['AIGeneratedContent'], citation: [claim(1, doc)] }], {
+          feedbackLoop: { type: 'default' },
+        }),
+      );
+      expect(good.status).toBe(201);
+      expect(standin.activity(reference.conversation.id, good.id!)?.entities).toEqual([
+        { ...label, additionalType: ['AIGeneratedContent'], citation: [claim(1, doc)] },
+      ]);
+      const refusals = [
+        message([label, label]),
+        message([{ ...label, additionalType: ['Handwritten'] }]),
+        message([{ ...label, citation: Array.from({ length: 21 }, (_, i) => claim(i + 1, doc)) }]),
+        message([{ ...label, citation: [claim(1, {})] }]),
+        message([{ ...label, citation: [claim(1, { ...doc, name: 'x'.repeat(81) })] }]),
+        message([label], { feedbackLoop: { type: 'thumbs' } }),
+      ];
+      for (const refused of refusals) expect((await send(refused)).status).toBe(400);
+      expect((await update({ ...message([label, label]), id: good.id })).status).toBe(400);
+    });
+  });
+
   it('refuses Bot Connector calls without a valid bearer token', async () => {
     const url = `${standin.serviceUrl}v3/conversations/${encodeURIComponent(TEAMS_DEFAULTS.channelId)}/activities`;
     const response = await fetch(url, {

@@ -32,6 +32,25 @@ export interface LiveDraft {
 }
 
 /**
+ * The failure code (DeliveryFailure `code`) a live member throws when the platform ended one of its streams itself
+ * (it expired, ran past its time limit, or a person stopped it): the domain settles the draft into a plain post.
+ */
+export const STREAM_ENDED = 'stream_ended';
+
+/** How long a platform lets one of its streams run, as the port wants the domain to honour it (a margin included). */
+export interface StreamLimits {
+  /** From the stream's start. */
+  ageMs?: number;
+  /** Since the last text sent to it. */
+  idleMs?: number;
+}
+
+/** A stream the platform started: where it shows, and when the platform's stream began (a status may have opened it earlier). */
+export interface StartedStream extends PostedMessage {
+  startedAt?: Date;
+}
+
+/**
  * What a platform may offer for an agent at work. Each member is optional:
  * without it the domain (live/live-service.ts) falls back to posting the
  * draft and updating it, at most about once a second. Like the rest of the
@@ -41,9 +60,20 @@ export interface SurfaceLive {
   /** Shows that the agent is working (`text`, e.g. "is thinking…") or clears it (null); false when the platform cannot show it in this conversation. */
   setStatus?(conversation: Conversation, sender: Agent, text: string | null): Promise<boolean>;
   /** Starts the platform's own streaming of a draft; null when streaming is unavailable in this conversation (the domain then posts and updates). */
-  startStream?(draft: LiveDraft): Promise<PostedMessage | null>;
-  /** Adds `delta` (the text after what went out before; `draft.text` has it all) to a stream started earlier. */
+  startStream?(draft: LiveDraft): Promise<StartedStream | null>;
+  /**
+   * Adds `delta` (the text after what went out before; `draft.text` has it all) to a stream started earlier. Throws
+   * a DeliveryError with code STREAM_ENDED when the platform ended the stream.
+   */
   appendStream?(draft: LiveDraft, externalId: string, delta: string): Promise<void>;
+  /** How long the platform lets a stream run; the domain settles it (settleStream) before either limit. Absent: no limit. */
+  readonly streamLimits?: StreamLimits;
+  /**
+   * Ends the platform's stream of a draft before its time, or after the platform ended it, leaving `draft.text` as
+   * an ordinary post that later updates (`update`) replace. Returns where that post is when it is not the stream's
+   * own id (a follow-up post), else null.
+   */
+  settleStream?(draft: LiveDraft, externalId: string): Promise<PostedMessage | null>;
   /**
    * Ends a stream with the stored message's final text. The post job calls it,
    * so it may run again after a failure; returns where the final post landed

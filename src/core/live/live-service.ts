@@ -1,51 +1,46 @@
 // An agent at work, shown the same way on every surface: a status line ("is
-// thinking…") and a message streamed as it is written. Both are ephemeral
-// until a stream finishes: then its text is stored once, as one message, by
-// MessagingService.send with the same rules as send_message, and the post job
-// puts that text into the live post the stream made.
+// thinking…") and a message streamed as it is written. A stream is stored as a
+// message once, when it finishes, by MessagingService.send with the same rules
+// as send_message, and the post job puts that text into the live post the
+// stream made.
 //
 // Live state is kept in the process where it started (a stream's platform
 // post, timers and pacing live there). A call about a stream that reaches
 // another process (a client speaking MCP 2026-07-28 has no session, so its
 // requests may reach any) is passed to the holder through the notifier
-// (stream-calls.ts). Surfaces render it through their optional SurfaceLive
-// members, or through post-then-update when they have none; the web chat
-// hears it on the conversation's topic, from any process.
+// (stream-calls.ts). A stream's text is also kept in the store as it grows
+// (live-drafts.ts), so that another process finishes it when its own stops
+// without doing so. Surfaces render it through their optional SurfaceLive
+// members, or through post-then-update when they have none; a platform's own
+// stream is settled into a plain post before the platform's time limits end it
+// (and after, when the platform ended it anyway). The web chat hears it on the
+// conversation's topic, from any process.
 import { randomUUID } from 'node:crypto';
-import { isDeliveryError } from '../delivery/failure.ts';
-import { pacedCall } from '../delivery/pacer.ts';
-import type { LiveDraft, OutboundMessage, SurfaceOutbound } from '../delivery/surface-outbound.ts';
-import { invalidInput, isOutage, RetryLater, SwitchboardError } from '../errors.ts';
-import {
-  conversationTopic,
-  type MessagingService,
-  type SendInput,
-  type SendResult,
-} from '../messaging/messaging-service.ts';
+import type { SurfaceOutbound } from '../delivery/surface-outbound.ts';
+import { invalidInput, isOutage, PermanentFailure, RetryLater, SwitchboardError, TransientFailure } from '../errors.ts';
+import { conversationTopic, type MessagingService, type SendResult } from '../messaging/messaging-service.ts';
 import { label, MAX_BODY_CHARS } from '../messaging/rules.ts';
-import type { Conversation, LivePost, Message } from '../messaging/message.ts';
-import type { Clock, Notifier } from '../ports.ts';
+import type { Conversation } from '../messaging/message.ts';
+import type { Clock, Notifier, Store } from '../ports.ts';
 import type { Agent, SurfaceName, Workspace } from '../entities.ts';
 import type { LiveEvent } from './live-event.ts';
-import { answerCalls, callHolder } from './stream-calls.ts';
+import { LiveStatuses } from './statuses.ts';
+import { LivePosts, type LiveLogger } from './platform.ts';
+import type { StartInput, Stream } from './stream.ts';
+import { SavedDraft, type LiveDrafts } from './live-drafts.ts';
+import { answerCalls, callHolder, type StreamCall } from './stream-calls.ts';
 
 export type { LiveEvent };
+export type { LiveLogger } from './platform.ts';
+export type { StartInput } from './stream.ts';
+export { MAX_STATUS_CHARS } from './statuses.ts';
 
 /** The prefix of a live event on a conversation's topic (message ids are UUIDs, so they never start with it). */
 export const LIVE_PAYLOAD = 'live:';
 /** The most of a stream's text a live event carries (its tail): wake-ups travel through Postgres NOTIFY, which caps a payload at 8000 bytes. */
 const LIVE_TEXT_MAX = 1500;
-/** The longest status line. */
-export const MAX_STATUS_CHARS = 150;
 /** Streams one agent may keep open at once in one process. */
 const MAX_OPEN_STREAMS = 5;
-/** How long a call about a stream held elsewhere waits for the holder to answer before the stream counts as unknown. */
-const HOLDER_WAIT_MS = 3_000;
-
-/** Where a failed live update is noted (pino's logger fits). */
-export interface LiveLogger {
-  warn(facts: object, message: string): void;
-}
 
 export interface LiveOptions {
   /** Least time between two updates of one live post (the platform's own pace per conversation applies too). */
@@ -54,6 +49,16 @@ export interface LiveOptions {
   statusTimeoutMs: number;
   /** A stream with no append for this long is finished with what it has. */
   streamIdleMs: number;
+  /** A stream kept in the store and not updated for this long is finished by any process (its own one stopped); default streamIdleMs plus a minute. */
+  rescueAfterMs?: number;
+  /** How long a call about a stream held elsewhere waits for the holder to answer before none counts as holding it; default 3 s. */
+  holderWaitMs?: number;
+}
+
+/** What keeps streams beyond the process: the drafts, and the store to finish one from. */
+export interface LiveDurability {
+  drafts: LiveDrafts;
+  store: Pick<Store, 'workspaces' | 'agents' | 'messages'>;
 }
 
 export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
@@ -62,54 +67,6 @@ export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
   streamIdleMs: 120_000,
 };
 
-export interface StartInput extends Omit<SendInput, 'body' | 'id' | 'livePost'> {
-  /** The first words, if the agent has them already. */
-  text?: string;
-}
-
-interface Stream {
-  id: string;
-  input: StartInput;
-  conversation: Conversation;
-  /** Checks again what can change while the stream is open: send permission, recipients' rules, audience (MessagingService.preview's `recheck`). */
-  recheck: () => Promise<void>;
-  text: string;
-  /** Characters of `text` already on the platform. */
-  sent: number;
-  sequence: number;
-  port: SurfaceOutbound | null;
-  post: LivePost | null;
-  /** The platform refused for good; the post job posts the final message instead. */
-  broken: boolean;
-  lastFlush: number;
-  /** An update is waiting its turn in `chain`. */
-  flushPending: boolean;
-  idleTimer: ReturnType<typeof setTimeout> | null;
-  /** Platform calls of this stream, one at a time. */
-  chain: Promise<void>;
-  finishing: boolean;
-  /** Stops answering calls about it from other processes. */
-  stopCalls: (() => Promise<void>) | null;
-}
-
-/** A call about a stream, passed from the process it reached to the one holding the stream. */
-interface StreamCall {
-  op: 'append' | 'finish';
-  /** ownerKey of the caller. */
-  owner: string;
-  text: string;
-}
-
-interface Status {
-  text: string;
-  /** Whether the platform showed it; undefined until it answered. */
-  platform?: boolean;
-  conversation: Conversation;
-  sender: Agent;
-  timer: ReturnType<typeof setTimeout>;
-}
-
-const statusKey = (agentId: string, conversationId: string) => `${agentId}:${conversationId}`;
 /** Whose a stream is: one agent's, in one workspace (the same agent's sessions in other workspaces do not reach it). */
 const ownerKey = (ws: Workspace, sender: Agent) => `${ws.id}:${sender.id}`;
 /** Refusals that pass with time (the rate limit, an outage): a finish refused for one keeps the stream open to be finished again. */
@@ -126,7 +83,8 @@ const isExternal = (c: Conversation) => c.kind === 'external';
 /** Statuses and streamed messages of the agents connected to this process. */
 export class LiveService {
   private readonly streams = new Map<string, Stream>();
-  private readonly statuses = new Map<string, Status>();
+  private readonly statuses: LiveStatuses;
+  private readonly posts: LivePosts;
   /** Why recently ended streams ended (and whose they were), so a late append hears why rather than "unknown". */
   private readonly ended = new Map<string, { why: string; owner: string }>();
 
@@ -138,10 +96,13 @@ export class LiveService {
     private readonly portFor: (surface: SurfaceName) => SurfaceOutbound | null,
     private readonly logger: LiveLogger,
     private readonly options: LiveOptions = DEFAULT_LIVE_OPTIONS,
+    /** Without it, a stream lives only as long as its process. */
+    private readonly durable: LiveDurability | null = null,
   ) {
-    // An answer clears the status its sender showed in that conversation.
-    messaging.onSent.push((m) => {
-      void this.answered(m);
+    this.statuses = new LiveStatuses(messaging, (c, a, e) => this.publish(c, a, e), portFor, logger, options);
+    this.posts = new LivePosts(clock, logger, {
+      scheduleFlush: (stream) => this.scheduleFlush(stream),
+      keep: (stream) => this.keep(stream),
     });
   }
 
@@ -150,87 +111,18 @@ export class LiveService {
    * clears it (null). Returns whether the conversation's chat platform shows it
    * (the web chat always does).
    */
-  async setStatus(
+  setStatus(
     ws: Workspace,
     sender: Agent,
     conversationId: string,
     text: string | null,
   ): Promise<{ conversation: Conversation; platform: boolean }> {
-    const line = text?.trim() || null;
-    if (line && line.length > MAX_STATUS_CHARS)
-      throw invalidInput(
-        `The status is ${line.length} characters; keep it under ${MAX_STATUS_CHARS}, e.g. "is reading the logs…".`,
-      );
-    const conversation = await this.messaging
-      .preview({ workspace: ws, sender, conversationId })
-      .then((p) => p.conversation);
-    const key = statusKey(sender.id, conversation.id);
-    const earlier = this.statuses.get(key);
-    if (earlier) clearTimeout(earlier.timer);
-    // The same status again only restarts its timeout: the platform is not asked twice.
-    const again = earlier?.text === line && earlier?.platform !== undefined;
-    if (line) {
-      const timer = setTimeout(() => {
-        void this.clearStatus(key);
-      }, this.options.statusTimeoutMs);
-      timer.unref?.();
-      this.statuses.set(key, {
-        text: line,
-        conversation,
-        sender,
-        timer,
-        platform: again ? earlier!.platform : undefined,
-      });
-      if (again) return { conversation, platform: earlier!.platform! };
-    } else {
-      this.statuses.delete(key);
-    }
-    const platform = await this.showStatus(conversation, sender, line);
-    const now = this.statuses.get(key);
-    if (now && now.text === line) now.platform = platform;
-    return { conversation, platform };
-  }
-
-  /** Clears a status (the agent answered, its session ended, or it timed out). */
-  private async clearStatus(key: string): Promise<void> {
-    const s = this.statuses.get(key);
-    if (!s) return;
-    clearTimeout(s.timer);
-    this.statuses.delete(key);
-    await this.showStatus(s.conversation, s.sender, null);
-  }
-
-  private async showStatus(conversation: Conversation, sender: Agent, text: string | null): Promise<boolean> {
-    await this.publish(conversation, sender, { status: text, stream: null });
-    const port = isExternal(conversation) ? this.portFor(conversation.surface) : null;
-    if (!port?.setStatus) return false;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await port.setStatus(conversation, sender, text);
-      } catch (err) {
-        // A dropped connection is tried once more (a status left showing would outlive the answer); nothing else is retried.
-        if (attempt === 1 && isDeliveryError(err) && err.failure.kind === 'transient') continue;
-        // A status is a courtesy: a platform that refuses it changes nothing else.
-        this.logger.warn(
-          { err: isDeliveryError(err) ? err.failure : err, conversationId: conversation.id },
-          'could not show an agent status',
-        );
-        return false;
-      }
-    }
-  }
-
-  private async answered(m: Message): Promise<void> {
-    await this.clearStatus(statusKey(m.senderId, m.conversationId)).catch((err: unknown) =>
-      this.logger.warn({ err }, 'could not clear a status'),
-    );
+    return this.statuses.set(ws, sender, conversationId, text);
   }
 
   /** Clears every status an agent shows from this process (its MCP session closed). */
-  async forgetAgent(agentId: string): Promise<void> {
-    await Promise.all(
-      [...this.statuses.keys()].filter((k) => k.startsWith(`${agentId}:`)).map((k) => this.clearStatus(k)),
-    );
+  forgetAgent(agentId: string): Promise<void> {
+    return this.statuses.forgetAgent(agentId);
   }
 
   /**
@@ -261,6 +153,10 @@ export class LiveService {
       port:
         isExternal(conversation) && input.surface !== conversation.surface ? this.portFor(conversation.surface) : null,
       post: null,
+      streamSince: 0,
+      lastSent: 0,
+      settleTimer: null,
+      kept: '',
       broken: false,
       lastFlush: 0,
       flushPending: false,
@@ -280,7 +176,7 @@ export class LiveService {
     );
     this.touch(stream);
     // The answer has begun: the status gives way to it.
-    await this.clearStatus(statusKey(input.sender.id, conversation.id));
+    await this.statuses.clear(input.sender.id, conversation.id);
     this.scheduleFlush(stream);
     return { streamId: stream.id, conversation, recipients };
   }
@@ -325,11 +221,24 @@ export class LiveService {
 
   /** A call about a stream this process does not hold, passed to the process that does; unknown when none answers. */
   private elsewhere(call: StreamCall, streamId: string): Promise<unknown> {
-    return callHolder(this.notifier, streamId, call, HOLDER_WAIT_MS, () => unknownStream(streamId));
+    return callHolder(this.notifier, streamId, call, this.options.holderWaitMs ?? 3_000, () => unknownStream(streamId));
+  }
+
+  /** Whether a living process other than this one holds the stream (and so finishes it). */
+  private heldElsewhere(streamId: string, owner: string): Promise<boolean> {
+    return this.elsewhere({ op: 'held', owner, text: '' }, streamId).then(
+      (held) => held === true,
+      (e: unknown) => {
+        if (e instanceof SwitchboardError && e.code === 'NOT_FOUND') return false;
+        throw e;
+      },
+    );
   }
 
   /** Runs a call about a stream held here that reached another process: for its owner only, like any call. */
   private async answer(streamId: string, call: StreamCall): Promise<unknown> {
+    // Held here, even while being finished: a rescue elsewhere leaves it to this process.
+    if (call.op === 'held') return this.streams.has(streamId);
     const stream = this.own(call.owner, streamId);
     const { workspace, sender } = stream.input;
     return call.op === 'append'
@@ -340,7 +249,7 @@ export class LiveService {
   /** Stores a stream's text; `before` is what it held before the finishing call, kept when the refusal passes with time. */
   private async end(stream: Stream, why: string, before = stream.text): Promise<SendResult> {
     stream.finishing = true;
-    if (stream.idleTimer) clearTimeout(stream.idleTimer);
+    this.stopTimers(stream);
     await stream.chain;
     // Refused by the check before a live update meanwhile: it is over, and nothing of it is stored.
     if (!this.streams.has(stream.id)) this.own(ownerKey(stream.input.workspace, stream.input.sender), stream.id);
@@ -365,6 +274,9 @@ export class LiveService {
         stream.finishing = false;
         this.touch(stream);
         this.scheduleFlush(stream);
+        if (stream.port) this.posts.armSettle(stream, stream.port);
+        // Still open here: the rescue (which would store it as it was) is put off again.
+        void this.keep(stream, { again: true });
         throw new SwitchboardError(
           e.code,
           e.message,
@@ -389,32 +301,41 @@ export class LiveService {
   /** Closes a stream for good: later calls hear why; unless its message was stored, what it showed is withdrawn. */
   private async drop(stream: Stream, why: string, stored = false): Promise<void> {
     stream.finishing = true;
-    if (stream.idleTimer) clearTimeout(stream.idleTimer);
+    this.stopTimers(stream);
     if (!this.streams.delete(stream.id)) return;
     void stream.stopCalls?.().catch(() => {});
     this.ended.set(stream.id, { why, owner: ownerKey(stream.input.workspace, stream.input.sender) });
     if (this.ended.size > 500) this.ended.delete(this.ended.keys().next().value!);
     try {
-      if (!stored) await this.withdraw(stream);
+      await this.durable?.drafts
+        .drop(stream.id)
+        .catch((err: unknown) =>
+          this.logger.warn({ err, streamId: stream.id }, 'could not forget the kept draft of an ended stream'),
+        );
+      if (!stored) await this.posts.withdraw(stream.conversation, stream.port, stream.post, stream.id);
     } finally {
-      await this.publish(stream.conversation, stream.input.sender, {
-        status: null,
-        stream: { id: stream.id, text: '', truncated: false, done: true },
-      });
+      await this.publishDone(stream.conversation, stream.input.sender, stream.id);
     }
   }
 
-  /** Removes a live post whose message was refused when it was stored, so the platform does not show what Switchboard never kept. */
-  private async withdraw(stream: Stream): Promise<void> {
-    if (!stream.port || !stream.post) return;
-    try {
-      await stream.port.remove(stream.conversation, stream.post.externalId);
-    } catch (err) {
-      this.logger.warn(
-        { err: isDeliveryError(err) ? err.failure : err, streamId: stream.id },
-        'could not remove the live post of a refused stream',
-      );
-    }
+  private stopTimers(stream: Stream) {
+    if (stream.idleTimer) clearTimeout(stream.idleTimer);
+    if (stream.settleTimer) clearTimeout(stream.settleTimer);
+    stream.settleTimer = null;
+  }
+
+  private publishDone(conversation: Conversation, sender: Agent, id: string): Promise<void> {
+    return this.publish(conversation, sender, { status: null, stream: { id, text: '', truncated: false, done: true } });
+  }
+
+  /** Lets go of a stream this process cannot finish: it stays in the store, due at once for another process to finish. */
+  private async leave(stream: Stream): Promise<void> {
+    if (!this.streams.has(stream.id)) return;
+    await this.keep(stream, { again: true, dueInMs: 0 });
+    stream.finishing = true;
+    this.stopTimers(stream);
+    this.streams.delete(stream.id);
+    await stream.stopCalls?.().catch(() => {});
   }
 
   /** The caller's stream (`owner` is its ownerKey): only its own, started in this workspace; any other id is answered as unknown. */
@@ -499,7 +420,8 @@ export class LiveService {
         },
       });
       if (stream.port && !stream.broken && text.trim() && text.length !== stream.sent)
-        await this.render(stream, stream.port, text);
+        await this.posts.render(stream, stream.port, text);
+      await this.keep(stream);
     } finally {
       // Counted from the end of this update, so a slow platform call never brings the next one closer than the interval.
       stream.lastFlush = this.clock.now().getTime();
@@ -531,68 +453,42 @@ export class LiveService {
     }
   }
 
-  /** Puts the text so far on the platform: the first time as a stream or a post, then as an append or an update. */
-  private async render(stream: Stream, port: SurfaceOutbound, text: string): Promise<void> {
-    const key = port.paceKey(stream.conversation);
-    if (!key) return;
-    const draft: LiveDraft = {
+  /**
+   * Keeps the stream in the store as it is now, unless that was done already (`again` keeps it anyway), due to be
+   * finished by another process after `dueInMs` (rescueAfterMs).
+   */
+  private async keep(stream: Stream, o: { again?: boolean; dueInMs?: number } = {}): Promise<void> {
+    if (!this.durable || stream.finishing) return;
+    const mark = `${stream.text.length}:${stream.post?.kind ?? ''}:${stream.post?.externalId ?? ''}`;
+    if (mark === stream.kept && !o.again) return;
+    const { input } = stream;
+    const draft: SavedDraft = {
       id: stream.id,
-      sender: stream.input.sender,
-      conversation: stream.conversation,
-      text,
-      sequence: stream.sequence,
+      workspaceId: input.workspace.id,
+      senderId: input.sender.id,
+      conversationId: stream.conversation.id,
+      target: {
+        ...(input.to ? { to: input.to } : {}),
+        ...(input.conversationId ? { conversationId: input.conversationId } : {}),
+        ...(input.replyTo ? { replyTo: input.replyTo } : {}),
+      },
+      ...(input.surface ? { surface: input.surface } : {}),
+      text: stream.text,
+      post: stream.post,
     };
     try {
-      await pacedCall(port.pacer, key, async () => {
-        const post = stream.post;
-        if (!post) {
-          const streamed = port.startStream ? await port.startStream(draft) : null;
-          stream.post = streamed
-            ? { kind: 'stream', ...streamed }
-            : { kind: 'post', ...(await port.post(this.outbound(draft))) };
-        } else if (post.kind === 'stream' && port.appendStream) {
-          await port.appendStream(draft, post.externalId, text.slice(stream.sent));
-        } else {
-          await port.update(this.outbound(draft), post.externalId);
-        }
-      });
-      stream.sent = text.length;
-      stream.sequence += 1;
+      await this.durable.drafts.keep(draft, new Date(this.clock.now().getTime() + (o.dueInMs ?? this.rescueAfterMs())));
+      stream.kept = mark;
     } catch (err) {
-      const failure = isDeliveryError(err) ? err.failure : null;
-      if (!(err instanceof RetryLater) && (!failure || failure.kind === 'permanent')) stream.broken = true;
-      // Busy, throttled or unreachable: this update is skipped, and another carries its text an interval later.
-      if (!stream.broken) this.scheduleFlush(stream);
-      if (err instanceof RetryLater) return;
       this.logger.warn(
-        { err: failure ?? err, streamId: stream.id },
-        stream.broken
-          ? 'live updates of a stream stopped; its message is posted when it finishes'
-          : 'a live update was skipped',
+        { err, streamId: stream.id },
+        'could not keep a streamed message in the store; it is kept at the next update',
       );
     }
   }
 
-  /** A draft in the shape the post path takes (post-then-update fallback); it carries the id the stored message will have. */
-  private outbound(draft: LiveDraft): OutboundMessage {
-    const m = draft.conversation;
-    const message: Message = {
-      id: draft.id,
-      workspaceId: m.workspaceId,
-      conversationId: m.id,
-      senderId: draft.sender.id,
-      body: draft.text,
-      replyTo: null,
-      chainId: draft.id,
-      hop: 0,
-      askerPersonId: null,
-      askerIdentityId: null,
-      surface: 'mcp',
-      permalink: null,
-      externalId: null,
-      createdAt: this.clock.now(),
-    };
-    return { message, sender: draft.sender, conversation: draft.conversation };
+  private rescueAfterMs(): number {
+    return this.options.rescueAfterMs ?? this.options.streamIdleMs + 60_000;
   }
 
   private async publish(
@@ -610,16 +506,73 @@ export class LiveService {
     await this.notifier.publish(conversationTopic(conversation.id), LIVE_PAYLOAD + JSON.stringify(event));
   }
 
+  /**
+   * Finishes a stream whose process stopped without finishing it, from what the store kept of it (the LIVE_RESCUE
+   * job): its text so far is stored as its message, as finish_message would have, and the post job completes the
+   * platform post it made. A refusal that passes with time is tried again by the queue; any other withdraws that post.
+   */
+  async rescue(payload: Record<string, unknown>): Promise<void> {
+    if (!this.durable)
+      throw new PermanentFailure('Streamed messages are not kept in this process, so none can be finished here.');
+    const parsed = SavedDraft.safeParse(payload);
+    if (!parsed.success)
+      throw new PermanentFailure(`The kept streamed message is malformed (${parsed.error.issues[0]?.message}).`);
+    const d = parsed.data;
+    // Still open here (its updates were late): it is looked at again later, when its process has had its turn.
+    if (this.streams.has(d.id))
+      throw new RetryLater('the streamed message is still open in this process', this.rescueAfterMs());
+    const { store } = this.durable;
+    const [ws, sender, conversation] = await Promise.all([
+      store.workspaces.get(d.workspaceId),
+      store.agents.get(d.senderId),
+      store.messages.getConversation(d.workspaceId, d.conversationId),
+    ]);
+    // Gone since (workspace, agent or conversation), or stored already by its process before it stopped.
+    if (!ws || !sender || !conversation || (await store.messages.get(ws.id, d.id))) return;
+    // Held by a process that lives (its updates were late, or it is finishing it now): that process stores it.
+    if (await this.heldElsewhere(d.id, ownerKey(ws, sender)))
+      throw new RetryLater('the streamed message is still open in the process holding it', this.rescueAfterMs());
+    const port =
+      isExternal(conversation) && d.surface !== conversation.surface ? this.portFor(conversation.surface) : null;
+    const body = d.text.trim();
+    try {
+      if (!body) return await this.posts.withdraw(conversation, port, d.post, d.id);
+      const result = await this.messaging.send({
+        workspace: ws,
+        sender,
+        ...d.target,
+        ...(d.surface ? { surface: d.surface as SurfaceName } : {}),
+        body,
+        id: d.id,
+        ...(d.post ? { livePost: d.post } : {}),
+      });
+      // Refused by every recipient (nothing stored): what it showed comes down, as when its own process finishes it.
+      if (!result.message) return await this.posts.withdraw(conversation, port, d.post, d.id);
+      this.logger.warn({ streamId: d.id, chars: body.length }, 'stored a streamed message its process left open');
+    } catch (e) {
+      if (passes(e)) throw new TransientFailure(e.message);
+      if (await store.messages.get(ws.id, d.id)) return;
+      await this.posts.withdraw(conversation, port, d.post, d.id);
+      this.logger.warn(
+        { err: e, streamId: d.id },
+        'a streamed message its process left open was refused when stored; its live post was withdrawn',
+      );
+    } finally {
+      await this.publishDone(conversation, sender, d.id);
+    }
+  }
+
   /** Finishes every open stream with what it has and clears every status (the process is stopping). */
   async close(): Promise<void> {
-    // A stream whose message could not be stored now (even for a reason that passes) has no later here: it is dropped.
+    // A stream whose message cannot be stored now (even for a reason that passes) is left in the store for the next
+    // process to finish; without a store it has no later and is dropped.
     await Promise.all(
       [...this.streams.values()].map((s) =>
         this.end(s, 'finished by Switchboard when the server stopped')
-          .catch(() => this.drop(s, 'the server stopped before it could be stored'))
+          .catch(() => (this.durable ? this.leave(s) : this.drop(s, 'the server stopped before it could be stored')))
           .catch(() => {}),
       ),
     );
-    await Promise.all([...this.statuses.keys()].map((k) => this.clearStatus(k)));
+    await this.statuses.close();
   }
 }

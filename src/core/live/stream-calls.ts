@@ -7,6 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { SwitchboardError, type ErrorCode } from '../errors.ts';
 import type { Notifier } from '../ports.ts';
 
+/** A call about a stream, passed from the process it reached to the one holding the stream. */
+export interface StreamCall {
+  /** `held` only asks whether the stream is still held (before another process finishes it from the store). */
+  op: 'append' | 'finish' | 'held';
+  /** Whose call it is: the caller's workspace and agent (LiveService's ownerKey). */
+  owner: string;
+  text: string;
+}
+
 /** The topic a stream's holder listens on. */
 export const streamTopic = (streamId: string) => `live-stream:${streamId}`;
 const replyTopic = (callId: string) => `live-reply:${callId}`;

@@ -42,6 +42,23 @@ export type FollowedChange = Pick<BridgedChange, 'tenantId' | 'channelId' | 'mes
   conversationKeys: string[];
 } & ({ kind: 'delete' } | { kind: 'edit'; text: () => Promise<string> });
 
+/** A person's verdict on an agent's message, given with the platform's feedback buttons. */
+export interface MessageFeedback {
+  tenantId: string;
+  /** The platform's id of the message, and the keys of the conversations it may be stored in. */
+  messageId: string;
+  conversationKeys: string[];
+  /** Who gave it: their platform id, and their name there. */
+  userId: string;
+  userName: string;
+  helpful: boolean;
+  /** What they wrote with it, if anything. */
+  text: string;
+}
+
+/** The longest feedback text an agent is handed; the rest is cut. */
+const MAX_FEEDBACK_CHARS = 1_000;
+
 export class InboundService {
   private guest: Promise<Agent> | null = null;
 
@@ -86,6 +103,42 @@ export class InboundService {
       if (message?.surface === port.surface) return message;
     }
     return null;
+  }
+
+  /**
+   * Feedback on an agent's message (a 👍 or 👎, with what the person wrote): it reaches the agent's inbox as a notice
+   * from Switchboard naming the message and the conversation. False when this surface holds no agent's message under
+   * that platform id.
+   */
+  async feedback(port: SurfacePort, f: MessageFeedback): Promise<boolean> {
+    const workspace = await port.workspaceOf(f.tenantId);
+    if (!workspace) return false;
+    let found: { message: Message; conversation: Conversation } | null = null;
+    for (const key of new Set(f.conversationKeys)) {
+      const conversation = await this.store.messages.findConversation(workspace.id, key);
+      const message =
+        conversation && (await this.store.messages.byExternalId(workspace.id, conversation.id, f.messageId));
+      if (message) {
+        found = { message, conversation: conversation! };
+        break;
+      }
+    }
+    const author = found && (await this.store.agents.get(found.message.senderId));
+    if (!found || author?.kind !== 'agent') return false;
+    const identity = await this.store.identities.find({
+      surface: port.surface,
+      tenantId: f.tenantId,
+      externalUserId: f.userId,
+    });
+    const person = identity?.personId ? await this.store.people.get(identity.personId) : null;
+    const who = person ? `${person.displayName} (@${person.handle})` : identity?.displayName || f.userName || 'Someone';
+    const text = f.text.trim().slice(0, MAX_FEEDBACK_CHARS);
+    const verdict = f.helpful ? 'helpful (👍)' : 'not helpful (👎)';
+    const body =
+      `${who} marked your message ${found.message.id} in ${port.label} as ${verdict}` +
+      `${text ? ` and wrote: "${text}"` : '.'}\n\n(Conversation ${found.conversation.id}.)`;
+    await this.messaging.notice(workspace, await this.orgs.systemAgent(), author, body, 'feedback');
+    return true;
   }
 
   /** Step for bridged channels: a reaction on the bridged side follows to the web copy, as its chat user's; false when the message is not bridged. */

@@ -105,6 +105,16 @@ export class DrizzleOutboxRepo implements OutboxRepo {
     return rows.length === 1;
   }
 
+  async reschedule(id: string, payload: Record<string, unknown>, runAt: Date): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows = await this.db
+      .update(outbox)
+      .set({ payload, runAt })
+      .where(and(eq(outbox.id, id), eq(outbox.status, 'pending')))
+      .returning({ id: outbox.id });
+    return rows.length === 1;
+  }
+
   async get(id: string): Promise<OutboxEntry | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.db.select(entryColumns).from(outbox).where(eq(outbox.id, id)).limit(1);

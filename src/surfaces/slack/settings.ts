@@ -23,6 +23,11 @@ export interface SlackSettings {
   profileTtlMs: number;
   /** Web API call timeout. */
   timeoutMs: number;
+  /**
+   * How long an agent's answer streams natively (chat.startStream) before it goes on as a post kept up to date:
+   * Slack ends a stream about five minutes after it began or was last added to (message_not_in_streaming_state).
+   */
+  streamSettleMs: number;
 }
 
 /**
@@ -68,6 +73,7 @@ export function slackSettings(config: Config, overrides: Partial<SlackSettings> 
     paceMs: 1_000,
     profileTtlMs: 60 * 60_000,
     timeoutMs: 10_000,
+    streamSettleMs: 4 * 60_000,
     ...overrides,
   };
 }

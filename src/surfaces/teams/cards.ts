@@ -6,6 +6,7 @@ import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
 import { excerpt } from '../../core/format/markdown.ts';
 import { qualifiedName, type Agent } from '../../core/entities.ts';
 import { markdownToTeams, teamsLine, TEAMS_LIMIT_BYTES, type TeamsPerson } from './format/out.ts';
+import { aiParts, withCitationMarkers, withSourcesListed, writtenByAgent } from './ai-content.ts';
 
 export type Card = Record<string, unknown>;
 
@@ -67,18 +68,29 @@ export function agentMessage(
 ): Partial<Activity> {
   const summary = `${agent.displayName}: ${excerpt(body, 120)}`;
   const header = agentHeader(agent, via ? `via ${via}` : undefined);
-  const shown = markdownToTeams(body, people, TEAMS_LIMIT_BYTES - Buffer.byteLength(JSON.stringify(header)));
+  const limit = TEAMS_LIMIT_BYTES - Buffer.byteLength(JSON.stringify(header));
+  // An agent's own message is marked as AI-written, cites its sources and asks for feedback (ai-content.ts).
+  const ai = writtenByAgent(agent, via) ? aiParts(body) : null;
+  const shown = markdownToTeams(ai?.body ?? body, people, limit);
+  const marks = ai ? { channelData: ai.channelData } : {};
   if (shown.kind === 'text') {
+    const entities = [...shown.entities, ...(ai ? [ai.entity] : [])];
     return {
       type: 'message',
       textFormat: 'markdown',
-      text: `${compactHeader(agent, via)}\n\n${shown.text}`,
+      text: `${compactHeader(agent, via)}\n\n${ai ? withCitationMarkers(shown.text, ai.citations) : shown.text}`,
       summary,
-      ...(shown.entities.length ? { entities: shown.entities } : {}),
+      ...(entities.length ? { entities } : {}),
+      ...marks,
     };
   }
-  const card = adaptiveCard([header, ...shown.body], { fallbackText: `${agent.displayName}: ${excerpt(body, 1000)}` });
-  return { type: 'message', attachments: [CardFactory.adaptiveCard(card)], summary };
+  // A card's text is not where Teams links citations: its sources are listed under it as links instead.
+  const inCard = ai?.citations.length ? markdownToTeams(withSourcesListed(ai), people, limit) : shown;
+  const blocks = inCard.kind === 'card' ? inCard.body : shown.body;
+  const card = adaptiveCard([header, ...blocks], { fallbackText: `${agent.displayName}: ${excerpt(body, 1000)}` });
+  const { citation: _unlinked, ...label } = ai?.entity ?? {};
+  const entities = ai ? { entities: [label as typeof ai.entity] } : {};
+  return { type: 'message', attachments: [CardFactory.adaptiveCard(card)], summary, ...entities, ...marks };
 }
 
 export function cardActivity(card: Card, summary: string): Partial<Activity> {

@@ -4,12 +4,19 @@
 // and the outbox, which survives restarts, owns retrying, pacing and backoff.
 import type { Activity, ConversationReference } from 'botbuilder';
 import type { ConnectorClient } from 'botframework-connector';
+// The connector's own model of an entity, which its serializer applies to every activity it sends.
+import { Entity as entityMapper } from 'botframework-connector/lib/connectorApi/models/mappers.js';
 import { DeliveryError } from '../../core/delivery/failure.ts';
 import { pacedCall } from '../../core/delivery/pacer.ts';
 import { PermanentFailure } from '../../core/errors.ts';
 import { paceKey, type TeamsAddress } from './thread-id.ts';
 import { classifyTeamsError } from './errors.ts';
 import type { TeamsRuntime } from './runtime.ts';
+
+// The connector's serializer keeps only an entity's type, text and mention, so the message entity that carries
+// Teams' AI label and citations (ai-content.ts) would reach Teams empty. The Bot Framework's Entity takes any other
+// properties; the serializer is told to keep them.
+entityMapper.type.additionalProperties = { type: { name: 'Object' } };
 
 /** The reference to continue a conversation with: the stored one when the bot has seen it (newest service URL), else built from the address. */
 export async function referenceFor(rt: TeamsRuntime, a: TeamsAddress): Promise<Partial<ConversationReference>> {

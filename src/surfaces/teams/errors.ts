@@ -2,6 +2,7 @@
 // throws a RestError: `statusCode`, `response.headers`, `response.bodyAsText`,
 // and a `request` that carries the bot's bearer token, so it is never logged whole.
 import { jobErrorFor, type DeliveryFailure } from '../../core/delivery/failure.ts';
+import { STREAM_ENDED } from '../../core/delivery/surface-outbound.ts';
 
 interface RestErrorLike {
   name?: string;
@@ -30,6 +31,13 @@ function bodyOf(e: RestErrorLike): ErrorBody | null {
  * deleted (404 ConversationNotFound), or the bot not in it (403 BotNotInConversationRoster, the app removed).
  */
 const PLACE_GONE: Record<number, string> = { 404: 'ConversationNotFound', 403: 'BotNotInConversationRoster' };
+
+/**
+ * 403 ContentStreamNotAllowed refusals that say a stream is over: past Teams' two-minute limit, stopped by the
+ * person, or already completed. Teams' messages are the only thing telling these apart from "streaming is not
+ * allowed here" (the same code).
+ */
+const STREAM_OVER = /exceeded streaming time|cancel+ed by user|already completed/i;
 
 /** Teams' error code and message from a response body, if it has them. */
 function bodyReason(e: RestErrorLike): string | null {
@@ -80,7 +88,14 @@ export function classifyTeamsError(error: unknown): DeliveryFailure {
     };
   }
   if (TRANSIENT_STATUS.has(status) || status >= 500) return { kind: 'transient', reason };
-  const placeGone = PLACE_GONE[status] !== undefined && bodyOf(e)?.error?.code === PLACE_GONE[status];
+  const body = bodyOf(e);
+  if (status === 403 && body?.error?.code === 'ContentStreamNotAllowed')
+    return {
+      kind: 'permanent',
+      code: STREAM_OVER.test(body.error.message ?? '') ? STREAM_ENDED : 'ContentStreamNotAllowed',
+      reason,
+    };
+  const placeGone = PLACE_GONE[status] !== undefined && body?.error?.code === PLACE_GONE[status];
   return { kind: 'permanent', code: `HTTP ${status}`, reason, ...(placeGone ? { placeGone } : {}) };
 }
 

@@ -1,13 +1,15 @@
 // The bot behind POST /api/messages (botbuilder's TeamsActivityHandler): every
 // turn records the conversation reference and who wrote; messages go to agents
 // (mention the bot and name them in channels and group chats; the chosen agent
-// in the personal chat); card clicks decide approvals or choose the agent.
+// in the personal chat); card clicks decide approvals or choose the agent;
+// feedback on an agent's message goes to that agent.
 import {
   TeamsActivityHandler,
   TurnContext,
   type AdaptiveCardInvokeResponse,
   type AdaptiveCardInvokeValue,
   type AppBasedLinkQuery,
+  type InvokeResponse,
   type MessagingExtensionResponse,
 } from 'botbuilder';
 import type { WorkspaceAgent } from '../../core/agents/agent-service.ts';
@@ -39,6 +41,7 @@ import { placeGone, teamOf, uninstalled } from './removals.ts';
 import { workspaceOfTenant, type TeamsRuntime } from './runtime.ts';
 import { teamsToMarkdown } from './format/in.ts';
 import { commandOf, noticesWord } from './text.ts';
+import { feedbackInvoke } from './feedback.ts';
 import { QUERY_LINK } from './receiver.ts';
 import { queryLink } from './unfurls.ts';
 
@@ -304,6 +307,12 @@ export class SwitchboardTeamsBot extends TeamsActivityHandler {
       // The card says what happened: the agent chosen, or why nothing was saved.
       await context.sendActivity(cardActivity(await pickAgent(this.rt, context, address, value), 'Choose an agent'));
     }
+  }
+
+  /** Feedback on an agent's message (its 👍/👎 buttons) goes to the agent; other invokes as the SDK routes them. */
+  protected override async onInvokeActivity(context: TurnContext): Promise<InvokeResponse> {
+    if (context.activity.name === 'message/submitAction') return feedbackInvoke(this.rt, context);
+    return super.onInvokeActivity(context);
   }
 
   /** A Switchboard link pasted in the compose box: its preview card (unfurls.ts). */

@@ -32,6 +32,11 @@ export interface TeamsSettings {
   limits: PaceWindow[];
   /** How long a user's Teams profile (name, e-mail) is trusted before it is read again. */
   profileTtlMs: number;
+  /**
+   * How long an agent's answer streams natively in a personal chat before it goes on as a message kept up to date:
+   * Teams ends a stream two minutes after it began (403 "Content stream finished due to exceeded streaming time").
+   */
+  streamSettleMs: number;
 }
 
 export function teamsSettings(config: Config, overrides: Partial<TeamsSettings> = {}): TeamsSettings {
@@ -44,6 +49,7 @@ export function teamsSettings(config: Config, overrides: Partial<TeamsSettings> 
     credentialsFactory: credentialsFactory(config.teams),
     limits: TEAMS_LIMITS,
     profileTtlMs: 60 * 60_000,
+    streamSettleMs: 100_000,
     ...overrides,
   };
 }

@@ -244,6 +244,21 @@ describe.each(databases())('DrizzleOutboxRepo on $kind', (kind) => {
     expect((await repo.list({})).map((e) => e.id).sort()).toEqual([failed.id, pending.id, recent.id].sort());
   });
 
+  it('reschedules an entry only while it waits: its payload and due time replaced, never once claimed', async () => {
+    const id = '5a0f9a4e-7b1d-4c7e-9f0a-1e2d3c4b5a69';
+    expect(await repo.addOnce({ id, topic: 'live.rescue', payload: { text: 'a' }, runAt: later(60_000) })).toBe(true);
+    expect(await repo.reschedule(id, { text: 'ab' }, later(120_000))).toBe(true);
+    expect(await repo.get(id)).toMatchObject({ payload: { text: 'ab' }, status: 'pending' });
+    expect((await repo.get(id))!.runAt.getTime()).toBeGreaterThan(later(100_000).getTime());
+    expect(await repo.claimDue(10, new Date(), LEASE)).toEqual([]);
+    // Due now, claimed: it is no longer changed.
+    expect(await repo.reschedule(id, { text: 'abc' }, new Date(Date.now() - 1))).toBe(true);
+    expect((await repo.claimDue(10, new Date(), LEASE)).map((e) => e.id)).toEqual([id]);
+    expect(await repo.reschedule(id, { text: 'abcd' }, later(60_000))).toBe(false);
+    expect(await repo.get(id)).toMatchObject({ payload: { text: 'abc' }, status: 'queued' });
+    expect(await repo.reschedule('not-a-uuid', {}, new Date())).toBe(false);
+  });
+
   it('returns null for an unknown or malformed id', async () => {
     expect(await repo.get('00000000-0000-4000-8000-000000000000')).toBeNull();
     expect(await repo.get('not-a-uuid')).toBeNull();

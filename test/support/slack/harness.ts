@@ -11,7 +11,7 @@ import type { Database } from '../../../src/infra/db/client.ts';
 import { defaultMounts, type Server } from '../../../src/server.ts';
 import { connectSlackTeam } from '../../../src/surfaces/slack/index.ts';
 import type { SlackSettings } from '../../../src/surfaces/slack/settings.ts';
-import { QUICK_QUEUE, received, seedReviewer, startServerForTest, TEST_SECRET } from '../server.ts';
+import { inbox, QUICK_QUEUE, received, seedReviewer, startServerForTest, TEST_SECRET } from '../server.ts';
 import { SLACK_DEFAULTS } from './defaults.ts';
 import {
   appMention,
@@ -22,6 +22,8 @@ import {
   type SlackRequestBody,
 } from './signed-request.ts';
 import { pgliteDb, postgresDb } from '../db.ts';
+import { messageIm, nextEventTs } from './payloads.ts';
+import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { startSlackStandin, type SlackStandin } from './web-api-standin.ts';
 import { chatOf } from '../../../src/surfaces/web/index.ts';
 import type { ChatService } from '../../../src/surfaces/web/pages/chat-service.ts';
@@ -119,6 +121,30 @@ export async function mentionAndReceive(h: Harness, text = 'please review', user
   if (res.status !== 200) throw new Error(`the mention was answered ${res.status}`);
   const item = await received(h, body);
   return { item, mention };
+}
+
+/**
+ * `user` writes to `@reviewer` in a new assistant thread of their DM with the app; resolves with what the agent got
+ * and the thread's ts.
+ */
+export async function askInAssistantThread(
+  h: Harness,
+  user: string,
+  text: string,
+): Promise<{ item: InboxItem; threadTs: string }> {
+  const threadTs = nextEventTs();
+  const res = await h.post(
+    eventCallback(messageIm({ user, text: `@reviewer ${text}`, ts: threadTs, thread_ts: threadTs })),
+  );
+  if (res.status !== 200) throw new Error(`the DM was answered ${res.status}`);
+  const seen: InboxItem[] = [];
+  const item = await vi.waitFor(async () => {
+    seen.push(...(await inbox(h)));
+    const found = seen.find((i) => i.message.body.includes(text));
+    if (!found) throw new Error('not delivered yet');
+    return found;
+  });
+  return { item, threadTs };
 }
 
 /**

@@ -1,6 +1,10 @@
 // The stand-in's AI-app methods: assistant threads (status, title, suggested
 // prompts) and streamed messages (chat.startStream, appendStream, stopStream),
-// with the argument checks and error codes Slack documents for them.
+// with the argument checks and error codes Slack documents for them. As Slack
+// does, a streamed message shows under the app's name and icon whatever
+// username/icon_url say, and a stream left without an append for a while
+// (SlackState.streamIdleMs) ends: appends and stopStream are then answered
+// message_not_in_streaming_state.
 import {
   authoredByBot,
   CHANNEL_ID,
@@ -113,10 +117,12 @@ export const LIVE_METHODS: Record<string, MethodHandler> = {
     if (!channel.startsWith('D') && (!str(args.recipient_team_id) || !str(args.recipient_user_id)))
       return missing('recipient_user_id');
     if (tooLong(args)) return fail('msg_too_long');
-    const message = authoredByBot(identity!, { ...args, text: str(args.markdown_text) ?? '' }, state.nextTs());
+    const { username: _u, icon_url: _i, icon_emoji: _e, ...shown } = args;
+    const message = authoredByBot(identity!, { ...shown, text: str(args.markdown_text) ?? '' }, state.nextTs());
     message.thread_ts = threadTs;
     message.streaming = true;
     state.storeMessage(channel, message);
+    state.touchStream(channel, message.ts);
     return { ok: true, channel, ts: message.ts };
   },
 
@@ -128,6 +134,7 @@ export const LIVE_METHODS: Record<string, MethodHandler> = {
     if (tooLong(ctx.args)) return fail('msg_too_long');
     const message = ctx.state.message(target.channel, target.ts)!;
     message.text = `${message.text ?? ''}${text ?? ''}`;
+    ctx.state.touchStream(target.channel, target.ts);
     return { ok: true, channel: target.channel, ts: target.ts };
   },
 

@@ -180,8 +180,10 @@ export const METHODS: Record<string, MethodHandler> = {
     if (!ts || !existing) return fail('message_not_found');
     if (existing.bot_id !== identity!.botId) return fail('cant_update_message');
     if (!hasContent(args)) return fail('no_text');
+    // An update replaces what a stream Slack ended left behind (shown as failed until then).
+    const { stream_expired: _expired, ...kept } = existing;
     const updated: StoredMessage = {
-      ...existing,
+      ...kept,
       text: str(args.text) ?? '',
       edited: { user: identity!.botUserId, ts: state.nextTs() },
     };

@@ -48,6 +48,8 @@ export interface SlackStandinOptions {
   appToken?: string;
   /** How long a Socket Mode envelope waits for its acknowledgement before it is sent again. */
   socketAckTimeoutMs?: number;
+  /** How long a streaming message (chat.startStream) waits for its next append before Slack ends it (default 5 minutes). */
+  streamIdleMs?: number;
 }
 
 /** How the next call to a method fails. */
@@ -125,6 +127,8 @@ export interface SlackStandin {
    * as agent_view apps set them); undefined when it set nothing there.
    */
   assistantThread(channel: string, threadTs?: string): AssistantThreadState | undefined;
+  /** Moves the stand-in's clock on (streams go idle) without waiting. */
+  passTime(ms: number): void;
   /** A single-use OAuth code, as if someone approved the install; oauth.v2.access exchanges it for a new bot token. */
   issueOAuthCode(grant?: Partial<OAuthGrant>): string;
   /** Make a token stop working, as when the app is uninstalled. */
@@ -205,6 +209,7 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     clientSecret: options.clientSecret ?? SLACK_DEFAULTS.clientSecret,
   });
   state.tokens.set(botToken, { identity });
+  if (options.streamIdleMs !== undefined) state.streamIdleMs = options.streamIdleMs;
   const handlers = new Map<string, (ctx: Parameters<MethodHandler>[0]) => SlackResult | Promise<SlackResult>>(
     Object.entries({ ...METHODS, ...LIVE_METHODS, ...UNFURL_METHODS }),
   );
@@ -357,6 +362,9 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
     message: (channel, ts) => state.message(channel, ts),
     homeView: (userId) => state.homeViews.get(userId),
     assistantThread: (channel, threadTs) => state.assistantThreads.get(threadTs ? `${channel}:${threadTs}` : channel),
+    passTime(ms) {
+      state.clockOffsetMs += ms;
+    },
     issueOAuthCode: (grant = {}) =>
       state.issueCode({
         teamId: grant.teamId ?? identity.teamId,

@@ -107,6 +107,12 @@ export class SlackState {
   readonly oauthCodes = new Map<string, OAuthGrant>();
   /** Assistant threads the app decorated, by `channel:thread_ts`. */
   readonly assistantThreads = new Map<string, AssistantThreadState>();
+  /** How long a streaming message waits for its next append before Slack ends it (about five minutes). */
+  streamIdleMs = 5 * 60_000;
+  /** Time passed on top of the real clock (`passTime`), so a test can let a stream go idle without waiting. */
+  clockOffsetMs = 0;
+  /** When each streaming message (`channel:ts`) was started or last appended to, on `now()`'s clock. */
+  private readonly streamTouched = new Map<string, number>();
   private tsCounter = 0;
   private idCounter = 0;
 
@@ -129,8 +135,31 @@ export class SlackState {
     return `${prefix}0${String(this.idCounter).padStart(8, '0')}`;
   }
 
+  now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
   message(channel: string, ts: string): StoredMessage | undefined {
-    return this.messages.get(channel)?.get(ts);
+    const message = this.messages.get(channel)?.get(ts);
+    if (message?.streaming === true) this.expireIfIdle(channel, message);
+    return message;
+  }
+
+  /** A streaming message started or added to now. */
+  touchStream(channel: string, ts: string): void {
+    this.streamTouched.set(`${channel}:${ts}`, this.now());
+  }
+
+  /**
+   * Ends a stream left without an append for `streamIdleMs`, as Slack does: it stops streaming, its text stays, and
+   * it shows as failed (`stream_expired`) until chat.update replaces it.
+   */
+  private expireIfIdle(channel: string, message: StoredMessage): void {
+    const touched = this.streamTouched.get(`${channel}:${message.ts}`);
+    if (touched === undefined || this.now() - touched < this.streamIdleMs) return;
+    message.streaming = false;
+    message.stream_expired = true;
+    this.streamTouched.delete(`${channel}:${message.ts}`);
   }
 
   storeMessage(channel: string, message: StoredMessage): void {

@@ -1,8 +1,8 @@
 // Activities as Teams POSTs them to a bot, shaped after Teams' documented and
 // recorded payloads (a channel message with an @mention, a personal message, a
 // group chat message, an `adaptiveCard/action` invoke from Action.Execute, an
-// Action.Submit fallback, and the conversationUpdate sent when the bot is
-// added). They are plain JSON, as on the wire; the bot under test parses them
+// Action.Submit fallback, the `message/submitAction` invoke of the feedback
+// buttons, and the conversationUpdate sent when the bot is added). They are plain JSON, as on the wire; the bot under test parses them
 // with the real SDK. Every builder needs the stand-in (for `serviceUrl`, the
 // bot's app id and the tenant) and takes overrides for anything else.
 import { randomUUID } from 'node:crypto';
@@ -292,6 +292,35 @@ export function adaptiveCardAction(target: TeamsTarget, options: CardActionOptio
     value: {
       action: { type: 'Action.Execute', id: randomUUID(), verb: options.verb, data: options.data ?? {} },
       trigger: options.trigger ?? 'manual',
+    },
+    entities: [clientInfo],
+  };
+}
+
+export interface FeedbackOptions extends CommonOptions {
+  /** The id of the bot's message the buttons are under (Teams puts it in `replyToId`). */
+  messageId: string;
+  reaction: 'like' | 'dislike';
+  /** What the person wrote in the feedback form. */
+  text?: string;
+  /** Where the message is (default: the personal chat). */
+  place?: Place;
+}
+
+/** The `message/submitAction` invoke Teams sends when someone submits the feedback form of a 👍/👎 button. */
+export function feedbackSubmit(target: TeamsTarget, options: FeedbackOptions): TeamsActivity {
+  const place = options.place ?? { kind: 'personal' };
+  return {
+    type: 'invoke',
+    name: 'message/submitAction',
+    ...envelope(target, place, options),
+    replyToId: options.messageId,
+    value: {
+      actionName: 'feedback',
+      actionValue: {
+        reaction: options.reaction,
+        feedback: JSON.stringify({ feedbackText: options.text ?? '' }),
+      },
     },
     entities: [clientInfo],
   };

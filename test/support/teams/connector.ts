@@ -4,10 +4,13 @@
 // an activity, and read the members. Every call is recorded; failures are
 // queued per operation so a test can make Teams throttle (429 + Retry-After),
 // fail transiently (412/502/504) or refuse for good (403 MessageWritesBlocked,
-// with the body Teams documents; 404 ConversationNotFound).
+// with the body Teams documents; 404 ConversationNotFound). Messages are
+// checked as Teams checks them: streaming (streaming.ts) and AI features
+// (ai-content.ts).
 import { personalConversationId } from './defaults.ts';
 import type { TeamsUserSeed } from './defaults.ts';
 import { StreamRules } from './streaming.ts';
+import { checkAiContent } from './ai-content.ts';
 
 /** Bot Connector operations, named as botframework-connector's ConnectorClient names them. */
 export type ConnectorOp =
@@ -96,13 +99,16 @@ export class ConnectorState {
   /** Channels (with their reply chains) and chats whose roster the bot is not on. */
   private readonly botAbsent = new Set<string>();
   /** Streams bots sent in personal chats, by stream id. */
-  readonly streaming = new StreamRules();
+  readonly streaming: StreamRules;
 
   constructor(
     private readonly appId: string,
     private readonly tenantId: string,
     private readonly defaultMembers: TeamsUserSeed[],
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.streaming = new StreamRules(now);
+  }
 
   failNext(op: ConnectorOp, failure: ConnectorFailure): void {
     const queue = this.failures.get(op) ?? [];
@@ -166,7 +172,8 @@ export class ConnectorState {
         return this.createConversation(call, (body ?? {}) as Record<string, unknown>);
       case 'sendToConversation':
       case 'replyToActivity': {
-        const refused = this.streaming.check(conversationId, body as WireActivity);
+        const refused =
+          checkAiContent(body as WireActivity) ?? this.streaming.check(conversationId, body as WireActivity);
         if (refused) return refused;
         // Every update of a stream, and its final message, rewrite the one message the stream's first activity made.
         const id = this.streaming.record(conversationId, body as WireActivity, nextActivityId());
@@ -182,6 +189,8 @@ export class ConnectorState {
             body: errorBody('NotFound', `Activity ${activityId} was not sent by this bot in this conversation.`),
           };
         }
+        const refused = checkAiContent(body as WireActivity) ?? this.streaming.checkUpdate(activityId);
+        if (refused) return refused;
         this.store(conversationId, activityId, body as WireActivity);
         return { status: 200, body: { id: activityId } };
       }

@@ -15,7 +15,8 @@ import { SLACK_DEFAULTS } from '../slack/defaults.ts';
 import type { SlackStandin } from '../slack/web-api-standin.ts';
 import type { Server } from '../../../src/server.ts';
 import { received, seedReviewer, startServerForTest, TEST_SECRET } from '../server.ts';
-import { channelMention, type TeamsActivity } from './activities.ts';
+import { adaptiveCardAction, channelMention, personalMessage, type TeamsActivity } from './activities.ts';
+import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import type { TeamsUserSeed } from './defaults.ts';
 import type { BotResponse, PostActivityOptions, TeamsStandin } from './standin.ts';
 
@@ -114,6 +115,29 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     },
     stop: () => server.stop(),
   };
+}
+
+/** Chooses alice/reviewer in the personal chat (its card's Action.Execute), so that what is written there reaches it. */
+export async function chooseReviewer(h: Harness, standin: TeamsStandin): Promise<void> {
+  const click = adaptiveCardAction(standin, {
+    verb: 'chooseAgent',
+    data: { sb: 'pickAgent', agentId: h.reviewer.id },
+    cardActivityId: '1760000000200',
+  });
+  const res = await h.post(click);
+  if (res.status !== 200) throw new Error(`choosing the agent was answered ${res.status}`);
+}
+
+/** Alice writes `text` in her personal chat (its agent chosen already); resolves with what the agent got and the chat's id. */
+export async function askPersonally(
+  h: Harness,
+  standin: TeamsStandin,
+  text: string,
+): Promise<{ item: InboxItem; conversationId: string }> {
+  const hello = personalMessage(standin, { text });
+  const res = await h.post(hello);
+  if (res.status !== 200) throw new Error(`the message was answered ${res.status}`);
+  return { item: await received(h, text), conversationId: hello.conversation.id };
 }
 
 let mentions = 0;

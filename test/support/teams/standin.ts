@@ -56,6 +56,8 @@ export interface TeamsStandinOptions {
   endorsements?: string[];
   /** Members GET …/members returns for any conversation without its own list (default Alice and Bob). */
   members?: TeamsUserSeed[];
+  /** How long after it began Teams ends a stream (default two minutes). */
+  streamMaxMs?: number;
 }
 
 /** A client-credentials request the token endpoint received. */
@@ -109,6 +111,10 @@ export interface TeamsStandin {
   conversationActivities(conversationId: string): WireActivity[];
   /** A stream the bot sent in a personal chat (its updates, sequence, whether it ended); undefined when unknown. */
   stream(streamId: string): StreamState | undefined;
+  /** The person presses Stop on a stream: Teams refuses its further updates and keeps what it showed. */
+  stopStream(streamId: string): void;
+  /** Moves the stand-in's clock on (streams run out of time) without waiting. */
+  passTime(ms: number): void;
   /** A JWT for an incoming activity, as the Bot Framework channel signs it. */
   signActivityToken(options: ActivityTokenOptions): string;
   /** POSTs an activity to the bot as Teams does: JSON, with `Authorization: Bearer <token>` for its serviceUrl. */
@@ -135,7 +141,14 @@ export async function startTeamsStandin(options: TeamsStandinOptions = {}): Prom
   const userTenantId = options.userTenantId ?? tenantId ?? TEAMS_DEFAULTS.tenantId;
   const authorityTenant = tenantId ?? MULTI_TENANT_AUTHORITY_TENANT;
   const identity = new ChannelIdentity(appId, options.endorsements ?? ['msteams']);
-  const connector = new ConnectorState(appId, userTenantId, options.members ?? Object.values(TEAMS_DEFAULTS.users));
+  let clockOffsetMs = 0;
+  const connector = new ConnectorState(
+    appId,
+    userTenantId,
+    options.members ?? Object.values(TEAMS_DEFAULTS.users),
+    () => Date.now() + clockOffsetMs,
+  );
+  if (options.streamMaxMs !== undefined) connector.streaming.maxMs = options.streamMaxMs;
   const nonce = randomBytes(6).toString('hex');
   const tokenRequests: TokenRequest[] = [];
   const requests: string[] = [];
@@ -285,6 +298,10 @@ export async function startTeamsStandin(options: TeamsStandinOptions = {}): Prom
     activity: (conversationId, activityId) => connector.activity(conversationId, activityId),
     conversationActivities: (conversationId) => connector.conversationActivities(conversationId),
     stream: (streamId) => connector.streaming.streams.get(streamId),
+    stopStream: (streamId) => connector.streaming.cancel(streamId),
+    passTime(ms) {
+      clockOffsetMs += ms;
+    },
     signActivityToken: (tokenOptions) => identity.signActivityToken(tokenOptions),
     async postActivity(botUrl, activity, postOptions = {}) {
       const { authorization, ...tokenOptions } = postOptions;

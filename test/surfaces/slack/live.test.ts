@@ -1,17 +1,17 @@
 // An agent at work in Slack: "is thinking…" and a streamed answer in the app's
 // assistant threads (assistant.threads.setStatus, chat.startStream/append/stop),
-// post-then-update in channel threads or where streaming is refused, and
+// post-then-update under the agent's name and avatar in channel threads or
+// where streaming is refused, a stream Slack ended completed by updates, and
 // suggested prompts where a person starts talking to the app: a new assistant
 // thread (assistant_view, titled too) or the opened DM (agent_view).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/infra/db/client.ts';
 import { SYSTEM } from '../../../src/core/actor.ts';
-import type { InboxItem } from '../../../src/core/messaging/message.ts';
 import { pgliteDb } from '../../support/db.ts';
 import { dmChannelId, SLACK_DEFAULTS } from '../../support/slack/defaults.ts';
-import { appHomeOpened, eventCallback, messageIm, nextEventTs } from '../../support/slack/payloads.ts';
+import { appHomeOpened, eventCallback, nextEventTs } from '../../support/slack/payloads.ts';
 import { startSlackStandin, type SlackStandin } from '../../support/slack/web-api-standin.ts';
-import { inbox, mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
+import { askInAssistantThread, mentionAndReceive, startHarness, type Harness } from '../../support/slack/harness.ts';
 
 const USER = 'U0CAROL01';
 const DM = dmChannelId(USER);
@@ -32,23 +32,6 @@ describe('agents at work in Slack', () => {
     await db?.close();
   });
 
-  /** Carol writes to @reviewer in a new assistant thread of her DM with the app; resolves with what the agent received. */
-  async function askInAssistantThread(text: string): Promise<{ item: InboxItem; threadTs: string }> {
-    const threadTs = nextEventTs();
-    const res = await h.post(
-      eventCallback(messageIm({ user: USER, text: `@reviewer ${text}`, ts: threadTs, thread_ts: threadTs })),
-    );
-    expect(res.status).toBe(200);
-    const seen: InboxItem[] = [];
-    const item = await vi.waitFor(async () => {
-      seen.push(...(await inbox(h)));
-      const found = seen.find((i) => i.message.body.includes(text));
-      if (!found) throw new Error('not delivered yet');
-      return found;
-    });
-    return { item, threadTs };
-  }
-
   const stored = (id: string) =>
     vi.waitFor(async () => {
       const m = await h.server.app.store.messages.get(h.workspace.id, id);
@@ -58,7 +41,7 @@ describe('agents at work in Slack', () => {
 
   it('shows "is thinking…" in an assistant thread, streams the answer there, and stores it once as the final message', async () => {
     const { app } = h.server;
-    const { item, threadTs } = await askInAssistantThread('summarise the incident');
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'summarise the incident');
     const shown = await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is thinking…');
     expect(shown.platform).toBe(true);
     expect(standin.assistantThread(DM, threadTs)?.status).toBe('is thinking…');
@@ -74,13 +57,7 @@ describe('agents at work in Slack', () => {
     expect(standin.assistantThread(DM, threadTs)?.status).toBe('');
     await vi.waitFor(() => expect(standin.callsTo('chat.startStream')).toHaveLength(1));
     const start = standin.callsTo('chat.startStream')[0];
-    expect(start.args).toMatchObject({
-      channel: DM,
-      thread_ts: threadTs,
-      markdown_text: 'The incident ',
-      username: 'Reviewer',
-      icon_url: 'https://example.test/reviewer.png',
-    });
+    expect(start.args).toMatchObject({ channel: DM, thread_ts: threadTs, markdown_text: 'The incident ' });
     const ts = (start.response as { ts: string }).ts;
 
     await app.live.append(h.workspace, h.reviewer, started.streamId, 'began at **09:12**');
@@ -112,7 +89,7 @@ describe('agents at work in Slack', () => {
 
   it('sets a repeated status once, and clears it when the agent answers with send_message', async () => {
     const { app } = h.server;
-    const { item, threadTs } = await askInAssistantThread('is the build green?');
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'is the build green?');
     await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…');
     // The same status again restarts its timeout without asking Slack again.
     expect((await app.live.setStatus(h.workspace, h.reviewer, item.conversation.id, 'is checking CI…')).platform).toBe(
@@ -129,7 +106,7 @@ describe('agents at work in Slack', () => {
 
   it('falls back to one post kept up to date, at most once per interval, where Slack refuses streaming', async () => {
     const { app } = h.server;
-    const { item, threadTs } = await askInAssistantThread('list the owners');
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'list the owners');
     standin.failNext('chat.startStream', { error: 'method_not_supported' });
     const started = await app.live.start({
       workspace: h.workspace,
@@ -177,7 +154,12 @@ describe('agents at work in Slack', () => {
     await app.live.finish(h.workspace, h.reviewer, started.streamId);
     const message = await stored(started.streamId);
     const final = standin.message('C0GENERAL', message.externalId!);
-    expect(final).toMatchObject({ thread_ts: mention.ts, username: 'Reviewer' });
+    // Under the agent's name and avatar, which a Slack stream would not show.
+    expect(final).toMatchObject({
+      thread_ts: mention.ts,
+      username: 'Reviewer',
+      icons: { image_48: 'https://example.test/reviewer.png' },
+    });
     await vi.waitFor(() =>
       expect(standin.message('C0GENERAL', message.externalId!)?.text).toContain('Short version: DNS.'),
     );
@@ -187,6 +169,47 @@ describe('agents at work in Slack', () => {
         .messages('C0GENERAL')
         .filter((m) => m.bot_id && m.thread_ts === mention.ts && String(m.text).includes('Short version')),
     ).toHaveLength(1);
+  });
+
+  it('completes a stream Slack ended by updating its message: text written after the end shows before it finishes', async () => {
+    const { app } = h.server;
+    const { item, threadTs } = await askInAssistantThread(h, USER, 'why is the queue slow?');
+    const started = await app.live.start({
+      workspace: h.workspace,
+      sender: h.reviewer,
+      conversationId: item.conversation.id,
+      surface: 'mcp',
+      text: 'Looking at the queue: ',
+    });
+    const start = await vi.waitFor(() => {
+      const c = standin.callsTo('chat.startStream').find((x) => x.args.thread_ts === threadTs);
+      expect(c?.status).toBe(200);
+      return c!;
+    });
+    const ts = (start.response as { ts: string }).ts;
+    // Slack ends the stream: nothing reached it for longer than it waits.
+    standin.passTime(6 * 60_000);
+    expect(standin.message(DM, ts)).toMatchObject({ streaming: false, stream_expired: true });
+
+    await app.live.append(h.workspace, h.reviewer, started.streamId, 'one worker is stuck on a lock.');
+    await vi.waitFor(() =>
+      expect(standin.message(DM, ts)?.text).toBe('Looking at the queue: one worker is stuck on a lock.'),
+    );
+    expect(standin.message(DM, ts)?.stream_expired).toBeUndefined();
+    const refusedAppend = standin
+      .callsTo('chat.appendStream')
+      .find((c) => c.args.ts === ts && (c.response as { error?: string }).error === 'message_not_in_streaming_state');
+    expect(refusedAppend).toBeDefined();
+
+    await app.live.append(h.workspace, h.reviewer, started.streamId, ' Restarting it.');
+    await vi.waitFor(() => expect(standin.message(DM, ts)?.text).toContain('Restarting it.'));
+    await app.live.finish(h.workspace, h.reviewer, started.streamId);
+    const message = await stored(started.streamId);
+    expect(message.externalId).toBe(ts);
+    await vi.waitFor(() =>
+      expect(standin.message(DM, ts)?.text).toBe('Looking at the queue: one worker is stuck on a lock. Restarting it.'),
+    );
+    expect(standin.messages(DM).filter((m) => m.bot_id && m.thread_ts === threadTs)).toHaveLength(1);
   });
 
   it('takes the live post down when the finished message is refused', async () => {

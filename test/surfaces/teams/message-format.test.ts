@@ -92,6 +92,13 @@ describe('the message format between Teams and agents', () => {
     );
     expect(post.entities).toEqual([
       { type: 'mention', text: '<at>Bob</at>', mentioned: { id: bob.aadObjectId, name: 'Bob' } },
+      // An agent's message is labelled as AI-written (ai-content.ts).
+      {
+        type: 'https://schema.org/Message',
+        '@type': 'Message',
+        '@context': 'https://schema.org',
+        additionalType: ['AIGeneratedContent'],
+      },
     ]);
   });
 
