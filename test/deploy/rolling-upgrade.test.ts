@@ -52,8 +52,13 @@ function historyMissing(): string | null {
       : `commit ${PREVIOUS} (the previous version) is not in this clone's history: fetch main, or move PREVIOUS in this file to a commit it has`;
   }
   // Its copy runs on this checkout's node_modules: each package it needs must be there, in the range it asked for.
-  const deps = (json: string) => (JSON.parse(json) as { dependencies: Record<string, string> }).dependencies;
-  const ours = deps(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  type Manifest = { dependencies: Record<string, string>; devDependencies?: Record<string, string> };
+  const deps = (json: string) => (JSON.parse(json) as Manifest).dependencies;
+  // Whatever this checkout installs, for running or for its tests, is in its node_modules.
+  const { dependencies, devDependencies } = JSON.parse(
+    readFileSync(path.join(ROOT, 'package.json'), 'utf8'),
+  ) as Manifest;
+  const ours = { ...devDependencies, ...dependencies };
   const changed = Object.entries(deps(git('show', `${PREVIOUS}:package.json`))).filter(([n, v]) => ours[n] !== v);
   if (changed.length)
     return `commit ${PREVIOUS} (the previous version) needs ${changed.map(([n, v]) => `${n}@${v}`).join(', ')}, which this checkout's node_modules, where its copy runs, does not hold in that range: move PREVIOUS to a later commit`;

@@ -89,12 +89,11 @@ export function classifyTeamsError(error: unknown): DeliveryFailure {
   }
   if (TRANSIENT_STATUS.has(status) || status >= 500) return { kind: 'transient', reason };
   const body = bodyOf(e);
-  if (status === 403 && body?.error?.code === 'ContentStreamNotAllowed')
-    return {
-      kind: 'permanent',
-      code: STREAM_OVER.test(body.error.message ?? '') ? STREAM_ENDED : 'ContentStreamNotAllowed',
-      reason,
-    };
+  if (status === 403 && body?.error?.code === 'ContentStreamNotAllowed') {
+    // Teams' own words, not an error of Switchboard's: the one thing that tells a stream that is over apart.
+    const teamsWords = body.error.message ?? '';
+    return { kind: 'permanent', code: STREAM_OVER.test(teamsWords) ? STREAM_ENDED : 'ContentStreamNotAllowed', reason };
+  }
   const placeGone = PLACE_GONE[status] !== undefined && body?.error?.code === PLACE_GONE[status];
   return { kind: 'permanent', code: `HTTP ${status}`, reason, ...(placeGone ? { placeGone } : {}) };
 }
