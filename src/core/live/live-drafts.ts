@@ -39,10 +39,12 @@ export interface LiveDrafts {
   keep(draft: SavedDraft, dueAt: Date): Promise<void>;
   /** Forgets a draft whose message is stored or given up. */
   drop(id: string): Promise<void>;
+  /** Whether a draft of this id is kept and not yet finished (by its process or a rescue). */
+  isOpen(id: string): Promise<boolean>;
 }
 
 /** Drafts kept as LIVE_RESCUE entries of the outbox, one per stream, under the stream's id. */
-export function outboxDrafts(outbox: Pick<OutboxRepo, 'addOnce' | 'reschedule' | 'markDone'>): LiveDrafts {
+export function outboxDrafts(outbox: Pick<OutboxRepo, 'addOnce' | 'reschedule' | 'markDone' | 'get'>): LiveDrafts {
   const added = new Set<string>();
   return {
     async keep(draft, dueAt) {
@@ -57,6 +59,10 @@ export function outboxDrafts(outbox: Pick<OutboxRepo, 'addOnce' | 'reschedule' |
     async drop(id) {
       added.delete(id);
       await outbox.markDone(id);
+    },
+    async isOpen(id) {
+      const entry = await outbox.get(id);
+      return entry?.topic === LIVE_RESCUE && (entry.status === 'pending' || entry.status === 'queued');
     },
   };
 }

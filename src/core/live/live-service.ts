@@ -174,6 +174,8 @@ export class LiveService {
       (err) =>
         this.logger.warn({ err, streamId: stream.id }, 'could not answer a call about a stream from another process'),
     );
+    // Kept before its id is returned too, so that another process reached by a call about it knows it is open.
+    await this.keep(stream);
     this.touch(stream);
     // The answer has begun: the status gives way to it.
     await this.statuses.clear(input.sender.id, conversation.id);
@@ -219,8 +221,12 @@ export class LiveService {
     return this.streams.has(streamId) || this.ended.has(streamId);
   }
 
-  /** A call about a stream this process does not hold, passed to the process that does; unknown when none answers. */
-  private elsewhere(call: StreamCall, streamId: string): Promise<unknown> {
+  /**
+   * A call about a stream this process does not hold, passed to the process that does; unknown when none answers.
+   * Where streams are kept in the store, one the store does not keep open is unknown at once: no process holds it.
+   */
+  private async elsewhere(call: StreamCall, streamId: string): Promise<unknown> {
+    if (this.durable && !(await this.durable.drafts.isOpen(streamId))) throw unknownStream(streamId);
     return callHolder(this.notifier, streamId, call, this.options.holderWaitMs ?? 3_000, () => unknownStream(streamId));
   }
 

@@ -158,6 +158,7 @@ function fakeDrafts() {
       kept.delete(id);
       dropped.push(id);
     },
+    isOpen: async (id) => kept.has(id),
   };
   return { drafts, kept, dropped };
 }
@@ -197,6 +198,13 @@ const start = (live: LiveService, text: string) =>
   live.start({ workspace: ws, sender: agent, conversationId: conversation.id, surface: 'mcp', text });
 
 describe('live updates of a streamed message', () => {
+  it('refuses at once a call about a stream the store keeps open nowhere, without waiting for another process', async () => {
+    const { live } = setup();
+    const nowhere = '00000000-0000-4000-8000-000000000000';
+    await expect(live.append(ws, agent, nowhere, 'more')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(live.finish(ws, agent, nowhere)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   beforeEach(() => {
     vi.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z') });
   });
