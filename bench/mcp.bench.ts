@@ -409,8 +409,9 @@ async function searchLatency(app: App, db: Database, url: string) {
           const query = i % 2 ? word(i) : `${word(i)} ${word(i + 1)}`;
           const t = performance.now();
           const got = await s.call('search_messages', { query, limit: 10 });
-          o.latencies.push(performance.now() - t);
-          o.byClass[WORD_CLASSES[i % 3]].push(performance.now() - t);
+          const took = performance.now() - t;
+          o.latencies.push(took);
+          o.byClass[WORD_CLASSES[i % 3]].push(took);
           if (got.isError) throw new Error(`search failed: ${JSON.stringify(got.content)}`);
         }
       });
