@@ -1,4 +1,4 @@
-// `npm run chaos [-- --quick] [-- --database embedded|postgres] [-- --queue embedded|bullmq]`: figures (acknowledged work lost or doubled under faults), not a test.
+// `npm run chaos [-- --quick] [-- --database embedded|postgres] [-- --queue embedded|bullmq] [-- --slack http|socket]`: figures (acknowledged work lost or doubled under faults), not a test.
 // On PostgreSQL, for each queue (the embedded loop, then BullMQ on a private Redis), a real `switchboard serve` child process takes
 // CHAOS_EVENTS (1,000; 100 with --quick) signed Slack mentions of an agent while the agent answers each one in its
 // thread through the domain, and meanwhile: the Slack Web API stand-in answers 20% of calls 429 (Retry-After: 1) or
@@ -12,6 +12,11 @@
 // server starts, so the agent's answers are left out; the mentions go through the inbound journal while the server is
 // killed with SIGKILL mid-burst and right after it, and stopped once with SIGTERM; the bench reads the server's metrics
 // until the journal and the inbound jobs are empty, stops it, and counts from the database.
+// Each run is made twice: with the mentions as signed HTTP requests, and over Socket Mode (SLACK_APP_TOKEN), where the
+// same mentions are envelopes on the server's WebSocket to the stand-in, which sends each again until it is
+// acknowledged (a killed or stopping server's included) and gives it up after the third retry, as Slack does. Over
+// Socket Mode the PostgreSQL runs use the embedded queue unless --queue names one: the queue comes after the
+// acknowledgement, the same for both.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,10 +32,13 @@ import { SYSTEM } from '../../src/core/actor.ts';
 import { SLACK_DEFAULTS } from '../../test/support/slack/defaults.ts';
 import { startSlackStandin, type SlackStandin } from '../../test/support/slack/web-api-standin.ts';
 import { freePort, PrivateRedis, ServerProcess } from './processes.ts';
-import { CHANNELS, sendMentions, sendReplies, USERS } from './traffic.ts';
+import { CHANNELS, sendEnvelopes, sendMentions, sendReplies, USERS } from './traffic.ts';
 
 type QueueKind = 'embedded' | 'bullmq';
 type DatabaseKind = 'embedded' | 'postgres';
+/** How Slack's requests reach the server: signed HTTP requests, or envelopes over Socket Mode. */
+type SlackKind = 'http' | 'socket';
+const SLACK_NAMES: Record<SlackKind, string> = { http: 'HTTP', socket: 'Socket Mode' };
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const N = Number(process.env.CHAOS_EVENTS ?? (quick ? 100 : 1000));
@@ -43,6 +51,8 @@ const option = <T extends string>(name: string, values: T[]): T | null => {
 const queue = option<QueueKind>('--queue', ['embedded', 'bullmq']);
 const database = option<DatabaseKind>('--database', ['embedded', 'postgres']);
 const queues: QueueKind[] = queue ? [queue] : ['embedded', 'bullmq'];
+const slack = option<SlackKind>('--slack', ['http', 'socket']);
+const slacks: SlackKind[] = slack ? [slack] : ['http', 'socket'];
 const baseUrl = process.env.CHAOS_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 // --queue alone keeps its old meaning: the PostgreSQL runs on that queue.
 const databases: DatabaseKind[] = database
@@ -58,6 +68,7 @@ const TERMINATE_EVERY_MS = 4_000;
 const SETTLE_MS = 180_000;
 
 interface Row {
+  slack: SlackKind;
   database: DatabaseKind;
   queue: QueueKind;
   what: string;
@@ -79,9 +90,12 @@ const slowest = (spans: number[]) => (spans.length ? Math.max(0, ...spans) / 100
 const delayAfter = (faultsEnd: number, times: number[]) =>
   times.length ? Math.max(0, ...times.map((t) => t - faultsEnd)) / 1000 : null;
 
-/** The run's working folder (DATA_DIR, server logs) and the Slack stand-in, with the server's environment. */
-async function setUp(label: string, databaseUrl: string) {
-  const dir = mkdtempSync(path.join(tmpdir(), `chaos-${label}-`));
+/**
+ * The run's working folder (DATA_DIR, server logs) and the Slack stand-in, with the server's environment, and how
+ * the mentions are sent to the server.
+ */
+async function setUp(label: string, databaseUrl: string, slack: SlackKind) {
+  const dir = mkdtempSync(path.join(tmpdir(), `chaos-${label}-${slack}-`));
   const standin: SlackStandin = await startSlackStandin();
   for (const u of USERS) standin.setUser(u, { real_name: `Chaos ${u.slice(-2)}` });
   // Empty settings count as unset: the embedded database ignores a DATABASE_URL or REDIS_URL of the shell.
@@ -89,10 +103,16 @@ async function setUp(label: string, databaseUrl: string) {
     DATABASE_URL: databaseUrl,
     REDIS_URL: '',
     SWITCHBOARD_SECRET: SECRET,
-    SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret,
+    ...(slack === 'socket'
+      ? { SLACK_APP_TOKEN: standin.appToken }
+      : { SLACK_SIGNING_SECRET: SLACK_DEFAULTS.signingSecret }),
     SLACK_API_URL: standin.url,
     DATA_DIR: dir,
   };
+  const mentions = (o: { server: ServerProcess; run: string; onAck: () => void }) =>
+    slack === 'socket'
+      ? sendEnvelopes({ socket: standin.socketMode, run: o.run, n: N, onAck: o.onAck })
+      : sendMentions({ url: () => o.server.url, run: o.run, n: N, onAck: o.onAck });
   const open = () =>
     createApp(loadConfig({ ...env, PORT: '0', LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }) });
   /** Starts the server child, then the faults begin: the stand-in answers 20% of calls 429 or 500. */
@@ -106,7 +126,7 @@ async function setUp(label: string, databaseUrl: string) {
     standin.failRandomly(0.2, () => (Math.random() < 0.5 ? { status: 429, retryAfter: 1 } : { status: 500 }));
     return server;
   };
-  return { dir, standin, open, serve };
+  return { dir, standin, open, serve, mentions };
 }
 
 /** The org, workspace, agent and Slack install every run starts from. */
@@ -138,6 +158,7 @@ async function received(app: App, run: string): Promise<Map<number, number[]>> {
 }
 
 function mentionsRow(
+  slack: SlackKind,
   database: DatabaseKind,
   queue: QueueKind,
   acked: Map<number, number>,
@@ -145,6 +166,7 @@ function mentionsRow(
   faultsEnd: number,
 ): Row {
   return {
+    slack,
     database,
     queue,
     what: 'Slack mentions → agent inbox',
@@ -166,13 +188,13 @@ function cleanUp(dir: string, rows: Row[]) {
   else console.log(`server logs kept in ${dir}`);
 }
 
-async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults: string }> {
+async function postgresScenario(queue: QueueKind, slack: SlackKind): Promise<{ rows: Row[]; faults: string }> {
   if (!baseUrl)
     throw new Error(
       'The chaos bench needs PostgreSQL for --database postgres: set CHAOS_DATABASE_URL or TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test).',
     );
-  const run = `${queue.slice(0, 3)}${process.pid}`;
-  const dbName = `chaos_${process.pid}_${queue}`;
+  const run = `${queue.slice(0, 3)}${slack === 'socket' ? 'sm' : ''}${process.pid}`;
+  const dbName = `chaos_${process.pid}_${queue}${slack === 'socket' ? '_socket' : ''}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   admin.on('error', () => {});
   await admin.connect();
@@ -180,7 +202,7 @@ async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults
   await admin.query(`create database ${dbName}`);
   const dbUrl = new URL(baseUrl);
   dbUrl.pathname = `/${dbName}`;
-  const { dir, standin, open, serve } = await setUp(queue, dbUrl.toString());
+  const { dir, standin, open, serve, mentions } = await setUp(queue, dbUrl.toString(), slack);
   const redis = queue === 'bullmq' ? new PrivateRedis(await freePort()) : null;
   await redis?.start();
 
@@ -207,10 +229,9 @@ async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults
   let acks = 0;
   const progress = () => acks / (2 * N);
   let mentionsDone = false;
-  const inbound = sendMentions({
-    url: () => server.url,
+  const inbound = mentions({
+    server,
     run,
-    n: N,
     onAck: () => {
       acks += 1;
     },
@@ -240,7 +261,7 @@ async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults
   terminating = false;
   await terminator;
   const faultsEnd = Date.now();
-  const slack = slackFaults(standin);
+  const slackCalls = slackFaults(standin);
 
   // Settle: wait until everything acknowledged has arrived, or give up.
   const posted = () => {
@@ -279,8 +300,9 @@ async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults
     ),
   )[0]!.n;
   const rows: Row[] = [
-    mentionsRow('postgres', queue, acked, inb, faultsEnd),
+    mentionsRow(slack, 'postgres', queue, acked, inb, faultsEnd),
     {
+      slack,
       database: 'postgres',
       queue,
       what: 'agent answers → Slack threads',
@@ -296,9 +318,9 @@ async function postgresScenario(queue: QueueKind): Promise<{ rows: Row[]; faults
     },
   ];
   const faults =
-    `postgres, ${queue} queue: ${((faultsEnd - started) / 1000).toFixed(0)} s of faults: 1 kill -9, 1 SIGTERM (stopped in ${stopTimes(server)})` +
+    `${SLACK_NAMES[slack]}, postgres, ${queue} queue: ${((faultsEnd - started) / 1000).toFixed(0)} s of faults: 1 kill -9, 1 SIGTERM (stopped in ${stopTimes(server)})` +
     `${redis ? ', 1 Redis restart (emptied)' : ''}, ${terminations} rounds of pg_terminate_backend (${backends} backends), ` +
-    `${slack}, ${server.crashes} server crashes`;
+    `${slackCalls}, ${socketFigures(slack, standin)}${server.crashes} server crashes`;
 
   await server.stop();
   await app.close();
@@ -315,6 +337,12 @@ function slackFaults(standin: SlackStandin): string {
   standin.failRandomly(0);
   return `${standin.calls.filter((c) => c.status === 429 || c.status === 500).length} of ${standin.calls.length} Slack calls answered 429/500`;
 }
+/** Over Socket Mode: envelopes sent again, and those Slack gave up after the last retry (never acknowledged). */
+const socketFigures = (slack: SlackKind, standin: SlackStandin) =>
+  slack === 'socket'
+    ? `${standin.socketMode.deliveries.length - N} envelopes sent again over ${standin.socketMode.opened.length} connections, ` +
+      `${standin.socketMode.abandoned.length} given up unacknowledged after the last retry, `
+    : '';
 const stopTimes = (server: ServerProcess) => `${server.stopTimes.map((t) => (t / 1000).toFixed(1)).join(', ')} s`;
 
 /** What the server has yet to do with acknowledged requests: lines in its inbound journal, inbound jobs not done. */
@@ -339,9 +367,9 @@ async function backlog(server: ServerProcess): Promise<{ journal: number; jobs: 
  * opens it again only once the server has stopped. The agent's answers are left out (the agent would need the
  * database the server holds).
  */
-async function embeddedScenario(): Promise<{ rows: Row[]; faults: string }> {
-  const run = `pgl${process.pid}`;
-  const { dir, standin, open, serve } = await setUp('pglite', '');
+async function embeddedScenario(slack: SlackKind): Promise<{ rows: Row[]; faults: string }> {
+  const run = `pgl${slack === 'socket' ? 'sm' : ''}${process.pid}`;
+  const { dir, standin, open, serve, mentions } = await setUp('pglite', '', slack);
   const seeding = await open();
   await seed(seeding, standin);
   await seeding.close();
@@ -356,10 +384,9 @@ async function embeddedScenario(): Promise<{ rows: Row[]; faults: string }> {
     atKills.push(b ? `${b.journal}/${b.jobs}` : 'unanswered');
     await server.kill();
   };
-  const inbound = sendMentions({
-    url: () => server.url,
+  const inbound = mentions({
+    server,
     run,
-    n: N,
     onAck: () => {
       acks += 1;
     },
@@ -371,7 +398,7 @@ async function embeddedScenario(): Promise<{ rows: Row[]; faults: string }> {
   const acked = await inbound;
   await kill();
   const faultsEnd = Date.now();
-  const slack = slackFaults(standin);
+  const slackCalls = slackFaults(standin);
 
   // Settle: until the journal and the inbound jobs are empty, or give up; then the database is the bench's again.
   const settleEnd = faultsEnd + SETTLE_MS;
@@ -382,13 +409,13 @@ async function embeddedScenario(): Promise<{ rows: Row[]; faults: string }> {
   }
   await server.stop();
   const app = await open();
-  const rows = [mentionsRow('embedded', 'embedded', acked, await received(app, run), faultsEnd)];
+  const rows = [mentionsRow(slack, 'embedded', 'embedded', acked, await received(app, run), faultsEnd)];
   await app.close();
   await standin.close();
   const faults =
-    `embedded database: ${((faultsEnd - started) / 1000).toFixed(0)} s of faults: 2 kill -9 (mid-burst, then right after it; ` +
-    `requests in the journal/inbound jobs waiting at each: ${atKills.join(', ')}), 1 SIGTERM mid-burst (stopped in ${stopTimes(server)}), ${slack}, ` +
-    `${server.crashes} server crashes; no agent answers (the bench cannot share PGlite with the server)`;
+    `${SLACK_NAMES[slack]}, embedded database: ${((faultsEnd - started) / 1000).toFixed(0)} s of faults: 2 kill -9 (mid-burst, then right after it; ` +
+    `requests in the journal/inbound jobs waiting at each: ${atKills.join(', ')}), 1 SIGTERM mid-burst (stopped in ${stopTimes(server)}), ${slackCalls}, ` +
+    `${socketFigures(slack, standin)}${server.crashes} server crashes; no agent answers (the bench cannot share PGlite with the server)`;
   cleanUp(dir, rows);
   return { rows, faults };
 }
@@ -396,21 +423,26 @@ async function embeddedScenario(): Promise<{ rows: Row[]; faults: string }> {
 process.once('SIGINT', () => process.exit(130));
 const began = Date.now();
 const results = [];
-for (const d of databases) {
-  if (d === 'embedded') results.push(await embeddedScenario());
-  else for (const q of queues) results.push(await postgresScenario(q));
+for (const s of slacks) {
+  for (const d of databases) {
+    if (d === 'embedded') results.push(await embeddedScenario(s));
+    // Over Socket Mode only the intake differs: one queue unless --queue names one.
+    else
+      for (const q of s === 'socket' && !queue ? queues.slice(0, 1) : queues)
+        results.push(await postgresScenario(q, s));
+  }
 }
 console.log(
   `\nchaos: ${N} Slack mentions per run${databases.includes('postgres') ? ` and ${N} agent answers per PostgreSQL run` : ''}, in ${((Date.now() - began) / 60_000).toFixed(1)} min\n`,
 );
 const seconds = (v: number | null) => (v === null ? '-' : v === Infinity ? 'never' : `${v.toFixed(1)} s`);
 console.log(
-  '| database | queue | flow | acknowledged | delivered | lost | duplicated | last one after the faults ended | slowest, ack to delivery |',
+  '| Slack | database | queue | flow | acknowledged | delivered | lost | duplicated | last one after the faults ended | slowest, ack to delivery |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of results.flatMap((x) => x.rows)) {
   console.log(
-    `| ${r.database} | ${r.queue} | ${r.what} | ${r.acked} | ${r.delivered} | ${r.lost} | ${r.duplicated} | ${seconds(r.maxDelayS)} | ${seconds(r.slowestS)} |`,
+    `| ${SLACK_NAMES[r.slack]} | ${r.database} | ${r.queue} | ${r.what} | ${r.acked} | ${r.delivered} | ${r.lost} | ${r.duplicated} | ${seconds(r.maxDelayS)} | ${seconds(r.slowestS)} |`,
   );
 }
 console.log('');

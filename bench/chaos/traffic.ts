@@ -1,13 +1,16 @@
 // The load of one chaos run: people mentioning an agent in Slack (signed
 // events sent as Slack sends them, retried as Slack retries what was not
-// answered 200), and the agent answering each one in its thread through the
-// domain, the way the MCP `send_message` tool does.
+// answered 200; or, over Socket Mode, envelopes on the app's connection, sent
+// again by the stand-in as Slack does while unacknowledged), and the agent
+// answering each one in its thread through the domain, the way the MCP
+// `send_message` tool does.
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/infra/db/org-repo.ts';
 import type { App } from '../../src/app.ts';
 import type { Agent, Workspace } from '../../src/core/entities.ts';
 import { SLACK_DEFAULTS } from '../../test/support/slack/defaults.ts';
 import { appMention, eventCallback, signRequest } from '../../test/support/slack/signed-request.ts';
+import type { SocketModeStandin } from '../../test/support/slack/socket-mode-standin.ts';
 
 export const CHANNELS = 50;
 export const USERS = ['U0CHAOS01', 'U0CHAOS02', 'U0CHAOS03', 'U0CHAOS04', 'U0CHAOS05'];
@@ -29,6 +32,18 @@ async function pool(n: number, width: number, work: (i: number) => Promise<void>
   );
 }
 
+/** The i-th mention of a run, the same however it is sent. */
+const mentionRequest = (run: string, i: number) =>
+  eventCallback(
+    appMention({
+      user: USERS[i % USERS.length]!,
+      channel: `C0CHAOS${String(i % CHANNELS).padStart(2, '0')}`,
+      text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer ${inboundTag(run, i)}`,
+      ts: `1720000000.${String(i).padStart(6, '0')}`,
+    }),
+    { eventId: `Ev0CHAOS${run.toUpperCase()}${String(i).padStart(5, '0')}` },
+  );
+
 /**
  * Sends `n` app_mention events, each until it is answered 200 (the only answer
  * Slack takes as delivered); a redelivery carries the same event id and body
@@ -42,13 +57,7 @@ export async function sendMentions(o: {
 }): Promise<Map<number, number>> {
   const acked = new Map<number, number>();
   await pool(o.n, 8, async (i) => {
-    const event = appMention({
-      user: USERS[i % USERS.length]!,
-      channel: `C0CHAOS${String(i % CHANNELS).padStart(2, '0')}`,
-      text: `<@${SLACK_DEFAULTS.botUserId}> @reviewer ${inboundTag(o.run, i)}`,
-      ts: `1720000000.${String(i).padStart(6, '0')}`,
-    });
-    const request = eventCallback(event, { eventId: `Ev0CHAOS${o.run.toUpperCase()}${String(i).padStart(5, '0')}` });
+    const request = mentionRequest(o.run, i);
     for (let attempt = 0; ; attempt++) {
       // Signed afresh each time, as Slack does; an answer later than Slack's timeout counts as none.
       const { headers, body } = signRequest(
@@ -71,6 +80,33 @@ export async function sendMentions(o: {
     }
     acked.set(i, Date.now());
     o.onAck();
+  });
+  return acked;
+}
+
+/**
+ * Sends the same `n` app_mention events as Socket Mode envelopes, 8 unacknowledged at a time; the stand-in sends each
+ * again (on the next connection) until it is acknowledged, or gives it up after its third retry as Slack does.
+ * Resolves with the time each one was first acknowledged.
+ */
+export async function sendEnvelopes(o: {
+  socket: SocketModeStandin;
+  run: string;
+  n: number;
+  onAck: () => void;
+}): Promise<Map<number, number>> {
+  const acked = new Map<number, number>();
+  const byEnvelope = new Map<string, number>();
+  o.socket.onAck = (ack) => {
+    const i = byEnvelope.get(ack.envelopeId);
+    if (i === undefined || acked.has(i)) return;
+    acked.set(i, ack.at.getTime());
+    o.onAck();
+  };
+  await pool(o.n, 8, async (i) => {
+    const id = o.socket.send(mentionRequest(o.run, i));
+    byEnvelope.set(id, i);
+    while (!acked.has(i) && !o.socket.abandoned.some((e) => e.envelope_id === id)) await pause(20);
   });
   return acked;
 }
