@@ -165,9 +165,9 @@ describe.each(databases())('migrations outside a transaction ($kind)', (source) 
     await expect(database.db.execute(sql`insert into mig_keys values (4, 2)`)).rejects.toThrow();
   });
 
-  it.runIf(source.kind === 'postgres')(
-    'leaves the lock earlier versions wait on free while a migration runs outside a transaction',
-    async () => {
+  // Advisory locks are PostgreSQL's: the embedded database has one process and no such lock.
+  if (source.kind === 'postgres')
+    it('leaves the lock earlier versions wait on free while a migration runs outside a transaction', async () => {
       const pool = driverOf(database) as pg.Pool;
       // The migration waits on a lock the test holds, so the test looks at the locks while it runs.
       const gate = await pool.connect();
@@ -205,6 +205,5 @@ describe.each(databases())('migrations outside a transaction ($kind)', (source) 
         gate.release(true);
         other.release(true);
       }
-    },
-  );
+    });
 });
