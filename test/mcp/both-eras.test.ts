@@ -408,6 +408,43 @@ describe('streamed messages without a session', () => {
   });
 });
 
+describe('what a 2026-07-28 request reads again', () => {
+  it("sees the owner's seat taken away at once on the server that took it, and on the other once it hears of it", async () => {
+    const d = await docsWorld(servers[0].app, 'structured');
+    const { token } = await servers[0].app.agents.rotateToken(SYSTEM, `${d.people.writer}/writer-bot`);
+    const m = await modern(token, { workspace: d.ws.slug });
+    const seat = async (server: number) => {
+      m.next(server);
+      const r = await m.call('get_workspace_information');
+      expect(m.hits.at(-1)).toBe(server);
+      return (r.structuredContent as Out).access.has_seat as boolean;
+    };
+    // Both servers have read the owner's seat (and keep it until it changes).
+    expect([await seat(0), await seat(1), await seat(0), await seat(1)]).toEqual([true, true, true, true]);
+    await servers[1].app.orgs.setSeat(SYSTEM, d.org, d.people.writer, false);
+    expect(await seat(1)).toBe(false);
+    await vi.waitFor(async () => expect(await seat(0)).toBe(false), { timeout: 20_000, interval: 50 });
+    await m.client.close();
+  });
+
+  it('reads the database at most three times for a check_inbox', async () => {
+    const m = await modern(w.builder.token);
+    const trips: number[] = [];
+    for (const server of [0, 1, 0, 1]) {
+      const db = servers[server].app.database;
+      m.next(server);
+      const before = db.queries();
+      expect((await m.call('check_inbox')).isError).toBeFalsy();
+      trips.push(db.queries() - before);
+    }
+    // The inbox itself, the workspace's collections (for the server's instructions) and the statement around them;
+    // the token, the workspace, the agent's standing and its owner's role and seat come from the read cache.
+    // The least of four, as other work may run meanwhile.
+    expect(Math.min(...trips)).toBeLessThanOrEqual(3);
+    await m.client.close();
+  });
+});
+
 describe('statuses without a session', () => {
   /** An agent's status lines in a conversation, as the web chat hears them through the first server. */
   async function statusLines(conversationId: string) {
