@@ -7,8 +7,10 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { InMemoryTransport as LegacyInMemory } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryTransport as ServerInMemory } from '@modelcontextprotocol/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SYSTEM } from '../../src/core/actor.ts';
+import { LIVE_PAYLOAD, type LiveEvent } from '../../src/core/live/live-service.ts';
+import { conversationTopic } from '../../src/core/messaging/messaging-service.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
 import type { Database } from '../../src/infra/db/client.ts';
 import { createMcpMount } from '../../src/mcp/http.ts';
@@ -39,8 +41,15 @@ let w: World;
 
 beforeAll(async () => {
   env = await sharedDatabase();
-  const start = (database: Database) => startServerForTest({ database, migrate: false, mounts: [createMcpMount()] });
-  servers = [await start(env.databases[0]), await start(env.databases[1])];
+  const start = (database: Database, statusTimeoutMs?: number) =>
+    startServerForTest({
+      database,
+      migrate: false,
+      mounts: [createMcpMount()],
+      ...(statusTimeoutMs ? { live: { statusTimeoutMs } } : {}),
+    });
+  // The first server lets a forgotten status go after a moment, the second after the usual two minutes.
+  servers = [await start(env.databases[0], 300), await start(env.databases[1])];
   w = await makeWorld(servers[0].app);
 });
 afterAll(async () => {
@@ -78,6 +87,10 @@ async function modern(token: string, opts: { elicit?: boolean; workspace?: strin
   return {
     client,
     hits,
+    /** Sends the next request to this server. */
+    next: (i: number) => {
+      next = i;
+    },
     call: (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }),
   };
 }
@@ -391,6 +404,111 @@ describe('streamed messages without a session', () => {
     await servers[0].app.live.rescue(kept!.payload);
     expect(await servers[0].app.store.messages.get(w.ws.id, id)).toMatchObject({ body: stored.message.body });
     expect(new Set(m.hits), 'the calls reached both servers').toEqual(new Set([0, 1]));
+    await Promise.all([m.client.close(), other.client.close()]);
+  });
+});
+
+describe('what a 2026-07-28 request reads again', () => {
+  it("sees the owner's seat taken away at once on the server that took it, and on the other once it hears of it", async () => {
+    const d = await docsWorld(servers[0].app, 'structured');
+    const { token } = await servers[0].app.agents.rotateToken(SYSTEM, `${d.people.writer}/writer-bot`);
+    const m = await modern(token, { workspace: d.ws.slug });
+    const seat = async (server: number) => {
+      m.next(server);
+      const r = await m.call('get_workspace_information');
+      expect(m.hits.at(-1)).toBe(server);
+      return (r.structuredContent as Out).access.has_seat as boolean;
+    };
+    // Both servers have read the owner's seat (and keep it until it changes).
+    expect([await seat(0), await seat(1), await seat(0), await seat(1)]).toEqual([true, true, true, true]);
+    await servers[1].app.orgs.setSeat(SYSTEM, d.org, d.people.writer, false);
+    expect(await seat(1)).toBe(false);
+    await vi.waitFor(async () => expect(await seat(0)).toBe(false), { timeout: 20_000, interval: 50 });
+    await m.client.close();
+  });
+
+  it('reads the database at most three times for a check_inbox', async () => {
+    const m = await modern(w.builder.token);
+    const trips: number[] = [];
+    for (const server of [0, 1, 0, 1]) {
+      const db = servers[server].app.database;
+      m.next(server);
+      const before = db.queries();
+      expect((await m.call('check_inbox')).isError).toBeFalsy();
+      trips.push(db.queries() - before);
+    }
+    // The inbox itself, the workspace's collections (for the server's instructions) and the statement around them;
+    // the token, the workspace, the agent's standing and its owner's role and seat come from the read cache.
+    // The least of four, as other work may run meanwhile.
+    expect(Math.min(...trips)).toBeLessThanOrEqual(3);
+    await m.client.close();
+  });
+});
+
+describe('statuses without a session', () => {
+  /** An agent's status lines in a conversation, as the web chat hears them through the first server. */
+  async function statusLines(conversationId: string) {
+    const events: LiveEvent[] = [];
+    const stop = await servers[0].app.notifier.subscribe(conversationTopic(conversationId), (p) => {
+      if (p.startsWith(LIVE_PAYLOAD)) events.push(JSON.parse(p.slice(LIVE_PAYLOAD.length)) as LiveEvent);
+    });
+    const last = (agentId: string) => events.filter((e) => e.agent_id === agentId).at(-1)?.status;
+    const cleared = (agentId: string) =>
+      events.some((e) => e.agent_id === agentId && e.status === null && e.stream === null);
+    return { last, cleared, stop };
+  }
+
+  async function conversationWithReviewer(m: Awaited<ReturnType<typeof modern>>, body: string): Promise<string> {
+    const sent = await m.call('send_message', { to: ['reviewer'], body });
+    return (sent.structuredContent as Out).conversation_id;
+  }
+
+  it('clears a status set through one server when the answer goes through the other', async () => {
+    const m = await modern(w.builder.token);
+    const conversation = await conversationWithReviewer(m, 'status check');
+    const shown = await statusLines(conversation);
+    m.next(1);
+    await m.call('set_status', { conversation, text: 'is reading the logs…' });
+    await vi.waitFor(() => expect(shown.last(w.builder.agent.id)).toBe('is reading the logs…'));
+    // The answer goes through the first server; the status, held by the second for two minutes, goes with it.
+    await m.call('send_message', { conversation, body: 'All green.' });
+    expect(m.hits.slice(-2)).toEqual([1, 0]);
+    await vi.waitFor(() => expect(shown.last(w.builder.agent.id)).toBeNull(), { timeout: 5_000 });
+    await shown.stop();
+    await m.client.close();
+  });
+
+  it('clears a status set through one server when a streamed answer begins through the other', async () => {
+    const m = await modern(w.builder.token);
+    const conversation = await conversationWithReviewer(m, 'stream check');
+    const shown = await statusLines(conversation);
+    m.next(1);
+    await m.call('set_status', { conversation, text: 'is drafting…' });
+    await vi.waitFor(() => expect(shown.last(w.builder.agent.id)).toBe('is drafting…'));
+    const started = (await m.call('start_message', { conversation, text: 'Here it comes' })).structuredContent as Out;
+    expect(m.hits.slice(-2)).toEqual([1, 0]);
+    // The status's own clearing (no stream in it), not the stream's updates.
+    await vi.waitFor(() => expect(shown.cleared(w.builder.agent.id)).toBe(true), { timeout: 5_000 });
+    await m.call('finish_message', { stream_id: started.stream_id });
+    await shown.stop();
+    await m.client.close();
+  });
+
+  it('never lets the timer of a status on one server clear a newer status set through the other', async () => {
+    const m = await modern(w.builder.token);
+    const other = await modern(w.reviewer.token);
+    const conversation = await conversationWithReviewer(m, 'timer check');
+    const shown = await statusLines(conversation);
+    m.next(0);
+    await m.call('set_status', { conversation, text: 'is reading' });
+    await m.call('set_status', { conversation, text: 'is writing' });
+    expect(m.hits.slice(-2)).toEqual([0, 1]);
+    // Set after the first status on the same server: once its timeout cleared it, the first one's timer has run too.
+    other.next(0);
+    await other.call('set_status', { conversation, text: 'is waiting' });
+    await vi.waitFor(() => expect(shown.last(w.reviewer.agent.id)).toBeNull(), { timeout: 5_000 });
+    expect(shown.last(w.builder.agent.id)).toBe('is writing');
+    await shown.stop();
     await Promise.all([m.client.close(), other.client.close()]);
   });
 });

@@ -99,7 +99,7 @@ export class LiveService {
     /** Without it, a stream lives only as long as its process. */
     private readonly durable: LiveDurability | null = null,
   ) {
-    this.statuses = new LiveStatuses(messaging, (c, a, e) => this.publish(c, a, e), portFor, logger, options);
+    this.statuses = new LiveStatuses(messaging, notifier, (c, a, e) => this.publish(c, a, e), portFor, logger, options);
     this.posts = new LivePosts(clock, logger, {
       scheduleFlush: (stream) => this.scheduleFlush(stream),
       keep: (stream) => this.keep(stream),
@@ -178,7 +178,7 @@ export class LiveService {
     await this.keep(stream);
     this.touch(stream);
     // The answer has begun: the status gives way to it.
-    await this.statuses.clear(input.sender.id, conversation.id);
+    await this.statuses.began(input.sender.id, conversation.id, stream.id);
     this.scheduleFlush(stream);
     return { streamId: stream.id, conversation, recipients };
   }

@@ -14,6 +14,8 @@ import type { InboxItem, SearchHit } from './message.ts';
 export const inboxTopic = (agentId: string) => `inbox:${agentId}`;
 /** Topic for live views of a conversation (web chat). */
 export const conversationTopic = (conversationId: string) => `conversation:${conversationId}`;
+/** Topic for whoever waits for a sender's next message in a conversation (stored, or begun as a stream): its status's holder. */
+export const writerTopic = (senderId: string, conversationId: string) => `wrote:${senderId}:${conversationId}`;
 
 /** The stretches of recent history a whole-workspace search ranks first, shortest first (see `search`). */
 const SEARCH_WINDOWS_MS = [3_600_000, 86_400_000, 7 * 86_400_000];

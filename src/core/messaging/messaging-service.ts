@@ -11,7 +11,7 @@ import { receiversOf } from '../listening/hearing.ts';
 import { chainPosition, CHAIN_WINDOW_MS } from './chain.ts';
 import { hasBridges, queueMirrors } from '../bridges/mirror-out.ts';
 import { answerPlace } from '../channels/thread-of.ts';
-import { conversationTopic, inboxTopic, type MessageAudiences, MessageReads } from './message-reads.ts';
+import { conversationTopic, inboxTopic, type MessageAudiences, MessageReads, writerTopic } from './message-reads.ts';
 import {
   DEFAULT_RATE_LIMIT,
   HOP_LIMIT,
@@ -40,7 +40,7 @@ interface SendPlan {
   audience: PostTarget | null;
 }
 
-export { conversationTopic, inboxTopic };
+export { conversationTopic, inboxTopic, writerTopic };
 export type { RecipientResult, SendInput, SendResult };
 
 const dmKey = (ids: string[]) => `dm:${[...new Set(ids)].sort().join(',')}`;
@@ -470,7 +470,11 @@ export class MessagingService extends MessageReads {
     if (stored.queued) this.afterCommit();
     for (const fn of this.onSent) fn(stored.message);
     await this.notifier.publish(
-      [...[...recipientIds, ...(stored.overheard ?? [])].map(inboxTopic), conversationTopic(stored.conversation.id)],
+      [
+        ...[...recipientIds, ...(stored.overheard ?? [])].map(inboxTopic),
+        conversationTopic(stored.conversation.id),
+        writerTopic(stored.message.senderId, stored.conversation.id),
+      ],
       stored.message.id,
     );
     if (hopRefused && chain.askerPersonId) await this.tellChainStopped(ws, sender, chain.askerPersonId, chain.chainId);

@@ -80,7 +80,8 @@ export function createStore(
 /**
  * The reads every inbound message and tool call makes, kept in `cache` until a
  * table they read changes: the workspace, its organization and directory, the
- * calling agent (by its token's hash) and its standing, a channel's bridge and
+ * calling agent (by its token's hash) and its standing, its owner (as a person
+ * and as an organization member: role and seat), a channel's bridge and
  * listeners, a chat user's identity.
  */
 function cachingReads(store: Store, cache: ReadCache): Store {
@@ -90,7 +91,9 @@ function cachingReads(store: Store, cache: ReadCache): Store {
       get: ['workspaces'],
       reachablePeople: ['people', 'org_members', 'workspace_members'],
     }),
-    orgs: withCachedReads(store.orgs, cache, 'orgs', { get: ['organizations'] }),
+    // A member's role and seat, and a person, are read again for every 2026-07-28 request (each builds its server).
+    orgs: withCachedReads(store.orgs, cache, 'orgs', { get: ['organizations'], member: ['org_members'] }),
+    people: withCachedReads(store.people, cache, 'people', { get: ['people'] }),
     agents: withCachedReads(store.agents, cache, 'agents', {
       listMembers: ['agent_memberships', 'agents', 'people'],
       personAgents: ['agents', 'people'],
