@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/infra/db/client.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { ERROR_META_KEY } from '../../src/mcp/errors.ts';
+import { parseLink } from '../../src/core/previews/links.ts';
 import { pgliteDb } from '../support/db.ts';
 import { connectInProcess, makeWorld, silent, testApp, testConfig, textOf } from '../support/world.ts';
 import { SLACK_APPROVAL_SHOW } from '../../src/surfaces/slack/topics.ts';
@@ -64,6 +65,8 @@ describe('MCP approval tools', () => {
     expect(out).toMatchObject({ status: 'pending', approvers: [w.alice], conversation_id: null });
     expect(Date.parse(out.expires_at) - Date.now()).toBeGreaterThan(3500_000);
     expect(textOf(asked)).toContain(`@${w.alice} may decide it`);
+    // A link the agent can share: pasted in Slack or Teams, it unfurls as this approval.
+    expect(parseLink(out.url, app.config.publicUrl)).toMatchObject({ kind: 'approval', id: out.approval_id });
 
     const pending = (await reviewer.call('get_approval', { approval_id: out.approval_id })).structuredContent as Out;
     expect(pending).toMatchObject({

@@ -5,6 +5,7 @@
 // that saw every message they came from (or monitor the workspace).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseLink } from '../../src/core/previews/links.ts';
 import type { Database } from '../../src/infra/db/client.ts';
 import type { App } from '../../src/app.ts';
 import { SYSTEM } from '../../src/core/actor.ts';
@@ -98,11 +99,17 @@ describe.each(databases())('intake tools on $kind', (database) => {
     expect(r.isError).toBeFalsy();
     const item = (
       r.structuredContent as {
-        item: { id: string; status: string; sources: Array<{ permalink: string; surface: string; excerpt: string }> };
+        item: {
+          id: string;
+          status: string;
+          url: string;
+          sources: Array<{ permalink: string; surface: string; excerpt: string }>;
+        };
       }
     ).item;
     itemId = item.id;
     expect(item.status).toBe('new');
+    expect(parseLink(item.url, app.config.publicUrl)).toMatchObject({ kind: 'intake', id: item.id });
     expect(item.sources).toEqual([
       expect.objectContaining({ surface: 'web', excerpt: 'Please let us export the report as CSV' }),
     ]);

@@ -2,6 +2,7 @@ import { inputRequired, inputResponse, type McpServer } from '@modelcontextproto
 import { z } from 'zod';
 import type { Approval } from '../../core/approvals/approval.ts';
 import { notFound } from '../../core/errors.ts';
+import { itemLink } from '../../core/previews/links.ts';
 import type { RoundState, ToolContext } from '../context.ts';
 import { answeredHere, askOwnerHere, isQuestion, questionFor, type AskedHere } from './approval-elicitation.ts';
 import { conversationId, surface } from './messaging-schemas.ts';
@@ -58,6 +59,11 @@ const requestApprovalOutput = {
   conversation_id: z.string().nullable(),
   expires_at: z.string().nullable().describe('ISO 8601, UTC; null when it never expires'),
   asked_here: z.boolean().describe('Whether your owner was asked through your MCP client (ask_owner_here)'),
+  url: z
+    .string()
+    .describe(
+      'Its page in Switchboard; posted in Slack or Teams, the link shows the approval, with its buttons for those who may decide',
+    ),
 };
 
 const approvalIdInput = { approval_id: approvalId };
@@ -147,6 +153,7 @@ export function registerApprovalTools(server: McpServer, ctx: ToolContext): void
           conversation_id: a.conversationId,
           expires_at: iso(a.expiresAt),
           asked_here: here?.asked ?? false,
+          url: itemLink(core.config.publicUrl, ws, 'approval', a.id),
         };
         const note = here ? `${here.note} ` : '';
         if (a.status !== 'pending')

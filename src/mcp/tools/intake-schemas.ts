@@ -73,6 +73,9 @@ const intakeItemOut = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   sources: z.array(source),
+  url: z
+    .string()
+    .describe('Its page in Switchboard; posted in Slack or Teams, the link shows the item to those who may see it'),
 });
 
 export const intakeDetailOut = {

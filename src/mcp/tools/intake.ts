@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { AGENT_INTAKE_ITEMS, type IntakeDetail } from '../../core/intake/intake-service.ts';
 import type { IntakeItem, IntakeSource } from '../../core/intake/intake-item.ts';
+import { itemLink } from '../../core/previews/links.ts';
 import { seesExcerpt, type IntakeReader } from '../../core/intake/visibility.ts';
 import type { ToolContext } from '../context.ts';
 import {
@@ -37,6 +38,7 @@ export function registerIntakeTools(server: McpServer, ctx: ToolContext): void {
         excerpt: (await seesExcerpt(r, s)) ? s.excerpt : null,
       })),
     ),
+    url: itemLink(core.config.publicUrl, ws, 'intake', i.id),
   });
   const detailOut = async (r: IntakeReader, d: IntakeDetail) => ({
     ...(await itemOut(r, d)),
