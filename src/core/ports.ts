@@ -26,11 +26,7 @@ import type { PresenceRepo } from './agents/presence.ts';
 import type { ChatRepo, ReactionRepo } from './channels/channel-ports.ts';
 import type { SessionRepo } from './organizations/sessions.ts';
 import type { AudienceRepo } from './linking/audience-ports.ts';
-import type {
-  DefaultAgentRepo,
-  ExternalIdentityRepo,
-  SurfaceTenantRepo,
-} from './surfaces/surface-ports.ts';
+import type { DefaultAgentRepo, ExternalIdentityRepo, SurfaceTenantRepo } from './surfaces/surface-ports.ts';
 import type { BridgeRepo } from './bridges/bridge.ts';
 import type { ListeningRepo } from './listening/listen-ports.ts';
 import type { IntakeRepo } from './intake/intake-item.ts';
