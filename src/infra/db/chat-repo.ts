@@ -17,7 +17,7 @@ import {
   people,
   readMarkers,
 } from './schema.ts';
-import { messageColumns } from './message-queries.ts';
+import { messageColumns, senderColumns } from './message-queries.ts';
 
 export class DrizzleChatRepo implements ChatRepo {
   constructor(private readonly db: Db) {}
@@ -162,14 +162,7 @@ export class DrizzleChatRepo implements ChatRepo {
     const rows = await this.db
       .select({
         message: messageColumns,
-        sender: {
-          id: agents.id,
-          name: agents.name,
-          person: people.handle,
-          displayName: agents.displayName,
-          avatarUrl: agents.avatarUrl,
-          kind: agents.kind,
-        },
+        sender: senderColumns,
         conversation: {
           id: conversations.id,
           kind: conversations.kind,
